@@ -1,0 +1,302 @@
+"""The command line: the default run byte for byte, reproducibility, bad input, safe publishing."""
+
+import json
+
+import pytest
+import tiktoken
+
+from conftest import GOLDEN, ROOT, run_cli
+import benchmark
+
+ARTICLE = GOLDEN / "article"
+TABLE = (
+    "format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\n"
+    "json\t829\t967\t973\n"
+    "jsonl\t597\t736\t742\n"
+    "tsv\t317\t457\t463\n"
+    "edge_list\t305\t445\t451\n"
+    "dsl\t342\t482\t488\n"
+)
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("default") / "outputs"
+    done = run_cli("--encoding", "o200k_base", "--out", str(out))
+    return done, out
+
+
+def test_default_run_prints_the_article_table(default_run):
+    done, _ = default_run
+    assert (done.returncode, done.stdout, done.stderr) == (0, TABLE, "")
+
+
+def test_default_run_writes_the_article_files_byte_for_byte(default_run):
+    _, out = default_run
+    expected = sorted(p.name for p in ARTICLE.iterdir() if p.name != "size_report.json")
+    assert len(expected) == 35  # 5 graphs and 30 prompts
+    written = sorted(p.name for p in out.iterdir())
+    assert written == sorted([*expected, "size_report.json", "manifest.json"])
+    for name in expected:
+        assert (out / name).read_bytes() == (ARTICLE / name).read_bytes(), name
+
+
+def test_size_report_rows_match_the_article_field_for_field(default_run):
+    _, out = default_run
+    ours = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
+    article = json.loads((ARTICLE / "size_report.json").read_text(encoding="utf-8"))
+    assert [{k: row[k] for k in ref} for row, ref in zip(ours, article)] == article
+    assert len(ours) == len(article) == 30
+    assert (out / "size_report.json").read_bytes() == (GOLDEN / "size_report.json").read_bytes()
+
+
+def test_manifest_records_inputs_outputs_and_versions(default_run):
+    _, out = default_run
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["schema_version"] == 1
+    assert manifest["command"] == ["benchmark.py", "--encoding", "o200k_base", "--out", str(out)]
+    assert manifest["config"]["formats"] == ["json", "jsonl", "tsv", "edge_list", "dsl"]
+    assert manifest["encodings"] == [
+        {
+            "name": "o200k_base",
+            "bpe_sha256": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+            "bpe_source": "data/tiktoken/fb374d419588a4632f3f557e76b4b70aebbca790",
+        }
+    ]
+    for name, entry in manifest["inputs"].items():
+        assert entry["sha256"] == benchmark.sha256_hex((ROOT / name).read_bytes())
+    assert set(manifest["inputs"]) == {"data/graph.json", "data/questions.json"}
+    assert manifest["outputs"] == {
+        p.name: benchmark.sha256_hex(p.read_bytes()) for p in sorted(out.iterdir()) if p.name != "manifest.json"
+    }
+    assert manifest["environment"]["tiktoken"] == tiktoken.__version__
+    assert len(manifest["git"]["commit"]) in (40, len("unknown"))
+
+
+def test_second_run_is_byte_identical_except_the_manifest(default_run, tmp_path):
+    _, first = default_run
+    done = run_cli("--out", str(tmp_path))
+    assert done.returncode == 0
+    for path in first.iterdir():
+        if path.name != "manifest.json":
+            assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_runs_under_python_O(tmp_path):
+    done = run_cli("--out", str(tmp_path), python_flags=("-O",))
+    assert (done.returncode, done.stdout, done.stderr) == (0, TABLE, "")
+
+
+def test_formats_flag_selects_and_orders(tmp_path):
+    done = run_cli("--formats", "dsl,json", "--out", str(tmp_path))
+    assert done.stdout == "format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\ndsl\t342\t482\t488\njson\t829\t967\t973\n"
+    assert sorted(p.name for p in tmp_path.glob("graph.*")) == ["graph.dsl.txt", "graph.json.txt"]
+
+
+def test_hostile_graph_is_measured_exactly(tmp_path):
+    names = ["a|b", "c\td", "e\nf", "g\rh", "i -j", "k->l", 'm"n', "o,p", " q ", "", "\\", "<|endoftext|>"]
+    nodes = [{"id": f"n{i} -> x|y", "name": name, "type": name or "t"} for i, name in enumerate(names)]
+    edges = [{"source": nodes[i]["id"], "relation": names[i], "target": nodes[-1 - i]["id"]} for i in range(len(names))]
+    (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
+    (tmp_path / "q.json").write_text(json.dumps([{"id": "q1", "question": "?", "answer": "x", "path": [0], "insufficient": False}]), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out"))
+    assert (done.returncode, done.stderr) == (0, "")
+    graph = benchmark.validate_graph(json.loads((tmp_path / "g.json").read_text(encoding="utf-8")), "g.json")
+    for fmt, (_, parse) in benchmark.FORMATS.items():
+        assert parse((tmp_path / "out" / f"graph.{fmt}.txt").read_bytes().decode("utf-8")) == graph, fmt
+
+
+# ---- bad input: one line on stderr naming the file, the record and the fix; exit 2; nothing written
+
+GRAPH = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+QUESTIONS = json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))
+
+
+def edited(data, path, value):
+    """A deep copy of data with data[path[0]][path[1]]... set to value (or deleted if value is DELETE)."""
+    data = json.loads(json.dumps(data))
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    if value is DELETE:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return data
+
+
+DELETE = object()
+
+BAD_INPUTS = {
+    "missing graph file": (
+        None, None, ["--graph", "nope.json"],
+        "nope.json: cannot read it (No such file or directory); pass a readable file with --graph",
+    ),
+    "malformed json": (
+        '{"nodes": [}', None, [],
+        "graph.json: invalid JSON at line 1 column 12: Expecting value; fix the file",
+    ),
+    "not utf-8": (
+        b'{"nodes": "\xff"}', None, [],
+        "graph.json: the byte at offset 11 is not UTF-8; save the file as UTF-8",
+    ),
+    "top level not an object": (
+        "[]", None, [],
+        'graph.json: expected a JSON object with "nodes" and "edges" lists',
+    ),
+    "missing field": (
+        edited(GRAPH, ["nodes", 3, "name"], DELETE), None, [],
+        "graph.json: nodes[3] has no 'name'; each node needs string fields id, name, type",
+    ),
+    "non-string field": (
+        edited(GRAPH, ["edges", 2, "relation"], 7), None, [],
+        "graph.json: edges[2].relation is 7, expected a string",
+    ),
+    "node not an object": (
+        edited(GRAPH, ["nodes", 0], "person_irina"), None, [],
+        "graph.json: nodes[0] is not a JSON object; each node is {'id', 'name', 'type'}",
+    ),
+    "duplicate node id": (
+        edited(GRAPH, ["nodes", 5, "id"], "person_irina"), None, [],
+        "graph.json: nodes[5].id 'person_irina' duplicates nodes[0]; node ids must be unique",
+    ),
+    "edge to unknown node": (
+        edited(GRAPH, ["edges", 4, "target"], "method_missing"), None, [],
+        "graph.json: edges[4].target 'method_missing' is not a node id; add that node or fix the edge",
+    ),
+    "duplicate key": (
+        '{"nodes": [], "nodes": [], "edges": []}', None, [],
+        "graph.json: key 'nodes' appears twice in one object; keep one value per key",
+    ),
+    "not NFC": (
+        edited(GRAPH, ["nodes", 0, "name"], "Ирина\u0306"), None, [],
+        "graph.json: nodes[0].name is not in Unicode NFC form; normalize the file to NFC "
+        "(formats are compared code point for code point)",
+    ),
+    "lone surrogate": (
+        '{"nodes": [{"id": "a", "name": "\\ud800", "type": "t"}], "edges": []}', None, [],
+        "graph.json: nodes[0].name contains the lone surrogate U+D800; fix the string",
+    ),
+    "path index out of range": (
+        None, edited(QUESTIONS, [2, "path", 1], 13), [],
+        "questions.json: questions[2].path[1] = 13 is out of range: the graph has 13 edges, indices 0..12; fix the path",
+    ),
+    "path not integers": (
+        None, edited(QUESTIONS, [0, "path"], [0, True]), [],
+        "questions.json: questions[0].path must be a list of edge indices (integers), e.g. [0, 3, 6]",
+    ),
+    "question id with slash": (
+        None, edited(QUESTIONS, [1, "id"], "q/2"), [],
+        "questions.json: questions[1].id 'q/2' contains '/', but it becomes part of a file name "
+        "(prompt.<format>.<id>.txt); use letters, digits, '_' and '-'",
+    ),
+    "question id with backslash": (
+        None, edited(QUESTIONS, [1, "id"], "q\\2"), [],
+        "questions.json: questions[1].id 'q\\\\2' contains '\\\\', but it becomes part of a file name "
+        "(prompt.<format>.<id>.txt); use letters, digits, '_' and '-'",
+    ),
+    "question id with dots": (
+        None, edited(QUESTIONS, [1, "id"], "..q2"), [],
+        "questions.json: questions[1].id '..q2' starts with '.' or contains '..', but it becomes part of a "
+        "file name (prompt.<format>.<id>.txt); use letters, digits, '_' and '-'",
+    ),
+    "question id with control character": (
+        None, edited(QUESTIONS, [1, "id"], "q\n2"), [],
+        "questions.json: questions[1].id 'q\\n2' contains '\\n', but it becomes part of a file name "
+        "(prompt.<format>.<id>.txt); use letters, digits, '_' and '-'",
+    ),
+    "duplicate question id": (
+        None, edited(QUESTIONS, [3, "id"], "q1"), [],
+        "questions.json: questions[3].id 'q1' duplicates questions[0]; question ids must be unique",
+    ),
+    "insufficient not boolean": (
+        None, edited(QUESTIONS, [5, "insufficient"], "yes"), [],
+        "questions.json: questions[5].insufficient must be true or false",
+    ),
+    "questions not a list": (
+        None, {"q1": {}}, [],
+        "questions.json: expected a JSON list of questions",
+    ),
+    "unknown encoding": (
+        None, None, ["--encoding", "o300k"],
+        "unknown encoding 'o300k' in --encoding; tiktoken knows " + ", ".join(tiktoken.list_encoding_names()),
+    ),
+    "unknown format": (
+        None, None, ["--formats", "json,xml"],
+        "unknown name 'xml' in --formats; choose from " + ", ".join(benchmark.FORMATS),
+    ),
+    "format twice": (
+        None, None, ["--formats", "json,json"],
+        "--formats lists a name twice: 'json,json'",
+    ),
+}
+
+
+def write_input(path, content):
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        path.write_text(json.dumps(content, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input(case, tmp_path, monkeypatch, capsys):
+    graph, questions, flags, message = BAD_INPUTS[case]
+    monkeypatch.chdir(tmp_path)
+    write_input(tmp_path / "graph.json", GRAPH if graph is None else graph)
+    write_input(tmp_path / "questions.json", QUESTIONS if questions is None else questions)
+    argv = ["--graph", "graph.json", "--questions", "questions.json", "--out", "out", *flags]
+    assert benchmark.main(argv) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"error: {message}\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path):
+    (tmp_path / "graph.json").write_text("{", encoding="utf-8")
+    done = run_cli("--graph", "graph.json", "--out", "out", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == "error: graph.json: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes; fix the file\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_extra_fields_are_reported_once(tmp_path, capsys):
+    graph = edited(edited(GRAPH, ["nodes", 0, "color"], "red"), ["edges", 0, "weight"], "1")
+    write_input(tmp_path / "g.json", graph)
+    assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert err == f"warning: {benchmark.display(tmp_path / 'g.json')}: fields color, weight are not carried by the formats and are ignored\n"
+
+
+# ---- publishing: a failed run changes nothing; a new run replaces the previous one's files
+
+
+def test_failed_run_leaves_previous_outputs_untouched(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert benchmark.main(["--out", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert benchmark.main(["--out", str(out), "--encoding", "nope"]) == 2
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_new_run_removes_stale_files_of_the_previous_run_only(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    assert benchmark.main(["--out", str(out)]) == 0
+    assert benchmark.main(["--out", str(out), "--formats", "dsl"]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(
+        ["notes.txt", "manifest.json", "size_report.json", "graph.dsl.txt", *(f"prompt.dsl.q{i}.txt" for i in range(1, 7))]
+    )
+
+
+def test_unwritable_output_folder(tmp_path, capsys):
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    assert benchmark.main(["--out", str(tmp_path / "file" / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {benchmark.display(tmp_path / 'file' / 'out')}: cannot write the outputs (")
+    assert err.endswith("); choose another folder with --out\n")

@@ -1,0 +1,163 @@
+"""Every registered format: exact bytes, round-trip on canonical and hostile values, strict parsers."""
+
+import subprocess
+import sys
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import GOLDEN, ROOT
+import benchmark
+from benchmark import BenchmarkError, Edge, Graph, Node
+
+ALL_FORMATS = list(benchmark.FORMATS)
+
+# Every delimiter any format uses, and the shapes that break naive grammars.
+HOSTILE = [
+    "a|b", "|", "a\tb", "\t", "a\nb", "\n", "a\rb", "\r", "\r\n", "a -b", " -", "-", "a->b", "->", "-> ",
+    "a-", "-a", ">", '"', 'a"b', '""', "a,b", ",", " lead", "trail ", " ", "", "\\", "a\\", "\\|", "\\n",
+    "#", "# @ id|name|type", "@ x", "> x", "NODES", "EDGES", "kind", "node", "edge", "{}", '{"k":"n"}',
+    "\u2028", "\x85", "\x0b", "\x0c", "\x00", "\x1f", "<|endoftext|>", "Ирина -LEADS-> Орион",
+]
+
+
+def graph_with(value: str) -> Graph:
+    """A graph carrying value in every field of a node and an edge."""
+    return Graph(
+        nodes=(Node(value, value, value), Node("plain", "Плейн", "type")),
+        edges=(Edge(value, value, value), Edge(value, value, "plain"), Edge("plain", value, value)),
+    )
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_article_bytes(fmt, canonical):
+    expected = (GOLDEN / "article" / f"graph.{fmt}.txt").read_bytes()
+    assert benchmark.serialize_checked(fmt, canonical.graph).encode("utf-8") == expected
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_canonical_round_trip_keeps_order(fmt, canonical):
+    serialize, parse = benchmark.FORMATS[fmt]
+    assert parse(serialize(canonical.graph)) == canonical.graph
+
+
+@pytest.mark.parametrize("value", HOSTILE, ids=repr)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_hostile_value_round_trips(fmt, value):
+    graph = graph_with(value)
+    text = benchmark.serialize_checked(fmt, graph)
+    assert benchmark.FORMATS[fmt][1](text) == graph
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_duplicate_edges_survive(fmt):
+    graph = Graph((Node("a", "A", "t"),), (Edge("a", "R", "a"), Edge("a", "R", "a")))
+    assert benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph)) == graph
+
+
+nfc_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=12).map(
+    lambda s: unicodedata.normalize("NFC", s)
+)
+
+
+@st.composite
+def graphs(draw):
+    ids = draw(st.lists(nfc_text, min_size=1, max_size=5, unique=True))
+    nodes = tuple(Node(i, draw(nfc_text), draw(nfc_text)) for i in ids)
+    edge = st.builds(Edge, st.sampled_from(ids), nfc_text, st.sampled_from(ids))
+    return Graph(nodes, tuple(draw(st.lists(edge, max_size=6))))
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+@settings(max_examples=300, deadline=None)
+@given(graph=graphs())
+def test_any_valid_graph_round_trips_exactly(fmt, graph):
+    serialize, parse = benchmark.FORMATS[fmt]
+    text = serialize(graph)
+    if unicodedata.normalize("NFC", text) != text:
+        # Two NFC values can compose across a delimiter; then the check must refuse, never pass silently.
+        with pytest.raises(BenchmarkError, match=f"round-trip check failed for format {fmt}"):
+            benchmark.serialize_checked(fmt, graph)
+    else:
+        assert parse(benchmark.serialize_checked(fmt, graph)) == graph
+
+
+@pytest.mark.parametrize(
+    "fmt, graph, expected",
+    [
+        ("edge_list", Graph((Node("a -b", "x|y", "t"),), (Edge("a -b", "R->S", "a -b"),)),
+         "NODES\na -b|x\\|y|t\nEDGES\na \\-b -R\\->S-> a -b"),
+        ("edge_list", Graph((Node("a\\", "n\nl", "t"),), (Edge("a\\", "-", "a\\"),)),
+         "NODES\na\\\\|n\\nl|t\nEDGES\na\\\\ ---> a\\\\"),
+        ("dsl", Graph((Node("a|b", "c\rd", "\\"),), (Edge("a|b", "R", "a|b"),)),
+         "# @ id|name|type\n# > source|relation|target\n@ a\\|b|c\\rd|\\\\\n> a\\|b|R|a\\|b"),
+        ("tsv", Graph((Node('a"b', "c\td", "e\rf"),), (Edge('a"b', "", 'a"b'),)),
+         'kind\tid/source\tname/relation\ttype/target\nnode\t"a""b"\t"c\td"\t"e\rf"\nedge\t"a""b"\t\t"a""b"'),
+        ("jsonl", Graph((Node("a\nb", "\u2028", "t"),), ()),
+         '{"k":"n","i":"a\\nb","n":"\u2028","t":"t"}'),
+    ],
+)
+def test_escaped_bytes(fmt, graph, expected):
+    assert benchmark.serialize_checked(fmt, graph) == expected
+
+
+@pytest.mark.parametrize(
+    "fmt, text, message",
+    [
+        ("json", "{", "json line 1: Expecting property name enclosed in double quotes"),
+        ("json", '{"nodes": [], "edges": [], "x": 1}', 'json line 1: expected an object with exactly "nodes" and "edges"'),
+        ("json", '{"nodes": [{"id": "a", "name": "b"}], "edges": []}',
+         "json line 1: nodes[0] is not an object of string fields id, name, type"),
+        ("jsonl", '{"k":"n","i":"a","n":"b","t":"c"}\n{"k":"x"}',
+         'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e","s","r","t"} with string values'),
+        ("jsonl", "[1", "jsonl line 1: Expecting ',' delimiter"),
+        ("tsv", "kind\tid\tname\ttype", "tsv line 1: expected the header 'kind\\tid/source\\tname/relation\\ttype/target'"),
+        ("tsv", "kind\tid/source\tname/relation\ttype/target\nnode\ta\tb",
+         "tsv line 2: expected 4 tab-separated fields starting with node or edge"),
+        ("tsv", 'kind\tid/source\tname/relation\ttype/target\nnode\t"a"x\tb\tc', "tsv line 2: '\t' expected after '\"'"),
+        ("edge_list", "a|b|c", "edge_list line 1: record before the NODES line"),
+        ("edge_list", "NODES\na|b", "edge_list line 2: expected 3 '|'-separated fields, found 2"),
+        ("edge_list", "NODES\nEDGES\na-R-> b", "edge_list line 3: expected 'source -RELATION-> target' (no ' -' found)"),
+        ("edge_list", "NODES\nEDGES\na -R->b", "edge_list line 3: expected 'source -RELATION-> target' (no '-> ' found)"),
+        ("edge_list", "NODES\na|b|c\\", "edge_list line 2: line ends with a lone backslash"),
+        ("dsl", "@ a|b", "dsl line 1: expected 3 '|'-separated fields, found 2"),
+        ("dsl", "% a|b|c", "dsl line 1: unknown marker '% '; lines start with '@ ', '> ' or '#'"),
+    ],
+)
+def test_parsers_refuse_malformed_text(fmt, text, message):
+    with pytest.raises(BenchmarkError) as caught:
+        benchmark.FORMATS[fmt][1](text)
+    assert str(caught.value) == message
+
+
+def test_round_trip_failure_names_format_and_record(monkeypatch):
+    def drops_last_edge(text):
+        graph = benchmark.parse_dsl(text)
+        return Graph(graph.nodes, graph.edges[:-1])
+
+    monkeypatch.setitem(benchmark.FORMATS, "dsl", (benchmark.serialize_dsl, drops_last_edge))
+    graph = Graph((Node("a", "A", "t"),), (Edge("a", "R", "a"), Edge("a", "S", "a")))
+    with pytest.raises(BenchmarkError) as caught:
+        benchmark.serialize_checked("dsl", graph)
+    assert str(caught.value) == (
+        "round-trip check failed for format dsl: edge ('a', 'S', 'a') appears 1 time(s) in the input "
+        "and 0 time(s) after parsing; nothing was written"
+    )
+
+
+def test_round_trip_check_survives_python_O():
+    # The check must not be an assert: run it under -O with a parser that loses a node.
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import benchmark as b\n"
+        "b.FORMATS['json'] = (b.serialize_json, lambda t: b.Graph((), ()))\n"
+        "g = b.Graph((b.Node('a', 'A', 't'),), ())\n"
+        "try:\n    b.serialize_checked('json', g)\nexcept b.BenchmarkError as e:\n    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-O", "-c", code, str(ROOT)], capture_output=True, text=True)
+    assert done.stdout == (
+        "round-trip check failed for format json: node ('a', 'A', 't') appears 1 time(s) in the input "
+        "and 0 time(s) after parsing; nothing was written\n"
+    )
+    assert done.stderr == ""

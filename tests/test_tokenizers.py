@@ -1,0 +1,136 @@
+"""Offline tokenizers: shipped BPE files, exact token counts, clear errors."""
+
+import hashlib
+import inspect
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import tiktoken
+import tiktoken_ext.openai_public
+
+from conftest import ROOT, run_cli
+import benchmark
+from benchmark import BenchmarkError, Edge, Graph, Node
+
+TINY = Graph((Node("a", "Ирина", "person"), Node("b", "Орион", "project")), (Edge("a", "LEADS", "b"),))
+
+# encoding -> format -> tokens of the tiny graph alone
+TINY_TOKENS = {
+    "o200k_base": {"json": 95, "jsonl": 55, "tsv": 31, "edge_list": 27, "dsl": 40},
+    "cl100k_base": {"json": 96, "jsonl": 56, "tsv": 31, "edge_list": 28, "dsl": 41},
+}
+TINY_PROMPT_TOKENS = {"o200k_base": 172, "cl100k_base": 209}  # dsl prompt for the question "Кто?"
+
+
+def test_bpe_table_matches_tiktoken_source():
+    # Our url -> sha256 table must say what tiktoken itself checks.
+    source = inspect.getsource(tiktoken_ext.openai_public)
+    pairs = dict(re.findall(r'"(https://[^"]+\.tiktoken)",\s*expected_hash="([0-9a-f]{64})"', source))
+    for name, (url, sha) in benchmark.BPE_FILES.items():
+        assert pairs[url] == sha, name
+
+
+@pytest.mark.parametrize("name", benchmark.SHIPPED_ENCODINGS)
+def test_shipped_file_is_what_tiktoken_expects(name):
+    url, sha = benchmark.BPE_FILES[name]
+    shipped = ROOT / "data" / "tiktoken" / hashlib.sha1(url.encode()).hexdigest()
+    assert hashlib.sha256(shipped.read_bytes()).hexdigest() == sha
+
+
+@pytest.mark.parametrize("name", benchmark.SHIPPED_ENCODINGS)
+def test_tiktoken_loads_shipped_file_with_no_network(name, tmp_path):
+    # A fresh interpreter, an empty user cache and no way to download: the shipped file must be used.
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import benchmark, tiktoken.load\n"
+        "def offline(url): raise ConnectionError('no network in this test')\n"
+        "tiktoken.load.read_file = offline\n"
+        f"t = benchmark.load_tokenizer({name!r}); print(t.bpe_source, t.count('a -LEADS-> b'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT)],
+        env={"TIKTOKEN_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+    )
+    url, _ = benchmark.BPE_FILES[name]
+    assert done.stderr == ""
+    assert done.stdout == f"data/tiktoken/{hashlib.sha1(url.encode()).hexdigest()} 6\n"
+    assert list(tmp_path.iterdir()) == []  # nothing written into the user's cache
+
+
+@pytest.mark.parametrize("name", benchmark.SHIPPED_ENCODINGS)
+@pytest.mark.parametrize("fmt", list(benchmark.FORMATS))
+def test_tiny_graph_token_counts(name, fmt):
+    tokenizer = benchmark.load_tokenizer(name)
+    assert tokenizer.count(benchmark.serialize_checked(fmt, TINY)) == TINY_TOKENS[name][fmt]
+
+
+@pytest.mark.parametrize("name", benchmark.SHIPPED_ENCODINGS)
+def test_tiny_prompt_token_count(name):
+    prompt = benchmark.build_prompt(benchmark.serialize_checked("dsl", TINY), "Кто?", "dsl")
+    assert benchmark.load_tokenizer(name).count(prompt) == TINY_PROMPT_TOKENS[name]
+
+
+def test_exact_token_ids():
+    assert benchmark.load_tokenizer("o200k_base").encoding.encode_ordinary("a -LEADS-> b") == [
+        64, 533, 1400, 88124, 609, 287,
+    ]
+
+
+def test_special_token_text_counts_as_ordinary_text():
+    # tiktoken's encode() raises on "<|endoftext|>"; an API sees ordinary text, and so do we.
+    assert benchmark.load_tokenizer("o200k_base").count("<|endoftext|>") == 7
+
+
+def test_user_cache_dir_is_respected(tmp_path, monkeypatch):
+    url, _ = benchmark.BPE_FILES["cl100k_base"]
+    key = hashlib.sha1(url.encode()).hexdigest()
+    shutil.copy(ROOT / "data" / "tiktoken" / key, tmp_path / key)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    tokenizer = benchmark.load_tokenizer("cl100k_base")
+    assert tokenizer.bpe_source == f"TIKTOKEN_CACHE_DIR ({tmp_path})"
+    assert tokenizer.count("a -LEADS-> b") == 6
+
+
+def test_unknown_encoding():
+    with pytest.raises(BenchmarkError) as caught:
+        benchmark.load_tokenizer("o300k")
+    assert str(caught.value) == (
+        f"unknown encoding 'o300k' in --encoding; tiktoken knows {', '.join(tiktoken.list_encoding_names())}"
+    )
+
+
+def test_unshipped_encoding_without_network(tmp_path, monkeypatch):
+    def offline(url):
+        raise ConnectionError("no network in this test")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", offline)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    with pytest.raises(BenchmarkError) as caught:
+        benchmark.load_tokenizer("r50k_base")
+    key = hashlib.sha1(benchmark.BPE_FILES["r50k_base"][0].encode()).hexdigest()
+    assert str(caught.value) == (
+        "encoding 'r50k_base' is not shipped with this repo and tiktoken could not load it "
+        f"(ConnectionError: no network in this test); put its BPE file, named {key}, in a folder and set "
+        "TIKTOKEN_CACHE_DIR to it, or use a shipped encoding: o200k_base, cl100k_base"
+    )
+
+
+def test_corrupted_shipped_file_is_refused(tmp_path, monkeypatch):
+    url, sha = benchmark.BPE_FILES["cl100k_base"]
+    key = hashlib.sha1(url.encode()).hexdigest()
+    (tmp_path / key).write_bytes((ROOT / "data" / "tiktoken" / key).read_bytes().replace(b"\n", b"\r\n", 1))
+    monkeypatch.setattr(benchmark, "TIKTOKEN_DIR", tmp_path)
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    with pytest.raises(BenchmarkError, match=f"has SHA-256 [0-9a-f]{{64}}, tiktoken expects {sha}; restore it with"):
+        benchmark.load_tokenizer("cl100k_base")
+    assert (tmp_path / key).exists()  # tiktoken never saw it, so it could not delete it
+
+
+def test_cli_counts_cl100k_offline(tmp_path):
+    done = run_cli("--encoding", "cl100k_base", "--out", str(tmp_path / "out"), env={"TIKTOKEN_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("json\t")
