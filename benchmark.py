@@ -42,7 +42,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-import tiktoken
+try:
+    import tiktoken
+except ImportError:  # main() says how to install it, instead of a traceback
+    tiktoken = None
 
 # -----------------------------------------------------------------------------
 # constants and the prompt template
@@ -832,6 +835,9 @@ def run(args: argparse.Namespace, argv: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = make_parser().parse_args(argv)
+    if tiktoken is None:
+        print("error: the tiktoken package is not installed; run: pip install -r requirements.lock.txt", file=sys.stderr)
+        return 2
     try:
         print(run(args, argv))
     except BenchmarkError as e:

@@ -1,6 +1,8 @@
 """The command line: the default run byte for byte, reproducibility, bad input, safe publishing."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 import tiktoken
@@ -261,6 +263,13 @@ def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path):
     assert done.stdout == ""
     assert done.stderr == "error: graph.json: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes; fix the file\n"
     assert not (tmp_path / "out").exists()
+
+
+def test_missing_tiktoken_is_explained():
+    code = "import sys; sys.modules['tiktoken'] = None; sys.path.insert(0, sys.argv[1]); import benchmark; sys.exit(benchmark.main([]))"
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "error: the tiktoken package is not installed; run: pip install -r requirements.lock.txt\n"
 
 
 def test_extra_fields_are_reported_once(tmp_path, capsys):
