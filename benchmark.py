@@ -32,12 +32,16 @@ import io
 import json
 import os
 import platform
+import random
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -114,13 +118,26 @@ class Graph:
     edges: tuple[Edge, ...]  # order matters: question paths index into it
 
 
+class Hop(NamedTuple):
+    relation: str
+    direction: str  # "out" follows source -> target; "in" follows an existing edge back from target to source
+
+
+@dataclass(frozen=True)
+class Query:
+    start: str  # node id
+    hops: tuple[Hop, ...]
+
+
 @dataclass(frozen=True)
 class Question:
     id: str  # safe as part of a file name
     question: str  # the text put into the prompt
     answer: str  # gold short answer, or INSUFFICIENT_DATA
-    path: tuple[int, ...]  # gold path as indices into Graph.edges of the input graph
+    path: tuple[int, ...]  # gold path as indices into Graph.edges (of the graph variant it belongs to)
     insufficient: bool  # True: the right answer is to abstain
+    answer_id: str | None = None  # node the gold path ends at; None for an abstention question
+    query: Query | None = None  # the machine-readable question the control solver answers
 
 
 # -----------------------------------------------------------------------------
@@ -259,12 +276,56 @@ def validate_questions(data: object, src: str, graph: Graph) -> tuple[Question, 
         insufficient = item.get("insufficient")
         if type(insufficient) is not bool:
             raise BenchmarkError(f"{where}.insufficient must be true or false")
-        questions.append(Question(qid, text, answer, tuple(path), insufficient))
+        answer_id = validate_answer_id(item, where, graph, insufficient)
+        query = validate_query(item["query"], f"{where}.query", graph) if "query" in item else None
+        questions.append(Question(qid, text, answer, tuple(path), insufficient, answer_id, query))
     return tuple(questions)
+
+
+def validate_answer_id(item: dict, where: str, graph: Graph, insufficient: bool) -> str | None:
+    answer_id = item.get("answer_id")
+    if insufficient and answer_id is not None:
+        raise BenchmarkError(f"{where}.answer_id must be null: the question is marked insufficient")
+    if "answer_id" in item and not insufficient:
+        check_text(answer_id, f"{where}.answer_id")
+        if answer_id not in {n.id for n in graph.nodes}:
+            raise BenchmarkError(f"{where}.answer_id {answer_id!r} is not a node id; name the node the gold path ends at")
+    return answer_id
+
+
+def validate_query(query: object, where: str, graph: Graph) -> Query:
+    """Query from {"start": id, "hops": [{"relation": R, "direction": "out" | "in"}, ...]}."""
+    if not isinstance(query, dict) or not isinstance(query.get("hops"), list) or not query["hops"]:
+        raise BenchmarkError(f'{where} must be {{"start": node id, "hops": [{{"relation": R, "direction": "out" or "in"}}, ...]}}')
+    start = check_text(query.get("start"), f"{where}.start")
+    if start not in {n.id for n in graph.nodes}:
+        raise BenchmarkError(f"{where}.start {start!r} is not a node id; start the query at a node of the graph")
+    hops = []
+    for j, hop in enumerate(query["hops"]):
+        relation, direction = _record(hop, f"{where}.hops[{j}]", ("relation", "direction"), "hop")
+        if direction not in ("out", "in"):
+            raise BenchmarkError(f"{where}.hops[{j}].direction is {direction!r}; use \"out\" or \"in\"")
+        hops.append(Hop(relation, direction))
+    return Query(start, tuple(hops))
 
 
 def warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    graph: Graph
+    questions: tuple[Question, ...]
+    files: dict  # display path -> raw bytes, for the manifest
+
+
+def load_inputs(graph_path: Path, questions_path: Path) -> RunInputs:
+    graph_data, graph_raw = read_json(graph_path, "--graph")
+    graph = validate_graph(graph_data, display(graph_path))
+    questions_data, questions_raw = read_json(questions_path, "--questions")
+    questions = validate_questions(questions_data, display(questions_path), graph)
+    return RunInputs(graph, questions, {display(graph_path): graph_raw, display(questions_path): questions_raw})
 
 
 # -----------------------------------------------------------------------------
@@ -538,6 +599,326 @@ def serialize_checked(fmt: str, graph: Graph) -> str:
 
 
 # -----------------------------------------------------------------------------
+# control solver (article 8.5): a plain traversal, no model, that the gold data must agree with
+
+
+def edge_index(edges: tuple[Edge, ...]) -> dict[tuple[str, str, str], list[int]]:
+    """(node, relation, direction) -> indices of the edges one hop can follow from that node."""
+    index: dict[tuple[str, str, str], list[int]] = {}
+    for i, e in enumerate(edges):
+        index.setdefault((e.source, e.relation, "out"), []).append(i)
+        index.setdefault((e.target, e.relation, "in"), []).append(i)
+    return index
+
+
+def solve(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> list[tuple[tuple[int, ...], str]]:
+    """Every complete path of query as (edge indices, end node); a path uses an edge at most once.
+
+    edges a-R->b, b-S->c; query start a, hops [R out, S out] -> [((0, 1), 'c')]
+    """
+    index = edge_index(edges) if index is None else index
+    walks: list[tuple[tuple[int, ...], str]] = [((), query.start)]
+    for hop in query.hops:
+        walks = [
+            (path + (i,), edges[i].target if hop.direction == "out" else edges[i].source)
+            for path, node in walks
+            for i in index.get((node, hop.relation, hop.direction), ())
+            if i not in path
+        ]
+    return walks
+
+
+def solver_agrees(edges: tuple[Edge, ...], q: Question, index: dict | None = None) -> bool:
+    """True when the solver finds exactly the gold outcome: no path to abstain on, else the gold path alone."""
+    found = solve(edges, q.query, index)
+    if q.insufficient:
+        return not found
+    return found == [(q.path, q.answer_id)]
+
+
+def describe_path(edges: tuple[Edge, ...], path: tuple[int, ...]) -> str:
+    return "[" + ", ".join(f"{edges[i].source} -{edges[i].relation}-> {edges[i].target}" for i in path) + "]"
+
+
+def preflight_solver(variant: Variant) -> None:
+    """Stop the run unless the solver agrees with every question's gold data on this graph variant."""
+    edges = variant.graph.edges
+    index = edge_index(edges)
+    for q in variant.questions:
+        if q.query is None or solver_agrees(edges, q, index):
+            continue
+        found = solve(edges, q.query, index)
+        shown = "; ".join(f"{describe_path(edges, p)} ending at {end}" for p, end in found[:3])
+        shown += f"; and {len(found) - 3} more" if len(found) > 3 else ""
+        expected = "no complete path" if q.insufficient else f"{describe_path(edges, q.path)} ending at {q.answer_id}"
+        raise BenchmarkError(
+            f"control solver disagrees with question {q.id} on graph variant {variant.name}: expected "
+            f"{expected}, found {shown or 'no complete path'}; fix the question's path, answer_id or query"
+        )
+
+
+# -----------------------------------------------------------------------------
+# graph variants: sizes with distractors (article 7.2), short ids (article 10, 12), permutations (8.4)
+#
+# A distractor branch is a chain of one to three new nodes hanging off a question's start node, built
+# from the (type, relation, type) patterns of the input graph and named from per-type pools. Because a
+# branch touches the rest of the graph only at its anchor, a walk that enters it can never leave it, so
+# a branch is safe exactly when no question can reach its anchor after j hops and then finish its
+# remaining hops inside the branch. Unsafe branches are drawn again; the solver preflight then proves,
+# on the whole variant, that every gold answer stands alone and no abstention question got completed.
+
+SIZES = ("small", "medium", "large")
+ID_VARIANTS = ("original", "short")
+MEDIUM_BRANCHES = (10, 20)  # distractor branches per start node in medium: drawn from this range
+BRANCH_LENGTHS = (1, 2, 2, 3)
+DEFAULT_SEED = 2026
+
+# Names for the article's node types, none equal to or extending a name of its graph. Other types get
+# "<Type> <n>". A pool that runs out continues with numbered names ("Вега 2").
+_FIRST_M = "Алексей Борис Вадим Глеб Денис Егор Захар Игорь Кирилл Леонид Михаил Никита Олег Павел Роман Семён Тимур Фёдор Юрий Ярослав"
+_FIRST_F = "Алина Вера Галина Дарья Екатерина Жанна Зоя Инна Кира Лидия Марина Надежда Оксана Полина Раиса Светлана Таисия Ульяна Юлия Яна"
+_SURNAMES = "Белов Волков Гусев Дроздов Егоров Жуков Зайцев Козлов Лебедев Морозов Никитин Орлов Павлов Соколов Титов Фролов Чернов Щукин Яковлев Громов"
+NAME_POOLS = {
+    "person": _FIRST_M.split()
+    + _FIRST_F.split()
+    + [f"{f} {s}" for f in _FIRST_M.split() for s in _SURNAMES.split()]
+    + [f"{f} {s}а" for f in _FIRST_F.split() for s in _SURNAMES.split()],
+    "project": (
+        "Вега Сириус Альтаир Денеб Капелла Процион Регул Спика Антарес Ригель Поллукс Кастор Альдебаран Полярис "
+        "Гелиос Зенит Квазар Меридиан Горизонт Импульс Спектр Сигма Омега Дельта Гамма Факел Маяк Компас Радуга "
+        "Кристалл Сапфир Рубин Гранит Кварц Титан Феникс Пегас Сокол Беркут Кондор Ястреб Аргон Неон Ксенон Криптон"
+    ).split(),
+    "method": [
+        f"{adjective} {noun}"
+        for noun in "анализ отбор индекс фильтр расчёт вывод разбор синтез обход поиск".split()
+        for adjective in (
+            "Локальный Глобальный Иерархический Разреженный Плотный Адаптивный Инкрементальный Вероятностный "
+            "Спектральный Жадный Итеративный Рекурсивный Обратный Многоуровневый Лексический Кластерный"
+        ).split()
+    ],
+    "organization": [
+        f"{kind} {word}"
+        for word in "Восток Запад Юг Меридиан Прогресс Квант Логос Интеграл Алгоритм Эврика Стрела Волна Исток Рассвет Полюс Байкал Урал Енисей Алтай".split()
+        for kind in "Институт Центр Лаборатория Бюро Фонд Консорциум".split()
+    ],
+    "city": (
+        "Самара Пермь Уфа Омск Тверь Тула Курск Орёл Сочи Псков Вологда Кострома Ярославль Иваново Владимир Рязань "
+        "Липецк Тамбов Воронеж Саратов Пенза Ульяновск Оренбург Челябинск Тюмень Курган Барнаул Кемерово Иркутск Чита "
+        "Хабаровск Владивосток Мурманск Архангельск Калуга Брянск Смоленск Новгород Петрозаводск Сыктывкар Киров "
+        "Ижевск Чебоксары Саранск Астрахань Волгоград Ставрополь Краснодар Белгород Новосибирск Красноярск Якутск"
+    ).split(),
+}
+_TRANSLIT = dict(
+    zip(
+        "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+        "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch _ y _ e yu ya".split(),
+    )
+)
+
+
+def slug(name: str) -> str:
+    """An id fragment from a name: 'Анна Белова' -> 'anna_belova'."""
+    out = "".join(_TRANSLIT.get(c, c) if not c.isascii() else c for c in name.lower())
+    return "_".join("".join(c if c.isascii() and c.isalnum() else " " for c in out).split()) or "node"
+
+
+@dataclass(frozen=True)
+class Variant:
+    size: str  # small | medium | large
+    ids: str  # original | short
+    graph: Graph  # this variant's canonical order (permutation 0)
+    questions: tuple[Question, ...]  # paths index into graph.edges; ids follow the renaming
+    branches: int  # distractor branches added to the input graph
+
+    @property
+    def name(self) -> str:
+        return f"{self.size}/{self.ids}"
+
+
+class Distractors:
+    """A seeded, endless stream of safe distractor branches; its first n items are the same for any n."""
+
+    def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int):
+        self.rng = random.Random(f"{seed}/distractors")
+        types = {n.id: n.type for n in graph.nodes}
+        self.options: dict[str, list[tuple[str, str, str]]] = {}  # type -> [(relation, direction, other type)]
+        for e in graph.edges:
+            self.options.setdefault(types[e.source], []).append((e.relation, "out", types[e.target]))
+            self.options.setdefault(types[e.target], []).append((e.relation, "in", types[e.source]))
+        self.options = {t: sorted(set(o)) for t, o in self.options.items()}
+        self.anchors = list(dict.fromkeys(q.query.start for q in questions if q.query))
+        self.anchor_type = types
+        self.reach = self._reach(graph, [q for q in questions if q.query])
+        self.input_names = {n.name.casefold() for n in graph.nodes}  # names the questions may refer to
+        self.names = set(self.input_names)  # every name in use
+        self.ids = set(types)
+        self.id_prefix = self._id_prefixes(graph)
+        self.pool_position: dict[str, int] = {}
+        self.pools = {t: self.rng.sample(pool, len(pool)) for t, pool in sorted(NAME_POOLS.items())}
+        low, high = MEDIUM_BRANCHES
+        self.medium_counts = [self.rng.randint(low, high) for _ in self.anchors]
+        self.items: list[tuple[list[Node], list[Edge]]] = []
+        self._slots = self._slot_order()
+
+    @staticmethod
+    def _reach(graph: Graph, questions: list[Question]) -> dict[str, list[tuple[int, Query]]]:
+        """node id -> [(j, query)]: some walk of query stands at that node after j < len(hops) hops."""
+        index, reach = edge_index(graph.edges), {}
+        for q in questions:
+            walks = [((), q.query.start)]
+            for j, hop in enumerate(q.query.hops):
+                for _, node in walks:
+                    reach.setdefault(node, []).append((j, q.query))
+                walks = [
+                    (p + (i,), graph.edges[i].target if hop.direction == "out" else graph.edges[i].source)
+                    for p, node in walks
+                    for i in index.get((node, hop.relation, hop.direction), ())
+                    if i not in p
+                ]
+        return reach
+
+    @staticmethod
+    def _id_prefixes(graph: Graph) -> dict[str, str]:
+        """type -> the id prefix its nodes use ('org' for org_vector), or the type itself."""
+        prefixes: dict[str, Counter] = {}
+        for n in graph.nodes:
+            if "_" in n.id:
+                prefixes.setdefault(n.type, Counter())[n.id.split("_", 1)[0]] += 1
+        return {t: c.most_common(1)[0][0] for t, c in prefixes.items()}
+
+    @property
+    def medium(self) -> int:
+        return sum(self.medium_counts)
+
+    def _slot_order(self):
+        """Anchors round-robin: first each anchor's medium count, then all of them forever."""
+        round_no = 0
+        while True:
+            for a, anchor in enumerate(self.anchors):
+                if round_no >= MEDIUM_BRANCHES[1] or round_no < self.medium_counts[a]:
+                    yield anchor
+            round_no += 1
+
+    def first(self, n: int) -> list[tuple[list[Node], list[Edge]]]:
+        if not self.anchors and n:
+            raise BenchmarkError("distractors need questions with a 'query': their start nodes anchor the branches")
+        while len(self.items) < n:
+            self.items.append(self._branch(next(self._slots)))
+        return self.items[:n]
+
+    def _new_node(self, node_type: str) -> Node:
+        pool = self.pools.get(node_type, [])
+        while True:
+            k = self.pool_position.get(node_type, 0)
+            self.pool_position[node_type] = k + 1
+            if k < len(pool):
+                name = pool[k]
+            else:
+                base = pool[k % len(pool)] if pool else node_type.capitalize()
+                name = f"{base} {k // len(pool) + 1 if pool else k + 1}"
+            folded = name.casefold()
+            if folded not in self.names and not any(folded.startswith(old + " ") for old in self.input_names):
+                break
+        self.names.add(folded)
+        base_id = f"{self.id_prefix.get(node_type, slug(node_type))}_{slug(name)}"
+        node_id, k = base_id, 1
+        while node_id in self.ids:
+            k += 1
+            node_id = f"{base_id}_{k}"
+        self.ids.add(node_id)
+        return Node(node_id, name, node_type)
+
+    def _safe(self, anchor: str, steps: list[tuple[str, str]]) -> bool:
+        """steps: (relation, direction) along the chain from the anchor; False if a query could finish in it."""
+        for j, query in self.reach.get(anchor, ()):
+            rest = query.hops[j:]
+            if len(rest) <= len(steps) and all(h.relation == r and h.direction == d for h, (r, d) in zip(rest, steps)):
+                return False
+        return True
+
+    def _branch(self, anchor: str) -> tuple[list[Node], list[Edge]]:
+        for _ in range(200):
+            length = self.rng.choice(BRANCH_LENGTHS)
+            node_type, steps, types = self.anchor_type[anchor], [], []
+            for _ in range(length):
+                options = self.options.get(node_type)
+                if not options:
+                    break
+                relation, direction, node_type = self.rng.choice(options)
+                steps.append((relation, direction))
+                types.append(node_type)
+            if steps and self._safe(anchor, steps):
+                break
+        else:
+            raise BenchmarkError(f"no distractor branch can hang off node {anchor!r} without completing a question's path")
+        nodes, edges, current = [], [], anchor
+        for (relation, direction), node_type in zip(steps, types):
+            node = self._new_node(node_type)
+            nodes.append(node)
+            edges.append(Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current))
+            current = node.id
+        return nodes, edges
+
+
+def interleave(originals: list, extras: list, rng: random.Random) -> tuple[list, list[int]]:
+    """originals spread among extras at seeded positions, both keeping their order; and where each original went."""
+    total = len(originals) + len(extras)
+    positions = sorted(rng.sample(range(total), len(originals)))
+    merged, extra_iter, slots = [], iter(extras), set(positions)
+    original_iter = iter(originals)
+    for i in range(total):
+        merged.append(next(original_iter) if i in slots else next(extra_iter))
+    return merged, positions
+
+
+def with_distractors(graph: Graph, questions: tuple[Question, ...], stream: Distractors, size: str, n: int, seed: int) -> Variant:
+    """The input graph plus the stream's first n branches, originals interleaved at seeded positions."""
+    if n == 0:
+        return Variant(size, "original", graph, questions, 0)
+    branches = stream.first(n)
+    rng = random.Random(f"{seed}/{size}/interleave")
+    edges, edge_pos = interleave(list(graph.edges), [e for _, es in branches for e in es], rng)
+    nodes, _ = interleave(list(graph.nodes), [v for vs, _ in branches for v in vs], rng)
+    moved = tuple(replace(q, path=tuple(edge_pos[i] for i in q.path)) for q in questions)
+    return Variant(size, "original", Graph(tuple(nodes), tuple(edges)), moved, n)
+
+
+def with_short_ids(variant: Variant, seed: int) -> Variant:
+    """Every node renamed n1, n2, ... in a seeded order; edges, gold answers and queries follow."""
+    nodes = variant.graph.nodes
+    order = list(range(len(nodes)))
+    random.Random(f"{seed}/{variant.size}/ids").shuffle(order)
+    new_id = {nodes[j].id: f"n{rank + 1}" for rank, j in enumerate(order)}
+    graph = Graph(
+        tuple(n._replace(id=new_id[n.id]) for n in nodes),
+        tuple(Edge(new_id[e.source], e.relation, new_id[e.target]) for e in variant.graph.edges),
+    )
+    questions = tuple(
+        replace(
+            q,
+            answer_id=new_id.get(q.answer_id) if q.answer_id else None,
+            query=replace(q.query, start=new_id[q.query.start]) if q.query else None,
+        )
+        for q in variant.questions
+    )
+    return replace(variant, ids="short", graph=graph, questions=questions)
+
+
+def edge_order(n_edges: int, size: str, k: int, seed: int) -> list[int]:
+    """Displayed order of a variant's edges for permutation k (0 keeps the canonical order)."""
+    order = list(range(n_edges))
+    if k:
+        random.Random(f"{seed}/{size}/permutation/{k}").shuffle(order)
+    return order
+
+
+def subgraph(nodes: tuple[Node, ...], edges: tuple[Edge, ...]) -> Graph:
+    """The edges with exactly the nodes they use, in the nodes' order: no dangling ids, no idle nodes."""
+    used = {e.source for e in edges} | {e.target for e in edges}
+    return Graph(tuple(n for n in nodes if n.id in used), edges)
+
+
+# -----------------------------------------------------------------------------
 # prompts
 
 
@@ -634,54 +1015,418 @@ def load_tokenizer(name: str) -> Tokenizer:
 
 
 # -----------------------------------------------------------------------------
-# the size report (article section 6 and 7.1)
+# leakage preflight (article 8.3): nothing but the graph may lead a model to the answer
+
+ABSTAIN = "INSUFFICIENT_DATA"  # the abstention label; every prompt names it, so it leaks nothing
+LEAKY_ID_WORDS = ("answer", "correct", "gold", "expected", "solution")
+
+
+def _folded(text: str) -> str:
+    """The article's answer normalization (4.5): trimmed, casefolded, ё as е."""
+    return text.strip().casefold().replace("ё", "е")
+
+
+def _path_forms(path: tuple[int, ...]) -> list[str]:
+    return [sep.join(map(str, path)) for sep in (", ", ",", "-", "_", " ")] if len(path) > 1 else []
+
+
+def _mentions(text: str, needle: str) -> bool:
+    """needle occurs in text as a whole word (both already folded): 'q1' is in 'prompt.q1.txt', 'x' is not in 'txt'."""
+    return re.search(rf"(?<![^\W_]){re.escape(needle)}(?![^\W_])", text) is not None
+
+
+def leakage_checks(questions: tuple[Question, ...], variants: list[Variant], file_names: list[str]) -> list[dict]:
+    """Each check of article 8.3 with its result: pass, fail (stops the run) or warn."""
+    template = _folded(PROMPT_TEMPLATE.format(format_name="", graph="", question=""))
+    positives = [q for q in questions if not q.insufficient]
+    answers = {q.id: [a for a in (_folded(q.answer), (q.answer_id or "").casefold()) if a] for q in positives}
+    checks = []
+
+    def check(name: str, bad: list, detail: str, level: str = "fail") -> None:
+        shown = ", ".join(map(str, bad[:5])) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        checks.append({"check": name, "result": level if bad else "pass", "detail": f"{detail}: {shown}" if bad else detail})
+
+    check(
+        "template_has_no_answer",
+        [q.id for q in positives if any(_mentions(template, a) for a in answers[q.id])],
+        f"the instruction and answer schema hold no gold answer or answer id ({ABSTAIN}, the abstention label every prompt carries, is exempt)",
+    )
+    check(
+        "question_has_no_answer",
+        [q.id for q in positives if any(_mentions(_folded(q.question), a) for a in answers[q.id])],
+        "no question's wording contains its own answer or answer id",
+    )
+    check(
+        "no_gold_path_outside_the_graph",
+        [q.id for q in questions if any(f in template or f in q.question for f in _path_forms(q.path))],
+        "neither the template nor a question writes out a gold path",
+    )
+    check(
+        "file_names_have_no_answer",
+        sorted({f"{name} ({q.id})" for name in file_names for q in positives if any(_mentions(_folded(name), a) for a in answers[q.id])}),
+        "no output file name contains a gold answer or answer id",
+    )
+    check(
+        "no_few_shot_examples",
+        sorted({n.id for v in variants for n in v.graph.nodes if _mentions(template, n.id.casefold())}),
+        "the template quotes no node of the graph (no few-shot example can repeat a gold path)",
+    )
+    check(
+        "ids_are_neutral",
+        sorted({n.id for v in variants for n in v.graph.nodes if any(w in n.id.casefold() for w in LEAKY_ID_WORDS)}),
+        f"no node id contains {', '.join(LEAKY_ID_WORDS)}",
+    )
+    first_of_type = []
+    for v in variants:
+        first = {}
+        for n in v.graph.nodes:
+            first.setdefault(n.type, n.id)
+        answer_type = {n.id: n.type for n in v.graph.nodes}
+        led = [q for q in v.questions if q.answer_id]
+        if led and all(first[answer_type[q.answer_id]] == q.answer_id for q in led):
+            first_of_type.append(v.name)
+    check(
+        "answer_not_always_first",
+        first_of_type,
+        "in every variant, some gold answer is not the first node of its type in the node list",
+        level="warn",
+    )
+    return checks
+
+
+# -----------------------------------------------------------------------------
+# measurement: every variant, permutation, format, encoding and question, in modes A and B
 
 
 @dataclass(frozen=True)
-class RunInputs:
-    graph: Graph
-    questions: tuple[Question, ...]
-    files: dict  # display path -> raw bytes, for the manifest
+class Plan:
+    formats: list[str]
+    tokenizers: list[Tokenizer]
+    sizes: list[str]
+    ids: list[str]
+    permutations: int  # edge orders per variant; 0 is the canonical one
+    budget: int | None  # mode B token budget; None: mode A only
+    context_window: int
+    seed: int
+    write_prompts: bool
+
+    @property
+    def article_layout(self) -> bool:
+        """The article's own run (one small graph as given, no budget): files keep the article's names."""
+        return self.sizes == ["small"] and self.ids == ["original"] and self.permutations == 1 and self.budget is None
 
 
-def load_inputs(graph_path: Path, questions_path: Path) -> RunInputs:
-    graph_data, graph_raw = read_json(graph_path, "--graph")
-    graph = validate_graph(graph_data, display(graph_path))
-    questions_data, questions_raw = read_json(questions_path, "--questions")
-    questions = validate_questions(questions_data, display(questions_path), graph)
-    return RunInputs(graph, questions, {display(graph_path): graph_raw, display(questions_path): questions_raw})
+class TokenCounts:
+    """Token counts by (encoding, SHA-256 of the text): each distinct text is tokenized once per encoding."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple[str, str], int] = {}
+
+    def count(self, tokenizer: Tokenizer, text: str, sha: str | None = None) -> int:
+        key = (tokenizer.name, sha or sha256_hex(text))
+        if key not in self.cache:
+            self.cache[key] = tokenizer.count(text)
+        return self.cache[key]
 
 
-def size_report(inputs: RunInputs, formats: list[str], tokenizer: Tokenizer) -> tuple[list[dict], dict[str, bytes]]:
-    """Rows of size_report.json and the files to write (name -> bytes), for one graph and encoding."""
-    rows, files = [], {}
+class Progress:
+    """One status line on stderr, only for runs that take more than a few seconds."""
+
+    def __init__(self, total: int, delay: float = 3.0) -> None:
+        self.total, self.done, self.delay = total, 0, delay
+        self.start = self.last = time.monotonic()
+        self.shown = False
+
+    def advance(self, n: int, label: str) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.start >= self.delay and (now - self.last >= 1.0 or self.done == self.total):
+            self.last, self.shown = now, True
+            end = "\r" if sys.stderr.isatty() else "\n"
+            print(f"{self.done}/{self.total} cells, {now - self.start:.0f} s, {label}", end=end, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.shown and sys.stderr.isatty():
+            print(file=sys.stderr)
+
+
+def largest_fitting(f: Callable[[int], int], limit: int, lo: int, f_lo: int, hi: int, f_hi: int) -> tuple[int, int]:
+    """Largest k with f(k) <= limit < f(k + 1), given f(lo) <= limit < f(hi): interpolation search, with
+    bisection whenever a guess fails to halve the interval, so O(log(hi - lo)) calls of f at worst and a
+    handful when f grows about linearly (tokens per edge). Returns (k, f(k))."""
+    bisect_next = False
+    while hi - lo > 1:
+        if bisect_next or f_hi == f_lo:
+            k = (lo + hi) // 2
+        else:
+            k = min(max(lo + (limit - f_lo) * (hi - lo) // (f_hi - f_lo), lo + 1), hi - 1)
+        width, value = hi - lo, f(k)
+        if value <= limit:
+            lo, f_lo = k, value
+        else:
+            hi, f_hi = k, value
+        bisect_next = 2 * (hi - lo) > width
+    return lo, f_lo
+
+
+def serialized(fmt: str, graph: Graph) -> str:
+    """The format's text without the round-trip check, for graphs cut from a checked one."""
+    return unicodedata.normalize(NORMALIZATION, FORMATS[fmt][0](graph))
+
+
+def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: TokenCounts) -> int:
+    """Distractor branches of the large graph: the most compact format's prompts just fit the context window.
+
+    Sized with the first encoding, so every encoding measures the same graph."""
+    tokenizer, window = plan.tokenizers[0], plan.context_window
+    questions = inputs.questions
+    longest = max(questions, key=lambda q: (tokenizer.count(q.question), q.id))
+
+    graph_texts: dict[tuple[int, str], str] = {}
+
+    def tokens(n: int, fmt: str, q: Question = longest) -> int:
+        if (n, fmt) not in graph_texts:
+            variant = with_distractors(inputs.graph, questions, stream, "large", n, plan.seed)
+            graph_texts[(n, fmt)] = serialized(fmt, variant.graph)
+        return counts.count(tokenizer, build_prompt(graph_texts[(n, fmt)], q.question, fmt))
+
+    def all_fit(n: int, fmt: str) -> bool:
+        return all(tokens(n, fmt, q) <= window for q in questions)
+
+    lo = stream.medium
+    compact = min(plan.formats, key=lambda fmt: tokens(lo, fmt))
+    if tokens(lo, compact) > window:
+        raise BenchmarkError(
+            f"--context-window {window} is too small for a large graph: the medium graph's most compact prompt "
+            f"({compact}) already takes {tokens(lo, compact)} tokens; raise --context-window or drop large from --sizes"
+        )
+    while True:
+        f_lo, step = tokens(lo, compact), max(lo, 16)
+        hi = lo + step
+        while tokens(hi, compact) <= window:
+            lo, f_lo, step = hi, tokens(hi, compact), step * 2
+            hi = lo + step
+        lo, _ = largest_fitting(lambda n: tokens(n, compact), window, lo, f_lo, hi, tokens(hi, compact))
+        while lo > stream.medium and not all_fit(lo, compact):  # the longest question was only a proxy
+            lo -= 1
+        bigger = [fmt for fmt in plan.formats if all_fit(lo + 1, fmt)]
+        if not bigger:
+            return lo
+        compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
+
+
+def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts) -> list[Variant]:
+    """Every (size, ids) variant of the plan, each proven by the solver preflight."""
+    needs_query = [q.id for q in inputs.questions if q.query is None]
+    if needs_query and set(plan.sizes) - {"small"}:
+        raise BenchmarkError(
+            f"question {needs_query[0]} has no 'query': distractor graphs need every question's query to prove "
+            "they leave its answer alone (see README, questions); add it or use --sizes small"
+        )
+    stream = Distractors(inputs.graph, inputs.questions, plan.seed) if set(plan.sizes) - {"small"} else None
+    variants = []
+    for size in plan.sizes:
+        n = 0 if size == "small" else stream.medium if size == "medium" else large_branches(inputs, stream, plan, counts)
+        base = with_distractors(inputs.graph, inputs.questions, stream, size, n, plan.seed)
+        for ids in plan.ids:
+            variant = base if ids == "original" else with_short_ids(base, plan.seed)
+            preflight_solver(variant)
+            variants.append(variant)
+    return variants
+
+
+@dataclass
+class Cell:
+    """What is known of one prompt before it becomes a size_report row."""
+
+    variant: Variant
+    permutation: int
+    mode: str  # "A": the whole graph; "B": packed into the token budget
+    fmt: str
+    question: Question  # path in displayed positions
+    graph_text: str
+    prompt: str
+    edges_included: int
+    edges_total: int
+    answerable: bool | None  # the solver's outcome on what the prompt shows; None without a query
+
+
+def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes], list[Variant], dict]:
+    """All rows of size_report.json, the files to write, the variants and facts for the manifest."""
+    counts = TokenCounts()
+    variants = build_variants(inputs, plan, counts)
+    n_cells = sum(len(v.questions) for v in variants) * plan.permutations * len(plan.formats) * len(plan.tokenizers)
+    progress = Progress(n_cells * (2 if plan.budget else 1))
+    rows: list[dict] = []
+    files: dict[str, bytes] = {}
     library = f"tiktoken {tiktoken.__version__}"
-    for fmt in formats:
-        text = serialize_checked(fmt, inputs.graph)
-        data = text.encode("utf-8")
-        files[f"graph.{fmt}.txt"] = data
-        graph_tokens, graph_sha = tokenizer.count(text), sha256_hex(data)
-        for q in inputs.questions:
-            prompt = build_prompt(text, q.question, fmt)
-            files[f"prompt.{fmt}.{q.id}.txt"] = prompt.encode("utf-8")
-            rows.append(
-                {
-                    "format": fmt,
-                    "question_id": q.id,
-                    "bytes": len(data),
-                    "graph_tokens": graph_tokens,
-                    "prompt_tokens": tokenizer.count(prompt),
-                    "roundtrip_ok": True,  # serialize_checked raised otherwise
-                    "graph_sha256": graph_sha,
-                    "encoding": tokenizer.name,
-                    "prompt_sha256": sha256_hex(prompt),
-                    "tokenizer": library,
-                    "normalization": NORMALIZATION,
-                    "prompt_scope": PROMPT_SCOPE,
-                }
+    texts: dict[str, tuple[bytes, str]] = {}  # graph text -> (utf-8, sha256), so each is hashed once
+
+    def encoded(text: str) -> tuple[bytes, str]:
+        if text not in texts:
+            data = text.encode("utf-8")
+            texts[text] = (data, sha256_hex(data))
+        return texts[text]
+
+    def add_row(tokenizer: Tokenizer, cell: Cell, order_sha: str) -> None:
+        data, graph_sha = encoded(cell.graph_text)
+        prompt_sha = sha256_hex(cell.prompt)
+        prompt_tokens = counts.count(tokenizer, cell.prompt, prompt_sha)
+        q = cell.question
+        included = [p for p in q.path if p < cell.edges_included]
+        rows.append(
+            {
+                "format": cell.fmt,
+                "question_id": q.id,
+                "bytes": len(data),
+                "graph_tokens": counts.count(tokenizer, cell.graph_text, graph_sha),
+                "prompt_tokens": prompt_tokens,
+                "roundtrip_ok": True,  # serialize_checked raised otherwise
+                "graph_sha256": graph_sha,
+                "encoding": tokenizer.name,
+                "prompt_sha256": prompt_sha,
+                "tokenizer": library,
+                "normalization": NORMALIZATION,
+                "prompt_scope": PROMPT_SCOPE,
+                "size": cell.variant.size,
+                "ids": cell.variant.ids,
+                "permutation": cell.permutation,
+                "edge_order_sha256": order_sha,
+                "mode": cell.mode,
+                "budget": plan.budget if cell.mode == "B" else None,
+                "context_window": plan.context_window,
+                "edges_total": cell.edges_total,
+                "edges_included": cell.edges_included,
+                "gold_path": list(q.path),
+                "gold_edges_included": len(included),
+                "answerable": cell.answerable,
+                "overflow": prompt_tokens > plan.context_window,
+            }
+        )
+        if plan.write_prompts or plan.article_layout:
+            files[prompt_file(plan, cell, tokenizer)] = cell.prompt.encode("utf-8")
+
+    order_of: dict[tuple[str, int], list[int]] = {}
+    for variant in variants:
+        graph, questions = variant.graph, variant.questions
+        if not plan.article_layout:
+            stem = f"{variant.size}.{variant.ids}"
+            files[f"graph.{stem}.json"] = json_bytes(_graph_dict(graph))
+            files[f"questions.{stem}.json"] = json_bytes([question_dict(q) for q in questions])
+        for k in range(plan.permutations):
+            order = order_of.setdefault((variant.size, k), edge_order(len(graph.edges), variant.size, k, plan.seed))
+            order_bytes = json_bytes(order)
+            if not plan.article_layout:
+                files[f"order.{variant.size}.p{k}.json"] = order_bytes
+            position = {old: new for new, old in enumerate(order)}
+            shown = Graph(graph.nodes, tuple(graph.edges[i] for i in order))
+            moved = [replace(q, path=tuple(position[i] for i in q.path)) for q in questions]
+            for fmt in plan.formats:
+                text = serialize_checked(fmt, shown)
+                if k == 0:
+                    name = f"graph.{fmt}.txt" if plan.article_layout else f"graph.{variant.size}.{variant.ids}.{fmt}.txt"
+                    files[name] = encoded(text)[0]
+                cells_a = [  # the preflight proved each question on the whole graph
+                    Cell(variant, k, "A", fmt, q, text, build_prompt(text, q.question, fmt), len(order), len(order), True if q.query else None)
+                    for q in moved
+                ]
+                for tokenizer in plan.tokenizers:
+                    for cell in cells_a:
+                        add_row(tokenizer, cell, sha256_hex(order_bytes))
+                    progress.advance(len(cells_a), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
+                    if plan.budget:
+                        for cell in pack(cells_a, shown, plan.budget, tokenizer, counts):
+                            add_row(tokenizer, cell, sha256_hex(order_bytes))
+                        progress.advance(len(cells_a), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
+    progress.close()
+    rows.sort(key=row_order(plan, variants))
+    return rows, files, variants, {"large_branches": next((v.branches for v in variants if v.size == "large"), None)}
+
+
+def pack(cells_a: list[Cell], shown: Graph, budget: int, tokenizer: Tokenizer, counts: TokenCounts) -> list[Cell]:
+    """Mode B (article 7.3): per question, the longest prefix of the displayed edges, with exactly the
+    nodes they use, whose whole prompt fits the budget; the next edge would not fit."""
+    m = len(shown.edges)
+    fmt = cells_a[0].fmt
+    graph_texts: dict[int, str] = {m: cells_a[0].graph_text}
+
+    def graph_text(k: int) -> str:
+        if k not in graph_texts:
+            graph_texts[k] = serialized(fmt, subgraph(shown.nodes, shown.edges[:k]))
+        return graph_texts[k]
+
+    packed, hint = [], None
+    for cell in cells_a:
+        q = cell.question
+
+        def tokens(k: int) -> int:
+            return counts.count(tokenizer, build_prompt(graph_text(k), q.question, fmt))
+
+        if tokens(m) <= budget:
+            k = m
+        else:
+            if tokens(0) > budget:
+                raise BenchmarkError(
+                    f"--budget {budget} is below the {tokens(0)} tokens of the {fmt} prompt for question {q.id} "
+                    f"with an empty graph ({tokenizer.name}); raise --budget"
+                )
+            lo, hi = 0, m
+            if hint is not None:  # questions differ only in their last line: the previous cut is close
+                if tokens(hint) <= budget:
+                    lo = hint
+                    hi = hint + 1 if tokens(hint + 1) > budget else m
+                else:
+                    hi = hint
+            k, _ = largest_fitting(tokens, budget, lo, tokens(lo), hi, tokens(hi))
+            hint = k
+        answerable = solver_agrees(shown.edges[:k], q) if q.query else None
+        packed.append(
+            replace(
+                cell, mode="B", graph_text=graph_text(k), prompt=build_prompt(graph_text(k), q.question, fmt),
+                edges_included=k, answerable=answerable,
             )
-    files["size_report.json"] = (json.dumps(rows, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    return rows, files
+        )
+    return packed
+
+
+def prompt_file(plan: Plan, cell: Cell, tokenizer: Tokenizer) -> str:
+    if plan.article_layout:
+        return f"prompt.{cell.fmt}.{cell.question.id}.txt"
+    mode = "A" if cell.mode == "A" else f"B.{tokenizer.name}"  # a packed prompt depends on the encoding
+    return f"prompt.{cell.variant.size}.{cell.variant.ids}.p{cell.permutation}.{mode}.{cell.fmt}.{cell.question.id}.txt"
+
+
+def row_order(plan: Plan, variants: list[Variant]) -> Callable[[dict], tuple]:
+    """Rows sorted by encoding, size, ids, permutation, mode, then format and question as given."""
+    rank = {
+        "encoding": {t.name: i for i, t in enumerate(plan.tokenizers)},
+        "size": {s: i for i, s in enumerate(plan.sizes)},
+        "ids": {s: i for i, s in enumerate(plan.ids)},
+        "format": {f: i for i, f in enumerate(plan.formats)},
+        "question_id": {q.id: i for i, q in enumerate(variants[0].questions)},
+    }
+    return lambda r: (
+        rank["encoding"][r["encoding"]], rank["size"][r["size"]], rank["ids"][r["ids"]], r["permutation"], r["mode"],
+        rank["format"][r["format"]], rank["question_id"][r["question_id"]],
+    )
+
+
+def json_bytes(value: object) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def question_dict(q: Question) -> dict:
+    """A question in the input file's shape: a variant's questions can be fed back with --questions."""
+    item = {"id": q.id, "question": q.question, "answer": q.answer, "path": list(q.path), "insufficient": q.insufficient}
+    if q.answer_id is not None or q.insufficient:
+        item["answer_id"] = q.answer_id
+    if q.query is not None:
+        item["query"] = {"start": q.query.start, "hops": [h._asdict() for h in q.query.hops]}
+    return item
+
+
+# -----------------------------------------------------------------------------
+# reports: the console table, size_report.md and size_summary.json
 
 
 def console_table(rows: list[dict], formats: list[str]) -> str:
@@ -692,6 +1437,141 @@ def console_table(rows: list[dict], formats: list[str]) -> str:
         if mine:
             prompt_tokens = [r["prompt_tokens"] for r in mine]
             lines.append(f"{fmt}\t{mine[0]['graph_tokens']}\t{min(prompt_tokens)}\t{max(prompt_tokens)}")
+    return "\n".join(lines)
+
+
+SUMMARY_METRICS = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")
+
+
+def _stats(values: list[float]) -> dict:
+    return {
+        "mean": round(statistics.fmean(values), 4),
+        "min": round(min(values), 4),
+        "max": round(max(values), 4),
+        "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
+    }
+
+
+def summarize(rows: list[dict]) -> list[dict]:
+    """Per encoding, size, ids, mode and format: each figure's mean over questions, then its mean, min, max
+    and standard deviation across permutations (article 8.4). answerable is a fraction of questions."""
+    groups: dict[tuple, dict[int, list[dict]]] = {}
+    for r in rows:
+        key = (r["encoding"], r["size"], r["ids"], r["mode"], r["format"])
+        groups.setdefault(key, {}).setdefault(r["permutation"], []).append(r)
+    summary = []
+    for (encoding, size, ids, mode, fmt), by_perm in groups.items():
+        entry = {"encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt}
+        entry["permutations"] = len(by_perm)
+        entry["questions"] = len(next(iter(by_perm.values())))
+        for metric in SUMMARY_METRICS:
+            per_perm = []
+            for perm_rows in by_perm.values():
+                values = [r[metric] for r in perm_rows if r[metric] is not None]
+                if values:
+                    per_perm.append(statistics.fmean(values))
+            entry[metric] = _stats(per_perm) if per_perm else None
+        entry["overflow"] = sum(r["overflow"] for rs in by_perm.values() for r in rs)
+        entry["prompts"] = sum(len(rs) for rs in by_perm.values())
+        summary.append(entry)
+    return summary
+
+
+def _cell(stats: dict | None, digits: int = 0) -> str:
+    """'970' for one permutation, '970 (965–975, sd 4.1)' across several; empty when not measured."""
+    if stats is None:
+        return ""
+    value = f"{stats['mean']:,.{digits}f}"
+    if stats["sd"] is None:
+        return value
+    return f"{value} ({stats['min']:,.{digits}f}–{stats['max']:,.{digits}f}, sd {stats['sd']:,.{digits + 1}f})"
+
+
+def _ratio(value: dict | None, reference: dict | None) -> str:
+    if not value or not reference or not reference["mean"]:
+        return ""
+    return f"{value['mean'] / reference['mean']:.2f}"
+
+
+def markdown_report(summary: list[dict], variants: list[Variant], checks: list[dict], plan: Plan, files: dict[str, bytes]) -> str:
+    reference = "json" if "json" in plan.formats else plan.formats[0]
+    encodings = ", ".join(f"{t.name}" for t in plan.tokenizers)
+    lines = [
+        "# Size report",
+        "",
+        f"Encodings: {encodings} (tiktoken {tiktoken.__version__}). Seed: {plan.seed}. "
+        f"Context window: {plan.context_window} tokens. Mode B budget: {plan.budget or 'not run'}"
+        f"{' tokens' if plan.budget else ''}. Permutations: {plan.permutations}.",
+        "",
+        "Each figure is the mean over questions; with several permutations it is their mean, then "
+        "(min–max, sd) across permutations. `vs " + reference + "` divides by the " + reference + " figure. "
+        "Every row of size_report.json holds the exact per-prompt numbers.",
+        "",
+        "## Graph variants",
+        "",
+        "| variant | nodes | edges | distractor branches | file | SHA-256 |",
+        "|---|---:|---:|---:|---|---|",
+    ]
+    for v in variants:
+        name = f"graph.{v.size}.{v.ids}.json"
+        lines.append(
+            f"| {v.name} | {len(v.graph.nodes)} | {len(v.graph.edges)} | {v.branches} | {name} | `{sha256_hex(files[name])}` |"
+        )
+    n_solved = sum(1 for q in variants[0].questions if q.query)
+    lines += [
+        "",
+        "## Preflight",
+        "",
+        f"Control solver: on every variant, {n_solved} of {len(variants[0].questions)} questions have a query, and "
+        "the solver finds exactly the gold path for each positive one and no path for each abstention one.",
+        "",
+        "| leakage check | result | detail |",
+        "|---|---|---|",
+        *(f"| {c['check']} | {c['result']} | {c['detail']} |" for c in checks),
+    ]
+    by_table: dict[tuple, list[dict]] = {}
+    for entry in summary:
+        by_table.setdefault((entry["encoding"], entry["size"], entry["ids"], entry["mode"]), []).append(entry)
+    for (encoding, size, ids, mode), entries in by_table.items():
+        ref = next((e for e in entries if e["format"] == reference), None)
+        if mode == "A":
+            lines += [
+                "",
+                f"## {encoding} · {size} · {ids} · mode A (every edge)",
+                "",
+                f"| format | graph tokens | prompt tokens | vs {reference} | overflow (> {plan.context_window}) |",
+                "|---|---:|---:|---:|---:|",
+            ]
+            for e in entries:
+                lines.append(
+                    f"| {e['format']} | {_cell(e['graph_tokens'])} | {_cell(e['prompt_tokens'])} | "
+                    f"{_ratio(e['prompt_tokens'], ref and ref['prompt_tokens'])} | {e['overflow']}/{e['prompts']} |"
+                )
+        else:
+            lines += [
+                "",
+                f"## {encoding} · {size} · {ids} · mode B (budget {plan.budget})",
+                "",
+                f"| format | edges included | vs {reference} | gold edges included | answerable | prompt tokens |",
+                "|---|---:|---:|---:|---:|---:|",
+            ]
+            for e in entries:
+                lines.append(
+                    f"| {e['format']} | {_cell(e['edges_included'], 1)} | {_ratio(e['edges_included'], ref and ref['edges_included'])} | "
+                    f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def console_summary(summary: list[dict]) -> str:
+    """One line per encoding, size, ids, mode and format, for matrix runs."""
+    lines = ["encoding\tsize\tids\tmode\tformat\tprompt_tokens\tedges_included\tanswerable\toverflow"]
+    for e in summary:
+        answerable = "" if e["answerable"] is None else f"{e['answerable']['mean']:.2f}"
+        lines.append(
+            f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['prompt_tokens']['mean']:.0f}\t"
+            f"{e['edges_included']['mean']:.1f}\t{answerable}\t{e['overflow']}/{e['prompts']}"
+        )
     return "\n".join(lines)
 
 
@@ -723,7 +1603,7 @@ def git_state() -> dict:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
-def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, files: dict[str, bytes]) -> dict:
+def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, files: dict[str, bytes], preflight: dict) -> dict:
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "tool": "graphrag-format-benchmark",
@@ -741,6 +1621,7 @@ def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs,
             {"name": t.name, "bpe_sha256": t.bpe_sha256, "bpe_source": t.bpe_source} for t in tokenizers
         ],
         "measurement": {"normalization": NORMALIZATION, "graph_tokens": "the serialized graph alone", "prompt_scope": PROMPT_SCOPE},
+        "preflight": preflight,
         "inputs": {name: {"sha256": sha256_hex(raw), "bytes": len(raw)} for name, raw in sorted(inputs.files.items())},
         "outputs": {name: sha256_hex(data) for name, data in sorted(files.items())},
     }
@@ -800,36 +1681,85 @@ def make_parser() -> argparse.ArgumentParser:
         prog="benchmark.py",
         description="Serialize a graph in several formats, check each round-trips, build prompts, count tokens.",
     )
-    parser.add_argument("--encoding", default="o200k_base", help="tiktoken encoding (default: o200k_base)")
-    parser.add_argument("--graph", type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")
-    parser.add_argument(
-        "--questions", type=Path, default=DATA / "questions.json", help="questions file (default: data/questions.json)"
-    )
-    parser.add_argument("--out", type=Path, default=OUTPUTS, help="output folder (default: outputs/)")
-    parser.add_argument(
+    add = parser.add_argument
+    add("--encoding", default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")
+    add("--graph", type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")
+    add("--questions", type=Path, default=DATA / "questions.json", help="questions file (default: data/questions.json)")
+    add("--out", type=Path, default=OUTPUTS, help="output folder (default: outputs/)")
+    add(
         "--formats",
         default=",".join(ARTICLE_FORMATS),
         help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {','.join(FORMATS)})",
     )
+    add("--sizes", default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")
+    add("--ids", default="original", help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)")
+    add("--permutations", type=int, default=1, metavar="K", help="edge orders per graph variant, 0 the canonical one (default: 1)")
+    add("--budget", type=int, metavar="N", help="also run mode B: pack each prompt into N tokens")
+    add("--context-window", type=int, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
+    add("--seed", type=int, default=DEFAULT_SEED, help=f"seed of distractors, orders and ids (default: {DEFAULT_SEED})")
+    add("--write-prompts", action="store_true", help="write every prompt file (the article's default run always does)")
     return parser
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    for flag, value in (("--permutations", args.permutations), ("--budget", args.budget), ("--context-window", args.context_window)):
+        if value is not None and value < 1:
+            raise BenchmarkError(f"{flag} must be at least 1, got {value}")
+    encodings = parse_names(args.encoding, tiktoken.list_encoding_names(), "--encoding")
+    formats = parse_names(args.formats, list(FORMATS), "--formats")
+    sizes = parse_names(args.sizes, SIZES, "--sizes")
+    ids = parse_names(args.ids, ID_VARIANTS, "--ids")
+    return Plan(
+        formats=formats,
+        tokenizers=[load_tokenizer(name) for name in encodings],
+        sizes=[s for s in SIZES if s in sizes],
+        ids=[i for i in ID_VARIANTS if i in ids],
+        permutations=args.permutations,
+        budget=args.budget,
+        context_window=args.context_window,
+        seed=args.seed,
+        write_prompts=args.write_prompts,
+    )
 
 
 def run(args: argparse.Namespace, argv: list[str]) -> str:
     """Do the whole run; return what goes to stdout."""
-    formats = parse_names(args.formats, list(FORMATS), "--formats")
     inputs = load_inputs(args.graph, args.questions)
-    tokenizer = load_tokenizer(args.encoding)
-    rows, files = size_report(inputs, formats, tokenizer)
+    plan = make_plan(args)
+    rows, files, variants, facts = measure(inputs, plan)
+    files["size_report.json"] = json_bytes(rows)
+    checks = leakage_checks(inputs.questions, variants, [*files, "size_report.md", "size_summary.json", MANIFEST])
+    failed = [c for c in checks if c["result"] == "fail"]
+    if failed:
+        raise BenchmarkError(f"leakage check {failed[0]['check']} failed ({failed[0]['detail']}); nothing was written")
+    summary = summarize(rows)
+    if not plan.article_layout:
+        files["size_summary.json"] = json_bytes(summary)
+        files["size_report.md"] = markdown_report(summary, variants, checks, plan, files).encode("utf-8")
     config = {
         "argv": argv,
-        "encoding": args.encoding,
+        "encodings": [t.name for t in plan.tokenizers],
         "graph": display(args.graph),
         "questions": display(args.questions),
         "out": display(args.out),
-        "formats": formats,
+        "formats": plan.formats,
+        "sizes": plan.sizes,
+        "ids": plan.ids,
+        "permutations": plan.permutations,
+        "budget": plan.budget,
+        "context_window": plan.context_window,
+        "seed": plan.seed,
+        "write_prompts": plan.write_prompts,
+        **facts,
     }
-    publish(args.out, files, build_manifest(config, [tokenizer], inputs, files))
-    return console_table(rows, formats)
+    preflight = {
+        "solver": {v.name: "agrees" for v in variants},
+        "leakage": checks,
+    }
+    publish(args.out, files, build_manifest(config, plan.tokenizers, inputs, files, preflight))
+    if plan.article_layout and len(plan.tokenizers) == 1:
+        return console_table(rows, plan.formats)
+    return console_summary(summary) + f"\nreport: {display(args.out / 'size_report.md') if not plan.article_layout else display(args.out / 'size_report.json')}"
 
 
 def main(argv: list[str] | None = None) -> int:

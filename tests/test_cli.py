@@ -221,7 +221,7 @@ BAD_INPUTS = {
     ),
     "unknown encoding": (
         None, None, ["--encoding", "o300k"],
-        "unknown encoding 'o300k' in --encoding; tiktoken knows " + ", ".join(tiktoken.list_encoding_names()),
+        "unknown name 'o300k' in --encoding; choose from " + ", ".join(tiktoken.list_encoding_names()),
     ),
     "unknown format": (
         None, None, ["--formats", "json,xml"],
