@@ -359,8 +359,24 @@ def _from_records(fmt: str, records: object) -> Graph:
     return Graph(*parts)
 
 
+_quote = json.encoder.encode_basestring  # a JSON string literal, as json.dumps(ensure_ascii=False) writes it
+
+
 def serialize_json(graph: Graph) -> str:
-    return json.dumps(_graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True)
+    """json.dumps(graph, ensure_ascii=False, indent=2, sort_keys=True), written out by hand because the
+    indenting encoder is pure Python and large graphs spend most of their time in it (a test checks
+    that both give the same bytes)."""
+    q = _quote
+    edges = ",\n".join(
+        f'    {{\n      "relation": {q(e.relation)},\n      "source": {q(e.source)},\n      "target": {q(e.target)}\n    }}'
+        for e in graph.edges
+    )
+    nodes = ",\n".join(
+        f'    {{\n      "id": {q(n.id)},\n      "name": {q(n.name)},\n      "type": {q(n.type)}\n    }}' for n in graph.nodes
+    )
+    edges = f"[\n{edges}\n  ]" if graph.edges else "[]"
+    nodes = f"[\n{nodes}\n  ]" if graph.nodes else "[]"
+    return f'{{\n  "edges": {edges},\n  "nodes": {nodes}\n}}'
 
 
 def parse_json(text: str) -> Graph:
@@ -375,13 +391,11 @@ JSONL_NODE_KEYS = ("k", "i", "n", "t")
 JSONL_EDGE_KEYS = ("k", "s", "r", "t")
 
 
-def _json_line(values: dict) -> str:
-    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
-
-
 def serialize_jsonl(graph: Graph) -> str:
-    lines = [_json_line({"k": "n", "i": n.id, "n": n.name, "t": n.type}) for n in graph.nodes]
-    lines += [_json_line({"k": "e", "s": e.source, "r": e.relation, "t": e.target}) for e in graph.edges]
+    """Each line as json.dumps(record, ensure_ascii=False, separators=(",", ":")) writes it."""
+    q = _quote
+    lines = [f'{{"k":"n","i":{q(n.id)},"n":{q(n.name)},"t":{q(n.type)}}}' for n in graph.nodes]
+    lines += [f'{{"k":"e","s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}}}' for e in graph.edges]
     return "\n".join(lines)
 
 
@@ -412,7 +426,7 @@ TSV_HEADER = ("kind", "id/source", "name/relation", "type/target")
 
 
 def _tsv_field(value: str) -> str:
-    if any(c in value for c in '\t"\n\r'):
+    if "\t" in value or '"' in value or "\n" in value or "\r" in value:
         return '"' + value.replace('"', '""') + '"'
     return value
 
@@ -445,11 +459,8 @@ def parse_tsv(text: str) -> Graph:
 # character literal ("\|" is a pipe inside a value). Values without these characters are unchanged.
 
 
-def _escape(value: str, specials: str = "") -> str:
-    value = value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
-    for c in specials:
-        value = value.replace(c, "\\" + c)
-    return value
+ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
+PIPE_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "|": "\\|"})
 
 
 def _lex(fmt: str, line_no: int, line: str) -> list[tuple[str, bool]]:
@@ -473,22 +484,26 @@ def _text(chars: list[tuple[str, bool]]) -> str:
     return "".join(c for c, _ in chars)
 
 
-def _split_fields(fmt: str, line_no: int, chars: list[tuple[str, bool]], count: int) -> list[str]:
-    fields, current = [], []
-    for c, literal in chars:
-        if c == "|" and not literal:
-            fields.append(_text(current))
-            current = []
-        else:
-            current.append((c, literal))
-    fields.append(_text(current))
+def _split_fields(fmt: str, line_no: int, line: str, count: int) -> list[str]:
+    """The '|'-separated, unescaped fields of a line: 'a\\|b|c|d' -> ['a|b', 'c', 'd']."""
+    if "\\" not in line:  # the common case needs no lexer
+        fields = line.split("|")
+    else:
+        fields, current = [], []
+        for c, literal in _lex(fmt, line_no, line):
+            if c == "|" and not literal:
+                fields.append(_text(current))
+                current = []
+            else:
+                current.append((c, literal))
+        fields.append(_text(current))
     if len(fields) != count:
         raise _fail(fmt, line_no, f"expected {count} '|'-separated fields, found {len(fields)}")
     return fields
 
 
 def _pipe_row(values: tuple[str, ...]) -> str:
-    return "|".join(_escape(v, "|") for v in values)
+    return "|".join(v.translate(PIPE_ESCAPES) for v in values)
 
 
 # edge_list: "NODES", id|name|type lines, "EDGES", then "source -RELATION-> target" lines. In an edge
@@ -499,20 +514,28 @@ def _pipe_row(values: tuple[str, ...]) -> str:
 def serialize_edge_list(graph: Graph) -> str:
     lines = ["NODES", *(_pipe_row(n) for n in graph.nodes), "EDGES"]
     for e in graph.edges:
-        source = _escape(e.source).replace(" -", " \\-")
-        relation = _escape(e.relation).replace("->", "\\->")
-        lines.append(f"{source} -{relation}-> {_escape(e.target)}")
+        source = e.source.translate(ESCAPES).replace(" -", " \\-")
+        relation = e.relation.translate(ESCAPES).replace("->", "\\->")
+        lines.append(f"{source} -{relation}-> {e.target.translate(ESCAPES)}")
     return "\n".join(lines)
 
 
-def _parse_arrow(line_no: int, chars: list[tuple[str, bool]]) -> Edge:
-    raw = [None if literal else c for c, literal in chars]  # unescaped characters, None where escaped
-    dash = next((i for i in range(1, len(raw)) if raw[i] == "-" and raw[i - 1] == " "), None)
+def _parse_arrow(line_no: int, line: str) -> Edge:
+    if "\\" not in line:  # no escapes: the first " -" and the next "-> " are the arrow
+        chars, raw = None, line
+        dash = line.find(" -") + 1 or None
+        head = line.find("-> ", dash + 1) if dash else -1
+    else:
+        chars = _lex("edge_list", line_no, line)
+        raw = [None if literal else c for c, literal in chars]  # unescaped characters, None where escaped
+        dash = next((i for i in range(1, len(raw)) if raw[i] == "-" and raw[i - 1] == " "), None)
+        head = next((i for i in range(dash + 1, len(raw) - 2) if raw[i : i + 3] == ["-", ">", " "]), -1) if dash else -1
     if dash is None:
         raise _fail("edge_list", line_no, "expected 'source -RELATION-> target' (no ' -' found)")
-    head = next((i for i in range(dash + 1, len(raw) - 2) if raw[i : i + 3] == ["-", ">", " "]), None)
-    if head is None:
+    if head < 0:
         raise _fail("edge_list", line_no, "expected 'source -RELATION-> target' (no '-> ' found)")
+    if chars is None:
+        return Edge(line[: dash - 1], line[dash + 1 : head], line[head + 3 :])
     return Edge(_text(chars[: dash - 1]), _text(chars[dash + 1 : head]), _text(chars[head + 3 :]))
 
 
@@ -524,9 +547,9 @@ def parse_edge_list(text: str) -> Graph:
         elif not line:
             continue
         elif section == "NODES":
-            nodes.append(Node(*_split_fields("edge_list", line_no, _lex("edge_list", line_no, line), 3)))
+            nodes.append(Node(*_split_fields("edge_list", line_no, line, 3)))
         elif section == "EDGES":
-            edges.append(_parse_arrow(line_no, _lex("edge_list", line_no, line)))
+            edges.append(_parse_arrow(line_no, line))
         else:
             raise _fail("edge_list", line_no, "record before the NODES line")
     return Graph(tuple(nodes), tuple(edges))
@@ -551,7 +574,7 @@ def parse_dsl(text: str) -> Graph:
         marker, payload = line[:2], line[2:]
         if marker not in ("@ ", "> "):
             raise _fail("dsl", line_no, f"unknown marker {line[:2]!r}; lines start with '@ ', '> ' or '#'")
-        fields = _split_fields("dsl", line_no, _lex("dsl", line_no, payload), 3)
+        fields = _split_fields("dsl", line_no, payload, 3)
         (nodes if marker == "@ " else edges).append((Node if marker == "@ " else Edge)(*fields))
     return Graph(tuple(nodes), tuple(edges))
 
@@ -959,6 +982,7 @@ BPE_FILES = {
 BPE_FILES["o200k_harmony"] = BPE_FILES["o200k_base"]
 BPE_FILES["p50k_edit"] = BPE_FILES["p50k_base"]
 SHIPPED_ENCODINGS = ("o200k_base", "cl100k_base")
+TOKENIZER_THREADS = min(4, os.cpu_count() or 1)
 
 
 def bpe_cache_name(url: str) -> str:
@@ -974,6 +998,12 @@ class Tokenizer:
 
     def count(self, text: str) -> int:
         return len(self.encoding.encode_ordinary(text))
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        """Counts of several texts, tokenized on up to TOKENIZER_THREADS cores (tiktoken releases the GIL)."""
+        if len(texts) < 2 or TOKENIZER_THREADS < 2:
+            return [self.count(t) for t in texts]
+        return [len(ids) for ids in self.encoding.encode_ordinary_batch(texts, num_threads=TOKENIZER_THREADS)]
 
 
 def load_tokenizer(name: str) -> Tokenizer:
@@ -1032,7 +1062,7 @@ def _path_forms(path: tuple[int, ...]) -> list[str]:
 
 def _mentions(text: str, needle: str) -> bool:
     """needle occurs in text as a whole word (both already folded): 'q1' is in 'prompt.q1.txt', 'x' is not in 'txt'."""
-    return re.search(rf"(?<![^\W_]){re.escape(needle)}(?![^\W_])", text) is not None
+    return needle in text and re.search(rf"(?<![^\W_]){re.escape(needle)}(?![^\W_])", text) is not None
 
 
 def leakage_checks(questions: tuple[Question, ...], variants: list[Variant], file_names: list[str]) -> list[dict]:
@@ -1128,6 +1158,12 @@ class TokenCounts:
             self.cache[key] = tokenizer.count(text)
         return self.cache[key]
 
+    def prefetch(self, tokenizer: Tokenizer, texts: list[tuple[str, str]]) -> None:
+        """Count (text, sha) pairs not seen yet in one batch, so that they can use several cores."""
+        missing = {sha: text for text, sha in texts if (tokenizer.name, sha) not in self.cache}
+        for sha, n in zip(missing, tokenizer.count_many(list(missing.values()))):
+            self.cache[(tokenizer.name, sha)] = n
+
 
 class Progress:
     """One status line on stderr, only for runs that take more than a few seconds."""
@@ -1151,13 +1187,13 @@ class Progress:
 
 
 def largest_fitting(f: Callable[[int], int], limit: int, lo: int, f_lo: int, hi: int, f_hi: int) -> tuple[int, int]:
-    """Largest k with f(k) <= limit < f(k + 1), given f(lo) <= limit < f(hi): interpolation search, with
-    bisection whenever a guess fails to halve the interval, so O(log(hi - lo)) calls of f at worst and a
-    handful when f grows about linearly (tokens per edge). Returns (k, f(k))."""
-    bisect_next = False
+    """Largest k with f(k) <= limit < f(k + 1), given f(lo) <= limit < f(hi): interpolation search, with a
+    bisection after every third guess in a row that fails to halve the interval, so O(log(hi - lo)) calls
+    of f at worst and a handful when f grows about linearly (tokens per edge). Returns (k, f(k))."""
+    slow_steps = 0
     while hi - lo > 1:
-        if bisect_next or f_hi == f_lo:
-            k = (lo + hi) // 2
+        if slow_steps >= 3 or f_hi == f_lo:
+            k, slow_steps = (lo + hi) // 2, 0
         else:
             k = min(max(lo + (limit - f_lo) * (hi - lo) // (f_hi - f_lo), lo + 1), hi - 1)
         width, value = hi - lo, f(k)
@@ -1165,8 +1201,38 @@ def largest_fitting(f: Callable[[int], int], limit: int, lo: int, f_lo: int, hi:
             lo, f_lo = k, value
         else:
             hi, f_hi = k, value
-        bisect_next = 2 * (hi - lo) > width
+        slow_steps = slow_steps + 1 if 2 * (hi - lo) > width else 0
     return lo, f_lo
+
+
+def cut_near(f: Callable[[int], int], limit: int, hint: int, lo: int, f_lo: int, hi: int | None, f_hi: int | None) -> tuple[int, int]:
+    """largest_fitting, after bracketing the answer around a guess: the guess and its neighbour first (a
+    good hint, such as the previous question's cut, costs two calls of f), then, going up with no known
+    bound (hi None), steps along the secant of the last two points, so near-linear growth costs a few."""
+    if hi is not None and hi - lo <= 1:
+        return lo, f_lo
+    hint = max(hint, lo + 1) if hi is None else min(max(hint, lo + 1), hi - 1)
+    value = f(hint)
+    if value > limit:
+        hi, f_hi = hint, value
+        if hi - 1 > lo:
+            value = f(hi - 1)
+            if value <= limit:
+                return hi - 1, value
+            hi, f_hi = hi - 1, value
+        return largest_fitting(f, limit, lo, f_lo, hi, f_hi)
+    last, f_last, lo, f_lo = lo, f_lo, hint, value
+    step = 1
+    while hi is None or hi - lo > 1:
+        nxt = lo + step if hi is None else min(lo + step, hi - 1)
+        value = f(nxt)
+        if value > limit:
+            hi, f_hi = nxt, value
+            break
+        last, f_last, lo, f_lo = lo, f_lo, nxt, value
+        slope = (f_lo - f_last) / (lo - last)
+        step = int((limit - f_lo) / slope) + 1 if slope > 0 else 2 * step
+    return largest_fitting(f, limit, lo, f_lo, hi, f_hi)
 
 
 def serialized(fmt: str, graph: Graph) -> str:
@@ -1201,15 +1267,15 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
             f"({compact}) already takes {tokens(lo, compact)} tokens; raise --context-window or drop large from --sizes"
         )
     while True:
-        f_lo, step = tokens(lo, compact), max(lo, 16)
-        hi = lo + step
-        while tokens(hi, compact) <= window:
-            lo, f_lo, step = hi, tokens(hi, compact), step * 2
-            hi = lo + step
-        lo, _ = largest_fitting(lambda n: tokens(n, compact), window, lo, f_lo, hi, tokens(hi, compact))
+        f_lo = tokens(lo, compact)
+        per_branch = max((f_lo - tokens(0, compact)) / max(lo, 1), 1.0)  # tokens grow about linearly
+        guess = lo + int((window - f_lo) / per_branch)
+        lo, _ = cut_near(lambda n: tokens(n, compact), window, guess, lo, f_lo, None, None)
         while lo > stream.medium and not all_fit(lo, compact):  # the longest question was only a proxy
             lo -= 1
-        bigger = [fmt for fmt in plan.formats if all_fit(lo + 1, fmt)]
+        # Other formats: their prompts at lo are measured in mode A anyway; only one that fits there can
+        # be more compact at lo + 1.
+        bigger = [fmt for fmt in plan.formats if fmt != compact and all_fit(lo, fmt) and all_fit(lo + 1, fmt)]
         if not bigger:
             return lo
         compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
@@ -1249,6 +1315,10 @@ class Cell:
     edges_included: int
     edges_total: int
     answerable: bool | None  # the solver's outcome on what the prompt shows; None without a query
+    prompt_sha256: str = ""
+
+    def __post_init__(self) -> None:
+        self.prompt_sha256 = sha256_hex(self.prompt)
 
 
 def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes], list[Variant], dict]:
@@ -1270,7 +1340,7 @@ def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes]
 
     def add_row(tokenizer: Tokenizer, cell: Cell, order_sha: str) -> None:
         data, graph_sha = encoded(cell.graph_text)
-        prompt_sha = sha256_hex(cell.prompt)
+        prompt_sha = cell.prompt_sha256
         prompt_tokens = counts.count(tokenizer, cell.prompt, prompt_sha)
         q = cell.question
         included = [p for p in q.path if p < cell.edges_included]
@@ -1307,6 +1377,7 @@ def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes]
             files[prompt_file(plan, cell, tokenizer)] = cell.prompt.encode("utf-8")
 
     order_of: dict[tuple[str, int], list[int]] = {}
+    hints: dict[tuple[str, str, str], int] = {}
     for variant in variants:
         graph, questions = variant.graph, variant.questions
         if not plan.article_layout:
@@ -1316,6 +1387,7 @@ def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes]
         for k in range(plan.permutations):
             order = order_of.setdefault((variant.size, k), edge_order(len(graph.edges), variant.size, k, plan.seed))
             order_bytes = json_bytes(order)
+            order_sha = sha256_hex(order_bytes)
             if not plan.article_layout:
                 files[f"order.{variant.size}.p{k}.json"] = order_bytes
             position = {old: new for new, old in enumerate(order)}
@@ -1330,32 +1402,37 @@ def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes]
                     Cell(variant, k, "A", fmt, q, text, build_prompt(text, q.question, fmt), len(order), len(order), True if q.query else None)
                     for q in moved
                 ]
+                batch = [(text, encoded(text)[1]), *((cell.prompt, cell.prompt_sha256) for cell in cells_a)]
                 for tokenizer in plan.tokenizers:
+                    counts.prefetch(tokenizer, batch)
                     for cell in cells_a:
-                        add_row(tokenizer, cell, sha256_hex(order_bytes))
+                        add_row(tokenizer, cell, order_sha)
                     progress.advance(len(cells_a), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
                     if plan.budget:
-                        for cell in pack(cells_a, shown, plan.budget, tokenizer, counts):
-                            add_row(tokenizer, cell, sha256_hex(order_bytes))
+                        for cell in pack(cells_a, shown, plan.budget, tokenizer, counts, hints):
+                            add_row(tokenizer, cell, order_sha)
                         progress.advance(len(cells_a), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
     progress.close()
     rows.sort(key=row_order(plan, variants))
     return rows, files, variants, {"large_branches": next((v.branches for v in variants if v.size == "large"), None)}
 
 
-def pack(cells_a: list[Cell], shown: Graph, budget: int, tokenizer: Tokenizer, counts: TokenCounts) -> list[Cell]:
+def pack(cells_a: list[Cell], shown: Graph, budget: int, tokenizer: Tokenizer, counts: TokenCounts, hints: dict) -> list[Cell]:
     """Mode B (article 7.3): per question, the longest prefix of the displayed edges, with exactly the
-    nodes they use, whose whole prompt fits the budget; the next edge would not fit."""
+    nodes they use, whose whole prompt fits the budget; the next edge would not fit.
+
+    hints: (variant, format, encoding) -> the last cut, a close guess for the next question or permutation."""
     m = len(shown.edges)
     fmt = cells_a[0].fmt
     graph_texts: dict[int, str] = {m: cells_a[0].graph_text}
+    hint_key = (cells_a[0].variant.name, fmt, tokenizer.name)
 
     def graph_text(k: int) -> str:
         if k not in graph_texts:
             graph_texts[k] = serialized(fmt, subgraph(shown.nodes, shown.edges[:k]))
         return graph_texts[k]
 
-    packed, hint = [], None
+    packed = []
     for cell in cells_a:
         q = cell.question
 
@@ -1370,15 +1447,11 @@ def pack(cells_a: list[Cell], shown: Graph, budget: int, tokenizer: Tokenizer, c
                     f"--budget {budget} is below the {tokens(0)} tokens of the {fmt} prompt for question {q.id} "
                     f"with an empty graph ({tokenizer.name}); raise --budget"
                 )
-            lo, hi = 0, m
-            if hint is not None:  # questions differ only in their last line: the previous cut is close
-                if tokens(hint) <= budget:
-                    lo = hint
-                    hi = hint + 1 if tokens(hint + 1) > budget else m
-                else:
-                    hi = hint
-            k, _ = largest_fitting(tokens, budget, lo, tokens(lo), hi, tokens(hi))
-            hint = k
+            if hint_key in hints:
+                k, _ = cut_near(tokens, budget, hints[hint_key], 0, tokens(0), m, tokens(m))
+            else:
+                k, _ = largest_fitting(tokens, budget, 0, tokens(0), m, tokens(m))
+            hints[hint_key] = k
         answerable = solver_agrees(shown.edges[:k], q) if q.query else None
         packed.append(
             replace(

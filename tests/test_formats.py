@@ -1,5 +1,6 @@
 """Every registered format: exact bytes, round-trip on canonical and hostile values, strict parsers."""
 
+import json
 import subprocess
 import sys
 import unicodedata
@@ -161,3 +162,20 @@ def test_round_trip_check_survives_python_O():
         "and 0 time(s) after parsing; nothing was written\n"
     )
     assert done.stderr == ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(graph=graphs())
+def test_hand_written_json_matches_json_dumps(graph):
+    as_dict = {"nodes": [n._asdict() for n in graph.nodes], "edges": [e._asdict() for e in graph.edges]}
+    assert benchmark.serialize_json(graph) == json.dumps(as_dict, ensure_ascii=False, indent=2, sort_keys=True)
+    lines = [json.dumps({"k": "n", "i": n.id, "n": n.name, "t": n.type}, ensure_ascii=False, separators=(",", ":")) for n in graph.nodes]
+    lines += [json.dumps({"k": "e", "s": e.source, "r": e.relation, "t": e.target}, ensure_ascii=False, separators=(",", ":")) for e in graph.edges]
+    assert benchmark.serialize_jsonl(graph) == "\n".join(lines)
+
+
+def test_empty_graph_in_every_format():
+    empty = Graph((), ())
+    assert benchmark.serialize_json(empty) == '{\n  "edges": [],\n  "nodes": []\n}'
+    for fmt, (serialize, parse) in benchmark.FORMATS.items():
+        assert parse(serialize(empty)) == empty, fmt
