@@ -1001,7 +1001,7 @@ class Tokenizer:
 
     def count_many(self, texts: list[str]) -> list[int]:
         """Counts of several texts, tokenized on up to TOKENIZER_THREADS cores (tiktoken releases the GIL)."""
-        if len(texts) < 2 or TOKENIZER_THREADS < 2:
+        if len(texts) < 2 or TOKENIZER_THREADS < 2 or sum(map(len, texts)) < 200_000:  # threads cost more
             return [self.count(t) for t in texts]
         return [len(ids) for ids in self.encoding.encode_ordinary_batch(texts, num_threads=TOKENIZER_THREADS)]
 
@@ -1093,7 +1093,11 @@ def leakage_checks(questions: tuple[Question, ...], variants: list[Variant], fil
     )
     check(
         "file_names_have_no_answer",
-        sorted({f"{name} ({q.id})" for name in file_names for q in positives if any(_mentions(_folded(name), a) for a in answers[q.id])}),
+        [
+            f"{name} (answer of {', '.join(leaked)})"
+            for name in sorted(file_names)
+            if (leaked := [q.id for q in positives if any(_mentions(_folded(name), a) for a in answers[q.id])])
+        ],
         "no output file name contains a gold answer or answer id",
     )
     check(
@@ -1165,11 +1169,14 @@ class TokenCounts:
             self.cache[(tokenizer.name, sha)] = n
 
 
+PROGRESS_AFTER = 3.0  # seconds before a run starts to show its progress on stderr
+
+
 class Progress:
     """One status line on stderr, only for runs that take more than a few seconds."""
 
-    def __init__(self, total: int, delay: float = 3.0) -> None:
-        self.total, self.done, self.delay = total, 0, delay
+    def __init__(self, total: int) -> None:
+        self.total, self.done, self.delay = total, 0, PROGRESS_AFTER
         self.start = self.last = time.monotonic()
         self.shown = False
 

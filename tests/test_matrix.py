@@ -1,0 +1,419 @@
+"""The experiment matrix: solver, distractor sizes, permutations, short ids, mode B packing, leakage."""
+
+import json
+import random
+
+import pytest
+
+from conftest import ROOT, run_cli
+import benchmark
+from benchmark import BenchmarkError, Edge, Graph, Hop, Node, Query, Question
+
+O200K = None
+
+
+def tokenizer():
+    global O200K
+    O200K = O200K or benchmark.load_tokenizer("o200k_base")
+    return O200K
+
+
+def plan(**overrides):
+    options = dict(
+        formats=list(benchmark.ARTICLE_FORMATS), tokenizers=[tokenizer()], sizes=["small"], ids=["original"],
+        permutations=1, budget=None, context_window=128000, seed=benchmark.DEFAULT_SEED, write_prompts=False,
+    )
+    options.update(overrides)
+    return benchmark.Plan(**options)
+
+
+# ---- the control solver
+
+
+def test_solver_finds_each_gold_path_of_the_article(canonical):
+    edges = canonical.graph.edges
+    for q in canonical.questions:
+        found = benchmark.solve(edges, q.query)
+        assert found == ([] if q.insufficient else [(q.path, q.answer_id)]), q.id
+
+
+def test_solver_follows_in_hops_backwards_without_turning_edges_around():
+    edges = (Edge("org", "LOCATED_IN", "city"),)
+    assert benchmark.solve(edges, Query("city", (Hop("LOCATED_IN", "in"),))) == [((0,), "org")]
+    assert benchmark.solve(edges, Query("city", (Hop("LOCATED_IN", "out"),))) == []
+
+
+def test_solver_uses_an_edge_once_per_path():
+    edges = (Edge("a", "R", "b"),)
+    assert benchmark.solve(edges, Query("a", (Hop("R", "out"), Hop("R", "in")))) == []
+
+
+def test_preflight_names_question_variant_and_paths(canonical):
+    broken = tuple(
+        benchmark.replace(q, path=(0, 3, 6, 11)) if q.id == "q1" else q for q in canonical.questions
+    )
+    variant = benchmark.Variant("small", "original", canonical.graph, broken, 0)
+    with pytest.raises(BenchmarkError) as caught:
+        benchmark.preflight_solver(variant)
+    assert str(caught.value) == (
+        "control solver disagrees with question q1 on graph variant small/original: expected "
+        "[person_irina -LEADS-> project_orion, project_orion -USES-> method_graph, method_graph -DEVELOPED_BY-> "
+        "org_vector, org_siberia -LOCATED_IN-> city_tomsk] ending at city_kazan, found [person_irina -LEADS-> "
+        "project_orion, project_orion -USES-> method_graph, method_graph -DEVELOPED_BY-> org_vector, org_vector "
+        "-LOCATED_IN-> city_kazan] ending at city_kazan; fix the question's path, answer_id or query"
+    )
+
+
+def test_preflight_catches_a_completed_abstention(canonical):
+    graph = Graph(canonical.graph.nodes, canonical.graph.edges + (Edge("org_north", "LOCATED_IN", "city_tomsk"),))
+    variant = benchmark.Variant("small", "original", graph, canonical.questions, 0)
+    with pytest.raises(BenchmarkError, match="question q6 on graph variant small/original: expected no complete path, found"):
+        benchmark.preflight_solver(variant)
+
+
+# ---- distractors
+
+
+@pytest.fixture(scope="module")
+def medium(canonical):
+    stream = benchmark.Distractors(canonical.graph, canonical.questions, benchmark.DEFAULT_SEED)
+    return stream, benchmark.with_distractors(canonical.graph, canonical.questions, stream, "medium", stream.medium, benchmark.DEFAULT_SEED)
+
+
+def test_medium_has_ten_to_twenty_branches_per_start_node(canonical, medium):
+    stream, variant = medium
+    starts = list(dict.fromkeys(q.query.start for q in canonical.questions))
+    assert stream.anchors == starts
+    per_anchor = {s: 0 for s in starts}
+    original = {n.id for n in canonical.graph.nodes}
+    for nodes, edges in stream.first(stream.medium):
+        touching = [end for e in edges for end in (e.source, e.target) if end in original]
+        assert len(touching) == 1, "a branch touches the input graph at its anchor only"
+        per_anchor[touching[0]] += 1
+        assert all(n.id not in original for n in nodes)
+    assert all(10 <= n <= 20 for n in per_anchor.values()), per_anchor
+    benchmark.preflight_solver(variant)
+
+
+def test_distractors_look_like_the_data_and_never_reuse_a_name(canonical, medium):
+    _, variant = medium
+    names = [n.name.casefold() for n in variant.graph.nodes]
+    assert len(set(names)) == len(names)
+    patterns = {(s.type, e.relation, t.type) for e in canonical.graph.edges for s in canonical.graph.nodes
+                for t in canonical.graph.nodes if s.id == e.source and t.id == e.target}
+    types = {n.id: n.type for n in variant.graph.nodes}
+    assert {(types[e.source], e.relation, types[e.target]) for e in variant.graph.edges} <= patterns
+    originals = [n.name.casefold() for n in canonical.graph.nodes]
+    new = [n for n in variant.graph.nodes if n not in canonical.graph.nodes]
+    assert not [n for n in new if any(n.name.casefold().startswith(o + " ") for o in originals)]
+    assert {n.type for n in new} == {n.type for n in canonical.graph.nodes}
+
+
+def test_gold_edges_are_interleaved_and_paths_follow_them(canonical, medium):
+    _, variant = medium
+    positions = sorted(variant.graph.edges.index(e) for e in canonical.graph.edges)
+    assert positions != list(range(13))
+    assert positions[-1] > len(variant.graph.edges) // 2
+    for old, new in zip(canonical.questions, variant.questions):
+        assert [variant.graph.edges[i] for i in new.path] == [canonical.graph.edges[i] for i in old.path]
+
+
+def test_stream_prefix_is_stable(canonical):
+    a = benchmark.Distractors(canonical.graph, canonical.questions, 7)
+    b = benchmark.Distractors(canonical.graph, canonical.questions, 7)
+    first = a.first(50)
+    assert b.first(200)[:50] == first
+    assert benchmark.Distractors(canonical.graph, canonical.questions, 8).first(50) != first
+
+
+def test_numbered_names_once_a_pool_runs_out(canonical):
+    stream = benchmark.Distractors(canonical.graph, canonical.questions, 1)
+    names = [n.name for nodes, _ in stream.first(2000) for n in nodes]
+    assert len(set(names)) == len(names)
+    assert any(name.endswith(" 2") for name in names)
+
+
+# ---- short ids and permutations
+
+
+def test_short_ids_rename_everything_consistently(canonical):
+    base = benchmark.Variant("small", "original", canonical.graph, canonical.questions, 0)
+    short = benchmark.with_short_ids(base, 3)
+    assert sorted(n.id for n in short.graph.nodes) == sorted(f"n{i}" for i in range(1, 15))
+    assert [n.name for n in short.graph.nodes] == [n.name for n in canonical.graph.nodes]
+    back = {n.id: old.id for n, old in zip(short.graph.nodes, canonical.graph.nodes)}
+    assert [Edge(back[e.source], e.relation, back[e.target]) for e in short.graph.edges] == list(canonical.graph.edges)
+    q1 = short.questions[0]
+    assert back[q1.answer_id] == "city_kazan" and back[q1.query.start] == "person_irina"
+    benchmark.preflight_solver(short)
+    assert benchmark.with_short_ids(base, 3) == short
+    assert benchmark.with_short_ids(base, 4) != short
+
+
+def test_permutation_zero_is_canonical_and_others_are_seeded():
+    assert benchmark.edge_order(13, "small", 0, 1) == list(range(13))
+    p1 = benchmark.edge_order(13, "small", 1, 1)
+    assert sorted(p1) == list(range(13)) and p1 != list(range(13))
+    assert benchmark.edge_order(13, "small", 1, 1) == p1
+    assert benchmark.edge_order(13, "small", 2, 1) != p1
+
+
+# ---- mode B packing and the large size
+
+
+def test_largest_fitting_finds_the_boundary_in_few_calls():
+    calls = []
+
+    def f(k):
+        calls.append(k)
+        return 7 * k + (k % 3)
+
+    assert benchmark.largest_fitting(f, 700, 0, 0, 10_000, 70_001) == (99, 693)
+    assert len(calls) <= 8
+    calls.clear()
+    assert benchmark.cut_near(f, 700, 99, 0, 0, None, None) == (99, 693)
+    assert calls == [99, 100]
+
+
+def rebuild(out, row):
+    """The prompt of a size_report row, from the written artifacts and k edges (k = edges_included by default)."""
+    stem = f"{row['size']}.{row['ids']}"
+    graph = benchmark.validate_graph(json.loads((out / f"graph.{stem}.json").read_text(encoding="utf-8")), stem)
+    questions = {q["id"]: q for q in json.loads((out / f"questions.{stem}.json").read_text(encoding="utf-8"))}
+    order = json.loads((out / f"order.{row['size']}.p{row['permutation']}.json").read_text(encoding="utf-8"))
+    shown = tuple(graph.edges[i] for i in order)
+
+    def prompt(k):
+        sub = benchmark.subgraph(graph.nodes, shown[:k])
+        return sub, benchmark.build_prompt(benchmark.serialized(row["format"], sub), questions[row["question_id"]]["question"], row["format"])
+
+    return shown, prompt
+
+
+@pytest.fixture(scope="module")
+def matrix_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("matrix") / "out"
+    argv = ["--sizes", "small,medium", "--ids", "original,short", "--permutations", "3", "--budget", "2500", "--out", str(out)]
+    assert benchmark.main(argv) == 0
+    return out, json.loads((out / "size_report.json").read_text(encoding="utf-8"))
+
+
+def test_mode_b_packs_are_maximal_closed_and_within_budget(matrix_run):
+    out, rows = matrix_run
+    packed = [r for r in rows if r["mode"] == "B" and r["edges_included"] < r["edges_total"]]
+    assert len(packed) > 50
+    for r in packed:
+        shown, prompt = rebuild(out, r)
+        sub, text = prompt(r["edges_included"])
+        assert benchmark.sha256_hex(text) == r["prompt_sha256"]
+        assert tokenizer().count(text) == r["prompt_tokens"] <= 2500
+        assert tokenizer().count(prompt(r["edges_included"] + 1)[1]) > 2500
+        used = {e.source for e in sub.edges} | {e.target for e in sub.edges}
+        assert {n.id for n in sub.nodes} == used
+        assert r["gold_edges_included"] == sum(1 for p in r["gold_path"] if p < r["edges_included"])
+        if r["answerable"] and r["question_id"] != "q6":
+            assert r["gold_edges_included"] == len(r["gold_path"])
+
+
+def test_mode_a_rows_point_at_the_gold_edges(matrix_run, canonical):
+    out, rows = matrix_run
+    gold = {q.id: [canonical.graph.edges[i] for i in q.path] for q in canonical.questions}
+    for r in rows:
+        if r["mode"] == "A" and r["ids"] == "original":
+            shown, _ = rebuild(out, r)
+            assert [shown[i] for i in r["gold_path"]] == gold[r["question_id"]]
+            assert r["edges_included"] == r["edges_total"] and r["answerable"] is True
+
+
+def test_matrix_files_and_no_prompts_by_default(matrix_run):
+    out, rows = matrix_run
+    names = sorted(p.name for p in out.iterdir())
+    assert not [n for n in names if n.startswith("prompt.")]
+    for size in ("small", "medium"):
+        for ids in ("original", "short"):
+            assert f"graph.{size}.{ids}.json" in names and f"questions.{size}.{ids}.json" in names
+            assert [n for n in names if n.startswith(f"graph.{size}.{ids}.") and n.endswith(".txt")] == sorted(
+                f"graph.{size}.{ids}.{fmt}.txt" for fmt in benchmark.ARTICLE_FORMATS
+            )
+        assert [f"order.{size}.p{k}.json" in names for k in range(3)] == [True] * 3
+    assert {"size_report.md", "size_summary.json", "manifest.json"} <= set(names)
+    assert len(rows) == 2 * 2 * 3 * 2 * 5 * 6
+
+
+def test_variant_files_are_valid_inputs_that_reproduce_the_run(matrix_run, tmp_path):
+    out, rows = matrix_run
+    done = run_cli("--graph", str(out / "graph.medium.short.json"), "--questions", str(out / "questions.medium.short.json"), "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    again = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
+    mine = [r for r in rows if (r["size"], r["ids"], r["permutation"], r["mode"]) == ("medium", "short", 0, "A")]
+    assert [r["prompt_sha256"] for r in again] == [r["prompt_sha256"] for r in mine]
+
+
+def test_summary_gives_spread_across_permutations(matrix_run):
+    out, _ = matrix_run
+    summary = json.loads((out / "size_summary.json").read_text(encoding="utf-8"))
+    entry = next(e for e in summary if (e["size"], e["ids"], e["mode"], e["format"]) == ("medium", "original", "B", "json"))
+    assert entry["permutations"] == 3 and entry["questions"] == 6
+    assert set(entry["edges_included"]) == {"mean", "min", "max", "sd"}
+    assert entry["edges_included"]["min"] <= entry["edges_included"]["mean"] <= entry["edges_included"]["max"]
+    report = (out / "size_report.md").read_text(encoding="utf-8")
+    assert "## o200k_base · medium · original · mode B (budget 2500)" in report
+    assert "| answer_not_always_first | pass |" in report
+
+
+def test_matrix_run_is_byte_identical_on_a_second_run(matrix_run, tmp_path):
+    out, _ = matrix_run
+    argv = ["--sizes", "small,medium", "--ids", "original,short", "--permutations", "3", "--budget", "2500", "--out", str(tmp_path)]
+    assert benchmark.main(argv) == 0
+    for path in out.iterdir():
+        if path.name != "manifest.json":
+            assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_large_fills_the_context_window_with_the_most_compact_format(canonical, tmp_path):
+    argv = ["--sizes", "large", "--context-window", "20000", "--out", str(tmp_path), "--encoding", "o200k_base,cl100k_base"]
+    assert benchmark.main(argv) == 0
+    rows = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
+    first = [r for r in rows if r["encoding"] == "o200k_base"]
+    worst = {fmt: max(r["prompt_tokens"] for r in first if r["format"] == fmt) for fmt in benchmark.ARTICLE_FORMATS}
+    compact = min(worst, key=worst.get)
+    assert worst[compact] <= 20000
+    assert all(worst[f] > 20000 for f in worst if f != compact)
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    n = manifest["config"]["large_branches"]
+    stream = benchmark.Distractors(canonical.graph, canonical.questions, benchmark.DEFAULT_SEED)
+    bigger = benchmark.with_distractors(canonical.graph, canonical.questions, stream, "large", n + 1, benchmark.DEFAULT_SEED)
+    prompts = [benchmark.build_prompt(benchmark.serialized(compact, bigger.graph), q.question, compact) for q in canonical.questions]
+    assert max(tokenizer().count(p) for p in prompts) > 20000
+    assert {r["encoding"] for r in rows} == {"o200k_base", "cl100k_base"}
+
+
+def test_write_prompts_dumps_every_prompt(tmp_path):
+    assert benchmark.main(["--permutations", "2", "--budget", "600", "--formats", "dsl", "--write-prompts", "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
+    prompts = sorted(p.name for p in tmp_path.glob("prompt.*"))
+    assert len(prompts) == len(rows) == 2 * 2 * 6
+    assert "prompt.small.original.p1.B.o200k_base.dsl.q3.txt" in prompts
+    for r in rows:
+        mode = "A" if r["mode"] == "A" else "B.o200k_base"
+        text = (tmp_path / f"prompt.small.original.p{r['permutation']}.{mode}.dsl.{r['question_id']}.txt").read_bytes()
+        assert benchmark.sha256_hex(text) == r["prompt_sha256"]
+
+
+# ---- a graph from another domain, with longer paths and hostile names
+
+
+OTHER_GRAPH = {
+    "nodes": [
+        {"id": "a|1", "name": "Ann -> \"Lee\"", "type": "actor"},
+        {"id": "a 2", "name": "Bo\tKim", "type": "actor"},
+        {"id": "m-1", "name": "Heat, 1995", "type": "movie"},
+        {"id": "m-2", "name": "Ran\n", "type": "movie"},
+        {"id": "d\\1", "name": "Mann", "type": "director"},
+        {"id": "d2", "name": "Kurosawa", "type": "director"},
+        {"id": "c1", "name": "Chicago", "type": "city"},
+        {"id": "s1", "name": "Film school", "type": "school"},
+    ],
+    "edges": [
+        {"source": "a|1", "relation": "ACTED_IN", "target": "m-1"},
+        {"source": "a 2", "relation": "ACTED_IN", "target": "m-2"},
+        {"source": "m-1", "relation": "DIRECTED_BY", "target": "d\\1"},
+        {"source": "m-2", "relation": "DIRECTED_BY", "target": "d2"},
+        {"source": "d\\1", "relation": "BORN_IN", "target": "c1"},
+        {"source": "c1", "relation": "HAS", "target": "s1"},
+    ],
+}
+OTHER_QUESTIONS = [
+    {"id": "long", "question": "Which school is in the birth city of the director of Ann's movie?", "answer": "Film school",
+     "path": [0, 2, 4, 5], "insufficient": False, "answer_id": "s1",
+     "query": {"start": "a|1", "hops": [{"relation": r, "direction": "out"} for r in ("ACTED_IN", "DIRECTED_BY", "BORN_IN", "HAS")]}},
+    {"id": "back", "question": "Who acted for Kurosawa?", "answer": "Bo Kim", "path": [3, 1], "insufficient": False, "answer_id": "a 2",
+     "query": {"start": "d2", "hops": [{"relation": "DIRECTED_BY", "direction": "in"}, {"relation": "ACTED_IN", "direction": "in"}]}},
+    {"id": "none", "question": "Where was Kurosawa born?", "answer": "INSUFFICIENT_DATA", "path": [3], "insufficient": True,
+     "answer_id": None, "query": {"start": "d2", "hops": [{"relation": "BORN_IN", "direction": "out"}]}},
+]
+
+
+def test_another_domain_runs_the_whole_matrix(tmp_path):
+    (tmp_path / "g.json").write_text(json.dumps(OTHER_GRAPH), encoding="utf-8")
+    (tmp_path / "q.json").write_text(json.dumps(OTHER_QUESTIONS), encoding="utf-8")
+    argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out"),
+            "--sizes", "small,medium,large", "--ids", "original,short", "--permutations", "2", "--budget", "900",
+            "--context-window", "6000", "--formats", ",".join(benchmark.FORMATS)]
+    assert benchmark.main(argv) == 0
+    out = tmp_path / "out"
+    medium = json.loads((out / "graph.medium.original.json").read_text(encoding="utf-8"))
+    new = [n for n in medium["nodes"] if n not in OTHER_GRAPH["nodes"]]
+    assert {n["type"] for n in new} <= {"actor", "movie", "director", "city", "school"}
+    assert any(n["name"].startswith("Actor ") for n in new)
+    rows = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
+    assert all(r["answerable"] for r in rows if r["mode"] == "A")
+
+
+# ---- leakage and bad flags
+
+
+def write_inputs(tmp_path, questions):
+    graph = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+    (tmp_path / "g.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
+    (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
+    return ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out")]
+
+
+QUESTIONS = json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"question": "Казань: где находится организация проекта Ирины?"},
+         "error: leakage check question_has_no_answer failed (no question's wording contains its own answer or "
+         "answer id: q1); nothing was written\n"),
+        ({"id": "city_kazan"},
+         "error: leakage check file_names_have_no_answer failed (no output file name contains a gold answer or answer "
+         "id: prompt.dsl.city_kazan.txt (answer of city_kazan, q4), prompt.edge_list.city_kazan.txt (answer of "
+         "city_kazan, q4), prompt.json.city_kazan.txt (answer of city_kazan, q4), prompt.jsonl.city_kazan.txt "
+         "(answer of city_kazan, q4), prompt.tsv.city_kazan.txt (answer of city_kazan, q4)); nothing was written\n"),
+    ],
+)
+def test_leakage_stops_the_run(tmp_path, capsys, change, message):
+    questions = [dict(QUESTIONS[0], **change), *QUESTIONS[1:]]
+    assert benchmark.main(write_inputs(tmp_path, questions)) == 2
+    assert capsys.readouterr().err == message
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--permutations", "0"], "--permutations must be at least 1, got 0"),
+        (["--budget", "0"], "--budget must be at least 1, got 0"),
+        (["--sizes", "huge"], "unknown name 'huge' in --sizes; choose from small, medium, large"),
+        (["--ids", "uuid"], "unknown name 'uuid' in --ids; choose from original, short"),
+        (["--budget", "100"], "--budget 100 is below the 156 tokens of the json prompt for question q1 with an empty graph (o200k_base); raise --budget"),
+        (["--sizes", "large", "--context-window", "3000"],
+         "--context-window 3000 is too small for a large graph: the medium graph's most compact prompt (edge_list) "
+         "already takes 5688 tokens; raise --context-window or drop large from --sizes"),
+    ],
+)
+def test_bad_matrix_flags(tmp_path, capsys, flags, message):
+    assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_medium_needs_queries(tmp_path, capsys):
+    questions = [{k: v for k, v in q.items() if k != "query"} for q in QUESTIONS]
+    assert benchmark.main([*write_inputs(tmp_path, questions), "--sizes", "medium"]) == 2
+    assert capsys.readouterr().err == (
+        "error: question q1 has no 'query': distractor graphs need every question's query to prove they leave "
+        "its answer alone (see README, questions); add it or use --sizes small\n"
+    )
+
+
+def test_progress_line_on_long_runs(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(benchmark, "PROGRESS_AFTER", 0.0)
+    assert benchmark.main(["--permutations", "2", "--formats", "json,dsl", "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1] == lines[-1].split(" cells")[0] + " cells, 0 s, small/original p1 dsl o200k_base A"
+    assert lines[-1].startswith("24/24 cells")
