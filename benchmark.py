@@ -379,11 +379,22 @@ def serialize_json(graph: Graph) -> str:
     return f'{{\n  "edges": {edges},\n  "nodes": {nodes}\n}}'
 
 
-def parse_json(text: str) -> Graph:
+def parse_json(text: str, fmt: str = "json") -> Graph:
     try:
-        return _from_records("json", json.loads(text))
+        return _from_records(fmt, json.loads(text))
     except json.JSONDecodeError as e:
-        raise _fail("json", e.lineno, e.msg) from None
+        raise _fail(fmt, e.lineno, e.msg) from None
+
+
+# json_compact: the same object with no indentation and no spaces, as minified JSON travels.
+
+
+def serialize_json_compact(graph: Graph) -> str:
+    return json.dumps(_graph_dict(graph), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def parse_json_compact(text: str) -> Graph:
+    return parse_json(text, "json_compact")
 
 
 # jsonl: {"k":"n","i":id,"n":name,"t":type} and {"k":"e","s":source,"r":relation,"t":target}, one per line
@@ -579,6 +590,36 @@ def parse_dsl(text: str) -> Graph:
     return Graph(tuple(nodes), tuple(edges))
 
 
+# pipe_table: GraphRAG's context tables. Entities carry the node id; each relationship row starts with
+# a short row id, its position in the list, which is the index a model cites in "path".
+PIPE_TABLE_SECTIONS = (("-----Entities-----", "id|name|type"), ("-----Relationships-----", "id|source|target|relation"))
+
+
+def serialize_pipe_table(graph: Graph) -> str:
+    (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
+    lines = [entities, entity_header, *(_pipe_row(n) for n in graph.nodes), relations, relation_header]
+    lines += [f"{i}|{_pipe_row((e.source, e.target, e.relation))}" for i, e in enumerate(graph.edges)]
+    return "\n".join(lines)
+
+
+def parse_pipe_table(text: str) -> Graph:
+    lines = text.split("\n")
+    (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
+    if lines[:2] != [entities, entity_header] or relations not in lines:
+        raise _fail("pipe_table", 1, f"expected the tables {entities} ({entity_header}) and {relations} ({relation_header})")
+    split = lines.index(relations)
+    if lines[split + 1 : split + 2] != [relation_header]:
+        raise _fail("pipe_table", split + 2, f"expected the header {relation_header!r}")
+    nodes = tuple(Node(*_split_fields("pipe_table", i, line, 3)) for i, line in enumerate(lines[2:split], 3))
+    edges = []
+    for i, line in enumerate(lines[split + 2 :], split + 3):
+        row_id, source, target, relation = _split_fields("pipe_table", i, line, 4)
+        if row_id != str(len(edges)):
+            raise _fail("pipe_table", i, f"relationship id {row_id!r} should be {len(edges)}")
+        edges.append(Edge(source, relation, target))
+    return Graph(nodes, tuple(edges))
+
+
 # name -> (serialize, parse). The order is the report order; the article's five come first.
 FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
     "json": (serialize_json, parse_json),
@@ -586,6 +627,8 @@ FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
     "tsv": (serialize_tsv, parse_tsv),
     "edge_list": (serialize_edge_list, parse_edge_list),
     "dsl": (serialize_dsl, parse_dsl),
+    "json_compact": (serialize_json_compact, parse_json_compact),
+    "pipe_table": (serialize_pipe_table, parse_pipe_table),
 }
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
 

@@ -101,7 +101,10 @@ def test_hostile_graph_is_measured_exactly(tmp_path):
     edges = [{"source": nodes[i]["id"], "relation": names[i], "target": nodes[-1 - i]["id"]} for i in range(len(names))]
     (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
     (tmp_path / "q.json").write_text(json.dumps([{"id": "q1", "question": "?", "answer": "x", "path": [0], "insufficient": False}]), encoding="utf-8")
-    done = run_cli("--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out"))
+    done = run_cli(
+        "--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out"),
+        "--formats", ",".join(benchmark.FORMATS),
+    )
     assert (done.returncode, done.stderr) == (0, "")
     graph = benchmark.validate_graph(json.loads((tmp_path / "g.json").read_text(encoding="utf-8")), "g.json")
     for fmt, (_, parse) in benchmark.FORMATS.items():
