@@ -30,6 +30,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 import platform
 import random
@@ -40,8 +41,10 @@ import sys
 import tempfile
 import time
 import unicodedata
+import urllib.parse
 from collections import Counter
-from dataclasses import dataclass, replace
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -1218,8 +1221,8 @@ PROGRESS_AFTER = 3.0  # seconds before a run starts to show its progress on stde
 class Progress:
     """One status line on stderr, only for runs that take more than a few seconds."""
 
-    def __init__(self, total: int) -> None:
-        self.total, self.done, self.delay = total, 0, PROGRESS_AFTER
+    def __init__(self, total: int, unit: str = "cells") -> None:
+        self.total, self.done, self.delay, self.unit = total, 0, PROGRESS_AFTER, unit
         self.start = self.last = time.monotonic()
         self.shown = False
 
@@ -1229,7 +1232,7 @@ class Progress:
         if now - self.start >= self.delay and (now - self.last >= 1.0 or self.done == self.total):
             self.last, self.shown = now, True
             end = "\r" if sys.stderr.isatty() else "\n"
-            print(f"{self.done}/{self.total} cells, {now - self.start:.0f} s, {label}", end=end, file=sys.stderr, flush=True)
+            print(f"{self.done}/{self.total} {self.unit}, {now - self.start:.0f} s, {label}", end=end, file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.shown and sys.stderr.isatty():
@@ -1371,13 +1374,45 @@ class Cell:
         self.prompt_sha256 = sha256_hex(self.prompt)
 
 
-def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes], list[Variant], dict]:
-    """All rows of size_report.json, the files to write, the variants and facts for the manifest."""
+@dataclass(frozen=True)
+class Item:
+    """One row of size_report.json with what it takes to rebuild its prompt and to score an answer to it."""
+
+    row: dict
+    variant: Variant
+    order: list[int]  # the variant's edge indices in displayed order
+    question: Question  # path in displayed positions
+
+    def shown(self) -> Graph:
+        """What the prompt shows: every node in mode A, exactly the used ones in a mode B pack."""
+        edges = tuple(self.variant.graph.edges[i] for i in self.order[: self.row["edges_included"]])
+        return Graph(self.variant.graph.nodes, edges) if self.row["mode"] == "A" else subgraph(self.variant.graph.nodes, edges)
+
+    def prompt(self) -> str:
+        fmt = self.row["format"]
+        text = build_prompt(serialized(fmt, self.shown()), self.question.question, fmt)
+        if sha256_hex(text) != self.row["prompt_sha256"]:
+            raise AssertionError(f"rebuilt prompt differs from the measured one: {self.row}")  # an internal bug
+        return text
+
+
+@dataclass(frozen=True)
+class Measurement:
+    rows: list[dict]  # size_report.json
+    items: list[Item]  # one per row, same order
+    files: dict[str, bytes]  # name -> bytes, to publish
+    variants: list[Variant]
+    facts: dict  # resolved values for the manifest
+
+
+def measure(inputs: RunInputs, plan: Plan) -> Measurement:
+    """Every row of size_report.json, with the files to write and what the runner needs."""
     counts = TokenCounts()
     variants = build_variants(inputs, plan, counts)
     n_cells = sum(len(v.questions) for v in variants) * plan.permutations * len(plan.formats) * len(plan.tokenizers)
     progress = Progress(n_cells * (2 if plan.budget else 1))
     rows: list[dict] = []
+    items: list[Item] = []
     files: dict[str, bytes] = {}
     library = f"tiktoken {tiktoken.__version__}"
     texts: dict[str, tuple[bytes, str]] = {}  # graph text -> (utf-8, sha256), so each is hashed once
@@ -1388,7 +1423,7 @@ def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes]
             texts[text] = (data, sha256_hex(data))
         return texts[text]
 
-    def add_row(tokenizer: Tokenizer, cell: Cell, order_sha: str) -> None:
+    def add_row(tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
         data, graph_sha = encoded(cell.graph_text)
         prompt_sha = cell.prompt_sha256
         prompt_tokens = counts.count(tokenizer, cell.prompt, prompt_sha)
@@ -1423,6 +1458,7 @@ def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes]
                 "overflow": prompt_tokens > plan.context_window,
             }
         )
+        items.append(Item(rows[-1], cell.variant, order, q))
         if plan.write_prompts or plan.article_layout:
             files[prompt_file(plan, cell, tokenizer)] = cell.prompt.encode("utf-8")
 
@@ -1456,15 +1492,17 @@ def measure(inputs: RunInputs, plan: Plan) -> tuple[list[dict], dict[str, bytes]
                 for tokenizer in plan.tokenizers:
                     counts.prefetch(tokenizer, batch)
                     for cell in cells_a:
-                        add_row(tokenizer, cell, order_sha)
+                        add_row(tokenizer, cell, order, order_sha)
                     progress.advance(len(cells_a), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
                     if plan.budget:
                         for cell in pack(cells_a, shown, plan.budget, tokenizer, counts, hints):
-                            add_row(tokenizer, cell, order_sha)
+                            add_row(tokenizer, cell, order, order_sha)
                         progress.advance(len(cells_a), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
     progress.close()
-    rows.sort(key=row_order(plan, variants))
-    return rows, files, variants, {"large_branches": next((v.branches for v in variants if v.size == "large"), None)}
+    key = row_order(plan, variants)
+    items.sort(key=lambda item: key(item.row))
+    facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None)}
+    return Measurement([item.row for item in items], items, files, variants, facts)
 
 
 def pack(cells_a: list[Cell], shown: Graph, budget: int, tokenizer: Tokenizer, counts: TokenCounts, hints: dict) -> list[Cell]:
@@ -1699,6 +1737,666 @@ def console_summary(summary: list[dict]) -> str:
 
 
 # -----------------------------------------------------------------------------
+# runner: Chat Completions against any OpenAI-compatible endpoint, into an append-only log
+#
+# Every request is one line of requests.jsonl, flushed and fsynced as soon as its answer arrives; a
+# re-run of the same command skips what the log already holds (same prompt, model, sampling and
+# repeat), so a killed run costs nothing twice. The only network code is http_post; everything else,
+# the built-in "solver" model included, goes through the same log and the same scorer.
+
+LOG_NAME = "requests.jsonl"
+LOG_SCHEMA_VERSION = 1
+SOLVER_MODEL = "solver"  # --model solver: answers from the control solver, no network
+RETRY_STATUSES = {408, 409, 429}  # and every 5xx
+RETRY_BASE_DELAY = 0.5  # seconds before the first retry; doubles each time, with full jitter
+RETRY_MAX_DELAY = 30.0
+TRUNCATION_RATIO = 0.6  # server prompt_tokens below this share of the local count: the server cut the prompt
+ANSWER_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "path": {"type": "array", "items": {"type": "integer"}},
+        "evidence": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"source": {"type": "string"}, "relation": {"type": "string"}, "target": {"type": "string"}},
+                "required": ["source", "relation", "target"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["answer", "path", "evidence"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    model: str
+    base_url: str  # up to and including /v1, no trailing slash
+    api_key_env: str  # name of the variable that holds the key; the key itself is never stored
+    temperature: float
+    seed: int  # sent as the sampling seed; repeat r sends seed + r
+    max_output_tokens: int
+    max_tokens_field: str  # max_tokens (most servers, Ollama only reads this) or max_completion_tokens (OpenAI)
+    structured: bool  # send the answer schema as response_format
+    concurrency: int
+    repeats: int
+    limit: int | None  # only the first N prompts: a dry slice
+    timeout: float
+    max_retries: int
+
+    def sampling(self, repeat: int) -> dict:
+        """Every request field that can change an answer, besides the prompt: part of the resume key."""
+        fields = {"temperature": self.temperature, "seed": self.seed + repeat, self.max_tokens_field: self.max_output_tokens}
+        if self.structured:
+            fields["response_format"] = {"type": "json_schema", "json_schema": {"name": "graph_answer", "strict": True, "schema": ANSWER_SCHEMA}}
+        return fields
+
+    def body(self, prompt: str, repeat: int) -> dict:
+        return {"model": self.model, "messages": [{"role": "user", "content": prompt}], **self.sampling(repeat)}
+
+
+def public_url(url: str) -> str:
+    """A URL without user info, query or fragment, fit for a log: 'https://u:p@h/v1?key=x' -> 'https://h/v1'."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+class Redactor:
+    """Removes the API key (and the base URL's credentials) from anything about to be written or printed."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        self.secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+
+    def __call__(self, value):
+        if isinstance(value, str):
+            for secret in self.secrets:
+                value = value.replace(secret, "[redacted]")
+            return value
+        if isinstance(value, dict):
+            return {self(k): self(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self(v) for v in value]
+        return value
+
+
+def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int, dict, bytes]:
+    """POST and return (status, headers with lower-case names, body); raises OSError on connection faults."""
+    import urllib.error
+    import urllib.request  # here, not at the top: it pulls in ssl, which the offline runs never need
+
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+    except urllib.error.HTTPError as e:
+        with e:
+            return e.code, {k.lower(): v for k, v in (e.headers or {}).items()}, e.read()
+
+
+def retry_wait(headers: dict, attempt: int, rng: random.Random) -> float:
+    """Seconds to wait before retry number attempt: the server's retry-after-ms or Retry-After if given,
+    else exponential backoff with full jitter."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return min(max(float(headers[name]) * scale, 0.0), RETRY_MAX_DELAY)
+        except (KeyError, ValueError):
+            pass
+    return rng.uniform(0, min(RETRY_BASE_DELAY * 2 ** (attempt - 1), RETRY_MAX_DELAY))
+
+
+def _error_code(body: object) -> str:
+    error = body.get("error") if isinstance(body, dict) else None
+    return str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
+
+
+def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, rng: random.Random) -> dict:
+    """One request with bounded retries: the outcome as the log records it (without the cell fields)."""
+    import http.client
+
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    started = time.monotonic()
+    attempt = 0
+    while True:
+        attempt += 1
+        status, parsed, raw_text, wait_headers = None, None, None, {}
+        try:
+            status, wait_headers, raw = post(url, headers, data, config.timeout)
+        except (OSError, http.client.HTTPException) as e:  # refused, reset, timed out, DNS...
+            error, retry = f"connection error: {type(e).__name__}: {e}", True
+        else:
+            raw_text = raw.decode("utf-8", errors="replace")
+            try:
+                parsed = json.loads(raw_text)
+            except ValueError:
+                parsed = None
+            if 200 <= status < 300:
+                if _message(parsed) is not None:
+                    return _outcome(parsed, raw_text, None, status, attempt, started)
+                error, retry = "the response is not a chat completion with a message", False
+            else:
+                code = _error_code(parsed)
+                error = f"HTTP {status}" + (f" ({code})" if code else "")
+                detail = parsed.get("error") if isinstance(parsed, dict) else None
+                detail = detail.get("message") if isinstance(detail, dict) else None
+                if isinstance(detail, str) and detail:
+                    error += f": {detail[:200]}"
+                retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
+        if not retry or attempt > config.max_retries:
+            if retry:
+                error += f"; gave up after {attempt} attempts"
+            return _outcome(parsed, raw_text, error, status, attempt, started)
+        time.sleep(retry_wait(wait_headers, attempt, rng))
+
+
+def _message(parsed: object) -> dict | None:
+    try:
+        message = parsed["choices"][0]["message"]
+    except (TypeError, KeyError, IndexError):
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _outcome(parsed: object, raw_text: str | None, error: str | None, status: int | None, attempts: int, started: float) -> dict:
+    message = _message(parsed) or {}
+    choice = parsed["choices"][0] if message else {}
+    content = message.get("content")
+    return {
+        "status": status,
+        "attempts": attempts,
+        "latency_s": round(time.monotonic() - started, 3),
+        "response": parsed if parsed is not None else raw_text,
+        "content": content if isinstance(content, str) else None,
+        "usage": parsed.get("usage") if isinstance(parsed, dict) else None,
+        "system_fingerprint": parsed.get("system_fingerprint") if isinstance(parsed, dict) else None,
+        "finish_reason": choice.get("finish_reason"),
+        "error": error,
+    }
+
+
+def solver_answer(item: Item) -> dict:
+    """What the control solver answers to a prompt: the one complete path it finds, or INSUFFICIENT_DATA."""
+    shown, q = item.shown(), item.question
+    found = solve(shown.edges, q.query) if q.query else []
+    if len(found) != 1:
+        return {"answer": ABSTAIN, "path": [], "evidence": []}
+    path, end = found[0]
+    names = {n.id: n.name for n in shown.nodes}
+    return {"answer": names[end], "path": list(path), "evidence": [shown.edges[i]._asdict() for i in path]}
+
+
+def solver_outcome(item: Item, tokenizer: Tokenizer) -> dict:
+    content = json.dumps(solver_answer(item), ensure_ascii=False)
+    usage = {"prompt_tokens": item.row["prompt_tokens"], "completion_tokens": tokenizer.count(content)}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    completion = {
+        "object": "chat.completion",
+        "model": SOLVER_MODEL,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": usage,
+    }
+    return _outcome(completion, None, None, 200, 1, time.monotonic())
+
+
+def request_key(sha: str, model: str, sampling: dict, repeat: int) -> str:
+    """What makes two requests the same for resuming: prompt, model, sampling and repeat."""
+    return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
+
+
+def read_log(path: Path) -> tuple[list[dict], int]:
+    """The log's records, and how many lines could not be read (a torn last line from a killed run)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return [], 0
+    except OSError as e:
+        raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror})") from None
+    records, bad = [], 0
+    for line in raw.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+        else:
+            bad += 1
+    return records, bad
+
+
+class Log:
+    """requests.jsonl: appended one line at a time, each flushed and fsynced before the next."""
+
+    def __init__(self, path: Path, redact: Redactor) -> None:
+        self.path, self.redact = path, redact
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+b") as f:
+            torn = f.tell() > 0 and (f.seek(-1, os.SEEK_END) or f.read(1)) != b"\n"
+        self.file = open(path, "ab")
+        if torn:
+            self.file.write(b"\n")  # end a torn line from a killed run, so it stays a line of its own
+
+    def write(self, record: dict) -> None:
+        self.file.write((json.dumps(self.redact(record), ensure_ascii=False) + "\n").encode("utf-8"))
+        self.file.flush()
+        os.fsync(self.file.fileno())
+
+    def close(self) -> None:
+        self.file.close()
+
+
+@dataclass(frozen=True)
+class Job:
+    sha: str
+    repeat: int
+    item: Item  # the first row with this prompt; others share the answer
+
+
+def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
+    """One job per distinct prompt and repeat, in row order; prompts that overflow are not sent."""
+    jobs, seen = [], set()
+    prompts = [item for item in items if not item.row["overflow"]]
+    distinct = list({item.row["prompt_sha256"]: item for item in prompts}.values())
+    if config.limit is not None:
+        distinct = distinct[: config.limit]
+    for repeat in range(config.repeats):
+        for item in distinct:
+            if (item.row["prompt_sha256"], repeat) not in seen:
+                seen.add((item.row["prompt_sha256"], repeat))
+                jobs.append(Job(item.row["prompt_sha256"], repeat, item))
+    return jobs
+
+
+def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, header: dict, out_dir: Path, post: Callable = http_post) -> dict:
+    """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
+    key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL else ""
+    url_parts = urllib.parse.urlsplit(config.base_url)
+    redact = Redactor([key, url_parts.password or "", url_parts.query])
+    log_path = out_dir / LOG_NAME
+    records, _ = read_log(log_path)
+    done = {
+        request_key(r["prompt_sha256"], r["model"], r["sampling"], r["repeat"])
+        for r in records
+        if r.get("type") == "request" and r.get("error") is None and "prompt_sha256" in r
+    }
+    jobs = [j for j in plan_jobs(measured.items, config) if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
+    skipped = len(plan_jobs(measured.items, config)) - len(jobs)
+    headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    url = config.base_url.rstrip("/") + "/chat/completions"
+    log = Log(log_path, redact)
+    failures: Counter = Counter()
+    progress = Progress(len(jobs), "requests")
+    try:
+        log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
+
+        def work(job: Job) -> dict:
+            if config.model == SOLVER_MODEL:
+                return solver_outcome(job.item, tokenizer)
+            rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
+            return send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng)
+
+        with ThreadPoolExecutor(max_workers=config.concurrency) as pool:
+            futures = {pool.submit(work, job): job for job in jobs}
+            for future in as_completed(futures):
+                job, outcome = futures[future], future.result()
+                row = job.item.row
+                log.write(
+                    {
+                        "type": "request",
+                        "schema_version": LOG_SCHEMA_VERSION,
+                        "prompt_sha256": job.sha,
+                        "repeat": job.repeat,
+                        "model": config.model,
+                        "sampling": config.sampling(job.repeat),
+                        **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
+                        "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                        **outcome,
+                    }
+                )
+                if outcome["error"]:
+                    failures[redact(outcome["error"])] += 1
+                progress.advance(1, f"{sum(failures.values())} failed")
+    finally:
+        progress.close()
+        log.close()
+    return {"sent": len(jobs), "skipped": skipped, "failed": sum(failures.values()), "failures": dict(failures.most_common())}
+
+
+def export_batch(measured: Measurement, config: ModelConfig, path: Path) -> int:
+    """The prompts as an OpenAI Batch API request file; custom_id is the prompt's SHA-256 prefix and repeat."""
+    lines = [
+        json.dumps(
+            {"custom_id": f"{job.sha[:40]}-r{job.repeat}", "method": "POST", "url": "/v1/chat/completions",
+             "body": config.body(job.item.prompt(), job.repeat)},
+            ensure_ascii=False,
+        )
+        for job in plan_jobs(measured.items, config)
+    ]
+    write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8") if lines else b"")
+    return len(lines)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
+
+
+# -----------------------------------------------------------------------------
+# scoring (article 4.4-4.6, 8.2): the same rules for every format, from the log alone
+
+
+def parse_answer(content: object) -> dict | None:
+    """The answer if content is one JSON object with a string answer and path and evidence lists, else None.
+
+    No fence stripping, no regex rescue: the prompt asks for JSON only, for every format alike."""
+    if not isinstance(content, str):
+        return None
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("answer"), str):
+        return None
+    if not isinstance(value.get("path"), list) or not isinstance(value.get("evidence"), list):
+        return None
+    return value
+
+
+def walk_ends(edges: list[Edge]) -> set[str]:
+    """End nodes of the walks that follow the edges in order, each forwards or backwards from where the
+    previous one ended (never reversed as written); empty if the chain breaks.
+
+    a-R->b, c-S->b -> {'c'} (b is reached forwards, then S is followed backwards to c)"""
+    ends = set()
+    for current in {edges[0].target, edges[0].source} if edges else ():
+        for e in edges[1:]:
+            if e.source == current:
+                current = e.target
+            elif e.target == current:
+                current = e.source
+            else:
+                break
+        else:
+            ends.add(current)
+    return ends
+
+
+def score_answer(content: object, shown: Graph, q: Question) -> dict:
+    """Every metric of one answer to one prompt. shown: what the prompt displayed; q.path: gold positions."""
+    parsed = parse_answer(content)
+    answer = parsed["answer"] if parsed else None
+    abstained = answer is not None and answer.strip() == ABSTAIN
+    scores = {"parse_success": parsed is not None, "abstained": abstained}
+    if q.insufficient:
+        return {**scores, "answer_correct": abstained, "false_abstention": None, "path_exact": None, "edge_precision": None,
+                "edge_recall": None, "valid_path": None, "evidence_match": None, "path_supports_answer": None,
+                "right_answer_wrong_path": None}
+    names = {n.id: n.name for n in shown.nodes}
+    accepted = {_folded(q.answer)} | ({_folded(names.get(q.answer_id, "")), q.answer_id.casefold()} if q.answer_id else set())
+    answer_correct = answer is not None and not abstained and _folded(answer) in accepted - {""}
+    path = parsed["path"] if parsed else []
+    indices_ok = all(type(i) is int and 0 <= i < len(shown.edges) for i in path)
+    chosen = [shown.edges[i] for i in path] if indices_ok else []
+    gold = set(q.path)
+    hits = len({i for i in path if type(i) is int} & gold)
+    ends = walk_ends(chosen) if chosen else set()
+    evidence = parsed["evidence"] if parsed else []
+    path_exact = indices_ok and list(path) == list(q.path)
+    return {
+        **scores,
+        "answer_correct": answer_correct,
+        "false_abstention": abstained,
+        "path_exact": path_exact,
+        "edge_precision": hits / len(path) if path else 0.0,
+        "edge_recall": hits / len(gold) if gold else 0.0,
+        "valid_path": bool(ends),
+        "evidence_match": bool(chosen) and evidence == [e._asdict() for e in chosen],
+        "path_supports_answer": answer is not None and any(_folded(answer) in {_folded(names.get(end, "")), end.casefold()} for end in ends),
+        "right_answer_wrong_path": answer_correct and not path_exact,
+    }
+
+
+FAILED_SCORES = {  # a request that failed or was never sent is a failed task, not a missing one
+    "parse_success": False, "abstained": False, "answer_correct": False, "false_abstention": False, "path_exact": False,
+    "edge_precision": 0.0, "edge_recall": 0.0, "valid_path": False, "evidence_match": False,
+    "path_supports_answer": False, "right_answer_wrong_path": False,
+}
+
+
+def batch_output_records(records: list[dict], items: list[Item], config: ModelConfig) -> list[dict]:
+    """OpenAI Batch API output lines as log records: custom_id '<prompt sha prefix>-r<repeat>'."""
+    by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
+    converted = []
+    for r in records:
+        prefix, _, repeat = str(r.get("custom_id", "")).rpartition("-r")
+        if prefix not in by_prefix or not repeat.isdigit():
+            continue
+        response = r.get("response") if isinstance(r.get("response"), dict) else {}
+        body = response.get("body")
+        status = response.get("status_code")
+        message = _message(body)
+        error = None if status == 200 and message is not None and not r.get("error") else f"batch: HTTP {status} {json.dumps(r.get('error'), ensure_ascii=False)}"
+        outcome = _outcome(body, None, error, status, 1, time.monotonic())
+        converted.append(
+            {"type": "request", "prompt_sha256": by_prefix[prefix], "repeat": int(repeat), "model": config.model,
+             "sampling": config.sampling(int(repeat)), **outcome, "latency_s": None}
+        )
+    return converted
+
+
+def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> list[dict]:
+    """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage."""
+    answers: dict[tuple[str, int], dict] = {}
+    for r in records:
+        if r.get("type") != "request" or r.get("model") != config.model:
+            continue
+        repeat = r.get("repeat")
+        if not isinstance(repeat, int) or r.get("sampling") != config.sampling(repeat):
+            continue
+        key = (r.get("prompt_sha256"), repeat)
+        if key not in answers or answers[key].get("error") is not None:  # a success is never replaced
+            answers[key] = r
+    planned = {(job.sha, job.repeat) for job in plan_jobs(items, config)}
+    shown_cache: dict[tuple, Graph] = {}
+    scored = []
+    for item in items:
+        row = item.row
+        cache_key = (item.variant.name, row["permutation"], row["mode"], row["edges_included"], id(item.order))
+        if cache_key not in shown_cache:
+            shown_cache[cache_key] = item.shown()
+        for repeat in range(config.repeats):
+            record = answers.get((row["prompt_sha256"], repeat))
+            cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
+            cell.update(repeat=repeat, prompt_sha256=row["prompt_sha256"], prompt_tokens=row["prompt_tokens"],
+                        insufficient=item.question.insufficient)
+            if row["overflow"]:
+                status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
+            elif record is None:
+                if (row["prompt_sha256"], repeat) in planned:
+                    status, scores, usage = "NOT_RUN", None, None
+                else:
+                    continue  # outside --limit: not part of this run
+            elif record.get("error") is not None:
+                status, scores, usage = "ERROR", FAILED_SCORES, record.get("usage")
+            else:
+                status, usage = "OK", record.get("usage")
+                scores = score_answer(record.get("content"), shown_cache[cache_key], item.question)
+            if scores is not None and item.question.insufficient:
+                scores = {**scores, **{k: None for k in ("false_abstention", "path_exact", "edge_precision", "edge_recall",
+                                                          "valid_path", "evidence_match", "path_supports_answer",
+                                                          "right_answer_wrong_path")}}
+            server_prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+            scored.append(
+                {
+                    **cell,
+                    "status": status,
+                    **(scores or {k: None for k in FAILED_SCORES}),
+                    "truncated_by_server": isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"],
+                    "usage_prompt_tokens": server_prompt,
+                    "usage_completion_tokens": usage.get("completion_tokens") if isinstance(usage, dict) else None,
+                    "error": record.get("error") if record else None,
+                }
+            )
+    return scored
+
+
+# -----------------------------------------------------------------------------
+# results: statistics, the article's final table (8.6), results.json and results.md
+
+RATE_METRICS = ("parse_success", "answer_correct", "path_exact", "valid_path", "evidence_match", "path_supports_answer", "false_abstention")
+MEAN_METRICS = ("edge_precision", "edge_recall")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
+    """95% Wilson score interval of a rate k/n: wilson(5, 6) -> [0.436, 0.97]."""
+    if n == 0:
+        return None
+    p = k / n
+    center = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [round(max(center - half, 0.0), 4), round(min(center + half, 1.0), 4)]
+
+
+def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> list[dict]:
+    """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
+    permutations and repeats, tokens per correct path, usage and cost."""
+    groups: dict[tuple, list[dict]] = {}
+    for s in scored:
+        groups.setdefault((s["encoding"], s["size"], s["ids"], s["mode"], s["format"]), []).append(s)
+    table = []
+    for (encoding, size, ids, mode, fmt), members in groups.items():
+        ran = [s for s in members if s["status"] != "NOT_RUN"]
+        positives = [s for s in ran if not s["insufficient"]]
+        abstain = [s for s in ran if s["insufficient"]]
+        entry = {
+            "encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt,
+            "n": len(ran), "not_run": len(members) - len(ran),
+            "errors": sum(s["status"] == "ERROR" for s in ran),
+            "overflow": sum(s["status"] == "CONTEXT_OVERFLOW" for s in ran),
+            "truncated_by_server": sum(s["truncated_by_server"] for s in ran),
+            "prompt_tokens": round(statistics.fmean(s["prompt_tokens"] for s in ran), 1) if ran else None,
+        }
+        for metric in RATE_METRICS:
+            pool = ran if metric == "parse_success" else positives
+            k = sum(bool(s[metric]) for s in pool)
+            entry[metric] = {"k": k, "n": len(pool), "rate": round(k / len(pool), 4) if pool else None, "ci95": wilson(k, len(pool))}
+        k = sum(bool(s["answer_correct"]) for s in abstain)
+        entry["abstention_correct"] = {"k": k, "n": len(abstain), "rate": round(k / len(abstain), 4) if abstain else None, "ci95": wilson(k, len(abstain))}
+        for metric in MEAN_METRICS:
+            values = [s[metric] for s in positives]
+            mean = statistics.fmean(values) if values else None
+            half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else None
+            entry[metric] = {"mean": None if mean is None else round(mean, 4), "n": len(values),
+                             "ci95": None if half is None else [round(mean - half, 4), round(mean + half, 4)]}
+        entry["right_answer_wrong_path"] = sum(bool(s["right_answer_wrong_path"]) for s in positives)
+        by_run: dict[tuple, list[dict]] = {}
+        for s in positives:
+            by_run.setdefault((s["permutation"], s["repeat"]), []).append(s)
+        per_run = [statistics.fmean(bool(s["path_exact"]) for s in v) for v in by_run.values()]
+        entry["path_exact_spread"] = _stats(per_run) if per_run else None  # across permutations and repeats
+        correct = entry["path_exact"]["k"]
+        entry["tokens_per_correct_path"] = round(sum(s["prompt_tokens"] for s in ran) / correct, 1) if correct else None
+        usage_in = [s["usage_prompt_tokens"] for s in ran if isinstance(s["usage_prompt_tokens"], int)]
+        usage_out = [s["usage_completion_tokens"] for s in ran if isinstance(s["usage_completion_tokens"], int)]
+        entry["usage"] = {"prompt_tokens": sum(usage_in), "completion_tokens": sum(usage_out), "responses_with_usage": len(usage_in)}
+        price_in, price_out = prices
+        entry["cost"] = (
+            round(sum(usage_in) / 1_000_000 * price_in + sum(usage_out) / 1_000_000 * price_out, 6)
+            if price_in is not None and price_out is not None else None
+        )
+        table.append(entry)
+    for group in {(e["encoding"], e["size"], e["ids"], e["mode"]) for e in table}:
+        members = [e for e in table if (e["encoding"], e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None]
+        for e in members:
+            e["pareto"] = not any(
+                o["prompt_tokens"] <= e["prompt_tokens"] and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
+                and (o["prompt_tokens"], o["path_exact"]["rate"]) != (e["prompt_tokens"], e["path_exact"]["rate"])
+                for o in members
+            )
+    return table
+
+
+def _rate(cell: dict | None) -> str:
+    if not cell or cell.get("rate") is None:
+        return ""
+    low, high = cell["ci95"]
+    return f"{cell['rate']:.2f} ({low:.2f}–{high:.2f})"
+
+
+def _bar(value: float, top: float, width: int = 20) -> str:
+    filled = round(width * value / top) if top else 0
+    return "█" * filled + "·" * (width - filled)
+
+
+def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_sha: str, prices: tuple) -> str:
+    lines = [
+        f"# Results: {config.model}",
+        "",
+        f"Endpoint: {public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver)'}. "
+        f"Temperature {config.temperature}, seed {config.seed} (+ repeat), {config.max_tokens_field} {config.max_output_tokens}, "
+        f"structured output {'on' if config.structured else 'off'}, repeats {config.repeats}. "
+        f"Log: {LOG_NAME}, SHA-256 `{log_sha}`.",
+        "",
+        "Every figure comes from the log. Rates are over answered and failed prompts alike (a failed request, an "
+        "overflow or an unparsable answer is a failed task), with 95% Wilson intervals; answer and path figures "
+        "are over positive questions, abstention over the INSUFFICIENT_DATA ones. An empty cell was not measured.",
+    ]
+    if summary:
+        lines += ["", f"Requests this run: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed."]
+        lines += [f"- {count} × {reason}" for reason, count in summary["failures"].items()]
+    groups: dict[tuple, list[dict]] = {}
+    for e in table:
+        groups.setdefault((e["encoding"], e["size"], e["ids"], e["mode"]), []).append(e)
+    for (encoding, size, ids, mode), entries in groups.items():
+        lines += [
+            "",
+            f"## {encoding} · {size} · {ids} · mode {mode}",
+            "",
+            "| format | n | prompt tokens | parse | answer | path exact | valid path | evidence | edge P | edge R | "
+            "abstention | false abstention | right answer, wrong path | errors | overflow | cost | tokens / correct path |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for e in entries:
+            cost = "" if e["cost"] is None else f"{e['cost']:.4f}"
+            per_path = "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}"
+            tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:,.0f}"
+            precision, recall = (("" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}") for m in MEAN_METRICS)
+            lines.append(
+                f"| {e['format']}{' ★' if e.get('pareto') else ''} | {e['n']} | {tokens} | "
+                f"{_rate(e['parse_success'])} | {_rate(e['answer_correct'])} | {_rate(e['path_exact'])} | {_rate(e['valid_path'])} | "
+                f"{_rate(e['evidence_match'])} | {precision} | {recall} | {_rate(e['abstention_correct'])} | "
+                f"{_rate(e['false_abstention'])} | {e['right_answer_wrong_path']} | {e['errors']} | {e['overflow']} | {cost} | {per_path} |"
+            )
+        top = max((e["prompt_tokens"] or 0) for e in entries)
+        width = max(len(e["format"]) for e in entries)
+        lines += ["", "★ on the Pareto front of prompt tokens against path exact match.", "", "```"]
+        for e in entries:
+            rate = e["path_exact"]["rate"]
+            lines.append(
+                f"{e['format']:<{width}}  tokens {_bar(e['prompt_tokens'] or 0, top)} {e['prompt_tokens'] or 0:>9,.0f}   "
+                f"path exact {_bar(rate or 0, 1.0)} {'' if rate is None else f'{rate:.2f}'}"
+            )
+        lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+# -----------------------------------------------------------------------------
 # artifacts: written only when the whole run succeeded, never mixed with an earlier run's
 #
 # Files go to a staging folder inside the output folder first. Then the old manifest.json is removed,
@@ -1821,7 +2519,59 @@ def make_parser() -> argparse.ArgumentParser:
     add("--context-window", type=int, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
     add("--seed", type=int, default=DEFAULT_SEED, help=f"seed of distractors, orders and ids (default: {DEFAULT_SEED})")
     add("--write-prompts", action="store_true", help="write every prompt file (the article's default run always does)")
+    runs = parser.add_argument_group("model runs and scoring")
+    add = runs.add_argument
+    add("--model", help=f"send every prompt to this model ('{SOLVER_MODEL}': the control solver answers, offline)")
+    add("--base-url", default="https://api.openai.com/v1", help="OpenAI-compatible endpoint, up to /v1 (default: OpenAI)")
+    add("--api-key-env", default="OPENAI_API_KEY", metavar="NAME", help="environment variable holding the API key (default: OPENAI_API_KEY)")
+    add("--temperature", type=float, default=0.0, help="sampling temperature, always sent (default: 0)")
+    add("--max-output-tokens", type=int, default=1024, metavar="N", help="answer length cap, always sent (default: 1024)")
+    add(
+        "--max-tokens-field", choices=("auto", "max_tokens", "max_completion_tokens"), default="auto",
+        help="request field for --max-output-tokens; auto: max_completion_tokens for api.openai.com, else max_tokens",
+    )
+    add("--structured", action="store_true", help="send the answer JSON schema as response_format")
+    add("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default: 4)")
+    add("--repeats", type=int, default=1, metavar="R", help="answers per prompt; repeat r samples with seed + r (default: 1)")
+    add("--limit", type=int, metavar="N", help="send only the first N distinct prompts: a dry slice")
+    add("--timeout", type=float, default=120.0, metavar="S", help="seconds per request attempt (default: 120)")
+    add("--max-retries", type=int, default=5, metavar="N", help="retries on connection errors, 408, 409, 429 and 5xx (default: 5)")
+    add("--input-price-per-million", type=float, metavar="USD", help="price of a million prompt tokens, for the cost columns")
+    add("--output-price-per-million", type=float, metavar="USD", help="price of a million completion tokens")
+    add("--score", type=Path, metavar="FILE", help="score an existing log (ours, or OpenAI Batch API output); no network")
+    add("--export-batch", type=Path, metavar="FILE", help="write the prompts as an OpenAI Batch API request file; send nothing")
     return parser
+
+
+def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
+    if args.model is None:
+        for flag in ("score", "export_batch"):
+            if getattr(args, flag) is not None:
+                raise BenchmarkError(f"--{flag.replace('_', '-')} needs --model: the model whose answers it is about")
+        return None
+    for flag in ("concurrency", "repeats", "limit", "max_output_tokens"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise BenchmarkError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
+    if args.max_retries < 0 or args.timeout <= 0:
+        raise BenchmarkError("--max-retries must be 0 or more and --timeout above 0")
+    prices = (args.input_price_per_million, args.output_price_per_million)
+    if (prices[0] is None) != (prices[1] is None) or any(p is not None and p < 0 for p in prices):
+        raise BenchmarkError("give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither")
+    parts = urllib.parse.urlsplit(args.base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BenchmarkError(f"--base-url {public_url(args.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1")
+    field = args.max_tokens_field
+    if field == "auto":
+        field = "max_completion_tokens" if (parts.hostname or "").endswith("openai.com") else "max_tokens"
+    if args.model != SOLVER_MODEL and args.score is None and args.export_batch is None:
+        if not os.environ.get(args.api_key_env) and (parts.hostname or "").endswith("openai.com"):
+            raise BenchmarkError(f"no API key: set {args.api_key_env} (or name another variable with --api-key-env)")
+    return ModelConfig(
+        model=args.model, base_url=args.base_url.rstrip("/"), api_key_env=args.api_key_env, temperature=args.temperature,
+        seed=args.seed, max_output_tokens=args.max_output_tokens, max_tokens_field=field, structured=args.structured,
+        concurrency=args.concurrency, repeats=args.repeats, limit=args.limit, timeout=args.timeout, max_retries=args.max_retries,
+    )
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
@@ -1849,9 +2599,12 @@ def run(args: argparse.Namespace, argv: list[str]) -> str:
     """Do the whole run; return what goes to stdout."""
     inputs = load_inputs(args.graph, args.questions)
     plan = make_plan(args)
-    rows, files, variants, facts = measure(inputs, plan)
+    model = make_model_config(args)
+    measured = measure(inputs, plan)
+    rows, files, variants, facts = measured.rows, measured.files, measured.variants, measured.facts
     files["size_report.json"] = json_bytes(rows)
-    checks = leakage_checks(inputs.questions, variants, [*files, "size_report.md", "size_summary.json", MANIFEST])
+    extra_names = ["size_report.md", "size_summary.json", MANIFEST, LOG_NAME, "results.json", "results.md"]
+    checks = leakage_checks(inputs.questions, variants, [*files, *extra_names])
     failed = [c for c in checks if c["result"] == "fail"]
     if failed:
         raise BenchmarkError(f"leakage check {failed[0]['check']} failed ({failed[0]['detail']}); nothing was written")
@@ -1875,14 +2628,68 @@ def run(args: argparse.Namespace, argv: list[str]) -> str:
         "write_prompts": plan.write_prompts,
         **facts,
     }
-    preflight = {
-        "solver": {v.name: "agrees" for v in variants},
-        "leakage": checks,
-    }
-    publish(args.out, files, build_manifest(config, plan.tokenizers, inputs, files, preflight))
-    if plan.article_layout and len(plan.tokenizers) == 1:
-        return console_table(rows, plan.formats)
-    return console_summary(summary) + f"\nreport: {display(args.out / 'size_report.md') if not plan.article_layout else display(args.out / 'size_report.json')}"
+    preflight = {"solver": {v.name: "agrees" for v in variants}, "leakage": checks}
+    stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
+        console_summary(summary) + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
+    )
+    log = None
+    if model is not None and args.export_batch is not None:
+        count = export_batch(measured, model, args.export_batch)
+        stdout += f"\nbatch file: {display(args.export_batch)} ({count} requests; nothing was sent)"
+    elif model is not None:
+        stdout, log = model_results(args, argv, model, measured, plan, files, config)
+    manifest = build_manifest(config, plan.tokenizers, inputs, files, preflight)
+    if log is not None:
+        manifest["log"] = log
+    publish(args.out, files, manifest)
+    return stdout
+
+
+def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, files: dict, config: dict) -> tuple[str, dict]:
+    """Send the prompts (or read --score FILE), score every answer from the log, add results.json and results.md."""
+    prices = (args.input_price_per_million, args.output_price_per_million)
+    config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
+    summary = None
+    if args.score is not None:
+        log_path = args.score
+        records, bad = read_log(log_path)
+        if not records and not log_path.exists():
+            raise BenchmarkError(f"{display(log_path)}: no such file; pass the requests.jsonl of a run, or Batch API output")
+        if any("custom_id" in r for r in records):
+            records = batch_output_records(records, measured.items, model)
+    else:
+        log_path = args.out / LOG_NAME
+        header = {
+            "schema_version": LOG_SCHEMA_VERSION, "tool": "graphrag-format-benchmark",
+            "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "model": model.model, "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
+            "sampling": model.sampling(0),
+            "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
+            "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
+            "git": git_state(), "command": ["benchmark.py", *argv],
+        }
+        summary = run_model(measured, model, plan.tokenizers[0], header, args.out)
+        records, bad = read_log(log_path)
+    log_sha = sha256_hex(log_path.read_bytes()) if log_path.exists() else None
+    scored = score_log(records, measured.items, model)
+    table = aggregate(scored, prices)
+    log_info = {"name": display(log_path), "sha256": log_sha, "unreadable_lines": bad}
+    files["results.json"] = json_bytes(
+        {"schema_version": 1, "model": config["model"], "prices_per_million": dict(zip(("input", "output"), prices)),
+         "log": log_info, "requests": summary, "aggregates": table, "cells": scored}
+    )
+    files["results.md"] = results_markdown(table, summary, model, log_sha, prices).encode("utf-8")
+    lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
+    for e in table:
+        rate = lambda m: "" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}"  # noqa: E731
+        tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:.0f}"
+        lines.append(f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
+                     f"{rate('answer_correct')}\t{rate('path_exact')}\t{e['errors']}\t{e['overflow']}")
+    if summary:
+        lines.append(f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed")
+        lines += [f"  {count} x {reason}" for reason, count in summary["failures"].items()]
+    lines.append(f"results: {display(args.out / 'results.md')}")
+    return "\n".join(lines), log_info
 
 
 def main(argv: list[str] | None = None) -> int:
