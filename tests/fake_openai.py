@@ -1,0 +1,68 @@
+"""A small OpenAI-compatible Chat Completions server on 127.0.0.1, scripted per test.
+
+    server = FakeOpenAI(answer=lambda prompt: '{"answer": ...}')
+    server.script = [(429, {"retry-after-ms": "10"}, {...})]  # next responses, before the normal ones
+    ... http://127.0.0.1:{server.port}/v1 ...
+    server.close()
+
+Every request is recorded (headers and JSON body) in server.requests.
+"""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeOpenAI:
+    def __init__(self, answer=lambda prompt: "{}", delay: float = 0.0, usage=None):
+        self.answer, self.delay, self.usage = answer, delay, usage
+        self.script: list = []  # (status, headers, body or bytes) served before normal answers
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length))
+                with server.lock:
+                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    scripted = server.script.pop(0) if server.script else None
+                if server.delay:
+                    time.sleep(server.delay)
+                if scripted is None:
+                    prompt = body["messages"][0]["content"]
+                    content = server.answer(prompt)
+                    usage = server.usage(prompt) if server.usage else {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
+                    scripted = (200, {}, {
+                        "id": "chatcmpl-test", "object": "chat.completion", "model": body["model"],
+                        "system_fingerprint": "fp_test",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                        "usage": usage,
+                    })
+                status, headers, payload = scripted
+                data = payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()

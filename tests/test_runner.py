@@ -1,0 +1,380 @@
+"""Model runs: the HTTP runner against a real local server, the log, resume, scoring rules, results."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from fake_openai import FakeOpenAI
+import benchmark
+from benchmark import Edge, Graph
+
+SECRET = "sk-test-secret-4f1c9a"
+
+
+@pytest.fixture(autouse=True)
+def fast_retries(monkeypatch):
+    monkeypatch.setattr(benchmark, "RETRY_BASE_DELAY", 0.001)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+def solver_contents(*flags: str) -> dict[str, str]:
+    """prompt -> the control solver's answer, for the plan these flags describe."""
+    args = benchmark.make_parser().parse_args(list(flags))
+    inputs = benchmark.load_inputs(args.graph, args.questions)
+    measured = benchmark.measure(inputs, benchmark.make_plan(args))
+    return {item.prompt(): json.dumps(benchmark.solver_answer(item), ensure_ascii=False) for item in measured.items}
+
+
+@pytest.fixture
+def server():
+    contents = solver_contents()
+    fake = FakeOpenAI(answer=lambda prompt: contents[prompt])
+    yield fake
+    fake.close()
+
+
+def results(out):
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def log_lines(out):
+    return [json.loads(line) for line in (out / "requests.jsonl").read_text(encoding="utf-8").splitlines() if line.startswith("{")]
+
+
+# ---- scoring rules, one hand-made answer at a time
+
+
+@pytest.fixture(scope="module")
+def small(canonical):
+    return canonical.graph, {q.id: q for q in canonical.questions}
+
+
+def answer(text, path, edges=None, graph=None):
+    evidence = [graph.edges[i]._asdict() for i in path] if edges is None else edges
+    return json.dumps({"answer": text, "path": path, "evidence": evidence}, ensure_ascii=False)
+
+
+PERFECT = {
+    "parse_success": True, "abstained": False, "answer_correct": True, "false_abstention": False, "path_exact": True,
+    "edge_precision": 1.0, "edge_recall": 1.0, "valid_path": True, "evidence_match": True, "path_supports_answer": True,
+    "right_answer_wrong_path": False,
+}
+
+
+def test_perfect_answer(small):
+    graph, q = small
+    assert benchmark.score_answer(answer("Казань", [0, 3, 6, 10], graph=graph), graph, q["q1"]) == PERFECT
+
+
+def test_backward_path_of_q2_is_valid_and_supports_the_answer(small):
+    graph, q = small
+    assert benchmark.score_answer(answer(" максим ", [11, 8, 5, 2], graph=graph), graph, q["q2"]) == PERFECT
+
+
+def test_reversed_edge_in_evidence(small):
+    graph, q = small
+    evidence = [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]
+    evidence[3] = {"source": "city_kazan", "relation": "LOCATED_IN", "target": "org_vector"}
+    assert benchmark.score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"]) == {**PERFECT, "evidence_match": False}
+
+
+def test_index_of_the_right_edge_in_another_permutation(small):
+    graph, q = small
+    order = benchmark.edge_order(13, "small", 1, benchmark.DEFAULT_SEED)
+    wrong = [order.index(i) for i in (0, 3, 6, 10)]  # where the gold edges sit in permutation 1
+    scores = benchmark.score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
+    hits = len(set(wrong) & {0, 3, 6, 10})
+    assert scores == {
+        **PERFECT, "path_exact": False, "edge_precision": hits / 4, "edge_recall": hits / 4,
+        "valid_path": scores["valid_path"], "evidence_match": False, "path_supports_answer": scores["path_supports_answer"],
+        "right_answer_wrong_path": True,
+    }
+    assert scores["valid_path"] is False
+
+
+def test_right_answer_wrong_path_is_visible(small):
+    graph, q = small
+    assert benchmark.score_answer(answer("Казань", [11], graph=graph), graph, q["q1"]) == {
+        **PERFECT, "path_exact": False, "edge_precision": 0.0, "edge_recall": 0.0, "path_supports_answer": False,
+        "right_answer_wrong_path": True,
+    }
+
+
+def test_fenced_json_is_a_parse_failure(small):
+    graph, q = small
+    content = "```json\n" + answer("Казань", [0, 3, 6, 10], graph=graph) + "\n```"
+    assert benchmark.score_answer(content, graph, q["q1"]) == {**benchmark.FAILED_SCORES}
+
+
+def test_abstaining_on_an_answerable_question(small):
+    graph, q = small
+    assert benchmark.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"]) == {
+        **benchmark.FAILED_SCORES, "parse_success": True, "abstained": True, "false_abstention": True,
+    }
+
+
+def test_abstention_question(small):
+    graph, q = small
+    nulls = dict.fromkeys(["false_abstention", "path_exact", "edge_precision", "edge_recall", "valid_path",
+                           "evidence_match", "path_supports_answer", "right_answer_wrong_path"])
+    assert benchmark.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"]) == {
+        "parse_success": True, "abstained": True, "answer_correct": True, **nulls}
+    assert benchmark.score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"])["answer_correct"] is False
+
+
+def test_index_out_of_range(small):
+    graph, q = small
+    scores = benchmark.score_answer(answer("Казань", [0, 99], [graph.edges[0]._asdict()]), graph, q["q1"])
+    assert (scores["path_exact"], scores["valid_path"], scores["edge_precision"], scores["edge_recall"]) == (False, False, 0.5, 0.25)
+
+
+def test_walk_ends():
+    assert benchmark.walk_ends([Edge("a", "R", "b"), Edge("c", "S", "b")]) == {"c"}
+    assert benchmark.walk_ends([Edge("a", "R", "b"), Edge("c", "S", "d")]) == set()
+    assert benchmark.walk_ends([Edge("a", "R", "b")]) == {"a", "b"}
+
+
+def test_wilson():
+    assert benchmark.wilson(5, 6) == [0.4365, 0.9699]  # by hand: center 0.7032, half 0.2667
+    assert benchmark.wilson(0, 0) is None
+
+
+# ---- the solver as a model: the whole pipeline offline, with known scores
+
+
+def test_solver_scores_perfectly_in_mode_a_and_the_answerable_fraction_in_mode_b(tmp_path):
+    argv = ["--model", "solver", "--sizes", "small,medium", "--ids", "original,short", "--permutations", "2",
+            "--budget", "2500", "--out", str(tmp_path)]
+    assert benchmark.main(argv) == 0
+    rows = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
+    for e in results(tmp_path)["aggregates"]:
+        mine = [r for r in rows if (r["encoding"], r["size"], r["ids"], r["mode"], r["format"]) ==
+                (e["encoding"], e["size"], e["ids"], e["mode"], e["format"])]
+        right = e["answer_correct"]["k"] + e["abstention_correct"]["k"]
+        assert right / e["n"] == sum(r["answerable"] for r in mine) / len(mine)
+        assert e["path_exact"]["k"] == e["answer_correct"]["k"] == e["evidence_match"]["k"]
+        if e["mode"] == "A":
+            assert (e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (1.0, 1.0, 1.0)
+    assert "## o200k_base · medium · short · mode B" in (tmp_path / "results.md").read_text(encoding="utf-8")
+
+
+def test_score_an_existing_log_gives_the_same_results(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    assert benchmark.main(["--model", "solver", "--permutations", "2", "--out", str(first)]) == 0
+    argv = ["--model", "solver", "--permutations", "2", "--score", str(first / "requests.jsonl"), "--out", str(second)]
+    assert benchmark.main(argv) == 0
+    assert results(second)["aggregates"] == results(first)["aggregates"]
+    assert not (second / "requests.jsonl").exists()
+
+
+def test_export_batch_and_score_its_output(tmp_path):
+    batch = tmp_path / "batch.jsonl"
+    assert benchmark.main(["--model", "gpt-test", "--export-batch", str(batch), "--out", str(tmp_path / "out")]) == 0
+    lines = [json.loads(line) for line in batch.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 30
+    first = lines[0]
+    assert set(first) == {"custom_id", "method", "url", "body"}
+    assert (first["method"], first["url"], first["custom_id"][-3:], len(first["custom_id"])) == ("POST", "/v1/chat/completions", "-r0", 43)
+    assert first["body"]["model"] == "gpt-test" and first["body"]["temperature"] == 0.0 and first["body"]["max_completion_tokens"] == 1024
+    contents = solver_contents()
+    output = tmp_path / "output.jsonl"
+    output.write_text("".join(
+        json.dumps({"id": f"batch_req_{i}", "custom_id": line["custom_id"], "error": None, "response": {
+            "status_code": 200, "request_id": "r", "body": {"choices": [{"index": 0, "finish_reason": "stop", "message": {
+                "role": "assistant", "content": contents[line["body"]["messages"][0]["content"]]}}],
+                "usage": {"prompt_tokens": 900, "completion_tokens": 50}}}}, ensure_ascii=False) + "\n"
+        for i, line in enumerate(lines)), encoding="utf-8")
+    argv = ["--model", "gpt-test", "--score", str(output), "--out", str(tmp_path / "scored"),
+            "--input-price-per-million", "1.25", "--output-price-per-million", "5"]
+    assert benchmark.main(argv) == 0
+    for e in results(tmp_path / "scored")["aggregates"]:
+        assert (e["n"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (6, 1.0, 1.0)
+        assert e["cost"] == round((6 * 900 * 1.25 + 6 * 50 * 5) / 1_000_000, 6)
+
+
+# ---- the HTTP runner against a real server on 127.0.0.1
+
+
+def run(server, out, *flags, env_key=True, monkeypatch=None):
+    if env_key and monkeypatch:
+        monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    return benchmark.main(["--model", "m-test", "--base-url", server.url, "--out", str(out), *flags])
+
+
+def test_requests_are_explicit_and_the_key_never_reaches_a_file(server, tmp_path, monkeypatch, capsys):
+    assert run(server, tmp_path, "--limit", "3", monkeypatch=monkeypatch) == 0
+    assert len(server.requests) == 3
+    request = server.requests[0]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["headers"]["Authorization"] == f"Bearer {SECRET}"
+    assert set(request["body"]) == {"model", "messages", "temperature", "seed", "max_tokens"}
+    assert (request["body"]["temperature"], request["body"]["seed"], request["body"]["max_tokens"]) == (0.0, 2026, 1024)
+    assert request["body"]["messages"] == [{"role": "user", "content": request["body"]["messages"][0]["content"]}]
+    everything = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    assert SECRET.encode() not in everything
+    out = capsys.readouterr()
+    assert SECRET not in out.out + out.err
+    lines = log_lines(tmp_path)
+    assert lines[0]["type"] == "run" and lines[0]["base_url"] == server.url and lines[0]["sampling"]["seed"] == 2026
+    record = lines[1]
+    for field in ("format", "question_id", "size", "mode", "permutation", "ids", "repeat", "prompt_sha256", "time",
+                  "latency_s", "response", "content", "usage", "system_fingerprint", "finish_reason", "error", "attempts"):
+        assert field in record, field
+    assert (record["error"], record["attempts"], record["system_fingerprint"], record["finish_reason"]) == (None, 1, "fp_test", "stop")
+    assert results(tmp_path)["aggregates"][0]["not_run"] == 0
+
+
+def test_a_key_echoed_by_the_server_is_redacted(server, tmp_path, monkeypatch):
+    server.script = [(401, {}, {"error": {"message": f"bad key {SECRET}", "code": "invalid_api_key"}})]
+    assert run(server, tmp_path, "--limit", "1", monkeypatch=monkeypatch) == 0
+    text = (tmp_path / "requests.jsonl").read_text(encoding="utf-8")
+    assert SECRET not in text and "bad key [redacted]" in text
+    assert log_lines(tmp_path)[1]["error"] == "HTTP 401 (invalid_api_key): bad key [redacted]"
+
+
+def test_structured_output_sends_the_schema(server, tmp_path):
+    assert run(server, tmp_path, "--limit", "1", "--structured", "--max-tokens-field", "max_completion_tokens") == 0
+    body = server.requests[0]["body"]
+    assert body["response_format"]["json_schema"]["schema"] == benchmark.ANSWER_SCHEMA
+    assert body["max_completion_tokens"] == 1024 and "max_tokens" not in body
+    assert "Authorization" not in server.requests[0]["headers"]  # no key set: a local server needs none
+
+
+def test_retries_honour_retry_after_then_succeed(server, tmp_path):
+    server.script = [(429, {"retry-after-ms": "20"}, {"error": {"code": "rate_limit_exceeded"}}), (503, {}, {})]
+    started = time.monotonic()
+    assert run(server, tmp_path, "--limit", "1") == 0
+    assert time.monotonic() - started >= 0.02
+    record = log_lines(tmp_path)[1]
+    assert (record["attempts"], record["error"], record["status"]) == (3, None, 200)
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize(
+    "script, error, attempts",
+    [
+        ([(500, {}, {})] * 3, "HTTP 500; gave up after 3 attempts", 3),
+        ([(400, {}, {"error": {"message": "bad", "type": "invalid_request_error"}})], "HTTP 400 (invalid_request_error): bad", 1),
+        ([(429, {}, {"error": {"message": "quota", "code": "insufficient_quota"}})], "HTTP 429 (insufficient_quota): quota", 1),
+        ([(200, {}, b"<html>not json</html>")], "the response is not a chat completion with a message", 1),
+        ([(404, {}, {})], "HTTP 404", 1),
+    ],
+)
+def test_failures_are_logged_counted_and_the_run_goes_on(server, tmp_path, capsys, script, error, attempts):
+    server.script = list(script)
+    assert run(server, tmp_path, "--limit", "2", "--concurrency", "1", "--max-retries", "2") == 0
+    failed = [r for r in log_lines(tmp_path)[1:] if r["error"]]
+    assert [(r["error"], r["attempts"]) for r in failed] == [(error, attempts)]
+    assert len(log_lines(tmp_path)) == 3
+    assert f"requests: 2 sent, 0 already in the log, 1 failed\n  1 x {error}\n" in capsys.readouterr().out
+    json_row = results(tmp_path)["aggregates"][0]
+    assert (json_row["n"], json_row["errors"]) == (2, 1)
+
+
+def test_connection_refused(tmp_path):
+    closed = FakeOpenAI()
+    closed.close()
+    assert benchmark.main(["--model", "m", "--base-url", closed.url, "--limit", "1", "--max-retries", "1", "--out", str(tmp_path)]) == 0
+    record = log_lines(tmp_path)[1]
+    assert record["error"].startswith("connection error: URLError: ") and record["error"].endswith("; gave up after 2 attempts")
+    assert record["attempts"] == 2
+
+
+def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
+    assert run(server, tmp_path, "--limit", "4") == 0
+    assert run(server, tmp_path) == 0
+    assert len(server.requests) == 30
+    assert run(server, tmp_path) == 0
+    assert len(server.requests) == 30
+    assert results(tmp_path)["requests"] == {"sent": 0, "skipped": 30, "failed": 0, "failures": {}}
+    assert run(server, tmp_path, "--temperature", "0.5", "--limit", "1") == 0  # other sampling: a new request
+    assert len(server.requests) == 31
+
+
+def test_a_torn_last_line_is_sent_again_and_never_scored(server, tmp_path):
+    assert run(server, tmp_path) == 0
+    log = tmp_path / "requests.jsonl"
+    data = log.read_bytes()
+    log.write_bytes(data[: data.rstrip(b"\n").rfind(b"\n") + 40])  # cut the last record mid-line
+    assert run(server, tmp_path) == 0
+    assert len(server.requests) == 31
+    lines = log.read_bytes().split(b"\n")
+    assert sum(1 for line in lines if line and not line.startswith(b"{")) == 0
+    assert results(tmp_path)["log"]["unreadable_lines"] == 1
+    assert all(e["n"] == 6 and e["path_exact"]["rate"] == 1.0 for e in results(tmp_path)["aggregates"])
+
+
+def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
+    contents = solver_contents()
+    server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.05)
+    try:
+        cmd = [sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", server.url,
+               "--concurrency", "2", "--out", str(tmp_path)]
+        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        log = tmp_path / "requests.jsonl"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 8):
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        logged = len([r for r in log_lines(tmp_path) if r["type"] == "request"])
+        sent_before = len(server.requests)
+        assert 7 <= logged < 30
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        # Only the (at most 2) requests in flight at the kill are sent again; every logged one is skipped.
+        assert len(server.requests) - sent_before == 30 - logged
+        assert sent_before - logged <= 2
+        assert all(e["n"] == 6 and e["path_exact"]["rate"] == 1.0 for e in results(tmp_path)["aggregates"])
+    finally:
+        server.close()
+
+
+def test_server_truncation_is_flagged(tmp_path):
+    contents = solver_contents()
+    server = FakeOpenAI(answer=lambda prompt: contents[prompt], usage=lambda prompt: {"prompt_tokens": 100, "completion_tokens": 5})
+    try:
+        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path)]) == 0
+    finally:
+        server.close()
+    assert [e["truncated_by_server"] for e in results(tmp_path)["aggregates"]] == [6, 6, 6, 6, 6]
+
+
+def test_overflowing_prompts_are_not_sent(server, tmp_path):
+    assert run(server, tmp_path, "--context-window", "800") == 0
+    assert len(server.requests) == 24  # the json prompts (967-973 tokens) overflow
+    json_row = results(tmp_path)["aggregates"][0]
+    assert (json_row["format"], json_row["overflow"], json_row["n"], json_row["answer_correct"]["rate"]) == ("json", 6, 6, 0.0)
+    assert "CONTEXT_OVERFLOW" in {c["status"] for c in results(tmp_path)["cells"]}
+
+
+def test_cost_from_usage_and_prices(server, tmp_path):
+    assert run(server, tmp_path, "--input-price-per-million", "2.5", "--output-price-per-million", "10") == 0
+    for e in results(tmp_path)["aggregates"]:
+        assert e["usage"] == {"prompt_tokens": 6000, "completion_tokens": 120, "responses_with_usage": 6}
+        assert e["cost"] == round(6000 / 1e6 * 2.5 + 120 / 1e6 * 10, 6)
+    assert run(server, tmp_path / "free") == 0
+    assert {e["cost"] for e in results(tmp_path / "free")["aggregates"]} == {None}
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--score", "x.jsonl"], "--score needs --model: the model whose answers it is about"),
+        (["--model", "m", "--input-price-per-million", "1"],
+         "give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither"),
+        (["--model", "m", "--base-url", "ftp://h/v1"], "--base-url 'ftp://h/v1' is not an http(s) URL; e.g. http://127.0.0.1:8000/v1"),
+        (["--model", "gpt-4o"], "no API key: set OPENAI_API_KEY (or name another variable with --api-key-env)"),
+        (["--model", "m", "--concurrency", "0"], "--concurrency must be at least 1, got 0"),
+    ],
+)
+def test_bad_model_flags(tmp_path, capsys, flags, message):
+    assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+    assert not (tmp_path / "out").exists()
