@@ -2661,7 +2661,7 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
         log_path = args.out / LOG_NAME
         header = {
             "schema_version": LOG_SCHEMA_VERSION, "tool": "graphrag-format-benchmark",
-            "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
             "model": model.model, "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
             "sampling": model.sampling(0),
             "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
