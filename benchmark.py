@@ -14,11 +14,23 @@ prompt per format and question, counts tokens with tiktoken and writes, into out
 This is the measurement of the article "Как формат графа влияет на стоимость и точность GraphRAG"
 (sections 3-8). Its data, prompt template and the bytes of its five formats are protocol: on the
 article's data every file above except manifest.json is byte-identical to what its script writes.
+Opt-in flags run the rest of the article's protocol on the same script:
+
+    $ python benchmark.py --sizes small,medium,large --ids original,short --permutations 5 --budget 8000
+    $ python benchmark.py --model gpt-4o-mini            # or --base-url of any OpenAI-compatible server
+    $ python benchmark.py --model solver                 # the control solver answers: offline, known scores
+
+The first adds distractor graphs, short ids, edge permutations and equal-budget packing, all proven by
+a control solver and leakage checks before anything is measured (size_report.md, size_summary.json);
+the others send every prompt to a model, log each answer as it arrives (requests.jsonl, resumable) and
+score answers and paths from that log alone (results.json, results.md).
+
 The code is ours. Where the article's script was loose we are strict, on purpose:
-- values that contain a format's own delimiters are escaped (edge_list, dsl) or quoted (tsv), so any
-  graph the validator accepts round-trips; the article's data contains none, so its bytes do not move;
+- values that contain a format's own delimiters are escaped (edge_list, dsl, pipe_table) or quoted
+  (tsv), so any graph the validator accepts round-trips; the article's data contains none, so its
+  bytes do not move;
 - input is validated up front (one-line errors, exit code 2) and outputs appear only when a run
-  succeeds; nothing is written if any check fails;
+  succeeds; nothing is written if any check fails, except the model log, which is append-only;
 - tokens are counted with encode_ordinary: text that looks like a special token ("<|endoftext|>")
   is counted as the ordinary text an API would see, instead of crashing the run.
 """
@@ -2023,12 +2035,13 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     log_path = out_dir / LOG_NAME
     records, _ = read_log(log_path)
     done = {
-        request_key(r["prompt_sha256"], r["model"], r["sampling"], r["repeat"])
+        request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat"))
         for r in records
-        if r.get("type") == "request" and r.get("error") is None and "prompt_sha256" in r
+        if r.get("type") == "request" and r.get("error") is None and r.get("content") is not None
     }
-    jobs = [j for j in plan_jobs(measured.items, config) if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
-    skipped = len(plan_jobs(measured.items, config)) - len(jobs)
+    planned = plan_jobs(measured.items, config)
+    jobs = [j for j in planned if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
+    skipped = len(planned) - len(jobs)
     headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
@@ -2040,12 +2053,16 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
 
         def work(job: Job) -> dict:
-            if config.model == SOLVER_MODEL:
-                return solver_outcome(job.item, tokenizer)
-            rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
-            return send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng)
+            try:
+                if config.model == SOLVER_MODEL:
+                    return solver_outcome(job.item, tokenizer)
+                rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
+                return send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng)
+            except Exception as e:  # every job ends in the log, even on a bug of ours
+                return _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
 
-        with ThreadPoolExecutor(max_workers=config.concurrency) as pool:
+        pool = ThreadPoolExecutor(max_workers=config.concurrency)
+        try:
             futures = {pool.submit(work, job): job for job in jobs}
             for future in as_completed(futures):
                 job, outcome = futures[future], future.result()
@@ -2066,6 +2083,8 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                 if outcome["error"]:
                     failures[redact(outcome["error"])] += 1
                 progress.advance(1, f"{sum(failures.values())} failed")
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)  # on Ctrl-C, send nothing more
     finally:
         progress.close()
         log.close()
@@ -2675,7 +2694,8 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     table = aggregate(scored, prices)
     log_info = {"name": display(log_path), "sha256": log_sha, "unreadable_lines": bad}
     files["results.json"] = json_bytes(
-        {"schema_version": 1, "model": config["model"], "prices_per_million": dict(zip(("input", "output"), prices)),
+        {"schema_version": 1, "model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
+         "command": ["benchmark.py", *argv], "prices_per_million": dict(zip(("input", "output"), prices)),
          "log": log_info, "requests": summary, "aggregates": table, "cells": scored}
     )
     files["results.md"] = results_markdown(table, summary, model, log_sha, prices).encode("utf-8")
