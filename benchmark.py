@@ -2564,9 +2564,11 @@ def make_parser() -> argparse.ArgumentParser:
 
 def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
     if args.model is None:
-        for flag in ("score", "export_batch"):
+        for flag in ("score", "export_batch", "limit", "input_price_per_million", "output_price_per_million"):
             if getattr(args, flag) is not None:
                 raise BenchmarkError(f"--{flag.replace('_', '-')} needs --model: the model whose answers it is about")
+        if args.repeats != 1 or args.structured:
+            raise BenchmarkError("--repeats and --structured need --model: the model whose answers they are about")
         return None
     for flag in ("concurrency", "repeats", "limit", "max_output_tokens"):
         value = getattr(args, flag)

@@ -367,6 +367,9 @@ def test_cost_from_usage_and_prices(server, tmp_path):
     "flags, message",
     [
         (["--score", "x.jsonl"], "--score needs --model: the model whose answers it is about"),
+        (["--limit", "3"], "--limit needs --model: the model whose answers it is about"),
+        (["--repeats", "3"], "--repeats and --structured need --model: the model whose answers they are about"),
+        (["--model", "m", "--score", "missing.jsonl"], "missing.jsonl: no such file; pass the requests.jsonl of a run, or Batch API output"),
         (["--model", "m", "--input-price-per-million", "1"],
          "give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither"),
         (["--model", "m", "--base-url", "ftp://h/v1"], "--base-url 'ftp://h/v1' is not an http(s) URL; e.g. http://127.0.0.1:8000/v1"),
