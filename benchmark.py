@@ -51,6 +51,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unicodedata
 import urllib.parse
@@ -76,6 +77,7 @@ TIKTOKEN_DIR = DATA / "tiktoken"  # shipped BPE files, named as tiktoken's cache
 
 MANIFEST_SCHEMA_VERSION = 1
 NORMALIZATION = "NFC"
+ABSTAIN = "INSUFFICIENT_DATA"  # the abstention label; every prompt names it, so it leaks nothing
 PROMPT_SCOPE = (
     "prompt_tokens: the whole prompt text (instruction, answer schema, graph, question) as one "
     "user message; no system message; chat framing tokens not counted"
@@ -271,7 +273,7 @@ def validate_questions(data: object, src: str, graph: Graph) -> tuple[Question, 
     if not isinstance(data, list):
         raise BenchmarkError(f"{src}: expected a JSON list of questions")
     questions, seen = [], {}
-    n_edges = len(graph.edges)
+    n_edges, node_ids = len(graph.edges), {n.id for n in graph.nodes}
     for i, item in enumerate(data):
         where = f"{src}: questions[{i}]"
         qid, text, answer = _record(item, where, ("id", "question", "answer"), "question")
@@ -291,29 +293,36 @@ def validate_questions(data: object, src: str, graph: Graph) -> tuple[Question, 
         insufficient = item.get("insufficient")
         if type(insufficient) is not bool:
             raise BenchmarkError(f"{where}.insufficient must be true or false")
-        answer_id = validate_answer_id(item, where, graph, insufficient)
-        query = validate_query(item["query"], f"{where}.query", graph) if "query" in item else None
+        if insufficient != (answer == ABSTAIN):
+            raise BenchmarkError(
+                f"{where}: answer {answer!r} and insufficient {str(insufficient).lower()} disagree; an abstention "
+                f"question has the answer {ABSTAIN} and insufficient true, any other question neither"
+            )
+        answer_id = validate_answer_id(item, where, node_ids, insufficient)
+        query = validate_query(item["query"], f"{where}.query", node_ids) if "query" in item else None
+        if query and not insufficient and answer_id is None:
+            raise BenchmarkError(f"{where} has a query but no answer_id; name the node its gold path ends at")
         questions.append(Question(qid, text, answer, tuple(path), insufficient, answer_id, query))
     return tuple(questions)
 
 
-def validate_answer_id(item: dict, where: str, graph: Graph, insufficient: bool) -> str | None:
+def validate_answer_id(item: dict, where: str, node_ids: set[str], insufficient: bool) -> str | None:
     answer_id = item.get("answer_id")
     if insufficient and answer_id is not None:
         raise BenchmarkError(f"{where}.answer_id must be null: the question is marked insufficient")
     if "answer_id" in item and not insufficient:
         check_text(answer_id, f"{where}.answer_id")
-        if answer_id not in {n.id for n in graph.nodes}:
+        if answer_id not in node_ids:
             raise BenchmarkError(f"{where}.answer_id {answer_id!r} is not a node id; name the node the gold path ends at")
     return answer_id
 
 
-def validate_query(query: object, where: str, graph: Graph) -> Query:
+def validate_query(query: object, where: str, node_ids: set[str]) -> Query:
     """Query from {"start": id, "hops": [{"relation": R, "direction": "out" | "in"}, ...]}."""
     if not isinstance(query, dict) or not isinstance(query.get("hops"), list) or not query["hops"]:
         raise BenchmarkError(f'{where} must be {{"start": node id, "hops": [{{"relation": R, "direction": "out" or "in"}}, ...]}}')
     start = check_text(query.get("start"), f"{where}.start")
-    if start not in {n.id for n in graph.nodes}:
+    if start not in node_ids:
         raise BenchmarkError(f"{where}.start {start!r} is not a node id; start the query at a node of the graph")
     hops = []
     for j, hop in enumerate(query["hops"]):
@@ -1105,7 +1114,6 @@ def load_tokenizer(name: str) -> Tokenizer:
 # -----------------------------------------------------------------------------
 # leakage preflight (article 8.3): nothing but the graph may lead a model to the answer
 
-ABSTAIN = "INSUFFICIENT_DATA"  # the abstention label; every prompt names it, so it leaks nothing
 LEAKY_ID_WORDS = ("answer", "correct", "gold", "expected", "solution")
 
 
@@ -1985,10 +1993,10 @@ def read_log(path: Path) -> tuple[list[dict], int]:
 
 
 class Log:
-    """requests.jsonl: appended one line at a time, each flushed and fsynced before the next."""
+    """requests.jsonl: appended one line at a time, each flushed and fsynced before the next; thread-safe."""
 
     def __init__(self, path: Path, redact: Redactor) -> None:
-        self.path, self.redact = path, redact
+        self.path, self.redact, self.lock = path, redact, threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+b") as f:
             torn = f.tell() > 0 and (f.seek(-1, os.SEEK_END) or f.read(1)) != b"\n"
@@ -1997,9 +2005,11 @@ class Log:
             self.file.write(b"\n")  # end a torn line from a killed run, so it stays a line of its own
 
     def write(self, record: dict) -> None:
-        self.file.write((json.dumps(self.redact(record), ensure_ascii=False) + "\n").encode("utf-8"))
-        self.file.flush()
-        os.fsync(self.file.fileno())
+        line = (json.dumps(self.redact(record), ensure_ascii=False) + "\n").encode("utf-8")
+        with self.lock:
+            self.file.write(line)
+            self.file.flush()
+            os.fsync(self.file.fileno())
 
     def close(self) -> None:
         self.file.close()
@@ -2053,33 +2063,37 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
 
         def work(job: Job) -> dict:
+            """Send one job and log its outcome at once, in this thread: an answer is on disk before the
+            worker takes its next job, so a kill loses only the requests still in flight."""
             try:
                 if config.model == SOLVER_MODEL:
-                    return solver_outcome(job.item, tokenizer)
-                rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
-                return send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng)
+                    outcome = solver_outcome(job.item, tokenizer)
+                else:
+                    rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
+                    outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng)
             except Exception as e:  # every job ends in the log, even on a bug of ours
-                return _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
+                outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
+            row = job.item.row
+            log.write(
+                {
+                    "type": "request",
+                    "schema_version": LOG_SCHEMA_VERSION,
+                    "prompt_sha256": job.sha,
+                    "repeat": job.repeat,
+                    "model": config.model,
+                    "sampling": config.sampling(job.repeat),
+                    **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
+                    "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                    **outcome,
+                }
+            )
+            return outcome
 
         pool = ThreadPoolExecutor(max_workers=config.concurrency)
         try:
-            futures = {pool.submit(work, job): job for job in jobs}
+            futures = [pool.submit(work, job) for job in jobs]
             for future in as_completed(futures):
-                job, outcome = futures[future], future.result()
-                row = job.item.row
-                log.write(
-                    {
-                        "type": "request",
-                        "schema_version": LOG_SCHEMA_VERSION,
-                        "prompt_sha256": job.sha,
-                        "repeat": job.repeat,
-                        "model": config.model,
-                        "sampling": config.sampling(job.repeat),
-                        **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
-                        "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-                        **outcome,
-                    }
-                )
+                outcome = future.result()
                 if outcome["error"]:
                     failures[redact(outcome["error"])] += 1
                 progress.advance(1, f"{sum(failures.values())} failed")

@@ -218,6 +218,30 @@ BAD_INPUTS = {
         None, edited(QUESTIONS, [5, "insufficient"], "yes"), [],
         "questions.json: questions[5].insufficient must be true or false",
     ),
+    "abstention answer without the flag": (
+        None, edited(QUESTIONS, [5, "insufficient"], False), [],
+        "questions.json: questions[5]: answer 'INSUFFICIENT_DATA' and insufficient false disagree; an abstention "
+        "question has the answer INSUFFICIENT_DATA and insufficient true, any other question neither",
+    ),
+    "query without answer_id": (
+        None, edited(QUESTIONS, [0, "answer_id"], DELETE), [],
+        "questions.json: questions[0] has a query but no answer_id; name the node its gold path ends at",
+    ),
+    "answer_id not a node": (
+        None, edited(QUESTIONS, [0, "answer_id"], "city_moscow"), [],
+        "questions.json: questions[0].answer_id 'city_moscow' is not a node id; name the node the gold path ends at",
+    ),
+    "bad hop direction": (
+        None, edited(QUESTIONS, [0, "query", "hops", 1, "direction"], "both"), [],
+        "questions.json: questions[0].query.hops[1].direction is 'both'; use \"out\" or \"in\"",
+    ),
+    "solver disagrees": (
+        None, edited(QUESTIONS, [3, "path"], [3, 6, 11]), [],
+        "control solver disagrees with question q4 on graph variant small/original: expected [project_orion -USES-> "
+        "method_graph, method_graph -DEVELOPED_BY-> org_vector, org_siberia -LOCATED_IN-> city_tomsk] ending at "
+        "city_kazan, found [project_orion -USES-> method_graph, method_graph -DEVELOPED_BY-> org_vector, org_vector "
+        "-LOCATED_IN-> city_kazan] ending at city_kazan; fix the question's path, answer_id or query",
+    ),
     "questions not a list": (
         None, {"q1": {}}, [],
         "questions.json: expected a JSON list of questions",
