@@ -692,6 +692,9 @@ def serialize_checked(fmt: str, graph: Graph) -> str:
 # control solver (article 8.5): a plain traversal, no model, that the gold data must agree with
 
 
+MAX_WALKS = 1_000_000  # partial paths a query may have before the solver gives up, instead of running for hours
+
+
 def edge_index(edges: tuple[Edge, ...]) -> dict[tuple[str, str, str], list[int]]:
     """(node, relation, direction) -> indices of the edges one hop can follow from that node."""
     index: dict[tuple[str, str, str], list[int]] = {}
@@ -701,21 +704,28 @@ def edge_index(edges: tuple[Edge, ...]) -> dict[tuple[str, str, str], list[int]]
     return index
 
 
-def solve(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> list[tuple[tuple[int, ...], str]]:
-    """Every complete path of query as (edge indices, end node); a path uses an edge at most once.
-
-    edges a-R->b, b-S->c; query start a, hops [R out, S out] -> [((0, 1), 'c')]
-    """
+def partial_walks(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> list[list[tuple[tuple[int, ...], str]]]:
+    """The walks of query after 0, 1, ... len(hops) hops, each as (edge indices, node reached); a walk uses
+    an edge at most once. edges a-R->b, b-S->c; start a, hops [R out, S out] -> [[((), 'a')], [((0,), 'b')], [((0, 1), 'c')]]"""
     index = edge_index(edges) if index is None else index
-    walks: list[tuple[tuple[int, ...], str]] = [((), query.start)]
+    stages = [[((), query.start)]]
     for hop in query.hops:
-        walks = [
+        stages.append([
             (path + (i,), edges[i].target if hop.direction == "out" else edges[i].source)
-            for path, node in walks
+            for path, node in stages[-1]
             for i in index.get((node, hop.relation, hop.direction), ())
             if i not in path
-        ]
-    return walks
+        ])
+        if len(stages[-1]) > MAX_WALKS:
+            raise BenchmarkError(
+                f"the query from {query.start!r} has over {MAX_WALKS:,} partial paths; give it more selective hops"
+            )
+    return stages
+
+
+def solve(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> list[tuple[tuple[int, ...], str]]:
+    """Every complete path of query as (edge indices, end node): the walks that made every hop."""
+    return partial_walks(edges, query, index)[-1]
 
 
 def solver_agrees(edges: tuple[Edge, ...], q: Question, index: dict | None = None) -> bool:
@@ -855,16 +865,9 @@ class Distractors:
         """node id -> [(j, query)]: some walk of query stands at that node after j < len(hops) hops."""
         index, reach = edge_index(graph.edges), {}
         for q in questions:
-            walks = [((), q.query.start)]
-            for j, hop in enumerate(q.query.hops):
+            for j, walks in enumerate(partial_walks(graph.edges, q.query, index)[:-1]):
                 for _, node in walks:
                     reach.setdefault(node, []).append((j, q.query))
-                walks = [
-                    (p + (i,), graph.edges[i].target if hop.direction == "out" else graph.edges[i].source)
-                    for p, node in walks
-                    for i in index.get((node, hop.relation, hop.direction), ())
-                    if i not in p
-                ]
         return reach
 
     @staticmethod
