@@ -2344,8 +2344,9 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
         by_run: dict[tuple, list[dict]] = {}
         for s in positives:
             by_run.setdefault((s["permutation"], s["repeat"]), []).append(s)
-        per_run = [statistics.fmean(bool(s["path_exact"]) for s in v) for v in by_run.values()]
-        entry["path_exact_spread"] = _stats(per_run) if per_run else None  # across permutations and repeats
+        for metric in ("answer_correct", "path_exact"):  # spread across permutations and repeats (article 8.4)
+            per_run = [statistics.fmean(bool(s[metric]) for s in v) for v in by_run.values()]
+            entry[f"{metric}_spread"] = {**_stats(per_run), "runs": len(per_run)} if per_run else None
         correct = entry["path_exact"]["k"]
         entry["tokens_per_correct_path"] = round(sum(s["prompt_tokens"] for s in ran) / correct, 1) if correct else None
         usage_in = [s["usage_prompt_tokens"] for s in ran if isinstance(s["usage_prompt_tokens"], int)]
@@ -2423,10 +2424,11 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
         width = max(len(e["format"]) for e in entries)
         lines += ["", "★ on the Pareto front of prompt tokens against path exact match.", "", "```"]
         for e in entries:
-            rate = e["path_exact"]["rate"]
+            rate, spread = e["path_exact"]["rate"], e["path_exact_spread"]
+            sd = f" (sd {spread['sd']:.2f} over {spread['runs']} runs)" if spread and spread["sd"] is not None else ""
             lines.append(
                 f"{e['format']:<{width}}  tokens {_bar(e['prompt_tokens'] or 0, top)} {e['prompt_tokens'] or 0:>9,.0f}   "
-                f"path exact {_bar(rate or 0, 1.0)} {'' if rate is None else f'{rate:.2f}'}"
+                f"path exact {_bar(rate or 0, 1.0)} {'' if rate is None else f'{rate:.2f}'}{sd}"
             )
         lines.append("```")
     return "\n".join(lines) + "\n"

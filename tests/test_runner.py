@@ -382,3 +382,21 @@ def test_bad_model_flags(tmp_path, capsys, flags, message):
     assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == f"error: {message}\n"
     assert not (tmp_path / "out").exists()
+
+
+def test_aggregate_spread_pareto_and_tokens_per_correct_path():
+    def cell(fmt, permutation, correct, tokens):
+        base = {"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": fmt, "question_id": "q",
+                "repeat": 0, "permutation": permutation, "prompt_sha256": "x", "prompt_tokens": tokens,
+                "insufficient": False, "status": "OK", "truncated_by_server": False, "usage_prompt_tokens": None,
+                "usage_completion_tokens": None, "error": None}
+        scores = dict(PERFECT) if correct else {**benchmark.FAILED_SCORES, "parse_success": True}
+        return {**base, **scores}
+
+    scored = [cell("json", 0, True, 1000), cell("json", 1, False, 1000), cell("dsl", 0, True, 500), cell("dsl", 1, True, 500)]
+    json_row, dsl_row = benchmark.aggregate(scored, (None, None))
+    assert json_row["path_exact_spread"] == {"mean": 0.5, "min": 0.0, "max": 1.0, "sd": 0.7071, "runs": 2}
+    assert json_row["path_exact"] == {"k": 1, "n": 2, "rate": 0.5, "ci95": benchmark.wilson(1, 2)}
+    assert (json_row["tokens_per_correct_path"], dsl_row["tokens_per_correct_path"]) == (2000.0, 500.0)
+    assert (json_row["pareto"], dsl_row["pareto"]) == (False, True)
+    assert json_row["cost"] is None
