@@ -57,7 +57,7 @@ import unicodedata
 import urllib.parse
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -1391,7 +1391,7 @@ class Cell:
     edges_included: int
     edges_total: int
     answerable: bool | None  # the solver's outcome on what the prompt shows; None without a query
-    prompt_sha256: str = ""
+    prompt_sha256: str = field(init=False)  # hashed once, here
 
     def __post_init__(self) -> None:
         self.prompt_sha256 = sha256_hex(self.prompt)
