@@ -808,12 +808,11 @@ NAME_POOLS = {
         "Ижевск Чебоксары Саранск Астрахань Волгоград Ставрополь Краснодар Белгород Новосибирск Красноярск Якутск"
     ).split(),
 }
-_TRANSLIT = dict(
-    zip(
-        "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
-        "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch _ y _ e yu ya".split(),
-    )
-)
+_TRANSLIT = {
+    **dict(zip("абвгдеёжзийклмнопрстуфхцчшщыэюя", "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch y e yu ya".split())),
+    "ъ": "",
+    "ь": "",
+}
 
 
 def slug(name: str) -> str:
@@ -846,9 +845,14 @@ class Distractors:
             self.options.setdefault(types[e.source], []).append((e.relation, "out", types[e.target]))
             self.options.setdefault(types[e.target], []).append((e.relation, "in", types[e.source]))
         self.options = {t: sorted(set(o)) for t, o in self.options.items()}
-        self.anchors = list(dict.fromkeys(q.query.start for q in questions if q.query))
-        self.anchor_type = types
         self.reach = self._reach(graph, [q for q in questions if q.query])
+        starts = list(dict.fromkeys(q.query.start for q in questions if q.query))
+        # anchor -> branch length -> every safe chain of steps (relation, direction, node type) from it
+        self.chains = {a: self._safe_chains(a, types[a]) for a in starts}
+        self.anchors = [a for a in starts if self.chains[a]]
+        for anchor in starts:
+            if not self.chains[anchor]:
+                warn(f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets none")
         self.input_names = {n.name.casefold() for n in graph.nodes}  # names the questions may refer to
         self.names = set(self.input_names)  # every name in use
         self.ids = set(types)
@@ -894,7 +898,10 @@ class Distractors:
 
     def first(self, n: int) -> list[tuple[list[Node], list[Edge]]]:
         if not self.anchors and n:
-            raise BenchmarkError("distractors need questions with a 'query': their start nodes anchor the branches")
+            raise BenchmarkError(
+                "no distractor can be added: branches hang off the start nodes of the questions' queries, and "
+                "none of them can take one without completing a question's path"
+            )
         while len(self.items) < n:
             self.items.append(self._branch(next(self._slots)))
         return self.items[:n]
@@ -921,31 +928,31 @@ class Distractors:
         self.ids.add(node_id)
         return Node(node_id, name, node_type)
 
-    def _safe(self, anchor: str, steps: list[tuple[str, str]]) -> bool:
-        """steps: (relation, direction) along the chain from the anchor; False if a query could finish in it."""
+    def _safe(self, anchor: str, steps: list[tuple[str, str, str]]) -> bool:
+        """steps: (relation, direction, type) along a chain from the anchor; False if a query could finish in it."""
         for j, query in self.reach.get(anchor, ()):
             rest = query.hops[j:]
-            if len(rest) <= len(steps) and all(h.relation == r and h.direction == d for h, (r, d) in zip(rest, steps)):
+            if len(rest) <= len(steps) and all(h.relation == r and h.direction == d for h, (r, d, _) in zip(rest, steps)):
                 return False
         return True
 
+    def _safe_chains(self, anchor: str, anchor_type: str) -> dict[int, list[tuple]]:
+        """Every safe chain of one to max(BRANCH_LENGTHS) steps that the graph's patterns allow, by length."""
+        chains: dict[int, list[tuple]] = {}
+        frontier = [((), anchor_type)]
+        for length in range(1, max(BRANCH_LENGTHS) + 1):
+            frontier = [(steps + (option,), option[2]) for steps, node_type in frontier for option in self.options.get(node_type, ())]
+            safe = [steps for steps, _ in frontier if self._safe(anchor, list(steps))]
+            if safe:
+                chains[length] = safe
+        return chains
+
     def _branch(self, anchor: str) -> tuple[list[Node], list[Edge]]:
-        for _ in range(200):
-            length = self.rng.choice(BRANCH_LENGTHS)
-            node_type, steps, types = self.anchor_type[anchor], [], []
-            for _ in range(length):
-                options = self.options.get(node_type)
-                if not options:
-                    break
-                relation, direction, node_type = self.rng.choice(options)
-                steps.append((relation, direction))
-                types.append(node_type)
-            if steps and self._safe(anchor, steps):
-                break
-        else:
-            raise BenchmarkError(f"no distractor branch can hang off node {anchor!r} without completing a question's path")
+        chains = self.chains[anchor]
+        length = self.rng.choice(BRANCH_LENGTHS)
+        steps = self.rng.choice(chains.get(length) or chains[min(chains, key=lambda n: abs(n - length))])
         nodes, edges, current = [], [], anchor
-        for (relation, direction), node_type in zip(steps, types):
+        for relation, direction, node_type in steps:
             node = self._new_node(node_type)
             nodes.append(node)
             edges.append(Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current))

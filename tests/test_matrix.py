@@ -393,7 +393,7 @@ def test_leakage_stops_the_run(tmp_path, capsys, change, message):
         (["--budget", "100"], "--budget 100 is below the 156 tokens of the json prompt for question q1 with an empty graph (o200k_base); raise --budget"),
         (["--sizes", "large", "--context-window", "3000"],
          "--context-window 3000 is too small for a large graph: the medium graph's most compact prompt (edge_list) "
-         "already takes 5688 tokens; raise --context-window or drop large from --sizes"),
+         "already takes 6018 tokens; raise --context-window or drop large from --sizes"),
     ],
 )
 def test_bad_matrix_flags(tmp_path, capsys, flags, message):
@@ -417,3 +417,25 @@ def test_progress_line_on_long_runs(tmp_path, capsys, monkeypatch):
     lines = capsys.readouterr().err.splitlines()
     assert lines[-1] == lines[-1].split(" cells")[0] + " cells, 0 s, small/original p1 dsl o200k_base A"
     assert lines[-1].startswith("24/24 cells")
+
+
+def test_a_start_node_that_cannot_take_a_branch_gets_none(tmp_path, capsys):
+    # The only pattern for "thing" is the question's own hop: any branch would answer it a second way.
+    graph = {"nodes": [{"id": "a", "name": "A", "type": "thing"}, {"id": "b", "name": "B", "type": "other"},
+                       {"id": "c", "name": "C", "type": "other"}],
+             "edges": [{"source": "b", "relation": "R", "target": "a"}, {"source": "c", "relation": "S", "target": "b"}]}
+    questions = [
+        {"id": "one", "question": "Who points at A?", "answer": "B", "path": [0], "insufficient": False, "answer_id": "b",
+         "query": {"start": "a", "hops": [{"relation": "R", "direction": "in"}]}},
+        {"id": "two", "question": "Who points at B?", "answer": "C", "path": [1], "insufficient": False, "answer_id": "c",
+         "query": {"start": "b", "hops": [{"relation": "S", "direction": "in"}]}},
+    ]
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    (tmp_path / "q.json").write_text(json.dumps(questions), encoding="utf-8")
+    argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--sizes", "medium", "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    err = capsys.readouterr().err
+    assert "warning: no distractor branch can hang off 'a' without completing a question's path; it gets none\n" in err
+    medium = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
+    assert not [e for e in medium["edges"] if "a" in (e["source"], e["target"]) and e not in graph["edges"]]
+    assert 10 <= len(medium["edges"]) - 2
