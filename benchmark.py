@@ -1696,6 +1696,8 @@ def markdown_report(summary: list[dict], variants: list[Variant], checks: list[d
         "",
         "Each figure is the mean over questions; with several permutations it is their mean, then "
         "(min–max, sd) across permutations. `vs " + reference + "` divides by the " + reference + " figure. "
+        "`answerable` is the share of questions whose gold outcome the control solver still finds in what the "
+        "prompt shows (an abstention question stays answerable: INSUFFICIENT_DATA remains right). "
         "Every row of size_report.json holds the exact per-prompt numbers.",
         "",
         "## Graph variants",
