@@ -219,10 +219,10 @@ def check_text(value: object, where: str) -> str:
 def _record(item: object, where: str, fields: tuple[str, ...], kind: str) -> tuple[str, ...]:
     if not isinstance(item, dict):
         raise BenchmarkError(f"{where} is not a JSON object; each {kind} is {{{', '.join(map(repr, fields))}}}")
-    for field in fields:
-        if field not in item:
-            raise BenchmarkError(f"{where} has no {field!r}; each {kind} needs string fields {', '.join(fields)}")
-    return tuple(check_text(item[field], f"{where}.{field}") for field in fields)
+    for name in fields:
+        if name not in item:
+            raise BenchmarkError(f"{where} has no {name!r}; each {kind} needs string fields {', '.join(fields)}")
+    return tuple(check_text(item[name], f"{where}.{name}") for name in fields)
 
 
 def validate_graph(data: object, src: str) -> Graph:
@@ -2731,10 +2731,10 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     files["results.md"] = results_markdown(table, summary, model, log_sha, prices).encode("utf-8")
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
-        rate = lambda m: "" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}"  # noqa: E731
+        answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
         tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:.0f}"
         lines.append(f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
-                     f"{rate('answer_correct')}\t{rate('path_exact')}\t{e['errors']}\t{e['overflow']}")
+                     f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}")
     if summary:
         lines.append(f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed")
         lines += [f"  {count} x {reason}" for reason, count in summary["failures"].items()]

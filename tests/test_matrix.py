@@ -1,13 +1,12 @@
 """The experiment matrix: solver, distractor sizes, permutations, short ids, mode B packing, leakage."""
 
 import json
-import random
 
 import pytest
 
 from conftest import ROOT, run_cli
 import benchmark
-from benchmark import BenchmarkError, Edge, Graph, Hop, Node, Query, Question
+from benchmark import BenchmarkError, Edge, Graph, Hop, Query
 
 O200K = None
 

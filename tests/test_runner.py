@@ -1,7 +1,6 @@
 """Model runs: the HTTP runner against a real local server, the log, resume, scoring rules, results."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import pytest
 from conftest import ROOT
 from fake_openai import FakeOpenAI
 import benchmark
-from benchmark import Edge, Graph
+from benchmark import Edge
 
 SECRET = "sk-test-secret-4f1c9a"
 
