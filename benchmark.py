@@ -2009,12 +2009,15 @@ class Log:
 
     def __init__(self, path: Path, redact: Redactor) -> None:
         self.path, self.redact, self.lock = path, redact, threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a+b") as f:
-            torn = f.tell() > 0 and (f.seek(-1, os.SEEK_END) or f.read(1)) != b"\n"
-        self.file = open(path, "ab")
-        if torn:
-            self.file.write(b"\n")  # end a torn line from a killed run, so it stays a line of its own
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a+b") as f:
+                torn = f.tell() > 0 and (f.seek(-1, os.SEEK_END) or f.read(1)) != b"\n"
+            self.file = open(path, "ab")
+            if torn:
+                self.file.write(b"\n")  # end a torn line from a killed run, so it stays a line of its own
+        except OSError as e:
+            raise BenchmarkError(f"{display(path)}: cannot append to the log ({e.strerror}); choose another --out") from None
 
     def write(self, record: dict) -> None:
         line = (json.dumps(self.redact(record), ensure_ascii=False) + "\n").encode("utf-8")
@@ -2105,7 +2108,10 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         try:
             futures = [pool.submit(work, job) for job in jobs]
             for future in as_completed(futures):
-                outcome = future.result()
+                try:
+                    outcome = future.result()
+                except OSError as e:  # the log could not be written: stop before paying for more
+                    raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({e}); nothing more was sent") from None
                 if outcome["error"]:
                     failures[redact(outcome["error"])] += 1
                 progress.advance(1, f"{sum(failures.values())} failed")

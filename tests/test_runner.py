@@ -363,6 +363,14 @@ def test_cost_from_usage_and_prices(server, tmp_path):
     assert {e["cost"] for e in results(tmp_path / "free")["aggregates"]} == {None}
 
 
+def test_log_that_cannot_be_written(tmp_path, capsys):
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "file" / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {benchmark.display(tmp_path / 'file' / 'out' / 'requests.jsonl')}: cannot append to the log (")
+    assert err.endswith("); choose another --out\n")
+
+
 @pytest.mark.parametrize(
     "flags, message",
     [
