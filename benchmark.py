@@ -1987,7 +1987,7 @@ def read_log(path: Path) -> tuple[list[dict], int]:
     except FileNotFoundError:
         return [], 0
     except OSError as e:
-        raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror})") from None
+        raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file") from None
     records, bad = [], 0
     for line in raw.split(b"\n"):
         if not line.strip():
