@@ -438,3 +438,19 @@ def test_a_start_node_that_cannot_take_a_branch_gets_none(tmp_path, capsys):
     medium = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
     assert not [e for e in medium["edges"] if "a" in (e["source"], e["target"]) and e not in graph["edges"]]
     assert 10 <= len(medium["edges"]) - 2
+
+
+# Pinned: a change to distractors, interleaving, ids, permutations, packing or tiktoken shows up here.
+# If the change is intended, update the hashes in the same commit and say why in its message.
+MEDIUM_GOLDEN = {
+    "graph.medium.original.json": "836c6a3d8e4ace4b4ab1aa24ee2c421dad63fe8b549f6701def1e09266054e12",
+    "graph.medium.short.json": "3833f2a1aed405c5dd91b1e198823ff3501ff08c58415c2d2d18861a5527a140",
+    "order.medium.p1.json": "8970119870a8b6fca60fdc6d9adb9ea39ee9ea6096bb006eff99043161afcdcf",
+    "size_report.json": "1c892d4253c224a76ce6240891c037b54748e79199b4e01fc23375f57639f8cc",
+}
+
+
+def test_medium_matrix_artifacts_are_pinned(tmp_path):
+    argv = ["--sizes", "medium", "--ids", "original,short", "--permutations", "2", "--budget", "3000", "--out", str(tmp_path)]
+    assert benchmark.main(argv) == 0
+    assert {name: benchmark.sha256_hex((tmp_path / name).read_bytes()) for name in MEDIUM_GOLDEN} == MEDIUM_GOLDEN
