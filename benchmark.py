@@ -2570,7 +2570,7 @@ def make_parser() -> argparse.ArgumentParser:
     add("--permutations", type=int, default=1, metavar="K", help="edge orders per graph variant, 0 the canonical one (default: 1)")
     add("--budget", type=int, metavar="N", help="also run mode B: pack each prompt into N tokens")
     add("--context-window", type=int, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
-    add("--seed", type=int, default=DEFAULT_SEED, help=f"seed of distractors, orders and ids (default: {DEFAULT_SEED})")
+    add("--seed", type=int, default=DEFAULT_SEED, help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED})")
     add("--write-prompts", action="store_true", help="write every prompt file (the article's default run always does)")
     runs = parser.add_argument_group("model runs and scoring")
     add = runs.add_argument
