@@ -1,6 +1,7 @@
 """The experiment matrix: solver, distractor sizes, permutations, short ids, mode B packing, leakage."""
 
 import json
+import re
 
 import pytest
 
@@ -414,8 +415,9 @@ def test_progress_line_on_long_runs(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(benchmark, "PROGRESS_AFTER", 0.0)
     assert benchmark.main(["--permutations", "2", "--formats", "json,dsl", "--out", str(tmp_path)]) == 0
     lines = capsys.readouterr().err.splitlines()
-    assert lines[-1] == lines[-1].split(" cells")[0] + " cells, 0 s, small/original p1 dsl o200k_base A"
-    assert lines[-1].startswith("24/24 cells")
+    assert lines  # at least the final line; others at most once a second
+    assert all(re.fullmatch(r"\d+/24 cells, \d+ s, small/original p[01] (json|dsl) o200k_base A", line) for line in lines)
+    assert lines[-1].startswith("24/24 cells, ")
 
 
 def test_a_start_node_that_cannot_take_a_branch_gets_none(tmp_path, capsys):
