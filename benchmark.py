@@ -458,6 +458,7 @@ def parse_jsonl(text: str) -> Graph:
 # quoted as csv.QUOTE_MINIMAL does (csv.writer itself leaves a lone \r unquoted with lineterminator
 # "\n", which its reader then rejects, so we quote by hand).
 TSV_HEADER = ("kind", "id/source", "name/relation", "type/target")
+TSV_HEADER_LINE = "\t".join(TSV_HEADER)
 
 
 def _tsv_field(value: str) -> str:
@@ -479,7 +480,7 @@ def parse_tsv(text: str) -> Graph:
     try:
         header = next(reader, None)
         if tuple(header or ()) != TSV_HEADER:
-            raise _fail("tsv", 1, f"expected the header {chr(9).join(TSV_HEADER)!r}")
+            raise _fail("tsv", 1, f"expected the header {TSV_HEADER_LINE!r}")
         for row in reader:
             if len(row) != 4 or row[0] not in ("node", "edge"):
                 raise _fail("tsv", reader.line_num, "expected 4 tab-separated fields starting with node or edge")
@@ -2301,6 +2302,7 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
                     "truncated_by_server": isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"],
                     "usage_prompt_tokens": server_prompt,
                     "usage_completion_tokens": usage.get("completion_tokens") if isinstance(usage, dict) else None,
+                    "latency_s": record.get("latency_s") if record else None,
                     "error": record.get("error") if record else None,
                 }
             )
@@ -2367,6 +2369,11 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
         usage_in = [s["usage_prompt_tokens"] for s in ran if isinstance(s["usage_prompt_tokens"], int)]
         usage_out = [s["usage_completion_tokens"] for s in ran if isinstance(s["usage_completion_tokens"], int)]
         entry["usage"] = {"prompt_tokens": sum(usage_in), "completion_tokens": sum(usage_out), "responses_with_usage": len(usage_in)}
+        latencies = sorted(s["latency_s"] for s in ran if s["status"] == "OK" and isinstance(s["latency_s"], (int, float)))
+        entry["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
+            {"median": round(statistics.median(latencies), 3), "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3)}
+            if latencies else None
+        )
         price_in, price_out = prices
         entry["cost"] = (
             round(sum(usage_in) / 1_000_000 * price_in + sum(usage_out) / 1_000_000 * price_out, 6)
@@ -2421,19 +2428,21 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
             f"## {encoding} · {size} · {ids} · mode {mode}",
             "",
             "| format | n | prompt tokens | parse | answer | path exact | valid path | evidence | edge P | edge R | "
-            "abstention | false abstention | right answer, wrong path | errors | overflow | cost | tokens / correct path |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "abstention | false abstention | right answer, wrong path | errors | overflow | cost | tokens / correct path | latency p50 / p95 s |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for e in entries:
             cost = "" if e["cost"] is None else f"{e['cost']:.4f}"
             per_path = "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}"
             tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:,.0f}"
+            latency = "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}"
             precision, recall = (("" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}") for m in MEAN_METRICS)
             lines.append(
                 f"| {e['format']}{' ★' if e.get('pareto') else ''} | {e['n']} | {tokens} | "
                 f"{_rate(e['parse_success'])} | {_rate(e['answer_correct'])} | {_rate(e['path_exact'])} | {_rate(e['valid_path'])} | "
                 f"{_rate(e['evidence_match'])} | {precision} | {recall} | {_rate(e['abstention_correct'])} | "
-                f"{_rate(e['false_abstention'])} | {e['right_answer_wrong_path']} | {e['errors']} | {e['overflow']} | {cost} | {per_path} |"
+                f"{_rate(e['false_abstention'])} | {e['right_answer_wrong_path']} | {e['errors']} | {e['overflow']} | {cost} | "
+                f"{per_path} | {latency} |"
             )
         top = max((e["prompt_tokens"] or 0) for e in entries)
         width = max(len(e["format"]) for e in entries)

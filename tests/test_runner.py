@@ -395,7 +395,7 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
         base = {"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": fmt, "question_id": "q",
                 "repeat": 0, "permutation": permutation, "prompt_sha256": "x", "prompt_tokens": tokens,
                 "insufficient": False, "status": "OK", "truncated_by_server": False, "usage_prompt_tokens": None,
-                "usage_completion_tokens": None, "error": None}
+                "usage_completion_tokens": None, "latency_s": 0.1 * (permutation + 1), "error": None}
         scores = dict(PERFECT) if correct else {**benchmark.FAILED_SCORES, "parse_success": True}
         return {**base, **scores}
 
@@ -406,3 +406,4 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     assert (json_row["tokens_per_correct_path"], dsl_row["tokens_per_correct_path"]) == (2000.0, 500.0)
     assert (json_row["pareto"], dsl_row["pareto"]) == (False, True)
     assert json_row["cost"] is None
+    assert json_row["latency_s"] == {"median": 0.15, "p95": 0.2}
