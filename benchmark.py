@@ -2063,7 +2063,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     done = {
         request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat"))
         for r in records
-        if r.get("type") == "request" and r.get("error") is None and r.get("content") is not None
+        if r.get("type") == "request" and r.get("error") is None  # an empty or odd answer is still an answer: paid once
     }
     planned = plan_jobs(measured.items, config)
     jobs = [j for j in planned if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]

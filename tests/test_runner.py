@@ -295,6 +295,16 @@ def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
     assert len(server.requests) == 31
 
 
+def test_an_answer_without_content_is_scored_as_a_failure_and_not_bought_again(server, tmp_path):
+    server.script = [(200, {}, {"choices": [{"index": 0, "message": {"role": "assistant", "content": None, "refusal": "no"},
+                                              "finish_reason": "stop"}]})]
+    assert run(server, tmp_path, "--limit", "1") == 0
+    assert run(server, tmp_path, "--limit", "1") == 0
+    assert len(server.requests) == 1
+    cell = results(tmp_path)["cells"][0]
+    assert (cell["status"], cell["parse_success"], cell["answer_correct"]) == ("OK", False, False)
+
+
 def test_a_torn_last_line_is_sent_again_and_never_scored(server, tmp_path):
     assert run(server, tmp_path) == 0
     log = tmp_path / "requests.jsonl"
