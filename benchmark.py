@@ -2721,6 +2721,12 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
             raise BenchmarkError(f"{display(log_path)}: no such file; pass the requests.jsonl of a run, or Batch API output")
         if any("custom_id" in r for r in records):
             records = batch_output_records(records, measured.items, model)
+        shas = {item.row["prompt_sha256"] for item in measured.items}
+        if not any(r.get("prompt_sha256") in shas and r.get("model") == model.model for r in records):
+            raise BenchmarkError(
+                f"{display(log_path)}: no answer of model {model.model!r} to a prompt of this command; "
+                "pass the same --model and matrix flags as the run that wrote it"
+            )
     else:
         log_path = args.out / LOG_NAME
         header = {

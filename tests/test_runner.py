@@ -172,6 +172,16 @@ def test_score_an_existing_log_gives_the_same_results(tmp_path):
     assert not (second / "requests.jsonl").exists()
 
 
+def test_score_with_other_flags_than_the_run_says_so(tmp_path, capsys):
+    assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "a")]) == 0
+    log = tmp_path / "a" / "requests.jsonl"
+    assert benchmark.main(["--model", "solver", "--formats", "json_compact", "--score", str(log), "--out", str(tmp_path / "b")]) == 2
+    assert capsys.readouterr().err.endswith(
+        "requests.jsonl: no answer of model 'solver' to a prompt of this command; pass the same --model and matrix "
+        "flags as the run that wrote it\n")
+    assert not (tmp_path / "b").exists()
+
+
 def test_export_batch_and_score_its_output(tmp_path):
     batch = tmp_path / "batch.jsonl"
     assert benchmark.main(["--model", "gpt-test", "--export-batch", str(batch), "--out", str(tmp_path / "out")]) == 0
