@@ -2039,9 +2039,10 @@ class Job:
 
 
 def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
-    """One job per distinct prompt and repeat, in row order; prompts that overflow are not sent."""
+    """One job per distinct prompt and repeat, in row order; prompts that overflow are not sent (the control
+    solver has no context window, so it answers them all: its scores check the pipeline, not a model)."""
     jobs, seen = [], set()
-    prompts = [item for item in items if not item.row["overflow"]]
+    prompts = [item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]]
     distinct = list({item.row["prompt_sha256"]: item for item in prompts}.values())
     if config.limit is not None:
         distinct = distinct[: config.limit]
@@ -2277,7 +2278,7 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
             cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
             cell.update(repeat=repeat, prompt_sha256=row["prompt_sha256"], prompt_tokens=row["prompt_tokens"],
                         insufficient=item.question.insufficient)
-            if row["overflow"]:
+            if row["overflow"] and config.model != SOLVER_MODEL:
                 status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
             elif record is None:
                 if (row["prompt_sha256"], repeat) in planned:
@@ -2407,7 +2408,7 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
     lines = [
         f"# Results: {config.model}",
         "",
-        f"Endpoint: {public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver)'}. "
+        f"Endpoint: {public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver, which has no context window)'}. "
         f"Temperature {config.temperature}, seed {config.seed} (+ repeat), {config.max_tokens_field} {config.max_output_tokens}, "
         f"structured output {'on' if config.structured else 'off'}, repeats {config.repeats}. "
         f"Log: {LOG_NAME}, SHA-256 `{log_sha}`.",

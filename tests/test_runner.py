@@ -163,6 +163,16 @@ def test_solver_scores_perfectly_in_mode_a_and_the_answerable_fraction_in_mode_b
     assert "## o200k_base · medium · short · mode B" in (tmp_path / "results.md").read_text(encoding="utf-8")
 
 
+def test_solver_answers_every_prompt_of_a_large_graph_even_past_the_window(tmp_path):
+    argv = ["--model", "solver", "--sizes", "large", "--context-window", "20000", "--formats", "json,edge_list",
+            "--out", str(tmp_path)]
+    assert benchmark.main(argv) == 0
+    rows = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
+    assert any(r["overflow"] for r in rows) and not all(r["overflow"] for r in rows)
+    for e in results(tmp_path)["aggregates"]:
+        assert (e["overflow"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (0, 1.0, 1.0)
+
+
 def test_score_an_existing_log_gives_the_same_results(tmp_path):
     first, second = tmp_path / "a", tmp_path / "b"
     assert benchmark.main(["--model", "solver", "--permutations", "2", "--out", str(first)]) == 0
