@@ -2529,7 +2529,7 @@ def publish(out_dir: Path, files: dict[str, bytes], manifest: dict) -> None:
         staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir))
         for name, data in files.items():
             (staging / name).write_bytes(data)
-        (staging / MANIFEST).write_bytes((json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+        (staging / MANIFEST).write_bytes(json_bytes(manifest))
         (out_dir / MANIFEST).unlink(missing_ok=True)
         for name in files:
             os.replace(staging / name, out_dir / name)
