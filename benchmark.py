@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import difflib
+import functools
 import hashlib
 import io
 import json
@@ -56,7 +58,8 @@ import time
 import unicodedata
 import urllib.parse
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -83,8 +86,11 @@ PROMPT_SCOPE = (
     "user message; no system message; chat framing tokens not counted"
 )
 
-# The article's prompt, byte for byte (section 6, build_prompt).
-PROMPT_TEMPLATE = """Ты выполняешь точный обход направленного графа.
+# The article's prompt, byte for byte (section 6, build_prompt), and an English rendering of the same
+# instruction, answer schema and rules in the same layout. Braces are literal; the three fields are
+# filled in one pass (see Template), so a graph or question that contains "{question}" stays as it is.
+PROMPT_TEMPLATES = {
+    "ru": """Ты выполняешь точный обход направленного графа.
 
 Формат графа: {format_name}.
 Используй только явно записанные рёбра.
@@ -93,20 +99,50 @@ PROMPT_TEMPLATE = """Ты выполняешь точный обход напр�
 Если полного пути нет, верни INSUFFICIENT_DATA.
 
 Верни только JSON:
-{{
+{
   "answer": "краткий ответ или INSUFFICIENT_DATA",
   "path": [индексы рёбер по порядку],
   "evidence": [
-    {{"source":"id","relation":"TYPE","target":"id"}}
+    {"source":"id","relation":"TYPE","target":"id"}
   ]
-}}
+}
 
 ГРАФ
 {graph}
 
 ВОПРОС
 {question}
-"""
+""",
+    "en": """You are performing an exact traversal of a directed graph.
+
+Graph format: {format_name}.
+Use only the edges that are written out explicitly.
+Do not reverse the direction of a relation.
+Do not add facts that are missing.
+If there is no complete path, return INSUFFICIENT_DATA.
+
+Return only JSON:
+{
+  "answer": "short answer or INSUFFICIENT_DATA",
+  "path": [edge indices in order],
+  "evidence": [
+    {"source":"id","relation":"TYPE","target":"id"}
+  ]
+}
+
+GRAPH
+{graph}
+
+QUESTION
+{question}
+""",
+}
+TEMPLATE_FIELDS = ("format_name", "graph", "question")
+
+
+def _folded(text: str) -> str:
+    """The article's answer normalization (4.5): trimmed, casefolded, ё as е."""
+    return text.strip().casefold().replace("ё", "е")
 
 
 class BenchmarkError(ValueError):
@@ -150,15 +186,66 @@ class Query:
 class Question:
     id: str  # safe as part of a file name
     question: str  # the text put into the prompt
-    answer: str  # gold short answer, or INSUFFICIENT_DATA
-    path: tuple[int, ...]  # gold path as indices into Graph.edges (of the graph variant it belongs to)
+    answers: tuple[str, ...]  # every acceptable short answer; (INSUFFICIENT_DATA,) for an abstention question
+    paths: tuple[tuple[int, ...], ...]  # gold paths as indices into Graph.edges (of the graph variant it belongs to)
     insufficient: bool  # True: the right answer is to abstain
-    answer_id: str | None = None  # node the gold path ends at; None for an abstention question
+    answer_ids: tuple[str, ...] = ()  # nodes the gold paths end at; () for an abstention question or when not given
     query: Query | None = None  # the machine-readable question the control solver answers
+
+    def moved(self, position) -> Question:
+        """The same question with every gold path re-indexed: edge i is now at position[i]."""
+        return replace(self, paths=tuple(tuple(position[i] for i in p) for p in self.paths))
+
+    @property
+    def several(self) -> bool:
+        """More than one acceptable answer or gold path."""
+        return len(self.paths) > 1 or len(self.answers) > 1 or len(self.answer_ids) > 1
 
 
 # -----------------------------------------------------------------------------
 # load and validate the inputs
+#
+# In: graph.json, questions.json. Out: RunInputs, or every problem found at once. A problem in a
+# record does not stop the reading: each bad node, edge or question adds one line to Problems, and
+# only main() decides, after the solver and leakage checks have added theirs, whether the run stops
+# (exit 2, nothing written) or, with --skip-invalid-questions, drops the questions at fault and goes on.
+
+MAX_SHOWN_PROBLEMS = 50  # lines printed; the rest are counted
+
+
+class Problems:
+    """Every problem found in the inputs, one line each; a question's problems carry its key so it can be skipped."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str | None, str]] = []  # (question key or None for the whole run, message)
+        self.not_nfc: list[str] = []  # where a string was normalized to NFC, in reading order
+
+    def add(self, message: str, question: str | None = None) -> None:
+        self.lines.append((question, message))
+
+    def questions(self) -> dict[str, list[str]]:
+        """question key -> its problems, in the order found."""
+        out: dict[str, list[str]] = {}
+        for key, message in self.lines:
+            if key is not None:
+                out.setdefault(key, []).append(message)
+        return out
+
+    def fatal(self) -> list[str]:
+        return [message for key, message in self.lines if key is None]
+
+
+class InputProblems(BenchmarkError):
+    """Several problems at once; main() prints one line each."""
+
+    def __init__(self, lines: list[str], hint: str) -> None:
+        shown = lines[:MAX_SHOWN_PROBLEMS]
+        if len(lines) > len(shown):
+            shown.append(f"... and {len(lines) - len(shown)} more problems")
+        if len(lines) > 1:
+            shown.append(f"{len(lines)} problems found; nothing was written{hint}")
+        self.lines = shown
+        super().__init__("\n".join(shown))
 
 
 def display(path: Path) -> str:
@@ -198,8 +285,9 @@ def read_json(path: Path, flag: str) -> tuple[object, bytes]:
         raise BenchmarkError(f"{where}: JSON nested too deeply; fix the file") from None
 
 
-def check_text(value: object, where: str) -> str:
-    """A string that every format can carry exactly: UTF-8 encodable and already in NFC."""
+def check_text(value: object, where: str, not_nfc: list[str] | None = None) -> str:
+    """A string that every format can carry exactly: UTF-8 encodable, in NFC (normalized here, and noted
+    in not_nfc, since the article's serialization is NFC; refused when there is no list to note it in)."""
     if not isinstance(value, str):
         shown = json.dumps(value, ensure_ascii=False)
         shown = shown if len(shown) <= 40 else shown[:37] + "..."
@@ -209,45 +297,59 @@ def check_text(value: object, where: str) -> str:
     except UnicodeEncodeError as e:
         raise BenchmarkError(f"{where} contains the lone surrogate U+{ord(value[e.start]):04X}; fix the string") from None
     if not unicodedata.is_normalized(NORMALIZATION, value):
-        raise BenchmarkError(
-            f"{where} is not in Unicode {NORMALIZATION} form; normalize the file to {NORMALIZATION} "
-            "(formats are compared code point for code point)"
-        )
+        if not_nfc is None:
+            raise BenchmarkError(f"{where} is not in Unicode {NORMALIZATION} form; normalize it to {NORMALIZATION}")
+        not_nfc.append(f"{where} {value!r}")
+        value = unicodedata.normalize(NORMALIZATION, value)
     return value
 
 
-def _record(item: object, where: str, fields: tuple[str, ...], kind: str) -> tuple[str, ...]:
+def _record(item: object, where: str, fields: tuple[str, ...], kind: str, not_nfc: list[str] | None = None) -> tuple[str, ...]:
     if not isinstance(item, dict):
         raise BenchmarkError(f"{where} is not a JSON object; each {kind} is {{{', '.join(map(repr, fields))}}}")
     for name in fields:
         if name not in item:
             raise BenchmarkError(f"{where} has no {name!r}; each {kind} needs string fields {', '.join(fields)}")
-    return tuple(check_text(item[name], f"{where}.{name}") for name in fields)
+    return tuple(check_text(item[name], f"{where}.{name}", not_nfc) for name in fields)
 
 
-def validate_graph(data: object, src: str) -> Graph:
-    """Graph from parsed graph.json: {"nodes": [{id, name, type}], "edges": [{source, relation, target}]}."""
+def validate_graph(data: object, src: str, problems: Problems) -> Graph:
+    """Graph from parsed graph.json: {"nodes": [{id, name, type}], "edges": [{source, relation, target}]}.
+
+    Bad records become problems and are left out; the edge count stays that of the file."""
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) or not isinstance(data.get("edges"), list):
         raise BenchmarkError(f'{src}: expected a JSON object with "nodes" and "edges" lists')
     nodes, first_index = [], {}  # node id -> index of the node that defines it
     extra = set()
     for i, item in enumerate(data["nodes"]):
-        node = Node(*_record(item, f"{src}: nodes[{i}]", Node._fields, "node"))
-        if node.id in first_index:
-            raise BenchmarkError(
-                f"{src}: nodes[{i}].id {node.id!r} duplicates nodes[{first_index[node.id]}]; node ids must be unique"
-            )
+        try:
+            node = Node(*_record(item, f"{src}: nodes[{i}]", Node._fields, "node", problems.not_nfc))
+            if node.id in first_index:
+                j = first_index[node.id]
+                same = " after NFC normalization" if data["nodes"][j]["id"] != item["id"] else ""
+                raise BenchmarkError(f"{src}: nodes[{i}].id {node.id!r} duplicates nodes[{j}]{same}; node ids must be unique")
+        except BenchmarkError as e:
+            problems.add(str(e))
+            if isinstance(item, dict) and isinstance(item.get("id"), str):
+                first_index.setdefault(item["id"], i)  # known, though broken: its edges add no problem of their own
+            continue
         first_index[node.id] = i
         nodes.append(node)
         extra |= item.keys() - set(Node._fields)
-    edges = []
+    edges, valid = [], {n.id for n in nodes}
     for i, item in enumerate(data["edges"]):
-        edge = Edge(*_record(item, f"{src}: edges[{i}]", Edge._fields, "edge"))
-        for end in ("source", "target"):
-            if getattr(edge, end) not in first_index:
-                raise BenchmarkError(
-                    f"{src}: edges[{i}].{end} {getattr(edge, end)!r} is not a node id; add that node or fix the edge"
-                )
+        try:
+            edge = Edge(*_record(item, f"{src}: edges[{i}]", Edge._fields, "edge", problems.not_nfc))
+            for end in ("source", "target"):
+                if getattr(edge, end) not in first_index:
+                    raise BenchmarkError(
+                        f"{src}: edges[{i}].{end} {getattr(edge, end)!r} is not a node id; add that node or fix the edge"
+                    )
+        except BenchmarkError as e:
+            problems.add(str(e))
+            continue
+        if {edge.source, edge.target} - valid:
+            continue  # touches a broken node, already reported
         edges.append(edge)
         extra |= item.keys() - set(Edge._fields)
     if extra:
@@ -268,53 +370,107 @@ def check_question_id(qid: str, where: str) -> None:
         )
 
 
-def validate_questions(data: object, src: str, graph: Graph) -> tuple[Question, ...]:
-    """Questions from parsed questions.json: [{id, question, answer, path, insufficient}]."""
+def _one_or_many(item: dict, where: str, singular: str, plural: str, read: Callable[[object, str], object]) -> list | None:
+    """The values of a field given as singular (one value) or plural (a non-empty list), or None if neither:
+    'answer': 'A' -> ['A']; 'answers': ['A', 'B'] -> ['A', 'B']. Both given: they must agree."""
+    one = [read(item[singular], f"{where}.{singular}")] if singular in item else None
+    many = None
+    if plural in item:
+        values = item[plural]
+        if not isinstance(values, list) or not values:
+            raise BenchmarkError(f"{where}.{plural} must be a non-empty list; or give one value as {singular!r}")
+        many = [read(v, f"{where}.{plural}[{k}]") for k, v in enumerate(values)]
+        if len(set(map(json.dumps, many))) != len(many):
+            raise BenchmarkError(f"{where}.{plural} lists a value twice; list each once")
+    if one is not None and many is not None and one != many:
+        raise BenchmarkError(f"{where} gives both {singular!r} and {plural!r} and they disagree; keep one of them")
+    return many if many is not None else one
+
+
+def validate_questions(data: object, src: str, node_ids: set[str], n_edges: int, problems: Problems) -> tuple[Question, ...]:
+    """Questions from parsed questions.json; a question with a problem is reported and left out.
+
+    [{id, question, answer | answers, path | paths, insufficient, answer_id | answer_ids, query}]"""
     if not isinstance(data, list):
         raise BenchmarkError(f"{src}: expected a JSON list of questions")
     questions, seen = [], {}
-    n_edges, node_ids = len(graph.edges), {n.id for n in graph.nodes}
     for i, item in enumerate(data):
         where = f"{src}: questions[{i}]"
-        qid, text, answer = _record(item, where, ("id", "question", "answer"), "question")
-        check_question_id(qid, where)
-        if qid in seen:
-            raise BenchmarkError(f"{where}.id {qid!r} duplicates questions[{seen[qid]}]; question ids must be unique")
-        seen[qid] = i
-        path = item.get("path")
-        if not isinstance(path, list) or not all(type(x) is int for x in path):
-            raise BenchmarkError(f"{where}.path must be a list of edge indices (integers), e.g. [0, 3, 6]")
-        for j, index in enumerate(path):
-            if not 0 <= index < n_edges:
-                raise BenchmarkError(
-                    f"{where}.path[{j}] = {index} is out of range: the graph has {n_edges} edges, "
-                    f"indices 0..{n_edges - 1}; fix the path"
-                )
-        insufficient = item.get("insufficient")
-        if type(insufficient) is not bool:
-            raise BenchmarkError(f"{where}.insufficient must be true or false")
-        if insufficient != (answer == ABSTAIN):
-            raise BenchmarkError(
-                f"{where}: answer {answer!r} and insufficient {str(insufficient).lower()} disagree; an abstention "
-                f"question has the answer {ABSTAIN} and insufficient true, any other question neither"
-            )
-        answer_id = validate_answer_id(item, where, node_ids, insufficient)
-        query = validate_query(item["query"], f"{where}.query", node_ids) if "query" in item else None
-        if query and not insufficient and answer_id is None:
-            raise BenchmarkError(f"{where} has a query but no answer_id; name the node its gold path ends at")
-        questions.append(Question(qid, text, answer, tuple(path), insufficient, answer_id, query))
+        key = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"questions[{i}]"
+        try:
+            q = _question(item, where, n_edges, node_ids, problems.not_nfc)
+            if q.id in seen:
+                raise BenchmarkError(f"{where}.id {q.id!r} duplicates questions[{seen[q.id]}]; question ids must be unique")
+        except BenchmarkError as e:
+            problems.add(str(e), key)
+            continue
+        seen[q.id] = i
+        questions.append(q)
     return tuple(questions)
 
 
-def validate_answer_id(item: dict, where: str, node_ids: set[str], insufficient: bool) -> str | None:
-    answer_id = item.get("answer_id")
-    if insufficient and answer_id is not None:
-        raise BenchmarkError(f"{where}.answer_id must be null: the question is marked insufficient")
-    if "answer_id" in item and not insufficient:
-        check_text(answer_id, f"{where}.answer_id")
+def _question(item: object, where: str, n_edges: int, node_ids: set[str], not_nfc: list[str]) -> Question:
+    if not isinstance(item, dict):
+        raise BenchmarkError(f"{where} is not a JSON object; each question has id, question, answer, path, insufficient")
+    for name in ("id", "question"):
+        if name not in item:
+            raise BenchmarkError(f"{where} has no {name!r}; each question needs id, question, answer, path, insufficient")
+    qid, text = check_text(item["id"], f"{where}.id"), check_text(item["question"], f"{where}.question", not_nfc)
+    check_question_id(qid, where)
+    answers = _one_or_many(item, where, "answer", "answers", lambda v, w: check_text(v, w, not_nfc))
+    if answers is None:
+        raise BenchmarkError(f"{where} has no 'answer'; give the short answer, or several as 'answers'")
+    paths = _one_or_many(item, where, "path", "paths", _read_path)
+    if paths is None:
+        raise BenchmarkError(f"{where}.path must be a list of edge indices (integers), e.g. [0, 3, 6]")
+    for k, path in enumerate(paths):
+        for j, index in enumerate(path):
+            if not 0 <= index < n_edges:
+                at = f"path[{j}]" if "paths" not in item else f"paths[{k}][{j}]"
+                raise BenchmarkError(
+                    f"{where}.{at} = {index} is out of range: the graph has {n_edges} edges, "
+                    f"indices 0..{n_edges - 1}; fix the path"
+                )
+    insufficient = item.get("insufficient")
+    if type(insufficient) is not bool:
+        raise BenchmarkError(f"{where}.insufficient must be true or false")
+    if insufficient != (ABSTAIN in answers) or (insufficient and len(answers) > 1):
+        raise BenchmarkError(
+            f"{where}: answer {_shown(answers)} and insufficient {str(insufficient).lower()} disagree; an abstention "
+            f"question has the one answer {ABSTAIN} and insufficient true, any other question neither"
+        )
+    answer_ids = _answer_ids(item, where, node_ids, insufficient)
+    query = validate_query(item["query"], f"{where}.query", node_ids) if "query" in item else None
+    if query and not insufficient and not answer_ids:
+        raise BenchmarkError(f"{where} has a query but no answer_id; name the node its gold path ends at")
+    return Question(qid, text, tuple(answers), tuple(map(tuple, paths)), insufficient, tuple(answer_ids), query)
+
+
+def _shown(values: list[str]) -> str:
+    return repr(values[0]) if len(values) == 1 else repr(values)
+
+
+def _read_path(value: object, where: str) -> list[int]:
+    if not isinstance(value, list) or not all(type(x) is int for x in value):
+        raise BenchmarkError(f"{where} must be a list of edge indices (integers), e.g. [0, 3, 6]")
+    return value
+
+
+def _answer_ids(item: dict, where: str, node_ids: set[str], insufficient: bool) -> list[str]:
+    if insufficient:
+        if item.get("answer_id") is not None or item.get("answer_ids"):
+            raise BenchmarkError(f"{where}.answer_id must be null: the question is marked insufficient")
+        return []
+    if item.get("answer_id", 0) is None and "answer_ids" not in item:
+        return []
+
+    def read(value: object, at: str) -> str:
+        answer_id = check_text(value, at)
         if answer_id not in node_ids:
-            raise BenchmarkError(f"{where}.answer_id {answer_id!r} is not a node id; name the node the gold path ends at")
-    return answer_id
+            raise BenchmarkError(f"{at} {answer_id!r} is not a node id; name the node the gold path ends at")
+        return answer_id
+
+    return _one_or_many(item, where, "answer_id", "answer_ids", read) or []
 
 
 def validate_query(query: object, where: str, node_ids: set[str]) -> Query:
@@ -342,14 +498,29 @@ class RunInputs:
     graph: Graph
     questions: tuple[Question, ...]
     files: dict  # display path -> raw bytes, for the manifest
+    questions_file: str = "questions.json"  # display path, for messages
+    skipped: tuple[dict, ...] = ()  # questions left out by --skip-invalid-questions: {"question", "reasons"}
 
 
-def load_inputs(graph_path: Path, questions_path: Path) -> RunInputs:
+def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None) -> RunInputs:
+    """The inputs with every record-level problem collected in problems (raised at once when it is None)."""
+    own = problems is None
+    problems = Problems() if own else problems
     graph_data, graph_raw = read_json(graph_path, "--graph")
-    graph = validate_graph(graph_data, display(graph_path))
     questions_data, questions_raw = read_json(questions_path, "--questions")
-    questions = validate_questions(questions_data, display(questions_path), graph)
-    return RunInputs(graph, questions, {display(graph_path): graph_raw, display(questions_path): questions_raw})
+    graph = validate_graph(graph_data, display(graph_path), problems)
+    n_edges = len(graph_data["edges"])  # of the file: a broken edge does not move the others' indices
+    named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
+    questions = validate_questions(questions_data, display(questions_path), named, n_edges, problems)
+    if problems.not_nfc:
+        warn(
+            f"{len(problems.not_nfc)} string(s) were not in Unicode {NORMALIZATION} form and were normalized "
+            f"(the formats are compared in {NORMALIZATION}), the first: {problems.not_nfc[0]}"
+        )
+    if own and problems.lines:
+        raise InputProblems([m for _, m in problems.lines], "")
+    files = {display(graph_path): graph_raw, display(questions_path): questions_raw}
+    return RunInputs(graph, questions, files, display(questions_path))
 
 
 # -----------------------------------------------------------------------------
@@ -435,6 +606,15 @@ def serialize_jsonl(graph: Graph) -> str:
 
 
 def parse_jsonl(text: str) -> Graph:
+    try:  # one call of the C decoder for the whole text; any problem is found again, by line, below
+        lines = [line for line in text.split("\n") if line]
+        items = json.loads("[" + ",".join(lines) + "]")
+        if len(items) == len(lines) and all(type(item) is dict and (tuple(item) == JSONL_NODE_KEYS and item["k"] == "n" or tuple(item) == JSONL_EDGE_KEYS
+                                       and item["k"] == "e") and all(type(v) is str for v in item.values()) for item in items):
+            nodes = tuple(Node(d["i"], d["n"], d["t"]) for d in items if d["k"] == "n")
+            return Graph(nodes, tuple(Edge(d["s"], d["r"], d["t"]) for d in items if d["k"] == "e"))
+    except ValueError:
+        pass
     nodes, edges = [], []
     for line_no, line in enumerate(text.split("\n"), 1):
         if not line:
@@ -542,13 +722,25 @@ def _pipe_row(values: tuple[str, ...]) -> str:
     return "|".join(v.translate(PIPE_ESCAPES) for v in values)
 
 
+def _pipe_rows(graph: Graph) -> Callable[[tuple[str, ...]], str]:
+    """_pipe_row, or a plain join when no value of the graph holds a character to escape (most graphs: it
+    saves a translate per value), '-' after a space or before '>' included for edge_list."""
+    text = "\x00".join(v for record in (*graph.nodes, *graph.edges) for v in record)
+    plain = not any(s in text for s in ("\\", "\n", "\r", "|", " -", "->"))
+    return "|".join if plain else _pipe_row
+
+
 # edge_list: "NODES", id|name|type lines, "EDGES", then "source -RELATION-> target" lines. In an edge
 # line the source escapes the '-' of " -" and the relation the '-' of "->", so the first unescaped
 # " -" and the next unescaped "-> " are the arrow; the target needs no escapes beyond the common ones.
 
 
 def serialize_edge_list(graph: Graph) -> str:
-    lines = ["NODES", *(_pipe_row(n) for n in graph.nodes), "EDGES"]
+    row = _pipe_rows(graph)
+    lines = ["NODES", *map(row, graph.nodes), "EDGES"]
+    if row is not _pipe_row:
+        lines += [f"{e.source} -{e.relation}-> {e.target}" for e in graph.edges]
+        return "\n".join(lines)
     for e in graph.edges:
         source = e.source.translate(ESCAPES).replace(" -", " \\-")
         relation = e.relation.translate(ESCAPES).replace("->", "\\->")
@@ -596,9 +788,10 @@ DSL_HEADER = ("# @ id|name|type", "# > source|relation|target")
 
 
 def serialize_dsl(graph: Graph) -> str:
+    row = _pipe_rows(graph)
     lines = [*DSL_HEADER]
-    lines += ["@ " + _pipe_row(n) for n in graph.nodes]
-    lines += ["> " + _pipe_row(e) for e in graph.edges]
+    lines += ["@ " + row(n) for n in graph.nodes]
+    lines += ["> " + row(e) for e in graph.edges]
     return "\n".join(lines)
 
 
@@ -622,8 +815,9 @@ PIPE_TABLE_SECTIONS = (("-----Entities-----", "id|name|type"), ("-----Relationsh
 
 def serialize_pipe_table(graph: Graph) -> str:
     (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
-    lines = [entities, entity_header, *(_pipe_row(n) for n in graph.nodes), relations, relation_header]
-    lines += [f"{i}|{_pipe_row((e.source, e.target, e.relation))}" for i, e in enumerate(graph.edges)]
+    row = _pipe_rows(graph)
+    lines = [entities, entity_header, *map(row, graph.nodes), relations, relation_header]
+    lines += [f"{i}|{row((e.source, e.target, e.relation))}" for i, e in enumerate(graph.edges)]
     return "\n".join(lines)
 
 
@@ -663,6 +857,8 @@ ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
 
 def first_difference(expected: Graph, actual: Graph) -> str | None:
     """The first record whose count differs between two graphs (as multisets), or None if they are equal."""
+    if expected == actual:  # the same records in the same order: the common case, at C speed
+        return None
     for label, want, got in (("node", expected.nodes, actual.nodes), ("edge", expected.edges, actual.edges)):
         want_count, got_count = Counter(want), Counter(got)
         if want_count == got_count:
@@ -676,22 +872,37 @@ def first_difference(expected: Graph, actual: Graph) -> str | None:
     return None
 
 
-def serialize_checked(fmt: str, graph: Graph) -> str:
-    """The graph in format fmt, NFC-normalized, after proving it parses back to the same graph."""
-    serialize, parse = FORMATS[fmt]
-    text = unicodedata.normalize(NORMALIZATION, serialize(graph))
+def serialized(fmt: str, graph: Graph) -> str:
+    """The format's text, NFC-normalized (unchecked: for graphs cut from a checked one, or to check next)."""
+    return unicodedata.normalize(NORMALIZATION, FORMATS[fmt][0](graph))
+
+
+def check_roundtrip(fmt: str, graph: Graph, text: str) -> None:
+    """Raise unless text, the graph in format fmt, parses back to the same graph."""
     try:
-        difference = first_difference(graph, parse(text))
+        difference = first_difference(graph, FORMATS[fmt][1](text))
     except BenchmarkError as e:
         difference = f"its own output does not parse ({e})"
     if difference:
         raise BenchmarkError(f"round-trip check failed for format {fmt}: {difference}; nothing was written")
+
+
+def serialize_checked(fmt: str, graph: Graph) -> str:
+    """The graph in format fmt, NFC-normalized, after proving it parses back to the same graph."""
+    text = serialized(fmt, graph)
+    check_roundtrip(fmt, graph, text)
     return text
 
 
 # -----------------------------------------------------------------------------
 # control solver (article 8.5): a plain traversal, no model, that the gold data must agree with
-
+#
+# In: a graph's edges and a question's query. Out: every complete walk. A walk follows the query's hops
+# from its start, each along an existing edge (out: source to target, in: backwards from target to
+# source) and may pass an edge again when the hops lead back over it (parents, then children, comes
+# back to the start over the first edge). The gold paths must be exactly the complete walks, and the
+# answer ids exactly their end nodes; check_questions says, for each question that disagrees, which
+# hop failed and what the graph offers instead.
 
 MAX_WALKS = 1_000_000  # partial paths a query may have before the solver gives up, instead of running for hours
 
@@ -706,8 +917,8 @@ def edge_index(edges: tuple[Edge, ...]) -> dict[tuple[str, str, str], list[int]]
 
 
 def partial_walks(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> list[list[tuple[tuple[int, ...], str]]]:
-    """The walks of query after 0, 1, ... len(hops) hops, each as (edge indices, node reached); a walk uses
-    an edge at most once. edges a-R->b, b-S->c; start a, hops [R out, S out] -> [[((), 'a')], [((0,), 'b')], [((0, 1), 'c')]]"""
+    """The walks of query after 0, 1, ... len(hops) hops, each as (edge indices, node reached).
+    edges a-R->b, b-S->c; start a, hops [R out, S out] -> [[((), 'a')], [((0,), 'b')], [((0, 1), 'c')]]"""
     index = edge_index(edges) if index is None else index
     stages = [[((), query.start)]]
     for hop in query.hops:
@@ -715,7 +926,6 @@ def partial_walks(edges: tuple[Edge, ...], query: Query, index: dict | None = No
             (path + (i,), edges[i].target if hop.direction == "out" else edges[i].source)
             for path, node in stages[-1]
             for i in index.get((node, hop.relation, hop.direction), ())
-            if i not in path
         ])
         if len(stages[-1]) > MAX_WALKS:
             raise BenchmarkError(
@@ -729,53 +939,163 @@ def solve(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> l
     return partial_walks(edges, query, index)[-1]
 
 
-def solver_agrees(edges: tuple[Edge, ...], q: Question, index: dict | None = None) -> bool:
-    """True when the solver finds exactly the gold outcome: no path to abstain on, else the gold path alone."""
-    found = solve(edges, q.query, index)
+def answerable(edges: tuple[Edge, ...], q: Question) -> bool:
+    """The solver still finds the gold outcome on these edges: a gold path, or none at all to abstain on."""
+    found = solve(edges, q.query)
     if q.insufficient:
         return not found
-    return found == [(q.path, q.answer_id)]
+    gold = set(q.paths)
+    return any(path in gold for path, _ in found)
 
 
 def describe_path(edges: tuple[Edge, ...], path: tuple[int, ...]) -> str:
-    return "[" + ", ".join(f"{edges[i].source} -{edges[i].relation}-> {edges[i].target}" for i in path) + "]"
+    """'[0, 3] (a -R-> b, b -S-> c)': the indices to write in a question, and the edges they stand for."""
+    shown = ", ".join(f"{edges[i].source} -{edges[i].relation}-> {edges[i].target}" for i in path)
+    return f"[{', '.join(map(str, path))}] ({shown})"
+
+
+def _paths(edges: tuple[Edge, ...], paths: list[tuple[int, ...]]) -> str:
+    shown = "; ".join(describe_path(edges, p) for p in paths[:3])
+    return shown + (f"; and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+
+def solver_problem(edges: tuple[Edge, ...], q: Question, index: dict) -> str | None:
+    """What the solver finds that the question's gold data does not say, or None when they agree."""
+    stages = partial_walks(edges, q.query, index)
+    found = stages[-1]
+    if q.insufficient:
+        if found:
+            return (f"an abstention question, but the query finds {len(found)} complete path(s): "
+                    f"{_paths(edges, [p for p, _ in found])}; fix the query or make the question answerable")
+        return None
+    if not found:
+        return hop_failure(edges, q.query, stages, index)
+    walks, gold = {p for p, _ in found}, set(q.paths)
+    if walks != gold:
+        extra, missing = sorted(walks - gold), sorted(gold - walks)
+        message = f"the query finds {len(walks)} complete path(s), the question lists {len(gold)} gold path(s)"
+        if extra:
+            message += f"; found but not listed: {_paths(edges, extra)}"
+        if missing:
+            message += f"; listed but not found: {_paths(edges, missing)}"
+        fix = "list every complete path in `paths` or narrow the query" if not missing else "fix the paths or the query"
+        return f"{message}; {fix}"
+    ends = sorted({end for _, end in found})
+    if ends != sorted(set(q.answer_ids)):
+        return f"the gold paths end at {ends} but answer_ids are {sorted(set(q.answer_ids))}; make them the same"
+    return None
+
+
+def hop_failure(edges: tuple[Edge, ...], query: Query, stages: list, index: dict) -> str:
+    """Which hop found no edge, from how many nodes, and which relations leave those nodes instead."""
+    j = next(k for k in range(1, len(stages)) if not stages[k]) - 1
+    hop = query.hops[j]
+    nodes = sorted({node for _, node in stages[j]})
+    at = f"{len(nodes)} node(s) ({', '.join(nodes[:3])}{', ...' if len(nodes) > 3 else ''})" if j else f"the start {query.start!r}"
+    leaving: dict[str, set[str]] = {"out": set(), "in": set()}
+    wanted = set(nodes)
+    for node, relation, direction in index:
+        if node in wanted:
+            leaving[direction].add(relation)
+    way = "forwards (out)" if hop.direction == "out" else "backwards (in)"
+    message = f"hop {j + 1} of {len(query.hops)} ({hop.relation} {hop.direction}) finds no edge from {at}"
+    here = sorted(leaving[hop.direction])
+    message += f"; relations they can follow {way}: {', '.join(here[:8])}{', ...' if len(here) > 8 else ''}" if here else f"; they have no edge to follow {way}"
+    other = "in" if hop.direction == "out" else "out"
+    if hop.relation in leaving[other]:
+        message += f"; {hop.relation} leaves them in the other direction: use \"{other}\""
+    else:
+        close = difflib.get_close_matches(hop.relation, sorted({e.relation for e in edges}), n=1)
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+    return message
+
+
+def walk_ends(edges: list[Edge]) -> set[str]:
+    """End nodes of the walks that follow the edges in order, each forwards or backwards from where the
+    previous one ended (never reversed as written); empty if the chain breaks.
+
+    a-R->b, c-S->b -> {'c'} (b is reached forwards, then S is followed backwards to c)"""
+    ends = set()
+    for current in {edges[0].target, edges[0].source} if edges else ():
+        for e in edges[1:]:
+            if e.source == current:
+                current = e.target
+            elif e.target == current:
+                current = e.source
+            else:
+                break
+        else:
+            ends.add(current)
+    return ends
+
+
+def check_questions(graph: Graph, questions: tuple[Question, ...], src: str, problems: Problems) -> None:
+    """Each question against the graph: answers name the answer nodes, a path without a query is a connected
+    walk, and the solver's complete walks are the gold paths. One problem per question that fails."""
+    index = edge_index(graph.edges)
+    names = {n.id: n.name for n in graph.nodes}
+    for i, q in enumerate(questions):
+        where = f"{src}: question {q.id}"
+        try:
+            problem = _answer_problem(q, names)
+            if problem is None and q.query is None:
+                broken = [p for p in q.paths if p and not walk_ends([graph.edges[k] for k in p])]
+                if broken:
+                    problem = f"path {describe_path(graph.edges, broken[0])} is not a connected walk; fix the path"
+            if problem is None and q.query is not None:
+                problem = solver_problem(graph.edges, q, index)
+        except BenchmarkError as e:
+            problem = str(e)
+        if problem:
+            problems.add(f"{where}: {problem}", q.id)
+
+
+def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
+    if q.insufficient or not q.answer_ids:
+        return None
+    named = {_folded(names[i]) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
+    stray = [a for a in q.answers if _folded(a) not in named]
+    if not stray:
+        return None
+    nodes = ", ".join(f"{i!r} is named {names[i]!r}" for i in q.answer_ids[:3])
+    return f"answer {stray[0]!r} is not the name of an answer node ({nodes}); make the answer the node's name"
 
 
 def preflight_solver(variant: Variant) -> None:
-    """Stop the run unless the solver agrees with every question's gold data on this graph variant."""
-    edges = variant.graph.edges
-    index = edge_index(edges)
+    """Stop the run unless the solver agrees with every question's gold data on this graph variant (the input
+    graph was checked by check_questions; a variant that fails here is a bug in building it)."""
+    index = edge_index(variant.graph.edges)
     for q in variant.questions:
-        if q.query is None or solver_agrees(edges, q, index):
-            continue
-        found = solve(edges, q.query, index)
-        shown = "; ".join(f"{describe_path(edges, p)} ending at {end}" for p, end in found[:3])
-        shown += f"; and {len(found) - 3} more" if len(found) > 3 else ""
-        expected = "no complete path" if q.insufficient else f"{describe_path(edges, q.path)} ending at {q.answer_id}"
-        raise BenchmarkError(
-            f"control solver disagrees with question {q.id} on graph variant {variant.name}: expected "
-            f"{expected}, found {shown or 'no complete path'}; fix the question's path, answer_id or query"
-        )
+        problem = solver_problem(variant.graph.edges, q, index) if q.query else None
+        if problem:
+            raise BenchmarkError(f"control solver disagrees with question {q.id} on graph variant {variant.name}: {problem}")
 
 
 # -----------------------------------------------------------------------------
 # graph variants: sizes with distractors (article 7.2), short ids (article 10, 12), permutations (8.4)
 #
-# A distractor branch is a chain of one to three new nodes hanging off a question's start node, built
-# from the (type, relation, type) patterns of the input graph and named from per-type pools. Because a
-# branch touches the rest of the graph only at its anchor, a walk that enters it can never leave it, so
-# a branch is safe exactly when no question can reach its anchor after j hops and then finish its
-# remaining hops inside the branch. Unsafe branches are drawn again; the solver preflight then proves,
-# on the whole variant, that every gold answer stands alone and no abstention question got completed.
+# In: the input graph and its questions. Out: Variants, each proven by the solver preflight.
+# A distractor branch is a chain of one to three new nodes hanging off a question's start node. It is
+# drawn, never enumerated: a random walk over the input's own edges from the anchor gives each step a
+# real relation and direction and a real node whose role the new node copies (its type, the shape of
+# its id, and a name made of the words of the names in that role: the other targets of place_of_birth,
+# say). A branch touches the rest of the graph only at its anchor, so a walk that enters it either dies
+# there, ends there, or comes back to the anchor over the same edges; a branch is safe when no
+# question's walk, from any point where it stands at the anchor, can do either of the last two. Unsafe
+# draws are drawn again; the solver preflight then proves, on the whole variant, that every gold
+# answer stands alone and no abstention question got completed.
 
 SIZES = ("small", "medium", "large")
 ID_VARIANTS = ("original", "short")
 MEDIUM_BRANCHES = (10, 20)  # distractor branches per start node in medium: drawn from this range
 BRANCH_LENGTHS = (1, 2, 2, 3)
+BRANCH_DRAWS = 40  # draws per branch before an anchor is given up as unable to take one
+NAME_DRAWS = 30  # names drawn from a role's vocabulary before falling back to a wider one
 DEFAULT_SEED = 2026
 
-# Names for the article's node types, none equal to or extending a name of its graph. Other types get
-# "<Type> <n>". A pool that runs out continues with numbered names ("Вега 2").
+# Names for the article's node types, none equal to or extending a name of its graph, used when the
+# input names of that type are Cyrillic too. Every other role is named from the input's own words.
 _FIRST_M = "Алексей Борис Вадим Глеб Денис Егор Захар Игорь Кирилл Леонид Михаил Никита Олег Павел Роман Семён Тимур Фёдор Юрий Ярослав"
 _FIRST_F = "Алина Вера Галина Дарья Екатерина Жанна Зоя Инна Кира Лидия Марина Надежда Оксана Полина Раиса Светлана Таисия Ульяна Юлия Яна"
 _SURNAMES = "Белов Волков Гусев Дроздов Егоров Жуков Зайцев Козлов Лебедев Морозов Никитин Орлов Павлов Соколов Титов Фролов Чернов Щукин Яковлев Громов"
@@ -822,6 +1142,22 @@ def slug(name: str) -> str:
     return "_".join("".join(c if c.isascii() and c.isalnum() else " " for c in out).split()) or "node"
 
 
+def snake(name: str) -> str:
+    """An id fragment that keeps the name's own script: 'Гран Тур' -> 'гран_тур'."""
+    return "_".join(re.findall(r"[^\W_]+", name.lower()))
+
+
+def words(name: str) -> str:
+    """An id fragment that keeps the name's casing: 'Golden Gate' -> 'Golden_Gate'."""
+    return "_".join(re.findall(r"[^\W_]+", name))
+
+
+def script(text: str) -> str:
+    """The script of a text's first letter: 'Kazan' -> 'LATIN', 'Казань' -> 'CYRILLIC', '42' -> ''."""
+    letter = next((c for c in text if c.isalpha()), None)
+    return unicodedata.name(letter, "OTHER ?").split()[0] if letter else ""
+
+
 @dataclass(frozen=True)
 class Variant:
     size: str  # small | medium | large
@@ -835,34 +1171,153 @@ class Variant:
         return f"{self.size}/{self.ids}"
 
 
+class Namer:
+    """New names and ids that look like the input's: same words, script, casing and id shape."""
+
+    def __init__(self, graph: Graph, rng: random.Random) -> None:
+        self.rng = rng
+        self.names = {n.name.casefold() for n in graph.nodes}  # every name in use, folded
+        self.input_names = set(self.names)
+        self.ids = {n.id for n in graph.nodes}  # every id in use
+        self.input_ids = frozenset(self.ids)
+        self.nodes = {n.id: n for n in graph.nodes}
+        self.role_names: dict[tuple[str, str], list[str]] = {}  # (relation, "out"|"in") -> names at that end
+        for e in graph.edges:
+            self.role_names.setdefault((e.relation, "out"), []).append(self.nodes[e.target].name)
+            self.role_names.setdefault((e.relation, "in"), []).append(self.nodes[e.source].name)
+        self.all_names = [n.name for n in graph.nodes]
+        self._by_length: dict[object, dict[int, list[list[str]]]] = {}  # role -> word count -> names split in words
+        self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
+        self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
+        self.id_chars = {kind: sorted({c for i in self.ids for c in i if self._kind(c) == kind}) for kind in ("lower", "upper", "digit")}
+        by_type: dict[str, Counter] = {}
+        for n in graph.nodes:
+            by_type.setdefault(n.type, Counter())[script(n.name)] += 1
+        self.pools = {
+            t: rng.sample(pool, len(pool)) for t, pool in sorted(NAME_POOLS.items())
+            if t in by_type and by_type[t].most_common(1)[0][0] == "CYRILLIC"
+        }
+        self.pool_position: dict[str, int] = {}
+
+    @staticmethod
+    def _kind(c: str) -> str:
+        return "digit" if c.isdigit() else "upper" if c.isupper() else "lower" if c.isalpha() else "other"
+
+    def new_node(self, like: Node, role: tuple[str, str]) -> Node:
+        """A node that plays the role of the input node like (reached over role = (relation, direction))."""
+        for attempt in range(4 * NAME_DRAWS):
+            name = self._name(like, role, numbered=attempt >= NAME_DRAWS)  # fresh names whose ids are taken: number one
+            node_id = self._id(like, name, longer=attempt // 10)
+            if node_id is not None:
+                self.names.add(name.casefold())
+                self.ids.add(node_id)
+                return Node(node_id, name, like.type)
+        raise BenchmarkError(f"could not make a new name for a node like {like.id!r}; the graph's names are too few to vary")
+
+    def _fresh(self, name: str) -> bool:
+        """Not a name in use, and not an input name followed by more words ('Kazan' -> 'Kazan River')."""
+        return bool(name.strip()) and name.casefold() not in self.names and not self._extends(name)
+
+    def _extends(self, name: str) -> bool:
+        words = name.casefold().split(" ")
+        return any(" ".join(words[:k]) in self.input_names for k in range(1, len(words)))
+
+    def _name(self, like: Node, role: tuple[str, str], numbered: bool = False) -> str:
+        if like.type in self.pools:
+            return self._pool_name(like.type)
+        key = role if role in self.role_names else "*"
+        for vocabulary in (key, "*") if not numbered else ():
+            for _ in range(NAME_DRAWS):
+                name = self._compose(vocabulary)
+                if self._fresh(name):
+                    return name
+        # The vocabulary is spent: number a composed name that is no input name and extends none.
+        drawn = (self._compose(vocabulary) for vocabulary in (key, "*") for _ in range(NAME_DRAWS))
+        base = next((f"{c} " for c in drawn if c.casefold() not in self.input_names and not self._extends(c)), like.name)
+        for k in range(2, 1_000_000):
+            if self._fresh(f"{base}{k}"):
+                return f"{base}{k}"
+        raise BenchmarkError(f"could not make a new name for a node like {like.id!r}")
+
+    def _compose(self, key: tuple[str, str] | str) -> str:
+        """A name shaped like a random name of the role (key; "*": any node), each word taken from the same
+        position of another name of that length: ['Golden Gate Bridge', 'Tower Bridge', 'Bay Gate Park'] may
+        give 'Bay Gate Bridge'. A one-word name joins the first half of one word to the second half of another."""
+        if key not in self._by_length:
+            by_length: dict[int, list[list[str]]] = {}
+            names = self.role_names[key] if key != "*" else self.all_names
+            usable = [n for n in names if any(c.isalnum() for c in n)] or ["X"]  # a name like "." carries no words
+            for name in usable:
+                words = name.split(" ")
+                by_length.setdefault(len(words), []).append(words)
+            self._by_length[key] = by_length
+        by_length = self._by_length[key]
+        lengths = [k for k in sorted(by_length)]
+        same = by_length[self.rng.choices(lengths, [len(by_length[k]) for k in lengths])[0]]  # as common as in the input
+        if len(same[0]) == 1:
+            a, b = self.rng.choice(same)[0], self.rng.choice(same)[0]
+            return a[: max(len(a) // 2, 1)] + b[len(b) // 2 :]
+        return " ".join(self.rng.choice(same)[k] for k in range(len(same[0])))
+
+    def _pool_name(self, node_type: str) -> str:
+        pool = self.pools[node_type]
+        while True:
+            k = self.pool_position.get(node_type, 0)
+            self.pool_position[node_type] = k + 1
+            name = pool[k] if k < len(pool) else f"{pool[k % len(pool)]} {k // len(pool) + 1}"
+            if self._fresh(name):
+                return name
+
+    def _id(self, like: Node, name: str, longer: int = 0) -> str | None:
+        """An id for name in the style of like's id, or None if it would equal or extend one in use: the same
+        prefix and word style ('person_irina' -> 'person_anna_belova', 'org_north' -> 'org_tsentr_vostok',
+        'Golden_Gate' -> 'Tower_Hill'); an opaque id ('m.0abc1', 'Q42') keeps the prefix common to all ids and
+        redraws each other character by kind, with `longer` more characters once the short ones run out."""
+        node_id = None
+        for make in (slug, snake, words):
+            made = make(like.name)
+            if made and (like.id == made or like.id.endswith("_" + made) or like.id.startswith(made + "_")):
+                prefix = like.id[: len(like.id) - len(made)] if like.id.endswith(made) else ""
+                node_id = prefix + make(name)
+                break
+        if node_id is None and re.fullmatch(r"[^\W_]+(?:_[^\W_]+)*", like.id):  # readable words, not made from the name
+            head = like.id.split("_", 1)[0]
+            prefix = f"{head}_" if "_" in like.id and self.heads[head] > 1 else ""
+            make = slug if like.id.isascii() and like.id.islower() else snake if like.id.islower() else words
+            node_id = prefix + make(name)
+        if node_id is None:
+            rest = like.id[len(self.id_prefix):]
+            rest += (rest[-1:] or "0") * longer
+            node_id = self.id_prefix + "".join(
+                self.rng.choice(self.id_chars[k]) if (k := self._kind(c)) != "other" and self.id_chars[k] else c for c in rest
+            )
+        parts = node_id.split("_")
+        if node_id in self.ids or any("_".join(parts[:k]) in self.input_ids for k in range(1, len(parts))):
+            return None
+        if any(_mentions(node_id.casefold(), word) for word in LEAKY_ID_WORDS):
+            return None
+        return node_id
+
+
 class Distractors:
     """A seeded, endless stream of safe distractor branches; its first n items are the same for any n."""
 
     def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int):
         self.rng = random.Random(f"{seed}/distractors")
-        types = {n.id: n.type for n in graph.nodes}
-        self.options: dict[str, list[tuple[str, str, str]]] = {}  # type -> [(relation, direction, other type)]
-        for e in graph.edges:
-            self.options.setdefault(types[e.source], []).append((e.relation, "out", types[e.target]))
-            self.options.setdefault(types[e.target], []).append((e.relation, "in", types[e.source]))
-        self.options = {t: sorted(set(o)) for t, o in self.options.items()}
+        self.graph = graph
+        self.incident: dict[str, list[int]] = {}  # node id -> the edges that touch it
+        for i, e in enumerate(graph.edges):
+            self.incident.setdefault(e.source, []).append(i)
+            if e.target != e.source:
+                self.incident.setdefault(e.target, []).append(i)
         self.reach = self._reach(graph, [q for q in questions if q.query])
+        self.namer = Namer(graph, self.rng)
         starts = list(dict.fromkeys(q.query.start for q in questions if q.query))
-        # anchor -> branch length -> every safe chain of steps (relation, direction, node type) from it
-        self.chains = {a: self._safe_chains(a, types[a]) for a in starts}
-        self.anchors = [a for a in starts if self.chains[a]]
-        for anchor in starts:
-            if not self.chains[anchor]:
-                warn(f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets none")
-        self.input_names = {n.name.casefold() for n in graph.nodes}  # names the questions may refer to
-        self.names = set(self.input_names)  # every name in use
-        self.ids = set(types)
-        self.id_prefix = self._id_prefixes(graph)
-        self.pool_position: dict[str, int] = {}
-        self.pools = {t: self.rng.sample(pool, len(pool)) for t, pool in sorted(NAME_POOLS.items())}
+        self.anchors = [a for a in starts if a in self.incident]
         low, high = MEDIUM_BRANCHES
         self.medium_counts = [self.rng.randint(low, high) for _ in self.anchors]
         self.items: list[tuple[list[Node], list[Edge]]] = []
+        self.failed: set[str] = set()  # anchors that could take no safe branch
         self._slots = self._slot_order()
 
     @staticmethod
@@ -871,18 +1326,9 @@ class Distractors:
         index, reach = edge_index(graph.edges), {}
         for q in questions:
             for j, walks in enumerate(partial_walks(graph.edges, q.query, index)[:-1]):
-                for _, node in walks:
+                for node in {node for _, node in walks}:
                     reach.setdefault(node, []).append((j, q.query))
         return reach
-
-    @staticmethod
-    def _id_prefixes(graph: Graph) -> dict[str, str]:
-        """type -> the id prefix its nodes use ('org' for org_vector), or the type itself."""
-        prefixes: dict[str, Counter] = {}
-        for n in graph.nodes:
-            if "_" in n.id:
-                prefixes.setdefault(n.type, Counter())[n.id.split("_", 1)[0]] += 1
-        return {t: c.most_common(1)[0][0] for t, c in prefixes.items()}
 
     @property
     def medium(self) -> int:
@@ -898,63 +1344,67 @@ class Distractors:
             round_no += 1
 
     def first(self, n: int) -> list[tuple[list[Node], list[Edge]]]:
-        if not self.anchors and n:
-            raise BenchmarkError(
-                "no distractor can be added: branches hang off the start nodes of the questions' queries, and "
-                "none of them can take one without completing a question's path"
-            )
         while len(self.items) < n:
-            self.items.append(self._branch(next(self._slots)))
+            if len(self.failed) == len(self.anchors):
+                raise BenchmarkError(
+                    "no distractor can be added: branches hang off the start nodes of the questions' queries, and "
+                    "none of them can take one without completing a question's path"
+                )
+            anchor = next(self._slots)
+            if anchor in self.failed:
+                continue
+            branch = self._branch(anchor)
+            if branch is None:
+                self.failed.add(anchor)
+                warn(f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets none")
+                continue
+            self.items.append(branch)
         return self.items[:n]
 
-    def _new_node(self, node_type: str) -> Node:
-        pool = self.pools.get(node_type, [])
-        while True:
-            k = self.pool_position.get(node_type, 0)
-            self.pool_position[node_type] = k + 1
-            if k < len(pool):
-                name = pool[k]
-            else:
-                base = pool[k % len(pool)] if pool else node_type.capitalize()
-                name = f"{base} {k // len(pool) + 1 if pool else k + 1}"
-            folded = name.casefold()
-            if folded not in self.names and not any(folded.startswith(old + " ") for old in self.input_names):
+    def _draw(self, anchor: str) -> list[tuple[str, str, str]]:
+        """Steps (relation, direction, input node it copies) of a random walk over the input's edges."""
+        steps, here, came_by = [], anchor, None
+        for _ in range(self.rng.choice(BRANCH_LENGTHS)):
+            choices = [i for i in self.incident.get(here, ()) if i != came_by]
+            if not choices:
                 break
-        self.names.add(folded)
-        base_id = f"{self.id_prefix.get(node_type, slug(node_type))}_{slug(name)}"
-        node_id, k = base_id, 1
-        while node_id in self.ids:
-            k += 1
-            node_id = f"{base_id}_{k}"
-        self.ids.add(node_id)
-        return Node(node_id, name, node_type)
+            i = self.rng.choice(choices)
+            e = self.graph.edges[i]
+            step = (e.relation, "out", e.target) if e.source == here else (e.relation, "in", e.source)
+            steps.append(step)
+            here, came_by = step[2], i
+        return steps
 
     def _safe(self, anchor: str, steps: list[tuple[str, str, str]]) -> bool:
-        """steps: (relation, direction, type) along a chain from the anchor; False if a query could finish in it."""
+        """False if a question's walk standing at the anchor could end inside the branch or come back out of it.
+        Positions along the chain: 0 the anchor, k the k-th new node."""
         for j, query in self.reach.get(anchor, ()):
-            rest = query.hops[j:]
-            if len(rest) <= len(steps) and all(h.relation == r and h.direction == d for h, (r, d, _) in zip(rest, steps)):
+            positions = {0}
+            for hop in query.hops[j:]:
+                moved = set()
+                for p in positions:
+                    if p < len(steps) and steps[p][:2] == (hop.relation, hop.direction):
+                        moved.add(p + 1)
+                    if p > 0 and steps[p - 1][0] == hop.relation and steps[p - 1][1] != hop.direction:
+                        moved.add(p - 1)
+                if 0 in moved:
+                    return False  # back at the anchor through the branch: it could go on from there
+                positions = moved
+            if positions:
                 return False
         return True
 
-    def _safe_chains(self, anchor: str, anchor_type: str) -> dict[int, list[tuple]]:
-        """Every safe chain of one to max(BRANCH_LENGTHS) steps that the graph's patterns allow, by length."""
-        chains: dict[int, list[tuple]] = {}
-        frontier = [((), anchor_type)]
-        for length in range(1, max(BRANCH_LENGTHS) + 1):
-            frontier = [(steps + (option,), option[2]) for steps, node_type in frontier for option in self.options.get(node_type, ())]
-            safe = [steps for steps, _ in frontier if self._safe(anchor, list(steps))]
-            if safe:
-                chains[length] = safe
-        return chains
-
-    def _branch(self, anchor: str) -> tuple[list[Node], list[Edge]]:
-        chains = self.chains[anchor]
-        length = self.rng.choice(BRANCH_LENGTHS)
-        steps = self.rng.choice(chains.get(length) or chains[min(chains, key=lambda n: abs(n - length))])
+    def _branch(self, anchor: str) -> tuple[list[Node], list[Edge]] | None:
+        for _ in range(BRANCH_DRAWS):
+            drawn = self._draw(anchor)
+            steps = next((drawn[:n] for n in range(len(drawn), 0, -1) if self._safe(anchor, drawn[:n])), None)
+            if steps:  # the longest safe start of the draw
+                break
+        else:
+            return None
         nodes, edges, current = [], [], anchor
-        for relation, direction, node_type in steps:
-            node = self._new_node(node_type)
+        for relation, direction, like in steps:
+            node = self.namer.new_node(self.namer.nodes[like], (relation, direction))
             nodes.append(node)
             edges.append(Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current))
             current = node.id
@@ -980,8 +1430,7 @@ def with_distractors(graph: Graph, questions: tuple[Question, ...], stream: Dist
     rng = random.Random(f"{seed}/{size}/interleave")
     edges, edge_pos = interleave(list(graph.edges), [e for _, es in branches for e in es], rng)
     nodes, _ = interleave(list(graph.nodes), [v for vs, _ in branches for v in vs], rng)
-    moved = tuple(replace(q, path=tuple(edge_pos[i] for i in q.path)) for q in questions)
-    return Variant(size, "original", Graph(tuple(nodes), tuple(edges)), moved, n)
+    return Variant(size, "original", Graph(tuple(nodes), tuple(edges)), tuple(q.moved(edge_pos) for q in questions), n)
 
 
 def with_short_ids(variant: Variant, seed: int) -> Variant:
@@ -997,7 +1446,7 @@ def with_short_ids(variant: Variant, seed: int) -> Variant:
     questions = tuple(
         replace(
             q,
-            answer_id=new_id.get(q.answer_id) if q.answer_id else None,
+            answer_ids=tuple(new_id[i] for i in q.answer_ids),
             query=replace(q.query, start=new_id[q.query.start]) if q.query else None,
         )
         for q in variant.questions
@@ -1020,15 +1469,78 @@ def subgraph(nodes: tuple[Node, ...], edges: tuple[Edge, ...]) -> Graph:
 
 
 # -----------------------------------------------------------------------------
-# prompts
+# prompts: the template a graph and a question are put into (--prompt ru | en | FILE)
+#
+# In: a template's text. Out: Template, which renders a prompt in one pass and tells the parts of a
+# prompt apart (head + graph + middle + question + end), so that the shared part is counted once.
 
 
-def build_prompt(graph_text: str, question: str, format_name: str) -> str:
-    return PROMPT_TEMPLATE.format(format_name=format_name, graph=graph_text, question=question)
+@dataclass(frozen=True)
+class Template:
+    name: str  # ru, en, or the file it was read from
+    text: str
+    parts: tuple[str, ...]  # literal, field, literal, field, literal, field, literal
+
+    @classmethod
+    def parse(cls, name: str, text: str) -> Template:
+        parts = tuple(re.split(r"\{(" + "|".join(TEMPLATE_FIELDS) + r")\}", text))
+        fields = Counter(parts[1::2])
+        for field_name in TEMPLATE_FIELDS:
+            if fields[field_name] != 1:
+                raise BenchmarkError(
+                    f"{name}: the prompt template has {{{field_name}}} {fields[field_name]} times; put each of "
+                    f"{', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)} in it exactly once (other braces are literal)"
+                )
+        unknown = sorted(set(re.findall(r"\{([A-Za-z_]\w*)\}", text)) - set(TEMPLATE_FIELDS))
+        if unknown:
+            raise BenchmarkError(
+                f"{name}: the prompt template has the unknown field {{{unknown[0]}}}; it takes "
+                f"{', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)}; write the text itself instead"
+            )
+        return cls(name, text, parts)
+
+    def render(self, format_name: str, graph: str, question: str) -> str:
+        values = {"format_name": format_name, "graph": graph, "question": question}
+        return "".join(values[p] if k % 2 else p for k, p in enumerate(self.parts))
+
+    def around(self, format_name: str) -> tuple[str, str, str] | None:
+        """(head, middle, end) such that a prompt is head + graph + middle + question + end, or None when the
+        question comes before the graph (such a prompt is counted whole)."""
+        fields = self.parts[1::2]
+        if fields.index("graph") > fields.index("question"):
+            return None
+        g, q = 2 * fields.index("graph") + 1, 2 * fields.index("question") + 1
+        fill = lambda parts: "".join(format_name if k % 2 and p == "format_name" else p for k, p in parts)
+        numbered = list(enumerate(self.parts))
+        return fill(numbered[:g]), fill(numbered[g + 1 : q]), fill(numbered[q + 1 :])
+
+    @property
+    def sha256(self) -> str:
+        return sha256_hex(self.text)
+
+
+def load_template(value: str) -> Template:
+    """--prompt: a built-in name (ru, the article's; en) or a UTF-8 file with the three fields."""
+    if value in PROMPT_TEMPLATES:
+        return Template.parse(value, PROMPT_TEMPLATES[value])
+    path = Path(value)
+    where = display(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as e:
+        raise BenchmarkError(
+            f"--prompt {value!r}: cannot read it ({e.strerror}); give {', '.join(PROMPT_TEMPLATES)} or a template file"
+        ) from None
+    except UnicodeDecodeError as e:
+        raise BenchmarkError(f"{where}: the byte at offset {e.start} is not UTF-8; save the template as UTF-8") from None
+    return Template.parse(where, check_text(text, f"{where} (the prompt template)"))
 
 
 def sha256_hex(data: bytes | str) -> str:
     return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+
+
+ARTICLE_TEMPLATE = Template.parse("ru", PROMPT_TEMPLATES["ru"])
 
 
 # -----------------------------------------------------------------------------
@@ -1077,11 +1589,10 @@ class Tokenizer:
     def count(self, text: str) -> int:
         return len(self.encoding.encode_ordinary(text))
 
-    def count_many(self, texts: list[str]) -> list[int]:
-        """Counts of several texts, tokenized on up to TOKENIZER_THREADS cores (tiktoken releases the GIL)."""
-        if len(texts) < 2 or TOKENIZER_THREADS < 2 or sum(map(len, texts)) < 200_000:  # threads cost more
-            return [self.count(t) for t in texts]
-        return [len(ids) for ids in self.encoding.encode_ordinary_batch(texts, num_threads=TOKENIZER_THREADS)]
+    @functools.cached_property
+    def splits(self) -> bool:
+        """Its regex is one of SPLIT_PATTERNS: a prompt can be counted by parts."""
+        return sha256_hex(self.encoding._pat_str) in SPLIT_PATTERNS
 
 
 def load_tokenizer(name: str) -> Tokenizer:
@@ -1122,15 +1633,104 @@ def load_tokenizer(name: str) -> Tokenizer:
     return Tokenizer(name, encoding, sha, source)
 
 
+# Counting a prompt by parts. encode_ordinary cuts a text into pieces with the encoding's regex and
+# encodes each piece alone, so count(a + b) == count(a) + count(b) whenever the regex must end a piece
+# between a and b. For the patterns below it must when a ends with a character that is not whitespace,
+# then "\n", and b starts with a character that is neither whitespace nor "/". Proof, alternative by
+# alternative: letters and numbers take at most a space or one non-newline character in front, so no
+# piece of b reaches back over the newline; punctuation runs end with newlines (cl100k) or newlines and
+# "/" (o200k: hence the "/"); the whitespace alternatives end at the newline because b does not start
+# with whitespace; and the piece that holds the newline is the same with or without b after it (after a
+# non-space character it is "\n" alone, or the punctuation run that ends with it), since no pattern has
+# a lookbehind and the only lookaheads, (?!\S) and $, decide between alternatives that match "\n" alike.
+# A prompt is head + graph + middle + question + end: the templates' head and middle end with a word
+# and "\n", so the graph is tokenized once per format and each question once per encoding; anything
+# else (a template or question that breaks the rule, an unknown pattern) is counted whole.
+SPLIT_PATTERNS = {  # SHA-256 of the regex -> the encodings that use it
+    "2d1b8dc11e89af71459b36004f698ab3693f59fd84f63e8ec2b49564ab857420": "o200k_base, o200k_harmony",
+    "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899": "cl100k_base",
+    "bf51d578af57187876ec1c8a34fb0ee2fb3025c50ce663ac154b633ae39de092": "r50k_base, p50k_base, p50k_edit",
+}
+SPLIT_SEARCH = 256  # newlines tried from the end of a graph text for its last split point
+
+
+def splits_between(left: str, right: str) -> bool:
+    """The pre-tokenizer of a SPLIT_PATTERNS encoding ends a piece between left and right:
+    ('ГРАФ\\n', '{') -> True; ('}\\n\\n', 'B') -> False (whitespace before the newline)."""
+    if not left or not right:
+        return True
+    return left[-1] == "\n" and len(left) > 1 and not left[-2].isspace() and not right[0].isspace() and right[0] != "/"
+
+
+def last_split(text: str) -> int | None:
+    """The last position p inside text with splits_between(text[:p], text[p:]), or None."""
+    p, tries = text.rfind("\n"), 0
+    while p > 0 and tries < SPLIT_SEARCH:
+        if splits_between(text[: p + 1][-2:], text[p + 1 : p + 2]) and p + 1 < len(text):
+            return p + 1
+        p, tries = text.rfind("\n", 0, p), tries + 1
+    return None
+
+
+class TokenCounts:
+    """Token counts by (encoding, SHA-256 of the text): each distinct text is tokenized once per encoding."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple[str, str], int] = {}
+        self.pending: dict[tuple[str, str], Future] = {}  # counts under way on the pool's threads
+        self.pool: ThreadPoolExecutor | None = None
+
+    def count(self, tokenizer: Tokenizer, text: str, sha: str | None = None) -> int:
+        key = (tokenizer.name, sha or sha256_hex(text))
+        if key not in self.cache:
+            pending = self.pending.pop(key, None)
+            self.cache[key] = pending.result() if pending else tokenizer.count(text)
+        return self.cache[key]
+
+    def start(self, tokenizer: Tokenizer, text: str, sha: str) -> None:
+        """Begin counting a large text on another thread (tiktoken releases the GIL), so the caller can do
+        other work meanwhile, such as the round-trip check; count() collects the result."""
+        key = (tokenizer.name, sha)
+        if key in self.cache or key in self.pending:
+            return
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(max_workers=TOKENIZER_THREADS, thread_name_prefix="tokens")
+        self.pending[key] = self.pool.submit(tokenizer.count, text)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+    def around(self, tokenizer: Tokenizer, head: str, graph: str, graph_sha: str, middle: str) -> int:
+        """Tokens of head + graph + middle, tokenizing the graph itself only once (as graph_sha) where the
+        proven boundaries allow: after head, and at the graph's last split point before middle."""
+        if tokenizer.splits and splits_between(head, graph):
+            p = last_split(graph) if graph else None
+            if p is not None:
+                tail = graph[p:]
+                whole = self.count(tokenizer, graph, graph_sha)
+                return self.count(tokenizer, head) + whole - self.count(tokenizer, tail) + self.count(tokenizer, tail + middle)
+        return self.count(tokenizer, head + graph + middle)
+
+    def prompt(self, tokenizer: Tokenizer, before: str, before_tokens: int, question: str) -> int:
+        """Tokens of before + question, given before's count: question counted alone where the boundary holds."""
+        if tokenizer.splits and splits_between(before[-2:], question):
+            return before_tokens + self.count(tokenizer, question)
+        return tokenizer.count(before + question)
+
+
 # -----------------------------------------------------------------------------
 # leakage preflight (article 8.3): nothing but the graph may lead a model to the answer
+#
+# In: the questions, the graphs, the template and the names of the files a run writes. Out: each
+# check with its result and what it found, by question. Matching is by whole words, where letters,
+# digits and "_" form words: "gold" is not in "Golden_Gate_Bridge", and "russia" is not in the id
+# "grand_duke_of_russia" unless it stands as a word of its own; a text with no letter or digit
+# (a node named ".") never matches. A failing check stops the run (--leakage warn: it only warns).
 
 LEAKY_ID_WORDS = ("answer", "correct", "gold", "expected", "solution")
-
-
-def _folded(text: str) -> str:
-    """The article's answer normalization (4.5): trimmed, casefolded, ё as е."""
-    return text.strip().casefold().replace("ё", "е")
+LEAKAGE_MODES = ("fail", "warn")
 
 
 def _path_forms(path: tuple[int, ...]) -> list[str]:
@@ -1138,67 +1738,77 @@ def _path_forms(path: tuple[int, ...]) -> list[str]:
 
 
 def _mentions(text: str, needle: str) -> bool:
-    """needle occurs in text as a whole word (both already folded): 'q1' is in 'prompt.q1.txt', 'x' is not in 'txt'."""
-    return needle in text and re.search(rf"(?<![^\W_]){re.escape(needle)}(?![^\W_])", text) is not None
+    """needle occurs in text as a whole word (both already folded): 'q1' is in 'prompt.q1.txt'; 'gold' is not
+    in 'golden_gate', nor 'russia' in 'duke_of_russia'; '.' is in nothing."""
+    if needle not in text or not any(c.isalnum() for c in needle):
+        return False
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
 
 
-def leakage_checks(questions: tuple[Question, ...], variants: list[Variant], file_names: list[str]) -> list[dict]:
-    """Each check of article 8.3 with its result: pass, fail (stops the run) or warn."""
-    template = _folded(PROMPT_TEMPLATE.format(format_name="", graph="", question=""))
+def _answer_forms(q: Question) -> list[str]:
+    return list(dict.fromkeys(a for a in (*map(_folded, q.answers), *(i.casefold() for i in q.answer_ids)) if a))
+
+
+def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, Graph, tuple[Question, ...]]], template: Template,
+                   file_names: list[str]) -> list[dict]:
+    """Each check of article 8.3 with its result (pass, fail or warn) and its findings [{question, found}];
+    graphs: (variant name, graph, its questions), for the checks of node ids and node order."""
+    text = _folded(template.render("", "", ""))
     positives = [q for q in questions if not q.insufficient]
-    answers = {q.id: [a for a in (_folded(q.answer), (q.answer_id or "").casefold()) if a] for q in positives}
+    forms = {q.id: _answer_forms(q) for q in positives}
     checks = []
 
-    def check(name: str, bad: list, detail: str, level: str = "fail") -> None:
-        shown = ", ".join(map(str, bad[:5])) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
-        checks.append({"check": name, "result": level if bad else "pass", "detail": f"{detail}: {shown}" if bad else detail})
+    def check(name: str, found: list[tuple[str | None, str]], detail: str, level: str = "fail") -> None:
+        shown = ", ".join(f"{qid}: {what}" if qid else what for qid, what in found[:5])
+        shown += f" and {len(found) - 5} more" if len(found) > 5 else ""
+        checks.append({
+            "check": name, "result": level if found else "pass", "detail": f"{detail}: {shown}" if found else detail,
+            "found": [{"question": qid, "found": what} for qid, what in found],
+        })
 
     check(
         "template_has_no_answer",
-        [q.id for q in positives if any(_mentions(template, a) for a in answers[q.id])],
+        [(q.id, repr(a)) for q in positives for a in forms[q.id] if _mentions(text, a)],
         f"the instruction and answer schema hold no gold answer or answer id ({ABSTAIN}, the abstention label every prompt carries, is exempt)",
     )
     check(
         "question_has_no_answer",
-        [q.id for q in positives if any(_mentions(_folded(q.question), a) for a in answers[q.id])],
+        [(q.id, repr(a)) for q in positives for a in forms[q.id] if _mentions(_folded(q.question), a)],
         "no question's wording contains its own answer or answer id",
     )
     check(
         "no_gold_path_outside_the_graph",
-        [q.id for q in questions if any(f in template or f in q.question for f in _path_forms(q.path))],
+        [(q.id, repr(f)) for q in questions for p in q.paths for f in _path_forms(p) if f in text or f in q.question],
         "neither the template nor a question writes out a gold path",
     )
     check(
         "file_names_have_no_answer",
-        [
-            f"{name} (answer of {', '.join(leaked)})"
-            for name in sorted(file_names)
-            if (leaked := [q.id for q in positives if any(_mentions(_folded(name), a) for a in answers[q.id])])
-        ],
+        [(q.id, f"{name} has {a!r}") for name in sorted(set(file_names)) for q in positives for a in forms[q.id] if _mentions(_folded(name), a)],
         "no output file name contains a gold answer or answer id",
     )
+    ids = sorted({n.id for _, g, _ in graphs for n in g.nodes})
     check(
         "no_few_shot_examples",
-        sorted({n.id for v in variants for n in v.graph.nodes if _mentions(template, n.id.casefold())}),
-        "the template quotes no node of the graph (no few-shot example can repeat a gold path)",
+        [(None, repr(i)) for i in ids if not i.isalpha() and _mentions(text, i.casefold())],
+        "the template quotes no node id of the graph, so no few-shot example can repeat a gold path (ids of letters "
+        "alone, like 'target', are ordinary words and not counted)",
     )
     check(
         "ids_are_neutral",
-        sorted({n.id for v in variants for n in v.graph.nodes if any(w in n.id.casefold() for w in LEAKY_ID_WORDS)}),
-        f"no node id contains {', '.join(LEAKY_ID_WORDS)}",
+        [(None, repr(i)) for i in ids if any(_mentions(i.casefold(), w) for w in LEAKY_ID_WORDS)],
+        f"no node id has the word {', '.join(LEAKY_ID_WORDS)}",
     )
-    first_of_type = []
-    for v in variants:
-        first = {}
-        for n in v.graph.nodes:
+    always_first = []
+    for name, graph, asked in graphs:
+        first, types = {}, {n.id: n.type for n in graph.nodes}
+        for n in graph.nodes:
             first.setdefault(n.type, n.id)
-        answer_type = {n.id: n.type for n in v.graph.nodes}
-        led = [q for q in v.questions if q.answer_id]
-        if led and all(first[answer_type[q.answer_id]] == q.answer_id for q in led):
-            first_of_type.append(v.name)
+        led = [q for q in asked if q.answer_ids]
+        if led and all(any(first[types[a]] == a for a in q.answer_ids) for q in led):
+            always_first.append((None, name))
     check(
         "answer_not_always_first",
-        first_of_type,
+        always_first,
         "in every variant, some gold answer is not the first node of its type in the node list",
         level="warn",
     )
@@ -1207,6 +1817,11 @@ def leakage_checks(questions: tuple[Question, ...], variants: list[Variant], fil
 
 # -----------------------------------------------------------------------------
 # measurement: every variant, permutation, format, encoding and question, in modes A and B
+#
+# In: proven inputs and a Plan. Out: the rows of size_report.json (with an Item per row, which can
+# rebuild its prompt for the runner), the artifacts streamed into Staging as they are made. No prompt
+# is kept in memory: a row keeps the prompt's SHA-256 and token count, computed from the parts that
+# all prompts of a graph text share (FormattedGraph), and a prompt file is written and dropped.
 
 
 @dataclass(frozen=True)
@@ -1220,6 +1835,7 @@ class Plan:
     context_window: int
     seed: int
     write_prompts: bool
+    template: Template = ARTICLE_TEMPLATE
 
     @property
     def article_layout(self) -> bool:
@@ -1227,23 +1843,41 @@ class Plan:
         return self.sizes == ["small"] and self.ids == ["original"] and self.permutations == 1 and self.budget is None
 
 
-class TokenCounts:
-    """Token counts by (encoding, SHA-256 of the text): each distinct text is tokenized once per encoding."""
+class FormattedGraph:
+    """One graph text in one format, as the run's template puts it before every question."""
 
-    def __init__(self) -> None:
-        self.cache: dict[tuple[str, str], int] = {}
+    def __init__(self, template: Template, fmt: str, text: str, sha: str | None = None) -> None:
+        self.template, self.fmt, self.text = template, fmt, text
+        data = text.encode("utf-8")
+        self.sha, self.bytes = sha or sha256_hex(data), len(data)
+        parts = template.around(fmt)
+        self.before = self.head = self.middle = self.end = None
+        if parts:
+            self.head, self.middle, self.end = parts
+            self.before = self.head + text + self.middle  # shared by every prompt of this text
+            self._hash = hashlib.sha256(self.before.encode("utf-8"))
+        self._before_tokens: dict[str, int] = {}  # encoding -> tokens of before
 
-    def count(self, tokenizer: Tokenizer, text: str, sha: str | None = None) -> int:
-        key = (tokenizer.name, sha or sha256_hex(text))
-        if key not in self.cache:
-            self.cache[key] = tokenizer.count(text)
-        return self.cache[key]
+    def prompt(self, question: str) -> str:
+        return self.template.render(self.fmt, self.text, question)
 
-    def prefetch(self, tokenizer: Tokenizer, texts: list[tuple[str, str]]) -> None:
-        """Count (text, sha) pairs not seen yet in one batch, so that they can use several cores."""
-        missing = {sha: text for text, sha in texts if (tokenizer.name, sha) not in self.cache}
-        for sha, n in zip(missing, tokenizer.count_many(list(missing.values()))):
-            self.cache[(tokenizer.name, sha)] = n
+    def prompt_sha256(self, question: str) -> str:
+        if self.before is None:
+            return sha256_hex(self.prompt(question))
+        h = self._hash.copy()
+        h.update((question + self.end).encode("utf-8"))
+        return h.hexdigest()
+
+    def graph_tokens(self, counts: TokenCounts, tokenizer: Tokenizer) -> int:
+        return counts.count(tokenizer, self.text, self.sha)
+
+    def tokens(self, counts: TokenCounts, tokenizer: Tokenizer, question: str) -> int:
+        """Exact tokens of the whole prompt for question; the graph is tokenized once for all questions."""
+        if self.before is None:
+            return tokenizer.count(self.prompt(question))
+        if tokenizer.name not in self._before_tokens:
+            self._before_tokens[tokenizer.name] = counts.around(tokenizer, self.head, self.text, self.sha, self.middle)
+        return counts.prompt(tokenizer, self.before, self._before_tokens[tokenizer.name], question + self.end)
 
 
 PROGRESS_AFTER = 3.0  # seconds before a run starts to show its progress on stderr
@@ -1319,11 +1953,6 @@ def cut_near(f: Callable[[int], int], limit: int, hint: int, lo: int, f_lo: int,
     return largest_fitting(f, limit, lo, f_lo, hi, f_hi)
 
 
-def serialized(fmt: str, graph: Graph) -> str:
-    """The format's text without the round-trip check, for graphs cut from a checked one."""
-    return unicodedata.normalize(NORMALIZATION, FORMATS[fmt][0](graph))
-
-
 def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: TokenCounts) -> int:
     """Distractor branches of the large graph: the most compact format's prompts just fit the context window.
 
@@ -1331,14 +1960,13 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
     tokenizer, window = plan.tokenizers[0], plan.context_window
     questions = inputs.questions
     longest = max(questions, key=lambda q: (tokenizer.count(q.question), q.id))
-
-    graph_texts: dict[tuple[int, str], str] = {}
+    texts: dict[tuple[int, str], FormattedGraph] = {}
 
     def tokens(n: int, fmt: str, q: Question = longest) -> int:
-        if (n, fmt) not in graph_texts:
+        if (n, fmt) not in texts:
             variant = with_distractors(inputs.graph, questions, stream, "large", n, plan.seed)
-            graph_texts[(n, fmt)] = serialized(fmt, variant.graph)
-        return counts.count(tokenizer, build_prompt(graph_texts[(n, fmt)], q.question, fmt))
+            texts[(n, fmt)] = FormattedGraph(plan.template, fmt, serialized(fmt, variant.graph))
+        return texts[(n, fmt)].tokens(counts, tokenizer, q.question)
 
     def all_fit(n: int, fmt: str) -> bool:
         return all(tokens(n, fmt, q) <= window for q in questions)
@@ -1360,6 +1988,8 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
         # Other formats: their prompts at lo are measured in mode A anyway; only one that fits there can
         # be more compact at lo + 1.
         bigger = [fmt for fmt in plan.formats if fmt != compact and all_fit(lo, fmt) and all_fit(lo + 1, fmt)]
+        for key in [key for key in texts if key[0] not in (0, lo, lo + 1)]:
+            del texts[key]  # keep memory to a few graph texts
         if not bigger:
             return lo
         compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
@@ -1367,12 +1997,6 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
 
 def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts) -> list[Variant]:
     """Every (size, ids) variant of the plan, each proven by the solver preflight."""
-    needs_query = [q.id for q in inputs.questions if q.query is None]
-    if needs_query and set(plan.sizes) - {"small"}:
-        raise BenchmarkError(
-            f"question {needs_query[0]} has no 'query': distractor graphs need every question's query to prove "
-            "they leave its answer alone (see README, questions); add it or use --sizes small"
-        )
     stream = Distractors(inputs.graph, inputs.questions, plan.seed) if set(plan.sizes) - {"small"} else None
     variants = []
     for size in plan.sizes:
@@ -1385,26 +2009,6 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts) -> list[V
     return variants
 
 
-@dataclass
-class Cell:
-    """What is known of one prompt before it becomes a size_report row."""
-
-    variant: Variant
-    permutation: int
-    mode: str  # "A": the whole graph; "B": packed into the token budget
-    fmt: str
-    question: Question  # path in displayed positions
-    graph_text: str
-    prompt: str
-    edges_included: int
-    edges_total: int
-    answerable: bool | None  # the solver's outcome on what the prompt shows; None without a query
-    prompt_sha256: str = field(init=False)  # hashed once, here
-
-    def __post_init__(self) -> None:
-        self.prompt_sha256 = sha256_hex(self.prompt)
-
-
 @dataclass(frozen=True)
 class Item:
     """One row of size_report.json with what it takes to rebuild its prompt and to score an answer to it."""
@@ -1412,7 +2016,8 @@ class Item:
     row: dict
     variant: Variant
     order: list[int]  # the variant's edge indices in displayed order
-    question: Question  # path in displayed positions
+    question: Question  # paths in displayed positions
+    template: Template
 
     def shown(self) -> Graph:
         """What the prompt shows: every node in mode A, exactly the used ones in a mode B pack."""
@@ -1421,7 +2026,7 @@ class Item:
 
     def prompt(self) -> str:
         fmt = self.row["format"]
-        text = build_prompt(serialized(fmt, self.shown()), self.question.question, fmt)
+        text = self.template.render(fmt, serialized(fmt, self.shown()), self.question.question)
         if sha256_hex(text) != self.row["prompt_sha256"]:
             raise AssertionError(f"rebuilt prompt differs from the measured one: {self.row}")  # an internal bug
         return text
@@ -1431,135 +2036,148 @@ class Item:
 class Measurement:
     rows: list[dict]  # size_report.json
     items: list[Item]  # one per row, same order
-    files: dict[str, bytes]  # name -> bytes, to publish
     variants: list[Variant]
     facts: dict  # resolved values for the manifest
 
 
-def measure(inputs: RunInputs, plan: Plan) -> Measurement:
-    """Every row of size_report.json, with the files to write and what the runner needs."""
-    counts = TokenCounts()
-    variants = build_variants(inputs, plan, counts)
+@dataclass(frozen=True)
+class Cell:
+    """One prompt, measured: what a size_report row says of it besides the run's constants."""
+
+    variant: Variant
+    permutation: int
+    mode: str  # "A": the whole graph; "B": packed into the token budget
+    question: Question  # paths in displayed positions
+    shown: FormattedGraph
+    edges_included: int
+    edges_total: int
+    answerable: bool | None  # the solver's outcome on what the prompt shows; None without a query
+    graph_tokens: int
+    prompt_tokens: int
+    prompt_sha256: str
+
+
+def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants: list[Variant] | None = None,
+            counts: TokenCounts | None = None) -> Measurement:
+    """Every row of size_report.json, with the files it writes into out (none without it) and what the runner
+    needs. variants: already built and checked (built here when not given)."""
+    if counts is None:  # a measurement on its own (tests, bench/): its counting threads end with it
+        with closing(TokenCounts()) as counts:
+            return measure(inputs, plan, out, variants, counts)
+    variants = build_variants(inputs, plan, counts) if variants is None else variants
+    add_file = out.add if out is not None else lambda name, data: None
     n_cells = sum(len(v.questions) for v in variants) * plan.permutations * len(plan.formats) * len(plan.tokenizers)
     progress = Progress(n_cells * (2 if plan.budget else 1))
-    rows: list[dict] = []
     items: list[Item] = []
-    files: dict[str, bytes] = {}
     library = f"tiktoken {tiktoken.__version__}"
-    texts: dict[str, tuple[bytes, str]] = {}  # graph text -> (utf-8, sha256), so each is hashed once
-
-    def encoded(text: str) -> tuple[bytes, str]:
-        if text not in texts:
-            data = text.encode("utf-8")
-            texts[text] = (data, sha256_hex(data))
-        return texts[text]
+    prompts_written: set[str] = set()
 
     def add_row(tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
-        data, graph_sha = encoded(cell.graph_text)
-        prompt_sha = cell.prompt_sha256
-        prompt_tokens = counts.count(tokenizer, cell.prompt, prompt_sha)
         q = cell.question
-        included = [p for p in q.path if p < cell.edges_included]
-        rows.append(
-            {
-                "format": cell.fmt,
-                "question_id": q.id,
-                "bytes": len(data),
-                "graph_tokens": counts.count(tokenizer, cell.graph_text, graph_sha),
-                "prompt_tokens": prompt_tokens,
-                "roundtrip_ok": True,  # serialize_checked raised otherwise
-                "graph_sha256": graph_sha,
-                "encoding": tokenizer.name,
-                "prompt_sha256": prompt_sha,
-                "tokenizer": library,
-                "normalization": NORMALIZATION,
-                "prompt_scope": PROMPT_SCOPE,
-                "size": cell.variant.size,
-                "ids": cell.variant.ids,
-                "permutation": cell.permutation,
-                "edge_order_sha256": order_sha,
-                "mode": cell.mode,
-                "budget": plan.budget if cell.mode == "B" else None,
-                "context_window": plan.context_window,
-                "edges_total": cell.edges_total,
-                "edges_included": cell.edges_included,
-                "gold_path": list(q.path),
-                "gold_edges_included": len(included),
-                "answerable": cell.answerable,
-                "overflow": prompt_tokens > plan.context_window,
-            }
-        )
-        items.append(Item(rows[-1], cell.variant, order, q))
-        if plan.write_prompts or plan.article_layout:
-            files[prompt_file(plan, cell, tokenizer)] = cell.prompt.encode("utf-8")
+        row = {
+            "format": cell.shown.fmt,
+            "question_id": q.id,
+            "bytes": cell.shown.bytes,
+            "graph_tokens": cell.graph_tokens,
+            "prompt_tokens": cell.prompt_tokens,
+            "roundtrip_ok": True,  # serialize_checked raised otherwise
+            "graph_sha256": cell.shown.sha,
+            "encoding": tokenizer.name,
+            "prompt_sha256": cell.prompt_sha256,
+            "tokenizer": library,
+            "normalization": NORMALIZATION,
+            "prompt_scope": PROMPT_SCOPE,
+            "size": cell.variant.size,
+            "ids": cell.variant.ids,
+            "permutation": cell.permutation,
+            "edge_order_sha256": order_sha,
+            "mode": cell.mode,
+            "budget": plan.budget if cell.mode == "B" else None,
+            "context_window": plan.context_window,
+            "edges_total": cell.edges_total,
+            "edges_included": cell.edges_included,
+            "gold_path": list(q.paths[0]) if q.paths else [],
+            **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
+            "gold_edges_included": max((sum(i < cell.edges_included for i in p) for p in q.paths), default=0),
+            "answerable": cell.answerable,
+            "overflow": cell.prompt_tokens > plan.context_window,
+        }
+        items.append(Item(row, cell.variant, order, q, plan.template))
+        if plan.write_prompts:
+            name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
+            if name not in prompts_written:  # a mode A prompt is the same for every encoding
+                prompts_written.add(name)
+                add_file(name, cell.shown.prompt(q.question).encode("utf-8"))
 
     order_of: dict[tuple[str, int], list[int]] = {}
     hints: dict[tuple[str, str, str], int] = {}
     for variant in variants:
         graph, questions = variant.graph, variant.questions
         if not plan.article_layout:
-            stem = f"{variant.size}.{variant.ids}"
-            files[f"graph.{stem}.json"] = json_bytes(_graph_dict(graph))
-            files[f"questions.{stem}.json"] = json_bytes([question_dict(q) for q in questions])
+            add_file(variant_file(variant, "json"), json_bytes(_graph_dict(graph)))
+            add_file(variant_file(variant, "questions"), json_bytes([question_dict(q) for q in questions]))
         for k in range(plan.permutations):
             order = order_of.setdefault((variant.size, k), edge_order(len(graph.edges), variant.size, k, plan.seed))
             order_bytes = json_bytes(order)
             order_sha = sha256_hex(order_bytes)
             if not plan.article_layout:
-                files[f"order.{variant.size}.p{k}.json"] = order_bytes
+                add_file(f"order.{variant.size}.p{k}.json", order_bytes)
             position = {old: new for new, old in enumerate(order)}
             shown = Graph(graph.nodes, tuple(graph.edges[i] for i in order))
-            moved = [replace(q, path=tuple(position[i] for i in q.path)) for q in questions]
-            for fmt in plan.formats:
-                text = serialize_checked(fmt, shown)
-                if k == 0:
-                    name = f"graph.{fmt}.txt" if plan.article_layout else f"graph.{variant.size}.{variant.ids}.{fmt}.txt"
-                    files[name] = encoded(text)[0]
-                cells_a = [  # the preflight proved each question on the whole graph
-                    Cell(variant, k, "A", fmt, q, text, build_prompt(text, q.question, fmt), len(order), len(order), True if q.query else None)
-                    for q in moved
-                ]
-                batch = [(text, encoded(text)[1]), *((cell.prompt, cell.prompt_sha256) for cell in cells_a)]
+            moved = [q.moved(position) for q in questions]
+            texts = {fmt: FormattedGraph(plan.template, fmt, serialized(fmt, shown)) for fmt in plan.formats}
+            for text in texts.values():  # tokenized on other threads while this one checks the round trips
                 for tokenizer in plan.tokenizers:
-                    counts.prefetch(tokenizer, batch)
-                    for cell in cells_a:
+                    counts.start(tokenizer, text.text, text.sha)
+            for fmt, text in texts.items():
+                check_roundtrip(fmt, shown, text.text)
+                if k == 0:
+                    add_file(graph_file(plan, variant, fmt), text.text.encode("utf-8"))
+            for fmt, text in texts.items():
+                shas = [text.prompt_sha256(q.question) for q in moved]
+                for tokenizer in plan.tokenizers:
+                    graph_tokens = text.graph_tokens(counts, tokenizer)
+                    for q, sha in zip(moved, shas):
+                        cell = Cell(variant, k, "A", q, text, len(order), len(order), True if q.query else None,
+                                    graph_tokens, text.tokens(counts, tokenizer, q.question), sha)  # the preflight proved each question
                         add_row(tokenizer, cell, order, order_sha)
-                    progress.advance(len(cells_a), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
+                    progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
                     if plan.budget:
-                        for cell in pack(cells_a, shown, plan.budget, tokenizer, counts, hints):
+                        for cell in pack(variant, k, text, shown, moved, plan, tokenizer, counts, hints):
                             add_row(tokenizer, cell, order, order_sha)
-                        progress.advance(len(cells_a), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
+                        progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
+            del texts
     progress.close()
     key = row_order(plan, variants)
     items.sort(key=lambda item: key(item.row))
     facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None)}
-    return Measurement([item.row for item in items], items, files, variants, facts)
+    return Measurement([item.row for item in items], items, variants, facts)
 
 
-def pack(cells_a: list[Cell], shown: Graph, budget: int, tokenizer: Tokenizer, counts: TokenCounts, hints: dict) -> list[Cell]:
+def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, questions: list[Question], plan: Plan,
+         tokenizer: Tokenizer, counts: TokenCounts, hints: dict) -> list[Cell]:
     """Mode B (article 7.3): per question, the longest prefix of the displayed edges, with exactly the
     nodes they use, whose whole prompt fits the budget; the next edge would not fit.
 
     hints: (variant, format, encoding) -> the last cut, a close guess for the next question or permutation."""
-    m = len(shown.edges)
-    fmt = cells_a[0].fmt
-    graph_texts: dict[int, str] = {m: cells_a[0].graph_text}
-    hint_key = (cells_a[0].variant.name, fmt, tokenizer.name)
+    m, fmt, budget = len(shown.edges), whole.fmt, plan.budget
+    texts: dict[int, FormattedGraph] = {m: whole}
+    hint_key = (variant.name, fmt, tokenizer.name)
+    indexes: dict[int, dict] = {}
 
-    def graph_text(k: int) -> str:
-        if k not in graph_texts:
-            graph_texts[k] = serialized(fmt, subgraph(shown.nodes, shown.edges[:k]))
-        return graph_texts[k]
+    def text(n: int) -> FormattedGraph:
+        if n not in texts:
+            texts[n] = FormattedGraph(plan.template, fmt, serialized(fmt, subgraph(shown.nodes, shown.edges[:n])))
+        return texts[n]
 
     packed = []
-    for cell in cells_a:
-        q = cell.question
+    for q in questions:
 
-        def tokens(k: int) -> int:
-            return counts.count(tokenizer, build_prompt(graph_text(k), q.question, fmt))
+        def tokens(n: int) -> int:
+            return text(n).tokens(counts, tokenizer, q.question)
 
         if tokens(m) <= budget:
-            k = m
+            cut = m
         else:
             if tokens(0) > budget:
                 raise BenchmarkError(
@@ -1567,25 +2185,51 @@ def pack(cells_a: list[Cell], shown: Graph, budget: int, tokenizer: Tokenizer, c
                     f"with an empty graph ({tokenizer.name}); raise --budget"
                 )
             if hint_key in hints:
-                k, _ = cut_near(tokens, budget, hints[hint_key], 0, tokens(0), m, tokens(m))
+                cut, _ = cut_near(tokens, budget, hints[hint_key], 0, tokens(0), m, tokens(m))
             else:
-                k, _ = largest_fitting(tokens, budget, 0, tokens(0), m, tokens(m))
-            hints[hint_key] = k
-        answerable = solver_agrees(shown.edges[:k], q) if q.query else None
-        packed.append(
-            replace(
-                cell, mode="B", graph_text=graph_text(k), prompt=build_prompt(graph_text(k), q.question, fmt),
-                edges_included=k, answerable=answerable,
-            )
-        )
+                cut, _ = largest_fitting(tokens, budget, 0, tokens(0), m, tokens(m))
+            hints[hint_key] = cut
+        ok = None
+        if q.query:
+            index = indexes.setdefault(cut, edge_index(shown.edges[:cut]))
+            found = {p for p, _ in solve(shown.edges[:cut], q.query, index)}
+            ok = not found if q.insufficient else bool(found & set(q.paths))
+        t = text(cut)
+        packed.append(Cell(variant, k, "B", q, t, cut, m, ok, t.graph_tokens(counts, tokenizer), tokens(cut), t.prompt_sha256(q.question)))
     return packed
 
 
-def prompt_file(plan: Plan, cell: Cell, tokenizer: Tokenizer) -> str:
+def graph_file(plan: Plan, variant: Variant, fmt: str) -> str:
+    return f"graph.{fmt}.txt" if plan.article_layout else f"graph.{variant.size}.{variant.ids}.{fmt}.txt"
+
+
+def variant_file(variant: Variant, kind: str) -> str:
+    """graph.<size>.<ids>.json or questions.<size>.<ids>.json: a variant in the input's own format."""
+    return f"{'graph' if kind == 'json' else 'questions'}.{variant.size}.{variant.ids}.json"
+
+
+def prompt_file(plan: Plan, variant: Variant, permutation: int, mode: str, encoding: str, fmt: str, qid: str) -> str:
     if plan.article_layout:
-        return f"prompt.{cell.fmt}.{cell.question.id}.txt"
-    mode = "A" if cell.mode == "A" else f"B.{tokenizer.name}"  # a packed prompt depends on the encoding
-    return f"prompt.{cell.variant.size}.{cell.variant.ids}.p{cell.permutation}.{mode}.{cell.fmt}.{cell.question.id}.txt"
+        return f"prompt.{fmt}.{qid}.txt"
+    mode = "A" if mode == "A" else f"B.{encoding}"  # a packed prompt depends on the encoding
+    return f"prompt.{variant.size}.{variant.ids}.p{permutation}.{mode}.{fmt}.{qid}.txt"
+
+
+def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
+    """The names of every file a run of plan writes, known before anything is measured (the leakage check
+    of file names runs on them)."""
+    stand_ins = [Variant(size, ids, Graph((), ()), (), 0) for size in plan.sizes for ids in plan.ids]
+    names = [graph_file(plan, v, fmt) for v in stand_ins for fmt in plan.formats]
+    if not plan.article_layout:
+        names += [variant_file(v, kind) for v in stand_ins for kind in ("json", "questions")]
+        names += [f"order.{size}.p{k}.json" for size in plan.sizes for k in range(plan.permutations)]
+    if plan.write_prompts:
+        modes = [("A", "")] + [("B", t.name) for t in plan.tokenizers if plan.budget]
+        names += [
+            prompt_file(plan, v, k, mode, encoding, fmt, q.id)
+            for v in stand_ins for k in range(plan.permutations) for mode, encoding in modes for fmt in plan.formats for q in questions
+        ]
+    return names
 
 
 def row_order(plan: Plan, variants: list[Variant]) -> Callable[[dict], tuple]:
@@ -1608,10 +2252,16 @@ def json_bytes(value: object) -> bytes:
 
 
 def question_dict(q: Question) -> dict:
-    """A question in the input file's shape: a variant's questions can be fed back with --questions."""
-    item = {"id": q.id, "question": q.question, "answer": q.answer, "path": list(q.path), "insufficient": q.insufficient}
-    if q.answer_id is not None or q.insufficient:
-        item["answer_id"] = q.answer_id
+    """A question in the input file's shape (singular fields where there is one value), so a variant's
+    questions can be fed back with --questions."""
+    one = lambda singular, plural, values: {singular: values[0]} if len(values) == 1 else {plural: list(values)}
+    item = {"id": q.id, "question": q.question, **one("answer", "answers", q.answers)}
+    item.update(one("path", "paths", [list(p) for p in q.paths]) if q.paths else {"path": []})
+    item["insufficient"] = q.insufficient
+    if q.insufficient:
+        item["answer_id"] = None
+    elif q.answer_ids:
+        item.update(one("answer_id", "answer_ids", q.answer_ids))
     if q.query is not None:
         item["query"] = {"start": q.query.start, "hops": [h._asdict() for h in q.query.hops]}
     return item
@@ -1622,13 +2272,14 @@ def question_dict(q: Question) -> dict:
 
 
 def console_table(rows: list[dict], formats: list[str]) -> str:
-    """The article's console table: format, graph tokens, min and max prompt tokens."""
-    lines = ["format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max"]
+    """The article's console table: format, graph tokens, min and max prompt tokens; and how many prompts overflow."""
+    lines = ["format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\toverflow"]
     for fmt in formats:
         mine = [r for r in rows if r["format"] == fmt]
         if mine:
             prompt_tokens = [r["prompt_tokens"] for r in mine]
-            lines.append(f"{fmt}\t{mine[0]['graph_tokens']}\t{min(prompt_tokens)}\t{max(prompt_tokens)}")
+            overflow = f"{sum(r['overflow'] for r in mine)}/{len(mine)}"
+            lines.append(f"{fmt}\t{mine[0]['graph_tokens']}\t{min(prompt_tokens)}\t{max(prompt_tokens)}\t{overflow}")
     return "\n".join(lines)
 
 
@@ -1685,7 +2336,12 @@ def _ratio(value: dict | None, reference: dict | None) -> str:
     return f"{value['mean'] / reference['mean']:.2f}"
 
 
-def markdown_report(summary: list[dict], variants: list[Variant], checks: list[dict], plan: Plan, files: dict[str, bytes]) -> str:
+def _md(text: str) -> str:
+    """Text for a Markdown table cell: pipes escaped, one line."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_report(summary: list[dict], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str]) -> str:
     reference = "json" if "json" in plan.formats else plan.formats[0]
     encodings = ", ".join(f"{t.name}" for t in plan.tokenizers)
     lines = [
@@ -1693,12 +2349,13 @@ def markdown_report(summary: list[dict], variants: list[Variant], checks: list[d
         "",
         f"Encodings: {encodings} (tiktoken {tiktoken.__version__}). Seed: {plan.seed}. "
         f"Context window: {plan.context_window} tokens. Mode B budget: {plan.budget or 'not run'}"
-        f"{' tokens' if plan.budget else ''}. Permutations: {plan.permutations}.",
+        f"{' tokens' if plan.budget else ''}. Permutations: {plan.permutations}. "
+        f"Prompt template: {plan.template.name} (SHA-256 `{plan.template.sha256[:16]}…`).",
         "",
         "Each figure is the mean over questions; with several permutations it is their mean, then "
         "(min–max, sd) across permutations. `vs " + reference + "` divides by the " + reference + " figure. "
-        "`answerable` is the share of questions whose gold outcome the control solver still finds in what the "
-        "prompt shows (an abstention question stays answerable: INSUFFICIENT_DATA remains right). "
+        "`answerable` is the share of questions for which the control solver still finds a gold path in what "
+        "the prompt shows (an abstention question stays answerable: INSUFFICIENT_DATA remains right). "
         "Every row of size_report.json holds the exact per-prompt numbers.",
         "",
         "## Graph variants",
@@ -1707,21 +2364,29 @@ def markdown_report(summary: list[dict], variants: list[Variant], checks: list[d
         "|---|---:|---:|---:|---|---|",
     ]
     for v in variants:
-        name = f"graph.{v.size}.{v.ids}.json"
-        lines.append(
-            f"| {v.name} | {len(v.graph.nodes)} | {len(v.graph.edges)} | {v.branches} | {name} | `{sha256_hex(files[name])}` |"
-        )
-    n_solved = sum(1 for q in variants[0].questions if q.query)
+        name = variant_file(v, "json")
+        lines.append(f"| {v.name} | {len(v.graph.nodes)} | {len(v.graph.edges)} | {v.branches} | {name} | `{shas[name]}` |")
+    questions = variants[0].questions
+    n_solved = sum(1 for q in questions if q.query)
+    several = sum(q.several for q in questions)
     lines += [
         "",
         "## Preflight",
         "",
-        f"Control solver: on every variant, {n_solved} of {len(variants[0].questions)} questions have a query, and "
-        "the solver finds exactly the gold path for each positive one and no path for each abstention one.",
+        f"Questions: {len(questions)}, of which {several} have several acceptable answers or gold paths, and "
+        f"{sum(q.insufficient for q in questions)} are abstention questions. Control solver: on every variant, "
+        f"{n_solved} of {len(questions)} questions have a query, and the solver's complete paths are exactly the "
+        "gold paths of each positive one, and none for each abstention one.",
+    ]
+    skipped = preflight.get("skipped_questions") or []
+    if skipped:
+        lines += ["", f"Skipped by --skip-invalid-questions: {len(skipped)} question(s).", "", "| question | reason |", "|---|---|"]
+        lines += [f"| {s['question']} | {_md('; '.join(s['reasons']))} |" for s in skipped]
+    lines += [
         "",
         "| leakage check | result | detail |",
         "|---|---|---|",
-        *(f"| {c['check']} | {c['result']} | {c['detail']} |" for c in checks),
+        *(f"| {c['check']} | {c['result']} | {_md(c['detail'])} |" for c in preflight["leakage"]),
     ]
     by_table: dict[tuple, list[dict]] = {}
     for entry in summary:
@@ -1956,7 +2621,7 @@ def solver_answer(item: Item) -> dict:
     """What the control solver answers to a prompt: the one complete path it finds, or INSUFFICIENT_DATA."""
     shown, q = item.shown(), item.question
     found = solve(shown.edges, q.query) if q.query else []
-    if len(found) != 1:
+    if not found:  # every complete walk is a gold path: the first one will do
         return {"answer": ABSTAIN, "path": [], "evidence": []}
     path, end = found[0]
     names = {n.id: n.name for n in shown.nodes}
@@ -2171,27 +2836,12 @@ def parse_answer(content: object) -> dict | None:
     return value
 
 
-def walk_ends(edges: list[Edge]) -> set[str]:
-    """End nodes of the walks that follow the edges in order, each forwards or backwards from where the
-    previous one ended (never reversed as written); empty if the chain breaks.
-
-    a-R->b, c-S->b -> {'c'} (b is reached forwards, then S is followed backwards to c)"""
-    ends = set()
-    for current in {edges[0].target, edges[0].source} if edges else ():
-        for e in edges[1:]:
-            if e.source == current:
-                current = e.target
-            elif e.target == current:
-                current = e.source
-            else:
-                break
-        else:
-            ends.add(current)
-    return ends
-
-
 def score_answer(content: object, shown: Graph, q: Question) -> dict:
-    """Every metric of one answer to one prompt. shown: what the prompt displayed; q.path: gold positions."""
+    """Every metric of one answer to one prompt. shown: what the prompt displayed; q.paths: gold positions.
+
+    The answer is right when it matches any acceptable answer (a gold answer, or the name or id of a gold
+    answer node); path_exact when the path equals any gold path; precision and recall are against the gold
+    path sharing the most edges with the answer's path (ties: the shorter, then the first listed)."""
     parsed = parse_answer(content)
     answer = parsed["answer"] if parsed else None
     abstained = answer is not None and answer.strip() == ABSTAIN
@@ -2201,16 +2851,17 @@ def score_answer(content: object, shown: Graph, q: Question) -> dict:
                 "edge_recall": None, "valid_path": None, "evidence_match": None, "path_supports_answer": None,
                 "right_answer_wrong_path": None}
     names = {n.id: n.name for n in shown.nodes}
-    accepted = {_folded(q.answer)} | ({_folded(names.get(q.answer_id, "")), q.answer_id.casefold()} if q.answer_id else set())
+    accepted = {_folded(a) for a in q.answers} | {_folded(names.get(i, "")) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
     answer_correct = answer is not None and not abstained and _folded(answer) in accepted - {""}
     path = parsed["path"] if parsed else []
     indices_ok = all(type(i) is int and 0 <= i < len(shown.edges) for i in path)
     chosen = [shown.edges[i] for i in path] if indices_ok else []
-    gold = set(q.path)
-    hits = len({i for i in path if type(i) is int} & gold)
+    cited = {i for i in path if type(i) is int}
+    gold = set(max(q.paths, key=lambda p: (len(cited & set(p)), -len(set(p))))) if q.paths else set()
+    hits = len(cited & gold)
     ends = walk_ends(chosen) if chosen else set()
     evidence = parsed["evidence"] if parsed else []
-    path_exact = indices_ok and list(path) == list(q.path)
+    path_exact = indices_ok and tuple(path) in set(q.paths)
     return {
         **scores,
         "answer_correct": answer_correct,
@@ -2487,7 +3138,7 @@ def git_state() -> dict:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
-def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, files: dict[str, bytes], preflight: dict) -> dict:
+def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, outputs: dict[str, str], preflight: dict) -> dict:
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "tool": "graphrag-format-benchmark",
@@ -2507,7 +3158,7 @@ def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs,
         "measurement": {"normalization": NORMALIZATION, "graph_tokens": "the serialized graph alone", "prompt_scope": PROMPT_SCOPE},
         "preflight": preflight,
         "inputs": {name: {"sha256": sha256_hex(raw), "bytes": len(raw)} for name, raw in sorted(inputs.files.items())},
-        "outputs": {name: sha256_hex(data) for name, data in sorted(files.items())},
+        "outputs": dict(sorted(outputs.items())),
     }
 
 
@@ -2520,29 +3171,60 @@ def _previous_outputs(out_dir: Path) -> list[str]:
     return [n for n in names if isinstance(n, str) and "/" not in n and "\\" not in n and not n.startswith(".")]
 
 
-def publish(out_dir: Path, files: dict[str, bytes], manifest: dict) -> None:
-    """Write files and the manifest into out_dir, replacing the previous run's files as a whole."""
-    staging = None
+class Staging:
+    """The run's output files, written as they are made into a hidden folder inside the output folder, so
+    that memory never holds them all; publish() moves them into place, discard() removes them."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir, self.folder = out_dir, None
+        self.made_out_dir = not out_dir.exists()
+        self.sha: dict[str, str] = {}  # name -> SHA-256, in the order written
+
+    def add(self, name: str, data: bytes) -> None:
+        try:
+            if self.folder is None:
+                self.out_dir.mkdir(parents=True, exist_ok=True)
+                self.folder = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.out_dir))
+            (self.folder / name).write_bytes(data)
+        except OSError as e:
+            raise BenchmarkError(f"{display(self.out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
+        self.sha[name] = sha256_hex(data)
+
+    def read(self, name: str) -> bytes:
+        return (self.folder / name).read_bytes()
+
+    def discard(self) -> None:
+        """Remove every staged file, and the output folder if this run made it and it is empty."""
+        if self.folder is not None:
+            for leftover in self.folder.glob("*"):
+                leftover.unlink(missing_ok=True)
+            self.folder.rmdir()
+            self.folder = None
+        if self.made_out_dir:
+            try:
+                self.out_dir.rmdir()
+            except OSError:
+                pass
+
+
+def publish(staging: Staging, manifest: dict) -> None:
+    """Move the staged files and the manifest into the output folder, replacing the previous run's files as a whole."""
+    out_dir = staging.out_dir
+    staging.add(MANIFEST, json_bytes(manifest))
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        stale = [n for n in _previous_outputs(out_dir) if n not in files]
-        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir))
-        for name, data in files.items():
-            (staging / name).write_bytes(data)
-        (staging / MANIFEST).write_bytes(json_bytes(manifest))
+        stale = [n for n in _previous_outputs(out_dir) if n not in staging.sha]
         (out_dir / MANIFEST).unlink(missing_ok=True)
-        for name in files:
-            os.replace(staging / name, out_dir / name)
+        for name in staging.sha:
+            if name != MANIFEST:
+                os.replace(staging.folder / name, out_dir / name)
         for name in stale:
             (out_dir / name).unlink(missing_ok=True)
-        os.replace(staging / MANIFEST, out_dir / MANIFEST)
+        os.replace(staging.folder / MANIFEST, out_dir / MANIFEST)
     except OSError as e:
         raise BenchmarkError(f"{display(out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
     finally:
-        if staging is not None:
-            for leftover in staging.glob("*"):
-                leftover.unlink(missing_ok=True)
-            staging.rmdir()
+        staging.made_out_dir = False
+        staging.discard()
 
 
 # -----------------------------------------------------------------------------
@@ -2581,7 +3263,16 @@ def make_parser() -> argparse.ArgumentParser:
     add("--budget", type=int, metavar="N", help="also run mode B: pack each prompt into N tokens")
     add("--context-window", type=int, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
     add("--seed", type=int, default=DEFAULT_SEED, help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED})")
-    add("--write-prompts", action="store_true", help="write every prompt file (the article's default run always does)")
+    add(
+        "--write-prompts", action=argparse.BooleanOptionalAction, default=None,
+        help="write every prompt file (default: yes for the article's layout, one small graph as given; no for a matrix run)",
+    )
+    add("--prompt", default="ru", metavar="ru|en|FILE",
+        help="prompt template: ru (the article's, default), en (the same in English) or a UTF-8 file with "
+             "{format_name}, {graph} and {question} once each")
+    add("--leakage", choices=LEAKAGE_MODES, default="fail", help="a failing leakage check stops the run (fail, default) or only warns")
+    add("--skip-invalid-questions", action="store_true",
+        help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")
     runs = parser.add_argument_group("model runs and scoring")
     add = runs.add_argument
     add("--model", help=f"send every prompt to this model ('{SOLVER_MODEL}': the control solver answers, offline)")
@@ -2645,72 +3336,144 @@ def make_plan(args: argparse.Namespace) -> Plan:
             raise BenchmarkError(f"{flag} must be at least 1, got {value}")
     encodings = parse_names(args.encoding, tiktoken.list_encoding_names(), "--encoding")
     formats = parse_names(args.formats, list(FORMATS), "--formats")
-    sizes = parse_names(args.sizes, SIZES, "--sizes")
-    ids = parse_names(args.ids, ID_VARIANTS, "--ids")
+    sizes = [s for s in SIZES if s in parse_names(args.sizes, SIZES, "--sizes")]
+    ids = [i for i in ID_VARIANTS if i in parse_names(args.ids, ID_VARIANTS, "--ids")]
+    article_layout = sizes == ["small"] and ids == ["original"] and args.permutations == 1 and args.budget is None
     return Plan(
         formats=formats,
         tokenizers=[load_tokenizer(name) for name in encodings],
-        sizes=[s for s in SIZES if s in sizes],
-        ids=[i for i in ID_VARIANTS if i in ids],
+        sizes=sizes,
+        ids=ids,
         permutations=args.permutations,
         budget=args.budget,
         context_window=args.context_window,
         seed=args.seed,
-        write_prompts=args.write_prompts,
+        write_prompts=article_layout if args.write_prompts is None else args.write_prompts,
+        template=load_template(args.prompt),
     )
+
+
+EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_summary.json", MANIFEST, LOG_NAME, "results.json", "results.md")
+
+
+def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
+    """Read and check everything before the first token is counted: the inputs, every question against the
+    solver, the leakage checks. Every problem is reported at once; --skip-invalid-questions drops the
+    questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
+    problems = Problems()
+    inputs = load_inputs(args.graph, args.questions, problems)
+    src = inputs.questions_file
+    if not problems.fatal():
+        check_questions(inputs.graph, inputs.questions, src, problems)
+        if set(plan.sizes) - {"small"}:
+            for q in inputs.questions:
+                if q.query is None:
+                    problems.add(f"{src}: question {q.id} has no 'query': distractor graphs need every question's query "
+                                 "to prove they leave its answer alone (see README, questions); add it or use --sizes small", q.id)
+        names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
+        for check in leakage_checks(inputs.questions, [("input", inputs.graph, inputs.questions)], plan.template, names):
+            if check["result"] == "fail" and args.leakage == "fail":
+                for found in check["found"]:
+                    at = f"question {found['question']}: " if found["question"] else ""
+                    problems.add(f"{src}: {at}leakage check {check['check']} failed: {found['found']}; "
+                                 "fix the input, or pass --leakage warn to measure anyway", found["question"])
+    by_question, fatal = problems.questions(), problems.fatal()
+    if fatal or (by_question and not args.skip_invalid_questions):
+        hint = "; pass --skip-invalid-questions to drop the questions at fault and go on" if by_question and not fatal else ""
+        raise InputProblems([m for _, m in problems.lines], hint)
+    skipped = [{"question": key, "reasons": reasons} for key, reasons in by_question.items()]
+    if skipped:
+        kept = tuple(q for q in inputs.questions if q.id not in by_question)
+        for s in skipped:
+            warn(f"skipped question {s['question']}: {'; '.join(s['reasons'])}")
+        if not kept:
+            raise BenchmarkError(f"{src}: every question was skipped ({len(skipped)} with problems); nothing was written")
+        warn(f"{len(skipped)} question(s) skipped, {len(kept)} kept")
+        inputs = replace(inputs, questions=kept, skipped=tuple(skipped))
+    questions = inputs.questions
+    record = {
+        "questions": {
+            "measured": len(questions),
+            "several_answers_or_paths": sum(q.several for q in questions),
+            "abstention": sum(q.insufficient for q in questions),
+        },
+        "skipped_questions": skipped,
+    }
+    return inputs, record
+
+
+def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
+    """The leakage checks on every graph variant, as recorded; with --leakage warn, failures become warnings."""
+    names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
+    checks = leakage_checks(inputs.questions, [(v.name, v.graph, v.questions) for v in variants], plan.template, names)
+    for check in checks:
+        if check["result"] == "fail":
+            if args.leakage == "fail":
+                raise BenchmarkError(f"leakage check {check['check']} failed ({check['detail']}); nothing was written")
+            check["result"] = "warn"
+        if check["result"] == "warn":
+            warn(f"leakage check {check['check']}: {check['detail']}")
+    return checks
 
 
 def run(args: argparse.Namespace, argv: list[str]) -> str:
     """Do the whole run; return what goes to stdout."""
-    inputs = load_inputs(args.graph, args.questions)
     plan = make_plan(args)
     model = make_model_config(args)
-    measured = measure(inputs, plan)
-    rows, files, variants, facts = measured.rows, measured.files, measured.variants, measured.facts
-    files["size_report.json"] = json_bytes(rows)
-    extra_names = ["size_report.md", "size_summary.json", MANIFEST, LOG_NAME, "results.json", "results.md"]
-    checks = leakage_checks(inputs.questions, variants, [*files, *extra_names])
-    failed = [c for c in checks if c["result"] == "fail"]
-    if failed:
-        raise BenchmarkError(f"leakage check {failed[0]['check']} failed ({failed[0]['detail']}); nothing was written")
-    summary = summarize(rows)
-    if not plan.article_layout:
-        files["size_summary.json"] = json_bytes(summary)
-        files["size_report.md"] = markdown_report(summary, variants, checks, plan, files).encode("utf-8")
-    config = {
-        "argv": argv,
-        "encodings": [t.name for t in plan.tokenizers],
-        "graph": display(args.graph),
-        "questions": display(args.questions),
-        "out": display(args.out),
-        "formats": plan.formats,
-        "sizes": plan.sizes,
-        "ids": plan.ids,
-        "permutations": plan.permutations,
-        "budget": plan.budget,
-        "context_window": plan.context_window,
-        "seed": plan.seed,
-        "write_prompts": plan.write_prompts,
-        **facts,
-    }
-    preflight = {"solver": {v.name: "agrees" for v in variants}, "leakage": checks}
-    stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
-        console_summary(summary) + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
-    )
-    log = None
-    if model is not None and args.export_batch is not None:
-        count = export_batch(measured, model, args.export_batch)
-        stdout += f"\nbatch file: {display(args.export_batch)} ({count} requests; nothing was sent)"
-    elif model is not None:
-        stdout, log = model_results(args, argv, model, measured, plan, files, config)
-    manifest = build_manifest(config, plan.tokenizers, inputs, files, preflight)
-    if log is not None:
-        manifest["log"] = log
-    publish(args.out, files, manifest)
+    inputs, record = preflight(args, plan)
+    counts = TokenCounts()
+    variants = build_variants(inputs, plan, counts)
+    record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record}
+    staging = Staging(args.out)
+    try:
+        measured = measure(inputs, plan, staging, variants, counts)
+        rows = measured.rows
+        staging.add("size_report.json", json_bytes(rows))
+        summary = summarize(rows)
+        if not plan.article_layout:
+            staging.add("size_summary.json", json_bytes(summary))
+            staging.add("size_report.md", markdown_report(summary, variants, record, plan, staging.sha).encode("utf-8"))
+        config = {
+            "argv": argv,
+            "encodings": [t.name for t in plan.tokenizers],
+            "graph": display(args.graph),
+            "questions": display(args.questions),
+            "out": display(args.out),
+            "formats": plan.formats,
+            "sizes": plan.sizes,
+            "ids": plan.ids,
+            "permutations": plan.permutations,
+            "budget": plan.budget,
+            "context_window": plan.context_window,
+            "seed": plan.seed,
+            "write_prompts": plan.write_prompts,
+            "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
+            "leakage": args.leakage,
+            "skip_invalid_questions": args.skip_invalid_questions,
+            **measured.facts,
+        }
+        stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
+            console_summary(summary) + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
+        )
+        log = None
+        if model is not None and args.export_batch is not None:
+            count = export_batch(measured, model, args.export_batch)
+            stdout += f"\nbatch file: {display(args.export_batch)} ({count} requests; nothing was sent)"
+        elif model is not None:
+            stdout, log = model_results(args, argv, model, measured, plan, staging, config)
+        manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record)
+        if log is not None:
+            manifest["log"] = log
+        publish(staging, manifest)
+    except BaseException:
+        staging.discard()
+        raise
+    finally:
+        counts.close()
     return stdout
 
 
-def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, files: dict, config: dict) -> tuple[str, dict]:
+def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict) -> tuple[str, dict]:
     """Send the prompts (or read --score FILE), score every answer from the log, add results.json and results.md."""
     prices = (args.input_price_per_million, args.output_price_per_million)
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
@@ -2745,12 +3508,12 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     scored = score_log(records, measured.items, model)
     table = aggregate(scored, prices)
     log_info = {"name": display(log_path), "sha256": log_sha, "unreadable_lines": bad}
-    files["results.json"] = json_bytes(
+    out.add("results.json", json_bytes(
         {"schema_version": 1, "model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
          "command": ["benchmark.py", *argv], "prices_per_million": dict(zip(("input", "output"), prices)),
          "log": log_info, "requests": summary, "aggregates": table, "cells": scored}
-    )
-    files["results.md"] = results_markdown(table, summary, model, log_sha, prices).encode("utf-8")
+    ))
+    out.add("results.md", results_markdown(table, summary, model, log_sha, prices).encode("utf-8"))
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
         answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
@@ -2773,7 +3536,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(run(args, argv))
     except BenchmarkError as e:
-        print(f"error: {e}", file=sys.stderr)
+        for line in getattr(e, "lines", [str(e)]):
+            print(f"error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

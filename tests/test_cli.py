@@ -12,12 +12,12 @@ import benchmark
 
 ARTICLE = GOLDEN / "article"
 TABLE = (
-    "format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\n"
-    "json\t829\t967\t973\n"
-    "jsonl\t597\t736\t742\n"
-    "tsv\t317\t457\t463\n"
-    "edge_list\t305\t445\t451\n"
-    "dsl\t342\t482\t488\n"
+    "format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\toverflow\n"
+    "json\t829\t967\t973\t0/6\n"
+    "jsonl\t597\t736\t742\t0/6\n"
+    "tsv\t317\t457\t463\t0/6\n"
+    "edge_list\t305\t445\t451\t0/6\n"
+    "dsl\t342\t482\t488\t0/6\n"
 )
 
 
@@ -91,7 +91,9 @@ def test_runs_under_python_O(tmp_path):
 
 def test_formats_flag_selects_and_orders(tmp_path):
     done = run_cli("--formats", "dsl,json", "--out", str(tmp_path))
-    assert done.stdout == "format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\ndsl\t342\t482\t488\njson\t829\t967\t973\n"
+    assert done.stdout == (
+        "format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\toverflow\ndsl\t342\t482\t488\t0/6\njson\t829\t967\t973\t0/6\n"
+    )
     assert sorted(p.name for p in tmp_path.glob("graph.*")) == ["graph.dsl.txt", "graph.json.txt"]
 
 
@@ -106,7 +108,7 @@ def test_hostile_graph_is_measured_exactly(tmp_path):
         "--formats", ",".join(benchmark.FORMATS),
     )
     assert (done.returncode, done.stderr) == (0, "")
-    graph = benchmark.validate_graph(json.loads((tmp_path / "g.json").read_text(encoding="utf-8")), "g.json")
+    graph = benchmark.validate_graph(json.loads((tmp_path / "g.json").read_text(encoding="utf-8")), "g.json", benchmark.Problems())
     for fmt, (_, parse) in benchmark.FORMATS.items():
         assert parse((tmp_path / "out" / f"graph.{fmt}.txt").read_bytes().decode("utf-8")) == graph, fmt
 
@@ -157,13 +159,21 @@ BAD_INPUTS = {
         edited(GRAPH, ["edges", 2, "relation"], 7), None, [],
         "graph.json: edges[2].relation is 7, expected a string",
     ),
-    "node not an object": (
+    "node not an object": (  # every problem at once: the node, then each edge and question that named it
         edited(GRAPH, ["nodes", 0], "person_irina"), None, [],
-        "graph.json: nodes[0] is not a JSON object; each node is {'id', 'name', 'type'}",
+        "graph.json: nodes[0] is not a JSON object; each node is {'id', 'name', 'type'}\n"
+        "error: graph.json: edges[0].source 'person_irina' is not a node id; add that node or fix the edge\n"
+        "error: graph.json: edges[1].source 'person_irina' is not a node id; add that node or fix the edge\n"
+        "error: questions.json: questions[0].query.start 'person_irina' is not a node id; start the query at a node of the graph\n"
+        "error: 4 problems found; nothing was written",
     ),
     "duplicate node id": (
         edited(GRAPH, ["nodes", 5, "id"], "person_irina"), None, [],
-        "graph.json: nodes[5].id 'person_irina' duplicates nodes[0]; node ids must be unique",
+        "graph.json: nodes[5].id 'person_irina' duplicates nodes[0]; node ids must be unique\n"
+        "error: graph.json: edges[3].target 'method_graph' is not a node id; add that node or fix the edge\n"
+        "error: graph.json: edges[6].source 'method_graph' is not a node id; add that node or fix the edge\n"
+        "error: questions.json: questions[2].answer_id 'method_graph' is not a node id; name the node the gold path ends at\n"
+        "error: 4 problems found; nothing was written",
     ),
     "edge to unknown node": (
         edited(GRAPH, ["edges", 4, "target"], "method_missing"), None, [],
@@ -173,13 +183,8 @@ BAD_INPUTS = {
         '{"nodes": [], "nodes": [], "edges": []}', None, [],
         "graph.json: key 'nodes' appears twice in one object; keep one value per key",
     ),
-    "not NFC": (
-        edited(GRAPH, ["nodes", 0, "name"], "Ирина\u0306"), None, [],
-        "graph.json: nodes[0].name is not in Unicode NFC form; normalize the file to NFC "
-        "(formats are compared code point for code point)",
-    ),
     "lone surrogate": (
-        '{"nodes": [{"id": "a", "name": "\\ud800", "type": "t"}], "edges": []}', None, [],
+        '{"nodes": [{"id": "a", "name": "\\ud800", "type": "t"}], "edges": []}', [], [],
         "graph.json: nodes[0].name contains the lone surrogate U+D800; fix the string",
     ),
     "path index out of range": (
@@ -221,7 +226,7 @@ BAD_INPUTS = {
     "abstention answer without the flag": (
         None, edited(QUESTIONS, [5, "insufficient"], False), [],
         "questions.json: questions[5]: answer 'INSUFFICIENT_DATA' and insufficient false disagree; an abstention "
-        "question has the answer INSUFFICIENT_DATA and insufficient true, any other question neither",
+        "question has the one answer INSUFFICIENT_DATA and insufficient true, any other question neither",
     ),
     "query without answer_id": (
         None, edited(QUESTIONS, [0, "answer_id"], DELETE), [],
@@ -237,10 +242,10 @@ BAD_INPUTS = {
     ),
     "solver disagrees": (
         None, edited(QUESTIONS, [3, "path"], [3, 6, 11]), [],
-        "control solver disagrees with question q4 on graph variant small/original: expected [project_orion -USES-> "
-        "method_graph, method_graph -DEVELOPED_BY-> org_vector, org_siberia -LOCATED_IN-> city_tomsk] ending at "
-        "city_kazan, found [project_orion -USES-> method_graph, method_graph -DEVELOPED_BY-> org_vector, org_vector "
-        "-LOCATED_IN-> city_kazan] ending at city_kazan; fix the question's path, answer_id or query",
+        "questions.json: question q4: the query finds 1 complete path(s), the question lists 1 gold path(s); found but "
+        "not listed: [3, 6, 10] (project_orion -USES-> method_graph, method_graph -DEVELOPED_BY-> org_vector, org_vector "
+        "-LOCATED_IN-> city_kazan); listed but not found: [3, 6, 11] (project_orion -USES-> method_graph, method_graph "
+        "-DEVELOPED_BY-> org_vector, org_siberia -LOCATED_IN-> city_tomsk); fix the paths or the query",
     ),
     "questions not a list": (
         None, {"q1": {}}, [],
@@ -280,6 +285,33 @@ def test_bad_input(case, tmp_path, monkeypatch, capsys):
     assert benchmark.main(argv) == 2
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", f"error: {message}\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_non_nfc_strings_are_normalized_with_one_warning(tmp_path, capsys):
+    graph = edited(edited(GRAPH, ["nodes", 0, "name"], "Ирина\u0306"), ["nodes", 4, "name"], "Пульси\u0306")
+    write_input(tmp_path / "g.json", graph)
+    assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--out", str(tmp_path / "out")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "warning: 2 string(s) were not in Unicode NFC form and were normalized (the formats are compared in NFC), "
+        f"the first: {benchmark.display(tmp_path / 'g.json')}: nodes[0].name 'Ирина\u0306'\n"
+    )
+    assert "Ирина\u0306" not in (tmp_path / "out" / "graph.json.txt").read_text(encoding="utf-8")
+    assert '"name": "Ирин\u04d1"' in (tmp_path / "out" / "graph.json.txt").read_text(encoding="utf-8")  # а + breve = ӑ
+
+
+def test_normalization_that_makes_two_ids_equal_is_refused(tmp_path, capsys):
+    graph = {"nodes": [{"id": "\u0439", "name": "a", "type": "t"}, {"id": "\u0438\u0306", "name": "b", "type": "t"}], "edges": []}
+    write_input(tmp_path / "g.json", graph)
+    write_input(tmp_path / "q.json", [])
+    argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[1] == (
+        f"error: {benchmark.display(tmp_path / 'g.json')}: nodes[1].id '\u0439' duplicates nodes[0] after NFC normalization; "
+        "node ids must be unique"
+    )
     assert not (tmp_path / "out").exists()
 
 

@@ -396,8 +396,8 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
     (tmp_path / "file").write_text("x", encoding="utf-8")
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "file" / "out")]) == 2
     err = capsys.readouterr().err
-    assert err == (f"error: {benchmark.display(tmp_path / 'file' / 'out' / 'requests.jsonl')}: cannot read the log "
-                   "(Not a directory); choose another --out or --score file\n")
+    out = benchmark.display(tmp_path / "file" / "out")  # found before a request is sent
+    assert err == f"error: {out}: cannot write the outputs ([Errno 20] Not a directory: '{tmp_path / 'file' / 'out'}'); choose another folder with --out\n"
 
 
 @pytest.mark.parametrize(

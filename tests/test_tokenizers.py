@@ -70,7 +70,7 @@ def test_tiny_graph_token_counts(name, fmt):
 
 @pytest.mark.parametrize("name", benchmark.SHIPPED_ENCODINGS)
 def test_tiny_prompt_token_count(name):
-    prompt = benchmark.build_prompt(benchmark.serialize_checked("dsl", TINY), "Кто?", "dsl")
+    prompt = benchmark.ARTICLE_TEMPLATE.render("dsl", benchmark.serialize_checked("dsl", TINY), "Кто?")
     assert benchmark.load_tokenizer(name).count(prompt) == TINY_PROMPT_TOKENS[name]
 
 

@@ -1,0 +1,173 @@
+"""A synthetic knowledge graph that looks like converted KGQA data: untyped, English, snake_case ids.
+
+    $ python bench/synth_kg.py OUT_DIR --edges 15000 --relations 400 --questions 100 --seed 1
+
+writes OUT_DIR/graph.json and OUT_DIR/questions.json. Entities carry no type (every node has type
+"entity"), ids are the snake_case of their names (with _2, _3... for namesakes), relations are
+snake_case too. Questions follow 1 to 4 hops forwards or backwards from a random start; each keeps
+every complete walk as a gold path and every end node as an answer (answer sets, several paths, and
+walks that come back over an edge, like parents -> children -> parents, all occur), and about a fifth
+are near-miss abstentions. Some question texts name their own answer (a start node that is also an
+end node): those are the ones a leakage check must drop. Nothing here is random without the seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+FIRST = "james mary robert patricia john jennifer michael linda david elizabeth william barbara richard susan joseph jessica thomas sarah charles karen daniel nancy matthew lisa anthony betty mark helen donald sandra steven ashley paul kimberly andrew emily joshua donna kenneth michelle kevin carol brian amanda george melissa edward deborah".split()
+LAST = "smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson anderson taylor moore jackson martin lee thompson white harris clark lewis robinson walker young allen king wright scott torres nguyen hill flores green adams nelson baker hall rivera campbell mitchell carter roberts".split()
+PLACE = "spring river lake oak maple cedar pine north south east west new port fort mount green silver golden rock stone bridge harbor bay field wood hill vale glen ridge brook falls haven".split()
+PLACE_END = "ton ville field ford burg port dale wood land mouth view side".split()
+COUNTRY = "freedonia sylvania latveria genovia ruritania elbonia wakanda zubrowka grand_fenwick narnia florin borduria syldavia kislova qurac markovia".split()
+ORG_WORD = "global united general national royal pacific atlantic central first modern allied standard northern southern eastern western".split()
+ORG_KIND = "industries motors records pictures university college bank airlines press studios foundation institute society company".split()
+WORK_A = "the a".split()
+WORK_B = "last long silent hidden broken golden secret lost dark bright wild quiet endless final red blue".split()
+WORK_C = "river road night summer winter garden empire kingdom letter promise journey harbor mirror window".split()
+VERBS = "born died buried educated employed founded headquartered located married owned produced directed written composed published released signed played coached elected appointed awarded nominated based".split()
+PREPS = "in at by for from with under near".split()
+NOUNS = "place city country organization company university team album film book label studio award position office region district party league river mountain building".split()
+
+KINDS = ("person", "place", "country", "organization", "work")
+
+
+def name_of(kind: str, rng: random.Random) -> str:
+    if kind == "person":
+        return f"{rng.choice(FIRST).title()} {rng.choice(LAST).title()}"
+    if kind == "place":
+        return (rng.choice(PLACE) + rng.choice(PLACE_END)).title() if rng.random() < 0.6 else f"{rng.choice(PLACE).title()} {rng.choice(PLACE).title()}"
+    if kind == "country":
+        return rng.choice(COUNTRY).replace("_", " ").title()
+    if kind == "organization":
+        return f"{rng.choice(ORG_WORD).title()} {rng.choice(ORG_KIND).title()}"
+    return f"{rng.choice(WORK_A).title()} {rng.choice(WORK_B).title()} {rng.choice(WORK_C).title()}"
+
+
+def snake(name: str) -> str:
+    return "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+
+
+def make_graph(n_edges: int, n_relations: int, rng: random.Random) -> dict:
+    n_nodes = max(n_edges // 3, 50)
+    shares = {"person": 0.45, "place": 0.2, "country": 0.03, "organization": 0.14, "work": 0.18}
+    nodes, by_kind, ids = [], {k: [] for k in KINDS}, set()
+    for kind, share in shares.items():
+        for _ in range(max(int(n_nodes * share), 3)):
+            name = name_of(kind, rng)
+            base = snake(name)
+            node_id, k = base, 1
+            while node_id in ids:
+                k += 1
+                node_id = f"{base}_{k}"
+            ids.add(node_id)
+            nodes.append({"id": node_id, "name": name, "type": "entity"})
+            by_kind[kind].append(node_id)
+    relations, seen = [], set()
+    while len(relations) < n_relations:
+        name = f"{rng.choice(VERBS)}_{rng.choice(PREPS)}_{rng.choice(NOUNS)}" if rng.random() < 0.7 else f"{rng.choice(NOUNS)}_{rng.choice(NOUNS)}"
+        if name not in seen:
+            seen.add(name)
+            relations.append((name, rng.choice(KINDS), rng.choice(KINDS)))
+    relations += [("parents", "person", "person"), ("children", "person", "person"), ("spouse", "person", "person")]
+    edges, present = [], set()
+    weights = [1.0 / (i + 1) ** 0.8 for i in range(len(relations))]  # a few relations are common, most are rare
+    while len(edges) < n_edges:
+        relation, domain, range_ = rng.choices(relations, weights)[0]
+        source = by_kind[domain][int(len(by_kind[domain]) * rng.random() ** 2)]  # skewed degrees: hubs exist
+        target = rng.choice(by_kind[range_])
+        if source == target or (source, relation, target) in present:
+            continue
+        present.add((source, relation, target))
+        edges.append({"source": source, "relation": relation, "target": target})
+        if relation == "parents":  # the inverse edge, as Freebase keeps both: walks come back over them
+            edges.append({"source": target, "relation": "children", "target": source})
+            present.add((target, "children", source))
+    return {"nodes": nodes, "edges": edges}
+
+
+def walks(edges: list[dict], index: dict, start: str, hops: list[tuple[str, str]]) -> list[tuple[tuple[int, ...], str]]:
+    stage = [((), start)]
+    for relation, direction in hops:
+        stage = [(p + (i,), edges[i]["target"] if direction == "out" else edges[i]["source"])
+                 for p, node in stage for i in index.get((node, relation, direction), ())]
+        if len(stage) > 50:
+            return []
+    return stage
+
+
+def make_questions(graph: dict, n: int, rng: random.Random) -> list[dict]:
+    edges, names = graph["edges"], {v["id"]: v["name"] for v in graph["nodes"]}
+    index: dict = {}
+    for i, e in enumerate(edges):
+        index.setdefault((e["source"], e["relation"], "out"), []).append(i)
+        index.setdefault((e["target"], e["relation"], "in"), []).append(i)
+    relations = sorted({e["relation"] for e in edges})
+    moves: dict = {}  # node -> [(relation, direction)] it can follow
+    for node, relation, direction in index:
+        moves.setdefault(node, []).append((relation, direction))
+    questions, seen, tries = [], set(), 0
+    while len(questions) < n and tries < 100 * n:
+        tries += 1
+        hops_n = 1 + len(questions) % 4
+        abstain = len(questions) % 5 == 4
+        start = rng.choice(edges)["source"]
+        hops, node = [], start
+        for _ in range(hops_n - (1 if abstain else 0)):
+            options = moves.get(node, [])
+            if not options:
+                break
+            relation, direction = rng.choice(options)
+            hops.append((relation, direction))
+            node = rng.choice([edges[i]["target"] if direction == "out" else edges[i]["source"] for i in index[(node, relation, direction)]])
+        if len(hops) != hops_n - (1 if abstain else 0):
+            continue
+        if abstain:
+            reached = {end for _, end in walks(edges, index, start, hops)}
+            last = rng.choice(relations)
+            direction = rng.choice(("out", "in"))
+            if not reached or any((v, last, direction) in index for v in reached):
+                continue
+            hops.append((last, direction))
+        found = walks(edges, index, start, hops)
+        if (not abstain and not found) or (start, tuple(hops)) in seen:
+            continue
+        seen.add((start, tuple(hops)))
+        text = f'Start at "{names[start]}". Follow ' + ", then ".join(
+            f"{r}" + (" backwards" if d == "in" else "") for r, d in hops) + ". Which node do you reach?"
+        q = {"id": f"q{len(questions) + 1}", "question": text, "insufficient": abstain,
+             "query": {"start": start, "hops": [{"relation": r, "direction": d} for r, d in hops]}}
+        if abstain:
+            q.update(answer="INSUFFICIENT_DATA", path=[], answer_id=None)
+        else:
+            ends = sorted({end for _, end in found})
+            q.update(answers=sorted({names[e] for e in ends}), answer_ids=ends, paths=[list(p) for p, _ in found])
+        questions.append(q)
+    return questions
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--edges", type=int, default=5000)
+    parser.add_argument("--relations", type=int, default=400)
+    parser.add_argument("--questions", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    graph = make_graph(args.edges, args.relations, rng)
+    questions = make_questions(graph, args.questions, rng)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "graph.json").write_text(json.dumps(graph, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    (args.out / "questions.json").write_text(json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"{len(graph['nodes'])} nodes, {len(graph['edges'])} edges, {len({e['relation'] for e in graph['edges']})} relations, "
+          f"{len(questions)} questions -> {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

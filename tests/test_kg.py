@@ -1,0 +1,372 @@
+"""Real knowledge graphs: answer sets, several gold paths, every problem at once, whole-word leakage checks,
+prompt languages, counting a prompt by parts, and distractors that look like the input."""
+
+import collections
+import json
+import re
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import ROOT, run_cli
+import benchmark
+from benchmark import Edge, Graph, Hop, Node, Query
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth_kg  # noqa: E402
+
+TOKENIZERS = {name: benchmark.load_tokenizer(name) for name in benchmark.SHIPPED_ENCODINGS}
+
+
+def write(tmp_path, graph, questions):
+    (tmp_path / "g.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
+    (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
+    return ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out")]
+
+
+# A family: parents and children both ways, as Freebase keeps them. "Who are Ann's siblings?" walks
+# parents, then children: it comes back over the first edge to Ann herself, and on to Bob.
+FAMILY = {
+    "nodes": [{"id": i, "name": n, "type": "entity"} for i, n in
+              (("ann", "Ann"), ("bob", "Bob"), ("carl", "Carl"), ("dora", "Dora"), ("golden_gate_bridge", "Golden Gate Bridge"),
+               ("grand_duke_of_russia", "Grand Duke of Russia"), ("russia", "Russia"), ("dot", "."))],
+    "edges": [
+        {"source": "ann", "relation": "parents", "target": "carl"},  # 0
+        {"source": "bob", "relation": "parents", "target": "carl"},  # 1
+        {"source": "carl", "relation": "children", "target": "ann"},  # 2
+        {"source": "carl", "relation": "children", "target": "bob"},  # 3
+        {"source": "carl", "relation": "spouse", "target": "dora"},  # 4
+        {"source": "dora", "relation": "lives_near", "target": "golden_gate_bridge"},  # 5
+        {"source": "grand_duke_of_russia", "relation": "country", "target": "russia"},  # 6
+        {"source": "carl", "relation": "knows", "target": "dot"},  # 7
+    ],
+}
+SIBLINGS = {
+    "id": "siblings", "question": "Whose parent is also a parent of Carl's daughter?", "answers": ["Ann", "Bob"],
+    "answer_ids": ["ann", "bob"], "paths": [[0, 0], [0, 1]], "insufficient": False,
+    "query": {"start": "ann", "hops": [{"relation": "parents", "direction": "out"}, {"relation": "parents", "direction": "in"}]},
+}
+QUESTIONS = [
+    SIBLINGS,
+    {"id": "kids", "question": "Who are the children of Carl?", "answers": ["Ann", "Bob"], "answer_ids": ["ann", "bob"],
+     "paths": [[2], [3]], "insufficient": False,
+     "query": {"start": "carl", "hops": [{"relation": "children", "direction": "out"}]}},
+    {"id": "gold", "question": "What does the gold medalist's stepmother live near?", "answer": "Golden Gate Bridge",
+     "answer_id": "golden_gate_bridge", "path": [4, 5], "insufficient": False,
+     "query": {"start": "carl", "hops": [{"relation": "spouse", "direction": "out"}, {"relation": "lives_near", "direction": "out"}]}},
+    {"id": "country", "question": "Which country is grand_duke_of_russia from?", "answer": "Russia", "answer_id": "russia",
+     "path": [6], "insufficient": False,
+     "query": {"start": "grand_duke_of_russia", "hops": [{"relation": "country", "direction": "out"}]}},
+    {"id": "acquaintance", "question": "Whom does Carl know. Really.", "answer": ".", "answer_id": "dot", "path": [7],
+     "insufficient": False, "query": {"start": "carl", "hops": [{"relation": "knows", "direction": "out"}]}},
+    {"id": "none", "question": "Where does Bob live?", "answer": "INSUFFICIENT_DATA", "path": [], "insufficient": True,
+     "answer_id": None, "query": {"start": "bob", "hops": [{"relation": "lives_near", "direction": "out"}]}},
+]
+
+
+# ---- answer sets and several gold paths
+
+
+def test_answer_sets_and_walks_back_over_an_edge_pass_the_solver_and_every_leakage_check(tmp_path, capsys):
+    assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", "en"]) == 0
+    err = capsys.readouterr().err
+    assert err == ""  # gold is not in golden_gate_bridge, russia not in grand_duke_of_russia, "." not in the template
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["preflight"]["questions"] == {"measured": 6, "several_answers_or_paths": 2, "abstention": 1}
+    assert {c["check"]: c["result"] for c in manifest["preflight"]["leakage"]}["question_has_no_answer"] == "pass"
+
+
+def test_solver_model_scores_every_answer_and_path_of_answer_sets(tmp_path):
+    argv = [*write(tmp_path, FAMILY, QUESTIONS), "--prompt", "en", "--model", "solver", "--sizes", "small,medium",
+            "--formats", ",".join(benchmark.FORMATS)]
+    assert benchmark.main(argv) == 0
+    table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    for e in table:
+        assert (e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (1.0, 1.0, 1.0), e["format"]
+    rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+    row = next(r for r in rows if r["question_id"] == "siblings" and r["size"] == "small")
+    assert row["gold_path"] == [0, 0] and row["gold_paths"] == [[0, 0], [0, 1]]
+    assert "gold_paths" not in next(r for r in rows if r["question_id"] == "gold")
+
+
+def test_scoring_takes_any_answer_and_path_and_the_best_matching_gold_path():
+    graph = benchmark.load_inputs.__globals__["validate_graph"](FAMILY, "g", benchmark.Problems())
+    q = benchmark.Question("kids", "?", ("Ann", "Bob"), ((2,), (3,)), False, ("ann", "bob"), None)
+
+    def score(answer, path):
+        evidence = [graph.edges[i]._asdict() for i in path]
+        return benchmark.score_answer(json.dumps({"answer": answer, "path": path, "evidence": evidence}), graph, q)
+
+    assert score("bob", [3])["answer_correct"] and score("bob", [3])["path_exact"]
+    assert score("Ann", [2])["path_exact"] and not score("Carl", [2])["answer_correct"]
+    both = score("Ann", [2, 3])  # best gold path: [2] (ties go to the shorter, then the first listed)
+    assert (both["path_exact"], both["edge_precision"], both["edge_recall"]) == (False, 0.5, 1.0)
+
+
+def test_singular_and_plural_forms_must_agree(tmp_path, capsys):
+    bad = [dict(SIBLINGS, answer="Ann")]
+    assert benchmark.main(write(tmp_path, FAMILY, bad)) == 2
+    assert capsys.readouterr().err == (
+        "error: q.json: questions[0] gives both 'answer' and 'answers' and they disagree; keep one of them\n".replace(
+            "q.json", benchmark.display(tmp_path / "q.json"))
+    )
+
+
+# ---- every problem at once, messages a user can act on
+
+
+def problems_of(tmp_path, capsys, questions, *flags):
+    code = benchmark.main([*write(tmp_path, FAMILY, questions), *flags])
+    where = benchmark.display(tmp_path / "q.json")
+    return code, capsys.readouterr().err.replace(where, "q.json").splitlines()
+
+
+def test_every_problem_is_reported_at_once_before_anything_is_measured(tmp_path, capsys):
+    misspelled = dict(QUESTIONS[1], query={"start": "carl", "hops": [{"relation": "chidlren", "direction": "out"}]})
+    backwards = dict(QUESTIONS[1], id="back", query={"start": "carl", "hops": [{"relation": "children", "direction": "in"}]})
+    one_path = dict(SIBLINGS, id="one", answers=["Ann", "Bob"], paths=[[0, 0]])
+    no_query = {"id": "loose", "question": "?", "answer": "Dora", "answer_id": "dora", "path": [0, 5], "insufficient": False}
+    wrong_name = dict(QUESTIONS[2], id="name", answer="The Bridge")
+    code, err = problems_of(tmp_path, capsys, [misspelled, backwards, one_path, no_query, wrong_name])
+    assert code == 2
+    assert err == [
+        "error: q.json: question kids: hop 1 of 1 (chidlren out) finds no edge from the start 'carl'; relations they "
+        "can follow forwards (out): children, knows, spouse; did you mean 'children'?",
+        "error: q.json: question back: hop 1 of 1 (children in) finds no edge from the start 'carl'; relations they "
+        "can follow backwards (in): parents; children leaves them in the other direction: use \"out\"",
+        "error: q.json: question one: the query finds 2 complete path(s), the question lists 1 gold path(s); found but "
+        "not listed: [0, 1] (ann -parents-> carl, bob -parents-> carl); list every complete path in `paths` or narrow the query",
+        "error: q.json: question loose: path [0, 5] (ann -parents-> carl, dora -lives_near-> golden_gate_bridge) is not a "
+        "connected walk; fix the path",
+        "error: q.json: question name: answer 'The Bridge' is not the name of an answer node ('golden_gate_bridge' is "
+        "named 'Golden Gate Bridge'); make the answer the node's name",
+        "error: 5 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on",
+    ]
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_list_of_problems_is_capped(tmp_path, capsys):
+    broken = [dict(QUESTIONS[2], id=f"q{i}", path=[7, 7]) for i in range(60)]
+    code, err = problems_of(tmp_path, capsys, broken)
+    assert code == 2 and len(err) == 52
+    assert err[-2:] == ["error: ... and 10 more problems",
+                        "error: 60 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on"]
+
+
+def test_skip_invalid_questions_drops_each_with_its_reason_and_goes_on(tmp_path, capsys):
+    leaky = dict(QUESTIONS[2], id="leaky", question="Is it the Golden Gate Bridge?")
+    code, err = problems_of(tmp_path, capsys, [*QUESTIONS, leaky], "--skip-invalid-questions", "--sizes", "small,medium")
+    assert code == 0
+    assert err == [
+        "warning: skipped question leaky: q.json: question leaky: leakage check question_has_no_answer failed: "
+        "'golden gate bridge'; fix the input, or pass --leakage warn to measure anyway",
+        "warning: 1 question(s) skipped, 6 kept",
+        "warning: no distractor branch can hang off 'grand_duke_of_russia' without completing a question's path; it gets none",
+    ]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert [s["question"] for s in manifest["preflight"]["skipped_questions"]] == ["leaky"]
+    report = (tmp_path / "out" / "size_report.md").read_text(encoding="utf-8")
+    assert "Skipped by --skip-invalid-questions: 1 question(s)." in report and "| leaky | " in report
+    rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+    assert "leaky" not in {r["question_id"] for r in rows}
+
+
+def test_skipping_every_question_is_an_error(tmp_path, capsys):
+    code, err = problems_of(tmp_path, capsys, [dict(QUESTIONS[2], path=[7, 7])], "--skip-invalid-questions")
+    assert code == 2 and err[-1] == "error: q.json: every question was skipped (1 with problems); nothing was written"
+
+
+def test_leakage_warn_records_the_warning_and_measures(tmp_path, capsys):
+    leaky = [dict(QUESTIONS[2], question="Is it the Golden Gate Bridge?")]
+    code, err = problems_of(tmp_path, capsys, leaky, "--leakage", "warn", "--permutations", "2")
+    assert code == 0
+    assert err == ["warning: leakage check question_has_no_answer: no question's wording contains its own answer or "
+                   "answer id: gold: 'golden gate bridge'"]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    check = next(c for c in manifest["preflight"]["leakage"] if c["check"] == "question_has_no_answer")
+    assert check["result"] == "warn" and check["found"] == [{"question": "gold", "found": "'golden gate bridge'"}]
+    assert "| question_has_no_answer | warn |" in (tmp_path / "out" / "size_report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("text, needle, found", [
+    ("golden_gate_bridge", "gold", False), ("golden gate bridge", "gold", False), ("the gold-medal", "gold", True),
+    ("grand_duke_of_russia", "russia", False), ("made in russia.", "russia", True), ("whom does carl know. really.", ".", False),
+    ("prompt.json.q1.txt", "q1", True), ("prompt.json.q11.txt", "q1", False),
+])
+def test_leakage_matches_whole_words_only(text, needle, found):
+    assert benchmark._mentions(text, needle) is found
+
+
+# ---- prompt languages
+
+
+def test_english_prompts_hold_no_cyrillic_outside_the_graph(tmp_path):
+    argv = [*write(tmp_path, FAMILY, QUESTIONS), "--prompt", "en", "--write-prompts"]
+    assert benchmark.main(argv) == 0
+    prompts = sorted((tmp_path / "out").glob("prompt.*.txt"))
+    assert len(prompts) == 30
+    for path in prompts:
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith("You are performing an exact traversal of a directed graph.\n\nGraph format: ")
+        assert not re.search("[\u0400-\u04ff]", text), path.name
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["prompt"] == {"template": "en", "sha256": benchmark.sha256_hex(benchmark.PROMPT_TEMPLATES["en"])}
+
+
+def test_a_template_file_is_checked_and_used(tmp_path, capsys):
+    template = tmp_path / "t.txt"
+    template.write_text('Answer as {"answer": ...}.\n{format_name}:\n{graph}\nQ:\n{question}\n', encoding="utf-8")
+    assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 0
+    text = (tmp_path / "out" / "prompt.dsl.kids.txt").read_text(encoding="utf-8")
+    assert text.startswith('Answer as {"answer": ...}.\ndsl:\n# @ id|name|type\n') and text.endswith("\nQ:\nWho are the children of Carl?\n")
+    for bad, message in (("{graph}{question}", "has {format_name} 0 times"), ("{format_name}{graph}{graph}{question}", "has {graph} 2 times"),
+                         ("{format_name}{graph}{question}{answer}", "has the unknown field {answer}")):
+        template.write_text(bad, encoding="utf-8")
+        assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_a_template_that_holds_an_answer_fails_the_leakage_check(tmp_path, capsys):
+    template = tmp_path / "t.txt"
+    template.write_text("{format_name} {graph}\nFor example, Dora.\n{question}\n", encoding="utf-8")
+    assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 0  # Dora is no answer
+    capsys.readouterr()
+    template.write_text("{format_name} {graph}\nFor example, Golden Gate Bridge.\n{question}\n", encoding="utf-8")
+    assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 2
+    assert "question gold: leakage check template_has_no_answer failed: 'golden gate bridge'" in capsys.readouterr().err
+
+
+# ---- counting a prompt by parts
+
+
+@pytest.mark.parametrize("left, right, splits", [
+    ("ГРАФ\n", "{", True), ("ВОПРОС\n", "Где?", True), ("}\n\n", "B", False), ("a\n", " b", False), ("a\n", "/b", False),
+    ("a \n", "b", False), ("a", "\nb", False), ("", "x", True), ("x\n", "", True),
+])
+def test_the_proven_boundary(left, right, splits):
+    assert benchmark.splits_between(left, right) is splits
+
+
+HOSTILE = st.sampled_from(["\n", "\r\n", " ", "\t", "/", "\\", "|", "{", "}", '"', "'s", "->", " -", "\u2028", "\x85", "\u3000",
+                           "\x1c", "й", "ё", "漢", "🙂", "1234", "<|endoftext|>", "e\u0301", "ГРАФ", "QUESTION", "\n\n"])
+TEXT = st.lists(st.one_of(HOSTILE, st.text(max_size=6)), max_size=6).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(names=st.lists(TEXT, min_size=1, max_size=5), question=TEXT, fmt=st.sampled_from(list(benchmark.FORMATS)),
+       language=st.sampled_from(list(benchmark.PROMPT_TEMPLATES)), encoding=st.sampled_from(list(TOKENIZERS)))
+def test_counting_by_parts_equals_a_full_count(names, question, fmt, language, encoding):
+    names = [benchmark.unicodedata.normalize("NFC", n) for n in names]
+    nodes = tuple(Node(f"n{i}{n}", n, n or "t") for i, n in enumerate(names))
+    edges = tuple(Edge(nodes[i].id, names[i], nodes[-1 - i].id) for i in range(len(nodes)))
+    template = benchmark.load_template(language)
+    shown = benchmark.FormattedGraph(template, fmt, benchmark.serialized(fmt, Graph(nodes, edges)))
+    tokenizer, counts = TOKENIZERS[encoding], benchmark.TokenCounts()
+    prompt = template.render(fmt, shown.text, question)
+    assert shown.tokens(counts, tokenizer, question) == len(tokenizer.encoding.encode_ordinary(prompt))
+    assert shown.prompt_sha256(question) == benchmark.sha256_hex(prompt)
+    assert shown.graph_tokens(counts, tokenizer) == len(tokenizer.encoding.encode_ordinary(shown.text))
+
+
+def test_the_shipped_encodings_have_proven_patterns():
+    assert all(t.splits for t in TOKENIZERS.values())
+    import tiktoken_ext.openai_public as public
+    assert benchmark.sha256_hex(public.r50k_pat_str) in benchmark.SPLIT_PATTERNS
+
+
+def test_no_write_prompts_and_write_prompts(tmp_path):
+    assert run_cli("--no-write-prompts", "--out", str(tmp_path / "a")).returncode == 0
+    assert not list((tmp_path / "a").glob("prompt.*"))
+    assert run_cli("--out", str(tmp_path / "b")).returncode == 0
+    assert len(list((tmp_path / "b").glob("prompt.*"))) == 30
+
+
+# ---- distractors that look like the input
+
+
+def surface(names, ids):
+    """Shares of names per script and casing pattern, and of ids per shape."""
+    def casing(name):
+        words = [w for w in name.split(" ") if any(c.isalpha() for c in w)]
+        return "title" if words and all(w[0].isupper() for w in words) else "lower" if name.islower() else "mixed"
+
+    def shape(i):
+        return ("snake" if re.fullmatch(r"[^\W_]+(_[^\W_]+)*", i) else "other", i.isascii(), any(c.isdigit() for c in i),
+                any(c.isupper() for c in i))
+
+    shares = {}
+    for label, values in (("script", [benchmark.script(n) for n in names]), ("casing", [casing(n) for n in names]),
+                          ("id", [shape(i) for i in ids])):
+        for key, n in collections.Counter(values).items():
+            shares[(label, key)] = n / len(values)
+    return shares
+
+
+def english_typed_graph():
+    rng = benchmark.random.Random(5)
+    people = [f"{f} {s}" for f in ("Alice", "Brian", "Chloe", "David", "Emma", "Frank") for s in ("Stone", "Reed", "Hale")]
+    cities = ["Springfield", "Riverton", "Oak Harbor", "Maple Falls", "Fort Ridge", "Pine Bluff", "Cedar Vale"]
+    firms = [f"{a} {b}" for a in ("Acme", "Globex", "Initech", "Umbrella") for b in ("Labs", "Motors", "Press")]
+    nodes = [{"id": f"person_{p.lower().replace(' ', '_')}", "name": p, "type": "person"} for p in people]
+    nodes += [{"id": f"city_{c.lower().replace(' ', '_')}", "name": c, "type": "city"} for c in cities]
+    nodes += [{"id": f"org_{f.lower().replace(' ', '_')}", "name": f, "type": "organization"} for f in firms]
+    by_type = {t: [n["id"] for n in nodes if n["type"] == t] for t in ("person", "city", "organization")}
+    edges = [{"source": p, "relation": "WORKS_AT", "target": rng.choice(by_type["organization"])} for p in by_type["person"]]
+    edges += [{"source": o, "relation": "LOCATED_IN", "target": rng.choice(by_type["city"])} for o in by_type["organization"]]
+    names = {n["id"]: n["name"] for n in nodes}
+    questions = []
+    for k, e in enumerate(edges[:12:3]):  # persons 0, 3, 6, 9: where does their employer sit?
+        second = next(x for x in edges if x["source"] == e["target"])
+        questions.append({
+            "id": f"q{k + 1}", "question": f"Where is the employer of person {k + 1}?", "answer": names[second["target"]],
+            "answer_id": second["target"], "path": [edges.index(e), edges.index(second)], "insufficient": False,
+            "query": {"start": e["source"], "hops": [{"relation": "WORKS_AT", "direction": "out"}, {"relation": "LOCATED_IN", "direction": "out"}]},
+        })
+    return {"nodes": nodes, "edges": edges}, questions
+
+
+def untyped_graph():
+    rng = benchmark.random.Random(3)
+    graph = synth_kg.make_graph(600, 60, rng)
+    return graph, synth_kg.make_questions(graph, 12, rng)
+
+
+@pytest.mark.parametrize("make", [english_typed_graph, untyped_graph, "article"])
+def test_distractors_match_the_input_surface_within_ten_points(make, canonical):
+    if make == "article":
+        graph, questions = canonical.graph, canonical.questions
+    else:
+        problems = benchmark.Problems()
+        data, qdata = make()
+        graph = benchmark.validate_graph(data, "g", problems)
+        questions = benchmark.validate_questions(qdata, "q", {n.id for n in graph.nodes}, len(graph.edges), problems)
+        benchmark.check_questions(graph, questions, "q", problems)
+        bad = set(problems.questions())
+        questions = tuple(q for q in questions if q.id not in bad)
+    stream = benchmark.Distractors(graph, questions, 11)
+    variant = benchmark.with_distractors(graph, questions, stream, "medium", stream.medium, 11)
+    benchmark.preflight_solver(variant)
+    new = [n for n in variant.graph.nodes if n not in graph.nodes]
+    assert len(new) >= 30
+    before = surface([n.name for n in graph.nodes], [n.id for n in graph.nodes])
+    after = surface([n.name for n in new], [n.id for n in new])
+    for key in before.keys() | after.keys():
+        assert abs(before.get(key, 0) - after.get(key, 0)) <= 0.10, (key, before.get(key, 0), after.get(key, 0))
+    originals = {n.name.casefold() for n in graph.nodes}
+    for n in new:
+        assert n.name.casefold() not in originals
+        assert not any(n.name.casefold().startswith(o + " ") for o in originals)
+    relations = {(e.relation) for e in graph.edges}
+    assert {e.relation for e in variant.graph.edges} <= relations
+
+
+def test_medium_on_an_untyped_graph_with_hundreds_of_relations_is_drawn_not_enumerated(tmp_path):
+    rng = benchmark.random.Random(9)
+    graph = synth_kg.make_graph(3000, 300, rng)
+    questions = synth_kg.make_questions(graph, 20, rng)
+    done = run_cli(*write(tmp_path, graph, questions), "--sizes", "medium", "--permutations", "2", "--prompt", "en",
+                   "--skip-invalid-questions", "--model", "solver")
+    assert done.returncode == 0, done.stderr
+    table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"]) for e in table} == {(1.0, 1.0)}
