@@ -39,7 +39,7 @@ def rebuild_prompts(out: Path) -> dict[str, dict[str, str]]:
     prompts: dict[str, dict[str, str]] = {}
     for r in rows:
         stem = f"{r['size']}.{r['ids']}"
-        graph = benchmark.validate_graph(load(f"graph.{stem}.json"), stem)
+        graph = benchmark.validate_graph(load(f"graph.{stem}.json"), stem, benchmark.Problems())
         questions = {q["id"]: q for q in load(f"questions.{stem}.json")}
         order = load(f"order.{r['size']}.p{r['permutation']}.json")
         edges = tuple(graph.edges[i] for i in order)[: r["edges_included"]]
