@@ -25,14 +25,39 @@ a control solver and leakage checks before anything is measured (size_report.md,
 the others send every prompt to a model, log each answer as it arrives (requests.jsonl, resumable) and
 score answers and paths from that log alone (results.json, results.md).
 
+Real knowledge graphs work too: untyped triples in any language, questions with several acceptable
+answers or gold paths (answers, answer_ids, paths), --prompt en or a template file of your own,
+--skip-invalid-questions to drop the questions that fail a check and measure the rest.
+
 The code is ours. Where the article's script was loose we are strict, on purpose:
 - values that contain a format's own delimiters are escaped (edge_list, dsl, pipe_table) or quoted
   (tsv), so any graph the validator accepts round-trips; the article's data contains none, so its
   bytes do not move;
-- input is validated up front (one-line errors, exit code 2) and outputs appear only when a run
-  succeeds; nothing is written if any check fails, except the model log, which is append-only;
+- everything is checked before the first token is counted (records, the control solver, leakage), and
+  every problem is reported at once (one line each, exit code 2); outputs appear only when a run
+  succeeds, except the model log, which is append-only;
 - tokens are counted with encode_ordinary: text that looks like a special token ("<|endoftext|>")
-  is counted as the ordinary text an API would see, instead of crashing the run.
+  is counted as the ordinary text an API would see, instead of crashing the run; a prompt is counted
+  by parts at a boundary proven for tiktoken's patterns, so a graph is tokenized once per format.
+
+Sections, in the order data flows through them:
+  constants and the prompt templates   the article's prompt (ru) and its English rendering (en)
+  data types                           Node, Edge, Graph, Hop, Query, Question
+  load and validate the inputs         Problems, graph.json and questions.json, NFC
+  formats                              serializer and parser pairs, registered in FORMATS
+  round-trip check                     every format parses back to the same graph
+  control solver                       complete walks of a query; check_questions says what disagrees
+  graph variants                       drawn distractors (Namer, Distractors), short ids, permutations
+  prompts                              Template: --prompt ru | en | FILE
+  tokenizers                           offline tiktoken, TokenCounts, counting a prompt by parts
+  leakage preflight                    whole-word checks of article 8.3
+  measurement                          Plan, FormattedGraph, large sizing, measure, mode B packing
+  reports                              console table, size_report.md, size_summary.json
+  runner                               Chat Completions into requests.jsonl, resumable
+  scoring                              answers, paths and abstention, from the log alone
+  results                              statistics, results.json, results.md
+  artifacts                            Staging, manifest.json, publish
+  command line                         flags, preflight, run, main
 """
 
 from __future__ import annotations
@@ -71,7 +96,7 @@ except ImportError:  # main() says how to install it, instead of a traceback
     tiktoken = None
 
 # -----------------------------------------------------------------------------
-# constants and the prompt template
+# constants and the prompt templates
 
 ROOT = Path(__file__).resolve().parent
 DATA = ROOT / "data"
@@ -939,9 +964,9 @@ def solve(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> l
     return partial_walks(edges, query, index)[-1]
 
 
-def answerable(edges: tuple[Edge, ...], q: Question) -> bool:
+def answerable(edges: tuple[Edge, ...], q: Question, index: dict | None = None) -> bool:
     """The solver still finds the gold outcome on these edges: a gold path, or none at all to abstain on."""
-    found = solve(edges, q.query)
+    found = solve(edges, q.query, index)
     if q.insufficient:
         return not found
     gold = set(q.paths)
@@ -1592,7 +1617,7 @@ class Tokenizer:
     @functools.cached_property
     def splits(self) -> bool:
         """Its regex is one of SPLIT_PATTERNS: a prompt can be counted by parts."""
-        return sha256_hex(self.encoding._pat_str) in SPLIT_PATTERNS
+        return sha256_hex(getattr(self.encoding, "_pat_str", "")) in SPLIT_PATTERNS
 
 
 def load_tokenizer(name: str) -> Tokenizer:
@@ -1666,7 +1691,7 @@ def last_split(text: str) -> int | None:
     """The last position p inside text with splits_between(text[:p], text[p:]), or None."""
     p, tries = text.rfind("\n"), 0
     while p > 0 and tries < SPLIT_SEARCH:
-        if splits_between(text[: p + 1][-2:], text[p + 1 : p + 2]) and p + 1 < len(text):
+        if p + 1 < len(text) and splits_between(text[max(p - 1, 0) : p + 1], text[p + 1 : p + 2]):
             return p + 1
         p, tries = text.rfind("\n", 0, p), tries + 1
     return None
@@ -2189,11 +2214,9 @@ def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, question
             else:
                 cut, _ = largest_fitting(tokens, budget, 0, tokens(0), m, tokens(m))
             hints[hint_key] = cut
-        ok = None
-        if q.query:
-            index = indexes.setdefault(cut, edge_index(shown.edges[:cut]))
-            found = {p for p, _ in solve(shown.edges[:cut], q.query, index)}
-            ok = not found if q.insufficient else bool(found & set(q.paths))
+        if cut not in indexes and q.query:
+            indexes[cut] = edge_index(shown.edges[:cut])  # shared by the questions with the same cut
+        ok = answerable(shown.edges[:cut], q, indexes[cut]) if q.query else None
         t = text(cut)
         packed.append(Cell(variant, k, "B", q, t, cut, m, ok, t.graph_tokens(counts, tokenizer), tokens(cut), t.prompt_sha256(q.question)))
     return packed
@@ -3113,7 +3136,8 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
 # -----------------------------------------------------------------------------
 # artifacts: written only when the whole run succeeded, never mixed with an earlier run's
 #
-# Files go to a staging folder inside the output folder first. Then the old manifest.json is removed,
+# Files go to a staging folder inside the output folder as they are made (Staging: a prompt file is
+# written and forgotten, so memory does not grow with them). Then the old manifest.json is removed,
 # each file is moved into place (os.replace is atomic per file), files that the previous manifest
 # listed and this run does not write are removed, and the new manifest.json is moved in last: a folder
 # with a manifest holds exactly one run's files, and one without it is incomplete.
