@@ -2640,10 +2640,16 @@ def _outcome(parsed: object, raw_text: str | None, error: str | None, status: in
     }
 
 
-def solver_answer(item: Item) -> dict:
-    """What the control solver answers to a prompt: the one complete path it finds, or INSUFFICIENT_DATA."""
-    shown, q = item.shown(), item.question
-    found = solve(shown.edges, q.query) if q.query else []
+def solver_answer(item: Item, cache: dict | None = None) -> dict:
+    """What the control solver answers to a prompt: the first complete path it finds, or INSUFFICIENT_DATA.
+    cache: shown graph key -> (graph, edge index), shared by the prompts that show the same edges."""
+    key = (item.variant.name, id(item.order), item.row["mode"], item.row["edges_included"])
+    cache = {} if cache is None else cache
+    if key not in cache:
+        shown = item.shown()
+        cache[key] = (shown, edge_index(shown.edges))
+    (shown, index), q = cache[key], item.question
+    found = solve(shown.edges, q.query, index) if q.query else []
     if not found:  # every complete walk is a gold path: the first one will do
         return {"answer": ABSTAIN, "path": [], "evidence": []}
     path, end = found[0]
@@ -2651,8 +2657,8 @@ def solver_answer(item: Item) -> dict:
     return {"answer": names[end], "path": list(path), "evidence": [shown.edges[i]._asdict() for i in path]}
 
 
-def solver_outcome(item: Item, tokenizer: Tokenizer) -> dict:
-    content = json.dumps(solver_answer(item), ensure_ascii=False)
+def solver_outcome(item: Item, tokenizer: Tokenizer, cache: dict) -> dict:
+    content = json.dumps(solver_answer(item, cache), ensure_ascii=False)
     usage = {"prompt_tokens": item.row["prompt_tokens"], "completion_tokens": tokenizer.count(content)}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     completion = {
@@ -2762,6 +2768,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         headers["Authorization"] = f"Bearer {key}"
     url = config.base_url.rstrip("/") + "/chat/completions"
     log = Log(log_path, redact)
+    shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
     failures: Counter = Counter()
     progress = Progress(len(jobs), "requests")
     try:
@@ -2772,7 +2779,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
             worker takes its next job, so a kill loses only the requests still in flight."""
             try:
                 if config.model == SOLVER_MODEL:
-                    outcome = solver_outcome(job.item, tokenizer)
+                    outcome = solver_outcome(job.item, tokenizer, shown_graphs)
                 else:
                     rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
                     outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng)

@@ -220,6 +220,11 @@ def test_a_template_file_is_checked_and_used(tmp_path, capsys):
     assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 0
     text = (tmp_path / "out" / "prompt.dsl.kids.txt").read_text(encoding="utf-8")
     assert text.startswith('Answer as {"answer": ...}.\ndsl:\n# @ id|name|type\n') and text.endswith("\nQ:\nWho are the children of Carl?\n")
+    template.write_text("Q: {question}\n{format_name} graph, then the JSON answer:\n{graph}", encoding="utf-8")  # question first
+    assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 0
+    for row in json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8")):  # counted whole, exactly
+        text = (tmp_path / "out" / f"prompt.{row['format']}.{row['question_id']}.txt").read_text(encoding="utf-8")
+        assert row["prompt_tokens"] == TOKENIZERS["o200k_base"].count(text) and text.startswith("Q: ")
     for bad, message in (("{graph}{question}", "has {format_name} 0 times"), ("{format_name}{graph}{graph}{question}", "has {graph} 2 times"),
                          ("{format_name}{graph}{question}{answer}", "has the unknown field {answer}")):
         template.write_text(bad, encoding="utf-8")
@@ -253,7 +258,7 @@ HOSTILE = st.sampled_from(["\n", "\r\n", " ", "\t", "/", "\\", "|", "{", "}", '"
 TEXT = st.lists(st.one_of(HOSTILE, st.text(max_size=6)), max_size=6).map("".join)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(names=st.lists(TEXT, min_size=1, max_size=5), question=TEXT, fmt=st.sampled_from(list(benchmark.FORMATS)),
        language=st.sampled_from(list(benchmark.PROMPT_TEMPLATES)), encoding=st.sampled_from(list(TOKENIZERS)))
 def test_counting_by_parts_equals_a_full_count(names, question, fmt, language, encoding):
