@@ -85,7 +85,7 @@ import urllib.parse
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import closing
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -1060,7 +1060,7 @@ def check_questions(graph: Graph, questions: tuple[Question, ...], src: str, pro
     walk, and the solver's complete walks are the gold paths. One problem per question that fails."""
     index = edge_index(graph.edges)
     names = {n.id: n.name for n in graph.nodes}
-    for i, q in enumerate(questions):
+    for q in questions:
         where = f"{src}: question {q.id}"
         try:
             problem = _answer_problem(q, names)
@@ -1535,9 +1535,11 @@ class Template:
         if fields.index("graph") > fields.index("question"):
             return None
         g, q = 2 * fields.index("graph") + 1, 2 * fields.index("question") + 1
-        fill = lambda parts: "".join(format_name if k % 2 and p == "format_name" else p for k, p in parts)
-        numbered = list(enumerate(self.parts))
-        return fill(numbered[:g]), fill(numbered[g + 1 : q]), fill(numbered[q + 1 :])
+
+        def fill(start: int, stop: int | None) -> str:
+            return "".join(format_name if k % 2 and p == "format_name" else p for k, p in list(enumerate(self.parts))[start:stop])
+
+        return fill(0, g), fill(g + 1, q), fill(q + 1, None)
 
     @property
     def sha256(self) -> str:
@@ -2007,7 +2009,7 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
         f_lo = tokens(lo, compact)
         per_branch = max((f_lo - tokens(0, compact)) / max(lo, 1), 1.0)  # tokens grow about linearly
         guess = lo + int((window - f_lo) / per_branch)
-        lo, _ = cut_near(lambda n: tokens(n, compact), window, guess, lo, f_lo, None, None)
+        lo, _ = cut_near(lambda n, fmt=compact: tokens(n, fmt), window, guess, lo, f_lo, None, None)
         while lo > stream.medium and not all_fit(lo, compact):  # the longest question was only a proxy
             lo -= 1
         # Other formats: their prompts at lo are measured in mode A anyway; only one that fits there can
@@ -2198,7 +2200,7 @@ def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, question
     packed = []
     for q in questions:
 
-        def tokens(n: int) -> int:
+        def tokens(n: int, q: Question = q) -> int:
             return text(n).tokens(counts, tokenizer, q.question)
 
         if tokens(m) <= budget:
@@ -2277,7 +2279,9 @@ def json_bytes(value: object) -> bytes:
 def question_dict(q: Question) -> dict:
     """A question in the input file's shape (singular fields where there is one value), so a variant's
     questions can be fed back with --questions."""
-    one = lambda singular, plural, values: {singular: values[0]} if len(values) == 1 else {plural: list(values)}
+    def one(singular: str, plural: str, values: tuple | list) -> dict:
+        return {singular: values[0]} if len(values) == 1 else {plural: list(values)}
+
     item = {"id": q.id, "question": q.question, **one("answer", "answers", q.answers)}
     item.update(one("path", "paths", [list(p) for p in q.paths]) if q.paths else {"path": []})
     item["insufficient"] = q.insufficient

@@ -18,7 +18,6 @@ dropped with --skip-invalid-questions, as a user would.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys

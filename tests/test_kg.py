@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import ROOT, run_cli
 import benchmark
-from benchmark import Edge, Graph, Hop, Node, Query
+from benchmark import Edge, Graph, Node
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth_kg  # noqa: E402
