@@ -3089,7 +3089,8 @@ def _bar(value: float, top: float, width: int = 20) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
-def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_sha: str, prices: tuple) -> str:
+def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_sha: str, prices: tuple,
+                     questions: tuple[Question, ...]) -> str:
     lines = [
         f"# Results: {config.model}",
         "",
@@ -3100,7 +3101,11 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
         "",
         "Every figure comes from the log. Rates are over answered and failed prompts alike (a failed request, an "
         "overflow or an unparsable answer is a failed task), with 95% Wilson intervals; answer and path figures "
-        "are over positive questions, abstention over the INSUFFICIENT_DATA ones. An empty cell was not measured.",
+        "are over positive questions, abstention over the INSUFFICIENT_DATA ones. An empty cell was not measured. "
+        "An answer is right when it matches any acceptable answer, a path when it equals any gold path.",
+        "",
+        f"Questions: {len(questions)}, of which {sum(q.several for q in questions)} have several acceptable answers "
+        f"or gold paths and {sum(q.insufficient for q in questions)} are abstention questions.",
     ]
     if summary:
         lines += ["", f"Requests this run: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed."]
@@ -3548,7 +3553,8 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
          "command": ["benchmark.py", *argv], "prices_per_million": dict(zip(("input", "output"), prices)),
          "log": log_info, "requests": summary, "aggregates": table, "cells": scored}
     ))
-    out.add("results.md", results_markdown(table, summary, model, log_sha, prices).encode("utf-8"))
+    questions = measured.variants[0].questions
+    out.add("results.md", results_markdown(table, summary, model, log_sha, prices, questions).encode("utf-8"))
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
         answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
