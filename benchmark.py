@@ -2500,7 +2500,7 @@ ANSWER_SCHEMA = {
 class ModelConfig:
     model: str
     base_url: str  # up to and including /v1, no trailing slash
-    api_key_env: str  # name of the variable that holds the key; the key itself is never stored
+    api_key_env: str | None  # name of the variable that holds the key (None: send none); the key itself is never stored
     temperature: float
     seed: int  # sent as the sampling seed; repeat r sends seed + r
     max_output_tokens: int
@@ -2580,13 +2580,65 @@ def _error_code(body: object) -> str:
     return str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
 
 
-def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, rng: random.Random) -> dict:
-    """One request with bounded retries: the outcome as the log records it (without the cell fields)."""
+class Gate:
+    """What the first answers say about the endpoint. Until one request succeeds, a connection that fails
+    (no server there) or HTTP 401, 403 or 404 (key rejected, unknown model or URL) closes the gate: the
+    run stops at once with that reason, instead of spending every prompt's retries on it."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.config, self.opened, self.reason = config, threading.Event(), None
+        self.lock = threading.Lock()
+
+    def success(self) -> None:
+        self.opened.set()
+
+    def fail(self, reason: str) -> bool:
+        """Close the gate with reason unless a request has succeeded already; True if it is closed now."""
+        if self.opened.is_set():
+            return False
+        with self.lock:
+            self.reason = self.reason or reason
+        return True
+
+    def http_failure(self, status: int, error: str) -> bool:
+        where = f"{public_url(self.config.base_url)} answered {error}"
+        if status in (401, 403):
+            if self.config.api_key_env is None:
+                return self.fail(f"{where}: the endpoint wants a key; name the variable that holds it with --api-key-env")
+            return self.fail(f"{where}: the key was rejected; set {self.config.api_key_env} to a valid key (or name another variable with --api-key-env)")
+        if status == 404:
+            return self.fail(f"{where}: the model or the URL is unknown; check --model {self.config.model!r} and --base-url")
+        return False
+
+
+def _timed_out(e: BaseException) -> bool:
+    return isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError)
+
+
+def _error_text(status: int, parsed: object, raw_text: str) -> str:
+    """'HTTP 400 (code): the server's own words': error.message, else detail, else the body; one line."""
+    code = _error_code(parsed)
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    words = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
+    if not words and isinstance(parsed, dict) and parsed.get("detail"):
+        detail = parsed["detail"]
+        words = detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
+    if not words and parsed is None:
+        words = raw_text
+    words = " ".join(str(words or "").split())
+    return f"HTTP {status}" + (f" ({code})" if code else "") + (f": {words[:300]}" if words else "")
+
+
+def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, rng: random.Random, gate: Gate | None = None) -> dict:
+    """One request with bounded retries: the outcome as the log records it (without the cell fields).
+    A timeout is retried once at most: a server that queues requests answers late, and a request sent
+    again joins the same queue (and is paid twice where the first one still runs)."""
     import http.client
 
+    gate = gate or Gate(config)
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     started = time.monotonic()
-    attempt = 0
+    attempt = timeouts = 0
     while True:
         attempt += 1
         status, parsed, raw_text, wait_headers = None, None, None, {}
@@ -2594,6 +2646,13 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
             status, wait_headers, raw = post(url, headers, data, config.timeout)
         except (OSError, http.client.HTTPException) as e:  # refused, reset, timed out, DNS...
             error, retry = f"connection error: {type(e).__name__}: {e}", True
+            if _timed_out(e):
+                timeouts += 1
+                error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
+                         "late; lower --concurrency or raise --timeout")
+                retry = timeouts < 2
+            elif gate.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
+                return _outcome(None, None, error, None, attempt, started)
         else:
             raw_text = raw.decode("utf-8", errors="replace")
             try:
@@ -2602,15 +2661,14 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
                 parsed = None
             if 200 <= status < 300:
                 if _message(parsed) is not None:
+                    gate.success()
                     return _outcome(parsed, raw_text, None, status, attempt, started)
                 error, retry = "the response is not a chat completion with a message", False
             else:
+                error = _error_text(status, parsed, raw_text)
+                if gate.http_failure(status, error):
+                    return _outcome(parsed, raw_text, error, status, attempt, started)
                 code = _error_code(parsed)
-                error = f"HTTP {status}" + (f" ({code})" if code else "")
-                detail = parsed.get("error") if isinstance(parsed, dict) else None
-                detail = detail.get("message") if isinstance(detail, dict) else None
-                if isinstance(detail, str) and detail:
-                    error += f": {detail[:200]}"
                 retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
         if not retry or attempt > config.max_retries:
             if retry:
@@ -2710,8 +2768,12 @@ class Log:
         self.path, self.redact, self.lock = path, redact, threading.Lock()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            torn = False
             with open(path, "a+b") as f:
-                torn = f.tell() > 0 and (f.seek(-1, os.SEEK_END) or f.read(1)) != b"\n"
+                size = f.seek(0, os.SEEK_END)
+                if size:
+                    f.seek(size - 1)
+                    torn = f.read(1) != b"\n"
             self.file = open(path, "ab")
             if torn:
                 self.file.write(b"\n")  # end a torn line from a killed run, so it stays a line of its own
@@ -2754,7 +2816,7 @@ def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
 
 def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, header: dict, out_dir: Path, post: Callable = http_post) -> dict:
     """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
-    key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL else ""
+    key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL and config.api_key_env else ""
     url_parts = urllib.parse.urlsplit(config.base_url)
     redact = Redactor([key, url_parts.password or "", url_parts.query])
     log_path = out_dir / LOG_NAME
@@ -2772,21 +2834,26 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         headers["Authorization"] = f"Bearer {key}"
     url = config.base_url.rstrip("/") + "/chat/completions"
     log = Log(log_path, redact)
+    gate = Gate(config)
     shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
     failures: Counter = Counter()
+    sent = 0
     progress = Progress(len(jobs), "requests")
     try:
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
 
-        def work(job: Job) -> dict:
+        def work(job: Job) -> dict | None:
             """Send one job and log its outcome at once, in this thread: an answer is on disk before the
-            worker takes its next job, so a kill loses only the requests still in flight."""
+            worker takes its next job, so a kill loses only the requests still in flight. None: not sent,
+            because the gate closed."""
+            if gate.reason:
+                return None
             try:
                 if config.model == SOLVER_MODEL:
                     outcome = solver_outcome(job.item, tokenizer, shown_graphs)
                 else:
                     rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
-                    outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng)
+                    outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng, gate)
             except Exception as e:  # every job ends in the log, even on a bug of ours
                 outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
             row = job.item.row
@@ -2813,6 +2880,9 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                     outcome = future.result()
                 except OSError as e:  # the log could not be written: stop before paying for more
                     raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({e}); nothing more was sent") from None
+                if outcome is None:
+                    continue
+                sent += 1
                 if outcome["error"]:
                     failures[redact(outcome["error"])] += 1
                 progress.advance(1, f"{sum(failures.values())} failed")
@@ -2821,7 +2891,9 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     finally:
         progress.close()
         log.close()
-    return {"sent": len(jobs), "skipped": skipped, "failed": sum(failures.values()), "failures": dict(failures.most_common())}
+    if gate.reason:
+        raise BenchmarkError(f"{redact(gate.reason)}; stopped after {sent} request(s), {len(jobs) - sent} not sent")
+    return {"sent": sent, "skipped": skipped, "failed": sum(failures.values()), "failures": dict(failures.most_common())}
 
 
 def export_batch(measured: Measurement, config: ModelConfig, path: Path) -> int:
@@ -3286,6 +3358,10 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchmark.py",
         description="Serialize a graph in several formats, check each round-trips, build prompts, count tokens.",
+        epilog="exit codes: 0 the run succeeded (with --model: every planned request has an answer); 1 some requests "
+               "failed after their retries (the results count them; run the same command again to retry them only); "
+               "2 bad input or flags, or an endpoint that cannot serve the run (no server at --base-url, key rejected, "
+               "model unknown), found before anything is written; 130 interrupted",
     )
     add = parser.add_argument
     add("--encoding", default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")
@@ -3317,7 +3393,9 @@ def make_parser() -> argparse.ArgumentParser:
     add = runs.add_argument
     add("--model", help=f"send every prompt to this model ('{SOLVER_MODEL}': the control solver answers, offline)")
     add("--base-url", default="https://api.openai.com/v1", help="OpenAI-compatible endpoint, up to /v1 (default: OpenAI)")
-    add("--api-key-env", default="OPENAI_API_KEY", metavar="NAME", help="environment variable holding the API key (default: OPENAI_API_KEY)")
+    add("--api-key-env", metavar="NAME",
+        help="environment variable holding the API key, sent to --base-url whatever its host (default: OPENAI_API_KEY, "
+             "sent only to OpenAI's own hosts)")
     add("--temperature", type=float, default=0.0, help="sampling temperature, always sent (default: 0)")
     add("--max-output-tokens", type=int, default=1024, metavar="N", help="answer length cap, always sent (default: 1024)")
     add(
@@ -3357,14 +3435,16 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
     parts = urllib.parse.urlsplit(args.base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BenchmarkError(f"--base-url {public_url(args.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1")
+    openai = parts.hostname == "openai.com" or parts.hostname.endswith(".openai.com")
+    key_env = args.api_key_env or ("OPENAI_API_KEY" if openai else None)  # OpenAI's key goes to OpenAI only
     field = args.max_tokens_field
     if field == "auto":
-        field = "max_completion_tokens" if (parts.hostname or "").endswith("openai.com") else "max_tokens"
+        field = "max_completion_tokens" if openai else "max_tokens"
     if args.model != SOLVER_MODEL and args.score is None and args.export_batch is None:
-        if not os.environ.get(args.api_key_env) and (parts.hostname or "").endswith("openai.com"):
-            raise BenchmarkError(f"no API key: set {args.api_key_env} (or name another variable with --api-key-env)")
+        if key_env and not os.environ.get(key_env) and openai:
+            raise BenchmarkError(f"no API key: set {key_env} (or name another variable with --api-key-env)")
     return ModelConfig(
-        model=args.model, base_url=args.base_url.rstrip("/"), api_key_env=args.api_key_env, temperature=args.temperature,
+        model=args.model, base_url=args.base_url.rstrip("/"), api_key_env=key_env, temperature=args.temperature,
         seed=args.seed, max_output_tokens=args.max_output_tokens, max_tokens_field=field, structured=args.structured,
         concurrency=args.concurrency, repeats=args.repeats, limit=args.limit, timeout=args.timeout, max_retries=args.max_retries,
     )
@@ -3456,8 +3536,9 @@ def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, vari
     return checks
 
 
-def run(args: argparse.Namespace, argv: list[str]) -> str:
-    """Do the whole run; return what goes to stdout."""
+def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
+    """Do the whole run; return what goes to stdout, and why the run did not fully succeed (exit code 1)
+    when some requests failed after their retries."""
     plan = make_plan(args)
     model = make_model_config(args)
     inputs, record = preflight(args, plan)
@@ -3495,12 +3576,12 @@ def run(args: argparse.Namespace, argv: list[str]) -> str:
         stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
             console_summary(summary) + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
         )
-        log = None
+        log, failure = None, None
         if model is not None and args.export_batch is not None:
             count = export_batch(measured, model, args.export_batch)
             stdout += f"\nbatch file: {display(args.export_batch)} ({count} requests; nothing was sent)"
         elif model is not None:
-            stdout, log = model_results(args, argv, model, measured, plan, staging, config)
+            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config)
         manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record)
         if log is not None:
             manifest["log"] = log
@@ -3510,10 +3591,10 @@ def run(args: argparse.Namespace, argv: list[str]) -> str:
         raise
     finally:
         counts.close()
-    return stdout
+    return stdout, failure
 
 
-def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict) -> tuple[str, dict]:
+def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict) -> tuple[str, dict, str | None]:
     """Send the prompts (or read --score FILE), score every answer from the log, add results.json and results.md."""
     prices = (args.input_price_per_million, args.output_price_per_million)
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
@@ -3565,7 +3646,12 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
         lines.append(f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed")
         lines += [f"  {count} x {reason}" for reason, count in summary["failures"].items()]
     lines.append(f"results: {display(args.out / 'results.md')}")
-    return "\n".join(lines), log_info
+    failure = None
+    if summary and summary["failed"]:
+        failure = (f"{summary['failed']} of {summary['sent']} requests failed after their retries"
+                   f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; "
+                   "run the same command again to retry them only")
+    return "\n".join(lines), log_info, failure
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -3575,7 +3661,11 @@ def main(argv: list[str] | None = None) -> int:
         print("error: the tiktoken package is not installed; run: pip install -r requirements.lock.txt", file=sys.stderr)
         return 2
     try:
-        print(run(args, argv))
+        stdout, failure = run(args, argv)
+        print(stdout)
+        if failure:
+            print(f"error: {failure}", file=sys.stderr)
+            return 1
     except BenchmarkError as e:
         for line in getattr(e, "lines", [str(e)]):
             print(f"error: {line}", file=sys.stderr)

@@ -223,6 +223,7 @@ def test_export_batch_and_score_its_output(tmp_path):
 def run(server, out, *flags, env_key=True, monkeypatch=None):
     if env_key and monkeypatch:
         monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+        flags = ("--api-key-env", "OPENAI_API_KEY", *flags)  # named explicitly: sent to this local server too
     return benchmark.main(["--model", "m-test", "--base-url", server.url, "--out", str(out), *flags])
 
 
@@ -249,12 +250,23 @@ def test_requests_are_explicit_and_the_key_never_reaches_a_file(server, tmp_path
     assert results(tmp_path)["aggregates"][0]["not_run"] == 0
 
 
-def test_a_key_echoed_by_the_server_is_redacted(server, tmp_path, monkeypatch):
+def test_a_key_echoed_by_the_server_is_redacted(server, tmp_path, monkeypatch, capsys):
     server.script = [(401, {}, {"error": {"message": f"bad key {SECRET}", "code": "invalid_api_key"}})]
-    assert run(server, tmp_path, "--limit", "1", monkeypatch=monkeypatch) == 0
+    assert run(server, tmp_path, "--limit", "1", monkeypatch=monkeypatch) == 2  # the first answer: a rejected key stops the run
     text = (tmp_path / "requests.jsonl").read_text(encoding="utf-8")
     assert SECRET not in text and "bad key [redacted]" in text
     assert log_lines(tmp_path)[1]["error"] == "HTTP 401 (invalid_api_key): bad key [redacted]"
+    assert SECRET not in capsys.readouterr().err
+
+
+def test_the_openai_key_goes_to_openai_only_unless_named(server, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    assert benchmark.main(["--model", "m-test", "--base-url", server.url, "--out", str(tmp_path), "--limit", "1"]) == 0
+    assert "Authorization" not in server.requests[0]["headers"]
+    server.script = [(401, {}, {"error": {"message": "no key"}})]
+    assert benchmark.main(["--model", "m-test", "--base-url", server.url, "--out", str(tmp_path / "b"), "--limit", "1"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"error: {server.url} answered HTTP 401: no key: the endpoint wants a key; name the variable that holds it with --api-key-env;")
 
 
 def test_structured_output_sends_the_schema(server, tmp_path):
@@ -281,27 +293,75 @@ def test_retries_honour_retry_after_then_succeed(server, tmp_path):
         ([(400, {}, {"error": {"message": "bad", "type": "invalid_request_error"}})], "HTTP 400 (invalid_request_error): bad", 1),
         ([(429, {}, {"error": {"message": "quota", "code": "insufficient_quota"}})], "HTTP 429 (insufficient_quota): quota", 1),
         ([(200, {}, b"<html>not json</html>")], "the response is not a chat completion with a message", 1),
-        ([(404, {}, {})], "HTTP 404", 1),
+        ([(422, {}, {"detail": [{"msg": "field required"}]})], 'HTTP 422: [{"msg": "field required"}]', 1),
+        ([(400, {}, b"bad\nrequest")], "HTTP 400: bad request", 1),
     ],
 )
 def test_failures_are_logged_counted_and_the_run_goes_on(server, tmp_path, capsys, script, error, attempts):
     server.script = list(script)
-    assert run(server, tmp_path, "--limit", "2", "--concurrency", "1", "--max-retries", "2") == 0
+    assert run(server, tmp_path, "--limit", "2", "--concurrency", "1", "--max-retries", "2") == 1
     failed = [r for r in log_lines(tmp_path)[1:] if r["error"]]
     assert [(r["error"], r["attempts"]) for r in failed] == [(error, attempts)]
     assert len(log_lines(tmp_path)) == 3
-    assert f"requests: 2 sent, 0 already in the log, 1 failed\n  1 x {error}\n" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert f"requests: 2 sent, 0 already in the log, 1 failed\n  1 x {error}\n" in captured.out
+    assert captured.err == "error: 1 of 2 requests failed after their retries; run the same command again to retry them only\n"
     json_row = results(tmp_path)["aggregates"][0]
     assert (json_row["n"], json_row["errors"]) == (2, 1)
 
 
-def test_connection_refused(tmp_path):
+def test_no_server_listening_stops_at_once_with_one_line(tmp_path, capsys):
     closed = FakeOpenAI()
     closed.close()
-    assert benchmark.main(["--model", "m", "--base-url", closed.url, "--limit", "1", "--max-retries", "1", "--out", str(tmp_path)]) == 0
-    record = log_lines(tmp_path)[1]
-    assert record["error"].startswith("connection error: URLError: ") and record["error"].endswith("; gave up after 2 attempts")
-    assert record["attempts"] == 2
+    started = time.monotonic()
+    assert benchmark.main(["--model", "m", "--base-url", closed.url, "--out", str(tmp_path)]) == 2
+    assert time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: no server answers at {closed.url} (URLError: <urlopen error [Errno 111] Connection refused>); "
+                          "start it, or fix --base-url; stopped after ")
+    assert err.endswith(" not sent\n") and err.count("\n") == 1
+    records = log_lines(tmp_path)[1:]
+    assert 1 <= len(records) <= 4 and all(r["attempts"] == 1 and r["error"].startswith("connection error: ") for r in records)
+    assert not (tmp_path / "results.json").exists()
+
+
+@pytest.mark.parametrize("status, body, cause", [
+    (401, {"detail": "Invalid API key"}, "HTTP 401: Invalid API key: the key was rejected; set OPENAI_API_KEY to a valid key"),
+    (404, {"error": {"message": "model 'm-test' not found", "type": "not_found_error"}},
+     "HTTP 404 (not_found_error): model 'm-test' not found: the model or the URL is unknown; check --model 'm-test' and --base-url"),
+])
+def test_a_rejected_key_or_unknown_model_stops_at_once(server, tmp_path, capsys, monkeypatch, status, body, cause):
+    server.script = [(status, {}, body)] * 40
+    assert run(server, tmp_path, "--concurrency", "1", monkeypatch=monkeypatch) == 2
+    assert len(server.requests) == 1
+    assert capsys.readouterr().err == f"error: {server.url} answered {cause}; stopped after 1 request(s), 29 not sent\n".replace(
+        "valid key;", "valid key (or name another variable with --api-key-env);")
+
+
+def test_permanent_failures_exit_1_and_a_rerun_sends_only_those(server, tmp_path, capsys):
+    ok = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}
+    server.script = [(200, {}, ok)]  # the first request succeeds: the gate opens
+    server.script += [(500, {}, {"error": {"message": "boom"}})] * 18  # then 6 prompts fail 3 attempts each
+    assert run(server, tmp_path, "--concurrency", "1", "--max-retries", "2") == 1
+    failing = {r["prompt_sha256"] for r in log_lines(tmp_path)[1:] if r["error"]}
+    assert len(failing) == 6
+    assert "error: 6 of 30 requests failed after their retries; run the same command again" in capsys.readouterr().err
+    before = len(server.requests)
+    assert run(server, tmp_path, "--concurrency", "1") == 0
+    resent = [benchmark.sha256_hex(r["body"]["messages"][0]["content"]) for r in server.requests[before:]]
+    assert sorted(resent) == sorted(failing)
+
+
+def test_a_resumed_log_gains_no_blank_line_and_keeps_its_bytes(server, tmp_path):
+    assert run(server, tmp_path, "--limit", "4") == 0
+    first = (tmp_path / "requests.jsonl").read_bytes()
+    assert run(server, tmp_path, "--limit", "6") == 0
+    assert run(server, tmp_path, "--limit", "6") == 0
+    data = (tmp_path / "requests.jsonl").read_bytes()
+    assert data.startswith(first) and data.endswith(b"\n")
+    lines = data.split(b"\n")[:-1]
+    assert b"" not in lines and len(lines) == 3 + 6  # three headers, six answers
+    assert all(json.loads(line) for line in lines)
 
 
 def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
