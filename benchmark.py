@@ -2473,9 +2473,12 @@ LOG_NAME = "requests.jsonl"
 LOG_SCHEMA_VERSION = 1
 SOLVER_MODEL = "solver"  # --model solver: answers from the control solver, no network
 RETRY_STATUSES = {408, 409, 429}  # and every 5xx
+TRANSIENT_STATUSES = {408, 409, 429, 502, 503, 504}  # load, not a fault of the request: never a reason to stop the run
+SAME_ERROR_STOP = 3  # requests ended by one non-transient error, before any success, that stop the run
 RETRY_BASE_DELAY = 0.5  # seconds before the first retry; doubles each time, with full jitter
 RETRY_MAX_DELAY = 30.0
 TRUNCATION_RATIO = 0.6  # server prompt_tokens below this share of the local count: the server cut the prompt
+STRUCTURED_FORMS = ("json_schema", "json_object")
 ANSWER_SCHEMA = {
     "type": "object",
     "properties": {
@@ -2501,11 +2504,12 @@ class ModelConfig:
     model: str
     base_url: str  # up to and including /v1, no trailing slash
     api_key_env: str | None  # name of the variable that holds the key (None: send none); the key itself is never stored
-    temperature: float
-    seed: int  # sent as the sampling seed; repeat r sends seed + r
+    temperature: float | None  # None: not sent (reasoning models take only their default)
+    seed: int | None  # sent as the sampling seed, repeat r sends seed + r; None: not sent
     max_output_tokens: int
     max_tokens_field: str  # max_tokens (most servers, Ollama only reads this) or max_completion_tokens (OpenAI)
-    structured: bool  # send the answer schema as response_format
+    structured: str | None  # response_format with the answer schema: json_schema (OpenAI) or json_object (llama.cpp)
+    reasoning_effort: str | None  # sent as reasoning_effort when given
     concurrency: int
     repeats: int
     limit: int | None  # only the first N prompts: a dry slice
@@ -2514,9 +2518,18 @@ class ModelConfig:
 
     def sampling(self, repeat: int) -> dict:
         """Every request field that can change an answer, besides the prompt: part of the resume key."""
-        fields = {"temperature": self.temperature, "seed": self.seed + repeat, self.max_tokens_field: self.max_output_tokens}
-        if self.structured:
+        fields: dict = {}
+        if self.temperature is not None:
+            fields["temperature"] = self.temperature
+        if self.seed is not None:
+            fields["seed"] = self.seed + repeat
+        fields[self.max_tokens_field] = self.max_output_tokens
+        if self.reasoning_effort is not None:
+            fields["reasoning_effort"] = self.reasoning_effort
+        if self.structured == "json_schema":
             fields["response_format"] = {"type": "json_schema", "json_schema": {"name": "graph_answer", "strict": True, "schema": ANSWER_SCHEMA}}
+        elif self.structured == "json_object":
+            fields["response_format"] = {"type": "json_object", "schema": ANSWER_SCHEMA}
         return fields
 
     def body(self, prompt: str, repeat: int) -> dict:
@@ -2588,6 +2601,7 @@ class Gate:
     def __init__(self, config: ModelConfig) -> None:
         self.config, self.opened, self.reason = config, threading.Event(), None
         self.lock = threading.Lock()
+        self.errors: Counter = Counter()  # non-transient errors that ended a request, before the first success
 
     def success(self) -> None:
         self.opened.set()
@@ -2600,8 +2614,21 @@ class Gate:
             self.reason = self.reason or reason
         return True
 
+    def repeated(self, error: str) -> None:
+        """A request ended with a non-transient error: the same one on the first several requests stops the run."""
+        with self.lock:
+            self.errors[error] += 1
+            n = self.errors[error]
+        if n >= SAME_ERROR_STOP:
+            self.fail(f"the first {n} requests to {public_url(self.config.base_url)} ended with the same error ({error}); "
+                      "fix its cause (see the log) before sending the rest")
+
     def http_failure(self, status: int, error: str) -> bool:
         where = f"{public_url(self.config.base_url)} answered {error}"
+        form = self.config.structured
+        if form and status in (400, 422, 500) and re.search(r"response_format|json_schema|json_object|schema", error, re.I):
+            other = next(f for f in STRUCTURED_FORMS if f != form)
+            return self.fail(f"{where}: it refuses structured output as {form}; try --structured {other}, or leave --structured out")
         if status in (401, 403):
             if self.config.api_key_env is None:
                 return self.fail(f"{where}: the endpoint wants a key; name the variable that holds it with --api-key-env")
@@ -2639,6 +2666,7 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     started = time.monotonic()
     attempt = timeouts = 0
+    previous = None  # the last attempt's HTTP error
     while True:
         attempt += 1
         status, parsed, raw_text, wait_headers = None, None, None, {}
@@ -2670,6 +2698,9 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
                     return _outcome(parsed, raw_text, error, status, attempt, started)
                 code = _error_code(parsed)
                 retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
+                if retry and status not in TRANSIENT_STATUSES and error == previous and not gate.opened.is_set():
+                    retry = False  # the same 500 twice before anything worked: deterministic, not load
+                previous = error
         if not retry or attempt > config.max_retries:
             if retry:
                 error += f"; gave up after {attempt} attempts"
@@ -2837,7 +2868,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     gate = Gate(config)
     shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
     failures: Counter = Counter()
-    sent = 0
+    sent = cut = 0  # cut: answers that ended at the output cap (finish_reason length)
     progress = Progress(len(jobs), "requests")
     try:
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
@@ -2854,6 +2885,8 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                 else:
                     rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
                     outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng, gate)
+                    if outcome["error"] and outcome["status"] is not None and outcome["status"] not in TRANSIENT_STATUSES:
+                        gate.repeated(outcome["error"])  # here, before this worker takes its next job
             except Exception as e:  # every job ends in the log, even on a bug of ours
                 outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
             row = job.item.row
@@ -2885,6 +2918,8 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                 sent += 1
                 if outcome["error"]:
                     failures[redact(outcome["error"])] += 1
+                elif outcome["finish_reason"] == "length":
+                    cut += 1
                 progress.advance(1, f"{sum(failures.values())} failed")
         finally:
             pool.shutdown(wait=False, cancel_futures=True)  # on Ctrl-C, send nothing more
@@ -2893,7 +2928,8 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         log.close()
     if gate.reason:
         raise BenchmarkError(f"{redact(gate.reason)}; stopped after {sent} request(s), {len(jobs) - sent} not sent")
-    return {"sent": sent, "skipped": skipped, "failed": sum(failures.values()), "failures": dict(failures.most_common())}
+    return {"sent": sent, "skipped": skipped, "failed": sum(failures.values()), "failures": dict(failures.most_common()),
+            "cut_by_length": cut}
 
 
 def export_batch(measured: Measurement, config: ModelConfig, path: Path) -> int:
@@ -3061,6 +3097,7 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
                     "usage_prompt_tokens": server_prompt,
                     "usage_completion_tokens": usage.get("completion_tokens") if isinstance(usage, dict) else None,
                     "latency_s": record.get("latency_s") if record else None,
+                    "finish_reason": record.get("finish_reason") if record else None,
                     "error": record.get("error") if record else None,
                 }
             )
@@ -3082,6 +3119,19 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
     center = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return [round(max(center - half, 0.0), 4), round(min(center + half, 1.0), 4)]
+
+
+BOOTSTRAP_RESAMPLES = 1000
+
+
+def bootstrap(values: list[float], seed: str) -> list[float] | None:
+    """95% percentile bootstrap interval of a mean of values in [0, 1] (edge precision, recall): seeded, so the
+    same cells give the same interval, and never outside [0, 1] as a normal approximation can be."""
+    if len(values) < 2:
+        return None
+    rng, n = random.Random(f"bootstrap/{seed}"), len(values)
+    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(BOOTSTRAP_RESAMPLES))
+    return [round(means[int(0.025 * BOOTSTRAP_RESAMPLES)], 4), round(means[int(0.975 * BOOTSTRAP_RESAMPLES) - 1], 4)]
 
 
 def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> list[dict]:
@@ -3112,10 +3162,10 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
         for metric in MEAN_METRICS:
             values = [s[metric] for s in positives]
             mean = statistics.fmean(values) if values else None
-            half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else None
             entry[metric] = {"mean": None if mean is None else round(mean, 4), "n": len(values),
-                             "ci95": None if half is None else [round(mean - half, 4), round(mean + half, 4)]}
+                             "ci95": bootstrap(values, f"{encoding}/{size}/{ids}/{mode}/{fmt}/{metric}")}
         entry["right_answer_wrong_path"] = sum(bool(s["right_answer_wrong_path"]) for s in positives)
+        entry["finish_reasons"] = dict(sorted(Counter(s["finish_reason"] for s in ran if s["finish_reason"]).items()))
         by_run: dict[tuple, list[dict]] = {}
         for s in positives:
             by_run.setdefault((s["permutation"], s["repeat"]), []).append(s)
@@ -3140,6 +3190,8 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
         table.append(entry)
     for group in {(e["encoding"], e["size"], e["ids"], e["mode"]) for e in table}:
         members = [e for e in table if (e["encoding"], e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None]
+        if not any(e["path_exact"]["k"] for e in members):
+            continue  # no format has a correct path: nothing is on a front of accuracy
         for e in members:
             e["pareto"] = not any(
                 o["prompt_tokens"] <= e["prompt_tokens"] and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
@@ -3163,12 +3215,13 @@ def _bar(value: float, top: float, width: int = 20) -> str:
 
 def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_sha: str, prices: tuple,
                      questions: tuple[Question, ...]) -> str:
+    sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
     lines = [
         f"# Results: {config.model}",
         "",
         f"Endpoint: {public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver, which has no context window)'}. "
-        f"Temperature {config.temperature}, seed {config.seed} (+ repeat), {config.max_tokens_field} {config.max_output_tokens}, "
-        f"structured output {'on' if config.structured else 'off'}, repeats {config.repeats}. "
+        f"Sampling: {json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
+        f"structured output {config.structured or 'off'}, repeats {config.repeats}. "
         f"Log: {LOG_NAME}, SHA-256 `{log_sha}`.",
         "",
         "Every figure comes from the log. Rates are over answered and failed prompts alike (a failed request, an "
@@ -3182,6 +3235,9 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
     if summary:
         lines += ["", f"Requests this run: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed."]
         lines += [f"- {count} × {reason}" for reason, count in summary["failures"].items()]
+        if summary.get("cut_by_length"):
+            lines.append(f"- {summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
+                         f"--max-output-tokens (now {config.max_output_tokens})")
     groups: dict[tuple, list[dict]] = {}
     for e in table:
         groups.setdefault((e["encoding"], e["size"], e["ids"], e["mode"]), []).append(e)
@@ -3209,7 +3265,10 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
             )
         top = max((e["prompt_tokens"] or 0) for e in entries)
         width = max(len(e["format"]) for e in entries)
-        lines += ["", "★ on the Pareto front of prompt tokens against path exact match.", "", "```"]
+        star = ("★ on the Pareto front of prompt tokens against path exact match." if any(e.get("pareto") for e in entries)
+                else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front.")
+        reasons = "; ".join(f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items()) for e in entries if e["finish_reasons"])
+        lines += ["", star, *([f"finish_reason per format: {reasons}."] if reasons else []), "", "```"]
         for e in entries:
             rate, spread = e["path_exact"]["rate"], e["path_exact_spread"]
             sd = f" (sd {spread['sd']:.2f} over {spread['runs']} runs)" if spread and spread["sd"] is not None else ""
@@ -3354,6 +3413,16 @@ def parse_names(value: str, known: list[str] | tuple[str, ...], flag: str) -> li
     return names
 
 
+def _or_none(kind: Callable[[str], object]) -> Callable[[str], object]:
+    """An argparse type that also takes 'none': _or_none(float)('0.5') -> 0.5, ('none') -> None."""
+
+    def parse(value: str) -> object:
+        return None if value.lower() == "none" else kind(value)
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchmark.py",
@@ -3378,7 +3447,9 @@ def make_parser() -> argparse.ArgumentParser:
     add("--permutations", type=int, default=1, metavar="K", help="edge orders per graph variant, 0 the canonical one (default: 1)")
     add("--budget", type=int, metavar="N", help="also run mode B: pack each prompt into N tokens")
     add("--context-window", type=int, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
-    add("--seed", type=int, default=DEFAULT_SEED, help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED})")
+    add("--seed", type=_or_none(int), default=DEFAULT_SEED,
+        help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED}); none: no sampling seed is sent, "
+             "and the matrix keeps the default seed")
     add(
         "--write-prompts", action=argparse.BooleanOptionalAction, default=None,
         help="write every prompt file (default: yes for the article's layout, one small graph as given; no for a matrix run)",
@@ -3396,13 +3467,17 @@ def make_parser() -> argparse.ArgumentParser:
     add("--api-key-env", metavar="NAME",
         help="environment variable holding the API key, sent to --base-url whatever its host (default: OPENAI_API_KEY, "
              "sent only to OpenAI's own hosts)")
-    add("--temperature", type=float, default=0.0, help="sampling temperature, always sent (default: 0)")
+    add("--temperature", type=_or_none(float), default=0.0,
+        help="sampling temperature, sent unless none (reasoning models accept only their default) (default: 0)")
+    add("--reasoning-effort", metavar="LEVEL", help="sent as reasoning_effort (minimal, low, medium, high...) when given")
     add("--max-output-tokens", type=int, default=1024, metavar="N", help="answer length cap, always sent (default: 1024)")
     add(
         "--max-tokens-field", choices=("auto", "max_tokens", "max_completion_tokens"), default="auto",
         help="request field for --max-output-tokens; auto: max_completion_tokens for api.openai.com, else max_tokens",
     )
-    add("--structured", action="store_true", help="send the answer JSON schema as response_format")
+    add("--structured", nargs="?", const="json_schema", choices=STRUCTURED_FORMS, metavar="json_schema|json_object",
+        help="send the answer JSON schema as response_format: json_schema (default, OpenAI) or json_object (the form "
+             "llama.cpp and older servers accept)")
     add("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default: 4)")
     add("--repeats", type=int, default=1, metavar="R", help="answers per prompt; repeat r samples with seed + r (default: 1)")
     add("--limit", type=int, metavar="N", help="send only the first N distinct prompts: a dry slice")
@@ -3420,8 +3495,8 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
         for flag in ("score", "export_batch", "limit", "input_price_per_million", "output_price_per_million"):
             if getattr(args, flag) is not None:
                 raise BenchmarkError(f"--{flag.replace('_', '-')} needs --model: the model whose answers it is about")
-        if args.repeats != 1 or args.structured:
-            raise BenchmarkError("--repeats and --structured need --model: the model whose answers they are about")
+        if args.repeats != 1 or args.structured or args.reasoning_effort:
+            raise BenchmarkError("--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about")
         return None
     for flag in ("concurrency", "repeats", "limit", "max_output_tokens"):
         value = getattr(args, flag)
@@ -3446,6 +3521,7 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
     return ModelConfig(
         model=args.model, base_url=args.base_url.rstrip("/"), api_key_env=key_env, temperature=args.temperature,
         seed=args.seed, max_output_tokens=args.max_output_tokens, max_tokens_field=field, structured=args.structured,
+        reasoning_effort=args.reasoning_effort,
         concurrency=args.concurrency, repeats=args.repeats, limit=args.limit, timeout=args.timeout, max_retries=args.max_retries,
     )
 
@@ -3467,7 +3543,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         permutations=args.permutations,
         budget=args.budget,
         context_window=args.context_window,
-        seed=args.seed,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
         write_prompts=article_layout if args.write_prompts is None else args.write_prompts,
         template=load_template(args.prompt),
     )
@@ -3645,6 +3721,9 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     if summary:
         lines.append(f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed")
         lines += [f"  {count} x {reason}" for reason, count in summary["failures"].items()]
+        if summary.get("cut_by_length"):
+            lines.append(f"  {summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
+                         f"--max-output-tokens (now {model.max_output_tokens})")
     lines.append(f"results: {display(args.out / 'results.md')}")
     failure = None
     if summary and summary["failed"]:

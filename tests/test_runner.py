@@ -289,7 +289,9 @@ def test_retries_honour_retry_after_then_succeed(server, tmp_path):
 @pytest.mark.parametrize(
     "script, error, attempts",
     [
-        ([(500, {}, {})] * 3, "HTTP 500; gave up after 3 attempts", 3),
+        ([(500, {}, {"error": {"message": f"busy {i}"}}) for i in range(3)], "HTTP 500: busy 2; gave up after 3 attempts", 3),
+        ([(500, {}, {"error": {"message": "validation"}})] * 3, "HTTP 500: validation", 2),  # the same 500 twice: not load
+        ([(503, {}, {})] * 3, "HTTP 503; gave up after 3 attempts", 3),
         ([(400, {}, {"error": {"message": "bad", "type": "invalid_request_error"}})], "HTTP 400 (invalid_request_error): bad", 1),
         ([(429, {}, {"error": {"message": "quota", "code": "insufficient_quota"}})], "HTTP 429 (insufficient_quota): quota", 1),
         ([(200, {}, b"<html>not json</html>")], "the response is not a chat completion with a message", 1),
@@ -370,7 +372,7 @@ def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
     assert len(server.requests) == 30
     assert run(server, tmp_path) == 0
     assert len(server.requests) == 30
-    assert results(tmp_path)["requests"] == {"sent": 0, "skipped": 30, "failed": 0, "failures": {}}
+    assert results(tmp_path)["requests"] == {"sent": 0, "skipped": 30, "failed": 0, "failures": {}, "cut_by_length": 0}
     assert run(server, tmp_path, "--temperature", "0.5", "--limit", "1") == 0  # other sampling: a new request
     assert len(server.requests) == 31
 
@@ -465,7 +467,7 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
     [
         (["--score", "x.jsonl"], "--score needs --model: the model whose answers it is about"),
         (["--limit", "3"], "--limit needs --model: the model whose answers it is about"),
-        (["--repeats", "3"], "--repeats and --structured need --model: the model whose answers they are about"),
+        (["--repeats", "3"], "--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about"),
         (["--model", "m", "--score", "missing.jsonl"], "missing.jsonl: no such file; pass the requests.jsonl of a run, or Batch API output"),
         (["--model", "m", "--input-price-per-million", "1"],
          "give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither"),
@@ -485,7 +487,7 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
         base = {"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": fmt, "question_id": "q",
                 "repeat": 0, "permutation": permutation, "prompt_sha256": "x", "prompt_tokens": tokens,
                 "insufficient": False, "status": "OK", "truncated_by_server": False, "usage_prompt_tokens": None,
-                "usage_completion_tokens": None, "latency_s": 0.1 * (permutation + 1), "error": None}
+                "usage_completion_tokens": None, "latency_s": 0.1 * (permutation + 1), "finish_reason": "stop", "error": None}
         scores = dict(PERFECT) if correct else {**benchmark.FAILED_SCORES, "parse_success": True}
         return {**base, **scores}
 
@@ -497,3 +499,75 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     assert (json_row["pareto"], dsl_row["pareto"]) == (False, True)
     assert json_row["cost"] is None
     assert json_row["latency_s"] == {"median": 0.15, "p95": 0.2}
+    assert json_row["finish_reasons"] == {"stop": 2}
+    none_right = [{**c, **benchmark.FAILED_SCORES, "parse_success": True} for c in scored]
+    assert not any(e.get("pareto") for e in benchmark.aggregate(none_right, (None, None)))  # no correct path: no star
+
+
+def test_mean_intervals_stay_within_0_and_1():
+    low = benchmark.bootstrap([0.0] * 11 + [1.0], "x")
+    assert low is not None and 0.0 <= low[0] <= low[1] <= 1.0 and low[0] == 0.0
+    assert benchmark.bootstrap([0.0] * 11 + [1.0], "x") == low  # seeded: the same cells, the same interval
+    assert benchmark.bootstrap([1.0, 1.0], "y") == [1.0, 1.0] and benchmark.bootstrap([0.5], "z") is None
+
+
+# ---- reasoning models, structured-output forms, deterministic errors, timeouts
+
+
+def test_temperature_and_seed_none_are_left_out_and_reasoning_effort_is_sent(server, tmp_path):
+    assert run(server, tmp_path, "--limit", "1", "--temperature", "none", "--seed", "none", "--reasoning-effort", "low") == 0
+    body = server.requests[0]["body"]
+    assert "temperature" not in body and "seed" not in body and body["reasoning_effort"] == "low"
+    assert json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"] == benchmark.DEFAULT_SEED
+
+
+def test_an_answer_cut_by_the_output_cap_is_counted_with_its_reason(server, tmp_path, capsys):
+    usage = {"prompt_tokens": 900, "completion_tokens": 64, "completion_tokens_details": {"reasoning_tokens": 64}}
+    server.script = [(200, {}, {"choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "length"}],
+                                "usage": usage})]
+    assert run(server, tmp_path, "--limit", "2", "--concurrency", "1", "--max-output-tokens", "64") == 0
+    out = capsys.readouterr().out
+    assert "  1 answer(s) cut at the output cap (finish_reason length): raise --max-output-tokens (now 64)\n" in out
+    assert results(tmp_path)["requests"]["cut_by_length"] == 1
+    assert results(tmp_path)["aggregates"][0]["finish_reasons"] == {"length": 1, "stop": 1}
+    assert log_lines(tmp_path)[1]["usage"]["completion_tokens_details"] == {"reasoning_tokens": 64}
+    assert "finish_reason per format: json length 1, stop 1." in (tmp_path / "results.md").read_text(encoding="utf-8")
+
+
+def test_structured_json_object_form(server, tmp_path):
+    assert run(server, tmp_path, "--limit", "1", "--structured", "json_object") == 0
+    assert server.requests[0]["body"]["response_format"] == {"type": "json_object", "schema": benchmark.ANSWER_SCHEMA}
+
+
+def test_a_refused_structured_form_stops_at_once_naming_the_other(server, tmp_path, capsys):
+    refusal = {"error": {"message": "1 validation error for CreateChatCompletionRequest response_format.type: Input should be "
+                                    "'text' or 'json_object'", "type": "internal_server_error"}}
+    server.script = [(500, {}, refusal)] * 40
+    assert run(server, tmp_path, "--structured", "--concurrency", "1") == 2
+    assert len(server.requests) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {server.url} answered HTTP 500 (internal_server_error): 1 validation error")
+    assert "it refuses structured output as json_schema; try --structured json_object, or leave --structured out" in err
+
+
+def test_the_same_error_on_the_first_requests_stops_the_run(server, tmp_path, capsys):
+    server.script = [(400, {}, {"error": {"message": "unsupported parameter: seed"}})] * 40
+    assert run(server, tmp_path, "--concurrency", "1") == 2
+    assert len(server.requests) == benchmark.SAME_ERROR_STOP
+    assert capsys.readouterr().err == (
+        f"error: the first 3 requests to {server.url} ended with the same error (HTTP 400: unsupported parameter: seed); "
+        "fix its cause (see the log) before sending the rest; stopped after 3 request(s), 27 not sent\n"
+    )
+
+
+def test_a_timeout_is_retried_once_with_a_hint(tmp_path, capsys):
+    slow = FakeOpenAI(answer=lambda prompt: "{}", delay=0.6)
+    try:
+        argv = ["--model", "m", "--base-url", slow.url, "--out", str(tmp_path), "--limit", "1", "--timeout", "0.2"]
+        assert benchmark.main(argv) == 1
+    finally:
+        slow.close()
+    assert len(slow.requests) == 2
+    record = log_lines(tmp_path)[1]
+    assert record["attempts"] == 2 and record["error"] == (
+        "timed out after 0.2 s (2 time(s)): a server that queues requests answers late; lower --concurrency or raise --timeout")
