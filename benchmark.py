@@ -3025,25 +3025,76 @@ FAILED_SCORES = {  # a request that failed or was never sent is a failed task, n
 }
 
 
-def batch_output_records(records: list[dict], items: list[Item], config: ModelConfig) -> list[dict]:
-    """OpenAI Batch API output lines as log records: custom_id '<prompt sha prefix>-r<repeat>'."""
+MISSING_FROM_BATCH = "missing_from_batch_output"
+
+
+def batch_records(files: list[tuple[str, list[dict]]], items: list[Item], config: ModelConfig) -> tuple[list[dict], dict]:
+    """OpenAI Batch API output and error lines, from any number of files in any order, as log records; and
+    a summary. custom_id is '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a
+    failed request (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with
+    different content, and a line of the Batch input format are errors that name the file and line."""
     by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
-    converted = []
-    for r in records:
-        prefix, _, repeat = str(r.get("custom_id", "")).rpartition("-r")
-        if prefix not in by_prefix or not repeat.isdigit():
-            continue
-        response = r.get("response") if isinstance(r.get("response"), dict) else {}
-        body = response.get("body")
-        status = response.get("status_code")
-        message = _message(body)
-        error = None if status == 200 and message is not None and not r.get("error") else f"batch: HTTP {status} {json.dumps(r.get('error'), ensure_ascii=False)}"
-        outcome = _outcome(body, None, error, status, 1, time.monotonic())
-        converted.append(
-            {"type": "request", "prompt_sha256": by_prefix[prefix], "repeat": int(repeat), "model": config.model,
-             "sampling": config.sampling(int(repeat)), **outcome, "latency_s": None}
-        )
-    return converted
+    seen: dict[str, tuple[str, int, str]] = {}  # custom_id -> (file, line, content)
+    converted, problems, models = [], [], Counter()
+    for name, records in files:
+        for line_no, r in enumerate(records, 1):
+            where = f"{name} line {line_no}"
+            custom_id = str(r.get("custom_id", ""))
+            if "method" in r or "body" in r:
+                problems.append(f"{where} is a Batch input line (custom_id, method, url, body): pass the batch's output "
+                                "file and its error file, not the file that was uploaded")
+                continue
+            prefix, _, repeat = custom_id.rpartition("-r")
+            if prefix not in by_prefix or not repeat.isdigit() or int(repeat) >= config.repeats:
+                problems.append(f"{where}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
+                                "--model, matrix and prompt flags as the --export-batch run, or the right file")
+                continue
+            content = json.dumps(r, sort_keys=True, ensure_ascii=False)
+            if custom_id in seen:
+                first = seen[custom_id]
+                if first[2] != content:
+                    problems.append(f"{where}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
+                                    "with other content; keep one of the two files")
+                continue
+            seen[custom_id] = (name, line_no, content)
+            response = r.get("response") if isinstance(r.get("response"), dict) else {}
+            body, status = response.get("body"), response.get("status_code")
+            if isinstance(body, dict) and isinstance(body.get("model"), str):
+                models[body["model"]] += 1
+            if status == 200 and _message(body) is not None and not r.get("error"):
+                error = None
+            elif isinstance(r.get("error"), dict):  # a line of the error file
+                error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
+            else:
+                error = f"batch: {_error_text(status, body, json.dumps(body, ensure_ascii=False))}"
+            outcome = _outcome(body, None, error, status, 1, time.monotonic())
+            converted.append({"type": "request", "prompt_sha256": by_prefix[prefix], "repeat": int(repeat), "model": config.model,
+                              "sampling": config.sampling(int(repeat)), **outcome, "latency_s": None})
+    if problems:
+        raise InputProblems(problems, "")
+    answered = {(r["prompt_sha256"], r["repeat"]) for r in converted}
+    missing = [job for job in plan_jobs(items, config) if (job.sha, job.repeat) not in answered]
+    for job in missing:
+        converted.append({"type": "request", "prompt_sha256": job.sha, "repeat": job.repeat, "model": config.model,
+                          "sampling": config.sampling(job.repeat), **_outcome(None, None, MISSING_FROM_BATCH, None, 0, time.monotonic()),
+                          "latency_s": None})
+    failures = Counter(r["error"] for r in converted if r["error"])
+    summary = {"files": [name for name, _ in files], "lines": len(seen), "planned": len(answered | {(j.sha, j.repeat) for j in missing}),
+               "missing": len(missing), "failed": sum(failures.values()), "failures": dict(failures.most_common()),
+               "models": dict(models.most_common())}
+    return converted, summary
+
+
+def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
+    """What a user must know about a scored batch: prompts with no line, answers from another model."""
+    notes = []
+    if summary["missing"]:
+        notes.append(f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file too "
+                     f"(they count as failed tasks, reason {MISSING_FROM_BATCH})")
+    others = [m for m in summary["models"] if m != config.model and not m.startswith(config.model + "-")]  # a dated snapshot is the model
+    if others:
+        notes.append(f"answers come from model {', '.join(others)}, not --model {config.model}")
+    return notes
 
 
 def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> list[dict]:
@@ -3213,7 +3264,7 @@ def _bar(value: float, top: float, width: int = 20) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
-def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_sha: str, prices: tuple,
+def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
                      questions: tuple[Question, ...]) -> str:
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
     lines = [
@@ -3222,7 +3273,7 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
         f"Endpoint: {public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver, which has no context window)'}. "
         f"Sampling: {json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
         f"structured output {config.structured or 'off'}, repeats {config.repeats}. "
-        f"Log: {LOG_NAME}, SHA-256 `{log_sha}`.",
+        f"Scored: {log['name']}, SHA-256 `{log['sha256']}`.",
         "",
         "Every figure comes from the log. Rates are over answered and failed prompts alike (a failed request, an "
         "overflow or an unparsable answer is a failed task), with 95% Wilson intervals; answer and path figures "
@@ -3232,12 +3283,11 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log_
         f"Questions: {len(questions)}, of which {sum(q.several for q in questions)} have several acceptable answers "
         f"or gold paths and {sum(q.insufficient for q in questions)} are abstention questions.",
     ]
-    if summary:
-        lines += ["", f"Requests this run: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed."]
-        lines += [f"- {count} × {reason}" for reason, count in summary["failures"].items()]
-        if summary.get("cut_by_length"):
-            lines.append(f"- {summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
-                         f"--max-output-tokens (now {config.max_output_tokens})")
+    first, *rest = summary_lines(summary, config)
+    lines += ["", f"{first[0].upper()}{first[1:]}.", *(f"- {line}" for line in rest)]
+    if summary["mode"] == "run":  # this invocation above, every invocation in the log here
+        whole = summary_lines({**summary["log"], "mode": "log"}, config)[0]
+        lines += ["", f"{whole[0].upper()}{whole[1:]}."]
     groups: dict[tuple, list[dict]] = {}
     for e in table:
         groups.setdefault((e["encoding"], e["size"], e["ids"], e["mode"]), []).append(e)
@@ -3485,7 +3535,8 @@ def make_parser() -> argparse.ArgumentParser:
     add("--max-retries", type=int, default=5, metavar="N", help="retries on connection errors, 408, 409, 429 and 5xx (default: 5)")
     add("--input-price-per-million", type=float, metavar="USD", help="price of a million prompt tokens, for the cost columns")
     add("--output-price-per-million", type=float, metavar="USD", help="price of a million completion tokens")
-    add("--score", type=Path, metavar="FILE", help="score an existing log (ours, or OpenAI Batch API output); no network")
+    add("--score", type=Path, nargs="+", metavar="FILE",
+        help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")
     add("--export-batch", type=Path, metavar="FILE", help="write the prompts as an OpenAI Batch API request file; send nothing")
     return parser
 
@@ -3670,24 +3721,100 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     return stdout, failure
 
 
+MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
+                  "encoding", "repeats")
+
+
+def check_log_matches(records: list[dict], items: list[Item], model: ModelConfig, argv: list[str], names: list[str]) -> None:
+    """Stop unless some answer in the logs is to a prompt of this command, by this model, with this sampling;
+    the error names what differs from the invocations that wrote the logs (their header lines)."""
+    shas = {item.row["prompt_sha256"] for item in items}
+    if any(r.get("type") == "request" and r.get("prompt_sha256") in shas and r.get("model") == model.model
+           and isinstance(r.get("repeat"), int) and r.get("sampling") == model.sampling(r["repeat"]) for r in records):
+        return
+    here, differ = make_parser().parse_args(argv), []
+    for header in (r for r in records if r.get("type") == "run"):
+        if header.get("model") != model.model:
+            differ.append(f"--model {header.get('model')} (here {model.model})")
+        for key, value in (header.get("sampling") or {}).items():
+            if model.sampling(0).get(key) != value:
+                differ.append(f"{key} {json.dumps(value)} (here {json.dumps(model.sampling(0).get(key))})")
+        try:
+            there = make_parser().parse_args(list(header.get("command") or [])[1:])
+        except SystemExit:
+            continue
+        for flag in MATCHING_FLAGS:
+            if getattr(there, flag) != getattr(here, flag):
+                differ.append(f"--{flag.replace('_', '-')} {getattr(there, flag)} (here {getattr(here, flag)})")
+    shown = "; ".join(dict.fromkeys(differ)) or "no header line says how they were made"
+    raise BenchmarkError(f"{', '.join(names)}: no answer to a prompt of this command; the log was written with {shown}; "
+                         "pass the same flags as the run that wrote it")
+
+
+def log_summary(records: list[dict], items: list[Item], config: ModelConfig) -> dict:
+    """Every invocation in a log, as the scorer sees them: planned requests, answered, failed, not yet run."""
+    best: dict[tuple, dict] = {}
+    for r in records:
+        if r.get("type") == "request" and r.get("model") == config.model and isinstance(r.get("repeat"), int) \
+                and r.get("sampling") == config.sampling(r["repeat"]):
+            key = (r.get("prompt_sha256"), r["repeat"])
+            if key not in best or best[key].get("error") is not None:
+                best[key] = r
+    planned = [(job.sha, job.repeat) for job in plan_jobs(items, config)]
+    outcomes = [best.get(key) for key in planned]
+    failures = Counter(r["error"] for r in outcomes if r is not None and r.get("error"))
+    return {
+        "invocations": sum(1 for r in records if r.get("type") == "run"), "planned": len(planned),
+        "answered": sum(1 for r in outcomes if r is not None and not r.get("error")), "failed": sum(failures.values()),
+        "not_run": sum(1 for r in outcomes if r is None), "failures": dict(failures.most_common()),
+        "cut_by_length": sum(1 for r in outcomes if r is not None and not r.get("error") and r.get("finish_reason") == "length"),
+    }
+
+
+def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
+    """The request summary as sentences, for stdout and results.md: failures by reason, cut answers, notes."""
+    kind = summary.get("mode")
+    if kind == "run":
+        lines = [f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed"]
+    elif kind == "batch":
+        lines = [f"batch: {summary['lines']} answer lines in {', '.join(summary['files'])}, {summary['planned']} prompts "
+                 f"planned, {summary['missing']} with no line, {summary['failed']} failed"]
+    else:
+        lines = [f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} failed, "
+                 f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"]
+    lines += [f"{count} x {reason}" for reason, count in summary["failures"].items()]
+    if summary.get("cut_by_length"):
+        lines.append(f"{summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
+                     f"--max-output-tokens (now {config.max_output_tokens})")
+    lines += summary.get("notes", [])
+    return lines
+
+
 def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict) -> tuple[str, dict, str | None]:
     """Send the prompts (or read --score FILE), score every answer from the log, add results.json and results.md."""
     prices = (args.input_price_per_million, args.output_price_per_million)
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
-    summary = None
     if args.score is not None:
-        log_path = args.score
-        records, bad = read_log(log_path)
-        if not records and not log_path.exists():
-            raise BenchmarkError(f"{display(log_path)}: no such file; pass the requests.jsonl of a run, or Batch API output")
-        if any("custom_id" in r for r in records):
-            records = batch_output_records(records, measured.items, model)
-        shas = {item.row["prompt_sha256"] for item in measured.items}
-        if not any(r.get("prompt_sha256") in shas and r.get("model") == model.model for r in records):
-            raise BenchmarkError(
-                f"{display(log_path)}: no answer of model {model.model!r} to a prompt of this command; "
-                "pass the same --model and matrix flags as the run that wrote it"
-            )
+        paths, read = args.score, []
+        for path in paths:
+            records, unreadable = read_log(path)
+            if not records and not path.exists():
+                raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
+            read.append((display(path), records, unreadable))
+        batch = [(name, records) for name, records, _ in read if any("custom_id" in r for r in records)]
+        bad = sum(b for _, _, b in read)
+        if batch:
+            if len(batch) != len(read):
+                raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
+            records, summary = batch_records(batch, measured.items, model)
+            summary.update(mode="batch", notes=batch_notes(summary, model))
+            for note in summary["notes"]:
+                warn(note)
+        else:
+            records = [r for _, rs, _ in read for r in rs]
+            check_log_matches(records, measured.items, model, argv, [name for name, _, _ in read])
+            summary = {"mode": "log", "files": [name for name, _, _ in read], **log_summary(records, measured.items, model)}
+        log_path = paths[0]
     else:
         log_path = args.out / LOG_NAME
         header = {
@@ -3699,37 +3826,36 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
             "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
             "git": git_state(), "command": ["benchmark.py", *argv],
         }
-        summary = run_model(measured, model, plan.tokenizers[0], header, args.out)
+        summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
         records, bad = read_log(log_path)
-    log_sha = sha256_hex(log_path.read_bytes()) if log_path.exists() else None
+        summary["log"] = log_summary(records, measured.items, model)  # every invocation, not only this one
+    scored_files = list(args.score) if args.score is not None else [log_path]
+    log_sha = sha256_hex(b"".join(p.read_bytes() for p in scored_files if p.exists())) if any(p.exists() for p in scored_files) else None
     scored = score_log(records, measured.items, model)
     table = aggregate(scored, prices)
-    log_info = {"name": display(log_path), "sha256": log_sha, "unreadable_lines": bad}
+    log_info = {"name": ", ".join(display(p) for p in scored_files), "sha256": log_sha, "unreadable_lines": bad}
     out.add("results.json", json_bytes(
         {"schema_version": 1, "model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
          "command": ["benchmark.py", *argv], "prices_per_million": dict(zip(("input", "output"), prices)),
          "log": log_info, "requests": summary, "aggregates": table, "cells": scored}
     ))
     questions = measured.variants[0].questions
-    out.add("results.md", results_markdown(table, summary, model, log_sha, prices, questions).encode("utf-8"))
+    out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions).encode("utf-8"))
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
         answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
         tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:.0f}"
         lines.append(f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
                      f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}")
-    if summary:
-        lines.append(f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed")
-        lines += [f"  {count} x {reason}" for reason, count in summary["failures"].items()]
-        if summary.get("cut_by_length"):
-            lines.append(f"  {summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
-                         f"--max-output-tokens (now {model.max_output_tokens})")
-    lines.append(f"results: {display(args.out / 'results.md')}")
+    first, *rest = summary_lines(summary, model)
+    lines += [first, *(f"  {line}" for line in rest), f"results: {display(args.out / 'results.md')}"]
     failure = None
-    if summary and summary["failed"]:
+    if summary["mode"] == "run" and summary["failed"]:
         failure = (f"{summary['failed']} of {summary['sent']} requests failed after their retries"
                    f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; "
                    "run the same command again to retry them only")
+    elif summary["mode"] != "run" and summary["failed"]:
+        failure = f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files (see results.md)"
     return "\n".join(lines), log_info, failure
 
 

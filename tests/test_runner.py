@@ -186,9 +186,9 @@ def test_score_with_other_flags_than_the_run_says_so(tmp_path, capsys):
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "a")]) == 0
     log = tmp_path / "a" / "requests.jsonl"
     assert benchmark.main(["--model", "solver", "--formats", "json_compact", "--score", str(log), "--out", str(tmp_path / "b")]) == 2
-    assert capsys.readouterr().err.endswith(
-        "requests.jsonl: no answer of model 'solver' to a prompt of this command; pass the same --model and matrix "
-        "flags as the run that wrote it\n")
+    assert capsys.readouterr().err == (
+        f"error: {benchmark.display(log)}: no answer to a prompt of this command; the log was written with --formats "
+        "json,jsonl,tsv,edge_list,dsl (here json_compact); pass the same flags as the run that wrote it\n")
     assert not (tmp_path / "b").exists()
 
 
@@ -215,6 +215,74 @@ def test_export_batch_and_score_its_output(tmp_path):
     for e in results(tmp_path / "scored")["aggregates"]:
         assert (e["n"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (6, 1.0, 1.0)
         assert e["cost"] == round((6 * 900 * 1.25 + 6 * 50 * 5) / 1_000_000, 6)
+
+
+def batch_files(tmp_path, model="gpt-test"):
+    """An exported batch and its lines as the Batch API returns them: output lines for all but the last two
+    prompts, whose failures are in the error file."""
+    batch = tmp_path / "batch.jsonl"
+    assert benchmark.main(["--model", "gpt-test", "--export-batch", str(batch), "--out", str(tmp_path / "out")]) == 0
+    lines = [json.loads(line) for line in batch.read_text(encoding="utf-8").splitlines()]
+    contents = solver_contents()
+    output = [json.dumps({"id": f"batch_req_{i}", "custom_id": line["custom_id"], "error": None, "response": {
+        "status_code": 200, "request_id": "r", "body": {"model": model, "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": contents[line["body"]["messages"][0]["content"]]}}]}}}) for i, line in enumerate(lines[:-2])]
+    errors = [json.dumps({"id": "batch_req_e", "custom_id": lines[-2]["custom_id"], "response": None,
+                          "error": {"code": "batch_expired", "message": "This request could not be executed before the\ncompletion window expired."}}),
+              json.dumps({"id": "batch_req_f", "custom_id": lines[-1]["custom_id"], "error": None, "response": {
+                  "status_code": 500, "request_id": "r", "body": {"error": {"message": "The server had an error", "type": "server_error"}}}})]
+    return batch, output, errors
+
+
+def score(tmp_path, *files):
+    return benchmark.main(["--model", "gpt-test", "--score", *map(str, files), "--out", str(tmp_path / "scored")])
+
+
+def test_a_batch_output_without_its_error_file_counts_the_missing_prompts_as_failed(tmp_path, capsys):
+    _, output, errors = batch_files(tmp_path)
+    (tmp_path / "output.jsonl").write_text("\n".join(output) + "\n", encoding="utf-8")
+    (tmp_path / "errors.jsonl").write_text("\n".join(errors) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert score(tmp_path, tmp_path / "output.jsonl") == 1
+    err = capsys.readouterr().err
+    assert "warning: 2 of 30 prompts have no answer line: pass the batch's error file too (they count as failed tasks, reason missing_from_batch_output)\n" in err
+    table = results(tmp_path / "scored")["aggregates"]
+    assert sum(e["errors"] for e in table) == 2 and sum(e["n"] for e in table) == 30
+    assert results(tmp_path / "scored")["requests"]["failures"] == {"missing_from_batch_output": 2}
+    assert score(tmp_path, tmp_path / "errors.jsonl", tmp_path / "output.jsonl") == 1  # any order
+    summary = results(tmp_path / "scored")["requests"]
+    assert summary["failures"] == {
+        "batch: batch_expired: This request could not be executed before the completion window expired.": 1,
+        "batch: HTTP 500 (server_error): The server had an error": 1}
+    assert summary["missing"] == 0 and summary["files"] == [benchmark.display(tmp_path / "errors.jsonl"), benchmark.display(tmp_path / "output.jsonl")]
+    report = (tmp_path / "scored" / "results.md").read_text(encoding="utf-8")
+    assert f"Scored: {benchmark.display(tmp_path / 'errors.jsonl')}, {benchmark.display(tmp_path / 'output.jsonl')}" in report
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda out, batch: out + [out[0].replace('"custom_id": "', '"custom_id": "f00')], "matches no prompt of this command"),
+    (lambda out, batch: out + [out[0].replace('"batch_req_0"', '"batch_req_x"')], "was given before, at "),
+    (lambda out, batch: batch, "is a Batch input line (custom_id, method, url, body): pass the batch's output file and its error file"),
+])
+def test_unknown_conflicting_and_input_format_lines_are_refused(tmp_path, capsys, change, message):
+    batch, output, _ = batch_files(tmp_path)
+    lines = change(output, batch.read_text(encoding="utf-8").splitlines())
+    (tmp_path / "output.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert score(tmp_path, tmp_path / "output.jsonl") == 2
+    err = capsys.readouterr().err
+    assert message in err and f"{benchmark.display(tmp_path / 'output.jsonl')} line " in err
+    assert not (tmp_path / "scored").exists()
+
+
+def test_an_identical_duplicate_line_is_counted_once_and_another_model_is_a_warning(tmp_path, capsys):
+    _, output, errors = batch_files(tmp_path, model="gpt-other")
+    (tmp_path / "output.jsonl").write_text("\n".join([*output, output[0], *errors]) + "\n", encoding="utf-8")
+    assert score(tmp_path, tmp_path / "output.jsonl") == 1
+    assert "warning: answers come from model gpt-other, not --model gpt-test\n" in capsys.readouterr().err
+    _, output, errors = batch_files(tmp_path / "dated", model="gpt-test-2026-01-01")
+    (tmp_path / "dated.jsonl").write_text("\n".join([*output, *errors]) + "\n", encoding="utf-8")
+    score(tmp_path, tmp_path / "dated.jsonl")
+    assert "answers come from model" not in capsys.readouterr().err  # a dated snapshot is the same model
 
 
 # ---- the HTTP runner against a real server on 127.0.0.1
@@ -372,7 +440,11 @@ def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
     assert len(server.requests) == 30
     assert run(server, tmp_path) == 0
     assert len(server.requests) == 30
-    assert results(tmp_path)["requests"] == {"sent": 0, "skipped": 30, "failed": 0, "failures": {}, "cut_by_length": 0}
+    summary = results(tmp_path)["requests"]
+    assert {k: summary[k] for k in ("mode", "sent", "skipped", "failed", "failures")} == {
+        "mode": "run", "sent": 0, "skipped": 30, "failed": 0, "failures": {}}
+    assert summary["log"] == {"invocations": 3, "planned": 30, "answered": 30, "failed": 0, "not_run": 0, "failures": {},
+                              "cut_by_length": 0}  # every invocation, not the last
     assert run(server, tmp_path, "--temperature", "0.5", "--limit", "1") == 0  # other sampling: a new request
     assert len(server.requests) == 31
 
@@ -468,7 +540,7 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
         (["--score", "x.jsonl"], "--score needs --model: the model whose answers it is about"),
         (["--limit", "3"], "--limit needs --model: the model whose answers it is about"),
         (["--repeats", "3"], "--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about"),
-        (["--model", "m", "--score", "missing.jsonl"], "missing.jsonl: no such file; pass the requests.jsonl of a run, or Batch API output"),
+        (["--model", "m", "--score", "missing.jsonl"], "missing.jsonl: no such file; pass the requests.jsonl of a run, or Batch API output and error files"),
         (["--model", "m", "--input-price-per-million", "1"],
          "give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither"),
         (["--model", "m", "--base-url", "ftp://h/v1"], "--base-url 'ftp://h/v1' is not an http(s) URL; e.g. http://127.0.0.1:8000/v1"),
