@@ -68,6 +68,7 @@ import difflib
 import functools
 import hashlib
 import io
+import itertools
 import json
 import math
 import os
@@ -2828,21 +2829,38 @@ class Job:
     repeat: int
     item: Item  # the first row with this prompt; others share the answer
 
+    @property
+    def group(self) -> tuple:
+        """Prompts that share everything but the question: a provider's prefix cache can serve them all."""
+        r = self.item.row
+        return (r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"], r["format"], self.repeat)
+
 
 def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
-    """One job per distinct prompt and repeat, in row order; prompts that overflow are not sent (the control
-    solver has no context window, so it answers them all: its scores check the pipeline, not a model)."""
-    jobs, seen = [], set()
+    """One job per distinct prompt and repeat, grouped by shared prefix (Job.group) in row order; prompts that
+    overflow are not sent (the control solver has no context window, so it answers them all: its scores
+    check the pipeline, not a model). --limit N takes the first prompt of every group, then the second...,
+    so that a dry slice covers every format, size and mode alike."""
     prompts = [item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]]
     distinct = list({item.row["prompt_sha256"]: item for item in prompts}.values())
-    if config.limit is not None:
-        distinct = distinct[: config.limit]
+    groups: dict[tuple, list[Job]] = {}
     for repeat in range(config.repeats):
         for item in distinct:
-            if (item.row["prompt_sha256"], repeat) not in seen:
-                seen.add((item.row["prompt_sha256"], repeat))
-                jobs.append(Job(item.row["prompt_sha256"], repeat, item))
-    return jobs
+            job = Job(item.row["prompt_sha256"], repeat, item)
+            groups.setdefault(job.group, []).append(job)
+    if config.limit is not None:
+        dealt = [job for round_ in itertools.zip_longest(*groups.values()) for job in round_ if job is not None]
+        kept = {(job.sha, job.repeat) for job in dealt[: config.limit]}
+        groups = {g: [job for job in jobs if (job.sha, job.repeat) in kept] for g, jobs in groups.items()}
+    return [job for jobs in groups.values() for job in jobs]
+
+
+def left_out(items: list[Item], config: ModelConfig) -> dict:
+    """Distinct prompts that a model run or a batch does not send: over the context window, or outside --limit."""
+    distinct = {item.row["prompt_sha256"]: item for item in items}
+    over = sum(1 for item in distinct.values() if item.row["overflow"]) if config.model != SOLVER_MODEL else 0
+    return {"over_context_window": over * config.repeats,
+            "outside_limit": len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config))}
 
 
 def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, header: dict, out_dir: Path, post: Callable = http_post) -> dict:
@@ -2866,6 +2884,16 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     url = config.base_url.rstrip("/") + "/chat/completions"
     log = Log(log_path, redact)
     gate = Gate(config)
+    # The first job of each prefix group is sent alone; the rest of its group wait for its answer, so that a
+    # provider's prefix cache (or a one-slot server's KV cache) holds the shared graph for them.
+    warmed: dict[tuple, threading.Event] = {}  # group -> set once its first job has its answer
+    firsts: set[int] = set()  # id() of each group's first job
+    for job in jobs:
+        if job.group not in warmed:
+            warmed[job.group] = threading.Event()
+            firsts.add(id(job))
+    if config.model == SOLVER_MODEL:
+        firsts = set()  # no cache to warm: nothing waits
     shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
     failures: Counter = Counter()
     sent = cut = 0  # cut: answers that ended at the output cap (finish_reason length)
@@ -2879,6 +2907,9 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
             because the gate closed."""
             if gate.reason:
                 return None
+            if firsts and id(job) not in firsts:
+                while not warmed[job.group].wait(0.5) and not gate.reason:
+                    pass
             try:
                 if config.model == SOLVER_MODEL:
                     outcome = solver_outcome(job.item, tokenizer, shown_graphs)
@@ -2889,6 +2920,8 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                         gate.repeated(outcome["error"])  # here, before this worker takes its next job
             except Exception as e:  # every job ends in the log, even on a bug of ours
                 outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
+            finally:
+                warmed[job.group].set()
             row = job.item.row
             log.write(
                 {
@@ -2932,18 +2965,66 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
             "cut_by_length": cut}
 
 
-def export_batch(measured: Measurement, config: ModelConfig, path: Path) -> int:
-    """The prompts as an OpenAI Batch API request file; custom_id is the prompt's SHA-256 prefix and repeat."""
-    lines = [
-        json.dumps(
-            {"custom_id": f"{job.sha[:40]}-r{job.repeat}", "method": "POST", "url": "/v1/chat/completions",
-             "body": config.body(job.item.prompt(), job.repeat)},
-            ensure_ascii=False,
-        )
-        for job in plan_jobs(measured.items, config)
-    ]
-    write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8") if lines else b"")
-    return len(lines)
+BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
+BATCH_MAX_BYTES = 200_000_000
+
+
+def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int) -> list[dict]:
+    """The prompts as OpenAI Batch API request files, each within max_requests lines and max_bytes; custom_id
+    is the prompt's SHA-256 prefix and repeat. One file is written as path; several as path's stem with
+    .001-of-003 and so on. Lines are streamed to disk: no more than one prompt is in memory at a time."""
+    parts: list[tuple[Path, int, int, str]] = []  # (temp file, requests, bytes, sha256)
+    handle, count, size, digest = None, 0, 0, None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for job in plan_jobs(measured.items, config):
+            line = (json.dumps({"custom_id": f"{job.sha[:40]}-r{job.repeat}", "method": "POST", "url": "/v1/chat/completions",
+                                "body": config.body(job.item.prompt(), job.repeat)}, ensure_ascii=False) + "\n").encode("utf-8")
+            if len(line) > max_bytes:
+                row = job.item.row
+                raise BenchmarkError(f"the request for question {row['question_id']} ({row['format']}, {row['size']}) takes "
+                                     f"{len(line):,} bytes, over --batch-max-bytes {max_bytes:,}; raise it, or leave that size or format out")
+            if handle is not None and (count == max_requests or size + len(line) > max_bytes):
+                handle.close()
+                parts.append((Path(handle.name), count, size, digest.hexdigest()))
+                handle = None
+            if handle is None:
+                handle = tempfile.NamedTemporaryFile("wb", prefix=f".{path.name}.", dir=path.parent, delete=False)
+                count, size, digest = 0, 0, hashlib.sha256()
+            handle.write(line)
+            digest.update(line)
+            count, size = count + 1, size + len(line)
+        if handle is not None:
+            handle.close()
+            parts.append((Path(handle.name), count, size, digest.hexdigest()))
+            handle = None
+        names = [path] if len(parts) <= 1 else [
+            path.with_name(f"{path.stem}.{k:03d}-of-{len(parts):03d}{path.suffix}") for k in range(1, len(parts) + 1)]
+        if not parts:
+            write_atomic(path, b"")
+        for (tmp, *_), name in zip(parts, names):
+            os.chmod(tmp, _file_mode())
+            os.replace(tmp, name)
+        split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
+        for old in [*path.parent.iterdir(), path]:  # an earlier export's parts would be uploaded by mistake
+            if old not in names and (old == path or split.fullmatch(old.name)):
+                old.unlink(missing_ok=True)
+    except OSError as e:
+        raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
+    finally:
+        if handle is not None:
+            handle.close()
+        for tmp, *_ in parts:
+            Path(tmp).unlink(missing_ok=True)
+    return [{"file": display(name), "requests": n, "bytes": b, "sha256": sha} for (_, n, b, sha), name in zip(parts, names)] or [
+        {"file": display(path), "requests": 0, "bytes": 0, "sha256": sha256_hex(b"")}]
+
+
+def _file_mode() -> int:
+    """The mode a new file gets under the current umask (mkstemp's own files are 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -2952,6 +3033,7 @@ def write_atomic(path: Path, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
@@ -3097,6 +3179,13 @@ def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
     return notes
 
 
+def _cached_tokens(usage: object) -> int | None:
+    """usage.prompt_tokens_details.cached_tokens (OpenAI, vLLM), the prompt tokens a prefix cache served."""
+    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return cached if isinstance(cached, int) else None
+
+
 def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> list[dict]:
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage."""
     answers: dict[tuple[str, int], dict] = {}
@@ -3146,6 +3235,7 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
                     **(scores or {k: None for k in FAILED_SCORES}),
                     "truncated_by_server": isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"],
                     "usage_prompt_tokens": server_prompt,
+                    "usage_cached_tokens": _cached_tokens(usage),
                     "usage_completion_tokens": usage.get("completion_tokens") if isinstance(usage, dict) else None,
                     "latency_s": record.get("latency_s") if record else None,
                     "finish_reason": record.get("finish_reason") if record else None,
@@ -3227,15 +3317,24 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
         entry["tokens_per_correct_path"] = round(sum(s["prompt_tokens"] for s in ran) / correct, 1) if correct else None
         usage_in = [s["usage_prompt_tokens"] for s in ran if isinstance(s["usage_prompt_tokens"], int)]
         usage_out = [s["usage_completion_tokens"] for s in ran if isinstance(s["usage_completion_tokens"], int)]
-        entry["usage"] = {"prompt_tokens": sum(usage_in), "completion_tokens": sum(usage_out), "responses_with_usage": len(usage_in)}
+        cached = [s["usage_cached_tokens"] for s in ran if isinstance(s.get("usage_cached_tokens"), int)]
+        entry["usage"] = {"prompt_tokens": sum(usage_in), "completion_tokens": sum(usage_out), "responses_with_usage": len(usage_in),
+                          "cached_tokens": sum(cached) if cached else None,
+                          "cached_share": round(sum(cached) / sum(usage_in), 4) if cached and sum(usage_in) else None}
+        # The prompt tokens as the model counted them, where every sent prompt has usage: they can rank formats
+        # differently from tiktoken (another tokenizer), and they are what is billed.
+        sent_cells = [s for s in ran if s["status"] != "CONTEXT_OVERFLOW"]
+        entry["model_prompt_tokens"] = (round(statistics.fmean(usage_in), 1)
+                                        if sent_cells and len(usage_in) == len(sent_cells) else None)
         latencies = sorted(s["latency_s"] for s in ran if s["status"] == "OK" and isinstance(s["latency_s"], (int, float)))
         entry["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
             {"median": round(statistics.median(latencies), 3), "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3)}
             if latencies else None
         )
-        price_in, price_out = prices
+        price_in, price_out, price_cached = (*prices, None)[:3]  # input, output, cached input per million
+        served = sum(cached) if cached and price_cached is not None else 0  # priced apart only with its own price
         entry["cost"] = (
-            round(sum(usage_in) / 1_000_000 * price_in + sum(usage_out) / 1_000_000 * price_out, 6)
+            round(((sum(usage_in) - served) * price_in + served * (price_cached or 0) + sum(usage_out) * price_out) / 1_000_000, 6)
             if price_in is not None and price_out is not None else None
         )
         table.append(entry)
@@ -3243,10 +3342,12 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
         members = [e for e in table if (e["encoding"], e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None]
         if not any(e["path_exact"]["k"] for e in members):
             continue  # no format has a correct path: nothing is on a front of accuracy
+        basis = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in members) else "prompt_tokens"
         for e in members:
+            e["pareto_tokens"] = basis  # the model's own count when every format has it, else tiktoken's
             e["pareto"] = not any(
-                o["prompt_tokens"] <= e["prompt_tokens"] and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
-                and (o["prompt_tokens"], o["path_exact"]["rate"]) != (e["prompt_tokens"], e["path_exact"]["rate"])
+                o[basis] <= e[basis] and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
+                and (o[basis], o["path_exact"]["rate"]) != (e[basis], e["path_exact"]["rate"])
                 for o in members
             )
     return table
@@ -3296,7 +3397,7 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
             "",
             f"## {encoding} · {size} · {ids} · mode {mode}",
             "",
-            "| format | n | prompt tokens | parse | answer | path exact | valid path | evidence | edge P | edge R | "
+            "| format | n | prompt tokens (the model's count) | parse | answer | path exact | valid path | evidence | edge P | edge R | "
             "abstention | false abstention | right answer, wrong path | errors | overflow | cost | tokens / correct path | latency p50 / p95 s |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
@@ -3304,6 +3405,8 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
             cost = "" if e["cost"] is None else f"{e['cost']:.4f}"
             per_path = "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}"
             tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:,.0f}"
+            if e["model_prompt_tokens"] is not None:
+                tokens += f" ({e['model_prompt_tokens']:,.0f})"
             latency = "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}"
             precision, recall = (("" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}") for m in MEAN_METRICS)
             lines.append(
@@ -3317,8 +3420,10 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         width = max(len(e["format"]) for e in entries)
         star = ("★ on the Pareto front of prompt tokens against path exact match." if any(e.get("pareto") for e in entries)
                 else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front.")
+        shares = "; ".join(f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None)
         reasons = "; ".join(f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items()) for e in entries if e["finish_reasons"])
-        lines += ["", star, *([f"finish_reason per format: {reasons}."] if reasons else []), "", "```"]
+        lines += ["", star, *([f"finish_reason per format: {reasons}."] if reasons else []),
+                  *([f"Share of prompt tokens served from the provider's prefix cache: {shares}."] if shares else []), "", "```"]
         for e in entries:
             rate, spread = e["path_exact"]["rate"], e["path_exact_spread"]
             sd = f" (sd {spread['sd']:.2f} over {spread['runs']} runs)" if spread and spread["sd"] is not None else ""
@@ -3535,29 +3640,38 @@ def make_parser() -> argparse.ArgumentParser:
     add("--max-retries", type=int, default=5, metavar="N", help="retries on connection errors, 408, 409, 429 and 5xx (default: 5)")
     add("--input-price-per-million", type=float, metavar="USD", help="price of a million prompt tokens, for the cost columns")
     add("--output-price-per-million", type=float, metavar="USD", help="price of a million completion tokens")
+    add("--cached-input-price-per-million", type=float, metavar="USD",
+        help="price of a million prompt tokens served from the provider's prefix cache (usage.prompt_tokens_details.cached_tokens); "
+             "without it they cost the input price")
     add("--score", type=Path, nargs="+", metavar="FILE",
         help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")
-    add("--export-batch", type=Path, metavar="FILE", help="write the prompts as an OpenAI Batch API request file; send nothing")
+    add("--export-batch", type=Path, metavar="FILE", help="write the prompts as OpenAI Batch API request files; send nothing")
+    add("--batch-max-requests", type=int, default=BATCH_MAX_REQUESTS, metavar="N",
+        help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the API's limit)")
+    add("--batch-max-bytes", type=int, default=BATCH_MAX_BYTES, metavar="N",
+        help=f"bytes per batch file (default: {BATCH_MAX_BYTES:,}, within the API's 200 MB)")
     return parser
 
 
 def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
     if args.model is None:
-        for flag in ("score", "export_batch", "limit", "input_price_per_million", "output_price_per_million"):
+        for flag in ("score", "export_batch", "limit", "input_price_per_million", "output_price_per_million", "cached_input_price_per_million"):
             if getattr(args, flag) is not None:
                 raise BenchmarkError(f"--{flag.replace('_', '-')} needs --model: the model whose answers it is about")
         if args.repeats != 1 or args.structured or args.reasoning_effort:
             raise BenchmarkError("--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about")
         return None
-    for flag in ("concurrency", "repeats", "limit", "max_output_tokens"):
+    for flag in ("concurrency", "repeats", "limit", "max_output_tokens", "batch_max_requests", "batch_max_bytes"):
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise BenchmarkError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
     if args.max_retries < 0 or args.timeout <= 0:
         raise BenchmarkError("--max-retries must be 0 or more and --timeout above 0")
-    prices = (args.input_price_per_million, args.output_price_per_million)
+    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
     if (prices[0] is None) != (prices[1] is None) or any(p is not None and p < 0 for p in prices):
         raise BenchmarkError("give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither")
+    if prices[2] is not None and prices[0] is None:
+        raise BenchmarkError("--cached-input-price-per-million needs --input-price-per-million and --output-price-per-million")
     parts = urllib.parse.urlsplit(args.base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BenchmarkError(f"--base-url {public_url(args.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1")
@@ -3703,15 +3817,23 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
             console_summary(summary) + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
         )
-        log, failure = None, None
+        log, failure, batch = None, None, None
         if model is not None and args.export_batch is not None:
-            count = export_batch(measured, model, args.export_batch)
-            stdout += f"\nbatch file: {display(args.export_batch)} ({count} requests; nothing was sent)"
+            written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
+            missing = left_out(measured.items, model)
+            batch = {"files": written, "left_out": missing}
+            for part in written:
+                stdout += f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
+            if any(missing.values()):
+                warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
+                     f"{missing['outside_limit']} outside --limit")
         elif model is not None:
             stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config)
         manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record)
         if log is not None:
             manifest["log"] = log
+        if batch is not None:
+            manifest["batch"] = batch
         publish(staging, manifest)
     except BaseException:
         staging.discard()
@@ -3792,7 +3914,7 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
 
 def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict) -> tuple[str, dict, str | None]:
     """Send the prompts (or read --score FILE), score every answer from the log, add results.json and results.md."""
-    prices = (args.input_price_per_million, args.output_price_per_million)
+    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
     if args.score is not None:
         paths, read = args.score, []
@@ -3836,7 +3958,7 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     log_info = {"name": ", ".join(display(p) for p in scored_files), "sha256": log_sha, "unreadable_lines": bad}
     out.add("results.json", json_bytes(
         {"schema_version": 1, "model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
-         "command": ["benchmark.py", *argv], "prices_per_million": dict(zip(("input", "output"), prices)),
+         "command": ["benchmark.py", *argv], "prices_per_million": dict(zip(("input", "output", "cached_input"), prices)),
          "log": log_info, "requests": summary, "aggregates": table, "cells": scored}
     ))
     questions = measured.variants[0].questions

@@ -32,7 +32,7 @@ class FakeOpenAI:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
                 with server.lock:
-                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "time": time.monotonic()})
                     scripted = server.script.pop(0) if server.script else None
                 if server.delay:
                     time.sleep(server.delay)

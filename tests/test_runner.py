@@ -1,5 +1,6 @@
 """Model runs: the HTTP runner against a real local server, the log, resume, scoring rules, results."""
 
+import collections
 import json
 import signal
 import subprocess
@@ -376,8 +377,8 @@ def test_failures_are_logged_counted_and_the_run_goes_on(server, tmp_path, capsy
     captured = capsys.readouterr()
     assert f"requests: 2 sent, 0 already in the log, 1 failed\n  1 x {error}\n" in captured.out
     assert captured.err == "error: 1 of 2 requests failed after their retries; run the same command again to retry them only\n"
-    json_row = results(tmp_path)["aggregates"][0]
-    assert (json_row["n"], json_row["errors"]) == (2, 1)
+    table = results(tmp_path)["aggregates"]  # --limit 2: the first prompt of json and of jsonl
+    assert [(e["format"], e["n"], e["errors"]) for e in table if e["n"]] == [("json", 1, 1), ("jsonl", 1, 0)]
 
 
 def test_no_server_listening_stops_at_once_with_one_line(tmp_path, capsys):
@@ -520,7 +521,8 @@ def test_overflowing_prompts_are_not_sent(server, tmp_path):
 def test_cost_from_usage_and_prices(server, tmp_path):
     assert run(server, tmp_path, "--input-price-per-million", "2.5", "--output-price-per-million", "10") == 0
     for e in results(tmp_path)["aggregates"]:
-        assert e["usage"] == {"prompt_tokens": 6000, "completion_tokens": 120, "responses_with_usage": 6}
+        assert e["usage"] == {"prompt_tokens": 6000, "completion_tokens": 120, "responses_with_usage": 6, "cached_tokens": None,
+                              "cached_share": None}
         assert e["cost"] == round(6000 / 1e6 * 2.5 + 120 / 1e6 * 10, 6)
     assert run(server, tmp_path / "free") == 0
     assert {e["cost"] for e in results(tmp_path / "free")["aggregates"]} == {None}
@@ -601,9 +603,9 @@ def test_an_answer_cut_by_the_output_cap_is_counted_with_its_reason(server, tmp_
     out = capsys.readouterr().out
     assert "  1 answer(s) cut at the output cap (finish_reason length): raise --max-output-tokens (now 64)\n" in out
     assert results(tmp_path)["requests"]["cut_by_length"] == 1
-    assert results(tmp_path)["aggregates"][0]["finish_reasons"] == {"length": 1, "stop": 1}
+    assert [e["finish_reasons"] for e in results(tmp_path)["aggregates"][:2]] == [{"length": 1}, {"stop": 1}]
     assert log_lines(tmp_path)[1]["usage"]["completion_tokens_details"] == {"reasoning_tokens": 64}
-    assert "finish_reason per format: json length 1, stop 1." in (tmp_path / "results.md").read_text(encoding="utf-8")
+    assert "finish_reason per format: json length 1; jsonl stop 1." in (tmp_path / "results.md").read_text(encoding="utf-8")
 
 
 def test_structured_json_object_form(server, tmp_path):
@@ -643,3 +645,81 @@ def test_a_timeout_is_retried_once_with_a_hint(tmp_path, capsys):
     record = log_lines(tmp_path)[1]
     assert record["attempts"] == 2 and record["error"] == (
         "timed out after 0.2 s (2 time(s)): a server that queues requests answers late; lower --concurrency or raise --timeout")
+
+
+# ---- send order, --limit slices, batch files within the limits
+
+
+def test_each_prefix_group_is_warmed_by_its_first_prompt_before_the_rest(tmp_path):
+    contents = solver_contents()
+    server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.1)
+    try:
+        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "4"]) == 0
+    finally:
+        server.close()
+    fmt_of = {r["prompt_sha256"]: r["format"] for r in log_lines(tmp_path)[1:]}
+    arrivals: dict[str, list[float]] = {}
+    for request in server.requests:
+        arrivals.setdefault(fmt_of[benchmark.sha256_hex(request["body"]["messages"][0]["content"])], []).append(request["time"])
+    for fmt, times in arrivals.items():  # the other five of a format are sent once the first has its answer
+        assert len(times) == 6 and min(times[1:]) >= times[0] + 0.09, fmt
+    order = [fmt_of[benchmark.sha256_hex(r["body"]["messages"][0]["content"])] for r in server.requests]
+    assert order[:1] == ["json"] and sorted(set(order)) == sorted(benchmark.ARTICLE_FORMATS)
+
+
+def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
+    args = benchmark.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--model", "m", "--limit", "20",
+                                               "--base-url", "http://127.0.0.1:9/v1"])
+    measured = benchmark.measure(canonical, benchmark.make_plan(args))
+    jobs = benchmark.plan_jobs(measured.items, benchmark.make_model_config(args))
+    assert len(jobs) == 20  # small prompts fit the budget whole: their mode A and B prompts are one request
+    groups = collections.Counter((j.item.row["size"], j.item.row["mode"], j.item.row["format"]) for j in jobs)
+    assert {(size, fmt) for size, _, fmt in groups} == {(size, fmt) for size in ("small", "medium") for fmt in benchmark.ARTICLE_FORMATS}
+    assert {mode for size, mode, _ in groups if size == "medium"} == {"A", "B"}
+    assert max(groups.values()) - min(groups.values()) <= 1  # dealt round by round, not the first 20 in row order
+
+
+def test_batch_export_splits_within_both_limits_and_lists_the_files(tmp_path, capsys):
+    batch = tmp_path / "batch.jsonl"
+    argv = ["--model", "gpt-test", "--export-batch", str(batch), "--out", str(tmp_path / "out"), "--batch-max-requests", "7",
+            "--context-window", "970"]
+    assert benchmark.main(argv) == 0
+    captured = capsys.readouterr()
+    files = sorted(tmp_path.glob("batch.*-of-*.jsonl"))
+    assert [p.name for p in files] == [f"batch.{k:03d}-of-004.jsonl" for k in range(1, 5)]
+    lines = [line for p in files for line in p.read_text(encoding="utf-8").splitlines()]
+    assert [len(p.read_text(encoding="utf-8").splitlines()) for p in files] == [7, 7, 7, 5]  # 30 prompts, 4 json ones overflow
+    assert len({json.loads(line)["custom_id"] for line in lines}) == 26
+    assert "warning: not in the batch: 4 request(s) over --context-window and 0 outside --limit\n" in captured.err
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert [f["requests"] for f in manifest["batch"]["files"]] == [7, 7, 7, 5]
+    assert manifest["batch"]["left_out"] == {"over_context_window": 4, "outside_limit": 0}
+    mode = files[0].stat().st_mode & 0o777
+    assert mode == (tmp_path / "out" / "manifest.json").stat().st_mode & 0o777
+    biggest = max(len(line.encode("utf-8")) + 1 for line in lines)
+    argv = [*argv[:-4], "--context-window", "970"]
+    assert benchmark.main([*argv, "--batch-max-bytes", str(2 * biggest)]) == 0
+    sizes = [p.stat().st_size for p in tmp_path.glob("batch.*-of-*.jsonl")]
+    assert max(sizes) <= 2 * biggest and sum(len(p.read_text(encoding="utf-8").splitlines()) for p in tmp_path.glob("batch.*")) == 26
+    assert benchmark.main([*argv, "--batch-max-bytes", "100"]) == 2
+    assert "takes" in capsys.readouterr().err
+
+
+def test_cached_tokens_and_the_model_s_own_counts_are_reported_and_priced(tmp_path):
+    contents = solver_contents()
+    usage = lambda prompt: {"prompt_tokens": 800, "completion_tokens": 10, "prompt_tokens_details": {"cached_tokens": 600}}  # noqa: E731
+    server = FakeOpenAI(answer=lambda prompt: contents[prompt], usage=usage)
+    try:
+        argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--formats", "json,dsl",
+                "--input-price-per-million", "2", "--output-price-per-million", "8", "--cached-input-price-per-million", "0.5"]
+        assert benchmark.main(argv) == 0
+    finally:
+        server.close()
+    json_row, dsl_row = results(tmp_path)["aggregates"]
+    assert json_row["usage"]["cached_tokens"] == 3600 and json_row["usage"]["cached_share"] == 0.75
+    assert json_row["cost"] == round((6 * 200 * 2 + 6 * 600 * 0.5 + 6 * 10 * 8) / 1_000_000, 6)
+    assert json_row["model_prompt_tokens"] == 800.0 and json_row["pareto_tokens"] == "model_prompt_tokens"
+    assert (json_row["pareto"], dsl_row["pareto"]) == (True, True)  # the model counts both alike: a tie, both on the front
+    report = (tmp_path / "results.md").read_text(encoding="utf-8")
+    assert "Share of prompt tokens served from the provider's prefix cache: json 0.75; dsl 0.75." in report
+    assert "| json ★ | 6 | 970 (800) |" in report
