@@ -2639,6 +2639,23 @@ class Gate:
         return False
 
 
+CONTEXT_REFUSAL = re.compile(r"context_length_exceeded|context length|context window|maximum context|too many tokens|"
+                             r"exceeds? the (?:model's )?(?:maximum )?(?:context|input)", re.I)
+
+
+def context_refusal(error: str | None) -> bool:
+    """The server refused the prompt as longer than its context window (llama.cpp, vLLM and OpenAI say so as an
+    HTTP 400): the article's CONTEXT_OVERFLOW, found on the server's side rather than by the local count."""
+    return bool(error) and error.startswith("HTTP 4") and CONTEXT_REFUSAL.search(error) is not None
+
+
+def failure_kind(error: str) -> str:
+    """An error as the failure summary groups it: after the status, numbers of three digits or more stand as N,
+    so that the refusals of prompts of every length are one line ('... context length is N tokens ...')."""
+    head, sep, rest = error.partition(": ")
+    return head + sep + re.sub(r"\d{3,}", "N", rest)
+
+
 def _timed_out(e: BaseException) -> bool:
     return isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError)
 
@@ -2693,6 +2710,8 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
                     gate.success()
                     return _outcome(parsed, raw_text, None, status, attempt, started)
                 error, retry = "the response is not a chat completion with a message", False
+                if isinstance(parsed, dict) and parsed.get("error"):  # a 200 that carries an error object
+                    error = f"{_error_text(status, parsed, raw_text)} (in a response marked successful)"
             else:
                 error = _error_text(status, parsed, raw_text)
                 if gate.http_failure(status, error):
@@ -2873,7 +2892,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     done = {
         request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat"))
         for r in records
-        if r.get("type") == "request" and r.get("error") is None  # an empty or odd answer is still an answer: paid once
+        if r.get("type") == "request" and (r.get("error") is None or context_refusal(r.get("error")))  # paid once, or never fits
     }
     planned = plan_jobs(measured.items, config)
     jobs = [j for j in planned if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
@@ -2896,7 +2915,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         firsts = set()  # no cache to warm: nothing waits
     shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
     failures: Counter = Counter()
-    sent = cut = 0  # cut: answers that ended at the output cap (finish_reason length)
+    sent = cut = refused = 0  # cut: answers that ended at the output cap; refused: prompts over the server's context
     progress = Progress(len(jobs), "requests")
     try:
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
@@ -2916,7 +2935,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                 else:
                     rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
                     outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng, gate)
-                    if outcome["error"] and outcome["status"] is not None and outcome["status"] not in TRANSIENT_STATUSES:
+                    if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
                         gate.repeated(outcome["error"])  # here, before this worker takes its next job
             except Exception as e:  # every job ends in the log, even on a bug of ours
                 outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
@@ -2949,8 +2968,10 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                 if outcome is None:
                     continue
                 sent += 1
-                if outcome["error"]:
-                    failures[redact(outcome["error"])] += 1
+                if context_refusal(outcome["error"]):
+                    refused += 1
+                elif outcome["error"]:
+                    failures[failure_kind(redact(outcome["error"]))] += 1
                 elif outcome["finish_reason"] == "length":
                     cut += 1
                 progress.advance(1, f"{sum(failures.values())} failed")
@@ -2962,7 +2983,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     if gate.reason:
         raise BenchmarkError(f"{redact(gate.reason)}; stopped after {sent} request(s), {len(jobs) - sent} not sent")
     return {"sent": sent, "skipped": skipped, "failed": sum(failures.values()), "failures": dict(failures.most_common()),
-            "cut_by_length": cut}
+            "cut_by_length": cut, "context_overflow_by_server": refused}
 
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
@@ -3218,6 +3239,8 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
                     status, scores, usage = "NOT_RUN", None, None
                 else:
                     continue  # outside --limit: not part of this run
+            elif context_refusal(record.get("error")):
+                status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None  # the server's own window: a failed task
             elif record.get("error") is not None:
                 status, scores, usage = "ERROR", FAILED_SCORES, record.get("usage")
             else:
@@ -3291,6 +3314,7 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
             "n": len(ran), "not_run": len(members) - len(ran),
             "errors": sum(s["status"] == "ERROR" for s in ran),
             "overflow": sum(s["status"] == "CONTEXT_OVERFLOW" for s in ran),
+            "overflow_by_server": sum(s["status"] == "CONTEXT_OVERFLOW" and s["error"] is not None for s in ran),
             "truncated_by_server": sum(s["truncated_by_server"] for s in ran),
             "prompt_tokens": round(statistics.fmean(s["prompt_tokens"] for s in ran), 1) if ran else None,
         }
@@ -3884,12 +3908,13 @@ def log_summary(records: list[dict], items: list[Item], config: ModelConfig) -> 
                 best[key] = r
     planned = [(job.sha, job.repeat) for job in plan_jobs(items, config)]
     outcomes = [best.get(key) for key in planned]
-    failures = Counter(r["error"] for r in outcomes if r is not None and r.get("error"))
+    failures = Counter(failure_kind(r["error"]) for r in outcomes if r is not None and r.get("error") and not context_refusal(r["error"]))
     return {
         "invocations": sum(1 for r in records if r.get("type") == "run"), "planned": len(planned),
         "answered": sum(1 for r in outcomes if r is not None and not r.get("error")), "failed": sum(failures.values()),
         "not_run": sum(1 for r in outcomes if r is None), "failures": dict(failures.most_common()),
         "cut_by_length": sum(1 for r in outcomes if r is not None and not r.get("error") and r.get("finish_reason") == "length"),
+        "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.get("error"))),
     }
 
 
@@ -3908,6 +3933,9 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
     if summary.get("cut_by_length"):
         lines.append(f"{summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
                      f"--max-output-tokens (now {config.max_output_tokens})")
+    if summary.get("context_overflow_by_server"):
+        lines.append(f"{summary['context_overflow_by_server']} prompt(s) refused by the server as over its context window: "
+                     "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent")
     lines += summary.get("notes", [])
     return lines
 

@@ -445,7 +445,7 @@ def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
     assert {k: summary[k] for k in ("mode", "sent", "skipped", "failed", "failures")} == {
         "mode": "run", "sent": 0, "skipped": 30, "failed": 0, "failures": {}}
     assert summary["log"] == {"invocations": 3, "planned": 30, "answered": 30, "failed": 0, "not_run": 0, "failures": {},
-                              "cut_by_length": 0}  # every invocation, not the last
+                              "cut_by_length": 0, "context_overflow_by_server": 0}  # every invocation, not the last
     assert run(server, tmp_path, "--temperature", "0.5", "--limit", "1") == 0  # other sampling: a new request
     assert len(server.requests) == 31
 
@@ -723,3 +723,43 @@ def test_cached_tokens_and_the_model_s_own_counts_are_reported_and_priced(tmp_pa
     report = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert "Share of prompt tokens served from the provider's prefix cache: json 0.75; dsl 0.75." in report
     assert "| json ★ | 6 | 970 (800) |" in report
+
+
+# ---- what real OpenAI-compatible servers do
+
+
+def test_a_context_refusal_is_scored_as_overflow_and_grouped_whatever_the_length(tmp_path, capsys):
+    contents = solver_contents()
+    server = FakeOpenAI(answer=lambda prompt: contents[prompt])
+    ok = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}
+    refusals = [(400, {}, {"error": {"message": f"This model's maximum context length is 512 tokens. However, you requested "
+                                               f"{900 + i} tokens. Please reduce the length of the messages.",
+                                    "type": "invalid_request_error", "code": "context_length_exceeded"}}) for i in range(5)]
+    server.script = [(200, {}, ok), *refusals]
+    try:
+        argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "1", "--limit", "6"]
+        assert benchmark.main(argv) == 0  # a prompt longer than the server's window is an outcome, not a request to retry
+        assert benchmark.main(argv) == 0
+    finally:
+        server.close()
+    assert len(server.requests) == 6  # the refusals are not sent again
+    out = capsys.readouterr().out
+    assert "  5 prompt(s) refused by the server as over its context window: scored as CONTEXT_OVERFLOW" in out
+    table = results(tmp_path)["aggregates"]
+    assert sum(e["overflow"] for e in table) == sum(e["overflow_by_server"] for e in table) == 5 and sum(e["errors"] for e in table) == 0
+
+
+def test_a_200_with_an_error_and_a_response_without_usage(tmp_path, capsys):
+    contents = solver_contents()
+    server = FakeOpenAI(answer=lambda prompt: contents[prompt], usage=lambda prompt: None)
+    ok = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}
+    server.script = [(200, {}, ok), (200, {}, {"error": {"message": "upstream overloaded", "type": "server_error"}})]
+    try:
+        argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "1", "--limit", "3"]
+        assert benchmark.main(argv) == 1
+    finally:
+        server.close()
+    assert "1 x HTTP 200 (server_error): upstream overloaded (in a response marked successful)" in capsys.readouterr().out
+    cells = results(tmp_path)["cells"]
+    assert [c["usage_prompt_tokens"] for c in cells if c["status"] == "OK"] == [None, None]
+    assert all(e["model_prompt_tokens"] is None for e in results(tmp_path)["aggregates"])
