@@ -2602,10 +2602,32 @@ class Gate:
     def __init__(self, config: ModelConfig) -> None:
         self.config, self.opened, self.reason = config, threading.Event(), None
         self.lock = threading.Lock()
+        self.limit, self.active, self.room = config.concurrency, 0, threading.Condition()  # requests in flight
         self.errors: Counter = Counter()  # non-transient errors that ended a request, before the first success
 
     def success(self) -> None:
         self.opened.set()
+
+    def enter(self) -> None:
+        """Wait for a place among the requests in flight (fewer than --concurrency once the server is slow)."""
+        with self.room:
+            while self.active >= self.limit and not self.reason:
+                self.room.wait(0.5)
+            self.active += 1
+
+    def leave(self) -> None:
+        with self.room:
+            self.active -= 1
+            self.room.notify_all()
+
+    def slow(self) -> None:
+        """A request timed out: the server queues more than it serves, so halve the requests in flight (and say
+        so) rather than send more into a full queue."""
+        with self.room:
+            if self.limit > 1:
+                self.limit //= 2
+                warn(f"a request timed out after {self.config.timeout:g} s: the server queues requests; going on with "
+                     f"{self.limit} in flight instead of {self.limit * 2} (set --concurrency {self.limit} next time, or raise --timeout)")
 
     def fail(self, reason: str) -> bool:
         """Close the gate with reason unless a request has succeeded already; True if it is closed now."""
@@ -2682,11 +2704,12 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
 
     gate = gate or Gate(config)
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    started = time.monotonic()
+    first = time.monotonic()
     attempt = timeouts = 0
     previous = None  # the last attempt's HTTP error
     while True:
         attempt += 1
+        started = time.monotonic()  # latency is the last attempt's; earlier attempts and waits are retry_wait_s
         status, parsed, raw_text, wait_headers = None, None, None, {}
         try:
             status, wait_headers, raw = post(url, headers, data, config.timeout)
@@ -2697,8 +2720,9 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
                 error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
                          "late; lower --concurrency or raise --timeout")
                 retry = timeouts < 2
+                gate.slow()
             elif gate.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
-                return _outcome(None, None, error, None, attempt, started)
+                return _outcome(None, None, error, None, attempt, started, first)
         else:
             raw_text = raw.decode("utf-8", errors="replace")
             try:
@@ -2708,14 +2732,14 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
             if 200 <= status < 300:
                 if _message(parsed) is not None:
                     gate.success()
-                    return _outcome(parsed, raw_text, None, status, attempt, started)
+                    return _outcome(parsed, raw_text, None, status, attempt, started, first)
                 error, retry = "the response is not a chat completion with a message", False
                 if isinstance(parsed, dict) and parsed.get("error"):  # a 200 that carries an error object
                     error = f"{_error_text(status, parsed, raw_text)} (in a response marked successful)"
             else:
                 error = _error_text(status, parsed, raw_text)
                 if gate.http_failure(status, error):
-                    return _outcome(parsed, raw_text, error, status, attempt, started)
+                    return _outcome(parsed, raw_text, error, status, attempt, started, first)
                 code = _error_code(parsed)
                 retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
                 if retry and status not in TRANSIENT_STATUSES and error == previous and not gate.opened.is_set():
@@ -2724,7 +2748,7 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
         if not retry or attempt > config.max_retries:
             if retry:
                 error += f"; gave up after {attempt} attempts"
-            return _outcome(parsed, raw_text, error, status, attempt, started)
+            return _outcome(parsed, raw_text, error, status, attempt, started, first)
         time.sleep(retry_wait(wait_headers, attempt, rng))
 
 
@@ -2736,7 +2760,8 @@ def _message(parsed: object) -> dict | None:
     return message if isinstance(message, dict) else None
 
 
-def _outcome(parsed: object, raw_text: str | None, error: str | None, status: int | None, attempts: int, started: float) -> dict:
+def _outcome(parsed: object, raw_text: str | None, error: str | None, status: int | None, attempts: int, started: float,
+             first: float | None = None) -> dict:
     message = _message(parsed) or {}
     choice = parsed["choices"][0] if message else {}
     content = message.get("content")
@@ -2744,6 +2769,7 @@ def _outcome(parsed: object, raw_text: str | None, error: str | None, status: in
         "status": status,
         "attempts": attempts,
         "latency_s": round(time.monotonic() - started, 3),
+        "retry_wait_s": round(started - first, 3) if first is not None else 0.0,
         "response": parsed if parsed is not None else raw_text,
         "content": content if isinstance(content, str) else None,
         "usage": parsed.get("usage") if isinstance(parsed, dict) else None,
@@ -2934,7 +2960,11 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                     outcome = solver_outcome(job.item, tokenizer, shown_graphs)
                 else:
                     rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
-                    outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng, gate)
+                    gate.enter()
+                    try:
+                        outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng, gate)
+                    finally:
+                        gate.leave()
                     if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
                         gate.repeated(outcome["error"])  # here, before this worker takes its next job
             except Exception as e:  # every job ends in the log, even on a bug of ours
@@ -3261,6 +3291,7 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
                     "usage_cached_tokens": _cached_tokens(usage),
                     "usage_completion_tokens": usage.get("completion_tokens") if isinstance(usage, dict) else None,
                     "latency_s": record.get("latency_s") if record else None,
+                    "retry_wait_s": record.get("retry_wait_s") if record else None,
                     "finish_reason": record.get("finish_reason") if record else None,
                     "error": record.get("error") if record else None,
                 }
@@ -3351,6 +3382,7 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
         entry["model_prompt_tokens"] = (round(statistics.fmean(usage_in), 1)
                                         if sent_cells and len(usage_in) == len(sent_cells) else None)
         latencies = sorted(s["latency_s"] for s in ran if s["status"] == "OK" and isinstance(s["latency_s"], (int, float)))
+        entry["retry_wait_s"] = round(sum(s.get("retry_wait_s") or 0 for s in ran), 3)  # apart from latency: not the format's
         entry["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
             {"median": round(statistics.median(latencies), 3), "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3)}
             if latencies else None

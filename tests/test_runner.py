@@ -351,7 +351,8 @@ def test_retries_honour_retry_after_then_succeed(server, tmp_path):
     assert run(server, tmp_path, "--limit", "1") == 0
     record = log_lines(tmp_path)[1]
     assert (record["attempts"], record["error"], record["status"]) == (3, None, 200)
-    assert record["latency_s"] >= 0.2  # the server's retry-after-ms was waited out, not the 1 ms backoff
+    assert record["retry_wait_s"] >= 0.2  # the server's retry-after-ms was waited out, not the 1 ms backoff...
+    assert record["latency_s"] < 0.2  # ...and the latency is the answering attempt's alone
     assert len(server.requests) == 3
 
 
@@ -763,3 +764,15 @@ def test_a_200_with_an_error_and_a_response_without_usage(tmp_path, capsys):
     cells = results(tmp_path)["cells"]
     assert [c["usage_prompt_tokens"] for c in cells if c["status"] == "OK"] == [None, None]
     assert all(e["model_prompt_tokens"] is None for e in results(tmp_path)["aggregates"])
+
+
+def test_timeouts_halve_the_requests_in_flight_and_say_so(tmp_path, capsys):
+    contents = solver_contents()
+    slow = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.3)
+    try:
+        argv = ["--model", "m", "--base-url", slow.url, "--out", str(tmp_path), "--limit", "4", "--timeout", "0.2", "--concurrency", "4"]
+        benchmark.main(argv)
+    finally:
+        slow.close()
+    err = capsys.readouterr().err
+    assert "warning: a request timed out after 0.2 s: the server queues requests; going on with 2 in flight instead of 4" in err
