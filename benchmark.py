@@ -2416,6 +2416,8 @@ def markdown_report(summary: list[dict], variants: list[Variant], preflight: dic
         "|---|---|---|",
         *(f"| {c['check']} | {c['result']} | {_md(c['detail'])} |" for c in preflight["leakage"]),
     ]
+    if preflight.get("budget_hints"):
+        lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
     by_table: dict[tuple, list[dict]] = {}
     for entry in summary:
         by_table.setdefault((entry["encoding"], entry["size"], entry["ids"], entry["mode"]), []).append(entry)
@@ -2448,6 +2450,36 @@ def markdown_report(summary: list[dict], variants: list[Variant], preflight: dic
                     f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} |"
                 )
     return "\n".join(lines) + "\n"
+
+
+def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> list[str]:
+    """Mode B groups where the budget leaves a whole gold path out of most positive prompts of every format:
+    such a budget cannot tell formats apart. Each hint gives the budget from which the median question's
+    gold path fits the reference format's prompt (json when measured)."""
+    groups: dict[tuple, dict[str, list[Item]]] = {}
+    for item in items:
+        r, q = item.row, item.question
+        if r["mode"] == "B" and not q.insufficient and q.query and r["answerable"] is not None:
+            groups.setdefault((r["encoding"], r["size"], r["ids"]), {}).setdefault(r["format"], []).append(item)
+    reference = "json" if "json" in plan.formats else plan.formats[0]
+    hints = []
+    for (encoding, size, ids), by_format in groups.items():
+        shares = {fmt: statistics.fmean(not i.row["answerable"] for i in its) for fmt, its in by_format.items()}
+        if min(shares.values()) <= 0.5 or reference not in by_format:
+            continue
+        first = sorted((i for i in by_format[reference] if i.row["permutation"] == 0),
+                       key=lambda i: min(max(p) + 1 for p in i.question.paths if p))
+        item = first[len(first) // 2]  # the median question by the edges its gold path needs
+        k = min(max(p) + 1 for p in item.question.paths if p)
+        graph = item.variant.graph
+        shown = subgraph(graph.nodes, tuple(graph.edges[i] for i in item.order[:k]))
+        tokenizer = next(t for t in plan.tokenizers if t.name == encoding)
+        need = FormattedGraph(plan.template, reference, serialized(reference, shown)).tokens(counts, tokenizer, item.question.question)
+        hints.append(f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
+                     f"out (from {1 - max(shares.values()):.2f} to {1 - min(shares.values()):.2f} of the positive questions "
+                     f"answerable), so mode B cannot tell the formats apart; the median question's gold path fits a "
+                     f"{reference} prompt from --budget {need:,}")
+    return hints
 
 
 def console_summary(summary: list[dict]) -> str:
@@ -3848,6 +3880,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         rows = measured.rows
         staging.add("size_report.json", json_bytes(rows))
         summary = summarize(rows)
+        record["budget_hints"] = budget_hints(measured.items, plan, counts) if plan.budget else []
         if not plan.article_layout:
             staging.add("size_summary.json", json_bytes(summary))
             staging.add("size_report.md", markdown_report(summary, variants, record, plan, staging.sha).encode("utf-8"))
@@ -3871,7 +3904,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             **measured.facts,
         }
         stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
-            console_summary(summary) + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
+            console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
+            + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
         )
         log, failure, batch = None, None, None
         if model is not None and args.export_batch is not None:

@@ -464,3 +464,17 @@ def test_medium_matrix_artifacts_are_pinned(tmp_path):
     argv = ["--sizes", "medium", "--ids", "original,short", "--permutations", "2", "--budget", "3000", "--out", str(tmp_path)]
     assert benchmark.main(argv) == 0
     assert {name: benchmark.sha256_hex((tmp_path / name).read_bytes()) for name in MEDIUM_GOLDEN} == MEDIUM_GOLDEN
+
+
+def test_a_budget_too_small_for_any_gold_path_says_so_and_which_budget_would_do(tmp_path):
+    done = run_cli("--sizes", "medium", "--budget", "1500", "--out", str(tmp_path / "a"))
+    assert done.returncode == 0
+    hint = next(line for line in done.stdout.splitlines() if line.startswith("note: "))
+    budget = int(re.search(r"from --budget ([\d,]+)$", hint).group(1).replace(",", ""))
+    assert "most prompts of every format leave a whole gold path out" in hint
+    assert "## Mode B budget" in (tmp_path / "a" / "size_report.md").read_text(encoding="utf-8")
+    done = run_cli("--sizes", "medium", "--budget", str(budget), "--out", str(tmp_path / "b"))
+    rows = json.loads((tmp_path / "b" / "size_report.json").read_text(encoding="utf-8"))
+    json_b = [r for r in rows if r["mode"] == "B" and r["format"] == "json" and r["question_id"] != "q6"]
+    assert sum(r["answerable"] for r in json_b) >= len(json_b) / 2  # the median question's path fits, and the shorter ones
+    assert "note: " not in done.stdout
