@@ -3322,6 +3322,8 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
                     "usage_prompt_tokens": server_prompt,
                     "usage_cached_tokens": _cached_tokens(usage),
                     "usage_completion_tokens": usage.get("completion_tokens") if isinstance(usage, dict) else None,
+                    "over_output_cap": isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int)
+                    and usage["completion_tokens"] > config.max_output_tokens,  # the server ignored the cap
                     "latency_s": record.get("latency_s") if record else None,
                     "retry_wait_s": record.get("retry_wait_s") if record else None,
                     "finish_reason": record.get("finish_reason") if record else None,
@@ -3393,6 +3395,7 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
             entry[metric] = {"mean": None if mean is None else round(mean, 4), "n": len(values),
                              "ci95": bootstrap(values, f"{encoding}/{size}/{ids}/{mode}/{fmt}/{metric}")}
         entry["right_answer_wrong_path"] = sum(bool(s["right_answer_wrong_path"]) for s in positives)
+        entry["over_output_cap"] = sum(bool(s.get("over_output_cap")) for s in ran)
         entry["finish_reasons"] = dict(sorted(Counter(s["finish_reason"] for s in ran if s["finish_reason"]).items()))
         by_run: dict[tuple, list[dict]] = {}
         for s in positives:
@@ -3510,7 +3513,10 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
                 else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front.")
         shares = "; ".join(f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None)
         reasons = "; ".join(f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items()) for e in entries if e["finish_reasons"])
+        ignored = "; ".join(f"{e['format']} {e['over_output_cap']}" for e in entries if e["over_output_cap"])
         lines += ["", star, *([f"finish_reason per format: {reasons}."] if reasons else []),
+                  *([f"Answers longer than --max-output-tokens {config.max_output_tokens} (the server ignored the cap): {ignored}."]
+                    if ignored else []),
                   *([f"Share of prompt tokens served from the provider's prefix cache: {shares}."] if shares else []), "", "```"]
         for e in entries:
             rate, spread = e["path_exact"]["rate"], e["path_exact_spread"]

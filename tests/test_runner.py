@@ -609,6 +609,13 @@ def test_an_answer_cut_by_the_output_cap_is_counted_with_its_reason(server, tmp_
     assert "finish_reason per format: json length 1; jsonl stop 1." in (tmp_path / "results.md").read_text(encoding="utf-8")
 
 
+def test_an_answer_longer_than_the_cap_is_flagged(server, tmp_path):
+    server.usage = lambda prompt: {"prompt_tokens": 900, "completion_tokens": 2782}
+    assert run(server, tmp_path, "--limit", "1") == 0
+    assert results(tmp_path)["aggregates"][0]["over_output_cap"] == 1
+    assert "Answers longer than --max-output-tokens 1024 (the server ignored the cap): json 1." in (tmp_path / "results.md").read_text(encoding="utf-8")
+
+
 def test_structured_json_object_form(server, tmp_path):
     assert run(server, tmp_path, "--limit", "1", "--structured", "json_object") == 0
     assert server.requests[0]["body"]["response_format"] == {"type": "json_object", "schema": benchmark.ANSWER_SCHEMA}
