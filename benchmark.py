@@ -472,6 +472,11 @@ def _question(item: object, where: str, n_edges: int, node_ids: set[str], not_nf
     return Question(qid, text, tuple(answers), tuple(map(tuple, paths)), insufficient, tuple(answer_ids), query)
 
 
+def singular_or_plural(singular: str, plural: str, values: tuple | list) -> dict:
+    """A field as a question file writes it: {'answer': 'A'} for one value, {'answers': ['A', 'B']} for more."""
+    return {singular: values[0]} if len(values) == 1 else {plural: list(values)}
+
+
 def _shown(values: list[str]) -> str:
     return repr(values[0]) if len(values) == 1 else repr(values)
 
@@ -526,15 +531,29 @@ class RunInputs:
     files: dict  # display path -> raw bytes, for the manifest
     questions_file: str = "questions.json"  # display path, for messages
     skipped: tuple[dict, ...] = ()  # questions left out by --skip-invalid-questions: {"question", "reasons"}
+    generated: dict | None = None  # with --generate-questions: hop count -> questions drawn
+    generated_bytes: bytes | None = None  # questions.generated.json, written with the outputs
 
 
-def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None) -> RunInputs:
-    """The inputs with every record-level problem collected in problems (raised at once when it is None)."""
+GENERATED_QUESTIONS = "questions.generated.json"
+DEFAULT_QUESTIONS = DATA / "questions.json"
+
+
+def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None, generate: GenerateSpec | None = None) -> RunInputs:
+    """The inputs with every record-level problem collected in problems (raised at once when it is None);
+    with generate, the questions are drawn from the graph (and checked the same way) instead of read."""
     own = problems is None
     problems = Problems() if own else problems
     graph_data, graph_raw = read_json(graph_path, "--graph")
-    questions_data, questions_raw = read_json(questions_path, "--questions")
+    if generate is None:
+        questions_data, questions_raw = read_json(questions_path, "--questions")
     graph = validate_graph(graph_data, display(graph_path), problems)
+    generated = None
+    if generate is not None:
+        if problems.lines:  # a broken graph: there is nothing to draw from
+            raise InputProblems([m for _, m in problems.lines], "")
+        questions_data, generated = generate_questions(graph, generate)
+        questions_raw, questions_path = json_bytes(questions_data), Path(GENERATED_QUESTIONS)
     n_edges = len(graph_data["edges"])  # of the file: a broken edge does not move the others' indices
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
     questions = validate_questions(questions_data, display(questions_path), named, n_edges, problems)
@@ -545,8 +564,10 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
         )
     if own and problems.lines:
         raise InputProblems([m for _, m in problems.lines], "")
-    files = {display(graph_path): graph_raw, display(questions_path): questions_raw}
-    return RunInputs(graph, questions, files, display(questions_path))
+    files = {display(graph_path): graph_raw}
+    if generate is None:
+        files[display(questions_path)] = questions_raw
+    return RunInputs(graph, questions, files, display(questions_path), generated=generated, generated_bytes=questions_raw if generate else None)
 
 
 # -----------------------------------------------------------------------------
@@ -1086,6 +1107,107 @@ def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
         return None
     nodes = ", ".join(f"{i!r} is named {names[i]!r}" for i in q.answer_ids[:3])
     return f"answer {stray[0]!r} is not the name of an answer node ({nodes}); make the answer the node's name"
+
+
+# Generated question sets (--generate-questions N): positive questions are random walks from a random
+# start, forwards or backwards along existing edges, never back over the edge just taken; every complete
+# walk of the resulting query is a gold path, so answer sets come out as they are. Abstention questions
+# are near misses: every hop but the last can be followed, and the last relation exists in the graph but
+# not from the nodes reached. They are then validated and proven like a hand-written file.
+
+QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards, a hop backwards, joiner, closing)
+    "ru": ("Начни с «{start}». Пройди по ", "{relation}", "{relation} в обратную сторону", ", затем по ", ". Какой узел получится?"),
+    "en": ('Start at "{start}". Follow ', "{relation}", "{relation} backwards", ", then ", ". Which node do you reach?"),
+}
+GENERATION_DRAWS = 200  # draws per question before a hop count is given up as unable to yield more
+MAX_GOLD_PATHS = 20  # a generated query with more complete walks than this is drawn again
+
+
+@dataclass(frozen=True)
+class GenerateSpec:
+    n: int
+    hops: tuple[int, int]  # fewest and most hops
+    abstain_share: float
+    seed: int
+    language: str  # ru or en: the question texts' language
+
+
+def question_text(language: str, start: str, hops: list[Hop]) -> str:
+    """'Start at "Tomsk". Follow LOCATED_IN backwards, then DEVELOPED_BY. Which node do you reach?'"""
+    opening, forwards, backwards, joiner, closing = QUESTION_TEXTS[language]
+    steps = [(forwards if h.direction == "out" else backwards).format(relation=h.relation) for h in hops]
+    return opening.format(start=start) + joiner.join(steps) + closing
+
+
+def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], dict[int, int]]:
+    """Questions in the input file's shape, drawn with a seeded random.Random; and how many per hop count."""
+    rng = random.Random(f"{spec.seed}/questions")
+    index = edge_index(graph.edges)
+    incident: dict[str, list[int]] = {}
+    for i, e in enumerate(graph.edges):
+        incident.setdefault(e.source, []).append(i)
+        if e.target != e.source:
+            incident.setdefault(e.target, []).append(i)
+    names = {n.id: n.name for n in graph.nodes}
+    name_count = Counter(_folded(n.name) for n in graph.nodes)
+    starts = sorted(i for i in incident if name_count[_folded(names[i])] == 1)  # a start the text names unambiguously
+    relations = sorted({e.relation for e in graph.edges})
+    lo, hi = spec.hops
+    n_abstain = round(spec.n * spec.abstain_share)
+    plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
+    plan += [(lo + k % (hi - lo + 1), True) for k in range(n_abstain)]
+    made, seen, counts = [], set(), Counter()
+    for hops_n, abstain in plan:
+        for _ in range(GENERATION_DRAWS if starts else 0):
+            q = _draw_question(graph, index, incident, names, starts, relations, rng, hops_n, abstain, spec.language)
+            if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen:
+                seen.add((q["query"]["start"], json.dumps(q["query"]["hops"])))
+                made.append(q)
+                counts[hops_n] += 1
+                break
+    ordered = sorted(made, key=lambda q: (len(q["query"]["hops"]), q["insufficient"]))
+    for k, q in enumerate(ordered, 1):
+        q["id"] = f"g{k:0{len(str(len(ordered)))}d}"
+    return [{"id": q.pop("id"), **q} for q in ordered], dict(sorted(counts.items()))
+
+
+def _draw_question(graph: Graph, index: dict, incident: dict, names: dict, starts: list[str], relations: list[str],
+                   rng: random.Random, hops_n: int, abstain: bool, language: str) -> dict | None:
+    start = rng.choice(starts)
+    hops, node, came_by = [], start, None
+    for _ in range(hops_n - abstain):
+        choices = [i for i in incident[node] if i != came_by]
+        if not choices:
+            return None
+        i = rng.choice(choices)
+        e = graph.edges[i]
+        hop = Hop(e.relation, "out") if e.source == node else Hop(e.relation, "in")
+        hops.append(hop)
+        node, came_by = (e.target if hop.direction == "out" else e.source), i
+    query = Query(start, tuple(hops))
+    if abstain:
+        reached = {end for _, end in solve(graph.edges, query, index)} if hops else {start}
+        hop = Hop(rng.choice(relations), rng.choice(("out", "in")))
+        if any((v, hop.relation, hop.direction) in index for v in reached):
+            return None  # the last hop can be followed: not a near miss
+        query = Query(start, (*hops, hop))
+    found = solve(graph.edges, query, index)
+    if len(found) > MAX_GOLD_PATHS or (abstain and found):
+        return None
+    text = question_text(language, names[start], list(query.hops))
+    item = {"id": "", "question": text, "insufficient": abstain,
+            "query": {"start": start, "hops": [h._asdict() for h in query.hops]}}
+    if abstain:
+        return {**item, "answer": ABSTAIN, "path": [], "answer_id": None}
+    ends = sorted({end for _, end in found})
+    answers = sorted({names[e] for e in ends})
+    if any(_mentions(_folded(text), a) for a in (*map(_folded, answers), *(e.casefold() for e in ends))):
+        return None  # its wording would give the answer away (a walk back to the start)
+    if len(ends) > 1 and rng.random() < 0.7:
+        return None  # prefer one answer; keep some answer sets, never drop them all
+    return {**item, **singular_or_plural("answer", "answers", answers), **singular_or_plural("answer_id", "answer_ids", ends),
+            **singular_or_plural("path", "paths", [list(p) for p, _ in found])}
+
 
 
 def preflight_solver(variant: Variant) -> None:
@@ -2280,16 +2402,13 @@ def json_bytes(value: object) -> bytes:
 def question_dict(q: Question) -> dict:
     """A question in the input file's shape (singular fields where there is one value), so a variant's
     questions can be fed back with --questions."""
-    def one(singular: str, plural: str, values: tuple | list) -> dict:
-        return {singular: values[0]} if len(values) == 1 else {plural: list(values)}
-
-    item = {"id": q.id, "question": q.question, **one("answer", "answers", q.answers)}
-    item.update(one("path", "paths", [list(p) for p in q.paths]) if q.paths else {"path": []})
+    item = {"id": q.id, "question": q.question, **singular_or_plural("answer", "answers", q.answers)}
+    item.update(singular_or_plural("path", "paths", [list(p) for p in q.paths]) if q.paths else {"path": []})
     item["insufficient"] = q.insufficient
     if q.insufficient:
         item["answer_id"] = None
     elif q.answer_ids:
-        item.update(one("answer_id", "answer_ids", q.answer_ids))
+        item.update(singular_or_plural("answer_id", "answer_ids", q.answer_ids))
     if q.query is not None:
         item["query"] = {"start": q.query.start, "hops": [h._asdict() for h in q.query.hops]}
     return item
@@ -3684,7 +3803,7 @@ def make_parser() -> argparse.ArgumentParser:
     add = parser.add_argument
     add("--encoding", default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")
     add("--graph", type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")
-    add("--questions", type=Path, default=DATA / "questions.json", help="questions file (default: data/questions.json)")
+    add("--questions", type=Path, help="questions file (default: data/questions.json)")
     add("--out", type=Path, default=OUTPUTS, help="output folder (default: outputs/)")
     add(
         "--formats",
@@ -3707,6 +3826,10 @@ def make_parser() -> argparse.ArgumentParser:
         help="prompt template: ru (the article's, default), en (the same in English) or a UTF-8 file with "
              "{format_name}, {graph} and {question} once each")
     add("--leakage", choices=LEAKAGE_MODES, default="fail", help="a failing leakage check stops the run (fail, default) or only warns")
+    add("--generate-questions", type=int, metavar="N",
+        help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")
+    add("--hops", default="1-4", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
+    add("--abstain-share", type=float, default=0.2, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
     add("--skip-invalid-questions", action="store_true",
         help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")
     runs = parser.add_argument_group("model runs and scoring")
@@ -3811,12 +3934,31 @@ def make_plan(args: argparse.Namespace) -> Plan:
 EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_summary.json", MANIFEST, LOG_NAME, "results.json", "results.md")
 
 
+def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | None:
+    if args.generate_questions is None:
+        return None
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", args.hops.strip())
+    lo, hi = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
+    if args.generate_questions < 1 or not 1 <= lo <= hi or not 0 <= args.abstain_share <= 1:
+        raise BenchmarkError("--generate-questions takes N of 1 or more, --hops LO-HI with 1 <= LO <= HI (e.g. 1-4), "
+                             "--abstain-share a share from 0 to 1")
+    if args.questions is not None:
+        raise BenchmarkError("--generate-questions draws the questions: leave --questions out")
+    language = plan.template.name if plan.template.name in QUESTION_TEXTS else "en"
+    return GenerateSpec(args.generate_questions, (lo, hi), args.abstain_share, plan.seed, language)
+
+
 def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     """Read and check everything before the first token is counted: the inputs, every question against the
     solver, the leakage checks. Every problem is reported at once; --skip-invalid-questions drops the
     questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
     problems = Problems()
-    inputs = load_inputs(args.graph, args.questions, problems)
+    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, make_generate_spec(args, plan))
+    if inputs.generated is not None:
+        drawn = sum(inputs.generated.values())
+        if drawn < args.generate_questions:
+            per_hop = ", ".join(f"{h} hop(s): {n}" for h, n in inputs.generated.items()) or "none"
+            warn(f"the graph yields {drawn} of the {args.generate_questions} questions asked for ({per_hop})")
     src = inputs.questions_file
     if not problems.fatal():
         check_questions(inputs.graph, inputs.questions, src, problems)
@@ -3882,6 +4024,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record}
     staging = Staging(args.out)
     try:
+        if inputs.generated_bytes is not None:
+            staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
         measured = measure(inputs, plan, staging, variants, counts)
         rows = measured.rows
         staging.add("size_report.json", json_bytes(rows))
@@ -3894,7 +4038,9 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             "argv": argv,
             "encodings": [t.name for t in plan.tokenizers],
             "graph": display(args.graph),
-            "questions": display(args.questions),
+            "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
+            "generate_questions": None if args.generate_questions is None else {
+                "n": args.generate_questions, "hops": args.hops, "abstain_share": args.abstain_share, "drawn": inputs.generated},
             "out": display(args.out),
             "formats": plan.formats,
             "sizes": plan.sizes,

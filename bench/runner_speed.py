@@ -35,7 +35,7 @@ def stamp(text: str) -> float:
 
 def requests_phase(tmp: Path) -> None:
     args = benchmark.make_parser().parse_args([])
-    inputs = benchmark.load_inputs(args.graph, args.questions)
+    inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS)
     items = benchmark.measure(inputs, benchmark.make_plan(args)).items
     contents = {item.prompt(): json.dumps(benchmark.solver_answer(item), ensure_ascii=False) for item in items}
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=DELAY)
@@ -62,7 +62,7 @@ def scoring_phase(tmp: Path) -> None:
     subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--model", "solver", *SCORING, "--out", str(out)],
                    check=True, stdout=subprocess.DEVNULL)
     args = benchmark.make_parser().parse_args(["--model", "solver", *SCORING])
-    inputs = benchmark.load_inputs(args.graph, args.questions)
+    inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS)
     items = benchmark.measure(inputs, benchmark.make_plan(args)).items
     config = benchmark.make_model_config(args)
     times = []

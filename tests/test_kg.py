@@ -375,3 +375,44 @@ def test_medium_on_an_untyped_graph_with_hundreds_of_relations_is_drawn_not_enum
     assert done.returncode == 0, done.stderr
     table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"]) for e in table} == {(1.0, 1.0)}
+
+
+# ---- generated question sets
+
+
+def test_generated_questions_are_spread_proven_and_reproducible(tmp_path):
+    rng = benchmark.random.Random(21)
+    graph = synth_kg.make_graph(2500, 200, rng)
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "100", "--hops", "1-4", "--prompt", "en",
+            "--model", "solver", "--formats", "json,dsl"]
+    done = run_cli(*argv, "--out", str(tmp_path / "a"))
+    assert (done.returncode, done.stderr) == (0, "")  # the solver and every leakage check accept them
+    generated = (tmp_path / "a" / "questions.generated.json").read_bytes()
+    questions = json.loads(generated)
+    kinds = collections.Counter((len(q["query"]["hops"]), q["insufficient"]) for q in questions)
+    assert kinds == {(h, False): 20 for h in range(1, 5)} | {(h, True): 5 for h in range(1, 5)}
+    assert all(q["question"].startswith('Start at "') and q["question"].endswith(". Which node do you reach?") for q in questions)
+    table = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) for e in table} == {(1.0, 1.0, 1.0)}
+    assert run_cli(*argv, "--out", str(tmp_path / "b")).returncode == 0
+    assert (tmp_path / "b" / "questions.generated.json").read_bytes() == generated  # the same seed, the same set
+    again = run_cli("--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "a" / "questions.generated.json"),
+                    "--prompt", "en", "--formats", "json,dsl", "--out", str(tmp_path / "c"))
+    assert again.returncode == 0, again.stderr  # fed back as a questions file
+    rows = lambda out: [r["prompt_sha256"] for r in json.loads((out / "size_report.json").read_text(encoding="utf-8"))]  # noqa: E731
+    assert rows(tmp_path / "c") == rows(tmp_path / "a")
+
+
+def test_a_small_graph_yields_what_it_can_and_says_how_many_per_hop_count(tmp_path, capsys):
+    argv = [*write(tmp_path, FAMILY, QUESTIONS)[:2], "--generate-questions", "40", "--hops", "1-2", "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"warning: the graph yields \d+ of the 40 questions asked for \(1 hop\(s\): \d+, 2 hop\(s\): \d+\)", err)
+    questions = json.loads((tmp_path / "out" / "questions.generated.json").read_text(encoding="utf-8"))
+    assert questions and all(q["question"].startswith("Начни с «") for q in questions)  # the article's language by default
+
+
+def test_generate_questions_and_a_questions_file_do_not_mix(tmp_path, capsys):
+    assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--generate-questions", "5"]) == 2
+    assert capsys.readouterr().err == "error: --generate-questions draws the questions: leave --questions out\n"

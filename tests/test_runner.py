@@ -26,7 +26,7 @@ def fast_retries(monkeypatch):
 def solver_contents(*flags: str) -> dict[str, str]:
     """prompt -> the control solver's answer, for the plan these flags describe."""
     args = benchmark.make_parser().parse_args(list(flags))
-    inputs = benchmark.load_inputs(args.graph, args.questions)
+    inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS)
     measured = benchmark.measure(inputs, benchmark.make_plan(args))
     return {item.prompt(): json.dumps(benchmark.solver_answer(item), ensure_ascii=False) for item in measured.items}
 
