@@ -2488,7 +2488,7 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_report(summary: list[dict], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str]) -> str:
+def markdown_report(summary: list[dict], rows: list[dict], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str]) -> str:
     reference = "json" if "json" in plan.formats else plan.formats[0]
     encodings = ", ".join(f"{t.name}" for t in plan.tokenizers)
     lines = [
@@ -2568,7 +2568,24 @@ def markdown_report(summary: list[dict], variants: list[Variant], preflight: dic
                     f"| {e['format']} | {_cell(e['edges_included'], 1)} | {_ratio(e['edges_included'], ref and ref['edges_included'])} | "
                     f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} |"
                 )
+            lines += answerable_by_hops([r for r in rows if (r["encoding"], r["size"], r["ids"], r["mode"]) == (encoding, size, ids, "B")],
+                                        {q.id: hop_bucket(q) for q in variants[0].questions})
     return "\n".join(lines) + "\n"
+
+
+def answerable_by_hops(rows: list[dict], buckets: dict[str, str]) -> list[str]:
+    """Mode B's answerable share per format and hop count (all permutations), as table lines."""
+    shares: dict[str, dict[str, list[bool]]] = {}
+    for r in rows:
+        if r["answerable"] is not None:
+            shares.setdefault(r["format"], {}).setdefault(buckets[r["question_id"]], []).append(r["answerable"])
+    present = [b for b in HOP_BUCKETS if any(b in by for by in shares.values())]
+    if not present:
+        return []
+    lines = ["", "Answerable per hop count:", "", "| format | " + " | ".join(present) + " |", "|---|" + "---:|" * len(present)]
+    for fmt, by in shares.items():
+        lines.append(f"| {fmt} | " + " | ".join(f"{statistics.fmean(by[b]):.2f}" if b in by else "" for b in present) + " |")
+    return lines
 
 
 def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> list[str]:
@@ -3412,7 +3429,7 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
             record = answers.get((row["prompt_sha256"], repeat))
             cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
             cell.update(repeat=repeat, prompt_sha256=row["prompt_sha256"], prompt_tokens=row["prompt_tokens"],
-                        insufficient=item.question.insufficient)
+                        insufficient=item.question.insufficient, hops=hop_bucket(item.question))
             if row["overflow"] and config.model != SOLVER_MODEL:
                 status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
             elif record is None:
@@ -3469,6 +3486,36 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
     return [round(max(center - half, 0.0), 4), round(min(center + half, 1.0), 4)]
 
 
+HOP_BUCKETS = ("1", "2", "3", "4+", "abstention")
+
+
+def hop_bucket(q: Question) -> str:
+    """'1', '2', '3', '4+' by the hops of a positive question (its query's, else its first gold path's), or 'abstention'."""
+    if q.insufficient:
+        return "abstention"
+    n = len(q.query.hops) if q.query else len(q.paths[0]) if q.paths else 0
+    return str(n) if n < 4 else "4+"
+
+
+def answer_metrics(ran: list[dict], seed: str) -> dict:
+    """The rates (95% Wilson intervals) and means (bootstrap intervals) of some scored cells: answers and
+    paths over the positive ones, abstention over the others."""
+    positives = [s for s in ran if not s["insufficient"]]
+    abstain = [s for s in ran if s["insufficient"]]
+    out = {}
+    for metric in RATE_METRICS:
+        pool = ran if metric == "parse_success" else positives
+        k = sum(bool(s[metric]) for s in pool)
+        out[metric] = {"k": k, "n": len(pool), "rate": round(k / len(pool), 4) if pool else None, "ci95": wilson(k, len(pool))}
+    k = sum(bool(s["answer_correct"]) for s in abstain)
+    out["abstention_correct"] = {"k": k, "n": len(abstain), "rate": round(k / len(abstain), 4) if abstain else None, "ci95": wilson(k, len(abstain))}
+    for metric in MEAN_METRICS:
+        values = [s[metric] for s in positives]
+        mean = statistics.fmean(values) if values else None
+        out[metric] = {"mean": None if mean is None else round(mean, 4), "n": len(values), "ci95": bootstrap(values, f"{seed}/{metric}")}
+    return out
+
+
 BOOTSTRAP_RESAMPLES = 1000
 
 
@@ -3502,17 +3549,11 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
             "truncated_by_server": sum(s["truncated_by_server"] for s in ran),
             "prompt_tokens": round(statistics.fmean(s["prompt_tokens"] for s in ran), 1) if ran else None,
         }
-        for metric in RATE_METRICS:
-            pool = ran if metric == "parse_success" else positives
-            k = sum(bool(s[metric]) for s in pool)
-            entry[metric] = {"k": k, "n": len(pool), "rate": round(k / len(pool), 4) if pool else None, "ci95": wilson(k, len(pool))}
-        k = sum(bool(s["answer_correct"]) for s in abstain)
-        entry["abstention_correct"] = {"k": k, "n": len(abstain), "rate": round(k / len(abstain), 4) if abstain else None, "ci95": wilson(k, len(abstain))}
-        for metric in MEAN_METRICS:
-            values = [s[metric] for s in positives]
-            mean = statistics.fmean(values) if values else None
-            entry[metric] = {"mean": None if mean is None else round(mean, 4), "n": len(values),
-                             "ci95": bootstrap(values, f"{encoding}/{size}/{ids}/{mode}/{fmt}/{metric}")}
+        entry.update(answer_metrics(ran, f"{encoding}/{size}/{ids}/{mode}/{fmt}"))
+        entry["by_hops"] = {  # article 11: analyse 1, 2, 3 and 4+ hops, and the abstention questions, apart
+            bucket: {"n": len(cells), **answer_metrics(cells, f"{encoding}/{size}/{ids}/{mode}/{fmt}/{bucket}")}
+            for bucket in HOP_BUCKETS if (cells := [s for s in ran if s.get("hops") == bucket])
+        }
         entry["right_answer_wrong_path"] = sum(bool(s["right_answer_wrong_path"]) for s in positives)
         entry["over_output_cap"] = sum(bool(s.get("over_output_cap")) for s in ran)
         entry["finish_reasons"] = dict(sorted(Counter(s["finish_reason"] for s in ran if s["finish_reason"]).items()))
@@ -3628,6 +3669,16 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
             )
         top = max((e["prompt_tokens"] or 0) for e in entries)
         width = max(len(e["format"]) for e in entries)
+        lines += ["", "Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in brackets.",
+                  "", "| format | " + " | ".join(f"{b} hop{'s' if b != '1' else ''}" if b != "abstention" else b for b in HOP_BUCKETS) + " |",
+                  "|---|" + "---:|" * len(HOP_BUCKETS)]
+        for e in entries:
+            cells = []
+            for b in HOP_BUCKETS:
+                part = e["by_hops"].get(b)
+                metric = "abstention_correct" if b == "abstention" else "path_exact"
+                cells.append(f"{_rate(part[metric])} [{part['n']}]" if part and part[metric]["rate"] is not None else "")
+            lines.append(f"| {e['format']} | " + " | ".join(cells) + " |")
         star = ("★ on the Pareto front of prompt tokens against path exact match." if any(e.get("pareto") for e in entries)
                 else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front.")
         shares = "; ".join(f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None)
@@ -4033,7 +4084,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         record["budget_hints"] = budget_hints(measured.items, plan, counts) if plan.budget else []
         if not plan.article_layout:
             staging.add("size_summary.json", json_bytes(summary))
-            staging.add("size_report.md", markdown_report(summary, variants, record, plan, staging.sha).encode("utf-8"))
+            staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha).encode("utf-8"))
         config = {
             "argv": argv,
             "encodings": [t.name for t in plan.tokenizers],

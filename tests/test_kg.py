@@ -416,3 +416,19 @@ def test_a_small_graph_yields_what_it_can_and_says_how_many_per_hop_count(tmp_pa
 def test_generate_questions_and_a_questions_file_do_not_mix(tmp_path, capsys):
     assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--generate-questions", "5"]) == 2
     assert capsys.readouterr().err == "error: --generate-questions draws the questions: leave --questions out\n"
+
+
+def test_results_and_size_report_per_hop_count(tmp_path):
+    argv = [*write(tmp_path, FAMILY, QUESTIONS), "--model", "solver", "--budget", "700", "--formats", "json,dsl"]
+    assert benchmark.main(argv) == 0
+    table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    a = next(e for e in table if (e["mode"], e["format"]) == ("A", "json"))
+    assert {b: part["n"] for b, part in a["by_hops"].items()} == {"1": 3, "2": 2, "abstention": 1}
+    assert a["by_hops"]["2"]["path_exact"]["rate"] == 1.0 and a["by_hops"]["abstention"]["abstention_correct"]["rate"] == 1.0
+    report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+    assert "| json | 1.00 (0.44–1.00) [3] | 1.00 (0.34–1.00) [2] |  |  | 1.00 (0.21–1.00) [1] |" in report
+    size_report = (tmp_path / "out" / "size_report.md").read_text(encoding="utf-8")
+    rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+    b_json = {r["question_id"]: r["answerable"] for r in rows if (r["mode"], r["format"]) == ("B", "json")}
+    one_hop = [b_json[q] for q in ("kids", "country", "acquaintance")]
+    assert f"| json | {sum(one_hop) / 3:.2f} | " in size_report and "Answerable per hop count:" in size_report
