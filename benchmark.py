@@ -3539,7 +3539,6 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
     for (encoding, size, ids, mode, fmt), members in groups.items():
         ran = [s for s in members if s["status"] != "NOT_RUN"]
         positives = [s for s in ran if not s["insufficient"]]
-        abstain = [s for s in ran if s["insufficient"]]
         entry = {
             "encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt,
             "n": len(ran), "not_run": len(members) - len(ran),
@@ -3604,6 +3603,104 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
     return table
 
 
+ONE_SIDED_Z = 1.645  # a one-sided 95% bound
+
+
+def paired_bound(diffs: list[float], tolerance: float) -> dict:
+    """The mean of paired differences (format minus baseline, per prompt) and its one-sided 95% bounds: 'pass'
+    when the lower bound is above -tolerance, 'fail' when the upper bound is below it, else 'undecided' with
+    roughly how many paired prompts would decide it at the same spread."""
+    n = len(diffs)
+    if n == 0:
+        return {"n": 0, "result": "undecided", "mean": None, "lower": None, "upper": None, "needed": None}
+    mean = statistics.fmean(diffs)
+    se = statistics.stdev(diffs) / math.sqrt(n) if n > 1 else float("inf")
+    lower, upper = mean - ONE_SIDED_Z * se, mean + ONE_SIDED_Z * se
+    result = "pass" if lower >= -tolerance else "fail" if upper < -tolerance else "undecided"
+    needed = None
+    if result == "undecided" and n > 1 and mean + tolerance > 0:
+        needed = math.ceil((ONE_SIDED_Z * statistics.stdev(diffs) / (mean + tolerance)) ** 2)
+    rnd = lambda x: None if x is None or math.isinf(x) else round(x, 4)  # noqa: E731
+    return {"n": n, "result": result, "mean": rnd(mean), "lower": rnd(lower), "upper": rnd(upper), "needed": needed}
+
+
+def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: float) -> list[dict]:
+    """The article's acceptance gate (12, "порог отката"), per group and format against the baseline: the
+    round trip passed (always, or nothing was measured); path exact and valid path, paired prompt by prompt
+    (same question, permutation and repeat), no worse by more than the tolerance at a one-sided 95% bound;
+    abstention likewise; the worst permutation's path exact no worse than the baseline's worst by more than
+    the tolerance; and the saving in full-prompt tokens (the model's own count when the log has it)."""
+    cells: dict[tuple, dict[tuple, dict]] = {}
+    for c in scored:
+        if c["status"] != "NOT_RUN":
+            group = (c["encoding"], c["size"], c["ids"], c["mode"])
+            cells.setdefault(group, {})[(c["format"], c["question_id"], c["permutation"], c["repeat"])] = c
+    out = []
+    for e in table:
+        group = (e["encoding"], e["size"], e["ids"], e["mode"])
+        base = next((b for b in table if (b["encoding"], b["size"], b["ids"], b["mode"]) == group and b["format"] == baseline), None)
+        if base is None or e["format"] == baseline:
+            continue
+        mine = cells.get(group, {})
+        pairs = [(c, mine.get((baseline, *key[1:]))) for key, c in mine.items() if key[0] == e["format"]]
+        pairs = [(c, b) for c, b in pairs if b is not None]
+
+        def diffs(metric: str, insufficient: bool, pairs: list = pairs) -> list[float]:
+            return [float(bool(c[metric])) - float(bool(b[metric])) for c, b in pairs if c["insufficient"] is insufficient]
+
+        checks = {
+            "path_exact": paired_bound(diffs("path_exact", False), tolerance),
+            "valid_path": paired_bound(diffs("valid_path", False), tolerance),
+            "abstention": paired_bound(diffs("answer_correct", True), tolerance),
+        }
+        worst, base_worst = (x["path_exact_spread"]["min"] if x["path_exact_spread"] else None for x in (e, base))
+        checks["worst_permutation"] = {"result": "pass" if worst is None or base_worst is None or worst >= base_worst - tolerance else "fail",
+                                       "format_min": worst, "baseline_min": base_worst}
+        tokens = "model_prompt_tokens" if e["model_prompt_tokens"] is not None and base["model_prompt_tokens"] is not None else "prompt_tokens"
+        saving = round(1 - e[tokens] / base[tokens], 4) if e[tokens] and base[tokens] else None
+        if checks["abstention"]["n"] == 0:
+            checks["abstention"]["result"] = "pass"  # no abstention question: nothing to be worse at
+        failed = [name for name, c in checks.items() if c["result"] == "fail"]
+        open_ = [name for name, c in checks.items() if c["result"] == "undecided"]
+        verdict = "reject" if failed else "undecided" if open_ else "accept"
+        needed = max((checks[name].get("needed") or 0 for name in open_), default=0) or None
+        out.append({"encoding": e["encoding"], "size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": e["format"],
+                    "baseline": baseline, "tolerance": tolerance, "verdict": verdict, "failed": failed, "undecided": open_,
+                    "prompts_needed": needed, "saving": saving, "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else "tiktoken",
+                    "roundtrip": "pass", "checks": checks})
+    return out
+
+
+def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str]:
+    """The verdict table and one recommendation line per group, for the top of results.md."""
+    if not gate:
+        return []
+    lines = ["", f"## Verdicts against {baseline} (tolerance {tolerance:g})", "",
+             "Accepted only when, prompt by prompt, path exact, valid path and abstention are no worse than the baseline by "
+             "more than the tolerance at a one-sided 95% bound, and the worst permutation is no worse than the baseline's worst "
+             "by more than it (article 12).", "",
+             "| group | format | verdict | why | saving in prompt tokens |", "|---|---|---|---|---:|"]
+    for v in gate:
+        why = ("worse on " + ", ".join(v["failed"])) if v["failed"] else (
+            f"too few prompts to tell ({', '.join(v['undecided'])}"
+            + (f"; about {v['prompts_needed']} paired prompts would decide it" if v["prompts_needed"] else "") + ")") if v["undecided"] else "no worse"
+        saving = "" if v["saving"] is None else f"{v['saving']:.0%} ({v['saving_counted_by']})"
+        lines.append(f"| {v['encoding']} · {v['size']} · {v['ids']} · {v['mode']} | {v['format']} | {v['verdict']} | {why} | {saving} |")
+    lines.append("")
+    for group in dict.fromkeys((v["encoding"], v["size"], v["ids"], v["mode"]) for v in gate):
+        mine = [v for v in gate if (v["encoding"], v["size"], v["ids"], v["mode"]) == group]
+        accepted = sorted((v for v in mine if v["verdict"] == "accept" and v["saving"] is not None), key=lambda v: -v["saving"])
+        name = " · ".join(group)
+        if accepted:
+            best = accepted[0]
+            lines.append(f"Recommendation for {name}: ship {best['format']}, which saves {best['saving']:.0%} of the prompt tokens of "
+                         f"{baseline} ({best['saving_counted_by']}'s count) and is accepted on every condition.")
+        else:
+            why = "; ".join(f"{v['format']} {v['verdict']}" for v in mine)
+            lines.append(f"Recommendation for {name}: keep {baseline}; no format is accepted ({why}).")
+    return lines
+
+
 def _rate(cell: dict | None) -> str:
     if not cell or cell.get("rate") is None:
         return ""
@@ -3617,7 +3714,7 @@ def _bar(value: float, top: float, width: int = 20) -> str:
 
 
 def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
-                     questions: tuple[Question, ...]) -> str:
+                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float) -> str:
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
     lines = [
         f"# Results: {config.model}",
@@ -3634,6 +3731,7 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         "",
         f"Questions: {len(questions)}, of which {sum(q.several for q in questions)} have several acceptable answers "
         f"or gold paths and {sum(q.insufficient for q in questions)} are abstention questions.",
+        *verdict_lines(gate, tolerance, baseline),
     ]
     first, *rest = summary_lines(summary, config)
     lines += ["", f"{first[0].upper()}{first[1:]}.", *(f"- {line}" for line in rest)]
@@ -3911,6 +4009,8 @@ def make_parser() -> argparse.ArgumentParser:
     add("--cached-input-price-per-million", type=float, metavar="USD",
         help="price of a million prompt tokens served from the provider's prefix cache (usage.prompt_tokens_details.cached_tokens); "
              "without it they cost the input price")
+    add("--baseline", default="json", metavar="FORMAT", help="the format the others are judged against (default: json, else the first)")
+    add("--tolerance", type=float, default=0.05, metavar="T", help="how much worse than the baseline a format may be and pass (default: 0.05)")
     add("--score", type=Path, nargs="+", metavar="FILE",
         help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")
     add("--export-batch", type=Path, metavar="FILE", help="write the prompts as OpenAI Batch API request files; send nothing")
@@ -4252,14 +4352,16 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     log_sha = sha256_hex(b"".join(p.read_bytes() for p in scored_files if p.exists())) if any(p.exists() for p in scored_files) else None
     scored = score_log(records, measured.items, model)
     table = aggregate(scored, prices)
+    baseline = args.baseline if args.baseline in plan.formats else plan.formats[0]
+    gate = verdicts(scored, table, baseline, args.tolerance)
     log_info = {"name": ", ".join(display(p) for p in scored_files), "sha256": log_sha, "unreadable_lines": bad}
     out.add("results.json", json_bytes(
         {"schema_version": 1, "model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
          "command": ["benchmark.py", *argv], "prices_per_million": dict(zip(("input", "output", "cached_input"), prices)),
-         "log": log_info, "requests": summary, "aggregates": table, "cells": scored}
+         "log": log_info, "requests": summary, "verdicts": gate, "aggregates": table, "cells": scored}
     ))
     questions = measured.variants[0].questions
-    out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions).encode("utf-8"))
+    out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions, gate, baseline, args.tolerance).encode("utf-8"))
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
         answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))

@@ -432,3 +432,58 @@ def test_results_and_size_report_per_hop_count(tmp_path):
     b_json = {r["question_id"]: r["answerable"] for r in rows if (r["mode"], r["format"]) == ("B", "json")}
     one_hop = [b_json[q] for q in ("kids", "country", "acquaintance")]
     assert f"| json | {sum(one_hop) / 3:.2f} | " in size_report and "Answerable per hop count:" in size_report
+
+
+# ---- the acceptance gate
+
+
+def gate_inputs(tmp_path):
+    rng = benchmark.random.Random(33)
+    graph = synth_kg.make_graph(1500, 120, rng)
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    return ["--graph", str(tmp_path / "g.json"), "--generate-questions", "60", "--prompt", "en", "--formats", "json,tsv,dsl"]
+
+
+def test_the_solver_is_accepted_on_every_format(tmp_path):
+    assert benchmark.main([*gate_inputs(tmp_path), "--model", "solver", "--out", str(tmp_path / "out")]) == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert [(v["format"], v["verdict"]) for v in results["verdicts"]] == [("tsv", "accept"), ("dsl", "accept")]
+    report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+    assert report.index("## Verdicts against json") < report.index("## o200k_base")
+    assert re.search(r"Recommendation for o200k_base · small · original · A: ship (tsv|dsl), which saves \d+% ", report)
+
+
+def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_shows_where(tmp_path):
+    from fake_openai import FakeOpenAI
+    argv = [*gate_inputs(tmp_path), "--model", "m"]
+    args = benchmark.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
+    plan = benchmark.make_plan(args)
+    inputs = benchmark.load_inputs(args.graph, None, None, benchmark.make_generate_spec(args, plan))
+    answers = {}
+    for item in benchmark.measure(inputs, plan).items:
+        wrong = item.row["format"] == "dsl" and benchmark.hop_bucket(item.question) == "3"
+        answers[item.prompt()] = "{}" if wrong else json.dumps(benchmark.solver_answer(item), ensure_ascii=False)
+    server = FakeOpenAI(answer=lambda prompt: answers[prompt])
+    try:
+        assert benchmark.main([*argv, "--base-url", server.url, "--out", str(tmp_path / "out")]) == 0
+    finally:
+        server.close()
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    verdict = {v["format"]: v for v in results["verdicts"]}
+    assert verdict["tsv"]["verdict"] == "accept"
+    assert verdict["dsl"]["verdict"] == "reject" and "path_exact" in verdict["dsl"]["failed"]
+    dsl = next(e for e in results["aggregates"] if e["format"] == "dsl")
+    assert dsl["by_hops"]["3"]["path_exact"]["rate"] == 0.0 and dsl["by_hops"]["2"]["path_exact"]["rate"] == 1.0
+
+
+def test_six_questions_and_a_small_difference_leave_the_verdict_undecided():
+    def cell(fmt, qid, ok, insufficient=False):
+        return {"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": fmt, "question_id": qid,
+                "permutation": 0, "repeat": 0, "status": "OK", "insufficient": insufficient, "path_exact": ok, "valid_path": ok,
+                "answer_correct": ok}
+    scored = [cell("json", f"q{i}", True) for i in range(5)] + [cell("json", "q6", True, True)]
+    scored += [cell("dsl", f"q{i}", i != 0) for i in range(5)] + [cell("dsl", "q6", True, True)]
+    table = [{"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": f, "prompt_tokens": t,
+              "model_prompt_tokens": None, "path_exact_spread": None} for f, t in (("json", 900), ("dsl", 450))]
+    (verdict,) = benchmark.verdicts(scored, table, "json", 0.05)
+    assert verdict["verdict"] == "undecided" and "path_exact" in verdict["undecided"] and verdict["saving"] == 0.5
