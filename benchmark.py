@@ -3713,6 +3713,81 @@ def _bar(value: float, top: float, width: int = 20) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
+def _tokens(e: dict) -> str:
+    """'970 (800)': tiktoken's count, and the model's own where the log has it."""
+    tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:,.0f}"
+    return tokens + (f" ({e['model_prompt_tokens']:,.0f})" if e["model_prompt_tokens"] is not None else "")
+
+
+def _compact_table(entries: list[dict]) -> list[str]:
+    """What a decision needs first: tokens, answer, path exact with its interval, abstention, cost."""
+    lines = ["| format | prompt tokens (the model's count) | answer | path exact | abstention | cost |", "|---|---:|---:|---:|---:|---:|"]
+    for e in entries:
+        cost = "" if e["cost"] is None else f"{e['cost']:.4f}"
+        lines.append(f"| {e['format']}{' ★' if e.get('pareto') else ''} | {_tokens(e)} | {_rate(e['answer_correct'])} | "
+                     f"{_rate(e['path_exact'])} | {_rate(e['abstention_correct'])} | {cost} |")
+    return lines
+
+
+def _hop_table(entries: list[dict]) -> list[str]:
+    lines = ["Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in brackets.",
+             "", "| format | " + " | ".join(f"{b} hop{'s' if b != '1' else ''}" if b != "abstention" else b for b in HOP_BUCKETS) + " |",
+             "|---|" + "---:|" * len(HOP_BUCKETS)]
+    for e in entries:
+        cells = []
+        for b in HOP_BUCKETS:
+            part = e["by_hops"].get(b)
+            metric = "abstention_correct" if b == "abstention" else "path_exact"
+            cells.append(f"{_rate(part[metric])} [{part['n']}]" if part and part[metric]["rate"] is not None else "")
+        lines.append(f"| {e['format']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _notes_and_bars(entries: list[dict], config: ModelConfig) -> list[str]:
+    """The star's meaning, finish reasons, ignored caps, cached shares, and a text chart of tokens and path exact."""
+    star = ("★ on the Pareto front of prompt tokens against path exact match." if any(e.get("pareto") for e in entries)
+            else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front.")
+    shares = "; ".join(f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None)
+    reasons = "; ".join(f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items()) for e in entries if e["finish_reasons"])
+    ignored = "; ".join(f"{e['format']} {e['over_output_cap']}" for e in entries if e["over_output_cap"])
+    lines = ["", star, *([f"finish_reason per format: {reasons}."] if reasons else []),
+             *([f"Answers longer than --max-output-tokens {config.max_output_tokens} (the server ignored the cap): {ignored}."]
+               if ignored else []),
+             *([f"Share of prompt tokens served from the provider's prefix cache: {shares}."] if shares else []), "", "```"]
+    top = max((e["prompt_tokens"] or 0) for e in entries)
+    width = max(len(e["format"]) for e in entries)
+    for e in entries:
+        rate, spread = e["path_exact"]["rate"], e["path_exact_spread"]
+        sd = f" (sd {spread['sd']:.2f} over {spread['runs']} runs)" if spread and spread["sd"] is not None else ""
+        lines.append(
+            f"{e['format']:<{width}}  tokens {_bar(e['prompt_tokens'] or 0, top)} {e['prompt_tokens'] or 0:>9,.0f}   "
+            f"path exact {_bar(rate or 0, 1.0)} {'' if rate is None else f'{rate:.2f}'}{sd}"
+        )
+    return [*lines, "```"]
+
+
+def _wide_table(entries: list[dict]) -> list[str]:
+    """The article's final table (8.6), every metric."""
+    lines = [
+        "| format | n | prompt tokens (the model's count) | parse | answer | path exact | valid path | evidence | edge P | edge R | "
+        "abstention | false abstention | right answer, wrong path | errors | overflow | cost | tokens / correct path | latency p50 / p95 s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for e in entries:
+        cost = "" if e["cost"] is None else f"{e['cost']:.4f}"
+        per_path = "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}"
+        latency = "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}"
+        precision, recall = (("" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}") for m in MEAN_METRICS)
+        lines.append(
+            f"| {e['format']}{' ★' if e.get('pareto') else ''} | {e['n']} | {_tokens(e)} | "
+            f"{_rate(e['parse_success'])} | {_rate(e['answer_correct'])} | {_rate(e['path_exact'])} | {_rate(e['valid_path'])} | "
+            f"{_rate(e['evidence_match'])} | {precision} | {recall} | {_rate(e['abstention_correct'])} | "
+            f"{_rate(e['false_abstention'])} | {e['right_answer_wrong_path']} | {e['errors']} | {e['overflow']} | {cost} | "
+            f"{per_path} | {latency} |"
+        )
+    return lines
+
+
 def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
                      questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float) -> str:
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
@@ -3742,58 +3817,9 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
     for e in table:
         groups.setdefault((e["encoding"], e["size"], e["ids"], e["mode"]), []).append(e)
     for (encoding, size, ids, mode), entries in groups.items():
-        lines += [
-            "",
-            f"## {encoding} · {size} · {ids} · mode {mode}",
-            "",
-            "| format | n | prompt tokens (the model's count) | parse | answer | path exact | valid path | evidence | edge P | edge R | "
-            "abstention | false abstention | right answer, wrong path | errors | overflow | cost | tokens / correct path | latency p50 / p95 s |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for e in entries:
-            cost = "" if e["cost"] is None else f"{e['cost']:.4f}"
-            per_path = "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}"
-            tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:,.0f}"
-            if e["model_prompt_tokens"] is not None:
-                tokens += f" ({e['model_prompt_tokens']:,.0f})"
-            latency = "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}"
-            precision, recall = (("" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}") for m in MEAN_METRICS)
-            lines.append(
-                f"| {e['format']}{' ★' if e.get('pareto') else ''} | {e['n']} | {tokens} | "
-                f"{_rate(e['parse_success'])} | {_rate(e['answer_correct'])} | {_rate(e['path_exact'])} | {_rate(e['valid_path'])} | "
-                f"{_rate(e['evidence_match'])} | {precision} | {recall} | {_rate(e['abstention_correct'])} | "
-                f"{_rate(e['false_abstention'])} | {e['right_answer_wrong_path']} | {e['errors']} | {e['overflow']} | {cost} | "
-                f"{per_path} | {latency} |"
-            )
-        top = max((e["prompt_tokens"] or 0) for e in entries)
-        width = max(len(e["format"]) for e in entries)
-        lines += ["", "Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in brackets.",
-                  "", "| format | " + " | ".join(f"{b} hop{'s' if b != '1' else ''}" if b != "abstention" else b for b in HOP_BUCKETS) + " |",
-                  "|---|" + "---:|" * len(HOP_BUCKETS)]
-        for e in entries:
-            cells = []
-            for b in HOP_BUCKETS:
-                part = e["by_hops"].get(b)
-                metric = "abstention_correct" if b == "abstention" else "path_exact"
-                cells.append(f"{_rate(part[metric])} [{part['n']}]" if part and part[metric]["rate"] is not None else "")
-            lines.append(f"| {e['format']} | " + " | ".join(cells) + " |")
-        star = ("★ on the Pareto front of prompt tokens against path exact match." if any(e.get("pareto") for e in entries)
-                else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front.")
-        shares = "; ".join(f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None)
-        reasons = "; ".join(f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items()) for e in entries if e["finish_reasons"])
-        ignored = "; ".join(f"{e['format']} {e['over_output_cap']}" for e in entries if e["over_output_cap"])
-        lines += ["", star, *([f"finish_reason per format: {reasons}."] if reasons else []),
-                  *([f"Answers longer than --max-output-tokens {config.max_output_tokens} (the server ignored the cap): {ignored}."]
-                    if ignored else []),
-                  *([f"Share of prompt tokens served from the provider's prefix cache: {shares}."] if shares else []), "", "```"]
-        for e in entries:
-            rate, spread = e["path_exact"]["rate"], e["path_exact_spread"]
-            sd = f" (sd {spread['sd']:.2f} over {spread['runs']} runs)" if spread and spread["sd"] is not None else ""
-            lines.append(
-                f"{e['format']:<{width}}  tokens {_bar(e['prompt_tokens'] or 0, top)} {e['prompt_tokens'] or 0:>9,.0f}   "
-                f"path exact {_bar(rate or 0, 1.0)} {'' if rate is None else f'{rate:.2f}'}{sd}"
-            )
-        lines.append("```")
+        lines += ["", f"## {encoding} · {size} · {ids} · mode {mode}", "", *_compact_table(entries), "", *_hop_table(entries)]
+        lines += _notes_and_bars(entries, config)
+        lines += ["", "### Every metric", "", *_wide_table(entries)]
     return "\n".join(lines) + "\n"
 
 
