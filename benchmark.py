@@ -1731,10 +1731,11 @@ def bpe_cache_name(url: str) -> str:
 
 @dataclass(frozen=True)
 class Tokenizer:
-    name: str  # tiktoken encoding name
-    encoding: tiktoken.Encoding
-    bpe_sha256: str | None  # SHA-256 of the BPE file, None when tiktoken does not tell us
+    name: str  # tiktoken encoding name, or hf:<file name> for a Hugging Face tokenizer.json
+    encoding: tiktoken.Encoding  # or HFEncoding: anything with encode_ordinary(text) -> token ids
+    bpe_sha256: str | None  # SHA-256 of the BPE (or tokenizer.json) file, None when tiktoken does not tell us
     bpe_source: str  # where the BPE file came from
+    library: str = ""  # what counts, with its version, for the rows: "tiktoken 0.14.0", "tokenizers 0.23.3"
 
     def count(self, text: str) -> int:
         return len(self.encoding.encode_ordinary(text))
@@ -1745,7 +1746,40 @@ class Tokenizer:
         return sha256_hex(getattr(self.encoding, "_pat_str", "")) in SPLIT_PATTERNS
 
 
+class HFEncoding:
+    """A Hugging Face tokenizer.json behind tiktoken's encode_ordinary: no special tokens are added, and text that
+    looks like one is counted as the ordinary text it is. Its pre-tokenizer is not one of SPLIT_PATTERNS, so
+    every prompt is counted whole."""
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+        if hasattr(tokenizer, "encode_special_tokens"):
+            tokenizer.encode_special_tokens = True
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+
+def load_hf_tokenizer(name: str) -> Tokenizer:
+    """--encoding hf:PATH: the tokenizer.json of a model served by vLLM or llama.cpp (Llama, Qwen, Mistral...)."""
+    path = Path(name[3:])
+    try:
+        import tokenizers  # only here: the tiktoken runs never need it
+    except ImportError:
+        raise BenchmarkError(f"--encoding {name}: the tokenizers package is not installed; run: pip install -r requirements.lock.txt") from None
+    try:
+        raw = path.read_bytes()
+        tokenizer = tokenizers.Tokenizer.from_str(raw.decode("utf-8"))
+    except OSError as e:
+        raise BenchmarkError(f"--encoding {name}: cannot read {display(path)} ({e.strerror}); give the path of a tokenizer.json") from None
+    except Exception as e:  # the library raises its own error types for a malformed file
+        raise BenchmarkError(f"--encoding {name}: {display(path)} is not a Hugging Face tokenizer.json ({str(e).splitlines()[0][:120]})") from None
+    return Tokenizer(f"hf:{path.name}", HFEncoding(tokenizer), sha256_hex(raw), display(path), f"tokenizers {tokenizers.__version__}")
+
+
 def load_tokenizer(name: str) -> Tokenizer:
+    if name.startswith("hf:"):
+        return load_hf_tokenizer(name)
     known = tiktoken.list_encoding_names()
     if name not in known:
         raise BenchmarkError(f"unknown encoding {name!r} in --encoding; tiktoken knows {', '.join(known)}")
@@ -1769,7 +1803,7 @@ def load_tokenizer(name: str) -> Tokenizer:
                 del os.environ["TIKTOKEN_CACHE_DIR"]
             else:
                 os.environ["TIKTOKEN_CACHE_DIR"] = user_dir
-        return Tokenizer(name, encoding, sha, f"data/tiktoken/{key}")
+        return Tokenizer(name, encoding, sha, f"data/tiktoken/{key}", f"tiktoken {tiktoken.__version__}")
     try:
         encoding = tiktoken.get_encoding(name)
     except Exception as e:  # tiktoken raises whatever its download raised
@@ -1780,7 +1814,7 @@ def load_tokenizer(name: str) -> Tokenizer:
             f"folder and set TIKTOKEN_CACHE_DIR to it, or use a shipped encoding: {', '.join(SHIPPED_ENCODINGS)}"
         ) from None
     source = f"TIKTOKEN_CACHE_DIR ({user_dir})" if user_dir else "tiktoken's default cache or download"
-    return Tokenizer(name, encoding, sha, source)
+    return Tokenizer(name, encoding, sha, source, f"tiktoken {tiktoken.__version__}")
 
 
 # Counting a prompt by parts. encode_ordinary cuts a text into pieces with the encoding's regex and
@@ -2219,7 +2253,6 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     n_cells = sum(len(v.questions) for v in variants) * plan.permutations * len(plan.formats) * len(plan.tokenizers)
     progress = Progress(n_cells * (2 if plan.budget else 1))
     items: list[Item] = []
-    library = f"tiktoken {tiktoken.__version__}"
     prompts_written: set[str] = set()
 
     def add_row(tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
@@ -2234,7 +2267,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
             "graph_sha256": cell.shown.sha,
             "encoding": tokenizer.name,
             "prompt_sha256": cell.prompt_sha256,
-            "tokenizer": library,
+            "tokenizer": tokenizer.library,
             "normalization": NORMALIZATION,
             "prompt_scope": PROMPT_SCOPE,
             "size": cell.variant.size,
@@ -2359,7 +2392,7 @@ def variant_file(variant: Variant, kind: str) -> str:
 def prompt_file(plan: Plan, variant: Variant, permutation: int, mode: str, encoding: str, fmt: str, qid: str) -> str:
     if plan.article_layout:
         return f"prompt.{fmt}.{qid}.txt"
-    mode = "A" if mode == "A" else f"B.{encoding}"  # a packed prompt depends on the encoding
+    mode = "A" if mode == "A" else f"B.{encoding.replace(':', '-')}"  # a packed prompt depends on the encoding
     return f"prompt.{variant.size}.{variant.ids}.p{permutation}.{mode}.{fmt}.{qid}.txt"
 
 
@@ -4089,7 +4122,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
     for flag, value in (("--permutations", args.permutations), ("--budget", args.budget), ("--context-window", args.context_window)):
         if value is not None and value < 1:
             raise BenchmarkError(f"{flag} must be at least 1, got {value}")
-    encodings = parse_names(args.encoding, tiktoken.list_encoding_names(), "--encoding")
+    hf = [name.strip() for name in args.encoding.split(",") if name.strip().startswith("hf:")]
+    encodings = parse_names(args.encoding, [*tiktoken.list_encoding_names(), *hf], "--encoding")
     formats = parse_names(args.formats, list(FORMATS), "--formats")
     sizes = [s for s in SIZES if s in parse_names(args.sizes, SIZES, "--sizes")]
     ids = [i for i in ID_VARIANTS if i in parse_names(args.ids, ID_VARIANTS, "--ids")]

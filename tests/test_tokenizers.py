@@ -1,6 +1,7 @@
 """Offline tokenizers: shipped BPE files, exact token counts, clear errors."""
 
 import hashlib
+import json
 import inspect
 import re
 import shutil
@@ -134,3 +135,50 @@ def test_cli_counts_cl100k_offline(tmp_path):
     done = run_cli("--encoding", "cl100k_base", "--out", str(tmp_path / "out"), env={"TIKTOKEN_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].startswith("json\t")
+
+
+# ---- a Hugging Face tokenizer.json, for models served by vLLM or llama.cpp
+
+
+def small_hf_tokenizer(path):
+    """A byte-level BPE trained here on a few lines: a real tokenizer.json, made without a download."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    corpus = ['{"source": "person_irina", "relation": "LEADS", "target": "project_orion"}', "Ты выполняешь точный обход графа.",
+              "edge_list NODES EDGES -LEADS-> @ > | person project method org city"] * 20
+    tokenizer.train_from_iterator(corpus, trainer)
+    tokenizer.save(str(path))
+    return tokenizer
+
+
+def test_hf_tokenizer_counts_the_prompts_and_is_recorded(tmp_path):
+    hf = small_hf_tokenizer(tmp_path / "tokenizer.json")
+    done = run_cli("--encoding", f"hf:{tmp_path / 'tokenizer.json'},o200k_base", "--out", str(tmp_path / "out"), "--write-prompts")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+    mine = [r for r in rows if r["encoding"] == "hf:tokenizer.json"]
+    assert len(mine) == 30 and {r["tokenizer"] for r in mine} == {f"tokenizers {__import__('tokenizers').__version__}"}
+    for r in mine:
+        text = (tmp_path / "out" / f"prompt.{r['format']}.{r['question_id']}.txt").read_text(encoding="utf-8")
+        assert r["prompt_tokens"] == len(hf.encode(text, add_special_tokens=False).ids)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    entry = next(e for e in manifest["encodings"] if e["name"] == "hf:tokenizer.json")
+    assert entry["bpe_sha256"] == benchmark.sha256_hex((tmp_path / "tokenizer.json").read_bytes())
+
+
+def test_tokenizers_is_imported_only_for_an_hf_encoding(tmp_path):
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import benchmark; "
+            "code = benchmark.main(['--out', sys.argv[2]]); print(code, 'tokenizers' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT), str(tmp_path)], capture_output=True, text=True)
+    assert done.stdout.splitlines()[-1] == "0 False"
+
+
+def test_a_bad_tokenizer_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "t.json").write_text("{}", encoding="utf-8")
+    assert benchmark.main(["--encoding", f"hf:{tmp_path / 't.json'}", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --encoding hf:{tmp_path / 't.json'}: ") and "is not a Hugging Face tokenizer.json" in err
+    assert err.count("\n") == 1
