@@ -2538,6 +2538,8 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
         "the prompt shows (an abstention question stays answerable: INSUFFICIENT_DATA remains right). "
         "Every row of size_report.json holds the exact per-prompt numbers.",
         "",
+        "![Prompt tokens and answerable share across graph sizes](size_report.svg)",
+        "",
         "## Graph variants",
         "",
         "| variant | nodes | edges | distractor branches | file | SHA-256 |",
@@ -3840,6 +3842,7 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         f"Questions: {len(questions)}, of which {sum(q.several for q in questions)} have several acceptable answers "
         f"or gold paths and {sum(q.insufficient for q in questions)} are abstention questions.",
         *verdict_lines(gate, tolerance, baseline),
+        "", "![Prompt tokens against path exact match](results.svg)",
     ]
     first, *rest = summary_lines(summary, config)
     lines += ["", f"{first[0].upper()}{first[1:]}.", *(f"- {line}" for line in rest)]
@@ -3854,6 +3857,107 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         lines += _notes_and_bars(entries, config)
         lines += ["", "### Every metric", "", *_wide_table(entries)]
     return "\n".join(lines) + "\n"
+
+
+# Pictures: plain SVG written here, no plotting library. Every mark carries its figures as data-*
+# attributes (what the tests read back), a shape (filled: on the Pareto front; square: the baseline)
+# and a text label, so a chart reads without colour.
+
+SVG_PANEL = (460, 300)  # width, height of one panel
+SVG_MARGIN = 60
+
+
+def _svg_text(x: float, y: float, text: str, anchor: str = "start", size: int = 11) -> str:
+    safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" font-family="sans-serif">{safe}</text>'
+
+
+def svg_chart(title: str, panels: list[dict], legend: str) -> str:
+    """Panels side by side. A panel: {title, x_label, y_label, x_max, y_max, points: [{label, x, y, low, high,
+    shape: 'filled'|'hollow'|'square', data: {...}}], lines: [[(x, y), ...]], x_ticks: [(x, label)]}."""
+    w, h = SVG_PANEL
+    width, height = SVG_MARGIN + len(panels) * (w + SVG_MARGIN), h + 2 * SVG_MARGIN + 20
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
+           f'<rect width="{width}" height="{height}" fill="white"/>', _svg_text(SVG_MARGIN, 24, title, size=14)]
+    for k, panel in enumerate(panels):
+        left, top = SVG_MARGIN + k * (w + SVG_MARGIN), SVG_MARGIN
+        x_max, y_max = panel["x_max"] or 1, panel["y_max"] or 1
+        def px(x: float, left: float = left, x_max: float = x_max) -> float:
+            return left + w * x / x_max
+
+        def py(y: float, top: float = top, y_max: float = y_max) -> float:
+            return top + h - h * y / y_max
+
+        out += [f'<g class="panel" data-title="{panel["title"]}">',
+                f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="black"/>',
+                _svg_text(left, top - 8, panel["title"], size=12),
+                _svg_text(left + w / 2, top + h + 32, panel["x_label"], "middle"),
+                _svg_text(left + w, top - 8, f"y: {panel['y_label']}", "end", 10)]
+        for x, label in panel.get("x_ticks", []):
+            out.append(_svg_text(px(x), top + h + 14, label, "middle", 10))
+        for y in (0, y_max / 2, y_max):
+            out.append(_svg_text(left - 6, py(y) + 4, f"{y:,.2f}" if y_max <= 1 else f"{y:,.0f}", "end", 10))
+        for line in panel.get("lines", []):
+            pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line)
+            out.append(f'<polyline points="{pts}" fill="none" stroke="gray" stroke-dasharray="3,3"/>')
+        for p in panel["points"]:
+            x, y = px(p["x"]), py(p["y"])
+            data = " ".join(f'data-{k}="{v}"' for k, v in p["data"].items())
+            if p.get("low") is not None:
+                out.append(f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" stroke="black" {data}/>')
+            if p["shape"] == "square":
+                out.append(f'<rect class="mark" x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" fill="white" stroke="black" {data}/>')
+            else:
+                fill = "black" if p["shape"] == "filled" else "white"
+                out.append(f'<circle class="mark" cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{fill}" stroke="black" {data}/>')
+            out.append(_svg_text(x + 8, y - 6, p["label"], size=10))
+        out.append("</g>")
+    out += [_svg_text(SVG_MARGIN, height - 10, legend, size=10), "</svg>"]
+    return "\n".join(out) + "\n"
+
+
+def results_svg(table: list[dict], baseline: str) -> str:
+    """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode)."""
+    groups: dict[tuple, list[dict]] = {}
+    for e in table:
+        if e["prompt_tokens"] is not None and e["path_exact"]["rate"] is not None:
+            groups.setdefault((e["encoding"], e["size"], e["ids"], e["mode"]), []).append(e)
+    panels = []
+    for group, entries in groups.items():
+        points = [{
+            "label": e["format"], "x": e["prompt_tokens"], "y": e["path_exact"]["rate"],
+            "low": e["path_exact"]["ci95"][0], "high": e["path_exact"]["ci95"][1],
+            "shape": "square" if e["format"] == baseline else "filled" if e.get("pareto") else "hollow",
+            "data": {"format": e["format"], "tokens": e["prompt_tokens"], "rate": e["path_exact"]["rate"],
+                     "low": e["path_exact"]["ci95"][0], "high": e["path_exact"]["ci95"][1], "pareto": bool(e.get("pareto"))},
+        } for e in entries]
+        panels.append({"title": " · ".join(group), "x_label": "prompt tokens (tiktoken)", "y_label": "path exact",
+                       "x_max": 1.1 * max(p["x"] for p in points), "y_max": 1.0, "points": points})
+    return svg_chart("Prompt tokens against path exact match", panels,
+                     "filled circle: on the Pareto front; hollow circle: not on it; square: the baseline; whiskers: 95% interval")
+
+
+def size_report_svg(summary: list[dict], plan: Plan) -> str:
+    """Mode A prompt tokens per format across sizes, and mode B's answerable share, per encoding and ids."""
+    panels = []
+    for encoding in [t.name for t in plan.tokenizers]:
+        for ids in plan.ids:
+            for mode, metric, label in (("A", "prompt_tokens", "prompt tokens (mean)"), ("B", "answerable", "answerable (share)")):
+                mine = [e for e in summary if (e["encoding"], e["ids"], e["mode"]) == (encoding, ids, mode) and e[metric]]
+                if not mine:
+                    continue
+                points, lines = [], []
+                for fmt in plan.formats:
+                    series = [(plan.sizes.index(e["size"]), e[metric]["mean"]) for e in mine if e["format"] == fmt]
+                    lines.append(series)
+                    points += [{"label": fmt if x == len(plan.sizes) - 1 else "", "x": x, "y": y, "shape": "hollow",
+                                "data": {"format": fmt, "size": plan.sizes[x], metric.replace("_", "-"): y}} for x, y in series]
+                top = max(p["y"] for p in points)
+                panels.append({"title": f"{encoding} · {ids} · mode {mode}", "x_label": "size", "y_label": label,
+                               "x_max": max(len(plan.sizes) - 1, 1) * 1.15, "y_max": 1.0 if mode == "B" else 1.1 * top,
+                               "points": points, "lines": lines, "x_ticks": list(enumerate(plan.sizes))})
+    return svg_chart("Prompt tokens and answerable share across graph sizes", panels,
+                     "one line per format, labelled at its last size; mode A: every edge; mode B: packed into --budget")
 
 
 # -----------------------------------------------------------------------------
@@ -4142,7 +4246,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
     )
 
 
-EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_summary.json", MANIFEST, LOG_NAME, "results.json", "results.md")
+EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_report.svg", "size_summary.json", MANIFEST, LOG_NAME, "results.json",
+                 "results.md", "results.svg")
 
 
 def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | None:
@@ -4245,6 +4350,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         if not plan.article_layout:
             staging.add("size_summary.json", json_bytes(summary))
             staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha).encode("utf-8"))
+            staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
         config = {
             "argv": argv,
             "encodings": [t.name for t in plan.tokenizers],
@@ -4422,6 +4528,7 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     ))
     questions = measured.variants[0].questions
     out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions, gate, baseline, args.tolerance).encode("utf-8"))
+    out.add("results.svg", results_svg(table, baseline).encode("utf-8"))
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
         answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))

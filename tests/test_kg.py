@@ -487,3 +487,36 @@ def test_six_questions_and_a_small_difference_leave_the_verdict_undecided():
               "model_prompt_tokens": None, "path_exact_spread": None} for f, t in (("json", 900), ("dsl", 450))]
     (verdict,) = benchmark.verdicts(scored, table, "json", 0.05)
     assert verdict["verdict"] == "undecided" and "path_exact" in verdict["undecided"] and verdict["saving"] == 0.5
+
+
+# ---- pictures
+
+
+def svg_marks(path):
+    import xml.etree.ElementTree as ET
+    root = ET.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    return [(panel.get("data-title"), mark.attrib) for panel in root.iter(f"{ns}g")
+            for mark in panel if mark.get("class") == "mark"]
+
+
+def test_every_mark_of_the_svg_charts_equals_the_json_figures(tmp_path):
+    argv = [*write(tmp_path, FAMILY, QUESTIONS), "--model", "solver", "--sizes", "small,medium", "--budget", "900", "--formats", "json,tsv,dsl"]
+    assert benchmark.main(argv) == 0
+    out = tmp_path / "out"
+    table = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    marks = svg_marks(out / "results.svg")
+    assert len(marks) == len(table)
+    for title, mark in marks:
+        e = next(e for e in table if " · ".join((e["encoding"], e["size"], e["ids"], e["mode"])) == title and e["format"] == mark["data-format"])
+        assert (float(mark["data-tokens"]), float(mark["data-rate"])) == (e["prompt_tokens"], e["path_exact"]["rate"])
+        assert [float(mark["data-low"]), float(mark["data-high"])] == e["path_exact"]["ci95"]
+        assert mark["data-pareto"] == str(bool(e.get("pareto")))
+    summary = json.loads((out / "size_summary.json").read_text(encoding="utf-8"))
+    for title, mark in svg_marks(out / "size_report.svg"):
+        mode = title.rsplit(" ", 1)[-1]
+        e = next(e for e in summary if (e["mode"], e["format"], e["size"]) == (mode, mark["data-format"], mark["data-size"]))
+        key, metric = ("data-prompt-tokens", "prompt_tokens") if mode == "A" else ("data-answerable", "answerable")
+        assert float(mark[key]) == e[metric]["mean"]
+    assert "![Prompt tokens against path exact match](results.svg)" in (out / "results.md").read_text(encoding="utf-8")
+    assert "](size_report.svg)" in (out / "size_report.md").read_text(encoding="utf-8")
