@@ -3876,11 +3876,11 @@ def svg_chart(title: str, panels: list[dict], legend: str) -> str:
     """Panels side by side. A panel: {title, x_label, y_label, x_max, y_max, points: [{label, x, y, low, high,
     shape: 'filled'|'hollow'|'square', data: {...}}], lines: [[(x, y), ...]], x_ticks: [(x, label)]}."""
     w, h = SVG_PANEL
-    width, height = SVG_MARGIN + len(panels) * (w + SVG_MARGIN), h + 2 * SVG_MARGIN + 20
+    width, height = SVG_MARGIN + len(panels) * (w + SVG_MARGIN), h + 2 * SVG_MARGIN + 30
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
-           f'<rect width="{width}" height="{height}" fill="white"/>', _svg_text(SVG_MARGIN, 24, title, size=14)]
+           f'<rect width="{width}" height="{height}" fill="white"/>', _svg_text(SVG_MARGIN, 20, title, size=14)]
     for k, panel in enumerate(panels):
-        left, top = SVG_MARGIN + k * (w + SVG_MARGIN), SVG_MARGIN
+        left, top = SVG_MARGIN + k * (w + SVG_MARGIN), SVG_MARGIN + 10
         x_max, y_max = panel["x_max"] or 1, panel["y_max"] or 1
         def px(x: float, left: float = left, x_max: float = x_max) -> float:
             return left + w * x / x_max
@@ -3890,10 +3890,11 @@ def svg_chart(title: str, panels: list[dict], legend: str) -> str:
 
         out += [f'<g class="panel" data-title="{panel["title"]}">',
                 f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="black"/>',
-                _svg_text(left, top - 8, panel["title"], size=12),
-                _svg_text(left + w / 2, top + h + 32, panel["x_label"], "middle"),
-                _svg_text(left + w, top - 8, f"y: {panel['y_label']}", "end", 10)]
-        for x, label in panel.get("x_ticks", []):
+                _svg_text(left, top - 22, panel["title"], size=12),
+                _svg_text(left, top - 8, f"y: {panel['y_label']}", size=10),
+                _svg_text(left + w / 2, top + h + 32, panel["x_label"], "middle")]
+        ticks = panel.get("x_ticks") or [(x_max * k / 4, f"{x_max * k / 4:,.0f}") for k in range(5)]
+        for x, label in ticks:
             out.append(_svg_text(px(x), top + h + 14, label, "middle", 10))
         for y in (0, y_max / 2, y_max):
             out.append(_svg_text(left - 6, py(y) + 4, f"{y:,.2f}" if y_max <= 1 else f"{y:,.0f}", "end", 10))
