@@ -26,8 +26,10 @@ the others send every prompt to a model, log each answer as it arrives (requests
 score answers and paths from that log alone (results.json, results.md).
 
 Real knowledge graphs work too: untyped triples in any language, questions with several acceptable
-answers or gold paths (answers, answer_ids, paths), --prompt en or a template file of your own,
---skip-invalid-questions to drop the questions that fail a check and measure the rest.
+answers or gold paths (answers, answer_ids, paths) or drawn from the graph (--generate-questions),
+--prompt en or a template file of your own, --skip-invalid-questions to drop the questions that fail a
+check. Model runs end in a decision: verdicts against a baseline format (--baseline, --tolerance),
+results per hop count, and SVG charts (results.svg, size_report.svg).
 
 The code is ours. Where the article's script was loose we are strict, on purpose:
 - values that contain a format's own delimiters are escaped (edge_list, dsl, pipe_table) or quoted
@@ -46,18 +48,21 @@ Sections, in the order data flows through them:
   load and validate the inputs         Problems, graph.json and questions.json, NFC
   formats                              serializer and parser pairs, registered in FORMATS
   round-trip check                     every format parses back to the same graph
-  control solver                       complete walks of a query; check_questions says what disagrees
+  control solver                       complete walks of a query; check_questions says what disagrees;
+                                       generated question sets (--generate-questions)
   graph variants                       drawn distractors (Namer, Distractors), short ids, permutations
   prompts                              Template: --prompt ru | en | FILE
   tokenizers                           offline tiktoken, TokenCounts, counting a prompt by parts
   leakage preflight                    whole-word checks of article 8.3
   measurement                          Plan, FormattedGraph, large sizing, measure, mode B packing
   reports                              console table, size_report.md, size_summary.json
-  runner                               Chat Completions into requests.jsonl, resumable
-  scoring                              answers, paths and abstention, from the log alone
-  results                              statistics, results.json, results.md
+  runner                               Chat Completions into requests.jsonl, resumable; Gate: fail fast,
+                                       throttle on timeouts; Batch export in parts
+  scoring                              answers, paths and abstention, from the log alone; Batch files
+  results                              statistics per group and hop count, the acceptance gate,
+                                       results.json, results.md, the SVG charts
   artifacts                            Staging, manifest.json, publish
-  command line                         flags, preflight, run, main
+  command line                         flags, preflight, run, model_results, main
 """
 
 from __future__ import annotations
