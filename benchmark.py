@@ -2313,8 +2313,9 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
             position = {old: new for new, old in enumerate(order)}
             shown = Graph(graph.nodes, tuple(graph.edges[i] for i in order))
             moved = [q.moved(position) for q in questions]
-            texts = {fmt: FormattedGraph(plan.template, fmt, serialized(fmt, shown)) for fmt in plan.formats}
-            for text in texts.values():  # tokenized on other threads while this one checks the round trips
+            texts = {}
+            for fmt in plan.formats:  # each text is tokenized on other threads while this one goes on
+                texts[fmt] = text = FormattedGraph(plan.template, fmt, serialized(fmt, shown))
                 for tokenizer in plan.tokenizers:
                     counts.start(tokenizer, text.text, text.sha)
             for fmt, text in texts.items():
