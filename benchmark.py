@@ -202,6 +202,20 @@ class Graph:
     edges: tuple[Edge, ...]  # order matters: question paths index into it
 
 
+class GroupKey(NamedTuple):
+    """What a table of results or sizes is drawn for: every format is compared within one group."""
+
+    encoding: str
+    size: str
+    ids: str
+    mode: str
+
+
+def group_key(row: dict) -> GroupKey:
+    """The group of a size_report row, a scored cell, an aggregate or a verdict."""
+    return GroupKey(row["encoding"], row["size"], row["ids"], row["mode"])
+
+
 class Hop(NamedTuple):
     relation: str
     direction: str  # "out" follows source -> target; "in" follows an existing edge back from target to source
@@ -2629,7 +2643,7 @@ def answerable_by_hops(rows: list[dict], buckets: dict[str, str]) -> list[str]:
     return lines
 
 
-def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> list[str]:
+def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[GroupKey, str]:
     """Mode B groups where the budget leaves a whole gold path out of most positive prompts of every format:
     such a budget cannot tell formats apart. Each hint gives the budget from which the median question's
     gold path fits the reference format's prompt (json when measured)."""
@@ -2639,7 +2653,7 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> list[str
         if r["mode"] == "B" and not q.insufficient and q.query and r["answerable"] is not None:
             groups.setdefault((r["encoding"], r["size"], r["ids"]), {}).setdefault(r["format"], []).append(item)
     reference = "json" if "json" in plan.formats else plan.formats[0]
-    hints = []
+    hints = {}
     for (encoding, size, ids), by_format in groups.items():
         shares = {fmt: statistics.fmean(not i.row["answerable"] for i in its) for fmt, its in by_format.items()}
         if min(shares.values()) <= 0.5 or reference not in by_format:
@@ -2652,7 +2666,7 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> list[str
         shown = subgraph(graph.nodes, tuple(graph.edges[i] for i in item.order[:k]))
         tokenizer = next(t for t in plan.tokenizers if t.name == encoding)
         need = FormattedGraph(plan.template, reference, serialized(reference, shown)).tokens(counts, tokenizer, item.question.question)
-        hints.append(f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
+        hints[GroupKey(encoding, size, ids, "B")] = (f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
                      f"out (from {1 - max(shares.values()):.2f} to {1 - min(shares.values()):.2f} of the positive questions "
                      f"answerable), so mode B cannot tell the formats apart; the median question's gold path fits a "
                      f"{reference} prompt from --budget {need:,}")
@@ -3644,72 +3658,213 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
     return table
 
 
-ONE_SIDED_Z = 1.645  # a one-sided 95% bound
+# The acceptance gate (article 12). The unit of evidence is the question: a question asked under several
+# permutations and repeats is still one question. Each question's runs (format and baseline answers to the
+# same prompt cell) are averaged into fractions of the four paired outcomes (both right, only the format,
+# only the baseline, neither), which add up over questions to a 2x2 table of n questions with fractional
+# counts. The difference of the two rates is bounded with Newcombe's hybrid score interval for paired
+# proportions (method 10 of Newcombe 1998, built from two Wilson intervals and the phi correlation): it
+# keeps its coverage at small n and has a width when nothing disagrees (6 of 6 questions right in both
+# formats still leaves [-0.31, 0.31] at one-sided 95%), where a normal interval on the differences would
+# have none. Averaging can only lower a question's variance against a 0/1 outcome with the same means,
+# so the fractional table is conservative.
+GATE_Z = 1.645  # one-sided 95% bounds (each side of a 90% two-sided interval)
+BASELINE_FLOOR = 0.2  # the baseline's path exact rate below which no verdict is given: nothing to lose
+GATE_MAX_QUESTIONS = 1_000_000  # "how many questions would decide it" is searched up to this
+# Path exact and valid path must be shown no worse; abstention (usually few questions) and the worst
+# permutation must not be shown worse, and an abstention check too small to decide is named beside the verdict.
+REQUIRED_CHECKS = ("path_exact", "valid_path")
+PAIRED_OUTCOMES = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}  # (format, baseline) -> cell
 
 
-def paired_bound(diffs: list[float], tolerance: float) -> dict:
-    """The mean of paired differences (format minus baseline, per prompt) and its one-sided 95% bounds: 'pass'
-    when the lower bound is above -tolerance, 'fail' when the upper bound is below it, else 'undecided' with
-    roughly how many paired prompts would decide it at the same spread."""
-    n = len(diffs)
+def wilson_bounds(k: float, n: float, z: float = GATE_Z) -> tuple[float, float]:
+    """Wilson score interval of k/n (k may be fractional): wilson_bounds(6, 6) -> (0.689, 1.0)."""
+    p = k / n
+    center = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(center - half, 0.0), min(center + half, 1.0)
+
+
+def paired_difference(a: float, b: float, c: float, d: float, z: float = GATE_Z) -> tuple[float, float, float]:
+    """(difference, lower, upper) of p1 - p2 for paired outcomes, Newcombe's method 10: a both right, b only
+    the first, c only the second, d neither. paired_difference(6, 0, 0, 0) -> (0.0, -0.311, 0.311)."""
+    n = a + b + c + d
+    p1, p2 = (a + b) / n, (a + c) / n
+    l1, u1 = wilson_bounds(a + b, n, z)
+    l2, u2 = wilson_bounds(a + c, n, z)
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    phi = (a * d - b * c) / math.sqrt(margins) if margins > 0 else 0.0
+    delta = math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
+    epsilon = math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
+    return p1 - p2, p1 - p2 - delta, p1 - p2 + epsilon
+
+
+def _decision(lower: float, upper: float, tolerance: float) -> str:
+    return "pass" if lower >= -tolerance else "fail" if upper < -tolerance else "undecided"
+
+
+def questions_needed(table: tuple[float, float, float, float], tolerance: float) -> int | None:
+    """The fewest questions that would decide a check at the same rates of the four outcomes, or None when no
+    number up to GATE_MAX_QUESTIONS would (the difference sits at the tolerance)."""
+    n = sum(table)
+
+    def decided(m: int) -> bool:
+        return _decision(*paired_difference(*(x * m / n for x in table))[1:], tolerance) != "undecided"
+
+    hi = max(int(n), 1)
+    while not decided(hi):
+        if hi >= GATE_MAX_QUESTIONS:
+            return None
+        hi = min(hi * 2, GATE_MAX_QUESTIONS)
+    lo = hi // 2  # undecided at lo (or lo is below n)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if decided(mid) else (mid, hi)
+    return hi
+
+
+def paired_check(runs: dict[str, list[tuple[bool, bool]]], tolerance: float) -> dict:
+    """One condition of the gate from runs: question id -> [(format right, baseline right)] over its
+    permutations and repeats. 'pass' when the one-sided lower bound of the difference is at or above
+    -tolerance, 'fail' when the upper bound is below it, else 'undecided', with the number of questions that
+    would decide it at the same rates."""
+    counts = [0.0, 0.0, 0.0, 0.0]  # both, only the format, only the baseline, neither
+    for pairs in runs.values():
+        for pair in pairs:
+            counts[PAIRED_OUTCOMES[pair]] += 1 / len(pairs)
+    a, b, c, d = counts
+    n = len(runs)
     if n == 0:
-        return {"n": 0, "result": "undecided", "mean": None, "lower": None, "upper": None, "needed": None}
-    mean = statistics.fmean(diffs)
-    se = statistics.stdev(diffs) / math.sqrt(n) if n > 1 else float("inf")
-    lower, upper = mean - ONE_SIDED_Z * se, mean + ONE_SIDED_Z * se
-    result = "pass" if lower >= -tolerance else "fail" if upper < -tolerance else "undecided"
-    needed = None
-    if result == "undecided" and n > 1 and mean + tolerance > 0:
-        needed = math.ceil((ONE_SIDED_Z * statistics.stdev(diffs) / (mean + tolerance)) ** 2)
-    rnd = lambda x: None if x is None or math.isinf(x) else round(x, 4)  # noqa: E731
-    return {"n": n, "result": result, "mean": rnd(mean), "lower": rnd(lower), "upper": rnd(upper), "needed": needed}
+        return {"questions": 0, "result": "undecided", "difference": None, "lower": None, "upper": None,
+                "questions_needed": None, "outcomes": None}
+    diff, lower, upper = paired_difference(a, b, c, d)
+    result = _decision(lower, upper, tolerance)
+    return {"questions": n, "result": result, "difference": round(diff, 4), "lower": round(lower, 4), "upper": round(upper, 4),
+            "questions_needed": questions_needed((a, b, c, d), tolerance) if result == "undecided" else None,
+            "outcomes": {"both": round(a, 4), "only_format": round(b, 4), "only_baseline": round(c, 4), "neither": round(d, 4)}}
 
 
-def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: float) -> list[dict]:
+def _paired_runs(mine: dict[tuple, dict], fmt: str, baseline: str, metric: str, insufficient: bool) -> dict[str, list[tuple[bool, bool]]]:
+    """question id -> [(format's metric, baseline's metric)] for every cell both answered (or failed)."""
+    runs: dict[str, list[tuple[bool, bool]]] = {}
+    for key, c in mine.items():
+        b = mine.get((baseline, *key[1:])) if key[0] == fmt else None
+        if b is not None and c["insufficient"] is insufficient:
+            runs.setdefault(key[1], []).append((bool(c[metric]), bool(b[metric])))
+    return runs
+
+
+def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | None) -> list[str]:
+    """Why no verdict in a group can be trusted, whatever the formats did: a baseline that fails, a budget
+    that cannot tell formats apart."""
+    base = entries.get(baseline)
+    reasons = []
+    if budget_note:
+        reasons.append(budget_note)
+    if base is None:
+        return reasons
+    rate = base["path_exact"]["rate"]
+    if rate is not None and rate < BASELINE_FLOOR:
+        refused = base["overflow_by_server"]
+        why = (f"the baseline {baseline} gets {rate:.2f} of the positive questions' paths exactly right, under the floor "
+               f"{BASELINE_FLOOR:.2f}: a format can look no worse only because there is nothing to lose")
+        if refused:
+            why += f" ({refused} of its {base['n']} prompts were refused by the server as over its context window)"
+        elif base["errors"]:
+            why += f" ({base['errors']} of its {base['n']} requests failed)"
+        reasons.append(why + "; change the model, the prompt or the budget until the baseline answers")
+    return reasons
+
+
+def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: float, budget_notes: dict | None = None) -> list[dict]:
     """The article's acceptance gate (12, "порог отката"), per group and format against the baseline: the
-    round trip passed (always, or nothing was measured); path exact and valid path, paired prompt by prompt
-    (same question, permutation and repeat), no worse by more than the tolerance at a one-sided 95% bound;
-    abstention likewise; the worst permutation's path exact no worse than the baseline's worst by more than
-    the tolerance; and the saving in full-prompt tokens (the model's own count when the log has it)."""
+    round trip passed (always, or nothing was measured); path exact and valid path no worse than the
+    baseline's by more than the tolerance, at a one-sided 95% bound over questions; abstention likewise; the
+    worst permutation's path exact no worse than the baseline's worst by more than the tolerance; and the
+    saving in full-prompt tokens (the model's own count when the log has it). No verdict is 'accept' when
+    requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
     cells: dict[tuple, dict[tuple, dict]] = {}
     for c in scored:
         if c["status"] != "NOT_RUN":
-            group = (c["encoding"], c["size"], c["ids"], c["mode"])
-            cells.setdefault(group, {})[(c["format"], c["question_id"], c["permutation"], c["repeat"])] = c
-    out = []
+            cells.setdefault(group_key(c), {})[(c["format"], c["question_id"], c["permutation"], c["repeat"])] = c
+    by_group: dict[tuple, dict[str, dict]] = {}
     for e in table:
-        group = (e["encoding"], e["size"], e["ids"], e["mode"])
-        base = next((b for b in table if (b["encoding"], b["size"], b["ids"], b["mode"]) == group and b["format"] == baseline), None)
-        if base is None or e["format"] == baseline:
+        by_group.setdefault(group_key(e), {})[e["format"]] = e
+    out = []
+    for group, entries in by_group.items():
+        base = entries.get(baseline)
+        if base is None:
             continue
+        blockers = group_blockers(entries, baseline, (budget_notes or {}).get(group))
         mine = cells.get(group, {})
-        pairs = [(c, mine.get((baseline, *key[1:]))) for key, c in mine.items() if key[0] == e["format"]]
-        pairs = [(c, b) for c, b in pairs if b is not None]
-
-        def diffs(metric: str, insufficient: bool, pairs: list = pairs) -> list[float]:
-            return [float(bool(c[metric])) - float(bool(b[metric])) for c, b in pairs if c["insufficient"] is insufficient]
-
-        checks = {
-            "path_exact": paired_bound(diffs("path_exact", False), tolerance),
-            "valid_path": paired_bound(diffs("valid_path", False), tolerance),
-            "abstention": paired_bound(diffs("answer_correct", True), tolerance),
-        }
-        worst, base_worst = (x["path_exact_spread"]["min"] if x["path_exact_spread"] else None for x in (e, base))
-        checks["worst_permutation"] = {"result": "pass" if worst is None or base_worst is None or worst >= base_worst - tolerance else "fail",
-                                       "format_min": worst, "baseline_min": base_worst}
-        tokens = "model_prompt_tokens" if e["model_prompt_tokens"] is not None and base["model_prompt_tokens"] is not None else "prompt_tokens"
-        saving = round(1 - e[tokens] / base[tokens], 4) if e[tokens] and base[tokens] else None
-        if checks["abstention"]["n"] == 0:
-            checks["abstention"]["result"] = "pass"  # no abstention question: nothing to be worse at
-        failed = [name for name, c in checks.items() if c["result"] == "fail"]
-        open_ = [name for name, c in checks.items() if c["result"] == "undecided"]
-        verdict = "reject" if failed else "undecided" if open_ else "accept"
-        needed = max((checks[name].get("needed") or 0 for name in open_), default=0) or None
-        out.append({"encoding": e["encoding"], "size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": e["format"],
-                    "baseline": baseline, "tolerance": tolerance, "verdict": verdict, "failed": failed, "undecided": open_,
-                    "prompts_needed": needed, "saving": saving, "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else "tiktoken",
-                    "roundtrip": "pass", "checks": checks})
+        for fmt, e in entries.items():
+            if fmt != baseline:
+                out.append(_verdict(e, base, mine, baseline, tolerance, blockers))
     return out
+
+
+def _verdict(e: dict, base: dict, mine: dict, baseline: str, tolerance: float, blockers: list[str]) -> dict:
+    fmt = e["format"]
+    checks = {
+        "path_exact": paired_check(_paired_runs(mine, fmt, baseline, "path_exact", False), tolerance),
+        "valid_path": paired_check(_paired_runs(mine, fmt, baseline, "valid_path", False), tolerance),
+        "abstention": paired_check(_paired_runs(mine, fmt, baseline, "answer_correct", True), tolerance),
+    }
+    if checks["abstention"]["questions"] == 0:
+        checks["abstention"]["result"] = "pass"  # no abstention question: nothing to be worse at
+    worst, base_worst = (x["path_exact_spread"]["min"] if x["path_exact_spread"] else None for x in (e, base))
+    checks["worst_permutation"] = {"result": "pass" if worst is None or base_worst is None or worst >= base_worst - tolerance else "fail",
+                                   "format_min": worst, "baseline_min": base_worst}
+    tokens = "model_prompt_tokens" if e["model_prompt_tokens"] is not None and base["model_prompt_tokens"] is not None else "prompt_tokens"
+    saving = round(1 - e[tokens] / base[tokens], 4) if e[tokens] and base[tokens] else None
+    failed = [name for name, c in checks.items() if c["result"] == "fail"]
+    open_ = [name for name in REQUIRED_CHECKS if checks[name]["result"] == "undecided"]
+    caveats = [name for name, c in checks.items() if c["result"] == "undecided" and name not in REQUIRED_CHECKS]
+    reasons = list(blockers)
+    errors = e["errors"] + base["errors"]
+    if errors:
+        reasons.append(f"{errors} request(s) of {fmt} and {baseline} failed: a failure is not the format's doing; "
+                       "run the same command again to retry them")
+    verdict = "undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept"
+    needed = [checks[name]["questions_needed"] for name in open_]
+    questions = max((c.get("questions", 0) for c in checks.values()), default=0)
+    return {"encoding": e["encoding"], "size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": fmt,
+            "baseline": baseline, "tolerance": tolerance, "verdict": verdict, "failed": failed, "undecided": open_,
+            "not_decided": caveats, "blocked_by": reasons, "questions": questions,
+            "questions_needed": None if not needed or None in needed else max(needed),
+            "saving": saving, "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e["encoding"],
+            "roundtrip": "pass", "checks": checks}
+
+
+def recommendation(mine: list[dict], baseline: str) -> str:
+    """One group's recommendation: the accepted format that saves the most tokens, or keep the baseline."""
+    blocked = next((v["blocked_by"] for v in mine if v["blocked_by"]), None)
+    if blocked and all(v["blocked_by"] for v in mine):
+        return f"no recommendation: {blocked[0]}"
+    accepted = sorted((v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -v["saving"])
+    if accepted:
+        best = accepted[0]
+        caveat = "".join(f"; {name} not yet decided ({best['checks'][name]['questions']} questions)" for name in best["not_decided"])
+        return (f"ship {best['format']}, which saves {_percent(best['saving'])} of the prompt tokens of {baseline} "
+                f"({best['saving_counted_by']}'s count) and is accepted over {best['questions']} questions{caveat}")
+    saving_nothing = [v["format"] for v in mine if v["verdict"] == "accept"]
+    why = "; ".join(f"{v['format']} {v['verdict']}" for v in mine if v["format"] not in saving_nothing)
+    if saving_nothing:
+        why = "; ".join(filter(None, [why, f"{', '.join(saving_nothing)} accepted but save no tokens"]))
+    return f"keep {baseline}; no format is accepted that saves tokens ({why})"
+
+
+def _why(v: dict) -> str:
+    if v["blocked_by"]:
+        return "no verdict: " + "; ".join(v["blocked_by"])
+    if v["failed"]:
+        return "worse on " + ", ".join(v["failed"])
+    if v["undecided"]:
+        more = v["questions_needed"]
+        return (f"too few questions to tell ({', '.join(v['undecided'])}"
+                + (f"; about {more:,} questions at the same rates would decide it" if more else "; the difference sits at the tolerance")
+                + ")")
+    return "no worse" + "".join(f"; {name} not shown worse, too few questions to show it no worse" for name in v["not_decided"])
 
 
 def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str]:
@@ -3717,29 +3872,26 @@ def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str
     if not gate:
         return []
     lines = ["", f"## Verdicts against {baseline} (tolerance {tolerance:g})", "",
-             "Accepted only when, prompt by prompt, path exact, valid path and abstention are no worse than the baseline by "
-             "more than the tolerance at a one-sided 95% bound, and the worst permutation is no worse than the baseline's worst "
-             "by more than it (article 12).", "",
-             "| group | format | verdict | why | saving in prompt tokens |", "|---|---|---|---|---:|"]
+             "Accepted only when path exact and valid path are no worse than the baseline by more than the tolerance at "
+             "a one-sided 95% bound over questions (each question counted once, its permutations and repeats averaged; "
+             "Newcombe's paired score interval), abstention and the worst permutation are not shown worse by more than "
+             f"it (article 12), no request failed, and the baseline itself gets at least {BASELINE_FLOOR:.0%} of the "
+             "paths right.", "",
+             "| group | format | verdict | questions | why | saving in prompt tokens |", "|---|---|---|---:|---|---:|"]
     for v in gate:
-        why = ("worse on " + ", ".join(v["failed"])) if v["failed"] else (
-            f"too few prompts to tell ({', '.join(v['undecided'])}"
-            + (f"; about {v['prompts_needed']} paired prompts would decide it" if v["prompts_needed"] else "") + ")") if v["undecided"] else "no worse"
-        saving = "" if v["saving"] is None else f"{v['saving']:.0%} ({v['saving_counted_by']})"
-        lines.append(f"| {v['encoding']} · {v['size']} · {v['ids']} · {v['mode']} | {v['format']} | {v['verdict']} | {why} | {saving} |")
+        saving = "" if v["saving"] is None else f"{_percent(v['saving'])} ({v['saving_counted_by']})"
+        lines.append(f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['questions']} | {_md(_why(v))} | {saving} |")
     lines.append("")
-    for group in dict.fromkeys((v["encoding"], v["size"], v["ids"], v["mode"]) for v in gate):
-        mine = [v for v in gate if (v["encoding"], v["size"], v["ids"], v["mode"]) == group]
-        accepted = sorted((v for v in mine if v["verdict"] == "accept" and v["saving"] is not None), key=lambda v: -v["saving"])
-        name = " · ".join(group)
-        if accepted:
-            best = accepted[0]
-            lines.append(f"Recommendation for {name}: ship {best['format']}, which saves {best['saving']:.0%} of the prompt tokens of "
-                         f"{baseline} ({best['saving_counted_by']}'s count) and is accepted on every condition.")
-        else:
-            why = "; ".join(f"{v['format']} {v['verdict']}" for v in mine)
-            lines.append(f"Recommendation for {name}: keep {baseline}; no format is accepted ({why}).")
+    for group in dict.fromkeys(group_key(v) for v in gate):
+        mine = [v for v in gate if group_key(v) == group]
+        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline)}.")
     return lines
+
+
+def _percent(share: float) -> str:
+    """A share as a whole percent, never '-0%': 0.1234 -> '12%', -0.001 -> '0%'."""
+    text = f"{share:.0%}"
+    return "0%" if text == "-0%" else text
 
 
 def _rate(cell: dict | None) -> str:
@@ -4179,8 +4331,9 @@ def make_parser() -> argparse.ArgumentParser:
     add("--cached-input-price-per-million", type=float, metavar="USD",
         help="price of a million prompt tokens served from the provider's prefix cache (usage.prompt_tokens_details.cached_tokens); "
              "without it they cost the input price")
-    add("--baseline", default="json", metavar="FORMAT", help="the format the others are judged against (default: json, else the first)")
-    add("--tolerance", type=float, default=0.05, metavar="T", help="how much worse than the baseline a format may be and pass (default: 0.05)")
+    add("--baseline", metavar="FORMAT", help="the format the others are judged against; one of --formats (default: json, else the first)")
+    add("--tolerance", type=float, metavar="T",
+        help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})")
     add("--score", type=Path, nargs="+", metavar="FILE",
         help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")
     add("--export-batch", type=Path, metavar="FILE", help="write the prompts as OpenAI Batch API request files; send nothing")
@@ -4227,6 +4380,34 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
         reasoning_effort=args.reasoning_effort,
         concurrency=args.concurrency, repeats=args.repeats, limit=args.limit, timeout=args.timeout, max_retries=args.max_retries,
     )
+
+
+DEFAULT_TOLERANCE = 0.05
+
+
+class GateSpec(NamedTuple):
+    baseline: str
+    tolerance: float
+
+
+def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
+    """--baseline and --tolerance, checked: they judge a model's answers, so they need a model run or --score."""
+    given = [f for f, v in (("--baseline", args.baseline), ("--tolerance", args.tolerance)) if v is not None]
+    if args.model is None or args.export_batch is not None:
+        if given:
+            raise BenchmarkError(f"{' and '.join(given)} judge a model's answers: use {'them' if len(given) > 1 else 'it'} "
+                                 "with --model (a run or --score), not without one or with --export-batch")
+        return None
+    baseline = args.baseline if args.baseline is not None else "json" if "json" in plan.formats else plan.formats[0]
+    if baseline not in FORMATS:
+        raise BenchmarkError(f"unknown format {baseline!r} in --baseline; choose one of --formats: {', '.join(plan.formats)}")
+    if baseline not in plan.formats:
+        raise BenchmarkError(f"--baseline {baseline} is not among --formats {','.join(plan.formats)}; add it to --formats "
+                             "or choose one of them")
+    tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
+    if not math.isfinite(tolerance) or not 0 < tolerance < 1:
+        raise BenchmarkError(f"--tolerance must be a share between 0 and 1 (exclusive), got {args.tolerance}; e.g. 0.05")
+    return GateSpec(baseline, tolerance)
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
@@ -4341,6 +4522,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     when some requests failed after their retries."""
     plan = make_plan(args)
     model = make_model_config(args)
+    gate_spec = make_gate_spec(args, plan)
     inputs, record = preflight(args, plan)
     counts = TokenCounts()
     variants = build_variants(inputs, plan, counts)
@@ -4353,7 +4535,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         rows = measured.rows
         staging.add("size_report.json", json_bytes(rows))
         summary = summarize(rows)
-        record["budget_hints"] = budget_hints(measured.items, plan, counts) if plan.budget else []
+        hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
+        record["budget_hints"] = list(hints.values())
         if not plan.article_layout:
             staging.add("size_summary.json", json_bytes(summary))
             staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha).encode("utf-8"))
@@ -4394,7 +4577,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
                 warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
                      f"{missing['outside_limit']} outside --limit")
         elif model is not None:
-            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config)
+            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints)
         manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record)
         if log is not None:
             manifest["log"] = log
@@ -4482,7 +4665,8 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
     return lines
 
 
-def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict) -> tuple[str, dict, str | None]:
+def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict, gate_spec: GateSpec,
+                  hints: dict[GroupKey, str]) -> tuple[str, dict, str | None]:
     """Send the prompts (or read --score FILE), score every answer from the log, add results.json and results.md."""
     prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
@@ -4525,8 +4709,8 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     log_sha = sha256_hex(b"".join(p.read_bytes() for p in scored_files if p.exists())) if any(p.exists() for p in scored_files) else None
     scored = score_log(records, measured.items, model)
     table = aggregate(scored, prices)
-    baseline = args.baseline if args.baseline in plan.formats else plan.formats[0]
-    gate = verdicts(scored, table, baseline, args.tolerance)
+    baseline, tolerance = gate_spec
+    gate = verdicts(scored, table, baseline, tolerance, hints)
     log_info = {"name": ", ".join(display(p) for p in scored_files), "sha256": log_sha, "unreadable_lines": bad}
     out.add("results.json", json_bytes(
         {"schema_version": 1, "model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
@@ -4534,7 +4718,7 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
          "log": log_info, "requests": summary, "verdicts": gate, "aggregates": table, "cells": scored}
     ))
     questions = measured.variants[0].questions
-    out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions, gate, baseline, args.tolerance).encode("utf-8"))
+    out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions, gate, baseline, tolerance).encode("utf-8"))
     out.add("results.svg", results_svg(table, baseline).encode("utf-8"))
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
@@ -4543,7 +4727,10 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
         lines.append(f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
                      f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}")
     first, *rest = summary_lines(summary, model)
-    lines += [first, *(f"  {line}" for line in rest), f"results: {display(args.out / 'results.md')}"]
+    lines += [first, *(f"  {line}" for line in rest)]
+    for group in dict.fromkeys(group_key(v) for v in gate):
+        lines.append(f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}")
+    lines.append(f"results: {display(args.out / 'results.md')}")
     failure = None
     if summary["mode"] == "run" and summary["failed"]:
         failure = (f"{summary['failed']} of {summary['sent']} requests failed after their retries"

@@ -437,37 +437,81 @@ def test_results_and_size_report_per_hop_count(tmp_path):
 # ---- the acceptance gate
 
 
-def gate_inputs(tmp_path):
+def gate_inputs(tmp_path, n=60):
     rng = benchmark.random.Random(33)
     graph = synth_kg.make_graph(1500, 120, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
-    return ["--graph", str(tmp_path / "g.json"), "--generate-questions", "60", "--prompt", "en", "--formats", "json,tsv,dsl"]
+    return ["--graph", str(tmp_path / "g.json"), "--generate-questions", str(n), "--prompt", "en", "--formats", "json,tsv,dsl"]
 
 
-def test_the_solver_is_accepted_on_every_format(tmp_path):
-    assert benchmark.main([*gate_inputs(tmp_path), "--model", "solver", "--out", str(tmp_path / "out")]) == 0
+def test_the_solver_on_200_questions_is_accepted_on_every_format(tmp_path, capsys):
+    assert benchmark.main([*gate_inputs(tmp_path, 200), "--model", "solver", "--out", str(tmp_path / "out")]) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
-    assert [(v["format"], v["verdict"]) for v in results["verdicts"]] == [("tsv", "accept"), ("dsl", "accept")]
+    assert [(v["format"], v["verdict"], v["questions"]) for v in results["verdicts"]] == [("tsv", "accept", 160), ("dsl", "accept", 160)]
+    tsv = results["verdicts"][0]["checks"]
+    assert tsv["path_exact"]["lower"] == -0.0166 and tsv["abstention"]["questions"] == 40
+    assert tsv["abstention"]["result"] == "undecided" and results["verdicts"][0]["not_decided"] == ["abstention"]
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert report.index("## Verdicts against json") < report.index("## o200k_base")
-    assert re.search(r"Recommendation for o200k_base · small · original · A: ship (tsv|dsl), which saves \d+% ", report)
+    assert re.search(r"Recommendation for o200k_base · small · original · A: ship (tsv|dsl), which saves \d+% .* accepted over "
+                     r"160 questions; abstention not yet decided \(40 questions\)\.", report)
+    assert re.search(r"verdict for o200k_base · small · original · A: ship (tsv|dsl)", capsys.readouterr().out)
+
+
+def test_sixty_perfect_questions_are_too_few_to_accept_and_say_how_many_would_do(tmp_path):
+    assert benchmark.main([*gate_inputs(tmp_path), "--model", "solver", "--out", str(tmp_path / "out")]) == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    tsv = results["verdicts"][0]
+    assert (tsv["verdict"], tsv["questions"], tsv["undecided"]) == ("undecided", 48, ["path_exact", "valid_path"])
+    assert tsv["questions_needed"] == 52  # 52 questions that all agree bound the difference at -0.0495
+    report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+    assert "about 52 questions at the same rates would decide it" in report
+    assert "Recommendation for o200k_base · small · original · A: keep json; no format is accepted that saves tokens" in report
+
+
+def test_the_article_s_six_questions_decide_nothing_at_any_number_of_permutations(tmp_path, capsys):
+    assert benchmark.main(["--model", "solver", "--permutations", "5", "--out", str(tmp_path / "out")]) == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert {v["verdict"] for v in results["verdicts"]} == {"undecided"}
+    assert {v["questions"] for v in results["verdicts"]} == {5}  # 25 prompts, but 5 positive questions
+    assert results["verdicts"][0]["checks"]["path_exact"]["lower"] == -0.3512
+    assert "ship" not in (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+    assert "ship" not in capsys.readouterr().out
+
+
+def scripted_run(tmp_path, answer_of, *flags):
+    """A model run against a fake server whose answer to each prompt is answer_of(item)."""
+    from fake_openai import FakeOpenAI
+    argv = [*flags, "--model", "m"]
+    args = benchmark.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
+    plan = benchmark.make_plan(args)
+    inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,
+                                   benchmark.make_generate_spec(args, plan))
+    answers = {item.prompt(): answer_of(item) for item in benchmark.measure(inputs, plan).items}
+    server = FakeOpenAI(answer=lambda prompt: answers[prompt])
+    try:
+        return benchmark.main([*argv, "--base-url", server.url, "--out", str(tmp_path / "out")])
+    finally:
+        server.close()
+
+
+def test_a_model_wrong_everywhere_gets_no_verdict_and_no_recommendation(tmp_path, capsys):
+    wrong = json.dumps({"answer": "nobody", "path": [0], "evidence": []})
+    assert scripted_run(tmp_path, lambda item: wrong, *gate_inputs(tmp_path, 120), "--formats", "json,jsonl,tsv") == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert {v["verdict"] for v in results["verdicts"]} == {"undecided"}
+    assert "under the floor 0.20" in results["verdicts"][0]["blocked_by"][0]
+    out = capsys.readouterr().out
+    assert "verdict for o200k_base · small · original · A: no recommendation: the baseline json gets 0.00 of the positive" in out
+    assert "ship" not in out and "ship" not in (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
 
 
 def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_shows_where(tmp_path):
-    from fake_openai import FakeOpenAI
-    argv = [*gate_inputs(tmp_path), "--model", "m"]
-    args = benchmark.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
-    plan = benchmark.make_plan(args)
-    inputs = benchmark.load_inputs(args.graph, None, None, benchmark.make_generate_spec(args, plan))
-    answers = {}
-    for item in benchmark.measure(inputs, plan).items:
+    def answer_of(item):
         wrong = item.row["format"] == "dsl" and benchmark.hop_bucket(item.question) == "3"
-        answers[item.prompt()] = "{}" if wrong else json.dumps(benchmark.solver_answer(item), ensure_ascii=False)
-    server = FakeOpenAI(answer=lambda prompt: answers[prompt])
-    try:
-        assert benchmark.main([*argv, "--base-url", server.url, "--out", str(tmp_path / "out")]) == 0
-    finally:
-        server.close()
+        return "{}" if wrong else json.dumps(benchmark.solver_answer(item), ensure_ascii=False)
+
+    assert scripted_run(tmp_path, answer_of, *gate_inputs(tmp_path, 200)) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     verdict = {v["format"]: v for v in results["verdicts"]}
     assert verdict["tsv"]["verdict"] == "accept"
@@ -476,17 +520,57 @@ def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_sho
     assert dsl["by_hops"]["3"]["path_exact"]["rate"] == 0.0 and dsl["by_hops"]["2"]["path_exact"]["rate"] == 1.0
 
 
-def test_six_questions_and_a_small_difference_leave_the_verdict_undecided():
-    def cell(fmt, qid, ok, insufficient=False):
-        return {"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": fmt, "question_id": qid,
-                "permutation": 0, "repeat": 0, "status": "OK", "insufficient": insufficient, "path_exact": ok, "valid_path": ok,
+@pytest.mark.parametrize("a, b, c, d, expected", [
+    (6, 0, 0, 0, (0.0, -0.3108, 0.3108)),  # no disagreement still leaves a width
+    (200, 0, 0, 0, (0.0, -0.0133, 0.0133)),
+    (0, 0, 0, 120, (0.0, -0.0221, 0.0221)),  # everyone wrong: only the baseline floor stops an accept
+    (40, 0, 10, 0, (-0.2, -0.3073, -0.1078)),  # worked by hand in the README
+    (30, 5, 3, 12, (0.04, -0.0524, 0.1317)),  # phi = 0.66 narrows it
+])
+def test_newcombe_paired_interval(a, b, c, d, expected):
+    assert tuple(round(x, 4) for x in benchmark.paired_difference(a, b, c, d)) == expected
+
+
+def test_a_question_counts_once_however_many_permutations_and_repeats():
+    runs = {"q1": [(True, True)] * 5, "q2": [(True, False), (True, True)]}
+    check = benchmark.paired_check(runs, 0.05)
+    assert check["questions"] == 2 and check["outcomes"] == {"both": 1.5, "only_format": 0.5, "only_baseline": 0.0, "neither": 0.0}
+
+
+def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verdict():
+    def cell(fmt, qid, ok, status="OK"):
+        return {"encoding": "e", "size": "small", "ids": "original", "mode": "B", "format": fmt, "question_id": qid,
+                "permutation": 0, "repeat": 0, "status": status, "insufficient": False, "path_exact": ok, "valid_path": ok,
                 "answer_correct": ok}
-    scored = [cell("json", f"q{i}", True) for i in range(5)] + [cell("json", "q6", True, True)]
-    scored += [cell("dsl", f"q{i}", i != 0) for i in range(5)] + [cell("dsl", "q6", True, True)]
-    table = [{"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": f, "prompt_tokens": t,
-              "model_prompt_tokens": None, "path_exact_spread": None} for f, t in (("json", 900), ("dsl", 450))]
-    (verdict,) = benchmark.verdicts(scored, table, "json", 0.05)
-    assert verdict["verdict"] == "undecided" and "path_exact" in verdict["undecided"] and verdict["saving"] == 0.5
+    scored = [cell("json", f"q{i}", True) for i in range(300)] + [cell("dsl", f"q{i}", i > 0, "ERROR" if i == 0 else "OK") for i in range(300)]
+    table = [{"encoding": "e", "size": "small", "ids": "original", "mode": "B", "format": f, "prompt_tokens": t, "n": 300,
+              "errors": int(f == "dsl"), "overflow_by_server": 0, "path_exact": {"rate": 1.0}, "model_prompt_tokens": None,
+              "path_exact_spread": None} for f, t in (("json", 900), ("dsl", 450))]
+    (v,) = benchmark.verdicts(scored, table, "json", 0.05)
+    assert v["verdict"] == "undecided" and v["blocked_by"][0].startswith("1 request(s) of dsl and json failed")
+    note = {benchmark.GroupKey("e", "small", "original", "B"): "e · small · original: at --budget 900 ... cannot tell the formats apart"}
+    (v,) = benchmark.verdicts(scored, table, "json", 0.05, note)
+    assert v["blocked_by"][0].endswith("cannot tell the formats apart")
+    assert benchmark.recommendation([v], "json").startswith("no recommendation: e · small · original: at --budget 900")
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--baseline", "foo"], "error: unknown format 'foo' in --baseline; choose one of --formats: json, tsv"),
+    (["--baseline", "dsl"], "error: --baseline dsl is not among --formats json,tsv; add it to --formats or choose one of them"),
+    (["--tolerance", "2"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 2.0; e.g. 0.05"),
+    (["--tolerance", "nan"], "error: --tolerance must be a share between 0 and 1 (exclusive), got nan; e.g. 0.05"),
+    (["--tolerance", "0"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 0.0; e.g. 0.05"),
+])
+def test_bad_gate_flags(tmp_path, capsys, flags, message):
+    assert benchmark.main(["--model", "solver", "--formats", "json,tsv", "--out", str(tmp_path / "out"), *flags]) == 2
+    assert capsys.readouterr().err.strip() == message
+    assert not (tmp_path / "out").exists()
+
+
+def test_gate_flags_without_a_model_run(tmp_path, capsys):
+    assert benchmark.main(["--baseline", "json", "--tolerance", "0.1", "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.strip() == ("error: --baseline and --tolerance judge a model's answers: use them with --model "
+                                               "(a run or --score), not without one or with --export-batch")
 
 
 # ---- pictures
