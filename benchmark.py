@@ -1130,16 +1130,23 @@ def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
 
 # Generated question sets (--generate-questions N): positive questions are random walks from a random
 # start, forwards or backwards along existing edges, never back over the edge just taken; every complete
-# walk of the resulting query is a gold path, so answer sets come out as they are. Abstention questions
-# are near misses: every hop but the last can be followed, and the last relation exists in the graph but
-# not from the nodes reached. They are then validated and proven like a hand-written file.
+# walk of the resulting query is a gold path, so answer sets come out as they are (up to MAX_ANSWERS).
+# Abstention questions are near misses like the article's q6: a real walk, then a last hop whose relation
+# nodes of the same role do have, but not the nodes reached, so that nothing but the facts tells the model
+# to abstain. A node's role is its type; on an untyped graph (one type), the nodes at the same end of the
+# relation it was reached by (the other targets of spouse, say), and for the start, of one of its edges.
+# They are then validated and proven like a hand-written file.
 
-QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards, a hop backwards, joiner, closing)
-    "ru": ("Начни с «{start}». Пройди по ", "{relation}", "{relation} в обратную сторону", ", затем по ", ". Какой узел получится?"),
-    "en": ('Start at "{start}". Follow ', "{relation}", "{relation} backwards", ", then ", ". Which node do you reach?"),
+QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards, a hop backwards, joiner, closing, closing for a set)
+    "ru": ("Начни с {start}. Пройди по ", "{relation}", "{relation} в обратную сторону", ", затем по ", ". Какой узел получится?",
+           ". Какие узлы получатся? Назови любой из них."),
+    "en": ("Start at {start}. Follow ", "{relation}", "{relation} backwards", ", then ", ". Which node do you reach?",
+           ". Which nodes do you reach? Name any one of them."),
 }
+QUOTES = {"ru": ("«»", '""', "„“", "''"), "en": ('""', "''", "“”", "«»")}  # the first pair the name does not hold
 GENERATION_DRAWS = 200  # draws per question before a hop count is given up as unable to yield more
 MAX_GOLD_PATHS = 20  # a generated query with more complete walks than this is drawn again
+MAX_ANSWERS = 5  # nor one with more answer nodes: a set a model can be asked to name one of
 
 
 @dataclass(frozen=True)
@@ -1151,11 +1158,54 @@ class GenerateSpec:
     language: str  # ru or en: the question texts' language
 
 
-def question_text(language: str, start: str, hops: list[Hop]) -> str:
+def quoted(language: str, name: str) -> str:
+    """The name in quotes it does not contain: ('en', 'Tomsk') -> '"Tomsk"'; ('en', 'The "Best"') -> "'The \"Best\"'"."""
+    pair = next((p for p in QUOTES[language] if p[0] not in name and p[1] not in name), QUOTES[language][0])
+    return pair[0] + name + pair[1]
+
+
+def question_text(language: str, start: str, hops: list[Hop], several: bool = False) -> str:
     """'Start at "Tomsk". Follow LOCATED_IN backwards, then DEVELOPED_BY. Which node do you reach?'"""
-    opening, forwards, backwards, joiner, closing = QUESTION_TEXTS[language]
+    opening, forwards, backwards, joiner, closing, closing_set = QUESTION_TEXTS[language]
     steps = [(forwards if h.direction == "out" else backwards).format(relation=h.relation) for h in hops]
-    return opening.format(start=start) + joiner.join(steps) + closing
+    return opening.format(start=quoted(language, start)) + joiner.join(steps) + (closing_set if several else closing)
+
+
+class Roles:
+    """Who else plays a node's part: nodes of its type, or on an untyped graph the nodes at the same end of the
+    relation it was reached by; and which hops those peers can take."""
+
+    def __init__(self, graph: Graph, index: dict) -> None:
+        self.index = index
+        self.type = {n.id: n.type for n in graph.nodes}
+        self.typed = len(set(self.type.values())) > 1
+        self.by_type: dict[str, list[str]] = {}
+        for n in graph.nodes:
+            self.by_type.setdefault(n.type, []).append(n.id)
+        self.ends: dict[tuple[str, str], set[str]] = {}  # (relation, "out"|"in") -> nodes reached that way
+        self.hops_of: dict[str, set[tuple[str, str]]] = {}  # node -> the (relation, direction) it can follow
+        for node, relation, direction in index:
+            self.hops_of.setdefault(node, set()).add((relation, direction))
+            self.ends.setdefault((relation, "in" if direction == "out" else "out"), set()).add(node)
+
+    def peers(self, nodes: set[str], came_by: Hop | None) -> tuple[str, set[str]]:
+        """(how the role is named, its nodes) of the nodes reached (by the hop came_by, None at the start)."""
+        if self.typed:
+            types = sorted({self.type[v] for v in nodes})
+            return f"type {', '.join(types)}", {p for t in types for p in self.by_type[t]}
+        key = (came_by.relation, came_by.direction)
+        return f"reached by {key[0]} {key[1]}", self.ends.get(key, set())
+
+    def near_miss(self, nodes: set[str], came_by: Hop | None, rng: random.Random) -> tuple[Hop, dict] | None:
+        """A hop the role's peers can take and none of nodes can, drawn in proportion to how many peers take it."""
+        role, peers = self.peers(nodes, came_by)
+        held = {h for v in nodes for h in self.hops_of.get(v, ())}
+        counts = Counter(h for p in sorted(peers - nodes) for h in self.hops_of.get(p, ()) if h not in held)
+        if not counts:
+            return None
+        options = sorted(counts)
+        relation, direction = rng.choices(options, [counts[h] for h in options])[0]
+        return Hop(relation, direction), {"role": role, "peers": len(peers), "peers_with_hop": counts[(relation, direction)]}
 
 
 def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], dict[int, int]]:
@@ -1170,7 +1220,7 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     names = {n.id: n.name for n in graph.nodes}
     name_count = Counter(_folded(n.name) for n in graph.nodes)
     starts = sorted(i for i in incident if name_count[_folded(names[i])] == 1)  # a start the text names unambiguously
-    relations = sorted({e.relation for e in graph.edges})
+    draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, spec.language)
     lo, hi = spec.hops
     n_abstain = round(spec.n * spec.abstain_share)
     plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
@@ -1178,55 +1228,93 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     made, seen, counts = [], set(), Counter()
     for hops_n, abstain in plan:
         for _ in range(GENERATION_DRAWS if starts else 0):
-            q = _draw_question(graph, index, incident, names, starts, relations, rng, hops_n, abstain, spec.language)
+            q = draw(hops_n, abstain)
             if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen:
                 seen.add((q["query"]["start"], json.dumps(q["query"]["hops"])))
                 made.append(q)
                 counts[hops_n] += 1
                 break
+    # An abstention question asks for "nodes" as often as a positive one has an answer set: the wording says nothing.
+    positives = [q for q in made if not q["insufficient"]]
+    share = sum("answers" in q for q in positives) / len(positives) if positives else 0.0
+    for q in made:
+        if q["insufficient"] and rng.random() < share:
+            hops = [Hop(**h) for h in q["query"]["hops"]]
+            q["question"] = question_text(spec.language, names[q["query"]["start"]], hops, several=True)
     ordered = sorted(made, key=lambda q: (len(q["query"]["hops"]), q["insufficient"]))
     for k, q in enumerate(ordered, 1):
         q["id"] = f"g{k:0{len(str(len(ordered)))}d}"
     return [{"id": q.pop("id"), **q} for q in ordered], dict(sorted(counts.items()))
 
 
-def _draw_question(graph: Graph, index: dict, incident: dict, names: dict, starts: list[str], relations: list[str],
-                   rng: random.Random, hops_n: int, abstain: bool, language: str) -> dict | None:
-    start = rng.choice(starts)
-    hops, node, came_by = [], start, None
-    for _ in range(hops_n - abstain):
-        choices = [i for i in incident[node] if i != came_by]
-        if not choices:
-            return None
-        i = rng.choice(choices)
-        e = graph.edges[i]
-        hop = Hop(e.relation, "out") if e.source == node else Hop(e.relation, "in")
-        hops.append(hop)
-        node, came_by = (e.target if hop.direction == "out" else e.source), i
-    query = Query(start, tuple(hops))
-    if abstain:
-        reached = {end for _, end in solve(graph.edges, query, index)} if hops else {start}
-        hop = Hop(rng.choice(relations), rng.choice(("out", "in")))
-        if any((v, hop.relation, hop.direction) in index for v in reached):
-            return None  # the last hop can be followed: not a near miss
-        query = Query(start, (*hops, hop))
-    found = solve(graph.edges, query, index)
-    if len(found) > MAX_GOLD_PATHS or (abstain and found):
-        return None
-    text = question_text(language, names[start], list(query.hops))
-    item = {"id": "", "question": text, "insufficient": abstain,
-            "query": {"start": start, "hops": [h._asdict() for h in query.hops]}}
-    if abstain:
-        return {**item, "answer": ABSTAIN, "path": [], "answer_id": None}
-    ends = sorted({end for _, end in found})
-    answers = sorted({names[e] for e in ends})
-    if any(_mentions(_folded(text), a) for a in (*map(_folded, answers), *(e.casefold() for e in ends))):
-        return None  # its wording would give the answer away (a walk back to the start)
-    if len(ends) > 1 and rng.random() < 0.7:
-        return None  # prefer one answer; keep some answer sets, never drop them all
-    return {**item, **singular_or_plural("answer", "answers", answers), **singular_or_plural("answer_id", "answer_ids", ends),
-            **singular_or_plural("path", "paths", [list(p) for p, _ in found])}
+@dataclass
+class QuestionDraw:
+    """One draw of a generated question: a walk from a random start, then a near miss for an abstention question."""
 
+    graph: Graph
+    index: dict
+    incident: dict
+    names: dict
+    starts: list[str]
+    roles: Roles
+    rng: random.Random
+    language: str
+
+    def __call__(self, hops_n: int, abstain: bool) -> dict | None:
+        rng, edges = self.rng, self.graph.edges
+        start = rng.choice(self.starts)
+        hops, node, came_by = [], start, None
+        for _ in range(hops_n - abstain):
+            choices = [i for i in self.incident[node] if i != came_by]
+            if not choices:
+                return None
+            i = rng.choice(choices)
+            hop = Hop(edges[i].relation, "out") if edges[i].source == node else Hop(edges[i].relation, "in")
+            hops.append(hop)
+            node, came_by = (edges[i].target if hop.direction == "out" else edges[i].source), i
+        query = Query(start, tuple(hops))
+        text_hops = list(query.hops)
+        if abstain:
+            return self._near_miss(query)
+        found = solve(edges, query, self.index)
+        ends = sorted({end for _, end in found})
+        if not found or len(found) > MAX_GOLD_PATHS or len(ends) > MAX_ANSWERS:
+            return None
+        answers = sorted({self.names[e] for e in ends})
+        text = question_text(self.language, self.names[start], text_hops, several=len(ends) > 1)
+        if any(_mentions(_folded(text), a) for a in (*map(_folded, answers), *(e.casefold() for e in ends))):
+            return None  # its wording would give the answer away (a walk back to the start)
+        if len(ends) > 1 and rng.random() < 0.7:
+            return None  # prefer one answer; keep some answer sets, never drop them all
+        return {"id": "", "question": text, "insufficient": False, "query": _query_dict(query),
+                **singular_or_plural("answer", "answers", answers), **singular_or_plural("answer_id", "answer_ids", ends),
+                **singular_or_plural("path", "paths", [list(p) for p, _ in found])}
+
+    def _near_miss(self, query: Query) -> dict | None:
+        """The walk of query, then one more hop that the reached nodes' role can take and they cannot."""
+        if query.hops:
+            reached = {end for _, end in solve(self.graph.edges, query, self.index)}
+            came_by = query.hops[-1]
+        else:
+            reached = {query.start}
+            e = self.graph.edges[self.rng.choice(self.incident[query.start])]  # the start's role: one of its edges
+            came_by = Hop(e.relation, "out") if e.target == query.start else Hop(e.relation, "in")
+        if not reached:
+            return None
+        missed = self.roles.near_miss(reached, came_by, self.rng)
+        if missed is None:
+            return None
+        hop, why = missed
+        query = Query(query.start, (*query.hops, hop))
+        if solve(self.graph.edges, query, self.index):
+            return None
+        text = question_text(self.language, self.names[query.start], list(query.hops))
+        return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN, "path": [],
+                "answer_id": None, "near_miss": {"hop": len(query.hops), **why}}
+
+
+def _query_dict(query: Query) -> dict:
+    return {"start": query.start, "hops": [h._asdict() for h in query.hops]}
 
 
 def preflight_solver(variant: Variant) -> None:

@@ -392,7 +392,11 @@ def test_generated_questions_are_spread_proven_and_reproducible(tmp_path):
     questions = json.loads(generated)
     kinds = collections.Counter((len(q["query"]["hops"]), q["insufficient"]) for q in questions)
     assert kinds == {(h, False): 20 for h in range(1, 5)} | {(h, True): 5 for h in range(1, 5)}
-    assert all(q["question"].startswith('Start at "') and q["question"].endswith(". Which node do you reach?") for q in questions)
+    assert all(q["question"].startswith('Start at "') for q in questions)
+    positives = [q for q in questions if not q["insufficient"]]
+    assert all(q["question"].endswith(". Which nodes do you reach? Name any one of them." if "answer_ids" in q else ". Which node do you reach?")
+               for q in positives)
+    assert all(len(q.get("answer_ids", [None])) <= benchmark.MAX_ANSWERS for q in positives)
     table = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) for e in table} == {(1.0, 1.0, 1.0)}
     assert run_cli(*argv, "--out", str(tmp_path / "b")).returncode == 0
@@ -411,6 +415,93 @@ def test_a_small_graph_yields_what_it_can_and_says_how_many_per_hop_count(tmp_pa
     assert re.search(r"warning: the graph yields \d+ of the 40 questions asked for \(1 hop\(s\): \d+, 2 hop\(s\): \d+\)", err)
     questions = json.loads((tmp_path / "out" / "questions.generated.json").read_text(encoding="utf-8"))
     assert questions and all(q["question"].startswith("Начни с «") for q in questions)  # the article's language by default
+
+
+def typed_english_graph(seed=7, people=60):
+    """People, organizations, projects, cities and countries, each type with relations of its own."""
+    rng = benchmark.random.Random(seed)
+    first = "Ada Ben Cleo Dan Eve Finn Gus Hana Ivo Jade Kai Lena Milo Nora Otto Pia".split()
+    last = "Stone Reed Hale Moss Vance Pike Lowe Quinn".split()
+    nodes, edges = [], []
+
+    def add(kind, name):
+        node_id = f"{kind}_{name.lower().replace(' ', '_')}"
+        if all(n["id"] != node_id for n in nodes):
+            nodes.append({"id": node_id, "name": name, "type": kind})
+        return node_id
+
+    countries = [add("country", c) for c in ("Aurelia", "Brevia", "Calder")]
+    cities = [add("city", c) for c in ("Port Alder", "Lake Rowan", "Fort Ember", "Glen Mira", "Oak Harbor", "Pine Vale")]
+    orgs = [add("organization", f"{a} {b}") for a in ("Acme", "Globex", "Initech", "Vertex") for b in ("Labs", "Works")]
+    projects = [add("project", p) for p in ("Orion", "Atlas", "Pulse", "Vega", "Lyra", "Nova", "Draco", "Hydra")]
+    persons = [add("person", f"{rng.choice(first)} {rng.choice(last)}") for _ in range(people)]
+    persons = list(dict.fromkeys(persons))
+    edges += [{"source": c, "relation": "IN_COUNTRY", "target": rng.choice(countries)} for c in cities]
+    edges += [{"source": o, "relation": "LOCATED_IN", "target": rng.choice(cities)} for o in orgs]
+    edges += [{"source": o, "relation": "MAINTAINS", "target": p} for p in projects for o in rng.sample(orgs, 1)]
+    for p in persons:
+        edges.append({"source": p, "relation": "WORKS_AT", "target": rng.choice(orgs)})
+        if rng.random() < 0.5:
+            edges.append({"source": p, "relation": "LEADS", "target": rng.choice(projects)})
+        if rng.random() < 0.4:
+            edges.append({"source": p, "relation": "KNOWS", "target": rng.choice(persons)})
+    return {"nodes": nodes, "edges": [e for e in edges if e["source"] != e["target"]]}
+
+
+def independent_near_miss_share(graph, questions, role):
+    """Of the abstention questions, the share whose last hop some node of the same role can take, checked here
+    without the tool's own code: role 'type' (same type) or 'relation' (reached by the same relation and direction)."""
+    edges = graph["edges"]
+    node_type = {n["id"]: n["type"] for n in graph["nodes"]}
+    takes = collections.defaultdict(set)  # node -> (relation, direction) it can follow
+    for e in edges:
+        takes[e["source"]].add((e["relation"], "out"))
+        takes[e["target"]].add((e["relation"], "in"))
+    near = 0
+    abstentions = [q for q in questions if q["insufficient"]]
+    for q in abstentions:
+        hops = q["query"]["hops"]
+        reached = {q["query"]["start"]}
+        for h in hops[:-1]:
+            reached = {e["target"] if h["direction"] == "out" else e["source"] for e in edges for v in reached
+                       if e["relation"] == h["relation"] and e["source" if h["direction"] == "out" else "target"] == v}
+        last = (hops[-1]["relation"], hops[-1]["direction"])
+        assert not any(last in takes[v] for v in reached)  # it is an abstention
+        if role == "type":
+            peers = {n for n, t in node_type.items() if t in {node_type[v] for v in reached}}
+        elif len(hops) > 1:
+            prev = hops[-2]
+            peers = {e["target"] if prev["direction"] == "out" else e["source"] for e in edges if e["relation"] == prev["relation"]}
+        else:
+            peers = {e[end] for e in edges for end in ("source", "target") for v in reached
+                     if e[end] != v and any(e["relation"] == x["relation"] and x[end] == v for x in edges)}
+        near += any(last in takes[p] for p in peers - reached)
+    return near / len(abstentions), len(abstentions)
+
+
+@pytest.mark.parametrize("kind", ["typed", "untyped"])
+def test_generated_abstentions_are_near_misses_a_schema_cannot_refuse(tmp_path, kind):
+    if kind == "typed":
+        graph, role = typed_english_graph(), "type"
+    else:
+        graph, role = synth_kg.make_graph(2500, 200, benchmark.random.Random(21)), "relation"
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "80", "--abstain-share", "0.5", "--prompt", "en",
+            "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    questions = json.loads((tmp_path / "out" / "questions.generated.json").read_text(encoding="utf-8"))
+    share, n = independent_near_miss_share(graph, questions, role)
+    assert n >= 30 and share >= 0.9
+    abstentions = [q for q in questions if q["insufficient"]]
+    assert all(q["near_miss"]["hop"] == len(q["query"]["hops"]) and q["near_miss"]["peers_with_hop"] >= 1 for q in abstentions)
+    assert any(len(q["query"]["hops"]) > 1 for q in abstentions)  # breaks after a real walk, like the article's q6
+
+
+def test_question_text_quotes_a_name_with_quotes_in_other_quotes():
+    hops = [benchmark.Hop("DIRECTED", "in")]
+    assert benchmark.question_text("en", 'The "Best" Film', hops) == "Start at 'The \"Best\" Film'. Follow DIRECTED backwards. Which node do you reach?"
+    assert benchmark.question_text("ru", "Кафе «Уют»", hops, several=True) == (
+        'Начни с "Кафе «Уют»". Пройди по DIRECTED в обратную сторону. Какие узлы получатся? Назови любой из них.')
 
 
 def test_generate_questions_and_a_questions_file_do_not_mix(tmp_path, capsys):
