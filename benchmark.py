@@ -1346,42 +1346,59 @@ ID_VARIANTS = ("original", "short")
 MEDIUM_BRANCHES = (10, 20)  # distractor branches per start node in medium: drawn from this range
 BRANCH_LENGTHS = (1, 2, 2, 3)
 BRANCH_DRAWS = 40  # draws per branch before an anchor is given up as unable to take one
-NAME_DRAWS = 30  # names drawn from a role's vocabulary before falling back to a wider one
+NAME_DRAWS = 30  # draws from a vocabulary in a row that give no fresh name before it counts as spent
+WORD_MODEL_ORDER = 3  # characters of context of the word model that makes new one-word names
+WORD_MODEL_MIN_WORDS = 12  # distinct words a word model needs; with fewer it would only copy them
+TYPE_SHARE_SLACK = 1.6  # past medium, a type may be this many times as common among new nodes as among the input's
 DEFAULT_SEED = 2026
 
-# Names for the article's node types, none equal to or extending a name of its graph, used when the
-# input names of that type are Cyrillic too. Every other role is named from the input's own words.
-_FIRST_M = "Алексей Борис Вадим Глеб Денис Егор Захар Игорь Кирилл Леонид Михаил Никита Олег Павел Роман Семён Тимур Фёдор Юрий Ярослав"
-_FIRST_F = "Алина Вера Галина Дарья Екатерина Жанна Зоя Инна Кира Лидия Марина Надежда Оксана Полина Раиса Светлана Таисия Ульяна Юлия Яна"
+# Names for the article's node types, used when the input names of that type are Cyrillic too, and only
+# in the word counts the input's names of that type have (the article's persons are one first name each).
+# None equals or extends a name of the input (checked as they are drawn). Every other role is named from
+# the input's own words. A pool runs out: then the input's own words are recombined, then no name is made.
+_FIRST_M = ("Алексей Александр Анатолий Андрей Антон Аркадий Арсений Артём Богдан Борис Вадим Валентин Валерий Василий "
+            "Виктор Виталий Владимир Владислав Всеволод Вячеслав Геннадий Георгий Герман Глеб Григорий Даниил Денис "
+            "Дмитрий Евгений Егор Захар Иван Игорь Илья Кирилл Константин Лев Леонид Марк Матвей Михаил Никита Николай "
+            "Олег Павел Пётр Роман Руслан Святослав Семён Сергей Станислав Степан Тимофей Тимур Фёдор Филипп Юрий Ярослав")
+_FIRST_F = ("Алина Алла Анастасия Ангелина Анна Валентина Валерия Варвара Вера Вероника Виктория Галина Дарья Диана Евгения "
+            "Екатерина Елена Елизавета Жанна Зоя Злата Инна Карина Кира Ксения Лариса Лидия Любовь Людмила Маргарита Марина "
+            "Мария Милана Надежда Наталья Нина Оксана Олеся Ольга Полина Раиса Римма Светлана Софья Таисия Тамара Ульяна Юлия Яна")
 _SURNAMES = "Белов Волков Гусев Дроздов Егоров Жуков Зайцев Козлов Лебедев Морозов Никитин Орлов Павлов Соколов Титов Фролов Чернов Щукин Яковлев Громов"
+_ORG_WORDS = ("Восток Запад Юг Меридиан Прогресс Квант Логос Интеграл Алгоритм Эврика Стрела Волна Исток Рассвет Полюс Байкал "
+              "Урал Енисей Алтай Аврора Горизонт Зенит Импульс Спектр Сфера Орбита Кристалл Гранит Сапфир Титан Феникс Пегас "
+              "Сокол Кондор Нева Волга Ока Кама Амур Тайга Фактор Синтез Матрица Формула Модуль Контур Ресурс Потенциал")
+_METHOD_ADJECTIVES = ("Локальный Глобальный Иерархический Разреженный Плотный Адаптивный Инкрементальный Вероятностный "
+                      "Спектральный Жадный Итеративный Рекурсивный Обратный Многоуровневый Лексический Кластерный "
+                      "Статистический Эвристический Комбинаторный Градиентный Линейный Нелинейный Параллельный "
+                      "Распределённый Стохастический Детерминированный Быстрый Точный Приближённый Марковский Байесовский")
 NAME_POOLS = {
-    "person": _FIRST_M.split()
-    + _FIRST_F.split()
-    + [f"{f} {s}" for f in _FIRST_M.split() for s in _SURNAMES.split()]
-    + [f"{f} {s}а" for f in _FIRST_F.split() for s in _SURNAMES.split()],
+    "person": _FIRST_M.split() + _FIRST_F.split()
+    + [f"{f} {s}" for f in _FIRST_M.split()[:20] for s in _SURNAMES.split()]
+    + [f"{f} {s}а" for f in _FIRST_F.split()[:20] for s in _SURNAMES.split()],
     "project": (
         "Вега Сириус Альтаир Денеб Капелла Процион Регул Спика Антарес Ригель Поллукс Кастор Альдебаран Полярис "
         "Гелиос Зенит Квазар Меридиан Горизонт Импульс Спектр Сигма Омега Дельта Гамма Факел Маяк Компас Радуга "
-        "Кристалл Сапфир Рубин Гранит Кварц Титан Феникс Пегас Сокол Беркут Кондор Ястреб Аргон Неон Ксенон Криптон"
+        "Кристалл Сапфир Рубин Гранит Кварц Титан Феникс Пегас Сокол Беркут Кондор Ястреб Аргон Неон Ксенон Криптон "
+        "Андромеда Аврора Арктур Беллатрикс Венера Веста Галактика Гидра Ирида Кассиопея Кентавр Лира Меркурий Нептун "
+        "Орфей Персей Плутон Сатурн Юпитер Церера Эридан Янус Аполлон Гермес Прометей Икар Геракл Тесей Одиссей Ясон "
+        "Кедр Клён Ясень Ольха Рябина Липа Тополь Вереск Лотос Ирис Астра Гиацинт Нарцисс Азимут Апогей Перигей "
+        "Экватор Тропик Циклон Муссон Пассат Бриз Прибой Штиль Гейзер Вулкан Ледник Айсберг Каньон Фьорд Атолл Риф"
     ).split(),
-    "method": [
-        f"{adjective} {noun}"
-        for noun in "анализ отбор индекс фильтр расчёт вывод разбор синтез обход поиск".split()
-        for adjective in (
-            "Локальный Глобальный Иерархический Разреженный Плотный Адаптивный Инкрементальный Вероятностный "
-            "Спектральный Жадный Итеративный Рекурсивный Обратный Многоуровневый Лексический Кластерный"
-        ).split()
-    ],
-    "organization": [
-        f"{kind} {word}"
-        for word in "Восток Запад Юг Меридиан Прогресс Квант Логос Интеграл Алгоритм Эврика Стрела Волна Исток Рассвет Полюс Байкал Урал Енисей Алтай".split()
-        for kind in "Институт Центр Лаборатория Бюро Фонд Консорциум".split()
-    ],
+    "method": [f"{adjective} {noun}"
+               for noun in "анализ отбор индекс фильтр расчёт вывод разбор синтез обход поиск алгоритм подбор перебор спуск прогноз контроль".split()
+               for adjective in _METHOD_ADJECTIVES.split()],
+    "organization": [f"{kind} {word}" for word in _ORG_WORDS.split()
+                     for kind in "Институт Центр Лаборатория Бюро Фонд Консорциум".split()],
     "city": (
         "Самара Пермь Уфа Омск Тверь Тула Курск Орёл Сочи Псков Вологда Кострома Ярославль Иваново Владимир Рязань "
         "Липецк Тамбов Воронеж Саратов Пенза Ульяновск Оренбург Челябинск Тюмень Курган Барнаул Кемерово Иркутск Чита "
         "Хабаровск Владивосток Мурманск Архангельск Калуга Брянск Смоленск Новгород Петрозаводск Сыктывкар Киров "
-        "Ижевск Чебоксары Саранск Астрахань Волгоград Ставрополь Краснодар Белгород Новосибирск Красноярск Якутск"
+        "Ижевск Чебоксары Саранск Астрахань Волгоград Ставрополь Краснодар Белгород Новосибирск Красноярск Якутск "
+        "Абакан Ангарск Арзамас Батайск Бийск Благовещенск Братск Владикавказ Выборг Гатчина Дербент Дзержинск Елец "
+        "Ессентуки Златоуст Калининград Кисловодск Коломна Котлас Магадан Магнитогорск Майкоп Махачкала Миасс Муром "
+        "Нальчик Находка Нижнекамск Новокузнецк Новороссийск Норильск Обнинск Орск Печора Пятигорск Рыбинск Салехард "
+        "Северодвинск Серпухов Сургут Сызрань Таганрог Тобольск Тольятти Уссурийск Ухта Череповец Черкесск Элиста "
+        "Энгельс Армавир Камышин Ачинск Канск Минусинск"
     ).split(),
 }
 _TRANSLIT = {
@@ -1420,14 +1437,86 @@ class Variant:
     graph: Graph  # this variant's canonical order (permutation 0)
     questions: tuple[Question, ...]  # paths index into graph.edges; ids follow the renaming
     branches: int  # distractor branches added to the input graph
+    shortage: str = ""  # why it has fewer branches than its size wants, when the graph's names ran out
 
     @property
     def name(self) -> str:
         return f"{self.size}/{self.ids}"
 
 
+def _first_word(name: str) -> str:
+    return name.split(" ", 1)[0].casefold()
+
+
+def _word_shape(word: str) -> tuple[str, str]:
+    """How a word looks, not what it says: ('title', ','), ('lower', ''), ('upper', '-')..."""
+    letters = "".join(c for c in word if c.isalpha())
+    case = "lower" if letters.islower() else "upper" if letters.isupper() and len(letters) > 1 else "title" if letters[:1].isupper() else "other"
+    return case, "".join(c for c in word[-1:] if not c.isalnum())
+
+
+def _has_digit(name: str) -> bool:
+    return any(c.isdigit() for c in name)
+
+
+class WordModel:
+    """A character model of a role's one-word names, which draws new words with the same letter sequences:
+    trained on 'Springton', 'Oakville', 'Brookdale'... it may draw 'Oakton' or 'Springdale'."""
+
+    def __init__(self, words: list[str]) -> None:
+        self.words = set(words)
+        self.next: dict[str, list[str]] = {}  # the last WORD_MODEL_ORDER characters -> the characters that follow them
+        k = WORD_MODEL_ORDER
+        for word in sorted(self.words):
+            padded = "\x02" * k + word + "\x03"
+            for i in range(len(word) + 1):
+                self.next.setdefault(padded[i : i + k], []).append(padded[i + k])
+        lengths = sorted(len(w) for w in self.words)
+        self.shortest, self.longest = lengths[0], lengths[-1]
+
+    def draw(self, rng: random.Random) -> str | None:
+        context, out = "\x02" * WORD_MODEL_ORDER, []
+        while len(out) <= self.longest:
+            c = rng.choice(self.next[context])
+            if c == "\x03":
+                word = "".join(out)
+                return word if self.shortest <= len(word) and word not in self.words else None
+            out.append(c)
+            context = context[1:] + c
+        return None
+
+
+class Vocabulary:
+    """The names of one role, and new names made of them: a real name picked as the template (so shapes are as
+    common as in the input), each of its words replaced by the word at the same position of another name of the
+    same shape, that is the same number of words, each cased and punctuated alike ('Golden Gate Bridge', 'Tower
+    Hill Park' may give 'Tower Gate Bridge'; 'North of Nowhere' mixes only with names like it); a one-word name by
+    a WordModel of the role's one-word names. No digit or word comes in that the role's names lack."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = sorted(n for n in set(names) if any(c.isalnum() for c in n))  # a name like "." carries no words
+        self.slots: dict[tuple, list[list[str]]] = {}  # shape of a name -> the words at each position, over its names
+        for name in self.names:
+            split = name.split(" ")
+            slots = self.slots.setdefault(tuple(map(_word_shape, split)), [[] for _ in split])
+            for k, word in enumerate(split):
+                slots[k].append(word)
+        single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
+        self.model = WordModel(single) if len(single) >= WORD_MODEL_MIN_WORDS else None
+        self.spent = not self.names
+
+    def draw(self, rng: random.Random) -> str | None:
+        template = rng.choice(self.names).split(" ")
+        if len(template) == 1:
+            return self.model.draw(rng) if self.model else None
+        return " ".join(rng.choice(words) for words in self.slots[tuple(map(_word_shape, template))])
+
+
 class Namer:
-    """New names and ids that look like the input's: same words, script, casing and id shape."""
+    """New names and ids that look like the input's: the words, script, casing and id shape of the names of
+    the same role (the node's type on a typed graph; on an untyped one, the names at the same end of the
+    relation, then those of every role the copied node plays). When a role's names run out, no name is made
+    (new_node returns None) rather than a numbered or blended one that a model could tell apart."""
 
     def __init__(self, graph: Graph, rng: random.Random) -> None:
         self.rng = rng
@@ -1436,38 +1525,122 @@ class Namer:
         self.ids = {n.id for n in graph.nodes}  # every id in use
         self.input_ids = frozenset(self.ids)
         self.nodes = {n.id: n for n in graph.nodes}
+        self.typed = len({n.type for n in graph.nodes}) > 1
         self.role_names: dict[tuple[str, str], list[str]] = {}  # (relation, "out"|"in") -> names at that end
+        self.roles_of: dict[str, set[tuple[str, str]]] = {}  # node id -> the roles it plays
         for e in graph.edges:
-            self.role_names.setdefault((e.relation, "out"), []).append(self.nodes[e.target].name)
-            self.role_names.setdefault((e.relation, "in"), []).append(self.nodes[e.source].name)
-        self.all_names = [n.name for n in graph.nodes]
-        self._by_length: dict[object, dict[int, list[list[str]]]] = {}  # role -> word count -> names split in words
+            for role, end in (((e.relation, "out"), e.target), ((e.relation, "in"), e.source)):
+                self.role_names.setdefault(role, []).append(self.nodes[end].name)
+                self.roles_of.setdefault(end, set()).add(role)
+        self.type_names: dict[str, list[str]] = {}
+        for n in graph.nodes:
+            self.type_names.setdefault(n.type, []).append(n.name)
+        self.vocabularies: dict[object, Vocabulary] = {}
         self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
         self.id_chars = {kind: sorted({c for i in self.ids for c in i if self._kind(c) == kind}) for kind in ("lower", "upper", "digit")}
-        by_type: dict[str, Counter] = {}
-        for n in graph.nodes:
-            by_type.setdefault(n.type, Counter())[script(n.name)] += 1
-        self.pools = {
-            t: rng.sample(pool, len(pool)) for t, pool in sorted(NAME_POOLS.items())
-            if t in by_type and by_type[t].most_common(1)[0][0] == "CYRILLIC"
-        }
+        self.pools = {}
+        for t, pool in sorted(NAME_POOLS.items()):
+            mine = self.type_names.get(t, [])
+            if mine and Counter(map(script, mine)).most_common(1)[0][0] == "CYRILLIC":
+                lengths = {len(n.split(" ")) for n in mine}
+                self.pools[t] = rng.sample([p for p in pool if len(p.split(" ")) in lengths], len([p for p in pool if len(p.split(" ")) in lengths]))
         self.pool_position: dict[str, int] = {}
+        self.unnamed: Counter = Counter()  # role description -> nodes that could not be named
+        self.held = False  # the last new_node made none because a share was full, not because names are spent
+        self.type_slack = TYPE_SHARE_SLACK
+        # No first word (and no digit) may be more common among a type's new names than among its real ones.
+        self.real_marks = {t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
+                           for t, names in self.type_names.items()}
+        self.made_marks: dict[str, tuple[Counter, list[int]]] = {t: (Counter(), [0, 0]) for t in self.type_names}
 
     @staticmethod
     def _kind(c: str) -> str:
         return "digit" if c.isdigit() else "upper" if c.isupper() else "lower" if c.isalpha() else "other"
 
-    def new_node(self, like: Node, role: tuple[str, str]) -> Node:
-        """A node that plays the role of the input node like (reached over role = (relation, direction))."""
-        for attempt in range(4 * NAME_DRAWS):
-            name = self._name(like, role, numbered=attempt >= NAME_DRAWS)  # fresh names whose ids are taken: number one
-            node_id = self._id(like, name, longer=attempt // 10)
+    def _vocabularies(self, like: Node, role: tuple[str, str]) -> list[tuple[object, list[str]]]:
+        """(key, names) of the roles to name a copy of like from, narrowest first."""
+        if self.typed:
+            return [(("type", like.type), self.type_names[like.type])]
+        wider = sorted(self.roles_of.get(like.id, ()))
+        return [(role, self.role_names.get(role, [])),
+                (("node", like.id), [name for r in wider for name in self.role_names[r]])]
+
+    def new_node(self, like: Node, role: tuple[str, str]) -> Node | None:
+        """A node that plays the role of the input node like (reached over role = (relation, direction)), or None:
+        when the names of its role are spent, or (self.held) when its type or the names it could take are
+        as common among the new nodes as they may be for now."""
+        self.held = not self._type_has_room(like.type)
+        if self.held:
+            return None
+        if like.type in self.pools:
+            node = self._from_pool(like)
+            if node is not None:
+                return node
+        for key, names in self._vocabularies(like, role):
+            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names))
+            misses = held_back = 0
+            while not vocabulary.spent and misses < NAME_DRAWS:
+                name = vocabulary.draw(self.rng)
+                if name is not None and self._fresh(name):
+                    if not self._within_shares(like.type, name):
+                        held_back += 1  # fresh, but its first word is common enough already: it may come later
+                    else:
+                        node = self._named(like, name)
+                        if node is not None:
+                            return node
+                misses += 1
+            vocabulary.spent = vocabulary.spent or not held_back
+            self.held = self.held or bool(held_back)
+        if not self.held:
+            self.unnamed[f"type {like.type}" if self.typed else f"like {like.id}"] += 1
+        return None
+
+    def _type_has_room(self, node_type: str) -> bool:
+        """The type is less common among the new nodes than type_slack times its share of the input's (one over)."""
+        made = self.made_marks[node_type][1][0]
+        all_made = sum(counts[0] for _, counts in self.made_marks.values())
+        return made + 1 <= self.type_slack * self.real_marks[node_type][2] / len(self.nodes) * (all_made + 1) + 1
+
+    def _from_pool(self, like: Node) -> Node | None:
+        """The next name of the type's pool that is fresh and within the shares (looked for among the next
+        NAME_DRAWS), moved to the head of what is left of the pool and taken."""
+        pool, k = self.pools[like.type], self.pool_position.get(like.type, 0)
+        while k < len(pool) and not self._fresh(pool[k]):
+            k += 1
+        self.pool_position[like.type] = k
+        for j in range(k, min(k + NAME_DRAWS, len(pool))):
+            node = self._named(like, pool[j]) if self._fresh(pool[j]) and self._within_shares(like.type, pool[j]) else None
+            if node is not None:
+                pool[k], pool[j] = pool[j], pool[k]
+                self.pool_position[like.type] = k + 1
+                return node
+        return None
+
+    def _named(self, like: Node, name: str) -> Node | None:
+        """The node named name, with an id in like's style, or None when no such id is free."""
+        for longer in range(4):
+            node_id = self._id(like, name, longer)
             if node_id is not None:
                 self.names.add(name.casefold())
                 self.ids.add(node_id)
+                firsts, counts = self.made_marks[like.type]
+                firsts[_first_word(name)] += 1
+                counts[0] += 1
+                counts[1] += _has_digit(name)
                 return Node(node_id, name, like.type)
-        raise BenchmarkError(f"could not make a new name for a node like {like.id!r}; the graph's names are too few to vary")
+        return None
+
+    def _within_shares(self, node_type: str, name: str) -> bool:
+        """With name added, no first word is more common among the type's new names than it is among its real
+        names or than a typical real first word is, and names with a digit are no more common than among the real
+        ones (each one over the share allowed, so the first names can come)."""
+        real_firsts, real_digits, n_real = self.real_marks[node_type]
+        firsts, (made, digits) = self.made_marks[node_type]
+        word = _first_word(name)
+        if firsts[word] + 1 > max(real_firsts[word] / n_real, 1 / len(real_firsts)) * (made + 1) + 1:
+            return False
+        return not _has_digit(name) or digits + 1 <= real_digits / n_real * (made + 1) + 1
 
     def _fresh(self, name: str) -> bool:
         """Not a name in use, and not an input name followed by more words ('Kazan' -> 'Kazan River')."""
@@ -1476,52 +1649,6 @@ class Namer:
     def _extends(self, name: str) -> bool:
         words = name.casefold().split(" ")
         return any(" ".join(words[:k]) in self.input_names for k in range(1, len(words)))
-
-    def _name(self, like: Node, role: tuple[str, str], numbered: bool = False) -> str:
-        if like.type in self.pools:
-            return self._pool_name(like.type)
-        key = role if role in self.role_names else "*"
-        for vocabulary in (key, "*") if not numbered else ():
-            for _ in range(NAME_DRAWS):
-                name = self._compose(vocabulary)
-                if self._fresh(name):
-                    return name
-        # The vocabulary is spent: number a composed name that is no input name and extends none.
-        drawn = (self._compose(vocabulary) for vocabulary in (key, "*") for _ in range(NAME_DRAWS))
-        base = next((f"{c} " for c in drawn if c.casefold() not in self.input_names and not self._extends(c)), like.name)
-        for k in range(2, 1_000_000):
-            if self._fresh(f"{base}{k}"):
-                return f"{base}{k}"
-        raise BenchmarkError(f"could not make a new name for a node like {like.id!r}")
-
-    def _compose(self, key: tuple[str, str] | str) -> str:
-        """A name shaped like a random name of the role (key; "*": any node), each word taken from the same
-        position of another name of that length: ['Golden Gate Bridge', 'Tower Bridge', 'Bay Gate Park'] may
-        give 'Bay Gate Bridge'. A one-word name joins the first half of one word to the second half of another."""
-        if key not in self._by_length:
-            by_length: dict[int, list[list[str]]] = {}
-            names = self.role_names[key] if key != "*" else self.all_names
-            usable = [n for n in names if any(c.isalnum() for c in n)] or ["X"]  # a name like "." carries no words
-            for name in usable:
-                words = name.split(" ")
-                by_length.setdefault(len(words), []).append(words)
-            self._by_length[key] = by_length
-        by_length = self._by_length[key]
-        lengths = [k for k in sorted(by_length)]
-        same = by_length[self.rng.choices(lengths, [len(by_length[k]) for k in lengths])[0]]  # as common as in the input
-        if len(same[0]) == 1:
-            a, b = self.rng.choice(same)[0], self.rng.choice(same)[0]
-            return a[: max(len(a) // 2, 1)] + b[len(b) // 2 :]
-        return " ".join(self.rng.choice(same)[k] for k in range(len(same[0])))
-
-    def _pool_name(self, node_type: str) -> str:
-        pool = self.pools[node_type]
-        while True:
-            k = self.pool_position.get(node_type, 0)
-            self.pool_position[node_type] = k + 1
-            name = pool[k] if k < len(pool) else f"{pool[k % len(pool)]} {k // len(pool) + 1}"
-            if self._fresh(name):
-                return name
 
     def _id(self, like: Node, name: str, longer: int = 0) -> str | None:
         """An id for name in the style of like's id, or None if it would equal or extend one in use: the same
@@ -1546,12 +1673,14 @@ class Namer:
             node_id = self.id_prefix + "".join(
                 self.rng.choice(self.id_chars[k]) if (k := self._kind(c)) != "other" and self.id_chars[k] else c for c in rest
             )
-        parts = node_id.split("_")
-        if node_id in self.ids or any("_".join(parts[:k]) in self.input_ids for k in range(1, len(parts))):
+        if node_id in self.ids:  # an id may extend an input id ('person_ines' -> 'person_ines_brandt'), as real ones do
             return None
         if any(_mentions(node_id.casefold(), word) for word in LEAKY_ID_WORDS):
             return None
         return node_id
+
+
+HELD = "held"  # Distractors._branch: no branch for now, only because the shares of new names are full
 
 
 class Distractors:
@@ -1572,7 +1701,9 @@ class Distractors:
         low, high = MEDIUM_BRANCHES
         self.medium_counts = [self.rng.randint(low, high) for _ in self.anchors]
         self.items: list[tuple[list[Node], list[Edge]]] = []
-        self.failed: set[str] = set()  # anchors that could take no safe branch
+        self.failed: set[str] = set()  # anchors that can take no more branches
+        self.unnamed: set[str] = set()  # of those, the ones whose branches could not be named
+        self.exhausted = False  # a whole round of anchors made no branch: the stream ends here
         self._slots = self._slot_order()
 
     @staticmethod
@@ -1599,22 +1730,44 @@ class Distractors:
             round_no += 1
 
     def first(self, n: int) -> list[tuple[list[Node], list[Edge]]]:
-        while len(self.items) < n:
-            if len(self.failed) == len(self.anchors):
-                raise BenchmarkError(
-                    "no distractor can be added: branches hang off the start nodes of the questions' queries, and "
-                    "none of them can take one without completing a question's path"
-                )
+        """The first n branches, or all there can be when no anchor can take another (names spent or held back
+        by the shares, or every branch would complete a question's path): fewer than n then, for any larger n.
+        Medium's branches keep the article's count per start node whatever the mix of types; past them, no type
+        grows much more common among new nodes than among the input's (Namer.type_slack)."""
+        stalled = 0  # anchors in a row that took no branch only because the shares were full
+        while len(self.items) < n and not self.exhausted:
+            self.namer.type_slack = math.inf if len(self.items) < self.medium else TYPE_SHARE_SLACK
+            live = len(self.anchors) - len(self.failed)
+            if not live or stalled >= live:
+                self.exhausted = True  # a whole round made nothing
+                break
             anchor = next(self._slots)
             if anchor in self.failed:
                 continue
             branch = self._branch(anchor)
-            if branch is None:
-                self.failed.add(anchor)
-                warn(f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets none")
-                continue
-            self.items.append(branch)
+            if branch is HELD:
+                stalled += 1
+            elif branch is None:
+                self._give_up(anchor)
+            else:
+                stalled = 0
+                self.items.append(branch)
         return self.items[:n]
+
+    def _give_up(self, anchor: str) -> None:
+        self.failed.add(anchor)
+        if anchor not in self.unnamed:
+            had = sum(1 for _, edges in self.items if anchor in (edges[0].source, edges[0].target))
+            warn(f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets {'no more' if had else 'none'}")
+
+    def shortage(self, size: str, made: int, wanted: int | None) -> str:
+        """Why a size got fewer branches than it wanted (None: large, which wants to fill the window)."""
+        roles = ", ".join(role for role, _ in self.namer.unnamed.most_common(3))
+        why = (f"the graph's names are too few to vary into more new names without numbers or blends (spent first: "
+               f"{roles})") if roles else "no anchor can take another branch without completing a question's path"
+        if wanted is None:
+            return f"large: {made} distractor branches could be made, fewer than it takes to fill --context-window: {why}"
+        return f"{size}: {made} of the {wanted} distractor branches it needs could be made: {why}"
 
     def _draw(self, anchor: str) -> list[tuple[str, str, str]]:
         """Steps (relation, direction, input node it copies) of a random walk over the input's edges."""
@@ -1650,20 +1803,31 @@ class Distractors:
         return True
 
     def _branch(self, anchor: str) -> tuple[list[Node], list[Edge]] | None:
+        """A safe branch off anchor with at least one named node; after BRANCH_DRAWS draws, HELD when a share held
+        its names back for now, else None."""
+        named_none = held = False
         for _ in range(BRANCH_DRAWS):
             drawn = self._draw(anchor)
             steps = next((drawn[:n] for n in range(len(drawn), 0, -1) if self._safe(anchor, drawn[:n])), None)
-            if steps:  # the longest safe start of the draw
-                break
-        else:
-            return None
-        nodes, edges, current = [], [], anchor
-        for relation, direction, like in steps:
-            node = self.namer.new_node(self.namer.nodes[like], (relation, direction))
-            nodes.append(node)
-            edges.append(Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current))
-            current = node.id
-        return nodes, edges
+            if not steps:  # the longest safe start of the draw
+                continue
+            nodes, edges, current = [], [], anchor
+            for relation, direction, like in steps:  # a start of a safe chain is safe: a chain cut where names run out
+                node = self.namer.new_node(self.namer.nodes[like], (relation, direction))
+                if node is None:
+                    break
+                nodes.append(node)
+                edges.append(Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current))
+                current = node.id
+            if nodes:
+                return nodes, edges
+            named_none = True
+            held = held or self.namer.held
+        if held:
+            return HELD
+        if named_none:
+            self.unnamed.add(anchor)
+        return None
 
 
 def interleave(originals: list, extras: list, rng: random.Random) -> tuple[list, list[int]]:
@@ -1679,13 +1843,13 @@ def interleave(originals: list, extras: list, rng: random.Random) -> tuple[list,
 
 def with_distractors(graph: Graph, questions: tuple[Question, ...], stream: Distractors, size: str, n: int, seed: int) -> Variant:
     """The input graph plus the stream's first n branches, originals interleaved at seeded positions."""
-    if n == 0:
+    branches = stream.first(n) if n else []
+    if not branches:
         return Variant(size, "original", graph, questions, 0)
-    branches = stream.first(n)
     rng = random.Random(f"{seed}/{size}/interleave")
     edges, edge_pos = interleave(list(graph.edges), [e for _, es in branches for e in es], rng)
     nodes, _ = interleave(list(graph.nodes), [v for vs, _ in branches for v in vs], rng)
-    return Variant(size, "original", Graph(tuple(nodes), tuple(edges)), tuple(q.moved(edge_pos) for q in questions), n)
+    return Variant(size, "original", Graph(tuple(nodes), tuple(edges)), tuple(q.moved(edge_pos) for q in questions), len(branches))
 
 
 def with_short_ids(variant: Variant, seed: int) -> Variant:
@@ -2244,8 +2408,13 @@ def cut_near(f: Callable[[int], int], limit: int, hint: int, lo: int, f_lo: int,
     return largest_fitting(f, limit, lo, f_lo, hi, f_hi)
 
 
-def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: TokenCounts) -> int:
-    """Distractor branches of the large graph: the most compact format's prompts just fit the context window.
+class _Spent(Exception):
+    """The distractor stream has no more branches than this: a large graph cannot grow past it."""
+
+
+def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: TokenCounts) -> tuple[int, bool]:
+    """Distractor branches of the large graph: the most compact format's prompts just fit the context window;
+    and whether the stream ran out before that (the graph's names are too few), so large is smaller.
 
     Sized with the first encoding, so every encoding measures the same graph."""
     tokenizer, window = plan.tokenizers[0], plan.context_window
@@ -2254,6 +2423,8 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
     texts: dict[tuple[int, str], FormattedGraph] = {}
 
     def tokens(n: int, fmt: str, q: Question = longest) -> int:
+        if len(stream.first(n)) < n:
+            raise _Spent
         if (n, fmt) not in texts:
             variant = with_distractors(inputs.graph, questions, stream, "large", n, plan.seed)
             texts[(n, fmt)] = FormattedGraph(plan.template, fmt, serialized(fmt, variant.graph))
@@ -2262,7 +2433,7 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
     def all_fit(n: int, fmt: str) -> bool:
         return all(tokens(n, fmt, q) <= window for q in questions)
 
-    lo = stream.medium
+    lo = medium = len(stream.first(stream.medium))
     compact = min(plan.formats, key=lambda fmt: tokens(lo, fmt))
     if tokens(lo, compact) > window:
         raise BenchmarkError(
@@ -2273,16 +2444,28 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
         f_lo = tokens(lo, compact)
         per_branch = max((f_lo - tokens(0, compact)) / max(lo, 1), 1.0)  # tokens grow about linearly
         guess = lo + int((window - f_lo) / per_branch)
-        lo, _ = cut_near(lambda n, fmt=compact: tokens(n, fmt), window, guess, lo, f_lo, None, None)
-        while lo > stream.medium and not all_fit(lo, compact):  # the longest question was only a proxy
+        cap = len(stream.first(2 * guess + 2))  # as many as the names allow, up to twice the guess
+        hi, f_hi = (None, None) if cap == 2 * guess + 2 else (cap, None)
+        if hi is not None:
+            f_hi = tokens(cap, compact)
+            if f_hi <= window:
+                return cap, True  # the names ran out before the window filled
+        try:
+            lo, _ = cut_near(lambda n, fmt=compact: tokens(n, fmt), window, min(guess, hi - 1) if hi else guess, lo, f_lo, hi, f_hi)
+        except _Spent:
+            return len(stream.first(2 * guess + 2)), True
+        while lo > medium and not all_fit(lo, compact):  # the longest question was only a proxy
             lo -= 1
         # Other formats: their prompts at lo are measured in mode A anyway; only one that fits there can
         # be more compact at lo + 1.
-        bigger = [fmt for fmt in plan.formats if fmt != compact and all_fit(lo, fmt) and all_fit(lo + 1, fmt)]
+        try:
+            bigger = [fmt for fmt in plan.formats if fmt != compact and all_fit(lo, fmt) and all_fit(lo + 1, fmt)]
+        except _Spent:
+            return lo, True
         for key in [key for key in texts if key[0] not in (0, lo, lo + 1)]:
             del texts[key]  # keep memory to a few graph texts
         if not bigger:
-            return lo
+            return lo, False
         compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
 
 
@@ -2291,8 +2474,15 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts) -> list[V
     stream = Distractors(inputs.graph, inputs.questions, plan.seed) if set(plan.sizes) - {"small"} else None
     variants = []
     for size in plan.sizes:
-        n = 0 if size == "small" else stream.medium if size == "medium" else large_branches(inputs, stream, plan, counts)
+        spent = False
+        if size == "large":
+            n, spent = large_branches(inputs, stream, plan, counts)
+        else:
+            n = 0 if size == "small" else stream.medium
         base = with_distractors(inputs.graph, inputs.questions, stream, size, n, plan.seed)
+        if size == "medium" and base.branches < n or spent:
+            base = replace(base, shortage=stream.shortage(size, base.branches, n if size == "medium" else None))
+            warn(base.shortage)
         for ids in plan.ids:
             variant = base if ids == "original" else with_short_ids(base, plan.seed)
             preflight_solver(variant)
@@ -2656,6 +2846,7 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
     for v in variants:
         name = variant_file(v, "json")
         lines.append(f"| {v.name} | {len(v.graph.nodes)} | {len(v.graph.edges)} | {v.branches} | {name} | `{shas[name]}` |")
+    lines += ["", *(f"- {note}." for note in dict.fromkeys(v.shortage for v in variants if v.shortage))]
     questions = variants[0].questions
     n_solved = sum(1 for q in questions if q.query)
     several = sum(q.several for q in questions)
@@ -4614,7 +4805,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     inputs, record = preflight(args, plan)
     counts = TokenCounts()
     variants = build_variants(inputs, plan, counts)
-    record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record}
+    record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record,
+              "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
     staging = Staging(args.out)
     try:
         if inputs.generated_bytes is not None:

@@ -52,7 +52,9 @@ def snake(name: str) -> str:
     return "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
 
-def make_graph(n_edges: int, n_relations: int, rng: random.Random) -> dict:
+def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool = False, opaque: bool = False) -> dict:
+    """typed: each node's type is its kind (person, place...) instead of "entity"; opaque: Freebase-style ids
+    (m.0 and five characters) instead of snake_case names."""
     n_nodes = max(n_edges // 3, 50)
     shares = {"person": 0.45, "place": 0.2, "country": 0.03, "organization": 0.14, "work": 0.18}
     nodes, by_kind, ids = [], {k: [] for k in KINDS}, set()
@@ -64,8 +66,10 @@ def make_graph(n_edges: int, n_relations: int, rng: random.Random) -> dict:
             while node_id in ids:
                 k += 1
                 node_id = f"{base}_{k}"
+            while opaque and (node_id in ids or not node_id.startswith("m.")):
+                node_id = "m.0" + "".join(rng.choice("0123456789abcdefghjklmnpqrstvwxyz_") for _ in range(5))
             ids.add(node_id)
-            nodes.append({"id": node_id, "name": name, "type": "entity"})
+            nodes.append({"id": node_id, "name": name, "type": kind if typed else "entity"})
             by_kind[kind].append(node_id)
     relations, seen = [], set()
     while len(relations) < n_relations:
@@ -157,9 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--relations", type=int, default=400)
     parser.add_argument("--questions", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--typed", action="store_true", help="node types are kinds (person, place...) instead of 'entity'")
+    parser.add_argument("--opaque-ids", action="store_true", help="Freebase-style ids (m.0xxxxx) instead of snake_case")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    graph = make_graph(args.edges, args.relations, rng)
+    graph = make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids)
     questions = make_questions(graph, args.questions, rng)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "graph.json").write_text(json.dumps(graph, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

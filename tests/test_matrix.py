@@ -129,11 +129,16 @@ def test_stream_prefix_is_stable(canonical):
     assert benchmark.Distractors(canonical.graph, canonical.questions, 8).first(50) != first
 
 
-def test_numbered_names_once_a_pool_runs_out(canonical):
+def test_when_names_run_out_fewer_branches_are_made_never_numbered_or_repeated(canonical, capsys):
     stream = benchmark.Distractors(canonical.graph, canonical.questions, 1)
-    names = [n.name for nodes, _ in stream.first(2000) for n in nodes]
-    assert len(set(names)) == len(names)
-    assert any(name.endswith(" 2") for name in names)
+    branches = stream.first(2000)
+    names = [n.name for nodes, _ in branches for n in nodes]
+    assert 300 < len(branches) < 2000 and stream.first(5000) == branches  # all there can be
+    assert len(set(names)) == len(names) and not any(c.isdigit() for name in names for c in name)
+    assert stream.namer.unnamed["type project"] > 0  # one-word project names of the pool ran out first
+    assert stream.shortage("large", len(branches), None).startswith(
+        f"large: {len(branches)} distractor branches could be made, fewer than it takes to fill --context-window: the graph's "
+        "names are too few to vary into more new names without numbers or blends (spent first: type project")
 
 
 # ---- short ids and permutations
@@ -347,9 +352,11 @@ def test_another_domain_runs_the_whole_matrix(tmp_path):
     out = tmp_path / "out"
     medium = json.loads((out / "graph.medium.original.json").read_text(encoding="utf-8"))
     new = [n for n in medium["nodes"] if n not in OTHER_GRAPH["nodes"]]
-    assert {n["type"] for n in new} <= {"actor", "movie", "director", "city", "school"}
-    originals = {n["name"].casefold() for n in OTHER_GRAPH["nodes"]}
-    assert new and not [n for n in new if n["name"].casefold() in originals]
+    assert not new  # two names per type, each of other words: nothing to recombine, and nothing numbered or blended
+    report = (out / "size_report.md").read_text(encoding="utf-8")
+    assert "- medium: 0 of the 26 distractor branches it needs could be made: the graph's names are too few" in report
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["preflight"]["distractor_shortages"][0].startswith("medium: 0 of the 26")
     rows = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
     assert all(r["answerable"] for r in rows if r["mode"] == "A")
 
@@ -399,7 +406,7 @@ def test_leakage_stops_the_run(tmp_path, capsys, monkeypatch, change, message):
         (["--budget", "100"], "--budget 100 is below the 156 tokens of the json prompt for question q1 with an empty graph (o200k_base); raise --budget"),
         (["--sizes", "large", "--context-window", "3000"],
          "--context-window 3000 is too small for a large graph: the medium graph's most compact prompt (edge_list) "
-         "already takes 5582 tokens; raise --context-window or drop large from --sizes"),
+         "already takes 5064 tokens; raise --context-window or drop large from --sizes"),
     ],
 )
 def test_bad_matrix_flags(tmp_path, capsys, flags, message):
@@ -428,7 +435,7 @@ def test_progress_line_on_long_runs(tmp_path, capsys, monkeypatch):
     assert lines[-1].startswith("24/24 cells, ")
 
 
-def test_a_start_node_that_cannot_take_a_branch_gets_none(tmp_path, capsys):
+def test_a_three_node_graph_runs_at_every_size_and_says_why_it_has_no_distractors(tmp_path, capsys):
     # The only pattern for "thing" is the question's own hop: any branch would answer it a second way.
     graph = {"nodes": [{"id": "a", "name": "A", "type": "thing"}, {"id": "b", "name": "B", "type": "other"},
                        {"id": "c", "name": "C", "type": "other"}],
@@ -441,22 +448,24 @@ def test_a_start_node_that_cannot_take_a_branch_gets_none(tmp_path, capsys):
     ]
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     (tmp_path / "q.json").write_text(json.dumps(questions), encoding="utf-8")
-    argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--sizes", "medium", "--out", str(tmp_path / "out")]
+    argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--sizes", "small,medium,large",
+            "--model", "solver", "--out", str(tmp_path / "out")]
     assert benchmark.main(argv) == 0
-    err = capsys.readouterr().err
-    assert "warning: no distractor branch can hang off 'a' without completing a question's path; it gets none\n" in err
-    medium = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
-    assert not [e for e in medium["edges"] if "a" in (e["source"], e["target"]) and e not in graph["edges"]]
-    assert 10 <= len(medium["edges"]) - 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "warning: no distractor branch can hang off 'a' without completing a question's path; it gets none"
+    assert err[1].startswith("warning: medium: 0 of the ") and err[1].endswith("(spent first: type thing)")
+    assert err[2].startswith("warning: large: 0 distractor branches could be made, fewer than it takes to fill --context-window")
+    for size in ("medium", "large"):  # one-letter names vary into nothing that is not a blend
+        assert json.loads((tmp_path / "out" / f"graph.{size}.original.json").read_text(encoding="utf-8")) == graph
 
 
 # Pinned: a change to distractors, interleaving, ids, permutations, packing or tiktoken shows up here.
 # If the change is intended, update the hashes in the same commit and say why in its message.
 MEDIUM_GOLDEN = {
-    "graph.medium.original.json": "d4f0a87477b9b4c5a2f3082898aefb3c712a2f3bf9956b096c446e57e1f38d44",
-    "graph.medium.short.json": "130d0be5c2c97d7600de83e30f738517b50d894cc2b2d5ca2097ac287200c340",
-    "order.medium.p1.json": "175ec6edcc5de78b5a6ef3d7daa2e08797bdb53396b474be1cc3896a15cf809c",
-    "size_report.json": "69a107b9316b6c349cd8f5e4495638013a1991eda20eff02fa694daab372e37e",
+    "graph.medium.original.json": "c643b6b17aad344e9bfb6986bd9d922271a1545bcef365be3276c9c422641b43",
+    "graph.medium.short.json": "dbd445f45ed1a57f3672e388a647dfea8b90ea808f164c5e5ba1e07be0f3afe9",
+    "order.medium.p1.json": "ff98dbb28d00dbd1f5af8442a7afa6ab96afc9671089a85aa232c74e47c2b4eb",
+    "size_report.json": "70a7699dd5eb39544cd3fca4b3a1c78e7a74f3c777c8315dd6dd1dbc703c405b",
 }
 
 

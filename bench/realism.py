@@ -1,0 +1,252 @@
+"""Can a model tell the tool's synthetic inputs from the real thing without reading the facts? Measured.
+
+    $ python bench/realism.py            # about a minute on 2 cores
+    $ python bench/realism.py --json     # the same figures as JSON
+
+For each graph (the article's; a 30-node English typed graph; synthetic KGs from bench/synth_kg.py: typed,
+untyped, and untyped with Freebase-style ids) and each size (medium, large), the real run of benchmark.py
+makes the distractor graph (40 generated questions give the anchors), and against the graph's own nodes:
+
+- digits: the share of names with a digit, real nodes and distractors;
+- top first word: per type (per graph when untyped), the largest share one first word has among the names,
+  real and distractors, the worst type shown;
+- AUC: a character n-gram classifier (multinomial naive Bayes over 1- to 4-grams of the name) trained to
+  tell distractor names from real ones, 5-fold cross-validated; 0.5 is chance. Only graphs of 200+ nodes
+  (fewer real names are too few to train on). With scikit-learn installed, a logistic regression on tf-idf
+  character n-grams is run too, as a second adversary.
+
+And for the generated question sets (200 questions, abstain share 0.5): the share of abstention questions
+whose last hop some node of the same role takes (type on a typed graph; the nodes reached by the same
+relation and direction on an untyped one, the start's peers for a one-hop question), checked here without
+the tool's code: a question whose break no peer could take is refusable from the schema alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import math
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synth_kg  # noqa: E402
+
+UNIX = {  # a hand-made graph of the size a new user tries first
+    "person": ["Thompson, Ken", "Ritchie, Dennis", "Kernighan, Brian", "Pike, Rob", "McIlroy, Doug", "Joy, Bill", "Cox, Russ",
+               "Griesemer, Robert", "Aho, Alfred", "Weinberger, Peter"],
+    "project": ["Unix", "Plan 9", "Go", "C", "AWK", "BSD", "vi", "UTF-8", "Inferno", "grep"],
+    "organization": ["Bell Labs", "Google", "UC Berkeley", "Sun Microsystems", "Princeton University"],
+    "city": ["Murray Hill", "Mountain View", "Berkeley", "Princeton", "New York"],
+}
+
+
+def unix_graph(rng: random.Random) -> dict:
+    nodes = [{"id": f"{kind}_{re.sub(r'[^a-z0-9]+', '_', name.lower()).strip('_')}", "name": name, "type": kind}
+             for kind, names in UNIX.items() for name in names]
+    by = {kind: [n["id"] for n in nodes if n["type"] == kind] for kind in UNIX}
+    edges = []
+    for p in by["person"]:
+        edges += [{"source": p, "relation": "WORKED_AT", "target": rng.choice(by["organization"])},
+                  {"source": p, "relation": "CREATED", "target": rng.choice(by["project"])}]
+    edges += [{"source": o, "relation": "LOCATED_IN", "target": rng.choice(by["city"])} for o in by["organization"]]
+    edges += [{"source": j, "relation": "MAINTAINED_BY", "target": rng.choice(by["organization"])} for j in by["project"]]
+    return {"nodes": nodes, "edges": edges}
+
+
+def graphs() -> dict[str, dict]:
+    article = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+    return {
+        "article (14 nodes, ru, typed)": article,
+        "unix (30 nodes, en, typed)": unix_graph(random.Random(1)),
+        "synthetic KG (typed, en)": synth_kg.make_graph(2400, 200, random.Random(2), typed=True),
+        "synthetic KG (untyped, en)": synth_kg.make_graph(2400, 200, random.Random(3)),
+        "synthetic KG (untyped, m.0 ids)": synth_kg.make_graph(2400, 200, random.Random(4), opaque=True),
+    }
+
+
+# ---- the adversary: which names are distractors?
+
+
+def ngrams(name: str) -> list[str]:
+    text = f" {name} "
+    return [text[i : i + n] for n in range(1, 5) for i in range(len(text) - n + 1)]
+
+
+def naive_bayes_scores(train: list[tuple[str, int]], test: list[str]) -> list[float]:
+    counts = [collections.Counter(), collections.Counter()]
+    for name, label in train:
+        counts[label].update(ngrams(name))
+    vocab = len(set(counts[0]) | set(counts[1])) + 1
+    totals = [sum(c.values()) + vocab for c in counts]
+    return [sum(math.log((counts[1][g] + 1) / totals[1]) - math.log((counts[0][g] + 1) / totals[0]) for g in ngrams(name))
+            for name in test]
+
+
+def auc(scores: list[float], labels: list[int]) -> float:
+    """Probability that a random distractor scores above a random real name (ties count half)."""
+    ranked = sorted(zip(scores, labels))
+    rank_sum, i = 0.0, 0
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and ranked[j][0] == ranked[i][0]:
+            j += 1
+        rank_sum += sum(label for _, label in ranked[i:j]) * (i + j + 1) / 2
+        i = j
+    pos = sum(labels)
+    neg = len(labels) - pos
+    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
+
+
+def cross_validated_auc(real: list[str], fake: list[str], folds: int = 5, seed: int = 0) -> dict:
+    data = [(n, 0) for n in real] + [(n, 1) for n in fake]
+    random.Random(seed).shuffle(data)
+    result = {"naive_bayes": statistics_mean([auc(naive_bayes_scores([d for k, d in enumerate(data) if k % folds != f],
+                                                                      [n for k, (n, _) in enumerate(data) if k % folds == f]),
+                                                   [y for k, (_, y) in enumerate(data) if k % folds == f]) for f in range(folds)])}
+    try:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.model_selection import cross_val_score
+    except ImportError:
+        return result
+    names, labels = [n for n, _ in data], [y for _, y in data]
+    model = __import__("sklearn.pipeline", fromlist=["make_pipeline"]).make_pipeline(
+        TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4)), LogisticRegression(max_iter=2000, class_weight="balanced"))
+    result["logistic_regression"] = float(cross_val_score(model, names, labels, cv=folds, scoring="roc_auc").mean())
+    return result
+
+
+def statistics_mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+# ---- surface figures
+
+
+def digit_share(names: list[str]) -> float:
+    return sum(any(c.isdigit() for c in n) for n in names) / len(names) if names else 0.0
+
+
+def top_first_word(nodes: list[dict]) -> tuple[float, str]:
+    """The largest share one first word has among the names of one type: (share, 'type: word')."""
+    by_type: dict[str, list[str]] = collections.defaultdict(list)
+    for n in nodes:
+        by_type[n["type"]].append(n["name"].split(" ")[0])
+    best = (0.0, "")
+    for kind, firsts in by_type.items():
+        if len(firsts) >= 5:
+            word, k = collections.Counter(firsts).most_common(1)[0]
+            best = max(best, (k / len(firsts), f"{kind}: {word}"))
+    return best
+
+
+def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
+    """The distractor nodes of medium and large, made by a real run of benchmark.py."""
+    (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--graph", str(folder / "graph.json"), "--generate-questions",
+                           "40", "--sizes", "medium,large", "--formats", "json,edge_list", "--no-write-prompts",
+                           "--skip-invalid-questions", "--out", str(folder / "out")], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark.py failed: {done.stderr}")
+    real = {n["id"] for n in graph["nodes"]}
+    out = {}
+    for size in ("medium", "large"):
+        variant = json.loads((folder / "out" / f"graph.{size}.original.json").read_text(encoding="utf-8"))
+        out[size] = [n for n in variant["nodes"] if n["id"] not in real]
+    out["warnings"] = [line for line in done.stderr.splitlines() if "distractor branches" in line]
+    return out
+
+
+def near_miss_share(graph: dict, questions: list[dict]) -> tuple[float, int]:
+    edges, types = graph["edges"], {n["id"]: n["type"] for n in graph["nodes"]}
+    typed = len(set(types.values())) > 1
+    takes, index = collections.defaultdict(set), collections.defaultdict(list)
+    for e in edges:
+        takes[e["source"]].add((e["relation"], "out"))
+        takes[e["target"]].add((e["relation"], "in"))
+        index[(e["source"], e["relation"], "out")].append(e["target"])
+        index[(e["target"], e["relation"], "in")].append(e["source"])
+    ends = collections.defaultdict(set)  # (relation, direction) -> nodes reached that way
+    for (node, relation, direction), reached in index.items():
+        ends[(relation, direction)].update(reached)
+    abstentions = [q for q in questions if q["insufficient"]]
+    near = 0
+    for q in abstentions:
+        hops, reached = q["query"]["hops"], {q["query"]["start"]}
+        for h in hops[:-1]:
+            reached = {t for v in reached for t in index[(v, h["relation"], h["direction"])]}
+        last = (hops[-1]["relation"], hops[-1]["direction"])
+        if typed:
+            peers = {n for n, t in types.items() if t in {types[v] for v in reached}}
+        elif len(hops) > 1:
+            peers = ends[(hops[-2]["relation"], hops[-2]["direction"])]
+        else:
+            peers = {p for v in reached for r, d in takes[v] for p in ends[(r, "in" if d == "out" else "out")]}
+        near += any(last in takes[p] for p in peers - reached)
+    return (near / len(abstentions) if abstentions else float("nan")), len(abstentions)
+
+
+def generated(graph: dict, folder: Path) -> list[dict]:
+    (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--graph", str(folder / "graph.json"), "--generate-questions",
+                           "200", "--abstain-share", "0.5", "--prompt", "en", "--formats", "json", "--no-write-prompts",
+                           "--skip-invalid-questions", "--out", str(folder / "gen")], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark.py failed: {done.stderr}")
+    return json.loads((folder / "gen" / "questions.generated.json").read_text(encoding="utf-8"))
+
+
+def measure() -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (name, graph) in enumerate(graphs().items()):
+            folder = Path(tmp) / str(k)
+            folder.mkdir()
+            made = run_sizes(graph, folder)
+            real = graph["nodes"]
+            share, n_abstain = near_miss_share(graph, generated(graph, folder))
+            for size in ("medium", "large"):
+                fake = made[size]
+                row = {"graph": name, "size": size, "real": len(real), "distractors": len(fake),
+                       "digits": [round(digit_share([n["name"] for n in real]), 3), round(digit_share([n["name"] for n in fake]), 3)],
+                       "top_first_word": [top_first_word(real), top_first_word(fake)],
+                       "near_misses": [round(share, 3), n_abstain],
+                       "warnings": made["warnings"]}
+                if len(real) >= 200 and len(fake) >= 50:
+                    row["auc"] = {k: round(v, 3) for k, v in cross_validated_auc([n["name"] for n in real], [n["name"] for n in fake]).items()}
+                rows.append(row)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    rows = measure()
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return 0
+    print("| graph | size | real / distractor nodes | digits real / distractors | top first word real / distractors | "
+          "n-gram AUC (NB; LR) | near-miss abstentions |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        (real_top, real_word), (fake_top, fake_word) = r["top_first_word"]
+        aucs = "; ".join(f"{v:.2f}" for v in r.get("auc", {}).values()) or "(under 200 nodes)"
+        print(f"| {r['graph']} | {r['size']} | {r['real']:,} / {r['distractors']:,} | {r['digits'][0]:.2f} / {r['digits'][1]:.2f} | "
+              f"{real_top:.2f} ({real_word}) / {fake_top:.2f} ({fake_word}) | {aucs} | "
+              f"{r['near_misses'][0]:.2f} of {r['near_misses'][1]} |")
+    for r in rows:
+        for w in r["warnings"]:
+            print(f"- {r['graph']}: {w.removeprefix('warning: ')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
