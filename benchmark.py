@@ -248,6 +248,34 @@ class Question:
 
 
 # -----------------------------------------------------------------------------
+# shared helpers: words in texts and ids, used from the inputs to the reports
+#
+# Matching is by whole words, where letters, digits and "_" form words (so "gold" is not in
+# "Golden_Gate_Bridge"); an id is read as the words it is made of ("gold_1" holds "gold").
+
+LEAKY_ID_WORDS = ("answer", "correct", "gold", "expected", "solution")  # markers an id must not add to its node
+
+
+def _mentions(text: str, needle: str) -> bool:
+    """needle occurs in text as a whole word (both already folded): 'q1' is in 'prompt.q1.txt'; 'gold' is not
+    in 'golden_gate', nor 'russia' in 'duke_of_russia'; '.' is in nothing."""
+    if needle not in text or not any(c.isalnum() for c in needle):
+        return False
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
+
+
+def id_words(text: str) -> set[str]:
+    """The words of an id or a name, split at '_', other non-letters and camelCase: 'goldMedal_1' -> {'gold', 'medal', '1'}."""
+    return set(re.findall(r"[^\W_]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).casefold()))
+
+
+def leaky_markers(node: Node) -> list[str]:
+    """The leaky words an id adds beyond its node's own name: ('gold_1', 'Paris') -> ['gold']; ('Gold', 'Gold') -> []."""
+    added = id_words(node.id) - id_words(node.name)
+    return [w for w in LEAKY_ID_WORDS if w in added]
+
+
+# -----------------------------------------------------------------------------
 # load and validate the inputs
 #
 # In: graph.json, questions.json. Out: RunInputs, or every problem found at once. A problem in a
@@ -1675,7 +1703,7 @@ class Namer:
             )
         if node_id in self.ids:  # an id may extend an input id ('person_ines' -> 'person_ines_brandt'), as real ones do
             return None
-        if any(_mentions(node_id.casefold(), word) for word in LEAKY_ID_WORDS):
+        if leaky_markers(Node(node_id, name, like.type)):
             return None
         return node_id
 
@@ -2184,20 +2212,11 @@ class TokenCounts:
 # "grand_duke_of_russia" unless it stands as a word of its own; a text with no letter or digit
 # (a node named ".") never matches. A failing check stops the run (--leakage warn: it only warns).
 
-LEAKY_ID_WORDS = ("answer", "correct", "gold", "expected", "solution")
 LEAKAGE_MODES = ("fail", "warn")
 
 
 def _path_forms(path: tuple[int, ...]) -> list[str]:
     return [sep.join(map(str, path)) for sep in (", ", ",", "-", "_", " ")] if len(path) > 1 else []
-
-
-def _mentions(text: str, needle: str) -> bool:
-    """needle occurs in text as a whole word (both already folded): 'q1' is in 'prompt.q1.txt'; 'gold' is not
-    in 'golden_gate', nor 'russia' in 'duke_of_russia'; '.' is in nothing."""
-    if needle not in text or not any(c.isalnum() for c in needle):
-        return False
-    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
 
 
 def _answer_forms(q: Question) -> list[str]:
@@ -2248,10 +2267,13 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, Grap
         "the template quotes no node id of the graph, so no few-shot example can repeat a gold path (ids of letters "
         "alone, like 'target', are ordinary words and not counted)",
     )
+    nodes = {n.id: n for _, g, _ in graphs for n in g.nodes}
     check(
         "ids_are_neutral",
-        [(None, repr(i)) for i in ids if any(_mentions(i.casefold(), w) for w in LEAKY_ID_WORDS)],
-        f"no node id has the word {', '.join(LEAKY_ID_WORDS)}",
+        [(None, f"node id {i!r} (named {nodes[i].name!r}) adds the word {', '.join(map(repr, leaky_markers(nodes[i])))}")
+         for i in ids if leaky_markers(nodes[i])],
+        f"no node id adds a marker word ({', '.join(LEAKY_ID_WORDS)}) that its node's name does not have: 'gold_1' for "
+        "'Paris' would, 'Gold' for 'Gold' does not",
     )
     always_first = []
     for name, graph, asked in graphs:
@@ -2950,6 +2972,11 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
                      f"answerable), so mode B cannot tell the formats apart; the median question's gold path fits a "
                      f"{reference} prompt from --budget {need:,}")
     return hints
+
+
+def skipped_text(skipped: list[dict]) -> str:
+    """The questions --skip-invalid-questions left out, with their reasons: 'q3 (its reason); q7 (its reason)'."""
+    return "; ".join(f"{s['question']} ({'; '.join(s['reasons'])})" for s in skipped)
 
 
 def console_summary(summary: list[dict]) -> str:
@@ -4261,7 +4288,7 @@ def _wide_table(entries: list[dict]) -> list[str]:
 
 
 def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
-                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float) -> str:
+                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float, skipped: list[dict] = ()) -> str:
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
     lines = [
         f"# Results: {config.model}",
@@ -4277,7 +4304,8 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         "An answer is right when it matches any acceptable answer, a path when it equals any gold path.",
         "",
         f"Questions: {len(questions)}, of which {sum(q.several for q in questions)} have several acceptable answers "
-        f"or gold paths and {sum(q.insufficient for q in questions)} are abstention questions.",
+        f"or gold paths and {sum(q.insufficient for q in questions)} are abstention questions."
+        + (f" Skipped by --skip-invalid-questions: {len(skipped)} question(s): {skipped_text(skipped)}." if skipped else ""),
         *verdict_lines(gate, tolerance, baseline),
         "", "![Prompt tokens against path exact match](results.svg)",
     ]
@@ -4754,9 +4782,14 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
         for check in leakage_checks(inputs.questions, [("input", inputs.graph, inputs.questions)], plan.template, names):
             if check["result"] == "fail" and args.leakage == "fail":
                 for found in check["found"]:
-                    at = f"question {found['question']}: " if found["question"] else ""
-                    problems.add(f"{src}: {at}leakage check {check['check']} failed: {found['found']}; "
-                                 "fix the input, or pass --leakage warn to measure anyway", found["question"])
+                    if found["question"]:
+                        where, fix = f"{src}: question {found['question']}", "fix the question"
+                    elif check["check"] == "ids_are_neutral":
+                        where, fix = display(args.graph), "rename the id"
+                    else:
+                        where, fix = plan.template.name, "fix the template"
+                    problems.add(f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
+                                 "warn to measure anyway", found["question"])
     by_question, fatal = problems.questions(), problems.fatal()
     if fatal or (by_question and not args.skip_invalid_questions):
         hint = "; pass --skip-invalid-questions to drop the questions at fault and go on" if by_question and not fatal else ""
@@ -4846,6 +4879,9 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
             + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
         )
+        if record["skipped_questions"]:
+            skipped = record["skipped_questions"]
+            stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"
         log, failure, batch = None, None, None
         if model is not None and args.export_batch is not None:
             written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
@@ -4857,7 +4893,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
                 warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
                      f"{missing['outside_limit']} outside --limit")
         elif model is not None:
-            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints)
+            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints,
+                                                 record["skipped_questions"])
         manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record)
         if log is not None:
             manifest["log"] = log
@@ -4946,7 +4983,7 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
 
 
 def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict, gate_spec: GateSpec,
-                  hints: dict[GroupKey, str]) -> tuple[str, dict, str | None]:
+                  hints: dict[GroupKey, str], skipped: list[dict]) -> tuple[str, dict, str | None]:
     """Send the prompts (or read --score FILE), score every answer from the log, add results.json and results.md."""
     prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
@@ -4998,7 +5035,7 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
          "log": log_info, "requests": summary, "verdicts": gate, "aggregates": table, "cells": scored}
     ))
     questions = measured.variants[0].questions
-    out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions, gate, baseline, tolerance).encode("utf-8"))
+    out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions, gate, baseline, tolerance, skipped).encode("utf-8"))
     out.add("results.svg", results_svg(table, baseline).encode("utf-8"))
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
@@ -5010,6 +5047,8 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     lines += [first, *(f"  {line}" for line in rest)]
     for group in dict.fromkeys(group_key(v) for v in gate):
         lines.append(f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}")
+    if skipped:
+        lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
     lines.append(f"results: {display(args.out / 'results.md')}")
     failure = None
     if summary["mode"] == "run" and summary["failed"]:

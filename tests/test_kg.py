@@ -160,7 +160,7 @@ def test_skip_invalid_questions_drops_each_with_its_reason_and_goes_on(tmp_path,
     assert code == 0
     assert err == [
         "warning: skipped question leaky: q.json: question leaky: leakage check question_has_no_answer failed: "
-        "'golden gate bridge'; fix the input, or pass --leakage warn to measure anyway",
+        "'golden gate bridge'; fix the question, or pass --leakage warn to measure anyway",
         "warning: 1 question(s) skipped, 6 kept",
         "warning: no distractor branch can hang off 'grand_duke_of_russia' without completing a question's path; it gets none",
         "warning: medium: 0 of the 55 distractor branches it needs could be made: the graph's names are too few to vary into "
@@ -748,3 +748,41 @@ def test_a_character_n_gram_classifier_cannot_tell_distractors_from_real_names(t
         assert len(fake) > 200 and realism.digit_share(fake) <= realism.digit_share(real)
         assert realism.top_first_word(made[size])[0] <= realism.top_first_word(graph["nodes"])[0] + 0.02
         assert realism.cross_validated_auc(real, fake)["naive_bayes"] <= 0.6
+
+
+# ---- leakage: names are not markers
+
+
+def test_a_real_entity_named_gold_runs_and_a_marker_id_stops_naming_the_graph_and_the_id(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    graph = {"nodes": [{"id": "m.0gold", "name": "Gold", "type": "entity"}, {"id": "m.0au", "name": "Au", "type": "entity"},
+                       {"id": "gold_1", "name": "Paris", "type": "entity"}, {"id": "m.0fr", "name": "France", "type": "entity"}],
+             "edges": [{"source": "m.0gold", "relation": "symbol", "target": "m.0au"},
+                       {"source": "gold_1", "relation": "country", "target": "m.0fr"}]}
+    questions = [{"id": "q1", "question": "What is the symbol of Gold?", "answer": "Au", "answer_id": "m.0au", "path": [0],
+                  "insufficient": False, "query": {"start": "m.0gold", "hops": [{"relation": "symbol", "direction": "out"}]}}]
+    argv = write(tmp_path, graph, questions)
+    assert benchmark.main(argv) == 2
+    assert capsys.readouterr().err == (
+        "error: g.json: leakage check ids_are_neutral failed: node id 'gold_1' (named 'Paris') adds the word 'gold'; "
+        "rename the id, or pass --leakage warn to measure anyway\n")
+    graph["nodes"][2]["id"] = graph["edges"][1]["source"] = "m.0paris"
+    assert benchmark.main(write(tmp_path, graph, questions)) == 0  # the entity Gold is a name, not a marker
+
+
+@pytest.mark.parametrize("node, markers", [
+    (Node("gold_1", "Paris", "city"), ["gold"]), (Node("Gold", "Gold", "element"), []),
+    (Node("correctAnswer", "Kazan", "city"), ["answer", "correct"]), (Node("golden_gate", "Golden Gate", "bridge"), []),
+])
+def test_leaky_markers(node, markers):
+    assert benchmark.leaky_markers(node) == markers
+
+
+def test_skipped_questions_are_named_on_stdout_and_in_results(tmp_path, capsys):
+    leaky = dict(QUESTIONS[2], id="leaky", question="Is it the Golden Gate Bridge?")
+    argv = [*write(tmp_path, FAMILY, [*QUESTIONS, leaky]), "--skip-invalid-questions", "--model", "solver"]
+    assert benchmark.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "skipped 1 question(s) (--skip-invalid-questions): leaky (" in out and "question_has_no_answer failed" in out
+    report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+    assert "Skipped by --skip-invalid-questions: 1 question(s): leaky (" in report

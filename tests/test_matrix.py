@@ -378,12 +378,12 @@ QUESTIONS = json.loads((ROOT / "data" / "questions.json").read_text(encoding="ut
     "change, message",
     [
         ({"question": "Казань: где находится организация проекта Ирины?"},
-         "error: q.json: question q1: leakage check question_has_no_answer failed: 'казань'; fix the input, or pass "
+         "error: q.json: question q1: leakage check question_has_no_answer failed: 'казань'; fix the question, or pass "
          "--leakage warn to measure anyway\n"),
         ({"id": "city_kazan"},
          "".join(  # q1, now called city_kazan, and q4 both have the answer city_kazan
              f"error: q.json: question {qid}: leakage check file_names_have_no_answer failed: prompt.{fmt}.city_kazan.txt "
-             "has 'city_kazan'; fix the input, or pass --leakage warn to measure anyway\n"
+             "has 'city_kazan'; fix the question, or pass --leakage warn to measure anyway\n"
              for fmt in sorted(benchmark.ARTICLE_FORMATS) for qid in ("city_kazan", "q4")
          ) + "error: 10 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on\n"),
     ],
