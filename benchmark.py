@@ -155,7 +155,7 @@ If there is no complete path, return INSUFFICIENT_DATA.
 Return only JSON:
 {
   "answer": "short answer or INSUFFICIENT_DATA",
-  "path": [edge indices in order],
+  "path": [edge indices in order, counting the edges from 0 in the order shown],
   "evidence": [
     {"source":"id","relation":"TYPE","target":"id"}
   ]
@@ -169,6 +169,9 @@ QUESTION
 """,
 }
 TEMPLATE_FIELDS = ("format_name", "graph", "question")
+# The answer schema's path line, and what it says with --edge-ids instead.
+PATH_LINES = {"ru": '"path": [индексы рёбер по порядку],', "en": '"path": [edge indices in order, counting the edges from 0 in the order shown],'}
+EDGE_ID_PATH_LINES = {"ru": '"path": [id рёбер по порядку],', "en": '"path": [edge ids in order],'}
 
 
 def _folded(text: str) -> str:
@@ -200,6 +203,12 @@ class Edge(NamedTuple):
 class Graph:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]  # order matters: question paths index into it
+    edge_ids: tuple[str, ...] = ()  # with --edge-ids: a stable id per edge ('e1', ...), shown in every format
+
+    def pick(self, positions) -> Graph:
+        """The edges at positions, in that order, with their ids, and every node: g.pick([2, 0])."""
+        ids = tuple(self.edge_ids[i] for i in positions) if self.edge_ids else ()
+        return Graph(self.nodes, tuple(self.edges[i] for i in positions), ids)
 
 
 class GroupKey(NamedTuple):
@@ -262,6 +271,12 @@ def _mentions(text: str, needle: str) -> bool:
     if needle not in text or not any(c.isalnum() for c in needle):
         return False
     return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
+
+
+def _percent(share: float) -> str:
+    """A share as a whole percent, never '-0%': 0.1234 -> '12%', -0.001 -> '0%'."""
+    text = f"{share:.0%}"
+    return "0%" if text == "-0%" else text
 
 
 def id_words(text: str) -> set[str]:
@@ -629,7 +644,10 @@ def _fail(fmt: str, line_no: int, message: str) -> BenchmarkError:
 
 
 def _graph_dict(graph: Graph) -> dict:
-    return {"nodes": [n._asdict() for n in graph.nodes], "edges": [e._asdict() for e in graph.edges]}
+    edges = [e._asdict() for e in graph.edges]
+    if graph.edge_ids:
+        edges = [{"id": i, **e} for i, e in zip(graph.edge_ids, edges)]
+    return {"nodes": [n._asdict() for n in graph.nodes], "edges": edges}
 
 
 def _from_records(fmt: str, records: object) -> Graph:
@@ -637,15 +655,18 @@ def _from_records(fmt: str, records: object) -> Graph:
     if not isinstance(records, dict) or set(records) != {"nodes", "edges"}:
         raise _fail(fmt, 1, 'expected an object with exactly "nodes" and "edges"')
     parts = []
+    edges = records["edges"] if isinstance(records["edges"], list) else []
+    with_ids = bool(edges) and isinstance(edges[0], dict) and "id" in edges[0]
     for key, cls in (("nodes", Node), ("edges", Edge)):
         items = records[key]
         if not isinstance(items, list):
             raise _fail(fmt, 1, f"{key!r} is not a list")
+        fields = {*cls._fields, "id"} if cls is Edge and with_ids else set(cls._fields)
         for i, item in enumerate(items):
-            if not isinstance(item, dict) or set(item) != set(cls._fields) or not all(isinstance(v, str) for v in item.values()):
-                raise _fail(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(cls._fields)}")
-        parts.append(tuple(cls(**item) for item in items))
-    return Graph(*parts)
+            if not isinstance(item, dict) or set(item) != fields or not all(isinstance(v, str) for v in item.values()):
+                raise _fail(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))}")
+        parts.append(tuple(cls(**{k: v for k, v in item.items() if k in cls._fields}) for item in items))
+    return Graph(*parts, tuple(item["id"] for item in edges) if with_ids else ())
 
 
 _quote = json.encoder.encode_basestring  # a JSON string literal, as json.dumps(ensure_ascii=False) writes it
@@ -656,9 +677,10 @@ def serialize_json(graph: Graph) -> str:
     indenting encoder is pure Python and large graphs spend most of their time in it (a test checks
     that both give the same bytes)."""
     q = _quote
+    ids = [f'\n      "id": {q(i)},' for i in graph.edge_ids] if graph.edge_ids else [""] * len(graph.edges)
     edges = ",\n".join(
-        f'    {{\n      "relation": {q(e.relation)},\n      "source": {q(e.source)},\n      "target": {q(e.target)}\n    }}'
-        for e in graph.edges
+        f'    {{{i}\n      "relation": {q(e.relation)},\n      "source": {q(e.source)},\n      "target": {q(e.target)}\n    }}'
+        for i, e in zip(ids, graph.edges)
     )
     nodes = ",\n".join(
         f'    {{\n      "id": {q(n.id)},\n      "name": {q(n.name)},\n      "type": {q(n.type)}\n    }}' for n in graph.nodes
@@ -689,13 +711,17 @@ def parse_json_compact(text: str) -> Graph:
 # jsonl: {"k":"n","i":id,"n":name,"t":type} and {"k":"e","s":source,"r":relation,"t":target}, one per line
 JSONL_NODE_KEYS = ("k", "i", "n", "t")
 JSONL_EDGE_KEYS = ("k", "s", "r", "t")
+JSONL_EDGE_ID_KEYS = ("k", "i", "s", "r", "t")  # with --edge-ids: {"k":"e","i":edge id,"s":...}
 
 
 def serialize_jsonl(graph: Graph) -> str:
     """Each line as json.dumps(record, ensure_ascii=False, separators=(",", ":")) writes it."""
     q = _quote
     lines = [f'{{"k":"n","i":{q(n.id)},"n":{q(n.name)},"t":{q(n.type)}}}' for n in graph.nodes]
-    lines += [f'{{"k":"e","s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}}}' for e in graph.edges]
+    if graph.edge_ids:
+        lines += [f'{{"k":"e","i":{q(i)},"s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}}}' for i, e in zip(graph.edge_ids, graph.edges)]
+    else:
+        lines += [f'{{"k":"e","s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}}}' for e in graph.edges]
     return "\n".join(lines)
 
 
@@ -709,7 +735,12 @@ def parse_jsonl(text: str) -> Graph:
             return Graph(nodes, tuple(Edge(d["s"], d["r"], d["t"]) for d in items if d["k"] == "e"))
     except ValueError:
         pass
-    nodes, edges = [], []
+    return _parse_jsonl_lines(text)
+
+
+def _parse_jsonl_lines(text: str) -> Graph:
+    """parse_jsonl line by line: a graph with edge ids, or the line that is wrong."""
+    nodes, edges, ids = [], [], []
     for line_no, line in enumerate(text.split("\n"), 1):
         if not line:
             continue
@@ -718,14 +749,16 @@ def parse_jsonl(text: str) -> Graph:
         except json.JSONDecodeError as e:
             raise _fail("jsonl", line_no, e.msg) from None
         kind = item.get("k") if isinstance(item, dict) else None
-        keys = JSONL_NODE_KEYS if kind == "n" else JSONL_EDGE_KEYS if kind == "e" else None
-        if keys is None or tuple(item) != keys or not all(isinstance(v, str) for v in item.values()):
-            raise _fail("jsonl", line_no, 'expected {"k":"n","i","n","t"} or {"k":"e","s","r","t"} with string values')
+        keys = JSONL_NODE_KEYS if kind == "n" else (JSONL_EDGE_ID_KEYS if "i" in item else JSONL_EDGE_KEYS) if kind == "e" else None
+        if keys is None or tuple(item) != keys or not all(isinstance(v, str) for v in item.values()) or (kind == "e" and edges and bool(ids) != ("i" in item)):
+            raise _fail("jsonl", line_no, 'expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values')
         if kind == "n":
             nodes.append(Node(item["i"], item["n"], item["t"]))
         else:
             edges.append(Edge(item["s"], item["r"], item["t"]))
-    return Graph(tuple(nodes), tuple(edges))
+            if "i" in item:
+                ids.append(item["i"])
+    return Graph(tuple(nodes), tuple(edges), tuple(ids))
 
 
 # tsv: a header, then node and edge rows in four columns. A field holding a tab, quote, \n or \r is
@@ -733,6 +766,7 @@ def parse_jsonl(text: str) -> Graph:
 # "\n", which its reader then rejects, so we quote by hand).
 TSV_HEADER = ("kind", "id/source", "name/relation", "type/target")
 TSV_HEADER_LINE = "\t".join(TSV_HEADER)
+TSV_ID_HEADER = (*TSV_HEADER, "edge_id")  # with --edge-ids: a fifth column, empty on node rows
 
 
 def _tsv_field(value: str) -> str:
@@ -742,26 +776,30 @@ def _tsv_field(value: str) -> str:
 
 
 def serialize_tsv(graph: Graph) -> str:
-    rows = [TSV_HEADER]
-    rows += [("node", *n) for n in graph.nodes]
-    rows += [("edge", *e) for e in graph.edges]
+    if graph.edge_ids:
+        rows = [TSV_ID_HEADER, *(("node", *n, "") for n in graph.nodes), *(("edge", *e, i) for e, i in zip(graph.edges, graph.edge_ids))]
+    else:
+        rows = [TSV_HEADER, *(("node", *n) for n in graph.nodes), *(("edge", *e) for e in graph.edges)]
     return "\n".join("\t".join(map(_tsv_field, row)) for row in rows)
 
 
 def parse_tsv(text: str) -> Graph:
-    nodes, edges = [], []
+    nodes, edges, ids = [], [], []
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", strict=True)
     try:
-        header = next(reader, None)
-        if tuple(header or ()) != TSV_HEADER:
+        header = tuple(next(reader, None) or ())
+        if header not in (TSV_HEADER, TSV_ID_HEADER):
             raise _fail("tsv", 1, f"expected the header {TSV_HEADER_LINE!r}")
+        width = len(header)
         for row in reader:
-            if len(row) != 4 or row[0] not in ("node", "edge"):
-                raise _fail("tsv", reader.line_num, "expected 4 tab-separated fields starting with node or edge")
-            (nodes if row[0] == "node" else edges).append((Node if row[0] == "node" else Edge)(*row[1:]))
+            if len(row) != width or row[0] not in ("node", "edge") or (width == 5 and row[0] == "node" and row[4]):
+                raise _fail("tsv", reader.line_num, f"expected {width} tab-separated fields starting with node or edge")
+            (nodes if row[0] == "node" else edges).append((Node if row[0] == "node" else Edge)(*row[1:4]))
+            if width == 5 and row[0] == "edge":
+                ids.append(row[4])
     except csv.Error as e:
         raise _fail("tsv", reader.line_num, str(e)) from None
-    return Graph(tuple(nodes), tuple(edges))
+    return Graph(tuple(nodes), tuple(edges), tuple(ids))
 
 
 # edge_list and dsl: '|'-separated fields with backslash escapes. "\\" stands for a backslash, "\n"
@@ -830,15 +868,18 @@ def _pipe_rows(graph: Graph) -> Callable[[tuple[str, ...]], str]:
 
 
 def serialize_edge_list(graph: Graph) -> str:
+    """With --edge-ids each edge line starts with its id in brackets: '[e1] a -R-> b'."""
     row = _pipe_rows(graph)
     lines = ["NODES", *map(row, graph.nodes), "EDGES"]
-    if row is not _pipe_row:
-        lines += [f"{e.source} -{e.relation}-> {e.target}" for e in graph.edges]
+    heads = [f"[{i}] " for i in graph.edge_ids] if graph.edge_ids else [""] * len(graph.edges)
+    if row is not _pipe_row and not any(e.source.startswith("[") for e in graph.edges):
+        lines += [f"{h}{e.source} -{e.relation}-> {e.target}" for h, e in zip(heads, graph.edges)]
         return "\n".join(lines)
-    for e in graph.edges:
+    for h, e in zip(heads, graph.edges):
         source = e.source.translate(ESCAPES).replace(" -", " \\-")
+        source = "\\" + source if source.startswith("[") else source  # not taken for an id
         relation = e.relation.translate(ESCAPES).replace("->", "\\->")
-        lines.append(f"{source} -{relation}-> {e.target.translate(ESCAPES)}")
+        lines.append(f"{h}{source} -{relation}-> {e.target.translate(ESCAPES)}")
     return "\n".join(lines)
 
 
@@ -862,7 +903,7 @@ def _parse_arrow(line_no: int, line: str) -> Edge:
 
 
 def parse_edge_list(text: str) -> Graph:
-    nodes, edges, section = [], [], None
+    nodes, edges, ids, section, with_ids = [], [], [], None, False
     for line_no, line in enumerate(text.split("\n"), 1):
         if line in ("NODES", "EDGES"):
             section = line
@@ -871,35 +912,51 @@ def parse_edge_list(text: str) -> Graph:
         elif section == "NODES":
             nodes.append(Node(*_split_fields("edge_list", line_no, line, 3)))
         elif section == "EDGES":
+            if not edges:
+                with_ids = line.startswith("[")  # an escaped source starts with "\\["
+            if line.startswith("[") != with_ids or with_ids and "] " not in line:
+                raise _fail("edge_list", line_no, "expected every edge line with an '[id] ' in front, or none")
+            if with_ids:
+                edge_id, line = line[1:].split("] ", 1)
+                ids.append(edge_id)
             edges.append(_parse_arrow(line_no, line))
         else:
             raise _fail("edge_list", line_no, "record before the NODES line")
-    return Graph(tuple(nodes), tuple(edges))
+    return Graph(tuple(nodes), tuple(edges), tuple(ids))
 
 
 # dsl: two comment lines with the grammar, "@ id|name|type" per node, "> source|relation|target" per edge.
 DSL_HEADER = ("# @ id|name|type", "# > source|relation|target")
+DSL_ID_HEADER = ("# @ id|name|type", "# > id|source|relation|target")  # with --edge-ids
 
 
 def serialize_dsl(graph: Graph) -> str:
     row = _pipe_rows(graph)
-    lines = [*DSL_HEADER]
+    lines = [*(DSL_ID_HEADER if graph.edge_ids else DSL_HEADER)]
     lines += ["@ " + row(n) for n in graph.nodes]
-    lines += ["> " + row(e) for e in graph.edges]
+    if graph.edge_ids:
+        lines += ["> " + row((i, *e)) for i, e in zip(graph.edge_ids, graph.edges)]
+    else:
+        lines += ["> " + row(e) for e in graph.edges]
     return "\n".join(lines)
 
 
 def parse_dsl(text: str) -> Graph:
-    nodes, edges = [], []
+    nodes, edges, ids = [], [], []
+    with_ids = text.split("\n", 2)[1:2] == [DSL_ID_HEADER[1]]
     for line_no, line in enumerate(text.split("\n"), 1):
         if not line or line.startswith("#"):
             continue
         marker, payload = line[:2], line[2:]
         if marker not in ("@ ", "> "):
             raise _fail("dsl", line_no, f"unknown marker {line[:2]!r}; lines start with '@ ', '> ' or '#'")
-        fields = _split_fields("dsl", line_no, payload, 3)
-        (nodes if marker == "@ " else edges).append((Node if marker == "@ " else Edge)(*fields))
-    return Graph(tuple(nodes), tuple(edges))
+        fields = _split_fields("dsl", line_no, payload, 4 if with_ids and marker == "> " else 3)
+        if marker == "@ ":
+            nodes.append(Node(*fields))
+        else:
+            ids += fields[:-3]
+            edges.append(Edge(*fields[-3:]))
+    return Graph(tuple(nodes), tuple(edges), tuple(ids))
 
 
 # pipe_table: GraphRAG's context tables. Entities carry the node id; each relationship row starts with
@@ -911,7 +968,8 @@ def serialize_pipe_table(graph: Graph) -> str:
     (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
     row = _pipe_rows(graph)
     lines = [entities, entity_header, *map(row, graph.nodes), relations, relation_header]
-    lines += [f"{i}|{row((e.source, e.target, e.relation))}" for i, e in enumerate(graph.edges)]
+    ids = graph.edge_ids or [str(i) for i in range(len(graph.edges))]  # an edge id, or the row's position
+    lines += [row((i, e.source, e.target, e.relation)) for i, e in zip(ids, graph.edges)]
     return "\n".join(lines)
 
 
@@ -924,13 +982,17 @@ def parse_pipe_table(text: str) -> Graph:
     if lines[split + 1 : split + 2] != [relation_header]:
         raise _fail("pipe_table", split + 2, f"expected the header {relation_header!r}")
     nodes = tuple(Node(*_split_fields("pipe_table", i, line, 3)) for i, line in enumerate(lines[2:split], 3))
-    edges = []
+    edges, ids = [], []
     for i, line in enumerate(lines[split + 2 :], split + 3):
         row_id, source, target, relation = _split_fields("pipe_table", i, line, 4)
-        if row_id != str(len(edges)):
-            raise _fail("pipe_table", i, f"relationship id {row_id!r} should be {len(edges)}")
+        ids.append(row_id)
         edges.append(Edge(source, relation, target))
-    return Graph(nodes, tuple(edges))
+    positions = [str(k) for k in range(len(ids))]
+    if ids != positions and any(a == b for a, b in zip(ids, positions)):
+        k = next(k for k, (a, b) in enumerate(zip(ids, positions)) if a == b)
+        raise _fail("pipe_table", split + 3 + k, f"relationship id {ids[k]!r} is its row's position, but other ids are not: "
+                                                 "ids are all positions or all edge ids")
+    return Graph(nodes, tuple(edges), () if ids == positions else tuple(ids))
 
 
 # name -> (serialize, parse). The order is the report order; the article's five come first.
@@ -953,7 +1015,9 @@ def first_difference(expected: Graph, actual: Graph) -> str | None:
     """The first record whose count differs between two graphs (as multisets), or None if they are equal."""
     if expected == actual:  # the same records in the same order: the common case, at C speed
         return None
-    for label, want, got in (("node", expected.nodes, actual.nodes), ("edge", expected.edges, actual.edges)):
+    edges = [(expected.edges, actual.edges)] if not (expected.edge_ids or actual.edge_ids) else [
+        (tuple(zip(expected.edge_ids, expected.edges)), tuple(zip(actual.edge_ids, actual.edges)))]
+    for label, want, got in (("node", expected.nodes, actual.nodes), ("edge", *edges[0])):
         want_count, got_count = Counter(want), Counter(got)
         if want_count == got_count:
             continue
@@ -1889,6 +1953,7 @@ def with_short_ids(variant: Variant, seed: int) -> Variant:
     graph = Graph(
         tuple(n._replace(id=new_id[n.id]) for n in nodes),
         tuple(Edge(new_id[e.source], e.relation, new_id[e.target]) for e in variant.graph.edges),
+        variant.graph.edge_ids,
     )
     questions = tuple(
         replace(
@@ -1909,10 +1974,17 @@ def edge_order(n_edges: int, size: str, k: int, seed: int) -> list[int]:
     return order
 
 
-def subgraph(nodes: tuple[Node, ...], edges: tuple[Edge, ...]) -> Graph:
-    """The edges with exactly the nodes they use, in the nodes' order: no dangling ids, no idle nodes."""
-    used = {e.source for e in edges} | {e.target for e in edges}
-    return Graph(tuple(n for n in nodes if n.id in used), edges)
+def subgraph(graph: Graph) -> Graph:
+    """The graph's edges with exactly the nodes they use, in the nodes' order: no dangling ids, no idle nodes."""
+    used = {e.source for e in graph.edges} | {e.target for e in graph.edges}
+    return replace(graph, nodes=tuple(n for n in graph.nodes if n.id in used))
+
+
+def with_edge_ids(variant: Variant) -> Variant:
+    """--edge-ids: each edge of the variant gets the stable id e1, e2, ... in its canonical order, where the input's
+    edges are interleaved with the distractors', so an id says nothing of which edges are gold. A permutation
+    moves the edges and their ids together."""
+    return replace(variant, graph=replace(variant.graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(variant.graph.edges)))))
 
 
 # -----------------------------------------------------------------------------
@@ -1968,10 +2040,14 @@ class Template:
         return sha256_hex(self.text)
 
 
-def load_template(value: str) -> Template:
-    """--prompt: a built-in name (ru, the article's; en) or a UTF-8 file with the three fields."""
+def load_template(value: str, edge_ids: bool = False) -> Template:
+    """--prompt: a built-in name (ru, the article's; en) or a UTF-8 file with the three fields. With edge_ids a
+    built-in template asks for the path as edge ids (a file says what it says)."""
     if value in PROMPT_TEMPLATES:
-        return Template.parse(value, PROMPT_TEMPLATES[value])
+        text = PROMPT_TEMPLATES[value]
+        if edge_ids:
+            text = text.replace(PATH_LINES[value], EDGE_ID_PATH_LINES[value])
+        return Template.parse(value + ("+edge-ids" if edge_ids else ""), text)
     path = Path(value)
     where = display(path)
     try:
@@ -2313,6 +2389,7 @@ class Plan:
     seed: int
     write_prompts: bool
     template: Template = ARTICLE_TEMPLATE
+    edge_ids: bool = False  # --edge-ids: every edge shown with a stable id, which "path" cites
 
     @property
     def article_layout(self) -> bool:
@@ -2449,6 +2526,7 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
             raise _Spent
         if (n, fmt) not in texts:
             variant = with_distractors(inputs.graph, questions, stream, "large", n, plan.seed)
+            variant = with_edge_ids(variant) if plan.edge_ids else variant
             texts[(n, fmt)] = FormattedGraph(plan.template, fmt, serialized(fmt, variant.graph))
         return texts[(n, fmt)].tokens(counts, tokenizer, q.question)
 
@@ -2502,6 +2580,7 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts) -> list[V
         else:
             n = 0 if size == "small" else stream.medium
         base = with_distractors(inputs.graph, inputs.questions, stream, size, n, plan.seed)
+        base = with_edge_ids(base) if plan.edge_ids else base
         if size == "medium" and base.branches < n or spent:
             base = replace(base, shortage=stream.shortage(size, base.branches, n if size == "medium" else None))
             warn(base.shortage)
@@ -2524,8 +2603,8 @@ class Item:
 
     def shown(self) -> Graph:
         """What the prompt shows: every node in mode A, exactly the used ones in a mode B pack."""
-        edges = tuple(self.variant.graph.edges[i] for i in self.order[: self.row["edges_included"]])
-        return Graph(self.variant.graph.nodes, edges) if self.row["mode"] == "A" else subgraph(self.variant.graph.nodes, edges)
+        shown = self.variant.graph.pick(self.order[: self.row["edges_included"]])
+        return shown if self.row["mode"] == "A" else subgraph(shown)
 
     def prompt(self) -> str:
         fmt = self.row["format"]
@@ -2613,6 +2692,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
 
     order_of: dict[tuple[str, int], list[int]] = {}
     hints: dict[tuple[str, str, str], int] = {}
+    id_cost: dict[str, dict[str, dict]] = {}  # size -> format -> graph tokens with and without edge ids
     for variant in variants:
         graph, questions = variant.graph, variant.questions
         if not plan.article_layout:
@@ -2625,7 +2705,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
             if not plan.article_layout:
                 add_file(f"order.{variant.size}.p{k}.json", order_bytes)
             position = {old: new for new, old in enumerate(order)}
-            shown = Graph(graph.nodes, tuple(graph.edges[i] for i in order))
+            shown = graph.pick(order)
             moved = [q.moved(position) for q in questions]
             texts = {}
             for fmt in plan.formats:  # each text is tokenized on other threads while this one goes on
@@ -2636,6 +2716,9 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
                 check_roundtrip(fmt, shown, text.text)
                 if k == 0:
                     add_file(graph_file(plan, variant, fmt), text.text.encode("utf-8"))
+                    if plan.edge_ids and variant.ids == plan.ids[0]:  # what the ids cost, beside the same graph without them
+                        bare = counts.count(plan.tokenizers[0], serialized(fmt, replace(shown, edge_ids=())))
+                        id_cost.setdefault(variant.size, {})[fmt] = {"with_ids": text.graph_tokens(counts, plan.tokenizers[0]), "without": bare}
             for fmt, text in texts.items():
                 shas = [text.prompt_sha256(q.question) for q in moved]
                 for tokenizer in plan.tokenizers:
@@ -2654,6 +2737,8 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     key = row_order(plan, variants)
     items.sort(key=lambda item: key(item.row))
     facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None)}
+    if plan.edge_ids:
+        facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": id_cost}
     return Measurement([item.row for item in items], items, variants, facts)
 
 
@@ -2670,7 +2755,7 @@ def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, question
 
     def text(n: int) -> FormattedGraph:
         if n not in texts:
-            texts[n] = FormattedGraph(plan.template, fmt, serialized(fmt, subgraph(shown.nodes, shown.edges[:n])))
+            texts[n] = FormattedGraph(plan.template, fmt, serialized(fmt, subgraph(shown.pick(range(n)))))
         return texts[n]
 
     packed = []
@@ -2841,7 +2926,8 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_report(summary: list[dict], rows: list[dict], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str]) -> str:
+def markdown_report(summary: list[dict], rows: list[dict], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str],
+                    facts: dict | None = None) -> str:
     reference = "json" if "json" in plan.formats else plan.formats[0]
     encodings = ", ".join(f"{t.name}" for t in plan.tokenizers)
     lines = [
@@ -2891,6 +2977,14 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
         "|---|---|---|",
         *(f"| {c['check']} | {c['result']} | {_md(c['detail'])} |" for c in preflight["leakage"]),
     ]
+    if (facts or {}).get("edge_id_graph_tokens"):
+        cost = facts["edge_id_graph_tokens"]
+        lines += ["", "## Edge ids", "", f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0) with the stable edge ids of "
+                  "--edge-ids and without them: what the ids cost is part of the trade-off.", "",
+                  "| size | format | with ids | without | cost |", "|---|---|---:|---:|---:|"]
+        lines += [f"| {size} | {fmt} | {c['with_ids']:,} | {c['without']:,} | +{c['with_ids'] - c['without']:,} "
+                  f"({_percent(c['with_ids'] / c['without'] - 1 if c['without'] else 0)}) |"
+                  for size, by_format in cost["by_size"].items() for fmt, c in by_format.items()]
     if preflight.get("budget_hints"):
         lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
     by_table: dict[tuple, list[dict]] = {}
@@ -2964,7 +3058,7 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
         item = first[len(first) // 2]  # the median question by the edges its gold path needs
         k = min(max(p) + 1 for p in item.question.paths if p)
         graph = item.variant.graph
-        shown = subgraph(graph.nodes, tuple(graph.edges[i] for i in item.order[:k]))
+        shown = subgraph(graph.pick(item.order[:k]))
         tokenizer = next(t for t in plan.tokenizers if t.name == encoding)
         need = FormattedGraph(plan.template, reference, serialized(reference, shown)).tokens(counts, tokenizer, item.question.question)
         hints[GroupKey(encoding, size, ids, "B")] = (f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
@@ -2972,6 +3066,16 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
                      f"answerable), so mode B cannot tell the formats apart; the median question's gold path fits a "
                      f"{reference} prompt from --budget {need:,}")
     return hints
+
+
+def edge_id_cost_line(cost: dict) -> str:
+    """'edge ids cost (graph tokens, o200k_base, small): json +52 (+6%), ...': the price of --edge-ids per format."""
+    parts = []
+    for size, by_format in cost["by_size"].items():
+        shown = ", ".join(f"{fmt} +{c['with_ids'] - c['without']:,} ({_percent(c['with_ids'] / c['without'] - 1 if c['without'] else 0)})"
+                          for fmt, c in by_format.items())
+        parts.append(f"{size}: {shown}")
+    return f"edge ids cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
 
 
 def skipped_text(skipped: list[dict]) -> str:
@@ -3045,6 +3149,7 @@ class ModelConfig:
     limit: int | None  # only the first N prompts: a dry slice
     timeout: float
     max_retries: int
+    edge_ids: bool = False  # the answer's path cites edge ids (strings), not indices
 
     def sampling(self, repeat: int) -> dict:
         """Every request field that can change an answer, besides the prompt: part of the resume key."""
@@ -3056,10 +3161,13 @@ class ModelConfig:
         fields[self.max_tokens_field] = self.max_output_tokens
         if self.reasoning_effort is not None:
             fields["reasoning_effort"] = self.reasoning_effort
+        schema = ANSWER_SCHEMA
+        if self.edge_ids:
+            schema = {**schema, "properties": {**schema["properties"], "path": {"type": "array", "items": {"type": "string"}}}}
         if self.structured == "json_schema":
-            fields["response_format"] = {"type": "json_schema", "json_schema": {"name": "graph_answer", "strict": True, "schema": ANSWER_SCHEMA}}
+            fields["response_format"] = {"type": "json_schema", "json_schema": {"name": "graph_answer", "strict": True, "schema": schema}}
         elif self.structured == "json_object":
-            fields["response_format"] = {"type": "json_object", "schema": ANSWER_SCHEMA}
+            fields["response_format"] = {"type": "json_object", "schema": schema}
         return fields
 
     def body(self, prompt: str, repeat: int) -> dict:
@@ -3322,7 +3430,8 @@ def solver_answer(item: Item, cache: dict | None = None) -> dict:
         return {"answer": ABSTAIN, "path": [], "evidence": []}
     path, end = found[0]
     names = {n.id: n.name for n in shown.nodes}
-    return {"answer": names[end], "path": list(path), "evidence": [shown.edges[i]._asdict() for i in path]}
+    cited = [shown.edge_ids[i] for i in path] if shown.edge_ids else list(path)
+    return {"answer": names[end], "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
 
 
 def solver_outcome(item: Item, tokenizer: Tokenizer, cache: dict) -> dict:
@@ -3658,6 +3767,9 @@ def score_answer(content: object, shown: Graph, q: Question) -> dict:
     accepted = {_folded(a) for a in q.answers} | {_folded(names.get(i, "")) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
     answer_correct = answer is not None and not abstained and _folded(answer) in accepted - {""}
     path = parsed["path"] if parsed else []
+    if shown.edge_ids:  # --edge-ids: the path cites edge ids; an index, or an id not shown, cites nothing
+        position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)}
+        path = [position.get(x, -1) if isinstance(x, str) else -1 for x in path]
     indices_ok = all(type(i) is int and 0 <= i < len(shown.edges) for i in path)
     chosen = [shown.edges[i] for i in path] if indices_ok else []
     cited = {i for i in path if type(i) is int}
@@ -4194,12 +4306,6 @@ def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str
     return lines
 
 
-def _percent(share: float) -> str:
-    """A share as a whole percent, never '-0%': 0.1234 -> '12%', -0.001 -> '0%'."""
-    text = f"{share:.0%}"
-    return "0%" if text == "-0%" else text
-
-
 def _rate(cell: dict | None) -> str:
     if not cell or cell.get("rate") is None:
         return ""
@@ -4608,6 +4714,9 @@ def make_parser() -> argparse.ArgumentParser:
         help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")
     add("--hops", default="1-4", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
     add("--abstain-share", type=float, default=0.2, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
+    add("--edge-ids", action="store_true",
+        help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every format, and ask "
+             "for the path as those ids instead of positions (article 5: a permutation changes the indices)")
     add("--skip-invalid-questions", action="store_true",
         help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")
     runs = parser.add_argument_group("model runs and scoring")
@@ -4686,6 +4795,7 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
         seed=args.seed, max_output_tokens=args.max_output_tokens, max_tokens_field=field, structured=args.structured,
         reasoning_effort=args.reasoning_effort,
         concurrency=args.concurrency, repeats=args.repeats, limit=args.limit, timeout=args.timeout, max_retries=args.max_retries,
+        edge_ids=args.edge_ids,
     )
 
 
@@ -4737,7 +4847,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
         context_window=args.context_window,
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         write_prompts=article_layout if args.write_prompts is None else args.write_prompts,
-        template=load_template(args.prompt),
+        template=load_template(args.prompt, args.edge_ids),
+        edge_ids=args.edge_ids,
     )
 
 
@@ -4852,7 +4963,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         record["budget_hints"] = list(hints.values())
         if not plan.article_layout:
             staging.add("size_summary.json", json_bytes(summary))
-            staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha).encode("utf-8"))
+            staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"))
             staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
         config = {
             "argv": argv,
@@ -4879,6 +4990,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
             + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
         )
+        if plan.edge_ids:
+            stdout += "\n" + edge_id_cost_line(measured.facts["edge_id_graph_tokens"])
         if record["skipped_questions"]:
             skipped = record["skipped_questions"]
             stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"

@@ -43,7 +43,7 @@ def rebuild_prompts(out: Path) -> dict[str, dict[str, str]]:
         questions = {q["id"]: q for q in load(f"questions.{stem}.json")}
         order = load(f"order.{r['size']}.p{r['permutation']}.json")
         edges = tuple(graph.edges[i] for i in order)[: r["edges_included"]]
-        text = benchmark.serialized(r["format"], benchmark.subgraph(graph.nodes, edges))
+        text = benchmark.serialized(r["format"], benchmark.subgraph(benchmark.Graph(graph.nodes, edges)))
         prompt = benchmark.ARTICLE_TEMPLATE.render(r["format"], text, questions[r["question_id"]]["question"])
         if benchmark.sha256_hex(prompt) != r["prompt_sha256"]:
             raise SystemExit(f"rebuilt prompt differs from the run's: {r['size']} {r['ids']} p{r['permutation']} {r['mode']} {r['format']} {r['question_id']}")

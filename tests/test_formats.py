@@ -20,7 +20,7 @@ HOSTILE = [
     "a|b", "|", "a\tb", "\t", "a\nb", "\n", "a\rb", "\r", "\r\n", "a -b", " -", "-", "a->b", "->", "-> ",
     "a-", "-a", ">", '"', 'a"b', '""', "a,b", ",", " lead", "trail ", " ", "", "\\", "a\\", "\\|", "\\n",
     "#", "# @ id|name|type", "@ x", "> x", "NODES", "EDGES", "kind", "node", "edge", "{}", '{"k":"n"}',
-    "\u2028", "\x85", "\x0b", "\x0c", "\x00", "\x1f", "<|endoftext|>", "Ирина -LEADS-> Орион",
+    "\u2028", "\x85", "\x0b", "\x0c", "\x00", "\x1f", "<|endoftext|>", "Ирина -LEADS-> Орион", "[", "[e1] a", "]", "0",
 ]
 
 
@@ -54,6 +54,27 @@ def test_hostile_value_round_trips(fmt, value):
     assert benchmark.FORMATS[fmt][1](text) == graph
 
 
+@pytest.mark.parametrize("value", HOSTILE, ids=repr)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_hostile_value_round_trips_with_edge_ids(fmt, value):
+    graph = benchmark.replace(graph_with(value), edge_ids=("e1", "e2", "e3"))
+    text = benchmark.serialize_checked(fmt, graph)
+    assert benchmark.FORMATS[fmt][1](text) == graph
+
+
+EDGE_ID_BYTES = {  # how each format shows an edge id ("e1") on the edge a -R-> b
+    "json": '"id": "e1",', "jsonl": '{"k":"e","i":"e1","s":"a","r":"R","t":"b"}', "tsv": "edge\ta\tR\tb\te1",
+    "edge_list": "[e1] a -R-> b", "dsl": "> e1|a|R|b", "json_compact": '{"id":"e1","relation":"R"', "pipe_table": "e1|a|b|R",
+}
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_every_format_shows_edge_ids(fmt):
+    graph = Graph((Node("a", "A", "t"), Node("b", "B", "t")), (Edge("a", "R", "b"),), ("e1",))
+    assert EDGE_ID_BYTES[fmt] in benchmark.serialize_checked(fmt, graph)
+    assert "e1" not in benchmark.serialize_checked(fmt, benchmark.replace(graph, edge_ids=()))
+
+
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_duplicate_edges_survive(fmt):
     graph = Graph((Node("a", "A", "t"),), (Edge("a", "R", "a"), Edge("a", "R", "a")))
@@ -71,6 +92,14 @@ def graphs(draw):
     nodes = tuple(Node(i, draw(nfc_text), draw(nfc_text)) for i in ids)
     edge = st.builds(Edge, st.sampled_from(ids), nfc_text, st.sampled_from(ids))
     return Graph(nodes, tuple(draw(st.lists(edge, max_size=6))))
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+@settings(max_examples=100, deadline=None)
+@given(graph=graphs())
+def test_any_valid_graph_with_edge_ids_round_trips_exactly(fmt, graph):
+    graph = benchmark.replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
+    assert benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph)) == graph
 
 
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
@@ -119,7 +148,7 @@ def test_escaped_bytes(fmt, graph, expected):
         ("json", '{"nodes": [{"id": "a", "name": "b"}], "edges": []}',
          "json line 1: nodes[0] is not an object of string fields id, name, type"),
         ("jsonl", '{"k":"n","i":"a","n":"b","t":"c"}\n{"k":"x"}',
-         'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e","s","r","t"} with string values'),
+         'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values'),
         ("jsonl", "[1", "jsonl line 1: Expecting ',' delimiter"),
         ("tsv", "kind\tid\tname\ttype", "tsv line 1: expected the header 'kind\\tid/source\\tname/relation\\ttype/target'"),
         ("tsv", "kind\tid/source\tname/relation\ttype/target\nnode\ta\tb",
@@ -135,8 +164,10 @@ def test_escaped_bytes(fmt, graph, expected):
         ("json_compact", "[]", 'json_compact line 1: expected an object with exactly "nodes" and "edges"'),
         ("pipe_table", "id|name|type", "pipe_table line 1: expected the tables -----Entities----- (id|name|type) and "
          "-----Relationships----- (id|source|target|relation)"),
-        ("pipe_table", "-----Entities-----\nid|name|type\n-----Relationships-----\nid|source|target|relation\n1|a|b|R",
-         "pipe_table line 5: relationship id '1' should be 0"),
+        ("pipe_table", "-----Entities-----\nid|name|type\n-----Relationships-----\nid|source|target|relation\ne7|a|b|R\n1|a|b|R",
+         "pipe_table line 6: relationship id '1' is its row's position, but other ids are not: ids are all positions or all edge ids"),
+        ("edge_list", "NODES\nEDGES\n[e1] a -R-> b\na -R-> b", "edge_list line 4: expected every edge line with an '[id] ' in front, or none"),
+        ("dsl", "# @ id|name|type\n# > id|source|relation|target\n> a|R|b", "dsl line 3: expected 4 '|'-separated fields, found 3"),
         ("pipe_table", "-----Entities-----\nid|name|type\n-----Relationships-----\nsource|target",
          "pipe_table line 4: expected the header 'id|source|target|relation'"),
     ],

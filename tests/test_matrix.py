@@ -192,7 +192,7 @@ def rebuild(out, row):
     shown = tuple(graph.edges[i] for i in order)
 
     def prompt(k):
-        sub = benchmark.subgraph(graph.nodes, shown[:k])
+        sub = benchmark.subgraph(Graph(graph.nodes, shown[:k]))
         return sub, benchmark.ARTICLE_TEMPLATE.render(row["format"], benchmark.serialized(row["format"], sub), questions[row["question_id"]]["question"])
 
     return shown, prompt

@@ -2,6 +2,7 @@
 
 import collections
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -783,3 +784,38 @@ def test_timeouts_halve_the_requests_in_flight_and_say_so(tmp_path, capsys):
         slow.close()
     err = capsys.readouterr().err
     assert "warning: a request timed out after 0.2 s: the server queues requests; going on with 2 in flight instead of 4" in err
+
+
+# ---- stable edge ids (article 5)
+
+
+def test_edge_ids_are_shown_asked_for_and_scored_across_permutations_and_packs(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["--edge-ids", "--model", "solver", "--sizes", "small,medium", "--permutations", "2", "--budget", "1500",
+            "--formats", "json,tsv,dsl", "--out", str(out), "--write-prompts"]
+    assert benchmark.main(argv) == 0
+    prompt = (out / "prompt.small.original.p1.A.dsl.q1.txt").read_text(encoding="utf-8")
+    assert '"path": [id рёбер по порядку],' in prompt and "# > id|source|relation|target" in prompt and "> e1|" in prompt
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert {e["path_exact"]["rate"] for e in results["aggregates"] if e["mode"] == "A"} == {1.0}
+    report = (out / "size_report.md").read_text(encoding="utf-8")
+    assert "## Edge ids" in report and re.search(r"\| small \| json \| [\d,]+ \| [\d,]+ \| \+[\d,]+ \(\d+%\) \|", report)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    cost = manifest["config"]["edge_id_graph_tokens"]["by_size"]["small"]["json"]
+    assert cost["with_ids"] > cost["without"] > 0
+
+
+def test_with_edge_ids_an_index_path_is_no_path(small):
+    graph, questions = small
+    graph = benchmark.replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
+    q = questions["q1"]  # gold path [0, 3, 6, 10]
+    by_ids = {"answer": "Казань", "path": ["e1", "e4", "e7", "e11"], "evidence": [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]}
+    assert benchmark.score_answer(json.dumps(by_ids), graph, q)["path_exact"] is True
+    by_index = dict(by_ids, path=[0, 3, 6, 10])
+    scores = benchmark.score_answer(json.dumps(by_index), graph, q)
+    assert (scores["path_exact"], scores["valid_path"], scores["answer_correct"]) == (False, False, True)
+
+
+def test_the_en_prompt_says_how_indices_count(tmp_path):
+    assert benchmark.main(["--prompt", "en", "--out", str(tmp_path)]) == 0
+    assert '"path": [edge indices in order, counting the edges from 0 in the order shown],' in (tmp_path / "prompt.json.q1.txt").read_text(encoding="utf-8")
