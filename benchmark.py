@@ -2387,7 +2387,7 @@ class Plan:
     budget: int | None  # mode B token budget; None: mode A only
     context_window: int
     seed: int
-    write_prompts: bool
+    write_prompts: bool | None  # None: the article's layout writes them while they are small (write_prompts_by_default)
     template: Template = ARTICLE_TEMPLATE
     edge_ids: bool = False  # --edge-ids: every edge shown with a stable id, which "path" cites
 
@@ -2684,7 +2684,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
             "overflow": cell.prompt_tokens > plan.context_window,
         }
         items.append(Item(row, cell.variant, order, q, plan.template))
-        if plan.write_prompts:
+        if prompts["write"]:
             name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
             if name not in prompts_written:  # a mode A prompt is the same for every encoding
                 prompts_written.add(name)
@@ -2693,6 +2693,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     order_of: dict[tuple[str, int], list[int]] = {}
     hints: dict[tuple[str, str, str], int] = {}
     id_cost: dict[str, dict[str, dict]] = {}  # size -> format -> graph tokens with and without edge ids
+    prompts = {"write": plan.write_prompts}  # None: decided on the first graph texts (write_prompts_by_default)
     for variant in variants:
         graph, questions = variant.graph, variant.questions
         if not plan.article_layout:
@@ -2712,6 +2713,8 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
                 texts[fmt] = text = FormattedGraph(plan.template, fmt, serialized(fmt, shown))
                 for tokenizer in plan.tokenizers:
                     counts.start(tokenizer, text.text, text.sha)
+            if prompts["write"] is None:
+                prompts.update(write_prompts_by_default(texts.values(), questions, plan))
             for fmt, text in texts.items():
                 check_roundtrip(fmt, shown, text.text)
                 if k == 0:
@@ -2736,10 +2739,26 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     progress.close()
     key = row_order(plan, variants)
     items.sort(key=lambda item: key(item.row))
-    facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None)}
+    facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None), "write_prompts": prompts}
     if plan.edge_ids:
         facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": id_cost}
     return Measurement([item.row for item in items], items, variants, facts)
+
+
+PROMPT_FILES_MAX_BYTES = 50_000_000  # the article's layout writes its prompt files by default up to this much
+
+
+def write_prompts_by_default(texts, questions: tuple[Question, ...], plan: Plan) -> dict:
+    """The article's layout writes a prompt file per format and question, as its script does, while they stay
+    small: a 15k-edge graph with 100 questions would make a gigabyte of prompts. {"write": bool, "bytes": n}"""
+    fixed = len(plan.template.render("", "", "").encode("utf-8"))
+    asked = sum(len(q.question.encode("utf-8")) for q in questions)
+    size = sum((fixed + len(text.fmt.encode("utf-8")) + text.bytes) * len(questions) + asked for text in texts)  # exactly
+    write = plan.article_layout and size <= PROMPT_FILES_MAX_BYTES
+    if plan.article_layout and not write:
+        warn(f"prompt files are not written: they would take {size / 1e6:,.0f} MB, over the {PROMPT_FILES_MAX_BYTES / 1e6:,.0f} MB "
+             "written by default; pass --write-prompts to write them anyway")
+    return {"write": write, "bytes": size}
 
 
 def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, questions: list[Question], plan: Plan,
@@ -2809,7 +2828,7 @@ def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
     if not plan.article_layout:
         names += [variant_file(v, kind) for v in stand_ins for kind in ("json", "questions")]
         names += [f"order.{size}.p{k}.json" for size in plan.sizes for k in range(plan.permutations)]
-    if plan.write_prompts:
+    if plan.write_prompts is not False:  # written, or perhaps (decided once the graph texts are known)
         modes = [("A", "")] + [("B", t.name) for t in plan.tokenizers if plan.budget]
         names += [
             prompt_file(plan, v, k, mode, encoding, fmt, q.id)
@@ -4846,7 +4865,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         budget=args.budget,
         context_window=args.context_window,
         seed=DEFAULT_SEED if args.seed is None else args.seed,
-        write_prompts=article_layout if args.write_prompts is None else args.write_prompts,
+        write_prompts=(None if article_layout else False) if args.write_prompts is None else args.write_prompts,
         template=load_template(args.prompt, args.edge_ids),
         edge_ids=args.edge_ids,
     )
@@ -4980,7 +4999,6 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             "budget": plan.budget,
             "context_window": plan.context_window,
             "seed": plan.seed,
-            "write_prompts": plan.write_prompts,
             "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
             "leakage": args.leakage,
             "skip_invalid_questions": args.skip_invalid_questions,

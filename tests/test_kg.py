@@ -388,7 +388,7 @@ def test_generated_questions_are_spread_proven_and_reproducible(tmp_path):
     graph = synth_kg.make_graph(2500, 200, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "100", "--hops", "1-4", "--prompt", "en",
-            "--model", "solver", "--formats", "json,dsl"]
+            "--model", "solver", "--formats", "json,dsl", "--no-write-prompts"]
     done = run_cli(*argv, "--out", str(tmp_path / "a"))
     assert (done.returncode, done.stderr) == (0, "")  # the solver and every leakage check accept them
     generated = (tmp_path / "a" / "questions.generated.json").read_bytes()
@@ -405,7 +405,7 @@ def test_generated_questions_are_spread_proven_and_reproducible(tmp_path):
     assert run_cli(*argv, "--out", str(tmp_path / "b")).returncode == 0
     assert (tmp_path / "b" / "questions.generated.json").read_bytes() == generated  # the same seed, the same set
     again = run_cli("--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "a" / "questions.generated.json"),
-                    "--prompt", "en", "--formats", "json,dsl", "--out", str(tmp_path / "c"))
+                    "--prompt", "en", "--formats", "json,dsl", "--out", str(tmp_path / "c"), "--no-write-prompts")
     assert again.returncode == 0, again.stderr  # fed back as a questions file
     rows = lambda out: [r["prompt_sha256"] for r in json.loads((out / "size_report.json").read_text(encoding="utf-8"))]  # noqa: E731
     assert rows(tmp_path / "c") == rows(tmp_path / "a")
@@ -786,3 +786,15 @@ def test_skipped_questions_are_named_on_stdout_and_in_results(tmp_path, capsys):
     assert "skipped 1 question(s) (--skip-invalid-questions): leaky (" in out and "question_has_no_answer failed" in out
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert "Skipped by --skip-invalid-questions: 1 question(s): leaky (" in report
+
+
+def test_prompt_files_are_written_by_default_only_while_they_stay_small(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(benchmark, "PROMPT_FILES_MAX_BYTES", 20_000)
+    assert benchmark.main(["--out", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().err == ("warning: prompt files are not written: they would take 0 MB, over the 0 MB written by "
+                                       "default; pass --write-prompts to write them anyway\n")
+    assert not list((tmp_path / "out").glob("prompt.*"))
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["write_prompts"] == {"write": False, "bytes": 71154}  # the bytes the 30 prompt files take
+    assert benchmark.main(["--out", str(tmp_path / "again"), "--write-prompts"]) == 0
+    assert len(list((tmp_path / "again").glob("prompt.*"))) == 30
