@@ -273,6 +273,17 @@ def _mentions(text: str, needle: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
 
 
+HOP_BUCKETS = ("1", "2", "3", "4+", "abstention")
+
+
+def hop_bucket(q: Question) -> str:
+    """'1', '2', '3', '4+' by the hops of a positive question (its query's, else its first gold path's), or 'abstention'."""
+    if q.insufficient:
+        return "abstention"
+    n = len(q.query.hops) if q.query else len(q.paths[0]) if q.paths else 0
+    return str(n) if n < 4 else "4+"
+
+
 def _percent(share: float) -> str:
     """A share as a whole percent, never '-0%': 0.1234 -> '12%', -0.001 -> '0%'."""
     text = f"{share:.0%}"
@@ -3250,19 +3261,39 @@ def _error_code(body: object) -> str:
     return str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
 
 
+SERVER_DOWN_AFTER = 3  # connection failures in a row, once the server has answered, that stop the run
+
+
 class Gate:
-    """What the first answers say about the endpoint. Until one request succeeds, a connection that fails
-    (no server there) or HTTP 401, 403 or 404 (key rejected, unknown model or URL) closes the gate: the
-    run stops at once with that reason, instead of spending every prompt's retries on it."""
+    """What the answers say about the endpoint. Until one request succeeds, a connection that fails (no server
+    there) or HTTP 401, 403 or 404 (key rejected, unknown model or URL) closes the gate: the run stops at once
+    with that reason, instead of spending every prompt's retries on it. Once it has answered, SERVER_DOWN_AFTER
+    connection failures in a row mean the server went away: the run stops too (stopped), keeps what it has,
+    and a re-run resumes."""
 
     def __init__(self, config: ModelConfig) -> None:
         self.config, self.opened, self.reason = config, threading.Event(), None
         self.lock = threading.Lock()
         self.limit, self.active, self.room = config.concurrency, 0, threading.Condition()  # requests in flight
         self.errors: Counter = Counter()  # non-transient errors that ended a request, before the first success
+        self.halt = threading.Event()  # set with reason or stopped: wakes every retry wait
+        self.stopped: str | None = None  # why a run that had answers stopped sending
+        self.down_in_a_row = 0
 
     def success(self) -> None:
         self.opened.set()
+        with self.lock:
+            self.down_in_a_row = 0
+
+    def down(self, error: str) -> bool:
+        """A connection failed after the server had answered: True once it has failed SERVER_DOWN_AFTER times in a row."""
+        with self.lock:
+            self.down_in_a_row += 1
+            if self.down_in_a_row >= SERVER_DOWN_AFTER and not self.stopped:
+                self.stopped = (f"the server at {public_url(self.config.base_url)} stopped answering ({self.down_in_a_row} "
+                                f"connection failures in a row, the last: {error})")
+                self.halt.set()
+            return self.stopped is not None
 
     def enter(self) -> None:
         """Wait for a place among the requests in flight (fewer than --concurrency once the server is slow)."""
@@ -3291,6 +3322,7 @@ class Gate:
             return False
         with self.lock:
             self.reason = self.reason or reason
+        self.halt.set()
         return True
 
     def repeated(self, error: str) -> None:
@@ -3379,6 +3411,8 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
                 gate.slow()
             elif gate.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
                 return _outcome(None, None, error, None, attempt, started, first)
+            elif gate.down(f"{type(e).__name__}: {e}"):
+                return _outcome(None, None, error, None, attempt, started, first)
         else:
             raw_text = raw.decode("utf-8", errors="replace")
             try:
@@ -3401,11 +3435,12 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
                 if retry and status not in TRANSIENT_STATUSES and error == previous and not gate.opened.is_set():
                     retry = False  # the same 500 twice before anything worked: deterministic, not load
                 previous = error
-        if not retry or attempt > config.max_retries:
-            if retry:
+        if not retry or attempt > config.max_retries or gate.halt.is_set():
+            if retry and not gate.halt.is_set():
                 error += f"; gave up after {attempt} attempts"
             return _outcome(parsed, raw_text, error, status, attempt, started, first)
-        time.sleep(retry_wait(wait_headers, attempt, rng))
+        if gate.halt.wait(retry_wait(wait_headers, attempt, rng)):
+            return _outcome(parsed, raw_text, error, status, attempt, started, first)  # the run stops: no more retries
 
 
 def _message(parsed: object) -> dict | None:
@@ -3453,15 +3488,14 @@ def solver_answer(item: Item, cache: dict | None = None) -> dict:
     return {"answer": names[end], "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
 
 
-def solver_outcome(item: Item, tokenizer: Tokenizer, cache: dict) -> dict:
+def solver_outcome(item: Item, cache: dict) -> dict:
+    """The solver's answer as a chat completion. It has no usage: the solver reads no tokens, and its counts must not
+    pass for a model's own."""
     content = json.dumps(solver_answer(item, cache), ensure_ascii=False)
-    usage = {"prompt_tokens": item.row["prompt_tokens"], "completion_tokens": tokenizer.count(content)}
-    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     completion = {
         "object": "chat.completion",
         "model": SOLVER_MODEL,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": usage,
     }
     return _outcome(completion, None, None, 200, 1, time.monotonic())
 
@@ -3542,7 +3576,7 @@ def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
     """One job per distinct prompt and repeat, grouped by shared prefix (Job.group) in row order; prompts that
     overflow are not sent (the control solver has no context window, so it answers them all: its scores
     check the pipeline, not a model). --limit N takes the first prompt of every group, then the second...,
-    so that a dry slice covers every format, size and mode alike."""
+    so that a dry slice covers every format, size and mode alike, and within a group every hop count."""
     prompts = [item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]]
     distinct = list({item.row["prompt_sha256"]: item for item in prompts}.values())
     groups: dict[tuple, list[Job]] = {}
@@ -3551,10 +3585,20 @@ def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
             job = Job(item.row["prompt_sha256"], repeat, item)
             groups.setdefault(job.group, []).append(job)
     if config.limit is not None:
-        dealt = [job for round_ in itertools.zip_longest(*groups.values()) for job in round_ if job is not None]
+        dealt = [job for round_ in itertools.zip_longest(*map(_across_hops, groups.values())) for job in round_ if job is not None]
         kept = {(job.sha, job.repeat) for job in dealt[: config.limit]}
         groups = {g: [job for job in jobs if (job.sha, job.repeat) in kept] for g, jobs in groups.items()}
     return [job for jobs in groups.values() for job in jobs]
+
+
+def _across_hops(jobs: list[Job]) -> list[Job]:
+    """The jobs dealt round-robin over hop counts and abstention, so a slice of them has some of each:
+    hops 1, 1, 2, 3 -> 1, 2, 3, 1."""
+    buckets: dict[str, list[Job]] = {}
+    for job in jobs:
+        buckets.setdefault(hop_bucket(job.item.question), []).append(job)
+    ordered = [buckets[b] for b in HOP_BUCKETS if b in buckets]
+    return [job for round_ in itertools.zip_longest(*ordered) for job in round_ if job is not None]
 
 
 def left_out(items: list[Item], config: ModelConfig) -> dict:
@@ -3599,6 +3643,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
     failures: Counter = Counter()
     sent = cut = refused = 0  # cut: answers that ended at the output cap; refused: prompts over the server's context
+    refused_tokens: list[int] = []  # their prompt tokens by our count
     progress = Progress(len(jobs), "requests")
     try:
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
@@ -3607,14 +3652,16 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
             """Send one job and log its outcome at once, in this thread: an answer is on disk before the
             worker takes its next job, so a kill loses only the requests still in flight. None: not sent,
             because the gate closed."""
-            if gate.reason:
+            if gate.halt.is_set():
                 return None
             if firsts and id(job) not in firsts:
-                while not warmed[job.group].wait(0.5) and not gate.reason:
+                while not warmed[job.group].wait(0.5) and not gate.halt.is_set():
                     pass
+                if gate.halt.is_set():
+                    return None
             try:
                 if config.model == SOLVER_MODEL:
-                    outcome = solver_outcome(job.item, tokenizer, shown_graphs)
+                    outcome = solver_outcome(job.item, shown_graphs)
                 else:
                     rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
                     gate.enter()
@@ -3642,7 +3689,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                     **outcome,
                 }
             )
-            return outcome
+            return {**outcome, "prompt_tokens": row["prompt_tokens"]}
 
         pool = ThreadPoolExecutor(max_workers=config.concurrency)
         try:
@@ -3657,6 +3704,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                 sent += 1
                 if context_refusal(outcome["error"]):
                     refused += 1
+                    refused_tokens.append(outcome["prompt_tokens"])
                 elif outcome["error"]:
                     failures[failure_kind(redact(outcome["error"]))] += 1
                 elif outcome["finish_reason"] == "length":
@@ -3670,7 +3718,8 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     if gate.reason:
         raise BenchmarkError(f"{redact(gate.reason)}; stopped after {sent} request(s), {len(jobs) - sent} not sent")
     return {"sent": sent, "skipped": skipped, "failed": sum(failures.values()), "failures": dict(failures.most_common()),
-            "cut_by_length": cut, "context_overflow_by_server": refused}
+            "cut_by_length": cut, "context_overflow_by_server": refused, "refused_prompt_tokens": sorted(refused_tokens)[::max(len(refused_tokens) - 1, 1)],
+            "stopped": redact(gate.stopped) if gate.stopped else None, "not_sent": len(jobs) - sent}
 
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
@@ -3924,11 +3973,10 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
                         insufficient=item.question.insufficient, hops=hop_bucket(item.question))
             if row["overflow"] and config.model != SOLVER_MODEL:
                 status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
+            elif (row["prompt_sha256"], repeat) not in planned:
+                continue  # outside --limit: not part of this run, even when the log holds an answer to it
             elif record is None:
-                if (row["prompt_sha256"], repeat) in planned:
-                    status, scores, usage = "NOT_RUN", None, None
-                else:
-                    continue  # outside --limit: not part of this run
+                status, scores, usage = "NOT_RUN", None, None
             elif context_refusal(record.get("error")):
                 status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None  # the server's own window: a failed task
             elif record.get("error") is not None:
@@ -3976,17 +4024,6 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
     center = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return [round(max(center - half, 0.0), 4), round(min(center + half, 1.0), 4)]
-
-
-HOP_BUCKETS = ("1", "2", "3", "4+", "abstention")
-
-
-def hop_bucket(q: Question) -> str:
-    """'1', '2', '3', '4+' by the hops of a positive question (its query's, else its first gold path's), or 'abstention'."""
-    if q.insufficient:
-        return "abstention"
-    n = len(q.query.hops) if q.query else len(q.paths[0]) if q.paths else 0
-    return str(n) if n < 4 else "4+"
 
 
 def answer_metrics(ran: list[dict], seed: str) -> dict:
@@ -4522,7 +4559,7 @@ def results_svg(table: list[dict], baseline: str) -> str:
             "data": {"format": e["format"], "tokens": e["prompt_tokens"], "rate": e["path_exact"]["rate"],
                      "low": e["path_exact"]["ci95"][0], "high": e["path_exact"]["ci95"][1], "pareto": bool(e.get("pareto"))},
         } for e in entries]
-        panels.append({"title": " · ".join(group), "x_label": "prompt tokens (tiktoken)", "y_label": "path exact",
+        panels.append({"title": " · ".join(group), "x_label": f"prompt tokens ({group[0]})", "y_label": "path exact",
                        "x_max": 1.1 * max(p["x"] for p in points), "y_max": 1.0, "points": points})
     return svg_chart("Prompt tokens against path exact match", panels,
                      "filled circle: on the Pareto front; hollow circle: not on it; square: the baseline; whiskers: 95% interval")
@@ -4725,7 +4762,7 @@ def make_parser() -> argparse.ArgumentParser:
         "--write-prompts", action=argparse.BooleanOptionalAction, default=None,
         help="write every prompt file (default: yes for the article's layout, one small graph as given; no for a matrix run)",
     )
-    add("--prompt", default="ru", metavar="ru|en|FILE",
+    add("--prompt", metavar="ru|en|FILE",
         help="prompt template: ru (the article's, default), en (the same in English) or a UTF-8 file with "
              "{format_name}, {graph} and {question} once each")
     add("--leakage", choices=LEAKAGE_MODES, default="fail", help="a failing leakage check stops the run (fail, default) or only warns")
@@ -4866,7 +4903,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         context_window=args.context_window,
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         write_prompts=(None if article_layout else False) if args.write_prompts is None else args.write_prompts,
-        template=load_template(args.prompt, args.edge_ids),
+        template=load_template(args.prompt or "ru", args.edge_ids),
         edge_ids=args.edge_ids,
     )
 
@@ -4933,6 +4970,9 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
             raise BenchmarkError(f"{src}: every question was skipped ({len(skipped)} with problems); nothing was written")
         warn(f"{len(skipped)} question(s) skipped, {len(kept)} kept")
         inputs = replace(inputs, questions=kept, skipped=tuple(skipped))
+    if args.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
+        warn("the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
+             "for an English graph try --prompt en")
     questions = inputs.questions
     record = {
         "questions": {
@@ -5107,8 +5147,13 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
         lines.append(f"{summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
                      f"--max-output-tokens (now {config.max_output_tokens})")
     if summary.get("context_overflow_by_server"):
+        counted = summary.get("refused_prompt_tokens") or []
+        local = f"{counted[0]:,}" + (f" to {counted[-1]:,}" if counted[-1] != counted[0] else "") if counted else ""
         lines.append(f"{summary['context_overflow_by_server']} prompt(s) refused by the server as over its context window: "
-                     "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent")
+                     "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent"
+                     + (f"; they count {local} tokens here, but the server counts with the model's own tokenizer and adds its "
+                        "chat template (30 tokens on a llama.cpp server with SmolLM2): count with --encoding hf:PATH to the "
+                        "served model's tokenizer.json and leave room for the template" if local else ""))
     lines += summary.get("notes", [])
     return lines
 
@@ -5182,7 +5227,10 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
         lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
     lines.append(f"results: {display(args.out / 'results.md')}")
     failure = None
-    if summary["mode"] == "run" and summary["failed"]:
+    if summary["mode"] == "run" and summary.get("stopped"):
+        failure = (f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; start the "
+                   "server again and run the same command to send only those")
+    elif summary["mode"] == "run" and summary["failed"]:
         failure = (f"{summary['failed']} of {summary['sent']} requests failed after their retries"
                    f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; "
                    "run the same command again to retry them only")

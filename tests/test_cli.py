@@ -105,7 +105,7 @@ def test_hostile_graph_is_measured_exactly(tmp_path):
     (tmp_path / "q.json").write_text(json.dumps([{"id": "q1", "question": "?", "answer": "x", "path": [0], "insufficient": False}]), encoding="utf-8")
     done = run_cli(
         "--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out"),
-        "--formats", ",".join(benchmark.FORMATS),
+        "--formats", ",".join(benchmark.FORMATS), "--prompt", "ru",
     )
     assert (done.returncode, done.stderr) == (0, "")
     graph = benchmark.validate_graph(json.loads((tmp_path / "g.json").read_text(encoding="utf-8")), "g.json", benchmark.Problems())

@@ -117,7 +117,7 @@ def test_singular_and_plural_forms_must_agree(tmp_path, capsys):
 
 
 def problems_of(tmp_path, capsys, questions, *flags):
-    code = benchmark.main([*write(tmp_path, FAMILY, questions), *flags])
+    code = benchmark.main([*write(tmp_path, FAMILY, questions), "--prompt", "en", *flags])
     where = benchmark.display(tmp_path / "q.json")
     return code, capsys.readouterr().err.replace(where, "q.json").splitlines()
 
@@ -798,3 +798,11 @@ def test_prompt_files_are_written_by_default_only_while_they_stay_small(tmp_path
     assert manifest["config"]["write_prompts"] == {"write": False, "bytes": 71154}  # the bytes the 30 prompt files take
     assert benchmark.main(["--out", str(tmp_path / "again"), "--write-prompts"]) == 0
     assert len(list((tmp_path / "again").glob("prompt.*"))) == 30
+
+
+def test_an_english_graph_under_the_default_russian_prompt_gets_a_hint(tmp_path, capsys):
+    assert benchmark.main(write(tmp_path, FAMILY, QUESTIONS)) == 0
+    assert capsys.readouterr().err == ("warning: the graph's names hold no Cyrillic, but the prompt is the article's Russian one "
+                                       "(the default, --prompt ru); for an English graph try --prompt en\n")
+    assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", "ru"]) == 0  # said on purpose: no hint
+    assert capsys.readouterr().err == ""

@@ -449,7 +449,7 @@ def test_a_three_node_graph_runs_at_every_size_and_says_why_it_has_no_distractor
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     (tmp_path / "q.json").write_text(json.dumps(questions), encoding="utf-8")
     argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--sizes", "small,medium,large",
-            "--model", "solver", "--out", str(tmp_path / "out")]
+            "--model", "solver", "--prompt", "en", "--out", str(tmp_path / "out")]
     assert benchmark.main(argv) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "warning: no distractor branch can hang off 'a' without completing a question's path; it gets none"

@@ -6,6 +6,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -425,6 +426,32 @@ def test_permanent_failures_exit_1_and_a_rerun_sends_only_those(server, tmp_path
     assert sorted(resent) == sorted(failing)
 
 
+def test_a_server_that_dies_mid_run_stops_it_within_seconds_and_a_rerun_resumes(tmp_path, capsys):
+    contents = solver_contents()
+    answered = []
+
+    def answer(prompt):
+        answered.append(prompt)
+        if len(answered) == 5:  # the server goes away after its fifth answer
+            threading.Thread(target=fake.close).start()
+        return contents[prompt]
+
+    fake = FakeOpenAI(answer=answer)
+    started = time.monotonic()
+    assert benchmark.main(["--model", "m-test", "--base-url", fake.url, "--out", str(tmp_path), "--concurrency", "1"]) == 1
+    assert time.monotonic() - started < 10  # not every prompt's retries (5 attempts with backoff each)
+    err = capsys.readouterr().err
+    assert re.search(rf"error: the server at {re.escape(fake.url)} stopped answering \(3 connection failures in a row, the last: "
+                     r".*\); \d+ request\(s\) sent, \d+ not sent; start the server again and run the same command", err)
+    assert sum(c["status"] == "NOT_RUN" for c in results(tmp_path)["cells"]) > 15  # results are written, resumable
+    again = FakeOpenAI(answer=lambda prompt: contents[prompt])
+    try:
+        assert benchmark.main(["--model", "m-test", "--base-url", again.url, "--out", str(tmp_path)]) == 0
+        assert len(again.requests) == 30 - 5
+    finally:
+        again.close()
+
+
 def test_a_resumed_log_gains_no_blank_line_and_keeps_its_bytes(server, tmp_path):
     assert run(server, tmp_path, "--limit", "4") == 0
     first = (tmp_path / "requests.jsonl").read_bytes()
@@ -686,6 +713,22 @@ def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
     assert {(size, fmt) for size, _, fmt in groups} == {(size, fmt) for size in ("small", "medium") for fmt in benchmark.ARTICLE_FORMATS}
     assert {mode for size, mode, _ in groups if size == "medium"} == {"A", "B"}
     assert max(groups.values()) - min(groups.values()) <= 1  # dealt round by round, not the first 20 in row order
+
+
+def test_limit_deals_over_hop_counts_and_a_bigger_log_is_scored_as_the_slice(tmp_path):
+    sys.path.insert(0, str(ROOT / "bench"))
+    import synth_kg
+    graph = synth_kg.make_graph(800, 60, benchmark.random.Random(8))
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    flags = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "20", "--prompt", "en", "--formats", "json,dsl",
+             "--model", "solver", "--out", str(tmp_path / "out")]
+    assert benchmark.main([*flags, "--limit", "10"]) == 0
+    cells = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["cells"]
+    assert len(cells) == 10 and {c["hops"] for c in cells} == {"1", "2", "3", "4+", "abstention"}
+    assert benchmark.main(flags) == 0  # the whole run: the log now holds 40 answers
+    assert benchmark.main([*flags, "--limit", "10", "--score", str(tmp_path / "out" / "requests.jsonl")]) == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert len(results["cells"]) == 10 and results["requests"]["planned"] == 10
 
 
 def test_batch_export_splits_within_both_limits_and_lists_the_files(tmp_path, capsys):
