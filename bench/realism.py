@@ -4,7 +4,7 @@
     $ python bench/realism.py --json     # the same figures as JSON
 
 For each graph (the article's; a 30-node English typed graph; synthetic KGs from bench/synth_kg.py: typed,
-untyped, and untyped with Freebase-style ids) and each size (medium, large), the real run of benchmark.py
+untyped, and untyped with Freebase-style ids; a MetaQA-like movie graph with years and one-word names) and each size (medium, large), the real run of benchmark.py
 makes the distractor graph (40 generated questions give the anchors), and against the graph's own nodes:
 
 - digits: the share of names with a digit, real nodes and distractors;
@@ -60,6 +60,45 @@ def unix_graph(rng: random.Random) -> dict:
     return {"nodes": nodes, "edges": edges}
 
 
+def movie_graph(rng: random.Random, n_movies: int = 300) -> dict:
+    """MetaQA-like and untyped: films, people, years, genres and languages as nodes, many of them one word or
+    a number ("1994", "Drama", "Heat"), the names a blend or a numbered name would stand out among."""
+    words = ("heat ran vertigo alien rocky jaws psycho fargo rushmore memento arrival gravity interstellar inception "
+             "casablanca chinatown amadeus gandhi platoon unforgiven braveheart titanic gladiator crash departed argo "
+             "birdman spotlight moonlight parasite nomadland oppenheimer whiplash boyhood her room brooklyn lion fences "
+             "lady bird roma joker tenet dune elvis babylon tar aftersun").split()
+    adjectives = "dark silent last lost wild broken golden secret".split()
+    first = "james mary robert linda david susan mark karen paul nancy steven lisa kevin betty brian helen".split()
+    last = "smith jones brown davis miller wilson moore taylor clark lewis walker hall young king wright hill".split()
+    nodes, ids = [], set()
+
+    def add(name: str) -> str:
+        node_id = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+        k = 1
+        while node_id in ids:
+            k += 1
+            node_id = f"{re.sub(r'[^a-z0-9]+', '_', name.lower()).strip('_')}_{k}"
+        ids.add(node_id)
+        nodes.append({"id": node_id, "name": name, "type": "entity"})
+        return node_id
+
+    years = [add(str(y)) for y in range(1950, 2024)]
+    genres = [add(g) for g in "Drama Comedy Thriller Horror Western Musical Romance Documentary Animation Crime Mystery Fantasy".split()]
+    languages = [add(g) for g in "English French German Italian Spanish Japanese Korean Hindi Swedish Russian".split()]
+    people = [add(f"{rng.choice(first).title()} {rng.choice(last).title()}") for _ in range(250)]
+    edges = []
+    for _ in range(n_movies):
+        w = rng.choice(words).title()
+        title = w if rng.random() < 0.5 else f"The {rng.choice(adjectives).title()} {w}" if rng.random() < 0.5 else f"{w} {rng.randint(2, 4)}"
+        m = add(title)
+        edges += [{"source": m, "relation": "release_year", "target": rng.choice(years)},
+                  {"source": m, "relation": "has_genre", "target": rng.choice(genres)},
+                  {"source": m, "relation": "in_language", "target": rng.choice(languages)},
+                  {"source": m, "relation": "directed_by", "target": rng.choice(people)},
+                  {"source": m, "relation": "starred_actors", "target": rng.choice(people)}]
+    return {"nodes": nodes, "edges": edges}
+
+
 def graphs() -> dict[str, dict]:
     article = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
     return {
@@ -68,6 +107,7 @@ def graphs() -> dict[str, dict]:
         "synthetic KG (typed, en)": synth_kg.make_graph(2400, 200, random.Random(2), typed=True),
         "synthetic KG (untyped, en)": synth_kg.make_graph(2400, 200, random.Random(3)),
         "synthetic KG (untyped, m.0 ids)": synth_kg.make_graph(2400, 200, random.Random(4), opaque=True),
+        "movies (untyped, years, one-word names)": movie_graph(random.Random(5)),
     }
 
 
@@ -242,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {r['graph']} | {r['size']} | {r['real']:,} / {r['distractors']:,} | {r['digits'][0]:.2f} / {r['digits'][1]:.2f} | "
               f"{real_top:.2f} ({real_word}) / {fake_top:.2f} ({fake_word}) | {aucs} | "
               f"{r['near_misses'][0]:.2f} of {r['near_misses'][1]} |")
-    for r in rows:
+    for r in rows[::2]:  # the warnings of one run, shared by its two sizes
         for w in r["warnings"]:
             print(f"- {r['graph']}: {w.removeprefix('warning: ')}")
     return 0
