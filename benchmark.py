@@ -43,24 +43,27 @@ The code is ours. Where the article's script was loose we are strict, on purpose
   by parts at a boundary proven for tiktoken's patterns, so a graph is tokenized once per format.
 
 Sections, in the order data flows through them:
-  constants and the prompt templates   the article's prompt (ru) and its English rendering (en)
-  data types                           Node, Edge, Graph, Hop, Query, Question
+  constants and the prompt templates   the article's prompt (ru) and its English rendering (en); path lines
+  data types                           Node, Edge, Graph (with --edge-ids), GroupKey, Hop, Query, Question
+  shared helpers                       whole words, leaky id markers, hop buckets, percents
   load and validate the inputs         Problems, graph.json and questions.json, NFC
   formats                              serializer and parser pairs, registered in FORMATS
   round-trip check                     every format parses back to the same graph
   control solver                       complete walks of a query; check_questions says what disagrees;
-                                       generated question sets (--generate-questions)
-  graph variants                       drawn distractors (Namer, Distractors), short ids, permutations
+                                       generated question sets (--generate-questions), near-miss abstentions
+  graph variants                       drawn distractors (Vocabulary, WordModel, Namer, Distractors), short
+                                       ids, edge ids, permutations
   prompts                              Template: --prompt ru | en | FILE
-  tokenizers                           offline tiktoken, TokenCounts, counting a prompt by parts
+  tokenizers                           offline tiktoken, hf:tokenizer.json, TokenCounts, counting by parts
   leakage preflight                    whole-word checks of article 8.3
   measurement                          Plan, FormattedGraph, large sizing, measure, mode B packing
   reports                              console table, size_report.md, size_summary.json
   runner                               Chat Completions into requests.jsonl, resumable; Gate: fail fast,
-                                       throttle on timeouts; Batch export in parts
+                                       throttle on timeouts, stop when the server goes away; Batch export
   scoring                              answers, paths and abstention, from the log alone; Batch files
-  results                              statistics per group and hop count, the acceptance gate,
-                                       results.json, results.md, the SVG charts
+  results                              statistics per group and hop count, the acceptance gate (the question
+                                       as the unit, Newcombe's paired interval), results.json, results.md,
+                                       the SVG charts
   artifacts                            Staging, manifest.json, publish
   command line                         flags, preflight, run, model_results, main
 """
