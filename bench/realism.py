@@ -214,7 +214,7 @@ def near_miss_share(graph: dict, questions: list[dict]) -> tuple[float, int]:
         index[(e["source"], e["relation"], "out")].append(e["target"])
         index[(e["target"], e["relation"], "in")].append(e["source"])
     ends = collections.defaultdict(set)  # (relation, direction) -> nodes reached that way
-    for (node, relation, direction), reached in index.items():
+    for (_, relation, direction), reached in index.items():
         ends[(relation, direction)].update(reached)
     abstentions = [q for q in questions if q["insufficient"]]
     near = 0
