@@ -3234,18 +3234,83 @@ class Redactor:
         return value
 
 
-def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int, dict, bytes]:
-    """POST and return (status, headers with lower-case names, body); raises OSError on connection faults."""
-    import urllib.error
-    import urllib.request  # here, not at the top: it pulls in ssl, which the offline runs never need
+MAX_RESPONSE_BYTES = 32_000_000  # a chat completion is kilobytes; a body past this is cut and the request failed
 
-    request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+
+class ResponseTooLarge(OSError):
+    """The server sent more than MAX_RESPONSE_BYTES: the request fails instead of filling memory."""
+
+
+class AttemptTimeout(TimeoutError):
+    """One attempt (connect, headers and body together) took longer than --timeout."""
+
+
+_connections = threading.local()  # each worker keeps its own keep-alive connection per host
+
+
+def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int, dict, bytes]:
+    """POST and return (status, headers with lower-case names, body); raises OSError on connection faults.
+
+    timeout bounds the whole attempt, whatever the server sends (a drip of one byte at a time, chunks that
+    never end): a timer closes the socket at the deadline. Redirects are not followed (the key goes to
+    --base-url's host only): a 3xx is returned as it is. Each worker thread reuses its connection (keep-alive)."""
+    import http.client  # here, not at the top: it pulls in ssl, which the offline runs never need
+
+    parts = urllib.parse.urlsplit(url)
+    key = (parts.scheme, parts.hostname, parts.port)
+    pool = _connections.__dict__.setdefault("pool", {})
+    conn = pool.pop(key, None)
+    reused = conn is not None
+    if conn is None:
+        cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        conn = cls(parts.hostname, parts.port, timeout=timeout)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        sock = conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(2)  # wakes the blocked read at once
+            except OSError:
+                pass
+
+    timer = threading.Timer(timeout, expire)
+    timer.daemon = True
+    timer.start()
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
-    except urllib.error.HTTPError as e:
-        with e:
-            return e.code, {k.lower(): v for k, v in (e.headers or {}).items()}, e.read()
+        conn.request("POST", path, body=data, headers=headers)
+        response = conn.getresponse()
+        chunks, size = [], 0
+        while True:
+            chunk = response.read1(65536)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
+            chunks.append(chunk)
+        response.close()  # read to the end: the connection can take the next request
+        status, response_headers = response.status, {k.lower(): v for k, v in response.getheaders()}
+    except (OSError, http.client.HTTPException) as e:
+        conn.close()
+        if expired.is_set():
+            raise AttemptTimeout(f"no complete answer within {timeout:g} s") from None
+        if reused and isinstance(e, (ConnectionError, http.client.RemoteDisconnected, http.client.BadStatusLine)):
+            timer.cancel()
+            return http_post(url, headers, data, timeout)  # the server closed the idle connection: a new one
+        raise e
+    finally:
+        timer.cancel()
+    if expired.is_set():
+        conn.close()
+        raise AttemptTimeout(f"no complete answer within {timeout:g} s")
+    if response.will_close:
+        conn.close()
+    else:
+        pool[key] = conn
+    return status, response_headers, b"".join(chunks)
 
 
 def retry_wait(headers: dict, attempt: int, rng: random.Random) -> float:
@@ -3253,9 +3318,11 @@ def retry_wait(headers: dict, attempt: int, rng: random.Random) -> float:
     else exponential backoff with full jitter."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         try:
-            return min(max(float(headers[name]) * scale, 0.0), RETRY_MAX_DELAY)
-        except (KeyError, ValueError):
-            pass
+            wait = float(headers[name]) * scale
+        except (KeyError, ValueError, OverflowError):
+            continue
+        if math.isfinite(wait):  # 'nan' or 'inf' says nothing: back off as if it were not there
+            return min(max(wait, 0.0), RETRY_MAX_DELAY)
     return rng.uniform(0, min(RETRY_BASE_DELAY * 2 ** (attempt - 1), RETRY_MAX_DELAY))
 
 
@@ -3369,6 +3436,13 @@ def failure_kind(error: str) -> str:
     return head + sep + re.sub(r"\d{3,}", "N", rest)
 
 
+def _no_server(e: BaseException) -> bool:
+    """Nothing listens there (refused, unknown host, unreachable), as opposed to a server that cut an answer."""
+    import socket
+
+    return isinstance(e, (ConnectionRefusedError, socket.gaierror)) or getattr(e, "errno", None) in (101, 113)
+
+
 def _timed_out(e: BaseException) -> bool:
     return isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError)
 
@@ -3406,12 +3480,16 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
             status, wait_headers, raw = post(url, headers, data, config.timeout)
         except (OSError, http.client.HTTPException) as e:  # refused, reset, timed out, DNS...
             error, retry = f"connection error: {type(e).__name__}: {e}", True
-            if _timed_out(e):
+            if isinstance(e, ResponseTooLarge):
+                error, retry = f"connection error: {e}", False
+            elif _timed_out(e):
                 timeouts += 1
                 error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
                          "late; lower --concurrency or raise --timeout")
                 retry = timeouts < 2
                 gate.slow()
+            elif not _no_server(e):
+                pass  # a reset or a cut body: the server is there; retried like load
             elif gate.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
                 return _outcome(None, None, error, None, attempt, started, first)
             elif gate.down(f"{type(e).__name__}: {e}"):
@@ -3423,12 +3501,19 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
             except ValueError:
                 parsed = None
             if 200 <= status < 300:
-                if _message(parsed) is not None:
+                carries_error = isinstance(parsed, dict) and bool(parsed.get("error"))  # a failure, whatever else it holds
+                if _message(parsed) is not None and not carries_error:
                     gate.success()
                     return _outcome(parsed, raw_text, None, status, attempt, started, first)
                 error, retry = "the response is not a chat completion with a message", False
-                if isinstance(parsed, dict) and parsed.get("error"):  # a 200 that carries an error object
+                if carries_error:
                     error = f"{_error_text(status, parsed, raw_text)} (in a response marked successful)"
+            elif 300 <= status < 400:
+                where = urllib.parse.urlsplit(wait_headers.get("location", "")).netloc or "another address"
+                error, retry = (f"HTTP {status}: redirected to {where}, not followed: the key goes to the host of --base-url "
+                                "only; give the final address as --base-url"), False
+                if gate.fail(f"{public_url(config.base_url)} answered {error}"):
+                    return _outcome(parsed, raw_text, error, status, attempt, started, first)
             else:
                 error = _error_text(status, parsed, raw_text)
                 if gate.http_failure(status, error):

@@ -20,10 +20,16 @@ class FakeOpenAI:
         self.script: list = []  # (status, headers, body or bytes) served before normal answers
         self.requests: list[dict] = []
         self.lock = threading.Lock()
+        self.connections: set = set()  # open client connections (keep-alive), closed with the server
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self):
+                super().setup()
+                with server.lock:
+                    server.connections.add(self.connection)
 
             def log_message(self, *args):  # keep test output clean
                 pass
@@ -60,9 +66,16 @@ class FakeOpenAI:
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.thread.start()
 
     def close(self):
+        """Stop at once, as a server process that dies: no new connection, and the kept-alive ones cut."""
         self.httpd.shutdown()
         self.httpd.server_close()
+        with self.lock:
+            for connection in self.connections:
+                try:
+                    connection.shutdown(2)
+                except OSError:
+                    pass

@@ -391,7 +391,7 @@ def test_no_server_listening_stops_at_once_with_one_line(tmp_path, capsys):
     assert benchmark.main(["--model", "m", "--base-url", closed.url, "--out", str(tmp_path)]) == 2
     assert time.monotonic() - started < 10
     err = capsys.readouterr().err
-    assert err.startswith(f"error: no server answers at {closed.url} (URLError: <urlopen error [Errno 111] Connection refused>); "
+    assert err.startswith(f"error: no server answers at {closed.url} (ConnectionRefusedError: [Errno 111] Connection refused); "
                           "start it, or fix --base-url; stopped after ")
     assert err.endswith(" not sent\n") and err.count("\n") == 1
     records = log_lines(tmp_path)[1:]
