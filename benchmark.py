@@ -4819,9 +4819,14 @@ def _or_none(kind: Callable[[str], object]) -> Callable[[str], object]:
     return parse
 
 
+def _out_folder(value: str) -> Path | None:
+    """--out as a path; None for an empty one, which check_flags refuses (Path('') would be the current folder)."""
+    return Path(value) if value.strip() else None
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="benchmark.py",
+        prog="benchmark.py", allow_abbrev=False,  # --format is not --formats
         description="Serialize a graph in several formats, check each round-trips, build prompts, count tokens.",
         epilog="exit codes: 0 the run succeeded (with --model: every planned request has an answer); 1 some requests "
                "failed after their retries (the results count them; run the same command again to retry them only); "
@@ -4832,7 +4837,7 @@ def make_parser() -> argparse.ArgumentParser:
     add("--encoding", default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")
     add("--graph", type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")
     add("--questions", type=Path, help="questions file (default: data/questions.json)")
-    add("--out", type=Path, default=OUTPUTS, help="output folder (default: outputs/)")
+    add("--out", type=_out_folder, default=OUTPUTS, help="output folder (default: outputs/)")
     add(
         "--formats",
         default=",".join(ARTICLE_FORMATS),
@@ -4856,8 +4861,8 @@ def make_parser() -> argparse.ArgumentParser:
     add("--leakage", choices=LEAKAGE_MODES, default="fail", help="a failing leakage check stops the run (fail, default) or only warns")
     add("--generate-questions", type=int, metavar="N",
         help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")
-    add("--hops", default="1-4", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
-    add("--abstain-share", type=float, default=0.2, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
+    add("--hops", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
+    add("--abstain-share", type=float, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
     add("--edge-ids", action="store_true",
         help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every format, and ask "
              "for the path as those ids instead of positions (article 5: a permutation changes the indices)")
@@ -4902,6 +4907,35 @@ def make_parser() -> argparse.ArgumentParser:
     add("--batch-max-bytes", type=int, default=BATCH_MAX_BYTES, metavar="N",
         help=f"bytes per batch file (default: {BATCH_MAX_BYTES:,}, within the API's 200 MB)")
     return parser
+
+
+# Sizes past these are refused before any work: each would run for hours or fill the memory with no word.
+FLAG_LIMITS = {"permutations": 1000, "generate_questions": 100_000, "repeats": 1000, "concurrency": 256,
+               "context_window": 10_000_000, "budget": 10_000_000, "max_output_tokens": 1_000_000, "max_retries": 100,
+               "batch_max_requests": 50_000, "batch_max_bytes": 200_000_000}
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """Every number flag finite and in range, and no flag that the others make meaningless, before any work."""
+    for flag in ("temperature", "timeout", "tolerance", "abstain_share", "input_price_per_million", "output_price_per_million",
+                 "cached_input_price_per_million"):
+        value = getattr(args, flag)
+        if value is not None and not math.isfinite(value):
+            raise BenchmarkError(f"--{flag.replace('_', '-')} is {value}; give a finite number")
+    for flag, most in FLAG_LIMITS.items():
+        value = getattr(args, flag)
+        if value is not None and value > most:
+            raise BenchmarkError(f"--{flag.replace('_', '-')} {value:,} is over the {most:,} this tool takes; ask for less")
+    if args.temperature is not None and not 0 <= args.temperature <= 2:
+        raise BenchmarkError(f"--temperature must be between 0 and 2, got {args.temperature}")
+    if args.timeout > 3600:
+        raise BenchmarkError(f"--timeout {args.timeout:g} is over an hour per attempt; give at most 3600 seconds")
+    if args.out is None:
+        raise BenchmarkError("--out is empty; name an output folder (default: outputs/)")
+    if args.generate_questions is None and (args.hops is not None or args.abstain_share is not None):
+        raise BenchmarkError("--hops and --abstain-share shape generated questions: use them with --generate-questions N")
+    if args.score is not None and args.export_batch is not None:
+        raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
 
 
 def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
@@ -5003,15 +5037,16 @@ EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_report.svg", "size_
 def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | None:
     if args.generate_questions is None:
         return None
-    match = re.fullmatch(r"(\d+)(?:-(\d+))?", args.hops.strip())
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", (args.hops or "1-4").strip())
     lo, hi = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
-    if args.generate_questions < 1 or not 1 <= lo <= hi or not 0 <= args.abstain_share <= 1:
+    share = 0.2 if args.abstain_share is None else args.abstain_share
+    if args.generate_questions < 1 or not 1 <= lo <= hi or not 0 <= share <= 1:
         raise BenchmarkError("--generate-questions takes N of 1 or more, --hops LO-HI with 1 <= LO <= HI (e.g. 1-4), "
                              "--abstain-share a share from 0 to 1")
     if args.questions is not None:
         raise BenchmarkError("--generate-questions draws the questions: leave --questions out")
     language = plan.template.name if plan.template.name in QUESTION_TEXTS else "en"
-    return GenerateSpec(args.generate_questions, (lo, hi), args.abstain_share, plan.seed, language)
+    return GenerateSpec(args.generate_questions, (lo, hi), share, plan.seed, language)
 
 
 def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
@@ -5090,6 +5125,7 @@ def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, vari
 def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     """Do the whole run; return what goes to stdout, and why the run did not fully succeed (exit code 1)
     when some requests failed after their retries."""
+    check_flags(args)
     plan = make_plan(args)
     model = make_model_config(args)
     gate_spec = make_gate_spec(args, plan)

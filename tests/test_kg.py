@@ -652,7 +652,7 @@ def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verd
     (["--baseline", "foo"], "error: unknown format 'foo' in --baseline; choose one of --formats: json, tsv"),
     (["--baseline", "dsl"], "error: --baseline dsl is not among --formats json,tsv; add it to --formats or choose one of them"),
     (["--tolerance", "2"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 2.0; e.g. 0.05"),
-    (["--tolerance", "nan"], "error: --tolerance must be a share between 0 and 1 (exclusive), got nan; e.g. 0.05"),
+    (["--tolerance", "nan"], "error: --tolerance is nan; give a finite number"),
     (["--tolerance", "0"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 0.0; e.g. 0.05"),
 ])
 def test_bad_gate_flags(tmp_path, capsys, flags, message):

@@ -577,6 +577,18 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
         (["--model", "m", "--base-url", "ftp://h/v1"], "--base-url 'ftp://h/v1' is not an http(s) URL; e.g. http://127.0.0.1:8000/v1"),
         (["--model", "gpt-4o"], "no API key: set OPENAI_API_KEY (or name another variable with --api-key-env)"),
         (["--model", "m", "--concurrency", "0"], "--concurrency must be at least 1, got 0"),
+        (["--model", "m", "--temperature", "nan"], "--temperature is nan; give a finite number"),
+        (["--model", "m", "--temperature", "7"], "--temperature must be between 0 and 2, got 7.0"),
+        (["--model", "m", "--timeout", "inf"], "--timeout is inf; give a finite number"),
+        (["--model", "m", "--timeout", "nan"], "--timeout is nan; give a finite number"),
+        (["--model", "m", "--input-price-per-million", "nan", "--output-price-per-million", "1"],
+         "--input-price-per-million is nan; give a finite number"),
+        (["--permutations", "1000000000"], "--permutations 1,000,000,000 is over the 1,000 this tool takes; ask for less"),
+        (["--generate-questions", "1000000"], "--generate-questions 1,000,000 is over the 100,000 this tool takes; ask for less"),
+        (["--hops", "1-2"], "--hops and --abstain-share shape generated questions: use them with --generate-questions N"),
+        (["--abstain-share", "0.5"], "--hops and --abstain-share shape generated questions: use them with --generate-questions N"),
+        (["--model", "m", "--score", "a.jsonl", "--export-batch", "b.jsonl"],
+         "--score reads answers and --export-batch writes requests: run them apart"),
     ],
 )
 def test_bad_model_flags(tmp_path, capsys, flags, message):
@@ -862,3 +874,127 @@ def test_with_edge_ids_an_index_path_is_no_path(small):
 def test_the_en_prompt_says_how_indices_count(tmp_path):
     assert benchmark.main(["--prompt", "en", "--out", str(tmp_path)]) == 0
     assert '"path": [edge indices in order, counting the edges from 0 in the order shown],' in (tmp_path / "prompt.json.q1.txt").read_text(encoding="utf-8")
+
+
+# ---- hostile servers
+
+
+class RawServer:
+    """A TCP server on 127.0.0.1 that answers every connection with handler(socket): drips, redirects, no end."""
+
+    def __init__(self, handler):
+        import socket
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.handler, self.clients, self.seen = handler, [], []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            self.clients.append(client)
+            threading.Thread(target=self.handle, args=(client,), daemon=True).start()
+
+    def handle(self, client):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = client.recv(65536)
+            if not chunk:
+                return
+            data += chunk
+        self.seen.append(data.decode("latin-1"))
+        try:
+            self.handler(client)
+        except OSError:
+            pass
+
+    def close(self):
+        self.sock.close()
+        for c in self.clients:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+
+def drip(client):
+    client.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+    while True:
+        client.sendall(b" ")
+        time.sleep(0.05)
+
+
+def endless_chunks(client):
+    client.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+    while True:
+        client.sendall(b"1\r\n \r\n")
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("handler", [drip, endless_chunks])
+def test_timeout_bounds_an_attempt_whatever_the_server_sends(tmp_path, capsys, handler):
+    server = RawServer(handler)
+    try:
+        started = time.monotonic()
+        code = benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--timeout", "0.5",
+                               "--limit", "2", "--concurrency", "2", "--max-retries", "1"])
+        elapsed = time.monotonic() - started
+    finally:
+        server.close()
+    assert code == 1 and elapsed < 6  # each attempt ends at 0.5 s; a timeout is retried once
+    records = log_lines(tmp_path)[1:]
+    assert records and all(r["error"].startswith("timed out after 0.5 s") for r in records)
+
+
+def test_a_redirect_is_not_followed_and_the_key_stays_home(tmp_path, capsys, monkeypatch):
+    other = RawServer(lambda c: c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"))
+    target = other.url.replace("/v1", "/steal")
+    redirect = RawServer(lambda c: c.sendall(f"HTTP/1.1 302 Found\r\nLocation: {target}\r\nContent-Length: 0\r\n\r\n".encode()))
+    monkeypatch.setenv("MY_KEY", SECRET)
+    try:
+        code = benchmark.main(["--model", "m", "--base-url", redirect.url, "--api-key-env", "MY_KEY", "--out", str(tmp_path)])
+    finally:
+        redirect.close()
+        other.close()
+    assert code == 2 and not other.seen  # the other host got nothing, the key least of all
+    assert f"redirected to {target.split('/')[2]}, not followed: the key goes to the host of --base-url only" in capsys.readouterr().err
+
+
+def test_a_huge_body_is_cut_and_fails_the_request(tmp_path, monkeypatch):
+    monkeypatch.setattr(benchmark, "MAX_RESPONSE_BYTES", 1000)
+    server = RawServer(lambda c: c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + b" " * 5000))
+    try:
+        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "1"]) == 1
+    finally:
+        server.close()
+    (record,) = log_lines(tmp_path)[1:]
+    assert record["error"] == "connection error: the response body passed 1,000 bytes; it was cut" and record["attempts"] == 1
+
+
+def test_an_error_beside_choices_in_a_200_is_a_failure_live_and_scored(server, tmp_path):
+    contents = solver_contents()
+    server.answer = lambda prompt: contents[prompt]
+    ok = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}
+    server.script = [(200, {}, {**ok, "error": {"message": "moderation failed"}})]
+    assert run(server, tmp_path, "--concurrency", "1") == 1
+    failed = [r for r in log_lines(tmp_path)[1:] if r["error"]]
+    assert [r["error"] for r in failed] == ["HTTP 200: moderation failed (in a response marked successful)"]
+
+
+def test_retry_after_nan_is_ignored():
+    rng = benchmark.random.Random(1)
+    assert 0 <= benchmark.retry_wait({"retry-after": "nan"}, 1, rng) <= benchmark.RETRY_BASE_DELAY
+    assert 0 <= benchmark.retry_wait({"retry-after-ms": "inf"}, 1, rng) <= benchmark.RETRY_BASE_DELAY
+
+
+def test_an_empty_out_and_an_abbreviated_flag_are_refused(tmp_path, capsys):
+    assert benchmark.main(["--out", ""]) == 2
+    assert capsys.readouterr().err == "error: --out is empty; name an output folder (default: outputs/)\n"
+    with pytest.raises(SystemExit) as stop:
+        benchmark.main(["--format", "tsv", "--out", str(tmp_path)])
+    assert stop.value.code == 2 and "unrecognized arguments: --format tsv" in capsys.readouterr().err
