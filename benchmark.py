@@ -385,6 +385,8 @@ def read_json(path: Path, flag: str) -> tuple[object, bytes]:
         raise BenchmarkError(f"{where}: {e}; keep one value per key") from None
     except RecursionError:
         raise BenchmarkError(f"{where}: JSON nested too deeply; fix the file") from None
+    except ValueError as e:  # an integer literal of thousands of digits, which Python refuses to convert
+        raise BenchmarkError(f"{where}: {str(e).split(';')[0]}; fix the file") from None
 
 
 def check_text(value: object, where: str, not_nfc: list[str] | None = None) -> str:
@@ -495,6 +497,8 @@ def validate_questions(data: object, src: str, node_ids: set[str], n_edges: int,
     [{id, question, answer | answers, path | paths, insufficient, answer_id | answer_ids, query}]"""
     if not isinstance(data, list):
         raise BenchmarkError(f"{src}: expected a JSON list of questions")
+    if not data:
+        problems.add(f"{src}: the list of questions is empty; add at least one, or draw them with --generate-questions N")
     questions, seen = [], {}
     for i, item in enumerate(data):
         where = f"{src}: questions[{i}]"
@@ -629,6 +633,9 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
         if problems.lines:  # a broken graph: there is nothing to draw from
             raise InputProblems([m for _, m in problems.lines], "")
         questions_data, generated = generate_questions(graph, generate)
+        if not questions_data:
+            raise BenchmarkError(f"{display(graph_path)}: the graph yields no question of {generate.hops[0]}-{generate.hops[1]} "
+                                 "hops (a start needs a name no other node has, and edges to walk); try other --hops")
         questions_raw, questions_path = json_bytes(questions_data), Path(GENERATED_QUESTIONS)
     n_edges = len(graph_data["edges"])  # of the file: a broken edge does not move the others' indices
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
@@ -2054,6 +2061,9 @@ class Template:
         return sha256_hex(self.text)
 
 
+MAX_TEMPLATE_BYTES = 1_000_000
+
+
 def load_template(value: str, edge_ids: bool = False) -> Template:
     """--prompt: a built-in name (ru, the article's; en) or a UTF-8 file with the three fields. With edge_ids a
     built-in template asks for the path as edge ids (a file says what it says)."""
@@ -2065,7 +2075,14 @@ def load_template(value: str, edge_ids: bool = False) -> Template:
     path = Path(value)
     where = display(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_TEMPLATE_BYTES + 1)
+        if len(raw) > MAX_TEMPLATE_BYTES:
+            raise BenchmarkError(f"{where}: the prompt template is over {MAX_TEMPLATE_BYTES:,} bytes; give a template, not a corpus")
+        if raw.startswith(b"\xef\xbb\xbf"):
+            warn(f"{where}: the byte order mark at the start of the template was dropped; it would begin every prompt")
+            raw = raw[3:]
+        text = raw.decode("utf-8")
     except OSError as e:
         raise BenchmarkError(
             f"--prompt {value!r}: cannot read it ({e.strerror}); give {', '.join(PROMPT_TEMPLATES)} or a template file"
@@ -3216,11 +3233,26 @@ def public_url(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
+def public_argv(argv: list[str]) -> list[str]:
+    """The command line as it may be written down: --base-url without user info, query or fragment."""
+    out, i = [], 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--base-url" and i + 1 < len(argv):
+            out += [arg, public_url(argv[i + 1])]
+            i += 2
+            continue
+        out.append("--base-url=" + public_url(arg[len("--base-url="):]) if arg.startswith("--base-url=") else arg)
+        i += 1
+    return out
+
+
 class Redactor:
     """Removes the API key (and the base URL's credentials) from anything about to be written or printed."""
 
     def __init__(self, secrets: list[str]) -> None:
-        self.secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+        forms = {form for s in secrets if s and len(s) >= 4 for form in (s, repr(s)[1:-1], json.dumps(s)[1:-1])}
+        self.secrets = sorted(forms, key=len, reverse=True)
 
     def __call__(self, value):
         if isinstance(value, str):
@@ -3593,58 +3625,89 @@ def request_key(sha: str, model: str, sampling: dict, repeat: int) -> str:
     return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
 
 
-def read_log(path: Path) -> tuple[list[dict], int]:
-    """The log's records, and how many lines could not be read (a torn last line from a killed run)."""
+def read_log(path: Path) -> tuple[list[dict], list[int]]:
+    """The log's records, and the numbers of the lines that could not be read (a torn last line from a killed
+    run, or a line damaged by hand)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return [], 0
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file") from None
-    records, bad = [], 0
-    for line in raw.split(b"\n"):
+    records, bad = [], []
+    for line_no, line in enumerate(raw.split(b"\n"), 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except ValueError:
-            bad += 1
+            bad.append(line_no)
             continue
         if isinstance(record, dict):
             records.append(record)
         else:
-            bad += 1
+            bad.append(line_no)
     return records, bad
+
+
+def _last_line_start(f, size: int) -> int:
+    """Where the last line of an open file begins: after the last newline, looked for backwards block by block."""
+    end = size
+    while end > 0:
+        begin = max(end - 65536, 0)
+        f.seek(begin)
+        block = f.read(end - begin)
+        k = block.rfind(b"\n")
+        if k >= 0:
+            return begin + k + 1
+        end = begin
+    return 0
 
 
 class Log:
     """requests.jsonl: appended one line at a time, each flushed and fsynced before the next; thread-safe."""
 
     def __init__(self, path: Path, redact: Redactor) -> None:
-        self.path, self.redact, self.lock = path, redact, threading.Lock()
+        self.path, self.redact, self.lock, self.broken = path, redact, threading.Lock(), None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            torn = False
             with open(path, "a+b") as f:
                 size = f.seek(0, os.SEEK_END)
-                if size:
-                    f.seek(size - 1)
-                    torn = f.read(1) != b"\n"
+                f.seek(max(size - 1, 0))
+                if size and f.read(1) != b"\n":  # a line torn by a kill or a full disk: moved aside, then cut
+                    start = _last_line_start(f, size)
+                    f.seek(start)
+                    torn = f.read()
+                    with open(path.with_name(path.name + ".torn"), "ab") as aside:
+                        aside.write(torn + b"\n")
+                        aside.flush()
+                        os.fsync(aside.fileno())
+                    f.truncate(start)
+                    warn(f"{display(path)}: its last line was torn ({len(torn):,} bytes); it is kept in {path.name}.torn and "
+                         "its request will be sent again")
             self.file = open(path, "ab")
-            if torn:
-                self.file.write(b"\n")  # end a torn line from a killed run, so it stays a line of its own
         except OSError as e:
             raise BenchmarkError(f"{display(path)}: cannot append to the log ({e.strerror}); choose another --out") from None
 
     def write(self, record: dict) -> None:
+        """Append one record, flushed and fsynced; after a failed write (a full disk) nothing more is written."""
         line = (json.dumps(self.redact(record), ensure_ascii=False) + "\n").encode("utf-8")
         with self.lock:
-            self.file.write(line)
-            self.file.flush()
-            os.fsync(self.file.fileno())
+            if self.broken:
+                raise OSError(self.broken)
+            try:
+                self.file.write(line)
+                self.file.flush()
+                os.fsync(self.file.fileno())
+            except OSError as e:
+                self.broken = e.strerror or str(e)
+                raise
 
     def close(self) -> None:
-        self.file.close()
+        try:
+            self.file.close()
+        except OSError:
+            pass  # a full disk: what could be written is on disk, the rest was reported
 
 
 @dataclass(frozen=True)
@@ -3703,7 +3766,12 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     url_parts = urllib.parse.urlsplit(config.base_url)
     redact = Redactor([key, url_parts.password or "", url_parts.query])
     log_path = out_dir / LOG_NAME
-    records, _ = read_log(log_path)
+    log = Log(log_path, redact)  # first: it repairs a torn last line
+    records, bad = read_log(log_path)
+    if bad:
+        log.close()
+        raise BenchmarkError(f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
+                             "be read, so their requests would be paid again; repair or remove them, then run again")
     done = {
         request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat"))
         for r in records
@@ -3716,7 +3784,6 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     if key:
         headers["Authorization"] = f"Bearer {key}"
     url = config.base_url.rstrip("/") + "/chat/completions"
-    log = Log(log_path, redact)
     gate = Gate(config)
     # The first job of each prefix group is sent alone; the rest of its group wait for its answer, so that a
     # provider's prefix cache (or a one-slot server's KV cache) holds the shared graph for them.
@@ -3785,8 +3852,10 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
             for future in as_completed(futures):
                 try:
                     outcome = future.result()
-                except OSError as e:  # the log could not be written: stop before paying for more
-                    raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({e}); nothing more was sent") from None
+                except OSError as e:  # the log could not be written (a full disk): stop before paying for more
+                    gate.halt.set()
+                    raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({e.strerror or e}); nothing more was "
+                                         "sent, and what the log holds is kept: free some space and run the same command again") from None
                 if outcome is None:
                     continue
                 sent += 1
@@ -4717,7 +4786,7 @@ def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs,
             "platform": platform.platform(),
             "tiktoken": tiktoken.__version__,
         },
-        "command": ["benchmark.py", *config["argv"]],
+        "command": ["benchmark.py", *public_argv(config["argv"])],
         "config": {k: v for k, v in config.items() if k != "argv"},
         "encodings": [
             {"name": t.name, "bpe_sha256": t.bpe_sha256, "bpe_source": t.bpe_source} for t in tokenizers
@@ -4966,8 +5035,17 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
     if field == "auto":
         field = "max_completion_tokens" if openai else "max_tokens"
     if args.model != SOLVER_MODEL and args.score is None and args.export_batch is None:
-        if key_env and not os.environ.get(key_env) and openai:
+        key = os.environ.get(key_env, "") if key_env else ""
+        if key_env and not key and openai:
             raise BenchmarkError(f"no API key: set {key_env} (or name another variable with --api-key-env)")
+        bad = next((k for k, c in enumerate(key) if c.isspace() or not c.isprintable()), None)
+        if bad is not None:  # it would go into a header, then into an error message: say where, never what
+            raise BenchmarkError(f"the key in {key_env} holds whitespace or a control character at position {bad + 1} of "
+                                 f"{len(key)}; set it again without it")
+        loopback = parts.hostname in ("localhost", "::1") or parts.hostname.startswith("127.")
+        if key and parts.scheme == "http" and not loopback:
+            raise BenchmarkError(f"--base-url {public_url(args.base_url)} is plain http: the key in {key_env} would cross the "
+                                 "network in clear text; use https (plain http is fine on 127.0.0.1)")
     return ModelConfig(
         model=args.model, base_url=args.base_url.rstrip("/"), api_key_env=key_env, temperature=args.temperature,
         seed=args.seed, max_output_tokens=args.max_output_tokens, max_tokens_field=field, structured=args.structured,
@@ -5295,7 +5373,10 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
                 raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
             read.append((display(path), records, unreadable))
         batch = [(name, records) for name, records, _ in read if any("custom_id" in r for r in records)]
-        bad = sum(b for _, _, b in read)
+        bad = {name: lines for name, _, lines in read if lines}
+        for name, lines in bad.items():
+            warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
+                 "not scored; their prompts count as not run")
         if batch:
             if len(batch) != len(read):
                 raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
@@ -5317,10 +5398,11 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
             "sampling": model.sampling(0),
             "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
             "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
-            "git": git_state(), "command": ["benchmark.py", *argv],
+            "git": git_state(), "command": ["benchmark.py", *public_argv(argv)],
         }
         summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
-        records, bad = read_log(log_path)
+        records, lines = read_log(log_path)
+        bad = {display(log_path): lines} if lines else {}
         summary["log"] = log_summary(records, measured.items, model)  # every invocation, not only this one
     scored_files = list(args.score) if args.score is not None else [log_path]
     log_sha = sha256_hex(b"".join(p.read_bytes() for p in scored_files if p.exists())) if any(p.exists() for p in scored_files) else None
@@ -5331,7 +5413,7 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     log_info = {"name": ", ".join(display(p) for p in scored_files), "sha256": log_sha, "unreadable_lines": bad}
     out.add("results.json", json_bytes(
         {"schema_version": 1, "model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
-         "command": ["benchmark.py", *argv], "prices_per_million": dict(zip(("input", "output", "cached_input"), prices)),
+         "command": ["benchmark.py", *public_argv(argv)], "prices_per_million": dict(zip(("input", "output", "cached_input"), prices)),
          "log": log_info, "requests": summary, "verdicts": gate, "aggregates": table, "cells": scored}
     ))
     questions = measured.variants[0].questions

@@ -179,12 +179,19 @@ BAD_INPUTS = {
         edited(GRAPH, ["edges", 4, "target"], "method_missing"), None, [],
         "graph.json: edges[4].target 'method_missing' is not a node id; add that node or fix the edge",
     ),
+    "empty question list": (
+        None, [], [], "questions.json: the list of questions is empty; add at least one, or draw them with --generate-questions N",
+    ),
+    "huge integer literal": (
+        '{"nodes": [], "edges": [], "n": ' + "9" * 5000 + "}", None, [],
+        "graph.json: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; fix the file",
+    ),
     "duplicate key": (
         '{"nodes": [], "nodes": [], "edges": []}', None, [],
         "graph.json: key 'nodes' appears twice in one object; keep one value per key",
     ),
     "lone surrogate": (
-        '{"nodes": [{"id": "a", "name": "\\ud800", "type": "t"}], "edges": []}', [], [],
+        '{"nodes": [{"id": "a", "name": "\\ud800", "type": "t"}], "edges": []}', [{"id": "q", "question": "?", "answer": "x", "path": [], "insufficient": False}], [],
         "graph.json: nodes[0].name contains the lone surrogate U+D800; fix the string",
     ),
     "path index out of range": (

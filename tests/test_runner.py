@@ -489,17 +489,32 @@ def test_an_answer_without_content_is_scored_as_a_failure_and_not_bought_again(s
     assert (cell["status"], cell["parse_success"], cell["answer_correct"]) == ("OK", False, False)
 
 
-def test_a_torn_last_line_is_sent_again_and_never_scored(server, tmp_path):
+def test_a_torn_last_line_is_moved_aside_sent_again_and_never_scored(server, tmp_path, capsys):
     assert run(server, tmp_path) == 0
     log = tmp_path / "requests.jsonl"
     data = log.read_bytes()
-    log.write_bytes(data[: data.rstrip(b"\n").rfind(b"\n") + 40])  # cut the last record mid-line
+    cut = data.rstrip(b"\n").rfind(b"\n") + 40
+    log.write_bytes(data[:cut])  # cut the last record mid-line
     assert run(server, tmp_path) == 0
     assert len(server.requests) == 31
-    lines = log.read_bytes().split(b"\n")
-    assert sum(1 for line in lines if line and not line.startswith(b"{")) == 0
-    assert results(tmp_path)["log"]["unreadable_lines"] == 1
+    assert "its last line was torn (39 bytes); it is kept in requests.jsonl.torn" in capsys.readouterr().err
+    assert (tmp_path / "requests.jsonl.torn").read_bytes() == data[cut - 39 : cut] + b"\n"
+    assert all(json.loads(line) for line in log.read_bytes().splitlines())  # valid JSONL: no torn line mid-file
+    assert results(tmp_path)["log"]["unreadable_lines"] == {}
     assert all(e["n"] == 6 and e["path_exact"]["rate"] == 1.0 for e in results(tmp_path)["aggregates"])
+
+
+def test_an_unreadable_line_mid_log_stops_the_run_before_paying_again(server, tmp_path, capsys):
+    assert run(server, tmp_path, "--limit", "5") == 0
+    log = tmp_path / "requests.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines[3] = b"{garbage\n"
+    log.write_bytes(b"".join(lines))
+    before = len(server.requests)
+    assert run(server, tmp_path) == 2
+    assert capsys.readouterr().err.endswith("requests.jsonl: line(s) 4 cannot be read, so their requests would be paid again; "
+                                            "repair or remove them, then run again\n")
+    assert len(server.requests) == before
 
 
 def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
