@@ -83,6 +83,7 @@ import os
 import platform
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -3883,6 +3884,25 @@ BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
 BATCH_MAX_BYTES = 200_000_000
 
 
+def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool) -> None:
+    """--export-batch writes only where nothing of value is: never over an input or a file of the output folder,
+    and over an earlier export (the file or its numbered parts) only with --overwrite-batch."""
+    target = path.resolve()
+    if any(target == p.resolve() for p in inputs):
+        raise BenchmarkError(f"--export-batch {display(path)} is an input of this run; write the batch elsewhere")
+    if target.parent == out_dir.resolve() and (path.name in (*EXTRA_OUTPUTS, LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS)
+                                               or path.name in _previous_outputs(out_dir)):
+        raise BenchmarkError(f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere")
+    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
+    existing = [p for p in ([path] if path.exists() else []) + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
+                if p == path or split.fullmatch(p.name)]
+    if existing and not overwrite:
+        raise BenchmarkError(f"--export-batch: {display(existing[0])} exists; choose a new path, or pass --overwrite-batch to "
+                             "replace an earlier export and its numbered parts")
+    if path.is_dir():
+        raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
+
+
 def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int) -> list[dict]:
     """The prompts as OpenAI Batch API request files, each within max_requests lines and max_bytes; custom_id
     is the prompt's SHA-256 prefix and repeat. One file is written as path; several as path's stem with
@@ -4090,10 +4110,17 @@ def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
     if summary["missing"]:
         notes.append(f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file too "
                      f"(they count as failed tasks, reason {MISSING_FROM_BATCH})")
-    others = [m for m in summary["models"] if m != config.model and not m.startswith(config.model + "-")]  # a dated snapshot is the model
+    others = other_models(summary["models"], config.model)
     if others:
-        notes.append(f"answers come from model {', '.join(others)}, not --model {config.model}")
+        notes.append(f"answers come from model {', '.join(others)}, not --model {config.model} (accepted with --accept-other-model)")
     return notes
+
+
+def other_models(names, model: str) -> list[str]:
+    """The model names that are not model nor a dated snapshot of it: ('gpt-4o-2024-08-06', 'gpt-4o') -> [];
+    ('gpt-4o-mini-2024-07-18', 'gpt-4o') -> that name (another model, whose name only starts the same)."""
+    snapshot = re.compile(rf"{re.escape(model)}-(\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}})")
+    return [m for m in names if m != model and not snapshot.fullmatch(m)]
 
 
 def _cached_tokens(usage: object) -> int | None:
@@ -4843,8 +4870,71 @@ class Staging:
                 pass
 
 
-def publish(staging: Staging, manifest: dict) -> None:
-    """Move the staged files and the manifest into the output folder, replacing the previous run's files as a whole."""
+LOCK_NAME = ".benchmark.lock"
+
+
+class OutLock:
+    """One run per output folder: a lock file holding the owner's pid, host and start. A second run stops at once
+    naming the first; a lock whose process is gone (a killed run) is taken over, and so are its staging folders."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.path, self.held = out_dir / LOCK_NAME, False
+
+    def acquire(self) -> None:
+        import socket
+
+        me = f"{os.getpid()} {socket.gethostname()} {datetime.now(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            for _ in range(3):
+                try:
+                    fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                except FileExistsError:
+                    if self._alive():
+                        raise
+                    self.path.unlink(missing_ok=True)  # a killed run's lock: taken over
+                    continue
+                with os.fdopen(fd, "w") as f:
+                    f.write(me + "\n")
+                self.held = True
+                break
+        except FileExistsError:
+            holder = self.path.read_text(encoding="utf-8", errors="replace").split()
+            raise BenchmarkError(f"{display(self.path.parent)} is in use by another run of this tool (pid {holder[0] if holder else '?'}"
+                                 f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another --out") from None
+        except OSError as e:
+            raise BenchmarkError(f"{display(self.path.parent)}: cannot write the outputs ({e.strerror}); choose another folder with --out") from None
+        for leftover in self.path.parent.glob(".staging-*"):  # a dead run's half-written outputs: nobody else is here
+            shutil.rmtree(leftover, ignore_errors=True)
+
+    def _alive(self) -> bool:
+        """The lock's owner still runs (on this host; a lock from another host is taken as alive)."""
+        import socket
+
+        try:
+            pid, host = self.path.read_text(encoding="utf-8").split()[:2]
+            pid = int(pid)
+        except (OSError, ValueError):
+            return False
+        if host != socket.gethostname():
+            return True
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return pid != os.getpid()  # our own pid: a lock an earlier call in this process left
+
+    def release(self) -> None:
+        if self.held:
+            self.path.unlink(missing_ok=True)
+            self.held = False
+
+
+def publish(staging: Staging, manifest: dict, lock: OutLock | None = None) -> None:
+    """Move the staged files and the manifest into the output folder, replacing the previous run's files as a whole;
+    the lock, if any, is released before the staging folder goes."""
     out_dir = staging.out_dir
     staging.add(MANIFEST, json_bytes(manifest))
     try:
@@ -4860,6 +4950,8 @@ def publish(staging: Staging, manifest: dict) -> None:
         raise BenchmarkError(f"{display(out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
     finally:
         staging.made_out_dir = False
+        if lock is not None:
+            lock.release()
         staging.discard()
 
 
@@ -4970,7 +5062,11 @@ def make_parser() -> argparse.ArgumentParser:
         help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})")
     add("--score", type=Path, nargs="+", metavar="FILE",
         help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")
+    add("--accept-other-model", action="store_true",
+        help="--score a Batch output whose answers come from another model than --model (a dated snapshot needs no flag)")
     add("--export-batch", type=Path, metavar="FILE", help="write the prompts as OpenAI Batch API request files; send nothing")
+    add("--overwrite-batch", action="store_true",
+        help="let --export-batch replace an earlier export at the same path, and its numbered parts (never an input or an output of --out)")
     add("--batch-max-requests", type=int, default=BATCH_MAX_REQUESTS, metavar="N",
         help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the API's limit)")
     add("--batch-max-bytes", type=int, default=BATCH_MAX_BYTES, metavar="N",
@@ -5207,13 +5303,19 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     plan = make_plan(args)
     model = make_model_config(args)
     gate_spec = make_gate_spec(args, plan)
+    if model is not None and args.export_batch is not None:
+        check_export_target(args.export_batch, [args.graph, args.questions or DEFAULT_QUESTIONS]
+                            + ([Path(args.prompt)] if args.prompt and args.prompt not in PROMPT_TEMPLATES else []), args.out,
+                            args.overwrite_batch)
     inputs, record = preflight(args, plan)
     counts = TokenCounts()
     variants = build_variants(inputs, plan, counts)
     record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record,
               "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
     staging = Staging(args.out)
+    lock = OutLock(args.out)
     try:
+        lock.acquire()
         if inputs.generated_bytes is not None:
             staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
         measured = measure(inputs, plan, staging, variants, counts)
@@ -5273,11 +5375,13 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             manifest["log"] = log
         if batch is not None:
             manifest["batch"] = batch
-        publish(staging, manifest)
+        publish(staging, manifest, lock)
     except BaseException:
+        lock.release()
         staging.discard()
         raise
     finally:
+        lock.release()
         counts.close()
     return stdout, failure
 
@@ -5381,6 +5485,11 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
             if len(batch) != len(read):
                 raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
             records, summary = batch_records(batch, measured.items, model)
+            others = other_models(summary["models"], model.model)
+            if others and not args.accept_other_model:
+                raise BenchmarkError(f"{', '.join(name for name, _ in batch)}: the answers come from model {', '.join(others)}, not --model "
+                                     f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
+                                     "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
             summary.update(mode="batch", notes=batch_notes(summary, model))
             for note in summary["notes"]:
                 warn(note)

@@ -2,6 +2,7 @@
 
 import collections
 import json
+import os
 import re
 import signal
 import subprocess
@@ -238,7 +239,9 @@ def batch_files(tmp_path, model="gpt-test"):
 
 
 def score(tmp_path, *files):
-    return benchmark.main(["--model", "gpt-test", "--score", *map(str, files), "--out", str(tmp_path / "scored")])
+    flags = [f for f in files if f == "--accept-other-model"]
+    files = [f for f in files if f != "--accept-other-model"]
+    return benchmark.main(["--model", "gpt-test", "--score", *map(str, files), "--out", str(tmp_path / "scored"), *flags])
 
 
 def test_a_batch_output_without_its_error_file_counts_the_missing_prompts_as_failed(tmp_path, capsys):
@@ -277,11 +280,14 @@ def test_unknown_conflicting_and_input_format_lines_are_refused(tmp_path, capsys
     assert not (tmp_path / "scored").exists()
 
 
-def test_an_identical_duplicate_line_is_counted_once_and_another_model_is_a_warning(tmp_path, capsys):
-    _, output, errors = batch_files(tmp_path, model="gpt-other")
+def test_an_identical_duplicate_line_is_counted_once_and_another_model_is_an_error_unless_accepted(tmp_path, capsys):
+    _, output, errors = batch_files(tmp_path, model="gpt-test-mini-2024-07-18")
     (tmp_path / "output.jsonl").write_text("\n".join([*output, output[0], *errors]) + "\n", encoding="utf-8")
-    assert score(tmp_path, tmp_path / "output.jsonl") == 1
-    assert "warning: answers come from model gpt-other, not --model gpt-test\n" in capsys.readouterr().err
+    assert score(tmp_path, tmp_path / "output.jsonl") == 2  # gpt-test-mini is another model, not a snapshot of gpt-test
+    assert "the answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (only a dated snapshot" in capsys.readouterr().err
+    assert score(tmp_path, tmp_path / "output.jsonl", "--accept-other-model") == 1
+    assert ("warning: answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (accepted with --accept-other-model)\n"
+            in capsys.readouterr().err)
     _, output, errors = batch_files(tmp_path / "dated", model="gpt-test-2026-01-01")
     (tmp_path / "dated.jsonl").write_text("\n".join([*output, *errors]) + "\n", encoding="utf-8")
     score(tmp_path, tmp_path / "dated.jsonl")
@@ -577,7 +583,7 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "file" / "out")]) == 2
     err = capsys.readouterr().err
     out = benchmark.display(tmp_path / "file" / "out")  # found before a request is sent
-    assert err == f"error: {out}: cannot write the outputs ([Errno 20] Not a directory: '{tmp_path / 'file' / 'out'}'); choose another folder with --out\n"
+    assert err == f"error: {out}: cannot write the outputs (Not a directory); choose another folder with --out\n"
 
 
 @pytest.mark.parametrize(
@@ -776,7 +782,7 @@ def test_batch_export_splits_within_both_limits_and_lists_the_files(tmp_path, ca
     mode = files[0].stat().st_mode & 0o777
     assert mode == (tmp_path / "out" / "manifest.json").stat().st_mode & 0o777
     biggest = max(len(line.encode("utf-8")) + 1 for line in lines)
-    argv = [*argv[:-4], "--context-window", "970"]
+    argv = [*argv[:-4], "--context-window", "970", "--overwrite-batch"]  # replaces the export above
     assert benchmark.main([*argv, "--batch-max-bytes", str(2 * biggest)]) == 0
     sizes = [p.stat().st_size for p in tmp_path.glob("batch.*-of-*.jsonl")]
     assert max(sizes) <= 2 * biggest and sum(len(p.read_text(encoding="utf-8").splitlines()) for p in tmp_path.glob("batch.*")) == 26
@@ -1013,3 +1019,91 @@ def test_an_empty_out_and_an_abbreviated_flag_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         benchmark.main(["--format", "tsv", "--out", str(tmp_path)])
     assert stop.value.code == 2 and "unrecognized arguments: --format tsv" in capsys.readouterr().err
+
+
+# ---- one run per output folder, nothing overwritten
+
+
+def test_a_second_run_on_the_same_out_stops_at_once_and_pays_nothing(tmp_path, capsys):
+    contents = solver_contents()
+    release = threading.Event()
+    fake = FakeOpenAI(answer=lambda prompt: (release.wait(10), contents[prompt])[1])
+    first = subprocess.Popen([sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", fake.url, "--out",
+                              str(tmp_path), "--concurrency", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not fake.requests and time.monotonic() < deadline:  # the first run is sending
+            time.sleep(0.05)
+        assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert re.fullmatch(rf"error: {re.escape(benchmark.display(tmp_path))} is in use by another run of this tool \(pid "
+                            rf"{first.pid}, since [0-9T:Z-]+\); wait for it to end, or choose another --out\n", err)
+        release.set()
+        assert first.wait(60) == 0
+    finally:
+        release.set()
+        first.kill()
+        fake.close()
+    assert len(fake.requests) == 30  # each prompt paid once
+    assert not (tmp_path / benchmark.LOCK_NAME).exists()
+
+
+def test_a_killed_run_s_lock_and_staging_folders_are_taken_over(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    import socket
+    (tmp_path / benchmark.LOCK_NAME).write_text(f"{dead.pid} {socket.gethostname()} 2026-01-01T00:00:00Z\n", encoding="utf-8")
+    (tmp_path / ".staging-abc").mkdir()
+    (tmp_path / ".staging-abc" / "size_report.json").write_text("[]", encoding="utf-8")
+    assert benchmark.main(["--out", str(tmp_path)]) == 0
+    assert not (tmp_path / benchmark.LOCK_NAME).exists() and not list(tmp_path.glob(".staging-*"))
+
+
+def test_export_never_overwrites_a_log_an_input_or_an_earlier_export_unless_told(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    assert benchmark.main(["--model", "solver", "--out", str(out), "--limit", "3"]) == 0
+    log = (out / "requests.jsonl").read_bytes()
+    graph = (ROOT / "data" / "graph.json").read_bytes()
+    (tmp_path / "g.json").write_bytes(graph)
+    cases = [
+        (out / "requests.jsonl", "is a file of --out out; write the batch elsewhere"),
+        (tmp_path / "g.json", "is an input of this run; write the batch elsewhere"),
+    ]
+    for target, message in cases:
+        argv = ["--model", "m", "--graph", "g.json", "--out", str(out), "--export-batch", str(target)]
+        assert benchmark.main(argv) == 2
+        assert capsys.readouterr().err.endswith(message + "\n")
+    assert (out / "requests.jsonl").read_bytes() == log and (tmp_path / "g.json").read_bytes() == graph
+    argv = ["--model", "m", "--out", str(tmp_path / "o2"), "--export-batch", "batch.jsonl"]
+    assert benchmark.main(argv) == 0
+    first = (tmp_path / "batch.jsonl").read_bytes()
+    (tmp_path / "batch.jsonl").write_bytes(b"mine")
+    assert benchmark.main(argv) == 2
+    assert capsys.readouterr().err.endswith("--export-batch: batch.jsonl exists; choose a new path, or pass --overwrite-batch to "
+                                            "replace an earlier export and its numbered parts\n")
+    assert (tmp_path / "batch.jsonl").read_bytes() == b"mine"
+    assert benchmark.main([*argv, "--overwrite-batch"]) == 0
+    assert (tmp_path / "batch.jsonl").read_bytes() == first
+
+
+def test_a_full_disk_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path, capsys, monkeypatch):
+    import errno
+    real_fsync, calls = os.fsync, []
+
+    def fsync(fd):
+        calls.append(fd)
+        if len(calls) > 8:  # the header and 7 answers fit; then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(benchmark.os, "fsync", fsync)
+    assert benchmark.main(["--model", "solver", "--out", str(tmp_path), "--concurrency", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith("requests.jsonl: cannot append to the log (No space left on device); nothing more "
+                                                 "was sent, and what the log holds is kept: free some space and run the same command again\n")
+    monkeypatch.setattr(benchmark.os, "fsync", real_fsync)
+    assert benchmark.main(["--model", "solver", "--out", str(tmp_path)]) == 0
+    lines = (tmp_path / "requests.jsonl").read_bytes().splitlines()
+    assert all(json.loads(line) for line in lines)
+    assert sum(json.loads(line).get("type") == "request" for line in lines) == 30
