@@ -806,3 +806,30 @@ def test_an_english_graph_under_the_default_russian_prompt_gets_a_hint(tmp_path,
                                        "(the default, --prompt ru); for an English graph try --prompt en\n")
     assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", "ru"]) == 0  # said on purpose: no hint
     assert capsys.readouterr().err == ""
+
+
+def svg_label_boxes(path):
+    """Per panel, the estimated boxes of the mark labels, as the chart code estimates them."""
+    import xml.etree.ElementTree as ET
+    ns = "{http://www.w3.org/2000/svg}"
+    return {panel.get("data-title"): [benchmark.label_box(float(t.get("x")), float(t.get("y")), t.text)
+                                      for t in panel.iter(f"{ns}text") if t.get("class") == "label"]
+            for panel in ET.parse(path).getroot().iter(f"{ns}g")}
+
+
+def test_chart_labels_never_overlap_ticks_are_round_and_formats_keep_their_style(tmp_path):
+    argv = ["--out", str(tmp_path / "out"), "--model", "solver", "--sizes", "small,medium,large", "--context-window", "8000",
+            "--budget", "1500", "--formats", ",".join(benchmark.FORMATS)]
+    assert benchmark.main(argv) == 0
+    for name in ("results.svg", "size_report.svg"):
+        text = (tmp_path / "out" / name).read_text(encoding="utf-8")
+        for title, boxes in svg_label_boxes(tmp_path / "out" / name).items():
+            assert len(boxes) >= 7, title  # close formats: the labels that would pile up
+            assert not [(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1:] if benchmark._overlap(a, b) > 0], title
+        for fmt in benchmark.FORMATS:
+            marker, dash, colour = benchmark.format_style(fmt)
+            assert f'stroke="{colour}"' in text
+        assert "tiktoken" not in text and "(o200k_base)" in text
+    assert 'class="hline"' in (tmp_path / "out" / "size_report.svg").read_text(encoding="utf-8")  # large reaches the window
+    assert benchmark.nice_ticks(400, 60000, log=True) == [500, 1000, 2000, 5000, 10000, 20000, 50000]
+    assert benchmark.nice_ticks(80000, 230000) == [100000, 150000, 200000]
