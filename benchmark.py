@@ -3061,7 +3061,7 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
                 "",
                 f"## {encoding} · {size} · {ids} · mode B (budget {plan.budget})",
                 "",
-                f"| format | edges included | vs {reference} | gold edges included | answerable | prompt tokens |",
+                f"| format | edges included | vs {reference} | gold edges included | answerable (all questions) | prompt tokens |",
                 "|---|---:|---:|---:|---:|---:|",
             ]
             for e in entries:

@@ -375,3 +375,34 @@ def test_unwritable_output_folder(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"error: {benchmark.display(tmp_path / 'file' / 'out')}: cannot write the outputs (")
     assert err.endswith("); choose another folder with --out\n")
+
+
+def readme_commands() -> list[str]:
+    """The README's example commands that need no server or key, continuation lines joined."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    commands, k = [], 0
+    while k < len(lines):
+        line = lines[k].strip()
+        if line.startswith(("python benchmark.py", "python bench/synth_kg.py")):
+            while line.endswith("\\"):
+                k += 1
+                line = line[:-1].rstrip() + " " + lines[k].strip()
+            command = line.split("  #")[0].strip()
+            if "--base-url" not in command and "OPENAI" not in command and "--model gpt" not in command:
+                commands.append(command)
+        k += 1
+    return commands
+
+
+def test_every_example_command_of_the_readme_that_needs_no_server_works(tmp_path):
+    commands = readme_commands()
+    assert len(commands) >= 6
+    for command in commands:
+        argv = command.split()[1:]
+        argv[0] = str(ROOT / argv[0])
+        if argv[0].endswith("benchmark.py") and "--out" not in argv:
+            argv += ["--out", "outputs"]  # in the temp folder, never the repo's outputs/
+        if argv[0].endswith("benchmark.py"):
+            argv += ["--no-write-prompts"] if "--write-prompts" not in argv else []
+        done = subprocess.run([sys.executable, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (command, done.stderr)
