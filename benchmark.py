@@ -261,12 +261,48 @@ class Question:
 
 
 # -----------------------------------------------------------------------------
-# shared helpers: words in texts and ids, used from the inputs to the reports
+# shared helpers: paths, hashes, JSON bytes and atomic writes; words in texts and ids; used from the
+# inputs to the reports
 #
 # Matching is by whole words, where letters, digits and "_" form words (so "gold" is not in
 # "Golden_Gate_Bridge"); an id is read as the words it is made of ("gold_1" holds "gold").
 
 LEAKY_ID_WORDS = ("answer", "correct", "gold", "expected", "solution")  # markers an id must not add to its node
+
+
+def display(path: Path) -> str:
+    """Path as a user reads it in a message: relative to the current folder when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def sha256_hex(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+
+
+def json_bytes(value: object) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _file_mode() -> int:
+    """The mode a new file gets under the current umask (mkstemp's own files are 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, _file_mode())
+        os.replace(tmp, path)
+    except OSError as e:
+        raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
 
 
 def _mentions(text: str, needle: str) -> bool:
@@ -349,14 +385,6 @@ class InputProblems(BenchmarkError):
             shown.append(f"{len(lines)} problems found; nothing was written{hint}")
         self.lines = shown
         super().__init__("\n".join(shown))
-
-
-def display(path: Path) -> str:
-    """Path as a user reads it in a message: relative to the current folder when it is inside it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
@@ -2093,10 +2121,6 @@ def load_template(value: str, edge_ids: bool = False) -> Template:
     return Template.parse(where, check_text(text, f"{where} (the prompt template)"))
 
 
-def sha256_hex(data: bytes | str) -> str:
-    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
-
-
 ARTICLE_TEMPLATE = Template.parse("ru", PROMPT_TEMPLATES["ru"])
 
 
@@ -2884,10 +2908,6 @@ def row_order(plan: Plan, variants: list[Variant]) -> Callable[[dict], tuple]:
     )
 
 
-def json_bytes(value: object) -> bytes:
-    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-
-
 def question_dict(q: Question) -> dict:
     """A question in the input file's shape (singular fields where there is one value), so a variant's
     questions can be fed back with --questions."""
@@ -2936,7 +2956,7 @@ def summarize(rows: list[dict]) -> list[dict]:
     and standard deviation across permutations (article 8.4). answerable is a fraction of questions."""
     groups: dict[tuple, dict[int, list[dict]]] = {}
     for r in rows:
-        key = (r["encoding"], r["size"], r["ids"], r["mode"], r["format"])
+        key = (*group_key(r), r["format"])
         groups.setdefault(key, {}).setdefault(r["permutation"], []).append(r)
     summary = []
     for (encoding, size, ids, mode, fmt), by_perm in groups.items():
@@ -3040,7 +3060,7 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
         lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
     by_table: dict[tuple, list[dict]] = {}
     for entry in summary:
-        by_table.setdefault((entry["encoding"], entry["size"], entry["ids"], entry["mode"]), []).append(entry)
+        by_table.setdefault(group_key(entry), []).append(entry)
     for (encoding, size, ids, mode), entries in by_table.items():
         ref = next((e for e in entries if e["format"] == reference), None)
         if mode == "A":
@@ -3069,7 +3089,7 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
                     f"| {e['format']} | {_cell(e['edges_included'], 1)} | {_ratio(e['edges_included'], ref and ref['edges_included'])} | "
                     f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} |"
                 )
-            lines += answerable_by_hops([r for r in rows if (r["encoding"], r["size"], r["ids"], r["mode"]) == (encoding, size, ids, "B")],
+            lines += answerable_by_hops([r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
                                         {q.id: hop_bucket(q) for q in variants[0].questions})
     return "\n".join(lines) + "\n"
 
@@ -3768,9 +3788,37 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     redact = Redactor([key, url_parts.password or "", url_parts.query])
     log_path = out_dir / LOG_NAME
     log = Log(log_path, redact)  # first: it repairs a torn last line
+    try:
+        jobs, skipped = pending_jobs(measured, config, log_path)
+        sender = Sender(config, jobs, log, key, post)
+        tally = Tally(redact, len(jobs))
+        log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
+        pool = ThreadPoolExecutor(max_workers=config.concurrency)
+        try:
+            for future in as_completed([pool.submit(sender.work, job) for job in jobs]):
+                try:
+                    tally.add(future.result())
+                except OSError as e:  # the log could not be written (a full disk): stop before paying for more
+                    sender.gate.halt.set()
+                    raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({e.strerror or e}); nothing more was "
+                                         "sent, and what the log holds is kept: free some space and run the same command again") from None
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)  # on Ctrl-C, send nothing more
+            tally.progress.close()
+    finally:
+        log.close()
+    gate = sender.gate
+    if gate.reason:
+        raise BenchmarkError(f"{redact(gate.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
+    return {**tally.summary(), "skipped": skipped, "stopped": redact(gate.stopped) if gate.stopped else None,
+            "not_sent": len(jobs) - tally.sent}
+
+
+def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> tuple[list[Job], int]:
+    """The planned jobs the log has no answer to (an unreadable line stops the run: its answer would be paid
+    again), and how many it has."""
     records, bad = read_log(log_path)
     if bad:
-        log.close()
         raise BenchmarkError(f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
                              "be read, so their requests would be paid again; repair or remove them, then run again")
     done = {
@@ -3780,104 +3828,97 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     }
     planned = plan_jobs(measured.items, config)
     jobs = [j for j in planned if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
-    skipped = len(planned) - len(jobs)
-    headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    url = config.base_url.rstrip("/") + "/chat/completions"
-    gate = Gate(config)
-    # The first job of each prefix group is sent alone; the rest of its group wait for its answer, so that a
-    # provider's prefix cache (or a one-slot server's KV cache) holds the shared graph for them.
-    warmed: dict[tuple, threading.Event] = {}  # group -> set once its first job has its answer
-    firsts: set[int] = set()  # id() of each group's first job
-    for job in jobs:
-        if job.group not in warmed:
-            warmed[job.group] = threading.Event()
-            firsts.add(id(job))
-    if config.model == SOLVER_MODEL:
-        firsts = set()  # no cache to warm: nothing waits
-    shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
-    failures: Counter = Counter()
-    sent = cut = refused = 0  # cut: answers that ended at the output cap; refused: prompts over the server's context
-    refused_tokens: list[int] = []  # their prompt tokens by our count
-    progress = Progress(len(jobs), "requests")
-    try:
-        log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
+    return jobs, len(planned) - len(jobs)
 
-        def work(job: Job) -> dict | None:
-            """Send one job and log its outcome at once, in this thread: an answer is on disk before the
-            worker takes its next job, so a kill loses only the requests still in flight. None: not sent,
-            because the gate closed."""
+
+class Sender:
+    """Sends jobs from worker threads and logs each outcome at once. The first job of each prefix group is sent
+    alone; the rest of its group wait for its answer, so that a provider's prefix cache (or a one-slot server's
+    KV cache) holds the shared graph for them."""
+
+    def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Callable) -> None:
+        self.config, self.log, self.post = config, log, post
+        self.url = config.base_url.rstrip("/") + "/chat/completions"
+        self.headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
+        if key:
+            self.headers["Authorization"] = f"Bearer {key}"
+        self.gate = Gate(config)
+        self.warmed: dict[tuple, threading.Event] = {}  # group -> set once its first job has its answer
+        self.firsts: set[int] = set()  # id() of each group's first job
+        for job in jobs:
+            if job.group not in self.warmed:
+                self.warmed[job.group] = threading.Event()
+                self.firsts.add(id(job))
+        if config.model == SOLVER_MODEL:
+            self.firsts = set()  # no cache to warm: nothing waits
+        self.shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
+
+    def work(self, job: Job) -> dict | None:
+        """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its
+        next job, so a kill loses only the requests still in flight. None: not sent, because the run stops."""
+        gate = self.gate
+        if gate.halt.is_set():
+            return None
+        if self.firsts and id(job) not in self.firsts:
+            while not self.warmed[job.group].wait(0.5) and not gate.halt.is_set():
+                pass
             if gate.halt.is_set():
                 return None
-            if firsts and id(job) not in firsts:
-                while not warmed[job.group].wait(0.5) and not gate.halt.is_set():
-                    pass
-                if gate.halt.is_set():
-                    return None
-            try:
-                if config.model == SOLVER_MODEL:
-                    outcome = solver_outcome(job.item, shown_graphs)
-                else:
-                    rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
-                    gate.enter()
-                    try:
-                        outcome = send(config, post, url, headers, config.body(job.item.prompt(), job.repeat), rng, gate)
-                    finally:
-                        gate.leave()
-                    if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
-                        gate.repeated(outcome["error"])  # here, before this worker takes its next job
-            except Exception as e:  # every job ends in the log, even on a bug of ours
-                outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
-            finally:
-                warmed[job.group].set()
-            row = job.item.row
-            log.write(
-                {
-                    "type": "request",
-                    "schema_version": LOG_SCHEMA_VERSION,
-                    "prompt_sha256": job.sha,
-                    "repeat": job.repeat,
-                    "model": config.model,
-                    "sampling": config.sampling(job.repeat),
-                    **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
-                    "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-                    **outcome,
-                }
-            )
-            return {**outcome, "prompt_tokens": row["prompt_tokens"]}
-
-        pool = ThreadPoolExecutor(max_workers=config.concurrency)
         try:
-            futures = [pool.submit(work, job) for job in jobs]
-            for future in as_completed(futures):
-                try:
-                    outcome = future.result()
-                except OSError as e:  # the log could not be written (a full disk): stop before paying for more
-                    gate.halt.set()
-                    raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({e.strerror or e}); nothing more was "
-                                         "sent, and what the log holds is kept: free some space and run the same command again") from None
-                if outcome is None:
-                    continue
-                sent += 1
-                if context_refusal(outcome["error"]):
-                    refused += 1
-                    refused_tokens.append(outcome["prompt_tokens"])
-                elif outcome["error"]:
-                    failures[failure_kind(redact(outcome["error"]))] += 1
-                elif outcome["finish_reason"] == "length":
-                    cut += 1
-                progress.advance(1, f"{sum(failures.values())} failed")
+            outcome = self._outcome(job)
+        except Exception as e:  # every job ends in the log, even on a bug of ours
+            outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)  # on Ctrl-C, send nothing more
-    finally:
-        progress.close()
-        log.close()
-    if gate.reason:
-        raise BenchmarkError(f"{redact(gate.reason)}; stopped after {sent} request(s), {len(jobs) - sent} not sent")
-    return {"sent": sent, "skipped": skipped, "failed": sum(failures.values()), "failures": dict(failures.most_common()),
-            "cut_by_length": cut, "context_overflow_by_server": refused, "refused_prompt_tokens": sorted(refused_tokens)[::max(len(refused_tokens) - 1, 1)],
-            "stopped": redact(gate.stopped) if gate.stopped else None, "not_sent": len(jobs) - sent}
+            self.warmed[job.group].set()
+        row = job.item.row
+        self.log.write({
+            "type": "request", "schema_version": LOG_SCHEMA_VERSION, "prompt_sha256": job.sha, "repeat": job.repeat,
+            "model": self.config.model, "sampling": self.config.sampling(job.repeat),
+            **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
+            "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), **outcome,
+        })
+        return {**outcome, "prompt_tokens": row["prompt_tokens"]}
+
+    def _outcome(self, job: Job) -> dict:
+        config, gate = self.config, self.gate
+        if config.model == SOLVER_MODEL:
+            return solver_outcome(job.item, self.shown_graphs)
+        rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
+        gate.enter()
+        try:
+            outcome = send(config, self.post, self.url, self.headers, config.body(job.item.prompt(), job.repeat), rng, gate)
+        finally:
+            gate.leave()
+        if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
+            gate.repeated(outcome["error"])  # here, before this worker takes its next job
+        return outcome
+
+
+class Tally:
+    """The outcomes of a run as they come: sent, failed by reason, cut at the output cap, refused for context."""
+
+    def __init__(self, redact: Redactor, total: int) -> None:
+        self.redact, self.progress = redact, Progress(total, "requests")
+        self.sent = self.cut = 0
+        self.failures: Counter = Counter()
+        self.refused_tokens: list[int] = []  # prompt tokens, by our count, of the prompts the server refused for context
+
+    def add(self, outcome: dict | None) -> None:
+        if outcome is None:
+            return
+        self.sent += 1
+        if context_refusal(outcome["error"]):
+            self.refused_tokens.append(outcome["prompt_tokens"])
+        elif outcome["error"]:
+            self.failures[failure_kind(self.redact(outcome["error"]))] += 1
+        elif outcome["finish_reason"] == "length":
+            self.cut += 1
+        self.progress.advance(1, f"{sum(self.failures.values())} failed")
+
+    def summary(self) -> dict:
+        refused = sorted(self.refused_tokens)
+        return {"sent": self.sent, "failed": sum(self.failures.values()), "failures": dict(self.failures.most_common()),
+                "cut_by_length": self.cut, "context_overflow_by_server": len(refused), "refused_prompt_tokens": refused[::max(len(refused) - 1, 1)]}
 
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
@@ -3952,25 +3993,6 @@ def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_req
             Path(tmp).unlink(missing_ok=True)
     return [{"file": display(name), "requests": n, "bytes": b, "sha256": sha} for (_, n, b, sha), name in zip(parts, names)] or [
         {"file": display(path), "requests": 0, "bytes": 0, "sha256": sha256_hex(b"")}]
-
-
-def _file_mode() -> int:
-    """The mode a new file gets under the current umask (mkstemp's own files are 0600)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except OSError as e:
-        raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
 
 
 # -----------------------------------------------------------------------------
@@ -4193,6 +4215,43 @@ def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> li
     return scored
 
 
+@dataclass(frozen=True)
+class Answers:
+    """What a model run or --score collected: the log records, the request summary, and the files scored."""
+
+    records: list[dict]
+    summary: dict  # mode run | log | batch, counts, failures by reason, notes
+    log: dict  # {"name", "sha256", "unreadable_lines"}: the files scored
+
+
+def log_info(paths: list[Path], unreadable: dict[str, list[int]]) -> dict:
+    """The files scored, their SHA-256 (of their bytes one after the other) and the lines that could not be read."""
+    present = [p for p in paths if p.exists()]
+    sha = sha256_hex(b"".join(p.read_bytes() for p in present)) if present else None
+    return {"name": ", ".join(display(p) for p in paths), "sha256": sha, "unreadable_lines": unreadable}
+
+
+def log_summary(records: list[dict], items: list[Item], config: ModelConfig) -> dict:
+    """Every invocation in a log, as the scorer sees them: planned requests, answered, failed, not yet run."""
+    best: dict[tuple, dict] = {}
+    for r in records:
+        if r.get("type") == "request" and r.get("model") == config.model and isinstance(r.get("repeat"), int) \
+                and r.get("sampling") == config.sampling(r["repeat"]):
+            key = (r.get("prompt_sha256"), r["repeat"])
+            if key not in best or best[key].get("error") is not None:
+                best[key] = r
+    planned = [(job.sha, job.repeat) for job in plan_jobs(items, config)]
+    outcomes = [best.get(key) for key in planned]
+    failures = Counter(failure_kind(r["error"]) for r in outcomes if r is not None and r.get("error") and not context_refusal(r["error"]))
+    return {
+        "invocations": sum(1 for r in records if r.get("type") == "run"), "planned": len(planned),
+        "answered": sum(1 for r in outcomes if r is not None and not r.get("error")), "failed": sum(failures.values()),
+        "not_run": sum(1 for r in outcomes if r is None), "failures": dict(failures.most_common()),
+        "cut_by_length": sum(1 for r in outcomes if r is not None and not r.get("error") and r.get("finish_reason") == "length"),
+        "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.get("error"))),
+    }
+
+
 # -----------------------------------------------------------------------------
 # results: statistics, the article's final table (8.6), results.json and results.md
 
@@ -4247,7 +4306,7 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
     permutations and repeats, tokens per correct path, usage and cost."""
     groups: dict[tuple, list[dict]] = {}
     for s in scored:
-        groups.setdefault((s["encoding"], s["size"], s["ids"], s["mode"], s["format"]), []).append(s)
+        groups.setdefault((*group_key(s), s["format"]), []).append(s)
     table = []
     for (encoding, size, ids, mode, fmt), members in groups.items():
         ran = [s for s in members if s["status"] != "NOT_RUN"]
@@ -4301,8 +4360,8 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
             if price_in is not None and price_out is not None else None
         )
         table.append(entry)
-    for group in {(e["encoding"], e["size"], e["ids"], e["mode"]) for e in table}:
-        members = [e for e in table if (e["encoding"], e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None]
+    for group in dict.fromkeys(map(group_key, table)):
+        members = [e for e in table if group_key(e) == group and e["path_exact"]["rate"] is not None]
         if not any(e["path_exact"]["k"] for e in members):
             continue  # no format has a correct path: nothing is on a front of accuracy
         basis = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in members) else "prompt_tokens"
@@ -4662,12 +4721,111 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         lines += ["", f"{whole[0].upper()}{whole[1:]}."]
     groups: dict[tuple, list[dict]] = {}
     for e in table:
-        groups.setdefault((e["encoding"], e["size"], e["ids"], e["mode"]), []).append(e)
+        groups.setdefault(group_key(e), []).append(e)
     for (encoding, size, ids, mode), entries in groups.items():
         lines += ["", f"## {encoding} · {size} · {ids} · mode {mode}", "", *_compact_table(entries), "", *_hop_table(entries)]
         lines += _notes_and_bars(entries, config)
         lines += ["", "### Every metric", "", *_wide_table(entries)]
     return "\n".join(lines) + "\n"
+
+
+def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
+    """The request summary as sentences, for stdout and results.md: failures by reason, cut answers, notes."""
+    kind = summary.get("mode")
+    if kind == "run":
+        lines = [f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed"]
+    elif kind == "batch":
+        lines = [f"batch: {summary['lines']} answer lines in {', '.join(summary['files'])}, {summary['planned']} prompts "
+                 f"planned, {summary['missing']} with no line, {summary['failed']} failed"]
+    else:
+        lines = [f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} failed, "
+                 f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"]
+    lines += [f"{count} x {reason}" for reason, count in summary["failures"].items()]
+    if summary.get("cut_by_length"):
+        lines.append(f"{summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
+                     f"--max-output-tokens (now {config.max_output_tokens})")
+    if summary.get("context_overflow_by_server"):
+        counted = summary.get("refused_prompt_tokens") or []
+        local = f"{counted[0]:,}" + (f" to {counted[-1]:,}" if counted[-1] != counted[0] else "") if counted else ""
+        lines.append(f"{summary['context_overflow_by_server']} prompt(s) refused by the server as over its context window: "
+                     "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent"
+                     + (f"; they count {local} tokens here, but the server counts with the model's own tokenizer and adds its "
+                        "chat template (30 tokens on a llama.cpp server with SmolLM2): count with --encoding hf:PATH to the "
+                        "served model's tokenizer.json and leave room for the template" if local else ""))
+    lines += summary.get("notes", [])
+    return lines
+
+
+def console_results(table: list[dict], summary: dict, model: ModelConfig, gate: list[dict], baseline: str, skipped: list[dict]) -> str:
+    """What a model run prints: a line per group and format, the request summary, the verdicts, the skipped questions."""
+    lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
+    for e in table:
+        answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
+        tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:.0f}"
+        lines.append(f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
+                     f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}")
+    first, *rest = summary_lines(summary, model)
+    lines += [first, *(f"  {line}" for line in rest)]
+    for group in dict.fromkeys(group_key(v) for v in gate):
+        lines.append(f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}")
+    if skipped:
+        lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
+    return "\n".join(lines)
+
+
+def run_failure(summary: dict) -> str | None:
+    """Why a run or a scoring did not fully succeed (exit code 1), or None."""
+    if summary["mode"] == "run" and summary.get("stopped"):
+        return (f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; start the "
+                "server again and run the same command to send only those")
+    if summary["mode"] == "run" and summary["failed"]:
+        return (f"{summary['failed']} of {summary['sent']} requests failed after their retries"
+                f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; run the same command again to retry them only")
+    if summary["mode"] != "run" and summary["failed"]:
+        return f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files (see results.md)"
+    return None
+
+
+DEFAULT_TOLERANCE = 0.05
+
+
+class GateSpec(NamedTuple):
+    """--baseline and --tolerance, checked."""
+
+    baseline: str
+    tolerance: float
+
+
+@dataclass(frozen=True)
+class ResultsReport:
+    """What the results are drawn against: the measurement, the model, prices, the gate and what the run skipped."""
+
+    measured: Measurement
+    model: ModelConfig
+    prices: tuple
+    gate_spec: GateSpec
+    hints: dict  # GroupKey -> mode B budget note
+    skipped: list[dict]
+    context_window: int
+    header: dict  # model, run and command, at the top of results.json
+
+
+def write_results(out: Staging, answers: Answers, report: ResultsReport) -> tuple[str, str | None]:
+    """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
+    to stdout and why the run did not fully succeed, if it did not."""
+    model, (baseline, tolerance) = report.model, report.gate_spec
+    scored = score_log(answers.records, report.measured.items, model)
+    table = aggregate(scored, report.prices)
+    gate = verdicts(scored, table, baseline, tolerance, report.hints)
+    out.add("results.json", json_bytes(
+        {"schema_version": 1, **report.header, "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
+         "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table, "cells": scored}
+    ))
+    questions = report.measured.variants[0].questions
+    out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
+                                           tolerance, report.skipped).encode("utf-8"))
+    out.add("results.svg", results_svg(table, baseline, gate, report.context_window).encode("utf-8"))
+    return console_results(table, answers.summary, model, gate, baseline, report.skipped), run_failure(answers.summary)
 
 
 # Pictures: plain SVG written here, no plotting library, deterministic bytes. Each format keeps one marker,
@@ -5332,14 +5490,6 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
     )
 
 
-DEFAULT_TOLERANCE = 0.05
-
-
-class GateSpec(NamedTuple):
-    baseline: str
-    tolerance: float
-
-
 def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
     """--baseline and --tolerance, checked: they judge a model's answers, so they need a model run or --score."""
     given = [f for f, v in (("--baseline", args.baseline), ("--tolerance", args.tolerance)) if v is not None]
@@ -5597,142 +5747,67 @@ def check_log_matches(records: list[dict], items: list[Item], model: ModelConfig
                          "pass the same flags as the run that wrote it")
 
 
-def log_summary(records: list[dict], items: list[Item], config: ModelConfig) -> dict:
-    """Every invocation in a log, as the scorer sees them: planned requests, answered, failed, not yet run."""
-    best: dict[tuple, dict] = {}
-    for r in records:
-        if r.get("type") == "request" and r.get("model") == config.model and isinstance(r.get("repeat"), int) \
-                and r.get("sampling") == config.sampling(r["repeat"]):
-            key = (r.get("prompt_sha256"), r["repeat"])
-            if key not in best or best[key].get("error") is not None:
-                best[key] = r
-    planned = [(job.sha, job.repeat) for job in plan_jobs(items, config)]
-    outcomes = [best.get(key) for key in planned]
-    failures = Counter(failure_kind(r["error"]) for r in outcomes if r is not None and r.get("error") and not context_refusal(r["error"]))
-    return {
-        "invocations": sum(1 for r in records if r.get("type") == "run"), "planned": len(planned),
-        "answered": sum(1 for r in outcomes if r is not None and not r.get("error")), "failed": sum(failures.values()),
-        "not_run": sum(1 for r in outcomes if r is None), "failures": dict(failures.most_common()),
-        "cut_by_length": sum(1 for r in outcomes if r is not None and not r.get("error") and r.get("finish_reason") == "length"),
-        "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.get("error"))),
-    }
-
-
-def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
-    """The request summary as sentences, for stdout and results.md: failures by reason, cut answers, notes."""
-    kind = summary.get("mode")
-    if kind == "run":
-        lines = [f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed"]
-    elif kind == "batch":
-        lines = [f"batch: {summary['lines']} answer lines in {', '.join(summary['files'])}, {summary['planned']} prompts "
-                 f"planned, {summary['missing']} with no line, {summary['failed']} failed"]
-    else:
-        lines = [f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} failed, "
-                 f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"]
-    lines += [f"{count} x {reason}" for reason, count in summary["failures"].items()]
-    if summary.get("cut_by_length"):
-        lines.append(f"{summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
-                     f"--max-output-tokens (now {config.max_output_tokens})")
-    if summary.get("context_overflow_by_server"):
-        counted = summary.get("refused_prompt_tokens") or []
-        local = f"{counted[0]:,}" + (f" to {counted[-1]:,}" if counted[-1] != counted[0] else "") if counted else ""
-        lines.append(f"{summary['context_overflow_by_server']} prompt(s) refused by the server as over its context window: "
-                     "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent"
-                     + (f"; they count {local} tokens here, but the server counts with the model's own tokenizer and adds its "
-                        "chat template (30 tokens on a llama.cpp server with SmolLM2): count with --encoding hf:PATH to the "
-                        "served model's tokenizer.json and leave room for the template" if local else ""))
-    lines += summary.get("notes", [])
-    return lines
-
-
 def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict, gate_spec: GateSpec,
                   hints: dict[GroupKey, str], skipped: list[dict]) -> tuple[str, dict, str | None]:
-    """Send the prompts (or read --score FILE), score every answer from the log, add results.json and results.md."""
-    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
+    """Collect the answers (send the prompts, or read --score FILE), then score them and write the results."""
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
-    if args.score is not None:
-        paths, read = args.score, []
-        for path in paths:
-            records, unreadable = read_log(path)
-            if not records and not path.exists():
-                raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
-            read.append((display(path), records, unreadable))
-        batch = [(name, records) for name, records, _ in read if any("custom_id" in r for r in records)]
-        bad = {name: lines for name, _, lines in read if lines}
-        for name, lines in bad.items():
-            warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
-                 "not scored; their prompts count as not run")
-        if batch:
-            if len(batch) != len(read):
-                raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
-            records, summary = batch_records(batch, measured.items, model)
-            others = other_models(summary["models"], model.model)
-            if others and not args.accept_other_model:
-                raise BenchmarkError(f"{', '.join(name for name, _ in batch)}: the answers come from model {', '.join(others)}, not --model "
-                                     f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
-                                     "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
-            summary.update(mode="batch", notes=batch_notes(summary, model))
-            for note in summary["notes"]:
-                warn(note)
-        else:
-            records = [r for _, rs, _ in read for r in rs]
-            check_log_matches(records, measured.items, model, argv, [name for name, _, _ in read])
-            summary = {"mode": "log", "files": [name for name, _, _ in read], **log_summary(records, measured.items, model)}
-        log_path = paths[0]
+    answers = scored_answers(args, argv, model, measured) if args.score is not None else sent_answers(args, argv, model, measured, plan)
+    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
+    report = ResultsReport(measured, model, prices, gate_spec, hints, skipped, plan.context_window,
+                           {"model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
+                            "command": ["benchmark.py", *public_argv(argv)]})
+    stdout, failure = write_results(out, answers, report)
+    return stdout + f"\nresults: {display(args.out / 'results.md')}", answers.log, failure
+
+
+def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Answers:
+    """--score: the answers of logs of this tool, or of Batch API output and error files, with no network."""
+    read = []
+    for path in args.score:
+        records, unreadable = read_log(path)
+        if not records and not path.exists():
+            raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
+        read.append((display(path), records, unreadable))
+    batch = [(name, records) for name, records, _ in read if any("custom_id" in r for r in records)]
+    bad = {name: lines for name, _, lines in read if lines}
+    for name, lines in bad.items():
+        warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
+             "not scored; their prompts count as not run")
+    if batch:
+        if len(batch) != len(read):
+            raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
+        records, summary = batch_records(batch, measured.items, model)
+        others = other_models(summary["models"], model.model)
+        if others and not args.accept_other_model:
+            raise BenchmarkError(f"{', '.join(name for name, _ in batch)}: the answers come from model {', '.join(others)}, not --model "
+                                 f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
+                                 "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
+        summary.update(mode="batch", notes=batch_notes(summary, model))
+        for note in summary["notes"]:
+            warn(note)
     else:
-        log_path = args.out / LOG_NAME
-        header = {
-            "schema_version": LOG_SCHEMA_VERSION, "tool": "graphrag-format-benchmark",
-            "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-            "model": model.model, "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
-            "sampling": model.sampling(0),
-            "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
-            "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
-            "git": git_state(), "command": ["benchmark.py", *public_argv(argv)],
-        }
-        summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
-        records, lines = read_log(log_path)
-        bad = {display(log_path): lines} if lines else {}
-        summary["log"] = log_summary(records, measured.items, model)  # every invocation, not only this one
-    scored_files = list(args.score) if args.score is not None else [log_path]
-    log_sha = sha256_hex(b"".join(p.read_bytes() for p in scored_files if p.exists())) if any(p.exists() for p in scored_files) else None
-    scored = score_log(records, measured.items, model)
-    table = aggregate(scored, prices)
-    baseline, tolerance = gate_spec
-    gate = verdicts(scored, table, baseline, tolerance, hints)
-    log_info = {"name": ", ".join(display(p) for p in scored_files), "sha256": log_sha, "unreadable_lines": bad}
-    out.add("results.json", json_bytes(
-        {"schema_version": 1, "model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
-         "command": ["benchmark.py", *public_argv(argv)], "prices_per_million": dict(zip(("input", "output", "cached_input"), prices)),
-         "log": log_info, "requests": summary, "verdicts": gate, "aggregates": table, "cells": scored}
-    ))
-    questions = measured.variants[0].questions
-    out.add("results.md", results_markdown(table, summary, model, log_info, prices, questions, gate, baseline, tolerance, skipped).encode("utf-8"))
-    out.add("results.svg", results_svg(table, baseline, gate, plan.context_window).encode("utf-8"))
-    lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
-    for e in table:
-        answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
-        tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:.0f}"
-        lines.append(f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
-                     f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}")
-    first, *rest = summary_lines(summary, model)
-    lines += [first, *(f"  {line}" for line in rest)]
-    for group in dict.fromkeys(group_key(v) for v in gate):
-        lines.append(f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}")
-    if skipped:
-        lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
-    lines.append(f"results: {display(args.out / 'results.md')}")
-    failure = None
-    if summary["mode"] == "run" and summary.get("stopped"):
-        failure = (f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; start the "
-                   "server again and run the same command to send only those")
-    elif summary["mode"] == "run" and summary["failed"]:
-        failure = (f"{summary['failed']} of {summary['sent']} requests failed after their retries"
-                   f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; "
-                   "run the same command again to retry them only")
-    elif summary["mode"] != "run" and summary["failed"]:
-        failure = f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files (see results.md)"
-    return "\n".join(lines), log_info, failure
+        records = [r for _, rs, _ in read for r in rs]
+        check_log_matches(records, measured.items, model, argv, [name for name, _, _ in read])
+        summary = {"mode": "log", "files": [name for name, _, _ in read], **log_summary(records, measured.items, model)}
+    return Answers(records, summary, log_info(list(args.score), bad))
+
+
+def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
+    """A model run: send what the log lacks, then every answer the log holds for this command."""
+    log_path = args.out / LOG_NAME
+    header = {
+        "schema_version": LOG_SCHEMA_VERSION, "tool": "graphrag-format-benchmark",
+        "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "model": model.model, "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
+        "sampling": model.sampling(0),
+        "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
+        "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
+        "git": git_state(), "command": ["benchmark.py", *public_argv(argv)],
+    }
+    summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
+    records, lines = read_log(log_path)
+    summary["log"] = log_summary(records, measured.items, model)  # every invocation, not only this one
+    return Answers(records, summary, log_info([log_path], {display(log_path): lines} if lines else {}))
 
 
 def main(argv: list[str] | None = None) -> int:
