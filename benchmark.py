@@ -2695,6 +2695,39 @@ class Cell:
     prompt_sha256: str
 
 
+def size_report_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> dict:
+    """One row of size_report.json: the article's fields first, then the matrix's."""
+    q = cell.question
+    return {
+        "format": cell.shown.fmt,
+        "question_id": q.id,
+        "bytes": cell.shown.bytes,
+        "graph_tokens": cell.graph_tokens,
+        "prompt_tokens": cell.prompt_tokens,
+        "roundtrip_ok": True,  # serialize_checked raised otherwise
+        "graph_sha256": cell.shown.sha,
+        "encoding": tokenizer.name,
+        "prompt_sha256": cell.prompt_sha256,
+        "tokenizer": tokenizer.library,
+        "normalization": NORMALIZATION,
+        "prompt_scope": PROMPT_SCOPE,
+        "size": cell.variant.size,
+        "ids": cell.variant.ids,
+        "permutation": cell.permutation,
+        "edge_order_sha256": order_sha,
+        "mode": cell.mode,
+        "budget": plan.budget if cell.mode == "B" else None,
+        "context_window": plan.context_window,
+        "edges_total": cell.edges_total,
+        "edges_included": cell.edges_included,
+        "gold_path": list(q.paths[0]) if q.paths else [],
+        **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
+        "gold_edges_included": max((sum(i < cell.edges_included for i in p) for p in q.paths), default=0),
+        "answerable": cell.answerable,
+        "overflow": cell.prompt_tokens > plan.context_window,
+    }
+
+
 def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants: list[Variant] | None = None,
             counts: TokenCounts | None = None) -> Measurement:
     """Every row of size_report.json, with the files it writes into out (none without it) and what the runner
@@ -2711,35 +2744,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
 
     def add_row(tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
         q = cell.question
-        row = {
-            "format": cell.shown.fmt,
-            "question_id": q.id,
-            "bytes": cell.shown.bytes,
-            "graph_tokens": cell.graph_tokens,
-            "prompt_tokens": cell.prompt_tokens,
-            "roundtrip_ok": True,  # serialize_checked raised otherwise
-            "graph_sha256": cell.shown.sha,
-            "encoding": tokenizer.name,
-            "prompt_sha256": cell.prompt_sha256,
-            "tokenizer": tokenizer.library,
-            "normalization": NORMALIZATION,
-            "prompt_scope": PROMPT_SCOPE,
-            "size": cell.variant.size,
-            "ids": cell.variant.ids,
-            "permutation": cell.permutation,
-            "edge_order_sha256": order_sha,
-            "mode": cell.mode,
-            "budget": plan.budget if cell.mode == "B" else None,
-            "context_window": plan.context_window,
-            "edges_total": cell.edges_total,
-            "edges_included": cell.edges_included,
-            "gold_path": list(q.paths[0]) if q.paths else [],
-            **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
-            "gold_edges_included": max((sum(i < cell.edges_included for i in p) for p in q.paths), default=0),
-            "answerable": cell.answerable,
-            "overflow": cell.prompt_tokens > plan.context_window,
-        }
-        items.append(Item(row, cell.variant, order, q, plan.template))
+        items.append(Item(size_report_row(plan, tokenizer, cell, order_sha), cell.variant, order, q, plan.template))
         if prompts["write"]:
             name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
             if name not in prompts_written:  # a mode A prompt is the same for every encoding
