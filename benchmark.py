@@ -3031,10 +3031,19 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
         name = variant_file(v, "json")
         lines.append(f"| {v.name} | {len(v.graph.nodes)} | {len(v.graph.edges)} | {v.branches} | {name} | `{shas[name]}` |")
     lines += ["", *(f"- {note}." for note in dict.fromkeys(v.shortage for v in variants if v.shortage))]
-    questions = variants[0].questions
+    lines += _preflight_lines(variants[0].questions, preflight)
+    lines += _edge_id_lines((facts or {}).get("edge_id_graph_tokens"))
+    if preflight.get("budget_hints"):
+        lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
+    lines += _size_tables(summary, rows, variants, plan, reference)
+    return "\n".join(lines) + "\n"
+
+
+def _preflight_lines(questions: tuple[Question, ...], preflight: dict) -> list[str]:
+    """The preflight of size_report.md: questions, the solver's verdict, skipped questions, leakage checks."""
     n_solved = sum(1 for q in questions if q.query)
     several = sum(q.several for q in questions)
-    lines += [
+    lines = [
         "",
         "## Preflight",
         "",
@@ -3053,16 +3062,25 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
         "|---|---|---|",
         *(f"| {c['check']} | {c['result']} | {_md(c['detail'])} |" for c in preflight["leakage"]),
     ]
-    if (facts or {}).get("edge_id_graph_tokens"):
-        cost = facts["edge_id_graph_tokens"]
-        lines += ["", "## Edge ids", "", f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0) with the stable edge ids of "
-                  "--edge-ids and without them: what the ids cost is part of the trade-off.", "",
-                  "| size | format | with ids | without | cost |", "|---|---|---:|---:|---:|"]
-        lines += [f"| {size} | {fmt} | {c['with_ids']:,} | {c['without']:,} | +{c['with_ids'] - c['without']:,} "
-                  f"({_percent(c['with_ids'] / c['without'] - 1 if c['without'] else 0)}) |"
-                  for size, by_format in cost["by_size"].items() for fmt, c in by_format.items()]
-    if preflight.get("budget_hints"):
-        lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
+    return lines
+
+
+def _edge_id_lines(cost: dict | None) -> list[str]:
+    """What --edge-ids cost in graph tokens, per size and format."""
+    if not cost:
+        return []
+    lines = ["", "## Edge ids", "", f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0) with the stable edge ids of "
+              "--edge-ids and without them: what the ids cost is part of the trade-off.", "",
+              "| size | format | with ids | without | cost |", "|---|---|---:|---:|---:|"]
+    lines += [f"| {size} | {fmt} | {c['with_ids']:,} | {c['without']:,} | +{c['with_ids'] - c['without']:,} "
+              f"({_percent(c['with_ids'] / c['without'] - 1 if c['without'] else 0)}) |"
+              for size, by_format in cost["by_size"].items() for fmt, c in by_format.items()]
+    return lines
+
+
+def _size_tables(summary: list[dict], rows: list[dict], variants: list[Variant], plan: Plan, reference: str) -> list[str]:
+    """A table per encoding, size, ids and mode: tokens in mode A, edges and answerable shares in mode B."""
+    lines: list[str] = []
     by_table: dict[tuple, list[dict]] = {}
     for entry in summary:
         by_table.setdefault(group_key(entry), []).append(entry)
@@ -3096,7 +3114,8 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
                 )
             lines += answerable_by_hops([r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
                                         {q.id: hop_bucket(q) for q in variants[0].questions})
-    return "\n".join(lines) + "\n"
+    return lines
+
 
 
 def answerable_by_hops(rows: list[dict], buckets: dict[str, str]) -> list[str]:
