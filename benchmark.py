@@ -58,14 +58,17 @@ Sections, in the order data flows through them:
   leakage preflight                    whole-word checks of article 8.3
   measurement                          Plan, FormattedGraph, large sizing, measure, mode B packing
   reports                              console table, size_report.md, size_summary.json
-  runner                               Chat Completions into requests.jsonl, resumable; Gate: fail fast,
-                                       throttle on timeouts, stop when the server goes away; Batch export
-  scoring                              answers, paths and abstention, from the log alone; Batch files
+  runner                               Chat Completions into requests.jsonl, resumable: pending_jobs, Sender
+                                       (warm-up, workers), Tally; Gate: fail fast, throttle on timeouts, stop
+                                       when the server goes away; http_post with one deadline; Batch export
+  scoring                              answers, paths and abstention, from the log alone; Batch files;
+                                       Answers, log_info, log_summary
   results                              statistics per group and hop count, the acceptance gate (the question
-                                       as the unit, Newcombe's paired interval), results.json, results.md,
-                                       the SVG charts
-  artifacts                            Staging, manifest.json, publish
-  command line                         flags, preflight, run, model_results, main
+                                       as the unit, Newcombe's paired interval), write_results: results.json,
+                                       results.md, the console lines; the SVG charts (label placement, styles)
+  artifacts                            Staging, OutLock (one run per folder), manifest.json, publish
+  command line                         flags (checked up front), preflight, run, model_results (collects the
+                                       answers, sent or scored), main
 """
 
 from __future__ import annotations
@@ -648,7 +651,8 @@ GENERATED_QUESTIONS = "questions.generated.json"
 DEFAULT_QUESTIONS = DATA / "questions.json"
 
 
-def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None, generate: GenerateSpec | None = None) -> RunInputs:
+def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
+                generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None) -> RunInputs:
     """The inputs with every record-level problem collected in problems (raised at once when it is None);
     with generate, the questions are drawn from the graph (and checked the same way) instead of read."""
     own = problems is None
@@ -661,10 +665,7 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
     if generate is not None:
         if problems.lines:  # a broken graph: there is nothing to draw from
             raise InputProblems([m for _, m in problems.lines], "")
-        questions_data, generated = generate_questions(graph, generate)
-        if not questions_data:
-            raise BenchmarkError(f"{display(graph_path)}: the graph yields no question of {generate.hops[0]}-{generate.hops[1]} "
-                                 "hops (a start needs a name no other node has, and edges to walk); try other --hops")
+        questions_data, generated = generate(graph, display(graph_path))
         questions_raw, questions_path = json_bytes(questions_data), Path(GENERATED_QUESTIONS)
     n_edges = len(graph_data["edges"])  # of the file: a broken edge does not move the others' indices
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
@@ -1348,6 +1349,19 @@ class Roles:
         options = sorted(counts)
         relation, direction = rng.choices(options, [counts[h] for h in options])[0]
         return Hop(relation, direction), {"role": role, "peers": len(peers), "peers_with_hop": counts[(relation, direction)]}
+
+
+def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dict], dict[int, int]]]:
+    """What load_inputs calls to draw the questions of --generate-questions from the graph it read (named where)."""
+
+    def draw(graph: Graph, where: str) -> tuple[list[dict], dict[int, int]]:
+        questions, counts = generate_questions(graph, spec)
+        if not questions:
+            raise BenchmarkError(f"{where}: the graph yields no question of {spec.hops[0]}-{spec.hops[1]} hops (a start needs a "
+                                 "name no other node has, and edges to walk); try other --hops")
+        return questions, counts
+
+    return draw
 
 
 def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], dict[int, int]]:
@@ -3949,25 +3963,6 @@ BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
 BATCH_MAX_BYTES = 200_000_000
 
 
-def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool) -> None:
-    """--export-batch writes only where nothing of value is: never over an input or a file of the output folder,
-    and over an earlier export (the file or its numbered parts) only with --overwrite-batch."""
-    target = path.resolve()
-    if any(target == p.resolve() for p in inputs):
-        raise BenchmarkError(f"--export-batch {display(path)} is an input of this run; write the batch elsewhere")
-    if target.parent == out_dir.resolve() and (path.name in (*EXTRA_OUTPUTS, LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS)
-                                               or path.name in _previous_outputs(out_dir)):
-        raise BenchmarkError(f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere")
-    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
-    existing = [p for p in ([path] if path.exists() else []) + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
-                if p == path or split.fullmatch(p.name)]
-    if existing and not overwrite:
-        raise BenchmarkError(f"--export-batch: {display(existing[0])} exists; choose a new path, or pass --overwrite-batch to "
-                             "replace an earlier export and its numbered parts")
-    if path.is_dir():
-        raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
-
-
 def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int) -> list[dict]:
     """The prompts as OpenAI Batch API request files, each within max_requests lines and max_bytes; custom_id
     is the prompt's SHA-256 prefix and repeat. One file is written as path; several as path's stem with
@@ -5466,6 +5461,25 @@ def check_flags(args: argparse.Namespace) -> None:
         raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
 
 
+def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool) -> None:
+    """--export-batch writes only where nothing of value is: never over an input or a file of the output folder,
+    and over an earlier export (the file or its numbered parts) only with --overwrite-batch."""
+    target = path.resolve()
+    if any(target == p.resolve() for p in inputs):
+        raise BenchmarkError(f"--export-batch {display(path)} is an input of this run; write the batch elsewhere")
+    if target.parent == out_dir.resolve() and (path.name in (*EXTRA_OUTPUTS, LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS)
+                                               or path.name in _previous_outputs(out_dir)):
+        raise BenchmarkError(f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere")
+    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
+    existing = [p for p in ([path] if path.exists() else []) + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
+                if p == path or split.fullmatch(p.name)]
+    if existing and not overwrite:
+        raise BenchmarkError(f"--export-batch: {display(existing[0])} exists; choose a new path, or pass --overwrite-batch to "
+                             "replace an earlier export and its numbered parts")
+    if path.is_dir():
+        raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
+
+
 def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
     if args.model is None:
         for flag in ("score", "export_batch", "limit", "input_price_per_million", "output_price_per_million", "cached_input_price_per_million"):
@@ -5583,7 +5597,8 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     solver, the leakage checks. Every problem is reported at once; --skip-invalid-questions drops the
     questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
     problems = Problems()
-    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, make_generate_spec(args, plan))
+    spec = make_generate_spec(args, plan)
+    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None)
     if inputs.generated is not None:
         drawn = sum(inputs.generated.values())
         if drawn < args.generate_questions:

@@ -579,8 +579,9 @@ def scripted_run(tmp_path, answer_of, *flags):
     argv = [*flags, "--model", "m"]
     args = benchmark.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
     plan = benchmark.make_plan(args)
+    spec = benchmark.make_generate_spec(args, plan)
     inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,
-                                   benchmark.make_generate_spec(args, plan))
+                                   benchmark.question_drawer(spec) if spec else None)
     answers = {item.prompt(): answer_of(item) for item in benchmark.measure(inputs, plan).items}
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     try:
