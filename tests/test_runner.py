@@ -640,11 +640,10 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     assert not any(e.get("pareto") for e in benchmark.aggregate(none_right, (None, None)))  # no correct path: no star
 
 
-def test_mean_intervals_stay_within_0_and_1():
-    low = benchmark.bootstrap([0.0] * 11 + [1.0], "x")
-    assert low is not None and 0.0 <= low[0] <= low[1] <= 1.0 and low[0] == 0.0
-    assert benchmark.bootstrap([0.0] * 11 + [1.0], "x") == low  # seeded: the same cells, the same interval
-    assert benchmark.bootstrap([1.0, 1.0], "y") == [1.0, 1.0] and benchmark.bootstrap([0.5], "z") is None
+def test_mean_intervals_stay_within_0_and_1_and_keep_a_width():
+    assert benchmark.mean_interval([0.0] * 11 + [1.0]) == [0.0149, 0.3539]  # the Wilson interval of 1 of 12
+    assert benchmark.mean_interval([0.5] * 12) == [0.2538, 0.7462]  # as wide as 6 of 12: conservative for a mean of halves
+    assert benchmark.mean_interval([1.0, 1.0]) == [0.3424, 1.0] and benchmark.mean_interval([0.5]) is None
 
 
 # ---- reasoning models, structured-output forms, deterministic errors, timeouts

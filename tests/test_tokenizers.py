@@ -159,13 +159,14 @@ def test_hf_tokenizer_counts_the_prompts_and_is_recorded(tmp_path):
     done = run_cli("--encoding", f"hf:{tmp_path / 'tokenizer.json'},o200k_base", "--out", str(tmp_path / "out"), "--write-prompts")
     assert done.returncode == 0, done.stderr
     rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
-    mine = [r for r in rows if r["encoding"] == "hf:tokenizer.json"]
+    label = f"hf:tokenizer.json@{benchmark.sha256_hex((tmp_path / 'tokenizer.json').read_bytes())[:8]}"
+    mine = [r for r in rows if r["encoding"] == label]
     assert len(mine) == 30 and {r["tokenizer"] for r in mine} == {f"tokenizers {__import__('tokenizers').__version__}"}
     for r in mine:
         text = (tmp_path / "out" / f"prompt.{r['format']}.{r['question_id']}.txt").read_text(encoding="utf-8")
         assert r["prompt_tokens"] == len(hf.encode(text, add_special_tokens=False).ids)
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
-    entry = next(e for e in manifest["encodings"] if e["name"] == "hf:tokenizer.json")
+    entry = next(e for e in manifest["encodings"] if e["name"] == label)
     assert entry["bpe_sha256"] == benchmark.sha256_hex((tmp_path / "tokenizer.json").read_bytes())
 
 
@@ -182,3 +183,22 @@ def test_a_bad_tokenizer_file_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"error: --encoding hf:{tmp_path / 't.json'}: ") and "is not a Hugging Face tokenizer.json" in err
     assert err.count("\n") == 1
+
+
+def test_two_hf_tokenizers_of_one_file_name_are_labelled_and_counted_apart(tmp_path):
+    import tokenizers
+    from tokenizers import models, pre_tokenizers, trainers
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    small_hf_tokenizer(tmp_path / "a" / "tokenizer.json")
+    other = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
+    other.pre_tokenizer = pre_tokenizers.Whitespace()
+    other.train_from_iterator(["a b c d e f"] * 10, trainers.BpeTrainer(vocab_size=40, special_tokens=["[UNK]"]))
+    other.save(str(tmp_path / "b" / "tokenizer.json"))
+    done = run_cli("--encoding", f"hf:{tmp_path / 'a' / 'tokenizer.json'},hf:{tmp_path / 'b' / 'tokenizer.json'}", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+    labels = list(dict.fromkeys(r["encoding"] for r in rows))
+    assert len(labels) == 2 and all(label.startswith("hf:tokenizer.json@") for label in labels)
+    json_tokens = {label: next(r["graph_tokens"] for r in rows if r["encoding"] == label and r["format"] == "json") for label in labels}
+    assert len(set(json_tokens.values())) == 2  # each its own count, not the first one's cached
