@@ -78,6 +78,7 @@ import csv
 import difflib
 import functools
 import hashlib
+import importlib.util
 import io
 import itertools
 import json
@@ -1056,6 +1057,107 @@ def parse_pipe_table(text: str) -> Graph:
     return Graph(nodes, tuple(edges), () if ids == positions else tuple(ids))
 
 
+# The peers' formats. Each is written and read with its own ecosystem's library where one exists, imported
+# only when the format is asked for (FORMAT_LIBRARIES says which package; make_plan checks it is there).
+
+
+def _records(graph: Graph) -> dict:
+    """The graph as plain records in schema order, an edge's id first with --edge-ids."""
+    edges = [e._asdict() for e in graph.edges]
+    if graph.edge_ids:
+        edges = [{"id": i, **e} for i, e in zip(graph.edge_ids, edges)]
+    return {"nodes": [n._asdict() for n in graph.nodes], "edges": edges}
+
+
+def _from_plain(fmt: str, records: object) -> Graph:
+    """Graph from {"nodes": [...], "edges": [...]} as a library read it back, checking its exact shape."""
+    if not isinstance(records, dict) or set(records) != {"nodes", "edges"}:
+        raise _fail(fmt, 1, 'expected "nodes" and "edges"')
+    try:
+        return _from_records(fmt, {"nodes": records["nodes"] or [], "edges": records["edges"] or []})
+    except BenchmarkError:
+        raise
+    except (TypeError, KeyError, AttributeError) as e:
+        raise _fail(fmt, 1, f"unexpected shape ({e})") from None
+
+
+# toon: TOON's tabular arrays, nodes[N]{id,name,type}: and edges[M]{source,relation,target}:, one row each,
+# written and read by the official toon-format package.
+
+
+def serialize_toon(graph: Graph) -> str:
+    from toon_format import encode
+
+    return encode(_records(graph))
+
+
+def parse_toon(text: str) -> Graph:
+    from toon_format import ToonDecodeError, decode
+
+    try:
+        return _from_plain("toon", decode(text))
+    except ToonDecodeError as e:
+        raise _fail("toon", 1, str(e).splitlines()[0]) from None
+
+
+# yaml: nodes: and edges: block lists, keys in schema order, Unicode kept, written and read by PyYAML's safe
+# dumper and loader (its C versions when installed).
+
+
+def serialize_yaml(graph: Graph) -> str:
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(_records(graph), Dumper=dumper, allow_unicode=True, sort_keys=False, default_flow_style=False,
+                     width=2**31 - 1).rstrip("\n")  # one line per value, never folded
+
+
+def parse_yaml(text: str) -> Graph:
+    import yaml
+
+    try:
+        return _from_plain("yaml", yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise _fail("yaml", (mark.line + 1) if mark else 1, str(getattr(e, "problem", e))) from None
+
+
+# markdown_kv: one Markdown section per record kind, one "key: value" line per field, a blank line between
+# records (the layout of the Markdown-KV study). Values escape backslash, newline and carriage return as
+# dsl does; everything after "key: " is the value, spaces included.
+MARKDOWN_KV_SECTIONS = ("## Nodes", "## Edges")
+
+
+def serialize_markdown_kv(graph: Graph) -> str:
+    records = _records(graph)
+    blocks = []
+    for title, key in zip(MARKDOWN_KV_SECTIONS, ("nodes", "edges")):
+        blocks.append(title)
+        blocks += ["\n".join(f"{k}: {v.translate(ESCAPES)}" for k, v in record.items()) for record in records[key]]
+    return "\n\n".join(blocks)
+
+
+def parse_markdown_kv(text: str) -> Graph:
+    records: dict[str, list[dict]] = {"nodes": [], "edges": []}
+    section, current, start = None, None, 1
+    for line_no, line in enumerate(text.split("\n"), 1):
+        if line in MARKDOWN_KV_SECTIONS:
+            section, current = ("nodes", "edges")[MARKDOWN_KV_SECTIONS.index(line)], None
+        elif not line:
+            current = None
+        elif section is None or ": " not in line:
+            raise _fail("markdown_kv", line_no, "expected a '## Nodes' or '## Edges' section of 'key: value' lines")
+        else:
+            if current is None:
+                current, start = {}, line_no
+                records[section].append(current)
+            key, value = line.split(": ", 1)
+            if key in current:
+                raise _fail("markdown_kv", line_no, f"{key!r} given twice in the record that starts at line {start}")
+            current[key] = _text(_lex("markdown_kv", line_no, value)) if "\\" in value else value
+    return _from_records("markdown_kv", records)
+
+
 # name -> (serialize, parse). The order is the report order; the article's five come first.
 FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
     "json": (serialize_json, parse_json),
@@ -1065,7 +1167,11 @@ FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
     "dsl": (serialize_dsl, parse_dsl),
     "json_compact": (serialize_json_compact, parse_json_compact),
     "pipe_table": (serialize_pipe_table, parse_pipe_table),
+    "toon": (serialize_toon, parse_toon),
+    "yaml": (serialize_yaml, parse_yaml),
+    "markdown_kv": (serialize_markdown_kv, parse_markdown_kv),
 }
+FORMAT_LIBRARIES = {"toon": ("toon_format", "toon-format"), "yaml": ("yaml", "PyYAML")}  # format -> (module, package)
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
 
 # -----------------------------------------------------------------------------
@@ -4947,7 +5053,7 @@ def place_labels(marks: list[tuple[float, float, str]], bounds: tuple[float, flo
         mx, my, text = marks[k]
         width = 0.6 * LABEL_SIZE * len(text)
         offsets = [(8, -6), (8, 14), (-8 - width, -6), (-8 - width, 14)]
-        offsets += [(dx, dy) for step in range(1, 9) for dy in (-6 - 13 * step, 14 + 13 * step) for dx in (8, -8 - width)]
+        offsets += [(dx, dy) for step in range(1, 21) for dy in (-6 - 13 * step, 14 + 13 * step) for dx in (8, -8 - width, 40, -40 - width)]
         best, best_cost = None, None
         for n, (dx, dy) in enumerate(offsets):
             box = label_box(mx + dx, my + dy, text)
@@ -5168,6 +5274,21 @@ def git_state() -> dict:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
+def format_library_versions(formats: list[str]) -> dict[str, str]:
+    """The version of each library a measured format was written and read with: {'toon-format': '1.2.0'}."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for fmt in formats:
+        if fmt in FORMAT_LIBRARIES:
+            package = FORMAT_LIBRARIES[fmt][1]
+            try:
+                out[package] = version(package)
+            except PackageNotFoundError:
+                out[package] = "unknown"
+    return out
+
+
 def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, outputs: dict[str, str], preflight: dict) -> dict:
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
@@ -5179,6 +5300,7 @@ def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs,
             "implementation": platform.python_implementation(),
             "platform": platform.platform(),
             "tiktoken": tiktoken.__version__,
+            **format_library_versions(config.get("formats", [])),
         },
         "command": ["benchmark.py", *public_argv(config["argv"])],
         "config": {k: v for k, v in config.items() if k != "argv"},
@@ -5564,6 +5686,11 @@ def make_plan(args: argparse.Namespace) -> Plan:
     hf = [name.strip() for name in args.encoding.split(",") if name.strip().startswith("hf:")]
     encodings = parse_names(args.encoding, [*tiktoken.list_encoding_names(), *hf], "--encoding")
     formats = parse_names(args.formats, list(FORMATS), "--formats")
+    for fmt in formats:
+        module, package = FORMAT_LIBRARIES.get(fmt, (None, None))
+        if module and importlib.util.find_spec(module) is None:
+            raise BenchmarkError(f"--formats {fmt} needs the {package} package, which is not installed; run: "
+                                 "pip install -r requirements.lock.txt")
     sizes = [s for s in SIZES if s in parse_names(args.sizes, SIZES, "--sizes")]
     ids = [i for i in ID_VARIANTS if i in parse_names(args.ids, ID_VARIANTS, "--ids")]
     article_layout = sizes == ["small"] and ids == ["original"] and args.permutations == 1 and args.budget is None

@@ -65,6 +65,7 @@ def test_hostile_value_round_trips_with_edge_ids(fmt, value):
 EDGE_ID_BYTES = {  # how each format shows an edge id ("e1") on the edge a -R-> b
     "json": '"id": "e1",', "jsonl": '{"k":"e","i":"e1","s":"a","r":"R","t":"b"}', "tsv": "edge\ta\tR\tb\te1",
     "edge_list": "[e1] a -R-> b", "dsl": "> e1|a|R|b", "json_compact": '{"id":"e1","relation":"R"', "pipe_table": "e1|a|b|R",
+    "toon": "edges[1]{id,source,relation,target}:\n  e1,a,R,b", "yaml": "- id: e1\n  source: a", "markdown_kv": "id: e1\nsource: a",
 }
 
 
@@ -224,3 +225,22 @@ def test_empty_graph_in_every_format():
     assert benchmark.serialize_json(empty) == '{\n  "edges": [],\n  "nodes": []\n}'
     for fmt, (serialize, parse) in benchmark.FORMATS.items():
         assert parse(serialize(empty)) == empty, fmt
+
+
+def test_the_peers_formats_are_read_back_by_their_own_libraries_and_recorded(tmp_path):
+    import toon_format
+    import yaml
+    assert benchmark.main(["--formats", "json,toon,yaml,markdown_kv", "--out", str(tmp_path)]) == 0
+    source = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+    assert toon_format.decode((tmp_path / "graph.toon.txt").read_text(encoding="utf-8")) == source
+    assert yaml.safe_load((tmp_path / "graph.yaml.txt").read_text(encoding="utf-8")) == source
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["environment"]["toon-format"] == "1.2.0" and "PyYAML" in manifest["environment"]
+
+
+def test_a_format_whose_library_is_missing_says_what_to_install(tmp_path, capsys, monkeypatch):
+    real = benchmark.importlib.util.find_spec
+    monkeypatch.setattr(benchmark.importlib.util, "find_spec", lambda name, *a: None if name == "toon_format" else real(name, *a))
+    assert benchmark.main(["--formats", "json,toon", "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == ("error: --formats toon needs the toon-format package, which is not installed; run: "
+                                       "pip install -r requirements.lock.txt\n")
