@@ -1122,6 +1122,61 @@ def parse_yaml(text: str) -> Graph:
         raise _fail("yaml", (mark.line + 1) if mark else 1, str(getattr(e, "problem", e))) from None
 
 
+# turtle: RDF Turtle, in the order the edges are shown: each node an IRI of one base namespace with
+# rdfs:label (its name) and rdf:type (its type), each edge a triple whose predicate is its relation.
+# Terms are written by rdflib (literals escaped as Turtle wants) and the text is read back by rdflib's
+# parser. Ids, types and relations are percent-encoded into prefixed names, so any string is a valid
+# IRI part. RDF is a set of triples: a graph with a duplicate edge, or --edge-ids, is refused.
+TURTLE_PREFIXES = {"n": "urn:graph:node:", "t": "urn:graph:type:", "r": "urn:graph:relation:"}
+
+
+def _local(value: str) -> str:
+    """A Turtle prefixed name's local part for any string: letters, digits and '_' kept, the rest as %XX."""
+    return "".join(c if c.isascii() and (c.isalnum() or c == "_") else "".join(f"%{b:02X}" for b in c.encode("utf-8"))
+                   for c in value)
+
+
+def serialize_turtle(graph: Graph) -> str:
+    from rdflib import Literal
+
+    if graph.edge_ids:
+        raise BenchmarkError("format turtle cannot carry --edge-ids (an RDF triple has no id of its own); leave turtle out of --formats")
+    seen = Counter(graph.edges)
+    twice = next((e for e in graph.edges if seen[e] > 1), None)
+    if twice is not None:
+        raise BenchmarkError(f"format turtle cannot carry the edge {tuple(twice)!r} twice: RDF keeps one copy of a triple; "
+                             "leave turtle out of --formats or remove the duplicate")
+    lines = [f"@prefix {p}: <{iri}> ." for p, iri in TURTLE_PREFIXES.items()]
+    lines += ["@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", ""]
+    lines += [f"n:{_local(n.id)} a t:{_local(n.type)} ; rdfs:label {Literal(n.name).n3()} ." for n in graph.nodes]
+    lines += [f"n:{_local(e.source)} r:{_local(e.relation)} n:{_local(e.target)} ." for e in graph.edges]
+    return "\n".join(lines)
+
+
+def parse_turtle(text: str) -> Graph:
+    import rdflib
+    from rdflib.namespace import RDF, RDFS
+
+    rdf = rdflib.Graph()
+    try:
+        rdf.parse(data=text, format="turtle")
+    except Exception as e:  # rdflib raises its own errors for a text that is not Turtle
+        raise _fail("turtle", 1, str(e).splitlines()[0][:200]) from None
+    decode = urllib.parse.unquote
+    node, kind, relation = (TURTLE_PREFIXES[p] for p in ("n", "t", "r"))
+
+    def local(term: object, namespace: str) -> str:
+        if not isinstance(term, rdflib.URIRef) or not str(term).startswith(namespace):
+            raise _fail("turtle", 1, f"{term} is not an IRI of {namespace}")
+        return decode(str(term)[len(namespace):])
+
+    labels = {s: str(o) for s, o in rdf.subject_objects(RDFS.label)}
+    nodes = [Node(local(s, node), labels.get(s, ""), local(o, kind)) for s, o in rdf.subject_objects(RDF.type)]
+    edges = [Edge(local(s, node), local(p, relation), local(o, node)) for s, p, o in rdf
+             if p not in (RDF.type, RDFS.label)]
+    return Graph(tuple(sorted(nodes)), tuple(sorted(edges)))
+
+
 # markdown_kv: one Markdown section per record kind, one "key: value" line per field, a blank line between
 # records (the layout of the Markdown-KV study). Values escape backslash, newline and carriage return as
 # dsl does; everything after "key: " is the value, spaces included.
@@ -1169,9 +1224,10 @@ FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
     "pipe_table": (serialize_pipe_table, parse_pipe_table),
     "toon": (serialize_toon, parse_toon),
     "yaml": (serialize_yaml, parse_yaml),
+    "turtle": (serialize_turtle, parse_turtle),
     "markdown_kv": (serialize_markdown_kv, parse_markdown_kv),
 }
-FORMAT_LIBRARIES = {"toon": ("toon_format", "toon-format"), "yaml": ("yaml", "PyYAML")}  # format -> (module, package)
+FORMAT_LIBRARIES = {"toon": ("toon_format", "toon-format"), "yaml": ("yaml", "PyYAML"), "turtle": ("rdflib", "rdflib")}  # format -> (module, package)
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
 
 # -----------------------------------------------------------------------------
@@ -5686,6 +5742,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
     hf = [name.strip() for name in args.encoding.split(",") if name.strip().startswith("hf:")]
     encodings = parse_names(args.encoding, [*tiktoken.list_encoding_names(), *hf], "--encoding")
     formats = parse_names(args.formats, list(FORMATS), "--formats")
+    if args.edge_ids and "turtle" in formats:
+        raise BenchmarkError("--edge-ids: format turtle cannot carry edge ids (an RDF triple has no id of its own); leave turtle out of --formats")
     for fmt in formats:
         module, package = FORMAT_LIBRARIES.get(fmt, (None, None))
         if module and importlib.util.find_spec(module) is None:
