@@ -1670,7 +1670,7 @@ def preflight_solver(variant: Variant) -> None:
 # answer stands alone and no abstention question got completed.
 
 SIZES = ("small", "medium", "large")
-ID_VARIANTS = ("original", "short")
+ID_VARIANTS = ("original", "short", "pseudonyms")
 MEDIUM_BRANCHES = (10, 20)  # distractor branches per start node in medium: drawn from this range
 BRANCH_LENGTHS = (1, 2, 2, 3)
 BRANCH_DRAWS = 40  # draws per branch before an anchor is given up as unable to take one
@@ -1766,6 +1766,7 @@ class Variant:
     questions: tuple[Question, ...]  # paths index into graph.edges; ids follow the renaming
     branches: int  # distractor branches added to the input graph
     shortage: str = ""  # why it has fewer branches than its size wants, when the graph's names ran out
+    mapping_sha256: str = ""  # --pseudonymize: SHA-256 of the renaming (old id -> [new id, new name])
 
     @property
     def name(self) -> str:
@@ -2200,6 +2201,59 @@ def with_short_ids(variant: Variant, seed: int) -> Variant:
         for q in variant.questions
     )
     return replace(variant, ids="short", graph=graph, questions=questions)
+
+
+SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
+
+
+def with_pseudonyms(variant: Variant, seed: int) -> Variant:
+    """--pseudonymize: every node renamed, consistently and seeded, to a name drawn like a distractor's (words of
+    the names of its role, never a name of the input) and an id in its id's style; edges, gold answers, answer
+    ids, queries and the question texts follow; types, relations and gold paths stay. A model that answers from
+    memory instead of the graph scores lower here than on the original names, on the same questions."""
+    graph = variant.graph
+    namer = Namer(graph, random.Random(f"{seed}/{variant.size}/pseudonyms"))
+    namer.type_slack = math.inf  # every node is renamed: the mix of types is the input's by construction
+    rng = random.Random(f"{seed}/{variant.size}/pseudonyms/fallback")
+    roles: dict[str, tuple[str, str]] = {}
+    for e in graph.edges:
+        roles.setdefault(e.target, (e.relation, "out"))
+        roles.setdefault(e.source, (e.relation, "in"))
+    renamed: dict[str, Node] = {}
+    for n in graph.nodes:
+        node = namer.new_node(n, roles.get(n.id, ("", "out")))
+        while node is None:  # the role's names are spent: a made-up word, in the input's script if it is Latin or Cyrillic
+            word = "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).title()
+            word = "".join(_TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
+            node = namer._named(n, word) if namer._fresh(word) else None
+        renamed[n.id] = node
+    new_graph = Graph(tuple(renamed[n.id] for n in graph.nodes),
+                      tuple(Edge(renamed[e.source].id, e.relation, renamed[e.target].id) for e in graph.edges), graph.edge_ids)
+    by_name = {n.name: renamed[n.id].name for n in graph.nodes}
+    by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2})  # an id quoted in a question
+    pattern = re.compile("|".join(re.escape(k) for k in sorted(by_name, key=len, reverse=True) if k.strip())) if by_name else None
+    folded = {_folded(n.name): renamed[n.id].name for n in graph.nodes}
+
+    def text(value: str) -> str:
+        return pattern.sub(lambda m: by_name[m.group(0)], value) if pattern else value
+
+    questions = tuple(replace(
+        q, question=text(q.question),
+        answers=q.answers if q.insufficient else tuple(dict.fromkeys(folded.get(_folded(a), text(a)) for a in q.answers)),
+        answer_ids=tuple(renamed[i].id for i in q.answer_ids),
+        query=replace(q.query, start=renamed[q.query.start].id) if q.query else None) for q in variant.questions)
+    stems = {w[:-2].casefold(): n.name for n in graph.nodes for w in n.name.split() if len(w) >= 5}
+    for q in questions:  # an inflected form ("Ирины" for "Ирина") is not matched: say so, never pretend
+        words = [w.casefold() for w in re.findall(r"[^\W\d_]+", q.question)]
+        left = sorted({stems[w[:k]] for w in words for k in (len(w) - 1, len(w) - 2, len(w) - 3) if w[:k] in stems})
+        if left:
+            warn(f"--pseudonymize: the text of question {q.id} may still name {', '.join(map(repr, left[:3]))} in another "
+                 "form than the graph's; rename it in the questions file, or use generated questions")
+    mapping = json_bytes({n.id: [renamed[n.id].id, renamed[n.id].name] for n in graph.nodes})
+    return replace(variant, ids="pseudonyms", graph=new_graph, questions=questions, mapping_sha256=sha256_hex(mapping))
+
+
+_TO_CYRILLIC = dict(zip("abdeklmnorstvBDKLMNORSTV", "абдеклмнорствБДКЛМНОРСТВ"))
 
 
 def edge_order(n_edges: int, size: str, k: int, seed: int) -> list[int]:
@@ -2828,7 +2882,7 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts) -> list[V
             base = replace(base, shortage=stream.shortage(size, base.branches, n if size == "medium" else None))
             warn(base.shortage)
         for ids in plan.ids:
-            variant = base if ids == "original" else with_short_ids(base, plan.seed)
+            variant = base if ids == "original" else with_short_ids(base, plan.seed) if ids == "short" else with_pseudonyms(base, plan.seed)
             preflight_solver(variant)
             variants.append(variant)
     return variants
@@ -2988,6 +3042,8 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     key = row_order(plan, variants)
     items.sort(key=lambda item: key(item.row))
     facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None), "write_prompts": prompts}
+    if any(v.mapping_sha256 for v in variants):
+        facts["pseudonyms"] = {"seed": plan.seed, "mapping_sha256": {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256}}
     if plan.edge_ids:
         facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": id_cost}
     return Measurement([item.row for item in items], items, variants, facts)
@@ -5569,6 +5625,10 @@ def make_parser() -> argparse.ArgumentParser:
         help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")
     add("--hops", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
     add("--abstain-share", type=float, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
+    add("--pseudonymize", action="store_true",
+        help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style of the "
+             "graph's own, questions and answers following, beside the original names, so that answering from memory "
+             "shows as a difference on the same questions")
     add("--edge-ids", action="store_true",
         help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every format, and ask "
              "for the path as those ids instead of positions (article 5: a permutation changes the indices)")
@@ -5750,7 +5810,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
             raise BenchmarkError(f"--formats {fmt} needs the {package} package, which is not installed; run: "
                                  "pip install -r requirements.lock.txt")
     sizes = [s for s in SIZES if s in parse_names(args.sizes, SIZES, "--sizes")]
-    ids = [i for i in ID_VARIANTS if i in parse_names(args.ids, ID_VARIANTS, "--ids")]
+    ids = [i for i in ID_VARIANTS if i in parse_names(args.ids, ID_VARIANTS, "--ids") or (i == "pseudonyms" and args.pseudonymize)]
     article_layout = sizes == ["small"] and ids == ["original"] and args.permutations == 1 and args.budget is None
     return Plan(
         formats=formats,

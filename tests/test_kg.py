@@ -834,3 +834,30 @@ def test_chart_labels_never_overlap_ticks_are_round_and_formats_keep_their_style
     assert 'class="hline"' in (tmp_path / "out" / "size_report.svg").read_text(encoding="utf-8")  # large reaches the window
     assert benchmark.nice_ticks(400, 60000, log=True) == [500, 1000, 2000, 5000, 10000, 20000, 50000]
     assert benchmark.nice_ticks(80000, 230000) == [100000, 150000, 200000]
+
+
+# ---- pseudonymized entities (the memorization control of KG-LLM-Bench)
+
+
+def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right(tmp_path):
+    graph = synth_kg.make_graph(1200, 100, benchmark.random.Random(12))
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "40", "--prompt", "en", "--pseudonymize",
+            "--sizes", "small,medium", "--model", "solver", "--formats", "json,dsl", "--write-prompts", "--out", str(out)]
+    assert benchmark.main(argv) == 0
+    real = {n["name"] for n in graph["nodes"] if " " in n["name"]}
+    prompts = list(out.glob("prompt.*.pseudonyms.*.txt"))
+    assert prompts
+    for path in prompts:
+        text = path.read_text(encoding="utf-8")
+        assert not [name for name in real if name in text], path.name  # no real multi-word entity name
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert {e["ids"] for e in results["aggregates"]} == {"original", "pseudonyms"}  # side by side, the same questions
+    assert {e["path_exact"]["rate"] for e in results["aggregates"] if e["mode"] == "A"} == {1.0}
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["pseudonyms"]["seed"] == benchmark.DEFAULT_SEED
+    assert set(manifest["config"]["pseudonyms"]["mapping_sha256"]) == {"small", "medium"}
+    renamed = json.loads((out / "questions.small.pseudonyms.json").read_text(encoding="utf-8"))
+    again = json.loads((out / "questions.small.original.json").read_text(encoding="utf-8"))
+    assert [q["id"] for q in renamed] == [q["id"] for q in again] and [q.get("path") for q in renamed] == [q.get("path") for q in again]
