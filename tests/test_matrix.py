@@ -402,7 +402,7 @@ def test_leakage_stops_the_run(tmp_path, capsys, monkeypatch, change, message):
         (["--permutations", "0"], "--permutations must be at least 1, got 0"),
         (["--budget", "0"], "--budget must be at least 1, got 0"),
         (["--sizes", "huge"], "unknown name 'huge' in --sizes; choose from small, medium, large"),
-        (["--ids", "uuid"], "unknown name 'uuid' in --ids; choose from original, short"),
+        (["--ids", "uuid"], "unknown name 'uuid' in --ids; choose from original, short, pseudonyms"),
         (["--budget", "100"], "--budget 100 is below the 156 tokens of the json prompt for question q1 with an empty graph (o200k_base); raise --budget"),
         (["--sizes", "large", "--context-window", "3000"],
          "--context-window 3000 is too small for a large graph: the medium graph's most compact prompt (edge_list) "
