@@ -1877,6 +1877,7 @@ class Namer:
         self.pool_position: dict[str, int] = {}
         self.unnamed: Counter = Counter()  # role description -> nodes that could not be named
         self.held = False  # the last new_node made none because a share was full, not because names are spent
+        self.holds_input: re.Pattern | None = None  # with_pseudonyms: no new name may hold an input name of several words
         self.type_slack = TYPE_SHARE_SLACK
         # No first word (and no digit) may be more common among a type's new names than among its real ones.
         self.real_marks = {t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
@@ -1972,8 +1973,11 @@ class Namer:
         return not _has_digit(name) or digits + 1 <= real_digits / n_real * (made + 1) + 1
 
     def _fresh(self, name: str) -> bool:
-        """Not a name in use, and not an input name followed by more words ('Kazan' -> 'Kazan River')."""
-        return bool(name.strip()) and name.casefold() not in self.names and not self._extends(name)
+        """Not a name in use, and not an input name followed by more words ('Kazan' -> 'Kazan River'), nor one that
+        holds an input name of several words inside it (pseudonyms: 'Edward Martinez' holds 'Edward Martin')."""
+        if not name.strip() or name.casefold() in self.names or self._extends(name):
+            return False
+        return self.holds_input is None or not self.holds_input.search(name.casefold())
 
     def _extends(self, name: str) -> bool:
         words = name.casefold().split(" ")
@@ -2214,6 +2218,8 @@ def with_pseudonyms(variant: Variant, seed: int) -> Variant:
     graph = variant.graph
     namer = Namer(graph, random.Random(f"{seed}/{variant.size}/pseudonyms"))
     namer.type_slack = math.inf  # every node is renamed: the mix of types is the input's by construction
+    several = sorted({n.name.casefold() for n in graph.nodes if " " in n.name.strip()}, key=len, reverse=True)
+    namer.holds_input = re.compile("|".join(map(re.escape, several))) if several else None
     rng = random.Random(f"{seed}/{variant.size}/pseudonyms/fallback")
     roles: dict[str, tuple[str, str]] = {}
     for e in graph.edges:

@@ -109,7 +109,7 @@ def graphs(draw):
 
 
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(graph=graphs())
 def test_any_valid_graph_with_edge_ids_round_trips_exactly(fmt, graph):
     if fmt in SETS_OF_TRIPLES:
@@ -119,7 +119,7 @@ def test_any_valid_graph_with_edge_ids_round_trips_exactly(fmt, graph):
 
 
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(graph=graphs())
 def test_any_valid_graph_round_trips_exactly(fmt, graph):
     serialize, parse = benchmark.FORMATS[fmt]

@@ -840,10 +840,10 @@ def test_chart_labels_never_overlap_ticks_are_round_and_formats_keep_their_style
 
 
 def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right(tmp_path):
-    graph = synth_kg.make_graph(1200, 100, benchmark.random.Random(12))
+    graph = synth_kg.make_graph(800, 80, benchmark.random.Random(12))
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     out = tmp_path / "out"
-    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "40", "--prompt", "en", "--pseudonymize",
+    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "24", "--prompt", "en", "--pseudonymize",
             "--sizes", "small,medium", "--model", "solver", "--formats", "json,dsl", "--write-prompts", "--out", str(out)]
     assert benchmark.main(argv) == 0
     real = {n["name"] for n in graph["nodes"] if " " in n["name"]}
