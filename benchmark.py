@@ -3549,6 +3549,8 @@ class Redactor:
         self.secrets = sorted(forms, key=len, reverse=True)
 
     def __call__(self, value):
+        if not self.secrets:
+            return value
         if isinstance(value, str):
             for secret in self.secrets:
                 value = value.replace(secret, "[redacted]")
@@ -3985,7 +3987,7 @@ class Log:
 
     def write(self, record: dict) -> None:
         """Append one record, flushed and fsynced; after a failed write (a full disk) nothing more is written."""
-        line = (json.dumps(self.redact(record), ensure_ascii=False) + "\n").encode("utf-8")
+        line = (self.redact(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")  # every form of a secret, in one pass
         with self.lock:
             if self.broken:
                 raise OSError(self.broken)
