@@ -706,6 +706,7 @@ def _fail(fmt: str, line_no: int, message: str) -> BenchmarkError:
 
 
 def _graph_dict(graph: Graph) -> dict:
+    """The graph as plain records in schema order, an edge's id first with --edge-ids."""
     edges = [e._asdict() for e in graph.edges]
     if graph.edge_ids:
         edges = [{"id": i, **e} for i, e in zip(graph.edge_ids, edges)]
@@ -1061,22 +1062,12 @@ def parse_pipe_table(text: str) -> Graph:
 # only when the format is asked for (FORMAT_LIBRARIES says which package; make_plan checks it is there).
 
 
-def _records(graph: Graph) -> dict:
-    """The graph as plain records in schema order, an edge's id first with --edge-ids."""
-    edges = [e._asdict() for e in graph.edges]
-    if graph.edge_ids:
-        edges = [{"id": i, **e} for i, e in zip(graph.edge_ids, edges)]
-    return {"nodes": [n._asdict() for n in graph.nodes], "edges": edges}
-
-
 def _from_plain(fmt: str, records: object) -> Graph:
     """Graph from {"nodes": [...], "edges": [...]} as a library read it back, checking its exact shape."""
     if not isinstance(records, dict) or set(records) != {"nodes", "edges"}:
         raise _fail(fmt, 1, 'expected "nodes" and "edges"')
     try:
         return _from_records(fmt, {"nodes": records["nodes"] or [], "edges": records["edges"] or []})
-    except BenchmarkError:
-        raise
     except (TypeError, KeyError, AttributeError) as e:
         raise _fail(fmt, 1, f"unexpected shape ({e})") from None
 
@@ -1088,7 +1079,7 @@ def _from_plain(fmt: str, records: object) -> Graph:
 def serialize_toon(graph: Graph) -> str:
     from toon_format import encode
 
-    return encode(_records(graph))
+    return encode(_graph_dict(graph))
 
 
 def parse_toon(text: str) -> Graph:
@@ -1108,7 +1099,7 @@ def serialize_yaml(graph: Graph) -> str:
     import yaml
 
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return yaml.dump(_records(graph), Dumper=dumper, allow_unicode=True, sort_keys=False, default_flow_style=False,
+    return yaml.dump(_graph_dict(graph), Dumper=dumper, allow_unicode=True, sort_keys=False, default_flow_style=False,
                      width=2**31 - 1).rstrip("\n")  # one line per value, never folded
 
 
@@ -1184,7 +1175,7 @@ MARKDOWN_KV_SECTIONS = ("## Nodes", "## Edges")
 
 
 def serialize_markdown_kv(graph: Graph) -> str:
-    records = _records(graph)
+    records = _graph_dict(graph)
     blocks = []
     for title, key in zip(MARKDOWN_KV_SECTIONS, ("nodes", "edges")):
         blocks.append(title)
@@ -1852,7 +1843,6 @@ class Namer:
         self.names = {n.name.casefold() for n in graph.nodes}  # every name in use, folded
         self.input_names = set(self.names)
         self.ids = {n.id for n in graph.nodes}  # every id in use
-        self.input_ids = frozenset(self.ids)
         self.nodes = {n.id: n for n in graph.nodes}
         self.typed = len({n.type for n in graph.nodes}) > 1
         self.role_names: dict[tuple[str, str], list[str]] = {}  # (relation, "out"|"in") -> names at that end
@@ -2951,7 +2941,7 @@ def size_report_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str
         "bytes": cell.shown.bytes,
         "graph_tokens": cell.graph_tokens,
         "prompt_tokens": cell.prompt_tokens,
-        "roundtrip_ok": True,  # serialize_checked raised otherwise
+        "roundtrip_ok": True,  # check_roundtrip in measure raised otherwise
         "graph_sha256": cell.shown.sha,
         "encoding": tokenizer.name,
         "prompt_sha256": cell.prompt_sha256,
