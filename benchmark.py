@@ -58,9 +58,11 @@ Sections, in the order data flows through them:
   leakage preflight                    whole-word checks of article 8.3
   measurement                          Plan, FormattedGraph, large sizing, measure, mode B packing
   reports                              console table, size_report.md, size_summary.json
-  runner                               Chat Completions into requests.jsonl, resumable: pending_jobs, Sender
-                                       (warm-up, workers), Tally; Gate: fail fast, throttle on timeouts, stop
-                                       when the server goes away; http_post with one deadline; Batch export
+  runner                               Chat Completions into requests.jsonl, resumable: http_post over our own
+                                       HTTP/1.1 Connection (keep-alive, Deadlines: one thread ends attempts);
+                                       Gate: fail fast, throttle on timeouts, stop when the server goes away;
+                                       Log (group commit), pending_jobs, Tally, RecentPrompts, Schedule
+                                       (prefix warm-up, no idle worker), Sender; Batch export
   scoring                              answers, paths and abstention, from the log alone; Batch files;
                                        Answers, log_info, log_summary
   results                              statistics per group and hop count, the acceptance gate (the question
@@ -78,6 +80,7 @@ import csv
 import difflib
 import functools
 import hashlib
+import heapq
 import importlib.util
 import io
 import itertools
@@ -96,8 +99,8 @@ import threading
 import time
 import unicodedata
 import urllib.parse
-from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from collections import Counter, OrderedDict, deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
@@ -3432,10 +3435,12 @@ def console_summary(summary: list[dict]) -> str:
 # -----------------------------------------------------------------------------
 # runner: Chat Completions against any OpenAI-compatible endpoint, into an append-only log
 #
-# Every request is one line of requests.jsonl, flushed and fsynced as soon as its answer arrives; a
-# re-run of the same command skips what the log already holds (same prompt, model, sampling and
-# repeat), so a killed run costs nothing twice. The only network code is http_post; everything else,
-# the built-in "solver" model included, goes through the same log and the same scorer.
+# Every request is one line of requests.jsonl, on disk (fsynced) before its worker takes the next job;
+# lines that arrive together share one fsync. A re-run of the same command skips what the log already
+# holds (same prompt, model, sampling and repeat), so a killed run costs nothing twice. The only network
+# code is Connection and http_post; everything else, the built-in "solver" model included, goes through
+# the same log and the same scorer. The client's CPU per request is what limits a run against a fast
+# server: it was halved by a connection of our own, one deadline thread, group commit and reusing prompts.
 
 LOG_NAME = "requests.jsonl"
 LOG_SCHEMA_VERSION = 1
@@ -3563,6 +3568,183 @@ class AttemptTimeout(TimeoutError):
     """One attempt (connect, headers and body together) took longer than --timeout."""
 
 
+class ProtocolError(ConnectionError):
+    """The server's answer is not HTTP/1.1 as we read it (a bad status line, a cut body): the server is there,
+    so the request is retried like one under load."""
+
+
+class IdleClosed(ConnectionError):
+    """A kept-alive connection the server had closed while it was idle: the request goes again on a new one."""
+
+
+class Deadlines:
+    """One thread that ends every worker's attempts at their deadlines: a timer thread per attempt cost more CPU
+    than the request itself. arm() returns an entry; disarm() it when the attempt ends; an entry past its
+    deadline has its callback run once, on this thread."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.heap: list[list] = []  # [deadline, sequence, callback or None once disarmed or run]
+        self.sequence = itertools.count()
+        self.thread: threading.Thread | None = None
+
+    def arm(self, timeout: float, callback: Callable[[], None]) -> list:
+        entry = [time.monotonic() + timeout, next(self.sequence), callback]
+        with self.cond:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._watch, name="deadlines", daemon=True)
+                self.thread.start()
+            heapq.heappush(self.heap, entry)
+            if self.heap[0] is entry:
+                self.cond.notify()
+        return entry
+
+    def disarm(self, entry: list) -> None:
+        with self.cond:
+            entry[2] = None  # left in the heap; dropped when it comes to the top
+
+    def _watch(self) -> None:
+        with self.cond:
+            while True:
+                while self.heap and self.heap[0][2] is None:
+                    heapq.heappop(self.heap)
+                if not self.heap:
+                    self.cond.wait()
+                    continue
+                wait = self.heap[0][0] - time.monotonic()
+                if wait > 0:
+                    self.cond.wait(wait)
+                    continue
+                entry = heapq.heappop(self.heap)
+                callback, entry[2] = entry[2], None
+                callback()  # quick: sets an event and shuts a socket down
+
+
+_deadlines = Deadlines()
+
+
+MAX_HEADER_BYTES = 65536
+
+
+class Connection:
+    """One HTTP/1.1 connection, kept alive between requests: POST with a Content-Length body, read a response
+    framed by Content-Length, chunked transfer encoding or the connection's end. A few lines of our own
+    instead of http.client, whose header parsing (the email package) cost more CPU than the rest of a
+    request; https through the ssl module's default context (certificates and host name checked)."""
+
+    def __init__(self, scheme: str, host: str, port: int | None, timeout: float) -> None:
+        import socket
+
+        self.sock = socket.create_connection((host, port or (443 if scheme == "https" else 80)), timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request is one write: nothing to wait for
+        if scheme == "https":
+            import ssl
+
+            self.sock = ssl.create_default_context().wrap_socket(self.sock, server_hostname=host)
+        self.buffer, self.used = b"", False
+        self.host = host if port is None else f"{host}:{port}"
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def post(self, path: str, headers: dict, data: bytes) -> tuple[int, dict, bytes, bool]:
+        """(status, headers with lower-case names, body, whether the connection may take another request)."""
+        head = f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Length: {len(data)}\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        reused, self.used = self.used, True
+        try:
+            self.sock.sendall(head.encode("latin-1") + b"\r\n" + data)
+            if not self.buffer:
+                self.buffer = self._recv()  # the answer's first bytes
+        except ConnectionError:
+            if reused:  # closed while idle: nothing of this request was read
+                raise IdleClosed("the kept-alive connection was closed by the server") from None
+            raise
+        while True:
+            status, version, response_headers = self._head()
+            if status >= 200 or status == 101:
+                break  # 100 Continue and other 1xx: the real answer follows
+        body, until_close = self._body(response_headers)
+        connection = response_headers.get("connection", "").lower()
+        keep = not until_close and connection != "close" and (version != "HTTP/1.0" or connection == "keep-alive")
+        return status, response_headers, body, keep
+
+    def _recv(self) -> bytes:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ProtocolError("the server closed the connection mid-answer")
+        return chunk
+
+    def _head(self) -> tuple[int, str, dict]:
+        while (end := self.buffer.find(b"\r\n\r\n")) < 0:
+            if len(self.buffer) > MAX_HEADER_BYTES:
+                raise ProtocolError(f"the response headers passed {MAX_HEADER_BYTES:,} bytes")
+            self.buffer += self._recv()
+        lines = self.buffer[:end].decode("latin-1").split("\r\n")
+        self.buffer = self.buffer[end + 4:]
+        version, _, rest = lines[0].partition(" ")
+        code = rest[:3]
+        if not version.startswith("HTTP/") or not (code.isdigit() and code.isascii()):
+            raise ProtocolError(f"not an HTTP status line: {lines[0][:80]!r}")
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, sep, value = line.partition(":")
+            if sep:
+                headers[name.strip().lower()] = value.strip()
+        return int(code), version, headers
+
+    def _take(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            self.buffer += self._recv()
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def _line(self) -> bytes:
+        while (end := self.buffer.find(b"\r\n")) < 0:
+            if len(self.buffer) > MAX_HEADER_BYTES:
+                raise ProtocolError("a chunk header passed the size limit")
+            self.buffer += self._recv()
+        line, self.buffer = self.buffer[:end], self.buffer[end + 2:]
+        return line
+
+    def _body(self, headers: dict) -> tuple[bytes, bool]:
+        """The body, and whether it ran to the connection's end."""
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            chunks, size = [], 0
+            while True:
+                try:
+                    n = int(self._line().split(b";")[0].strip(), 16)
+                except ValueError:
+                    raise ProtocolError("a bad chunk size in a chunked body") from None
+                if n == 0:
+                    while self._line():  # trailers, up to the empty line
+                        pass
+                    return b"".join(chunks), False
+                size += n
+                if size > MAX_RESPONSE_BYTES:
+                    raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
+                chunks.append(self._take(n))
+                self._take(2)
+        if "content-length" in headers:
+            try:
+                n = int(headers["content-length"])
+            except ValueError:
+                raise ProtocolError(f"a bad Content-Length: {headers['content-length'][:40]!r}") from None
+            if n > MAX_RESPONSE_BYTES:
+                raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
+            return self._take(max(n, 0)), False
+        data = self.buffer  # no length: the body runs to the connection's end
+        while chunk := self.sock.recv(65536):
+            data += chunk
+            if len(data) > MAX_RESPONSE_BYTES:
+                raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
+        self.buffer = b""
+        return data, True
+
+
 _connections = threading.local()  # each worker keeps its own keep-alive connection per host
 
 
@@ -3570,65 +3752,48 @@ def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int
     """POST and return (status, headers with lower-case names, body); raises OSError on connection faults.
 
     timeout bounds the whole attempt, whatever the server sends (a drip of one byte at a time, chunks that
-    never end): a timer closes the socket at the deadline. Redirects are not followed (the key goes to
-    --base-url's host only): a 3xx is returned as it is. Each worker thread reuses its connection (keep-alive)."""
-    import http.client  # here, not at the top: it pulls in ssl, which the offline runs never need
-
+    never end): at the deadline the socket is shut down (Deadlines). Redirects are not followed (the key goes
+    to --base-url's host only): a 3xx is returned as it is. Each worker thread reuses its connection (keep-alive)."""
     parts = urllib.parse.urlsplit(url)
     key = (parts.scheme, parts.hostname, parts.port)
     pool = _connections.__dict__.setdefault("pool", {})
     conn = pool.pop(key, None)
-    reused = conn is not None
-    if conn is None:
-        cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        conn = cls(parts.hostname, parts.port, timeout=timeout)
-    path = parts.path + (f"?{parts.query}" if parts.query else "")
     expired = threading.Event()
 
     def expire() -> None:
         expired.set()
-        sock = conn.sock
-        if sock is not None:
+        if conn is not None:
             try:
-                sock.shutdown(2)  # wakes the blocked read at once
+                conn.sock.shutdown(2)  # wakes the blocked read at once
             except OSError:
                 pass
 
-    timer = threading.Timer(timeout, expire)
-    timer.daemon = True
-    timer.start()
+    deadline = _deadlines.arm(timeout, expire)
     try:
-        conn.request("POST", path, body=data, headers=headers)
-        response = conn.getresponse()
-        chunks, size = [], 0
-        while True:
-            chunk = response.read1(65536)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > MAX_RESPONSE_BYTES:
-                raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
-            chunks.append(chunk)
-        response.close()  # read to the end: the connection can take the next request
-        status, response_headers = response.status, {k.lower(): v for k, v in response.getheaders()}
-    except (OSError, http.client.HTTPException) as e:
-        conn.close()
+        if conn is None:
+            conn = Connection(parts.scheme, parts.hostname or "", parts.port, timeout)
+            if expired.is_set():
+                raise AttemptTimeout(f"no complete answer within {timeout:g} s")
+        status, response_headers, body, keep = conn.post(parts.path + (f"?{parts.query}" if parts.query else ""), headers, data)
+    except OSError as e:
+        if conn is not None:
+            conn.close()
         if expired.is_set():
             raise AttemptTimeout(f"no complete answer within {timeout:g} s") from None
-        if reused and isinstance(e, (ConnectionError, http.client.RemoteDisconnected, http.client.BadStatusLine)):
-            timer.cancel()
+        if isinstance(e, IdleClosed):
+            _deadlines.disarm(deadline)
             return http_post(url, headers, data, timeout)  # the server closed the idle connection: a new one
-        raise e
+        raise
     finally:
-        timer.cancel()
+        _deadlines.disarm(deadline)
     if expired.is_set():
         conn.close()
         raise AttemptTimeout(f"no complete answer within {timeout:g} s")
-    if response.will_close:
-        conn.close()
-    else:
+    if keep:
         pool[key] = conn
-    return status, response_headers, b"".join(chunks)
+    else:
+        conn.close()
+    return status, response_headers, body
 
 
 def retry_wait(headers: dict, attempt: int, rng: random.Random) -> float:
@@ -3783,8 +3948,6 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
     """One request with bounded retries: the outcome as the log records it (without the cell fields).
     A timeout is retried once at most: a server that queues requests answers late, and a request sent
     again joins the same queue (and is paid twice where the first one still runs)."""
-    import http.client
-
     gate = gate or Gate(config)
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     first = time.monotonic()
@@ -3796,7 +3959,7 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
         status, parsed, raw_text, wait_headers = None, None, None, {}
         try:
             status, wait_headers, raw = post(url, headers, data, config.timeout)
-        except (OSError, http.client.HTTPException) as e:  # refused, reset, timed out, DNS...
+        except OSError as e:  # refused, reset, timed out, DNS, a malformed answer...
             error, retry = f"connection error: {type(e).__name__}: {e}", True
             if isinstance(e, ResponseTooLarge):
                 error, retry = f"connection error: {e}", False
@@ -3951,10 +4114,16 @@ def _last_line_start(f, size: int) -> int:
 
 
 class Log:
-    """requests.jsonl: appended one line at a time, each flushed and fsynced before the next; thread-safe."""
+    """requests.jsonl, thread-safe: write() returns once its line is on disk (flushed and fsynced). Lines written
+    by several workers at once share one write and one fsync (group commit): the first to arrive writes what
+    is waiting, the others wait for it, so the disk's cost per line falls as the requests in flight rise."""
 
     def __init__(self, path: Path, redact: Redactor) -> None:
-        self.path, self.redact, self.lock, self.broken = path, redact, threading.Lock(), None
+        self.path, self.redact, self.broken = path, redact, None
+        self.cond = threading.Condition()
+        self.waiting: list[bytes] = []  # lines not yet written
+        self.queued = self.durable = 0  # lines handed to write(), lines on disk
+        self.flushing = False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "a+b") as f:
@@ -3976,18 +4145,45 @@ class Log:
             raise BenchmarkError(f"{display(path)}: cannot append to the log ({e.strerror}); choose another --out") from None
 
     def write(self, record: dict) -> None:
-        """Append one record, flushed and fsynced; after a failed write (a full disk) nothing more is written."""
+        """Append one record and return once it is on disk; after a failed write (a full disk) nothing more is
+        written, and every write() waiting on it raises."""
         line = (self.redact(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")  # every form of a secret, in one pass
-        with self.lock:
-            if self.broken:
-                raise OSError(self.broken)
-            try:
-                self.file.write(line)
-                self.file.flush()
-                os.fsync(self.file.fileno())
-            except OSError as e:
-                self.broken = e.strerror or str(e)
-                raise
+        with self.cond:
+            self.waiting.append(line)
+            self.queued += 1
+            mine = self.queued
+            while self.durable < mine:
+                if self.broken:
+                    raise OSError(self.broken)
+                if self.flushing:
+                    self.cond.wait()
+                    continue
+                self._flush()
+
+    def _flush(self) -> None:
+        """Write every waiting line, with the lock released while the disk works; called with the lock held."""
+        lines, upto, self.waiting, self.flushing = self.waiting, self.queued, [], True
+        self.cond.release()
+        error, written = None, False
+        try:
+            self.file.write(b"".join(lines))
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            written = True
+        except OSError as e:
+            error = e
+        finally:
+            self.cond.acquire()
+            self.flushing = False
+            if written:
+                self.durable = upto
+            elif error is not None:
+                self.broken = error.strerror or str(error)
+            else:
+                self.waiting = lines + self.waiting  # interrupted (Ctrl-C): the lines wait for the next writer
+            self.cond.notify_all()
+        if error is not None:
+            raise error
 
     def close(self) -> None:
         try:
@@ -4055,21 +4251,22 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     log = Log(log_path, redact)  # first: it repairs a torn last line
     try:
         jobs, skipped = pending_jobs(measured, config, log_path)
-        sender = Sender(config, jobs, log, key, post)
         tally = Tally(redact, len(jobs))
+        sender = Sender(config, jobs, log, key, post, tally)
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
-        pool = ThreadPoolExecutor(max_workers=config.concurrency)
+        workers = [threading.Thread(target=sender.work, name=f"sender-{i}") for i in range(min(config.concurrency, len(jobs)))]
         try:
-            for future in as_completed([pool.submit(sender.work, job) for job in jobs]):
-                try:
-                    tally.add(future.result())
-                except OSError as e:  # the log could not be written (a full disk): stop before paying for more
-                    sender.gate.halt.set()
-                    raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({e.strerror or e}); nothing more was "
-                                         "sent, and what the log holds is kept: free some space and run the same command again") from None
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                while worker.is_alive():
+                    worker.join(0.2)  # in slices: Ctrl-C reaches the main thread at once
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)  # on Ctrl-C, send nothing more
+            sender.gate.halt.set()  # on Ctrl-C, send nothing more; the requests in flight are logged as they end
             tally.progress.close()
+        if sender.log_error:  # the log could not be written (a full disk): stopped before paying for more
+            raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({sender.log_error}); nothing more was "
+                                 "sent, and what the log holds is kept: free some space and run the same command again")
     finally:
         log.close()
     gate = sender.gate
@@ -4096,45 +4293,142 @@ def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> 
     return jobs, len(planned) - len(jobs)
 
 
-class Sender:
-    """Sends jobs from worker threads and logs each outcome at once. The first job of each prefix group is sent
-    alone; the rest of its group wait for its answer, so that a provider's prefix cache (or a one-slot server's
-    KV cache) holds the shared graph for them."""
+class Tally:
+    """The outcomes of a run as they come, from every worker: sent, failed by reason, cut at the output cap,
+    refused for context."""
 
-    def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Callable) -> None:
-        self.config, self.log, self.post = config, log, post
+    def __init__(self, redact: Redactor, total: int) -> None:
+        self.redact, self.progress, self.lock = redact, Progress(total, "requests"), threading.Lock()
+        self.sent = self.cut = 0
+        self.failures: Counter = Counter()
+        self.refused_tokens: list[int] = []  # prompt tokens, by our count, of the prompts the server refused for context
+
+    def add(self, outcome: dict) -> None:
+        with self.lock:
+            self._add(outcome)
+
+    def _add(self, outcome: dict) -> None:
+        self.sent += 1
+        if context_refusal(outcome["error"]):
+            self.refused_tokens.append(outcome["prompt_tokens"])
+        elif outcome["error"]:
+            self.failures[failure_kind(self.redact(outcome["error"]))] += 1
+        elif outcome["finish_reason"] == "length":
+            self.cut += 1
+        self.progress.advance(1, f"{sum(self.failures.values())} failed")
+
+    def summary(self) -> dict:
+        refused = sorted(self.refused_tokens)
+        return {"sent": self.sent, "failed": sum(self.failures.values()), "failures": dict(self.failures.most_common()),
+                "cut_by_length": self.cut, "context_overflow_by_server": len(refused), "refused_prompt_tokens": refused[::max(len(refused) - 1, 1)]}
+
+
+class RecentPrompts:
+    """Prompt texts rebuilt from the measurement, the most recent kept up to a byte budget: the repeats and retries
+    of a prompt go out close together, and rebuilding one (serializing its graph, checking its hash) cost more
+    CPU than sending it. The budget keeps memory flat however many prompts a run has."""
+
+    def __init__(self, budget: int = 64_000_000) -> None:
+        self.texts: OrderedDict[str, str] = OrderedDict()
+        self.budget, self.size, self.lock = budget, 0, threading.Lock()
+
+    def get(self, item: Item) -> str:
+        sha = item.row["prompt_sha256"]
+        with self.lock:
+            text = self.texts.get(sha)
+            if text is not None:
+                self.texts.move_to_end(sha)
+                return text
+        text = item.prompt()
+        with self.lock:
+            if sha not in self.texts:
+                self.texts[sha] = text
+                self.size += len(text)
+                while self.size > self.budget and len(self.texts) > 1:
+                    self.size -= len(self.texts.popitem(last=False)[1])
+        return text
+
+
+class Schedule:
+    """Which job a free worker takes next. The first job of each prefix group is sent alone; the rest of its group
+    become ready when its answer is in, so that a provider's prefix cache (or a one-slot server's KV cache)
+    holds the shared graph for them. A free worker takes a ready job (cache-warm groups first, in order), else
+    the first job of the next group not started; it waits only when neither exists. Without warming (the
+    control solver) every job is ready at once."""
+
+    def __init__(self, jobs: list[Job], warm: bool) -> None:
+        groups: dict[tuple, deque] = {}
+        for job in jobs:
+            groups.setdefault(job.group, deque()).append(job)
+        self.cond = threading.Condition()
+        self.ready: deque[deque] = deque() if warm else deque(groups.values())
+        self.unstarted: deque[deque] = deque(groups.values()) if warm else deque()
+        self.warming = 0  # first jobs in flight
+
+    def take(self, halt: threading.Event) -> tuple[Job, deque | None] | None:
+        """The next job, and its group's other jobs when it is a first (hand them to warmed()); None when no job
+        is left or the run stops."""
+        with self.cond:
+            while not halt.is_set():
+                while self.ready:
+                    if self.ready[0]:
+                        return self.ready[0].popleft(), None
+                    self.ready.popleft()
+                if self.unstarted:
+                    rest = self.unstarted.popleft()
+                    self.warming += 1
+                    return rest.popleft(), rest
+                if not self.warming:
+                    return None
+                self.cond.wait(0.5)
+            return None
+
+    def warmed(self, rest: deque) -> None:
+        """A group's first job has its answer: the rest of the group can go."""
+        with self.cond:
+            self.warming -= 1
+            if rest:
+                self.ready.append(rest)
+            self.cond.notify_all()
+
+
+class Sender:
+    """Worker threads that send jobs in Schedule's order and log each outcome at once."""
+
+    def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Callable, tally: Tally) -> None:
+        self.config, self.log, self.post, self.tally = config, log, post, tally
         self.url = config.base_url.rstrip("/") + "/chat/completions"
         self.headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
         if key:
             self.headers["Authorization"] = f"Bearer {key}"
         self.gate = Gate(config)
-        self.warmed: dict[tuple, threading.Event] = {}  # group -> set once its first job has its answer
-        self.firsts: set[int] = set()  # id() of each group's first job
-        for job in jobs:
-            if job.group not in self.warmed:
-                self.warmed[job.group] = threading.Event()
-                self.firsts.add(id(job))
-        if config.model == SOLVER_MODEL:
-            self.firsts = set()  # no cache to warm: nothing waits
+        self.schedule = Schedule(jobs, warm=config.model != SOLVER_MODEL)
+        self.log_error: str | None = None  # why the log could not be written: the run stops
         self.shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
+        self.prompts = RecentPrompts()
 
-    def work(self, job: Job) -> dict | None:
+    def work(self) -> None:
+        """A worker: take jobs until none is left or the run stops."""
+        while (taken := self.schedule.take(self.gate.halt)) is not None:
+            job, rest = taken
+            try:
+                outcome = self.send(job)
+            except OSError as e:
+                self.log_error = e.strerror or str(e)
+                self.gate.halt.set()
+                return
+            finally:
+                if rest is not None:
+                    self.schedule.warmed(rest)
+            self.tally.add(outcome)
+
+    def send(self, job: Job) -> dict:
         """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its
-        next job, so a kill loses only the requests still in flight. None: not sent, because the run stops."""
-        gate = self.gate
-        if gate.halt.is_set():
-            return None
-        if self.firsts and id(job) not in self.firsts:
-            while not self.warmed[job.group].wait(0.5) and not gate.halt.is_set():
-                pass
-            if gate.halt.is_set():
-                return None
+        next job, so a kill loses only the requests still in flight."""
         try:
             outcome = self._outcome(job)
         except Exception as e:  # every job ends in the log, even on a bug of ours
             outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
-        finally:
-            self.warmed[job.group].set()
         row = job.item.row
         self.log.write({
             "type": "request", "schema_version": LOG_SCHEMA_VERSION, "prompt_sha256": job.sha, "repeat": job.repeat,
@@ -4151,39 +4445,12 @@ class Sender:
         rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
         gate.enter()
         try:
-            outcome = send(config, self.post, self.url, self.headers, config.body(job.item.prompt(), job.repeat), rng, gate)
+            outcome = send(config, self.post, self.url, self.headers, config.body(self.prompts.get(job.item), job.repeat), rng, gate)
         finally:
             gate.leave()
         if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
             gate.repeated(outcome["error"])  # here, before this worker takes its next job
         return outcome
-
-
-class Tally:
-    """The outcomes of a run as they come: sent, failed by reason, cut at the output cap, refused for context."""
-
-    def __init__(self, redact: Redactor, total: int) -> None:
-        self.redact, self.progress = redact, Progress(total, "requests")
-        self.sent = self.cut = 0
-        self.failures: Counter = Counter()
-        self.refused_tokens: list[int] = []  # prompt tokens, by our count, of the prompts the server refused for context
-
-    def add(self, outcome: dict | None) -> None:
-        if outcome is None:
-            return
-        self.sent += 1
-        if context_refusal(outcome["error"]):
-            self.refused_tokens.append(outcome["prompt_tokens"])
-        elif outcome["error"]:
-            self.failures[failure_kind(self.redact(outcome["error"]))] += 1
-        elif outcome["finish_reason"] == "length":
-            self.cut += 1
-        self.progress.advance(1, f"{sum(self.failures.values())} failed")
-
-    def summary(self) -> dict:
-        refused = sorted(self.refused_tokens)
-        return {"sent": self.sent, "failed": sum(self.failures.values()), "failures": dict(self.failures.most_common()),
-                "cut_by_length": self.cut, "context_overflow_by_server": len(refused), "refused_prompt_tokens": refused[::max(len(refused) - 1, 1)]}
 
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file

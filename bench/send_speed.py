@@ -1,13 +1,19 @@
-"""Requests per second of a model run against a local server that answers in 20 ms, against the ideal.
+"""Wall time and client CPU of a model run against a server that answers every request in 20 ms, against the ideal.
 
-    $ python bench/send_speed.py 64 168     # 5,040 requests (the default run's 30 prompts x 168 repeats), 64 in flight
-    $ python bench/send_speed.py 8 30       # 900 requests, 8 in flight: the prefix-group send order's cost
+    $ python bench/send_speed.py 64 168 --rounds 3   # 5,040 requests (the default run's 30 prompts x 168 repeats), 64 in flight
+    $ python bench/send_speed.py 8 30 --rounds 3     # 900 requests, 8 in flight: the prefix-group send order's cost
 
-The ideal is requests / concurrency x 20 ms. The server (tests/fake_openai.py) runs in the same process and
-takes its share of the 2 cores, so the ratio is an upper bound of the client's own cost.
+The ideal is requests / concurrency x 20 ms: what the run would take if the client cost nothing. The server
+(bench/answer_server.py) runs in its own process and costs almost no CPU, so what is over the ideal is the
+client's: the whole command (start, measuring the prompts, sending, scoring, writing results), timed in the
+same process. Prints each round and the median; CPU per request is the process's CPU time (all threads)
+over the requests sent.
 """
 
+import argparse
 import json
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -15,18 +21,34 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 import benchmark  # noqa: E402
-from fake_openai import FakeOpenAI  # noqa: E402
 
-conc, reps = int(sys.argv[1]), int(sys.argv[2])
-server = FakeOpenAI(answer=lambda p: '{"answer": "x", "path": [], "evidence": []}', delay=0.02)
-out = tempfile.mkdtemp()
-t = time.monotonic()
-code = benchmark.main(["--model", "m", "--base-url", server.url, "--out", out, "--concurrency", str(conc), "--repeats", str(reps)])
-wall = time.monotonic() - t
-records = [json.loads(line) for line in open(out + "/requests.jsonl", encoding="utf-8")]
-n = sum(1 for r in records if r.get("type") == "request")
-ideal = n / conc * 0.02
-print(f"exit {code}; concurrency {conc}: {n} requests, wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f}", file=sys.stderr)
-server.close()
+DELAY = 0.02
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("concurrency", type=int)
+parser.add_argument("repeats", type=int)
+parser.add_argument("--rounds", type=int, default=3)
+args = parser.parse_args()
+
+server = subprocess.Popen([sys.executable, str(ROOT / "bench" / "answer_server.py"), str(DELAY)], stdout=subprocess.PIPE, text=True)
+url = server.stdout.readline().strip()
+ratios, cpus = [], []
+try:
+    for round_ in range(args.rounds):
+        with tempfile.TemporaryDirectory() as out:
+            cpu, t = time.process_time(), time.monotonic()
+            code = benchmark.main(["--model", "m", "--base-url", url, "--out", out, "--concurrency", str(args.concurrency),
+                                   "--repeats", str(args.repeats)])
+            wall, cpu = time.monotonic() - t, time.process_time() - cpu
+            with open(Path(out) / "requests.jsonl", encoding="utf-8") as f:
+                n = sum(1 for line in f if json.loads(line).get("type") == "request")
+        ideal = n / args.concurrency * DELAY
+        ratios.append(wall / ideal)
+        cpus.append(cpu / n * 1000)
+        print(f"round {round_ + 1}: exit {code}; {n} requests, {args.concurrency} in flight: wall {wall:.2f} s, ideal {ideal:.2f} s, "
+              f"ratio {wall / ideal:.2f}; client CPU {cpu:.2f} s = {cpu / n * 1000:.2f} ms per request", file=sys.stderr)
+finally:
+    server.kill()
+print(f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), "
+      f"client CPU {statistics.median(cpus):.2f} ms per request (range {min(cpus):.2f}-{max(cpus):.2f})", file=sys.stderr)

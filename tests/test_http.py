@@ -1,0 +1,157 @@
+"""The HTTP/1.1 client of model runs (benchmark.Connection, http_post), against raw servers that answer with
+exact bytes: framings, keep-alive, a connection closed while idle, malformed answers, deadlines."""
+
+import socket
+import threading
+import time
+
+import pytest
+
+import benchmark
+
+
+class Scripted:
+    """A TCP server on 127.0.0.1: on each connection, reads whole requests (headers and a Content-Length body) and
+    answers the n-th request of that connection with answers[connection][n] (bytes, or None to close at once)."""
+
+    def __init__(self, *answers: list[bytes | None]):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1/chat/completions"
+        self.answers, self.requests, self.connections = list(answers), [], 0
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            script = self.answers[self.connections] if self.connections < len(self.answers) else []
+            self.connections += 1
+            threading.Thread(target=self.handle, args=(client, script), daemon=True).start()
+
+    def handle(self, client, script):
+        data = b""
+        with client:
+            for answer in script:
+                while b"\r\n\r\n" not in data:
+                    chunk = client.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, data = data.partition(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+                while len(data) < length:
+                    data += client.recv(65536)
+                self.requests.append((head.decode("latin-1"), data[:length]))
+                data = data[length:]
+                if answer is None:
+                    return
+                client.sendall(answer)
+            time.sleep(0.2)  # the script is done: close
+
+    def close(self):
+        self.sock.close()
+
+
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
+
+
+def post(server, timeout=5.0):
+    return benchmark.http_post(server.url, {"Content-Type": "application/json"}, b'{"a": 1}', timeout)
+
+
+@pytest.fixture(autouse=True)
+def fresh_connections():
+    benchmark._connections.__dict__.clear()  # no connection kept from another test
+    yield
+    benchmark._connections.__dict__.clear()
+
+
+def test_the_request_is_exact_bytes_and_the_answer_is_read_by_content_length():
+    server = Scripted([b"HTTP/1.1 201 Created\r\nX-Thing:  spaced value \r\nContent-Length: 5\r\n\r\nhello"])
+    try:
+        assert post(server) == (201, {"x-thing": "spaced value", "content-length": "5"}, b"hello")
+    finally:
+        server.close()
+    ((head, body),) = server.requests
+    port = server.url.split(":")[2].split("/")[0]
+    assert head == f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 8\r\nContent-Type: application/json"
+    assert body == b'{"a": 1}'
+
+
+def test_chunked_bodies_with_extensions_and_trailers_and_a_100_continue_before():
+    answer = (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+              b"3;ext=1\r\nabc\r\nA\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n")
+    server = Scripted([answer, OK])
+    try:
+        status, headers, body = post(server)
+        assert (status, body) == (200, b"abc0123456789")
+        assert post(server)[2] == b"{}" and server.connections == 1  # the chunked answer was read to its end: kept alive
+    finally:
+        server.close()
+
+
+def test_a_kept_alive_connection_serves_the_next_request_and_one_closed_while_idle_is_replaced():
+    # the first connection: two answers, then closed when the third request comes; the second: one answer, then
+    # closed with the fourth request unread (a reset)
+    server = Scripted([OK, OK, None], [OK], [OK])
+    try:
+        assert [post(server)[2] for _ in range(4)] == [b"{}", b"{}", b"{}", b"{}"]
+    finally:
+        server.close()
+    assert server.connections == 3 and len(server.requests) == 5  # each request on a closed connection went again, once
+
+
+@pytest.mark.parametrize("answer", [
+    b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}",
+    b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+    b"HTTP/1.1 200 OK\r\n\r\n{}",  # no length: the body runs to the connection's end
+])
+def test_a_connection_the_server_ends_is_not_kept(answer):
+    server = Scripted([answer], [OK])
+    try:
+        assert post(server)[2] == b"{}" and post(server)[2] == b"{}"
+    finally:
+        server.close()
+    assert server.connections == 2
+
+
+@pytest.mark.parametrize("answer, error", [
+    (b"SSH-2.0-OpenSSH\r\n\r\n", "not an HTTP status line: 'SSH-2.0-OpenSSH'"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", "the server closed the connection mid-answer"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n{}", "a bad Content-Length: 'x'"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "a bad chunk size in a chunked body"),
+    (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000, "the response headers passed 65,536 bytes"),
+])
+def test_a_malformed_answer_is_a_connection_error_naming_what_was_wrong(answer, error):
+    server = Scripted([answer])
+    try:
+        with pytest.raises(benchmark.ProtocolError) as caught:
+            post(server)
+    finally:
+        server.close()
+    assert str(caught.value) == error and isinstance(caught.value, ConnectionError)
+
+
+def test_a_body_past_the_cap_fails_before_it_is_read(monkeypatch):
+    monkeypatch.setattr(benchmark, "MAX_RESPONSE_BYTES", 100)
+    server = Scripted([b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"80\r\n" + b"x" * 64])
+    try:
+        with pytest.raises(benchmark.ResponseTooLarge, match="passed 100 bytes"):
+            post(server)
+    finally:
+        server.close()
+
+
+def test_one_deadline_thread_ends_many_attempts_each_at_its_own_time():
+    deadlines, ended = benchmark.Deadlines(), []
+    started = time.monotonic()
+    entries = [deadlines.arm(t, lambda t=t: ended.append((t, time.monotonic() - started))) for t in (0.3, 0.1, 0.2, 0.15)]
+    deadlines.disarm(entries[3])
+    time.sleep(0.5)
+    assert [t for t, _ in ended] == [0.1, 0.2, 0.3]  # in deadline order; the disarmed one never ran
+    assert all(t <= at < t + 0.1 for t, at in ended)
+    assert threading.active_count() < 20  # one thread, not one per attempt
