@@ -105,7 +105,7 @@ from contextlib import closing
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 try:
     import tiktoken
@@ -293,14 +293,19 @@ def json_bytes(value: object) -> bytes:
     return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def json_with_rows(head: dict, key: str, rows: list[dict]) -> bytes:
-    """json_bytes of {**head, key: rows}, with each row on one line: the same JSON, written by the C encoder
-    (the indenting one is pure Python, and 100,000 rows took seconds)."""
+def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000) -> Iterator[bytes]:
+    """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
+    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory."""
     body = json_bytes({**head, key: []}).rstrip()
     if not rows:
-        return body + b"\n"
-    lines = ",\n".join("    " + json.dumps(r, ensure_ascii=False) for r in rows)
-    return body[: -len(b"[]\n}")] + f"[\n{lines}\n  ]\n}}\n".encode("utf-8")
+        yield body + b"\n"
+        return
+    yield body[: -len(b"[]\n}")] + b"[\n"
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    for start in range(0, len(rows), per_chunk):
+        last = start + per_chunk >= len(rows)
+        lines = ",\n".join("    " + encode(r) for r in rows[start:start + per_chunk])
+        yield (lines + ("\n  ]\n}\n" if last else ",\n")).encode("utf-8")
 
 
 def _file_mode() -> int:
@@ -4074,29 +4079,25 @@ def request_key(sha: str, model: str, sampling: dict, repeat: int) -> str:
     return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
 
 
-def read_log(path: Path) -> tuple[list[dict], list[int]]:
-    """The log's records, and the numbers of the lines that could not be read (a torn last line from a killed
-    run, or a line damaged by hand)."""
+def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
+    """Each non-blank line of a log or a Batch file, streamed: its number, its bytes and its record, None when the
+    line is not a JSON object (a torn last line from a killed run, or a line damaged by hand). A missing file
+    has no lines."""
     try:
-        raw = path.read_bytes()
+        f = open(path, "rb")
     except FileNotFoundError:
-        return [], 0
+        return
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file") from None
-    records, bad = [], []
-    for line_no, line in enumerate(raw.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            bad.append(line_no)
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-        else:
-            bad.append(line_no)
-    return records, bad
+    with f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            yield line_no, line, record if isinstance(record, dict) else None
 
 
 def _last_line_start(f, size: int) -> int:
@@ -4224,6 +4225,18 @@ def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
     return [job for jobs in groups.values() for job in jobs]
 
 
+def planned_keys(items: list[Item], config: ModelConfig) -> list[tuple[str, int]]:
+    """(prompt SHA-256, repeat) of every job plan_jobs makes, in its order; without --limit, without making the jobs."""
+    if config.limit is not None:
+        return [(job.sha, job.repeat) for job in plan_jobs(items, config)]
+    distinct = {item.row["prompt_sha256"]: item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]}
+    groups: dict[tuple, list[str]] = {}
+    for sha, item in distinct.items():
+        r = item.row
+        groups.setdefault((r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"], r["format"]), []).append(sha)
+    return [(sha, repeat) for repeat in range(config.repeats) for shas in groups.values() for sha in shas]
+
+
 def _across_hops(jobs: list[Job]) -> list[Job]:
     """The jobs dealt round-robin over hop counts and abstention, so a slice of them has some of each:
     hops 1, 1, 2, 3 -> 1, 2, 3, 1."""
@@ -4279,15 +4292,15 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
 def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> tuple[list[Job], int]:
     """The planned jobs the log has no answer to (an unreadable line stops the run: its answer would be paid
     again), and how many it has."""
-    records, bad = read_log(log_path)
+    done, bad = set(), []
+    for line_no, _, r in file_lines(log_path):
+        if r is None:
+            bad.append(line_no)
+        elif r.get("type") == "request" and (r.get("error") is None or context_refusal(r.get("error"))):  # paid once, or never fits
+            done.add(request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat")))
     if bad:
         raise BenchmarkError(f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
                              "be read, so their requests would be paid again; repair or remove them, then run again")
-    done = {
-        request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat"))
-        for r in records
-        if r.get("type") == "request" and (r.get("error") is None or context_refusal(r.get("error")))  # paid once, or never fits
-    }
     planned = plan_jobs(measured.items, config)
     jobs = [j for j in planned if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
     return jobs, len(planned) - len(jobs)
@@ -4529,47 +4542,81 @@ def parse_answer(content: object) -> dict | None:
     return value
 
 
-def score_answer(content: object, shown: Graph, q: Question, names: dict[str, str] | None = None) -> dict:
-    """Every metric of one answer to one prompt. shown: what the prompt displayed; q.paths: gold positions.
+ABSTENTION_SCORES = {"false_abstention": None, "path_exact": None, "edge_precision": None, "edge_recall": None, "valid_path": None,
+                     "evidence_match": None, "path_supports_answer": None, "right_answer_wrong_path": None}
+
+
+class AnswerKey:
+    """What answers to one prompt are judged against, built once for all of them: the acceptable answers, the gold
+    paths as the prompt shows them, and the shown graph's names and edge ids.
 
     The answer is right when it matches any acceptable answer (a gold answer, or the name or id of a gold
     answer node); path_exact when the path equals any gold path; precision and recall are against the gold
     path sharing the most edges with the answer's path (ties: the shorter, then the first listed)."""
-    parsed = parse_answer(content)
-    answer = parsed["answer"] if parsed else None
-    abstained = answer is not None and answer.strip() == ABSTAIN
-    scores = {"parse_success": parsed is not None, "abstained": abstained}
-    if q.insufficient:
-        return {**scores, "answer_correct": abstained, "false_abstention": None, "path_exact": None, "edge_precision": None,
-                "edge_recall": None, "valid_path": None, "evidence_match": None, "path_supports_answer": None,
-                "right_answer_wrong_path": None}
-    names = {n.id: n.name for n in shown.nodes} if names is None else names  # names: passed by a caller that scores many answers
-    accepted = {_folded(a) for a in q.answers} | {_folded(names.get(i, "")) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
-    answer_correct = answer is not None and not abstained and _folded(answer) in accepted - {""}
-    path = parsed["path"] if parsed else []
-    if shown.edge_ids:  # --edge-ids: the path cites edge ids; an index, or an id not shown, cites nothing
-        position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)}
-        path = [position.get(x, -1) if isinstance(x, str) else -1 for x in path]
-    indices_ok = all(type(i) is int and 0 <= i < len(shown.edges) for i in path)
-    chosen = [shown.edges[i] for i in path] if indices_ok else []
-    cited = {i for i in path if type(i) is int}
-    gold = set(max(q.paths, key=lambda p: (len(cited & set(p)), -len(set(p))))) if q.paths else set()
-    hits = len(cited & gold)
-    ends = walk_ends(chosen) if chosen else set()
-    evidence = parsed["evidence"] if parsed else []
-    path_exact = indices_ok and tuple(path) in set(q.paths)
-    return {
-        **scores,
-        "answer_correct": answer_correct,
-        "false_abstention": abstained,
-        "path_exact": path_exact,
-        "edge_precision": hits / len(path) if path else 0.0,
-        "edge_recall": hits / len(gold) if gold else 0.0,
-        "valid_path": bool(ends),
-        "evidence_match": bool(chosen) and evidence == [e._asdict() for e in chosen],
-        "path_supports_answer": answer is not None and any(_folded(answer) in {_folded(names.get(end, "")), end.casefold()} for end in ends),
-        "right_answer_wrong_path": answer_correct and not path_exact,
-    }
+
+    def __init__(self, shown: Graph, q: Question, names: dict[str, str] | None = None, sha: str = "") -> None:
+        self.shown, self.q, self.sha = shown, q, sha
+        self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
+        self.names = {n.id: n.name for n in shown.nodes} if names is None else names
+        self.accepted = ({_folded(a) for a in q.answers} | {_folded(self.names.get(i, "")) for i in q.answer_ids}
+                         | {i.casefold() for i in q.answer_ids}) - {""}
+        self.gold_paths = set(q.paths)
+        self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
+        self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
+
+    def score(self, content: object) -> dict:
+        """Every metric of one answer. The same content scores the same: it is scored once."""
+        if isinstance(content, str):
+            known = self.scored.get(content)
+            if known is None:
+                known = self.scored[content] = self._score(content)
+            return known
+        return self._score(content)
+
+    def _score(self, content: object) -> dict:
+        parsed = parse_answer(content)
+        answer = parsed["answer"] if parsed else None
+        abstained = answer is not None and answer.strip() == ABSTAIN
+        q, shown, names = self.q, self.shown, self.names
+        if q.insufficient:
+            return {"parse_success": parsed is not None, "abstained": abstained, "answer_correct": abstained, **ABSTENTION_SCORES}
+        answer_correct = answer is not None and not abstained and _folded(answer) in self.accepted
+        path = parsed["path"] if parsed else []
+        if self.position is not None:  # --edge-ids: the path cites edge ids; an index, or an id not shown, cites nothing
+            path = [self.position.get(x, -1) if isinstance(x, str) else -1 for x in path]
+        indices_ok = all(type(i) is int and 0 <= i < len(shown.edges) for i in path)
+        chosen = [shown.edges[i] for i in path] if indices_ok else []
+        cited = {i for i in path if type(i) is int}
+        gold = set(max(q.paths, key=lambda p: (len(cited & set(p)), -len(set(p))))) if q.paths else set()
+        hits = len(cited & gold)
+        ends = walk_ends(chosen) if chosen else set()
+        evidence = parsed["evidence"] if parsed else []
+        path_exact = indices_ok and tuple(path) in self.gold_paths
+        return {
+            "parse_success": parsed is not None,
+            "abstained": abstained,
+            "answer_correct": answer_correct,
+            "false_abstention": abstained,
+            "path_exact": path_exact,
+            "edge_precision": hits / len(path) if path else 0.0,
+            "edge_recall": hits / len(gold) if gold else 0.0,
+            "valid_path": bool(ends),
+            "evidence_match": bool(chosen) and evidence == [self._evidence(i) for i in path],
+            "path_supports_answer": answer is not None and any(_folded(answer) in {_folded(names.get(end, "")), end.casefold()} for end in ends),
+            "right_answer_wrong_path": answer_correct and not path_exact,
+        }
+
+
+    def _evidence(self, i: int) -> dict:
+        item = self.evidence.get(i)
+        if item is None:
+            item = self.evidence[i] = self.shown.edges[i]._asdict()
+        return item
+
+
+def score_answer(content: object, shown: Graph, q: Question, names: dict[str, str] | None = None) -> dict:
+    """Every metric of one answer to one prompt. shown: what the prompt displayed; q.paths: gold positions."""
+    return AnswerKey(shown, q, names).score(content)
 
 
 FAILED_SCORES = {  # a request that failed or was never sent is a failed task, not a missing one
@@ -4579,19 +4626,83 @@ FAILED_SCORES = {  # a request that failed or was never sent is a failed task, n
 }
 
 
+NO_SCORES = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
+
+
 MISSING_FROM_BATCH = "missing_from_batch_output"
 
 
-def batch_records(files: list[tuple[str, list[dict]]], items: list[Item], config: ModelConfig) -> tuple[list[dict], dict]:
-    """OpenAI Batch API output and error lines, from any number of files in any order, as log records; and
-    a summary. custom_id is '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a
-    failed request (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with
-    different content, and a line of the Batch input format are errors that name the file and line."""
+class Answer(NamedTuple):
+    """One answer as scoring reads it: the log record's fields, its usage reduced to the three counts used."""
+
+    error: str | None
+    content: object
+    finish_reason: object
+    latency_s: object
+    retry_wait_s: object
+    prompt_tokens: object  # usage, as the server counted (any JSON value: checked where it is used)
+    completion_tokens: object
+    cached_tokens: int | None
+
+    @classmethod
+    def of(cls, record: dict) -> Answer:
+        usage = record.get("usage")
+        counts = (usage.get("prompt_tokens"), usage.get("completion_tokens"), _cached_tokens(usage)) if isinstance(usage, dict) else (None, None, None)
+        return cls(record.get("error"), record.get("content"), record.get("finish_reason"), record.get("latency_s"),
+                   record.get("retry_wait_s"), *counts)
+
+
+class Collected:
+    """The answers that count, gathered as the lines stream by, never the whole file in memory: for each
+    (prompt, repeat) of this command, by its model with its sampling, the first success, else the last
+    failure, as an Answer. Also the logs' run lines and the lines that could not be read."""
+
+    def __init__(self, items: list[Item], config: ModelConfig) -> None:
+        self.config = config
+        self.shas = {item.row["prompt_sha256"] for item in items}
+        self.samplings = [config.sampling(r) for r in range(config.repeats)]
+        self.best: dict[tuple[str, int], Answer] = {}
+        self.headers: list[dict] = []
+        self.unreadable: dict[str, list[int]] = {}
+
+    def offer(self, sha: str, repeat: int, answer: Answer) -> None:
+        old = self.best.get((sha, repeat))
+        if old is None or old.error is not None:  # a success is never replaced
+            self.best[(sha, repeat)] = answer
+
+    def log(self, path: Path) -> None:
+        """Every line of one log of this tool."""
+        bad = []
+        for line_no, _, r in file_lines(path):
+            if r is None:
+                bad.append(line_no)
+                continue
+            kind = r.get("type")
+            if kind == "run":
+                self.headers.append(r)
+            elif kind == "request" and r.get("model") == self.config.model:
+                sha, repeat = r.get("prompt_sha256"), r.get("repeat")
+                if type(repeat) is int and 0 <= repeat < len(self.samplings) and sha in self.shas and r.get("sampling") == self.samplings[repeat]:
+                    self.offer(sha, repeat, Answer.of(r))
+        if bad:
+            self.unreadable[display(path)] = bad
+
+
+def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict]:
+    """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
+    '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
+    (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
+    bytes, and a line of the Batch input format are errors that name the file and line."""
+    collected = Collected(items, config)
     by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
-    seen: dict[str, tuple[str, int, str]] = {}  # custom_id -> (file, line, content)
-    converted, problems, models = [], [], Counter()
-    for name, records in files:
-        for line_no, r in enumerate(records, 1):
+    seen: dict[str, tuple[str, int, bytes]] = {}  # custom_id -> (file, line, digest of the line)
+    problems, models, failures = [], Counter(), Counter()
+    for path in paths:
+        name, bad = display(path), []
+        for line_no, line, r in file_lines(path):
+            if r is None:
+                bad.append(line_no)
+                continue
             where = f"{name} line {line_no}"
             custom_id = str(r.get("custom_id", ""))
             if "method" in r or "body" in r:
@@ -4599,44 +4710,50 @@ def batch_records(files: list[tuple[str, list[dict]]], items: list[Item], config
                                 "file and its error file, not the file that was uploaded")
                 continue
             prefix, _, repeat = custom_id.rpartition("-r")
-            if prefix not in by_prefix or not repeat.isdigit() or int(repeat) >= config.repeats:
+            if prefix not in by_prefix or not (repeat.isdigit() and repeat.isascii()) or int(repeat) >= config.repeats:
                 problems.append(f"{where}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
                                 "--model, matrix and prompt flags as the --export-batch run, or the right file")
                 continue
-            content = json.dumps(r, sort_keys=True, ensure_ascii=False)
+            digest = hashlib.blake2b(line.strip(), digest_size=16).digest()
             if custom_id in seen:
                 first = seen[custom_id]
-                if first[2] != content:
+                if first[2] != digest:
                     problems.append(f"{where}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
                                     "with other content; keep one of the two files")
                 continue
-            seen[custom_id] = (name, line_no, content)
+            seen[custom_id] = (name, line_no, digest)
             response = r.get("response") if isinstance(r.get("response"), dict) else {}
             body, status = response.get("body"), response.get("status_code")
             if isinstance(body, dict) and isinstance(body.get("model"), str):
                 models[body["model"]] += 1
-            if status == 200 and _message(body) is not None and not r.get("error"):
+            message = _message(body)
+            if status == 200 and message is not None and not r.get("error"):
                 error = None
             elif isinstance(r.get("error"), dict):  # a line of the error file
                 error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
             else:
                 error = f"batch: {_error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-            outcome = _outcome(body, None, error, status, 1, time.monotonic())
-            converted.append({"type": "request", "prompt_sha256": by_prefix[prefix], "repeat": int(repeat), "model": config.model,
-                              "sampling": config.sampling(int(repeat)), **outcome, "latency_s": None})
+            if error:
+                failures[error] += 1
+            content = message.get("content") if message else None
+            collected.offer(by_prefix[prefix], int(repeat), Answer.of({
+                "error": error, "content": content if isinstance(content, str) else None, "retry_wait_s": 0.0,
+                "finish_reason": body["choices"][0].get("finish_reason") if message else None,
+                "usage": body.get("usage") if isinstance(body, dict) else None}))
+        if bad:
+            collected.unreadable[name] = bad
     if problems:
         raise InputProblems(problems, "")
-    answered = {(r["prompt_sha256"], r["repeat"]) for r in converted}
-    missing = [job for job in plan_jobs(items, config) if (job.sha, job.repeat) not in answered]
-    for job in missing:
-        converted.append({"type": "request", "prompt_sha256": job.sha, "repeat": job.repeat, "model": config.model,
-                          "sampling": config.sampling(job.repeat), **_outcome(None, None, MISSING_FROM_BATCH, None, 0, time.monotonic()),
-                          "latency_s": None})
-    failures = Counter(r["error"] for r in converted if r["error"])
-    summary = {"files": [name for name, _ in files], "lines": len(seen), "planned": len(answered | {(j.sha, j.repeat) for j in missing}),
+    planned = planned_keys(items, config)
+    missing = [key for key in planned if key not in collected.best]
+    for sha, repeat in missing:
+        collected.offer(sha, repeat, Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0}))
+    failures[MISSING_FROM_BATCH] += len(missing)
+    failures = +failures  # no zero count of missing lines
+    summary = {"files": [display(p) for p in paths], "lines": len(seen), "planned": len(collected.best),
                "missing": len(missing), "failed": sum(failures.values()), "failures": dict(failures.most_common()),
                "models": dict(models.most_common())}
-    return converted, summary
+    return collected, summary
 
 
 def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
@@ -4665,104 +4782,91 @@ def _cached_tokens(usage: object) -> int | None:
     return cached if isinstance(cached, int) else None
 
 
-def score_log(records: list[dict], items: list[Item], config: ModelConfig) -> list[dict]:
-    """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage."""
-    answers: dict[tuple[str, int], dict] = {}
-    for r in records:
-        if r.get("type") != "request" or r.get("model") != config.model:
-            continue
-        repeat = r.get("repeat")
-        if not isinstance(repeat, int) or r.get("sampling") != config.sampling(repeat):
-            continue
-        key = (r.get("prompt_sha256"), repeat)
-        if key not in answers or answers[key].get("error") is not None:  # a success is never replaced
-            answers[key] = r
-    planned = {(job.sha, job.repeat) for job in plan_jobs(items, config)}
+def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig) -> list[dict]:
+    """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
+    answers: Collected.best, the answer that counts per (prompt SHA-256, repeat)."""
+    planned = set(planned_keys(items, config))
     shown_cache: dict[tuple, tuple[Graph, dict[str, str]]] = {}  # each shown graph, and its names, built once
+    key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored = []
     for item in items:
-        row = item.row
-        cache_key = (item.variant.name, row["permutation"], row["mode"], row["edges_included"], id(item.order))
-        if cache_key not in shown_cache:
-            shown = item.shown()
-            shown_cache[cache_key] = (shown, {n.id: n.name for n in shown.nodes})
+        row, sha = item.row, item.row["prompt_sha256"]
+        cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
+        cell.update(prompt_sha256=sha, prompt_tokens=row["prompt_tokens"], insufficient=item.question.insufficient,
+                    hops=hop_bucket(item.question))
         for repeat in range(config.repeats):
-            record = answers.get((row["prompt_sha256"], repeat))
-            cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
-            cell.update(repeat=repeat, prompt_sha256=row["prompt_sha256"], prompt_tokens=row["prompt_tokens"],
-                        insufficient=item.question.insufficient, hops=hop_bucket(item.question))
+            record = answers.get((sha, repeat))
             if row["overflow"] and config.model != SOLVER_MODEL:
                 status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
-            elif (row["prompt_sha256"], repeat) not in planned:
+            elif (sha, repeat) not in planned:
                 continue  # outside --limit: not part of this run, even when the log holds an answer to it
             elif record is None:
                 status, scores, usage = "NOT_RUN", None, None
-            elif context_refusal(record.get("error")):
+            elif context_refusal(record.error):
                 status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None  # the server's own window: a failed task
-            elif record.get("error") is not None:
-                status, scores, usage = "ERROR", FAILED_SCORES, record.get("usage")
+            elif record.error is not None:
+                status, scores, usage = "ERROR", FAILED_SCORES, record
             else:
-                status, usage = "OK", record.get("usage")
-                scores = score_answer(record.get("content"), *shown_cache[cache_key][:1], item.question, shown_cache[cache_key][1])
+                status, usage = "OK", record
+                if key is None or key.sha != sha or key.q is not item.question:
+                    shown_key = (item.variant.name, row["permutation"], row["mode"], row["edges_included"], id(item.order))
+                    if shown_key not in shown_cache:
+                        shown = item.shown()
+                        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes})
+                    key = AnswerKey(*shown_cache[shown_key][:1], item.question, shown_cache[shown_key][1], sha)
+                scores = key.score(record.content)
             if scores is not None and item.question.insufficient:
-                scores = {**scores, **{k: None for k in ("false_abstention", "path_exact", "edge_precision", "edge_recall",
-                                                          "valid_path", "evidence_match", "path_supports_answer",
-                                                          "right_answer_wrong_path")}}
-            server_prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
-            scored.append(
-                {
-                    **cell,
-                    "status": status,
-                    **(scores or {k: None for k in FAILED_SCORES}),
-                    "truncated_by_server": isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"],
-                    "usage_prompt_tokens": server_prompt,
-                    "usage_cached_tokens": _cached_tokens(usage),
-                    "usage_completion_tokens": usage.get("completion_tokens") if isinstance(usage, dict) else None,
-                    "over_output_cap": isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int)
-                    and usage["completion_tokens"] > config.max_output_tokens,  # the server ignored the cap
-                    "latency_s": record.get("latency_s") if record else None,
-                    "retry_wait_s": record.get("retry_wait_s") if record else None,
-                    "finish_reason": record.get("finish_reason") if record else None,
-                    "error": record.get("error") if record else None,
-                }
-            )
+                scores = {**scores, **ABSTENTION_SCORES}
+            server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
+            scored.append({
+                **cell,
+                "repeat": repeat,
+                "status": status,
+                **(scores or NO_SCORES),
+                "truncated_by_server": isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"],
+                "usage_prompt_tokens": server_prompt,
+                "usage_cached_tokens": usage.cached_tokens if usage else None,
+                "usage_completion_tokens": completion,
+                "over_output_cap": isinstance(completion, int) and completion > config.max_output_tokens,  # the server ignored the cap
+                "latency_s": record.latency_s if record else None,
+                "retry_wait_s": record.retry_wait_s if record else None,
+                "finish_reason": record.finish_reason if record else None,
+                "error": record.error if record else None,
+            })
     return scored
 
 
 @dataclass(frozen=True)
 class Answers:
-    """What a model run or --score collected: the log records, the request summary, and the files scored."""
+    """What a model run or --score collected: the answers that count, the request summary, and the files scored."""
 
-    records: list[dict]
+    best: dict[tuple[str, int], Answer]  # Collected.best
     summary: dict  # mode run | log | batch, counts, failures by reason, notes
     log: dict  # {"name", "sha256", "unreadable_lines"}: the files scored
 
 
 def log_info(paths: list[Path], unreadable: dict[str, list[int]]) -> dict:
-    """The files scored, their SHA-256 (of their bytes one after the other) and the lines that could not be read."""
+    """The files scored, their SHA-256 (of their bytes one after the other, read in blocks) and the lines that
+    could not be read."""
     present = [p for p in paths if p.exists()]
-    sha = sha256_hex(b"".join(p.read_bytes() for p in present)) if present else None
-    return {"name": ", ".join(display(p) for p in paths), "sha256": sha, "unreadable_lines": unreadable}
+    digest = hashlib.sha256()
+    for path in present:
+        with open(path, "rb") as f:
+            while block := f.read(1 << 20):
+                digest.update(block)
+    return {"name": ", ".join(display(p) for p in paths), "sha256": digest.hexdigest() if present else None, "unreadable_lines": unreadable}
 
 
-def log_summary(records: list[dict], items: list[Item], config: ModelConfig) -> dict:
+def log_summary(collected: Collected, items: list[Item], config: ModelConfig) -> dict:
     """Every invocation in a log, as the scorer sees them: planned requests, answered, failed, not yet run."""
-    best: dict[tuple, dict] = {}
-    for r in records:
-        if r.get("type") == "request" and r.get("model") == config.model and isinstance(r.get("repeat"), int) \
-                and r.get("sampling") == config.sampling(r["repeat"]):
-            key = (r.get("prompt_sha256"), r["repeat"])
-            if key not in best or best[key].get("error") is not None:
-                best[key] = r
-    planned = [(job.sha, job.repeat) for job in plan_jobs(items, config)]
-    outcomes = [best.get(key) for key in planned]
-    failures = Counter(failure_kind(r["error"]) for r in outcomes if r is not None and r.get("error") and not context_refusal(r["error"]))
+    outcomes = [collected.best.get(key) for key in planned_keys(items, config)]
+    failures = Counter(failure_kind(r.error) for r in outcomes if r is not None and r.error and not context_refusal(r.error))
     return {
-        "invocations": sum(1 for r in records if r.get("type") == "run"), "planned": len(planned),
-        "answered": sum(1 for r in outcomes if r is not None and not r.get("error")), "failed": sum(failures.values()),
+        "invocations": len(collected.headers), "planned": len(outcomes),
+        "answered": sum(1 for r in outcomes if r is not None and not r.error), "failed": sum(failures.values()),
         "not_run": sum(1 for r in outcomes if r is None), "failures": dict(failures.most_common()),
-        "cut_by_length": sum(1 for r in outcomes if r is not None and not r.get("error") and r.get("finish_reason") == "length"),
-        "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.get("error"))),
+        "cut_by_length": sum(1 for r in outcomes if r is not None and not r.error and r.finish_reason == "length"),
+        "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.error)),
     }
 
 
@@ -5326,12 +5430,12 @@ def write_results(out: Staging, answers: Answers, report: ResultsReport) -> tupl
     """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
     to stdout and why the run did not fully succeed, if it did not."""
     model, (baseline, tolerance) = report.model, report.gate_spec
-    scored = score_log(answers.records, report.measured.items, model)
+    scored = score_log(answers.best, report.measured.items, model)
     table = aggregate(scored, report.prices)
     gate = verdicts(scored, table, baseline, tolerance, report.hints)
     head = {"schema_version": 1, **report.header, "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
             "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table}
-    out.add("results.json", json_with_rows(head, "cells", scored))
+    out.add_chunks("results.json", json_with_rows(head, "cells", scored))
     questions = report.measured.variants[0].questions
     out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
                                            tolerance, report.skipped).encode("utf-8"))
@@ -5710,14 +5814,22 @@ class Staging:
         self.sha: dict[str, str] = {}  # name -> SHA-256, in the order written
 
     def add(self, name: str, data: bytes) -> None:
+        self.add_chunks(name, iter([data]))
+
+    def add_chunks(self, name: str, chunks: Iterator[bytes]) -> None:
+        """add(), for a file made in pieces: each written as it comes, so memory holds one piece at a time."""
+        digest = hashlib.sha256()
         try:
             if self.folder is None:
                 self.out_dir.mkdir(parents=True, exist_ok=True)
                 self.folder = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.out_dir))
-            (self.folder / name).write_bytes(data)
+            with open(self.folder / name, "wb") as f:
+                for chunk in chunks:
+                    f.write(chunk)
+                    digest.update(chunk)
         except OSError as e:
             raise BenchmarkError(f"{display(self.out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
-        self.sha[name] = sha256_hex(data)
+        self.sha[name] = digest.hexdigest()
 
     def read(self, name: str) -> bytes:
         return (self.folder / name).read_bytes()
@@ -6279,15 +6391,13 @@ MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations
                   "encoding", "repeats")
 
 
-def check_log_matches(records: list[dict], items: list[Item], model: ModelConfig, argv: list[str], names: list[str]) -> None:
+def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str], names: list[str]) -> None:
     """Stop unless some answer in the logs is to a prompt of this command, by this model, with this sampling;
     the error names what differs from the invocations that wrote the logs (their header lines)."""
-    shas = {item.row["prompt_sha256"] for item in items}
-    if any(r.get("type") == "request" and r.get("prompt_sha256") in shas and r.get("model") == model.model
-           and isinstance(r.get("repeat"), int) and r.get("sampling") == model.sampling(r["repeat"]) for r in records):
+    if collected.best:
         return
     here, differ = make_parser().parse_args(argv), []
-    for header in (r for r in records if r.get("type") == "run"):
+    for header in collected.headers:
         if header.get("model") != model.model:
             differ.append(f"--model {header.get('model')} (here {model.model})")
         for key, value in (header.get("sampling") or {}).items():
@@ -6319,35 +6429,36 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
 
 
 def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Answers:
-    """--score: the answers of logs of this tool, or of Batch API output and error files, with no network."""
-    read = []
+    """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
+    is a Batch file when its first readable line has a custom_id."""
+    kinds = []
     for path in args.score:
-        records, unreadable = read_log(path)
-        if not records and not path.exists():
+        if not path.exists():
             raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
-        read.append((display(path), records, unreadable))
-    batch = [(name, records) for name, records, _ in read if any("custom_id" in r for r in records)]
-    bad = {name: lines for name, _, lines in read if lines}
-    for name, lines in bad.items():
-        warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
-             "not scored; their prompts count as not run")
-    if batch:
-        if len(batch) != len(read):
+        first = next((r for _, _, r in file_lines(path) if r is not None), None)
+        kinds.append(first is not None and "custom_id" in first)
+    if any(kinds):
+        if not all(kinds):
             raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
-        records, summary = batch_records(batch, measured.items, model)
+        collected, summary = collect_batch(list(args.score), measured.items, model)
         others = other_models(summary["models"], model.model)
         if others and not args.accept_other_model:
-            raise BenchmarkError(f"{', '.join(name for name, _ in batch)}: the answers come from model {', '.join(others)}, not --model "
+            raise BenchmarkError(f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
                                  f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
                                  "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
         summary.update(mode="batch", notes=batch_notes(summary, model))
-        for note in summary["notes"]:
-            warn(note)
     else:
-        records = [r for _, rs, _ in read for r in rs]
-        check_log_matches(records, measured.items, model, argv, [name for name, _, _ in read])
-        summary = {"mode": "log", "files": [name for name, _, _ in read], **log_summary(records, measured.items, model)}
-    return Answers(records, summary, log_info(list(args.score), bad))
+        collected = Collected(measured.items, model)
+        for path in args.score:
+            collected.log(path)
+        check_log_matches(collected, model, argv, [display(p) for p in args.score])
+        summary = {"mode": "log", "files": [display(p) for p in args.score], **log_summary(collected, measured.items, model)}
+    for name, lines in collected.unreadable.items():
+        warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
+             "not scored; their prompts count as not run")
+    for note in summary.get("notes", []):
+        warn(note)
+    return Answers(collected.best, summary, log_info(list(args.score), collected.unreadable))
 
 
 def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
@@ -6363,9 +6474,10 @@ def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Pl
         "git": git_state(), "command": ["benchmark.py", *public_argv(argv)],
     }
     summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
-    records, lines = read_log(log_path)
-    summary["log"] = log_summary(records, measured.items, model)  # every invocation, not only this one
-    return Answers(records, summary, log_info([log_path], {display(log_path): lines} if lines else {}))
+    collected = Collected(measured.items, model)
+    collected.log(log_path)
+    summary["log"] = log_summary(collected, measured.items, model)  # every invocation, not only this one
+    return Answers(collected.best, summary, log_info([log_path], collected.unreadable))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -737,7 +737,31 @@ def test_each_prefix_group_is_warmed_by_its_first_prompt_before_the_rest(tmp_pat
     for fmt, times in arrivals.items():  # the other five of a format are sent once the first has its answer
         assert len(times) == 6 and min(times[1:]) >= times[0] + 0.09, fmt
     order = [fmt_of[benchmark.sha256_hex(r["body"]["messages"][0]["content"])] for r in server.requests]
-    assert order[:1] == ["json"] and sorted(set(order)) == sorted(benchmark.ARTICLE_FORMATS)
+    # four workers, no one idle: the first prompts of four groups go at once; a freed worker then takes the rest
+    # of a warmed group while its prefix is cached, before the fifth group's first
+    assert sorted(order[:4]) == sorted(["json", "jsonl", "tsv", "edge_list"]) and order[4] != "dsl"
+
+
+def test_a_free_worker_takes_a_warm_groups_job_else_the_next_groups_first_and_waits_only_when_neither_exists():
+    Job = collections.namedtuple("Job", "name group")
+    jobs = [Job(f"{g}{k}", g) for g in "ab" for k in range(3)]
+    schedule, halt = benchmark.Schedule(jobs, warm=True), threading.Event()
+    a0, a_rest = schedule.take(halt)
+    b0, b_rest = schedule.take(halt)
+    assert (a0.name, b0.name) == ("a0", "b0")  # a second worker does not wait for a's first answer: b's first goes
+    waited = threading.Thread(target=lambda: taken.append(schedule.take(halt)))
+    taken: list = []
+    waited.start()
+    time.sleep(0.1)
+    assert not taken  # a third worker: nothing can go until a first answer is in
+    schedule.warmed(b_rest)
+    waited.join(1)
+    assert taken[0][0].name == "b1" and taken[0][1] is None
+    schedule.warmed(a_rest)
+    assert [schedule.take(halt)[0].name for _ in range(3)] == ["b2", "a1", "a2"]  # warm groups in the order they warmed
+    assert schedule.take(halt) is None  # nothing left, nothing warming: the worker ends
+    cold = benchmark.Schedule(jobs, warm=False)  # the control solver: no cache to warm, all ready
+    assert [cold.take(halt)[0].name for _ in range(6)] == [j.name for j in jobs] and cold.take(halt) is None
 
 
 def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):

@@ -1,0 +1,93 @@
+"""Time and peak memory of --score on a 100,800-line Batch API output, against the same command's offline part.
+
+    $ python bench/score_speed.py --rounds 3
+
+The article's graph and questions at --permutations 168 make 5,040 distinct prompts; --repeats 20 makes
+100,800 requests. The control solver answers them once (requests.jsonl), and its answers become a Batch
+output file (98%: right answers as chat completions from a dated snapshot, each repeat's text made distinct by
+trailing spaces, so that no answer is scored from another's) and an error file (2%: server errors), as the
+Batch API returns them. Then, side by side in fresh processes, in alternating order:
+
+    benchmark.py --permutations 168 --no-write-prompts --out A                       # the offline part
+    benchmark.py --permutations 168 --no-write-prompts --model gpt-x --repeats 20 --score OUTPUT ERRORS --out B
+
+Prints each round's wall time and peak RSS (from /usr/bin/time) and the medians; "beyond" is the score's
+wall time minus the offline part's in the same round.
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FLAGS = ["--permutations", "168", "--no-write-prompts"]
+MODEL = ["--model", "gpt-x", "--repeats", "20"]
+
+
+def timed(argv: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS in MiB of one fresh process."""
+    done = subprocess.run(["/usr/bin/time", "-f", "%e %M", sys.executable, str(ROOT / "benchmark.py"), *argv],
+                          capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        sys.exit(f"benchmark.py failed ({done.returncode}): {done.stderr[-2000:]}")
+    wall, kib = done.stderr.strip().splitlines()[-1].split()
+    return float(wall), int(kib) // 1024
+
+
+def batch_files(tmp: Path) -> tuple[Path, Path]:
+    solver = tmp / "solver"
+    subprocess.run([sys.executable, str(ROOT / "benchmark.py"), *FLAGS, "--model", "solver", "--repeats", "20", "--out", str(solver)],
+                   check=True, capture_output=True)
+    output, errors = tmp / "output.jsonl", tmp / "errors.jsonl"
+    with open(solver / "requests.jsonl", encoding="utf-8") as log, open(output, "w", encoding="utf-8") as out, \
+            open(errors, "w", encoding="utf-8") as err:
+        for n, line in enumerate(log):
+            r = json.loads(line)
+            if r.get("type") != "request":
+                continue
+            custom_id = f"{r['prompt_sha256'][:40]}-r{r['repeat']}"
+            if n % 50 == 7:
+                err.write(json.dumps({"id": f"batch_req_{n}", "custom_id": custom_id, "response": None,
+                                      "error": {"code": "server_error", "message": "The server had an error."}}) + "\n")
+                continue
+            body = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1764000000, "model": "gpt-x-2024-08-06",
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": r["content"] + " " * r["repeat"], "refusal": None},
+                                 "logprobs": None, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 700, "completion_tokens": 60, "total_tokens": 760,
+                              "prompt_tokens_details": {"cached_tokens": 512}}, "system_fingerprint": "fp_0"}
+            out.write(json.dumps({"id": f"batch_req_{n}", "custom_id": custom_id,
+                                  "response": {"status_code": 200, "request_id": f"req_{n}", "body": body}, "error": None}) + "\n")
+    return output, errors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        output, errors = batch_files(tmp)
+        lines = sum(1 for _ in open(output)) + sum(1 for _ in open(errors))
+        print(f"{lines:,} Batch lines ({output.stat().st_size / 1e6:.0f} MB of output)", file=sys.stderr)
+        beyond, offline_rss, score_rss = [], [], []
+        for round_ in range(args.rounds):
+            runs = {}
+            for name in (("offline", "score") if round_ % 2 == 0 else ("score", "offline")):
+                extra = [*MODEL, "--score", str(output), str(errors)] if name == "score" else []
+                runs[name] = timed([*FLAGS, *extra, "--out", str(tmp / f"{name}{round_}")])
+            beyond.append(runs["score"][0] - runs["offline"][0])
+            offline_rss.append(runs["offline"][1])
+            score_rss.append(runs["score"][1])
+            print(f"round {round_ + 1}: offline part {runs['offline'][0]:.2f} s ({runs['offline'][1]} MiB), score {runs['score'][0]:.2f} s "
+                  f"({runs['score'][1]} MiB): {beyond[-1]:.2f} s beyond the offline part", file=sys.stderr)
+        print(f"median of {args.rounds}: {statistics.median(beyond):.2f} s beyond the offline part (range {min(beyond):.2f}-"
+              f"{max(beyond):.2f}), peak RSS {statistics.median(score_rss)} MiB (offline part {statistics.median(offline_rss)} MiB)",
+              file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
