@@ -79,6 +79,7 @@ import argparse
 import csv
 import difflib
 import functools
+import gc
 import hashlib
 import heapq
 import importlib.util
@@ -86,6 +87,7 @@ import io
 import itertools
 import json
 import math
+import operator
 import os
 import platform
 import random
@@ -101,7 +103,7 @@ import unicodedata
 import urllib.parse
 from collections import Counter, OrderedDict, deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -4089,13 +4091,14 @@ def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
         return
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file") from None
+    loads = json.loads
     with f:
         for line_no, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
-            except ValueError:
+                record = loads(line.decode("utf-8"))  # decoded here: json's own guess at the encoding cost a third of a parse
+            except ValueError:  # UnicodeDecodeError included
                 record = None
             yield line_no, line, record if isinstance(record, dict) else None
 
@@ -4525,6 +4528,19 @@ def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_req
 # scoring (article 4.4-4.6, 8.2): the same rules for every format, from the log alone
 
 
+@contextmanager
+def gc_paused():
+    """The cyclic garbage collector off while scoring makes 100,000s of answers and rows that hold no cycles:
+    its full passes over them took a fifth of a large score. On again after, whatever happened."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_answer(content: object) -> dict | None:
     """The answer if content is one JSON object with a string answer and path and evidence lists, else None.
 
@@ -4561,6 +4577,8 @@ class AnswerKey:
         self.accepted = ({_folded(a) for a in q.answers} | {_folded(self.names.get(i, "")) for i in q.answer_ids}
                          | {i.casefold() for i in q.answer_ids}) - {""}
         self.gold_paths = set(q.paths)
+        self.path_sets = [set(p) for p in q.paths]  # in q.paths order: ties go to the first listed
+        self.ends: dict[str, set[str]] = {}
         self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
         self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
 
@@ -4577,20 +4595,22 @@ class AnswerKey:
         parsed = parse_answer(content)
         answer = parsed["answer"] if parsed else None
         abstained = answer is not None and answer.strip() == ABSTAIN
-        q, shown, names = self.q, self.shown, self.names
-        if q.insufficient:
+        if self.q.insufficient:
             return {"parse_success": parsed is not None, "abstained": abstained, "answer_correct": abstained, **ABSTENTION_SCORES}
-        answer_correct = answer is not None and not abstained and _folded(answer) in self.accepted
+        folded = _folded(answer) if answer is not None else None
+        answer_correct = folded is not None and not abstained and folded in self.accepted
         path = parsed["path"] if parsed else []
         if self.position is not None:  # --edge-ids: the path cites edge ids; an index, or an id not shown, cites nothing
             path = [self.position.get(x, -1) if isinstance(x, str) else -1 for x in path]
-        indices_ok = all(type(i) is int and 0 <= i < len(shown.edges) for i in path)
-        chosen = [shown.edges[i] for i in path] if indices_ok else []
+        edges = self.shown.edges
+        size = len(edges)
+        indices_ok = all(type(i) is int and 0 <= i < size for i in path)
+        chosen = [edges[i] for i in path] if indices_ok else []
         cited = {i for i in path if type(i) is int}
-        gold = set(max(q.paths, key=lambda p: (len(cited & set(p)), -len(set(p))))) if q.paths else set()
+        paths = self.path_sets
+        gold = paths[0] if len(paths) == 1 else max(paths, key=lambda p: (len(cited & p), -len(p))) if paths else set()
         hits = len(cited & gold)
         ends = walk_ends(chosen) if chosen else set()
-        evidence = parsed["evidence"] if parsed else []
         path_exact = indices_ok and tuple(path) in self.gold_paths
         return {
             "parse_success": parsed is not None,
@@ -4601,11 +4621,17 @@ class AnswerKey:
             "edge_precision": hits / len(path) if path else 0.0,
             "edge_recall": hits / len(gold) if gold else 0.0,
             "valid_path": bool(ends),
-            "evidence_match": bool(chosen) and evidence == [self._evidence(i) for i in path],
-            "path_supports_answer": answer is not None and any(_folded(answer) in {_folded(names.get(end, "")), end.casefold()} for end in ends),
+            "evidence_match": bool(chosen) and parsed["evidence"] == [self._evidence(i) for i in path],
+            "path_supports_answer": folded is not None and any(folded in self._end_forms(end) for end in ends),
             "right_answer_wrong_path": answer_correct and not path_exact,
         }
 
+    def _end_forms(self, end: str) -> set[str]:
+        """What an answer naming the node a path ends at may say: its name or its id, folded."""
+        forms = self.ends.get(end)
+        if forms is None:
+            forms = self.ends[end] = {_folded(self.names.get(end, "")), end.casefold()}
+        return forms
 
     def _evidence(self, i: int) -> dict:
         item = self.evidence.get(i)
@@ -4695,51 +4721,65 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
     bytes, and a line of the Batch input format are errors that name the file and line."""
     collected = Collected(items, config)
     by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
-    seen: dict[str, tuple[str, int, bytes]] = {}  # custom_id -> (file, line, digest of the line)
+    seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
     problems, models, failures = [], Counter(), Counter()
+    best, repeats = collected.best, config.repeats
     for path in paths:
         name, bad = display(path), []
         for line_no, line, r in file_lines(path):
             if r is None:
                 bad.append(line_no)
                 continue
-            where = f"{name} line {line_no}"
-            custom_id = str(r.get("custom_id", ""))
+            custom_id = r.get("custom_id")
+            custom_id = custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
             if "method" in r or "body" in r:
-                problems.append(f"{where} is a Batch input line (custom_id, method, url, body): pass the batch's output "
-                                "file and its error file, not the file that was uploaded")
+                problems.append(f"{name} line {line_no} is a Batch input line (custom_id, method, url, body): pass the batch's "
+                                "output file and its error file, not the file that was uploaded")
                 continue
             prefix, _, repeat = custom_id.rpartition("-r")
-            if prefix not in by_prefix or not (repeat.isdigit() and repeat.isascii()) or int(repeat) >= config.repeats:
-                problems.append(f"{where}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
+            sha = by_prefix.get(prefix)
+            repeat = int(repeat) if repeat.isdigit() and repeat.isascii() else repeats
+            if sha is None or repeat >= repeats:
+                problems.append(f"{name} line {line_no}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
                                 "--model, matrix and prompt flags as the --export-batch run, or the right file")
                 continue
-            digest = hashlib.blake2b(line.strip(), digest_size=16).digest()
-            if custom_id in seen:
-                first = seen[custom_id]
+            digest = hash(line.strip())  # 64 bits: two different lines that collide are not a practical concern
+            first = seen.get(custom_id)
+            if first is not None:
                 if first[2] != digest:
-                    problems.append(f"{where}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
+                    problems.append(f"{name} line {line_no}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
                                     "with other content; keep one of the two files")
                 continue
             seen[custom_id] = (name, line_no, digest)
-            response = r.get("response") if isinstance(r.get("response"), dict) else {}
-            body, status = response.get("body"), response.get("status_code")
-            if isinstance(body, dict) and isinstance(body.get("model"), str):
-                models[body["model"]] += 1
-            message = _message(body)
+            response = r.get("response")
+            body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
+            message, usage = None, None
+            if type(body) is dict:
+                model = body.get("model")
+                if type(model) is str:
+                    models[model] += 1
+                message = _message(body)
+                usage = body.get("usage")
             if status == 200 and message is not None and not r.get("error"):
                 error = None
-            elif isinstance(r.get("error"), dict):  # a line of the error file
-                error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
             else:
-                error = f"batch: {_error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-            if error:
+                if isinstance(r.get("error"), dict):  # a line of the error file
+                    error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
+                else:
+                    error = f"batch: {_error_text(status, body, json.dumps(body, ensure_ascii=False))}"
                 failures[error] += 1
-            content = message.get("content") if message else None
-            collected.offer(by_prefix[prefix], int(repeat), Answer.of({
-                "error": error, "content": content if isinstance(content, str) else None, "retry_wait_s": 0.0,
-                "finish_reason": body["choices"][0].get("finish_reason") if message else None,
-                "usage": body.get("usage") if isinstance(body, dict) else None}))
+            if type(usage) is dict:
+                details = usage.get("prompt_tokens_details")
+                cached = details.get("cached_tokens") if type(details) is dict else None
+                counts = (usage.get("prompt_tokens"), usage.get("completion_tokens"), cached if isinstance(cached, int) else None)
+            else:
+                counts = (None, None, None)
+            content = message.get("content") if message is not None else None
+            answer = Answer(error, content if type(content) is str else None,
+                            body["choices"][0].get("finish_reason") if message is not None else None, None, 0.0, *counts)
+            old = best.get((sha, repeat))
+            if old is None or old.error is not None:  # Collected.offer, inlined: a success is never replaced
+                best[(sha, repeat)] = answer
         if bad:
             collected.unreadable[name] = bad
     if problems:
@@ -4785,7 +4825,7 @@ def _cached_tokens(usage: object) -> int | None:
 def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig) -> list[dict]:
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
     answers: Collected.best, the answer that counts per (prompt SHA-256, repeat)."""
-    planned = set(planned_keys(items, config))
+    planned = set(planned_keys(items, config)) if config.limit is not None else None  # None: every prompt that fits, every repeat
     shown_cache: dict[tuple, tuple[Graph, dict[str, str]]] = {}  # each shown graph, and its names, built once
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored = []
@@ -4794,15 +4834,16 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
         cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
         cell.update(prompt_sha256=sha, prompt_tokens=row["prompt_tokens"], insufficient=item.question.insufficient,
                     hops=hop_bucket(item.question))
+        overflow = row["overflow"] and config.model != SOLVER_MODEL
         for repeat in range(config.repeats):
             record = answers.get((sha, repeat))
-            if row["overflow"] and config.model != SOLVER_MODEL:
+            if overflow:
                 status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
-            elif (sha, repeat) not in planned:
+            elif planned is not None and (sha, repeat) not in planned:
                 continue  # outside --limit: not part of this run, even when the log holds an answer to it
             elif record is None:
                 status, scores, usage = "NOT_RUN", None, None
-            elif context_refusal(record.error):
+            elif record.error is not None and context_refusal(record.error):
                 status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None  # the server's own window: a failed task
             elif record.error is not None:
                 status, scores, usage = "ERROR", FAILED_SCORES, record
@@ -4887,20 +4928,34 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
     return [round(max(center - half, 0.0), 4), round(min(center + half, 1.0), 4)]
 
 
-def answer_metrics(ran: list[dict], seed: str) -> dict:
-    """The rates and means (95% Wilson intervals, conservative for means of values in [0, 1]) of some scored cells: answers and
-    paths over the positive ones, abstention over the others."""
-    positives = [s for s in ran if not s["insufficient"]]
-    abstain = [s for s in ran if s["insufficient"]]
+METRIC_FIELDS = ("insufficient", *RATE_METRICS, *MEAN_METRICS)
+AGGREGATE_FIELDS = (*METRIC_FIELDS, "status", "hops", "error", "truncated_by_server", "prompt_tokens", "over_output_cap",
+                    "finish_reason", "permutation", "repeat", "usage_prompt_tokens", "usage_completion_tokens",
+                    "usage_cached_tokens", "latency_s", "retry_wait_s", "right_answer_wrong_path")
+
+
+def columns(rows: list[dict], fields: tuple[str, ...]) -> dict[str, tuple]:
+    """The rows' fields as columns, in one pass over the rows: counting then runs in C loops over the columns
+    (a pass per metric over 100,000 row dicts cost more in memory traffic than the counting itself)."""
+    if not rows:
+        return {f: () for f in fields}
+    return dict(zip(fields, zip(*map(operator.itemgetter(*fields), rows))))
+
+
+def answer_metrics(col: dict[str, tuple]) -> dict:
+    """The rates and means (95% Wilson intervals, conservative for means of values in [0, 1]) of some scored cells,
+    given as columns (METRIC_FIELDS at least): answers and paths over the positive ones, abstention over the others."""
+    positive = list(map(operator.not_, col["insufficient"]))
     out = {}
     for metric in RATE_METRICS:
-        pool = ran if metric == "parse_success" else positives
-        k = sum(bool(s[metric]) for s in pool)
+        pool = col[metric] if metric == "parse_success" else list(itertools.compress(col[metric], positive))
+        k = sum(map(operator.truth, pool))
         out[metric] = {"k": k, "n": len(pool), "rate": round(k / len(pool), 4) if pool else None, "ci95": wilson(k, len(pool))}
-    k = sum(bool(s["answer_correct"]) for s in abstain)
+    abstain = list(itertools.compress(col["answer_correct"], col["insufficient"]))
+    k = sum(map(operator.truth, abstain))
     out["abstention_correct"] = {"k": k, "n": len(abstain), "rate": round(k / len(abstain), 4) if abstain else None, "ci95": wilson(k, len(abstain))}
     for metric in MEAN_METRICS:
-        values = [s[metric] for s in positives]
+        values = list(itertools.compress(col[metric], positive))
         mean = statistics.fmean(values) if values else None
         out[metric] = {"mean": None if mean is None else round(mean, 4), "n": len(values), "ci95": mean_interval(values)}
     return out
@@ -4926,45 +4981,51 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
     table = []
     for (encoding, size, ids, mode, fmt), members in groups.items():
         ran = [s for s in members if s["status"] != "NOT_RUN"]
-        positives = [s for s in ran if not s["insufficient"]]
+        col = columns(ran, AGGREGATE_FIELDS)
+        statuses = Counter(col["status"])
+        positive = list(map(operator.not_, col["insufficient"]))
         entry = {
             "encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt,
             "n": len(ran), "not_run": len(members) - len(ran),
-            "errors": sum(s["status"] == "ERROR" for s in ran),
-            "overflow": sum(s["status"] == "CONTEXT_OVERFLOW" for s in ran),
-            "overflow_by_server": sum(s["status"] == "CONTEXT_OVERFLOW" and s["error"] is not None for s in ran),
-            "truncated_by_server": sum(s["truncated_by_server"] for s in ran),
-            "prompt_tokens": round(statistics.fmean(s["prompt_tokens"] for s in ran), 1) if ran else None,
+            "errors": statuses["ERROR"],
+            "overflow": statuses["CONTEXT_OVERFLOW"],
+            "overflow_by_server": sum(1 for status, error in zip(col["status"], col["error"]) if status == "CONTEXT_OVERFLOW" and error is not None),
+            "truncated_by_server": sum(col["truncated_by_server"]),
+            "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
         }
-        entry.update(answer_metrics(ran, f"{encoding}/{size}/{ids}/{mode}/{fmt}"))
+        entry.update(answer_metrics(col))
+        hops: dict[str, list[dict]] = {}
+        for s, bucket in zip(ran, col["hops"]):
+            hops.setdefault(bucket, []).append(s)
         entry["by_hops"] = {  # article 11: analyse 1, 2, 3 and 4+ hops, and the abstention questions, apart
-            bucket: {"n": len(cells), **answer_metrics(cells, f"{encoding}/{size}/{ids}/{mode}/{fmt}/{bucket}")}
-            for bucket in HOP_BUCKETS if (cells := [s for s in ran if s.get("hops") == bucket])
+            bucket: {"n": len(hops[bucket]), **answer_metrics(columns(hops[bucket], METRIC_FIELDS))}
+            for bucket in HOP_BUCKETS if bucket in hops
         }
-        entry["right_answer_wrong_path"] = sum(bool(s["right_answer_wrong_path"]) for s in positives)
-        entry["over_output_cap"] = sum(bool(s.get("over_output_cap")) for s in ran)
-        entry["finish_reasons"] = dict(sorted(Counter(s["finish_reason"] for s in ran if s["finish_reason"]).items()))
-        by_run: dict[tuple, list[dict]] = {}
-        for s in positives:
-            by_run.setdefault((s["permutation"], s["repeat"]), []).append(s)
-        for metric in ("answer_correct", "path_exact"):  # spread across permutations and repeats (article 8.4)
-            per_run = [statistics.fmean(bool(s[metric]) for s in v) for v in by_run.values()]
+        entry["right_answer_wrong_path"] = sum(map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive)))
+        entry["over_output_cap"] = sum(map(operator.truth, col["over_output_cap"]))
+        entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col["finish_reason"] if reason).items()))
+        by_run: dict[tuple, list[tuple]] = {}  # (permutation, repeat) -> [(answer correct, path exact)] of the positive cells
+        for run, right, exact in itertools.compress(zip(zip(col["permutation"], col["repeat"]), col["answer_correct"], col["path_exact"]), positive):
+            by_run.setdefault(run, []).append((right, exact))
+        for k, metric in enumerate(("answer_correct", "path_exact")):  # spread across permutations and repeats (article 8.4)
+            per_run = [math.fsum(map(operator.truth, map(operator.itemgetter(k), v))) / len(v) for v in by_run.values()]  # statistics.fmean
             entry[f"{metric}_spread"] = {**_stats(per_run), "runs": len(per_run)} if per_run else None
         correct = entry["path_exact"]["k"]
-        entry["tokens_per_correct_path"] = round(sum(s["prompt_tokens"] for s in ran) / correct, 1) if correct else None
-        usage_in = [s["usage_prompt_tokens"] for s in ran if isinstance(s["usage_prompt_tokens"], int)]
-        usage_out = [s["usage_completion_tokens"] for s in ran if isinstance(s["usage_completion_tokens"], int)]
-        cached = [s["usage_cached_tokens"] for s in ran if isinstance(s.get("usage_cached_tokens"), int)]
+        entry["tokens_per_correct_path"] = round(sum(col["prompt_tokens"]) / correct, 1) if correct else None
+        usage_in = [v for v in col["usage_prompt_tokens"] if isinstance(v, int)]
+        usage_out = [v for v in col["usage_completion_tokens"] if isinstance(v, int)]
+        cached = [v for v in col["usage_cached_tokens"] if isinstance(v, int)]
         entry["usage"] = {"prompt_tokens": sum(usage_in), "completion_tokens": sum(usage_out), "responses_with_usage": len(usage_in),
                           "cached_tokens": sum(cached) if cached else None,
                           "cached_share": round(sum(cached) / sum(usage_in), 4) if cached and sum(usage_in) else None}
         # The prompt tokens as the model counted them, where every sent prompt has usage: they can rank formats
         # differently from tiktoken (another tokenizer), and they are what is billed.
-        sent_cells = [s for s in ran if s["status"] != "CONTEXT_OVERFLOW"]
+        sent_cells = len(ran) - statuses["CONTEXT_OVERFLOW"]
         entry["model_prompt_tokens"] = (round(statistics.fmean(usage_in), 1)
-                                        if sent_cells and len(usage_in) == len(sent_cells) else None)
-        latencies = sorted(s["latency_s"] for s in ran if s["status"] == "OK" and isinstance(s["latency_s"], (int, float)))
-        entry["retry_wait_s"] = round(sum(s.get("retry_wait_s") or 0 for s in ran), 3)  # apart from latency: not the format's
+                                        if sent_cells and len(usage_in) == sent_cells else None)
+        latencies = sorted(latency for status, latency in zip(col["status"], col["latency_s"])
+                           if status == "OK" and isinstance(latency, (int, float)))
+        entry["retry_wait_s"] = round(sum(wait or 0 for wait in col["retry_wait_s"]), 3)  # apart from latency: not the format's
         entry["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
             {"median": round(statistics.median(latencies), 3), "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3)}
             if latencies else None
@@ -5077,13 +5138,14 @@ def paired_check(runs: dict[str, list[tuple[bool, bool]]], tolerance: float) -> 
             "outcomes": {"both": round(a, 4), "only_format": round(b, 4), "only_baseline": round(c, 4), "neither": round(d, 4)}}
 
 
-def _paired_runs(mine: dict[tuple, dict], fmt: str, baseline: str, metric: str, insufficient: bool) -> dict[str, list[tuple[bool, bool]]]:
+def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str, metric: str, insufficient: bool) -> dict[str, list[tuple[bool, bool]]]:
     """question id -> [(format's metric, baseline's metric)] for every cell both answered (or failed)."""
     runs: dict[str, list[tuple[bool, bool]]] = {}
-    for key, c in mine.items():
-        b = mine.get((baseline, *key[1:])) if key[0] == fmt else None
+    base = mine.get(baseline, {})
+    for key, c in mine.get(fmt, {}).items():
+        b = base.get(key)
         if b is not None and c["insufficient"] is insufficient:
-            runs.setdefault(key[1], []).append((bool(c[metric]), bool(b[metric])))
+            runs.setdefault(key[0], []).append((bool(c[metric]), bool(b[metric])))
     return runs
 
 
@@ -5116,10 +5178,10 @@ def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: fl
     worst permutation's path exact no worse than the baseline's worst by more than the tolerance; and the
     saving in full-prompt tokens (the model's own count when the log has it). No verdict is 'accept' when
     requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
-    cells: dict[tuple, dict[tuple, dict]] = {}
+    cells: dict[tuple, dict[str, dict[tuple, dict]]] = {}  # group -> format -> (question, permutation, repeat) -> cell
     for c in scored:
         if c["status"] != "NOT_RUN":
-            cells.setdefault(group_key(c), {})[(c["format"], c["question_id"], c["permutation"], c["repeat"])] = c
+            cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[(c["question_id"], c["permutation"], c["repeat"])] = c
     by_group: dict[tuple, dict[str, dict]] = {}
     for e in table:
         by_group.setdefault(group_key(e), {})[e["format"]] = e
@@ -5430,12 +5492,14 @@ def write_results(out: Staging, answers: Answers, report: ResultsReport) -> tupl
     """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
     to stdout and why the run did not fully succeed, if it did not."""
     model, (baseline, tolerance) = report.model, report.gate_spec
-    scored = score_log(answers.best, report.measured.items, model)
-    table = aggregate(scored, report.prices)
-    gate = verdicts(scored, table, baseline, tolerance, report.hints)
+    with gc_paused():
+        scored = score_log(answers.best, report.measured.items, model)
+        table = aggregate(scored, report.prices)
+        gate = verdicts(scored, table, baseline, tolerance, report.hints)
     head = {"schema_version": 1, **report.header, "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
             "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table}
-    out.add_chunks("results.json", json_with_rows(head, "cells", scored))
+    with gc_paused():
+        out.add_chunks("results.json", json_with_rows(head, "cells", scored))
     questions = report.measured.variants[0].questions
     out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
                                            tolerance, report.skipped).encode("utf-8"))
@@ -6440,7 +6504,8 @@ def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Ans
     if any(kinds):
         if not all(kinds):
             raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
-        collected, summary = collect_batch(list(args.score), measured.items, model)
+        with gc_paused():
+            collected, summary = collect_batch(list(args.score), measured.items, model)
         others = other_models(summary["models"], model.model)
         if others and not args.accept_other_model:
             raise BenchmarkError(f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
@@ -6449,8 +6514,9 @@ def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Ans
         summary.update(mode="batch", notes=batch_notes(summary, model))
     else:
         collected = Collected(measured.items, model)
-        for path in args.score:
-            collected.log(path)
+        with gc_paused():
+            for path in args.score:
+                collected.log(path)
         check_log_matches(collected, model, argv, [display(p) for p in args.score])
         summary = {"mode": "log", "files": [display(p) for p in args.score], **log_summary(collected, measured.items, model)}
     for name, lines in collected.unreadable.items():
@@ -6475,7 +6541,8 @@ def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Pl
     }
     summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
     collected = Collected(measured.items, model)
-    collected.log(log_path)
+    with gc_paused():
+        collected.log(log_path)
     summary["log"] = log_summary(collected, measured.items, model)  # every invocation, not only this one
     return Answers(collected.best, summary, log_info([log_path], collected.unreadable))
 

@@ -627,8 +627,9 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     def cell(fmt, permutation, correct, tokens):
         base = {"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": fmt, "question_id": "q",
                 "repeat": 0, "permutation": permutation, "prompt_sha256": "x", "prompt_tokens": tokens,
-                "insufficient": False, "status": "OK", "truncated_by_server": False, "usage_prompt_tokens": None,
-                "usage_completion_tokens": None, "latency_s": 0.1 * (permutation + 1), "finish_reason": "stop", "error": None}
+                "insufficient": False, "hops": "1", "status": "OK", "truncated_by_server": False, "usage_prompt_tokens": None,
+                "usage_cached_tokens": None, "usage_completion_tokens": None, "over_output_cap": False,
+                "latency_s": 0.1 * (permutation + 1), "retry_wait_s": 0.0, "finish_reason": "stop", "error": None}
         scores = dict(PERFECT) if correct else {**benchmark.FAILED_SCORES, "parse_success": True}
         return {**base, **scores}
 
