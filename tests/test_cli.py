@@ -407,3 +407,38 @@ def test_every_example_command_of_the_readme_that_needs_no_server_works(tmp_path
             argv += ["--no-write-prompts"] if "--write-prompts" not in argv else []
         done = subprocess.run([sys.executable, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, (command, done.stderr)
+
+
+@pytest.mark.parametrize("change, sound", [
+    (lambda d: None, True),
+    (lambda d: d["nodes"][0].update(name="e"), True),
+    (lambda d: d["nodes"][1].update(name="\u0301 starts with a combining mark"), True),  # NFC alone; a newline never composes
+    (lambda d: d["nodes"][1].update(name="Cafe\u0301"), False),  # not NFC: normalized, with a warning, by the checked path
+    (lambda d: d["nodes"][1].update(name="\ud800"), False),
+    (lambda d: d["nodes"][1].update(name=7), False),
+    (lambda d: d["nodes"].append(dict(d["nodes"][0])), False),  # a duplicate id
+    (lambda d: d["edges"][0].update(target="nowhere"), False),
+    (lambda d: d["edges"][0].pop("relation"), False),
+    (lambda d: d["edges"].append("not an object"), False),
+    (lambda d: (d["nodes"][0].update(source="x"), d["edges"][0].update(weight=1)), True),  # ignored fields
+])
+def test_the_fast_check_of_a_graph_accepts_only_what_the_record_by_record_check_accepts_unchanged(change, sound):
+    data = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+    change(data)
+    fast = benchmark._sound_graph(data)
+    problems = benchmark.Problems()
+    try:
+        checked = benchmark._checked_graph(json.loads(json.dumps(data)), "g", problems)
+    except benchmark.BenchmarkError:
+        checked = None
+    assert (fast is not None) == sound
+    if sound:  # the same graph, and no problem
+        assert fast[0] == checked and not problems.lines and not problems.not_nfc
+    else:
+        assert checked is None or problems.lines or problems.not_nfc
+
+
+def test_the_fast_check_names_the_fields_it_ignores_by_kind():
+    data = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+    data["nodes"][0]["source"], data["edges"][0]["weight"], data["edges"][1]["type"] = "x", 1, "y"
+    assert benchmark._sound_graph(data)[1] == {"source", "weight", "type"}  # "source" is not a node's field, "type" not an edge's
