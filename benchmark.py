@@ -493,8 +493,8 @@ def _sound_graph(data: dict) -> tuple[Graph, set[str]] | None:
     encodes to UTF-8 exactly when every string does."""
     node_items, edge_items = data["nodes"], data["edges"]
     try:
-        nodes = tuple(map(Node._make, map(operator.itemgetter(*Node._fields), node_items)))
-        edges = tuple(map(Edge._make, map(operator.itemgetter(*Edge._fields), edge_items)))
+        nodes = tuple(map(functools.partial(tuple.__new__, Node), map(operator.itemgetter(*Node._fields), node_items)))
+        edges = tuple(map(functools.partial(tuple.__new__, Edge), map(operator.itemgetter(*Edge._fields), edge_items)))
         extra = (set(itertools.chain.from_iterable(map(dict.keys, node_items))) - set(Node._fields)
                  | set(itertools.chain.from_iterable(map(dict.keys, edge_items))) - set(Edge._fields))
     except (TypeError, KeyError):  # a record that is not an object, or lacks a field
@@ -784,7 +784,7 @@ def _from_records(fmt: str, records: object) -> Graph:
             for i, item in enumerate(items):
                 if not isinstance(item, dict) or set(item) != fields or not all(isinstance(v, str) for v in item.values()):
                     raise _fail(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))}")
-        parts.append(tuple(map(cls._make, map(operator.itemgetter(*cls._fields), items))))
+        parts.append(tuple(map(functools.partial(tuple.__new__, cls), map(operator.itemgetter(*cls._fields), items))))
     return Graph(*parts, tuple(item["id"] for item in edges) if with_ids else ())
 
 
