@@ -3801,20 +3801,27 @@ class Connection:
 _connections = threading.local()  # each worker keeps its own keep-alive connection per host
 
 
+@functools.lru_cache(maxsize=16)
+def _target(url: str) -> tuple[str, str, int | None, str]:
+    """(scheme, host, port, path with query) of a URL, parsed once."""
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme, parts.hostname or "", parts.port, parts.path + (f"?{parts.query}" if parts.query else "")
+
+
 def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int, dict, bytes]:
     """POST and return (status, headers with lower-case names, body); raises OSError on connection faults.
 
     timeout bounds the whole attempt, whatever the server sends (a drip of one byte at a time, chunks that
     never end): at the deadline the socket is shut down (Deadlines). Redirects are not followed (the key goes
     to --base-url's host only): a 3xx is returned as it is. Each worker thread reuses its connection (keep-alive)."""
-    parts = urllib.parse.urlsplit(url)
-    key = (parts.scheme, parts.hostname, parts.port)
+    scheme, host, port, path = _target(url)
+    key = (scheme, host, port)
     pool = _connections.__dict__.setdefault("pool", {})
     conn = pool.pop(key, None)
-    expired = threading.Event()
+    expired = []  # not empty once the deadline has passed (a list, not an Event: cheaper, and only this thread reads it)
 
     def expire() -> None:
-        expired.set()
+        expired.append(True)
         if conn is not None:
             try:
                 conn.sock.shutdown(2)  # wakes the blocked read at once
@@ -3824,14 +3831,14 @@ def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int
     deadline = _deadlines.arm(timeout, expire)
     try:
         if conn is None:
-            conn = Connection(parts.scheme, parts.hostname or "", parts.port, timeout)
-            if expired.is_set():
+            conn = Connection(scheme, host, port, timeout)
+            if expired:
                 raise AttemptTimeout(f"no complete answer within {timeout:g} s")
-        status, response_headers, body, keep = conn.post(parts.path + (f"?{parts.query}" if parts.query else ""), headers, data)
+        status, response_headers, body, keep = conn.post(path, headers, data)
     except OSError as e:
         if conn is not None:
             conn.close()
-        if expired.is_set():
+        if expired:
             raise AttemptTimeout(f"no complete answer within {timeout:g} s") from None
         if isinstance(e, IdleClosed):
             _deadlines.disarm(deadline)
@@ -3839,7 +3846,7 @@ def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int
         raise
     finally:
         _deadlines.disarm(deadline)
-    if expired.is_set():
+    if expired:
         conn.close()
         raise AttemptTimeout(f"no complete answer within {timeout:g} s")
     if keep:
@@ -3997,7 +4004,7 @@ def _error_text(status: int, parsed: object, raw_text: str) -> str:
     return f"HTTP {status}" + (f" ({code})" if code else "") + (f": {words[:300]}" if words else "")
 
 
-def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, rng: random.Random, gate: Gate | None = None) -> dict:
+def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, gate: Gate | None = None) -> dict:
     """One request with bounded retries: the outcome as the log records it (without the cell fields).
     A timeout is retried once at most: a server that queues requests answers late, and a request sent
     again joins the same queue (and is paid twice where the first one still runs)."""
@@ -4005,7 +4012,7 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     first = time.monotonic()
     attempt = timeouts = 0
-    previous = None  # the last attempt's HTTP error
+    previous, rng = None, None  # the last attempt's HTTP error
     while True:
         attempt += 1
         started = time.monotonic()  # latency is the last attempt's; earlier attempts and waits are retry_wait_s
@@ -4061,6 +4068,7 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
             if retry and not gate.halt.is_set():
                 error += f"; gave up after {attempt} attempts"
             return _outcome(parsed, raw_text, error, status, attempt, started, first)
+        rng = rng or random.Random(seed)  # jitter, seeded like everything else; made only when a retry needs it
         if gate.halt.wait(retry_wait(wait_headers, attempt, rng)):
             return _outcome(parsed, raw_text, error, status, attempt, started, first)  # the run stops: no more retries
 
@@ -4504,10 +4512,10 @@ class Sender:
         config, gate = self.config, self.gate
         if config.model == SOLVER_MODEL:
             return solver_outcome(job.item, self.shown_graphs)
-        rng = random.Random(f"{config.seed}/{job.sha}/{job.repeat}")  # jitter, seeded like everything else
         gate.enter()
         try:
-            outcome = send(config, self.post, self.url, self.headers, config.body(self.prompts.get(job.item), job.repeat), rng, gate)
+            outcome = send(config, self.post, self.url, self.headers, config.body(self.prompts.get(job.item), job.repeat),
+                           f"{config.seed}/{job.sha}/{job.repeat}", gate)
         finally:
             gate.leave()
         if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
