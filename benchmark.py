@@ -5935,16 +5935,26 @@ class Staging:
         self.add_chunks(name, iter([data]))
 
     def add_chunks(self, name: str, chunks: Iterator[bytes]) -> None:
-        """add(), for a file made in pieces: each written as it comes, so memory holds one piece at a time."""
+        """add(), for a file made in pieces: each written and hashed on another thread while the next is made
+        (both release the GIL), so memory holds two pieces at a time."""
         digest = hashlib.sha256()
         try:
             if self.folder is None:
                 self.out_dir.mkdir(parents=True, exist_ok=True)
                 self.folder = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.out_dir))
-            with open(self.folder / name, "wb") as f:
-                for chunk in chunks:
+            with open(self.folder / name, "wb") as f, ThreadPoolExecutor(max_workers=1, thread_name_prefix="writer") as writer:
+                pending = None
+
+                def put(chunk: bytes) -> None:
                     f.write(chunk)
                     digest.update(chunk)
+
+                for chunk in chunks:
+                    if pending is not None:
+                        pending.result()  # in order, and an error of the write raised here
+                    pending = writer.submit(put, chunk)
+                if pending is not None:
+                    pending.result()
         except OSError as e:
             raise BenchmarkError(f"{display(self.out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
         self.sha[name] = digest.hexdigest()
