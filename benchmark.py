@@ -46,7 +46,8 @@ Sections, in the order data flows through them:
   constants and the prompt templates   the article's prompt (ru) and its English rendering (en); path lines
   data types                           Node, Edge, Graph (with --edge-ids), GroupKey, Hop, Query, Question
   shared helpers                       whole words, leaky id markers, hop buckets, percents
-  load and validate the inputs         Problems, graph.json and questions.json, NFC
+  load and validate the inputs         Problems, graph.json (a sound file checked at once, else record by
+                                       record) and questions.json, NFC
   formats                              serializer and parser pairs, registered in FORMATS
   round-trip check                     every format parses back to the same graph
   control solver                       complete walks of a query; check_questions says what disagrees;
@@ -63,9 +64,10 @@ Sections, in the order data flows through them:
                                        Gate: fail fast, throttle on timeouts, stop when the server goes away;
                                        Log (group commit), pending_jobs, Tally, RecentPrompts, Schedule
                                        (prefix warm-up, no idle worker), Sender; Batch export
-  scoring                              answers, paths and abstention, from the log alone; Batch files;
-                                       Answers, log_info, log_summary
-  results                              statistics per group and hop count, the acceptance gate (the question
+  scoring                              answers, paths and abstention, from the log alone, streamed: Answer,
+                                       Collected (logs), collect_batch (Batch files), AnswerKey (one per
+                                       prompt), score_log, Answers, log_info, log_summary
+  results                              statistics per group and hop count (over columns), the acceptance gate (the question
                                        as the unit, Newcombe's paired interval), write_results: results.json,
                                        results.md, the console lines; the SVG charts (label placement, styles)
   artifacts                            Staging, OutLock (one run per folder), manifest.json, publish
@@ -4580,6 +4582,11 @@ def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_req
 
 # -----------------------------------------------------------------------------
 # scoring (article 4.4-4.6, 8.2): the same rules for every format, from the log alone
+#
+# In: logs of this tool or Batch API output and error files, read a line at a time, and the measured
+# items. Out: one scored row per row of size_report.json and repeat. While reading, only the answer that
+# counts per (prompt, repeat) is kept, as a compact Answer (Collected.best); each prompt's answers are
+# judged against one AnswerKey. A 100,800-line Batch output is never in memory whole.
 
 
 @contextmanager

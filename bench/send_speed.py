@@ -6,8 +6,8 @@
 The ideal is requests / concurrency x 20 ms: what the run would take if the client cost nothing. The server
 (bench/answer_server.py) runs in its own process and costs almost no CPU, so what is over the ideal is the
 client's: the whole command (start, measuring the prompts, sending, scoring, writing results), timed in the
-same process. Prints each round and the median; CPU per request is the process's CPU time (all threads)
-over the requests sent.
+same process, and the sending alone (from the log's header line to its last answer). Prints each round and
+the medians; CPU per request is the whole command's CPU time (all threads) over the requests sent.
 """
 
 import argparse
@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,6 +25,11 @@ sys.path.insert(0, str(ROOT))
 import benchmark  # noqa: E402
 
 DELAY = 0.02
+
+
+def stamp(text: str) -> float:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
+
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("concurrency", type=int)
@@ -33,7 +39,7 @@ args = parser.parse_args()
 
 server = subprocess.Popen([sys.executable, str(ROOT / "bench" / "answer_server.py"), str(DELAY)], stdout=subprocess.PIPE, text=True)
 url = server.stdout.readline().strip()
-ratios, cpus = [], []
+ratios, phases, cpus = [], [], []
 try:
     for round_ in range(args.rounds):
         with tempfile.TemporaryDirectory() as out:
@@ -42,13 +48,19 @@ try:
                                    "--repeats", str(args.repeats)])
             wall, cpu = time.monotonic() - t, time.process_time() - cpu
             with open(Path(out) / "requests.jsonl", encoding="utf-8") as f:
-                n = sum(1 for line in f if json.loads(line).get("type") == "request")
+                records = [json.loads(line) for line in f]
+        requests = [r for r in records if r.get("type") == "request"]
+        n = len(requests)
+        sending = stamp(max(r["time"] for r in requests)) - stamp(records[0]["started_at"])  # header to the last answer
         ideal = n / args.concurrency * DELAY
         ratios.append(wall / ideal)
+        phases.append(sending / ideal)
         cpus.append(cpu / n * 1000)
         print(f"round {round_ + 1}: exit {code}; {n} requests, {args.concurrency} in flight: wall {wall:.2f} s, ideal {ideal:.2f} s, "
-              f"ratio {wall / ideal:.2f}; client CPU {cpu:.2f} s = {cpu / n * 1000:.2f} ms per request", file=sys.stderr)
+              f"ratio {wall / ideal:.2f} (sending alone {sending:.2f} s, {sending / ideal:.2f}); client CPU {cpu:.2f} s = "
+              f"{cpu / n * 1000:.2f} ms per request", file=sys.stderr)
 finally:
     server.kill()
-print(f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), "
+print(f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), sending alone "
+      f"{statistics.median(phases):.2f} (range {min(phases):.2f}-{max(phases):.2f}), "
       f"client CPU {statistics.median(cpus):.2f} ms per request (range {min(cpus):.2f}-{max(cpus):.2f})", file=sys.stderr)
