@@ -1,6 +1,8 @@
 """The HTTP/1.1 client of model runs (benchmark.Connection, http_post), against raw servers that answer with
 exact bytes: framings, keep-alive, a connection closed while idle, malformed answers, deadlines."""
 
+import json
+import os
 import socket
 import threading
 import time
@@ -155,3 +157,75 @@ def test_one_deadline_thread_ends_many_attempts_each_at_its_own_time():
     assert [t for t, _ in ended] == [0.1, 0.2, 0.3]  # in deadline order; the disarmed one never ran
     assert all(t <= at < t + 0.1 for t, at in ended)
     assert threading.active_count() < 20  # one thread, not one per attempt
+
+
+def test_an_https_url_to_a_plain_server_is_a_connection_error_not_a_crash():
+    plain = socket.socket()
+    plain.bind(("127.0.0.1", 0))
+    plain.listen(1)
+
+    def answer():
+        client, _ = plain.accept()
+        with client:
+            client.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")  # plain HTTP to a TLS hello
+            time.sleep(0.2)
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        with pytest.raises(OSError) as caught:  # ssl.SSLError is an OSError: logged and retried like any connection fault
+            benchmark.http_post(f"https://127.0.0.1:{plain.getsockname()[1]}/v1/chat/completions", {}, b"{}", 5.0)
+    finally:
+        plain.close()
+    assert type(caught.value).__name__ == "SSLError"
+
+
+def test_lines_written_together_share_an_fsync_and_each_returns_only_once_on_disk(tmp_path, monkeypatch):
+    synced, real_fsync = [], benchmark.os.fsync
+    log = benchmark.Log(tmp_path / "requests.jsonl", benchmark.Redactor([]))
+
+    def fsync(fd):
+        time.sleep(0.002)  # a disk that takes its time, so that lines pile up behind it
+        real_fsync(fd)
+        synced.append(os.fstat(fd).st_size)  # what this fsync made durable
+
+    monkeypatch.setattr(benchmark.os, "fsync", fsync)
+    seen_on_disk = []
+
+    def worker(k):
+        for i in range(25):
+            log.write({"worker": k, "i": i})
+            durable = (tmp_path / "requests.jsonl").read_bytes()[: max(synced)]
+            seen_on_disk.append(json.dumps({"worker": k, "i": i}).encode() in durable)  # synced before write() returned
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    log.close()
+    lines = (tmp_path / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sorted((r["worker"], r["i"]) for r in map(json.loads, lines)) == [(k, i) for k in range(16) for i in range(25)]
+    assert len(synced) < len(lines) / 2  # 400 lines, far fewer fsyncs
+    assert all(seen_on_disk)
+
+
+def test_a_failed_write_fails_every_writer_waiting_on_it_and_all_that_follow(tmp_path, monkeypatch):
+    log = benchmark.Log(tmp_path / "requests.jsonl", benchmark.Redactor([]))
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(benchmark.os, "fsync", full)
+    errors = []
+
+    def worker():
+        try:
+            log.write({"x": 1})
+        except OSError as e:
+            errors.append(str(e))
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 8 and set(errors) <= {"[Errno 28] No space left on device", "No space left on device"}
+    with pytest.raises(OSError, match="No space left on device"):
+        log.write({"after": 1})
