@@ -3722,7 +3722,7 @@ class Connection:
             status, version, response_headers = self._head()
             if status >= 200 or status == 101:
                 break  # 100 Continue and other 1xx: the real answer follows
-        body, until_close = self._body(response_headers)
+        body, until_close = (b"", False) if status in (204, 304) else self._body(response_headers)  # never a body
         connection = response_headers.get("connection", "").lower()
         keep = not until_close and connection != "close" and (version != "HTTP/1.0" or connection == "keep-alive")
         return status, response_headers, body, keep
@@ -3742,7 +3742,7 @@ class Connection:
         self.buffer = self.buffer[end + 4:]
         version, _, rest = lines[0].partition(" ")
         code = rest[:3]
-        if not version.startswith("HTTP/") or not (code.isdigit() and code.isascii()):
+        if not version.startswith("HTTP/") or not (len(code) == 3 and code.isdigit() and code.isascii()) or rest[3:4] not in ("", " "):
             raise ProtocolError(f"not an HTTP status line: {lines[0][:80]!r}")
         headers: dict[str, str] = {}
         for line in lines[1:]:
@@ -4232,6 +4232,8 @@ class Log:
             written = True
         except OSError as e:
             error = e
+        except ValueError:  # the file was closed under us (the run was abandoned): the line is not on disk
+            error = OSError("the log was closed")
         finally:
             self.cond.acquire()
             self.flushing = False
@@ -4330,11 +4332,17 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         try:
             for worker in workers:
                 worker.start()
-            for worker in workers:
-                while worker.is_alive():
-                    worker.join(0.2)  # in slices: Ctrl-C reaches the main thread at once
+            _join(workers)
+        except KeyboardInterrupt:
+            sender.gate.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
+            in_flight = sum(worker.is_alive() for worker in workers)
+            if in_flight:
+                print(f"interrupted: waiting for the answers to the requests in flight ({in_flight} worker(s), at most "
+                      f"--timeout {config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them", file=sys.stderr)
+                _join(workers)
+            raise
         finally:
-            sender.gate.halt.set()  # on Ctrl-C, send nothing more; the requests in flight are logged as they end
+            sender.gate.halt.set()
             tally.progress.close()
         if sender.log_error:  # the log could not be written (a full disk): stopped before paying for more
             raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({sender.log_error}); nothing more was "
@@ -4346,6 +4354,13 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         raise BenchmarkError(f"{redact(gate.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
     return {**tally.summary(), "skipped": skipped, "stopped": redact(gate.stopped) if gate.stopped else None,
             "not_sent": len(jobs) - tally.sent}
+
+
+def _join(threads: list[threading.Thread]) -> None:
+    """Wait for the threads in slices, so that Ctrl-C reaches the main thread at once."""
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.2)
 
 
 def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> tuple[list[Job], int]:

@@ -127,6 +127,8 @@ def test_a_connection_the_server_ends_is_not_kept(answer):
     (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n{}", "a bad Content-Length: 'x'"),
     (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "a bad chunk size in a chunked body"),
     (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000, "the response headers passed 65,536 bytes"),
+    (b"HTTP/1.1 20 OK\r\n\r\n", "not an HTTP status line: 'HTTP/1.1 20 OK'"),
+    (b"HTTP/1.1 2000\r\n\r\n", "not an HTTP status line: 'HTTP/1.1 2000'"),
 ])
 def test_a_malformed_answer_is_a_connection_error_naming_what_was_wrong(answer, error):
     server = Scripted([answer])
@@ -136,6 +138,15 @@ def test_a_malformed_answer_is_a_connection_error_naming_what_was_wrong(answer, 
     finally:
         server.close()
     assert str(caught.value) == error and isinstance(caught.value, ConnectionError)
+
+
+def test_a_204_has_no_body_even_without_a_length_and_the_connection_is_kept():
+    server = Scripted([b"HTTP/1.1 204 No Content\r\n\r\n", OK])
+    try:
+        assert post(server, timeout=2.0) == (204, {}, b"")  # not read until the connection ends: that would wait for the timeout
+        assert post(server)[2] == b"{}" and server.connections == 1
+    finally:
+        server.close()
 
 
 def test_a_body_past_the_cap_fails_before_it_is_read(monkeypatch):

@@ -555,6 +555,29 @@ def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
         server.close()
 
 
+def test_ctrl_c_waits_for_the_answers_in_flight_so_none_is_paid_and_lost(tmp_path):
+    contents = solver_contents()
+    server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.4)
+    try:
+        cmd = [sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", server.url,
+               "--concurrency", "4", "--out", str(tmp_path)]
+        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        log = tmp_path / "requests.jsonl"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 3):
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        time.sleep(0.2)
+    finally:
+        server.close()
+    logged = [r for r in log_lines(tmp_path) if r["type"] == "request"]
+    assert process.returncode == 130 and 2 <= len(logged) < 30
+    assert len(server.requests) == len(logged)  # every request the server got (and would bill) has its answer in the log
+    assert all(r["error"] is None for r in logged)
+    assert "interrupted: waiting for the answers to the requests in flight" in err and err.endswith("error: interrupted\n")
+
+
 def test_server_truncation_is_flagged(tmp_path):
     contents = solver_contents()
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], usage=lambda prompt: {"prompt_tokens": 100, "completion_tokens": 5})
