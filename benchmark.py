@@ -3848,10 +3848,7 @@ def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int
         raise
     finally:
         _deadlines.disarm(deadline)
-    if expired:
-        conn.close()
-        raise AttemptTimeout(f"no complete answer within {timeout:g} s")
-    if keep:
+    if keep and not expired:  # a deadline that passed as the answer completed: the answer stands, the socket does not
         pool[key] = conn
     else:
         conn.close()
