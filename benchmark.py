@@ -5211,14 +5211,21 @@ def paired_check(runs: dict[str, list[tuple[bool, bool]]], tolerance: float) -> 
             "outcomes": {"both": round(a, 4), "only_format": round(b, 4), "only_baseline": round(c, 4), "neither": round(d, 4)}}
 
 
-def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str, metric: str, insufficient: bool) -> dict[str, list[tuple[bool, bool]]]:
-    """question id -> [(format's metric, baseline's metric)] for every cell both answered (or failed)."""
-    runs: dict[str, list[tuple[bool, bool]]] = {}
+PAIRED_CHECKS = (("path_exact", "path_exact", False), ("valid_path", "valid_path", False), ("abstention", "answer_correct", True))
+
+
+def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str) -> dict[str, dict[str, list[tuple[bool, bool]]]]:
+    """For each paired check: question id -> [(format's metric, baseline's metric)] for every cell both answered
+    (or failed); the positive questions for paths, the abstention questions for abstention. One pass."""
+    runs: dict[str, dict[str, list[tuple[bool, bool]]]] = {name: {} for name, _, _ in PAIRED_CHECKS}
     base = mine.get(baseline, {})
     for key, c in mine.get(fmt, {}).items():
         b = base.get(key)
-        if b is not None and c["insufficient"] is insufficient:
-            runs.setdefault(key[0], []).append((bool(c[metric]), bool(b[metric])))
+        if b is None:
+            continue
+        for name, metric, insufficient in PAIRED_CHECKS:
+            if c["insufficient"] is insufficient:
+                runs[name].setdefault(key[0], []).append((bool(c[metric]), bool(b[metric])))
     return runs
 
 
@@ -5273,11 +5280,7 @@ def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: fl
 
 def _verdict(e: dict, base: dict, mine: dict, baseline: str, tolerance: float, blockers: list[str]) -> dict:
     fmt = e["format"]
-    checks = {
-        "path_exact": paired_check(_paired_runs(mine, fmt, baseline, "path_exact", False), tolerance),
-        "valid_path": paired_check(_paired_runs(mine, fmt, baseline, "valid_path", False), tolerance),
-        "abstention": paired_check(_paired_runs(mine, fmt, baseline, "answer_correct", True), tolerance),
-    }
+    checks = {name: paired_check(runs, tolerance) for name, runs in _paired_runs(mine, fmt, baseline).items()}
     if checks["abstention"]["questions"] == 0:
         checks["abstention"]["result"] = "pass"  # no abstention question: nothing to be worse at
     worst, base_worst = (x["path_exact_spread"]["min"] if x["path_exact_spread"] else None for x in (e, base))

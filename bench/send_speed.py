@@ -6,7 +6,8 @@
 The ideal is requests / concurrency x 20 ms: what the run would take if the client cost nothing. The server
 (bench/answer_server.py) runs in its own process and costs almost no CPU, so what is over the ideal is the
 client's: the whole command (start, measuring the prompts, sending, scoring, writing results), timed in the
-same process, and the sending alone (from the log's header line to its last answer). Prints each round and
+same process; the same less its offline part (the command without --model, timed just before it); and
+the sending alone (from the log's header line to its last answer). Prints each round and
 the medians; CPU per request is the whole command's CPU time (all threads) over the requests sent.
 """
 
@@ -39,9 +40,13 @@ args = parser.parse_args()
 
 server = subprocess.Popen([sys.executable, str(ROOT / "bench" / "answer_server.py"), str(DELAY)], stdout=subprocess.PIPE, text=True)
 url = server.stdout.readline().strip()
-ratios, phases, cpus = [], [], []
+ratios, beyond, phases, cpus = [], [], [], []
 try:
     for round_ in range(args.rounds):
+        with tempfile.TemporaryDirectory() as offline_out:  # the offline part: the same command without --model
+            t = time.monotonic()
+            benchmark.main(["--out", offline_out, "--no-write-prompts"])
+            offline = time.monotonic() - t
         with tempfile.TemporaryDirectory() as out:
             cpu, t = time.process_time(), time.monotonic()
             code = benchmark.main(["--model", "m", "--base-url", url, "--out", out, "--concurrency", str(args.concurrency),
@@ -54,13 +59,16 @@ try:
         sending = stamp(max(r["time"] for r in requests)) - stamp(records[0]["started_at"])  # header to the last answer
         ideal = n / args.concurrency * DELAY
         ratios.append(wall / ideal)
+        beyond.append((wall - offline) / ideal)
         phases.append(sending / ideal)
         cpus.append(cpu / n * 1000)
         print(f"round {round_ + 1}: exit {code}; {n} requests, {args.concurrency} in flight: wall {wall:.2f} s, ideal {ideal:.2f} s, "
-              f"ratio {wall / ideal:.2f} (sending alone {sending:.2f} s, {sending / ideal:.2f}); client CPU {cpu:.2f} s = "
+              f"ratio {wall / ideal:.2f} (beyond the offline part's {offline:.2f} s: {(wall - offline) / ideal:.2f}; sending alone "
+              f"{sending:.2f} s, {sending / ideal:.2f}); client CPU {cpu:.2f} s = "
               f"{cpu / n * 1000:.2f} ms per request", file=sys.stderr)
 finally:
     server.kill()
-print(f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), sending alone "
+print(f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), beyond the "
+      f"offline part {statistics.median(beyond):.2f} (range {min(beyond):.2f}-{max(beyond):.2f}), sending alone "
       f"{statistics.median(phases):.2f} (range {min(phases):.2f}-{max(phases):.2f}), "
       f"client CPU {statistics.median(cpus):.2f} ms per request (range {min(cpus):.2f}-{max(cpus):.2f})", file=sys.stderr)
