@@ -4325,18 +4325,15 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         tally = Tally(redact, len(jobs))
         sender = Sender(config, jobs, log, key, post, tally)
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
-        workers = [threading.Thread(target=sender.work, name=f"sender-{i}") for i in range(min(config.concurrency, len(jobs)))]
         try:
-            for worker in workers:
-                worker.start()
-            _join(workers)
+            sender.start(min(config.concurrency, len(jobs)))
+            sender.wait()
         except KeyboardInterrupt:
             sender.gate.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
-            in_flight = sum(worker.is_alive() for worker in workers)
-            if in_flight:
-                print(f"interrupted: waiting for the answers to the requests in flight ({in_flight} worker(s), at most "
-                      f"--timeout {config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them", file=sys.stderr)
-                _join(workers)
+            if sender.in_flight:
+                print(f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most --timeout "
+                      f"{config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them", file=sys.stderr)
+                sender.wait()
             raise
         finally:
             sender.gate.halt.set()
@@ -4351,13 +4348,6 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         raise BenchmarkError(f"{redact(gate.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
     return {**tally.summary(), "skipped": skipped, "stopped": redact(gate.stopped) if gate.stopped else None,
             "not_sent": len(jobs) - tally.sent}
-
-
-def _join(threads: list[threading.Thread]) -> None:
-    """Wait for the threads in slices, so that Ctrl-C reaches the main thread at once."""
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(0.2)
 
 
 def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> tuple[list[Job], int]:
@@ -4490,21 +4480,48 @@ class Sender:
         self.log_error: str | None = None  # why the log could not be written: the run stops
         self.shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
         self.prompts = RecentPrompts()
+        self.lock = threading.Lock()
+        self.workers = self.in_flight = 0  # workers not yet ended; jobs being sent or logged
+        self.done = threading.Event()  # every worker has ended
+
+    def start(self, n: int) -> None:
+        """n worker threads. Daemon threads, counted here rather than joined: Thread.join interrupted by Ctrl-C
+        can report a running thread as ended (before Python 3.13), and an abandoned run must not wait for them."""
+        self.workers = n
+        if n == 0:
+            self.done.set()
+        for i in range(n):
+            threading.Thread(target=self.work, name=f"sender-{i}", daemon=True).start()
+
+    def wait(self) -> None:
+        """Until every worker has ended, in slices, so that Ctrl-C reaches the main thread at once."""
+        while not self.done.wait(0.2):
+            pass
 
     def work(self) -> None:
         """A worker: take jobs until none is left or the run stops."""
-        while (taken := self.schedule.take(self.gate.halt)) is not None:
-            job, rest = taken
-            try:
-                outcome = self.send(job)
-            except OSError as e:
-                self.log_error = e.strerror or str(e)
-                self.gate.halt.set()
-                return
-            finally:
-                if rest is not None:
-                    self.schedule.warmed(rest)
-            self.tally.add(outcome)
+        try:
+            while (taken := self.schedule.take(self.gate.halt)) is not None:
+                job, rest = taken
+                with self.lock:
+                    self.in_flight += 1
+                try:
+                    outcome = self.send(job)
+                except OSError as e:
+                    self.log_error = e.strerror or str(e)
+                    self.gate.halt.set()
+                    return
+                finally:
+                    with self.lock:
+                        self.in_flight -= 1
+                    if rest is not None:
+                        self.schedule.warmed(rest)
+                self.tally.add(outcome)
+        finally:
+            with self.lock:
+                self.workers -= 1
+                if self.workers == 0:
+                    self.done.set()
 
     def send(self, job: Job) -> dict:
         """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its
