@@ -4147,7 +4147,7 @@ def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
     loads = json.loads
     with f:
         for line_no, line in enumerate(f, 1):
-            if not line.strip():
+            if line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
                 continue
             try:
                 record = loads(line.decode("utf-8"))  # decoded here: json's own guess at the encoding cost a third of a parse
@@ -4976,16 +4976,21 @@ class Answers:
     log: dict  # {"name", "sha256", "unreadable_lines"}: the files scored
 
 
-def log_info(paths: list[Path], unreadable: dict[str, list[int]]) -> dict:
-    """The files scored, their SHA-256 (of their bytes one after the other, read in blocks) and the lines that
-    could not be read."""
+def files_sha256(paths: list[Path]) -> str | None:
+    """SHA-256 of the files' bytes one after the other, read in blocks (None when none exists). Reading and hashing
+    release the GIL, so a caller can run this on a thread beside parsing the same files."""
     present = [p for p in paths if p.exists()]
     digest = hashlib.sha256()
     for path in present:
         with open(path, "rb") as f:
             while block := f.read(1 << 20):
                 digest.update(block)
-    return {"name": ", ".join(display(p) for p in paths), "sha256": digest.hexdigest() if present else None, "unreadable_lines": unreadable}
+    return digest.hexdigest() if present else None
+
+
+def log_info(paths: list[Path], unreadable: dict[str, list[int]], sha256: str | None) -> dict:
+    """The files scored, their SHA-256 (files_sha256) and the lines that could not be read."""
+    return {"name": ", ".join(display(p) for p in paths), "sha256": sha256, "unreadable_lines": unreadable}
 
 
 def log_summary(collected: Collected, items: list[Item], config: ModelConfig) -> dict:
@@ -6598,6 +6603,14 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
 def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Answers:
     """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
     is a Batch file when its first readable line has a custom_id."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256") as hasher:
+        sha256 = hasher.submit(files_sha256, list(args.score))  # beside the parsing: both read the files
+        collected, summary = _collect_scored(args, argv, model, measured)
+    return Answers(collected.best, summary, log_info(list(args.score), collected.unreadable, sha256.result()))
+
+
+def _collect_scored(args, argv, model: ModelConfig, measured: Measurement) -> tuple[Collected, dict]:
+    """The answers of the --score files and their summary, as logs of this tool or as Batch files."""
     kinds = []
     for path in args.score:
         if not path.exists():
@@ -6627,7 +6640,7 @@ def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Ans
              "not scored; their prompts count as not run")
     for note in summary.get("notes", []):
         warn(note)
-    return Answers(collected.best, summary, log_info(list(args.score), collected.unreadable))
+    return collected, summary
 
 
 def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
@@ -6647,7 +6660,7 @@ def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Pl
     with gc_paused():
         collected.log(log_path)
     summary["log"] = log_summary(collected, measured.items, model)  # every invocation, not only this one
-    return Answers(collected.best, summary, log_info([log_path], collected.unreadable))
+    return Answers(collected.best, summary, log_info([log_path], collected.unreadable, files_sha256([log_path])))
 
 
 def main(argv: list[str] | None = None) -> int:
