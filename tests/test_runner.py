@@ -801,6 +801,21 @@ def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
     assert max(groups.values()) - min(groups.values()) <= 1  # dealt round by round, not the first 20 in row order
 
 
+@pytest.mark.parametrize("model, flags", [
+    ("m", []), ("m", ["--limit", "13"]), ("solver", []), ("m", ["--context-window", "900"]), ("solver", ["--context-window", "900"]),
+])
+def test_planned_keys_are_the_jobs_in_their_order_without_making_them(canonical, model, flags):
+    args = benchmark.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--permutations", "2", "--model", model,
+                                               "--repeats", "3", "--base-url", "http://127.0.0.1:9/v1", *flags])
+    measured = benchmark.measure(canonical, benchmark.make_plan(args))
+    config = benchmark.make_model_config(args)
+    jobs = [(job.sha, job.repeat) for job in benchmark.plan_jobs(measured.items, config)]
+    assert benchmark.planned_keys(measured.items, config) == jobs and len(set(jobs)) == len(jobs)
+    if "--context-window" in flags:  # some prompts overflow: a model is not sent them, the control solver answers all
+        overflowing = {item.row["prompt_sha256"] for item in measured.items if item.row["overflow"]}
+        assert overflowing and (model == "solver") == bool(overflowing & {sha for sha, _ in jobs})
+
+
 def test_limit_deals_over_hop_counts_and_a_bigger_log_is_scored_as_the_slice(tmp_path):
     sys.path.insert(0, str(ROOT / "bench"))
     import synth_kg
