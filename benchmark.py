@@ -4671,6 +4671,7 @@ class AnswerKey:
         self.ends: dict[str, set[str]] = {}
         self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
         self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
+        self.paths_seen: dict[tuple[int, ...], tuple] = {}  # cited path -> _path_facts
 
     def score(self, content: object) -> dict:
         """Every metric of one answer. The same content scores the same: it is scored once."""
@@ -4692,6 +4693,34 @@ class AnswerKey:
         path = parsed["path"] if parsed else []
         if self.position is not None:  # --edge-ids: the path cites edge ids; an index, or an id not shown, cites nothing
             path = [self.position.get(x, -1) if isinstance(x, str) else -1 for x in path]
+        path_exact, precision, recall, ends, evidence = self._path_facts(path)
+        return {
+            "parse_success": parsed is not None,
+            "abstained": abstained,
+            "answer_correct": answer_correct,
+            "false_abstention": abstained,
+            "path_exact": path_exact,
+            "edge_precision": precision,
+            "edge_recall": recall,
+            "valid_path": bool(ends),
+            "evidence_match": evidence is not None and parsed["evidence"] == evidence,
+            "path_supports_answer": folded is not None and any(folded in self._end_forms(end) for end in ends),
+            "right_answer_wrong_path": answer_correct and not path_exact,
+        }
+
+    def _path_facts(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
+        """What the cited path alone decides: path exact, edge precision and recall, the end nodes of its walk, and
+        the evidence it calls for (None when it cites no shown edge). Worked out once per distinct path of whole
+        numbers (answers to one prompt tend to cite the same few); any other path is worked out each time."""
+        if not all(type(i) is int for i in path):
+            return self._work_out(path)
+        key = tuple(path)
+        facts = self.paths_seen.get(key)
+        if facts is None:
+            facts = self.paths_seen[key] = self._work_out(path)
+        return facts
+
+    def _work_out(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
         edges = self.shown.edges
         size = len(edges)
         indices_ok = all(type(i) is int and 0 <= i < size for i in path)
@@ -4702,19 +4731,8 @@ class AnswerKey:
         hits = len(cited & gold)
         ends = walk_ends(chosen) if chosen else set()
         path_exact = indices_ok and tuple(path) in self.gold_paths
-        return {
-            "parse_success": parsed is not None,
-            "abstained": abstained,
-            "answer_correct": answer_correct,
-            "false_abstention": abstained,
-            "path_exact": path_exact,
-            "edge_precision": hits / len(path) if path else 0.0,
-            "edge_recall": hits / len(gold) if gold else 0.0,
-            "valid_path": bool(ends),
-            "evidence_match": bool(chosen) and parsed["evidence"] == [self._evidence(i) for i in path],
-            "path_supports_answer": folded is not None and any(folded in self._end_forms(end) for end in ends),
-            "right_answer_wrong_path": answer_correct and not path_exact,
-        }
+        return (path_exact, hits / len(path) if path else 0.0, hits / len(gold) if gold else 0.0, ends,
+                [self._evidence(i) for i in path] if chosen else None)
 
     def _end_forms(self, end: str) -> set[str]:
         """What an answer naming the node a path ends at may say: its name or its id, folded."""
