@@ -4,8 +4,9 @@
 
 The article's graph and questions at --permutations 168 make 5,040 distinct prompts; --repeats 20 makes
 100,800 requests. The control solver answers them once (requests.jsonl), and its answers become a Batch
-output file (98%: right answers as chat completions from a dated snapshot, each repeat's text made distinct by
-trailing spaces, so that no answer is scored from another's) and an error file (2%: server errors), as the
+output file (98%: chat completions from a dated snapshot; a quarter of the repeats cite the solver's path,
+the others that path reversed, one edge short or one edge more; every answer text distinct, so that no
+answer is scored from another's; completion tokens that vary) and an error file (2%: server errors), as the
 Batch API returns them. Then, side by side in fresh processes, in alternating order:
 
     benchmark.py --permutations 168 --no-write-prompts --out A                       # the offline part
@@ -54,10 +55,14 @@ def batch_files(tmp: Path) -> tuple[Path, Path]:
                 err.write(json.dumps({"id": f"batch_req_{n}", "custom_id": custom_id, "response": None,
                                       "error": {"code": "server_error", "message": "The server had an error."}}) + "\n")
                 continue
+            answer = json.loads(r["content"])
+            variant = r["repeat"] % 4  # repeats that cite other paths: the solver's, reversed, one edge short, one edge more
+            answer["path"] = [answer["path"], answer["path"][::-1], answer["path"][:-1], answer["path"] + [0]][variant]
+            content = json.dumps(answer, ensure_ascii=False) + " " * r["repeat"]  # and no two answer texts alike
             body = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1764000000, "model": "gpt-x-2024-08-06",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": r["content"] + " " * r["repeat"], "refusal": None},
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": None},
                                  "logprobs": None, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 700, "completion_tokens": 60, "total_tokens": 760,
+                    "usage": {"prompt_tokens": 700, "completion_tokens": 40 + 3 * r["repeat"], "total_tokens": 740 + 3 * r["repeat"],
                               "prompt_tokens_details": {"cached_tokens": 512}}, "system_fingerprint": "fp_0"}
             out.write(json.dumps({"id": f"batch_req_{n}", "custom_id": custom_id,
                                   "response": {"status_code": 200, "request_id": f"req_{n}", "body": body}, "error": None}) + "\n")
