@@ -1,5 +1,6 @@
-"""The HTTP/1.1 client of model runs (benchmark.Connection, http_post), against raw servers that answer with
-exact bytes: framings, keep-alive, a connection closed while idle, malformed answers, deadlines."""
+"""The sending machinery of model runs: the HTTP/1.1 client (benchmark.Connection, http_post) against raw servers
+that answer with exact bytes (framings, keep-alive, a connection closed while idle, malformed answers,
+deadlines), the log's group commit, and the prompts kept for repeats."""
 
 import json
 import os
@@ -240,3 +241,23 @@ def test_a_failed_write_fails_every_writer_waiting_on_it_and_all_that_follow(tmp
     assert len(errors) == 8 and set(errors) <= {"[Errno 28] No space left on device", "No space left on device"}
     with pytest.raises(OSError, match="No space left on device"):
         log.write({"after": 1})
+
+
+def test_recent_prompts_are_rebuilt_once_and_kept_within_their_budget():
+    built = []
+
+    class Item:
+        def __init__(self, sha):
+            self.row = {"prompt_sha256": sha}
+
+        def prompt(self):
+            built.append(self.row["prompt_sha256"])
+            return self.row["prompt_sha256"] * 100  # 100 characters
+
+    prompts, items = benchmark.RecentPrompts(budget=250), [Item(c) for c in "abc"]
+    assert [prompts.get(items[k]) for k in (0, 0, 1, 0)] == ["a" * 100, "a" * 100, "b" * 100, "a" * 100]
+    assert built == ["a", "b"]  # a repeat of a prompt is not rebuilt
+    prompts.get(items[2])  # 300 characters over a budget of 250: the least recently used (b) goes
+    assert list(prompts.texts) == ["a", "c"] and prompts.size == 200
+    prompts.get(items[1])
+    assert built == ["a", "b", "c", "b"]
