@@ -6681,11 +6681,20 @@ def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Pl
     return Answers(collected.best, summary, log_info([log_path], collected.unreadable, files_sha256([log_path])))
 
 
+def missing_tiktoken(root: Path, python: str) -> str:
+    """What to do when this Python has no tiktoken: most often it is not the venv the set-up line made."""
+    venv = root / ".venv" / "bin" / "python"
+    if venv.exists() and Path(python).absolute() != venv.absolute():
+        return (f"the tiktoken package is not installed for {python}; run this with {display(venv)}, the venv the set-up "
+                "line made, or: pip install -r requirements.lock.txt")
+    return "the tiktoken package is not installed; run: pip install -r requirements.lock.txt"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = make_parser().parse_args(argv)
     if tiktoken is None:
-        print("error: the tiktoken package is not installed; run: pip install -r requirements.lock.txt", file=sys.stderr)
+        print(f"error: {missing_tiktoken(Path(__file__).resolve().parent, sys.executable)}", file=sys.stderr)
         return 2
     try:
         stdout, failure = run(args, argv)

@@ -336,7 +336,18 @@ def test_missing_tiktoken_is_explained():
     code = "import sys; sys.modules['tiktoken'] = None; sys.path.insert(0, sys.argv[1]); import benchmark; sys.exit(benchmark.main([]))"
     done = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == "error: the tiktoken package is not installed; run: pip install -r requirements.lock.txt\n"
+    assert done.stderr == "error: " + benchmark.missing_tiktoken(ROOT, sys.executable) + "\n"
+
+
+def test_missing_tiktoken_points_at_the_venv_of_the_set_up_line(tmp_path):
+    assert benchmark.missing_tiktoken(tmp_path, "/usr/bin/python3") == (
+        "the tiktoken package is not installed; run: pip install -r requirements.lock.txt")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").touch()
+    assert benchmark.missing_tiktoken(tmp_path, "/usr/bin/python3") == (
+        f"the tiktoken package is not installed for /usr/bin/python3; run this with {benchmark.display(tmp_path / '.venv/bin/python')}, "
+        "the venv the set-up line made, or: pip install -r requirements.lock.txt")
+    assert benchmark.missing_tiktoken(tmp_path, str(tmp_path / ".venv" / "bin" / "python")).endswith("run: pip install -r requirements.lock.txt")
 
 
 def test_extra_fields_are_reported_once(tmp_path, capsys):
