@@ -84,3 +84,38 @@ class FakeOpenAI:
                     connection.shutdown(2)
                 except OSError:
                     pass
+
+
+class TcpServer:
+    """A bare TCP server on 127.0.0.1 for servers that answer with exact bytes: each connection is handed to
+    self.connected(client) on a thread of its own. url ends in path."""
+
+    def __init__(self, path: str = "/v1"):
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}{path}"
+        self.clients: list = []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            self.clients.append(client)
+            threading.Thread(target=self.connected, args=(client,), daemon=True).start()
+
+    def connected(self, client):
+        raise NotImplementedError
+
+    def close(self):
+        self.sock.close()
+        for c in self.clients:
+            try:
+                c.close()
+            except OSError:
+                pass

@@ -11,31 +11,21 @@ import time
 import pytest
 
 import benchmark
+from fake_openai import TcpServer
 
 
-class Scripted:
+class Scripted(TcpServer):
     """A TCP server on 127.0.0.1: on each connection, reads whole requests (headers and a Content-Length body) and
     answers the n-th request of that connection with answers[connection][n] (bytes, or None to close at once)."""
 
     def __init__(self, *answers: list[bytes | None]):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1/chat/completions"
-        self.answers, self.requests, self.connections = list(answers), [], 0
-        threading.Thread(target=self.serve, daemon=True).start()
+        self.answers, self.requests, self.connections, self.lock = list(answers), [], 0, threading.Lock()
+        super().__init__("/v1/chat/completions")
 
-    def serve(self):
-        while True:
-            try:
-                client, _ = self.sock.accept()
-            except OSError:
-                return
+    def connected(self, client):
+        with self.lock:  # connections in the order accepted... or nearly: the tests open them one at a time
             script = self.answers[self.connections] if self.connections < len(self.answers) else []
             self.connections += 1
-            threading.Thread(target=self.handle, args=(client, script), daemon=True).start()
-
-    def handle(self, client, script):
         data = b""
         with client:
             for answer in script:
@@ -54,9 +44,6 @@ class Scripted:
                     return
                 client.sendall(answer)
             time.sleep(0.2)  # the script is done: close
-
-    def close(self):
-        self.sock.close()
 
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"

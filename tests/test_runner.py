@@ -13,7 +13,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, TcpServer
 import benchmark
 from benchmark import Edge
 
@@ -528,17 +528,22 @@ def test_an_unreadable_line_mid_log_stops_the_run_before_paying_again(server, tm
     assert len(server.requests) == before
 
 
+def run_until_logged(server, out, concurrency: int, lines: int, stderr) -> tuple[list[str], subprocess.Popen]:
+    """A model run in a process of its own, returned once its log has that many lines (header included)."""
+    cmd = [sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", server.url,
+           "--concurrency", str(concurrency), "--out", str(out)]
+    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, text=True)
+    log, deadline = out / "requests.jsonl", time.monotonic() + 30
+    while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < lines):
+        time.sleep(0.01)
+    return cmd, process
+
+
 def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
     contents = solver_contents()
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.05)
     try:
-        cmd = [sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", server.url,
-               "--concurrency", "2", "--out", str(tmp_path)]
-        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        log = tmp_path / "requests.jsonl"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 8):
-            time.sleep(0.01)
+        cmd, process = run_until_logged(server, tmp_path, 2, 8, stderr=subprocess.DEVNULL)
         process.send_signal(signal.SIGKILL)
         process.wait()
         time.sleep(0.3)  # let the server finish reading what was already on the wire
@@ -559,13 +564,7 @@ def test_ctrl_c_waits_for_the_answers_in_flight_so_none_is_paid_and_lost(tmp_pat
     contents = solver_contents()
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.4)
     try:
-        cmd = [sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", server.url,
-               "--concurrency", "4", "--out", str(tmp_path)]
-        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        log = tmp_path / "requests.jsonl"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 3):
-            time.sleep(0.01)
+        _, process = run_until_logged(server, tmp_path, 4, 3, stderr=subprocess.PIPE)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
         time.sleep(0.2)
@@ -968,28 +967,14 @@ def test_the_en_prompt_says_how_indices_count(tmp_path):
 # ---- hostile servers
 
 
-class RawServer:
+class RawServer(TcpServer):
     """A TCP server on 127.0.0.1 that answers every connection with handler(socket): drips, redirects, no end."""
 
     def __init__(self, handler):
-        import socket
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
-        self.handler, self.clients, self.seen = handler, [], []
-        threading.Thread(target=self.serve, daemon=True).start()
+        self.handler, self.seen = handler, []
+        super().__init__()
 
-    def serve(self):
-        while True:
-            try:
-                client, _ = self.sock.accept()
-            except OSError:
-                return
-            self.clients.append(client)
-            threading.Thread(target=self.handle, args=(client,), daemon=True).start()
-
-    def handle(self, client):
+    def connected(self, client):
         data = b""
         while b"\r\n\r\n" not in data:
             chunk = client.recv(65536)
@@ -1001,14 +986,6 @@ class RawServer:
             self.handler(client)
         except OSError:
             pass
-
-    def close(self):
-        self.sock.close()
-        for c in self.clients:
-            try:
-                c.close()
-            except OSError:
-                pass
 
 
 def drip(client):
