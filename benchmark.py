@@ -3126,7 +3126,8 @@ def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, question
 
     hints: (variant, format, encoding) -> the last cut, a close guess for the next question or permutation."""
     m, fmt, budget = len(shown.edges), whole.fmt, plan.budget
-    texts: dict[int, FormattedGraph] = {m: whole}
+    # The whole pack is mode A's text only when every node is on an edge: a pack shows exactly the nodes its edges use.
+    texts: dict[int, FormattedGraph] = {m: whole} if len(subgraph(shown).nodes) == len(shown.nodes) else {}
     hint_key = (variant.name, fmt, tokenizer.name)
     indexes: dict[int, dict] = {}
 

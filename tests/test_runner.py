@@ -539,6 +539,42 @@ def run_until_logged(server, out, concurrency: int, lines: int, stderr) -> tuple
     return cmd, process
 
 
+def test_a_node_on_no_edge_leaves_every_prompt_rebuildable_at_every_size_and_mode(tmp_path):
+    # A hand-made graph of 12 nodes, one on no edge. A mode B pack shows exactly the nodes its edges use, so when the
+    # whole graph fits the budget its pack is not mode A's text: it was, and every such prompt failed to rebuild
+    # ("internal error: rebuilt prompt differs") when sent.
+    people = ["Ada Lovelace", "Charles Babbage", "Mary Somerville", "Michael Faraday", "Augustus De Morgan"]
+    nodes = [{"id": n.lower().replace(" ", "_"), "name": n, "type": "person"} for n in people]
+    nodes += [{"id": i, "name": i.replace("_", " ").title(), "type": "work"} for i in
+              ("analytical_engine", "difference_engine", "on_the_connexion", "formal_logic", "notes_on_the_engine", "royal_institution")]
+    nodes.append({"id": "lonely_island", "name": "Lonely Island", "type": "place"})  # on no edge
+    edges = [("ada_lovelace", "wrote", "notes_on_the_engine"), ("notes_on_the_engine", "describes", "analytical_engine"),
+             ("charles_babbage", "designed", "analytical_engine"), ("charles_babbage", "designed", "difference_engine"),
+             ("mary_somerville", "wrote", "on_the_connexion"), ("mary_somerville", "tutored", "ada_lovelace"),
+             ("augustus_de_morgan", "wrote", "formal_logic"), ("augustus_de_morgan", "tutored", "ada_lovelace"),
+             ("michael_faraday", "lectured_at", "royal_institution"), ("charles_babbage", "corresponded_with", "michael_faraday")]
+    graph = {"nodes": nodes, "edges": [{"source": a, "relation": r, "target": b} for a, r, b in edges]}
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    flags = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "8", "--prompt", "en", "--sizes", "small,medium,large",
+             "--budget", "3000", "--context-window", "20000", "--no-write-prompts"]
+    args = benchmark.make_parser().parse_args(flags)
+    plan = benchmark.make_plan(args)
+    inputs, _ = benchmark.preflight(args, plan)
+    answers = {}
+    for item in benchmark.measure(inputs, plan).items:  # raises on a prompt that does not rebuild to its row's SHA-256
+        answers[item.prompt()] = json.dumps(benchmark.solver_answer(item), ensure_ascii=False)
+    server = FakeOpenAI(answer=lambda prompt: answers[prompt])
+    try:
+        assert benchmark.main([*flags, "--model", "m", "--base-url", server.url, "--concurrency", "4", "--out", str(tmp_path / "out")]) == 0
+    finally:
+        server.close()
+    records = [r for r in log_lines(tmp_path / "out") if r["type"] == "request"]
+    assert records and not [r["error"] for r in records if r["error"]]
+    small_b = [r for r in json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+               if r["size"] == "small" and r["mode"] == "B"]
+    assert small_b and all(r["edges_included"] == r["edges_total"] for r in small_b)  # the whole graph fits: the case at hand
+
+
 def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
     contents = solver_contents()
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.05)
