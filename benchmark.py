@@ -214,16 +214,42 @@ class Edge(NamedTuple):
     target: str
 
 
+# A record's properties: (key, value) pairs sorted by key, each value a str, int, float or bool (a date is its
+# ISO string): (("description", "A city on the Volga"), ("founded", 1005)). Ordered pairs, not a dict, so that
+# a record with its properties stays hashable and comparable.
+Props = tuple
+
+
 @dataclass(frozen=True)
 class Graph:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]  # order matters: question paths index into it
     edge_ids: tuple[str, ...] = ()  # with --edge-ids: a stable id per edge ('e1', ...), shown in every format
+    node_props: tuple[Props, ...] = ()  # one Props per node, or () when no node has any
+    edge_props: tuple[Props, ...] = ()  # one Props per edge, or () when no edge has any
+
+    def __post_init__(self) -> None:
+        for name in ("node_props", "edge_props"):  # one form for "no properties": () whatever a builder passed
+            props = getattr(self, name)
+            if props and not any(props):
+                object.__setattr__(self, name, ())
 
     def pick(self, positions) -> Graph:
-        """The edges at positions, in that order, with their ids, and every node: g.pick([2, 0])."""
+        """The edges at positions, in that order, with their ids and properties, and every node: g.pick([2, 0])."""
+        positions = positions if isinstance(positions, (list, tuple, range)) else list(positions)
         ids = tuple(self.edge_ids[i] for i in positions) if self.edge_ids else ()
-        return Graph(self.nodes, tuple(self.edges[i] for i in positions), ids)
+        props = tuple(self.edge_props[i] for i in positions) if self.edge_props else ()
+        return Graph(self.nodes, tuple(self.edges[i] for i in positions), ids, self.node_props, props)
+
+    def nodes_with_props(self) -> Iterator[tuple[Node, Props]]:
+        return zip(self.nodes, self.node_props or itertools.repeat(()))
+
+    def edges_with_props(self) -> Iterator[tuple[Edge, Props]]:
+        return zip(self.edges, self.edge_props or itertools.repeat(()))
+
+    @property
+    def has_props(self) -> bool:
+        return bool(self.node_props or self.edge_props)
 
 
 class GroupKey(NamedTuple):
@@ -473,32 +499,33 @@ def _record(item: object, where: str, fields: tuple[str, ...], kind: str, not_nf
 
 
 def validate_graph(data: object, src: str, problems: Problems) -> Graph:
-    """Graph from parsed graph.json: {"nodes": [{id, name, type}], "edges": [{source, relation, target}]}.
+    """Graph from parsed graph.json: {"nodes": [{id, name, type, ...}], "edges": [{source, relation, target, ...}]},
+    where every other field of a record is one of its properties (read_props); an edge's "id" is its name in
+    the file (for contexts that list edges), not a property.
 
     Bad records become problems and are left out; the edge count stays that of the file."""
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) or not isinstance(data.get("edges"), list):
         raise BenchmarkError(f'{src}: expected a JSON object with "nodes" and "edges" lists')
-    fast = _sound_graph(data)
-    if fast is not None:
-        graph, extra = fast
-        if extra:
-            warn(f"{src}: fields {', '.join(sorted(extra))} are not carried by the formats and are ignored")
-        return graph
-    return _checked_graph(data, src, problems)
+    graph = _sound_graph(data, src)
+    return graph if graph is not None else _checked_graph(data, src, problems)
 
 
-def _sound_graph(data: dict) -> tuple[Graph, set[str]] | None:
+NODE_FIELDS = frozenset(Node._fields)
+EDGE_FIELDS = frozenset((*Edge._fields, "id"))  # an edge's id names it in the file; it is not shown
+
+
+def _sound_graph(data: dict, src: str) -> Graph | None:
     """validate_graph for a file with nothing to report, in C loops over all records at once (a 150,000-edge
-    graph took seconds record by record): the graph and the fields it ignores, or None when anything may be
-    wrong, for _checked_graph to find and name. The strings are checked joined by newlines: a newline is a
-    starter that composes with nothing, so the joined text is in NFC exactly when every string is, and it
-    encodes to UTF-8 exactly when every string does."""
+    graph took seconds record by record): the graph, or None when anything may be wrong, for _checked_graph
+    to find and name. The strings are checked joined by newlines: a newline is a starter that composes with
+    nothing, so the joined text is in NFC exactly when every string is, and it encodes to UTF-8 exactly when
+    every string does. Properties, when records have any, are read record by record."""
     node_items, edge_items = data["nodes"], data["edges"]
     try:
         nodes = tuple(map(functools.partial(tuple.__new__, Node), map(operator.itemgetter(*Node._fields), node_items)))
         edges = tuple(map(functools.partial(tuple.__new__, Edge), map(operator.itemgetter(*Edge._fields), edge_items)))
-        extra = (set(itertools.chain.from_iterable(map(dict.keys, node_items))) - set(Node._fields)
-                 | set(itertools.chain.from_iterable(map(dict.keys, edge_items))) - set(Edge._fields))
+        node_extra = set(itertools.chain.from_iterable(map(dict.keys, node_items))) - NODE_FIELDS
+        edge_extra = set(itertools.chain.from_iterable(map(dict.keys, edge_items))) - EDGE_FIELDS
     except (TypeError, KeyError):  # a record that is not an object, or lacks a field
         return None
     values = list(itertools.chain(itertools.chain.from_iterable(nodes), itertools.chain.from_iterable(edges)))
@@ -513,20 +540,32 @@ def _sound_graph(data: dict) -> tuple[Graph, set[str]] | None:
     if (not unicodedata.is_normalized(NORMALIZATION, text) or len(ids) != len(nodes)
             or not ids.issuperset(map(operator.attrgetter("source"), edges)) or not ids.issuperset(map(operator.attrgetter("target"), edges))):
         return None
-    return Graph(nodes, edges), extra
+    node_props = edge_props = ()
+    nulls = []
+    try:
+        if node_extra:
+            node_props = tuple(read_props(item, NODE_FIELDS, "", None, nulls) for item in node_items)
+        if edge_extra:
+            edge_props = tuple(read_props(item, EDGE_FIELDS, "", None, nulls) for item in edge_items)
+    except BenchmarkError:
+        return None
+    _warn_nulls(src, nulls)
+    return Graph(nodes, edges, (), node_props, edge_props)
 
 
 def _checked_graph(data: dict, src: str, problems: Problems) -> Graph:
     """validate_graph record by record: each problem named, bad records left out."""
-    nodes, first_index = [], {}  # node id -> index of the node that defines it
-    extra = set()
+    nodes, node_props, first_index = [], [], {}  # node id -> index of the node that defines it
+    nulls: list[str] = []
     for i, item in enumerate(data["nodes"]):
+        where = f"{src}: nodes[{i}]"
         try:
-            node = Node(*_record(item, f"{src}: nodes[{i}]", Node._fields, "node", problems.not_nfc))
+            node = Node(*_record(item, where, Node._fields, "node", problems.not_nfc))
             if node.id in first_index:
                 j = first_index[node.id]
                 same = " after NFC normalization" if data["nodes"][j]["id"] != item["id"] else ""
                 raise BenchmarkError(f"{src}: nodes[{i}].id {node.id!r} duplicates nodes[{j}]{same}; node ids must be unique")
+            props = read_props(item, NODE_FIELDS, where, problems.not_nfc, nulls)
         except BenchmarkError as e:
             problems.add(str(e))
             if isinstance(item, dict) and isinstance(item.get("id"), str):
@@ -534,26 +573,80 @@ def _checked_graph(data: dict, src: str, problems: Problems) -> Graph:
             continue
         first_index[node.id] = i
         nodes.append(node)
-        extra |= item.keys() - set(Node._fields)
-    edges, valid = [], {n.id for n in nodes}
+        node_props.append(props)
+    edges, edge_props, valid = [], [], {n.id for n in nodes}
     for i, item in enumerate(data["edges"]):
+        where = f"{src}: edges[{i}]"
         try:
-            edge = Edge(*_record(item, f"{src}: edges[{i}]", Edge._fields, "edge", problems.not_nfc))
+            edge = Edge(*_record(item, where, Edge._fields, "edge", problems.not_nfc))
             for end in ("source", "target"):
                 if getattr(edge, end) not in first_index:
                     raise BenchmarkError(
                         f"{src}: edges[{i}].{end} {getattr(edge, end)!r} is not a node id; add that node or fix the edge"
                     )
+            props = read_props(item, EDGE_FIELDS, where, problems.not_nfc, nulls)
         except BenchmarkError as e:
             problems.add(str(e))
             continue
         if {edge.source, edge.target} - valid:
             continue  # touches a broken node, already reported
         edges.append(edge)
-        extra |= item.keys() - set(Edge._fields)
-    if extra:
-        warn(f"{src}: fields {', '.join(sorted(extra))} are not carried by the formats and are ignored")
-    return Graph(tuple(nodes), tuple(edges))
+        edge_props.append(props)
+    _warn_nulls(src, nulls)
+    return Graph(tuple(nodes), tuple(edges), (), tuple(node_props), tuple(edge_props))
+
+
+PROP_KEY = re.compile(r"[^\W\d]\w*(?:[.-]\w+)*")  # letters, digits and '_', with '.' or '-' inside: founded, valid.from
+RESERVED_KEYS = frozenset(("kind", "edge_id", "properties"))  # what the formats name their own columns and nesting
+
+
+def read_props(item: dict, fixed: frozenset, where: str, not_nfc: list[str] | None, nulls: list[str]) -> Props:
+    """The properties of an input record: its fields beyond the fixed ones, and those of a nested "properties" object,
+    sorted by key: {"id": "kazan", ..., "founded": 1005, "description": "A city"} -> (("description", "A city"),
+    ("founded", 1005)). A null is left out (noted in nulls: no format tells null from absent)."""
+    pairs = [(k, v) for k, v in item.items() if k not in fixed and k != "properties"]
+    if "properties" in item:
+        nested = item["properties"]
+        if not isinstance(nested, dict):
+            raise BenchmarkError(f"{where}.properties is not an object; give the properties as fields of the record, or as one object")
+        twice = next((k for k in nested if k in item), None)
+        if twice is not None:
+            raise BenchmarkError(f"{where} gives the property {twice!r} both as a field and in properties; keep one")
+        pairs += nested.items()
+    if not pairs:
+        return ()
+    props = []
+    for key, value in pairs:
+        if key in fixed or key in RESERVED_KEYS or not PROP_KEY.fullmatch(key):
+            raise BenchmarkError(
+                f"{where} has a property named {key!r}, which the formats cannot carry (a property name is letters, digits "
+                "and '_', with '.' or '-' inside, and none of id, name, type, source, relation, target, kind, edge_id, "
+                "properties); rename it")
+        if value is None:
+            nulls.append(f"{where}.{key}")
+            continue
+        props.append((key, check_value(value, f"{where}.{key}", not_nfc)))
+    return tuple(sorted(props))
+
+
+def check_value(value: object, where: str, not_nfc: list[str] | None) -> object:
+    """A property value every format can carry: a string (as check_text), a whole or finite number, a boolean."""
+    if isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise BenchmarkError(f"{where} is {value}; a property number must be finite")
+        return value
+    if isinstance(value, str):
+        return check_text(value, where, not_nfc)
+    kind = "a list" if isinstance(value, list) else "an object"
+    raise BenchmarkError(f"{where} is {kind}; a property is a string, a number or a boolean (a date as its ISO string): "
+                         "join it into one string or split it into several properties")
+
+
+def _warn_nulls(src: str, nulls: list[str]) -> None:
+    if nulls:
+        warn(f"{src}: {len(nulls)} null property value(s) left out, as no format tells null from absent (the first: {nulls[0]})")
 
 
 UNSAFE_IN_FILE_NAMES = '/\\:*?"<>|'
@@ -757,16 +850,103 @@ def _fail(fmt: str, line_no: int, message: str) -> BenchmarkError:
     return BenchmarkError(f"{fmt} line {line_no}: {message}")
 
 
-def _graph_dict(graph: Graph) -> dict:
-    """The graph as plain records in schema order, an edge's id first with --edge-ids."""
+# Properties in the formats that have no types of their own (tsv, edge_list, dsl, pipe_table, markdown_kv) are
+# written as scalar text: a number or a boolean as JSON writes it, a string as it is unless it would read as
+# something else (a number, true, false, null, an empty or space-padded string, or one that starts with a
+# quote), in which case it is a JSON string literal: 1969, 2.5, true, Kazan, "1969", "", " padded ".
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def scalar_text(value: object) -> str:
+    """A property value as text: 1969 -> '1969'; '1969' -> '"1969"'; True -> 'true'; 'Kazan' -> 'Kazan'."""
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    if (not value or value != value.strip() or value[0] == '"' or value in ("true", "false", "null")
+            or _JSON_NUMBER.fullmatch(value)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def scalar_value(fmt: str, line_no: int, text: str) -> object:
+    """The value scalar_text wrote: '1969' -> 1969; '"1969"' -> '1969'; 'true' -> True; 'Kazan' -> 'Kazan'."""
+    if text.startswith('"'):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if not isinstance(value, str):
+            raise _fail(fmt, line_no, f"a property value that starts with a quote must be one JSON string, not {text[:40]!r}")
+        return value
+    if text in ("true", "false"):
+        return text == "true"
+    if _JSON_NUMBER.fullmatch(text):
+        return json.loads(text)
+    if not text or text == "null" or text != text.strip():
+        raise _fail(fmt, line_no, f"the property value {text!r} must be written as a JSON string")
+    return text
+
+
+def _prop_key(fmt: str, line_no: int, key: str) -> str:
+    if not PROP_KEY.fullmatch(key) or key in RESERVED_KEYS:
+        raise _fail(fmt, line_no, f"{key!r} is not a property name")
+    return key
+
+
+def _read_pairs(fmt: str, line_no: int, fields: list[str]) -> Props:
+    """Props from 'key=value' fields (the value as scalar_text wrote it): ['founded=1005'] -> (('founded', 1005),)."""
+    props = {}
+    for field in fields:
+        key, sep, text = field.partition("=")
+        if not sep:
+            raise _fail(fmt, line_no, f"expected key=value after the record's fields, found {field[:40]!r}")
+        if _prop_key(fmt, line_no, key) in props:
+            raise _fail(fmt, line_no, f"the property {key!r} is given twice")
+        props[key] = scalar_value(fmt, line_no, text)
+    return tuple(sorted(props.items()))
+
+
+def _pairs(props: Props) -> list[str]:
+    """['key=value', ...] of props, values as scalar_text (the caller escapes them for its format)."""
+    return [f"{k}={scalar_text(v)}" for k, v in props]
+
+
+def _prop_columns(props: tuple[Props, ...]) -> list[str]:
+    """Every property name of some records, sorted: the columns of a table format."""
+    return sorted({k for p in props for k, _ in p})
+
+
+def _typed(props: Props) -> tuple:
+    """Props as the round trip compares them: a boolean is never equal to a number (True == 1 in Python), while
+    1 and 1.0 are the same number (TOON writes 1.0 as 1)."""
+    return tuple((k, type(v) is bool, v) for k, v in props)
+
+
+def _graph_dict(graph: Graph, flat: bool = False, absent: object = ...) -> dict:
+    """The graph as plain records in schema order, an edge's id first with --edge-ids; properties nested under
+    "properties" (json), or with flat as fields after the record's own (yaml, toon, markdown_kv), every
+    property name on every record (as absent) when absent is given (toon's tables)."""
     edges = [e._asdict() for e in graph.edges]
     if graph.edge_ids:
         edges = [{"id": i, **e} for i, e in zip(graph.edge_ids, edges)]
-    return {"nodes": [n._asdict() for n in graph.nodes], "edges": edges}
+    nodes = [n._asdict() for n in graph.nodes]
+    for records, all_props in ((nodes, graph.node_props), (edges, graph.edge_props)):
+        if not all_props:
+            continue
+        names = _prop_columns(all_props) if absent is not ... else []
+        for record, props in zip(records, all_props):
+            if flat:
+                record.update({**dict.fromkeys(names, absent), **dict(props)})
+            elif props:
+                record["properties"] = dict(props)
+    return {"nodes": nodes, "edges": edges}
 
 
-def _from_records(fmt: str, records: object) -> Graph:
-    """Graph from the parsed JSON of the json format, checking its exact shape."""
+def _from_records(fmt: str, records: object, flat: bool = False) -> Graph:
+    """Graph from the parsed JSON of the json format (properties nested under "properties"), or with flat from
+    records whose fields beyond their own are properties (yaml, toon, markdown_kv: a null is an absent one),
+    checking the exact shape."""
     if not isinstance(records, dict) or set(records) != {"nodes", "edges"}:
         raise _fail(fmt, 1, 'expected an object with exactly "nodes" and "edges"')
     parts = []
@@ -777,34 +957,65 @@ def _from_records(fmt: str, records: object) -> Graph:
         if not isinstance(items, list):
             raise _fail(fmt, 1, f"{key!r} is not a list")
         fields = {*cls._fields, "id"} if cls is Edge and with_ids else set(cls._fields)
-        try:  # the shape of every item checked in C loops; the slow loop below only names the first bad one
+        try:  # the shape of every item checked in C loops; the slow loop below reads properties or names the first bad item
             good = (all(map(operator.eq, map(dict.keys, items), itertools.repeat(fields)))
                     and set(map(type, itertools.chain.from_iterable(map(dict.values, items)))) <= {str})
         except TypeError:  # an item that is not an object
             good = False
-        if not good:
-            for i, item in enumerate(items):
-                if not isinstance(item, dict) or set(item) != fields or not all(isinstance(v, str) for v in item.values()):
-                    raise _fail(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))}")
-        parts.append(tuple(map(functools.partial(tuple.__new__, cls), map(operator.itemgetter(*cls._fields), items))))
-    return Graph(*parts, tuple(item["id"] for item in edges) if with_ids else ())
+        props = () if good else tuple(_record_props(fmt, key, i, item, fields, flat) for i, item in enumerate(items))
+        parts.append((tuple(map(functools.partial(tuple.__new__, cls), map(operator.itemgetter(*cls._fields), items))), props))
+    (nodes, node_props), (edge_list, edge_props) = parts
+    return Graph(nodes, edge_list, tuple(item["id"] for item in edges) if with_ids else (), node_props, edge_props)
+
+
+def _record_props(fmt: str, key: str, i: int, item: object, fields: set[str], flat: bool) -> Props:
+    """The properties of one parsed record, after checking its own fields are strings."""
+    if not isinstance(item, dict) or not fields <= item.keys() or not all(isinstance(item[f], str) for f in fields):
+        raise _fail(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))}")
+    extra = {k: v for k, v in item.items() if k not in fields}
+    if extra and not flat:
+        if set(extra) != {"properties"} or not isinstance(extra["properties"], dict) or not extra["properties"]:
+            raise _fail(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))} and perhaps a "
+                                "non-empty properties object")
+        extra = extra["properties"]
+    props = []
+    for name, value in extra.items():
+        if value is None and flat:
+            continue  # a table's empty cell: this record has no such property
+        if not PROP_KEY.fullmatch(str(name)) or name in RESERVED_KEYS or not _is_scalar(value):
+            raise _fail(fmt, 1, f"{key}[{i}].{name} is not a property of a string, number or boolean")
+        props.append((name, value))
+    return tuple(sorted(props))
+
+
+def _is_scalar(value: object) -> bool:
+    return isinstance(value, (str, bool, int)) or isinstance(value, float) and math.isfinite(value)
 
 
 _quote = json.encoder.encode_basestring  # a JSON string literal, as json.dumps(ensure_ascii=False) writes it
 
 
+def _json_props(props: Props, indent: str) -> str:
+    """The "properties" member of a record as json.dumps(indent=2, sort_keys=True) writes it at that indent."""
+    inner = ",\n".join(f"{indent}  {_quote(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in props)
+    return f'\n{indent}"properties": {{\n{inner}\n{indent}}},'
+
+
 def serialize_json(graph: Graph) -> str:
     """json.dumps(graph, ensure_ascii=False, indent=2, sort_keys=True), written out by hand because the
     indenting encoder is pure Python and large graphs spend most of their time in it (a test checks
-    that both give the same bytes)."""
+    that both give the same bytes). Properties are a nested "properties" object, on the records that have any."""
     q = _quote
     ids = [f'\n      "id": {q(i)},' for i in graph.edge_ids] if graph.edge_ids else [""] * len(graph.edges)
+    if graph.edge_props:
+        ids = [i + (_json_props(p, "      ") if p else "") for i, p in zip(ids, graph.edge_props)]
     edges = ",\n".join(
         f'    {{{i}\n      "relation": {q(e.relation)},\n      "source": {q(e.source)},\n      "target": {q(e.target)}\n    }}'
         for i, e in zip(ids, graph.edges)
     )
+    props = [_json_props(p, "      ") if p else "" for p in graph.node_props] if graph.node_props else [""] * len(graph.nodes)
     nodes = ",\n".join(
-        f'    {{\n      "id": {q(n.id)},\n      "name": {q(n.name)},\n      "type": {q(n.type)}\n    }}' for n in graph.nodes
+        f'    {{\n      "id": {q(n.id)},\n      "name": {q(n.name)},{p}\n      "type": {q(n.type)}\n    }}' for n, p in zip(graph.nodes, props)
     )
     edges = f"[\n{edges}\n  ]" if graph.edges else "[]"
     nodes = f"[\n{nodes}\n  ]" if graph.nodes else "[]"
@@ -829,25 +1040,33 @@ def parse_json_compact(text: str) -> Graph:
     return parse_json(text, "json_compact")
 
 
-# jsonl: {"k":"n","i":id,"n":name,"t":type} and {"k":"e","s":source,"r":relation,"t":target}, one per line
+# jsonl: {"k":"n","i":id,"n":name,"t":type} and {"k":"e","s":source,"r":relation,"t":target}, one per line; a
+# record's properties as "p":{...} at its end.
 JSONL_NODE_KEYS = ("k", "i", "n", "t")
 JSONL_EDGE_KEYS = ("k", "s", "r", "t")
 JSONL_EDGE_ID_KEYS = ("k", "i", "s", "r", "t")  # with --edge-ids: {"k":"e","i":edge id,"s":...}
 
 
+def _jsonl_props(props: Props) -> str:
+    return ',"p":' + json.dumps(dict(props), ensure_ascii=False, separators=(",", ":")) if props else ""
+
+
 def serialize_jsonl(graph: Graph) -> str:
     """Each line as json.dumps(record, ensure_ascii=False, separators=(",", ":")) writes it."""
     q = _quote
-    lines = [f'{{"k":"n","i":{q(n.id)},"n":{q(n.name)},"t":{q(n.type)}}}' for n in graph.nodes]
+    node_props = map(_jsonl_props, graph.node_props) if graph.node_props else itertools.repeat("")
+    edge_props = map(_jsonl_props, graph.edge_props) if graph.edge_props else itertools.repeat("")
+    lines = [f'{{"k":"n","i":{q(n.id)},"n":{q(n.name)},"t":{q(n.type)}{p}}}' for n, p in zip(graph.nodes, node_props)]
     if graph.edge_ids:
-        lines += [f'{{"k":"e","i":{q(i)},"s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}}}' for i, e in zip(graph.edge_ids, graph.edges)]
+        lines += [f'{{"k":"e","i":{q(i)},"s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}{p}}}'
+                  for i, e, p in zip(graph.edge_ids, graph.edges, edge_props)]
     else:
-        lines += [f'{{"k":"e","s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}}}' for e in graph.edges]
+        lines += [f'{{"k":"e","s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}{p}}}' for e, p in zip(graph.edges, edge_props)]
     return "\n".join(lines)
 
 
 def parse_jsonl(text: str) -> Graph:
-    try:  # one call of the C decoder for the whole text; any problem is found again, by line, below
+    try:  # one call of the C decoder for the whole text; any problem (or a property) is found again, by line, below
         lines = [line for line in text.split("\n") if line]
         items = json.loads("[" + ",".join(lines) + "]")
         if len(items) == len(lines) and all(type(item) is dict and (tuple(item) == JSONL_NODE_KEYS and item["k"] == "n" or tuple(item) == JSONL_EDGE_KEYS
@@ -860,8 +1079,8 @@ def parse_jsonl(text: str) -> Graph:
 
 
 def _parse_jsonl_lines(text: str) -> Graph:
-    """parse_jsonl line by line: a graph with edge ids, or the line that is wrong."""
-    nodes, edges, ids = [], [], []
+    """parse_jsonl line by line: a graph with edge ids or properties, or the line that is wrong."""
+    nodes, edges, ids, node_props, edge_props = [], [], [], [], []
     for line_no, line in enumerate(text.split("\n"), 1):
         if not line:
             continue
@@ -871,20 +1090,30 @@ def _parse_jsonl_lines(text: str) -> Graph:
             raise _fail("jsonl", line_no, e.msg) from None
         kind = item.get("k") if isinstance(item, dict) else None
         keys = JSONL_NODE_KEYS if kind == "n" else (JSONL_EDGE_ID_KEYS if "i" in item else JSONL_EDGE_KEYS) if kind == "e" else None
-        if keys is None or tuple(item) != keys or not all(isinstance(v, str) for v in item.values()) or (kind == "e" and edges and bool(ids) != ("i" in item)):
-            raise _fail("jsonl", line_no, 'expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values')
+        props = item.pop("p", None) if keys is not None else None
+        if (keys is None or tuple(item) != keys or not all(isinstance(v, str) for v in item.values())
+                or (kind == "e" and edges and bool(ids) != ("i" in item))):
+            raise _fail("jsonl", line_no, 'expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, '
+                                          'and "p":{properties} at the end')
+        if props is not None and (not isinstance(props, dict) or not props or not all(
+                PROP_KEY.fullmatch(k) and k not in RESERVED_KEYS and _is_scalar(v) for k, v in props.items())):
+            raise _fail("jsonl", line_no, '"p" is not an object of properties (strings, numbers, booleans)')
+        props = tuple(sorted(props.items())) if props else ()
         if kind == "n":
             nodes.append(Node(item["i"], item["n"], item["t"]))
+            node_props.append(props)
         else:
             edges.append(Edge(item["s"], item["r"], item["t"]))
+            edge_props.append(props)
             if "i" in item:
                 ids.append(item["i"])
-    return Graph(tuple(nodes), tuple(edges), tuple(ids))
+    return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
 # tsv: a header, then node and edge rows in four columns. A field holding a tab, quote, \n or \r is
 # quoted as csv.QUOTE_MINIMAL does (csv.writer itself leaves a lone \r unquoted with lineterminator
-# "\n", which its reader then rejects, so we quote by hand).
+# "\n", which its reader then rejects, so we quote by hand). Properties are columns after the fixed ones,
+# one per property name, shared by nodes and edges: a value as scalar_text, an empty cell where absent.
 TSV_HEADER = ("kind", "id/source", "name/relation", "type/target")
 TSV_HEADER_LINE = "\t".join(TSV_HEADER)
 TSV_ID_HEADER = (*TSV_HEADER, "edge_id")  # with --edge-ids: a fifth column, empty on node rows
@@ -896,36 +1125,56 @@ def _tsv_field(value: str) -> str:
     return value
 
 
+def _cells(props: Props, columns: list[str]) -> tuple[str, ...]:
+    """A record's property cells under the columns: scalar_text, or '' where it has none."""
+    have = dict(props)
+    return tuple(scalar_text(have[c]) if c in have else "" for c in columns)
+
+
 def serialize_tsv(graph: Graph) -> str:
+    columns = _prop_columns((*graph.node_props, *graph.edge_props))
+    node_cells = [_cells(p, columns) for _, p in graph.nodes_with_props()] if columns else itertools.repeat(())
+    edge_cells = [_cells(p, columns) for _, p in graph.edges_with_props()] if columns else itertools.repeat(())
     if graph.edge_ids:
-        rows = [TSV_ID_HEADER, *(("node", *n, "") for n in graph.nodes), *(("edge", *e, i) for e, i in zip(graph.edges, graph.edge_ids))]
+        rows = [(*TSV_ID_HEADER, *columns), *(("node", *n, "", *c) for n, c in zip(graph.nodes, node_cells)),
+                *(("edge", *e, i, *c) for e, i, c in zip(graph.edges, graph.edge_ids, edge_cells))]
     else:
-        rows = [TSV_HEADER, *(("node", *n) for n in graph.nodes), *(("edge", *e) for e in graph.edges)]
+        rows = [(*TSV_HEADER, *columns), *(("node", *n, *c) for n, c in zip(graph.nodes, node_cells)),
+                *(("edge", *e, *c) for e, c in zip(graph.edges, edge_cells))]
     return "\n".join("\t".join(map(_tsv_field, row)) for row in rows)
 
 
 def parse_tsv(text: str) -> Graph:
-    nodes, edges, ids = [], [], []
+    nodes, edges, ids, node_props, edge_props = [], [], [], [], []
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", strict=True)
     try:
         header = tuple(next(reader, None) or ())
-        if header not in (TSV_HEADER, TSV_ID_HEADER):
+        fixed = TSV_ID_HEADER if header[:5] == TSV_ID_HEADER else TSV_HEADER
+        if header[: len(fixed)] != fixed:
             raise _fail("tsv", 1, f"expected the header {TSV_HEADER_LINE!r}")
+        columns = [_prop_key("tsv", 1, c) for c in header[len(fixed):]]
+        if len(set(columns)) != len(columns):
+            raise _fail("tsv", 1, "a property column is named twice")
         width = len(header)
         for row in reader:
-            if len(row) != width or row[0] not in ("node", "edge") or (width == 5 and row[0] == "node" and row[4]):
+            if len(row) != width or row[0] not in ("node", "edge") or (len(fixed) == 5 and row[0] == "node" and row[4]):
                 raise _fail("tsv", reader.line_num, f"expected {width} tab-separated fields starting with node or edge")
-            (nodes if row[0] == "node" else edges).append((Node if row[0] == "node" else Edge)(*row[1:4]))
-            if width == 5 and row[0] == "edge":
+            is_node = row[0] == "node"
+            (nodes if is_node else edges).append((Node if is_node else Edge)(*row[1:4]))
+            if len(fixed) == 5 and not is_node:
                 ids.append(row[4])
+            cells = row[len(fixed):]
+            props = tuple((c, scalar_value("tsv", reader.line_num, v)) for c, v in sorted(zip(columns, cells)) if v)
+            (node_props if is_node else edge_props).append(props)
     except csv.Error as e:
         raise _fail("tsv", reader.line_num, str(e)) from None
-    return Graph(tuple(nodes), tuple(edges), tuple(ids))
+    return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
 # edge_list and dsl: '|'-separated fields with backslash escapes. "\\" stands for a backslash, "\n"
 # and "\r" for newline and carriage return, and a backslash before any other character makes that
 # character literal ("\|" is a pipe inside a value). Values without these characters are unchanged.
+# A record's properties follow its fields as more '|'-separated key=value fields.
 
 
 ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
@@ -953,8 +1202,9 @@ def _text(chars: list[tuple[str, bool]]) -> str:
     return "".join(c for c, _ in chars)
 
 
-def _split_fields(fmt: str, line_no: int, line: str, count: int) -> list[str]:
-    """The '|'-separated, unescaped fields of a line: 'a\\|b|c|d' -> ['a|b', 'c', 'd']."""
+def _split_fields(fmt: str, line_no: int, line: str, count: int, more: bool = False) -> list[str]:
+    """The '|'-separated, unescaped fields of a line: 'a\\|b|c|d' -> ['a|b', 'c', 'd']; count of them, or with
+    more at least count (the rest are key=value properties)."""
     if "\\" not in line:  # the common case needs no lexer
         fields = line.split("|")
     else:
@@ -966,8 +1216,8 @@ def _split_fields(fmt: str, line_no: int, line: str, count: int) -> list[str]:
             else:
                 current.append((c, literal))
         fields.append(_text(current))
-    if len(fields) != count:
-        raise _fail(fmt, line_no, f"expected {count} '|'-separated fields, found {len(fields)}")
+    if len(fields) != count and not (more and len(fields) > count):
+        raise _fail(fmt, line_no, f"expected {'at least ' if more else ''}{count} '|'-separated fields, found {len(fields)}")
     return fields
 
 
@@ -983,28 +1233,35 @@ def _pipe_rows(graph: Graph) -> Callable[[tuple[str, ...]], str]:
     return "|".join if plain else _pipe_row
 
 
+def _with_pairs(row: Callable, record: tuple[str, ...], props: Props) -> str:
+    """A record's '|'-joined fields, its properties as key=value fields after them, each escaped."""
+    return row(record) + "".join("|" + pair.translate(PIPE_ESCAPES) for pair in _pairs(props))
+
+
 # edge_list: "NODES", id|name|type lines, "EDGES", then "source -RELATION-> target" lines. In an edge
 # line the source escapes the '-' of " -" and the relation the '-' of "->", so the first unescaped
-# " -" and the next unescaped "-> " are the arrow; the target needs no escapes beyond the common ones.
+# " -" and the next unescaped "-> " are the arrow; the target escapes '|', so the first unescaped '|'
+# after it starts the edge's properties.
 
 
 def serialize_edge_list(graph: Graph) -> str:
     """With --edge-ids each edge line starts with its id in brackets: '[e1] a -R-> b'."""
     row = _pipe_rows(graph)
-    lines = ["NODES", *map(row, graph.nodes), "EDGES"]
+    lines = ["NODES", *(_with_pairs(row, n, p) for n, p in graph.nodes_with_props()), "EDGES"]
     heads = [f"[{i}] " for i in graph.edge_ids] if graph.edge_ids else [""] * len(graph.edges)
+    tails = ["".join("|" + pair.translate(PIPE_ESCAPES) for pair in _pairs(p)) for p in graph.edge_props] if graph.edge_props else [""] * len(graph.edges)
     if row is not _pipe_row and not any(e.source.startswith("[") for e in graph.edges):
-        lines += [f"{h}{e.source} -{e.relation}-> {e.target}" for h, e in zip(heads, graph.edges)]
+        lines += [f"{h}{e.source} -{e.relation}-> {e.target}{t}" for h, e, t in zip(heads, graph.edges, tails)]
         return "\n".join(lines)
-    for h, e in zip(heads, graph.edges):
+    for h, e, t in zip(heads, graph.edges, tails):
         source = e.source.translate(ESCAPES).replace(" -", " \\-")
         source = "\\" + source if source.startswith("[") else source  # not taken for an id
         relation = e.relation.translate(ESCAPES).replace("->", "\\->")
-        lines.append(f"{h}{source} -{relation}-> {e.target.translate(ESCAPES)}")
+        lines.append(f"{h}{source} -{relation}-> {e.target.translate(PIPE_ESCAPES)}{t}")
     return "\n".join(lines)
 
 
-def _parse_arrow(line_no: int, line: str) -> Edge:
+def _parse_arrow(line_no: int, line: str) -> tuple[Edge, Props]:
     if "\\" not in line:  # no escapes: the first " -" and the next "-> " are the arrow
         chars, raw = None, line
         dash = line.find(" -") + 1 or None
@@ -1019,19 +1276,30 @@ def _parse_arrow(line_no: int, line: str) -> Edge:
     if head < 0:
         raise _fail("edge_list", line_no, "expected 'source -RELATION-> target' (no '-> ' found)")
     if chars is None:
-        return Edge(line[: dash - 1], line[dash + 1 : head], line[head + 3 :])
-    return Edge(_text(chars[: dash - 1]), _text(chars[dash + 1 : head]), _text(chars[head + 3 :]))
+        target, *pairs = line[head + 3 :].split("|")
+        return Edge(line[: dash - 1], line[dash + 1 : head], target), _read_pairs("edge_list", line_no, pairs)
+    fields, current = [], []
+    for c, literal in chars[head + 3 :]:
+        if c == "|" and not literal:
+            fields.append(_text(current))
+            current = []
+        else:
+            current.append((c, literal))
+    target, *pairs = [*fields, _text(current)]
+    return Edge(_text(chars[: dash - 1]), _text(chars[dash + 1 : head]), target), _read_pairs("edge_list", line_no, pairs)
 
 
 def parse_edge_list(text: str) -> Graph:
-    nodes, edges, ids, section, with_ids = [], [], [], None, False
+    nodes, edges, ids, node_props, edge_props, section, with_ids = [], [], [], [], [], None, False
     for line_no, line in enumerate(text.split("\n"), 1):
         if line in ("NODES", "EDGES"):
             section = line
         elif not line:
             continue
         elif section == "NODES":
-            nodes.append(Node(*_split_fields("edge_list", line_no, line, 3)))
+            fields = _split_fields("edge_list", line_no, line, 3, more=True)
+            nodes.append(Node(*fields[:3]))
+            node_props.append(_read_pairs("edge_list", line_no, fields[3:]))
         elif section == "EDGES":
             if not edges:
                 with_ids = line.startswith("[")  # an escaped source starts with "\\["
@@ -1040,84 +1308,118 @@ def parse_edge_list(text: str) -> Graph:
             if with_ids:
                 edge_id, line = line[1:].split("] ", 1)
                 ids.append(edge_id)
-            edges.append(_parse_arrow(line_no, line))
+            edge, props = _parse_arrow(line_no, line)
+            edges.append(edge)
+            edge_props.append(props)
         else:
             raise _fail("edge_list", line_no, "record before the NODES line")
-    return Graph(tuple(nodes), tuple(edges), tuple(ids))
+    return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
-# dsl: two comment lines with the grammar, "@ id|name|type" per node, "> source|relation|target" per edge.
+# dsl: two comment lines with the grammar, "@ id|name|type" per node, "> source|relation|target" per edge;
+# each grammar line ends with "|key=value..." when the graph has properties.
 DSL_HEADER = ("# @ id|name|type", "# > source|relation|target")
 DSL_ID_HEADER = ("# @ id|name|type", "# > id|source|relation|target")  # with --edge-ids
+DSL_PROPS = "|key=value..."
 
 
 def serialize_dsl(graph: Graph) -> str:
     row = _pipe_rows(graph)
-    lines = [*(DSL_ID_HEADER if graph.edge_ids else DSL_HEADER)]
-    lines += ["@ " + row(n) for n in graph.nodes]
+    header = DSL_ID_HEADER if graph.edge_ids else DSL_HEADER
+    lines = [line + DSL_PROPS for line in header] if graph.has_props else [*header]
+    lines += ["@ " + _with_pairs(row, n, p) for n, p in graph.nodes_with_props()]
     if graph.edge_ids:
-        lines += ["> " + row((i, *e)) for i, e in zip(graph.edge_ids, graph.edges)]
+        lines += ["> " + _with_pairs(row, (i, *e), p) for i, (e, p) in zip(graph.edge_ids, graph.edges_with_props())]
     else:
-        lines += ["> " + row(e) for e in graph.edges]
+        lines += ["> " + _with_pairs(row, e, p) for e, p in graph.edges_with_props()]
     return "\n".join(lines)
 
 
 def parse_dsl(text: str) -> Graph:
-    nodes, edges, ids = [], [], []
-    with_ids = text.split("\n", 2)[1:2] == [DSL_ID_HEADER[1]]
+    nodes, edges, ids, node_props, edge_props = [], [], [], [], []
+    with_ids = text.split("\n", 2)[1:2] in ([DSL_ID_HEADER[1]], [DSL_ID_HEADER[1] + DSL_PROPS])
     for line_no, line in enumerate(text.split("\n"), 1):
         if not line or line.startswith("#"):
             continue
         marker, payload = line[:2], line[2:]
         if marker not in ("@ ", "> "):
             raise _fail("dsl", line_no, f"unknown marker {line[:2]!r}; lines start with '@ ', '> ' or '#'")
-        fields = _split_fields("dsl", line_no, payload, 4 if with_ids and marker == "> " else 3)
+        count = 4 if with_ids and marker == "> " else 3
+        fields = _split_fields("dsl", line_no, payload, count, more=True)
+        props = _read_pairs("dsl", line_no, fields[count:])
         if marker == "@ ":
-            nodes.append(Node(*fields))
+            nodes.append(Node(*fields[:3]))
+            node_props.append(props)
         else:
-            ids += fields[:-3]
-            edges.append(Edge(*fields[-3:]))
-    return Graph(tuple(nodes), tuple(edges), tuple(ids))
+            ids += fields[: count - 3]
+            edges.append(Edge(*fields[count - 3 : count]))
+            edge_props.append(props)
+    return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
 # pipe_table: GraphRAG's context tables. Entities carry the node id; each relationship row starts with
-# a short row id, its position in the list, which is the index a model cites in "path".
+# a short row id, its position in the list, which is the index a model cites in "path". Properties are
+# columns after the fixed ones (entities' and relationships' apart), a value as scalar_text, empty where absent.
 PIPE_TABLE_SECTIONS = (("-----Entities-----", "id|name|type"), ("-----Relationships-----", "id|source|target|relation"))
 
 
 def serialize_pipe_table(graph: Graph) -> str:
     (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
     row = _pipe_rows(graph)
-    lines = [entities, entity_header, *map(row, graph.nodes), relations, relation_header]
+    node_columns, edge_columns = _prop_columns(graph.node_props), _prop_columns(graph.edge_props)
+    lines = [entities, "|".join([entity_header, *node_columns])]
+    lines += [row(n) + "".join("|" + c.translate(PIPE_ESCAPES) for c in _cells(p, node_columns)) for n, p in graph.nodes_with_props()]
+    lines += [relations, "|".join([relation_header, *edge_columns])]
     ids = graph.edge_ids or [str(i) for i in range(len(graph.edges))]  # an edge id, or the row's position
-    lines += [row((i, e.source, e.target, e.relation)) for i, e in zip(ids, graph.edges)]
+    lines += [row((i, e.source, e.target, e.relation)) + "".join("|" + c.translate(PIPE_ESCAPES) for c in _cells(p, edge_columns))
+              for i, (e, p) in zip(ids, graph.edges_with_props())]
     return "\n".join(lines)
+
+
+def _table_header(line_no: int, line: str, fixed: str) -> list[str]:
+    """The property columns of a pipe_table header that starts with the fixed ones."""
+    if line != fixed and not line.startswith(fixed + "|"):
+        raise _fail("pipe_table", line_no, f"expected the header {fixed!r}")
+    columns = [_prop_key("pipe_table", line_no, c) for c in line[len(fixed) + 1:].split("|")] if line != fixed else []
+    if len(set(columns)) != len(columns):
+        raise _fail("pipe_table", line_no, "a property column is named twice")
+    return columns
+
+
+def _table_props(line_no: int, columns: list[str], cells: list[str]) -> Props:
+    return tuple((c, scalar_value("pipe_table", line_no, v)) for c, v in sorted(zip(columns, cells)) if v)
 
 
 def parse_pipe_table(text: str) -> Graph:
     lines = text.split("\n")
     (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
-    if lines[:2] != [entities, entity_header] or relations not in lines:
+    if lines[:1] != [entities] or len(lines) < 2 or relations not in lines:
         raise _fail("pipe_table", 1, f"expected the tables {entities} ({entity_header}) and {relations} ({relation_header})")
+    node_columns = _table_header(2, lines[1], entity_header)
     split = lines.index(relations)
-    if lines[split + 1 : split + 2] != [relation_header]:
-        raise _fail("pipe_table", split + 2, f"expected the header {relation_header!r}")
-    nodes = tuple(Node(*_split_fields("pipe_table", i, line, 3)) for i, line in enumerate(lines[2:split], 3))
-    edges, ids = [], []
+    edge_columns = _table_header(split + 2, lines[split + 1] if split + 1 < len(lines) else "", relation_header)
+    nodes, node_props = [], []
+    for i, line in enumerate(lines[2:split], 3):
+        fields = _split_fields("pipe_table", i, line, 3 + len(node_columns))
+        nodes.append(Node(*fields[:3]))
+        node_props.append(_table_props(i, node_columns, fields[3:]))
+    edges, ids, edge_props = [], [], []
     for i, line in enumerate(lines[split + 2 :], split + 3):
-        row_id, source, target, relation = _split_fields("pipe_table", i, line, 4)
+        row_id, source, target, relation, *cells = _split_fields("pipe_table", i, line, 4 + len(edge_columns))
         ids.append(row_id)
         edges.append(Edge(source, relation, target))
+        edge_props.append(_table_props(i, edge_columns, cells))
     positions = [str(k) for k in range(len(ids))]
     if ids != positions and any(a == b for a, b in zip(ids, positions)):
         k = next(k for k, (a, b) in enumerate(zip(ids, positions)) if a == b)
         raise _fail("pipe_table", split + 3 + k, f"relationship id {ids[k]!r} is its row's position, but other ids are not: "
                                                  "ids are all positions or all edge ids")
-    return Graph(nodes, tuple(edges), () if ids == positions else tuple(ids))
+    return Graph(tuple(nodes), tuple(edges), () if ids == positions else tuple(ids), tuple(node_props), tuple(edge_props))
 
 
 # The peers' formats. Each is written and read with its own ecosystem's library where one exists, imported
 # only when the format is asked for (FORMAT_LIBRARIES says which package; make_plan checks it is there).
+# Properties are keys of their records, after the record's own.
 
 
 def _from_plain(fmt: str, records: object) -> Graph:
@@ -1125,19 +1427,19 @@ def _from_plain(fmt: str, records: object) -> Graph:
     if not isinstance(records, dict) or set(records) != {"nodes", "edges"}:
         raise _fail(fmt, 1, 'expected "nodes" and "edges"')
     try:
-        return _from_records(fmt, {"nodes": records["nodes"] or [], "edges": records["edges"] or []})
+        return _from_records(fmt, {"nodes": records["nodes"] or [], "edges": records["edges"] or []}, flat=True)
     except (TypeError, KeyError, AttributeError) as e:
         raise _fail(fmt, 1, f"unexpected shape ({e})") from None
 
 
 # toon: TOON's tabular arrays, nodes[N]{id,name,type}: and edges[M]{source,relation,target}:, one row each,
-# written and read by the official toon-format package.
+# written and read by the official toon-format package; a property is a column, null where a record has none.
 
 
 def serialize_toon(graph: Graph) -> str:
     from toon_format import encode
 
-    return encode(_graph_dict(graph))
+    return encode(_graph_dict(graph, flat=True, absent=None))
 
 
 def parse_toon(text: str) -> Graph:
@@ -1157,7 +1459,7 @@ def serialize_yaml(graph: Graph) -> str:
     import yaml
 
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return yaml.dump(_graph_dict(graph), Dumper=dumper, allow_unicode=True, sort_keys=False, default_flow_style=False,
+    return yaml.dump(_graph_dict(graph, flat=True), Dumper=dumper, allow_unicode=True, sort_keys=False, default_flow_style=False,
                      width=2**31 - 1).rstrip("\n")  # one line per value, never folded
 
 
@@ -1175,8 +1477,11 @@ def parse_yaml(text: str) -> Graph:
 # rdfs:label (its name) and rdf:type (its type), each edge a triple whose predicate is its relation.
 # Terms are written by rdflib (literals escaped as Turtle wants) and the text is read back by rdflib's
 # parser. Ids, types and relations are percent-encoded into prefixed names, so any string is a valid
-# IRI part. RDF is a set of triples: a graph with a duplicate edge, or --edge-ids, is refused.
+# IRI part. RDF is a set of triples: a graph with a duplicate edge, or --edge-ids, is refused. A node's
+# properties are literals of its IRI under p:; an edge's hang off a reification of its triple (RDF 1.1's
+# rdf:subject, rdf:predicate, rdf:object), written right after it.
 TURTLE_PREFIXES = {"n": "urn:graph:node:", "t": "urn:graph:type:", "r": "urn:graph:relation:"}
+TURTLE_PROPERTY = "urn:graph:property:"
 
 
 def _local(value: str) -> str:
@@ -1185,9 +1490,18 @@ def _local(value: str) -> str:
                    for c in value)
 
 
-def serialize_turtle(graph: Graph) -> str:
+def _turtle_literal(value: object) -> str:
+    """A property value as a Turtle literal: 1969 (xsd:integer), 2.5 (read back as a number), true, "text"."""
     from rdflib import Literal
 
+    return Literal(value).n3() if isinstance(value, str) else scalar_text(value)  # a float's text has '.' or 'e
+
+
+def _turtle_props(props: Props) -> str:
+    return "".join(f" ; p:{_local(k)} {_turtle_literal(v)}" for k, v in props)
+
+
+def serialize_turtle(graph: Graph) -> str:
     if graph.edge_ids:
         raise BenchmarkError("format turtle cannot carry --edge-ids (an RDF triple has no id of its own); leave turtle out of --formats")
     seen = Counter(graph.edges)
@@ -1196,9 +1510,20 @@ def serialize_turtle(graph: Graph) -> str:
         raise BenchmarkError(f"format turtle cannot carry the edge {tuple(twice)!r} twice: RDF keeps one copy of a triple; "
                              "leave turtle out of --formats or remove the duplicate")
     lines = [f"@prefix {p}: <{iri}> ." for p, iri in TURTLE_PREFIXES.items()]
+    if graph.has_props:
+        lines.append(f"@prefix p: <{TURTLE_PROPERTY}> .")
+    if graph.edge_props:
+        lines.append("@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .")
     lines += ["@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", ""]
-    lines += [f"n:{_local(n.id)} a t:{_local(n.type)} ; rdfs:label {Literal(n.name).n3()} ." for n in graph.nodes]
-    lines += [f"n:{_local(e.source)} r:{_local(e.relation)} n:{_local(e.target)} ." for e in graph.edges]
+    from rdflib import Literal
+
+    lines += [f"n:{_local(n.id)} a t:{_local(n.type)} ; rdfs:label {Literal(n.name).n3()}{_turtle_props(p)} ." for n, p in graph.nodes_with_props()]
+    for e, p in graph.edges_with_props():
+        triple = f"n:{_local(e.source)} r:{_local(e.relation)} n:{_local(e.target)}"
+        lines.append(f"{triple} .")
+        if p:
+            lines.append(f"[ rdf:subject n:{_local(e.source)} ; rdf:predicate r:{_local(e.relation)} ; rdf:object n:{_local(e.target)} ]"
+                         f"{_turtle_props(p)[2:]} .")
     return "\n".join(lines)
 
 
@@ -1219,30 +1544,46 @@ def parse_turtle(text: str) -> Graph:
             raise _fail("turtle", 1, f"{term} is not an IRI of {namespace}")
         return decode(str(term)[len(namespace):])
 
+    props: dict[object, dict[str, object]] = {}  # node IRI or reification -> property -> value
+    for s, p, o in rdf:
+        if str(p).startswith(TURTLE_PROPERTY):
+            key = local(p, TURTLE_PROPERTY)
+            value = o.toPython() if isinstance(o, rdflib.Literal) else None
+            value = str(value) if isinstance(value, str) else float(value) if type(value).__name__ == "Decimal" else value
+            if not _is_scalar(value) or key in props.setdefault(s, {}):
+                raise _fail("turtle", 1, f"{s} has the property {key} twice, or not as a literal of a string, number or boolean")
+            props[s][key] = value
+    reified = {(rdf.value(r, RDF.subject), rdf.value(r, RDF.predicate), rdf.value(r, RDF.object)): r for r in rdf.subjects(RDF.subject)}
     labels = {s: str(o) for s, o in rdf.subject_objects(RDFS.label)}
-    nodes = [Node(local(s, node), labels.get(s, ""), local(o, kind)) for s, o in rdf.subject_objects(RDF.type)]
-    edges = [Edge(local(s, node), local(p, relation), local(o, node)) for s, p, o in rdf
-             if p not in (RDF.type, RDFS.label)]
-    return Graph(tuple(sorted(nodes)), tuple(sorted(edges)))
+    nodes = sorted((Node(local(s, node), labels.get(s, ""), local(o, kind)), tuple(sorted(props.get(s, {}).items())))
+                   for s, o in rdf.subject_objects(RDF.type))
+    edges = sorted((Edge(local(s, node), local(p, relation), local(o, node)), tuple(sorted(props.get(reified.get((s, p, o)), {}).items())))
+                   for s, p, o in rdf if str(p).startswith(relation))
+    return Graph(tuple(n for n, _ in nodes), tuple(e for e, _ in edges), (), tuple(p for _, p in nodes), tuple(p for _, p in edges))
 
 
 # markdown_kv: one Markdown section per record kind, one "key: value" line per field, a blank line between
 # records (the layout of the Markdown-KV study). Values escape backslash, newline and carriage return as
-# dsl does; everything after "key: " is the value, spaces included.
+# dsl does; everything after "key: " is the value, spaces included. Properties are more lines, after the
+# record's own fields, their values as scalar_text.
 MARKDOWN_KV_SECTIONS = ("## Nodes", "## Edges")
 
 
 def serialize_markdown_kv(graph: Graph) -> str:
     records = _graph_dict(graph)
     blocks = []
-    for title, key in zip(MARKDOWN_KV_SECTIONS, ("nodes", "edges")):
+    for title, key, all_props in zip(MARKDOWN_KV_SECTIONS, ("nodes", "edges"), (graph.node_props, graph.edge_props)):
         blocks.append(title)
-        blocks += ["\n".join(f"{k}: {v.translate(ESCAPES)}" for k, v in record.items()) for record in records[key]]
+        for record, props in zip(records[key], all_props or itertools.repeat(())):
+            record.pop("properties", None)
+            lines = [f"{k}: {v.translate(ESCAPES)}" for k, v in record.items()]
+            blocks.append("\n".join([*lines, *(f"{k}: {scalar_text(v).translate(ESCAPES)}" for k, v in props)]))
     return "\n\n".join(blocks)
 
 
 def parse_markdown_kv(text: str) -> Graph:
     records: dict[str, list[dict]] = {"nodes": [], "edges": []}
+    fields = {"nodes": set(Node._fields), "edges": {*Edge._fields, "id"}}
     section, current, start = None, None, 1
     for line_no, line in enumerate(text.split("\n"), 1):
         if line in MARKDOWN_KV_SECTIONS:
@@ -1258,8 +1599,9 @@ def parse_markdown_kv(text: str) -> Graph:
             key, value = line.split(": ", 1)
             if key in current:
                 raise _fail("markdown_kv", line_no, f"{key!r} given twice in the record that starts at line {start}")
-            current[key] = _text(_lex("markdown_kv", line_no, value)) if "\\" in value else value
-    return _from_records("markdown_kv", records)
+            value = _text(_lex("markdown_kv", line_no, value)) if "\\" in value else value
+            current[key] = value if key in fields[section] else scalar_value("markdown_kv", line_no, value)
+    return _from_records("markdown_kv", records, flat=True)
 
 
 # name -> (serialize, parse). The order is the report order; the article's five come first.
@@ -1284,22 +1626,41 @@ ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
 
 
 def first_difference(expected: Graph, actual: Graph) -> str | None:
-    """The first record whose count differs between two graphs (as multisets), or None if they are equal."""
-    if expected == actual:  # the same records in the same order: the common case, at C speed
+    """The first record whose count differs between two graphs (as multisets), or None if they are equal. A
+    record is a node or an edge with its properties (and its id with --edge-ids)."""
+    if expected == actual and not expected.has_props:  # the same records in the same order: the common case, at C speed
         return None
-    edges = [(expected.edges, actual.edges)] if not (expected.edge_ids or actual.edge_ids) else [
-        (tuple(zip(expected.edge_ids, expected.edges)), tuple(zip(actual.edge_ids, actual.edges)))]
-    for label, want, got in (("node", expected.nodes, actual.nodes), ("edge", *edges[0])):
+    for label, want, got in (("node", *map(_node_records, (expected, actual))), ("edge", *map(_edge_records, (expected, actual)))):
+        if want == got:
+            continue
         want_count, got_count = Counter(want), Counter(got)
         if want_count == got_count:
             continue
         for record in (*want, *got):
             if want_count[record] != got_count[record]:
                 return (
-                    f"{label} {tuple(record)!r} appears {want_count[record]} time(s) in the input "
+                    f"{label} {_shown_record(record)} appears {want_count[record]} time(s) in the input "
                     f"and {got_count[record]} time(s) after parsing"
                 )
     return None
+
+
+def _node_records(graph: Graph) -> tuple:
+    return tuple(zip(graph.nodes, map(_typed, graph.node_props))) if graph.node_props else tuple((n, ()) for n in graph.nodes)
+
+
+def _edge_records(graph: Graph) -> tuple:
+    props = tuple(map(_typed, graph.edge_props)) if graph.edge_props else ((),) * len(graph.edges)
+    if graph.edge_ids:
+        return tuple(zip(graph.edge_ids, graph.edges, props))
+    return tuple(zip(graph.edges, props))
+
+
+def _shown_record(record: tuple) -> str:
+    """('e1', Edge(a, R, b), props) -> "('e1', 'a', 'R', 'b')", properties after it when it has any."""
+    *head, props = record
+    fields = tuple(itertools.chain.from_iterable(v if isinstance(v, tuple) else (v,) for v in head))
+    return repr(fields) + (f" with properties {dict((k, v) for k, _, v in props)!r}" if props else "")
 
 
 def serialized(fmt: str, graph: Graph) -> str:
@@ -2321,7 +2682,9 @@ def edge_order(n_edges: int, size: str, k: int, seed: int) -> list[int]:
 def subgraph(graph: Graph) -> Graph:
     """The graph's edges with exactly the nodes they use, in the nodes' order: no dangling ids, no idle nodes."""
     used = {e.source for e in graph.edges} | {e.target for e in graph.edges}
-    return replace(graph, nodes=tuple(n for n in graph.nodes if n.id in used))
+    keep = [n.id in used for n in graph.nodes]
+    return replace(graph, nodes=tuple(itertools.compress(graph.nodes, keep)),
+                   node_props=tuple(itertools.compress(graph.node_props, keep)) if graph.node_props else ())
 
 
 def with_edge_ids(variant: Variant) -> Variant:

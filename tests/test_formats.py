@@ -168,18 +168,18 @@ def test_escaped_bytes(fmt, graph, expected):
         ("json", '{"nodes": [{"id": "a", "name": "b"}], "edges": []}',
          "json line 1: nodes[0] is not an object of string fields id, name, type"),
         ("jsonl", '{"k":"n","i":"a","n":"b","t":"c"}\n{"k":"x"}',
-         'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values'),
+         'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, and "p":{properties} at the end'),
         ("jsonl", "[1", "jsonl line 1: Expecting ',' delimiter"),
         ("tsv", "kind\tid\tname\ttype", "tsv line 1: expected the header 'kind\\tid/source\\tname/relation\\ttype/target'"),
         ("tsv", "kind\tid/source\tname/relation\ttype/target\nnode\ta\tb",
          "tsv line 2: expected 4 tab-separated fields starting with node or edge"),
         ("tsv", 'kind\tid/source\tname/relation\ttype/target\nnode\t"a"x\tb\tc', "tsv line 2: '\t' expected after '\"'"),
         ("edge_list", "a|b|c", "edge_list line 1: record before the NODES line"),
-        ("edge_list", "NODES\na|b", "edge_list line 2: expected 3 '|'-separated fields, found 2"),
+        ("edge_list", "NODES\na|b", "edge_list line 2: expected at least 3 '|'-separated fields, found 2"),
         ("edge_list", "NODES\nEDGES\na-R-> b", "edge_list line 3: expected 'source -RELATION-> target' (no ' -' found)"),
         ("edge_list", "NODES\nEDGES\na -R->b", "edge_list line 3: expected 'source -RELATION-> target' (no '-> ' found)"),
         ("edge_list", "NODES\na|b|c\\", "edge_list line 2: line ends with a lone backslash"),
-        ("dsl", "@ a|b", "dsl line 1: expected 3 '|'-separated fields, found 2"),
+        ("dsl", "@ a|b", "dsl line 1: expected at least 3 '|'-separated fields, found 2"),
         ("dsl", "% a|b|c", "dsl line 1: unknown marker '% '; lines start with '@ ', '> ' or '#'"),
         ("json_compact", "[]", 'json_compact line 1: expected an object with exactly "nodes" and "edges"'),
         ("pipe_table", "id|name|type", "pipe_table line 1: expected the tables -----Entities----- (id|name|type) and "
@@ -187,7 +187,7 @@ def test_escaped_bytes(fmt, graph, expected):
         ("pipe_table", "-----Entities-----\nid|name|type\n-----Relationships-----\nid|source|target|relation\ne7|a|b|R\n1|a|b|R",
          "pipe_table line 6: relationship id '1' is its row's position, but other ids are not: ids are all positions or all edge ids"),
         ("edge_list", "NODES\nEDGES\n[e1] a -R-> b\na -R-> b", "edge_list line 4: expected every edge line with an '[id] ' in front, or none"),
-        ("dsl", "# @ id|name|type\n# > id|source|relation|target\n> a|R|b", "dsl line 3: expected 4 '|'-separated fields, found 3"),
+        ("dsl", "# @ id|name|type\n# > id|source|relation|target\n> a|R|b", "dsl line 3: expected at least 4 '|'-separated fields, found 3"),
         ("pipe_table", "-----Entities-----\nid|name|type\n-----Relationships-----\nsource|target",
          "pipe_table line 4: expected the header 'id|source|target|relation'"),
     ],
@@ -270,3 +270,98 @@ def test_a_format_whose_library_is_missing_says_what_to_install(tmp_path, capsys
     assert benchmark.main(["--formats", "json,toon", "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == ("error: --formats toon needs the toon-format package, which is not installed; run: "
                                        "pip install -r requirements.lock.txt\n")
+
+
+# ---- properties: typed values on nodes and edges, in every format's own idiom
+
+PROPERTY_VALUES = [
+    *HOSTILE, 0, -1, 7, 10**30, 1.0, 2.5, -0.0, 1e300, 1e-7, True, False, "1969", "2.5", "-0", "1e3", "true", "false", "null",
+    "None", "2019-05-01", '"quoted"', "key=value", "a: b", "Описание, с запятой", "\u00e9t\u00e9", "1.", ".5", "+1", "0x10",
+]
+
+
+def graph_with_props(value) -> Graph:
+    """A graph whose first node and first edge carry value in a property, beside records that have none."""
+    return Graph(
+        nodes=(Node("a", "A", "t"), Node("b", "B", "t")),
+        edges=(Edge("a", "R", "b"), Edge("b", "S", "a")),
+        node_props=((("description", value), ("valid.from-year", 3)), ()),
+        edge_props=((("since", value),), ()),
+    )
+
+
+@pytest.mark.parametrize("value", PROPERTY_VALUES, ids=repr)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_property_values_round_trip_with_their_types(fmt, value):
+    graph = graph_with_props(value)
+    parsed = benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph))
+    assert benchmark.first_difference(graph, parsed) is None
+    value_back = dict(parsed.node_props[parsed.nodes.index(Node("a", "A", "t"))])["description"]
+    assert type(value_back) is type(value) or isinstance(value, float) and isinstance(value_back, (int, float)), (value, value_back)
+
+
+@pytest.mark.parametrize("fmt", [f for f in ALL_FORMATS if f not in SETS_OF_TRIPLES])
+def test_properties_round_trip_with_edge_ids(fmt):
+    graph = benchmark.replace(graph_with_props("x|y=z"), edge_ids=("e1", "e2"))
+    assert benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph)) == graph
+
+
+def test_a_format_that_turns_a_boolean_into_a_number_fails_the_round_trip(monkeypatch):
+    # True == 1 in Python: the check compares types too, so such a format cannot pass unseen.
+    def reads_true_as_one(text):
+        graph = benchmark.parse_dsl(text)
+        return benchmark.replace(graph, node_props=tuple(tuple((k, 1 if v is True else v) for k, v in p) for p in graph.node_props))
+
+    monkeypatch.setitem(benchmark.FORMATS, "dsl", (benchmark.serialize_dsl, reads_true_as_one))
+    with pytest.raises(BenchmarkError) as caught:
+        benchmark.serialize_checked("dsl", graph_with_props(True))
+    assert str(caught.value) == (
+        "round-trip check failed for format dsl: node ('a', 'A', 't') with properties {'description': True, 'valid.from-year': 3} "
+        "appears 1 time(s) in the input and 0 time(s) after parsing; nothing was written")
+
+
+PROPERTY_BYTES = {  # how each format writes the node property founded=1005 and the edge property since="2019"
+    "json": '"properties": {\n        "founded": 1005\n      },', "jsonl": '"t":"c","p":{"founded":1005}}',
+    "tsv": "kind\tid/source\tname/relation\ttype/target\tfounded\tsince\nnode\ta\tA\tc\t1005\t\nedge\ta\tR\ta\t\t\"\"\"2019\"\"\"",
+    "edge_list": "a|A|c|founded=1005\nEDGES\na -R-> a|since=\"2019\"", "dsl": "@ a|A|c|founded=1005\n> a|R|a|since=\"2019\"",
+    "json_compact": '"properties":{"founded":1005}', "pipe_table": "id|name|type|founded\na|A|c|1005",
+    "toon": "nodes[1]{id,name,type,founded}:\n  a,A,c,1005\nedges[1]{source,relation,target,since}:\n  a,R,a,\"2019\"",
+    "yaml": "  type: c\n  founded: 1005", "markdown_kv": "type: c\nfounded: 1005",
+    "turtle": 'rdfs:label "A" ; p:founded 1005 .\nn:a r:R n:a .\n[ rdf:subject n:a ; rdf:predicate r:R ; rdf:object n:a ] p:since "2019" .',
+}
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_every_format_writes_properties_in_its_own_idiom(fmt):
+    graph = Graph((Node("a", "A", "c"),), (Edge("a", "R", "a"),), (), ((("founded", 1005),),), ((("since", "2019"),),))
+    assert PROPERTY_BYTES[fmt] in benchmark.serialize_checked(fmt, graph)
+
+
+property_value = st.one_of(nfc_text, st.integers(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False))
+property_name = st.from_regex(r"[a-z][a-z0-9_]{0,6}(\.[a-z0-9]{1,3})?", fullmatch=True).filter(lambda k: k not in benchmark.RESERVED_KEYS)
+props = st.dictionaries(property_name, property_value, max_size=3).map(lambda d: tuple(sorted(d.items())))
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+@settings(max_examples=40, deadline=None)
+@given(graph=graphs(), data=st.data())
+def test_any_graph_with_properties_round_trips(fmt, graph, data):
+    graph = benchmark.replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
+                              edge_props=tuple(data.draw(props) for _ in graph.edges))
+    if fmt in SETS_OF_TRIPLES and len(set(graph.edges)) < len(graph.edges):
+        return  # refused, see test_duplicate_edges_survive
+    text = benchmark.FORMATS[fmt][0](graph)
+    if unicodedata.normalize("NFC", text) != text:
+        with pytest.raises(BenchmarkError, match=f"round-trip check failed for format {fmt}"):
+            benchmark.serialize_checked(fmt, graph)
+    else:
+        parsed = benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph))
+        assert benchmark.first_difference(graph, parsed) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(graph=graphs(), data=st.data())
+def test_hand_written_json_with_properties_matches_json_dumps(graph, data):
+    graph = benchmark.replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
+                              edge_props=tuple(data.draw(props) for _ in graph.edges))
+    assert benchmark.serialize_json(graph) == json.dumps(benchmark._graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True)
