@@ -251,6 +251,16 @@ class Graph:
     def has_props(self) -> bool:
         return bool(self.node_props or self.edge_props)
 
+    @functools.cached_property
+    def names(self) -> dict[str, str]:
+        """node id -> name."""
+        return {n.id: n.name for n in self.nodes}
+
+    @functools.cached_property
+    def props_by_node(self) -> dict[str, Props]:
+        """node id -> its properties (only nodes that have some)."""
+        return {n.id: p for n, p in zip(self.nodes, self.node_props) if p}
+
 
 class GroupKey(NamedTuple):
     """What a table of results or sizes is drawn for: every format is compared within one group."""
@@ -266,15 +276,51 @@ def group_key(row: dict) -> GroupKey:
     return GroupKey(row["encoding"], row["size"], row["ids"], row["mode"])
 
 
+class Condition(NamedTuple):
+    """A hop follows only edges whose property key compares to value by op: ('since', '<=', 2010)."""
+
+    key: str
+    op: str  # one of CONDITION_OPS
+    value: object  # a str, int, float or bool; a string compares with strings (ISO dates in order), a number with numbers
+
+
 class Hop(NamedTuple):
     relation: str
     direction: str  # "out" follows source -> target; "in" follows an existing edge back from target to source
+    where: tuple[Condition, ...] = ()  # every condition holds on the edge followed
+
+
+class Ask(NamedTuple):
+    """What a question asks for at the end of its walk instead of the node: a property of the node reached
+    (of_="node") or of the last edge followed (of_="edge")."""
+
+    of_: str
+    key: str
 
 
 @dataclass(frozen=True)
 class Query:
     start: str  # node id
     hops: tuple[Hop, ...]
+    ask: Ask | None = None  # None: the answer is the node reached
+
+
+class GivenContext(NamedTuple):
+    """A question's own subgraph, as a retriever wrote it: edges (indices into the input graph, in the order
+    given) and nodes (ids, idle ones included) of the input graph; or a graph of its own, which the question's
+    paths, answer ids and query then refer to."""
+
+    edges: tuple[int, ...] = ()
+    nodes: tuple[str, ...] = ()
+    graph: Graph | None = None
+
+
+class GraphScope(NamedTuple):
+    """What a question's paths, answer ids and query may refer to: edges by index or by their "id" in the file."""
+
+    n_edges: int
+    node_ids: set[str]
+    edge_names: dict[str, int]  # an edge's "id" in the file -> its index
 
 
 @dataclass(frozen=True)
@@ -286,6 +332,7 @@ class Question:
     insufficient: bool  # True: the right answer is to abstain
     answer_ids: tuple[str, ...] = ()  # nodes the gold paths end at; () for an abstention question or when not given
     query: Query | None = None  # the machine-readable question the control solver answers
+    context: GivenContext | None = None  # the subgraph its prompt shows, as the questions file gives it
 
     def moved(self, position) -> Question:
         """The same question with every gold path re-indexed: edge i is now at position[i]."""
@@ -649,6 +696,21 @@ def _warn_nulls(src: str, nulls: list[str]) -> None:
         warn(f"{src}: {len(nulls)} null property value(s) left out, as no format tells null from absent (the first: {nulls[0]})")
 
 
+def edge_names(data: dict, src: str, problems: Problems) -> dict[str, int]:
+    """An edge's "id" in the file -> its index, for questions and contexts that name edges; each id once."""
+    names: dict[str, int] = {}
+    for i, item in enumerate(data["edges"]):
+        if isinstance(item, dict) and "id" in item:
+            name = item["id"]
+            if not isinstance(name, str):
+                problems.add(f"{src}: edges[{i}].id is not a string; name edges with strings (or leave the id out)")
+            elif name in names:
+                problems.add(f"{src}: edges[{i}].id {name!r} duplicates edges[{names[name]}]; edge ids must be unique")
+            else:
+                names[name] = i
+    return names
+
+
 UNSAFE_IN_FILE_NAMES = '/\\:*?"<>|'
 
 
@@ -679,10 +741,10 @@ def _one_or_many(item: dict, where: str, singular: str, plural: str, read: Calla
     return many if many is not None else one
 
 
-def validate_questions(data: object, src: str, node_ids: set[str], n_edges: int, problems: Problems) -> tuple[Question, ...]:
+def validate_questions(data: object, src: str, scope: GraphScope, problems: Problems) -> tuple[Question, ...]:
     """Questions from parsed questions.json; a question with a problem is reported and left out.
 
-    [{id, question, answer | answers, path | paths, insufficient, answer_id | answer_ids, query}]"""
+    [{id, question, answer | answers, path | paths, insufficient, answer_id | answer_ids, query, context}]"""
     if not isinstance(data, list):
         raise BenchmarkError(f"{src}: expected a JSON list of questions")
     if not data:
@@ -692,7 +754,7 @@ def validate_questions(data: object, src: str, node_ids: set[str], n_edges: int,
         where = f"{src}: questions[{i}]"
         key = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"questions[{i}]"
         try:
-            q = _question(item, where, n_edges, node_ids, problems.not_nfc)
+            q = _question(item, where, scope, problems.not_nfc)
             if q.id in seen:
                 raise BenchmarkError(f"{where}.id {q.id!r} duplicates questions[{seen[q.id]}]; question ids must be unique")
         except BenchmarkError as e:
@@ -700,10 +762,16 @@ def validate_questions(data: object, src: str, node_ids: set[str], n_edges: int,
             continue
         seen[q.id] = i
         questions.append(q)
+    given = [q for q in questions if q.context]
+    if given and len(given) < len(questions):
+        for q in questions:
+            if not q.context:
+                problems.add(f"{src}: question {q.id} has no context while {given[0].id} and {len(given) - 1} other(s) have one; "
+                             "give every question its context, or none", q.id)
     return tuple(questions)
 
 
-def _question(item: object, where: str, n_edges: int, node_ids: set[str], not_nfc: list[str]) -> Question:
+def _question(item: object, where: str, scope: GraphScope, not_nfc: list[str]) -> Question:
     if not isinstance(item, dict):
         raise BenchmarkError(f"{where} is not a JSON object; each question has id, question, answer, path, insufficient")
     for name in ("id", "question"):
@@ -714,17 +782,13 @@ def _question(item: object, where: str, n_edges: int, node_ids: set[str], not_nf
     answers = _one_or_many(item, where, "answer", "answers", lambda v, w: check_text(v, w, not_nfc))
     if answers is None:
         raise BenchmarkError(f"{where} has no 'answer'; give the short answer, or several as 'answers'")
-    paths = _one_or_many(item, where, "path", "paths", _read_path)
+    context = _given_context(item["context"], f"{where}.context", scope, not_nfc) if "context" in item else None
+    if context is not None and context.graph is not None:  # the question is about its own graph
+        scope = GraphScope(len(context.graph.edges), {n.id for n in context.graph.nodes}, context.graph_edge_names)
+        context = GivenContext(graph=context.graph)
+    paths = _one_or_many(item, where, "path", "paths", lambda v, w: _read_path(v, w, scope))
     if paths is None:
         raise BenchmarkError(f"{where}.path must be a list of edge indices (integers), e.g. [0, 3, 6]")
-    for k, path in enumerate(paths):
-        for j, index in enumerate(path):
-            if not 0 <= index < n_edges:
-                at = f"path[{j}]" if "paths" not in item else f"paths[{k}][{j}]"
-                raise BenchmarkError(
-                    f"{where}.{at} = {index} is out of range: the graph has {n_edges} edges, "
-                    f"indices 0..{n_edges - 1}; fix the path"
-                )
     insufficient = item.get("insufficient")
     if type(insufficient) is not bool:
         raise BenchmarkError(f"{where}.insufficient must be true or false")
@@ -733,11 +797,44 @@ def _question(item: object, where: str, n_edges: int, node_ids: set[str], not_nf
             f"{where}: answer {_shown(answers)} and insufficient {str(insufficient).lower()} disagree; an abstention "
             f"question has the one answer {ABSTAIN} and insufficient true, any other question neither"
         )
-    answer_ids = _answer_ids(item, where, node_ids, insufficient)
-    query = validate_query(item["query"], f"{where}.query", node_ids) if "query" in item else None
+    answer_ids = _answer_ids(item, where, scope.node_ids, insufficient)
+    query = validate_query(item["query"], f"{where}.query", scope.node_ids) if "query" in item else None
     if query and not insufficient and not answer_ids:
         raise BenchmarkError(f"{where} has a query but no answer_id; name the node its gold path ends at")
-    return Question(qid, text, tuple(answers), tuple(map(tuple, paths)), insufficient, tuple(answer_ids), query)
+    return Question(qid, text, tuple(answers), tuple(map(tuple, paths)), insufficient, tuple(answer_ids), query, context)
+
+
+class _OwnGraph(NamedTuple):
+    graph: Graph
+    graph_edge_names: dict[str, int]
+
+
+def _given_context(value: object, where: str, scope: GraphScope, not_nfc: list[str]) -> GivenContext | _OwnGraph:
+    """A question's context: {"nodes": [node ids], "edges": [edge ids or indices]} of the input graph (nodes
+    optional: the edges' ends), or {"graph": {"nodes": [...], "edges": [...]}} of its own."""
+    if isinstance(value, dict) and set(value) == {"graph"}:
+        problems = Problems()
+        graph = validate_graph(value["graph"], where + ".graph", problems)
+        if problems.lines:
+            raise BenchmarkError(problems.lines[0][1] + (f" (and {len(problems.lines) - 1} more problem(s) in this context)" if len(problems.lines) > 1 else ""))
+        not_nfc += problems.not_nfc
+        names = edge_names(value["graph"], where + ".graph", problems)
+        if problems.lines:
+            raise BenchmarkError(problems.lines[0][1])
+        return _OwnGraph(graph, names)
+    if not isinstance(value, dict) or not value or not set(value) <= {"nodes", "edges"} or not all(isinstance(v, list) for v in value.values()):
+        raise BenchmarkError(f'{where} must be {{"nodes": [node ids], "edges": [edge ids or indices]}} of the input graph, '
+                             'or {"graph": {"nodes": [...], "edges": [...]}} of its own')
+    edges = tuple(_read_path(value.get("edges", []), f"{where}.edges", scope))
+    if len(set(edges)) != len(edges):
+        raise BenchmarkError(f"{where}.edges lists an edge twice; list each once")
+    nodes = tuple(check_text(v, f"{where}.nodes[{k}]") for k, v in enumerate(value.get("nodes", [])))
+    unknown = next((v for v in nodes if v not in scope.node_ids), None)
+    if unknown is not None:
+        raise BenchmarkError(f"{where}.nodes names {unknown!r}, which is not a node id of the graph")
+    if len(set(nodes)) != len(nodes):
+        raise BenchmarkError(f"{where}.nodes lists a node twice; list each once")
+    return GivenContext(edges, nodes)
 
 
 def singular_or_plural(singular: str, plural: str, values: tuple | list) -> dict:
@@ -749,10 +846,21 @@ def _shown(values: list[str]) -> str:
     return repr(values[0]) if len(values) == 1 else repr(values)
 
 
-def _read_path(value: object, where: str) -> list[int]:
-    if not isinstance(value, list) or not all(type(x) is int for x in value):
-        raise BenchmarkError(f"{where} must be a list of edge indices (integers), e.g. [0, 3, 6]")
-    return value
+def _read_path(value: object, where: str, scope: GraphScope) -> list[int]:
+    """Edge indices from a list of indices or of the edges' ids in the file: [0, 3, 6] or ["e1", "e4", "e7"]."""
+    if not isinstance(value, list) or not all(type(x) is int or isinstance(x, str) for x in value):
+        raise BenchmarkError(f"{where} must be a list of edge indices (integers) or edge ids, e.g. [0, 3, 6]")
+    path = []
+    for j, x in enumerate(value):
+        if isinstance(x, str):
+            if x not in scope.edge_names:
+                raise BenchmarkError(f"{where}[{j}] = {x!r} is not the id of an edge of the graph; fix the path")
+            x = scope.edge_names[x]
+        elif not 0 <= x < scope.n_edges:
+            raise BenchmarkError(f"{where}[{j}] = {x} is out of range: the graph has {scope.n_edges} edges, "
+                                 f"indices 0..{scope.n_edges - 1}; fix the path")
+        path.append(x)
+    return path
 
 
 def _answer_ids(item: dict, where: str, node_ids: set[str], insufficient: bool) -> list[str]:
@@ -772,8 +880,13 @@ def _answer_ids(item: dict, where: str, node_ids: set[str], insufficient: bool) 
     return _one_or_many(item, where, "answer_id", "answer_ids", read) or []
 
 
+CONDITION_OPS = ("=", "!=", "<", "<=", ">", ">=")
+
+
 def validate_query(query: object, where: str, node_ids: set[str]) -> Query:
-    """Query from {"start": id, "hops": [{"relation": R, "direction": "out" | "in"}, ...]}."""
+    """Query from {"start": id, "hops": [{"relation": R, "direction": "out" | "in", "where": [conditions]}, ...],
+    "ask": {"property": K, "of": "node" | "edge"}}; "where" and "ask" are optional. A condition is
+    {"property": K, "op": "<=", "value": 2010}: the hop follows only edges whose property K compares so."""
     if not isinstance(query, dict) or not isinstance(query.get("hops"), list) or not query["hops"]:
         raise BenchmarkError(f'{where} must be {{"start": node id, "hops": [{{"relation": R, "direction": "out" or "in"}}, ...]}}')
     start = check_text(query.get("start"), f"{where}.start")
@@ -784,8 +897,51 @@ def validate_query(query: object, where: str, node_ids: set[str]) -> Query:
         relation, direction = _record(hop, f"{where}.hops[{j}]", ("relation", "direction"), "hop")
         if direction not in ("out", "in"):
             raise BenchmarkError(f"{where}.hops[{j}].direction is {direction!r}; use \"out\" or \"in\"")
-        hops.append(Hop(relation, direction))
-    return Query(start, tuple(hops))
+        conditions = hop.get("where", [])
+        if not isinstance(conditions, list):
+            raise BenchmarkError(f'{where}.hops[{j}].where must be a list of {{"property": K, "op": "<=", "value": V}}')
+        hops.append(Hop(relation, direction, tuple(_condition(c, f"{where}.hops[{j}].where[{k}]") for k, c in enumerate(conditions))))
+    ask = query.get("ask")
+    if ask is not None:
+        key, of = _record(ask, f"{where}.ask", ("property", "of"), "ask")
+        if of not in ("node", "edge") or not PROP_KEY.fullmatch(key):
+            raise BenchmarkError(f'{where}.ask must be {{"property": a property name, "of": "node" or "edge"}}')
+        ask = Ask(of, key)
+    return Query(start, tuple(hops), ask)
+
+
+def _condition(item: object, where: str) -> Condition:
+    if not isinstance(item, dict) or set(item) != {"property", "op", "value"} or item["op"] not in CONDITION_OPS:
+        raise BenchmarkError(f'{where} must be {{"property": K, "op": one of {", ".join(CONDITION_OPS)}, "value": a string, number or boolean}}')
+    key = check_text(item["property"], f"{where}.property")
+    if not PROP_KEY.fullmatch(key):
+        raise BenchmarkError(f"{where}.property {key!r} is not a property name")
+    return Condition(key, item["op"], check_value(item["value"], f"{where}.value", None))
+
+
+def holds(condition: Condition, props: Props) -> bool:
+    """The condition holds on a record's properties: a missing property, or a value of another kind (a string
+    against a number), never holds. holds(('since', '<=', 2010), (('since', 2005),)) -> True"""
+    value = dict(props).get(condition.key, _MISSING)
+    wanted, op = condition.value, condition.op
+    if value is _MISSING or (type(value) is bool) != (type(wanted) is bool) or isinstance(value, str) != isinstance(wanted, str):
+        return False
+    if op in ("=", "!="):
+        return (value == wanted) == (op == "=")
+    if isinstance(value, bool):
+        return False
+    return {"<": value < wanted, "<=": value <= wanted, ">": value > wanted, ">=": value >= wanted}[op]
+
+
+_MISSING = object()
+
+
+def prop_of(props: Props, key: str) -> object:
+    """A property's value, or _MISSING."""
+    for k, v in props:
+        if k == key:
+            return v
+    return _MISSING
 
 
 def warn(message: str) -> None:
@@ -825,7 +981,8 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
         questions_raw, questions_path = json_bytes(questions_data), Path(GENERATED_QUESTIONS)
     n_edges = len(graph_data["edges"])  # of the file: a broken edge does not move the others' indices
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
-    questions = validate_questions(questions_data, display(questions_path), named, n_edges, problems)
+    scope = GraphScope(n_edges, named, edge_names(graph_data, display(graph_path), problems))
+    questions = validate_questions(questions_data, display(questions_path), scope, problems)
     if problems.not_nfc:
         warn(
             f"{len(problems.not_nfc)} string(s) were not in Unicode {NORMALIZATION} form and were normalized "
@@ -1707,9 +1864,11 @@ def edge_index(edges: tuple[Edge, ...]) -> dict[tuple[str, str, str], list[int]]
     return index
 
 
-def partial_walks(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> list[list[tuple[tuple[int, ...], str]]]:
-    """The walks of query after 0, 1, ... len(hops) hops, each as (edge indices, node reached).
-    edges a-R->b, b-S->c; start a, hops [R out, S out] -> [[((), 'a')], [((0,), 'b')], [((0, 1), 'c')]]"""
+def partial_walks(graph: Graph, query: Query, index: dict | None = None) -> list[list[tuple[tuple[int, ...], str]]]:
+    """The walks of query after 0, 1, ... len(hops) hops, each as (edge indices, node reached); a hop with
+    conditions follows only the edges they hold on. edges a-R->b, b-S->c; start a, hops [R out, S out] ->
+    [[((), 'a')], [((0,), 'b')], [((0, 1), 'c')]]"""
+    edges, props = graph.edges, graph.edge_props
     index = edge_index(edges) if index is None else index
     stages = [[((), query.start)]]
     for hop in query.hops:
@@ -1717,6 +1876,7 @@ def partial_walks(edges: tuple[Edge, ...], query: Query, index: dict | None = No
             (path + (i,), edges[i].target if hop.direction == "out" else edges[i].source)
             for path, node in stages[-1]
             for i in index.get((node, hop.relation, hop.direction), ())
+            if not hop.where or all(holds(c, props[i] if props else ()) for c in hop.where)
         ])
         if len(stages[-1]) > MAX_WALKS:
             raise BenchmarkError(
@@ -1725,14 +1885,41 @@ def partial_walks(edges: tuple[Edge, ...], query: Query, index: dict | None = No
     return stages
 
 
-def solve(edges: tuple[Edge, ...], query: Query, index: dict | None = None) -> list[tuple[tuple[int, ...], str]]:
-    """Every complete path of query as (edge indices, end node): the walks that made every hop."""
-    return partial_walks(edges, query, index)[-1]
+def asked(graph: Graph, ask: Ask, walk: tuple[tuple[int, ...], str]) -> object:
+    """The value an ask question wants at the end of a walk (its end node's or last edge's property), or _MISSING."""
+    path, end = walk
+    if ask.of_ == "edge":
+        return prop_of(graph.edge_props[path[-1]], ask.key) if graph.edge_props and path else _MISSING
+    return prop_of(graph.props_by_node.get(end, ()), ask.key)
 
 
-def answerable(edges: tuple[Edge, ...], q: Question, index: dict | None = None) -> bool:
-    """The solver still finds the gold outcome on these edges: a gold path, or none at all to abstain on."""
-    found = solve(edges, q.query, index)
+def solve(graph: Graph, query: Query, index: dict | None = None) -> list[tuple[tuple[int, ...], str]]:
+    """Every complete path of query as (edge indices, end node): the walks that made every hop (and, for a
+    question that asks for a property, end where it has a value)."""
+    return complete(graph, query, partial_walks(graph, query, index)[-1])
+
+
+def complete(graph: Graph, query: Query, walks: list) -> list[tuple[tuple[int, ...], str]]:
+    """The walks that made every hop, kept when they end where the property asked for has a value."""
+    return [w for w in walks if asked(graph, query.ask, w) is not _MISSING] if query.ask else walks
+
+
+def value_text(value: object) -> str:
+    """A property value as an answer names it: 'Kazan', '1969', '2.5', 'true'."""
+    return value if isinstance(value, str) else scalar_text(value)
+
+
+def gold_answers(graph: Graph, query: Query, walks: list) -> list[str]:
+    """The answers complete walks give: the names of their end nodes, or the values they ask for."""
+    if query.ask:
+        return sorted({value_text(asked(graph, query.ask, w)) for w in walks})
+    names = graph.names
+    return sorted({names[end] for _, end in walks})
+
+
+def answerable(graph: Graph, q: Question, index: dict | None = None) -> bool:
+    """The solver still finds the gold outcome on this graph: a gold path, or none at all to abstain on."""
+    found = solve(graph, q.query, index)
     if q.insufficient:
         return not found
     gold = set(q.paths)
@@ -1750,17 +1937,22 @@ def _paths(edges: tuple[Edge, ...], paths: list[tuple[int, ...]]) -> str:
     return shown + (f"; and {len(paths) - 3} more" if len(paths) > 3 else "")
 
 
-def solver_problem(edges: tuple[Edge, ...], q: Question, index: dict) -> str | None:
+def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
     """What the solver finds that the question's gold data does not say, or None when they agree."""
-    stages = partial_walks(edges, q.query, index)
-    found = stages[-1]
+    edges = graph.edges
+    stages = partial_walks(graph, q.query, index)
+    found = complete(graph, q.query, stages[-1])
     if q.insufficient:
         if found:
             return (f"an abstention question, but the query finds {len(found)} complete path(s): "
                     f"{_paths(edges, [p for p, _ in found])}; fix the query or make the question answerable")
         return None
     if not found:
-        return hop_failure(edges, q.query, stages, index)
+        if stages[-1]:  # every hop was made: the ask is what fails
+            ask = q.query.ask
+            return (f"the query's walks end where no {ask.of_} has the property {ask.key!r} "
+                    f"({_paths(edges, [p for p, _ in stages[-1]])}); ask for another property or fix the query")
+        return hop_failure(graph, q.query, stages, index)
     walks, gold = {p for p, _ in found}, set(q.paths)
     if walks != gold:
         extra, missing = sorted(walks - gold), sorted(gold - walks)
@@ -1774,11 +1966,18 @@ def solver_problem(edges: tuple[Edge, ...], q: Question, index: dict) -> str | N
     ends = sorted({end for _, end in found})
     if ends != sorted(set(q.answer_ids)):
         return f"the gold paths end at {ends} but answer_ids are {sorted(set(q.answer_ids))}; make them the same"
+    if q.query.ask:
+        values = gold_answers(graph, q.query, found)
+        stray = [a for a in q.answers if _folded(a) not in {_folded(v) for v in values}]
+        if stray:
+            return (f"answer {stray[0]!r} is not a value of {q.query.ask.key!r} where the gold paths end ({', '.join(map(repr, values[:3]))}); "
+                    "make the answers those values")
     return None
 
 
-def hop_failure(edges: tuple[Edge, ...], query: Query, stages: list, index: dict) -> str:
+def hop_failure(graph: Graph, query: Query, stages: list, index: dict) -> str:
     """Which hop found no edge, from how many nodes, and which relations leave those nodes instead."""
+    edges = graph.edges
     j = next(k for k in range(1, len(stages)) if not stages[k]) - 1
     hop = query.hops[j]
     nodes = sorted({node for _, node in stages[j]})
@@ -1790,6 +1989,9 @@ def hop_failure(edges: tuple[Edge, ...], query: Query, stages: list, index: dict
             leaving[direction].add(relation)
     way = "forwards (out)" if hop.direction == "out" else "backwards (in)"
     message = f"hop {j + 1} of {len(query.hops)} ({hop.relation} {hop.direction}) finds no edge from {at}"
+    if hop.where and hop.relation in leaving[hop.direction]:
+        shown = " and ".join(f"{c.key} {c.op} {value_text(c.value)}" for c in hop.where)
+        return message + f" where {shown}; loosen the condition or fix the query"
     here = sorted(leaving[hop.direction])
     message += f"; relations they can follow {way}: {', '.join(here[:8])}{', ...' if len(here) > 8 else ''}" if here else f"; they have no edge to follow {way}"
     other = "in" if hop.direction == "out" else "out"
@@ -1825,7 +2027,7 @@ def check_questions(graph: Graph, questions: tuple[Question, ...], src: str, pro
     """Each question against the graph: answers name the answer nodes, a path without a query is a connected
     walk, and the solver's complete walks are the gold paths. One problem per question that fails."""
     index = edge_index(graph.edges)
-    names = {n.id: n.name for n in graph.nodes}
+    names = graph.names
     for q in questions:
         where = f"{src}: question {q.id}"
         try:
@@ -1835,7 +2037,7 @@ def check_questions(graph: Graph, questions: tuple[Question, ...], src: str, pro
                 if broken:
                     problem = f"path {describe_path(graph.edges, broken[0])} is not a connected walk; fix the path"
             if problem is None and q.query is not None:
-                problem = solver_problem(graph.edges, q, index)
+                problem = solver_problem(graph, q, index)
         except BenchmarkError as e:
             problem = str(e)
         if problem:
@@ -1843,7 +2045,7 @@ def check_questions(graph: Graph, questions: tuple[Question, ...], src: str, pro
 
 
 def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
-    if q.insufficient or not q.answer_ids:
+    if q.insufficient or not q.answer_ids or q.query and q.query.ask:  # an ask question's answers are values: the solver checks them
         return None
     named = {_folded(names[i]) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
     stray = [a for a in q.answers if _folded(a) not in named]
@@ -1868,6 +2070,12 @@ QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards
     "en": ("Start at {start}. Follow ", "{relation}", "{relation} backwards", ", then ", ". Which node do you reach?",
            ". Which nodes do you reach? Name any one of them."),
 }
+ASK_TEXTS = {  # language -> (closing for a node's property, for a set of nodes, for the last edge's), and a hop's condition
+    "ru": (". Каково значение {key} у узла, к которому ты придёшь?", ". Каковы значения {key} у узлов, к которым ты придёшь? "
+           "Назови любое из них.", ". Каково значение {key} у последнего ребра пути?", "{hop} (только где {conditions})", " и "),
+    "en": (". What is the {key} of the node you reach?", ". What is the {key} of the nodes you reach? Name any one of them.",
+           ". What is the {key} of the last edge you follow?", "{hop} (only where {conditions})", " and "),
+}
 QUOTES = {"ru": ("«»", '""', "„“", "''"), "en": ('""', "''", "“”", "«»")}  # the first pair the name does not hold
 GENERATION_DRAWS = 200  # draws per question before a hop count is given up as unable to yield more
 MAX_GOLD_PATHS = 20  # a generated query with more complete walks than this is drawn again
@@ -1881,6 +2089,7 @@ class GenerateSpec:
     abstain_share: float
     seed: int
     language: str  # ru or en: the question texts' language
+    property_share: float = 0.0  # share of questions that ask for a property or put a condition on a hop
 
 
 def quoted(language: str, name: str) -> str:
@@ -1889,11 +2098,19 @@ def quoted(language: str, name: str) -> str:
     return pair[0] + name + pair[1]
 
 
-def question_text(language: str, start: str, hops: list[Hop], several: bool = False) -> str:
-    """'Start at "Tomsk". Follow LOCATED_IN backwards, then DEVELOPED_BY. Which node do you reach?'"""
+def question_text(language: str, start: str, hops: list[Hop], several: bool = False, ask: Ask | None = None) -> str:
+    """'Start at "Tomsk". Follow LOCATED_IN backwards, then DEVELOPED_BY. Which node do you reach?'; a hop with
+    conditions reads 'DEVELOPED_BY (only where since <= 2010)', an ask 'What is the founded of the node you reach?'"""
     opening, forwards, backwards, joiner, closing, closing_set = QUESTION_TEXTS[language]
+    ask_node, ask_set, ask_edge, conditional, also = ASK_TEXTS[language]
     steps = [(forwards if h.direction == "out" else backwards).format(relation=h.relation) for h in hops]
-    return opening.format(start=quoted(language, start)) + joiner.join(steps) + (closing_set if several else closing)
+    steps = [conditional.format(hop=step, conditions=also.join(f"{c.key} {c.op} {value_text(c.value)}" for c in h.where)) if h.where else step
+             for step, h in zip(steps, hops)]
+    if ask is not None:
+        closing = (ask_edge if ask.of_ == "edge" else ask_set if several else ask_node).format(key=ask.key)
+    elif several:
+        closing = closing_set
+    return opening.format(start=quoted(language, start)) + joiner.join(steps) + closing
 
 
 class Roles:
@@ -1932,6 +2149,20 @@ class Roles:
         relation, direction = rng.choices(options, [counts[h] for h in options])[0]
         return Hop(relation, direction), {"role": role, "peers": len(peers), "peers_with_hop": counts[(relation, direction)]}
 
+    def missing_property(self, nodes: set[str], came_by: Hop, graph: Graph, rng: random.Random) -> tuple[str, dict] | None:
+        """A property the role's peers have and none of nodes has, drawn in proportion to how many peers have it."""
+        if not nodes:
+            return None
+        role, peers = self.peers(nodes, came_by)
+        props = graph.props_by_node
+        held = {k for v in nodes for k, _ in props.get(v, ())}
+        counts = Counter(k for p in sorted(peers - nodes) for k, _ in props.get(p, ()) if k not in held)
+        if not counts:
+            return None
+        options = sorted(counts)
+        key = rng.choices(options, [counts[k] for k in options])[0]
+        return key, {"role": role, "peers": len(peers), "peers_with_property": counts[key]}
+
 
 def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dict], dict[int, int]]]:
     """What load_inputs calls to draw the questions of --generate-questions from the graph it read (named where)."""
@@ -1958,7 +2189,8 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     names = {n.id: n.name for n in graph.nodes}
     name_count = Counter(_folded(n.name) for n in graph.nodes)
     starts = sorted(i for i in incident if name_count[_folded(names[i])] == 1)  # a start the text names unambiguously
-    draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, spec.language)
+    share = spec.property_share if graph.has_props else 0.0  # no draw is spent on it otherwise: the same questions as before
+    draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, spec.language, share)
     lo, hi = spec.hops
     n_abstain = round(spec.n * spec.abstain_share)
     plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
@@ -1977,8 +2209,8 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     share = sum("answers" in q for q in positives) / len(positives) if positives else 0.0
     for q in made:
         if q["insufficient"] and rng.random() < share:
-            hops = [Hop(**h) for h in q["query"]["hops"]]
-            q["question"] = question_text(spec.language, names[q["query"]["start"]], hops, several=True)
+            query = validate_query(q["query"], "", set(names))
+            q["question"] = question_text(spec.language, names[query.start], list(query.hops), several=True, ask=query.ask)
     ordered = sorted(made, key=lambda q: (len(q["query"]["hops"]), q["insufficient"]))
     for k, q in enumerate(ordered, 1):
         q["id"] = f"g{k:0{len(str(len(ordered)))}d}"
@@ -1997,41 +2229,83 @@ class QuestionDraw:
     roles: Roles
     rng: random.Random
     language: str
+    property_share: float = 0.0
 
     def __call__(self, hops_n: int, abstain: bool) -> dict | None:
         rng, edges = self.rng, self.graph.edges
         start = rng.choice(self.starts)
         hops, node, came_by = [], start, None
+        props = self.property_share and rng.random() < self.property_share  # a question about properties
         for _ in range(hops_n - abstain):
             choices = [i for i in self.incident[node] if i != came_by]
             if not choices:
                 return None
             i = rng.choice(choices)
             hop = Hop(edges[i].relation, "out") if edges[i].source == node else Hop(edges[i].relation, "in")
-            hops.append(hop)
+            hops.append(hop._replace(where=self._condition(node, hop, i)) if props else hop)
             node, came_by = (edges[i].target if hop.direction == "out" else edges[i].source), i
         query = Query(start, tuple(hops))
-        text_hops = list(query.hops)
         if abstain:
-            return self._near_miss(query)
-        found = solve(edges, query, self.index)
+            return self._near_miss(query, props)
+        if props:
+            query = replace(query, ask=self._ask(node, came_by))
+        found = solve(self.graph, query, self.index)
         ends = sorted({end for _, end in found})
         if not found or len(found) > MAX_GOLD_PATHS or len(ends) > MAX_ANSWERS:
             return None
-        answers = sorted({self.names[e] for e in ends})
-        text = question_text(self.language, self.names[start], text_hops, several=len(ends) > 1)
+        answers = gold_answers(self.graph, query, found)
+        several = len(answers) > 1 if query.ask else len(ends) > 1
+        if query.ask and query.ask.of_ == "edge" and several:
+            return None  # "the last edge" is one edge: its value must be one
+        text = question_text(self.language, self.names[start], list(query.hops), several=several, ask=query.ask)
         if any(_mentions(_folded(text), a) for a in (*map(_folded, answers), *(e.casefold() for e in ends))):
             return None  # its wording would give the answer away (a walk back to the start)
-        if len(ends) > 1 and rng.random() < 0.7:
+        if several and rng.random() < 0.7:
             return None  # prefer one answer; keep some answer sets, never drop them all
         return {"id": "", "question": text, "insufficient": False, "query": _query_dict(query),
                 **singular_or_plural("answer", "answers", answers), **singular_or_plural("answer_id", "answer_ids", ends),
                 **singular_or_plural("path", "paths", [list(p) for p, _ in found])}
 
-    def _near_miss(self, query: Query) -> dict | None:
-        """The walk of query, then one more hop that the reached nodes' role can take and they cannot."""
+    def _condition(self, node: str, hop: Hop, i: int) -> tuple[Condition, ...]:
+        """A condition on the edge i just drawn that it meets and another edge the hop could follow does not
+        (the drawn edge's value the lowest, highest or only one of its kind: <=, >= or =), or none."""
+        props = self.graph.edge_props
+        if not props or not props[i]:
+            return ()
+        siblings = [j for j in self.index.get((node, hop.relation, hop.direction), ()) if j != i]
+        options = []
+        for key, value in props[i]:
+            if isinstance(value, bool):
+                continue
+            others = [v for j in siblings if (v := prop_of(props[j], key)) is not _MISSING and isinstance(v, str) == isinstance(value, str)
+                      and not isinstance(v, bool) and v != value]
+            if others:
+                op = "<=" if value < min(others) else ">=" if value > max(others) else "="
+                options.append(Condition(key, op, value))
+        return (self.rng.choice(options),) if options else ()
+
+    def _ask(self, node: str, last: int) -> Ask | None:
+        """A property of the node reached, or else of the last edge followed, to ask for instead of the node."""
+        node_props = self.graph.props_by_node.get(node, ())
+        if node_props:
+            return Ask("node", self.rng.choice(node_props)[0])
+        edge_props = self.graph.edge_props[last] if self.graph.edge_props and last is not None else ()
+        return Ask("edge", self.rng.choice(edge_props)[0]) if edge_props else None
+
+    def _near_miss(self, query: Query, props: bool = False) -> dict | None:
+        """The walk of query, then one more hop that the reached nodes' role can take and they cannot; or, for a
+        question about properties whose walk reaches nodes that lack a property their role's peers have, that
+        property asked for."""
+        if props and query.hops:
+            reached = {end for _, end in solve(self.graph, query, self.index)}
+            key = self.roles.missing_property(reached, query.hops[-1], self.graph, self.rng)
+            if key is not None and not solve(self.graph, replace(query, ask=Ask("node", key[0])), self.index):
+                query = replace(query, ask=Ask("node", key[0]))
+                text = question_text(self.language, self.names[query.start], list(query.hops), ask=query.ask)
+                return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN,
+                        "path": [], "answer_id": None, "near_miss": {"hop": "ask", **key[1]}}
         if query.hops:
-            reached = {end for _, end in solve(self.graph.edges, query, self.index)}
+            reached = {end for _, end in solve(self.graph, query, self.index)}
             came_by = query.hops[-1]
         else:
             reached = {query.start}
@@ -2044,7 +2318,7 @@ class QuestionDraw:
             return None
         hop, why = missed
         query = Query(query.start, (*query.hops, hop))
-        if solve(self.graph.edges, query, self.index):
+        if solve(self.graph, query, self.index):
             return None
         text = question_text(self.language, self.names[query.start], list(query.hops))
         return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN, "path": [],
@@ -2052,7 +2326,10 @@ class QuestionDraw:
 
 
 def _query_dict(query: Query) -> dict:
-    return {"start": query.start, "hops": [h._asdict() for h in query.hops]}
+    """A query in the input file's shape: 'where' only on hops that have conditions, 'ask' only when it asks."""
+    hops = [{"relation": h.relation, "direction": h.direction,
+             **({"where": [{"property": c.key, "op": c.op, "value": c.value} for c in h.where]} if h.where else {})} for h in query.hops]
+    return {"start": query.start, "hops": hops, **({"ask": {"property": query.ask.key, "of": query.ask.of_}} if query.ask else {})}
 
 
 def preflight_solver(variant: Variant) -> None:
@@ -2060,7 +2337,7 @@ def preflight_solver(variant: Variant) -> None:
     graph was checked by check_questions; a variant that fails here is a bug in building it)."""
     index = edge_index(variant.graph.edges)
     for q in variant.questions:
-        problem = solver_problem(variant.graph.edges, q, index) if q.query else None
+        problem = solver_problem(variant.graph, q, index) if q.query else None
         if problem:
             raise BenchmarkError(f"control solver disagrees with question {q.id} on graph variant {variant.name}: {problem}")
 
@@ -2453,7 +2730,7 @@ class Distractors:
         """node id -> [(j, query)]: some walk of query stands at that node after j < len(hops) hops."""
         index, reach = edge_index(graph.edges), {}
         for q in questions:
-            for j, walks in enumerate(partial_walks(graph.edges, q.query, index)[:-1]):
+            for j, walks in enumerate(partial_walks(graph, q.query, index)[:-1]):
                 for node in {node for _, node in walks}:
                     reach.setdefault(node, []).append((j, q.query))
         return reach
@@ -3519,8 +3796,9 @@ def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, question
                 cut, _ = largest_fitting(tokens, budget, 0, tokens(0), m, tokens(m))
             hints[hint_key] = cut
         if cut not in indexes and q.query:
-            indexes[cut] = edge_index(shown.edges[:cut])  # shared by the questions with the same cut
-        ok = answerable(shown.edges[:cut], q, indexes[cut]) if q.query else None
+            packed_graph = shown.pick(range(cut))
+            indexes[cut] = (packed_graph, edge_index(packed_graph.edges))  # shared by the questions with the same cut
+        ok = answerable(*indexes[cut][:1], q, indexes[cut][1]) if q.query else None
         t = text(cut)
         packed.append(Cell(variant, k, "B", q, t, cut, m, ok, t.graph_tokens(counts, tokenizer), tokens(cut), t.prompt_sha256(q.question)))
     return packed
@@ -4472,7 +4750,7 @@ def solver_answer(item: Item, cache: dict | None = None) -> dict:
         shown = item.shown()
         cache[key] = (shown, edge_index(shown.edges))
     (shown, index), q = cache[key], item.question
-    found = solve(shown.edges, q.query, index) if q.query else []
+    found = solve(shown, q.query, index) if q.query else []
     if not found:  # every complete walk is a gold path: the first one will do
         return {"answer": ABSTAIN, "path": [], "evidence": []}
     path, end = found[0]

@@ -201,7 +201,11 @@ BAD_INPUTS = {
     ),
     "path not integers": (
         None, edited(QUESTIONS, [0, "path"], [0, True]), [],
-        "questions.json: questions[0].path must be a list of edge indices (integers), e.g. [0, 3, 6]",
+        "questions.json: questions[0].path must be a list of edge indices (integers) or edge ids, e.g. [0, 3, 6]",
+    ),
+    "path names an unknown edge id": (
+        None, edited(QUESTIONS, [0, "path"], [0, "e9"]), [],
+        "questions.json: questions[0].path[1] = 'e9' is not the id of an edge of the graph; fix the path",
     ),
     "question id with slash": (
         None, edited(QUESTIONS, [1, "id"], "q/2"), [],

@@ -348,7 +348,7 @@ def test_distractors_match_the_input_surface_within_ten_points(make, canonical):
         problems = benchmark.Problems()
         data, qdata = make()
         graph = benchmark.validate_graph(data, "g", problems)
-        questions = benchmark.validate_questions(qdata, "q", {n.id for n in graph.nodes}, len(graph.edges), problems)
+        questions = benchmark.validate_questions(qdata, "q", benchmark.GraphScope(len(graph.edges), {n.id for n in graph.nodes}, {}), problems)
         benchmark.check_questions(graph, questions, "q", problems)
         bad = set(problems.questions())
         questions = tuple(q for q in questions if q.id not in bad)

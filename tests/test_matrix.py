@@ -31,20 +31,19 @@ def plan(**overrides):
 
 
 def test_solver_finds_each_gold_path_of_the_article(canonical):
-    edges = canonical.graph.edges
     for q in canonical.questions:
-        found = benchmark.solve(edges, q.query)
+        found = benchmark.solve(canonical.graph, q.query)
         assert found == ([] if q.insufficient else [(q.paths[0], q.answer_ids[0])]), q.id
 
 
 def test_solver_follows_in_hops_backwards_without_turning_edges_around():
-    edges = (Edge("org", "LOCATED_IN", "city"),)
+    edges = Graph((), (Edge("org", "LOCATED_IN", "city"),))
     assert benchmark.solve(edges, Query("city", (Hop("LOCATED_IN", "in"),))) == [((0,), "org")]
     assert benchmark.solve(edges, Query("city", (Hop("LOCATED_IN", "out"),))) == []
 
 
 def test_solver_may_pass_an_edge_again_when_the_hops_lead_back_over_it():
-    edges = (Edge("a", "R", "b"), Edge("c", "R", "b"))  # a and c are both parents of b
+    edges = Graph((), (Edge("a", "R", "b"), Edge("c", "R", "b")))  # a and c are both parents of b
     siblings = benchmark.solve(edges, Query("a", (Hop("R", "out"), Hop("R", "in"))))
     assert siblings == [((0, 0), "a"), ((0, 1), "c")]
 
