@@ -404,6 +404,20 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
 
 
+def mentioned(text: str, needles: dict | set) -> set[str]:
+    """Every needle that occurs in text as a whole word (as _mentions says), in one pass over the text's word
+    boundaries rather than one search per needle: mentioned('prompt.q1.kazan.txt', {'kazan', 'q2'}) -> {'kazan'}."""
+    starts = [i for i in range(len(text)) if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")]
+    ends = [j for j in range(1, len(text) + 1) if j == len(text) or not (text[j].isalnum() or text[j] == "_")]
+    longest = max(map(len, needles), default=0)
+    found = set()
+    for i in starts:
+        for j in ends:
+            if j > i and j - i <= longest and text[i:j] in needles and any(c.isalnum() for c in text[i:j]):
+                found.add(text[i:j])
+    return found
+
+
 def _mentions(text: str, needle: str) -> bool:
     """needle occurs in text as a whole word (both already folded): 'q1' is in 'prompt.q1.txt'; 'gold' is not
     in 'golden_gate', nor 'russia' in 'duke_of_russia'; '.' is in nothing."""
@@ -2023,13 +2037,16 @@ def walk_ends(edges: list[Edge]) -> set[str]:
     return ends
 
 
-def check_questions(graph: Graph, questions: tuple[Question, ...], src: str, problems: Problems) -> None:
-    """Each question against the graph: answers name the answer nodes, a path without a query is a connected
-    walk, and the solver's complete walks are the gold paths. One problem per question that fails."""
-    index = edge_index(graph.edges)
-    names = graph.names
+def check_questions(whole: Graph, questions: tuple[Question, ...], src: str, problems: Problems) -> None:
+    """Each question against the graph (or the graph of its own context): answers name the answer nodes, a path
+    without a query is a connected walk, and the solver's complete walks are the gold paths. One problem per
+    question that fails."""
+    whole_index = edge_index(whole.edges)
     for q in questions:
         where = f"{src}: question {q.id}"
+        own = q.context.graph if q.context and q.context.graph is not None else None
+        graph, index = (own, edge_index(own.edges)) if own is not None else (whole, whole_index)
+        names = graph.names
         try:
             problem = _answer_problem(q, names)
             if problem is None and q.query is None:
@@ -2335,11 +2352,13 @@ def _query_dict(query: Query) -> dict:
 def preflight_solver(variant: Variant) -> None:
     """Stop the run unless the solver agrees with every question's gold data on this graph variant (the input
     graph was checked by check_questions; a variant that fails here is a bug in building it)."""
-    index = edge_index(variant.graph.edges)
-    for q in variant.questions:
-        problem = solver_problem(variant.graph, q, index) if q.query else None
-        if problem:
-            raise BenchmarkError(f"control solver disagrees with question {q.id} on graph variant {variant.name}: {problem}")
+    for context in variant.contexts:
+        index = edge_index(context.graph.edges)
+        for q in context.questions:
+            problem = solver_problem(context.graph, q, index) if q.query else None
+            if problem:
+                where = f"graph variant {variant.name}" + (f", context {context.id}" if context.id else "")
+                raise BenchmarkError(f"control solver disagrees with question {q.id} on {where}: {problem}")
 
 
 # -----------------------------------------------------------------------------
@@ -2446,18 +2465,46 @@ def script(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class Context:
+    """The graph some questions' prompts show: the whole graph for every question (the article's setting, id
+    ""), or one question's own subgraph (its id), given by the questions file or cut by --context khop."""
+
+    id: str
+    graph: Graph  # in its canonical order (permutation 0)
+    questions: tuple[Question, ...]  # paths index into graph.edges; ids follow any renaming
+
+    def seed(self, seed: int, size: str, what: str) -> str:
+        """The seed string of a random choice about this context: '2026/medium/interleave' for the shared graph (as
+        ever), '2026/medium/q7/interleave' for question q7's own."""
+        return f"{seed}/{size}/{self.id}/{what}" if self.id else f"{seed}/{size}/{what}"
+
+
+@dataclass(frozen=True)
 class Variant:
     size: str  # small | medium | large
-    ids: str  # original | short
-    graph: Graph  # this variant's canonical order (permutation 0)
-    questions: tuple[Question, ...]  # paths index into graph.edges; ids follow the renaming
-    branches: int  # distractor branches added to the input graph
+    ids: str  # original | short | pseudonyms
+    contexts: tuple[Context, ...]  # one shared graph, or one per question
+    branches: int  # distractor branches added to the input graph, over every context
     shortage: str = ""  # why it has fewer branches than its size wants, when the graph's names ran out
     mapping_sha256: str = ""  # --pseudonymize: SHA-256 of the renaming (old id -> [new id, new name])
 
     @property
     def name(self) -> str:
         return f"{self.size}/{self.ids}"
+
+    @property
+    def questions(self) -> tuple[Question, ...]:
+        return tuple(q for c in self.contexts for q in c.questions)
+
+    @property
+    def shared(self) -> bool:
+        """One graph for every question: the article's setting."""
+        return len(self.contexts) == 1 and not self.contexts[0].id
+
+
+def shared_variant(graph: Graph, questions: tuple[Question, ...], size: str = "small", ids: str = "original") -> Variant:
+    """The article's setting: one graph that every question is asked on."""
+    return Variant(size, ids, (Context("", graph, questions),), 0)
 
 
 def _first_word(name: str) -> str:
@@ -2512,20 +2559,22 @@ class Vocabulary:
     def __init__(self, names: list[str]) -> None:
         self.names = sorted(n for n in set(names) if any(c.isalnum() for c in n))  # a name like "." carries no words
         self.slots: dict[tuple, list[list[str]]] = {}  # shape of a name -> the words at each position, over its names
+        self.templates: list[list[list[str]] | None] = []  # per name: the slots of its shape, None for one word
         for name in self.names:
             split = name.split(" ")
             slots = self.slots.setdefault(tuple(map(_word_shape, split)), [[] for _ in split])
             for k, word in enumerate(split):
                 slots[k].append(word)
+            self.templates.append(slots if len(split) > 1 else None)
         single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
         self.model = WordModel(single) if len(single) >= WORD_MODEL_MIN_WORDS else None
         self.spent = not self.names
 
     def draw(self, rng: random.Random) -> str | None:
-        template = rng.choice(self.names).split(" ")
-        if len(template) == 1:
+        slots = rng.choice(self.templates)  # a real name as the template: its shape's slots
+        if slots is None:
             return self.model.draw(rng) if self.model else None
-        return " ".join(rng.choice(words) for words in self.slots[tuple(map(_word_shape, template))])
+        return " ".join(rng.choice(words) for words in slots)
 
 
 class Namer:
@@ -2702,11 +2751,21 @@ class Namer:
 HELD = "held"  # Distractors._branch: no branch for now, only because the shares of new names are full
 
 
-class Distractors:
-    """A seeded, endless stream of safe distractor branches; its first n items are the same for any n."""
+class Branch(NamedTuple):
+    """A distractor branch: new nodes and the edges that chain them to the anchor, with their properties."""
 
-    def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int):
-        self.rng = random.Random(f"{seed}/distractors")
+    nodes: list[Node]
+    edges: list[Edge]
+    node_props: list[Props]
+    edge_props: list[Props]
+
+
+class Distractors:
+    """A seeded, endless stream of safe distractor branches; its first n items are the same for any n. key: the
+    context they are drawn for ("" for the shared graph); taken: names in use outside it (folded), never given."""
+
+    def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int, key: str = "", taken: set[str] | None = None):
+        self.rng = random.Random(f"{seed}/{key}/distractors" if key else f"{seed}/distractors")
         self.graph = graph
         self.incident: dict[str, list[int]] = {}  # node id -> the edges that touch it
         for i, e in enumerate(graph.edges):
@@ -2715,6 +2774,10 @@ class Distractors:
                 self.incident.setdefault(e.target, []).append(i)
         self.reach = self._reach(graph, [q for q in questions if q.query])
         self.namer = Namer(graph, self.rng)
+        if taken:
+            self.namer.names |= taken
+            self.namer.input_names |= taken
+        self.pools = self._property_pools(graph) if graph.has_props else None
         starts = list(dict.fromkeys(q.query.start for q in questions if q.query))
         self.anchors = [a for a in starts if a in self.incident]
         low, high = MEDIUM_BRANCHES
@@ -2734,6 +2797,31 @@ class Distractors:
                 for node in {node for _, node in walks}:
                     reach.setdefault(node, []).append((j, q.query))
         return reach
+
+    @staticmethod
+    def _property_pools(graph: Graph) -> dict[tuple, list]:
+        """Where a new record's property values come from: (node type, key) -> [(value, name of its node)] and
+        (relation, key) -> [(value, None)] over the input's records."""
+        pools: dict[tuple, list] = {}
+        for n, props in graph.nodes_with_props():
+            for k, v in props:
+                pools.setdefault(("node", n.type, k), []).append((v, n.name))
+        for e, props in graph.edges_with_props():
+            for k, v in props:
+                pools.setdefault(("edge", e.relation, k), []).append((v, None))
+        return pools
+
+    def _props_like(self, kind: str, group: str, props: Props, name: str | None = None) -> Props:
+        """Properties for a new record that copies one with props: the same keys, each value drawn from the values
+        that key has on records of the same type (nodes) or relation (edges); a value that names its own node
+        names the new one instead."""
+        out = []
+        for k, _ in props:
+            value, owner = self.rng.choice(self.pools[(kind, group, k)])
+            if isinstance(value, str) and owner and name and owner in value:
+                value = value.replace(owner, name)
+            out.append((k, value))
+        return tuple(out)
 
     @property
     def medium(self) -> int:
@@ -2776,7 +2864,7 @@ class Distractors:
     def _give_up(self, anchor: str) -> None:
         self.failed.add(anchor)
         if anchor not in self.unnamed:
-            had = sum(1 for _, edges in self.items if anchor in (edges[0].source, edges[0].target))
+            had = sum(1 for b in self.items if anchor in (b.edges[0].source, b.edges[0].target))
             warn(f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets {'no more' if had else 'none'}")
 
     def shortage(self, size: str, made: int, wanted: int | None) -> str:
@@ -2788,8 +2876,8 @@ class Distractors:
             return f"large: {made} distractor branches could be made, fewer than it takes to fill --context-window: {why}"
         return f"{size}: {made} of the {wanted} distractor branches it needs could be made: {why}"
 
-    def _draw(self, anchor: str) -> list[tuple[str, str, str]]:
-        """Steps (relation, direction, input node it copies) of a random walk over the input's edges."""
+    def _draw(self, anchor: str) -> list[tuple[str, str, str, int]]:
+        """Steps (relation, direction, input node it copies, input edge it copies) of a random walk over the input's edges."""
         steps, here, came_by = [], anchor, None
         for _ in range(self.rng.choice(BRANCH_LENGTHS)):
             choices = [i for i in self.incident.get(here, ()) if i != came_by]
@@ -2797,7 +2885,7 @@ class Distractors:
                 break
             i = self.rng.choice(choices)
             e = self.graph.edges[i]
-            step = (e.relation, "out", e.target) if e.source == here else (e.relation, "in", e.source)
+            step = (e.relation, "out", e.target, i) if e.source == here else (e.relation, "in", e.source, i)
             steps.append(step)
             here, came_by = step[2], i
         return steps
@@ -2821,7 +2909,7 @@ class Distractors:
                 return False
         return True
 
-    def _branch(self, anchor: str) -> tuple[list[Node], list[Edge]] | None:
+    def _branch(self, anchor: str) -> Branch | None:
         """A safe branch off anchor with at least one named node; after BRANCH_DRAWS draws, HELD when a share held
         its names back for now, else None."""
         named_none = held = False
@@ -2831,15 +2919,15 @@ class Distractors:
             if not steps:  # the longest safe start of the draw
                 continue
             nodes, edges, current = [], [], anchor
-            for relation, direction, like in steps:  # a start of a safe chain is safe: a chain cut where names run out
+            for relation, direction, like, copied in steps:  # a start of a safe chain is safe: a chain cut where names run out
                 node = self.namer.new_node(self.namer.nodes[like], (relation, direction))
                 if node is None:
                     break
                 nodes.append(node)
-                edges.append(Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current))
+                edges.append((Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current), like, copied))
                 current = node.id
             if nodes:
-                return nodes, edges
+                return self._with_props(nodes, edges)
             named_none = True
             held = held or self.namer.held
         if held:
@@ -2847,6 +2935,17 @@ class Distractors:
         if named_none:
             self.unnamed.add(anchor)
         return None
+
+
+    def _with_props(self, nodes: list[Node], edges: list[tuple[Edge, str, int]]) -> Branch:
+        """The branch, its records given properties like the records they copy (none on a graph without any)."""
+        if self.pools is None:
+            return Branch(nodes, [e for e, _, _ in edges], [], [])
+        by_node, copied_props = self.graph.props_by_node, self.graph.edge_props
+        node_props = [self._props_like("node", self.namer.nodes[like].type, by_node.get(like, ()), node.name)
+                      for node, (_, like, _) in zip(nodes, edges)]
+        edge_props = [self._props_like("edge", e.relation, copied_props[i] if copied_props else ()) for e, _, i in edges]
+        return Branch(nodes, [e for e, _, _ in edges], node_props, edge_props)
 
 
 def interleave(originals: list, extras: list, rng: random.Random) -> tuple[list, list[int]]:
@@ -2860,37 +2959,224 @@ def interleave(originals: list, extras: list, rng: random.Random) -> tuple[list,
     return merged, positions
 
 
-def with_distractors(graph: Graph, questions: tuple[Question, ...], stream: Distractors, size: str, n: int, seed: int) -> Variant:
-    """The input graph plus the stream's first n branches, originals interleaved at seeded positions."""
+# Contexts: what each question's prompt shows. The article's setting is one shared graph. A GraphRAG prompt
+# shows the subgraph retrieved for its question instead: given by the questions file ("context": edges and
+# nodes of the input graph, or a graph of its own), or cut by --context khop. Either way a context is a small
+# graph of its own, with its own edge order, and every size, id variant, permutation and mode works on it as
+# on the shared graph; the solver proves each one.
+
+CONTEXT_KINDS = ("shared", "given", "khop")
+RELATION_FLOOR = 2  # khop: edges of each relation a question names that a context holds at least (where the graph has them)
+RELATION_SEARCH = 20_000  # khop: nodes a search for such edges past the depth sees at most
+
+
+def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict]:
+    """The contexts of the inputs, before any distractor, and what the retrieval did (for the reports)."""
+    questions = inputs.questions
+    if plan.context == "khop":
+        retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed)
+        contexts = [retriever.context(q) for q in questions]
+        return contexts, retriever.summary(contexts)
+    if plan.context == "given":
+        contexts = [given_context(inputs.graph, q) for q in questions]
+        return contexts, context_summary(contexts, "given")
+    return [Context("", inputs.graph, questions)], {}
+
+
+def cut_context(graph: Graph, q: Question, edges: list[int], nodes: list[str] = ()) -> Context:
+    """The question's context of the graph's edges (in that order) and nodes (listed first; then every other end of
+    those edges, in order of first appearance), properties with them; its paths re-indexed into it."""
+    wanted = list(dict.fromkeys([*nodes, *(end for i in edges for end in (graph.edges[i].source, graph.edges[i].target))]))
+    at = {n.id: k for k, n in enumerate(graph.nodes)}
+    keep = [at[v] for v in wanted]
+    picked = graph.pick(edges)
+    sub = replace(picked, nodes=tuple(graph.nodes[k] for k in keep),
+                  node_props=tuple(graph.node_props[k] for k in keep) if graph.node_props else ())
+    position = {old: new for new, old in enumerate(edges)}
+    return Context(q.id, sub, (replace(q.moved(position), context=None),))
+
+
+def given_context(graph: Graph, q: Question) -> Context:
+    """A question's context as its file gives it: its own graph, or edges and nodes of the input graph."""
+    if q.context.graph is not None:
+        return Context(q.id, q.context.graph, (replace(q, context=None),))
+    return cut_context(graph, q, list(q.context.edges), list(q.context.nodes))
+
+
+def context_problems(graph: Graph, questions: tuple[Question, ...], src: str, problems: Problems) -> None:
+    """A given context of the input graph must hold the question's start and every edge of its gold paths."""
+    for q in questions:
+        if not q.context or q.context.graph is not None:
+            continue
+        edges = set(q.context.edges)
+        missing = sorted({i for p in q.paths for i in p} - edges)
+        nodes = set(q.context.nodes) | {end for i in edges for end in (graph.edges[i].source, graph.edges[i].target)}
+        if missing:
+            problems.add(f"{src}: question {q.id}: its context leaves out gold edge(s) {describe_path(graph.edges, tuple(missing))}; "
+                         "add them to the context, or make the question an abstention one", q.id)
+        elif q.query and q.query.start not in nodes:
+            problems.add(f"{src}: question {q.id}: its context leaves out the start {q.query.start!r}; add it to the context", q.id)
+
+
+class KHop:
+    """--context khop: per question, the neighbourhood of its start node, cut from the input graph. Breadth first
+    out to --context-hops (each question's own hop count when not given), over edges in either direction; the
+    edges of each layer are taken in a seeded random order until --context-edges is reached. The gold paths'
+    edges (for an abstention question, the walks its query makes before the hop that fails) are always inside,
+    at the place the search reaches them; those beyond the depth follow the rest. As a retriever that matches
+    the question's words would, a context holds at least RELATION_FLOOR edges of each relation the question
+    names: where the neighbourhood has fewer, the search goes on past the depth for edges of that relation only
+    (without it, a near-miss abstention's failing relation is missing from most contexts, and its absence alone
+    would tell a model to abstain). The nodes are the edges' ends, the start first. Every edge is a real edge
+    of the graph: the distractors a production prompt has."""
+
+    def __init__(self, graph: Graph, hops: int | None, budget: int, seed: int) -> None:
+        self.graph, self.hops, self.budget, self.seed = graph, hops, budget, seed
+        self.index = edge_index(graph.edges)
+        self.incident: dict[str, list[int]] = {}
+        for i, e in enumerate(graph.edges):
+            self.incident.setdefault(e.source, []).append(i)
+            if e.target != e.source:
+                self.incident.setdefault(e.target, []).append(i)
+        self.beyond: dict[str, int] = {}  # question id -> gold edges outside the searched depth
+
+    def must(self, q: Question) -> list[int]:
+        """The edges a question's context always holds, in order."""
+        if not q.insufficient:
+            return list(dict.fromkeys(i for p in q.paths for i in p))
+        if q.query is None:
+            return []
+        stages = partial_walks(self.graph, q.query, self.index)[1:]  # the last is empty, or the walks an ask fails on
+        return list(dict.fromkeys(i for walks in stages for path, _ in walks for i in path))[: self.budget]
+
+    def start(self, q: Question) -> str | None:
+        if q.query:
+            return q.query.start
+        if not q.paths or not q.paths[0]:
+            return None
+        first = self.graph.edges[q.paths[0][0]]
+        if len(q.paths[0]) > 1:
+            second = self.graph.edges[q.paths[0][1]]
+            return first.source if first.target in (second.source, second.target) else first.target
+        return first.source
+
+    def context(self, q: Question) -> Context:
+        rng = random.Random(f"{self.seed}/{q.id}/khop")
+        must = self.must(q)
+        needed = set(must)
+        room = max(self.budget - len(needed), 0)
+        depth = self.hops if self.hops is not None else len(q.query.hops) if q.query else max(map(len, q.paths), default=1)
+        start = self.start(q)
+        taken: list[int] = []
+        chosen: set[int] = set()
+        frontier, reached = ([start], {start}) if start is not None else ([], set())
+        for _ in range(depth):
+            layer = list(dict.fromkeys(i for v in frontier for i in self.incident.get(v, ()) if i not in chosen))
+            rng.shuffle(layer)
+            frontier = []
+            for i in layer:
+                if i in needed:
+                    pass
+                elif room:
+                    room -= 1
+                else:
+                    continue
+                taken.append(i)
+                chosen.add(i)
+                for end in (self.graph.edges[i].source, self.graph.edges[i].target):
+                    if end not in reached:
+                        reached.add(end)
+                        frontier.append(end)
+        outside = [i for i in must if i not in chosen]
+        self.beyond[q.id] = len(outside) if not q.insufficient else 0
+        named = self._named_relations(q, start, taken + outside, room)
+        return cut_context(self.graph, q, taken + named + outside, [start] if start is not None else [])
+
+    def _named_relations(self, q: Question, start: str | None, have: list[int], room: int) -> list[int]:
+        """Edges of the relations the question names that the context lacks (up to RELATION_FLOOR each, within
+        room), nearest to the start first: a breadth-first search over the whole graph, seeing at most
+        RELATION_SEARCH nodes."""
+        if q.query is None or start is None or not room:
+            return []
+        counts = Counter(self.graph.edges[i].relation for i in have)
+        wanted = {h.relation: RELATION_FLOOR - counts[h.relation] for h in q.query.hops if counts[h.relation] < RELATION_FLOOR}
+        found, seen, chosen = [], {start}, set(have)
+        queue = deque([start])
+        while queue and wanted and len(found) < room and len(seen) < RELATION_SEARCH:
+            for i in self.incident.get(queue.popleft(), ()):
+                e = self.graph.edges[i]
+                if i not in chosen and wanted.get(e.relation, 0) > 0 and len(found) < room:
+                    found.append(i)
+                    chosen.add(i)
+                    wanted[e.relation] -= 1
+                    if not wanted[e.relation]:
+                        del wanted[e.relation]
+                for end in (e.source, e.target):
+                    if end not in seen:
+                        seen.add(end)
+                        queue.append(end)
+        return found
+
+    def summary(self, contexts: list[Context]) -> dict:
+        facts = context_summary(contexts, "khop")
+        beyond = [qid for qid, n in self.beyond.items() if n]
+        facts.update(hops=self.hops if self.hops is not None else "each question's own hop count", edges=self.budget,
+                     gold_beyond_depth=len(beyond), gold_beyond_depth_questions=beyond[:20])
+        return facts
+
+
+def context_summary(contexts: list[Context], kind: str) -> dict:
+    """How large the contexts are, and for the abstention questions with a query, how many contexts show an edge of
+    the relation whose hop fails (else a model could abstain from the relation's absence alone)."""
+    sizes = sorted(len(c.graph.edges) for c in contexts)
+    nodes = sorted(len(c.graph.nodes) for c in contexts)
+    misses = [(c, q) for c in contexts for q in c.questions if q.insufficient and q.query]
+    shown = sum(any(e.relation == q.query.hops[-1].relation for e in c.graph.edges) for c, q in misses)
+    return {"kind": kind, "contexts": len(contexts),
+            "edges": {"min": sizes[0], "median": statistics.median(sizes), "max": sizes[-1]} if sizes else None,
+            "nodes": {"min": nodes[0], "median": statistics.median(nodes), "max": nodes[-1]} if nodes else None,
+            "abstention_relation_shown": {"contexts": shown, "of": len(misses)}}
+
+
+def with_distractors(context: Context, stream: Distractors, size: str, n: int, seed: int) -> tuple[Context, int]:
+    """The context's graph plus the stream's first n branches, originals interleaved at seeded positions; and how
+    many branches it got."""
     branches = stream.first(n) if n else []
     if not branches:
-        return Variant(size, "original", graph, questions, 0)
-    rng = random.Random(f"{seed}/{size}/interleave")
-    edges, edge_pos = interleave(list(graph.edges), [e for _, es in branches for e in es], rng)
-    nodes, _ = interleave(list(graph.nodes), [v for vs, _ in branches for v in vs], rng)
-    return Variant(size, "original", Graph(tuple(nodes), tuple(edges)), tuple(q.moved(edge_pos) for q in questions), len(branches))
+        return context, 0
+    graph = context.graph
+    rng = random.Random(context.seed(seed, size, "interleave"))
+    new_edges = [(e, p) for b in branches for e, p in zip(b.edges, b.edge_props or itertools.repeat(()))]
+    new_nodes = [(v, p) for b in branches for v, p in zip(b.nodes, b.node_props or itertools.repeat(()))]
+    edges, edge_pos = interleave(list(graph.edges_with_props()), new_edges, rng)
+    nodes, _ = interleave(list(graph.nodes_with_props()), new_nodes, rng)
+    merged = Graph(tuple(n for n, _ in nodes), tuple(e for e, _ in edges), (),
+                   tuple(p for _, p in nodes) if graph.has_props else (), tuple(p for _, p in edges) if graph.has_props else ())
+    return replace(context, graph=merged, questions=tuple(q.moved(edge_pos) for q in context.questions)), len(branches)
+
+
+def renamed_ids(context: Context, new_id: dict[str, str]) -> Context:
+    """The context with every node id replaced by new_id[id]: edges, answer ids and query starts follow."""
+    graph = context.graph
+    renamed = replace(graph, nodes=tuple(n._replace(id=new_id[n.id]) for n in graph.nodes),
+                      edges=tuple(Edge(new_id[e.source], e.relation, new_id[e.target]) for e in graph.edges))
+    questions = tuple(
+        replace(q, answer_ids=tuple(new_id[i] for i in q.answer_ids),
+                query=replace(q.query, start=new_id[q.query.start]) if q.query else None)
+        for q in context.questions
+    )
+    return replace(context, graph=renamed, questions=questions)
 
 
 def with_short_ids(variant: Variant, seed: int) -> Variant:
-    """Every node renamed n1, n2, ... in a seeded order; edges, gold answers and queries follow."""
-    nodes = variant.graph.nodes
-    order = list(range(len(nodes)))
-    random.Random(f"{seed}/{variant.size}/ids").shuffle(order)
-    new_id = {nodes[j].id: f"n{rank + 1}" for rank, j in enumerate(order)}
-    graph = Graph(
-        tuple(n._replace(id=new_id[n.id]) for n in nodes),
-        tuple(Edge(new_id[e.source], e.relation, new_id[e.target]) for e in variant.graph.edges),
-        variant.graph.edge_ids,
-    )
-    questions = tuple(
-        replace(
-            q,
-            answer_ids=tuple(new_id[i] for i in q.answer_ids),
-            query=replace(q.query, start=new_id[q.query.start]) if q.query else None,
-        )
-        for q in variant.questions
-    )
-    return replace(variant, ids="short", graph=graph, questions=questions)
+    """Every node renamed n1, n2, ... in a seeded order, per context (article 12: short local ids); edges, gold
+    answers and queries follow."""
+    contexts = []
+    for context in variant.contexts:
+        order = list(range(len(context.graph.nodes)))
+        random.Random(context.seed(seed, variant.size, "ids")).shuffle(order)
+        contexts.append(renamed_ids(context, {context.graph.nodes[j].id: f"n{rank + 1}" for rank, j in enumerate(order)}))
+    return replace(variant, ids="short", contexts=tuple(contexts))
 
 
 SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
@@ -2899,14 +3185,26 @@ SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa s
 def with_pseudonyms(variant: Variant, seed: int) -> Variant:
     """--pseudonymize: every node renamed, consistently and seeded, to a name drawn like a distractor's (words of
     the names of its role, never a name of the input) and an id in its id's style; edges, gold answers, answer
-    ids, queries and the question texts follow; types, relations and gold paths stay. A model that answers from
-    memory instead of the graph scores lower here than on the original names, on the same questions."""
-    graph = variant.graph
-    namer = Namer(graph, random.Random(f"{seed}/{variant.size}/pseudonyms"))
+    ids, queries, the question texts and the properties that quote a name follow; types, relations and gold
+    paths stay. A model that answers from memory instead of the graph scores lower here than on the original
+    names, on the same questions."""
+    contexts, mappings = [], {}
+    for context in variant.contexts:
+        renamed, mapping = _pseudonyms(context, variant.size, seed)
+        contexts.append(renamed)
+        mappings[context.id] = mapping
+    mapping = json_bytes(mappings[""] if variant.shared else mappings)
+    return replace(variant, ids="pseudonyms", contexts=tuple(contexts), mapping_sha256=sha256_hex(mapping))
+
+
+def _pseudonyms(context: Context, size: str, seed: int) -> tuple[Context, dict]:
+    """with_pseudonyms for one context: the renamed context and its renaming (old id -> [new id, new name])."""
+    graph = context.graph
+    namer = Namer(graph, random.Random(context.seed(seed, size, "pseudonyms")))
     namer.type_slack = math.inf  # every node is renamed: the mix of types is the input's by construction
     several = sorted({n.name.casefold() for n in graph.nodes if " " in n.name.strip()}, key=len, reverse=True)
     namer.holds_input = re.compile("|".join(map(re.escape, several))) if several else None
-    rng = random.Random(f"{seed}/{variant.size}/pseudonyms/fallback")
+    rng = random.Random(context.seed(seed, size, "pseudonyms/fallback"))
     roles: dict[str, tuple[str, str]] = {}
     for e in graph.edges:
         roles.setdefault(e.target, (e.relation, "out"))
@@ -2919,8 +3217,6 @@ def with_pseudonyms(variant: Variant, seed: int) -> Variant:
             word = "".join(_TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
             node = namer._named(n, word) if namer._fresh(word) else None
         renamed[n.id] = node
-    new_graph = Graph(tuple(renamed[n.id] for n in graph.nodes),
-                      tuple(Edge(renamed[e.source].id, e.relation, renamed[e.target].id) for e in graph.edges), graph.edge_ids)
     by_name = {n.name: renamed[n.id].name for n in graph.nodes}
     by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2})  # an id quoted in a question
     pattern = re.compile("|".join(re.escape(k) for k in sorted(by_name, key=len, reverse=True) if k.strip())) if by_name else None
@@ -2929,11 +3225,17 @@ def with_pseudonyms(variant: Variant, seed: int) -> Variant:
     def text(value: str) -> str:
         return pattern.sub(lambda m: by_name[m.group(0)], value) if pattern else value
 
+    def props(all_props: tuple[Props, ...]) -> tuple[Props, ...]:
+        return tuple(tuple((k, text(v) if isinstance(v, str) else v) for k, v in p) for p in all_props)
+
+    new_graph = Graph(tuple(renamed[n.id] for n in graph.nodes),
+                      tuple(Edge(renamed[e.source].id, e.relation, renamed[e.target].id) for e in graph.edges), graph.edge_ids,
+                      props(graph.node_props), props(graph.edge_props))
     questions = tuple(replace(
         q, question=text(q.question),
         answers=q.answers if q.insufficient else tuple(dict.fromkeys(folded.get(_folded(a), text(a)) for a in q.answers)),
         answer_ids=tuple(renamed[i].id for i in q.answer_ids),
-        query=replace(q.query, start=renamed[q.query.start].id) if q.query else None) for q in variant.questions)
+        query=replace(q.query, start=renamed[q.query.start].id) if q.query else None) for q in context.questions)
     stems = {w[:-2].casefold(): n.name for n in graph.nodes for w in n.name.split() if len(w) >= 5}
     for q in questions:  # an inflected form ("Ирины" for "Ирина") is not matched: say so, never pretend
         words = [w.casefold() for w in re.findall(r"[^\W\d_]+", q.question)]
@@ -2941,18 +3243,18 @@ def with_pseudonyms(variant: Variant, seed: int) -> Variant:
         if left:
             warn(f"--pseudonymize: the text of question {q.id} may still name {', '.join(map(repr, left[:3]))} in another "
                  "form than the graph's; rename it in the questions file, or use generated questions")
-    mapping = json_bytes({n.id: [renamed[n.id].id, renamed[n.id].name] for n in graph.nodes})
-    return replace(variant, ids="pseudonyms", graph=new_graph, questions=questions, mapping_sha256=sha256_hex(mapping))
+    mapping = {n.id: [renamed[n.id].id, renamed[n.id].name] for n in graph.nodes}
+    return replace(context, graph=new_graph, questions=questions), mapping
 
 
 _TO_CYRILLIC = dict(zip("abdeklmnorstvBDKLMNORSTV", "абдеклмнорствБДКЛМНОРСТВ"))
 
 
-def edge_order(n_edges: int, size: str, k: int, seed: int) -> list[int]:
-    """Displayed order of a variant's edges for permutation k (0 keeps the canonical order)."""
-    order = list(range(n_edges))
+def edge_order(context: Context, size: str, k: int, seed: int) -> list[int]:
+    """Displayed order of a context's edges for permutation k (0 keeps the canonical order)."""
+    order = list(range(len(context.graph.edges)))
     if k:
-        random.Random(f"{seed}/{size}/permutation/{k}").shuffle(order)
+        random.Random(context.seed(seed, size, f"permutation/{k}")).shuffle(order)
     return order
 
 
@@ -2964,11 +3266,11 @@ def subgraph(graph: Graph) -> Graph:
                    node_props=tuple(itertools.compress(graph.node_props, keep)) if graph.node_props else ())
 
 
-def with_edge_ids(variant: Variant) -> Variant:
-    """--edge-ids: each edge of the variant gets the stable id e1, e2, ... in its canonical order, where the input's
+def with_edge_ids(context: Context) -> Context:
+    """--edge-ids: each edge of the context gets the stable id e1, e2, ... in its canonical order, where the input's
     edges are interleaved with the distractors', so an id says nothing of which edges are gold. A permutation
     moves the edges and their ids together."""
-    return replace(variant, graph=replace(variant.graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(variant.graph.edges)))))
+    return replace(context, graph=replace(context.graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(context.graph.edges)))))
 
 
 # -----------------------------------------------------------------------------
@@ -3290,10 +3592,10 @@ def _answer_forms(q: Question) -> list[str]:
     return list(dict.fromkeys(a for a in (*map(_folded, q.answers), *(i.casefold() for i in q.answer_ids)) if a))
 
 
-def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, Graph, tuple[Question, ...]]], template: Template,
+def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tuple[Context, ...]]], template: Template,
                    file_names: list[str]) -> list[dict]:
     """Each check of article 8.3 with its result (pass, fail or warn) and its findings [{question, found}];
-    graphs: (variant name, graph, its questions), for the checks of node ids and node order."""
+    graphs: (variant name, its contexts), for the checks of node ids and node order."""
     text = _folded(template.render("", "", ""))
     positives = [q for q in questions if not q.insufficient]
     forms = {q.id: _answer_forms(q) for q in positives}
@@ -3322,19 +3624,24 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, Grap
         [(q.id, repr(f)) for q in questions for p in q.paths for f in _path_forms(p) if f in text or f in q.question],
         "neither the template nor a question writes out a gold path",
     )
+    owners: dict[str, list[str]] = {}  # answer form -> the questions it answers
+    for q in positives:
+        for a in forms[q.id]:
+            owners.setdefault(a, []).append(q.id)
     check(
         "file_names_have_no_answer",
-        [(q.id, f"{name} has {a!r}") for name in sorted(set(file_names)) for q in positives for a in forms[q.id] if _mentions(_folded(name), a)],
+        [(qid, f"{name} has {a!r}") for name in sorted(set(file_names)) for a in sorted(mentioned(_folded(name), owners)) for qid in owners[a]],
         "no output file name contains a gold answer or answer id",
     )
-    ids = sorted({n.id for _, g, _ in graphs for n in g.nodes})
+    graph_list = [(name, c.graph, c.questions) for name, contexts in graphs for c in contexts]
+    ids = sorted({n.id for _, g, _ in graph_list for n in g.nodes})
     check(
         "no_few_shot_examples",
         [(None, repr(i)) for i in ids if not i.isalpha() and _mentions(text, i.casefold())],
         "the template quotes no node id of the graph, so no few-shot example can repeat a gold path (ids of letters "
         "alone, like 'target', are ordinary words and not counted)",
     )
-    nodes = {n.id: n for _, g, _ in graphs for n in g.nodes}
+    nodes = {n.id: n for _, g, _ in graph_list for n in g.nodes}
     check(
         "ids_are_neutral",
         [(None, f"node id {i!r} (named {nodes[i].name!r}) adds the word {', '.join(map(repr, leaky_markers(nodes[i])))}")
@@ -3343,12 +3650,17 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, Grap
         "'Paris' would, 'Gold' for 'Gold' does not",
     )
     always_first = []
-    for name, graph, asked in graphs:
-        first, types = {}, {n.id: n.type for n in graph.nodes}
-        for n in graph.nodes:
-            first.setdefault(n.type, n.id)
-        led = [q for q in asked if q.answer_ids]
-        if led and all(any(first[types[a]] == a for a in q.answer_ids) for q in led):
+    for name, contexts in graphs:  # over every context of a variant: one question's own context is always "first" by chance
+        led = firsts = 0
+        for c in contexts:
+            first, types = {}, {n.id: n.type for n in c.graph.nodes}
+            for n in c.graph.nodes:
+                first.setdefault(n.type, n.id)
+            for q in c.questions:
+                if q.answer_ids:
+                    led += 1
+                    firsts += any(first.get(types.get(a)) == a for a in q.answer_ids)
+        if led and firsts == led and (len(contexts) == 1 or led > 1):
             always_first.append((None, name))
     check(
         "answer_not_always_first",
@@ -3381,11 +3693,15 @@ class Plan:
     write_prompts: bool | None  # None: the article's layout writes them while they are small (write_prompts_by_default)
     template: Template = ARTICLE_TEMPLATE
     edge_ids: bool = False  # --edge-ids: every edge shown with a stable id, which "path" cites
+    context: str = "shared"  # shared: one graph for every question; given: each question's own; khop: cut per question
+    context_hops: int | None = None  # khop: the depth of the neighbourhood; None: each question's own hop count
+    context_edges: int = 300  # khop: the most edges a context holds besides its gold paths' own
 
     @property
     def article_layout(self) -> bool:
         """The article's own run (one small graph as given, no budget): files keep the article's names."""
-        return self.sizes == ["small"] and self.ids == ["original"] and self.permutations == 1 and self.budget is None
+        return (self.sizes == ["small"] and self.ids == ["original"] and self.permutations == 1 and self.budget is None
+                and self.context == "shared")
 
 
 class FormattedGraph:
@@ -3502,13 +3818,13 @@ class _Spent(Exception):
     """The distractor stream has no more branches than this: a large graph cannot grow past it."""
 
 
-def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: TokenCounts) -> tuple[int, bool]:
-    """Distractor branches of the large graph: the most compact format's prompts just fit the context window;
-    and whether the stream ran out before that (the graph's names are too few), so large is smaller.
+def large_branches(context: Context, stream: Distractors, plan: Plan, counts: TokenCounts) -> tuple[int, bool]:
+    """Distractor branches of a context's large graph: the most compact format's prompts just fit the context
+    window; and whether the stream ran out before that (the graph's names are too few), so large is smaller.
 
     Sized with the first encoding, so every encoding measures the same graph."""
     tokenizer, window = plan.tokenizers[0], plan.context_window
-    questions = inputs.questions
+    questions = context.questions
     longest = max(questions, key=lambda q: (tokenizer.count(q.question), q.id))
     texts: dict[tuple[int, str], FormattedGraph] = {}
 
@@ -3516,9 +3832,9 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
         if len(stream.first(n)) < n:
             raise _Spent
         if (n, fmt) not in texts:
-            variant = with_distractors(inputs.graph, questions, stream, "large", n, plan.seed)
-            variant = with_edge_ids(variant) if plan.edge_ids else variant
-            texts[(n, fmt)] = FormattedGraph(plan.template, fmt, serialized(fmt, variant.graph))
+            grown, _ = with_distractors(context, stream, "large", n, plan.seed)
+            grown = with_edge_ids(grown) if plan.edge_ids else grown
+            texts[(n, fmt)] = FormattedGraph(plan.template, fmt, serialized(fmt, grown.graph))
         return texts[(n, fmt)].tokens(counts, tokenizer, q.question)
 
     def all_fit(n: int, fmt: str) -> bool:
@@ -3560,23 +3876,36 @@ def large_branches(inputs: RunInputs, stream: Distractors, plan: Plan, counts: T
         compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
 
 
-def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts) -> list[Variant]:
-    """Every (size, ids) variant of the plan, each proven by the solver preflight."""
-    stream = Distractors(inputs.graph, inputs.questions, plan.seed) if set(plan.sizes) - {"small"} else None
+def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts: list[Context] | None = None) -> list[Variant]:
+    """Every (size, ids) variant of the plan over the input's contexts (input_contexts, unless given), each proven
+    by the solver preflight. A context's distractors are drawn for it alone, named apart from every name of the
+    input graph."""
+    bases = input_contexts(inputs, plan)[0] if contexts is None else contexts
+    shared = len(bases) == 1 and not bases[0].id
+    taken = None if shared else {n.name.casefold() for n in inputs.graph.nodes}
+    streams: dict[str, Distractors] = {}  # medium and large draw from one stream per context: large extends medium
     variants = []
     for size in plan.sizes:
-        spent = False
-        if size == "large":
-            n, spent = large_branches(inputs, stream, plan, counts)
-        else:
-            n = 0 if size == "small" else stream.medium
-        base = with_distractors(inputs.graph, inputs.questions, stream, size, n, plan.seed)
-        base = with_edge_ids(base) if plan.edge_ids else base
-        if size == "medium" and base.branches < n or spent:
-            base = replace(base, shortage=stream.shortage(size, base.branches, n if size == "medium" else None))
-            warn(base.shortage)
+        sized, branches, notes = [], 0, []
+        for base in bases:
+            made, note = 0, ""
+            if size != "small":
+                stream = streams.get(base.id) or streams.setdefault(base.id, Distractors(base.graph, base.questions, plan.seed, base.id, taken))
+                n, spent = large_branches(base, stream, plan, counts) if size == "large" else (stream.medium, False)
+                base, made = with_distractors(base, stream, size, n, plan.seed)
+                if size == "medium" and made < n or spent:
+                    note = stream.shortage(size, made, n if size == "medium" else None)
+            sized.append(with_edge_ids(base) if plan.edge_ids else base)
+            branches += made
+            notes += [(base.id, note)] if note else []
+        shortage = notes[0][1] if shared and notes else (
+            f"{size}: {len(notes)} of {len(bases)} contexts got fewer distractor branches than they want; the first, "
+            f"context {notes[0][0]}: {notes[0][1]}" if notes else "")
+        if shortage:
+            warn(shortage)
+        base_variant = Variant(size, "original", tuple(sized), branches, shortage)
         for ids in plan.ids:
-            variant = base if ids == "original" else with_short_ids(base, plan.seed) if ids == "short" else with_pseudonyms(base, plan.seed)
+            variant = base_variant if ids == "original" else with_short_ids(base_variant, plan.seed) if ids == "short" else with_pseudonyms(base_variant, plan.seed)
             preflight_solver(variant)
             variants.append(variant)
     return variants
@@ -3588,13 +3917,14 @@ class Item:
 
     row: dict
     variant: Variant
-    order: list[int]  # the variant's edge indices in displayed order
+    context: Context  # the graph the prompt shows part or all of
+    order: list[int]  # the context's edge indices in displayed order
     question: Question  # paths in displayed positions
     template: Template
 
     def shown(self) -> Graph:
         """What the prompt shows: every node in mode A, exactly the used ones in a mode B pack."""
-        shown = self.variant.graph.pick(self.order[: self.row["edges_included"]])
+        shown = self.context.graph.pick(self.order[: self.row["edges_included"]])
         return shown if self.row["mode"] == "A" else subgraph(shown)
 
     def prompt(self) -> str:
@@ -3618,6 +3948,7 @@ class Cell:
     """One prompt, measured: what a size_report row says of it besides the run's constants."""
 
     variant: Variant
+    context: Context
     permutation: int
     mode: str  # "A": the whole graph; "B": packed into the token budget
     question: Question  # paths in displayed positions
@@ -3648,6 +3979,7 @@ def size_report_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str
         "prompt_scope": PROMPT_SCOPE,
         "size": cell.variant.size,
         "ids": cell.variant.ids,
+        **({"context": cell.context.id} if cell.context.id else {}),
         "permutation": cell.permutation,
         "edge_order_sha256": order_sha,
         "mode": cell.mode,
@@ -3679,59 +4011,31 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
 
     def add_row(tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
         q = cell.question
-        items.append(Item(size_report_row(plan, tokenizer, cell, order_sha), cell.variant, order, q, plan.template))
+        items.append(Item(size_report_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template))
         if prompts["write"]:
             name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
             if name not in prompts_written:  # a mode A prompt is the same for every encoding
                 prompts_written.add(name)
                 add_file(name, cell.shown.prompt(q.question).encode("utf-8"))
 
-    order_of: dict[tuple[str, int], list[int]] = {}
+    orders: dict[tuple[str, int], dict[str, list[int]]] = {}  # (size, permutation) -> context id -> displayed order
     hints: dict[tuple[str, str, str], int] = {}
-    id_cost: dict[str, dict[str, dict]] = {}  # size -> format -> graph tokens with and without edge ids
+    costs = PartCosts(plan, counts)
     prompts = {"write": plan.write_prompts}  # None: decided on the first graph texts (write_prompts_by_default)
     for variant in variants:
-        graph, questions = variant.graph, variant.questions
         if not plan.article_layout:
-            add_file(variant_file(variant, "json"), json_bytes(_graph_dict(graph)))
-            add_file(variant_file(variant, "questions"), json_bytes([question_dict(q) for q in questions]))
-        for k in range(plan.permutations):
-            order = order_of.setdefault((variant.size, k), edge_order(len(graph.edges), variant.size, k, plan.seed))
-            order_bytes = json_bytes(order)
-            order_sha = sha256_hex(order_bytes)
-            if not plan.article_layout:
-                add_file(f"order.{variant.size}.p{k}.json", order_bytes)
-            position = {old: new for new, old in enumerate(order)}
-            shown = graph.pick(order)
-            moved = [q.moved(position) for q in questions]
-            texts = {}
-            for fmt in plan.formats:  # each text is tokenized on other threads while this one goes on
-                texts[fmt] = text = FormattedGraph(plan.template, fmt, serialized(fmt, shown))
-                for tokenizer in plan.tokenizers:
-                    counts.start(tokenizer, text.text, text.sha)
-            if prompts["write"] is None:
-                prompts.update(write_prompts_by_default(texts.values(), questions, plan))
-            for fmt, text in texts.items():
-                check_roundtrip(fmt, shown, text.text)
-                if k == 0:
-                    add_file(graph_file(plan, variant, fmt), text.text.encode("utf-8"))
-                    if plan.edge_ids and variant.ids == plan.ids[0]:  # what the ids cost, beside the same graph without them
-                        bare = counts.count(plan.tokenizers[0], serialized(fmt, replace(shown, edge_ids=())))
-                        id_cost.setdefault(variant.size, {})[fmt] = {"with_ids": text.graph_tokens(counts, plan.tokenizers[0]), "without": bare}
-            for fmt, text in texts.items():
-                shas = [text.prompt_sha256(q.question) for q in moved]
-                for tokenizer in plan.tokenizers:
-                    graph_tokens = text.graph_tokens(counts, tokenizer)
-                    for q, sha in zip(moved, shas):
-                        cell = Cell(variant, k, "A", q, text, len(order), len(order), True if q.query else None,
-                                    graph_tokens, text.tokens(counts, tokenizer, q.question), sha)  # the preflight proved each question
-                        add_row(tokenizer, cell, order, order_sha)
-                    progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
-                    if plan.budget:
-                        for cell in pack(variant, k, text, shown, moved, plan, tokenizer, counts, hints):
-                            add_row(tokenizer, cell, order, order_sha)
-                        progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
-            del texts
+            if variant.shared:
+                add_file(variant_file(variant, "json"), json_bytes(_graph_dict(variant.contexts[0].graph, flat=True)))
+            add_file(variant_file(variant, "questions"), json_bytes(
+                [question_dict(q, None if variant.shared else c.graph) for c in variant.contexts for q in c.questions]))
+        for context in variant.contexts:
+            for k in range(plan.permutations):
+                order = orders.setdefault((variant.size, k), {}).setdefault(context.id, edge_order(context, variant.size, k, plan.seed))
+                order_sha = sha256_hex(json_bytes(order))
+                measure_order(variant, context, k, order, order_sha, plan, counts, add_row, add_file, progress, hints, costs, prompts)
+    if not plan.article_layout:
+        for (size, k), by_context in orders.items():
+            add_file(f"order.{size}.p{k}.json", json_bytes(by_context[""] if "" in by_context else by_context))
     progress.close()
     key = row_order(plan, variants)
     items.sort(key=lambda item: key(item.row))
@@ -3739,8 +4043,65 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     if any(v.mapping_sha256 for v in variants):
         facts["pseudonyms"] = {"seed": plan.seed, "mapping_sha256": {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256}}
     if plan.edge_ids:
-        facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": id_cost}
+        facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs.by_size["edge ids"]}
+    if costs.by_size["properties"]:
+        facts["property_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs.by_size["properties"]}
     return Measurement([item.row for item in items], items, variants, facts)
+
+
+def measure_order(variant: Variant, context: Context, k: int, order: list[int], order_sha: str, plan: Plan, counts: TokenCounts,
+                  add_row: Callable, add_file: Callable, progress: Progress, hints: dict, costs: PartCosts, prompts: dict) -> None:
+    """The rows of one context in one edge order: every format and encoding, in modes A and B."""
+    questions = context.questions
+    position = {old: new for new, old in enumerate(order)}
+    shown = context.graph.pick(order)
+    moved = [q.moved(position) for q in questions]
+    texts = {}
+    for fmt in plan.formats:  # each text is tokenized on other threads while this one goes on
+        texts[fmt] = text = FormattedGraph(plan.template, fmt, serialized(fmt, shown))
+        for tokenizer in plan.tokenizers:
+            counts.start(tokenizer, text.text, text.sha)
+    if prompts["write"] is None:
+        prompts.update(write_prompts_by_default(texts.values(), questions, plan))
+    for fmt, text in texts.items():
+        check_roundtrip(fmt, shown, text.text)
+        if k == 0:
+            if variant.shared:
+                add_file(graph_file(plan, variant, fmt), text.text.encode("utf-8"))
+            if variant.ids == plan.ids[0]:
+                costs.add(variant.size, fmt, shown, text)
+    for fmt, text in texts.items():
+        shas = [text.prompt_sha256(q.question) for q in moved]
+        for tokenizer in plan.tokenizers:
+            graph_tokens = text.graph_tokens(counts, tokenizer)
+            for q, sha in zip(moved, shas):
+                cell = Cell(variant, context, k, "A", q, text, len(order), len(order), True if q.query else None,
+                            graph_tokens, text.tokens(counts, tokenizer, q.question), sha)  # the preflight proved each question
+                add_row(tokenizer, cell, order, order_sha)
+            progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
+            if plan.budget:
+                for cell in pack(variant, context, k, text, shown, moved, plan, tokenizer, counts, hints):
+                    add_row(tokenizer, cell, order, order_sha)
+                progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
+
+
+class PartCosts:
+    """What the optional parts of a graph text cost in graph tokens (first encoding, canonical order, first id variant),
+    summed over the contexts of a size: the edge ids of --edge-ids, and the properties. size -> format -> counts."""
+
+    def __init__(self, plan: Plan, counts: TokenCounts) -> None:
+        self.plan, self.counts = plan, counts
+        self.by_size: dict[str, dict[str, dict[str, dict[str, int]]]] = {"edge ids": {}, "properties": {}}
+
+    def add(self, size: str, fmt: str, shown: Graph, text: FormattedGraph) -> None:
+        tokenizer = self.plan.tokenizers[0]
+        whole = text.graph_tokens(self.counts, tokenizer)
+        parts = [("edge ids", replace(shown, edge_ids=())) if shown.edge_ids else None,
+                 ("properties", replace(shown, node_props=(), edge_props=())) if shown.has_props else None]
+        for part, without in filter(None, parts):
+            cost = self.by_size[part].setdefault(size, {}).setdefault(fmt, {"with_ids" if part == "edge ids" else "with": 0, "without": 0})
+            cost["with_ids" if part == "edge ids" else "with"] += whole
+            cost["without"] += self.counts.count(tokenizer, serialized(fmt, without))
 
 
 PROMPT_FILES_MAX_BYTES = 50_000_000  # the article's layout writes its prompt files by default up to this much
@@ -3759,7 +4120,7 @@ def write_prompts_by_default(texts, questions: tuple[Question, ...], plan: Plan)
     return {"write": write, "bytes": size}
 
 
-def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, questions: list[Question], plan: Plan,
+def pack(variant: Variant, context: Context, k: int, whole: FormattedGraph, shown: Graph, questions: list[Question], plan: Plan,
          tokenizer: Tokenizer, counts: TokenCounts, hints: dict) -> list[Cell]:
     """Mode B (article 7.3): per question, the longest prefix of the displayed edges, with exactly the
     nodes they use, whose whole prompt fits the budget; the next edge would not fit.
@@ -3800,7 +4161,7 @@ def pack(variant: Variant, k: int, whole: FormattedGraph, shown: Graph, question
             indexes[cut] = (packed_graph, edge_index(packed_graph.edges))  # shared by the questions with the same cut
         ok = answerable(*indexes[cut][:1], q, indexes[cut][1]) if q.query else None
         t = text(cut)
-        packed.append(Cell(variant, k, "B", q, t, cut, m, ok, t.graph_tokens(counts, tokenizer), tokens(cut), t.prompt_sha256(q.question)))
+        packed.append(Cell(variant, context, k, "B", q, t, cut, m, ok, t.graph_tokens(counts, tokenizer), tokens(cut), t.prompt_sha256(q.question)))
     return packed
 
 
@@ -3823,10 +4184,11 @@ def prompt_file(plan: Plan, variant: Variant, permutation: int, mode: str, encod
 def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
     """The names of every file a run of plan writes, known before anything is measured (the leakage check
     of file names runs on them)."""
-    stand_ins = [Variant(size, ids, Graph((), ()), (), 0) for size in plan.sizes for ids in plan.ids]
-    names = [graph_file(plan, v, fmt) for v in stand_ins for fmt in plan.formats]
+    stand_ins = [Variant(size, ids, (), 0) for size in plan.sizes for ids in plan.ids]
+    shared = plan.context == "shared"
+    names = [graph_file(plan, v, fmt) for v in stand_ins for fmt in plan.formats] if shared else []
     if not plan.article_layout:
-        names += [variant_file(v, kind) for v in stand_ins for kind in ("json", "questions")]
+        names += [variant_file(v, kind) for v in stand_ins for kind in ("json", "questions") if shared or kind == "questions"]
         names += [f"order.{size}.p{k}.json" for size in plan.sizes for k in range(plan.permutations)]
     if plan.write_prompts is not False:  # written, or perhaps (decided once the graph texts are known)
         modes = [("A", "")] + [("B", t.name) for t in plan.tokenizers if plan.budget]
@@ -3852,9 +4214,9 @@ def row_order(plan: Plan, variants: list[Variant]) -> Callable[[dict], tuple]:
     )
 
 
-def question_dict(q: Question) -> dict:
+def question_dict(q: Question, graph: Graph | None = None) -> dict:
     """A question in the input file's shape (singular fields where there is one value), so a variant's
-    questions can be fed back with --questions."""
+    questions can be fed back with --questions; with graph, its own context's graph goes with it."""
     item = {"id": q.id, "question": q.question, **singular_or_plural("answer", "answers", q.answers)}
     item.update(singular_or_plural("path", "paths", [list(p) for p in q.paths]) if q.paths else {"path": []})
     item["insufficient"] = q.insufficient
@@ -3863,7 +4225,9 @@ def question_dict(q: Question) -> dict:
     elif q.answer_ids:
         item.update(singular_or_plural("answer_id", "answer_ids", q.answer_ids))
     if q.query is not None:
-        item["query"] = {"start": q.query.start, "hops": [h._asdict() for h in q.query.hops]}
+        item["query"] = _query_dict(q.query)
+    if graph is not None:
+        item["context"] = {"graph": _graph_dict(graph, flat=True)}
     return item
 
 
@@ -3963,15 +4327,13 @@ def markdown_report(summary: list[dict], rows: list[dict], variants: list[Varian
         "",
         "## Graph variants",
         "",
-        "| variant | nodes | edges | distractor branches | file | SHA-256 |",
-        "|---|---:|---:|---:|---|---|",
+        *_variant_lines(variants, shas),
     ]
-    for v in variants:
-        name = variant_file(v, "json")
-        lines.append(f"| {v.name} | {len(v.graph.nodes)} | {len(v.graph.edges)} | {v.branches} | {name} | `{shas[name]}` |")
     lines += ["", *(f"- {note}." for note in dict.fromkeys(v.shortage for v in variants if v.shortage))]
+    lines += _context_lines(preflight.get("contexts"))
     lines += _preflight_lines(variants[0].questions, preflight)
-    lines += _edge_id_lines((facts or {}).get("edge_id_graph_tokens"))
+    lines += _part_cost_lines((facts or {}).get("edge_id_graph_tokens"), "Edge ids", "the stable edge ids of --edge-ids")
+    lines += _part_cost_lines((facts or {}).get("property_graph_tokens"), "Properties", "the properties of nodes and edges")
     if preflight.get("budget_hints"):
         lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
     lines += _size_tables(summary, rows, variants, plan, reference)
@@ -4004,16 +4366,61 @@ def _preflight_lines(questions: tuple[Question, ...], preflight: dict) -> list[s
     return lines
 
 
-def _edge_id_lines(cost: dict | None) -> list[str]:
-    """What --edge-ids cost in graph tokens, per size and format."""
+def _variant_lines(variants: list[Variant], shas: dict[str, str]) -> list[str]:
+    """The table of graph variants: one graph each, or the sizes of their contexts."""
+    if all(v.shared for v in variants):
+        lines = ["| variant | nodes | edges | distractor branches | file | SHA-256 |", "|---|---:|---:|---:|---|---|"]
+        for v in variants:
+            name, graph = variant_file(v, "json"), v.contexts[0].graph
+            lines.append(f"| {v.name} | {len(graph.nodes)} | {len(graph.edges)} | {v.branches} | {name} | `{shas[name]}` |")
+        return lines
+    lines = ["One context per question: the graph its prompts show (the questions file holds each one, in the input's format).", "",
+             "| variant | contexts | nodes per context (min–median–max) | edges per context (min–median–max) | distractor branches | file | SHA-256 |",
+             "|---|---:|---:|---:|---:|---|---|"]
+    for v in variants:
+        name = variant_file(v, "questions")
+        nodes, edges = (sorted(len(getattr(c.graph, part)) for c in v.contexts) for part in ("nodes", "edges"))
+        spread = ["" if not xs else f"{xs[0]}–{statistics.median(xs):g}–{xs[-1]}" for xs in (nodes, edges)]
+        lines.append(f"| {v.name} | {len(v.contexts)} | {spread[0]} | {spread[1]} | {v.branches} | {name} | `{shas[name]}` |")
+    return lines
+
+
+def _context_lines(facts: dict | None) -> list[str]:
+    """How the contexts were made: given or cut, their sizes, and what a model could read from their shape."""
+    if not facts:
+        return []
+    lines = ["", "## Contexts", ""]
+    if facts["kind"] == "khop":
+        lines.append(f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {facts['hops']} "
+                     f"hop(s), each layer's edges in a seeded random order, at most {facts['edges']} edges besides the gold "
+                     "paths', which are always inside (for an abstention question, the walks its query makes), and at least "
+                     f"{RELATION_FLOOR} edges of each relation a question names, searched past that depth when the neighbourhood "
+                     "has fewer.")
+        if facts["gold_beyond_depth"]:
+            lines.append(f"In {facts['gold_beyond_depth']} question(s) gold edges lie beyond that depth and were added after the "
+                         "rest: a model could pick them out as the only edges that far out; raise --context-hops to the "
+                         f"questions' hop count (first: {', '.join(facts['gold_beyond_depth_questions'][:5])}).")
+    else:
+        lines.append("Given by the questions file, each question's own.")
+    shown = facts["abstention_relation_shown"]
+    if shown["of"]:
+        lines.append(f"Abstention questions whose context shows an edge of the relation the failing hop asks for: {shown['contexts']} "
+                     f"of {shown['of']} (the others can be answered from that relation's absence alone).")
+    return lines
+
+
+def _part_cost_lines(cost: dict | None, title: str, what: str) -> list[str]:
+    """What an optional part of the graph text costs in graph tokens, per size and format."""
     if not cost:
         return []
-    lines = ["", "## Edge ids", "", f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0) with the stable edge ids of "
-              "--edge-ids and without them: what the ids cost is part of the trade-off.", "",
-              "| size | format | with ids | without | cost |", "|---|---|---:|---:|---:|"]
-    lines += [f"| {size} | {fmt} | {c['with_ids']:,} | {c['without']:,} | +{c['with_ids'] - c['without']:,} "
-              f"({_percent(c['with_ids'] / c['without'] - 1 if c['without'] else 0)}) |"
-              for size, by_format in cost["by_size"].items() for fmt, c in by_format.items()]
+    lines = ["", f"## {title}", "", f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0, summed over contexts) with {what} "
+             "and without them: what they cost is part of the trade-off.", "",
+             "| size | format | with | without | cost |", "|---|---|---:|---:|---:|"]
+    for size, by_format in cost["by_size"].items():
+        for fmt, c in by_format.items():
+            whole = c.get("with_ids", c.get("with"))
+            lines.append(f"| {size} | {fmt} | {whole:,} | {c['without']:,} | +{whole - c['without']:,} "
+                         f"({_percent(whole / c['without'] - 1 if c['without'] else 0)}) |")
     return lines
 
 
@@ -4091,8 +4498,7 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
                        key=lambda i: min(max(p) + 1 for p in i.question.paths if p))
         item = first[len(first) // 2]  # the median question by the edges its gold path needs
         k = min(max(p) + 1 for p in item.question.paths if p)
-        graph = item.variant.graph
-        shown = subgraph(graph.pick(item.order[:k]))
+        shown = subgraph(item.context.graph.pick(item.order[:k]))
         tokenizer = next(t for t in plan.tokenizers if t.name == encoding)
         need = FormattedGraph(plan.template, reference, serialized(reference, shown)).tokens(counts, tokenizer, item.question.question)
         hints[GroupKey(encoding, size, ids, "B")] = (f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
@@ -4102,14 +4508,16 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
     return hints
 
 
-def edge_id_cost_line(cost: dict) -> str:
-    """'edge ids cost (graph tokens, o200k_base, small): json +52 (+6%), ...': the price of --edge-ids per format."""
+def part_cost_line(cost: dict, what: str) -> str:
+    """'edge ids cost (graph tokens, o200k_base): small: json +52 (6%), ...': the price of a part of the graph text per format."""
     parts = []
     for size, by_format in cost["by_size"].items():
-        shown = ", ".join(f"{fmt} +{c['with_ids'] - c['without']:,} ({_percent(c['with_ids'] / c['without'] - 1 if c['without'] else 0)})"
-                          for fmt, c in by_format.items())
-        parts.append(f"{size}: {shown}")
-    return f"edge ids cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
+        shown = []
+        for fmt, c in by_format.items():
+            whole = c.get("with_ids", c.get("with"))
+            shown.append(f"{fmt} +{whole - c['without']:,} ({_percent(whole / c['without'] - 1 if c['without'] else 0)})")
+        parts.append(f"{size}: {', '.join(shown)}")
+    return f"{what} cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
 
 
 def skipped_text(skipped: list[dict]) -> str:
@@ -4744,7 +5152,7 @@ def _outcome(parsed: object, raw_text: str | None, error: str | None, status: in
 def solver_answer(item: Item, cache: dict | None = None) -> dict:
     """What the control solver answers to a prompt: the first complete path it finds, or INSUFFICIENT_DATA.
     cache: shown graph key -> (graph, edge index), shared by the prompts that show the same edges."""
-    key = (item.variant.name, id(item.order), item.row["mode"], item.row["edges_included"])
+    key = (item.variant.name, id(item.context), id(item.order), item.row["mode"], item.row["edges_included"])
     cache = {} if cache is None else cache
     if key not in cache:
         shown = item.shown()
@@ -4903,7 +5311,7 @@ class Job:
     def group(self) -> tuple:
         """Prompts that share everything but the question: a provider's prefix cache can serve them all."""
         r = self.item.row
-        return (r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"], r["format"], self.repeat)
+        return (r["encoding"], r["size"], r["ids"], self.item.context.id, r["permutation"], r["mode"], r["format"], self.repeat)
 
 
 def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
@@ -4933,7 +5341,7 @@ def planned_keys(items: list[Item], config: ModelConfig) -> list[tuple[str, int]
     groups: dict[tuple, list[str]] = {}
     for sha, item in distinct.items():
         r = item.row
-        groups.setdefault((r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"], r["format"]), []).append(sha)
+        groups.setdefault((r["encoding"], r["size"], r["ids"], item.context.id, r["permutation"], r["mode"], r["format"]), []).append(sha)
     return [(sha, repeat) for repeat in range(config.repeats) for shas in groups.values() for sha in shas]
 
 
@@ -5600,7 +6008,7 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
             else:
                 status, usage = "OK", record
                 if key is None or key.sha != sha or key.q is not item.question:
-                    shown_key = (item.variant.name, row["permutation"], row["mode"], row["edges_included"], id(item.order))
+                    shown_key = (item.variant.name, id(item.context), row["permutation"], row["mode"], row["edges_included"], id(item.order))
                     if shown_key not in shown_cache:
                         shown = item.shown()
                         shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes})
@@ -6841,6 +7249,13 @@ def make_parser() -> argparse.ArgumentParser:
     add("--edge-ids", action="store_true",
         help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every format, and ask "
              "for the path as those ids instead of positions (article 5: a permutation changes the indices)")
+    add("--context", choices=CONTEXT_KINDS,
+        help="what each prompt shows: shared (the whole graph, for every question; the default), given (each question's own "
+             "'context' in the questions file; the default when they have one), khop (each question's neighbourhood, cut "
+             "from the graph: --context-hops, --context-edges)")
+    add("--context-hops", type=int, metavar="N", help="--context khop: how many hops out from a question's start (default: "
+        "the question's own hop count)")
+    add("--context-edges", type=int, metavar="N", help="--context khop: the most edges of a context besides its gold paths' (default: 300)")
     add("--skip-invalid-questions", action="store_true",
         help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")
     runs = parser.add_argument_group("model runs and scoring")
@@ -6891,7 +7306,7 @@ def make_parser() -> argparse.ArgumentParser:
 # Sizes past these are refused before any work: each would run for hours or fill the memory with no word.
 FLAG_LIMITS = {"permutations": 1000, "generate_questions": 100_000, "repeats": 1000, "concurrency": 256,
                "context_window": 10_000_000, "budget": 10_000_000, "max_output_tokens": 1_000_000, "max_retries": 100,
-               "batch_max_requests": 50_000, "batch_max_bytes": 200_000_000}
+               "batch_max_requests": 50_000, "batch_max_bytes": 200_000_000, "context_hops": 20, "context_edges": 1_000_000}
 
 
 def check_flags(args: argparse.Namespace) -> None:
@@ -7005,7 +7420,10 @@ def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
-    for flag, value in (("--permutations", args.permutations), ("--budget", args.budget), ("--context-window", args.context_window)):
+    if args.context != "khop" and (args.context_hops is not None or args.context_edges is not None):
+        raise BenchmarkError("--context-hops and --context-edges shape the contexts of --context khop: use them with it")
+    for flag, value in (("--permutations", args.permutations), ("--budget", args.budget), ("--context-window", args.context_window),
+                        ("--context-hops", args.context_hops), ("--context-edges", args.context_edges)):
         if value is not None and value < 1:
             raise BenchmarkError(f"{flag} must be at least 1, got {value}")
     hf = [name.strip() for name in args.encoding.split(",") if name.strip().startswith("hf:")]
@@ -7033,6 +7451,9 @@ def make_plan(args: argparse.Namespace) -> Plan:
         write_prompts=(None if article_layout else False) if args.write_prompts is None else args.write_prompts,
         template=load_template(args.prompt or "ru", args.edge_ids),
         edge_ids=args.edge_ids,
+        context=args.context or "shared",
+        context_hops=args.context_hops,
+        context_edges=300 if args.context_edges is None else args.context_edges,
     )
 
 
@@ -7070,13 +7491,20 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     src = inputs.questions_file
     if not problems.fatal():
         check_questions(inputs.graph, inputs.questions, src, problems)
+        context_problems(inputs.graph, inputs.questions, src, problems)
+        given = next((q.id for q in inputs.questions if q.context), None)
+        if given and plan.context == "khop":
+            problems.add(f"{src}: question {given} gives its own context, and --context khop would cut another; leave --context "
+                         "khop out to use the given ones, or remove them")
+        if not given and plan.context == "given":
+            problems.add(f"{src}: --context given, but no question gives a 'context'; give each one, or use --context khop")
         if set(plan.sizes) - {"small"}:
             for q in inputs.questions:
                 if q.query is None:
                     problems.add(f"{src}: question {q.id} has no 'query': distractor graphs need every question's query "
                                  "to prove they leave its answer alone (see README, questions); add it or use --sizes small", q.id)
         names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
-        for check in leakage_checks(inputs.questions, [("input", inputs.graph, inputs.questions)], plan.template, names):
+        for check in leakage_checks(inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names):
             if check["result"] == "fail" and args.leakage == "fail":
                 for found in check["found"]:
                     if found["question"]:
@@ -7118,7 +7546,7 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
 def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
     """The leakage checks on every graph variant, as recorded; with --leakage warn, failures become warnings."""
     names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
-    checks = leakage_checks(inputs.questions, [(v.name, v.graph, v.questions) for v in variants], plan.template, names)
+    checks = leakage_checks(inputs.questions, [(v.name, v.contexts) for v in variants], plan.template, names)
     for check in checks:
         if check["result"] == "fail":
             if args.leakage == "fail":
@@ -7141,8 +7569,10 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
                             + ([Path(args.prompt)] if args.prompt and args.prompt not in PROMPT_TEMPLATES else []), args.out,
                             args.overwrite_batch)
     inputs, record = preflight(args, plan)
+    plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
     counts = TokenCounts()
-    variants = build_variants(inputs, plan, counts)
+    contexts, record["contexts"] = input_contexts(inputs, plan)
+    variants = build_variants(inputs, plan, counts, contexts)
     record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record,
               "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
     staging = Staging(args.out)
@@ -7186,7 +7616,9 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
         )
         if plan.edge_ids:
-            stdout += "\n" + edge_id_cost_line(measured.facts["edge_id_graph_tokens"])
+            stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")
+        if "property_graph_tokens" in measured.facts:
+            stdout += "\n" + part_cost_line(measured.facts["property_graph_tokens"], "properties")
         if record["skipped_questions"]:
             skipped = record["skipped_questions"]
             stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"

@@ -41,3 +41,9 @@ def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None, python_flags:
         text=True,
         timeout=120,
     )
+
+
+def grown(graph: benchmark.Graph, questions: tuple, stream: benchmark.Distractors, size: str, n: int, seed: int) -> benchmark.Variant:
+    """The shared graph plus the stream's first n distractor branches, as a variant of one context."""
+    context, made = benchmark.with_distractors(benchmark.Context("", graph, questions), stream, size, n, seed)
+    return benchmark.Variant(size, "original", (context,), made)

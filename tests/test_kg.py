@@ -9,7 +9,7 @@ import sys
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import ROOT, run_cli
+from conftest import grown, ROOT, run_cli
 import benchmark
 from benchmark import Edge, Graph, Node
 
@@ -353,9 +353,9 @@ def test_distractors_match_the_input_surface_within_ten_points(make, canonical):
         bad = set(problems.questions())
         questions = tuple(q for q in questions if q.id not in bad)
     stream = benchmark.Distractors(graph, questions, 11)
-    variant = benchmark.with_distractors(graph, questions, stream, "medium", stream.medium, 11)
+    variant = grown(graph, questions, stream, "medium", stream.medium, 11)
     benchmark.preflight_solver(variant)
-    new = [n for n in variant.graph.nodes if n not in graph.nodes]
+    new = [n for n in variant.contexts[0].graph.nodes if n not in graph.nodes]
     assert len(new) >= 15
     before = surface([n.name for n in graph.nodes], [n.id for n in graph.nodes])
     after = surface([n.name for n in new], [n.id for n in new])
@@ -366,7 +366,7 @@ def test_distractors_match_the_input_surface_within_ten_points(make, canonical):
         assert n.name.casefold() not in originals
         assert not any(n.name.casefold().startswith(o + " ") for o in originals)
     relations = {(e.relation) for e in graph.edges}
-    assert {e.relation for e in variant.graph.edges} <= relations
+    assert {e.relation for e in variant.contexts[0].graph.edges} <= relations
 
 
 def test_medium_on_an_untyped_graph_with_hundreds_of_relations_is_drawn_not_enumerated(tmp_path):

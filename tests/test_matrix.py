@@ -5,11 +5,13 @@ import re
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import grown, ROOT, run_cli
 import benchmark
 from benchmark import BenchmarkError, Edge, Graph, Hop, Query
 
 O200K = None
+
+THIRTEEN = benchmark.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())  # 13 edges
 
 
 def tokenizer():
@@ -52,7 +54,7 @@ def test_preflight_names_question_variant_and_paths(canonical):
     broken = tuple(
         benchmark.replace(q, paths=((0, 3, 6, 11),)) if q.id == "q1" else q for q in canonical.questions
     )
-    variant = benchmark.Variant("small", "original", canonical.graph, broken, 0)
+    variant = benchmark.shared_variant(canonical.graph, broken)
     with pytest.raises(BenchmarkError) as caught:
         benchmark.preflight_solver(variant)
     assert str(caught.value) == (
@@ -67,7 +69,7 @@ def test_preflight_names_question_variant_and_paths(canonical):
 
 def test_preflight_catches_a_completed_abstention(canonical):
     graph = Graph(canonical.graph.nodes, canonical.graph.edges + (Edge("org_north", "LOCATED_IN", "city_tomsk"),))
-    variant = benchmark.Variant("small", "original", graph, canonical.questions, 0)
+    variant = benchmark.shared_variant(graph, canonical.questions)
     with pytest.raises(BenchmarkError, match=r"question q6 on graph variant small/original: an abstention question, but the "
                        r"query finds 1 complete path\(s\): \[9, 13\] \(method_hybrid -DEVELOPED_BY-> org_north, "):
         benchmark.preflight_solver(variant)
@@ -79,7 +81,7 @@ def test_preflight_catches_a_completed_abstention(canonical):
 @pytest.fixture(scope="module")
 def medium(canonical):
     stream = benchmark.Distractors(canonical.graph, canonical.questions, benchmark.DEFAULT_SEED)
-    return stream, benchmark.with_distractors(canonical.graph, canonical.questions, stream, "medium", stream.medium, benchmark.DEFAULT_SEED)
+    return stream, grown(canonical.graph, canonical.questions, stream, "medium", stream.medium, benchmark.DEFAULT_SEED)
 
 
 def test_medium_has_ten_to_twenty_branches_per_start_node(canonical, medium):
@@ -88,7 +90,7 @@ def test_medium_has_ten_to_twenty_branches_per_start_node(canonical, medium):
     assert stream.anchors == starts
     per_anchor = {s: 0 for s in starts}
     original = {n.id for n in canonical.graph.nodes}
-    for nodes, edges in stream.first(stream.medium):
+    for nodes, edges, *_ in stream.first(stream.medium):
         touching = [end for e in edges for end in (e.source, e.target) if end in original]
         assert len(touching) == 1, "a branch touches the input graph at its anchor only"
         per_anchor[touching[0]] += 1
@@ -99,25 +101,25 @@ def test_medium_has_ten_to_twenty_branches_per_start_node(canonical, medium):
 
 def test_distractors_look_like_the_data_and_never_reuse_a_name(canonical, medium):
     _, variant = medium
-    names = [n.name.casefold() for n in variant.graph.nodes]
+    names = [n.name.casefold() for n in variant.contexts[0].graph.nodes]
     assert len(set(names)) == len(names)
     patterns = {(s.type, e.relation, t.type) for e in canonical.graph.edges for s in canonical.graph.nodes
                 for t in canonical.graph.nodes if s.id == e.source and t.id == e.target}
-    types = {n.id: n.type for n in variant.graph.nodes}
-    assert {(types[e.source], e.relation, types[e.target]) for e in variant.graph.edges} <= patterns
+    types = {n.id: n.type for n in variant.contexts[0].graph.nodes}
+    assert {(types[e.source], e.relation, types[e.target]) for e in variant.contexts[0].graph.edges} <= patterns
     originals = [n.name.casefold() for n in canonical.graph.nodes]
-    new = [n for n in variant.graph.nodes if n not in canonical.graph.nodes]
+    new = [n for n in variant.contexts[0].graph.nodes if n not in canonical.graph.nodes]
     assert not [n for n in new if any(n.name.casefold().startswith(o + " ") for o in originals)]
     assert {n.type for n in new} <= {n.type for n in canonical.graph.nodes}
 
 
 def test_gold_edges_are_interleaved_and_paths_follow_them(canonical, medium):
     _, variant = medium
-    positions = sorted(variant.graph.edges.index(e) for e in canonical.graph.edges)
+    positions = sorted(variant.contexts[0].graph.edges.index(e) for e in canonical.graph.edges)
     assert positions != list(range(13))
-    assert positions[-1] > len(variant.graph.edges) // 2
+    assert positions[-1] > len(variant.contexts[0].graph.edges) // 2
     for old, new in zip(canonical.questions, variant.questions):
-        assert [variant.graph.edges[i] for i in new.paths[0]] == [canonical.graph.edges[i] for i in old.paths[0]]
+        assert [variant.contexts[0].graph.edges[i] for i in new.paths[0]] == [canonical.graph.edges[i] for i in old.paths[0]]
 
 
 def test_stream_prefix_is_stable(canonical):
@@ -131,7 +133,7 @@ def test_stream_prefix_is_stable(canonical):
 def test_when_names_run_out_fewer_branches_are_made_never_numbered_or_repeated(canonical, capsys):
     stream = benchmark.Distractors(canonical.graph, canonical.questions, 1)
     branches = stream.first(2000)
-    names = [n.name for nodes, _ in branches for n in nodes]
+    names = [n.name for b in branches for n in b.nodes]
     assert 300 < len(branches) < 2000 and stream.first(5000) == branches  # all there can be
     assert len(set(names)) == len(names) and not any(c.isdigit() for name in names for c in name)
     assert stream.namer.unnamed["type project"] > 0  # one-word project names of the pool ran out first
@@ -144,12 +146,12 @@ def test_when_names_run_out_fewer_branches_are_made_never_numbered_or_repeated(c
 
 
 def test_short_ids_rename_everything_consistently(canonical):
-    base = benchmark.Variant("small", "original", canonical.graph, canonical.questions, 0)
+    base = benchmark.shared_variant(canonical.graph, canonical.questions)
     short = benchmark.with_short_ids(base, 3)
-    assert sorted(n.id for n in short.graph.nodes) == sorted(f"n{i}" for i in range(1, 15))
-    assert [n.name for n in short.graph.nodes] == [n.name for n in canonical.graph.nodes]
-    back = {n.id: old.id for n, old in zip(short.graph.nodes, canonical.graph.nodes)}
-    assert [Edge(back[e.source], e.relation, back[e.target]) for e in short.graph.edges] == list(canonical.graph.edges)
+    assert sorted(n.id for n in short.contexts[0].graph.nodes) == sorted(f"n{i}" for i in range(1, 15))
+    assert [n.name for n in short.contexts[0].graph.nodes] == [n.name for n in canonical.graph.nodes]
+    back = {n.id: old.id for n, old in zip(short.contexts[0].graph.nodes, canonical.graph.nodes)}
+    assert [Edge(back[e.source], e.relation, back[e.target]) for e in short.contexts[0].graph.edges] == list(canonical.graph.edges)
     q1 = short.questions[0]
     assert back[q1.answer_ids[0]] == "city_kazan" and back[q1.query.start] == "person_irina"
     benchmark.preflight_solver(short)
@@ -158,11 +160,11 @@ def test_short_ids_rename_everything_consistently(canonical):
 
 
 def test_permutation_zero_is_canonical_and_others_are_seeded():
-    assert benchmark.edge_order(13, "small", 0, 1) == list(range(13))
-    p1 = benchmark.edge_order(13, "small", 1, 1)
+    assert benchmark.edge_order(THIRTEEN, "small", 0, 1) == list(range(13))
+    p1 = benchmark.edge_order(THIRTEEN, "small", 1, 1)
     assert sorted(p1) == list(range(13)) and p1 != list(range(13))
-    assert benchmark.edge_order(13, "small", 1, 1) == p1
-    assert benchmark.edge_order(13, "small", 2, 1) != p1
+    assert benchmark.edge_order(THIRTEEN, "small", 1, 1) == p1
+    assert benchmark.edge_order(THIRTEEN, "small", 2, 1) != p1
 
 
 # ---- mode B packing and the large size
@@ -289,8 +291,8 @@ def test_large_fills_the_context_window_with_the_most_compact_format(canonical, 
     manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
     n = manifest["config"]["large_branches"]
     stream = benchmark.Distractors(canonical.graph, canonical.questions, benchmark.DEFAULT_SEED)
-    bigger = benchmark.with_distractors(canonical.graph, canonical.questions, stream, "large", n + 1, benchmark.DEFAULT_SEED)
-    prompts = [benchmark.ARTICLE_TEMPLATE.render(compact, benchmark.serialized(compact, bigger.graph), q.question) for q in canonical.questions]
+    bigger = grown(canonical.graph, canonical.questions, stream, "large", n + 1, benchmark.DEFAULT_SEED)
+    prompts = [benchmark.ARTICLE_TEMPLATE.render(compact, benchmark.serialized(compact, bigger.contexts[0].graph), q.question) for q in canonical.questions]
     assert max(tokenizer().count(p) for p in prompts) > 20000
     assert {r["encoding"] for r in rows} == {"o200k_base", "cl100k_base"}
 

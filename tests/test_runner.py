@@ -19,6 +19,8 @@ from benchmark import Edge
 
 SECRET = "sk-test-secret-4f1c9a"
 
+THIRTEEN = benchmark.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())  # 13 edges
+
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch):
@@ -89,7 +91,7 @@ def test_reversed_edge_in_evidence(small):
 
 def test_index_of_the_right_edge_in_another_permutation(small):
     graph, q = small
-    order = benchmark.edge_order(13, "small", 1, benchmark.DEFAULT_SEED)
+    order = benchmark.edge_order(THIRTEEN, "small", 1, benchmark.DEFAULT_SEED)
     wrong = [order.index(i) for i in (0, 3, 6, 10)]  # where the gold edges sit in permutation 1
     scores = benchmark.score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
     hits = len(set(wrong) & {0, 3, 6, 10})
