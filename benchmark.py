@@ -78,6 +78,7 @@ Sections, in the order data flows through them:
 from __future__ import annotations
 
 import argparse
+import copy
 import csv
 import difflib
 import functools
@@ -2097,6 +2098,7 @@ QUOTES = {"ru": ("«»", '""', "„“", "''"), "en": ('""', "''", "“”", "«
 GENERATION_DRAWS = 200  # draws per question before a hop count is given up as unable to yield more
 MAX_GOLD_PATHS = 20  # a generated query with more complete walks than this is drawn again
 MAX_ANSWERS = 5  # nor one with more answer nodes: a set a model can be asked to name one of
+DEFAULT_PROPERTY_SHARE = 0.25  # of generated questions, on a graph with properties: about them
 
 
 @dataclass(frozen=True)
@@ -2173,12 +2175,22 @@ class Roles:
         role, peers = self.peers(nodes, came_by)
         props = graph.props_by_node
         held = {k for v in nodes for k, _ in props.get(v, ())}
-        counts = Counter(k for p in sorted(peers - nodes) for k, _ in props.get(p, ()) if k not in held)
+        counts = Counter(k for p in sorted(peers - nodes) for k, v in props.get(p, ()) if k not in held and answerable_value(v))
         if not counts:
             return None
         options = sorted(counts)
         key = rng.choices(options, [counts[k] for k in options])[0]
         return key, {"role": role, "peers": len(peers), "peers_with_property": counts[key]}
+
+
+def orderable(value: object) -> bool:
+    """A value a generated condition may compare: a number, or a string that starts like an ISO date (1969, 2019-05-01)."""
+    return not isinstance(value, bool) and (isinstance(value, (int, float)) or re.match(r"\d{4}(-\d\d){0,2}(\b|T)", value) is not None)
+
+
+def answerable_value(value: object) -> bool:
+    """A value a generated question may ask for: a number, a boolean, or a string of at most 3 words and 40 characters."""
+    return not isinstance(value, str) or len(value) <= 40 and len(value.split()) <= 3
 
 
 def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dict], dict[int, int]]]:
@@ -2292,7 +2304,7 @@ class QuestionDraw:
         siblings = [j for j in self.index.get((node, hop.relation, hop.direction), ()) if j != i]
         options = []
         for key, value in props[i]:
-            if isinstance(value, bool):
+            if not orderable(value):
                 continue
             others = [v for j in siblings if (v := prop_of(props[j], key)) is not _MISSING and isinstance(v, str) == isinstance(value, str)
                       and not isinstance(v, bool) and v != value]
@@ -2302,12 +2314,13 @@ class QuestionDraw:
         return (self.rng.choice(options),) if options else ()
 
     def _ask(self, node: str, last: int) -> Ask | None:
-        """A property of the node reached, or else of the last edge followed, to ask for instead of the node."""
-        node_props = self.graph.props_by_node.get(node, ())
+        """A property of the node reached, or else of the last edge followed, to ask for instead of the node: one
+        whose value a short answer can give (not a description)."""
+        node_props = [k for k, v in self.graph.props_by_node.get(node, ()) if answerable_value(v)]
         if node_props:
-            return Ask("node", self.rng.choice(node_props)[0])
-        edge_props = self.graph.edge_props[last] if self.graph.edge_props and last is not None else ()
-        return Ask("edge", self.rng.choice(edge_props)[0]) if edge_props else None
+            return Ask("node", self.rng.choice(node_props))
+        edge_props = [k for k, v in self.graph.edge_props[last] if answerable_value(v)] if self.graph.edge_props and last is not None else []
+        return Ask("edge", self.rng.choice(edge_props)) if edge_props else None
 
     def _near_miss(self, query: Query, props: bool = False) -> dict | None:
         """The walk of query, then one more hop that the reached nodes' role can take and they cannot; or, for a
@@ -2568,7 +2581,6 @@ class Vocabulary:
             self.templates.append(slots if len(split) > 1 else None)
         single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
         self.model = WordModel(single) if len(single) >= WORD_MODEL_MIN_WORDS else None
-        self.spent = not self.names
 
     def draw(self, rng: random.Random) -> str | None:
         slots = rng.choice(self.templates)  # a real name as the template: its shape's slots
@@ -2599,7 +2611,8 @@ class Namer:
         self.type_names: dict[str, list[str]] = {}
         for n in graph.nodes:
             self.type_names.setdefault(n.type, []).append(n.name)
-        self.vocabularies: dict[object, Vocabulary] = {}
+        self.vocabularies: dict[object, Vocabulary] = {}  # never changed once made: forks share them
+        self.spent: set = set()  # keys of the vocabularies that gave no fresh name in NAME_DRAWS draws
         self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
         self.id_chars = {kind: sorted({c for i in self.ids for c in i if self._kind(c) == kind}) for kind in ("lower", "upper", "digit")}
@@ -2618,6 +2631,18 @@ class Namer:
         self.real_marks = {t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
                            for t, names in self.type_names.items()}
         self.made_marks: dict[str, tuple[Counter, list[int]]] = {t: (Counter(), [0, 0]) for t in self.type_names}
+
+    def fork(self, rng: random.Random) -> Namer:
+        """A namer that starts from this one's state and makes its own choices: it shares what never changes (the
+        input's roles and names, the vocabularies made so far) and has its own names and ids in use, spent
+        vocabularies, pools and counts. One per context, forked from a namer of the whole input graph, costs a
+        copy instead of reading the whole graph again."""
+        other = copy.copy(self)
+        other.rng, other.names, other.ids, other.spent = rng, set(self.names), set(self.ids), set(self.spent)
+        other.pools = {t: list(pool) for t, pool in self.pools.items()}
+        other.pool_position, other.unnamed, other.held = dict(self.pool_position), Counter(), False
+        other.made_marks = {t: (Counter(), [0, 0]) for t in self.type_names}
+        return other
 
     @staticmethod
     def _kind(c: str) -> str:
@@ -2645,7 +2670,7 @@ class Namer:
         for key, names in self._vocabularies(like, role):
             vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names))
             misses = held_back = 0
-            while not vocabulary.spent and misses < NAME_DRAWS:
+            while key not in self.spent and vocabulary.names and misses < NAME_DRAWS:
                 name = vocabulary.draw(self.rng)
                 if name is not None and self._fresh(name):
                     if not self._within_shares(like.type, name):
@@ -2655,7 +2680,8 @@ class Namer:
                         if node is not None:
                             return node
                 misses += 1
-            vocabulary.spent = vocabulary.spent or not held_back
+            if not held_back:
+                self.spent.add(key)
             self.held = self.held or bool(held_back)
         if not self.held:
             self.unnamed[f"type {like.type}" if self.typed else f"like {like.id}"] += 1
@@ -2762,9 +2788,10 @@ class Branch(NamedTuple):
 
 class Distractors:
     """A seeded, endless stream of safe distractor branches; its first n items are the same for any n. key: the
-    context they are drawn for ("" for the shared graph); taken: names in use outside it (folded), never given."""
+    context they are drawn for ("" for the shared graph); namer: a namer of the whole input graph to fork, so that a
+    context's new nodes are named from every name of their role and never by a name in use anywhere in it."""
 
-    def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int, key: str = "", taken: set[str] | None = None):
+    def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int, key: str = "", namer: Namer | None = None):
         self.rng = random.Random(f"{seed}/{key}/distractors" if key else f"{seed}/distractors")
         self.graph = graph
         self.incident: dict[str, list[int]] = {}  # node id -> the edges that touch it
@@ -2773,10 +2800,7 @@ class Distractors:
             if e.target != e.source:
                 self.incident.setdefault(e.target, []).append(i)
         self.reach = self._reach(graph, [q for q in questions if q.query])
-        self.namer = Namer(graph, self.rng)
-        if taken:
-            self.namer.names |= taken
-            self.namer.input_names |= taken
+        self.namer = Namer(graph, self.rng) if namer is None else namer.fork(self.rng)
         self.pools = self._property_pools(graph) if graph.has_props else None
         starts = list(dict.fromkeys(q.query.start for q in questions if q.query))
         self.anchors = [a for a in starts if a in self.incident]
@@ -3064,7 +3088,9 @@ class KHop:
         rng = random.Random(f"{self.seed}/{q.id}/khop")
         must = self.must(q)
         needed = set(must)
-        room = max(self.budget - len(needed), 0)
+        named = {h.relation for h in q.query.hops} if q.query else set()
+        reserve = min(RELATION_FLOOR * len(named), max(self.budget - len(needed), 0))  # kept for _named_relations
+        room = max(self.budget - len(needed) - reserve, 0)
         depth = self.hops if self.hops is not None else len(q.query.hops) if q.query else max(map(len, q.paths), default=1)
         start = self.start(q)
         taken: list[int] = []
@@ -3089,8 +3115,8 @@ class KHop:
                         frontier.append(end)
         outside = [i for i in must if i not in chosen]
         self.beyond[q.id] = len(outside) if not q.insufficient else 0
-        named = self._named_relations(q, start, taken + outside, room)
-        return cut_context(self.graph, q, taken + named + outside, [start] if start is not None else [])
+        found = self._named_relations(q, start, taken + outside, room + reserve)
+        return cut_context(self.graph, q, taken + found + outside, [start] if start is not None else [])
 
     def _named_relations(self, q: Question, start: str | None, have: list[int], room: int) -> list[int]:
         """Edges of the relations the question names that the context lacks (up to RELATION_FLOOR each, within
@@ -3882,7 +3908,7 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts:
     input graph."""
     bases = input_contexts(inputs, plan)[0] if contexts is None else contexts
     shared = len(bases) == 1 and not bases[0].id
-    taken = None if shared else {n.name.casefold() for n in inputs.graph.nodes}
+    namer = None if shared or plan.sizes == ["small"] else Namer(inputs.graph, random.Random(f"{plan.seed}/names"))
     streams: dict[str, Distractors] = {}  # medium and large draw from one stream per context: large extends medium
     variants = []
     for size in plan.sizes:
@@ -3890,7 +3916,7 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts:
         for base in bases:
             made, note = 0, ""
             if size != "small":
-                stream = streams.get(base.id) or streams.setdefault(base.id, Distractors(base.graph, base.questions, plan.seed, base.id, taken))
+                stream = streams.get(base.id) or streams.setdefault(base.id, Distractors(base.graph, base.questions, plan.seed, base.id, namer))
                 n, spent = large_branches(base, stream, plan, counts) if size == "large" else (stream.medium, False)
                 base, made = with_distractors(base, stream, size, n, plan.seed)
                 if size == "medium" and made < n or spent:
@@ -5162,9 +5188,9 @@ def solver_answer(item: Item, cache: dict | None = None) -> dict:
     if not found:  # every complete walk is a gold path: the first one will do
         return {"answer": ABSTAIN, "path": [], "evidence": []}
     path, end = found[0]
-    names = {n.id: n.name for n in shown.nodes}
+    answer = value_text(asked(shown, q.query.ask, found[0])) if q.query.ask else shown.names[end]
     cited = [shown.edge_ids[i] for i in path] if shown.edge_ids else list(path)
-    return {"answer": names[end], "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
+    return {"answer": answer, "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
 
 
 def solver_outcome(item: Item, cache: dict) -> dict:
@@ -5714,8 +5740,9 @@ class AnswerKey:
         self.shown, self.q, self.sha = shown, q, sha
         self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
         self.names = {n.id: n.name for n in shown.nodes} if names is None else names
-        self.accepted = ({_folded(a) for a in q.answers} | {_folded(self.names.get(i, "")) for i in q.answer_ids}
-                         | {i.casefold() for i in q.answer_ids}) - {""}
+        self.ask = q.query.ask if q.query else None  # a property question: its answers are values, not node names
+        self.accepted = ({_folded(a) for a in q.answers} | ({_folded(self.names.get(i, "")) for i in q.answer_ids}
+                         | {i.casefold() for i in q.answer_ids} if self.ask is None else set())) - {""}
         self.gold_paths = set(q.paths)
         self.path_sets = [set(p) for p in q.paths]  # in q.paths order: ties go to the first listed
         self.ends: dict[str, set[str]] = {}
@@ -5754,7 +5781,7 @@ class AnswerKey:
             "edge_recall": recall,
             "valid_path": bool(ends),
             "evidence_match": evidence is not None and parsed["evidence"] == evidence,
-            "path_supports_answer": folded is not None and any(folded in self._end_forms(end) for end in ends),
+            "path_supports_answer": folded is not None and self._supports(folded, path, ends),
             "right_answer_wrong_path": answer_correct and not path_exact,
         }
 
@@ -5783,6 +5810,15 @@ class AnswerKey:
         path_exact = indices_ok and tuple(path) in self.gold_paths
         return (path_exact, hits / len(path) if path else 0.0, hits / len(gold) if gold else 0.0, ends,
                 [self._evidence(i) for i in path] if chosen else None)
+
+    def _supports(self, folded: str, path: list, ends: set[str]) -> bool:
+        """The answer is what the path's walk ends at: the name or id of its end node, or the value asked for there."""
+        if self.ask is None:
+            return any(folded in self._end_forms(end) for end in ends)
+        if not ends or not all(type(i) is int and 0 <= i < len(self.shown.edges) for i in path):
+            return False
+        values = {asked(self.shown, self.ask, (tuple(path), end)) for end in ends} - {_MISSING}
+        return any(folded == _folded(value_text(v)) for v in values)
 
     def _end_forms(self, end: str) -> set[str]:
         """What an answer naming the node a path ends at may say: its name or its id, folded."""
@@ -7242,6 +7278,9 @@ def make_parser() -> argparse.ArgumentParser:
         help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")
     add("--hops", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
     add("--abstain-share", type=float, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
+    add("--property-share", type=float, metavar="S",
+        help="share of generated questions about properties, on a graph that has any: a condition on a hop, and a property "
+             "asked for at the end (default: 0.25)")
     add("--pseudonymize", action="store_true",
         help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style of the "
              "graph's own, questions and answers following, beside the original names, so that answering from memory "
@@ -7311,7 +7350,7 @@ FLAG_LIMITS = {"permutations": 1000, "generate_questions": 100_000, "repeats": 1
 
 def check_flags(args: argparse.Namespace) -> None:
     """Every number flag finite and in range, and no flag that the others make meaningless, before any work."""
-    for flag in ("temperature", "timeout", "tolerance", "abstain_share", "input_price_per_million", "output_price_per_million",
+    for flag in ("temperature", "timeout", "tolerance", "abstain_share", "property_share", "input_price_per_million", "output_price_per_million",
                  "cached_input_price_per_million"):
         value = getattr(args, flag)
         if value is not None and not math.isfinite(value):
@@ -7326,8 +7365,8 @@ def check_flags(args: argparse.Namespace) -> None:
         raise BenchmarkError(f"--timeout {args.timeout:g} is over an hour per attempt; give at most 3600 seconds")
     if args.out is None:
         raise BenchmarkError("--out is empty; name an output folder (default: outputs/)")
-    if args.generate_questions is None and (args.hops is not None or args.abstain_share is not None):
-        raise BenchmarkError("--hops and --abstain-share shape generated questions: use them with --generate-questions N")
+    if args.generate_questions is None and (args.hops is not None or args.abstain_share is not None or args.property_share is not None):
+        raise BenchmarkError("--hops, --abstain-share and --property-share shape generated questions: use them with --generate-questions N")
     if args.score is not None and args.export_batch is not None:
         raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
 
@@ -7467,13 +7506,14 @@ def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | N
     match = re.fullmatch(r"(\d+)(?:-(\d+))?", (args.hops or "1-4").strip())
     lo, hi = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
     share = 0.2 if args.abstain_share is None else args.abstain_share
-    if args.generate_questions < 1 or not 1 <= lo <= hi or not 0 <= share <= 1:
+    about_props = DEFAULT_PROPERTY_SHARE if args.property_share is None else args.property_share
+    if args.generate_questions < 1 or not 1 <= lo <= hi or not 0 <= share <= 1 or not 0 <= about_props <= 1:
         raise BenchmarkError("--generate-questions takes N of 1 or more, --hops LO-HI with 1 <= LO <= HI (e.g. 1-4), "
-                             "--abstain-share a share from 0 to 1")
+                             "--abstain-share and --property-share a share from 0 to 1")
     if args.questions is not None:
         raise BenchmarkError("--generate-questions draws the questions: leave --questions out")
     language = plan.template.name if plan.template.name in QUESTION_TEXTS else "en"
-    return GenerateSpec(args.generate_questions, (lo, hi), share, plan.seed, language)
+    return GenerateSpec(args.generate_questions, (lo, hi), share, plan.seed, language, about_props)
 
 
 def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:

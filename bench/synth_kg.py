@@ -4,7 +4,9 @@
 
 writes OUT_DIR/graph.json and OUT_DIR/questions.json. Entities carry no type (every node has type
 "entity"), ids are the snake_case of their names (with _2, _3... for namesakes), relations are
-snake_case too. Questions follow 1 to 4 hops forwards or backwards from a random start; each keeps
+snake_case too. With --props, nodes and edges carry properties as a GraphRAG store keeps them: a
+description naming the entity (every node), a year (founded, born, released), edge years (since,
+until), a source document and a confidence (a number), and a verified flag. Questions follow 1 to 4 hops forwards or backwards from a random start; each keeps
 every complete walk as a gold path and every end node as an answer (answer sets, several paths, and
 walks that come back over an edge, like parents -> children -> parents, all occur), and about a fifth
 are near-miss abstentions. Some question texts name their own answer (a start node that is also an
@@ -52,9 +54,10 @@ def snake(name: str) -> str:
     return "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
 
-def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool = False, opaque: bool = False) -> dict:
+def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool = False, opaque: bool = False,
+               props: random.Random | None = None) -> dict:
     """typed: each node's type is its kind (person, place...) instead of "entity"; opaque: Freebase-style ids
-    (m.0 and five characters) instead of snake_case names."""
+    (m.0 and five characters) instead of snake_case names; props: properties drawn with this generator."""
     n_nodes = max(n_edges // 3, 50)
     shares = {"person": 0.45, "place": 0.2, "country": 0.03, "organization": 0.14, "work": 0.18}
     nodes, by_kind, ids = [], {k: [] for k in KINDS}, set()
@@ -91,7 +94,36 @@ def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool =
         if relation == "parents":  # the inverse edge, as Freebase keeps both: walks come back over them
             edges.append({"source": target, "relation": "children", "target": source})
             present.add((target, "children", source))
-    return {"nodes": nodes, "edges": edges}
+    graph = {"nodes": nodes, "edges": edges}
+    if props is not None:
+        add_props(graph, {node_id: kind for kind, members in by_kind.items() for node_id in members}, props)
+    return graph
+
+
+YEAR_KEY = {"person": "born", "place": "founded", "country": "founded", "organization": "founded", "work": "released"}
+DESCRIBE = {"person": "{name} is a person", "place": "{name} is a place", "country": "{name} is a country",
+            "organization": "{name} is an organization", "work": "{name} is a work"}
+DETAIL = "known for its history|mentioned in several sources|of regional importance|often cited|with a long record".split("|")
+
+
+def add_props(graph: dict, kinds: dict[str, str], rng: random.Random) -> None:
+    """Properties as a GraphRAG store keeps them, on every node and on most edges."""
+    for node in graph["nodes"]:
+        kind = kinds[node["id"]]
+        node["description"] = DESCRIBE[kind].format(name=node["name"]) + " " + rng.choice(DETAIL) + "."
+        if rng.random() < 0.8:
+            node[YEAR_KEY[kind]] = rng.randint(1800, 2020)
+    for edge in graph["edges"]:
+        if rng.random() < 0.7:
+            start = rng.randint(1950, 2020)
+            edge["since"] = start
+            if rng.random() < 0.4:
+                edge["until"] = start + rng.randint(1, 15)
+        if rng.random() < 0.5:
+            edge["source_doc"] = f"doc_{rng.randint(1, 500):04d}"
+            edge["confidence"] = round(rng.uniform(0.5, 1.0), 2)
+        if rng.random() < 0.2:
+            edge["verified"] = rng.random() < 0.7
 
 
 def walks(edges: list[dict], index: dict, start: str, hops: list[tuple[str, str]]) -> list[tuple[tuple[int, ...], str]]:
@@ -163,9 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--typed", action="store_true", help="node types are kinds (person, place...) instead of 'entity'")
     parser.add_argument("--opaque-ids", action="store_true", help="Freebase-style ids (m.0xxxxx) instead of snake_case")
+    parser.add_argument("--props", action="store_true", help="properties on nodes and edges (description, years, source, confidence)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    graph = make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids)
+    graph = make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids,
+                       props=random.Random(args.seed + 1) if args.props else None)
     questions = make_questions(graph, args.questions, rng)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "graph.json").write_text(json.dumps(graph, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

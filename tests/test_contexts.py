@@ -1,0 +1,256 @@
+"""Real GraphRAG contexts: properties in questions, a context per question (given or cut by --context khop)."""
+
+import json
+import random
+import sys
+
+import pytest
+
+from conftest import ROOT, run_cli
+import benchmark
+from benchmark import Ask, Condition, Edge, Graph, Hop, Node, Query
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth_kg  # noqa: E402
+
+# A hand-made graph of the size a new user tries first: people, companies, cities, with properties.
+SMALL = {
+    "nodes": [
+        {"id": "ann", "name": "Ann Lee", "type": "person", "description": "Ann Lee is an engineer.", "born": 1980},
+        {"id": "bob", "name": "Bob Stone", "type": "person", "description": "Bob Stone is a designer.", "born": 1975},
+        {"id": "cat", "name": "Cat Moss", "type": "person", "born": 1990},
+        {"id": "dan", "name": "Dan Ray", "type": "person", "description": "Dan Ray founded Acme."},
+        {"id": "acme", "name": "Acme Corp", "type": "company", "founded": 1950, "public": True},
+        {"id": "globex", "name": "Globex", "type": "company", "founded": 1989, "public": False},
+        {"id": "initech", "name": "Initech", "type": "company", "founded": 1999},
+        {"id": "paris", "name": "Paris", "type": "city", "population": 2.1},
+        {"id": "lyon", "name": "Lyon", "type": "city", "population": 0.5},
+        {"id": "oslo", "name": "Oslo", "type": "city"},
+        {"id": "nice", "name": "Nice", "type": "city", "population": 0.34},
+        {"id": "rome", "name": "Rome", "type": "city"},
+    ],
+    "edges": [
+        {"id": "w1", "source": "ann", "relation": "works_at", "target": "acme", "since": 2005, "until": 2012},
+        {"id": "w2", "source": "ann", "relation": "works_at", "target": "globex", "since": 2012},
+        {"id": "w3", "source": "bob", "relation": "works_at", "target": "acme", "since": 1999},
+        {"id": "w4", "source": "cat", "relation": "works_at", "target": "initech", "since": 2015, "source_doc": "doc_7"},
+        {"id": "f1", "source": "dan", "relation": "founded", "target": "acme"},
+        {"id": "h1", "source": "acme", "relation": "headquartered_in", "target": "paris", "confidence": 0.9},
+        {"id": "h2", "source": "globex", "relation": "headquartered_in", "target": "lyon"},
+        {"id": "h3", "source": "initech", "relation": "headquartered_in", "target": "oslo"},
+        {"id": "l1", "source": "ann", "relation": "lives_in", "target": "nice"},
+        {"id": "l2", "source": "bob", "relation": "lives_in", "target": "paris", "verified": True},
+        {"id": "l3", "source": "dan", "relation": "lives_in", "target": "rome"},
+        {"id": "k1", "source": "ann", "relation": "knows", "target": "bob"},
+        {"id": "k2", "source": "bob", "relation": "knows", "target": "cat"},
+    ],
+}
+
+
+def small_graph() -> Graph:
+    return benchmark.validate_graph(json.loads(json.dumps(SMALL)), "small", benchmark.Problems())
+
+
+def write(path, data):
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    return str(path)
+
+
+# ---- questions about properties: conditions on hops, a property asked for at the end
+
+
+def test_a_condition_filters_the_edges_a_hop_follows():
+    graph = small_graph()
+    later = Query("ann", (Hop("works_at", "out", (Condition("since", ">=", 2010),)),))
+    assert benchmark.solve(graph, later) == [((1,), "globex")]
+    both = Query("ann", (Hop("works_at", "out"),))
+    assert [end for _, end in benchmark.solve(graph, both)] == ["acme", "globex"]
+    # a missing property, or a value of another kind, never holds
+    assert benchmark.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("until", ">", 0),)),))) == [((0,), "acme")]
+    assert benchmark.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("since", "=", "2012"),)),))) == []
+    assert not benchmark.holds(Condition("public", "<", 1), (("public", True),))
+
+
+def test_an_ask_wants_a_value_and_keeps_only_the_walks_that_end_where_it_has_one():
+    graph = small_graph()
+    founded = Query("ann", (Hop("works_at", "out"),), Ask("node", "founded"))
+    walks = benchmark.solve(graph, founded)
+    assert benchmark.gold_answers(graph, founded, walks) == ["1950", "1989"]
+    population = Query("ann", (Hop("works_at", "out"), Hop("headquartered_in", "out")), Ask("node", "population"))
+    assert benchmark.gold_answers(graph, population, benchmark.solve(graph, population)) == ["0.5", "2.1"]
+    edge = Query("cat", (Hop("works_at", "out"),), Ask("edge", "source_doc"))
+    assert benchmark.gold_answers(graph, edge, benchmark.solve(graph, edge)) == ["doc_7"]
+    assert benchmark.solve(graph, Query("oslo", (Hop("headquartered_in", "in"),), Ask("node", "public"))) == []
+
+
+def test_property_questions_are_checked_and_scored_by_value(tmp_path):
+    questions = [
+        {"id": "founded", "question": "When was the company Ann worked at after 2010 founded?", "answer": "1989",
+         "path": ["w2"], "answer_id": "globex", "insufficient": False,
+         "query": {"start": "ann", "hops": [{"relation": "works_at", "direction": "out",
+                                             "where": [{"property": "since", "op": ">=", "value": 2010}]}],
+                   "ask": {"property": "founded", "of": "node"}}},
+        {"id": "public", "question": "Is the company that Initech's city hosts public?", "answer": "INSUFFICIENT_DATA",
+         "path": [], "answer_id": None, "insufficient": True,
+         "query": {"start": "oslo", "hops": [{"relation": "headquartered_in", "direction": "in"}], "ask": {"property": "public", "of": "node"}}},
+    ]
+    graph, qfile = write(tmp_path / "g.json", SMALL), write(tmp_path / "q.json", questions)
+    assert benchmark.main(["--graph", graph, "--questions", qfile, "--prompt", "en", "--model", "solver", "--out", str(tmp_path / "out")]) == 0
+    cells = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["cells"]
+    assert {c["answer_correct"] for c in cells} == {True}
+    q = benchmark.load_inputs(tmp_path / "g.json", tmp_path / "q.json").questions[0]
+    shown = small_graph()
+    score = lambda answer: benchmark.score_answer(json.dumps({"answer": answer, "path": [1], "evidence": []}), shown, q)  # noqa: E731
+    assert score("1989")["answer_correct"] and score("1989")["path_supports_answer"] and score("1989")["path_exact"]
+    assert not score("Globex")["answer_correct"]  # the node, not the value asked for
+    assert not score("1950")["answer_correct"]
+
+    wrong = [dict(questions[0], answer="1950")]
+    write(tmp_path / "wrong.json", wrong)
+    done = run_cli("--graph", graph, "--questions", str(tmp_path / "wrong.json"), "--out", str(tmp_path / "o2"))
+    assert done.returncode == 2
+    assert "question founded: answer '1950' is not a value of 'founded' where the gold paths end ('1989'); make the answers those values" in done.stderr
+
+
+def test_generated_property_questions_are_proven_and_the_solver_answers_them_all(tmp_path):
+    rng = random.Random(4)
+    graph = synth_kg.make_graph(1500, 120, rng, typed=True, props=random.Random(5))
+    write(tmp_path / "g.json", graph)
+    out = tmp_path / "out"
+    assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--generate-questions", "120", "--property-share", "0.6",
+                           "--prompt", "en", "--formats", "json,dsl", "--model", "solver", "--out", str(out)]) == 0
+    questions = json.loads((out / "questions.generated.json").read_text(encoding="utf-8"))
+    asks = [q for q in questions if "ask" in q["query"]]
+    conditions = [h for q in questions for h in q["query"]["hops"] if "where" in h]
+    assert len(asks) >= 30 and len(conditions) >= 5
+    assert all("What is the " + q["query"]["ask"]["property"] + " of" in q["question"] for q in asks)
+    assert all("(only where " in q["question"] for q in questions if any("where" in h for h in q["query"]["hops"]))
+    cells = json.loads((out / "results.json").read_text(encoding="utf-8"))["cells"]
+    assert all(c["answer_correct"] and (c["insufficient"] or c["path_exact"]) for c in cells)
+
+
+# ---- given contexts
+
+
+def given_questions() -> list[dict]:
+    return [
+        {"id": "where_ann_works", "question": "Where is Ann's later employer based?", "answer": "Lyon", "path": ["w2", "h2"],
+         "answer_id": "lyon", "insufficient": False,
+         "query": {"start": "ann", "hops": [{"relation": "works_at", "direction": "out", "where": [{"property": "since", "op": ">=", "value": 2010}]},
+                                            {"relation": "headquartered_in", "direction": "out"}]},
+         "context": {"edges": ["k1", "h2", "w2", "w1", "l1"], "nodes": ["rome"]}},
+        {"id": "own", "question": "Who runs X?", "answer": "Y", "path": [0], "answer_id": "y", "insufficient": False,
+         "query": {"start": "x", "hops": [{"relation": "run_by", "direction": "out"}]},
+         "context": {"graph": {"nodes": [{"id": "x", "name": "X", "type": "t"}, {"id": "y", "name": "Y", "type": "t", "note": "own"}],
+                               "edges": [{"source": "x", "relation": "run_by", "target": "y"}]}}},
+    ]
+
+
+def test_given_contexts_are_measured_each_on_its_own_graph_and_fed_back(tmp_path):
+    graph, qfile = write(tmp_path / "g.json", SMALL), write(tmp_path / "q.json", given_questions())
+    out = tmp_path / "out"
+    assert benchmark.main(["--graph", graph, "--questions", qfile, "--prompt", "en", "--model", "solver", "--out", str(out)]) == 0
+    rows = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
+    first = {r["question_id"]: r for r in rows if r["format"] == "json"}
+    assert first["where_ann_works"]["context"] == "where_ann_works" and first["where_ann_works"]["edges_total"] == 5
+    assert first["where_ann_works"]["gold_path"] == [2, 1]  # the retriever's order: w2 is third, h2 second
+    assert first["own"]["edges_total"] == 1
+    fed = json.loads((out / "questions.small.original.json").read_text(encoding="utf-8"))
+    assert [e["relation"] for e in fed[0]["context"]["graph"]["edges"]] == ["knows", "headquartered_in", "works_at", "works_at", "lives_in"]
+    assert [n["id"] for n in fed[0]["context"]["graph"]["nodes"]] == ["rome", "ann", "bob", "globex", "lyon", "acme", "nice"]
+    assert fed[0]["context"]["graph"]["edges"][2]["since"] == 2012  # properties go with the records
+    again = tmp_path / "again"
+    assert benchmark.main(["--graph", graph, "--questions", str(out / "questions.small.original.json"), "--prompt", "en",
+                           "--out", str(again)]) == 0
+    rows_again = json.loads((again / "size_report.json").read_text(encoding="utf-8"))
+    assert [r["prompt_sha256"] for r in rows_again] == [r["prompt_sha256"] for r in rows]
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert all(c["path_exact"] for c in results["cells"])
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda qs: qs[0]["context"].update(edges=["k1", "h2", "w1"]),
+     "q.json: question where_ann_works: its context leaves out gold edge(s) [1] (ann -works_at-> globex); add them to the context, "
+     "or make the question an abstention one"),
+    (lambda qs: qs[0]["context"].update(edges=["k1", "k1"]), "q.json: questions[0].context.edges lists an edge twice; list each once"),
+    (lambda qs: qs[0]["context"].update(nodes=["zurich"]),
+     "q.json: questions[0].context.nodes names 'zurich', which is not a node id of the graph"),
+    (lambda qs: qs[0].pop("context"),
+     "q.json: question where_ann_works has no context while own and 0 other(s) have one; give every question its context, or none"),
+    (lambda qs: qs[1]["context"]["graph"]["edges"][0].update(target="nowhere"),
+     "q.json: questions[1].context.graph: edges[0].target 'nowhere' is not a node id; add that node or fix the edge"),
+])
+def test_a_context_that_cannot_be_measured_is_one_line_naming_the_question(tmp_path, change, message):
+    questions = given_questions()
+    change(questions)
+    graph, qfile = write(tmp_path / "g.json", SMALL), write(tmp_path / "q.json", questions)
+    done = run_cli("--graph", graph, "--questions", qfile, "--prompt", "en", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+# ---- retrieved contexts: --context khop
+
+
+@pytest.fixture(scope="module")
+def kg():
+    rng = random.Random(3)
+    return synth_kg.make_graph(4000, 250, rng, props=random.Random(4))
+
+
+def khop_run(tmp_path, kg, *flags):
+    tmp_path.mkdir(exist_ok=True)
+    write(tmp_path / "g.json", kg)
+    out = tmp_path / "out"
+    assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--generate-questions", "60", "--prompt", "en", "--context", "khop",
+                           "--out", str(out), *flags]) == 0
+    return out
+
+
+def test_khop_contexts_hold_their_gold_paths_and_real_edges_only(tmp_path, kg):
+    out = khop_run(tmp_path, kg, "--context-hops", "2", "--context-edges", "120", "--formats", "json,tsv")
+    whole = {(e["source"], e["relation"], e["target"]): e for e in kg["edges"]}
+    nodes = {n["id"]: n for n in kg["nodes"]}
+    questions = json.loads((out / "questions.small.original.json").read_text(encoding="utf-8"))
+    for q in questions:
+        graph = q["context"]["graph"]
+        for e in graph["edges"]:
+            assert whole[(e["source"], e["relation"], e["target"])] == e  # a real edge, with its own properties
+        for n in graph["nodes"]:
+            assert nodes[n["id"]] == n
+        positive = not q["insufficient"]
+        gold = {i for p in (q["paths"] if "paths" in q else [q["path"]]) for i in p}
+        assert len(graph["edges"]) <= 120 + len(gold)
+        relations = [e["relation"] for e in graph["edges"]]
+        for hop in q["query"]["hops"]:
+            assert relations.count(hop["relation"]) >= min(2, sum(e["relation"] == hop["relation"] for e in kg["edges"]))
+        assert graph["nodes"][0]["id"] == q["query"]["start"]
+        if positive:
+            assert gold <= set(range(len(graph["edges"])))
+    rows = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
+    assert {r["answerable"] for r in rows} == {True} and not any(r["overflow"] for r in rows)
+    report = (out / "size_report.md").read_text(encoding="utf-8")
+    assert "Cut by --context khop: the neighbourhood of each question's start, breadth first out to 2 hop(s)" in report
+
+
+def test_khop_contexts_are_seeded_and_the_solver_scores_every_format_perfectly(tmp_path, kg):
+    flags = ("--formats", "json,edge_list,dsl", "--model", "solver", "--permutations", "2", "--ids", "original,short", "--edge-ids",
+             "--context-edges", "60")
+    out, again = khop_run(tmp_path, kg, *flags), khop_run(tmp_path / "again", kg, *flags)
+    for name in ("size_report.json", "questions.small.short.json", "order.small.p1.json"):
+        assert (out / name).read_bytes() == (again / name).read_bytes()
+    cells = json.loads((out / "results.json").read_text(encoding="utf-8"))["cells"]
+    assert cells and all(c["answer_correct"] and (c["insufficient"] or c["path_exact"]) for c in cells)
+    short = json.loads((out / "questions.small.short.json").read_text(encoding="utf-8"))
+    for q in short:  # short local ids: n1, n2, ... in each context
+        ids = [n["id"] for n in q["context"]["graph"]["nodes"]]
+        assert sorted(ids, key=lambda i: int(i[1:])) == [f"n{k}" for k in range(1, len(ids) + 1)]
+
+
+def test_khop_with_distractors_and_a_budget(tmp_path, kg):
+    out = khop_run(tmp_path, kg, "--formats", "json,dsl", "--sizes", "small,medium", "--budget", "2500", "--model", "solver", "--context-edges", "60")
+    rows = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
+    small = {r["question_id"]: r["edges_total"] for r in rows if r["size"] == "small" and r["format"] == "json" and r["mode"] == "A"}
+    medium = {r["question_id"]: r["edges_total"] for r in rows if r["size"] == "medium" and r["format"] == "json" and r["mode"] == "A"}
+    assert sum(medium[q] > small[q] for q in small) >= 0.9 * len(small)  # a start that no branch can hang off safely gets none
+    assert all(r["prompt_tokens"] <= 2500 for r in rows if r["mode"] == "B")
