@@ -96,6 +96,7 @@ import platform
 import random
 import re
 import shutil
+import stat
 import statistics
 import subprocess
 import sys
@@ -509,17 +510,40 @@ def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
     return result
 
 
+MAX_INPUT_BYTES = 2_000_000_000  # an input file past this is refused before it fills the memory
+
+
+def read_input(path: Path, flag: str) -> bytes:
+    """The bytes of an input file: a regular file (never a device, FIFO or folder, which could read forever or
+    hang) of at most MAX_INPUT_BYTES."""
+    where = display(path)
+    try:
+        with open(path, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise BenchmarkError(f"{where} is not a regular file; pass a file with {flag}")
+            if info.st_size > MAX_INPUT_BYTES:
+                raise BenchmarkError(f"{where} takes {info.st_size:,} bytes, over the {MAX_INPUT_BYTES:,} this tool reads; pass a smaller file")
+            return f.read(MAX_INPUT_BYTES + 1)
+    except IsADirectoryError:
+        raise BenchmarkError(f"{where} is a folder; pass a file with {flag}") from None
+    except OSError as e:
+        raise BenchmarkError(f"{where}: cannot read it ({e.strerror}); pass a readable file with {flag}") from None
+
+
+def read_text(path: Path, flag: str) -> tuple[str, bytes]:
+    """An input file's text (UTF-8, a byte order mark dropped) and its raw bytes, for the manifest's SHA-256."""
+    raw = read_input(path, flag)
+    try:
+        return raw.decode("utf-8-sig"), raw
+    except UnicodeDecodeError as e:
+        raise BenchmarkError(f"{display(path)}: the byte at offset {e.start} is not UTF-8; save the file as UTF-8") from None
+
+
 def read_json(path: Path, flag: str) -> tuple[object, bytes]:
     """Parsed JSON and the raw bytes (for the manifest's SHA-256) of an input file."""
     where = display(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise BenchmarkError(f"{where}: cannot read it ({e.strerror}); pass a readable file with {flag}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise BenchmarkError(f"{where}: the byte at offset {e.start} is not UTF-8; save the file as UTF-8") from None
+    text, raw = read_text(path, flag)
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys), raw
     except json.JSONDecodeError as e:
@@ -530,6 +554,290 @@ def read_json(path: Path, flag: str) -> tuple[object, bytes]:
         raise BenchmarkError(f"{where}: JSON nested too deeply; fix the file") from None
     except ValueError as e:  # an integer literal of thousands of digits, which Python refuses to convert
         raise BenchmarkError(f"{where}: {str(e).split(';')[0]}; fix the file") from None
+
+
+# Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
+# through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named
+# the same way whatever the file was; the manifest hashes the file as given. Records keep the file's order.
+DEFAULT_TYPE = "entity"  # a node's type when the file gives none
+DEFAULT_RELATION = "related_to"  # an edge's relation when a GraphML file gives none (LightRAG and GraphRAG snapshots)
+NAME_KEYS = ("name", "label", "title")  # where a node's name may be, in this order of preference
+TYPE_KEYS = ("type", "entity_type", "labels", "kind")
+RELATION_KEYS = ("relation", "label", "type", "predicate", "relationship")
+
+
+def read_graph_file(path: Path, kind: str | None) -> tuple[dict, bytes, str]:
+    """The graph of --graph as the tool's JSON records, its raw bytes, and the format it was read as: by
+    --graph-format, else by the file's extension (GRAPH_FORMATS)."""
+    if kind is None:
+        kind = next((k for k, (extensions, _) in GRAPH_FORMATS.items() if path.suffix.lower() in extensions), "json")
+    if kind == "json":
+        data, raw = read_json(path, "--graph")
+        return data, raw, kind
+    text, raw = read_text(path, "--graph")
+    return GRAPH_FORMATS[kind][1](text, display(path)), raw, kind
+
+
+def _node_record(node_id: str, data: dict, where: str) -> dict:
+    """A node as the tool's JSON has it: its name and type from the first of NAME_KEYS and TYPE_KEYS it has (its id
+    and DEFAULT_TYPE otherwise), every other field a property."""
+    data = dict(data)
+    name = next((data.pop(k) for k in NAME_KEYS if k in data), node_id)
+    kind = next((data.pop(k) for k in TYPE_KEYS if k in data), DEFAULT_TYPE)
+    if isinstance(kind, list):  # Neo4j labels
+        kind = ":".join(map(str, kind))
+    if isinstance(kind, str) and kind.startswith(":"):  # Neo4j's GraphML export writes labels as ":Person"
+        kind = kind[1:]
+    if "id" in data:
+        raise BenchmarkError(f"{where}: node {node_id!r} has a field 'id' besides its own id; rename it")
+    return {"id": node_id, "name": name, "type": kind, **data}
+
+
+def _edge_record(source: str, target: str, data: dict, where: str, edge_id: str | None = None, relation: str | None = None) -> dict:
+    data = dict(data)
+    if relation is None:
+        relation = next((data.pop(k) for k in RELATION_KEYS if k in data), None)
+    if relation is None:
+        raise BenchmarkError(f"{where}: the edge {source!r} -> {target!r} has no relation ({', '.join(RELATION_KEYS)}); give it one")
+    for fixed in ("id", "source", "target"):
+        if fixed in data:
+            raise BenchmarkError(f"{where}: the edge {source!r} -> {target!r} has a field {fixed!r} besides its own; rename it")
+    return {**({"id": edge_id} if edge_id is not None else {}), "source": source, "relation": relation, "target": target, **data}
+
+
+TRIPLE_COLUMNS = {"source": ("source", "subject", "head", "from", "src", "start"),
+                  "relation": ("relation", "predicate", "relationship", "rel", "type", "label"),
+                  "target": ("target", "object", "tail", "to", "dst", "end")}
+
+
+def read_triples(text: str, where: str, delimiter: str) -> dict:
+    """CSV or TSV triples with a header: a source, relation and target column (TRIPLE_COLUMNS names them), and
+    optionally id (the edge's), source_name, source_type, target_name, target_type, source.KEY and target.KEY (node
+    properties), every other column an edge property; an empty cell is no value, a cell that reads as a JSON number
+    or true/false is one. A node's name is its id and its type DEFAULT_TYPE unless a column gives them."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        header = [h.strip() for h in next(reader, [])]
+        folded = [h.casefold() for h in header]
+        at = {}
+        for role, names in TRIPLE_COLUMNS.items():
+            at[role] = next((folded.index(n) for n in names if n in folded), None)
+            if at[role] is None:
+                raise BenchmarkError(f"{where}: the header has no {role} column ({', '.join(names)}); name the columns on its first line")
+        nodes: dict[str, dict] = {}
+        edges = []
+        for row in reader:
+            if not any(row):
+                continue
+            line = reader.line_num
+            if len(row) != len(header):
+                raise BenchmarkError(f"{where} line {line}: {len(row)} fields where the header has {len(header)}; fix the row")
+            ends, edge = {}, {}
+            node_fields: dict[str, dict] = {"source": {}, "target": {}}
+            for k, (column, cell) in enumerate(zip(header, row)):
+                if k in (at["source"], at["target"]):
+                    ends["source" if k == at["source"] else "target"] = cell
+                elif k == at["relation"]:
+                    edge["relation"] = cell
+                elif cell == "":
+                    continue
+                elif column.casefold() in ("source_name", "source_type", "target_name", "target_type"):
+                    end, _, key = column.casefold().partition("_")
+                    node_fields[end][key] = cell
+                elif column.casefold().startswith(("source.", "target.")):
+                    end, _, key = column.partition(".")
+                    node_fields[end.casefold()][key] = _cell_value(cell)
+                else:
+                    edge[column] = cell if column == "id" else _cell_value(cell)
+            for end in ("source", "target"):
+                _merge_node(nodes, ends[end], node_fields[end], f"{where} line {line}")
+            edges.append(_edge_record(ends["source"], ends["target"], {k: v for k, v in edge.items() if k not in ("relation", "id")}, f"{where} line {line}",
+                                      edge.get("id"), edge["relation"]))
+    except csv.Error as e:
+        raise BenchmarkError(f"{where} line {reader.line_num}: {e}; fix the row") from None
+    return {"nodes": [_node_record(i, data, where) for i, data in nodes.items()], "edges": edges}
+
+
+def _cell_value(text: str) -> object:
+    """A CSV cell's value: a JSON number or true/false as one, anything else as the text."""
+    return json.loads(text) if text in ("true", "false") or _JSON_NUMBER.fullmatch(text) else text
+
+
+def _merge_node(nodes: dict[str, dict], node_id: str, fields: dict, where: str) -> None:
+    """Add a node seen in a row, or check that what this row says of it agrees with what earlier rows said."""
+    known = nodes.setdefault(node_id, {})
+    for key, value in fields.items():
+        if key in known and known[key] != value:
+            raise BenchmarkError(f"{where}: node {node_id!r} has {key} {value!r} here and {known[key]!r} in an earlier row; make them agree")
+        known[key] = value
+
+
+def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
+    """RDF (Turtle or N-Triples, read by rdflib), in document order: every IRI or blank node that is a subject or an
+    object is a node, its id the IRI's local name (percent-decoded), its name its one rdfs:label (or skos:prefLabel,
+    schema:name, foaf:name; else its id), its type the local name of its one rdf:type (else DEFAULT_TYPE); a
+    triple between two nodes is an edge named by its predicate's local name; a literal of a node is a property,
+    and so is one of an RDF reification (rdf:subject, rdf:predicate, rdf:object) for its edge."""
+    import rdflib
+    from rdflib.namespace import RDF, RDFS
+
+    class Ordered(rdflib.Graph):  # records triples as the parser reads them: the store does not keep their order
+        def __init__(self) -> None:
+            super().__init__()
+            self.order: list = []
+
+        def add(self, triple):  # noqa: ANN001
+            self.order.append(triple)
+            return super().add(triple)
+
+    graph = Ordered()
+    try:
+        graph.parse(data=text, format=syntax)
+    except Exception as e:  # rdflib raises its own errors for a text it cannot read
+        raise BenchmarkError(f"{where}: not {syntax} ({str(e).splitlines()[0][:200]}); fix the file") from None
+    labels = {RDFS.label, rdflib.URIRef("http://www.w3.org/2004/02/skos/core#prefLabel"),
+              rdflib.URIRef("http://schema.org/name"), rdflib.URIRef("https://schema.org/name"), rdflib.URIRef("http://xmlns.com/foaf/0.1/name")}
+    machinery = {RDF.subject, RDF.predicate, RDF.object}
+    reified = {s for s, p, _ in graph.order if p in machinery}
+    ids: dict[object, str] = {}
+    blanks = itertools.count(1)
+
+    def node_id(term: object) -> str:
+        if term not in ids:
+            ids[term] = f"b{next(blanks)}" if isinstance(term, rdflib.BNode) else _local_name(str(term))
+        return ids[term]
+
+    nodes: dict[str, dict] = {}
+    edges, edge_props = [], {}
+    for s, p, o in dict.fromkeys(graph.order):  # a triple read twice is one triple
+        if s in reified or p == RDF.type and isinstance(o, rdflib.Literal):
+            continue
+        sid = node_id(s)
+        record = nodes.setdefault(sid, {})
+        if p == RDF.type:
+            _set_once(record, "type", _local_name(str(o)), f"{where}: node {sid!r}", "rdf:type")
+        elif isinstance(o, rdflib.Literal):
+            key, value = ("name", str(o)) if p in labels else (_local_name(str(p)), _rdf_value(o))
+            _set_once(record, key, value, f"{where}: node {sid!r}", str(p))
+        else:
+            nodes.setdefault(node_id(o), {})
+            edges.append(_edge_record(sid, node_id(o), {}, where, relation=_local_name(str(p))))
+    for r in reified:
+        triple = (graph.value(r, RDF.subject), graph.value(r, RDF.predicate), graph.value(r, RDF.object))
+        edge_props[triple] = {_local_name(str(p)): _rdf_value(o) for _, p, o in graph.triples((r, None, None))
+                              if isinstance(o, rdflib.Literal)}
+    if edge_props:
+        keys = [(s, p, o) for s, p, o in dict.fromkeys(graph.order) if s not in reified and p != RDF.type and not isinstance(o, rdflib.Literal)]
+        for edge, key in zip(edges, keys):
+            edge.update(edge_props.get(key, {}))
+    taken = Counter(ids.values())
+    twice = next((term for term, i in ids.items() if taken[i] > 1), None)
+    if twice is not None:
+        other = next(t for t, i in ids.items() if i == ids[twice] and t != twice)
+        raise BenchmarkError(f"{where}: {twice} and {other} share the local name {ids[twice]!r}, which is a node's id here; "
+                             "give them distinct local names")
+    return {"nodes": [{"id": i, "name": r.pop("name", i), "type": r.pop("type", DEFAULT_TYPE), **r} for i, r in nodes.items()], "edges": edges}
+
+
+def _local_name(iri: str) -> str:
+    """'http://example.org/people#ann_lee' -> 'ann_lee'; 'urn:graph:node:Caf%C3%A9' -> 'Café'."""
+    cut = max(iri.rfind("#"), iri.rfind("/"), iri.rfind(":"))
+    return urllib.parse.unquote(iri[cut + 1:] if cut + 1 < len(iri) else iri)
+
+
+def _rdf_value(literal: object) -> object:
+    """A literal's value as a property: a string, number or boolean; a date as its ISO text; anything else as its text."""
+    value = literal.toPython()
+    if isinstance(value, bool) or isinstance(value, int) or isinstance(value, float) and math.isfinite(value):
+        return value
+    if type(value).__name__ == "Decimal":
+        return float(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(literal)
+
+
+def _set_once(record: dict, key: str, value: object, where: str, what: str) -> None:
+    if key in record and record[key] != value:
+        raise BenchmarkError(f"{where} has {what} twice ({record[key]!r} and {value!r}); keep one")
+    record[key] = value
+
+
+def read_graphml(text: str, where: str) -> dict:
+    """GraphML (what networkx, LightRAG and Microsoft GraphRAG write), read by networkx, in document order: a node's
+    id is its GraphML id, its name and type from NAME_KEYS and TYPE_KEYS (Neo4j's ':Label' too), an edge's
+    relation from RELATION_KEYS (DEFAULT_RELATION when it has none, with a warning), every other attribute a
+    property, typed as the file's keys declare. An undirected graph's edges are read in the direction written."""
+    try:
+        import networkx
+        from networkx.readwrite.graphml import GraphMLReader
+    except ImportError:
+        raise BenchmarkError(f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
+                             "pip install -r requirements.lock.txt") from None
+    nodes, edges = [], []
+
+    class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order
+        def add_node(self, G, node_xml, graphml_keys, defaults):  # noqa: ANN001, N803
+            super().add_node(G, node_xml, graphml_keys, defaults)
+            nodes.append(self.node_type(node_xml.get("id")))
+
+        def add_edge(self, G, edge_element, graphml_keys):  # noqa: ANN001, N803
+            edges.append((self.node_type(edge_element.get("source")), self.node_type(edge_element.get("target")),
+                          edge_element.get("id"), self.decode_data_elements(graphml_keys, edge_element)))
+            super().add_edge(G, edge_element, graphml_keys)
+
+    try:
+        graphs = list(Reader(node_type=str)(string=text.encode("utf-8")))
+    except Exception as e:  # networkx and the XML parser raise their own errors
+        raise BenchmarkError(f"{where}: not GraphML ({str(e).splitlines()[0][:200]}); fix the file") from None
+    if len(graphs) != 1:
+        raise BenchmarkError(f"{where}: holds {len(graphs)} graphs; give one")
+    graph = graphs[0]
+    if not graph.is_directed():
+        warn(f"{where}: the graph is undirected; each edge is read in the direction its source and target are written")
+    defaults = graph.graph.get("edge_default", {})
+    unnamed = sum(not any(k in {**defaults, **data} for k in RELATION_KEYS) for _, _, _, data in edges)
+    if unnamed:
+        warn(f"{where}: {unnamed} edge(s) have no relation ({', '.join(RELATION_KEYS)}); they are read as {DEFAULT_RELATION!r}")
+    return {"nodes": [_node_record(n, graph.nodes[n], where) for n in nodes],
+            "edges": [_edge_record(s, t, {**defaults, **data} if any(k in {**defaults, **data} for k in RELATION_KEYS)
+                                   else {**defaults, **data, "relation": DEFAULT_RELATION}, where, i) for s, t, i, data in edges]}
+
+
+def read_neo4j(text: str, where: str) -> dict:
+    """Neo4j's APOC JSON export (apoc.export.json): one object per line, {"type": "node", "id", "labels", "properties"}
+    or {"type": "relationship", "id", "label", "start": {"id"}, "end": {"id"}, "properties"}; a node's type is its
+    labels joined by ':', its name from NAME_KEYS among its properties (its id otherwise)."""
+    nodes, edges = [], []
+    for line_no, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as e:
+            raise BenchmarkError(f"{where} line {line_no}: not JSON ({e}); fix the line") from None
+        kind = item.get("type") if isinstance(item, dict) else None
+        props = item.get("properties") or {} if isinstance(item, dict) else {}
+        if kind == "node" and isinstance(props, dict):
+            nodes.append(_node_record(str(item.get("id")), {**props, "type": item.get("labels") or DEFAULT_TYPE}, f"{where} line {line_no}"))
+        elif kind == "relationship" and isinstance(props, dict) and isinstance(item.get("start"), dict) and isinstance(item.get("end"), dict):
+            edges.append(_edge_record(str(item["start"].get("id")), str(item["end"].get("id")), props, f"{where} line {line_no}",
+                                      str(item.get("id")), item.get("label")))
+        else:
+            raise BenchmarkError(f"{where} line {line_no}: expected a node or relationship of an APOC JSON export; fix the line")
+    return {"nodes": nodes, "edges": edges}
+
+
+# --graph-format name -> (file extensions it is taken for, reader of its text)
+GRAPH_FORMATS: dict[str, tuple[tuple[str, ...], Callable[[str, str], dict] | None]] = {
+    "json": ((".json",), None),
+    "tsv": ((".tsv", ".tab"), functools.partial(read_triples, delimiter="\t")),
+    "csv": ((".csv",), functools.partial(read_triples, delimiter=",")),
+    "turtle": ((".ttl", ".turtle"), functools.partial(read_rdf, syntax="turtle")),
+    "ntriples": ((".nt",), functools.partial(read_rdf, syntax="nt")),
+    "graphml": ((".graphml",), read_graphml),
+    "neo4j": ((".jsonl", ".ndjson"), read_neo4j),
+}
 
 
 def check_text(value: object, where: str, not_nfc: list[str] | None = None) -> str:
@@ -972,6 +1280,22 @@ class RunInputs:
     skipped: tuple[dict, ...] = ()  # questions left out by --skip-invalid-questions: {"question", "reasons"}
     generated: dict | None = None  # with --generate-questions: hop count -> questions drawn
     generated_bytes: bytes | None = None  # questions.generated.json, written with the outputs
+    graph_format: str = "json"  # what --graph was read as (GRAPH_FORMATS)
+
+
+GRAPH_ORDERS = ("file", "sorted")
+
+
+def sorted_graph(graph: Graph) -> tuple[Graph, dict[int, int]]:
+    """The graph with its nodes sorted by id and its edges by content (source, relation, target, properties), and
+    where each edge went: one order for the same graph whatever file it came from (JSON, triples, RDF, GraphML)."""
+    props = graph.edge_props
+    order = sorted(range(len(graph.edges)), key=lambda i: (graph.edges[i], json.dumps(props[i], ensure_ascii=False) if props else ""))
+    nodes = sorted(range(len(graph.nodes)), key=lambda k: graph.nodes[k].id)
+    picked = graph.pick(order)
+    return (replace(picked, nodes=tuple(graph.nodes[k] for k in nodes),
+                    node_props=tuple(graph.node_props[k] for k in nodes) if graph.node_props else ()),
+            {old: new for new, old in enumerate(order)})
 
 
 GENERATED_QUESTIONS = "questions.generated.json"
@@ -979,15 +1303,20 @@ DEFAULT_QUESTIONS = DATA / "questions.json"
 
 
 def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
-                generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None) -> RunInputs:
+                generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None, graph_format: str | None = None,
+                graph_order: str = "file") -> RunInputs:
     """The inputs with every record-level problem collected in problems (raised at once when it is None);
-    with generate, the questions are drawn from the graph (and checked the same way) instead of read."""
+    with generate, the questions are drawn from the graph (and checked the same way) instead of read. With
+    graph_order "sorted", nodes by id and edges by content, whatever order the file lists them in (sorted_graph)."""
     own = problems is None
     problems = Problems() if own else problems
-    graph_data, graph_raw = read_json(graph_path, "--graph")
+    graph_data, graph_raw, graph_format = read_graph_file(graph_path, graph_format)
     if generate is None:
         questions_data, questions_raw = read_json(questions_path, "--questions")
     graph = validate_graph(graph_data, display(graph_path), problems)
+    position = None
+    if graph_order == "sorted" and not problems.lines:
+        graph, position = sorted_graph(graph)
     generated = None
     if generate is not None:
         if problems.lines:  # a broken graph: there is nothing to draw from
@@ -998,6 +1327,9 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
     scope = GraphScope(n_edges, named, edge_names(graph_data, display(graph_path), problems))
     questions = validate_questions(questions_data, display(questions_path), scope, problems)
+    if position is not None and generate is None:  # paths and contexts name the file's edges: follow them to their new places
+        questions = tuple(replace(q.moved(position), context=q.context._replace(edges=tuple(position[i] for i in q.context.edges))
+                                  if q.context and q.context.graph is None else q.context) for q in questions)
     if problems.not_nfc:
         warn(
             f"{len(problems.not_nfc)} string(s) were not in Unicode {NORMALIZATION} form and were normalized "
@@ -1008,7 +1340,8 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
     files = {display(graph_path): graph_raw}
     if generate is None:
         files[display(questions_path)] = questions_raw
-    return RunInputs(graph, questions, files, display(questions_path), generated=generated, generated_bytes=questions_raw if generate else None)
+    return RunInputs(graph, questions, files, display(questions_path), generated=generated, generated_bytes=questions_raw if generate else None,
+                     graph_format=graph_format)
 
 
 # -----------------------------------------------------------------------------
@@ -1932,6 +2265,24 @@ def gold_answers(graph: Graph, query: Query, walks: list) -> list[str]:
     return sorted({names[end] for _, end in walks})
 
 
+def incident_edges(graph: Graph, canonical: bool = False) -> dict[str, list[int]]:
+    """node id -> the edges that touch it, in the file's order; with canonical, in the order of the edges' content
+    (source, relation, target, properties), so that what is drawn from them is the same whatever order the file
+    lists the edges in (generated questions and --context khop: the same graph read from JSON, triples, RDF or
+    GraphML gives the same questions and contexts)."""
+    order = range(len(graph.edges))
+    if canonical:
+        props = graph.edge_props
+        order = sorted(order, key=lambda i: (graph.edges[i], json.dumps(props[i], ensure_ascii=False) if props else ""))
+    incident: dict[str, list[int]] = {}
+    for i in order:
+        e = graph.edges[i]
+        incident.setdefault(e.source, []).append(i)
+        if e.target != e.source:
+            incident.setdefault(e.target, []).append(i)
+    return incident
+
+
 def answerable(graph: Graph, q: Question, index: dict | None = None) -> bool:
     """The solver still finds the gold outcome on this graph: a gold path, or none at all to abstain on."""
     found = solve(graph, q.query, index)
@@ -2210,11 +2561,7 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     """Questions in the input file's shape, drawn with a seeded random.Random; and how many per hop count."""
     rng = random.Random(f"{spec.seed}/questions")
     index = edge_index(graph.edges)
-    incident: dict[str, list[int]] = {}
-    for i, e in enumerate(graph.edges):
-        incident.setdefault(e.source, []).append(i)
-        if e.target != e.source:
-            incident.setdefault(e.target, []).append(i)
+    incident = incident_edges(graph, canonical=True)
     names = {n.id: n.name for n in graph.nodes}
     name_count = Counter(_folded(n.name) for n in graph.nodes)
     starts = sorted(i for i in incident if name_count[_folded(names[i])] == 1)  # a start the text names unambiguously
@@ -3057,11 +3404,7 @@ class KHop:
     def __init__(self, graph: Graph, hops: int | None, budget: int, seed: int) -> None:
         self.graph, self.hops, self.budget, self.seed = graph, hops, budget, seed
         self.index = edge_index(graph.edges)
-        self.incident: dict[str, list[int]] = {}
-        for i, e in enumerate(graph.edges):
-            self.incident.setdefault(e.source, []).append(i)
-            if e.target != e.source:
-                self.incident.setdefault(e.target, []).append(i)
+        self.incident = incident_edges(graph, canonical=True)
         self.beyond: dict[str, int] = {}  # question id -> gold edges outside the searched depth
 
     def must(self, q: Question) -> list[int]:
@@ -6658,6 +7001,8 @@ def run_failure(summary: dict) -> str | None:
     if summary["mode"] == "run" and summary.get("stopped"):
         return (f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; start the "
                 "server again and run the same command to send only those")
+    if summary["mode"] == "run" and not summary["sent"] and not summary["skipped"]:
+        return "no request was sent: every prompt is over --context-window or outside --limit, so nothing was answered"
     if summary["mode"] == "run" and summary["failed"]:
         return (f"{summary['failed']} of {summary['sent']} requests failed after their retries"
                 f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; run the same command again to retry them only")
@@ -7251,6 +7596,11 @@ def make_parser() -> argparse.ArgumentParser:
     add = parser.add_argument
     add("--encoding", default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")
     add("--graph", type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")
+    add("--graph-format", choices=list(GRAPH_FORMATS),
+        help="how to read --graph (default: by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC export)")
+    add("--graph-order", choices=GRAPH_ORDERS, default="file",
+        help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, edges by "
+             "source, relation, target), the same whatever file the graph comes from")
     add("--questions", type=Path, help="questions file (default: data/questions.json)")
     add("--out", type=_out_folder, default=OUTPUTS, help="output folder (default: outputs/)")
     add(
@@ -7328,6 +7678,9 @@ def make_parser() -> argparse.ArgumentParser:
     add("--baseline", metavar="FORMAT", help="the format the others are judged against; one of --formats (default: json, else the first)")
     add("--tolerance", type=float, metavar="T",
         help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})")
+    add("--allow-no-verdict", action="store_true",
+        help="send the prompts even when no verdict can come out of them (every baseline prompt over --context-window, or a "
+             "--budget that leaves the gold paths out); without it such a run stops before the first request")
     add("--score", type=Path, nargs="+", metavar="FILE",
         help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")
     add("--accept-other-model", action="store_true",
@@ -7522,7 +7875,8 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
     problems = Problems()
     spec = make_generate_spec(args, plan)
-    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None)
+    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None, args.graph_format,
+                         args.graph_order)
     if inputs.generated is not None:
         drawn = sum(inputs.generated.values())
         if drawn < args.generate_questions:
@@ -7597,6 +7951,30 @@ def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, vari
     return checks
 
 
+def check_verdict_possible(rows: list[dict], hints: dict[GroupKey, str], baseline: str, allow: bool) -> None:
+    """Before the first request: the groups where no verdict can come out whatever the model answers (every
+    baseline prompt over --context-window, or a mode B budget that leaves a whole gold path out of most prompts).
+    When that is every group the run stops, saying what to change, unless allow; else each is named on stderr."""
+    blocked: dict[GroupKey, str] = {}
+    for group in dict.fromkeys(map(group_key, rows)):
+        mine = [r for r in rows if group_key(r) == group and r["format"] == baseline]
+        if mine and all(r["overflow"] for r in mine):
+            smallest = min(r["prompt_tokens"] for r in mine)
+            blocked[group] = (f"every {baseline} prompt (the baseline) of {' · '.join(group)} is over --context-window "
+                              f"{mine[0]['context_window']:,} (the smallest takes {smallest:,} tokens), so none is sent; show each "
+                              "question less of the graph (--context khop, --budget N, a smaller graph), or raise --context-window "
+                              "if the model takes more")
+        elif group in hints:
+            blocked[group] = hints[group]
+    if not blocked:
+        return
+    if len(blocked) == len(dict.fromkeys(map(group_key, rows))) and not allow:
+        raise BenchmarkError(f"no verdict is possible, so nothing was sent: {next(iter(blocked.values()))}; or pass --allow-no-verdict "
+                             "to send the prompts anyway")
+    for reason in blocked.values():
+        warn(f"no verdict is possible for this group: {reason}")
+
+
 def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     """Do the whole run; return what goes to stdout, and why the run did not fully succeed (exit code 1)
     when some requests failed after their retries."""
@@ -7635,6 +8013,9 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             "argv": argv,
             "encodings": [t.name for t in plan.tokenizers],
             "graph": display(args.graph),
+            "graph_format": inputs.graph_format,
+            "graph_order": args.graph_order,
+            "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges} if plan.context == "khop" else plan.context,
             "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
             "generate_questions": None if args.generate_questions is None else {
                 "n": args.generate_questions, "hops": args.hops, "abstain_share": args.abstain_share, "drawn": inputs.generated},
@@ -7663,6 +8044,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             skipped = record["skipped_questions"]
             stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"
         log, failure, batch = None, None, None
+        if model is not None and model.model != SOLVER_MODEL and args.score is None:
+            check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], args.allow_no_verdict)
         if model is not None and args.export_batch is not None:
             written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
             missing = left_out(measured.items, model)
@@ -7692,7 +8075,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
 
 
 MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
-                  "encoding", "repeats")
+                  "encoding", "repeats", "graph_format", "graph_order", "context", "context_hops", "context_edges")
 
 
 def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str], names: list[str]) -> None:

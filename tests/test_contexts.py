@@ -254,3 +254,194 @@ def test_khop_with_distractors_and_a_budget(tmp_path, kg):
     medium = {r["question_id"]: r["edges_total"] for r in rows if r["size"] == "medium" and r["format"] == "json" and r["mode"] == "A"}
     assert sum(medium[q] > small[q] for q in small) >= 0.9 * len(small)  # a start that no branch can hang off safely gets none
     assert all(r["prompt_tokens"] <= 2500 for r in rows if r["mode"] == "B")
+
+
+# ---- the graphs users have: TSV/CSV triples, RDF, GraphML, Neo4j exports
+
+
+def as_triples(graph: dict, delimiter: str) -> str:
+    """SMALL as triples with a header: ids and names and types of both ends, node and edge properties as columns."""
+    node = {n["id"]: n for n in graph["nodes"]}
+    node_keys = sorted({k for n in graph["nodes"] for k in n} - {"id", "name", "type"})
+    edge_keys = sorted({k for e in graph["edges"] for k in e} - {"id", "source", "relation", "target"})
+    header = ["id", "source", "relation", "target", "source_name", "source_type", "target_name", "target_type",
+              *(f"{end}.{k}" for end in ("source", "target") for k in node_keys), *edge_keys]
+    cell = lambda v: "" if v is None else json.dumps(v) if isinstance(v, (bool, int, float)) else v  # noqa: E731
+    rows = [header]
+    for e in graph["edges"]:
+        s, t = node[e["source"]], node[e["target"]]
+        rows.append([e["id"], e["source"], e["relation"], e["target"], s["name"], s["type"], t["name"], t["type"],
+                     *(cell(n.get(k)) for n in (s, t) for k in node_keys), *(cell(e.get(k)) for k in edge_keys)])
+    return "\n".join(delimiter.join(r) for r in rows) + "\n"
+
+
+def as_graphml(graph: dict) -> str:
+    """SMALL as GraphML, written in the file's order, with typed keys."""
+    from xml.sax.saxutils import escape, quoteattr
+    kinds = {bool: "boolean", int: "long", float: "double", str: "string"}
+    keys = {}
+    for what, records, fixed in (("node", graph["nodes"], {"id"}), ("edge", graph["edges"], {"id", "source", "target"})):
+        for r in records:
+            for k, v in r.items():
+                if k not in fixed:
+                    keys.setdefault((what, k), kinds[type(v)])
+    ids = {key: f"d{k}" for k, key in enumerate(keys)}
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">']
+    lines += [f'  <key id="{ids[key]}" for="{key[0]}" attr.name="{key[1]}" attr.type="{t}"/>' for key, t in keys.items()]
+    lines.append('  <graph edgedefault="directed">')
+    text = lambda v: str(v).lower() if isinstance(v, bool) else escape(str(v))  # noqa: E731
+    for n in graph["nodes"]:
+        data = "".join(f'<data key="{ids[("node", k)]}">{text(v)}</data>' for k, v in n.items() if k != "id")
+        lines.append(f"    <node id={quoteattr(n['id'])}>{data}</node>")
+    for e in graph["edges"]:
+        data = "".join(f'<data key="{ids[("edge", k)]}">{text(v)}</data>' for k, v in e.items() if k not in ("id", "source", "target"))
+        lines.append(f"    <edge id={quoteattr(e['id'])} source={quoteattr(e['source'])} target={quoteattr(e['target'])}>{data}</edge>")
+    return "\n".join([*lines, "  </graph>", "</graphml>", ""])
+
+
+def as_neo4j(graph: dict) -> str:
+    """SMALL as an APOC JSON export: nodes by internal number, labels, properties (the name among them)."""
+    number = {n["id"]: str(k) for k, n in enumerate(graph["nodes"])}
+    lines = [json.dumps({"type": "node", "id": n["id"], "labels": [n["type"]], "properties": {k: v for k, v in n.items() if k not in ("id", "type")}})
+             for n in graph["nodes"]]
+    lines += [json.dumps({"type": "relationship", "id": e["id"], "label": e["relation"], "start": {"id": e["source"], "labels": []},
+                          "end": {"id": e["target"], "labels": []}, "properties": {k: v for k, v in e.items() if k not in ("id", "source", "relation", "target")}})
+              for e in graph["edges"]]
+    assert number
+    return "\n".join(lines) + "\n"
+
+
+def as_turtle(graph: dict, ntriples: bool = False) -> str:
+    """SMALL as RDF in another vocabulary than the tool's own: http IRIs, rdfs:label, reified edge properties."""
+    ex, rdf, rdfs = "http://example.org/", "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "http://www.w3.org/2000/01/rdf-schema#"
+    lit = lambda v: (str(v).lower() if isinstance(v, bool) else json.dumps(v)) if not isinstance(v, str) else json.dumps(v, ensure_ascii=False)  # noqa: E731
+    typed = lambda v: lit(v) if not ntriples or isinstance(v, str) else (  # noqa: E731
+        f'"{lit(v)}"^^<http://www.w3.org/2001/XMLSchema#{"boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "double"}>')
+    lines = []
+    for n in graph["nodes"]:
+        s = f"<{ex}{n['id']}>"
+        lines += [f"{s} <{rdf}type> <{ex}type/{n['type']}> .", f"{s} <{rdfs}label> {lit(n['name'])} ."]
+        lines += [f"{s} <{ex}p/{k}> {typed(v)} ." for k, v in n.items() if k not in ("id", "name", "type")]
+    for k, e in enumerate(graph["edges"]):
+        triple = (f"<{ex}{e['source']}>", f"<{ex}rel/{e['relation']}>", f"<{ex}{e['target']}>")
+        lines.append(" ".join(triple) + " .")
+        extra = {key: v for key, v in e.items() if key not in ("id", "source", "relation", "target")}
+        if extra:
+            r = f"_:r{k}"
+            lines += [f"{r} <{rdf}subject> {triple[0]} .", f"{r} <{rdf}predicate> {triple[1]} .", f"{r} <{rdf}object> {triple[2]} ."]
+            lines += [f"{r} <{ex}p/{key}> {typed(v)} ." for key, v in extra.items()]
+    return "\n".join(lines) + "\n"
+
+
+SOURCES = {"json": lambda g: json.dumps(g, ensure_ascii=False), "tsv": lambda g: as_triples(g, "\t"), "csv": lambda g: as_triples(g, ","),
+           "graphml": as_graphml, "jsonl": as_neo4j, "ttl": as_turtle, "nt": lambda g: as_turtle(g, ntriples=True)}
+
+
+def _ids_of(rows):
+    return [(r["format"], r["question_id"], r["prompt_sha256"]) for r in rows]
+
+
+@pytest.mark.parametrize("extension", [e for e in SOURCES if e != "json"])
+def test_the_same_graph_from_any_file_gives_the_same_graph_and_prompts(tmp_path, extension):
+    (tmp_path / f"g.{extension}").write_text(SOURCES[extension](SMALL), encoding="utf-8")
+    (tmp_path / "g.json").write_text(SOURCES["json"](SMALL), encoding="utf-8")
+    read = benchmark.load_inputs(tmp_path / f"g.{extension}", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}))
+    want = small_graph()
+    assert benchmark.first_difference(benchmark.sorted_graph(want)[0], benchmark.sorted_graph(read.graph)[0]) is None
+    assert read.graph.edges == want.edges and read.graph_format == next(
+        k for k, (exts, _) in benchmark.GRAPH_FORMATS.items() if f".{extension}" in exts)
+    for flags in (["--graph-order", "sorted"], ["--generate-questions", "20", "--context", "khop"]):
+        runs = []
+        for name in ("g.json", f"g.{extension}"):
+            out = tmp_path / f"out-{name}-{flags[0]}"
+            by_index = dict(given_questions()[0], path=[1, 6], context={"edges": [11, 6, 1, 0, 8], "nodes": ["rome"]})  # RDF names no edge
+            assert benchmark.main(["--graph", str(tmp_path / name), "--prompt", "en", "--out", str(out), *flags,
+                                   *([] if "--generate-questions" in flags else ["--questions", write(tmp_path / "q.json", [by_index])])]) == 0
+            runs.append(_ids_of(json.loads((out / "size_report.json").read_text(encoding="utf-8"))))
+        assert runs[0] == runs[1] and runs[0]
+    manifest = json.loads((tmp_path / f"out-g.{extension}---graph-order" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["inputs"][benchmark.display(tmp_path / f"g.{extension}")]["sha256"] == benchmark.sha256_hex((tmp_path / f"g.{extension}").read_bytes())
+
+
+def test_the_tools_own_turtle_reads_back_as_the_graph_it_wrote(tmp_path):
+    graph = small_graph()
+    (tmp_path / "g.ttl").write_text(benchmark.serialize_turtle(graph), encoding="utf-8")
+    read = benchmark.load_inputs(tmp_path / "g.ttl", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}))
+    assert benchmark.first_difference(read.graph, graph) is None  # a set of triples: the same records
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("g.tsv", "a\tb\n", "g.tsv: the header has no source column (source, subject, head, from, src, start); name the columns on its first line"),
+    ("g.tsv", "source\trelation\ttarget\na\tR\n", "g.tsv line 2: 2 fields where the header has 3; fix the row"),
+    ("g.csv", "source,relation,target,source_name\na,R,b,A\na,S,b,B\n",
+     "g.csv line 3: node 'a' has name 'B' here and 'A' in an earlier row; make them agree"),
+    ("g.ttl", "<http://x.org/a> <http://x.org/R> <http://y.org/a> .\n",
+     "g.ttl: http://x.org/a and http://y.org/a share the local name 'a', which is a node's id here; give them distinct local names"),
+    ("g.ttl", "<http://x.org/a> a <http://x.org/T> , <http://x.org/U> .\n",
+     "g.ttl: node 'a' has rdf:type twice ('T' and 'U'); keep one"),
+    ("g.ttl", "this is not turtle", "g.ttl: not turtle ("),
+    ("g.graphml", "<graphml><nope/>", "g.graphml: not GraphML ("),
+    ("g.jsonl", '{"type": "node", "id": "1", "labels": ["A"], "properties": {}}\n{"type": "edge"}\n',
+     "g.jsonl line 2: expected a node or relationship of an APOC JSON export; fix the line"),
+])
+def test_a_graph_file_that_cannot_be_mapped_is_one_line_naming_the_record(tmp_path, name, text, message):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    done = run_cli("--graph", name, "--out", "out", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("error: " + message), done.stderr
+    assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_graphml_of_lightrag_without_relations_reads_them_as_related_to_and_says_so(tmp_path):
+    import networkx
+    g = networkx.Graph()
+    g.add_node("ACME", entity_type="organization", description="A company.", source_id="chunk-1")
+    g.add_node("PARIS", entity_type="geo", description="A city.")
+    g.add_edge("ACME", "PARIS", weight=2.0, description="Acme is based in Paris.", keywords="based in")
+    networkx.write_graphml(g, tmp_path / "lightrag.graphml")
+    problems = benchmark.Problems()
+    data, _, kind = benchmark.read_graph_file(tmp_path / "lightrag.graphml", None)
+    graph = benchmark.validate_graph(data, "g", problems)
+    assert kind == "graphml" and not problems.lines
+    assert graph.nodes == (Node("ACME", "ACME", "organization"), Node("PARIS", "PARIS", "geo"))
+    assert graph.edges == (Edge("ACME", "related_to", "PARIS"),)
+    assert graph.edge_props == ((("description", "Acme is based in Paris."), ("keywords", "based in"), ("weight", 2.0)),)
+
+
+# ---- no request is paid for when no verdict can come out
+
+
+def test_a_run_whose_baseline_prompts_all_overflow_stops_before_the_first_request(tmp_path):
+    write(tmp_path / "g.json", SMALL)
+    write(tmp_path / "q.json", given_questions()[:1])
+    common = ["--graph", "g.json", "--questions", "q.json", "--prompt", "en", "--formats", "json,dsl", "--context-window", "400",
+              "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", "out"]  # json does not fit, dsl does
+    done = run_cli(*common, cwd=tmp_path)
+    assert done.returncode == 2 and not (tmp_path / "out").exists()
+    assert done.stderr.startswith("error: no verdict is possible, so nothing was sent: every json prompt (the baseline) of "
+                                  "o200k_base · small · original · A is over --context-window 400 (the smallest takes ")
+    assert done.stderr.rstrip().endswith("or pass --allow-no-verdict to send the prompts anyway") and len(done.stderr.splitlines()) == 1
+    anyway = run_cli(*common, "--allow-no-verdict", cwd=tmp_path)  # goes on: here to a port where nothing listens
+    assert anyway.returncode == 2 and "no server answers at http://127.0.0.1:9/v1" in anyway.stderr
+    solver = run_cli(*common[:-6], "--model", "solver", "--out", "out", cwd=tmp_path)  # the solver has no window: nothing to stop
+    assert solver.returncode == 0, solver.stderr
+
+
+def test_size_report_shows_what_the_properties_cost_per_format(tmp_path):
+    write(tmp_path / "g.json", SMALL)
+    write(tmp_path / "q.json", given_questions())
+    done = run_cli("--graph", "g.json", "--questions", "q.json", "--prompt", "en", "--formats", "json,tsv,dsl", "--out", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = (tmp_path / "out" / "size_report.md").read_text(encoding="utf-8")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    cost = manifest["config"]["property_graph_tokens"]["by_size"]["small"]
+    rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+    assert cost["json"]["with"] == sum(r["graph_tokens"] for r in rows if r["format"] == "json")
+    for fmt in ("json", "tsv", "dsl"):  # an independent count of the same graphs without their properties
+        contexts = [benchmark.replace(c, graph=benchmark.replace(c.graph, node_props=(), edge_props=()))
+                    for c in benchmark.input_contexts(benchmark.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
+                                                      benchmark.Plan([fmt], [], ["small"], ["original"], 1, None, 128000, 2026, False,
+                                                                     context="given"))[0]]
+        bare = sum(benchmark.load_tokenizer("o200k_base").count(benchmark.serialized(fmt, c.graph)) for c in contexts)
+        assert cost[fmt]["without"] == bare
+        assert f"| small | {fmt} | {cost[fmt]['with']:,} | {bare:,} | +{cost[fmt]['with'] - bare:,} (" in report
+    assert "properties cost (graph tokens, o200k_base): small: json +" in done.stdout
