@@ -25,10 +25,12 @@ a control solver and leakage checks before anything is measured (size_report.md,
 the others send every prompt to a model, log each answer as it arrives (requests.jsonl, resumable) and
 score answers and paths from that log alone (results.json, results.md).
 
-Real knowledge graphs work too: untyped triples in any language, questions with several acceptable
-answers or gold paths (answers, answer_ids, paths) or drawn from the graph (--generate-questions),
---prompt en or a template file of your own, --skip-invalid-questions to drop the questions that fail a
-check. Model runs end in a decision: verdicts against a baseline format (--baseline, --tolerance),
+Real knowledge graphs work too: untyped triples in any language, with properties on nodes and edges,
+read from JSON, TSV/CSV triples, RDF, GraphML or a Neo4j export (--graph, --graph-format); questions with
+several acceptable answers or gold paths (answers, answer_ids, paths), conditions on hops and properties
+asked for, or drawn from the graph (--generate-questions); a context per question as a GraphRAG prompt has
+it (given by the questions file, or cut by --context khop); --prompt en or a template file of your own,
+--skip-invalid-questions to drop the questions that fail a check. Model runs end in a decision: verdicts against a baseline format (--baseline, --tolerance),
 results per hop count, and SVG charts (results.svg, size_report.svg).
 
 The code is ours. Where the article's script was loose we are strict, on purpose:
@@ -44,20 +46,25 @@ The code is ours. Where the article's script was loose we are strict, on purpose
 
 Sections, in the order data flows through them:
   constants and the prompt templates   the article's prompt (ru) and its English rendering (en); path lines
-  data types                           Node, Edge, Graph (with --edge-ids), GroupKey, Hop, Query, Question
-  shared helpers                       whole words, leaky id markers, hop buckets, percents
-  load and validate the inputs         Problems, graph.json (a sound file checked at once, else record by
-                                       record) and questions.json, NFC
-  formats                              serializer and parser pairs, registered in FORMATS
+  data types                           Node, Edge, Graph (edge ids, properties), GroupKey, Condition, Hop, Ask,
+                                       Query, GivenContext, Question
+  shared helpers                       whole words (mentioned: many at once), leaky id markers, hop buckets
+  load and validate the inputs         Problems, graph files (read_graph_file: JSON, triples, RDF, GraphML,
+                                       Neo4j), graph.json (a sound file checked at once, else record by
+                                       record), properties, questions.json with contexts, NFC, sorted_graph
+  formats                              serializer and parser pairs, registered in FORMATS; properties in each
+                                       (scalar_text where a format has no types)
   round-trip check                     every format parses back to the same graph
-  control solver                       complete walks of a query; check_questions says what disagrees;
-                                       generated question sets (--generate-questions), near-miss abstentions
-  graph variants                       drawn distractors (Vocabulary, WordModel, Namer, Distractors), short
-                                       ids, edge ids, permutations
+  control solver                       complete walks of a query (conditions, asks); check_questions says what
+                                       disagrees; generated question sets (--generate-questions), near-miss
+                                       abstentions, questions about properties
+  graph variants                       Context (shared, given, KHop), drawn distractors (Vocabulary, WordModel,
+                                       Namer, Distractors), short ids, pseudonyms, edge ids, permutations
   prompts                              Template: --prompt ru | en | FILE
   tokenizers                           offline tiktoken, hf:tokenizer.json, TokenCounts, counting by parts
   leakage preflight                    whole-word checks of article 8.3
-  measurement                          Plan, FormattedGraph, large sizing, measure, mode B packing
+  measurement                          Plan, FormattedGraph, large sizing, build_variants, measure (per context,
+                                       PartCosts), mode B packing
   reports                              console table, size_report.md, size_summary.json
   runner                               Chat Completions into requests.jsonl, resumable: http_post over our own
                                        HTTP/1.1 Connection (keep-alive, Deadlines: one thread ends attempts);
@@ -71,8 +78,8 @@ Sections, in the order data flows through them:
                                        as the unit, Newcombe's paired interval), write_results: results.json,
                                        results.md, the console lines; the SVG charts (label placement, styles)
   artifacts                            Staging, OutLock (one run per folder), manifest.json, publish
-  command line                         flags (checked up front), preflight, run, model_results (collects the
-                                       answers, sent or scored), main
+  command line                         flags (checked up front), preflight, check_verdict_possible, run,
+                                       model_results (collects the answers, sent or scored), main
 """
 
 from __future__ import annotations
