@@ -6466,18 +6466,119 @@ def log_summary(collected: Collected, items: list[Item], config: ModelConfig) ->
 RATE_METRICS = ("parse_success", "answer_correct", "path_exact", "valid_path", "evidence_match", "path_supports_answer", "false_abstention")
 MEAN_METRICS = ("edge_precision", "edge_recall")
 
+# Statistics. The unit of evidence is the question: a question asked under several permutations and repeats is
+# one question, its runs averaged into one value (a fraction for a rate). Every interval, per format, per hop
+# count and in the gate, is over those question values, and says which method made it and over how many
+# questions. Two methods, by the data:
+# - binary (one run per question): Wilson's score interval for a rate; for a paired difference, Newcombe's
+#   hybrid score interval with continuity correction (method 11 of Newcombe 1998: continuity-corrected Wilson
+#   limits of both rates, joined through a corrected phi).
+# - fractional (several runs per question): a t interval over the question values, n - 1 degrees of freedom,
+#   whose variance also holds GUARD_WEIGHT pseudo-questions at each end of the range (0 and 1 for a rate, -1 and
+#   1 for a difference; the mean is left alone), and whose half-width is never under -ln(alpha) / n, the
+#   exact bound when no question differs (the rule of three: 3/n at 95%), where a plain t interval has no
+#   width at all. With spread, and as questions grow, it is the plain paired t interval, whose power rises when
+#   permutations and repeats make a question's value less noisy. bench/gate_sim.py measures both methods on
+#   answers whose truth is set: at the tolerance margin each check passes 1-7% of the time, for 5% nominal.
+GUARD_WEIGHT = 0.5  # pseudo-questions at each end of the range, in the variance of the t interval
+
 
 def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
-    """95% Wilson score interval of a rate k/n: wilson(5, 6) -> [0.436, 0.97]."""
+    """95% Wilson score interval of a rate k/n: wilson(5, 6) -> [0.4365, 0.997]."""
     if n == 0:
         return None
+    low, high = wilson_bounds(k, n, z)
+    return [round(low, 4), round(high, 4)]
+
+
+def wilson_bounds(k: float, n: float, z: float = 1.645) -> tuple[float, float]:
+    """Wilson score interval of k/n: wilson_bounds(6, 6) -> (0.689, 1.0)."""
     p = k / n
     center = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return [round(max(center - half, 0.0), 4), round(min(center + half, 1.0), 4)]
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(center - half, 0.0), min(center + half, 1.0)
 
 
-METRIC_FIELDS = ("insufficient", *RATE_METRICS, *MEAN_METRICS)
+def _betacf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularized incomplete beta function (modified Lentz)."""
+    tiny, c, d = 1e-300, 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-14:
+            break
+    return h
+
+
+def t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with df degrees of freedom: t_cdf(2.015, 5) -> 0.95."""
+    x = df / (df + t * t)
+    front = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - math.lgamma(0.5) + df / 2 * math.log(x) + 0.5 * math.log1p(-x)) if x < 1 else 0.0
+    tail = front * _betacf(df / 2, 0.5, x) / (df / 2) if x < (df / 2 + 1) / (df / 2 + 2.5) else 1 - front * _betacf(0.5, df / 2, 1 - x) / 0.5
+    return 1 - tail / 2 if t >= 0 else tail / 2
+
+
+@functools.lru_cache(maxsize=4096)
+def t_quantile(p: float, df: float) -> float:
+    """The t with t_cdf(t, df) = p (bisection): t_quantile(0.95, 5) -> 2.015."""
+    lo, hi = -50.0, 50.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def guarded_se(values: list[float], low: float, high: float) -> tuple[float, float]:
+    """(mean, standard error) of values in [low, high], the variance holding GUARD_WEIGHT pseudo-questions at each end."""
+    n, mean = len(values), math.fsum(values) / len(values)
+    w = GUARD_WEIGHT
+    spread = math.fsum((v - mean) ** 2 for v in values) + w * ((low - mean) ** 2 + (high - mean) ** 2)
+    return mean, math.sqrt(spread / (n + 2 * w - 1) / (n + 2 * w))
+
+
+def guarded_t(values: list[float], alpha: float, low: float, high: float) -> tuple[float, float, float]:
+    """(mean, lower, upper): the one-sided 1 - alpha bounds of the mean of values in [low, high] (question values),
+    by a t interval, n - 1 degrees of freedom, whose variance holds GUARD_WEIGHT pseudo-questions at low and at
+    high. guarded_t([0.0] * 40, 0.05, -1, 1) -> (0.0, -0.0749, 0.0749)"""
+    mean, se = guarded_se(values, low, high)
+    if len(values) < 2:  # one question bounds nothing
+        return mean, low, high
+    half = max(t_quantile(round(1 - alpha, 12), len(values) - 1) * se, -math.log(alpha) / len(values))
+    return mean, max(mean - half, low), min(mean + half, high)
+
+
+def question_values(pairs: Iterator[tuple[str, object]]) -> tuple[list[float], bool]:
+    """Each question's value (the mean of its runs) from (question id, run value) pairs, and whether every question
+    has one run (binary data): [('q1', 1), ('q1', 0), ('q2', 1)] -> ([0.5, 1.0], False)."""
+    runs: dict[str, list[float]] = {}
+    for qid, value in pairs:
+        runs.setdefault(qid, []).append(float(value))
+    return [math.fsum(v) / len(v) for v in runs.values()], all(len(v) == 1 for v in runs.values())
+
+
+def rate_interval(values: list[float], binary: bool) -> dict:
+    """A rate or mean over questions with its 95% interval, the method and the number of questions behind it."""
+    n = len(values)
+    if not n:
+        return {"rate": None, "questions": 0, "ci95": None, "method": None}
+    mean = math.fsum(values) / n
+    if binary:
+        ci, method = wilson(round(math.fsum(values)), n), "wilson over questions"
+    elif n < 2:
+        ci, method = None, None
+    else:
+        _, lo, hi = guarded_t(values, 0.025, 0.0, 1.0)
+        ci, method = [round(lo, 4), round(hi, 4)], "guarded t over question means"
+    return {"rate": round(mean, 4), "questions": n, "ci95": ci, "method": method}
+
+
+METRIC_FIELDS = ("question_id", "insufficient", *RATE_METRICS, *MEAN_METRICS)
 AGGREGATE_FIELDS = (*METRIC_FIELDS, "status", "hops", "error", "truncated_by_server", "prompt_tokens", "over_output_cap",
                     "finish_reason", "permutation", "repeat", "usage_prompt_tokens", "usage_completion_tokens",
                     "usage_cached_tokens", "latency_s", "retry_wait_s", "right_answer_wrong_path")
@@ -6492,33 +6593,22 @@ def columns(rows: list[dict], fields: tuple[str, ...]) -> dict[str, tuple]:
 
 
 def answer_metrics(col: dict[str, tuple]) -> dict:
-    """The rates and means (95% Wilson intervals, conservative for means of values in [0, 1]) of some scored cells,
-    given as columns (METRIC_FIELDS at least): answers and paths over the positive ones, abstention over the others."""
+    """The rates and means of some scored cells, given as columns (METRIC_FIELDS and question_id at least), each over
+    questions with a 95% interval: answers and paths over the positive questions, abstention over the others.
+    k and n count the cells (runs) behind them."""
     positive = list(map(operator.not_, col["insufficient"]))
     out = {}
-    for metric in RATE_METRICS:
-        pool = col[metric] if metric == "parse_success" else list(itertools.compress(col[metric], positive))
-        k = sum(map(operator.truth, pool))
-        out[metric] = {"k": k, "n": len(pool), "rate": round(k / len(pool), 4) if pool else None, "ci95": wilson(k, len(pool))}
-    abstain = list(itertools.compress(col["answer_correct"], col["insufficient"]))
-    k = sum(map(operator.truth, abstain))
-    out["abstention_correct"] = {"k": k, "n": len(abstain), "rate": round(k / len(abstain), 4) if abstain else None, "ci95": wilson(k, len(abstain))}
-    for metric in MEAN_METRICS:
-        values = list(itertools.compress(col[metric], positive))
-        mean = statistics.fmean(values) if values else None
-        out[metric] = {"mean": None if mean is None else round(mean, 4), "n": len(values), "ci95": mean_interval(values)}
+    for metric in (*RATE_METRICS, "abstention_correct", *MEAN_METRICS):
+        keep = col["insufficient"] if metric == "abstention_correct" else positive if metric != "parse_success" else itertools.repeat(True)
+        values = col["answer_correct" if metric == "abstention_correct" else metric]
+        pairs = list(itertools.compress(zip(col["question_id"], values), keep))
+        means, binary = question_values(iter(pairs))
+        entry = rate_interval(means, binary and metric not in MEAN_METRICS)
+        if metric in MEAN_METRICS:
+            out[metric] = {"mean": entry["rate"], "n": len(pairs), **{k: entry[k] for k in ("questions", "ci95", "method")}}
+        else:
+            out[metric] = {"k": sum(1 for _, v in pairs if v), "n": len(pairs), **entry}
     return out
-
-
-def mean_interval(values: list[float], z: float = 1.96) -> list[float] | None:
-    """95% interval of a mean of values in [0, 1] (edge precision, recall): the Wilson score interval of their sum
-    over n, as if each value were a 0/1 outcome. A value in [0, 1] with mean m has a variance of at most m(1 - m),
-    that of a 0/1 outcome, so the interval is conservative; it never leaves [0, 1], costs nothing to compute,
-    and has a width at small n and with no spread. mean_interval([1.0, 1.0]) -> [0.3424, 1.0]"""
-    if len(values) < 2:
-        return None
-    low, high = wilson_bounds(sum(values), len(values), z)
-    return [round(low, 4), round(high, 4)]
 
 
 def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> list[dict]:
@@ -6601,113 +6691,171 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
     return table
 
 
-# The acceptance gate (article 12). The unit of evidence is the question: a question asked under several
-# permutations and repeats is still one question. Each question's runs (format and baseline answers to the
-# same prompt cell) are averaged into fractions of the four paired outcomes (both right, only the format,
-# only the baseline, neither), which add up over questions to a 2x2 table of n questions with fractional
-# counts. The difference of the two rates is bounded with Newcombe's hybrid score interval for paired
-# proportions (method 10 of Newcombe 1998, built from two Wilson intervals and the phi correlation): it
-# keeps its coverage at small n and has a width when nothing disagrees (6 of 6 questions right in both
-# formats still leaves [-0.31, 0.31] at one-sided 95%), where a normal interval on the differences would
-# have none. Averaging can only lower a question's variance against a 0/1 outcome with the same means,
-# so the fractional table is conservative.
-GATE_Z = 1.645  # one-sided 95% bounds (each side of a 90% two-sided interval)
+# The acceptance gate (article 12, "порог отката"): each of its conditions is a paired non-inferiority test
+# over questions. Per check and question, the format's and the baseline's answers to the same prompt cells (its
+# permutations and repeats) give paired differences, averaged into one value in [-1, 1]; their mean is bounded
+# one-sided at 95% (Newcombe's method 11 for binary data, the guarded t interval otherwise). A check passes when
+# the lower bound is at or above -tolerance and fails when the upper bound is below it. The conditions:
+# path exact and valid path, abstention (at its own tolerance: abstention questions are few), stability under
+# permutation (with several: a question counts as right only when right in every permutation, tested the same
+# way), the saving on the full prompt, and the round trip. A format is accepted when every condition passes
+# and, the formats of a group being judged together, Holm's step-down procedure over their p-values on the
+# paths (the larger of path exact's and valid path's: both must hold) still shows it no worse: the chance of
+# recommending any format whose paths are worse than the tolerance stays at 5% however many formats are
+# tried. Abstention and stability must hold for each format at 95%.
+GATE_ALPHA = 0.05  # one-sided, per check and for the family of formats
+GATE_POWER = 0.8  # the questions asked for would show an equal format no worse this often
 BASELINE_FLOOR = 0.2  # the baseline's path exact rate below which no verdict is given: nothing to lose
 GATE_MAX_QUESTIONS = 1_000_000  # "how many questions would decide it" is searched up to this
-# Path exact and valid path must be shown no worse; abstention (usually few questions) and the worst
-# permutation must not be shown worse, and an abstention check too small to decide is named beside the verdict.
-REQUIRED_CHECKS = ("path_exact", "valid_path")
+DEFAULT_ABSTENTION_TOLERANCE = 0.10
 PAIRED_OUTCOMES = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}  # (format, baseline) -> cell
+GATE_CHECKS = (("path_exact", "path_exact", False), ("valid_path", "valid_path", False), ("abstention", "answer_correct", True))
+PATH_CHECKS = ("path_exact", "valid_path")  # the main condition, whose p-values Holm's procedure takes over the formats
 
 
-def wilson_bounds(k: float, n: float, z: float = GATE_Z) -> tuple[float, float]:
-    """Wilson score interval of k/n (k may be fractional): wilson_bounds(6, 6) -> (0.689, 1.0)."""
-    p = k / n
-    center = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(center - half, 0.0), min(center + half, 1.0)
+def _cc_wilson(k: int, n: int, z: float) -> tuple[float, float]:
+    """Wilson's score interval with continuity correction: _cc_wilson(6, 6, 1.645) -> (0.603, 1.0)."""
+    p, zz = k / n, z * z
+    low = 0.0 if k == 0 else (2 * n * p + zz - 1 - z * math.sqrt(zz - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))) / (2 * (n + zz))
+    high = 1.0 if k == n else (2 * n * p + zz + 1 + z * math.sqrt(zz + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))) / (2 * (n + zz))
+    return max(low, 0.0), min(high, 1.0)
 
 
-def paired_difference(a: float, b: float, c: float, d: float, z: float = GATE_Z) -> tuple[float, float, float]:
-    """(difference, lower, upper) of p1 - p2 for paired outcomes, Newcombe's method 10: a both right, b only
-    the first, c only the second, d neither. paired_difference(6, 0, 0, 0) -> (0.0, -0.311, 0.311)."""
+def newcombe_cc(a: int, b: int, c: int, d: int, z: float) -> tuple[float, float, float]:
+    """(difference, lower, upper) of p1 - p2 for paired binary outcomes, Newcombe's method 11: a both right, b only the
+    first, c only the second, d neither; continuity-corrected Wilson limits joined through the corrected phi.
+    newcombe_cc(40, 0, 10, 0, 1.645) -> (-0.2, -0.317, -0.094)"""
     n = a + b + c + d
     p1, p2 = (a + b) / n, (a + c) / n
-    l1, u1 = wilson_bounds(a + b, n, z)
-    l2, u2 = wilson_bounds(a + c, n, z)
+    l1, u1 = _cc_wilson(a + b, n, z)
+    l2, u2 = _cc_wilson(a + c, n, z)
     margins = (a + b) * (c + d) * (a + c) * (b + d)
-    phi = (a * d - b * c) / math.sqrt(margins) if margins > 0 else 0.0
+    excess = a * d - b * c
+    phi = 0.0 if not margins else (excess - n / 2) / math.sqrt(margins) if excess > n / 2 else 0.0 if excess >= 0 else excess / math.sqrt(margins)
     delta = math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
     epsilon = math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
-    return p1 - p2, p1 - p2 - delta, p1 - p2 + epsilon
+    return p1 - p2, max(p1 - p2 - delta, -1.0), min(p1 - p2 + epsilon, 1.0)
+
+
+class Paired(NamedTuple):
+    """One check's evidence: per question, the paired runs of the format and the baseline."""
+
+    runs: dict[str, list[tuple[bool, bool]]]  # question id -> [(format right, baseline right)] over its cells
+
+    @property
+    def binary(self) -> bool:
+        return all(len(pairs) == 1 for pairs in self.runs.values())
+
+    def table(self) -> tuple[float, float, float, float]:
+        """The paired outcomes (both right, only the format, only the baseline, neither), each question's runs
+        averaged into fractions that add up to one question: whole counts for binary data."""
+        counts = [0.0, 0.0, 0.0, 0.0]
+        for pairs in self.runs.values():
+            for pair in pairs:
+                counts[PAIRED_OUTCOMES[pair]] += 1 / len(pairs)
+        return tuple(counts)
+
+    def differences(self) -> list[float]:
+        return [math.fsum(f - b for f, b in pairs) / len(pairs) for pairs in self.runs.values()]
+
+    def bounds(self, alpha: float) -> tuple[float, float, float]:
+        """(difference, lower, upper), each bound one-sided at 1 - alpha."""
+        if self.binary:
+            return newcombe_cc(*map(round, self.table()), statistics.NormalDist().inv_cdf(1 - alpha))
+        return guarded_t(self.differences(), alpha, -1.0, 1.0)
+
+    @property
+    def method(self) -> str:
+        return "newcombe method 11 (continuity corrected)" if self.binary else "guarded paired t over question means"
+
+    def p_value(self, tolerance: float) -> float:
+        """The one-sided p-value of 'worse by the tolerance or more': the alpha at which the lower bound meets -tolerance
+        (for the t interval, P(T > (mean + tolerance) / se); for Newcombe's, found by bisection)."""
+        if self.bounds(0.5)[1] < -tolerance:
+            return 1.0
+        lo, hi = 1e-12, 0.5  # the lower bound falls as alpha falls
+        if self.bounds(lo)[1] >= -tolerance:
+            return lo
+        for _ in range(50):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (lo, mid) if self.bounds(mid)[1] >= -tolerance else (mid, hi)
+        return hi
 
 
 def _decision(lower: float, upper: float, tolerance: float) -> str:
     return "pass" if lower >= -tolerance else "fail" if upper < -tolerance else "undecided"
 
 
-def questions_needed(table: tuple[float, float, float, float], tolerance: float) -> int | None:
-    """The fewest questions that would decide a check at the same rates of the four outcomes, or None when no
-    number up to GATE_MAX_QUESTIONS would (the difference sits at the tolerance)."""
-    n = sum(table)
+def questions_for_power(values: list[float], tolerance: float, alpha: float, power: float = GATE_POWER) -> int | None:
+    """The fewest questions with which a format as good as the baseline (true difference 0) would pass the check with
+    the given power, at the spread of the observed question differences: the guarded t interval's lower bound is
+    above -tolerance with probability power. None when no number up to GATE_MAX_QUESTIONS would."""
+    mean = math.fsum(values) / len(values) if values else 0.0
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
+    z_power = statistics.NormalDist().inv_cdf(power)
 
-    def decided(m: int) -> bool:
-        return _decision(*paired_difference(*(x * m / n for x in table))[1:], tolerance) != "undecided"
+    def enough(n: int) -> bool:
+        w = GUARD_WEIGHT
+        half = max(t_quantile(1 - alpha, n - 1) * math.sqrt((n * sd * sd + 2 * w) / ((n + 2 * w - 1) * (n + 2 * w))), -math.log(alpha) / n)
+        return half <= tolerance if sd == 0 else (tolerance - half) / (sd / math.sqrt(n)) >= z_power
 
-    hi = max(int(n), 1)
-    while not decided(hi):
+    hi = 4
+    while not enough(hi):
         if hi >= GATE_MAX_QUESTIONS:
             return None
         hi = min(hi * 2, GATE_MAX_QUESTIONS)
-    lo = hi // 2  # undecided at lo (or lo is below n)
+    lo = max(hi // 2, 2)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if decided(mid) else (mid, hi)
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
     return hi
 
 
-def paired_check(runs: dict[str, list[tuple[bool, bool]]], tolerance: float) -> dict:
-    """One condition of the gate from runs: question id -> [(format right, baseline right)] over its
-    permutations and repeats. 'pass' when the one-sided lower bound of the difference is at or above
-    -tolerance, 'fail' when the upper bound is below it, else 'undecided', with the number of questions that
-    would decide it at the same rates."""
-    counts = [0.0, 0.0, 0.0, 0.0]  # both, only the format, only the baseline, neither
-    for pairs in runs.values():
-        for pair in pairs:
-            counts[PAIRED_OUTCOMES[pair]] += 1 / len(pairs)
-    a, b, c, d = counts
-    n = len(runs)
+def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, family: int = 1) -> dict:
+    """One condition of the gate: 'pass' when the one-sided lower bound of the difference is at or above -tolerance,
+    'fail' when the upper bound is below it, else 'undecided', with the questions of its kind that would pass it
+    with GATE_POWER if the format were as good as the baseline (at alpha / family: the family's strictest step)."""
+    n = len(paired.runs)
     if n == 0:
-        return {"questions": 0, "result": "undecided", "difference": None, "lower": None, "upper": None,
-                "questions_needed": None, "outcomes": None}
-    diff, lower, upper = paired_difference(a, b, c, d)
+        return {"questions": 0, "result": "undecided", "difference": None, "lower": None, "upper": None, "method": None,
+                "p_value": None, "questions_needed": None, "outcomes": None}
+    diff, lower, upper = paired.bounds(alpha)
     result = _decision(lower, upper, tolerance)
+    a, b, c, d = paired.table()
     return {"questions": n, "result": result, "difference": round(diff, 4), "lower": round(lower, 4), "upper": round(upper, 4),
-            "questions_needed": questions_needed((a, b, c, d), tolerance) if result == "undecided" else None,
+            "tolerance": tolerance, "method": paired.method, "p_value": round(paired.p_value(tolerance), 6),
+            "questions_needed": questions_for_power(paired.differences(), tolerance, alpha / family) if result == "undecided" else None,
             "outcomes": {"both": round(a, 4), "only_format": round(b, 4), "only_baseline": round(c, 4), "neither": round(d, 4)}}
 
 
-PAIRED_CHECKS = (("path_exact", "path_exact", False), ("valid_path", "valid_path", False), ("abstention", "answer_correct", True))
-
-
-def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str) -> dict[str, dict[str, list[tuple[bool, bool]]]]:
-    """For each paired check: question id -> [(format's metric, baseline's metric)] for every cell both answered
-    (or failed); the positive questions for paths, the abstention questions for abstention. One pass."""
-    runs: dict[str, dict[str, list[tuple[bool, bool]]]] = {name: {} for name, _, _ in PAIRED_CHECKS}
+def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str) -> dict[str, Paired]:
+    """For each paired check, the paired runs of fmt and the baseline over every cell both answered (or failed): the
+    positive questions for paths, the abstention questions for abstention; and 'stability', where a (question,
+    repeat) counts as right only when right in every permutation (with several permutations)."""
+    runs: dict[str, dict[str, list[tuple[bool, bool]]]] = {name: {} for name, _, _ in GATE_CHECKS}
+    robust: dict[tuple[str, int], list[tuple[bool, bool]]] = {}
     base = mine.get(baseline, {})
     for key, c in mine.get(fmt, {}).items():
         b = base.get(key)
         if b is None:
             continue
-        for name, metric, insufficient in PAIRED_CHECKS:
+        for name, metric, insufficient in GATE_CHECKS:
             if c["insufficient"] is insufficient:
                 runs[name].setdefault(key[0], []).append((bool(c[metric]), bool(b[metric])))
-    return runs
+        if not c["insufficient"]:
+            robust.setdefault((key[0], key[2]), []).append((bool(c["path_exact"]), bool(b["path_exact"])))
+    out = {name: Paired(by_question) for name, by_question in runs.items()}
+    if any(len(pairs) > 1 for pairs in robust.values()):
+        stable: dict[str, list[tuple[bool, bool]]] = {}
+        for (qid, _), pairs in robust.items():
+            stable.setdefault(qid, []).append((all(f for f, _ in pairs), all(b for _, b in pairs)))
+        out["stability"] = Paired(stable)
+    return out
 
 
 def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | None) -> list[str]:
-    """Why no verdict in a group can be trusted, whatever the formats did: a baseline that fails, a budget
-    that cannot tell formats apart."""
+    """Why no verdict in a group can be trusted, whatever the formats did: a baseline that fails (or was never sent),
+    a budget that cannot tell formats apart."""
     base = entries.get(baseline)
     reasons = []
     if budget_note:
@@ -6716,24 +6864,23 @@ def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | N
         return reasons
     rate = base["path_exact"]["rate"]
     if rate is not None and rate < BASELINE_FLOOR:
-        refused = base["overflow_by_server"]
+        refused, local = base["overflow_by_server"], base["overflow"] - base["overflow_by_server"]
         why = (f"the baseline {baseline} gets {rate:.2f} of the positive questions' paths exactly right, under the floor "
                f"{BASELINE_FLOOR:.2f}: a format can look no worse only because there is nothing to lose")
-        if refused:
+        if local:
+            why += f" ({local} of its {base['n']} prompts are over --context-window and were never sent)"
+        elif refused:
             why += f" ({refused} of its {base['n']} prompts were refused by the server as over its context window)"
         elif base["errors"]:
             why += f" ({base['errors']} of its {base['n']} requests failed)"
-        reasons.append(why + "; change the model, the prompt or the budget until the baseline answers")
+        reasons.append(why + "; change the model, the prompt, the budget or what each prompt shows until the baseline answers")
     return reasons
 
 
-def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: float, budget_notes: dict | None = None) -> list[dict]:
-    """The article's acceptance gate (12, "порог отката"), per group and format against the baseline: the
-    round trip passed (always, or nothing was measured); path exact and valid path no worse than the
-    baseline's by more than the tolerance, at a one-sided 95% bound over questions; abstention likewise; the
-    worst permutation's path exact no worse than the baseline's worst by more than the tolerance; and the
-    saving in full-prompt tokens (the model's own count when the log has it). No verdict is 'accept' when
-    requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
+def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: float, budget_notes: dict | None = None,
+             abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE) -> list[dict]:
+    """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
+    when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
     cells: dict[tuple, dict[str, dict[tuple, dict]]] = {}  # group -> format -> (question, permutation, repeat) -> cell
     for c in scored:
         if c["status"] != "NOT_RUN":
@@ -6748,52 +6895,83 @@ def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: fl
             continue
         blockers = group_blockers(entries, baseline, (budget_notes or {}).get(group))
         mine = cells.get(group, {})
-        for fmt, e in entries.items():
-            if fmt != baseline:
-                out.append(_verdict(e, base, mine, baseline, tolerance, blockers))
+        tested = [e for fmt, e in entries.items() if fmt != baseline]
+        tokens = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in entries.values()) else "prompt_tokens"
+        judged = [_verdict(e, base, mine, baseline, tolerance, abstention_tolerance, blockers, len(tested), tokens) for e in tested]
+        out += holm(judged)
     return out
 
 
-def _verdict(e: dict, base: dict, mine: dict, baseline: str, tolerance: float, blockers: list[str]) -> dict:
+def _verdict(e: dict, base: dict, mine: dict, baseline: str, tolerance: float, abstention_tolerance: float, blockers: list[str],
+             family: int, tokens: str) -> dict:
+    """One format's verdict before Holm: its checks, what blocks it, its saving (counted by tokens, one count for the
+    whole group) and the questions that would decide it."""
     fmt = e["format"]
-    checks = {name: paired_check(runs, tolerance) for name, runs in _paired_runs(mine, fmt, baseline).items()}
+    paired = _paired_runs(mine, fmt, baseline)
+    checks = {name: paired_check(p, abstention_tolerance if name == "abstention" else tolerance, family=max(family, 1))
+              for name, p in paired.items()}
     if checks["abstention"]["questions"] == 0:
-        checks["abstention"]["result"] = "pass"  # no abstention question: nothing to be worse at
-    worst, base_worst = (x["path_exact_spread"]["min"] if x["path_exact_spread"] else None for x in (e, base))
-    checks["worst_permutation"] = {"result": "pass" if worst is None or base_worst is None or worst >= base_worst - tolerance else "fail",
-                                   "format_min": worst, "baseline_min": base_worst}
-    tokens = "model_prompt_tokens" if e["model_prompt_tokens"] is not None and base["model_prompt_tokens"] is not None else "prompt_tokens"
+        checks["abstention"].update(result="pass", note="no abstention question: nothing to be worse at")
+    needed = {name: c["questions_needed"] for name, c in checks.items() if c["result"] == "undecided" and c["questions"]}
     saving = round(1 - e[tokens] / base[tokens], 4) if e[tokens] and base[tokens] else None
     failed = [name for name, c in checks.items() if c["result"] == "fail"]
-    open_ = [name for name in REQUIRED_CHECKS if checks[name]["result"] == "undecided"]
-    caveats = [name for name, c in checks.items() if c["result"] == "undecided" and name not in REQUIRED_CHECKS]
+    open_ = [name for name, c in checks.items() if c["result"] == "undecided"]
     reasons = list(blockers)
     errors = e["errors"] + base["errors"]
     if errors:
         reasons.append(f"{errors} request(s) of {fmt} and {baseline} failed: a failure is not the format's doing; "
                        "run the same command again to retry them")
-    verdict = "undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept"
-    needed = [checks[name]["questions_needed"] for name in open_]
-    questions = max((c.get("questions", 0) for c in checks.values()), default=0)
+    positives = max((c["questions"] for name, c in checks.items() if name != "abstention"), default=0)
+    abstentions = checks["abstention"]["questions"]
+    share = abstentions / (positives + abstentions) if positives + abstentions else 0.0
+    totals = [math.ceil(n / (share if name == "abstention" else 1 - share)) for name, n in needed.items()
+              if n is not None and (share if name == "abstention" else 1 - share) > 0]
     return {"encoding": e["encoding"], "size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": fmt,
-            "baseline": baseline, "tolerance": tolerance, "verdict": verdict, "failed": failed, "undecided": open_,
-            "not_decided": caveats, "blocked_by": reasons, "questions": questions,
-            "questions_needed": None if not needed or None in needed else max(needed),
+            "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention_tolerance,
+            "verdict": "undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept",
+            "failed": failed, "undecided": open_, "blocked_by": reasons, "positive_questions": positives,
+            "abstention_questions": abstentions,
+            "questions_needed": {name: n for name, n in needed.items()},
+            "questions_to_generate": max(totals) if totals and len(totals) == len(needed) else None,
             "saving": saving, "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e["encoding"],
-            "roundtrip": "pass", "checks": checks}
+            "roundtrip": "pass", "checks": checks,
+            "p_value": max((checks[name]["p_value"] for name in PATH_CHECKS if checks[name]["p_value"] is not None), default=None)}
+
+
+def holm(judged: list[dict], alpha: float = GATE_ALPHA) -> list[dict]:
+    """Holm's step-down procedure over the formats of one group: sorted by p-value, the k-th smallest must be at or
+    under alpha / (m - k + 1), and once one is not, none after it is shown no worse. A format whose every check
+    passes but that the procedure stops at is undecided, and says so."""
+    candidates = sorted((v for v in judged if v["verdict"] == "accept"), key=lambda v: v["p_value"])
+    m, stopped = len(judged), False
+    for k, v in enumerate(sorted((v for v in judged if v["p_value"] is not None), key=lambda v: v["p_value"])):
+        threshold = alpha / (m - k)
+        stopped = stopped or v["p_value"] > threshold
+        v["holm"] = {"p_value": v["p_value"], "threshold": round(threshold, 6), "formats": m, "shown": not stopped}
+    for v in candidates:
+        if not v["holm"]["shown"]:
+            v["verdict"] = "undecided"
+            v["undecided"] = ["holm"]
+    return judged
 
 
 def recommendation(mine: list[dict], baseline: str) -> str:
-    """One group's recommendation: the accepted format that saves the most tokens, or keep the baseline."""
+    """One group's recommendation: the accepted format that saves the most tokens; or, when nothing is decided, that
+    no decision is made yet and how many questions would make one; or keep the baseline, saying why."""
     blocked = next((v["blocked_by"] for v in mine if v["blocked_by"]), None)
     if blocked and all(v["blocked_by"] for v in mine):
         return f"no recommendation: {blocked[0]}"
     accepted = sorted((v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -v["saving"])
     if accepted:
         best = accepted[0]
-        caveat = "".join(f"; {name} not yet decided ({best['checks'][name]['questions']} questions)" for name in best["not_decided"])
         return (f"ship {best['format']}, which saves {_percent(best['saving'])} of the prompt tokens of {baseline} "
-                f"({best['saving_counted_by']}'s count) and is accepted over {best['questions']} questions{caveat}")
+                f"({best['saving_counted_by']}'s count) and is accepted over {best['positive_questions']} positive and "
+                f"{best['abstention_questions']} abstention questions")
+    if all(v["verdict"] == "undecided" for v in mine):
+        more = [v["questions_to_generate"] for v in mine if v["questions_to_generate"]]
+        ask = (f": about {min(more):,} questions in all (--generate-questions {min(more)}) would show the closest format no worse "
+               f"with {GATE_POWER:.0%} power if it is as good as {baseline}") if more else ""
+        return f"no decision yet{ask}; until then, {baseline} stays"
     saving_nothing = [v["format"] for v in mine if v["verdict"] == "accept"]
     why = "; ".join(f"{v['format']} {v['verdict']}" for v in mine if v["format"] not in saving_nothing)
     if saving_nothing:
@@ -6801,33 +6979,47 @@ def recommendation(mine: list[dict], baseline: str) -> str:
     return f"keep {baseline}; no format is accepted that saves tokens ({why})"
 
 
+CHECK_WORDS = {"path_exact": "path exact", "valid_path": "valid path", "abstention": "abstention", "stability": "stability under permutation",
+               "holm": "the family of formats (Holm)"}
+
+
 def _why(v: dict) -> str:
     if v["blocked_by"]:
         return "no verdict: " + "; ".join(v["blocked_by"])
     if v["failed"]:
-        return "worse on " + ", ".join(v["failed"])
+        return "worse on " + ", ".join(CHECK_WORDS[name] for name in v["failed"])
+    if v["undecided"] == ["holm"]:
+        return (f"every check passes, but not once {v['holm']['formats']} formats are judged together (Holm: p {v['p_value']:.3g} over "
+                f"{v['holm']['threshold']:.3g})")
     if v["undecided"]:
-        more = v["questions_needed"]
-        return (f"too few questions to tell ({', '.join(v['undecided'])}"
-                + (f"; about {more:,} questions at the same rates would decide it" if more else "; the difference sits at the tolerance")
-                + ")")
-    return "no worse" + "".join(f"; {name} not shown worse, too few questions to show it no worse" for name in v["not_decided"])
+        more = v["questions_to_generate"]
+        return (f"not yet shown no worse on {', '.join(CHECK_WORDS[name] for name in v['undecided'])}"
+                + (f"; about {more:,} questions in all would show it with {GATE_POWER:.0%} power if it is as good" if more
+                   else "; the difference sits at the tolerance"))
+    return "no worse on every check"
 
 
 def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str]:
     """The verdict table and one recommendation line per group, for the top of results.md."""
     if not gate:
         return []
-    lines = ["", f"## Verdicts against {baseline} (tolerance {tolerance:g})", "",
-             "Accepted only when path exact and valid path are no worse than the baseline by more than the tolerance at "
-             "a one-sided 95% bound over questions (each question counted once, its permutations and repeats averaged; "
-             "Newcombe's paired score interval), abstention and the worst permutation are not shown worse by more than "
-             f"it (article 12), no request failed, and the baseline itself gets at least {BASELINE_FLOOR:.0%} of the "
+    abstention = gate[0]["abstention_tolerance"]
+    lines = ["", f"## Verdicts against {baseline} (tolerance {tolerance:g}, abstention {abstention:g})", "",
+             "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
+             f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
+             "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "
+             "(with several: a question right in every permutation), and, the formats being judged together, Holm's "
+             "procedure over the paths' p-values keeps the chance of accepting any format whose paths are worse than the "
+             "tolerance at 5%. Bounds: Newcombe's score "
+             "interval with continuity correction for one run per question, else a paired t interval over questions with a "
+             f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of the "
              "paths right.", "",
-             "| group | format | verdict | questions | why | saving in prompt tokens |", "|---|---|---|---:|---|---:|"]
+             "| group | format | verdict | positive questions | abstention questions | why | saving in prompt tokens |",
+             "|---|---|---|---:|---:|---|---:|"]
     for v in gate:
         saving = "" if v["saving"] is None else f"{_percent(v['saving'])} ({v['saving_counted_by']})"
-        lines.append(f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['questions']} | {_md(_why(v))} | {saving} |")
+        lines.append(f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['positive_questions']} | "
+                     f"{v['abstention_questions']} | {_md(_why(v))} | {saving} |")
     lines.append("")
     for group in dict.fromkeys(group_key(v) for v in gate):
         mine = [v for v in gate if group_key(v) == group]
@@ -6838,6 +7030,8 @@ def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str
 def _rate(cell: dict | None) -> str:
     if not cell or cell.get("rate") is None:
         return ""
+    if not cell.get("ci95"):  # one question: no interval
+        return f"{cell['rate']:.2f}"
     low, high = cell["ci95"]
     return f"{cell['rate']:.2f} ({low:.2f}–{high:.2f})"
 
@@ -6853,14 +7047,34 @@ def _tokens(e: dict) -> str:
     return tokens + (f" ({e['model_prompt_tokens']:,.0f})" if e["model_prompt_tokens"] is not None else "")
 
 
-def _compact_table(entries: list[dict]) -> list[str]:
-    """What a decision needs first: tokens, answer, path exact with its interval, abstention, cost."""
-    lines = ["| format | prompt tokens (the model's count) | answer | path exact | abstention | cost |", "|---|---:|---:|---:|---:|---:|"]
+def _cost_header(prices: tuple) -> str:
+    """'cost (USD at 2.5 / 10 per million input / output tokens)': the unit and the prices the cost is counted at."""
+    price_in, price_out, price_cached = (*prices, None)[:3]
+    if price_in is None:
+        return "cost (no prices passed)"
+    cached = f", cached input {price_cached:g}" if price_cached is not None else ""
+    return f"cost (USD at {price_in:g} / {price_out:g} per million input / output tokens{cached})"
+
+
+def _table(entries: list[dict], columns: list[tuple[str, Callable[[dict], str], bool]], model: bool) -> list[str]:
+    """A Markdown table of entries: columns (header, cell, only in a model run) and a first column of formats (★ on
+    the Pareto front). A run of the control solver has no usage, cost or latency: those columns are left out."""
+    shown = [(h, cell) for h, cell, model_only in columns if model or not model_only]
+    lines = ["| format | " + " | ".join(h for h, _ in shown) + " |", "|---|" + "---:|" * len(shown)]
     for e in entries:
-        cost = "" if e["cost"] is None else f"{e['cost']:.4f}"
-        lines.append(f"| {e['format']}{' ★' if e.get('pareto') else ''} | {_tokens(e)} | {_rate(e['answer_correct'])} | "
-                     f"{_rate(e['path_exact'])} | {_rate(e['abstention_correct'])} | {cost} |")
+        lines.append(f"| {e['format']}{' ★' if e.get('pareto') else ''} | " + " | ".join(cell(e) for _, cell in shown) + " |")
     return lines
+
+
+def _cost(e: dict) -> str:
+    return "" if e["cost"] is None else f"{e['cost']:.4f}"
+
+
+def _compact_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
+    """What a decision needs first: tokens, answer, path exact with its interval, abstention, cost."""
+    return _table(entries, [("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False),
+                            ("answer", lambda e: _rate(e["answer_correct"]), False), ("path exact", lambda e: _rate(e["path_exact"]), False),
+                            ("abstention", lambda e: _rate(e["abstention_correct"]), False), (_cost_header(prices), _cost, True)], model)
 
 
 def _hop_table(entries: list[dict]) -> list[str]:
@@ -6900,26 +7114,21 @@ def _notes_and_bars(entries: list[dict], config: ModelConfig) -> list[str]:
     return [*lines, "```"]
 
 
-def _wide_table(entries: list[dict]) -> list[str]:
+def _wide_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
     """The article's final table (8.6), every metric."""
-    lines = [
-        "| format | n | prompt tokens (the model's count) | parse | answer | path exact | valid path | evidence | edge P | edge R | "
-        "abstention | false abstention | right answer, wrong path | errors | overflow | cost | tokens / correct path | latency p50 / p95 s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for e in entries:
-        cost = "" if e["cost"] is None else f"{e['cost']:.4f}"
-        per_path = "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}"
-        latency = "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}"
-        precision, recall = (("" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}") for m in MEAN_METRICS)
-        lines.append(
-            f"| {e['format']}{' ★' if e.get('pareto') else ''} | {e['n']} | {_tokens(e)} | "
-            f"{_rate(e['parse_success'])} | {_rate(e['answer_correct'])} | {_rate(e['path_exact'])} | {_rate(e['valid_path'])} | "
-            f"{_rate(e['evidence_match'])} | {precision} | {recall} | {_rate(e['abstention_correct'])} | "
-            f"{_rate(e['false_abstention'])} | {e['right_answer_wrong_path']} | {e['errors']} | {e['overflow']} | {cost} | "
-            f"{per_path} | {latency} |"
-        )
-    return lines
+    mean = lambda m: lambda e: "" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}"  # noqa: E731
+    rate = lambda m: lambda e: _rate(e[m])  # noqa: E731
+    return _table(entries, [
+        ("n", lambda e: str(e["n"]), False), ("questions", lambda e: str(e["path_exact"]["questions"] + e["abstention_correct"]["questions"]), False),
+        ("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False), ("parse", rate("parse_success"), False),
+        ("answer", rate("answer_correct"), False), ("path exact", rate("path_exact"), False), ("valid path", rate("valid_path"), False),
+        ("evidence", rate("evidence_match"), False), ("edge P", mean("edge_precision"), False), ("edge R", mean("edge_recall"), False),
+        ("abstention", rate("abstention_correct"), False), ("false abstention", rate("false_abstention"), False),
+        ("right answer, wrong path", lambda e: str(e["right_answer_wrong_path"]), False), ("errors", lambda e: str(e["errors"]), True),
+        ("overflow", lambda e: str(e["overflow"]), True), (_cost_header(prices), _cost, True),
+        ("tokens / correct path", lambda e: "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}", False),
+        ("latency p50 / p95 s", lambda e: "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}", True),
+    ], model)
 
 
 def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
@@ -6934,12 +7143,15 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         f"Scored: {log['name']}, SHA-256 `{log['sha256']}`.",
         "",
         "Every figure comes from the log. Rates are over answered and failed prompts alike (a failed request, an "
-        "overflow or an unparsable answer is a failed task), with 95% Wilson intervals; answer and path figures "
-        "are over positive questions, abstention over the INSUFFICIENT_DATA ones. An empty cell was not measured. "
-        "An answer is right when it matches any acceptable answer, a path when it equals any gold path.",
+        "overflow or an unparsable answer is a failed task); each is over questions, a question's permutations and "
+        "repeats averaged into one value, with a 95% interval over questions (Wilson's for one run per question, a "
+        "guarded t interval otherwise; results.json names the method and the questions behind each). Answer and path "
+        "figures are over positive questions, abstention over the INSUFFICIENT_DATA ones. An empty cell was not "
+        "measured. An answer is right when it matches any acceptable answer, a path when it equals any gold path.",
         "",
-        f"Questions: {len(questions)}, of which {sum(q.several for q in questions)} have several acceptable answers "
-        f"or gold paths and {sum(q.insufficient for q in questions)} are abstention questions."
+        f"Questions: {len(questions)}: {len(questions) - sum(q.insufficient for q in questions)} positive questions (of which "
+        f"{sum(q.several for q in questions)} have several acceptable answers or gold paths) and "
+        f"{sum(q.insufficient for q in questions)} abstention questions."
         + (f" Skipped by --skip-invalid-questions: {len(skipped)} question(s): {skipped_text(skipped)}." if skipped else ""),
         *verdict_lines(gate, tolerance, baseline),
         "", "![Prompt tokens against path exact match](results.svg)",
@@ -6953,9 +7165,10 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
     for e in table:
         groups.setdefault(group_key(e), []).append(e)
     for (encoding, size, ids, mode), entries in groups.items():
-        lines += ["", f"## {encoding} · {size} · {ids} · mode {mode}", "", *_compact_table(entries), "", *_hop_table(entries)]
+        model = config.model != SOLVER_MODEL
+        lines += ["", f"## {encoding} · {size} · {ids} · mode {mode}", "", *_compact_table(entries, model, prices), "", *_hop_table(entries)]
         lines += _notes_and_bars(entries, config)
-        lines += ["", "### Every metric", "", *_wide_table(entries)]
+        lines += ["", "### Every metric", "", *_wide_table(entries, model, prices)]
     return "\n".join(lines) + "\n"
 
 
@@ -7022,10 +7235,11 @@ DEFAULT_TOLERANCE = 0.05
 
 
 class GateSpec(NamedTuple):
-    """--baseline and --tolerance, checked."""
+    """--baseline, --tolerance and --abstention-tolerance, checked."""
 
     baseline: str
     tolerance: float
+    abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -7045,11 +7259,11 @@ class ResultsReport:
 def write_results(out: Staging, answers: Answers, report: ResultsReport) -> tuple[str, str | None]:
     """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
     to stdout and why the run did not fully succeed, if it did not."""
-    model, (baseline, tolerance) = report.model, report.gate_spec
+    model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
     with gc_paused():
         scored = score_log(answers.best, report.measured.items, model)
         table = aggregate(scored, report.prices)
-        gate = verdicts(scored, table, baseline, tolerance, report.hints)
+        gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
     head = {"schema_version": 1, **report.header, "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
             "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table}
     with gc_paused():
@@ -7285,6 +7499,11 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
     return out
 
 
+def _whisker(e: dict) -> tuple[float, float]:
+    """The ends of a mark's whisker: path exact's 95% interval over questions (none for one question)."""
+    return tuple(e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"]))
+
+
 def results_svg(table: list[dict], baseline: str, gate: list[dict] | None = None, context_window: int | None = None) -> str:
     """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
     labelled with the gate's verdict; a line at the context window when prompts reach it."""
@@ -7298,9 +7517,9 @@ def results_svg(table: list[dict], baseline: str, gate: list[dict] | None = None
         points = [{
             "format": e["format"], "x": e["prompt_tokens"], "y": e["path_exact"]["rate"],
             "label": f"{e['format']} · " + ("baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")),
-            "low": e["path_exact"]["ci95"][0], "high": e["path_exact"]["ci95"][1], "filled": bool(e.get("pareto")),
+            "low": _whisker(e)[0], "high": _whisker(e)[1], "filled": bool(e.get("pareto")),
             "data": {"format": e["format"], "tokens": e["prompt_tokens"], "rate": e["path_exact"]["rate"],
-                     "low": e["path_exact"]["ci95"][0], "high": e["path_exact"]["ci95"][1], "pareto": bool(e.get("pareto")),
+                     "low": _whisker(e)[0], "high": _whisker(e)[1], "pareto": bool(e.get("pareto")),
                      "verdict": "baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")},
         } for e in entries]
         xs = [p["x"] for p in points]
@@ -7685,6 +7904,9 @@ def make_parser() -> argparse.ArgumentParser:
     add("--baseline", metavar="FORMAT", help="the format the others are judged against; one of --formats (default: json, else the first)")
     add("--tolerance", type=float, metavar="T",
         help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})")
+    add("--abstention-tolerance", type=float, metavar="T",
+        help="the same for abstaining right on the abstention questions, which are usually a fifth of a set (default: "
+             f"{DEFAULT_ABSTENTION_TOLERANCE})")
     add("--allow-no-verdict", action="store_true",
         help="send the prompts even when no verdict can come out of them (every baseline prompt over --context-window, or a "
              "--budget that leaves the gold paths out); without it such a run stops before the first request")
@@ -7710,7 +7932,7 @@ FLAG_LIMITS = {"permutations": 1000, "generate_questions": 100_000, "repeats": 1
 
 def check_flags(args: argparse.Namespace) -> None:
     """Every number flag finite and in range, and no flag that the others make meaningless, before any work."""
-    for flag in ("temperature", "timeout", "tolerance", "abstain_share", "property_share", "input_price_per_million", "output_price_per_million",
+    for flag in ("temperature", "timeout", "tolerance", "abstention_tolerance", "abstain_share", "property_share", "input_price_per_million", "output_price_per_million",
                  "cached_input_price_per_million"):
         value = getattr(args, flag)
         if value is not None and not math.isfinite(value):
@@ -7800,7 +8022,8 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
 
 def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
     """--baseline and --tolerance, checked: they judge a model's answers, so they need a model run or --score."""
-    given = [f for f, v in (("--baseline", args.baseline), ("--tolerance", args.tolerance)) if v is not None]
+    given = [f for f, v in (("--baseline", args.baseline), ("--tolerance", args.tolerance), ("--abstention-tolerance", args.abstention_tolerance))
+             if v is not None]
     if args.model is None or args.export_batch is not None:
         if given:
             raise BenchmarkError(f"{' and '.join(given)} judge a model's answers: use {'them' if len(given) > 1 else 'it'} "
@@ -7813,9 +8036,11 @@ def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
         raise BenchmarkError(f"--baseline {baseline} is not among --formats {','.join(plan.formats)}; add it to --formats "
                              "or choose one of them")
     tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
-    if not math.isfinite(tolerance) or not 0 < tolerance < 1:
-        raise BenchmarkError(f"--tolerance must be a share between 0 and 1 (exclusive), got {args.tolerance}; e.g. 0.05")
-    return GateSpec(baseline, tolerance)
+    abstention = DEFAULT_ABSTENTION_TOLERANCE if args.abstention_tolerance is None else args.abstention_tolerance
+    for flag, value, example in (("--tolerance", tolerance, 0.05), ("--abstention-tolerance", abstention, 0.10)):
+        if not math.isfinite(value) or not 0 < value < 1:
+            raise BenchmarkError(f"{flag} must be a share between 0 and 1 (exclusive), got {value}; e.g. {example}")
+    return GateSpec(baseline, tolerance, abstention)
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
@@ -8082,7 +8307,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
 
 
 MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
-                  "encoding", "repeats", "graph_format", "graph_order", "context", "context_hops", "context_edges")
+                  "encoding", "repeats", "graph_format", "graph_order", "context", "context_hops", "context_edges", "generate_questions",
+                  "hops", "abstain_share", "property_share", "edge_ids", "pseudonymize", "limit")
 
 
 def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str], names: list[str]) -> None:

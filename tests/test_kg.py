@@ -541,34 +541,41 @@ def gate_inputs(tmp_path, n=60):
 def test_the_solver_on_200_questions_is_accepted_on_every_format(tmp_path, capsys):
     assert benchmark.main([*gate_inputs(tmp_path, 200), "--model", "solver", "--out", str(tmp_path / "out")]) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
-    assert [(v["format"], v["verdict"], v["questions"]) for v in results["verdicts"]] == [("tsv", "accept", 160), ("dsl", "accept", 160)]
-    tsv = results["verdicts"][0]["checks"]
-    assert tsv["path_exact"]["lower"] == -0.0166 and tsv["abstention"]["questions"] == 40
-    assert tsv["abstention"]["result"] == "undecided" and results["verdicts"][0]["not_decided"] == ["abstention"]
+    assert [(v["format"], v["verdict"], v["positive_questions"], v["abstention_questions"]) for v in results["verdicts"]] == [
+        ("tsv", "accept", 160, 40), ("dsl", "accept", 160, 40)]
+    tsv = results["verdicts"][0]
+    assert tsv["checks"]["path_exact"]["lower"] == -0.0223 and tsv["checks"]["path_exact"]["method"] == "newcombe method 11 (continuity corrected)"
+    assert tsv["checks"]["abstention"]["result"] == "pass" and tsv["checks"]["abstention"]["tolerance"] == 0.1  # 40 agree: bound -0.085
+    assert tsv["holm"] == {"p_value": 0.003259, "threshold": 0.025, "formats": 2, "shown": True}
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert report.index("## Verdicts against json") < report.index("## o200k_base")
     assert re.search(r"Recommendation for o200k_base · small · original · A: ship (tsv|dsl), which saves \d+% .* accepted over "
-                     r"160 questions; abstention not yet decided \(40 questions\)\.", report)
+                     r"160 positive and 40 abstention questions\.", report)
     assert re.search(r"verdict for o200k_base · small · original · A: ship (tsv|dsl)", capsys.readouterr().out)
+    assert "| format | prompt tokens | answer | path exact | abstention |\n" in report  # no model-only columns for the solver
 
 
 def test_sixty_perfect_questions_are_too_few_to_accept_and_say_how_many_would_do(tmp_path):
     assert benchmark.main([*gate_inputs(tmp_path), "--model", "solver", "--out", str(tmp_path / "out")]) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     tsv = results["verdicts"][0]
-    assert (tsv["verdict"], tsv["questions"], tsv["undecided"]) == ("undecided", 48, ["path_exact", "valid_path"])
-    assert tsv["questions_needed"] == 52  # 52 questions that all agree bound the difference at -0.0495
+    assert (tsv["verdict"], tsv["positive_questions"], tsv["undecided"]) == ("undecided", 48, ["path_exact", "valid_path", "abstention"])
+    # 74 positive questions that all agree pass at 0.05 (two formats: alpha 0.025), 37 abstention questions at 0.10;
+    # with a fifth of the questions abstentions, 185 in all
+    assert tsv["questions_needed"] == {"path_exact": 74, "valid_path": 74, "abstention": 37} and tsv["questions_to_generate"] == 185
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
-    assert "about 52 questions at the same rates would decide it" in report
-    assert "Recommendation for o200k_base · small · original · A: keep json; no format is accepted that saves tokens" in report
+    assert "about 185 questions in all would show it with 80% power if it is as good" in report
+    assert ("Recommendation for o200k_base · small · original · A: no decision yet: about 185 questions in all (--generate-questions 185) "
+            "would show the closest format no worse with 80% power if it is as good as json; until then, json stays.") in report
 
 
 def test_the_article_s_six_questions_decide_nothing_at_any_number_of_permutations(tmp_path, capsys):
     assert benchmark.main(["--model", "solver", "--permutations", "5", "--out", str(tmp_path / "out")]) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert {v["verdict"] for v in results["verdicts"]} == {"undecided"}
-    assert {v["questions"] for v in results["verdicts"]} == {5}  # 25 prompts, but 5 positive questions
-    assert results["verdicts"][0]["checks"]["path_exact"]["lower"] == -0.3512
+    assert {v["positive_questions"] for v in results["verdicts"]} == {5}  # 25 prompts, but 5 positive questions
+    check = results["verdicts"][0]["checks"]["path_exact"]
+    assert (check["lower"], check["method"]) == (-0.5991, "guarded paired t over question means")  # -ln(0.05) / 5 at least
     assert "ship" not in (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert "ship" not in capsys.readouterr().out
 
@@ -609,27 +616,69 @@ def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_sho
     assert scripted_run(tmp_path, answer_of, *gate_inputs(tmp_path, 80), "--tolerance", "0.1") == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     verdict = {v["format"]: v for v in results["verdicts"]}
-    assert verdict["tsv"]["verdict"] == "accept"
+    assert verdict["tsv"]["checks"]["path_exact"]["result"] == "pass"  # 64 positive questions pass at 0.1; 16 abstention
+    assert (verdict["tsv"]["verdict"], verdict["tsv"]["undecided"]) == ("undecided", ["abstention"])  # questions cannot, yet
     assert verdict["dsl"]["verdict"] == "reject" and "path_exact" in verdict["dsl"]["failed"]
     dsl = next(e for e in results["aggregates"] if e["format"] == "dsl")
     assert dsl["by_hops"]["3"]["path_exact"]["rate"] == 0.0 and dsl["by_hops"]["2"]["path_exact"]["rate"] == 1.0
 
 
 @pytest.mark.parametrize("a, b, c, d, expected", [
-    (6, 0, 0, 0, (0.0, -0.3108, 0.3108)),  # no disagreement still leaves a width
-    (200, 0, 0, 0, (0.0, -0.0133, 0.0133)),
-    (0, 0, 0, 120, (0.0, -0.0221, 0.0221)),  # everyone wrong: only the baseline floor stops an accept
-    (40, 0, 10, 0, (-0.2, -0.3073, -0.1078)),  # worked by hand in the README
-    (30, 5, 3, 12, (0.04, -0.0524, 0.1317)),  # phi = 0.66 narrows it
+    (6, 0, 0, 0, (0.0, -0.4141, 0.4141)),  # no disagreement still leaves a width
+    (200, 0, 0, 0, (0.0, -0.0179, 0.0179)),
+    (0, 0, 0, 120, (0.0, -0.0296, 0.0296)),  # everyone wrong: only the baseline floor stops an accept
+    (40, 0, 10, 0, (-0.2, -0.3184, -0.091)),  # worked by hand in the README
+    (30, 5, 3, 12, (0.04, -0.0667, 0.1457)),  # the corrected phi narrows it less than the plain one
+    (25, 0, 0, 5, (0.0, -0.0866, 0.0866)),  # ties: a, d split counts under the correction
 ])
-def test_newcombe_paired_interval(a, b, c, d, expected):
-    assert tuple(round(x, 4) for x in benchmark.paired_difference(a, b, c, d)) == expected
+def test_newcombe_paired_interval_with_continuity_correction(a, b, c, d, expected):
+    assert tuple(round(x, 4) for x in benchmark.newcombe_cc(a, b, c, d, 1.6448536269514722)) == expected
+
+
+def test_the_guarded_t_interval_on_fractional_outcomes():
+    # no spread: the rule of three's width (-ln 0.05 / n), where a plain t interval has none
+    assert tuple(round(x, 4) for x in benchmark.guarded_t([0.0] * 40, 0.05, -1, 1)) == (0.0, -0.0749, 0.0749)
+    # thirds from three permutations: a plain t interval with 0.5 pseudo-questions at -1 and 1 in its variance
+    values = [0.0] * 10 + [1 / 3] * 15 + [-1 / 3] * 15
+    mean, se = benchmark.guarded_se(values, -1, 1)
+    plain = (sum((v - mean) ** 2 for v in values) + 0.5 * ((1 + mean) ** 2 + (1 - mean) ** 2)) / 40 / 41
+    assert se == pytest.approx(plain ** 0.5) and mean == pytest.approx(0.0)
+    assert benchmark.t_quantile(0.95, 39) * se > -benchmark.math.log(0.05) / 40  # the spread, not the floor, decides here
+    assert benchmark.guarded_t(values, 0.05, -1, 1)[1] == pytest.approx(-benchmark.t_quantile(0.95, 39) * se)
+    assert benchmark.t_quantile(0.95, 39) == pytest.approx(1.6849, abs=1e-4)
 
 
 def test_a_question_counts_once_however_many_permutations_and_repeats():
-    runs = {"q1": [(True, True)] * 5, "q2": [(True, False), (True, True)]}
-    check = benchmark.paired_check(runs, 0.05)
+    paired = benchmark.Paired({"q1": [(True, True)] * 5, "q2": [(True, False), (True, True)]})
+    check = benchmark.paired_check(paired, 0.05)
     assert check["questions"] == 2 and check["outcomes"] == {"both": 1.5, "only_format": 0.5, "only_baseline": 0.0, "neither": 0.0}
+    assert check["method"] == "guarded paired t over question means" and paired.differences() == [0.0, 0.5]
+
+
+def test_permutations_buy_power_when_a_question_is_not_always_answered_alike():
+    # the same 60 questions: once (binary), and three times where the format misses now and then
+    once = benchmark.Paired({f"q{i}": [(i % 10 != 0, True)] for i in range(60)})
+    thrice = benchmark.Paired({f"q{i}": [(k != i % 10, True) for k in range(3)] for i in range(60)})
+    assert once.bounds(0.05)[0] == pytest.approx(thrice.bounds(0.05)[0])  # the same difference, -0.1
+    assert thrice.bounds(0.05)[1] > once.bounds(0.05)[1]  # a narrower bound from the same questions
+
+
+def test_holm_lets_through_only_what_survives_the_family():
+    judged = [{"format": f, "verdict": "accept", "p_value": p, "undecided": []} for f, p in (("a", 0.01), ("b", 0.03), ("c", 0.04))]
+    benchmark.holm(judged)
+    assert [(v["verdict"], v["holm"]["threshold"]) for v in judged] == [("accept", 0.016667), ("undecided", 0.025), ("undecided", 0.05)]
+    assert judged[1]["undecided"] == ["holm"]
+
+
+def test_questions_for_power_decides_at_about_its_power():
+    # differences with a spread: the number asked for passes an equal format about 80% of the time
+    rng = benchmark.random.Random(3)
+    sample = [rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) / 1 for _ in range(50)]
+    n = benchmark.questions_for_power(sample, 0.05, 0.05)
+    sd = (sum(x * x for x in sample) / 49) ** 0.5
+    passes = sum(benchmark.guarded_t([rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) for _ in range(n)], 0.05, -1, 1)[1] >= -0.05
+                 for _ in range(400)) / 400
+    assert 500 < n < 700 and abs(sd - 0.47) < 0.1 and 0.72 < passes < 0.88
 
 
 def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verdict():
@@ -655,6 +704,7 @@ def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verd
     (["--tolerance", "2"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 2.0; e.g. 0.05"),
     (["--tolerance", "nan"], "error: --tolerance is nan; give a finite number"),
     (["--tolerance", "0"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 0.0; e.g. 0.05"),
+    (["--abstention-tolerance", "1"], "error: --abstention-tolerance must be a share between 0 and 1 (exclusive), got 1.0; e.g. 0.1"),
 ])
 def test_bad_gate_flags(tmp_path, capsys, flags, message):
     assert benchmark.main(["--model", "solver", "--formats", "json,tsv", "--out", str(tmp_path / "out"), *flags]) == 2

@@ -697,7 +697,8 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     scored = [cell("json", 0, True, 1000), cell("json", 1, False, 1000), cell("dsl", 0, True, 500), cell("dsl", 1, True, 500)]
     json_row, dsl_row = benchmark.aggregate(scored, (None, None))
     assert json_row["path_exact_spread"] == {"mean": 0.5, "min": 0.0, "max": 1.0, "sd": 0.7071, "runs": 2}
-    assert json_row["path_exact"] == {"k": 1, "n": 2, "rate": 0.5, "ci95": benchmark.wilson(1, 2)}
+    # one question asked in two permutations: one question's value (0.5), no interval from one question
+    assert json_row["path_exact"] == {"k": 1, "n": 2, "rate": 0.5, "questions": 1, "ci95": None, "method": None}
     assert (json_row["tokens_per_correct_path"], dsl_row["tokens_per_correct_path"]) == (2000.0, 500.0)
     assert (json_row["pareto"], dsl_row["pareto"]) == (False, True)
     assert json_row["cost"] is None
@@ -707,10 +708,16 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     assert not any(e.get("pareto") for e in benchmark.aggregate(none_right, (None, None)))  # no correct path: no star
 
 
-def test_mean_intervals_stay_within_0_and_1_and_keep_a_width():
-    assert benchmark.mean_interval([0.0] * 11 + [1.0]) == [0.0149, 0.3539]  # the Wilson interval of 1 of 12
-    assert benchmark.mean_interval([0.5] * 12) == [0.2538, 0.7462]  # as wide as 6 of 12: conservative for a mean of halves
-    assert benchmark.mean_interval([1.0, 1.0]) == [0.3424, 1.0] and benchmark.mean_interval([0.5]) is None
+def test_intervals_are_over_questions_stay_within_0_and_1_and_keep_a_width():
+    one_run = benchmark.rate_interval([0.0] * 11 + [1.0], binary=True)
+    assert one_run == {"rate": 0.0833, "questions": 12, "ci95": [0.0149, 0.3539], "method": "wilson over questions"}
+    halves = benchmark.rate_interval([0.5] * 12, binary=False)  # every question right in half its runs
+    assert halves["method"] == "guarded t over question means" and halves["ci95"] == [0.1926, 0.8074]  # -ln(0.025) / 12 = 0.307 at least
+    assert benchmark.rate_interval([1.0, 1.0], binary=False)["ci95"] == [0.0, 1.0] and benchmark.rate_interval([0.5], binary=False)["ci95"] is None
+    # three permutations of 60 questions: the interval is over 60 questions, not 180 cells
+    cells = [(f"q{i}", (i + k) % 3 != 0) for i in range(60) for k in range(3)]
+    means, binary = benchmark.question_values(iter(cells))
+    assert len(means) == 60 and not binary and benchmark.rate_interval(means, binary)["questions"] == 60
 
 
 # ---- reasoning models, structured-output forms, deterministic errors, timeouts
@@ -912,7 +919,8 @@ def test_cached_tokens_and_the_model_s_own_counts_are_reported_and_priced(tmp_pa
     assert (json_row["pareto"], dsl_row["pareto"]) == (True, True)  # the model counts both alike: a tie, both on the front
     report = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert "Share of prompt tokens served from the provider's prefix cache: json 0.75; dsl 0.75." in report
-    assert "| json ★ | 6 | 970 (800) |" in report
+    assert "| json ★ | 6 | 6 | 970 (800) |" in report
+    assert "| cost (USD at 2 / 8 per million input / output tokens, cached input 0.5) |" in report
 
 
 # ---- what real OpenAI-compatible servers do
