@@ -85,9 +85,11 @@ Sections, in the order data flows through them:
 from __future__ import annotations
 
 import argparse
+import base64
 import copy
 import csv
 import difflib
+import errno
 import functools
 import gc
 import hashlib
@@ -367,7 +369,7 @@ def display(path: Path) -> str:
     """Path as a user reads it in a message: relative to the current folder when it is inside it."""
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # outside the folder, or a symlink that loops
         return str(path)
 
 
@@ -425,6 +427,32 @@ def mentioned(text: str, needles: dict | set) -> set[str]:
             if j > i and j - i <= longest and text[i:j] in needles and any(c.isalnum() for c in text[i:j]):
                 found.add(text[i:j])
     return found
+
+
+MAX_JSON_DEPTH = 64  # deeper JSON from a server or a file is refused: nothing this tool reads nests half as deep
+
+
+def json_depth(value: object) -> int:
+    """How deeply a parsed JSON value nests, without recursion: json_depth([[1], {"a": []}]) -> 3."""
+    depth, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            depth = max(depth, level)
+            if level > MAX_JSON_DEPTH:
+                return level
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return depth
+
+
+def untrusted_json(text: str) -> object:
+    """JSON that a server or a model sent: the value, or None when it is not JSON, nests deeper than MAX_JSON_DEPTH (an
+    answer of a thousand '[' from a model stuck in a loop), or holds a number Python refuses to convert."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if json_depth(value) <= MAX_JSON_DEPTH else None
 
 
 def _mentions(text: str, needle: str) -> bool:
@@ -525,7 +553,7 @@ def read_input(path: Path, flag: str) -> bytes:
     hang) of at most MAX_INPUT_BYTES."""
     where = display(path)
     try:
-        with open(path, "rb") as f:
+        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:  # a FIFO must not block the open
             info = os.fstat(f.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise BenchmarkError(f"{where} is not a regular file; pass a file with {flag}")
@@ -1659,6 +1687,7 @@ def serialize_tsv(graph: Graph) -> str:
 def parse_tsv(text: str) -> Graph:
     nodes, edges, ids, node_props, edge_props = [], [], [], [], []
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", strict=True)
+    limit = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))  # a long name is a value, not an attack: the text is ours
     try:
         header = tuple(next(reader, None) or ())
         fixed = TSV_ID_HEADER if header[:5] == TSV_ID_HEADER else TSV_HEADER
@@ -1680,6 +1709,8 @@ def parse_tsv(text: str) -> Graph:
             (node_props if is_node else edge_props).append(props)
     except csv.Error as e:
         raise _fail("tsv", reader.line_num, str(e)) from None
+    finally:
+        csv.field_size_limit(limit)
     return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
@@ -2176,8 +2207,19 @@ def _shown_record(record: tuple) -> str:
 
 
 def serialized(fmt: str, graph: Graph) -> str:
-    """The format's text, NFC-normalized (unchecked: for graphs cut from a checked one, or to check next)."""
-    return unicodedata.normalize(NORMALIZATION, FORMATS[fmt][0](graph))
+    """The format's text, NFC-normalized (unchecked: for graphs cut from a checked one, or to check next). The values
+    are NFC already, so the text is too, but where an escape meets a combining mark: the newline of 'a\\n' + U+0301
+    is written as backslash and 'n', and NFC would merge the 'n' with the mark into 'ń', changing what the text says.
+    Such a text is left as written when its normal form does not read back the same (the round trip then proves the
+    text as written), instead of refusing a valid name."""
+    text = FORMATS[fmt][0](graph)
+    if unicodedata.is_normalized(NORMALIZATION, text):
+        return text
+    normal = unicodedata.normalize(NORMALIZATION, text)
+    try:
+        return normal if first_difference(graph, FORMATS[fmt][1](normal)) is None else text
+    except BenchmarkError:
+        return text
 
 
 def check_roundtrip(fmt: str, graph: Graph, text: str) -> None:
@@ -4994,6 +5036,19 @@ class ModelConfig:
         return {"model": self.model, "messages": [{"role": "user", "content": prompt}], **self.sampling(repeat)}
 
 
+def is_loopback(host: str) -> bool:
+    """The host is this machine, decided by its address, never by how its name starts: '127.0.0.1', '::1', 'localhost'
+    are; '127.attacker.example' and '127.0.0.1.nip.io' are names that any DNS can point elsewhere."""
+    import ipaddress
+
+    if host.casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def public_url(url: str) -> str:
     """A URL without user info, query or fragment, fit for a log: 'https://u:p@h/v1?key=x' -> 'https://h/v1'."""
     parts = urllib.parse.urlsplit(url)
@@ -5018,24 +5073,62 @@ def public_argv(argv: list[str]) -> list[str]:
 
 
 class Redactor:
-    """Removes the API key (and the base URL's credentials) from anything about to be written or printed."""
+    """Removes the API key (and the base URL's credentials) from anything about to be written or printed: the
+    secret as it is and in every form a server could echo it in (repr and JSON escapes, URL-encoded, in any case,
+    in base64 at any alignment, 'Bearer KEY' in base64), and any piece of those of REDACT_WINDOW characters or
+    more (a prefix, the key less its last character). A piece shorter than that is no usable secret."""
 
     def __init__(self, secrets: list[str]) -> None:
-        forms = {form for s in secrets if s and len(s) >= 4 for form in (s, repr(s)[1:-1], json.dumps(s)[1:-1])}
-        self.secrets = sorted(forms, key=len, reverse=True)
+        exact, pieces = set(), set()
+        for secret in filter(None, secrets):
+            forms = {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1], urllib.parse.quote(secret, safe=""),
+                     urllib.parse.quote_plus(secret)}
+            raw = secret.encode("utf-8")
+            for prefix in (b"", b"Bearer ", b"x:"):  # base64 at each of its three alignments, and as an Authorization value
+                encoded = base64.b64encode(prefix + raw).decode("ascii")
+                forms.add(encoded[math.ceil(len(prefix) * 4 / 3):].rstrip("="))
+            forms.add(base64.b64encode(b"Bearer " + raw).decode("ascii"))
+            if len(secret) < 4:
+                continue
+            exact |= {f for f in forms if len(f) >= 4}
+            pieces |= {f[i:i + REDACT_WINDOW].lower() for f in forms if len(f) >= REDACT_WINDOW for i in range(len(f) - REDACT_WINDOW + 1)}
+        self.secrets = sorted(exact, key=len, reverse=True)
+        self.pieces = sorted(pieces)
 
     def __call__(self, value):
         if not self.secrets:
             return value
         if isinstance(value, str):
-            for secret in self.secrets:
-                value = value.replace(secret, "[redacted]")
-            return value
+            return self._text(value)
         if isinstance(value, dict):
             return {self(k): self(v) for k, v in value.items()}
         if isinstance(value, list):
             return [self(v) for v in value]
         return value
+
+    def _text(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+        folded = text.lower()
+        found = [piece for piece in self.pieces if piece in folded]  # each a scan in C; none, almost always
+        if not found:
+            return text
+        if len(folded) != len(text):  # a character whose lower case is longer: find the pieces without folding
+            spans = [m.span() for piece in found for m in re.finditer(re.escape(piece), text, re.IGNORECASE)]
+        else:
+            spans = [(m.start(), m.start() + len(piece)) for piece in found for m in re.finditer(re.escape(piece), folded)]
+        out, end = [], 0
+        for start, stop in sorted(spans):
+            if start > end:
+                out.append(text[end:start])
+                out.append("[redacted]")
+            elif not out or out[-1] != "[redacted]":
+                out.append("[redacted]")
+            end = max(end, stop)
+        return "".join(out) + text[end:]
+
+
+REDACT_WINDOW = 10  # characters of a piece of the key (or of one of its forms) that count as the key
 
 
 MAX_RESPONSE_BYTES = 32_000_000  # a chat completion is kilobytes; a body past this is cut and the request failed
@@ -5122,7 +5215,7 @@ class Connection:
             import ssl
 
             self.sock = ssl.create_default_context().wrap_socket(self.sock, server_hostname=host)
-        self.buffer, self.used = b"", False
+        self.buffer, self.used, self.answered = b"", False, 0.0
         self.host = host if port is None else f"{host}:{port}"
 
     def close(self) -> None:
@@ -5151,7 +5244,27 @@ class Connection:
         body, until_close = (b"", False) if status in (204, 304) else self._body(response_headers)  # never a body
         connection = response_headers.get("connection", "").lower()
         keep = not until_close and connection != "close" and (version != "HTTP/1.0" or connection == "keep-alive")
-        return status, response_headers, body, keep
+        # Bytes past the end of this answer were not asked for (a second response, a body longer than its length
+        # said): the connection's framing can no longer be trusted, so it is not used again.
+        self.answered = time.monotonic()
+        return status, response_headers, body, keep and not self.buffer
+
+    def idle_and_clean(self) -> bool:
+        """A kept-alive connection may take another request: it has rested QUIET_BEFORE_REUSE since its last answer,
+        nothing unread waits on it and the server has not closed it. HTTP/1.1 cannot tell an unsolicited response (a
+        server or proxy that sends an answer twice) from the answer to the next request: the rest lets such bytes
+        arrive (a second write of the server can wait for a delayed ACK, 40 ms on Linux) and be seen, so the
+        connection is dropped instead of the next answer being taken from them. Against a real model an answer
+        takes far longer than the rest, so connections are reused all the same."""
+        import select
+
+        if time.monotonic() - self.answered < QUIET_BEFORE_REUSE:
+            return False
+        try:
+            readable, _, _ = select.select([self.sock], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return not self.buffer and not readable
 
     def _recv(self) -> bytes:
         chunk = self.sock.recv(65536)
@@ -5227,6 +5340,7 @@ class Connection:
 
 
 _connections = threading.local()  # each worker keeps its own keep-alive connection per host
+QUIET_BEFORE_REUSE = 0.05  # seconds a kept-alive connection rests after an answer before it takes another request
 
 
 @functools.lru_cache(maxsize=16)
@@ -5246,6 +5360,9 @@ def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int
     key = (scheme, host, port)
     pool = _connections.__dict__.setdefault("pool", {})
     conn = pool.pop(key, None)
+    if conn is not None and not conn.idle_and_clean():
+        conn.close()
+        conn = None
     expired = []  # not empty once the deadline has passed (a list, not an Event: cheaper, and only this thread reads it)
 
     def expire() -> None:
@@ -5394,7 +5511,7 @@ CONTEXT_REFUSAL = re.compile(r"context_length_exceeded|context length|context wi
 def context_refusal(error: str | None) -> bool:
     """The server refused the prompt as longer than its context window (llama.cpp, vLLM and OpenAI say so as an
     HTTP 400): the article's CONTEXT_OVERFLOW, found on the server's side rather than by the local count."""
-    return bool(error) and error.startswith("HTTP 4") and CONTEXT_REFUSAL.search(error) is not None
+    return isinstance(error, str) and error.startswith("HTTP 4") and CONTEXT_REFUSAL.search(error) is not None
 
 
 def failure_kind(error: str) -> str:
@@ -5425,8 +5542,17 @@ def _error_text(status: int, parsed: object, raw_text: str) -> str:
         words = detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
     if not words and parsed is None:
         words = raw_text
-    words = " ".join(str(words or "").split())
+    words = printable(" ".join(str(words or "").split()))
+    code = printable(code[:80])
     return f"HTTP {status}" + (f" ({code})" if code else "") + (f": {words[:300]}" if words else "")
+
+
+def printable(text: str) -> str:
+    """Text from a server, safe to print on a terminal: control and format characters (an escape sequence that would
+    retitle the window, clear the screen or set the clipboard) shown as \\xNN instead of acted on."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)
 
 
 def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, gate: Gate | None = None) -> dict:
@@ -5462,10 +5588,7 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
                 return _outcome(None, None, error, None, attempt, started, first)
         else:
             raw_text = raw.decode("utf-8", errors="replace")
-            try:
-                parsed = json.loads(raw_text)
-            except ValueError:
-                parsed = None
+            parsed = untrusted_json(raw_text)
             if 200 <= status < 300:
                 carries_error = isinstance(parsed, dict) and bool(parsed.get("error"))  # a failure, whatever else it holds
                 if _message(parsed) is not None and not carries_error:
@@ -5511,16 +5634,17 @@ def _outcome(parsed: object, raw_text: str | None, error: str | None, status: in
     message = _message(parsed) or {}
     choice = parsed["choices"][0] if message else {}
     content = message.get("content")
+    shallow = parsed is not None and json_depth(parsed) <= MAX_JSON_DEPTH  # a deeper body is logged as its text
     return {
         "status": status,
         "attempts": attempts,
         "latency_s": round(time.monotonic() - started, 3),
         "retry_wait_s": round(started - first, 3) if first is not None else 0.0,
-        "response": parsed if parsed is not None else raw_text,
+        "response": parsed if shallow else raw_text,
         "content": content if isinstance(content, str) else None,
-        "usage": parsed.get("usage") if isinstance(parsed, dict) else None,
-        "system_fingerprint": parsed.get("system_fingerprint") if isinstance(parsed, dict) else None,
-        "finish_reason": choice.get("finish_reason"),
+        "usage": parsed.get("usage") if isinstance(parsed, dict) and shallow else None,
+        "system_fingerprint": parsed.get("system_fingerprint") if isinstance(parsed, dict) and isinstance(parsed.get("system_fingerprint"), str) else None,
+        "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
         "error": error,
     }
 
@@ -5577,7 +5701,7 @@ def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
                 continue
             try:
                 record = loads(line.decode("utf-8"))  # decoded here: json's own guess at the encoding cost a third of a parse
-            except ValueError:  # UnicodeDecodeError included
+            except (ValueError, RecursionError):  # UnicodeDecodeError included; a line nested past what json reads
                 record = None
             yield line_no, line, record if isinstance(record, dict) else None
 
@@ -5625,7 +5749,8 @@ class Log:
                          "its request will be sent again")
             self.file = open(path, "ab")
         except OSError as e:
-            raise BenchmarkError(f"{display(path)}: cannot append to the log ({e.strerror}); choose another --out") from None
+            raise BenchmarkError(f"{display(path)}: cannot append to the log ({e.strerror}); what it holds is kept: free some space "
+                                 "or fix the folder's permissions, and run the same command again") from None
 
     def write(self, record: dict) -> None:
         """Append one record and return once it is on disk; after a failed write (a full disk) nothing more is
@@ -5770,8 +5895,10 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     finally:
         log.close()
     gate = sender.gate
-    if gate.reason:
+    if gate.reason and not tally.answered:
         raise BenchmarkError(f"{redact(gate.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
+    if gate.reason:  # requests in flight when the gate closed were answered: their results are written, the run stops
+        gate.stopped = gate.reason
     return {**tally.summary(), "skipped": skipped, "stopped": redact(gate.stopped) if gate.stopped else None,
             "not_sent": len(jobs) - tally.sent}
 
@@ -5799,7 +5926,7 @@ class Tally:
 
     def __init__(self, redact: Redactor, total: int) -> None:
         self.redact, self.progress, self.lock = redact, Progress(total, "requests"), threading.Lock()
-        self.sent = self.cut = 0
+        self.sent = self.cut = self.answered = 0
         self.failures: Counter = Counter()
         self.refused_tokens: list[int] = []  # prompt tokens, by our count, of the prompts the server refused for context
 
@@ -5809,6 +5936,7 @@ class Tally:
 
     def _add(self, outcome: dict) -> None:
         self.sent += 1
+        self.answered += outcome["error"] is None
         if context_refusal(outcome["error"]):
             self.refused_tokens.append(outcome["prompt_tokens"])
         elif outcome["error"]:
@@ -6063,10 +6191,7 @@ def parse_answer(content: object) -> dict | None:
     No fence stripping, no regex rescue: the prompt asks for JSON only, for every format alike."""
     if not isinstance(content, str):
         return None
-    try:
-        value = json.loads(content)
-    except ValueError:
-        return None
+    value = untrusted_json(content)
     if not isinstance(value, dict) or not isinstance(value.get("answer"), str):
         return None
     if not isinstance(value.get("path"), list) or not isinstance(value.get("evidence"), list):
@@ -6216,10 +6341,14 @@ class Answer(NamedTuple):
 
     @classmethod
     def of(cls, record: dict) -> Answer:
+        """The answer of a log line; a field that is not what it can be (a count of 401 digits, a finish reason that is
+        an object, an error that is not text) is read as absent, never trusted."""
         usage = record.get("usage")
-        counts = (usage.get("prompt_tokens"), usage.get("completion_tokens"), _cached_tokens(usage)) if isinstance(usage, dict) else (None, None, None)
-        return cls(record.get("error"), record.get("content"), record.get("finish_reason"), record.get("latency_s"),
-                   record.get("retry_wait_s"), *counts)
+        counts = (_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")), _cached_tokens(usage)) if isinstance(usage, dict) else (None, None, None)
+        error = record.get("error")
+        error = error if error is None or isinstance(error, str) else "the log's error field is not text"
+        return cls(error, record.get("content"), _text_or_none(record.get("finish_reason")), _seconds(record.get("latency_s")),
+                   _seconds(record.get("retry_wait_s")), *counts)
 
 
 class Collected:
@@ -6252,7 +6381,8 @@ class Collected:
                 self.headers.append(r)
             elif kind == "request" and r.get("model") == self.config.model:
                 sha, repeat = r.get("prompt_sha256"), r.get("repeat")
-                if type(repeat) is int and 0 <= repeat < len(self.samplings) and sha in self.shas and r.get("sampling") == self.samplings[repeat]:
+                if (type(repeat) is int and 0 <= repeat < len(self.samplings) and type(sha) is str and sha in self.shas
+                        and r.get("sampling") == self.samplings[repeat]):
                     self.offer(sha, repeat, Answer.of(r))
         if bad:
             self.unreadable[display(path)] = bad
@@ -6282,7 +6412,7 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
                 continue
             prefix, _, repeat = custom_id.rpartition("-r")
             sha = by_prefix.get(prefix)
-            repeat = int(repeat) if repeat.isdigit() and repeat.isascii() else repeats
+            repeat = int(repeat) if repeat.isdigit() and repeat.isascii() and len(repeat) <= 6 else repeats
             if sha is None or repeat >= repeats:
                 problems.append(f"{name} line {line_no}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
                                 "--model, matrix and prompt flags as the --export-batch run, or the right file")
@@ -6313,14 +6443,12 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
                     error = f"batch: {_error_text(status, body, json.dumps(body, ensure_ascii=False))}"
                 failures[error] += 1
             if type(usage) is dict:
-                details = usage.get("prompt_tokens_details")
-                cached = details.get("cached_tokens") if type(details) is dict else None
-                counts = (usage.get("prompt_tokens"), usage.get("completion_tokens"), cached if isinstance(cached, int) else None)
+                counts = (_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")), _cached_tokens(usage))
             else:
                 counts = (None, None, None)
             content = message.get("content") if message is not None else None
             answer = Answer(error, content if type(content) is str else None,
-                            body["choices"][0].get("finish_reason") if message is not None else None, None, 0.0, *counts)
+                            _text_or_none(body["choices"][0].get("finish_reason")) if message is not None else None, None, 0.0, *counts)
             old = best.get((sha, repeat))
             if old is None or old.error is not None:  # Collected.offer, inlined: a success is never replaced
                 best[(sha, repeat)] = answer
@@ -6362,8 +6490,23 @@ def other_models(names, model: str) -> list[str]:
 def _cached_tokens(usage: object) -> int | None:
     """usage.prompt_tokens_details.cached_tokens (OpenAI, vLLM), the prompt tokens a prefix cache served."""
     details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    return cached if isinstance(cached, int) else None
+    return _count(details.get("cached_tokens")) if isinstance(details, dict) else None
+
+
+MAX_COUNT = 10**12  # a token count past this is no count a server could mean
+
+
+def _count(value: object) -> int | None:
+    """A token count as a server gives it, or None when it cannot be one (not a whole number, negative, absurdly large)."""
+    return value if type(value) is int and 0 <= value <= MAX_COUNT else None
+
+
+def _seconds(value: object) -> float | None:
+    return value if type(value) in (int, float) and math.isfinite(value) and 0 <= value <= 10**7 else None
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig) -> list[dict]:
@@ -6705,9 +6848,10 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
 # tried. Abstention and stability must hold for each format at 95%.
 GATE_ALPHA = 0.05  # one-sided, per check and for the family of formats
 GATE_POWER = 0.8  # the questions asked for would show an equal format no worse this often
+CHECK_POWER = 0.9  # ... each open condition at this power, so that all of them (they fail together rarely) pass about GATE_POWER
 BASELINE_FLOOR = 0.2  # the baseline's path exact rate below which no verdict is given: nothing to lose
 GATE_MAX_QUESTIONS = 1_000_000  # "how many questions would decide it" is searched up to this
-DEFAULT_ABSTENTION_TOLERANCE = 0.10
+DEFAULT_ABSTENTION_TOLERANCE = 0.15
 PAIRED_OUTCOMES = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}  # (format, baseline) -> cell
 GATE_CHECKS = (("path_exact", "path_exact", False), ("valid_path", "valid_path", False), ("abstention", "answer_correct", True))
 PATH_CHECKS = ("path_exact", "valid_path")  # the main condition, whose p-values Holm's procedure takes over the formats
@@ -6824,7 +6968,7 @@ def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, fa
     a, b, c, d = paired.table()
     return {"questions": n, "result": result, "difference": round(diff, 4), "lower": round(lower, 4), "upper": round(upper, 4),
             "tolerance": tolerance, "method": paired.method, "p_value": round(paired.p_value(tolerance), 6),
-            "questions_needed": questions_for_power(paired.differences(), tolerance, alpha / family) if result == "undecided" else None,
+            "questions_needed": questions_for_power(paired.differences(), tolerance, alpha / family, CHECK_POWER) if result == "undecided" else None,
             "outcomes": {"both": round(a, 4), "only_format": round(b, 4), "only_baseline": round(c, 4), "neither": round(d, 4)}}
 
 
@@ -7699,62 +7843,51 @@ LOCK_NAME = ".benchmark.lock"
 
 
 class OutLock:
-    """One run per output folder: a lock file holding the owner's pid, host and start. A second run stops at once
-    naming the first; a lock whose process is gone (a killed run) is taken over, and so are its staging folders."""
+    """One run per output folder: an exclusive flock on --out/.benchmark.lock, which the kernel drops when its process
+    ends however it ends (kill -9 included), so a dead run's lock is never mistaken for a live one, nor a live one,
+    still writing its pid, for a dead one. The file says who holds it, for the message a second run prints."""
 
     def __init__(self, out_dir: Path) -> None:
-        self.path, self.held = out_dir / LOCK_NAME, False
+        self.path, self.held, self.file = out_dir / LOCK_NAME, False, None
 
     def acquire(self) -> None:
+        import fcntl
         import socket
 
-        me = f"{os.getpid()} {socket.gethostname()} {datetime.now(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}"
+        me = f"{os.getpid()} {socket.gethostname()} {datetime.now(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            for _ in range(3):
+            while True:
+                handle = open(self.path, "a+b")
                 try:
-                    fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-                except FileExistsError:
-                    if self._alive():
-                        raise
-                    self.path.unlink(missing_ok=True)  # a killed run's lock: taken over
-                    continue
-                with os.fdopen(fd, "w") as f:
-                    f.write(me + "\n")
-                self.held = True
-                break
-        except FileExistsError:
-            holder = self.path.read_text(encoding="utf-8", errors="replace").split()
-            raise BenchmarkError(f"{display(self.path.parent)} is in use by another run of this tool (pid {holder[0] if holder else '?'}"
-                                 f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another --out") from None
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    handle.seek(0)
+                    holder = handle.read(200).decode("utf-8", errors="replace").split()
+                    handle.close()
+                    raise BenchmarkError(f"{display(self.path.parent)} is in use by another run of this tool (pid {holder[0] if holder else '?'}"
+                                         f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another --out") from None
+                try:
+                    current = os.stat(self.path)
+                except FileNotFoundError:
+                    current = None
+                if current is not None and os.path.samestat(current, os.fstat(handle.fileno())):
+                    break
+                handle.close()  # the holder removed the file as we opened it: lock the file that is there now
+            handle.truncate(0)
+            handle.write(me.encode("utf-8"))
+            handle.flush()
+            self.file, self.held = handle, True
         except OSError as e:
             raise BenchmarkError(f"{display(self.path.parent)}: cannot write the outputs ({e.strerror}); choose another folder with --out") from None
         for leftover in self.path.parent.glob(".staging-*"):  # a dead run's half-written outputs: nobody else is here
             shutil.rmtree(leftover, ignore_errors=True)
 
-    def _alive(self) -> bool:
-        """The lock's owner still runs (on this host; a lock from another host is taken as alive)."""
-        import socket
-
-        try:
-            pid, host = self.path.read_text(encoding="utf-8").split()[:2]
-            pid = int(pid)
-        except (OSError, ValueError):
-            return False
-        if host != socket.gethostname():
-            return True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return pid != os.getpid()  # our own pid: a lock an earlier call in this process left
-
     def release(self) -> None:
         if self.held:
-            self.path.unlink(missing_ok=True)
-            self.held = False
+            self.path.unlink(missing_ok=True)  # while still locked: a run that opened it meanwhile sees it gone and retries
+            self.file.close()
+            self.held, self.file = False, None
 
 
 def publish(staging: Staging, manifest: dict, lock: OutLock | None = None) -> None:
@@ -7793,6 +7926,24 @@ def parse_names(value: str, known: list[str] | tuple[str, ...], flag: str) -> li
     if len(set(names)) != len(names):
         raise BenchmarkError(f"{flag} lists a name twice: {value!r}")
     return names
+
+
+def whole_number(value: str) -> int:
+    """An argparse type: a whole number written in ASCII digits ('٣' is a digit to Python's int, not to a user's shell)."""
+    text = value.strip()
+    if not (text.lstrip("+-").isdigit() and text.isascii()) or len(text) > 18:
+        raise argparse.ArgumentTypeError(f"invalid whole number: {value!r}")
+    return int(text)
+
+
+def real_number(value: str) -> float:
+    """An argparse type: a number written in ASCII ('nan' and 'inf' pass here and are refused by check_flags, by name)."""
+    if not value.strip().isascii() or len(value) > 40:
+        raise argparse.ArgumentTypeError(f"invalid number: {value!r}")
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {value!r}") from None
 
 
 def _or_none(kind: Callable[[str], object]) -> Callable[[str], object]:
@@ -7836,10 +7987,10 @@ def make_parser() -> argparse.ArgumentParser:
     )
     add("--sizes", default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")
     add("--ids", default="original", help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)")
-    add("--permutations", type=int, default=1, metavar="K", help="edge orders per graph variant, 0 the canonical one (default: 1)")
-    add("--budget", type=int, metavar="N", help="also run mode B: pack each prompt into N tokens")
-    add("--context-window", type=int, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
-    add("--seed", type=_or_none(int), default=DEFAULT_SEED,
+    add("--permutations", type=whole_number, default=1, metavar="K", help="edge orders per graph variant, 0 the canonical one (default: 1)")
+    add("--budget", type=whole_number, metavar="N", help="also run mode B: pack each prompt into N tokens")
+    add("--context-window", type=whole_number, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
+    add("--seed", type=_or_none(whole_number), default=DEFAULT_SEED,
         help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED}); none: no sampling seed is sent, "
              "and the matrix keeps the default seed")
     add(
@@ -7850,11 +8001,11 @@ def make_parser() -> argparse.ArgumentParser:
         help="prompt template: ru (the article's, default), en (the same in English) or a UTF-8 file with "
              "{format_name}, {graph} and {question} once each")
     add("--leakage", choices=LEAKAGE_MODES, default="fail", help="a failing leakage check stops the run (fail, default) or only warns")
-    add("--generate-questions", type=int, metavar="N",
+    add("--generate-questions", type=whole_number, metavar="N",
         help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")
     add("--hops", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
-    add("--abstain-share", type=float, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
-    add("--property-share", type=float, metavar="S",
+    add("--abstain-share", type=real_number, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
+    add("--property-share", type=real_number, metavar="S",
         help="share of generated questions about properties, on a graph that has any: a condition on a hop, and a property "
              "asked for at the end (default: 0.25)")
     add("--pseudonymize", action="store_true",
@@ -7868,9 +8019,9 @@ def make_parser() -> argparse.ArgumentParser:
         help="what each prompt shows: shared (the whole graph, for every question; the default), given (each question's own "
              "'context' in the questions file; the default when they have one), khop (each question's neighbourhood, cut "
              "from the graph: --context-hops, --context-edges)")
-    add("--context-hops", type=int, metavar="N", help="--context khop: how many hops out from a question's start (default: "
+    add("--context-hops", type=whole_number, metavar="N", help="--context khop: how many hops out from a question's start (default: "
         "the question's own hop count)")
-    add("--context-edges", type=int, metavar="N", help="--context khop: the most edges of a context besides its gold paths' (default: 300)")
+    add("--context-edges", type=whole_number, metavar="N", help="--context khop: the most edges of a context besides its gold paths' (default: 300)")
     add("--skip-invalid-questions", action="store_true",
         help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")
     runs = parser.add_argument_group("model runs and scoring")
@@ -7880,10 +8031,10 @@ def make_parser() -> argparse.ArgumentParser:
     add("--api-key-env", metavar="NAME",
         help="environment variable holding the API key, sent to --base-url whatever its host (default: OPENAI_API_KEY, "
              "sent only to OpenAI's own hosts)")
-    add("--temperature", type=_or_none(float), default=0.0,
+    add("--temperature", type=_or_none(real_number), default=0.0,
         help="sampling temperature, sent unless none (reasoning models accept only their default) (default: 0)")
     add("--reasoning-effort", metavar="LEVEL", help="sent as reasoning_effort (minimal, low, medium, high...) when given")
-    add("--max-output-tokens", type=int, default=1024, metavar="N", help="answer length cap, always sent (default: 1024)")
+    add("--max-output-tokens", type=whole_number, default=1024, metavar="N", help="answer length cap, always sent (default: 1024)")
     add(
         "--max-tokens-field", choices=("auto", "max_tokens", "max_completion_tokens"), default="auto",
         help="request field for --max-output-tokens; auto: max_completion_tokens for api.openai.com, else max_tokens",
@@ -7891,20 +8042,20 @@ def make_parser() -> argparse.ArgumentParser:
     add("--structured", nargs="?", const="json_schema", choices=STRUCTURED_FORMS, metavar="json_schema|json_object",
         help="send the answer JSON schema as response_format: json_schema (default, OpenAI) or json_object (the form "
              "llama.cpp and older servers accept)")
-    add("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default: 4)")
-    add("--repeats", type=int, default=1, metavar="R", help="answers per prompt; repeat r samples with seed + r (default: 1)")
-    add("--limit", type=int, metavar="N", help="send only the first N distinct prompts: a dry slice")
-    add("--timeout", type=float, default=120.0, metavar="S", help="seconds per request attempt (default: 120)")
-    add("--max-retries", type=int, default=5, metavar="N", help="retries on connection errors, 408, 409, 429 and 5xx (default: 5)")
-    add("--input-price-per-million", type=float, metavar="USD", help="price of a million prompt tokens, for the cost columns")
-    add("--output-price-per-million", type=float, metavar="USD", help="price of a million completion tokens")
-    add("--cached-input-price-per-million", type=float, metavar="USD",
+    add("--concurrency", type=whole_number, default=4, metavar="N", help="requests in flight (default: 4)")
+    add("--repeats", type=whole_number, default=1, metavar="R", help="answers per prompt; repeat r samples with seed + r (default: 1)")
+    add("--limit", type=whole_number, metavar="N", help="send only the first N distinct prompts: a dry slice")
+    add("--timeout", type=real_number, default=120.0, metavar="S", help="seconds per request attempt (default: 120)")
+    add("--max-retries", type=whole_number, default=5, metavar="N", help="retries on connection errors, 408, 409, 429 and 5xx (default: 5)")
+    add("--input-price-per-million", type=real_number, metavar="USD", help="price of a million prompt tokens, for the cost columns")
+    add("--output-price-per-million", type=real_number, metavar="USD", help="price of a million completion tokens")
+    add("--cached-input-price-per-million", type=real_number, metavar="USD",
         help="price of a million prompt tokens served from the provider's prefix cache (usage.prompt_tokens_details.cached_tokens); "
              "without it they cost the input price")
     add("--baseline", metavar="FORMAT", help="the format the others are judged against; one of --formats (default: json, else the first)")
-    add("--tolerance", type=float, metavar="T",
+    add("--tolerance", type=real_number, metavar="T",
         help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})")
-    add("--abstention-tolerance", type=float, metavar="T",
+    add("--abstention-tolerance", type=real_number, metavar="T",
         help="the same for abstaining right on the abstention questions, which are usually a fifth of a set (default: "
              f"{DEFAULT_ABSTENTION_TOLERANCE})")
     add("--allow-no-verdict", action="store_true",
@@ -7917,9 +8068,9 @@ def make_parser() -> argparse.ArgumentParser:
     add("--export-batch", type=Path, metavar="FILE", help="write the prompts as OpenAI Batch API request files; send nothing")
     add("--overwrite-batch", action="store_true",
         help="let --export-batch replace an earlier export at the same path, and its numbered parts (never an input or an output of --out)")
-    add("--batch-max-requests", type=int, default=BATCH_MAX_REQUESTS, metavar="N",
+    add("--batch-max-requests", type=whole_number, default=BATCH_MAX_REQUESTS, metavar="N",
         help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the API's limit)")
-    add("--batch-max-bytes", type=int, default=BATCH_MAX_BYTES, metavar="N",
+    add("--batch-max-bytes", type=whole_number, default=BATCH_MAX_BYTES, metavar="N",
         help=f"bytes per batch file (default: {BATCH_MAX_BYTES:,}, within the API's 200 MB)")
     return parser
 
@@ -7945,31 +8096,74 @@ def check_flags(args: argparse.Namespace) -> None:
         raise BenchmarkError(f"--temperature must be between 0 and 2, got {args.temperature}")
     if args.timeout > 3600:
         raise BenchmarkError(f"--timeout {args.timeout:g} is over an hour per attempt; give at most 3600 seconds")
+    if args.timeout < MIN_TIMEOUT:
+        raise BenchmarkError(f"--timeout {args.timeout:g} is under {MIN_TIMEOUT:g} s: no server answers that fast; give at least {MIN_TIMEOUT:g}")
     if args.out is None:
         raise BenchmarkError("--out is empty; name an output folder (default: outputs/)")
+    check_out_folder(args.out)
+    if args.model is not None and not args.model.strip():
+        raise BenchmarkError("--model is empty; name the model the endpoint serves (or 'solver')")
     if args.generate_questions is None and (args.hops is not None or args.abstain_share is not None or args.property_share is not None):
         raise BenchmarkError("--hops, --abstain-share and --property-share shape generated questions: use them with --generate-questions N")
     if args.score is not None and args.export_batch is not None:
         raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
 
 
-def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool) -> None:
-    """--export-batch writes only where nothing of value is: never over an input or a file of the output folder,
-    and over an earlier export (the file or its numbered parts) only with --overwrite-batch."""
+MIN_TIMEOUT = 0.01
+
+
+def check_out_folder(out: Path) -> None:
+    """--out is a folder, or a path where one can be made: not a file, a device, a broken or looping symlink."""
+    where = display(out)
+    try:
+        info = os.stat(out)
+    except FileNotFoundError:
+        if os.path.islink(out):
+            raise BenchmarkError(f"--out {where} is a symlink to nothing (or to itself); point it at a folder, or name another --out") from None
+        return
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise BenchmarkError(f"--out {where} is a symlink to nothing (or to itself); point it at a folder, or name another --out") from None
+        raise BenchmarkError(f"--out {where}: cannot use it ({e.strerror}); name another folder") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise BenchmarkError(f"--out {where} is not a folder; name a folder (it is made if missing)")
+
+
+def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool, planned: list[str] = ()) -> None:
+    """--export-batch writes only where nothing of value is: never over an input or a file of the output folder (the
+    run's own outputs included), and over an earlier export (the file or its numbered parts) only with
+    --overwrite-batch, and only over files that are batch request files."""
     target = path.resolve()
     if any(target == p.resolve() for p in inputs):
         raise BenchmarkError(f"--export-batch {display(path)} is an input of this run; write the batch elsewhere")
-    if target.parent == out_dir.resolve() and (path.name in (*EXTRA_OUTPUTS, LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS)
+    if target.parent == out_dir.resolve() and (path.name in (*EXTRA_OUTPUTS, LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS, *planned)
                                                or path.name in _previous_outputs(out_dir)):
         raise BenchmarkError(f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere")
     split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
     existing = [p for p in ([path] if path.exists() else []) + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
                 if p == path or split.fullmatch(p.name)]
+    if path.is_dir():
+        raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
     if existing and not overwrite:
         raise BenchmarkError(f"--export-batch: {display(existing[0])} exists; choose a new path, or pass --overwrite-batch to "
                              "replace an earlier export and its numbered parts")
-    if path.is_dir():
-        raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
+    foreign = next((p for p in existing if not is_batch_export(p)), None)
+    if foreign is not None:
+        raise BenchmarkError(f"--export-batch: {display(foreign)} exists and is not a batch request file; --overwrite-batch replaces "
+                             "only earlier exports: move it, or choose another path")
+
+
+def is_batch_export(path: Path) -> bool:
+    """The file is a Batch API request file (its first line has custom_id, method, url and body), or empty."""
+    try:
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return False
+            first = f.readline(MAX_RESPONSE_BYTES)
+    except OSError:
+        return False
+    record = untrusted_json(first.decode("utf-8", errors="replace")) if first.strip() else {"custom_id": "", "method": "", "url": "", "body": ""}
+    return isinstance(record, dict) and {"custom_id", "method", "url", "body"} <= record.keys()
 
 
 def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
@@ -7991,7 +8185,11 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
         raise BenchmarkError("give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither")
     if prices[2] is not None and prices[0] is None:
         raise BenchmarkError("--cached-input-price-per-million needs --input-price-per-million and --output-price-per-million")
-    parts = urllib.parse.urlsplit(args.base_url)
+    try:
+        parts = urllib.parse.urlsplit(args.base_url)
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError as e:
+        raise BenchmarkError(f"--base-url is not a valid URL ({e}); e.g. http://127.0.0.1:8000/v1") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BenchmarkError(f"--base-url {public_url(args.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1")
     openai = parts.hostname == "openai.com" or parts.hostname.endswith(".openai.com")
@@ -8007,7 +8205,11 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
         if bad is not None:  # it would go into a header, then into an error message: say where, never what
             raise BenchmarkError(f"the key in {key_env} holds whitespace or a control character at position {bad + 1} of "
                                  f"{len(key)}; set it again without it")
-        loopback = parts.hostname in ("localhost", "::1") or parts.hostname.startswith("127.")
+        foreign = next((k for k, c in enumerate(key) if ord(c) > 255), None)
+        if foreign is not None:
+            raise BenchmarkError(f"the key in {key_env} holds a character an HTTP header cannot carry at position {foreign + 1} of "
+                                 f"{len(key)}; set it again as the provider gave it")
+        loopback = is_loopback(parts.hostname)
         if key and parts.scheme == "http" and not loopback:
             raise BenchmarkError(f"--base-url {public_url(args.base_url)} is plain http: the key in {key_env} would cross the "
                                  "network in clear text; use https (plain http is fine on 127.0.0.1)")
@@ -8037,7 +8239,7 @@ def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
                              "or choose one of them")
     tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
     abstention = DEFAULT_ABSTENTION_TOLERANCE if args.abstention_tolerance is None else args.abstention_tolerance
-    for flag, value, example in (("--tolerance", tolerance, 0.05), ("--abstention-tolerance", abstention, 0.10)):
+    for flag, value, example in (("--tolerance", tolerance, 0.05), ("--abstention-tolerance", abstention, 0.15)):
         if not math.isfinite(value) or not 0 < value < 1:
             raise BenchmarkError(f"{flag} must be a share between 0 and 1 (exclusive), got {value}; e.g. {example}")
     return GateSpec(baseline, tolerance, abstention)
@@ -8214,11 +8416,11 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     plan = make_plan(args)
     model = make_model_config(args)
     gate_spec = make_gate_spec(args, plan)
+    inputs, record = preflight(args, plan)
     if model is not None and args.export_batch is not None:
         check_export_target(args.export_batch, [args.graph, args.questions or DEFAULT_QUESTIONS]
                             + ([Path(args.prompt)] if args.prompt and args.prompt not in PROMPT_TEMPLATES else []), args.out,
-                            args.overwrite_batch)
-    inputs, record = preflight(args, plan)
+                            args.overwrite_batch, planned_files(replace(plan, write_prompts=None), inputs.questions))
     plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
     counts = TokenCounts()
     contexts, record["contexts"] = input_contexts(inputs, plan)
@@ -8420,6 +8622,34 @@ def missing_tiktoken(root: Path, python: str) -> str:
     return "the tiktoken package is not installed; run: pip install -r requirements.lock.txt"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (what timeout, a CI cancellation and docker stop send): handled as Ctrl-C is, so the answers
+    to the requests in flight, which are paid, are waited for and logged."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def stops_like_ctrl_c():
+    """SIGTERM and SIGHUP raise Terminated in the main thread while the run works; the previous handlers come back after."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated(signum)
+
+    wanted = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {signum: signal.signal(signum, stop) for signum in wanted}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = make_parser().parse_args(argv)
@@ -8427,7 +8657,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {missing_tiktoken(Path(__file__).resolve().parent, sys.executable)}", file=sys.stderr)
         return 2
     try:
-        stdout, failure = run(args, argv)
+        with stops_like_ctrl_c():
+            stdout, failure = run(args, argv)
         print(stdout)
         if failure:
             print(f"error: {failure}", file=sys.stderr)
@@ -8436,9 +8667,13 @@ def main(argv: list[str] | None = None) -> int:
         for line in getattr(e, "lines", [str(e)]):
             print(f"error: {line}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        import signal
+
+        how = f"stopped by {signal.Signals(e.signum).name}" if isinstance(e, Terminated) else "interrupted"
+        resume = "; run the same command to resume: what was answered is in the log" if args.model and not args.score else ""
+        print(f"error: {how}{resume}", file=sys.stderr)
+        return 128 + e.signum if isinstance(e, Terminated) else 130
     return 0
 
 

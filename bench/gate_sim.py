@@ -92,9 +92,14 @@ def draw(rng: random.Random, n: int, perms: int, scenario: str) -> tuple[list[di
     return rows, truth
 
 
+ABSTENTION_TOLERANCE = None  # None: the judged code's default
+
+
 def judge(bm, rows: list[dict], tolerance: float = 0.05) -> tuple[list[dict], list[dict]]:
     table = bm.aggregate(rows, (None, None))
-    return table, bm.verdicts(rows, table, "json", tolerance)
+    if ABSTENTION_TOLERANCE is None:
+        return table, bm.verdicts(rows, table, "json", tolerance)
+    return table, bm.verdicts(rows, table, "json", tolerance, None, ABSTENTION_TOLERANCE)
 
 
 def needed_total(v: dict) -> int | None:
@@ -106,11 +111,12 @@ def needed_total(v: dict) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global TAU, BASE_PATH_RATE, BASE_ABSTAIN_RATE
+    global TAU, BASE_PATH_RATE, BASE_ABSTAIN_RATE, ABSTENTION_TOLERANCE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tau", type=float, default=TAU, help=f"spread of question difficulty (default: {TAU})")
     parser.add_argument("--base-rate", type=float, default=BASE_PATH_RATE, help=f"the baseline's path exact rate (default: {BASE_PATH_RATE})")
     parser.add_argument("--abstain-rate", type=float, default=BASE_ABSTAIN_RATE, help=f"its abstention rate (default: {BASE_ABSTAIN_RATE})")
+    parser.add_argument("--abstention-tolerance", type=float, help="passed to verdicts() (default: the judged code's own)")
     parser.add_argument("--replicates", type=int, default=200)
     parser.add_argument("--code", type=Path, default=ROOT / "benchmark.py")
     parser.add_argument("--sizes", default="30,60,150,200")
@@ -118,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
     parser.add_argument("--rerun", action="store_true", help="also rerun undecided equal formats at the number of questions asked for")
     args = parser.parse_args(argv)
-    TAU, BASE_PATH_RATE, BASE_ABSTAIN_RATE = args.tau, args.base_rate, args.abstain_rate
+    TAU, BASE_PATH_RATE, BASE_ABSTAIN_RATE, ABSTENTION_TOLERANCE = args.tau, args.base_rate, args.abstain_rate, args.abstention_tolerance
     bm = load(args.code)
     print(f"{args.code}: TAU {TAU}, baseline path exact {BASE_PATH_RATE}, abstention {BASE_ABSTAIN_RATE}, {args.replicates} replicates per cell")
     print("| scenario | questions | permutations | accept | reject | undecided | interval covers the true rate | mean width |")

@@ -390,8 +390,19 @@ def test_unwritable_output_folder(tmp_path, capsys):
     (tmp_path / "file").write_text("x", encoding="utf-8")
     assert benchmark.main(["--out", str(tmp_path / "file" / "out")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {benchmark.display(tmp_path / 'file' / 'out')}: cannot write the outputs (")
-    assert err.endswith("); choose another folder with --out\n")
+    assert err == f"error: --out {benchmark.display(tmp_path / 'file' / 'out')}: cannot use it (Not a directory); name another folder\n"
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda out: out.write_text("x", encoding="utf-8"), "is not a folder; name a folder (it is made if missing)"),
+    (lambda out: out.symlink_to(out.parent / "nowhere"), "is a symlink to nothing (or to itself); point it at a folder, or name another --out"),
+    (lambda out: out.symlink_to(out), "is a symlink to nothing (or to itself); point it at a folder, or name another --out"),
+])
+def test_an_out_that_is_no_folder_is_one_line(tmp_path, capsys, make, words):
+    out = tmp_path / "out"
+    make(out)
+    assert benchmark.main(["--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"error: --out {benchmark.display(out)} {words}\n"
 
 
 def readme_commands() -> list[str]:

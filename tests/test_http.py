@@ -14,6 +14,26 @@ import benchmark
 from fake_openai import TcpServer
 
 
+@pytest.fixture(autouse=True)
+def reuse_at_once(monkeypatch):
+    """These tests script what each connection of a server answers: a connection is reused as soon as it is clean
+    (the rest before reuse, QUIET_BEFORE_REUSE, has a test of its own)."""
+    monkeypatch.setattr(benchmark, "QUIET_BEFORE_REUSE", 0.0)
+
+
+def test_a_connection_rests_before_it_is_reused_so_late_bytes_are_seen(monkeypatch):
+    monkeypatch.setattr(benchmark, "QUIET_BEFORE_REUSE", 0.2)
+    server = Scripted([OK, OK], [OK, OK])
+    try:
+        post(server)
+        post(server)  # at once: a new connection, the first has not rested
+        time.sleep(0.3)
+        post(server)  # rested and clean: the second connection again
+    finally:
+        server.close()
+    assert server.connections == 2 and len(server.requests) == 3
+
+
 class Scripted(TcpServer):
     """A TCP server on 127.0.0.1: on each connection, reads whole requests (headers and a Content-Length body) and
     answers the n-th request of that connection with answers[connection][n] (bytes, or None to close at once)."""

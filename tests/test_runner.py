@@ -598,22 +598,25 @@ def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
         server.close()
 
 
-def test_ctrl_c_waits_for_the_answers_in_flight_so_none_is_paid_and_lost(tmp_path):
+@pytest.mark.parametrize("signum, code, words", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped by SIGTERM"),
+                                                  (signal.SIGHUP, 129, "stopped by SIGHUP")])
+def test_ctrl_c_and_sigterm_wait_for_the_answers_in_flight_so_none_is_paid_and_lost(tmp_path, signum, code, words):
     contents = solver_contents()
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.4)
     try:
         _, process = run_until_logged(server, tmp_path, 4, 3, stderr=subprocess.PIPE)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         _, err = process.communicate(timeout=30)
         time.sleep(0.2)
     finally:
         server.close()
     logged = [r for r in log_lines(tmp_path) if r["type"] == "request"]
-    assert process.returncode == 130 and 2 <= len(logged) < 30
+    assert process.returncode == code and 2 <= len(logged) < 30
     assert len(server.requests) == len(logged)  # every request the server got (and would bill) has its answer in the log
     assert all(r["error"] is None for r in logged)
     assert re.search(r"interrupted: waiting for the answers to the [1-4] request\(s\) in flight \(at most --timeout 120 s\)", err)
-    assert err.endswith("error: interrupted\n")
+    assert err.endswith(f"error: {words}; run the same command to resume: what was answered is in the log\n")
+    assert not (tmp_path / benchmark.LOCK_NAME).exists() and not list(tmp_path.glob(".staging-*"))
 
 
 def test_server_truncation_is_flagged(tmp_path):
@@ -649,7 +652,7 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "file" / "out")]) == 2
     err = capsys.readouterr().err
     out = benchmark.display(tmp_path / "file" / "out")  # found before a request is sent
-    assert err == f"error: {out}: cannot write the outputs (Not a directory); choose another folder with --out\n"
+    assert err == f"error: --out {out}: cannot use it (Not a directory); name another folder\n"
 
 
 @pytest.mark.parametrize(
@@ -1169,13 +1172,20 @@ def test_export_never_overwrites_a_log_an_input_or_an_earlier_export_unless_told
     argv = ["--model", "m", "--out", str(tmp_path / "o2"), "--export-batch", "batch.jsonl"]
     assert benchmark.main(argv) == 0
     first = (tmp_path / "batch.jsonl").read_bytes()
-    (tmp_path / "batch.jsonl").write_bytes(b"mine")
     assert benchmark.main(argv) == 2
     assert capsys.readouterr().err.endswith("--export-batch: batch.jsonl exists; choose a new path, or pass --overwrite-batch to "
                                             "replace an earlier export and its numbered parts\n")
-    assert (tmp_path / "batch.jsonl").read_bytes() == b"mine"
-    assert benchmark.main([*argv, "--overwrite-batch"]) == 0
+    assert benchmark.main([*argv, "--overwrite-batch"]) == 0  # an earlier export: replaced
     assert (tmp_path / "batch.jsonl").read_bytes() == first
+    (tmp_path / "batch.jsonl").write_bytes(b"mine")
+    (tmp_path / "batch.001-of-009.jsonl").write_bytes(b"notes of mine")
+    assert benchmark.main([*argv, "--overwrite-batch"]) == 2  # not a batch request file: never replaced
+    assert capsys.readouterr().err.endswith("--export-batch: batch.jsonl exists and is not a batch request file; --overwrite-batch "
+                                            "replaces only earlier exports: move it, or choose another path\n")
+    assert (tmp_path / "batch.jsonl").read_bytes() == b"mine" and (tmp_path / "batch.001-of-009.jsonl").read_bytes() == b"notes of mine"
+    graph_text = out / "graph.json.txt"  # the run's own output, named by no earlier manifest of a fresh folder
+    assert benchmark.main(["--model", "m", "--out", str(tmp_path / "o3"), "--export-batch", str(tmp_path / "o3" / "graph.json.txt")]) == 2
+    assert capsys.readouterr().err.endswith("is a file of --out o3; write the batch elsewhere\n") and graph_text.exists()
 
 
 def test_a_full_disk_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path, capsys, monkeypatch):
