@@ -7819,7 +7819,8 @@ class Staging:
                 if pending is not None:
                     pending.result()
         except OSError as e:
-            raise BenchmarkError(f"{display(self.out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
+            raise BenchmarkError(f"{display(self.out_dir)}: cannot write the outputs ({e.strerror or e}); free some space or fix the folder, "
+                                 "and run the same command again (a model run's log is kept), or choose another folder with --out") from None
         self.sha[name] = digest.hexdigest()
 
     def read(self, name: str) -> bytes:
