@@ -1995,15 +1995,56 @@ def parse_toon(text: str) -> Graph:
 
 
 # yaml: nodes: and edges: block lists, keys in schema order, Unicode kept, written and read by PyYAML's safe
-# dumper and loader (its C versions when installed).
+# dumper and loader (its C versions when installed). Two things the library alone gets wrong for a prompt:
+# libyaml escapes every character outside the BMP (an emoji costs ten characters, "\U0001F389"), and a string
+# that YAML 1.1 reads as a string but YAML 1.2 as a number (1e3, 0o17) goes out unquoted. So characters outside
+# the BMP are written through placeholders from the Private Use Area (printable to both emitters, so the
+# pure-Python and the C dumper write the same bytes) and put back after, and YAML 1.2's number forms are
+# resolved as numbers by the dumper, which quotes them. Line breaks other than \n (NEL, LS, PS) stay escaped:
+# YAML 1.1 readers fold them.
+YAML_12_NUMBERS = r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|0o[0-7]+)$"
+PRIVATE_USE = range(0xE000, 0xF900)
 
 
-def serialize_yaml(graph: Graph) -> str:
+YAML_FOLDED_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+@functools.lru_cache(maxsize=2)
+def _yaml_dumper(base: type | None = None) -> type:
+    """PyYAML's safe dumper (the C one when installed, or base) that quotes YAML 1.2's numbers and writes a string
+    with NEL, LS or PS double-quoted, where both emitters escape them (\\N, \\L, \\P)."""
     import yaml
 
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return yaml.dump(_graph_dict(graph, flat=True), Dumper=dumper, allow_unicode=True, sort_keys=False, default_flow_style=False,
+    class Dumper(base or getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+        pass
+
+    def represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        style = '"' if any(ch in value for ch in YAML_FOLDED_BREAKS) else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(YAML_12_NUMBERS), list("-+.0123456789"))
+    Dumper.add_representer(str, represent_str)
+    return Dumper
+
+
+def serialize_yaml(graph: Graph, dumper: type | None = None) -> str:
+    """dumper: a PyYAML dumper class to build on instead of the C one (tests compare the two)."""
+    import yaml
+
+    plain = _graph_dict(graph, flat=True)
+    texts = [t for records in plain.values() for record in records for item in record.items() for t in item if isinstance(t, str)]
+    wide = sorted({ch for t in texts for ch in t if ord(ch) > 0xFFFF})
+    used = {ch for t in texts for ch in t if ord(ch) in PRIVATE_USE} if wide else set()
+    stand_in = dict(zip(wide, (chr(c) for c in PRIVATE_USE if chr(c) not in used)))
+    if len(stand_in) < len(wide):  # more distinct characters beyond the BMP than free placeholders: escaped
+        stand_in = {}
+    if stand_in:
+        swap = str.maketrans(stand_in)
+        plain = {key: [{k.translate(swap): v.translate(swap) if isinstance(v, str) else v for k, v in record.items()} for record in records]
+                 for key, records in plain.items()}
+    text = yaml.dump(plain, Dumper=_yaml_dumper(dumper), allow_unicode=True, sort_keys=False, default_flow_style=False,
                      width=2**31 - 1).rstrip("\n")  # one line per value, never folded
+    return text.translate(str.maketrans({v: k for k, v in stand_in.items()})) if stand_in else text
 
 
 def parse_yaml(text: str) -> Graph:

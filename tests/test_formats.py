@@ -366,3 +366,34 @@ def test_hand_written_json_with_properties_matches_json_dumps(graph, data):
     graph = benchmark.replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
                               edge_props=tuple(data.draw(props) for _ in graph.edges))
     assert benchmark.serialize_json(graph) == json.dumps(benchmark._graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True)
+
+
+# ---- yaml: the bytes a model reads, whichever PyYAML dumper is installed, and what a YAML 1.2 reader makes of them
+
+YAML_12 = ["1e3", "1E5", "-2e10", "1.5e+3", ".5e-2", "0o17", "+12e1"]  # strings YAML 1.1 reads as strings, YAML 1.2 as numbers
+
+
+def test_yaml_keeps_characters_beyond_the_bmp_and_escapes_line_breaks_yaml_folds():
+    graph = Graph((Node("a", "Party \U0001F389", "event"), Node("b", "x\x85y\u2028z", "t"), Node("c", "\ue000\U0001F600", "t")),
+                  (Edge("a", "at \U0001F3E0", "b"),))
+    assert benchmark.serialize_checked("yaml", graph) == (
+        "nodes:\n- id: a\n  name: Party \U0001F389\n  type: event\n- id: b\n  name: \"x\\Ny\\Lz\"\n  type: t\n"
+        "- id: c\n  name: \ue000\U0001F600\n  type: t\nedges:\n- source: a\n  relation: at \U0001F3E0\n  target: b")
+
+
+@pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["Party \U0001F389", "\U0001F600 lead", "\U0001F600", "é\U00010348"], ids=repr)
+def test_yaml_bytes_are_the_same_from_the_c_and_the_pure_python_dumper(value):
+    import yaml
+    assert hasattr(yaml, "CSafeDumper"), "the pinned PyYAML wheel carries libyaml"
+    graph = graph_with(value)
+    assert benchmark.serialize_yaml(graph) == benchmark.serialize_yaml(graph, yaml.SafeDumper)
+
+
+@pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["Party \U0001F389", "yes", "null", "0x1F", ".inf", "1_000"], ids=repr)
+def test_a_yaml_1_2_reader_reads_the_strings_written(value):
+    from ruamel.yaml import YAML
+    graph = graph_with(value)
+    read = YAML(typ="safe", pure=True).load(benchmark.serialize_yaml(graph))
+    assert [n["name"] for n in read["nodes"]] == [value, "Плейн"] and read["edges"][0]["relation"] == value
+    for number in YAML_12:
+        assert f"'{number}'" in benchmark.serialize_yaml(graph_with(number))
