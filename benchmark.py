@@ -120,7 +120,7 @@ from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple, NoReturn
 
 try:
     import tiktoken
@@ -5541,8 +5541,20 @@ class Gate:
                 return self.fail(f"{where}: the endpoint wants a key; name the variable that holds it with --api-key-env")
             return self.fail(f"{where}: the key was rejected; set {self.config.api_key_env} to a valid key (or name another variable with --api-key-env)")
         if status == 404:
-            return self.fail(f"{where}: the model or the URL is unknown; check --model {self.config.model!r} and --base-url")
+            return self.fail(f"{where}: the model or the URL is unknown; check --model {self.config.model!r} and --base-url"
+                             + url_hint(self.config.base_url))
         return False
+
+
+def url_hint(base_url: str) -> str:
+    """What is likely wrong with a --base-url a server answered 404 to: the tool adds /chat/completions itself, and
+    OpenAI-compatible servers serve under /v1."""
+    path = urllib.parse.urlsplit(base_url).path.rstrip("/")
+    if path.endswith("/chat/completions"):
+        return f" (give it without /chat/completions, which the tool adds: {public_url(base_url).rstrip('/').removesuffix('/chat/completions')})"
+    if not path.endswith("/v1"):
+        return f" (OpenAI-compatible servers answer under /v1: try {public_url(base_url).rstrip('/')}/v1)"
+    return ""
 
 
 CONTEXT_REFUSAL = re.compile(r"context_length_exceeded|context length|context window|maximum context|too many tokens|"
@@ -7404,8 +7416,8 @@ def console_results(table: list[dict], summary: dict, model: ModelConfig, gate: 
 def run_failure(summary: dict) -> str | None:
     """Why a run or a scoring did not fully succeed (exit code 1), or None."""
     if summary["mode"] == "run" and summary.get("stopped"):
-        return (f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; start the "
-                "server again and run the same command to send only those")
+        return (f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; once that is "
+                "fixed (the server started again, the key set), the same command sends only those: what was answered is kept")
     if summary["mode"] == "run" and not summary["sent"] and not summary["skipped"]:
         return "no request was sent: every prompt is over --context-window or outside --limit, so nothing was answered"
     if summary["mode"] == "run" and summary["failed"]:
@@ -8003,8 +8015,21 @@ def _out_folder(value: str) -> Path | None:
     return Path(value) if value.strip() else None
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a short error: the one line and, for a flag it does not know, the flag it is closest to,
+    instead of the whole usage (which --help prints)."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments: "):
+            known = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
+            guesses = [(w, difflib.get_close_matches(w.split("=", 1)[0], known, n=1, cutoff=0.6))
+                       for w in message.removeprefix("unrecognized arguments: ").split() if w.startswith("-")]
+            message += "".join(f"; {w.split('=', 1)[0]}: did you mean {g[0]}?" for w, g in guesses if g)
+        self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every flag)\n")
+
+
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="benchmark.py", allow_abbrev=False,  # --format is not --formats
         description="Serialize a graph in several formats, check each round-trips, build prompts, count tokens.",
         epilog="exit codes: 0 the run succeeded (with --model: every planned request has an answer); 1 some requests "

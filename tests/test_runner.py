@@ -420,6 +420,25 @@ def test_a_rejected_key_or_unknown_model_stops_at_once(server, tmp_path, capsys,
         "valid key;", "valid key (or name another variable with --api-key-env);")
 
 
+@pytest.mark.parametrize("base_url, hint", [
+    ("http://127.0.0.1:8000", " (OpenAI-compatible servers answer under /v1: try http://127.0.0.1:8000/v1)"),
+    ("http://u:p@127.0.0.1:8000/?k=1", " (OpenAI-compatible servers answer under /v1: try http://127.0.0.1:8000/v1)"),
+    ("http://127.0.0.1:8000/v1/chat/completions/", " (give it without /chat/completions, which the tool adds: http://127.0.0.1:8000/v1)"),
+    ("https://api.example.com/v1", ""),
+])
+def test_a_404_says_what_is_likely_wrong_with_the_url(base_url, hint):
+    assert benchmark.url_hint(base_url) == hint
+
+
+def test_a_404_on_a_url_without_v1_names_the_url_to_try(server, tmp_path, capsys, monkeypatch):
+    server.script = [(404, {}, {"detail": "Not Found"})] * 40
+    root = server.url.removesuffix("/v1")
+    assert benchmark.main(["--model", "m", "--base-url", root, "--concurrency", "1", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"error: {root} answered HTTP 404: Not Found: the model or the URL is unknown; check --model 'm' and --base-url "
+        f"(OpenAI-compatible servers answer under /v1: try {root}/v1); stopped after 1 request(s)")
+
+
 def test_permanent_failures_exit_1_and_a_rerun_sends_only_those(server, tmp_path, capsys):
     ok = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}
     server.script = [(200, {}, ok)]  # the first request succeeds: the gate opens
@@ -453,7 +472,7 @@ def test_a_server_that_dies_mid_run_stops_it_within_seconds_and_a_rerun_resumes(
     assert time.monotonic() - started < 10  # not every prompt's retries (5 attempts with backoff each)
     err = capsys.readouterr().err
     assert re.search(rf"error: the server at {re.escape(fake.url)} stopped answering \(3 connection failures in a row, the last: "
-                     r".*\); \d+ request\(s\) sent, \d+ not sent; start the server again and run the same command", err)
+                     r".*\); \d+ request\(s\) sent, \d+ not sent; once that is fixed \(the server started again, the key set\), the same command sends only those", err)
     assert sum(c["status"] == "NOT_RUN" for c in results(tmp_path)["cells"]) > 15  # results are written, resumable
     answered = sum(1 for r in log_lines(tmp_path) if r.get("type") == "request" and r["error"] is None)
     assert answered == 5
@@ -1112,7 +1131,17 @@ def test_an_empty_out_and_an_abbreviated_flag_are_refused(tmp_path, capsys):
     assert capsys.readouterr().err == "error: --out is empty; name an output folder (default: outputs/)\n"
     with pytest.raises(SystemExit) as stop:
         benchmark.main(["--format", "tsv", "--out", str(tmp_path)])
-    assert stop.value.code == 2 and "unrecognized arguments: --format tsv" in capsys.readouterr().err
+    assert stop.value.code == 2 and capsys.readouterr().err == (
+        "benchmark.py: error: unrecognized arguments: --format tsv; --format: did you mean --formats? "
+        "(python benchmark.py --help lists every flag)\n")
+
+
+def test_a_misspelled_flag_gets_one_line_with_the_flag_it_is_closest_to(capsys):
+    with pytest.raises(SystemExit) as stop:
+        benchmark.main(["--encodin", "o200k_base", "--sizs=small", "--zzz"])
+    assert stop.value.code == 2 and capsys.readouterr().err == (
+        "benchmark.py: error: unrecognized arguments: --encodin o200k_base --sizs=small --zzz; --encodin: did you mean --encoding?; "
+        "--sizs: did you mean --sizes? (python benchmark.py --help lists every flag)\n")
 
 
 # ---- one run per output folder, nothing overwritten
