@@ -357,12 +357,13 @@ def test_structured_output_sends_the_schema(server, tmp_path):
 
 
 def test_retries_honour_retry_after_then_succeed(server, tmp_path):
-    server.script = [(429, {"retry-after-ms": "200"}, {"error": {"code": "rate_limit_exceeded"}}), (503, {}, {})]
+    server.script = [(429, {"retry-after-ms": "1000"}, {"error": {"code": "rate_limit_exceeded"}}), (503, {}, {})]
     assert run(server, tmp_path, "--limit", "1") == 0
     record = log_lines(tmp_path)[1]
     assert (record["attempts"], record["error"], record["status"]) == (3, None, 200)
-    assert record["retry_wait_s"] >= 0.2  # the server's retry-after-ms was waited out, not the 1 ms backoff...
-    assert record["latency_s"] < 0.2  # ...and the latency is the answering attempt's alone
+    assert record["retry_wait_s"] >= 1.0  # the server's retry-after-ms was waited out, not the 1 ms backoff...
+    assert record["latency_s"] < record["retry_wait_s"]  # ...and the latency is the answering attempt's alone (a local answer in
+    # under a second, on however busy a machine), not the waits
     assert len(server.requests) == 3
 
 
@@ -397,7 +398,7 @@ def test_no_server_listening_stops_at_once_with_one_line(tmp_path, capsys):
     closed.close()
     started = time.monotonic()
     assert benchmark.main(["--model", "m", "--base-url", closed.url, "--out", str(tmp_path)]) == 2
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 60  # generous for a busy machine: every prompt's retries would take minutes
     err = capsys.readouterr().err
     assert err.startswith(f"error: no server answers at {closed.url} (ConnectionRefusedError: [Errno 111] Connection refused); "
                           "start it, or fix --base-url; stopped after ")
@@ -469,7 +470,9 @@ def test_a_server_that_dies_mid_run_stops_it_within_seconds_and_a_rerun_resumes(
     fake = FakeOpenAI(answer=answer)
     started = time.monotonic()
     assert benchmark.main(["--model", "m-test", "--base-url", fake.url, "--out", str(tmp_path), "--concurrency", "1"]) == 1
-    assert time.monotonic() - started < 10  # not every prompt's retries (5 attempts with backoff each)
+    assert time.monotonic() - started < 60  # generous for a busy machine: not every prompt's retries (5 attempts with backoff each)
+    attempts = [r["attempts"] for r in log_lines(tmp_path) if r.get("type") == "request"]
+    assert sum(attempts) <= 15  # five answers and a few failed attempts (10 here), not the 25 prompts x 5 attempts left
     err = capsys.readouterr().err
     assert re.search(rf"error: the server at {re.escape(fake.url)} stopped answering \(3 connection failures in a row, the last: "
                      r".*\); \d+ request\(s\) sent, \d+ not sent; once that is fixed \(the server started again, the key set\), the same command sends only those", err)
@@ -1080,7 +1083,7 @@ def test_timeout_bounds_an_attempt_whatever_the_server_sends(tmp_path, capsys, h
         elapsed = time.monotonic() - started
     finally:
         server.close()
-    assert code == 1 and elapsed < 6  # each attempt ends at 0.5 s; a timeout is retried once
+    assert code == 1 and elapsed < 60  # each attempt ends at 0.5 s, retried once; without the bound the server never ends
     records = log_lines(tmp_path)[1:]
     assert records and all(r["error"].startswith("timed out after 0.5 s") for r in records)
 
