@@ -2885,6 +2885,64 @@ NAME_POOLS = {
         "Энгельс Армавир Камышин Ачинск Канск Минусинск"
     ).split(),
 }
+# English words a role's names may be widened with, one pool per kind of word: when the words at one position
+# of a role's names (its first names, its surnames, its one-word city names, the words of its titles) are
+# largely of one pool, that pool's other words may take that position too. A hand-made graph of eight people
+# whose ids are their first names ('person_ana') has no first name left to give a new person; the pool does.
+_GIVEN = ("Aaron Abby Abdul Abigail Ada Adam Adele Adrian Ahmed Aidan Aisha Alan Albert Alex Alexa Alfie Ali Alice Alicia "
+          "Alma Amara Amber Amelia Amir Amy Ana Andre Andrea Andrew Angela Anita Ann Anna Anne Anton Arjun Arthur Asha Ava "
+          "Ben Benjamin Bianca Bill Bob Boris Brad Brenda Brian Bruce Bruno Caleb Camila Carl Carla Carlos Carmen Carol "
+          "Caroline Celia Charles Charlie Chen Chloe Chris Claire Clara Colin Connor Dan Daniel Daria David Dean Deborah "
+          "Dennis Dev Diana Diego Dina Donna Dylan Ed Eden Edgar Edward Eli Elena Eliza Ella Ellen Emil Emily Emma Eric "
+          "Erin Ethan Eva Evan Felix Fiona Frank Fred Gabriel Gary George Georgia Grace Greg Hana Hannah Harry Hassan "
+          "Hector Helen Henry Hugo Ian Ines Ingrid Ira Iris Isaac Isabel Ivan Ivy Jack Jacob Jade James Jamie Jana Jane "
+          "Jason Jay Jean Jenny Jessica Jim Joan Joe John Jonas Jorge Jose Joseph Josh Joy Juan Julia Julian June Kai "
+          "Karen Karl Kate Katie Keith Ken Kenji Kevin Kim Kira Kyle Lara Lars Laura Leah Lee Leila Leo Leon Liam Lily "
+          "Lina Linda Lisa Liz Logan Lola Lucas Lucy Luis Luke Luna Maria Mara Marco Marcus Maria Marie Mark Martin Mary "
+          "Mason Matt Max Maya Mei Mia Michael Mike Mila Milo Mira Nadia Naomi Nate Neil Nick Nina Noah Noel Nora Olga "
+          "Oliver Olivia Omar Oscar Owen Pablo Pam Paul Paula Pedro Peter Petra Phil Priya Quinn Rachel Rafael Rahul Ray "
+          "Rebecca Rita Rob Robert Rosa Rose Ross Ruby Ruth Ryan Sally Sam Sara Sarah Scott Sean Simon Sofia Sophie Stella "
+          "Steve Susan Tara Ted Theo Thomas Tim Tina Tom Tony Uma Valerie Vera Victor Vincent Wade Walter Will Yara Yuki "
+          "Zane Zara Zoe")
+_FAMILY = ("Abbott Acosta Adams Ahmed Alexander Ali Allen Alvarez Andersen Anderson Bailey Baker Banks Barnes Bauer Becker "
+           "Bell Bennett Berg Bishop Black Brandt Brooks Brown Bryant Burke Burns Butler Campbell Carter Castro Chan Chavez "
+           "Chen Clark Cohen Cole Coleman Collins Cook Cooper Costa Cox Cruz Dalton Davies Davis Diaz Dixon Duarte Dunn "
+           "Edwards Ellis Erikson Evans Farah Ferguson Fischer Fisher Fleming Flores Ford Foster Fox Garcia Gibson Gill "
+           "Gomez Gonzalez Graham Grant Gray Green Griffin Gupta Haddad Hale Hall Hamilton Hansen Harris Hart Hayes "
+           "Henderson Hernandez Hill Holm Horvat Howard Hughes Hunt Ito Jackson James Jansen Jensen Johnson Jones Jordan "
+           "Kane Kaur Keller Kelly Kennedy Khan Kim King Klein Knight Kowalski Kumar Lang Larsen Lee Lewis Lin Long Lopez "
+           "Lund Marsh Marshall Martin Martinez Mason Meyer Miller Mills Mitchell Moore Moreau Morgan Morris Murphy "
+           "Murray Nakamura Nash Nelson Nguyen Nielsen Novak Okafor Olsen Ortiz Owens Park Parker Patel Perez Pereira "
+           "Perry Peters Petrov Phillips Pike Porter Powell Price Quinn Ramos Reed Reyes Reynolds Richards Rivera "
+           "Roberts Robinson Rodriguez Rogers Rossi Ruiz Russell Russo Ryan Sanchez Santos Sato Schmidt Scott Shah Shaw "
+           "Silva Simmons Singh Smith Stewart Stone Strand Sullivan Suzuki Tanaka Taylor Thomas Thompson Torres Tran "
+           "Turner Vance Vargas Vogel Wagner Walker Walsh Ward Watson Weber Wells West White Williams Wilson Wolf Wood "
+           "Wright Young Zhang Ziegler")
+_CITIES = ("Aarhus Accra Adelaide Algiers Amman Amsterdam Antwerp Athens Atlanta Auckland Austin Baku Baltimore Bangkok "
+           "Barcelona Basel Beijing Beirut Belfast Belgrade Bergen Berlin Bern Bogota Bologna Bordeaux Boston Bratislava "
+           "Bremen Brisbane Bristol Brno Bruges Brussels Bucharest Budapest Cairo Calgary Cardiff Chicago Cologne "
+           "Copenhagen Cork Dakar Dallas Delft Delhi Denver Detroit Doha Dresden Dubai Dublin Durban Edinburgh Florence "
+           "Frankfurt Gdansk Geneva Genoa Ghent Glasgow Gothenburg Graz Hamburg Hanoi Havana Helsinki Houston Istanbul "
+           "Jakarta Kiev Krakow Kyoto Lagos Leeds Leipzig Lille Lima Linz Lisbon Liverpool London Lyon Madrid Malmo "
+           "Manchester Manila Marseille Melbourne Memphis Miami Milan Montreal Moscow Mumbai Munich Nairobi Nantes Naples "
+           "Nice Osaka Oslo Ottawa Oxford Palermo Paris Perth Phoenix Portland Porto Prague Quebec Reykjavik Riga Rome "
+           "Rotterdam Salzburg Santiago Seattle Seoul Seville Shanghai Singapore Sofia Stockholm Sydney Tallinn Tampere "
+           "Tbilisi Tokyo Toronto Toulouse Turin Utrecht Valencia Vancouver Venice Vienna Vilnius Warsaw Zagreb Zurich")
+_TITLE_WORDS = ("Amber Anchor Arrow Ash Aurora Autumn Beacon Birch Bloom Blue Bright Bridge Canyon Cedar Circle Cloud Coast "
+                "Comet Copper Coral Crest Crimson Crown Dawn Delta Desert Drift Dune Dusk Echo Eclipse Ember Falcon Field Fire "
+                "Flint Frost Garden Glass Golden Granite Green Grove Harbor Harvest Haven Hollow Horizon Iron Island Ivory Jade "
+                "Lantern Legacy Light Lights Lumen Maple Meadow Mirror Mist Moon Nomad North Nova Oak Ocean Orbit Pacific Peak "
+                "Pine Pioneer Polar Prism Quiet Radiant River Rock Royal Sage Salt Shadow Signal Silver Sky Solar Spark Spring "
+                "Star Steel Stone Storm Summit Sun Swift Thunder Tide Timber Titan Trail Vertex Vista Wave West Wild Willow "
+                "Wind Winter Wolf Year Apex Atlas")
+_KIND_WORDS = ("Films Pictures Studios Records Labs Works Group Media Press Books Systems Partners Holdings Industries "
+               "Motors Airlines Bank Foundation Institute Society Company Capital Ventures Energy Foods Games Health "
+               "Software Networks Logistics Publishing Entertainment Productions Theatre Gallery Museum College University")
+WORD_POOLS = [set(pool.split()) for pool in (_GIVEN, _FAMILY, _CITIES, _TITLE_WORDS, _KIND_WORDS)]
+POOL_SHARE = 0.3  # the share of a position's distinct words a pool must hold to lend that position its other words
+POOL_OWN = 10  # a graph that uses this many of a pool's words anywhere lends only those: words it never uses would
+# tell its new names from its real ones (an n-gram classifier learns them)
+
 _TRANSLIT = {
     **dict(zip("абвгдеёжзийклмнопрстуфхцчшщыэюя", "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch y e yu ya".split())),
     "ъ": "",
@@ -3006,7 +3064,7 @@ class Vocabulary:
     Hill Park' may give 'Tower Gate Bridge'; 'North of Nowhere' mixes only with names like it); a one-word name by
     a WordModel of the role's one-word names. No digit or word comes in that the role's names lack."""
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], graph_words: frozenset[str] = frozenset()) -> None:
         self.names = sorted(n for n in set(names) if any(c.isalnum() for c in n))  # a name like "." carries no words
         self.slots: dict[tuple, list[list[str]]] = {}  # shape of a name -> the words at each position, over its names
         self.templates: list[list[list[str]] | None] = []  # per name: the slots of its shape, None for one word
@@ -3018,12 +3076,37 @@ class Vocabulary:
             self.templates.append(slots if len(split) > 1 else None)
         single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
         self.model = WordModel(single) if len(single) >= WORD_MODEL_MIN_WORDS else None
+        for shape, slots in self.slots.items():  # widened by the pool most of a position's words come from
+            lent: list[set[str]] = []  # pools lent to earlier positions: a first name's pool is not a surname's
+            for k, slot in enumerate(slots):
+                slots[k] = slot + _pool_words(slot, shape[k], lent, graph_words)
+        self.single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
+        if len(self.single) > len(single):  # a pool lends one-word names real words: drawn as they are, not modelled
+            self.model = None
 
     def draw(self, rng: random.Random) -> str | None:
         slots = rng.choice(self.templates)  # a real name as the template: its shape's slots
         if slots is None:
-            return self.model.draw(rng) if self.model else None
+            if self.model:
+                return self.model.draw(rng)
+            return rng.choice(self.single) if self.single else None  # a pool's word, or a name in use (drawn again)
         return " ".join(rng.choice(words) for words in slots)
+
+
+def _pool_words(slot: list[str], shape: tuple[str, str], lent: list[set[str]], graph_words: frozenset[str]) -> list[str]:
+    """The words a word pool lends one position of a role's names: those of the pool, not lent to an earlier
+    position, that holds the most of the position's distinct words, at least two and POOL_SHARE of them (only the
+    ones the graph uses anywhere, when it uses POOL_OWN of them or more); none for words of another case or with
+    punctuation. The pool is added to lent."""
+    distinct = set(slot)
+    if shape != ("title", "") or len(distinct) < 2:
+        return []
+    best = max((pool for pool in WORD_POOLS if pool not in lent), key=lambda pool: len(distinct & pool))
+    if len(distinct & best) < 2 or len(distinct & best) < POOL_SHARE * len(distinct):
+        return []
+    lent.append(best)
+    own = best & graph_words
+    return sorted((own if len(own) >= POOL_OWN else best) - distinct)
 
 
 class Namer:
@@ -3036,6 +3119,7 @@ class Namer:
         self.rng = rng
         self.names = {n.name.casefold() for n in graph.nodes}  # every name in use, folded
         self.input_names = set(self.names)
+        self.graph_words = frozenset(w for n in graph.nodes for w in n.name.split(" "))
         self.ids = {n.id for n in graph.nodes}  # every id in use
         self.nodes = {n.id: n for n in graph.nodes}
         self.typed = len({n.type for n in graph.nodes}) > 1
@@ -3105,7 +3189,7 @@ class Namer:
             if node is not None:
                 return node
         for key, names in self._vocabularies(like, role):
-            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names))
+            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names, self.graph_words))
             misses = held_back = 0
             while key not in self.spent and vocabulary.names and misses < NAME_DRAWS:
                 name = vocabulary.draw(self.rng)
@@ -3193,6 +3277,16 @@ class Namer:
                 prefix = like.id[: len(like.id) - len(made)] if like.id.endswith(made) else ""
                 node_id = prefix + make(name)
                 break
+        if node_id is None and (template := id_template(like)) is not None:  # made of some words of the name
+            if longer:
+                return None  # no longer id: a shape no real id has; another name is drawn instead
+            prefix, picks, make = template
+            made = [make(w) for w in re.findall(r"[^\W_]+", name)]
+            if len(made) < len(picks):
+                return None
+            if not all(-len(made) <= k < len(made) for k in picks) or len({k % len(made) for k in picks}) < len(picks):
+                picks = range(len(picks))  # a shorter name than like's: its first words, as many (the id's shape is the same)
+            node_id = prefix + "_".join(made[k] for k in picks)
         if node_id is None and re.fullmatch(r"[^\W_]+(?:_[^\W_]+)*", like.id):  # readable words, not made from the name
             head = like.id.split("_", 1)[0]
             prefix = f"{head}_" if "_" in like.id and self.heads[head] > 1 else ""
@@ -3209,6 +3303,25 @@ class Namer:
         if leaky_markers(Node(node_id, name, like.type)):
             return None
         return node_id
+
+
+def id_template(node: Node) -> tuple[str, tuple[int, ...], Callable[[str], str]] | None:
+    """How a node's id is made of some of its name's words, after a prefix: 'person_ana' for 'Ana Ruiz' is
+    ('person_', (0,), slug), the first word; 'org_lewis' for 'Carol Lewis' ('org_', (-1,), slug), the last; None
+    when the id ends in no word of the name. The longest run of name words at the end of the id is taken."""
+    found = re.findall(r"[^\W_]+", node.name)
+    tokens = node.id.split("_")
+    for make in (slug, snake, words):
+        made = [make(w) for w in found]
+        picks: list[int] = []
+        for token in reversed(tokens):
+            if token not in made:
+                break
+            k = made.index(token)
+            picks.insert(0, k - len(made) if k == len(made) - 1 and k > 0 else k)  # the last word stays the last
+        if picks and len(set(picks)) == len(picks):
+            return "_".join(tokens[: len(tokens) - len(picks)]) + ("_" if len(tokens) > len(picks) else ""), tuple(picks), make
+    return None
 
 
 HELD = "held"  # Distractors._branch: no branch for now, only because the shares of new names are full

@@ -18,6 +18,7 @@ class FakeOpenAI:
     def __init__(self, answer=lambda prompt: "{}", delay: float = 0.0, usage=None):
         self.answer, self.delay, self.usage = answer, delay, usage
         self.script: list = []  # (status, headers, body or bytes) served before normal answers
+        self.before_script = None  # called, if set, before a scripted response is sent
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         self.connections: set = set()  # open client connections (keep-alive), closed with the server
@@ -43,6 +44,8 @@ class FakeOpenAI:
                     scripted = server.script.pop(0) if server.script else None
                 if server.delay:
                     time.sleep(server.delay)
+                if scripted is not None and server.before_script:
+                    server.before_script()
                 if scripted is None:
                     prompt = body["messages"][0]["content"]
                     content = server.answer(prompt)

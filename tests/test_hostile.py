@@ -274,9 +274,16 @@ def test_server_error_text_with_terminal_escapes_is_printed_inert(tmp_path):
 def test_a_401_after_answers_in_flight_keeps_their_results(tmp_path):
     contents = solver_contents()
     gate = threading.Event()
-    server = FakeOpenAI(answer=lambda prompt: (gate.wait(5), contents[prompt])[1])
+    server = FakeOpenAI(answer=lambda prompt: (gate.wait(30), contents[prompt])[1])
     server.script = [(401, {}, {"error": {"message": "key revoked", "code": "invalid_api_key"}})]
-    threading.Timer(0.5, gate.set).start()
+
+    def once_others_are_in_flight():  # the 401 goes out while other requests wait for their answers, however busy the machine
+        deadline = time.monotonic() + 30
+        while len(server.requests) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        threading.Timer(0.3, gate.set).start()
+
+    server.before_script = once_others_are_in_flight
     try:
         code = benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8"])
     finally:

@@ -169,6 +169,7 @@ def test_a_body_past_the_cap_fails_before_it_is_read(monkeypatch):
 
 def test_one_deadline_thread_ends_many_attempts_each_at_its_own_time():
     deadlines, ended = benchmark.Deadlines(), []
+    threads = threading.active_count()  # other tests' servers may still be ending in this process
     started = time.monotonic()
     entries = [deadlines.arm(t, lambda t=t: ended.append((t, time.monotonic() - started))) for t in (0.6, 0.2, 0.4, 0.3)]
     deadlines.disarm(entries[3])
@@ -178,7 +179,7 @@ def test_one_deadline_thread_ends_many_attempts_each_at_its_own_time():
     assert [t for t, _ in ended] == [0.2, 0.4, 0.6]  # in deadline order; the disarmed one never ran
     assert all(t <= at for t, at in ended)  # never early
     assert ended[0][1] < ended[2][1]  # each at its own time, not all at the last one
-    assert threading.active_count() < 20  # one thread, not one per attempt
+    assert threading.active_count() <= threads + 1  # one thread, not one per attempt
 
 
 def test_an_https_url_to_a_plain_server_is_a_connection_error_not_a_crash():

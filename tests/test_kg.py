@@ -778,7 +778,8 @@ def test_a_17_node_film_graph_runs_at_every_size_and_says_how_many_distractors_i
             "--model", "solver", "--out", str(tmp_path / "out")]
     assert benchmark.main(argv) == 0
     err = capsys.readouterr().err
-    assert re.search(r"warning: medium: \d+ of the \d+ distractor branches it needs could be made: the graph's names are too few", err)
+    assert re.search(r"warning: large: \d+ distractor branches could be made, fewer than it takes to fill --context-window: the graph's "
+                     r"names are too few", err)
     real = {n["name"] for n in FILM["nodes"]}
     for size in ("medium", "large"):
         graph = json.loads((tmp_path / "out" / f"graph.{size}.original.json").read_text(encoding="utf-8"))
@@ -787,6 +788,48 @@ def test_a_17_node_film_graph_runs_at_every_size_and_says_how_many_distractors_i
         assert len(set(new)) == len(new)
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert {e["path_exact"]["rate"] for e in results["aggregates"]} == {1.0}
+
+
+def id_shape(node_id: str, heads: collections.Counter) -> tuple:
+    """What an id looks like without what it says: a prefix that several ids share kept, each other word as its
+    case and digits ('person_ana' -> ('person', 'a'); 'Golden_Gate' -> ('A', 'A'); 'm.0abc1' -> ('a.9a9',))."""
+    tokens = node_id.split("_")
+    kept = [tokens.pop(0)] if len(tokens) > 1 and heads[tokens[0]] > 1 else []
+    return (*kept, *(re.sub(r"[a-z]+", "a", re.sub(r"[A-Z][a-z]*", "A", re.sub(r"[0-9]+", "9", t))) for t in tokens))
+
+
+PEOPLE = {  # ids made of a type prefix and the first name, as hand-made graphs often are (ids like 'person_ana')
+    "nodes": [{"id": f"person_{first.lower()}", "name": f"{first} {last}", "type": "person"} for first, last in (
+        ("Ana", "Ruiz"), ("Tom", "Baker"), ("Lee", "Chen"), ("Maya", "Patel"), ("Omar", "Haddad"), ("Sara", "Novak"),
+        ("Ivan", "Petrov"), ("Nina", "Berg"))]
+    + [{"id": f"studio_{n.split()[0].lower()}", "name": n, "type": "studio"} for n in ("Nova Pictures", "Apex Films", "Lumen Studios")]
+    + [{"id": f"city_{n.lower()}", "name": n, "type": "city"} for n in ("Lisbon", "Oslo", "Austin", "Kyoto")],
+    "edges": [{"source": f"person_{p}", "relation": r, "target": t} for p, r, t in (
+        ("ana", "WORKS_AT", "studio_nova"), ("tom", "WORKS_AT", "studio_apex"), ("lee", "WORKS_AT", "studio_lumen"),
+        ("maya", "WORKS_AT", "studio_nova"), ("omar", "WORKS_AT", "studio_apex"), ("sara", "KNOWS", "person_ana"),
+        ("ivan", "KNOWS", "person_tom"), ("nina", "KNOWS", "person_lee"), ("ana", "BORN_IN", "city_lisbon"),
+        ("tom", "BORN_IN", "city_austin"), ("lee", "BORN_IN", "city_kyoto"), ("maya", "BORN_IN", "city_oslo"))]
+    + [{"source": s, "relation": "BASED_IN", "target": t} for s, t in (("studio_nova", "city_lisbon"), ("studio_apex", "city_austin"))],
+}
+
+
+@pytest.mark.parametrize("graph", [FILM, PEOPLE], ids=["film", "people"])
+def test_distractor_ids_have_the_shape_of_the_real_ids_of_their_type(tmp_path, graph):
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "12", "--prompt", "en", "--sizes", "small,large",
+            "--formats", "json", "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    real = {n["id"]: n for n in graph["nodes"]}
+    heads = collections.Counter(i.split("_")[0] for i in real if "_" in i)
+    shapes = collections.defaultdict(set)
+    for n in graph["nodes"]:
+        shapes[n["type"]].add(id_shape(n["id"], heads))
+    large = json.loads((tmp_path / "out" / "graph.large.original.json").read_text(encoding="utf-8"))
+    new = [n for n in large["nodes"] if n["id"] not in real]
+    unseen = [n["id"] for n in new if id_shape(n["id"], heads) not in shapes[n["type"]]]
+    assert len(new) > 100 and len(unseen) < 0.1 * len(new), unseen[:5]  # it was 100%: 'person_mia_ruiz' beside 'person_ana'
+    people = [n for n in new if n["type"] == "person"]
+    assert len(people) > 50 and len({n["name"].split()[0] for n in people}) > 30  # new first names, from the pool
 
 
 def test_a_character_n_gram_classifier_cannot_tell_distractors_from_real_names(tmp_path):

@@ -556,7 +556,9 @@ def run_until_logged(server, out, concurrency: int, lines: int, stderr) -> tuple
     """A model run in a process of its own, returned once its log has that many lines (header included)."""
     cmd = [sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", server.url,
            "--concurrency", str(concurrency), "--out", str(out)]
-    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, text=True)
+    # SIGINT as a terminal delivers it, even when the suite itself runs where it is ignored (a job started with &)
+    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     log, deadline = out / "requests.jsonl", time.monotonic() + 30
     while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < lines):
         time.sleep(0.01)
