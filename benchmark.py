@@ -3084,8 +3084,13 @@ class Vocabulary:
         if len(self.single) > len(single):  # a pool lends one-word names real words: drawn as they are, not modelled
             self.model = None
 
-    def draw(self, rng: random.Random) -> str | None:
-        slots = rng.choice(self.templates)  # a real name as the template: its shape's slots
+    def draw(self, rng: random.Random, like: str | None = None) -> str | None:
+        """A new name: in the shape of a real name drawn as the template, or with like, in like's shape."""
+        shape = tuple(map(_word_shape, like.split(" "))) if like is not None else None
+        if shape is not None and shape in self.slots:
+            slots = self.slots[shape] if len(shape) > 1 else None
+        else:
+            slots = rng.choice(self.templates)  # a real name as the template: its shape's slots
         if slots is None:
             if self.model:
                 return self.model.draw(rng)
@@ -3101,7 +3106,7 @@ def _pool_words(slot: list[str], shape: tuple[str, str], lent: list[set[str]], g
     distinct = set(slot)
     if shape != ("title", "") or len(distinct) < 2:
         return []
-    best = max((pool for pool in WORD_POOLS if pool not in lent), key=lambda pool: len(distinct & pool))
+    best = max((pool for pool in WORD_POOLS if pool not in lent), key=lambda pool: len(distinct & pool), default=set())
     if len(distinct & best) < 2 or len(distinct & best) < POOL_SHARE * len(distinct):
         return []
     lent.append(best)
@@ -3147,6 +3152,8 @@ class Namer:
         self.unnamed: Counter = Counter()  # role description -> nodes that could not be named
         self.held = False  # the last new_node made none because a share was full, not because names are spent
         self.holds_input: re.Pattern | None = None  # with_pseudonyms: no new name may hold an input name of several words
+        self.avoid: set[str] = set()  # with_pseudonyms: words (folded) the new name may not have: those of the name it replaces
+        self.keep_shape = False  # with_pseudonyms: a new name has the shape of the name it replaces (words, case, punctuation)
         self.type_slack = TYPE_SHARE_SLACK
         # No first word (and no digit) may be more common among a type's new names than among its real ones.
         self.real_marks = {t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
@@ -3192,7 +3199,7 @@ class Namer:
             vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names, self.graph_words))
             misses = held_back = 0
             while key not in self.spent and vocabulary.names and misses < NAME_DRAWS:
-                name = vocabulary.draw(self.rng)
+                name = vocabulary.draw(self.rng, like.name if self.keep_shape else None)
                 if name is not None and self._fresh(name):
                     if not self._within_shares(like.type, name):
                         held_back += 1  # fresh, but its first word is common enough already: it may come later
@@ -3221,8 +3228,10 @@ class Namer:
         while k < len(pool) and not self._fresh(pool[k]):
             k += 1
         self.pool_position[like.type] = k
+        words = len(like.name.split(" "))
         for j in range(k, min(k + NAME_DRAWS, len(pool))):
-            node = self._named(like, pool[j]) if self._fresh(pool[j]) and self._within_shares(like.type, pool[j]) else None
+            fits = self._fresh(pool[j]) and self._within_shares(like.type, pool[j]) and (not self.keep_shape or len(pool[j].split(" ")) == words)
+            node = self._named(like, pool[j]) if fits else None
             if node is not None:
                 pool[k], pool[j] = pool[j], pool[k]
                 self.pool_position[like.type] = k + 1
@@ -3258,6 +3267,8 @@ class Namer:
         """Not a name in use, and not an input name followed by more words ('Kazan' -> 'Kazan River'), nor one that
         holds an input name of several words inside it (pseudonyms: 'Edward Martinez' holds 'Edward Martin')."""
         if not name.strip() or name.casefold() in self.names or self._extends(name):
+            return False
+        if self.avoid and any(w.casefold() in self.avoid for w in re.findall(r"[^\W_]+", name)):
             return False
         return self.holds_input is None or not self.holds_input.search(name.casefold())
 
@@ -3754,41 +3765,78 @@ def with_short_ids(variant: Variant, seed: int) -> Variant:
 SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
 
 
-def with_pseudonyms(variant: Variant, seed: int) -> Variant:
-    """--pseudonymize: every node renamed, consistently and seeded, to a name drawn like a distractor's (words of
-    the names of its role, never a name of the input) and an id in its id's style; edges, gold answers, answer
-    ids, queries, the question texts and the properties that quote a name follow; types, relations and gold
-    paths stay. A model that answers from memory instead of the graph scores lower here than on the original
-    names, on the same questions."""
+class Pseudonyms:
+    """--pseudonymize's renaming, one per run: every entity gets one pseudonym, whatever the size, context,
+    permutation or format it is shown in. The input's nodes are named first, in the input's order, so that
+    their pseudonyms do not depend on the sizes asked for; a distractor is named when it first appears.
+    A pseudonym is drawn like a distractor's name (words of the names of its role, in the same shape) and
+    shares no word with the name it replaces ('Carol Lewis' never becomes 'Carol Torres')."""
+
+    def __init__(self, graph: Graph, seed: int) -> None:
+        self.namer = Namer(graph, random.Random(f"{seed}/pseudonyms"))
+        self.namer.type_slack = math.inf  # every node is renamed: the mix of types is the input's by construction
+        self.namer.keep_shape = True
+        several = sorted({n.name.casefold() for n in graph.nodes if " " in n.name.strip()}, key=len, reverse=True)
+        self.namer.holds_input = re.compile("|".join(map(re.escape, several))) if several else None
+        self.rng = random.Random(f"{seed}/pseudonyms/fallback")
+        self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
+        self.real = graph.nodes  # the input's nodes: the names a question text may still hold
+        self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
+        self.shapes: dict[tuple, list[str]] = {}  # a word's shape -> the input's words of that shape, for the fallback
+        for n in graph.nodes:
+            for w in n.name.split(" "):
+                self.shapes.setdefault(_word_shape(w), []).append(w)
+        self.shapes = {k: sorted(set(v)) for k, v in self.shapes.items()}
+        self.rename(graph)
+
+    def rename(self, graph: Graph) -> dict[str, Node]:
+        """Name the graph's nodes that have no pseudonym yet; the pseudonym of each of its nodes."""
+        roles: dict[str, tuple[str, str]] = {}
+        for e in graph.edges:
+            roles.setdefault(e.target, (e.relation, "out"))
+            roles.setdefault(e.source, (e.relation, "in"))
+        for n in graph.nodes:
+            if n.id not in self.renamed:
+                self.renamed[n.id] = self._new(n, roles.get(n.id, ("", "out")))
+        return {n.id: self.renamed[n.id] for n in graph.nodes}
+
+    def _new(self, n: Node, role: tuple[str, str]) -> Node:
+        namer = self.namer
+        namer.avoid = {w.casefold() for w in re.findall(r"[^\W_]+", n.name)}
+        try:
+            node = namer.new_node(n, role)
+            for _ in range(NAME_DRAWS):  # the role's names are spent: each word from the input's words of its shape
+                if node is not None:
+                    return node
+                words = [self.rng.choice(self.shapes.get(_word_shape(w)) or [w]) for w in n.name.split(" ")]
+                name = " ".join(words)
+                node = namer._named(n, name) if namer._fresh(name) else None
+            while node is None:  # no word of that shape is left: a made-up word, in the input's script if Latin or Cyrillic
+                word = "".join(self.rng.choice(SYLLABLES) for _ in range(self.rng.randint(2, 3))).title()
+                word = "".join(_TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
+                node = namer._named(n, word) if namer._fresh(word) else None
+            return node
+        finally:
+            namer.avoid = set()
+
+
+def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
+    """--pseudonymize: every node renamed to its pseudonym (see Pseudonyms) with an id in its id's style; edges,
+    gold answers, answer ids, queries, the question texts and the properties that quote a name follow; types,
+    relations and gold paths stay. A model that answers from memory instead of the graph scores lower here than
+    on the original names, on the same questions."""
     contexts, mappings = [], {}
     for context in variant.contexts:
-        renamed, mapping = _pseudonyms(context, variant.size, seed)
+        renamed, mapping = _pseudonyms(context, pseudonyms.rename(context.graph), pseudonyms)
         contexts.append(renamed)
         mappings[context.id] = mapping
     mapping = json_bytes(mappings[""] if variant.shared else mappings)
     return replace(variant, ids="pseudonyms", contexts=tuple(contexts), mapping_sha256=sha256_hex(mapping))
 
 
-def _pseudonyms(context: Context, size: str, seed: int) -> tuple[Context, dict]:
+def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudonyms) -> tuple[Context, dict]:
     """with_pseudonyms for one context: the renamed context and its renaming (old id -> [new id, new name])."""
     graph = context.graph
-    namer = Namer(graph, random.Random(context.seed(seed, size, "pseudonyms")))
-    namer.type_slack = math.inf  # every node is renamed: the mix of types is the input's by construction
-    several = sorted({n.name.casefold() for n in graph.nodes if " " in n.name.strip()}, key=len, reverse=True)
-    namer.holds_input = re.compile("|".join(map(re.escape, several))) if several else None
-    rng = random.Random(context.seed(seed, size, "pseudonyms/fallback"))
-    roles: dict[str, tuple[str, str]] = {}
-    for e in graph.edges:
-        roles.setdefault(e.target, (e.relation, "out"))
-        roles.setdefault(e.source, (e.relation, "in"))
-    renamed: dict[str, Node] = {}
-    for n in graph.nodes:
-        node = namer.new_node(n, roles.get(n.id, ("", "out")))
-        while node is None:  # the role's names are spent: a made-up word, in the input's script if it is Latin or Cyrillic
-            word = "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).title()
-            word = "".join(_TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
-            node = namer._named(n, word) if namer._fresh(word) else None
-        renamed[n.id] = node
     by_name = {n.name: renamed[n.id].name for n in graph.nodes}
     by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2})  # an id quoted in a question
     pattern = re.compile("|".join(re.escape(k) for k in sorted(by_name, key=len, reverse=True) if k.strip())) if by_name else None
@@ -3808,15 +3856,38 @@ def _pseudonyms(context: Context, size: str, seed: int) -> tuple[Context, dict]:
         answers=q.answers if q.insufficient else tuple(dict.fromkeys(folded.get(_folded(a), text(a)) for a in q.answers)),
         answer_ids=tuple(renamed[i].id for i in q.answer_ids),
         query=replace(q.query, start=renamed[q.query.start].id) if q.query else None) for q in context.questions)
-    stems = {w[:-2].casefold(): n.name for n in graph.nodes for w in n.name.split() if len(w) >= 5}
-    for q in questions:  # an inflected form ("Ирины" for "Ирина") is not matched: say so, never pretend
-        words = [w.casefold() for w in re.findall(r"[^\W\d_]+", q.question)]
-        left = sorted({stems[w[:k]] for w in words for k in (len(w) - 1, len(w) - 2, len(w) - 3) if w[:k] in stems})
-        if left:
+    new_names = re.compile("|".join(re.escape(n.name) for n in sorted(new_graph.nodes, key=lambda n: -len(n.name)) if n.name.strip()) or "(?!)")
+    for q in questions:
+        left = still_named(new_names.sub(" ", q.question), pseudonyms.real)  # the pseudonyms' own words are no leftovers
+        if left and q.id not in pseudonyms.warned:
+            pseudonyms.warned.add(q.id)
             warn(f"--pseudonymize: the text of question {q.id} may still name {', '.join(map(repr, left[:3]))} in another "
                  "form than the graph's; rename it in the questions file, or use generated questions")
     mapping = {n.id: [renamed[n.id].id, renamed[n.id].name] for n in graph.nodes}
     return replace(context, graph=new_graph, questions=questions), mapping
+
+
+def still_named(question: str, nodes: tuple[Node, ...]) -> list[str]:
+    """The names a renamed question text (its pseudonyms taken out) may still hold: a word of a name of several words standing alone
+    ('Thompson' of 'Karen Thompson'), or in Cyrillic an inflected form of a name's word ('Ирины' for 'Ирина': the
+    same word but for its last one to three letters). Only capitalised words of four letters or more count, and
+    never the text's first word: 'Which' is not 'White'."""
+    found = re.findall(r"[^\W\d_]+", question)
+    words = {w for w in found[1:] if len(w) >= 4 and w[0].isupper()}
+    if not words:
+        return []
+    left = []
+    for n in nodes:
+        for part in n.name.split(" ") if " " in n.name.strip() else [n.name]:
+            part = part.strip(",.;:()\"'")
+            if len(part) < 4:
+                continue
+            if part in words and " " in n.name.strip():
+                left.append(n.name)
+            elif script(part) == "CYRILLIC" and len(part) >= 5 and any(
+                    w != part and w[:-k] == part[:-k] and abs(len(w) - len(part)) <= 2 for w in words for k in (1, 2, 3) if len(w) > k + 2):
+                left.append(n.name)
+    return sorted(set(left))
 
 
 _TO_CYRILLIC = dict(zip("abdeklmnorstvBDKLMNORSTV", "абдеклмнорствБДКЛМНОРСТВ"))
@@ -4456,6 +4527,7 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts:
     shared = len(bases) == 1 and not bases[0].id
     namer = None if shared or plan.sizes == ["small"] else Namer(inputs.graph, random.Random(f"{plan.seed}/names"))
     streams: dict[str, Distractors] = {}  # medium and large draw from one stream per context: large extends medium
+    pseudonyms: Pseudonyms | None = None  # one renaming for every size and context
     variants = []
     for size in plan.sizes:
         sized, branches, notes = [], 0, []
@@ -4477,7 +4549,9 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts:
             warn(shortage)
         base_variant = Variant(size, "original", tuple(sized), branches, shortage)
         for ids in plan.ids:
-            variant = base_variant if ids == "original" else with_short_ids(base_variant, plan.seed) if ids == "short" else with_pseudonyms(base_variant, plan.seed)
+            if ids == "pseudonyms" and pseudonyms is None:
+                pseudonyms = Pseudonyms(inputs.graph, plan.seed)
+            variant = base_variant if ids == "original" else with_short_ids(base_variant, plan.seed) if ids == "short" else with_pseudonyms(base_variant, pseudonyms)
             preflight_solver(variant)
             variants.append(variant)
     return variants

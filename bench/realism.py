@@ -204,6 +204,34 @@ def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
     return out
 
 
+def pseudonyms(graph: dict, folder: Path) -> dict:
+    """--pseudonymize on the graph, by a real run at every size: the real names against their pseudonyms (the
+    input's nodes only): the n-gram adversary's AUC, the share that keeps its number of words, the share that keeps
+    a word of its own, and the entities whose pseudonym differs between sizes."""
+    (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--graph", str(folder / "graph.json"), "--generate-questions",
+                           "40", "--sizes", "small,medium,large", "--formats", "json", "--pseudonymize", "--no-write-prompts",
+                           "--skip-invalid-questions", "--out", str(folder / "pseudo")], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark.py failed: {done.stderr}")
+    real = {n["id"]: n for n in graph["nodes"]}
+    named: dict[str, set[str]] = collections.defaultdict(set)
+    for size in ("small", "medium", "large"):
+        before = json.loads((folder / "pseudo" / f"graph.{size}.original.json").read_text(encoding="utf-8"))["nodes"]
+        after = json.loads((folder / "pseudo" / f"graph.{size}.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+        for a, b in zip(before, after):
+            if a["id"] in real:
+                named[a["id"]].add(b["name"])
+    pairs = [(real[i]["name"], sorted(names)[0]) for i, names in named.items()]
+    out = {"entities": len(pairs), "changed_between_sizes": sum(len(names) > 1 for names in named.values()),
+           "same_word_count": round(sum(len(a.split()) == len(b.split()) for a, b in pairs) / len(pairs), 3),
+           "keeps_own_word": round(sum(bool({w.casefold() for w in a.split()} & {w.casefold() for w in b.split()}) for a, b in pairs) / len(pairs), 3),
+           "warnings": sum("may still name" in line for line in done.stderr.splitlines())}
+    if len(pairs) >= 200:
+        out["auc"] = {k: round(v, 3) for k, v in cross_validated_auc([a for a, _ in pairs], [b for _, b in pairs]).items()}
+    return out
+
+
 def near_miss_share(graph: dict, questions: list[dict]) -> tuple[float, int]:
     edges, types = graph["edges"], {n["id"]: n["type"] for n in graph["nodes"]}
     typed = len(set(types.values())) > 1
@@ -252,13 +280,14 @@ def measure() -> list[dict]:
             made = run_sizes(graph, folder)
             real = graph["nodes"]
             share, n_abstain = near_miss_share(graph, generated(graph, folder))
+            renamed = pseudonyms(graph, folder)
             for size in ("medium", "large"):
                 fake = made[size]
                 row = {"graph": name, "size": size, "real": len(real), "distractors": len(fake),
                        "digits": [round(digit_share([n["name"] for n in real]), 3), round(digit_share([n["name"] for n in fake]), 3)],
                        "top_first_word": [top_first_word(real), top_first_word(fake)],
                        "near_misses": [round(share, 3), n_abstain],
-                       "warnings": made["warnings"]}
+                       "warnings": made["warnings"], "pseudonyms": renamed}
                 if len(real) >= 200 and len(fake) >= 50:
                     row["auc"] = {k: round(v, 3) for k, v in cross_validated_auc([n["name"] for n in real], [n["name"] for n in fake]).items()}
                 rows.append(row)
@@ -285,6 +314,15 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows[::2]:  # the warnings of one run, shared by its two sizes
         for w in r["warnings"]:
             print(f"- {r['graph']}: {w.removeprefix('warning: ')}")
+    print()
+    print("| graph | entities | n-gram AUC, real names against their pseudonyms (NB; LR) | same number of words | keeps a word of its own | "
+          "entities renamed differently between sizes | 'may still name' warnings |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows[::2]:
+        p = r["pseudonyms"]
+        aucs = "; ".join(f"{v:.2f}" for v in p.get("auc", {}).values()) or "(under 200 nodes)"
+        print(f"| {r['graph']} | {p['entities']:,} | {aucs} | {p['same_word_count']:.2f} | {p['keeps_own_word']:.2f} | "
+              f"{p['changed_between_sizes']} | {p['warnings']} |")
     return 0
 
 

@@ -932,13 +932,25 @@ def test_chart_labels_never_overlap_ticks_are_round_and_formats_keep_their_style
 # ---- pseudonymized entities (the memorization control of KG-LLM-Bench)
 
 
-def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right(tmp_path):
+def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right(tmp_path, capsys):
     graph = synth_kg.make_graph(800, 80, benchmark.random.Random(12))
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     out = tmp_path / "out"
     argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "24", "--prompt", "en", "--pseudonymize",
             "--sizes", "small,medium", "--model", "solver", "--formats", "json,dsl", "--write-prompts", "--out", str(out)]
     assert benchmark.main(argv) == 0
+    assert "may still name" not in capsys.readouterr().err  # generated questions quote names whole: nothing is left
+    pseudonym = {}  # entity id -> {(pseudonym id, name)} over the sizes
+    for size in ("small", "medium"):
+        before = json.loads((out / f"graph.{size}.original.json").read_text(encoding="utf-8"))["nodes"]
+        after = json.loads((out / f"graph.{size}.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+        for a, b in zip(before, after, strict=True):
+            pseudonym.setdefault(a["id"], set()).add((b["id"], b["name"]))
+            assert not {w.casefold() for w in a["name"].split()} & {w.casefold() for w in b["name"].split()}, (a, b)
+    assert all(len(names) == 1 for names in pseudonym.values())  # one pseudonym per entity, whatever the size
+    originals = {n["id"]: n["name"] for n in graph["nodes"]}
+    kept = [len(originals[i].split()) == len(next(iter(names))[1].split()) for i, names in pseudonym.items() if i in originals]
+    assert sum(kept) >= 0.9 * len(kept)  # the shape of the name: its number of words
     real = {n["name"] for n in graph["nodes"] if " " in n["name"]}
     prompts = list(out.glob("prompt.*.pseudonyms.*.txt"))
     assert prompts
@@ -954,3 +966,22 @@ def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right
     renamed = json.loads((out / "questions.small.pseudonyms.json").read_text(encoding="utf-8"))
     again = json.loads((out / "questions.small.original.json").read_text(encoding="utf-8"))
     assert [q["id"] for q in renamed] == [q["id"] for q in again] and [q.get("path") for q in renamed] == [q.get("path") for q in again]
+
+
+@pytest.mark.parametrize("question, names, left", [
+    ("Which company did Walter White found?", ["Walter White"], ["Walter White"]),  # not renamed: a leftover
+    ("Which company did Tom Baker found?", ["Walter White"], []),  # 'Which' is no stem of 'White'
+    ("Where was Thompson born?", ["Karen Thompson"], ["Karen Thompson"]),  # a word of a name, alone
+    ("Where was Karen born?", ["Karen"], []),  # a one-word name left whole is the renaming's business, not this check's
+    ("Где работает коллега Ирины?", ["Ирина"], ["Ирина"]),  # an inflected form
+    ("Ирины коллега где работает?", ["Ирина"], []),  # never the text's first word
+    ("Who works with the lead of this team?", ["Leadership Forum"], []),  # lower case: an ordinary word
+])
+def test_a_pseudonymized_question_is_said_to_still_name_only_a_real_leftover(question, names, left):
+    nodes = tuple(Node(f"n{k}", name, "t") for k, name in enumerate(names))
+    assert benchmark.still_named(question, nodes) == left
+
+
+def test_a_name_shape_with_more_title_case_words_than_pools_is_no_crash():
+    vocabulary = benchmark.Vocabulary(["Ann Bob Cat Dan Eve Fay Gus", "Bob Ann Dan Cat Fay Eve Hal"])
+    assert vocabulary.draw(benchmark.random.Random(1)).count(" ") == 6
