@@ -110,6 +110,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 import unicodedata
@@ -7793,6 +7794,10 @@ def wants_log(values: list[float]) -> bool:
     return len(positive) == len(values) and bool(positive) and max(positive) > 10 * min(positive)
 
 
+SVG_LEGEND_WIDTH = 220  # px per legend entry: a marker and a format's name with " (baseline)"
+SVG_CHAR_WIDTH = 5.6  # px per character of 10-px sans-serif, a little over the average, to wrap the footnote inside
+
+
 def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], caption: str) -> str:
     """Panels in a grid of SVG_COLUMNS. A panel: {title, x_label, y_label, x: (lo, hi, log) or categories [(x, label)],
     y: (lo, hi, log), points: [{format, label, x, y, low, high, filled, data}], lines: [{format, points: [(x, y)]}],
@@ -7801,9 +7806,11 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], cap
     gap_x, gap_y = SVG_GAP
     columns = min(len(panels), SVG_COLUMNS) or 1
     rows = math.ceil(len(panels) / columns) or 1
-    legend_rows = math.ceil(len(legend) / 4) + 2
     width = columns * (w + gap_x) + 40
-    height = 40 + rows * (h + gap_y) + 16 * legend_rows + 10
+    per_row = max(1, (width - gap_x) // SVG_LEGEND_WIDTH)  # legend entries on one line, all inside the canvas
+    legend_rows = math.ceil(len(legend) / per_row) + 1
+    notes = textwrap.wrap(caption, max(20, int((width - gap_x - 10) / SVG_CHAR_WIDTH)), break_long_words=False) or [""]
+    height = 40 + rows * (h + gap_y) + 16 * legend_rows + 14 * len(notes) + 10
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
            f'<rect width="{width}" height="{height}" fill="white"/>', _svg_text(gap_x, 22, title, size=14)]
     for k, panel in enumerate(panels):
@@ -7811,14 +7818,15 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], cap
         out += _svg_panel(panel, left, top, w, h)
     y = 40 + rows * (h + gap_y) + 4
     for k, (fmt, what) in enumerate(legend):
-        x = gap_x + (k % 4) * 220
-        yy = y + 16 * (k // 4)
+        x = gap_x + (k % per_row) * SVG_LEGEND_WIDTH
+        yy = y + 16 * (k // per_row)
         marker, dash, colour = format_style(fmt)
         out.append(f'<line x1="{x:.1f}" y1="{yy - 4:.1f}" x2="{x + 24:.1f}" y2="{yy - 4:.1f}" stroke="{colour}" stroke-width="1.5"'
                    + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
         out.append(_marker(marker, x + 12, yy - 4, colour, True, 'data-legend="1"', 4).replace('class="mark"', 'class="legend-mark"'))
         out.append(_svg_text(x + 30, yy, f"{fmt}{what}", size=10, cls="legend"))
-    out += [_svg_text(gap_x, height - 8, caption, size=10), "</svg>"]
+    out += [_svg_text(gap_x, height - 8 - 14 * (len(notes) - 1 - k), line, size=10) for k, line in enumerate(notes)]
+    out.append("</svg>")
     return "\n".join(out) + "\n"
 
 

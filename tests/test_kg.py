@@ -729,6 +729,19 @@ def svg_marks(path):
             for mark in panel if mark.get("class") == "mark"]
 
 
+def test_a_one_panel_chart_has_nothing_past_its_canvas(tmp_path):
+    import xml.etree.ElementTree as ET
+    assert benchmark.main(["--model", "solver", "--out", str(tmp_path)]) == 0  # a first model run: one size, one mode
+    root = ET.parse(tmp_path / "results.svg").getroot()
+    width = float(root.get("width"))
+    texts = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("text-anchor") == "start"]
+    legend = [t.text for t in texts if t.get("class") == "legend"]
+    assert legend == ["json (baseline)", "jsonl", "tsv", "edge_list", "dsl"]  # every format named (tsv and edge_list were past 550 px)
+    for t in texts:
+        assert float(t.get("x")) + len(t.text) * 5.0 <= width, t.text  # 10-px sans-serif: about 5 px a character
+    assert " ".join(t.text for t in texts if t.get("class") is None and t.get("font-size") == "10").endswith("whiskers: 95% interval")
+
+
 def test_every_mark_of_the_svg_charts_equals_the_json_figures(tmp_path):
     argv = [*write(tmp_path, FAMILY, QUESTIONS), "--model", "solver", "--sizes", "small,medium", "--budget", "900", "--formats", "json,tsv,dsl"]
     assert benchmark.main(argv) == 0
