@@ -2028,11 +2028,62 @@ def _yaml_dumper(base: type | None = None) -> type:
     return Dumper
 
 
-def serialize_yaml(graph: Graph, dumper: type | None = None) -> str:
-    """dumper: a PyYAML dumper class to build on instead of the C one (tests compare the two)."""
+def serialize_yaml(graph: Graph) -> str:
+    """The yaml text, record by record: each distinct key and value written once by PyYAML (as the value of a
+    one-entry record, so in the same context and style as in the whole document) and cached, the block layout
+    joined around them; the same bytes as yaml_dump_whole, which the tests compare it with, at a fraction of the
+    cost of dumping a whole graph for every packed prefix (PyYAML's representer is Python). A key or value the
+    joining cannot carry (an explicit '? ' key) sends the whole graph to yaml_dump_whole."""
+    plain = _graph_dict(graph, flat=True)
+    lines = []
+    try:
+        for section, records in plain.items():
+            if not records:
+                lines.append(f"{section}: []")
+                continue
+            lines.append(f"{section}:")
+            for record in records:
+                lead = "- "
+                for key, value in record.items():
+                    lines.append(f"{lead}{_yaml_key(key)}: {_yaml_value(type(value).__name__, value)}")
+                    lead = "  "
+    except _NotJoinable:
+        return yaml_dump_whole(graph)
+    return "\n".join(lines)
+
+
+class _NotJoinable(Exception):
+    pass
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _yaml_value(kind: str, value: object) -> str:
+    """A value as PyYAML writes it after 'key: ' in a block mapping of a block sequence (kind keeps True apart
+    from 1 in the cache)."""
+    text = _yaml_one({"k": value})
+    if not text.startswith("- k: ") or not text.endswith("\n"):
+        raise _NotJoinable
+    return text[len("- k: "):-1]
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _yaml_key(key: str) -> str:
+    text = _yaml_one({key: 0})
+    if not text.startswith("- ") or not text.endswith(": 0\n") or "\n" in text[:-1] or text.startswith("- ? "):
+        raise _NotJoinable
+    return text[2:-4]
+
+
+def _yaml_one(record: dict) -> str:
+    return yaml_dump_whole(None, {"r": [record]}).split("\n", 1)[1] + "\n"
+
+
+def yaml_dump_whole(graph: Graph | None, plain: dict | None = None, dumper: type | None = None) -> str:
+    """The yaml text as PyYAML dumps the whole document (of graph, or of plain records); dumper: a PyYAML dumper
+    class to build on instead of the C one (tests compare the two)."""
     import yaml
 
-    plain = _graph_dict(graph, flat=True)
+    plain = _graph_dict(graph, flat=True) if plain is None else plain
     texts = [t for records in plain.values() for record in records for item in record.items() for t in item if isinstance(t, str)]
     wide = sorted({ch for t in texts for ch in t if ord(ch) > 0xFFFF})
     used = {ch for t in texts for ch in t if ord(ch) in PRIVATE_USE} if wide else set()
@@ -3783,11 +3834,14 @@ class Pseudonyms:
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
         self.real = graph.nodes  # the input's nodes: the names a question text may still hold
         self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
-        self.shapes: dict[tuple, list[str]] = {}  # a word's shape -> the input's words of that shape, for the fallback
+        self.everyone = Vocabulary([n.name for n in graph.nodes], self.namer.graph_words)  # the fallback: every name's words
+        self.shapes: dict[tuple, list[str]] = {}  # ... then any word of the same shape, wherever it stands
         for n in graph.nodes:
             for w in n.name.split(" "):
                 self.shapes.setdefault(_word_shape(w), []).append(w)
         self.shapes = {k: sorted(set(v)) for k, v in self.shapes.items()}
+        numbers = [int(n.name) for n in graph.nodes if n.name.isdecimal() and n.name.isascii()]
+        self.numbers = (min(numbers), max(numbers)) if numbers else None  # names that are numbers (years) get numbers
         self.rename(graph)
 
     def rename(self, graph: Graph) -> dict[str, Node]:
@@ -3806,12 +3860,17 @@ class Pseudonyms:
         namer.avoid = {w.casefold() for w in re.findall(r"[^\W_]+", n.name)}
         try:
             node = namer.new_node(n, role)
-            for _ in range(NAME_DRAWS):  # the role's names are spent: each word from the input's words of its shape
-                if node is not None:
+            for attempt in range(2 * NAME_DRAWS):  # the role's names are spent: a number for a number; the words at the same
+                if node is not None:                # places of every name of its shape; then any word of each word's shape
                     return node
-                words = [self.rng.choice(self.shapes.get(_word_shape(w)) or [w]) for w in n.name.split(" ")]
-                name = " ".join(words)
-                node = namer._named(n, name) if namer._fresh(name) else None
+                if self.numbers and n.name.isdecimal() and n.name.isascii():
+                    low, high = self.numbers
+                    name = str(self.rng.randint(max(low - (high - low) // 2, 0), high + (high - low) // 2)).zfill(len(n.name))
+                elif attempt < NAME_DRAWS:
+                    name = self.everyone.draw(self.rng, n.name)
+                else:
+                    name = " ".join(self.rng.choice(self.shapes.get(_word_shape(w)) or [w]) for w in n.name.split(" "))
+                node = namer._named(n, name) if name and namer._fresh(name) else None
             while node is None:  # no word of that shape is left: a made-up word, in the input's script if Latin or Cyrillic
                 word = "".join(self.rng.choice(SYLLABLES) for _ in range(self.rng.randint(2, 3))).title()
                 word = "".join(_TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
@@ -4790,7 +4849,20 @@ def pack(variant: Variant, context: Context, k: int, whole: FormattedGraph, show
         def tokens(n: int, q: Question = q) -> int:
             return text(n).tokens(counts, tokenizer, q.question)
 
-        if tokens(m) <= budget:
+        if m not in texts:  # the pack of every edge is not mode A's text: made only if the search reaches it
+            if tokens(0) > budget:
+                raise BenchmarkError(
+                    f"--budget {budget} is below the {tokens(0)} tokens of the {fmt} prompt for question {q.id} "
+                    f"with an empty graph ({tokenizer.name}); raise --budget"
+                )
+
+            def capped(n: int, tokens: Callable[[int], int] = tokens) -> int:
+                return tokens(n) if n <= m else budget + 1  # past every edge: nothing more fits
+
+            guess = hints.get(hint_key) or max(1, m * budget // max(whole.tokens(counts, tokenizer, q.question), 1))
+            cut, _ = cut_near(capped, budget, min(guess, m), 0, tokens(0), None, None)
+            hints[hint_key] = cut
+        elif tokens(m) <= budget:
             cut = m
         else:
             if tokens(0) > budget:

@@ -205,18 +205,18 @@ def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
 
 
 def pseudonyms(graph: dict, folder: Path) -> dict:
-    """--pseudonymize on the graph, by a real run at every size: the real names against their pseudonyms (the
+    """--pseudonymize on the graph, by a real run at sizes small and medium: the real names against their pseudonyms (the
     input's nodes only): the n-gram adversary's AUC, the share that keeps its number of words, the share that keeps
     a word of its own, and the entities whose pseudonym differs between sizes."""
     (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
     done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--graph", str(folder / "graph.json"), "--generate-questions",
-                           "40", "--sizes", "small,medium,large", "--formats", "json", "--pseudonymize", "--no-write-prompts",
+                           "40", "--sizes", "small,medium", "--formats", "json", "--pseudonymize", "--no-write-prompts",
                            "--skip-invalid-questions", "--out", str(folder / "pseudo")], capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"benchmark.py failed: {done.stderr}")
     real = {n["id"]: n for n in graph["nodes"]}
     named: dict[str, set[str]] = collections.defaultdict(set)
-    for size in ("small", "medium", "large"):
+    for size in ("small", "medium"):
         before = json.loads((folder / "pseudo" / f"graph.{size}.original.json").read_text(encoding="utf-8"))["nodes"]
         after = json.loads((folder / "pseudo" / f"graph.{size}.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
         for a, b in zip(before, after):

@@ -386,7 +386,7 @@ def test_yaml_bytes_are_the_same_from_the_c_and_the_pure_python_dumper(value):
     import yaml
     assert hasattr(yaml, "CSafeDumper"), "the pinned PyYAML wheel carries libyaml"
     graph = graph_with(value)
-    assert benchmark.serialize_yaml(graph) == benchmark.serialize_yaml(graph, yaml.SafeDumper)
+    assert benchmark.serialize_yaml(graph) == benchmark.yaml_dump_whole(graph, dumper=yaml.SafeDumper)
 
 
 @pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["Party \U0001F389", "yes", "null", "0x1F", ".inf", "1_000"], ids=repr)
@@ -397,3 +397,18 @@ def test_a_yaml_1_2_reader_reads_the_strings_written(value):
     assert [n["name"] for n in read["nodes"]] == [value, "Плейн"] and read["edges"][0]["relation"] == value
     for number in YAML_12:
         assert f"'{number}'" in benchmark.serialize_yaml(graph_with(number))
+
+
+@pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["x" * 300, "a\nb\nc", "k: v", "- x", "? q", "'", "Party \U0001F389"], ids=repr)
+def test_yaml_joined_record_by_record_is_the_whole_dump(value):
+    graph = graph_with(value)
+    with_props = benchmark.replace(graph, node_props=((("k" * 200, value), (value or "p", 1.5)), (("flag", True), ("n", 1))),
+                                   edge_props=((("when", None),), (("n", 1),), ((value or "q", False),)))
+    for g in (graph, with_props):
+        assert benchmark.serialize_yaml(g) == benchmark.yaml_dump_whole(g)
+
+
+@settings(max_examples=100, deadline=None)
+@given(graph=graphs())
+def test_yaml_joined_is_the_whole_dump_on_any_graph(graph):
+    assert benchmark.serialize_yaml(graph) == benchmark.yaml_dump_whole(graph)
