@@ -48,18 +48,22 @@ Sections, in the order data flows through them:
   constants and the prompt templates   the article's prompt (ru) and its English rendering (en); path lines
   data types                           Node, Edge, Graph (edge ids, properties), GroupKey, Condition, Hop, Ask,
                                        Query, GivenContext, Question
-  shared helpers                       whole words (mentioned: many at once), leaky id markers, hop buckets
+  shared helpers                       whole words (mentioned: many at once), leaky id markers, hop buckets;
+                                       untrusted JSON (depth-guarded), inputs that must be regular files
   load and validate the inputs         Problems, graph files (read_graph_file: JSON, triples, RDF, GraphML,
                                        Neo4j), graph.json (a sound file checked at once, else record by
                                        record), properties, questions.json with contexts, NFC, sorted_graph
   formats                              serializer and parser pairs, registered in FORMATS; properties in each
-                                       (scalar_text where a format has no types)
+                                       (scalar_text where a format has no types); yaml joined record by record
+                                       from cached PyYAML scalars (emoji kept, YAML 1.2 numbers quoted)
   round-trip check                     every format parses back to the same graph
   control solver                       complete walks of a query (conditions, asks); check_questions says what
                                        disagrees; generated question sets (--generate-questions), near-miss
                                        abstentions, questions about properties
   graph variants                       Context (shared, given, KHop), drawn distractors (Vocabulary, WordModel,
-                                       Namer, Distractors), short ids, pseudonyms, edge ids, permutations
+                                       English word pools, Namer with id_template, Distractors), short ids,
+                                       Pseudonyms (one per entity for the run, shape kept, still_named),
+                                       edge ids, permutations
   prompts                              Template: --prompt ru | en | FILE
   tokenizers                           offline tiktoken, hf:tokenizer.json, TokenCounts, counting by parts
   leakage preflight                    whole-word checks of article 8.3
@@ -68,18 +72,23 @@ Sections, in the order data flows through them:
   reports                              console table, size_report.md, size_summary.json
   runner                               Chat Completions into requests.jsonl, resumable: http_post over our own
                                        HTTP/1.1 Connection (keep-alive, Deadlines: one thread ends attempts);
-                                       Gate: fail fast, throttle on timeouts, stop when the server goes away;
+                                       Gate: fail fast (url_hint on 404), throttle on timeouts, stop when the
+                                       server goes away; Redactor (the key in every derived form);
                                        Log (group commit), pending_jobs, Tally, RecentPrompts, Schedule
                                        (prefix warm-up, no idle worker), Sender; Batch export
   scoring                              answers, paths and abstention, from the log alone, streamed: Answer,
                                        Collected (logs), collect_batch (Batch files), AnswerKey (one per
                                        prompt), score_log, Answers, log_info, log_summary
-  results                              statistics per group and hop count (over columns), the acceptance gate (the question
-                                       as the unit, Newcombe's paired interval), write_results: results.json,
-                                       results.md, the console lines; the SVG charts (label placement, styles)
-  artifacts                            Staging, OutLock (one run per folder), manifest.json, publish
-  command line                         flags (checked up front), preflight, check_verdict_possible, run,
-                                       model_results (collects the answers, sent or scored), main
+  results                              statistics per group and hop count over question values (Wilson, the
+                                       guarded t interval), the acceptance gate (Paired checks by Newcombe's
+                                       method 11 or the guarded paired t, abstention and stability, Holm over
+                                       a group's formats, questions_for_power), write_results: results.json,
+                                       results.md, the console lines; the SVG charts (label placement, styles,
+                                       legend and footnote inside the canvas)
+  artifacts                            Staging, OutLock (one run per folder, by flock), manifest.json, publish
+  command line                         Parser (one line, did you mean), flags (checked up front), preflight,
+                                       check_verdict_possible, run, model_results (collects the answers, sent or
+                                       scored), main (SIGTERM and SIGHUP stop like Ctrl-C)
 """
 
 from __future__ import annotations
