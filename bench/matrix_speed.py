@@ -42,15 +42,22 @@ def rebuild_prompts(out: Path) -> tuple[dict[str, dict[str, str]], dict[str, dic
 
     prompts: dict[str, dict[str, str]] = {}
     graphs: dict[str, dict[str, str]] = {}
+    texts: dict[tuple, str] = {}
+    graphs_read: dict[str, benchmark.Graph] = {}
+    template = benchmark.load_template(load("manifest.json")["config"]["prompt"]["template"])  # --prompt ru, en (a file: not here)
     for r in rows:
         stem = f"{r['size']}.{r['ids']}"
-        graph = benchmark.validate_graph(load(f"graph.{stem}.json"), stem, benchmark.Problems())
+        if stem not in graphs_read:
+            graphs_read[stem] = benchmark.validate_graph(load(f"graph.{stem}.json"), stem, benchmark.Problems())
+        graph = graphs_read[stem]
         questions = {q["id"]: q for q in load(f"questions.{stem}.json")}
         order = load(f"order.{r['size']}.p{r['permutation']}.json")
-        edges = tuple(graph.edges[i] for i in order)[: r["edges_included"]]
-        shown = benchmark.Graph(graph.nodes, edges)
-        text = benchmark.serialized(r["format"], shown if r["mode"] == "A" else benchmark.subgraph(shown))
-        prompt = benchmark.ARTICLE_TEMPLATE.render(r["format"], text, questions[r["question_id"]]["question"])
+        key = (stem, r["permutation"], r["edges_included"], r["mode"], r["format"])
+        if key not in texts:  # every question of a mode A cell, and of a pack with the same cut, shows the same text
+            shown = graph.pick(order[: r["edges_included"]])  # properties kept
+            texts[key] = benchmark.serialized(r["format"], shown if r["mode"] == "A" else benchmark.subgraph(shown))
+        text = texts[key]
+        prompt = template.render(r["format"], text, questions[r["question_id"]]["question"])
         if benchmark.sha256_hex(prompt) != r["prompt_sha256"] or benchmark.sha256_hex(text) != r["graph_sha256"]:
             raise SystemExit(f"rebuilt prompt differs from the run's: {r['size']} {r['ids']} p{r['permutation']} {r['mode']} {r['format']} {r['question_id']}")
         prompts.setdefault(r["encoding"], {})[r["prompt_sha256"]] = prompt
