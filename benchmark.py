@@ -5457,10 +5457,6 @@ class ProtocolError(ConnectionError):
     so the request is retried like one under load."""
 
 
-class IdleClosed(ConnectionError):
-    """A kept-alive connection the server had closed while it was idle: the request goes again on a new one."""
-
-
 class Deadlines:
     """One thread that ends every worker's attempts at their deadlines: a timer thread per attempt cost more CPU
     than the request itself. arm() returns an entry; disarm() it when the attempt ends; an entry past its
@@ -5507,205 +5503,185 @@ class Deadlines:
 _deadlines = Deadlines()
 
 
-MAX_HEADER_BYTES = 65536
+class _Sockets:
+    """The network backend of one worker's client: httpcore's own, with each socket it opens kept, so that the
+    deadline thread can shut the one in use down (a blocked read wakes at once) whatever the server sends: a drip
+    of one byte at a time or chunks that never end pass every per-read timeout a library has. Proxied and TLS
+    connections go through connect_tcp too."""
 
+    def __init__(self) -> None:
+        import httpcore2
 
-class Connection:
-    """One HTTP/1.1 connection, kept alive between requests: POST with a Content-Length body, read a response
-    framed by Content-Length, chunked transfer encoding or the connection's end. A few lines of our own
-    instead of http.client, whose header parsing (the email package) cost more CPU than the rest of a
-    request; https through the ssl module's default context (certificates and host name checked)."""
+        self.inner = httpcore2.SyncBackend()
+        self.socks: list = []
+        self.connects = 0
+        self.expired = False  # this worker's attempt is past its deadline: a socket that opens now is shut at once
 
-    def __init__(self, scheme: str, host: str, port: int | None, timeout: float) -> None:
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        stream = self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        self.connects += 1
+        self.socks = [s for s in self.socks if s.fileno() != -1] + [stream.get_extra_info("socket")]
+        if self.expired:
+            self.shutdown()
+        return stream
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):  # never used: --base-url is http(s)
+        return self.inner.connect_unix_socket(path, timeout, socket_options)
+
+    def sleep(self, seconds: float) -> None:
+        self.inner.sleep(seconds)
+
+    def shutdown(self) -> None:
         import socket
 
-        self.sock = socket.create_connection((host, port or (443 if scheme == "https" else 80)), timeout)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request is one write: nothing to wait for
-        if scheme == "https":
-            import ssl
-
-            self.sock = ssl.create_default_context().wrap_socket(self.sock, server_hostname=host)
-        self.buffer, self.used, self.answered = b"", False, 0.0
-        self.host = host if port is None else f"{host}:{port}"
-
-    def close(self) -> None:
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-    def post(self, path: str, headers: dict, data: bytes) -> tuple[int, dict, bytes, bool]:
-        """(status, headers with lower-case names, body, whether the connection may take another request)."""
-        head = f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Length: {len(data)}\r\n"
-        head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        reused, self.used = self.used, True
-        try:
-            self.sock.sendall(head.encode("latin-1") + b"\r\n" + data)
-            if not self.buffer:
-                self.buffer = self._recv()  # the answer's first bytes
-        except ConnectionError:
-            if reused:  # closed while idle: nothing of this request was read
-                raise IdleClosed("the kept-alive connection was closed by the server") from None
-            raise
-        while True:
-            status, version, response_headers = self._head()
-            if status >= 200 or status == 101:
-                break  # 100 Continue and other 1xx: the real answer follows
-        body, until_close = (b"", False) if status in (204, 304) else self._body(response_headers)  # never a body
-        connection = response_headers.get("connection", "").lower()
-        keep = not until_close and connection != "close" and (version != "HTTP/1.0" or connection == "keep-alive")
-        # Bytes past the end of this answer were not asked for (a second response, a body longer than its length
-        # said): the connection's framing can no longer be trusted, so it is not used again.
-        self.answered = time.monotonic()
-        return status, response_headers, body, keep and not self.buffer
-
-    def idle_and_clean(self) -> bool:
-        """A kept-alive connection may take another request: it has rested QUIET_BEFORE_REUSE since its last answer,
-        nothing unread waits on it and the server has not closed it. HTTP/1.1 cannot tell an unsolicited response (a
-        server or proxy that sends an answer twice) from the answer to the next request: the rest lets such bytes
-        arrive (a second write of the server can wait for a delayed ACK, 40 ms on Linux) and be seen, so the
-        connection is dropped instead of the next answer being taken from them. Against a real model an answer
-        takes far longer than the rest, so connections are reused all the same."""
-        import select
-
-        if time.monotonic() - self.answered < QUIET_BEFORE_REUSE:
-            return False
-        try:
-            readable, _, _ = select.select([self.sock], [], [], 0)
-        except (OSError, ValueError):
-            return False
-        return not self.buffer and not readable
-
-    def _recv(self) -> bytes:
-        chunk = self.sock.recv(65536)
-        if not chunk:
-            raise ProtocolError("the server closed the connection mid-answer")
-        return chunk
-
-    def _head(self) -> tuple[int, str, dict]:
-        while (end := self.buffer.find(b"\r\n\r\n")) < 0:
-            if len(self.buffer) > MAX_HEADER_BYTES:
-                raise ProtocolError(f"the response headers passed {MAX_HEADER_BYTES:,} bytes")
-            self.buffer += self._recv()
-        lines = self.buffer[:end].decode("latin-1").split("\r\n")
-        self.buffer = self.buffer[end + 4:]
-        version, _, rest = lines[0].partition(" ")
-        code = rest[:3]
-        if not version.startswith("HTTP/") or not (len(code) == 3 and code.isdigit() and code.isascii()) or rest[3:4] not in ("", " "):
-            raise ProtocolError(f"not an HTTP status line: {lines[0][:80]!r}")
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, sep, value = line.partition(":")
-            if sep:
-                headers[name.strip().lower()] = value.strip()
-        return int(code), version, headers
-
-    def _take(self, n: int) -> bytes:
-        while len(self.buffer) < n:
-            self.buffer += self._recv()
-        data, self.buffer = self.buffer[:n], self.buffer[n:]
-        return data
-
-    def _line(self) -> bytes:
-        while (end := self.buffer.find(b"\r\n")) < 0:
-            if len(self.buffer) > MAX_HEADER_BYTES:
-                raise ProtocolError("a chunk header passed the size limit")
-            self.buffer += self._recv()
-        line, self.buffer = self.buffer[:end], self.buffer[end + 2:]
-        return line
-
-    def _body(self, headers: dict) -> tuple[bytes, bool]:
-        """The body, and whether it ran to the connection's end."""
-        if "chunked" in headers.get("transfer-encoding", "").lower():
-            chunks, size = [], 0
-            while True:
-                try:
-                    n = int(self._line().split(b";")[0].strip(), 16)
-                except ValueError:
-                    raise ProtocolError("a bad chunk size in a chunked body") from None
-                if n == 0:
-                    while self._line():  # trailers, up to the empty line
-                        pass
-                    return b"".join(chunks), False
-                size += n
-                if size > MAX_RESPONSE_BYTES:
-                    raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
-                chunks.append(self._take(n))
-                self._take(2)
-        if "content-length" in headers:
+        self.expired = True
+        for sock in self.socks:
             try:
-                n = int(headers["content-length"])
-            except ValueError:
-                raise ProtocolError(f"a bad Content-Length: {headers['content-length'][:40]!r}") from None
-            if n > MAX_RESPONSE_BYTES:
-                raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
-            return self._take(max(n, 0)), False
-        data = self.buffer  # no length: the body runs to the connection's end
-        while chunk := self.sock.recv(65536):
-            data += chunk
-            if len(data) > MAX_RESPONSE_BYTES:
-                raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
-        self.buffer = b""
-        return data, True
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
-_connections = threading.local()  # each worker keeps its own keep-alive connection per host
+@functools.cache
+def _client_class() -> type:
+    """httpx2.Client whose transports (direct, and one per proxy it reads from the environment) use a worker's
+    _Sockets: httpx2 builds them inside its constructor and takes no network backend, so the two methods that
+    build them are where it is set."""
+    import httpx2
+
+    class Client(httpx2.Client):
+        def __init__(self, backend: _Sockets, **kwargs) -> None:
+            self.backend = backend
+            super().__init__(**kwargs)
+
+        def _init_transport(self, *args, **kwargs):
+            return self._own(super()._init_transport(*args, **kwargs))
+
+        def _init_proxy_transport(self, *args, **kwargs):
+            return self._own(super()._init_proxy_transport(*args, **kwargs))
+
+        def _own(self, transport):
+            pool = getattr(transport, "_pool", None)
+            if pool is None or not hasattr(pool, "_network_backend"):
+                raise RuntimeError(f"httpx2 {httpx2.__version__} builds its transports in another way: pin the version of requirements.lock.txt")
+            pool._network_backend = self.backend
+            return transport
+
+        def pools(self) -> list:
+            return [t._pool for t in (self._transport, *self._mounts.values()) if t is not None]
+
+    return Client
+
+
+def _worker_client() -> tuple:
+    """This thread's client and its sockets: one each per worker, so that keep-alive is per worker and a deadline
+    shuts only its own worker's connection."""
+    state = _connections.__dict__
+    if "client" not in state:
+        import httpx2
+
+        state["backend"] = _Sockets()
+        state["client"] = _client_class()(
+            state["backend"], follow_redirects=False, trust_env=True, timeout=None,
+            limits=httpx2.Limits(max_connections=4, max_keepalive_connections=2, keepalive_expiry=5.0),
+            headers={"Accept-Encoding": "identity", "User-Agent": "graphrag-format-benchmark"})
+        state["answered"] = 0.0
+    return state["client"], state["backend"]
+
+
+def _drop_connections(client, idle_only: bool) -> None:
+    for pool in client.pools():
+        for conn in pool.connections:
+            if not idle_only or conn.is_idle():
+                conn.close()
+
+
+def _unread_bytes(client) -> bool:
+    """Bytes the server sent past the end of its answer wait in a kept-alive connection's HTTP/1.1 parser (h11):
+    the next request would take them for its answer."""
+    for pool in client.pools():
+        for conn in pool.connections:
+            h11_state = getattr(getattr(conn, "_connection", None), "_h11_state", None)
+            if h11_state is not None and h11_state.trailing_data[0]:
+                return True
+    return False
+
+
+_connections = threading.local()  # each worker keeps its own client (and so its keep-alive connections)
 QUIET_BEFORE_REUSE = 0.05  # seconds a kept-alive connection rests after an answer before it takes another request
 
 
-@functools.lru_cache(maxsize=16)
-def _target(url: str) -> tuple[str, str, int | None, str]:
-    """(scheme, host, port, path with query) of a URL, parsed once."""
-    parts = urllib.parse.urlsplit(url)
-    return parts.scheme, parts.hostname or "", parts.port, parts.path + (f"?{parts.query}" if parts.query else "")
+def _cause(e: BaseException) -> OSError | None:
+    """The OSError under an httpx2 error (refused, unknown host, reset, a certificate): the runner tells 'no server
+    there' from 'a server that cut its answer' by it."""
+    seen = e.__cause__ or e.__context__
+    while seen is not None:
+        if isinstance(seen, OSError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+class ProxyFailure(ConnectionError):
+    """The proxy of HTTPS_PROXY / HTTP_PROXY / ALL_PROXY refused or failed the tunnel: no answer can come through it,
+    so until one request has succeeded it stops the run at once, as no server there does."""
 
 
 def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int, dict, bytes]:
     """POST and return (status, headers with lower-case names, body); raises OSError on connection faults.
 
-    timeout bounds the whole attempt, whatever the server sends (a drip of one byte at a time, chunks that
-    never end): at the deadline the socket is shut down (Deadlines). Redirects are not followed (the key goes
-    to --base-url's host only): a 3xx is returned as it is. Each worker thread reuses its connection (keep-alive)."""
-    scheme, host, port, path = _target(url)
-    key = (scheme, host, port)
-    pool = _connections.__dict__.setdefault("pool", {})
-    conn = pool.pop(key, None)
-    if conn is not None and not conn.idle_and_clean():
-        conn.close()
-        conn = None
-    expired = []  # not empty once the deadline has passed (a list, not an Event: cheaper, and only this thread reads it)
+    Through httpx2 (proxies and certificates from the environment, as it reads them: HTTPS_PROXY, HTTP_PROXY,
+    ALL_PROXY, NO_PROXY, SSL_CERT_FILE, SSL_CERT_DIR). timeout bounds the whole attempt, whatever the server
+    sends: at the deadline the worker's socket is shut down (Deadlines, _Sockets). A body past
+    MAX_RESPONSE_BYTES fails the request as it is read. Redirects are not followed (the key goes to --base-url's
+    host only): a 3xx is returned as it is. A connection is reused only when it has rested QUIET_BEFORE_REUSE
+    since its last answer with nothing unread on it (HTTP/1.1 cannot tell an unsolicited response from the
+    answer to the next request: the rest lets late bytes arrive and be seen); one the server closed while idle
+    is replaced and the request sent on a new one, once."""
+    import httpx2
 
-    def expire() -> None:
-        expired.append(True)
-        if conn is not None:
-            try:
-                conn.sock.shutdown(2)  # wakes the blocked read at once
-            except OSError:
-                pass
-
-    deadline = _deadlines.arm(timeout, expire)
-    try:
-        if conn is None:
-            conn = Connection(scheme, host, port, timeout)
-            if expired:
-                raise AttemptTimeout(f"no complete answer within {timeout:g} s")
-        status, response_headers, body, keep = conn.post(path, headers, data)
-    except OSError as e:
-        if conn is not None:
-            conn.close()
-        if expired:
-            raise AttemptTimeout(f"no complete answer within {timeout:g} s") from None
-        if isinstance(e, IdleClosed):
+    client, backend = _worker_client()
+    state = _connections.__dict__
+    if time.monotonic() - state["answered"] < QUIET_BEFORE_REUSE:
+        _drop_connections(client, idle_only=True)
+    for attempt in (1, 2):
+        backend.expired, connects, answered = False, backend.connects, False
+        deadline = _deadlines.arm(timeout, backend.shutdown)
+        try:
+            with client.stream("POST", url, headers=headers, content=data, timeout=timeout) as response:
+                answered = True
+                length = response.headers.get("content-length", "")
+                if length.isdigit() and int(length) > MAX_RESPONSE_BYTES:
+                    raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
+                chunks, size = [], 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > MAX_RESPONSE_BYTES:
+                        raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
+                    chunks.append(chunk)
+                status, response_headers = response.status_code, dict(response.headers)
+        except (httpx2.HTTPError, OSError) as e:
+            if backend.expired or isinstance(e, httpx2.TimeoutException):
+                raise AttemptTimeout(f"no complete answer within {timeout:g} s") from None
+            if isinstance(e, OSError):  # ResponseTooLarge
+                raise
+            if attempt == 1 and backend.connects == connects and not answered and isinstance(e, (httpx2.RemoteProtocolError, httpx2.NetworkError)):
+                continue  # the server had closed the kept-alive connection while it was idle: a new one
+            if isinstance(e, httpx2.ProxyError):
+                raise ProxyFailure(f"the proxy failed: {e}") from None
+            cause = _cause(e)
+            if cause is not None and not isinstance(e, httpx2.RemoteProtocolError):
+                raise cause from None
+            raise ProtocolError(str(e) or type(e).__name__) from None
+        finally:
             _deadlines.disarm(deadline)
-            return http_post(url, headers, data, timeout)  # the server closed the idle connection: a new one
-        raise
-    finally:
-        _deadlines.disarm(deadline)
-    if keep and not expired:  # a deadline that passed as the answer completed: the answer stands, the socket does not
-        pool[key] = conn
-    else:
-        conn.close()
-    return status, response_headers, body
+        if backend.expired:  # a deadline that passed as the answer completed: the answer stands, the socket does not
+            _drop_connections(client, idle_only=False)
+        elif _unread_bytes(client):
+            _drop_connections(client, idle_only=True)
+        state["answered"] = time.monotonic()
+        return status, response_headers, b"".join(chunks)
+    raise AssertionError("unreachable")
 
 
 def retry_wait(headers: dict, attempt: int, rng: random.Random) -> float:
@@ -5847,7 +5823,7 @@ def _no_server(e: BaseException) -> bool:
     """Nothing listens there (refused, unknown host, unreachable), as opposed to a server that cut an answer."""
     import socket
 
-    return isinstance(e, (ConnectionRefusedError, socket.gaierror)) or getattr(e, "errno", None) in (101, 113)
+    return isinstance(e, (ConnectionRefusedError, socket.gaierror, ProxyFailure)) or getattr(e, "errno", None) in (101, 113)
 
 
 def _timed_out(e: BaseException) -> bool:
@@ -5902,6 +5878,9 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
                          "late; lower --concurrency or raise --timeout")
                 retry = timeouts < 2
                 gate.slow()
+            elif isinstance(e, ProxyFailure) and gate.fail(f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
+                                                          "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"):
+                return _outcome(None, None, error, None, attempt, started, first)
             elif not _no_server(e):
                 pass  # a reset or a cut body: the server is there; retried like load
             elif gate.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):

@@ -1,9 +1,10 @@
-"""The sending machinery of model runs: the HTTP/1.1 client (benchmark.Connection, http_post) against raw servers
+"""The sending machinery of model runs: http_post (httpx2 under one deadline per attempt) against raw servers
 that answer with exact bytes (framings, keep-alive, a connection closed while idle, malformed answers,
 deadlines), the log's group commit, and the prompts kept for repeats."""
 
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -88,7 +89,9 @@ def test_the_request_is_exact_bytes_and_the_answer_is_read_by_content_length():
         server.close()
     ((head, body),) = server.requests
     port = server.url.split(":")[2].split("/")[0]
-    assert head == f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 8\r\nContent-Type: application/json"
+    assert head == (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: */*\r\nConnection: keep-alive\r\n"
+                    "Accept-Encoding: identity\r\nUser-Agent: graphrag-format-benchmark\r\nContent-Type: application/json\r\n"
+                    "Content-Length: 8")  # the body as it will be logged: no compression asked for
     assert body == b'{"a": 1}'
 
 
@@ -129,14 +132,14 @@ def test_a_connection_the_server_ends_is_not_kept(answer):
     assert server.connections == 2
 
 
-@pytest.mark.parametrize("answer, error", [
-    (b"SSH-2.0-OpenSSH\r\n\r\n", "not an HTTP status line: 'SSH-2.0-OpenSSH'"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", "the server closed the connection mid-answer"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n{}", "a bad Content-Length: 'x'"),
-    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "a bad chunk size in a chunked body"),
-    (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000, "the response headers passed 65,536 bytes"),
-    (b"HTTP/1.1 20 OK\r\n\r\n", "not an HTTP status line: 'HTTP/1.1 20 OK'"),
-    (b"HTTP/1.1 2000\r\n\r\n", "not an HTTP status line: 'HTTP/1.1 2000'"),
+@pytest.mark.parametrize("answer, error", [  # in the words of httpx2's HTTP/1.1 parser (h11)
+    (b"SSH-2.0-OpenSSH\r\n\r\n", "illegal status line: bytearray(b'SSH-2.0-OpenSSH')"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", "peer closed connection without sending complete message body (received 2 bytes, expected 10)"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n{}", "bad Content-Length"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "illegal chunk header: bytearray(b'zz\\r\\n')"),
+    (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000, "Server disconnected without sending a response."),  # headers past h11's 16 KiB: never taken
+    (b"HTTP/1.1 20 OK\r\n\r\n", "illegal status line: bytearray(b'HTTP/1.1 20 OK')"),
+    (b"HTTP/1.1 2000\r\n\r\n", "illegal status line: bytearray(b'HTTP/1.1 2000')"),
 ])
 def test_a_malformed_answer_is_a_connection_error_naming_what_was_wrong(answer, error):
     server = Scripted([answer])
@@ -157,12 +160,16 @@ def test_a_204_has_no_body_even_without_a_length_and_the_connection_is_kept():
         server.close()
 
 
-def test_a_body_past_the_cap_fails_before_it_is_read(monkeypatch):
+@pytest.mark.parametrize("answer", [
+    b"HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n",  # said in advance: fails before a byte of the body is read
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"40\r\n" + b"x" * 64 + b"\r\n" + b"40\r\n" + b"x" * 64 + b"\r\n",
+])
+def test_a_body_past_the_cap_fails_as_it_passes_it(monkeypatch, answer):
     monkeypatch.setattr(benchmark, "MAX_RESPONSE_BYTES", 100)
-    server = Scripted([b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"80\r\n" + b"x" * 64])
+    server = Scripted([answer])  # the server keeps the connection open: the cap ends the request, not the server
     try:
         with pytest.raises(benchmark.ResponseTooLarge, match="passed 100 bytes"):
-            post(server)
+            post(server, timeout=30.0)
     finally:
         server.close()
 
@@ -272,3 +279,60 @@ def test_recent_prompts_are_rebuilt_once_and_kept_within_their_budget():
     assert list(prompts.texts) == ["a", "c"] and prompts.size == 200
     prompts.get(items[1])
     assert built == ["a", "b", "c", "b"]
+
+
+# ---- proxies from the environment, as httpx2 reads them
+
+
+def test_a_request_goes_through_the_proxy_of_http_proxy_and_bypasses_it_for_no_proxy(monkeypatch):
+    server, proxy = Scripted([OK]), Scripted([OK])
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy.url.rsplit("/v1", 1)[0])
+    try:
+        assert post(server)[2] == b"{}"
+        benchmark._connections.__dict__.clear()  # a worker reads the environment when it makes its client
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert post(server)[2] == b"{}"
+    finally:
+        server.close()
+        proxy.close()
+    ((proxied, _),) = proxy.requests
+    assert proxied.startswith(f"POST {server.url} HTTP/1.1\r\n")  # absolute form: the proxy is asked for the server's URL
+    ((direct, _),) = server.requests
+    assert direct.startswith("POST /v1/chat/completions HTTP/1.1\r\n")
+
+
+def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_at_once(tmp_path, monkeypatch, capsys):
+    proxy = socket.socket()
+    proxy.bind(("127.0.0.1", 0))
+    proxy.listen(4)
+    asked = []
+
+    def refuse():
+        while True:
+            try:
+                client, _ = proxy.accept()
+            except OSError:
+                return
+            with client:
+                asked.append(client.recv(65536).split(b"\r\n")[0])
+                client.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+    threading.Thread(target=refuse, daemon=True).start()
+    for name in ("NO_PROXY", "no_proxy", "https_proxy", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy.getsockname()[1]}")
+    monkeypatch.setenv("KEY", "sk-abc")
+    try:
+        with pytest.raises(benchmark.ProxyFailure, match=r"^the proxy failed: 403 Forbidden$"):
+            benchmark.http_post("https://api.example.test/v1/chat/completions", {}, b"{}", 5.0)
+        benchmark._connections.__dict__.clear()
+        code = benchmark.main(["--model", "m", "--base-url", "https://api.example.test/v1", "--api-key-env", "KEY", "--out", str(tmp_path / "o")])
+    finally:
+        proxy.close()
+    assert asked[0] == b"CONNECT api.example.test:443 HTTP/1.1"  # the key would go inside the tunnel, never to the proxy
+    assert code == 2 and len(asked) <= 1 + 4  # the run stops with the requests in flight (--concurrency 4), not their retries
+    last = capsys.readouterr().err.splitlines()[-1]
+    stopped = re.fullmatch(r"error: the proxy failed: 403 Forbidden on the way to https://api.example.test/v1; fix the proxy variable "
+                           r"\(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY\), or name the host in NO_PROXY; stopped after (\d) request\(s\), (\d+) not sent", last)
+    assert stopped and 1 <= int(stopped[1]) <= 4 and int(stopped[1]) + int(stopped[2]) == 30, last
