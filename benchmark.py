@@ -4454,6 +4454,16 @@ class FormattedGraph:
 
 
 PROGRESS_AFTER = 3.0  # seconds before a run starts to show its progress on stderr
+HEARTBEAT = 15.0  # seconds between status lines of a model run while no answer comes (a CPU server takes minutes)
+
+
+def duration(seconds: float) -> str:
+    """'45 s', '12 min', '3.5 h': a time left, as precise as an estimate can be."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 class Progress:
@@ -4468,9 +4478,16 @@ class Progress:
         self.done += n
         now = time.monotonic()
         if now - self.start >= self.delay and (now - self.last >= 1.0 or self.done == self.total):
-            self.last, self.shown = now, True
-            end = "\r" if sys.stderr.isatty() else "\n"
-            print(f"{self.done}/{self.total} {self.unit}, {now - self.start:.0f} s, {label}", end=end, file=sys.stderr, flush=True)
+            self.show(now, label)
+
+    def show(self, now: float, label: str, eta: bool = False) -> None:
+        """The status line; with eta, the time left at the pace so far (once something is done)."""
+        self.last, self.shown = now, True
+        end = "\r" if sys.stderr.isatty() else "\n"
+        left = ""
+        if eta and 0 < self.done < self.total:
+            left = f", about {duration((now - self.start) / self.done * (self.total - self.done))} left"
+        print(f"{self.done}/{self.total} {self.unit}, {now - self.start:.0f} s, {label}{left}", end=end, file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.shown and sys.stderr.isatty():
@@ -5720,6 +5737,26 @@ class Gate:
         self.halt = threading.Event()  # set with reason or stopped: wakes every retry wait
         self.stopped: str | None = None  # why a run that had answers stopped sending
         self.down_in_a_row = 0
+        self.tickets = itertools.count()
+        self.pending: set[int] = set()  # attempts sent and not yet answered, by the order they were sent in
+        self.parallel = False  # seen to work on several requests at once: an answer came before an earlier request's
+
+    def begin(self) -> int:
+        """An attempt is about to be sent: its place in the order of sending."""
+        with self.lock:
+            ticket = next(self.tickets)
+            self.pending.add(ticket)
+            return ticket
+
+    def end(self, ticket: int, answered: bool) -> None:
+        """An attempt was answered. A server that works one request at a time (llama.cpp with one slot, Ollama by
+        default) answers in the order it was sent; an answer that overtakes an earlier request shows several at work.
+        Until one does, a request that timed out is not sent again: the server is still computing it, and a copy
+        would queue behind it (and the requests after it behind both)."""
+        with self.lock:
+            self.pending.discard(ticket)
+            if answered and not self.parallel and self.pending and min(self.pending) < ticket:
+                self.parallel = True
 
     def success(self) -> None:
         self.opened.set()
@@ -5750,7 +5787,7 @@ class Gate:
 
     def slow(self) -> None:
         """A request timed out: the server queues more than it serves, so halve the requests in flight (and say
-        so) rather than send more into a full queue."""
+        so) rather than send more into a full queue. At one in flight there is nothing to halve."""
         with self.room:
             if self.limit > 1:
                 self.limit //= 2
@@ -5866,17 +5903,24 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
         attempt += 1
         started = time.monotonic()  # latency is the last attempt's; earlier attempts and waits are retry_wait_s
         status, parsed, raw_text, wait_headers = None, None, None, {}
+        ticket = gate.begin()
         try:
             status, wait_headers, raw = post(url, headers, data, config.timeout)
         except OSError as e:  # refused, reset, timed out, DNS, a malformed answer...
+            gate.end(ticket, answered=False)
             error, retry = f"connection error: {type(e).__name__}: {e}", True
             if isinstance(e, ResponseTooLarge):
                 error, retry = f"connection error: {e}", False
             elif _timed_out(e):
                 timeouts += 1
-                error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
-                         "late; lower --concurrency or raise --timeout")
-                retry = timeouts < 2
+                if gate.parallel:  # sent again, once: the server works on several at a time, so the copy is not queued behind it
+                    error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
+                             "late; lower --concurrency or raise --timeout")
+                    retry = timeouts < 2
+                else:  # a server that works one request at a time is still computing this one: a copy would queue behind it
+                    error = (f"timed out after {config.timeout:g} s: not sent again, since the server answers one request at a time "
+                             "and is still computing it; raise --timeout or cap --max-output-tokens")
+                    retry = False
                 gate.slow()
             elif isinstance(e, ProxyFailure) and gate.fail(f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
                                                           "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"):
@@ -5888,6 +5932,7 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
             elif gate.down(f"{type(e).__name__}: {e}"):
                 return _outcome(None, None, error, None, attempt, started, first)
         else:
+            gate.end(ticket, answered=True)
             raw_text = raw.decode("utf-8", errors="replace")
             parsed = untrusted_json(raw_text)
             if 200 <= status < 300:
@@ -6174,12 +6219,15 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
     log = Log(log_path, redact)  # first: it repairs a torn last line
     try:
         jobs, skipped = pending_jobs(measured, config, log_path)
-        tally = Tally(redact, len(jobs))
+        tally = Tally(redact, len(jobs), config.max_output_tokens)
         sender = Sender(config, jobs, log, key, post, tally)
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
+        if config.model != SOLVER_MODEL:
+            print(f"sending {len(jobs)} request(s) to {public_url(config.base_url)}, {min(config.concurrency, len(jobs))} at a time"
+                  f" ({skipped} already answered in {display(log_path)})", file=sys.stderr, flush=True)
         try:
             sender.start(min(config.concurrency, len(jobs)))
-            sender.wait()
+            sender.wait(lambda: tally.beat(sender.in_flight) if config.model != SOLVER_MODEL else None)
         except KeyboardInterrupt:
             sender.gate.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
             if sender.in_flight:
@@ -6225,9 +6273,10 @@ class Tally:
     """The outcomes of a run as they come, from every worker: sent, failed by reason, cut at the output cap,
     refused for context."""
 
-    def __init__(self, redact: Redactor, total: int) -> None:
-        self.redact, self.progress, self.lock = redact, Progress(total, "requests"), threading.Lock()
+    def __init__(self, redact: Redactor, total: int, cap: int) -> None:
+        self.redact, self.progress, self.lock, self.cap = redact, Progress(total, "requests"), threading.Lock(), cap
         self.sent = self.cut = self.answered = 0
+        self.cut_before_cap: list[int] = []  # prompt + answer tokens (the server's counts) of answers cut short of the cap
         self.failures: Counter = Counter()
         self.refused_tokens: list[int] = []  # prompt tokens, by our count, of the prompts the server refused for context
 
@@ -6244,12 +6293,42 @@ class Tally:
             self.failures[failure_kind(self.redact(outcome["error"]))] += 1
         elif outcome["finish_reason"] == "length":
             self.cut += 1
-        self.progress.advance(1, f"{sum(self.failures.values())} failed")
+            usage = outcome.get("usage")
+            if isinstance(usage, dict) and (end := context_end(usage.get("prompt_tokens"), usage.get("completion_tokens"), self.cap)):
+                self.cut_before_cap.append(end)
+        now = time.monotonic()
+        if now - self.progress.start >= self.progress.delay and (now - self.progress.last >= 1.0 or self.progress.done + 1 == self.progress.total):
+            self.progress.done += 1
+            self.progress.show(now, f"{sum(self.failures.values())} failed", eta=True)
+        else:
+            self.progress.done += 1
+
+    def beat(self, in_flight: int) -> None:
+        """A status line when none came for HEARTBEAT seconds: a slow server is at work, not a hung run."""
+        with self.lock:
+            now = time.monotonic()
+            if now - self.progress.last >= HEARTBEAT:
+                waiting = "waiting for the first answer" if not self.progress.done else f"{sum(self.failures.values())} failed"
+                self.progress.show(now, f"{waiting}, {in_flight} in flight", eta=True)
 
     def summary(self) -> dict:
         refused = sorted(self.refused_tokens)
         return {"sent": self.sent, "failed": sum(self.failures.values()), "failures": dict(self.failures.most_common()),
-                "cut_by_length": self.cut, "context_overflow_by_server": len(refused), "refused_prompt_tokens": refused[::max(len(refused) - 1, 1)]}
+                "cut_by_length": self.cut, **cut_before_cap(self.cut_before_cap),
+                "context_overflow_by_server": len(refused), "refused_prompt_tokens": refused[::max(len(refused) - 1, 1)]}
+
+
+def context_end(prompt_tokens: object, completion_tokens: object, cap: int) -> int | None:
+    """Prompt and answer tokens together, by the server's counts, of an answer cut (finish_reason length) short of
+    the output cap: the server's context window cut it (llama.cpp stops at n_ctx), not --max-output-tokens. None
+    when the answer reached the cap or the server gave no counts."""
+    prompt, completion = _count(prompt_tokens), _count(completion_tokens)
+    return prompt + completion if prompt is not None and completion is not None and completion < cap else None
+
+
+def cut_before_cap(ends: list[int]) -> dict:
+    """The answers cut short of the cap, and the least and most tokens of prompt and answer they stopped at."""
+    return {"cut_before_cap": len(ends), "cut_before_cap_at_tokens": [min(ends), max(ends)] if ends else []}
 
 
 class RecentPrompts:
@@ -6348,10 +6427,11 @@ class Sender:
         for i in range(n):
             threading.Thread(target=self.work, name=f"sender-{i}", daemon=True).start()
 
-    def wait(self) -> None:
-        """Until every worker has ended, in slices, so that Ctrl-C reaches the main thread at once."""
+    def wait(self, beat: Callable[[], None] | None = None) -> None:
+        """Until every worker has ended, in slices, so that Ctrl-C reaches the main thread at once; beat() between them."""
         while not self.done.wait(0.2):
-            pass
+            if beat is not None:
+                beat()
 
     def work(self) -> None:
         """A worker: take jobs until none is left or the run stops."""
@@ -6900,6 +6980,8 @@ def log_summary(collected: Collected, items: list[Item], config: ModelConfig) ->
         "answered": sum(1 for r in outcomes if r is not None and not r.error), "failed": sum(failures.values()),
         "not_run": sum(1 for r in outcomes if r is None), "failures": dict(failures.most_common()),
         "cut_by_length": sum(1 for r in outcomes if r is not None and not r.error and r.finish_reason == "length"),
+        **cut_before_cap([end for r in outcomes if r is not None and not r.error and r.finish_reason == "length"
+                          and (end := context_end(r.prompt_tokens, r.completion_tokens, config.max_output_tokens))]),
         "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.error)),
     }
 
@@ -7629,9 +7711,16 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
         lines = [f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} failed, "
                  f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"]
     lines += [f"{count} x {reason}" for reason, count in summary["failures"].items()]
-    if summary.get("cut_by_length"):
-        lines.append(f"{summary['cut_by_length']} answer(s) cut at the output cap (finish_reason length): raise "
+    short = summary.get("cut_before_cap") or 0
+    if summary.get("cut_by_length", 0) > short:
+        lines.append(f"{summary['cut_by_length'] - short} answer(s) cut at the output cap (finish_reason length): raise "
                      f"--max-output-tokens (now {config.max_output_tokens})")
+    if short:
+        low, high = summary["cut_before_cap_at_tokens"]
+        lines.append(f"{short} answer(s) cut short of the output cap, at {low:,}{f' to {high:,}' if high != low else ''} tokens of prompt "
+                     "and answer together (finish_reason length): the server's context window ended them, not --max-output-tokens; "
+                     "give the server a larger context (llama.cpp: --n_ctx) or send shorter prompts (--context-window to the "
+                     "server's, less the answer)")
     if summary.get("context_overflow_by_server"):
         counted = summary.get("refused_prompt_tokens") or []
         local = f"{counted[0]:,}" + (f" to {counted[-1]:,}" if counted[-1] != counted[0] else "") if counted else ""

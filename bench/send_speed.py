@@ -1,9 +1,10 @@
-"""Wall time and client CPU of a model run against a server that answers every request in 20 ms, against the ideal.
+"""Wall time and client CPU of a model run against a server that answers every request after a delay, against the ideal.
 
     $ python bench/send_speed.py 64 168 --rounds 3   # 5,040 requests (the default run's 30 prompts x 168 repeats), 64 in flight
     $ python bench/send_speed.py 8 30 --rounds 3     # 900 requests, 8 in flight: the prefix-group send order's cost
+    $ python bench/send_speed.py 64 168 --delay 0.2  # a realistic floor: a server that takes 200 ms
 
-The ideal is requests / concurrency x 20 ms: what the run would take if the client cost nothing. The server
+The ideal is requests / concurrency x the delay (--delay, 20 ms by default): what the run would take if the client cost nothing. The server
 (bench/answer_server.py) runs in its own process and costs almost no CPU, so what is over the ideal is the
 client's: the whole command (start, measuring the prompts, sending, scoring, writing results), timed in the
 same process; the same less its offline part (the command without --model, timed just before it); and
@@ -25,9 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import benchmark  # noqa: E402
 
-DELAY = 0.02
-
-
 def stamp(text: str) -> float:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
 
@@ -36,7 +34,9 @@ parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("concurrency", type=int)
 parser.add_argument("repeats", type=int)
 parser.add_argument("--rounds", type=int, default=3)
+parser.add_argument("--delay", type=float, default=0.02, help="seconds the server takes per answer (default 0.02)")
 args = parser.parse_args()
+DELAY = args.delay
 
 server = subprocess.Popen([sys.executable, str(ROOT / "bench" / "answer_server.py"), str(DELAY)], stdout=subprocess.PIPE, text=True)
 url = server.stdout.readline().strip()

@@ -1,6 +1,7 @@
 """Shared fixtures: the repo root on sys.path, the canonical inputs, and a CLI runner."""
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -47,3 +48,11 @@ def grown(graph: benchmark.Graph, questions: tuple, stream: benchmark.Distractor
     """The shared graph plus the stream's first n distractor branches, as a variant of one context."""
     context, made = benchmark.with_distractors(benchmark.Context("", graph, questions), stream, size, n, seed)
     return benchmark.Variant(size, "original", (context,), made)
+
+
+START_LINE = re.compile(r"sending \d+ request\(s\) to \S+, \d+ at a time \(\d+ already answered in \S+\)\n")
+
+
+def run_stderr(capsys) -> str:
+    """stderr less the start line of a model run, which test_runner asserts on its own."""
+    return START_LINE.sub("", capsys.readouterr().err)

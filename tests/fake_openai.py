@@ -15,8 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeOpenAI:
-    def __init__(self, answer=lambda prompt: "{}", delay: float = 0.0, usage=None):
-        self.answer, self.delay, self.usage = answer, delay, usage
+    def __init__(self, answer=lambda prompt: "{}", delay=0.0, usage=None, slots: int | None = None, finish=None):
+        """delay: seconds per answer, or prompt -> seconds; slots: answers computed at once (1: a llama.cpp server with one
+        slot, which queues the rest in the order they came); finish: prompt -> finish_reason (default stop)."""
+        self.answer, self.delay, self.usage, self.finish = answer, delay, usage, finish
+        self.slots = threading.Semaphore(slots) if slots else None
         self.script: list = []  # (status, headers, body or bytes) served before normal answers
         self.before_script = None  # called, if set, before a scripted response is sent
         self.requests: list[dict] = []
@@ -42,8 +45,15 @@ class FakeOpenAI:
                 with server.lock:
                     server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "time": time.monotonic()})
                     scripted = server.script.pop(0) if server.script else None
-                if server.delay:
-                    time.sleep(server.delay)
+                if server.slots:
+                    server.slots.acquire()  # a queued request waits for the slot, whether or not its client still waits
+                try:
+                    delay = server.delay(body["messages"][0]["content"]) if callable(server.delay) else server.delay
+                    if delay:
+                        time.sleep(delay)
+                finally:
+                    if server.slots:
+                        server.slots.release()
                 if scripted is not None and server.before_script:
                     server.before_script()
                 if scripted is None:
@@ -53,7 +63,8 @@ class FakeOpenAI:
                     scripted = (200, {}, {
                         "id": "chatcmpl-test", "object": "chat.completion", "model": body["model"],
                         "system_fingerprint": "fp_test",
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                     "finish_reason": server.finish(prompt) if server.finish else "stop"}],
                         "usage": usage,
                     })
                 status, headers, payload = scripted

@@ -7,7 +7,7 @@ import sys
 import pytest
 import tiktoken
 
-from conftest import GOLDEN, ROOT, run_cli
+from conftest import GOLDEN, ROOT, run_cli, run_stderr
 import benchmark
 
 ARTICLE = GOLDEN / "article"
@@ -319,7 +319,7 @@ def test_normalization_that_makes_two_ids_equal_is_refused(tmp_path, capsys):
     write_input(tmp_path / "q.json", [])
     argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out")]
     assert benchmark.main(argv) == 2
-    err = capsys.readouterr().err.splitlines()
+    err = run_stderr(capsys).splitlines()
     assert err[1] == (
         f"error: {benchmark.display(tmp_path / 'g.json')}: nodes[1].id '\u0439' duplicates nodes[0] after NFC normalization; "
         "node ids must be unique"
@@ -358,7 +358,7 @@ def test_extra_fields_are_properties_carried_by_every_format(tmp_path, capsys):
     graph = edited(edited(GRAPH, ["nodes", 0, "color"], "red"), ["edges", 0, "weight"], 1)
     write_input(tmp_path / "g.json", graph)
     assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--out", str(tmp_path / "out")]) == 0
-    assert capsys.readouterr().err == ""
+    assert run_stderr(capsys) == ""
     assert '"properties": {\n        "color": "red"\n      },' in (tmp_path / "out" / "graph.json.txt").read_text(encoding="utf-8")
     assert "> person_irina|LEADS|project_orion|weight=1\n" in (tmp_path / "out" / "graph.dsl.txt").read_text(encoding="utf-8")
 
@@ -389,7 +389,7 @@ def test_new_run_removes_stale_files_of_the_previous_run_only(tmp_path, capsys):
 def test_unwritable_output_folder(tmp_path, capsys):
     (tmp_path / "file").write_text("x", encoding="utf-8")
     assert benchmark.main(["--out", str(tmp_path / "file" / "out")]) == 2
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     assert err == f"error: --out {benchmark.display(tmp_path / 'file' / 'out')}: cannot use it (Not a directory); name another folder\n"
 
 
@@ -402,7 +402,7 @@ def test_an_out_that_is_no_folder_is_one_line(tmp_path, capsys, make, words):
     out = tmp_path / "out"
     make(out)
     assert benchmark.main(["--out", str(out)]) == 2
-    assert capsys.readouterr().err == f"error: --out {benchmark.display(out)} {words}\n"
+    assert run_stderr(capsys) == f"error: --out {benchmark.display(out)} {words}\n"
 
 
 def readme_commands() -> list[str]:

@@ -12,7 +12,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, run_stderr
 from fake_openai import FakeOpenAI, TcpServer
 import benchmark
 
@@ -81,7 +81,7 @@ def test_batch_lines_that_crashed_the_scorer_are_failed_answers_or_named(tmp_pat
     assert benchmark.main([*args, "--score", str(tmp_path / "out.jsonl")]) == 0
     (tmp_path / "bad.jsonl").write_text(line(ids[0][:40] + "-r" + "9" * 5000) + "\n", encoding="utf-8")
     assert benchmark.main([*args, "--score", str(tmp_path / "bad.jsonl")]) == 2
-    assert "matches no prompt of this command" in capsys.readouterr().err
+    assert "matches no prompt of this command" in run_stderr(capsys)
 
 
 def test_a_log_line_whose_fields_have_the_wrong_types_is_skipped_not_a_crash(tmp_path):

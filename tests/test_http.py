@@ -12,6 +12,7 @@ import time
 import pytest
 
 import benchmark
+from conftest import run_stderr
 from fake_openai import TcpServer
 
 
@@ -332,7 +333,7 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
         proxy.close()
     assert asked[0] == b"CONNECT api.example.test:443 HTTP/1.1"  # the key would go inside the tunnel, never to the proxy
     assert code == 2 and len(asked) <= 1 + 4  # the run stops with the requests in flight (--concurrency 4), not their retries
-    last = capsys.readouterr().err.splitlines()[-1]
+    last = run_stderr(capsys).splitlines()[-1]
     stopped = re.fullmatch(r"error: the proxy failed: 403 Forbidden on the way to https://api.example.test/v1; fix the proxy variable "
                            r"\(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY\), or name the host in NO_PROXY; stopped after (\d) request\(s\), (\d+) not sent", last)
     assert stopped and 1 <= int(stopped[1]) <= 4 and int(stopped[1]) + int(stopped[2]) == 30, last

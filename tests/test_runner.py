@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from conftest import ROOT
+import conftest
+from conftest import ROOT, run_stderr
 from fake_openai import FakeOpenAI, TcpServer
 import benchmark
 from benchmark import Edge
@@ -192,7 +193,7 @@ def test_score_with_other_flags_than_the_run_says_so(tmp_path, capsys):
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "a")]) == 0
     log = tmp_path / "a" / "requests.jsonl"
     assert benchmark.main(["--model", "solver", "--formats", "json_compact", "--score", str(log), "--out", str(tmp_path / "b")]) == 2
-    assert capsys.readouterr().err == (
+    assert run_stderr(capsys) == (
         f"error: {benchmark.display(log)}: no answer to a prompt of this command; the log was written with --formats "
         "json,jsonl,tsv,edge_list,dsl (here json_compact); pass the same flags as the run that wrote it\n")
     assert not (tmp_path / "b").exists()
@@ -252,7 +253,7 @@ def test_a_batch_output_without_its_error_file_counts_the_missing_prompts_as_fai
     (tmp_path / "errors.jsonl").write_text("\n".join(errors) + "\n", encoding="utf-8")
     capsys.readouterr()
     assert score(tmp_path, tmp_path / "output.jsonl") == 1
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     assert "warning: 2 of 30 prompts have no answer line: pass the batch's error file too (they count as failed tasks, reason missing_from_batch_output)\n" in err
     table = results(tmp_path / "scored")["aggregates"]
     assert sum(e["errors"] for e in table) == 2 and sum(e["n"] for e in table) == 30
@@ -277,7 +278,7 @@ def test_unknown_conflicting_and_input_format_lines_are_refused(tmp_path, capsys
     lines = change(output, batch.read_text(encoding="utf-8").splitlines())
     (tmp_path / "output.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert score(tmp_path, tmp_path / "output.jsonl") == 2
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     assert message in err and f"{benchmark.display(tmp_path / 'output.jsonl')} line " in err
     assert not (tmp_path / "scored").exists()
 
@@ -286,14 +287,14 @@ def test_an_identical_duplicate_line_is_counted_once_and_another_model_is_an_err
     _, output, errors = batch_files(tmp_path, model="gpt-test-mini-2024-07-18")
     (tmp_path / "output.jsonl").write_text("\n".join([*output, output[0], *errors]) + "\n", encoding="utf-8")
     assert score(tmp_path, tmp_path / "output.jsonl") == 2  # gpt-test-mini is another model, not a snapshot of gpt-test
-    assert "the answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (only a dated snapshot" in capsys.readouterr().err
+    assert "the answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (only a dated snapshot" in run_stderr(capsys)
     assert score(tmp_path, tmp_path / "output.jsonl", "--accept-other-model") == 1
     assert ("warning: answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (accepted with --accept-other-model)\n"
-            in capsys.readouterr().err)
+            in run_stderr(capsys))
     _, output, errors = batch_files(tmp_path / "dated", model="gpt-test-2026-01-01")
     (tmp_path / "dated.jsonl").write_text("\n".join([*output, *errors]) + "\n", encoding="utf-8")
     score(tmp_path, tmp_path / "dated.jsonl")
-    assert "answers come from model" not in capsys.readouterr().err  # a dated snapshot is the same model
+    assert "answers come from model" not in run_stderr(capsys)  # a dated snapshot is the same model
 
 
 # ---- the HTTP runner against a real server on 127.0.0.1
@@ -335,7 +336,7 @@ def test_a_key_echoed_by_the_server_is_redacted(server, tmp_path, monkeypatch, c
     text = (tmp_path / "requests.jsonl").read_text(encoding="utf-8")
     assert SECRET not in text and "bad key [redacted]" in text
     assert log_lines(tmp_path)[1]["error"] == "HTTP 401 (invalid_api_key): bad key [redacted]"
-    assert SECRET not in capsys.readouterr().err
+    assert SECRET not in run_stderr(capsys)
 
 
 def test_the_openai_key_goes_to_openai_only_unless_named(server, tmp_path, monkeypatch, capsys):
@@ -344,7 +345,7 @@ def test_the_openai_key_goes_to_openai_only_unless_named(server, tmp_path, monke
     assert "Authorization" not in server.requests[0]["headers"]
     server.script = [(401, {}, {"error": {"message": "no key"}})]
     assert benchmark.main(["--model", "m-test", "--base-url", server.url, "--out", str(tmp_path / "b"), "--limit", "1"]) == 2
-    assert capsys.readouterr().err.startswith(
+    assert run_stderr(capsys).startswith(
         f"error: {server.url} answered HTTP 401: no key: the endpoint wants a key; name the variable that holds it with --api-key-env;")
 
 
@@ -388,7 +389,7 @@ def test_failures_are_logged_counted_and_the_run_goes_on(server, tmp_path, capsy
     assert len(log_lines(tmp_path)) == 3
     captured = capsys.readouterr()
     assert f"requests: 2 sent, 0 already in the log, 1 failed\n  1 x {error}\n" in captured.out
-    assert captured.err == "error: 1 of 2 requests failed after their retries; run the same command again to retry them only\n"
+    assert conftest.START_LINE.sub("", captured.err) == "error: 1 of 2 requests failed after their retries; run the same command again to retry them only\n"
     table = results(tmp_path)["aggregates"]  # --limit 2: the first prompt of json and of jsonl
     assert [(e["format"], e["n"], e["errors"]) for e in table if e["n"]] == [("json", 1, 1), ("jsonl", 1, 0)]
 
@@ -399,7 +400,7 @@ def test_no_server_listening_stops_at_once_with_one_line(tmp_path, capsys):
     started = time.monotonic()
     assert benchmark.main(["--model", "m", "--base-url", closed.url, "--out", str(tmp_path)]) == 2
     assert time.monotonic() - started < 60  # generous for a busy machine: every prompt's retries would take minutes
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     assert err.startswith(f"error: no server answers at {closed.url} (ConnectionRefusedError: [Errno 111] Connection refused); "
                           "start it, or fix --base-url; stopped after ")
     assert err.endswith(" not sent\n") and err.count("\n") == 1
@@ -417,7 +418,7 @@ def test_a_rejected_key_or_unknown_model_stops_at_once(server, tmp_path, capsys,
     server.script = [(status, {}, body)] * 40
     assert run(server, tmp_path, "--concurrency", "1", monkeypatch=monkeypatch) == 2
     assert len(server.requests) == 1
-    assert capsys.readouterr().err == f"error: {server.url} answered {cause}; stopped after 1 request(s), 29 not sent\n".replace(
+    assert run_stderr(capsys) == f"error: {server.url} answered {cause}; stopped after 1 request(s), 29 not sent\n".replace(
         "valid key;", "valid key (or name another variable with --api-key-env);")
 
 
@@ -435,7 +436,7 @@ def test_a_404_on_a_url_without_v1_names_the_url_to_try(server, tmp_path, capsys
     server.script = [(404, {}, {"detail": "Not Found"})] * 40
     root = server.url.removesuffix("/v1")
     assert benchmark.main(["--model", "m", "--base-url", root, "--concurrency", "1", "--out", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith(
+    assert run_stderr(capsys).startswith(
         f"error: {root} answered HTTP 404: Not Found: the model or the URL is unknown; check --model 'm' and --base-url "
         f"(OpenAI-compatible servers answer under /v1: try {root}/v1); stopped after 1 request(s)")
 
@@ -447,7 +448,7 @@ def test_permanent_failures_exit_1_and_a_rerun_sends_only_those(server, tmp_path
     assert run(server, tmp_path, "--concurrency", "1", "--max-retries", "2") == 1
     failing = {r["prompt_sha256"] for r in log_lines(tmp_path)[1:] if r["error"]}
     assert len(failing) == 6
-    assert "error: 6 of 30 requests failed after their retries; run the same command again" in capsys.readouterr().err
+    assert "error: 6 of 30 requests failed after their retries; run the same command again" in run_stderr(capsys)
     before = len(server.requests)
     assert run(server, tmp_path, "--concurrency", "1") == 0
     resent = [benchmark.sha256_hex(r["body"]["messages"][0]["content"]) for r in server.requests[before:]]
@@ -473,7 +474,7 @@ def test_a_server_that_dies_mid_run_stops_it_within_seconds_and_a_rerun_resumes(
     assert time.monotonic() - started < 60  # generous for a busy machine: not every prompt's retries (5 attempts with backoff each)
     attempts = [r["attempts"] for r in log_lines(tmp_path) if r.get("type") == "request"]
     assert sum(attempts) <= 15  # five answers and a few failed attempts (10 here), not the 25 prompts x 5 attempts left
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     assert re.search(rf"error: the server at {re.escape(fake.url)} stopped answering \(3 connection failures in a row, the last: "
                      r".*\); \d+ request\(s\) sent, \d+ not sent; once that is fixed \(the server started again, the key set\), the same command sends only those", err)
     assert sum(c["status"] == "NOT_RUN" for c in results(tmp_path)["cells"]) > 15  # results are written, resumable
@@ -499,6 +500,39 @@ def test_a_resumed_log_gains_no_blank_line_and_keeps_its_bytes(server, tmp_path)
     assert all(json.loads(line) for line in lines)
 
 
+def test_a_run_says_what_it_sends_at_once_and_beats_with_an_eta_while_the_server_is_slow(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(benchmark, "HEARTBEAT", 0.3)
+    monkeypatch.setattr(benchmark, "PROGRESS_AFTER", 0.0)
+    server = FakeOpenAI(delay=0.8, slots=1)
+    try:
+        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "3", "--concurrency", "1"]) == 0
+        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "4", "--concurrency", "1"]) == 0
+    finally:
+        server.close()
+    lines = [line for line in capsys.readouterr().err.splitlines() if " cells, " not in line]  # the measuring's own progress
+    log = tmp_path / "requests.jsonl"
+    assert lines[0] == f"sending 3 request(s) to {server.url}, 1 at a time (0 already answered in {log})"
+    assert re.fullmatch(r"0/3 requests, 0 s, waiting for the first answer, 1 in flight", lines[1])  # before any answer: no ETA yet
+    assert any(re.fullmatch(r"1/3 requests, [12] s, 0 failed(, 1 in flight)?, about [1-4] s left", line) for line in lines)  # from the pace so far
+    assert f"sending 1 request(s) to {server.url}, 1 at a time (3 already answered in {log})" in lines
+
+
+def test_answers_cut_by_the_servers_context_are_told_from_answers_cut_by_the_cap(tmp_path, capsys):
+    usage = iter([{"prompt_tokens": 3900, "completion_tokens": 196}, {"prompt_tokens": 3500, "completion_tokens": 596},
+                  {"prompt_tokens": 500, "completion_tokens": 1024}])
+    server = FakeOpenAI(finish=lambda prompt: "length", usage=lambda prompt: next(usage))
+    try:
+        argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "3", "--concurrency", "1"]
+        assert benchmark.main(argv) == 0
+    finally:
+        server.close()
+    out = capsys.readouterr().out
+    assert "  1 answer(s) cut at the output cap (finish_reason length): raise --max-output-tokens (now 1024)\n" in out
+    assert ("  2 answer(s) cut short of the output cap, at 4,096 tokens of prompt and answer together (finish_reason length): the "
+            "server's context window ended them, not --max-output-tokens; give the server a larger context (llama.cpp: --n_ctx) "
+            "or send shorter prompts (--context-window to the server's, less the answer)\n") in out
+
+
 def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
     assert run(server, tmp_path, "--limit", "4") == 0
     assert run(server, tmp_path) == 0
@@ -509,7 +543,8 @@ def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
     assert {k: summary[k] for k in ("mode", "sent", "skipped", "failed", "failures")} == {
         "mode": "run", "sent": 0, "skipped": 30, "failed": 0, "failures": {}}
     assert summary["log"] == {"invocations": 3, "planned": 30, "answered": 30, "failed": 0, "not_run": 0, "failures": {},
-                              "cut_by_length": 0, "context_overflow_by_server": 0}  # every invocation, not the last
+                              "cut_by_length": 0, "cut_before_cap": 0, "cut_before_cap_at_tokens": [],
+                              "context_overflow_by_server": 0}  # every invocation, not the last
     assert run(server, tmp_path, "--temperature", "0.5", "--limit", "1") == 0  # other sampling: a new request
     assert len(server.requests) == 31
 
@@ -532,7 +567,7 @@ def test_a_torn_last_line_is_moved_aside_sent_again_and_never_scored(server, tmp
     log.write_bytes(data[:cut])  # cut the last record mid-line
     assert run(server, tmp_path) == 0
     assert len(server.requests) == 31
-    assert "its last line was torn (39 bytes); it is kept in requests.jsonl.torn" in capsys.readouterr().err
+    assert "its last line was torn (39 bytes); it is kept in requests.jsonl.torn" in run_stderr(capsys)
     assert (tmp_path / "requests.jsonl.torn").read_bytes() == data[cut - 39 : cut] + b"\n"
     assert all(json.loads(line) for line in log.read_bytes().splitlines())  # valid JSONL: no torn line mid-file
     assert results(tmp_path)["log"]["unreadable_lines"] == {}
@@ -547,7 +582,7 @@ def test_an_unreadable_line_mid_log_stops_the_run_before_paying_again(server, tm
     log.write_bytes(b"".join(lines))
     before = len(server.requests)
     assert run(server, tmp_path) == 2
-    assert capsys.readouterr().err.endswith("requests.jsonl: line(s) 4 cannot be read, so their requests would be paid again; "
+    assert run_stderr(capsys).endswith("requests.jsonl: line(s) 4 cannot be read, so their requests would be paid again; "
                                             "repair or remove them, then run again\n")
     assert len(server.requests) == before
 
@@ -674,7 +709,7 @@ def test_cost_from_usage_and_prices(server, tmp_path):
 def test_log_that_cannot_be_written(tmp_path, capsys):
     (tmp_path / "file").write_text("x", encoding="utf-8")
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "file" / "out")]) == 2
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     out = benchmark.display(tmp_path / "file" / "out")  # found before a request is sent
     assert err == f"error: --out {out}: cannot use it (Not a directory); name another folder\n"
 
@@ -707,7 +742,7 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
 )
 def test_bad_model_flags(tmp_path, capsys, flags, message):
     assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err == f"error: {message}\n"
+    assert run_stderr(capsys) == f"error: {message}\n"
     assert not (tmp_path / "out").exists()
 
 
@@ -788,7 +823,7 @@ def test_a_refused_structured_form_stops_at_once_naming_the_other(server, tmp_pa
     server.script = [(500, {}, refusal)] * 40
     assert run(server, tmp_path, "--structured", "--concurrency", "1") == 2
     assert len(server.requests) == 1
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     assert err.startswith(f"error: {server.url} answered HTTP 500 (internal_server_error): 1 validation error")
     assert "it refuses structured output as json_schema; try --structured json_object, or leave --structured out" in err
 
@@ -797,23 +832,42 @@ def test_the_same_error_on_the_first_requests_stops_the_run(server, tmp_path, ca
     server.script = [(400, {}, {"error": {"message": "unsupported parameter: seed"}})] * 40
     assert run(server, tmp_path, "--concurrency", "1") == 2
     assert len(server.requests) == benchmark.SAME_ERROR_STOP
-    assert capsys.readouterr().err == (
+    assert run_stderr(capsys) == (
         f"error: the first 3 requests to {server.url} ended with the same error (HTTP 400: unsupported parameter: seed); "
         "fix its cause (see the log) before sending the rest; stopped after 3 request(s), 27 not sent\n"
     )
 
 
-def test_a_timeout_is_retried_once_with_a_hint(tmp_path, capsys):
-    slow = FakeOpenAI(answer=lambda prompt: "{}", delay=0.6)
+def test_a_timeout_on_a_server_seen_to_work_in_parallel_is_sent_again_once_with_a_hint(tmp_path, capsys):
+    first = []
+    slow = FakeOpenAI(answer=lambda prompt: "{}", delay=lambda prompt: 1.0 if first.append(prompt) or prompt == first[0] else 0.05)
     try:
-        argv = ["--model", "m", "--base-url", slow.url, "--out", str(tmp_path), "--limit", "1", "--timeout", "0.2"]
-        assert benchmark.main(argv) == 1
+        argv = ["--model", "m", "--base-url", slow.url, "--out", str(tmp_path), "--limit", "8", "--timeout", "0.5", "--concurrency", "4"]
+        assert benchmark.main(argv) == 1  # answers to the rest overtook the slow one: the server computes several at once
     finally:
         slow.close()
-    assert len(slow.requests) == 2
-    record = log_lines(tmp_path)[1]
+    assert [r["body"]["messages"][0]["content"] for r in slow.requests].count(first[0]) == 2
+    (record,) = [r for r in log_lines(tmp_path)[1:] if r["error"]]
     assert record["attempts"] == 2 and record["error"] == (
-        "timed out after 0.2 s (2 time(s)): a server that queues requests answers late; lower --concurrency or raise --timeout")
+        "timed out after 0.5 s (2 time(s)): a server that queues requests answers late; lower --concurrency or raise --timeout")
+
+
+def test_a_one_slot_server_slower_than_the_timeout_on_one_prompt_gets_that_prompt_once(tmp_path, capsys):
+    first = []
+    server = FakeOpenAI(answer=lambda prompt: "{}", slots=1,
+                        delay=lambda prompt: 1.5 if first.append(prompt) or prompt == first[0] else 0.05)
+    try:
+        argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "3", "--timeout", "1", "--concurrency", "1"]
+        assert benchmark.main(argv) == 1
+    finally:
+        server.close()
+    prompts = [r["body"]["messages"][0]["content"] for r in server.requests]
+    assert len(prompts) == 3 and prompts.count(first[0]) == 1  # not sent again while the server still computed it
+    records = log_lines(tmp_path)[1:]
+    assert [r["error"] for r in records] == [
+        "timed out after 1 s: not sent again, since the server answers one request at a time and is still computing it; "
+        "raise --timeout or cap --max-output-tokens", None, None]
+    assert records[1]["latency_s"] < 1.2  # queued behind the abandoned answer only, not behind a second copy of it
 
 
 # ---- send order, --limit slices, batch files within the limits
@@ -926,7 +980,7 @@ def test_batch_export_splits_within_both_limits_and_lists_the_files(tmp_path, ca
     sizes = [p.stat().st_size for p in tmp_path.glob("batch.*-of-*.jsonl")]
     assert max(sizes) <= 2 * biggest and sum(len(p.read_text(encoding="utf-8").splitlines()) for p in tmp_path.glob("batch.*")) == 26
     assert benchmark.main([*argv, "--batch-max-bytes", "100"]) == 2
-    assert "takes" in capsys.readouterr().err
+    assert "takes" in run_stderr(capsys)
 
 
 def test_cached_tokens_and_the_model_s_own_counts_are_reported_and_priced(tmp_path):
@@ -998,7 +1052,7 @@ def test_timeouts_halve_the_requests_in_flight_and_say_so(tmp_path, capsys):
         benchmark.main(argv)
     finally:
         slow.close()
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     assert "warning: a request timed out after 0.2 s: the server queues requests; going on with 2 in flight instead of 4" in err
 
 
@@ -1101,7 +1155,7 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(tmp_path, capsys, mon
         redirect.close()
         other.close()
     assert code == 2 and not other.seen  # the other host got nothing, the key least of all
-    assert f"redirected to {target.split('/')[2]}, not followed: the key goes to the host of --base-url only" in capsys.readouterr().err
+    assert f"redirected to {target.split('/')[2]}, not followed: the key goes to the host of --base-url only" in run_stderr(capsys)
 
 
 def test_a_huge_body_is_cut_and_fails_the_request(tmp_path, monkeypatch):
@@ -1133,10 +1187,10 @@ def test_retry_after_nan_is_ignored():
 
 def test_an_empty_out_and_an_abbreviated_flag_are_refused(tmp_path, capsys):
     assert benchmark.main(["--out", ""]) == 2
-    assert capsys.readouterr().err == "error: --out is empty; name an output folder (default: outputs/)\n"
+    assert run_stderr(capsys) == "error: --out is empty; name an output folder (default: outputs/)\n"
     with pytest.raises(SystemExit) as stop:
         benchmark.main(["--format", "tsv", "--out", str(tmp_path)])
-    assert stop.value.code == 2 and capsys.readouterr().err == (
+    assert stop.value.code == 2 and run_stderr(capsys) == (
         "benchmark.py: error: unrecognized arguments: --format tsv; --format: did you mean --formats? "
         "(python benchmark.py --help lists every flag)\n")
 
@@ -1144,7 +1198,7 @@ def test_an_empty_out_and_an_abbreviated_flag_are_refused(tmp_path, capsys):
 def test_a_misspelled_flag_gets_one_line_with_the_flag_it_is_closest_to(capsys):
     with pytest.raises(SystemExit) as stop:
         benchmark.main(["--encodin", "o200k_base", "--sizs=small", "--zzz"])
-    assert stop.value.code == 2 and capsys.readouterr().err == (
+    assert stop.value.code == 2 and run_stderr(capsys) == (
         "benchmark.py: error: unrecognized arguments: --encodin o200k_base --sizs=small --zzz; --encodin: did you mean --encoding?; "
         "--sizs: did you mean --sizes? (python benchmark.py --help lists every flag)\n")
 
@@ -1163,7 +1217,7 @@ def test_a_second_run_on_the_same_out_stops_at_once_and_pays_nothing(tmp_path, c
         while not fake.requests and time.monotonic() < deadline:  # the first run is sending
             time.sleep(0.05)
         assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(tmp_path)]) == 2
-        err = capsys.readouterr().err
+        err = run_stderr(capsys)
         assert re.fullmatch(rf"error: {re.escape(benchmark.display(tmp_path))} is in use by another run of this tool \(pid "
                             rf"{first.pid}, since [0-9T:Z-]+\); wait for it to end, or choose another --out\n", err)
         release.set()
@@ -1201,25 +1255,25 @@ def test_export_never_overwrites_a_log_an_input_or_an_earlier_export_unless_told
     for target, message in cases:
         argv = ["--model", "m", "--graph", "g.json", "--out", str(out), "--export-batch", str(target)]
         assert benchmark.main(argv) == 2
-        assert capsys.readouterr().err.endswith(message + "\n")
+        assert run_stderr(capsys).endswith(message + "\n")
     assert (out / "requests.jsonl").read_bytes() == log and (tmp_path / "g.json").read_bytes() == graph
     argv = ["--model", "m", "--out", str(tmp_path / "o2"), "--export-batch", "batch.jsonl"]
     assert benchmark.main(argv) == 0
     first = (tmp_path / "batch.jsonl").read_bytes()
     assert benchmark.main(argv) == 2
-    assert capsys.readouterr().err.endswith("--export-batch: batch.jsonl exists; choose a new path, or pass --overwrite-batch to "
+    assert run_stderr(capsys).endswith("--export-batch: batch.jsonl exists; choose a new path, or pass --overwrite-batch to "
                                             "replace an earlier export and its numbered parts\n")
     assert benchmark.main([*argv, "--overwrite-batch"]) == 0  # an earlier export: replaced
     assert (tmp_path / "batch.jsonl").read_bytes() == first
     (tmp_path / "batch.jsonl").write_bytes(b"mine")
     (tmp_path / "batch.001-of-009.jsonl").write_bytes(b"notes of mine")
     assert benchmark.main([*argv, "--overwrite-batch"]) == 2  # not a batch request file: never replaced
-    assert capsys.readouterr().err.endswith("--export-batch: batch.jsonl exists and is not a batch request file; --overwrite-batch "
+    assert run_stderr(capsys).endswith("--export-batch: batch.jsonl exists and is not a batch request file; --overwrite-batch "
                                             "replaces only earlier exports: move it, or choose another path\n")
     assert (tmp_path / "batch.jsonl").read_bytes() == b"mine" and (tmp_path / "batch.001-of-009.jsonl").read_bytes() == b"notes of mine"
     graph_text = out / "graph.json.txt"  # the run's own output, named by no earlier manifest of a fresh folder
     assert benchmark.main(["--model", "m", "--out", str(tmp_path / "o3"), "--export-batch", str(tmp_path / "o3" / "graph.json.txt")]) == 2
-    assert capsys.readouterr().err.endswith("is a file of --out o3; write the batch elsewhere\n") and graph_text.exists()
+    assert run_stderr(capsys).endswith("is a file of --out o3; write the batch elsewhere\n") and graph_text.exists()
 
 
 def test_a_full_disk_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path, capsys, monkeypatch):
@@ -1234,7 +1288,7 @@ def test_a_full_disk_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path, c
 
     monkeypatch.setattr(benchmark.os, "fsync", fsync)
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path), "--concurrency", "1"]) == 2
-    err = capsys.readouterr().err
+    err = run_stderr(capsys)
     assert err.count("\n") == 1 and err.endswith("requests.jsonl: cannot append to the log (No space left on device); nothing more "
                                                  "was sent, and what the log holds is kept: free some space and run the same command again\n")
     monkeypatch.setattr(benchmark.os, "fsync", real_fsync)
