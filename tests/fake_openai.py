@@ -22,6 +22,7 @@ class FakeOpenAI:
         self.slots = threading.Semaphore(slots) if slots else None
         self.script: list = []  # (status, headers, body or bytes) served before normal answers
         self.before_script = None  # called, if set, before a scripted response is sent
+        self.limiter = None  # body -> (admitted, rate-limit headers), if set: a request not admitted gets a 429
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         self.connections: set = set()  # open client connections (keep-alive), closed with the server
@@ -45,6 +46,9 @@ class FakeOpenAI:
                 with server.lock:
                     server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "time": time.monotonic()})
                     scripted = server.script.pop(0) if server.script else None
+                    limits = server.limiter(body) if server.limiter else (True, {})
+                if not limits[0]:
+                    scripted = (429, limits[1], {"error": {"message": "Rate limit reached for tokens", "type": "tokens", "code": "rate_limit_exceeded"}})
                 if server.slots:
                     server.slots.acquire()  # a queued request waits for the slot, whether or not its client still waits
                 try:
@@ -68,6 +72,7 @@ class FakeOpenAI:
                         "usage": usage,
                     })
                 status, headers, payload = scripted
+                headers = {**limits[1], **headers}
                 data = payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode("utf-8")
                 self.send_response(status)
                 for name, value in headers.items():

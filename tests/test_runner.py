@@ -533,6 +533,69 @@ def test_answers_cut_by_the_servers_context_are_told_from_answers_cut_by_the_cap
             "or send shorter prompts (--context-window to the server's, less the answer)\n") in out
 
 
+class TokenBucket:
+    """A provider's token rate limit, as the fake server keeps it: limit tokens per window, refilled continuously;
+    a request costs its prompt's o200k_base tokens and its max_tokens (as OpenAI counts). Answers carry the
+    x-ratelimit headers; a request over the limit gets a 429."""
+
+    def __init__(self, limit: int, window: float, send_limit_header: bool = True):
+        self.limit, self.window, self.level, self.stamp = limit, window, float(limit), time.monotonic()
+        self.tokenizer, self.lock, self.refused, self.admitted = benchmark.load_tokenizer("o200k_base"), threading.Lock(), 0, 0
+        self.send_limit_header = send_limit_header
+
+    def __call__(self, body):
+        cost = self.tokenizer.count(body["messages"][0]["content"]) + body["max_tokens"]
+        with self.lock:
+            now = time.monotonic()
+            self.level = min(self.limit, self.level + (now - self.stamp) * self.limit / self.window)
+            self.stamp = now
+            admitted = self.level >= cost
+            if admitted:
+                self.level -= cost
+                self.admitted += 1
+            else:
+                self.refused += 1
+            headers = {"x-ratelimit-remaining-tokens": str(int(self.level)),
+                       "x-ratelimit-reset-tokens": f"{int((self.limit - self.level) * self.window / self.limit * 1000)}ms"}
+            if self.send_limit_header:
+                headers["x-ratelimit-limit-tokens"] = str(self.limit)
+            return admitted, headers
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_are_reported(tmp_path, capsys, monkeypatch, flag):
+    monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)  # a "minute" of one second, on both sides
+    bucket = TokenBucket(12_000, 1.0)
+    server = FakeOpenAI(answer=lambda prompt: "{}")
+    server.limiter = bucket
+    argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8", "--repeats", "2",
+            "--max-output-tokens", "200", "--max-tokens-field", "max_tokens"]
+    try:
+        assert benchmark.main(argv + (["--tokens-per-minute", "12000"] if flag else [])) == 0
+    finally:
+        server.close()
+    assert bucket.admitted == 60 and bucket.refused / (bucket.admitted + bucket.refused) < 0.02  # paced, not retried
+    summary = results(tmp_path)["requests"]["rate_limit_waits"]
+    assert summary["requests"] > 10 and summary["seconds"] > 1.0
+    line = next(line for line in capsys.readouterr().out.splitlines() if "waited for the rate limit" in line)
+    assert re.fullmatch(rf"  {summary['requests']} of 60 request\(s\) \(\d+%\) waited for the rate limit \(--tokens-per-minute, or "
+                        r"the server's x-ratelimit headers\): [\d.]+ s in all, the longest [\d.]+ s", line)
+
+
+def test_without_pacing_the_same_limit_refuses_many(tmp_path, monkeypatch):
+    """The bench of the test above: a server without limit headers, and no flag, so nothing paces the run."""
+    monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)
+    bucket = TokenBucket(12_000, 1.0, send_limit_header=False)
+    server = FakeOpenAI(answer=lambda prompt: "{}")
+    server.limiter = lambda body: (bucket(body)[0], {})
+    try:
+        benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8", "--repeats", "2",
+                        "--max-output-tokens", "200", "--max-tokens-field", "max_tokens"])
+    finally:
+        server.close()
+    assert bucket.refused / (bucket.admitted + bucket.refused) > 0.2
+
+
 def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
     assert run(server, tmp_path, "--limit", "4") == 0
     assert run(server, tmp_path) == 0
