@@ -70,10 +70,12 @@ Sections, in the order data flows through them:
   measurement                          Plan, FormattedGraph, large sizing, build_variants, measure (per context,
                                        PartCosts), mode B packing
   reports                              console table, size_report.md, size_summary.json
-  runner                               Chat Completions into requests.jsonl, resumable: http_post over our own
-                                       HTTP/1.1 Connection (keep-alive, Deadlines: one thread ends attempts);
-                                       Gate: fail fast (url_hint on 404), throttle on timeouts, stop when the
-                                       server goes away; Redactor (the key in every derived form);
+  runner                               Chat Completions into requests.jsonl, resumable: http_post over httpx2
+                                       (a client per worker, proxies from the environment; Deadlines and
+                                       _Sockets: one thread ends attempts); Pacer (token rate limits);
+                                       Gate: fail fast (url_hint on 404), throttle on timeouts, no second copy
+                                       of a timeout to a one-slot server, stop when the server goes away;
+                                       Redactor (the key in every derived form);
                                        Log (group commit), pending_jobs, Tally, RecentPrompts, Schedule
                                        (prefix warm-up, no idle worker), Sender; Batch export
   scoring                              answers, paths and abstention, from the log alone, streamed: Answer,
@@ -5288,9 +5290,10 @@ def console_summary(summary: list[dict]) -> str:
 # Every request is one line of requests.jsonl, on disk (fsynced) before its worker takes the next job;
 # lines that arrive together share one fsync. A re-run of the same command skips what the log already
 # holds (same prompt, model, sampling and repeat), so a killed run costs nothing twice. The only network
-# code is Connection and http_post; everything else, the built-in "solver" model included, goes through
-# the same log and the same scorer. The client's CPU per request is what limits a run against a fast
-# server: it was halved by a connection of our own, one deadline thread, group commit and reusing prompts.
+# code is http_post, over httpx2 (proxies, certificates, HTTP/1.1 framing are the library's); everything
+# else, the built-in "solver" model included, goes through the same log and the same scorer. What is ours
+# is what no library promises: one deadline per attempt whatever the server sends, the body cap, no
+# redirects, no unsolicited bytes taken for an answer, pacing to a token rate limit.
 
 LOG_NAME = "requests.jsonl"
 LOG_SCHEMA_VERSION = 1
