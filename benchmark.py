@@ -77,7 +77,8 @@ Sections, in the order data flows through them:
                                        of a timeout to a one-slot server, stop when the server goes away;
                                        Redactor (the key in every derived form);
                                        Log (group commit), pending_jobs, Tally, RecentPrompts, Schedule
-                                       (prefix warm-up, no idle worker), Sender; Batch export
+                                       (prefix warm-up, no idle worker), Sender; Batch export, and
+                                       --batch end to end (BatchAPI, run_batch, batch/state.json)
   scoring                              answers, paths and abstention, from the log alone, streamed: Answer,
                                        Collected (logs), collect_batch (Batch files), AnswerKey (one per
                                        prompt), score_log, Answers, log_info, log_summary
@@ -6665,6 +6666,203 @@ def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_req
         {"file": display(path), "requests": 0, "bytes": 0, "sha256": sha256_hex(b"")}]
 
 
+# Batch jobs end to end (--batch): the export above, then OpenAI's Files and Batches endpoints at --base-url.
+# Every id the provider gives is in --out/batch/state.json before the next step, so a killed command resumes
+# where it was (polling, or downloading) and never uploads or pays for a batch twice.
+
+BATCH_DIR = "batch"
+BATCH_STATE = "state.json"
+BATCH_FINAL = ("completed", "failed", "expired", "cancelled")
+
+
+class BatchAPI:
+    """The Files and Batches endpoints, through httpx2 (proxies and certificates as for a run). Load and
+    connection faults are retried like a request's (--max-retries, backoff or the server's Retry-After);
+    any other answer stops the command with the server's words."""
+
+    def __init__(self, config: ModelConfig, key: str, redact: Redactor) -> None:
+        import httpx2
+
+        self.config, self.redact, self.httpx = config, redact, httpx2
+        headers = {"User-Agent": "graphrag-format-benchmark", "Accept-Encoding": "identity"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        self.client = httpx2.Client(headers=headers, follow_redirects=False, trust_env=True, timeout=config.timeout)
+        self.rng = random.Random(f"{config.seed}/batch")
+
+    def call(self, method: str, path: str, what: str, **kwargs):
+        """The parsed JSON answer (or, with stream_to, the body written there); BenchmarkError when it fails."""
+        url = self.config.base_url.rstrip("/") + path
+        target = kwargs.pop("stream_to", None)
+        for attempt in itertools.count(1):
+            wait_headers: dict = {}
+            try:
+                with self.client.stream(method, url, **kwargs) as response:
+                    status, wait_headers = response.status_code, dict(response.headers)
+                    if 200 <= status < 300 and target is not None:
+                        _stream_into(target, response)
+                        return None
+                    raw = response.read()
+                if 200 <= status < 300:
+                    parsed = untrusted_json(raw.decode("utf-8", errors="replace"))
+                    if isinstance(parsed, dict):
+                        return parsed
+                    error, retry = f"HTTP {status}: the answer is not a JSON object", False
+                else:
+                    raw_text = raw.decode("utf-8", errors="replace")
+                    error = _error_text(status, untrusted_json(raw_text), raw_text)
+                    retry = status in RETRY_STATUSES or status >= 500
+                    if status in (301, 302, 303, 307, 308):
+                        error += " (a redirect: not followed, the key goes to the host of --base-url only)"
+                    if status == 404:
+                        error += url_hint(self.config.base_url)
+            except (self.httpx.HTTPError, OSError) as e:
+                error, retry = f"connection error: {type(e).__name__}: {e}", True
+            if not retry or attempt > self.config.max_retries:
+                raise BenchmarkError(self.redact(f"{what} at {public_url(url)} failed: {printable(error)}; run the same command again "
+                                                 "to resume (what the provider has is recorded in the batch folder of --out)"))
+            time.sleep(retry_wait(wait_headers, attempt, self.rng))
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _stream_into(path: Path, response) -> None:
+    """A downloaded file, written as it comes and put in place whole (never half a file under its name)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in response.iter_bytes():
+                f.write(chunk)
+        os.chmod(tmp, _file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def batch_state(folder: Path) -> dict:
+    path = folder / BATCH_STATE
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"parts": []}
+    except (OSError, ValueError) as e:
+        raise BenchmarkError(f"{display(path)}: cannot read it ({e}); it holds the ids of batches already paid for: restore it, "
+                             "or move it aside to submit again") from None
+    if not isinstance(state, dict) or not isinstance(state.get("parts"), list) or not all(isinstance(p, dict) for p in state["parts"]):
+        raise BenchmarkError(f"{display(path)}: not a batch state of this tool; restore it, or move it aside to submit again")
+    return state
+
+
+def run_batch(measured: Measurement, config: ModelConfig, out_dir: Path, poll_interval: float, max_requests: int,
+              max_bytes: int) -> tuple[list[Path], list[dict]]:
+    """--batch: export the requests into --out/batch, upload each part and create its batch (once: the ids are
+    recorded before the next step), poll until every batch has ended, download the output and error files.
+    Returns the files to score and each part's record."""
+    folder = out_dir / BATCH_DIR
+    key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
+    url_parts = urllib.parse.urlsplit(config.base_url)
+    redact = Redactor([key, url_parts.password or "", url_parts.query])
+    state = batch_state(folder)
+    written = export_batch(measured, config, folder / "input.jsonl", max_requests, max_bytes)
+    written = [part for part in written if part["requests"]]
+    parts = []
+    for part in written:  # a part already submitted (same bytes) is taken up where it was, never submitted again
+        entry = next((p for p in state["parts"] if p.get("sha256") == part["sha256"]), None)
+        if entry is None:
+            entry = {"file": Path(part["file"]).name, "sha256": part["sha256"], "requests": part["requests"]}
+            state["parts"].append(entry)
+        parts.append(entry)
+
+    def save() -> None:
+        write_atomic(folder / BATCH_STATE, json_bytes(state))
+
+    api = BatchAPI(config, key, redact)
+    try:
+        for k, entry in enumerate(parts, 1):
+            label = f"batch {k}/{len(parts)}"
+            if not entry.get("input_file_id"):
+                with open(folder / entry["file"], "rb") as f:
+                    uploaded = api.call("POST", "/files", f"{label}: uploading {entry['file']}", data={"purpose": "batch"},
+                                        files={"file": (entry["file"], f, "application/jsonl")})
+                entry["input_file_id"] = _batch_id(uploaded, "id", "the upload")
+                save()
+                _say(f"{label}: uploaded {entry['file']} ({entry['requests']} requests) as {entry['input_file_id']}")
+            if not entry.get("batch_id"):
+                created = api.call("POST", "/batches", f"{label}: creating the batch", json={
+                    "input_file_id": entry["input_file_id"], "endpoint": "/v1/chat/completions", "completion_window": "24h",
+                    "metadata": {"tool": "graphrag-format-benchmark", "sha256": entry["sha256"][:16]}})
+                entry["batch_id"] = _batch_id(created, "id", "the new batch")
+                entry["status"] = created.get("status") if isinstance(created.get("status"), str) else None
+                save()
+                _say(f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed command "
+                     "resumes polling it")
+        shown: dict[str, str] = {}
+        started = time.monotonic()
+        while True:
+            for k, entry in enumerate(parts, 1):
+                if entry.get("status") in BATCH_FINAL:
+                    continue
+                batch = api.call("GET", f"/batches/{urllib.parse.quote(entry['batch_id'], safe='')}", f"batch {k}/{len(parts)}: polling")
+                _take_batch(entry, batch)
+                line = (f"batch {k}/{len(parts)} {entry['batch_id']}: {entry['status']}, {entry.get('completed', 0)}/"
+                        f"{entry.get('total') or entry['requests']} done, {entry.get('failed', 0)} failed")
+                if shown.get(entry["batch_id"]) != line:
+                    save()
+                    shown[entry["batch_id"]] = line
+                    _say(f"{line} ({duration(time.monotonic() - started)})")
+            if all(entry.get("status") in BATCH_FINAL for entry in parts):
+                break
+            time.sleep(poll_interval)
+        files = []
+        for k, entry in enumerate(parts, 1):
+            for field, stem in (("output_file_id", "output"), ("error_file_id", "errors")):
+                if not entry.get(field):
+                    continue
+                name = f"{stem}.{entry['file'].removeprefix('input.')}"
+                if entry.get(f"{stem}_path") != name or not (folder / name).exists():
+                    api.call("GET", f"/files/{urllib.parse.quote(entry[field], safe='')}/content", f"batch {k}/{len(parts)}: downloading "
+                             f"its {stem} file", stream_to=folder / name)
+                    entry[f"{stem}_path"] = name
+                    save()
+                files.append(folder / name)
+    finally:
+        api.close()
+    return files, parts
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _batch_id(answer: dict, field: str, what: str) -> str:
+    value = answer.get(field)
+    if not isinstance(value, str) or not value or len(value) > 200 or not value.isprintable():
+        raise BenchmarkError(f"{what} came back without an {field} the tool can keep: {printable(json.dumps(answer)[:200])}")
+    return value
+
+
+def _take_batch(entry: dict, batch: dict) -> None:
+    """A batch object's fields that matter here, each checked before it is kept."""
+    status = batch.get("status")
+    entry["status"] = status if isinstance(status, str) and status.isprintable() and len(status) < 40 else "unknown"
+    counts = batch.get("request_counts") if isinstance(batch.get("request_counts"), dict) else {}
+    for name in ("total", "completed", "failed"):
+        if _count(counts.get(name)) is not None:
+            entry[name] = counts[name]
+    for field in ("output_file_id", "error_file_id"):
+        value = batch.get(field)
+        if isinstance(value, str) and value and len(value) <= 200 and value.isprintable():
+            entry[field] = value
+    errors = batch.get("errors")
+    data = errors.get("data") if isinstance(errors, dict) else None
+    if isinstance(data, list) and data:
+        entry["errors"] = [printable(" ".join(f"{e.get('code', '')}: {e.get('message', '')}".split()))[:300]
+                           for e in data[:5] if isinstance(e, dict)]
+
+
 # -----------------------------------------------------------------------------
 # scoring (article 4.4-4.6, 8.2): the same rules for every format, from the log alone
 #
@@ -8608,6 +8806,11 @@ def make_parser() -> argparse.ArgumentParser:
     add("--export-batch", type=Path, metavar="FILE", help="write the prompts as OpenAI Batch API request files; send nothing")
     add("--overwrite-batch", action="store_true",
         help="let --export-batch replace an earlier export at the same path, and its numbered parts (never an input or an output of --out)")
+    add("--batch", action="store_true",
+        help="send the prompts through the Batch API at --base-url (its Files and Batches endpoints): export them into --out/batch, "
+             "upload, create one batch per file, poll, download the output and error files and score them; the ids are kept in "
+             "--out/batch/state.json, so the same command run again resumes and never submits twice")
+    add("--poll-interval", type=real_number, default=30.0, metavar="S", help="seconds between polls of a --batch (default: 30)")
     add("--batch-max-requests", type=whole_number, default=BATCH_MAX_REQUESTS, metavar="N",
         help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the API's limit)")
     add("--batch-max-bytes", type=whole_number, default=BATCH_MAX_BYTES, metavar="N",
@@ -8647,6 +8850,12 @@ def check_flags(args: argparse.Namespace) -> None:
         raise BenchmarkError("--hops, --abstain-share and --property-share shape generated questions: use them with --generate-questions N")
     if args.score is not None and args.export_batch is not None:
         raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
+    if args.batch and (args.score is not None or args.export_batch is not None):
+        raise BenchmarkError(f"--batch sends and scores a batch itself: leave out {'--score' if args.score is not None else '--export-batch'}")
+    if args.batch and (args.model is None or args.model == SOLVER_MODEL):
+        raise BenchmarkError("--batch sends the prompts to a model's Batch API: give --model and --base-url (the solver needs no batch)")
+    if not math.isfinite(args.poll_interval) or not 0 < args.poll_interval <= 3600:
+        raise BenchmarkError(f"--poll-interval {args.poll_interval:g} is not a number of seconds between 0 and 3600; e.g. 30")
 
 
 MIN_TIMEOUT = 0.01
@@ -9020,7 +9229,20 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         log, failure, batch = None, None, None
         if model is not None and model.model != SOLVER_MODEL and args.score is None:
             check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], args.allow_no_verdict)
-        if model is not None and args.export_batch is not None:
+        if model is not None and args.batch:
+            files, parts = run_batch(measured, model, args.out, args.poll_interval, args.batch_max_requests, args.batch_max_bytes)
+            batch = {"parts": parts}
+            ended = [f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
+                     for p in parts if p.get("status") != "completed"]
+            if not files:
+                raise BenchmarkError(f"no batch returned a file to score: {', '.join(ended) or 'nothing was planned'}; fix what the "
+                                     f"errors say, then move {display(args.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
+            for line in ended:
+                warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
+            args.score = files
+            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints,
+                                                 record["skipped_questions"])
+        elif model is not None and args.export_batch is not None:
             written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
             missing = left_out(measured.items, model)
             batch = {"files": written, "left_out": missing}

@@ -138,3 +138,116 @@ class TcpServer:
                 c.close()
             except OSError:
                 pass
+
+
+class FakeBatches:
+    """OpenAI's Files and Batches endpoints, scripted: POST /v1/files (multipart), POST /v1/batches, GET
+    /v1/batches/ID, GET /v1/files/ID/content. A batch answers each line of its input with answer(prompt) after
+    `polls` polls; ending says how it ends: completed, expired (the first half answered, the rest in the error
+    file as batch_expired), failed (validation: no files), or errors (every third line a 400 in the error file)."""
+
+    def __init__(self, answer, polls: int = 2, ending: str = "completed"):
+        self.answer, self.polls, self.ending = answer, polls, ending
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict] = {}
+        self.uploads, self.creates, self.requests, self.lock = 0, 0, [], threading.Lock()
+        self.hold = False  # while set, batches stay in_progress
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def reply(self, status, payload):
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with server.lock:
+                    server.requests.append(("POST", self.path, dict(self.headers)))
+                    if self.path == "/v1/files":
+                        boundary = self.headers["Content-Type"].split("boundary=")[1].encode()
+                        parts = body.split(b"--" + boundary)
+                        content = next(p for p in parts if b'name="file"' in p).split(b"\r\n\r\n", 1)[1].rsplit(b"\r\n", 1)[0]
+                        assert any(b'name="purpose"' in p and p.rstrip().endswith(b"batch") for p in parts)
+                        server.uploads += 1
+                        file_id = f"file-{len(server.files) + 1}"
+                        server.files[file_id] = content
+                        return self.reply(200, {"id": file_id, "object": "file", "purpose": "batch", "bytes": len(content)})
+                    if self.path == "/v1/batches":
+                        request = json.loads(body)
+                        assert request["endpoint"] == "/v1/chat/completions" and request["completion_window"] == "24h"
+                        server.creates += 1
+                        batch_id = f"batch_{len(server.batches) + 1}"
+                        lines = server.files[request["input_file_id"]].decode().splitlines()
+                        server.batches[batch_id] = {"id": batch_id, "input": lines, "polls": 0, "status": "validating"}
+                        return self.reply(200, server.view(batch_id))
+                return self.reply(404, {"error": {"message": "no such endpoint"}})
+
+            def do_GET(self):
+                with server.lock:
+                    server.requests.append(("GET", self.path, dict(self.headers)))
+                    if self.path.startswith("/v1/batches/"):
+                        batch_id = self.path.rsplit("/", 1)[1]
+                        server.advance(batch_id)
+                        return self.reply(200, server.view(batch_id))
+                    if self.path.startswith("/v1/files/") and self.path.endswith("/content"):
+                        return self.reply(200, server.files[self.path.split("/")[3]])
+                return self.reply(404, {"error": {"message": "no such endpoint"}})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+
+    def advance(self, batch_id):
+        batch = self.batches[batch_id]
+        if batch["status"] not in ("validating", "in_progress"):
+            return
+        batch["polls"] += 1
+        batch["status"] = "in_progress"
+        if self.hold or batch["polls"] < self.polls:
+            return
+        if self.ending == "failed":
+            batch["status"] = "failed"
+            batch["errors"] = {"object": "list", "data": [{"code": "invalid_json_line", "message": "line 1 is not valid", "line": 1}]}
+            return
+        out, err = [], []
+        for k, line in enumerate(batch["input"]):
+            request = json.loads(line)
+            if (self.ending == "expired" and k >= len(batch["input"]) // 2):
+                err.append({"id": f"req_{k}", "custom_id": request["custom_id"], "response": None,
+                            "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}})
+            elif self.ending == "errors" and k % 3 == 2:
+                err.append({"id": f"req_{k}", "custom_id": request["custom_id"], "response": {"status_code": 400, "body": {
+                    "error": {"message": "bad request", "type": "invalid_request_error"}}}, "error": None})
+            else:
+                prompt = request["body"]["messages"][0]["content"]
+                out.append({"id": f"req_{k}", "custom_id": request["custom_id"], "error": None, "response": {"status_code": 200, "body": {
+                    "id": "chatcmpl", "object": "chat.completion", "model": request["body"]["model"],
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": self.answer(prompt)}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}}})
+        for kind, rows in (("output", out), ("error", err)):
+            if rows:
+                file_id = f"file-{len(self.files) + 1}"
+                self.files[file_id] = "".join(json.dumps(r) + "\n" for r in rows).encode()
+                batch[f"{kind}_file_id"] = file_id
+        batch["done"], batch["failed"] = len(out), len(err)
+        batch["status"] = "expired" if self.ending == "expired" else "completed"
+
+    def view(self, batch_id):
+        batch = self.batches[batch_id]
+        return {"id": batch_id, "object": "batch", "status": batch["status"], "endpoint": "/v1/chat/completions",
+                "output_file_id": batch.get("output_file_id"), "error_file_id": batch.get("error_file_id"), "errors": batch.get("errors"),
+                "request_counts": {"total": len(batch["input"]), "completed": batch.get("done", 0), "failed": batch.get("failed", 0)}}
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()

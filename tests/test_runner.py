@@ -14,7 +14,7 @@ import pytest
 
 import conftest
 from conftest import ROOT, run_stderr
-from fake_openai import FakeOpenAI, TcpServer
+from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 import benchmark
 from benchmark import Edge
 
@@ -1359,3 +1359,119 @@ def test_a_full_disk_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path, c
     lines = (tmp_path / "requests.jsonl").read_bytes().splitlines()
     assert all(json.loads(line) for line in lines)
     assert sum(json.loads(line).get("type") == "request" for line in lines) == 30
+
+
+# ---- Batch jobs end to end: upload, create, poll, download, score; resumed, never paid twice
+
+
+def batch_argv(server, out, *more):
+    return ["--model", "m", "--base-url", server.url, "--out", str(out), "--batch", "--poll-interval", "0.05", *more]
+
+
+def test_a_batch_is_uploaded_created_polled_downloaded_and_scored(tmp_path, capsys):
+    contents = solver_contents()
+    server = FakeBatches(lambda prompt: contents[prompt], polls=3)
+    try:
+        assert benchmark.main(batch_argv(server, tmp_path)) == 0
+    finally:
+        server.close()
+    assert (server.uploads, server.creates) == (1, 1)
+    cells = results(tmp_path)["cells"]
+    assert len(cells) == 30 and all(c["answer_correct"] for c in cells)
+    state = json.loads((tmp_path / "batch" / "state.json").read_text(encoding="utf-8"))
+    (part,) = state["parts"]
+    assert {k: part[k] for k in ("file", "input_file_id", "batch_id", "status", "total", "completed", "failed", "output_path")} == {
+        "file": "input.jsonl", "input_file_id": "file-1", "batch_id": "batch_1", "status": "completed", "total": 30,
+        "completed": 30, "failed": 0, "output_path": "output.jsonl"}
+    err = capsys.readouterr().err.splitlines()
+    assert err[:3] == ["batch 1/1: uploaded input.jsonl (30 requests) as file-1",
+                       f"batch 1/1: created batch_1; its id is kept in {tmp_path / 'batch' / 'state.json'}: a killed command resumes polling it",
+                       "batch 1/1 batch_1: in_progress, 0/30 done, 0 failed (0 s)"]
+    assert err[-1] == "batch 1/1 batch_1: completed, 30/30 done, 0 failed (0 s)"
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["batch"]["parts"][0]["batch_id"] == "batch_1"
+    assert all(h.get("Authorization") is None for _, _, h in server.requests)  # no key named: none sent
+
+
+def test_a_batch_killed_mid_poll_resumes_polling_without_a_second_upload(tmp_path):
+    contents = solver_contents()
+    server = FakeBatches(lambda prompt: contents[prompt], polls=1)
+    server.hold = True
+    process = subprocess.Popen([sys.executable, str(ROOT / "benchmark.py"), *batch_argv(server, tmp_path)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        state = tmp_path / "batch" / "state.json"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (state.exists() and "in_progress" in state.read_text(encoding="utf-8")):
+            time.sleep(0.05)
+        process.kill()  # kill -9 mid-poll
+        process.wait()
+        assert "batch_1" in state.read_text(encoding="utf-8")
+        server.hold = False
+        assert benchmark.main(batch_argv(server, tmp_path)) == 0  # the same command again
+    finally:
+        process.kill()
+        server.close()
+    assert (server.uploads, server.creates) == (1, 1)  # resumed: polled the same batch, paid once
+    assert all(c["answer_correct"] for c in results(tmp_path)["cells"])
+
+
+def test_an_expired_batch_scores_what_came_back_and_counts_the_rest_as_failed(tmp_path, capsys):
+    contents = solver_contents()
+    server = FakeBatches(lambda prompt: contents[prompt], polls=1, ending="expired")
+    try:
+        assert benchmark.main(batch_argv(server, tmp_path)) == 1
+    finally:
+        server.close()
+    cells = results(tmp_path)["cells"]
+    assert sum(c["status"] == "OK" for c in cells) == 15 and sum(c["status"] != "OK" for c in cells) == 15
+    err = capsys.readouterr().err
+    assert "warning: batch batch_1 expired: its answers that came back are scored, the rest count as failed\n" in err
+    assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == ["errors.jsonl", "input.jsonl", "output.jsonl", "state.json"]
+
+
+def test_a_partial_error_file_is_scored_as_failed_requests(tmp_path, capsys):
+    contents = solver_contents()
+    server = FakeBatches(lambda prompt: contents[prompt], polls=1, ending="errors")
+    try:
+        assert benchmark.main(batch_argv(server, tmp_path)) == 1
+    finally:
+        server.close()
+    summary = results(tmp_path)["requests"]
+    assert summary["failed"] == 10 and summary["failures"] == {"HTTP 400 (invalid_request_error): bad request": 10}
+
+
+def test_a_batch_that_fails_validation_stops_with_its_errors_and_resubmits_nothing(tmp_path, capsys):
+    server = FakeBatches(lambda prompt: "{}", polls=1, ending="failed")
+    try:
+        assert benchmark.main(batch_argv(server, tmp_path)) == 2
+        assert benchmark.main(batch_argv(server, tmp_path)) == 2  # run again: the failed batch is known, not paid again
+    finally:
+        server.close()
+    assert (server.uploads, server.creates) == (1, 1)
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "error: no batch returned a file to score: batch_1 failed (invalid_json_line: line 1 is not valid); fix what the errors "
+        f"say, then move {tmp_path / 'batch' / 'state.json'} aside to submit again")
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--score", "x.jsonl"], "--batch sends and scores a batch itself: leave out --score"),
+    (["--export-batch", "b.jsonl"], "--batch sends and scores a batch itself: leave out --export-batch"),
+    (["--poll-interval", "0"], "--poll-interval 0 is not a number of seconds between 0 and 3600; e.g. 30"),
+])
+def test_batch_flags_that_cannot_go_together_are_one_line(tmp_path, capsys, flags, message):
+    assert benchmark.main(["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "o"), "--batch", *flags]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_a_batch_sends_the_key_to_its_host_only_and_writes_it_nowhere(tmp_path, monkeypatch):
+    monkeypatch.setenv("BATCH_KEY", SECRET)
+    contents = solver_contents()
+    server = FakeBatches(lambda prompt: contents[prompt], polls=1)
+    try:
+        assert benchmark.main(batch_argv(server, tmp_path, "--api-key-env", "BATCH_KEY")) == 0
+    finally:
+        server.close()
+    assert server.requests and all(h.get("Authorization") == f"Bearer {SECRET}" for _, _, h in server.requests)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and not any(SECRET.encode() in p.read_bytes() for p in written)
