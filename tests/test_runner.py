@@ -1430,7 +1430,7 @@ def test_an_expired_batch_scores_what_came_back_and_counts_the_rest_as_failed(tm
     assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == ["errors.jsonl", "input.jsonl", "output.jsonl", "state.json"]
 
 
-def test_a_partial_error_file_is_scored_as_failed_requests(tmp_path, capsys):
+def test_a_batch_with_a_partial_error_file_scores_those_as_failed_requests(tmp_path, capsys):
     contents = solver_contents()
     server = FakeBatches(lambda prompt: contents[prompt], polls=1, ending="errors")
     try:
@@ -1438,7 +1438,7 @@ def test_a_partial_error_file_is_scored_as_failed_requests(tmp_path, capsys):
     finally:
         server.close()
     summary = results(tmp_path)["requests"]
-    assert summary["failed"] == 10 and summary["failures"] == {"HTTP 400 (invalid_request_error): bad request": 10}
+    assert summary["failed"] == 10 and summary["failures"] == {"batch: HTTP 400 (invalid_request_error): bad request": 10}
 
 
 def test_a_batch_that_fails_validation_stops_with_its_errors_and_resubmits_nothing(tmp_path, capsys):
