@@ -1,0 +1,146 @@
+"""--compare: several model runs over the same questions, side by side. Three scripted models over the same 150
+generated questions, whose truth we set: one is worse on tsv, one is worse on json, one is equal on both."""
+
+import hashlib
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import benchmark
+from fake_openai import FakeOpenAI
+from test_kg import gate_inputs
+
+
+def misses(qid: str) -> bool:
+    """A fixed 30% of the questions."""
+    return int(hashlib.sha256(qid.encode()).hexdigest(), 16) % 10 < 3
+
+
+def model_run(tmp_path, name, worse_on, *flags):
+    """A run of model `name` through a fake server: the control solver's answers, except on `worse_on`'s prompts of the
+    questions that misses() picks, where it answers wrong."""
+    argv = [*gate_inputs(tmp_path, 150), "--formats", "json,tsv", "--model", name, *flags]
+    args = benchmark.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
+    plan = benchmark.make_plan(args)
+    spec = benchmark.make_generate_spec(args, plan)
+    inputs = benchmark.load_inputs(args.graph, args.questions, None, benchmark.question_drawer(spec))
+    answers = {}
+    for item in benchmark.measure(inputs, plan).items:
+        wrong = item.row["format"] == worse_on and not item.question.insufficient and misses(item.question.id)
+        answers[item.prompt()] = "{}" if wrong else json.dumps(benchmark.solver_answer(item), ensure_ascii=False)
+    server = FakeOpenAI(answer=lambda prompt: answers[prompt])
+    out = tmp_path / name
+    try:
+        assert benchmark.main([*argv, "--base-url", server.url, "--out", str(out)]) == 0
+    finally:
+        server.close()
+    return out
+
+
+@pytest.fixture(scope="module")
+def three_runs(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("three")
+    return tmp_path, [model_run(tmp_path, "prefers-json", "tsv", "--input-price-per-million", "1", "--output-price-per-million", "2"),
+                      model_run(tmp_path, "prefers-tsv", "json", "--encoding", "cl100k_base"),
+                      model_run(tmp_path, "equal", None)]
+
+
+def test_three_models_compared_match_the_truth_we_set(three_runs, capsys):
+    tmp_path, runs = three_runs
+    out = tmp_path / "compared"
+    assert benchmark.main(["--compare", *map(str, runs), "--out", str(out)]) == 0
+    assert capsys.readouterr().out == (
+        "small · original · A: no format is accepted for every model (tsv: prefers-json: reject)\n"
+        f"comparison: {out / 'comparison.md'}\n")
+    c = json.loads((out / "comparison.json").read_text(encoding="utf-8"))
+    board = {(e["model"], e["format"]): e for e in c["leaderboard"]}
+    assert {k: v["verdict"] for k, v in board.items()} == {
+        ("prefers-json", "json"): "baseline", ("prefers-json", "tsv"): "reject", ("prefers-tsv", "json"): "baseline",
+        ("prefers-tsv", "tsv"): "accept", ("equal", "json"): "baseline", ("equal", "tsv"): "accept"}
+    positive = board[("equal", "json")]["path_exact"]["questions"]
+    missed = board[("prefers-json", "tsv")]["path_exact"]["rate"]
+    assert positive == 120 and board[("equal", "tsv")]["path_exact"]["rate"] == 1.0 and 0.6 < missed < 0.8
+    assert board[("prefers-tsv", "json")]["path_exact"]["rate"] == missed  # the same questions missed, on the other format
+    assert board[("prefers-json", "json")]["cost"] is not None and board[("equal", "json")]["cost"] is None  # each model's prices
+    assert board[("equal", "tsv")]["saving"] > 0.3 and board[("prefers-tsv", "tsv")]["encoding"] == "cl100k_base"
+    assert board[("prefers-tsv", "tsv")]["saving"] != board[("equal", "tsv")]["saving"]  # each by the model's own tokenizer
+    diff = next(d for d in c["model_differences"] if (d["format"], d["model"], d["other"]) == ("tsv", "prefers-json", "equal"))
+    assert diff["difference"] == round(missed - 1, 4) and diff["ci95"][1] < 0 and diff["questions"] == 120  # per question
+    assert diff["method"] == "newcombe method 11 (continuity corrected)"
+    report = (out / "comparison.md").read_text(encoding="utf-8")
+    assert "**No format is accepted for every model** (tsv: prefers-json: reject)." in report
+    assert "| tsv | prefers-json − equal | 120 |" in report
+    assert re.search(r"\| tsv \| 0\.\d\d \[0\.\d\d, 0\.\d\d\] · 27,659 \(−57%\) · \$0\.\d{4} · [\d.]+ s · reject \|", report)
+
+
+def test_two_models_that_accept_the_same_format_name_it(three_runs, capsys):
+    tmp_path, runs = three_runs
+    assert benchmark.main(["--compare", str(runs[1]), str(runs[2]), "--out", str(tmp_path / "two")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "small · original · A: accepted for every model: tsv"
+
+
+def test_the_comparison_chart_has_a_mark_per_model_and_format_and_nothing_past_its_canvas(three_runs):
+    tmp_path, runs = three_runs
+    out = tmp_path / "chart"
+    assert benchmark.main(["--compare", *map(str, runs), "--out", str(out)]) == 0
+    svg = ET.fromstring((out / "comparison.svg").read_text(encoding="utf-8"))
+    width, height = float(svg.get("width")), float(svg.get("height"))
+    ns = "{http://www.w3.org/2000/svg}"
+    marks = [m for m in svg.iter() if m.get("class") == "mark"]
+    assert sorted((m.get("data-model"), m.get("data-format")) for m in marks) == sorted(
+        (model, fmt) for model in ("prefers-json", "prefers-tsv", "equal") for fmt in ("json", "tsv"))
+    assert len({m.get("fill") for m in marks if m.get("fill") != "white"}) == 3  # a colour per model
+    boxes = []
+    for text in svg.iter(f"{ns}text"):  # 10-px sans-serif: about 5 px a character, as the other charts' test takes it
+        x, size, n = float(text.get("x")), float(text.get("font-size")), len(text.text or "")
+        wide = 0.5 * size * n
+        left = x - wide / 2 if text.get("text-anchor") == "middle" else x - wide if text.get("text-anchor") == "end" else x
+        assert 0 <= left and left + wide <= width and float(text.get("y")) <= height, text.text
+        if text.get("class") in ("tick", "legend", "label"):
+            boxes.append((left, float(text.get("y")) - size, left + wide, float(text.get("y"))))
+    assert not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    legends = [t.text for t in svg.iter(f"{ns}text") if t.get("class") == "legend"]
+    assert legends == ["prefers-json", "prefers-tsv", "equal"]
+
+
+def test_runs_over_other_questions_or_another_tool_version_are_refused_in_one_line(three_runs, tmp_path, capsys):
+    base, runs = three_runs
+    other = model_run(tmp_path, "other-questions", None, "--seed", "7")
+    capsys.readouterr()
+    assert benchmark.main(["--compare", str(runs[0]), str(other), "--out", str(tmp_path / "c")]) == 2
+    assert capsys.readouterr().err == (f"error: {runs[0]} and {other} ask different questions under small · original; "
+                                       "compare runs over the same questions\n")
+    old = tmp_path / "old"
+    old.mkdir()
+    results = json.loads((runs[2] / "results.json").read_text(encoding="utf-8"))
+    results["tool_version"] = "2026.1.0"
+    (old / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    assert benchmark.main(["--compare", str(runs[1]), str(old), "--out", str(tmp_path / "d")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: the runs were scored by different versions of the tool ({runs[1]} {benchmark.TOOL_VERSION}, {old} 2026.1.0); "
+        "score each log again with this one (--score DIR/requests.jsonl with the run's flags) before comparing\n")
+
+
+def test_runs_that_share_part_of_their_formats_are_compared_on_it_and_say_so(three_runs, tmp_path, capsys):
+    base, runs = three_runs
+    partial = tmp_path / "json-only"
+    partial.mkdir()
+    results = json.loads((runs[2] / "results.json").read_text(encoding="utf-8"))
+    results["cells"] = [c for c in results["cells"] if c["format"] == "json"]
+    (partial / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    assert benchmark.main(["--compare", str(runs[0]), str(partial), "--out", str(tmp_path / "p")]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"{runs[0]}: 150 answered cell(s) no other run has are left out (formats tsv are not in every run)"
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--compare", "a"], "--compare needs two runs or more (their --out folders)"),
+    (["--compare", "a", "b", "--model", "m"], "--compare reads finished runs: leave out --model"),
+    (["--compare", "nowhere", "b"], "nowhere: no results.json; compare the --out folders of model runs (or of --score)"),
+])
+def test_compare_flags_are_one_line(tmp_path, capsys, monkeypatch, flags, message):
+    monkeypatch.chdir(tmp_path)
+    assert benchmark.main([*flags, "--out", "cmp"]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
