@@ -88,10 +88,15 @@ Sections, in the order data flows through them:
                                        a group's formats, questions_for_power), write_results: results.json,
                                        results.md, the console lines; the SVG charts (label placement, styles,
                                        legend and footnote inside the canvas)
+  comparison                           --compare: runs over the same questions side by side (read_runs,
+                                       compare_runs: leaderboard by each model's own tokenizer, each model's
+                                       gate, paired differences between models, the formats every model
+                                       accepts), comparison.md and comparison.svg
   artifacts                            Staging, OutLock (one run per folder, by flock), manifest.json, publish
   command line                         Parser (one line, did you mean), flags (checked up front), preflight,
                                        check_verdict_possible, run, model_results (collects the answers, sent or
-                                       scored), main (SIGTERM and SIGHUP stop like Ctrl-C)
+                                       scored), run_compare, run_models (--models: one --out per model),
+                                       main (SIGTERM and SIGHUP stop like Ctrl-C)
 """
 
 from __future__ import annotations
@@ -9013,6 +9018,10 @@ def make_parser() -> argparse.ArgumentParser:
     add("--allow-no-verdict", action="store_true",
         help="send the prompts even when no verdict can come out of them (every baseline prompt over --context-window, or a "
              "--budget that leaves the gold paths out); without it such a run stops before the first request")
+    add("--models", type=Path, metavar="FILE",
+        help="run several models in one command: a JSON list of models (model, base_url, and any of name, api_key_env, "
+             "encoding, prices, ...), each into --out/NAME with the other flags of this command, resumable per model; then "
+             "--compare the finished ones into --out")
     add("--compare", type=Path, nargs="+", metavar="DIR",
         help="compare finished model runs (their --out folders) over the questions they share: comparison.md, .json and .svg "
              "into --out; nothing is measured or sent")
@@ -9380,6 +9389,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     when some requests failed after their retries."""
     if args.compare is not None:
         return run_compare(args, argv), None
+    if args.models is not None:
+        return run_models(args, argv)
     check_flags(args)
     plan = make_plan(args)
     model = make_model_config(args)
@@ -9523,6 +9534,98 @@ def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
             why = "; ".join(f"{fmt}: {', '.join(reasons)}" for fmt, reasons in acc["not_accepted"].items()) or "only the baseline was run"
             lines.append(f"{group}: no format is accepted for every model ({why})")
     return "\n".join(lines + [f"comparison: {display(args.out / 'comparison.md')}"])
+
+
+MODEL_FIELDS = {  # a --models entry's fields -> the flag each stands for
+    "model": "--model", "base_url": "--base-url", "api_key_env": "--api-key-env", "encoding": "--encoding",
+    "input_price_per_million": "--input-price-per-million", "output_price_per_million": "--output-price-per-million",
+    "cached_input_price_per_million": "--cached-input-price-per-million", "max_tokens_field": "--max-tokens-field",
+    "max_output_tokens": "--max-output-tokens", "structured": "--structured", "reasoning_effort": "--reasoning-effort",
+    "temperature": "--temperature", "concurrency": "--concurrency", "timeout": "--timeout", "tokens_per_minute": "--tokens-per-minute",
+}
+
+
+def read_models(path: Path) -> list[tuple[str, list[str]]]:
+    """--models FILE: (folder name, flags) per model, checked."""
+    where = display(path)
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BenchmarkError(f"{where}: no such file; --models takes a JSON list of models, e.g. "
+                             '[{"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}]') from None
+    except (OSError, ValueError, RecursionError) as e:
+        raise BenchmarkError(f"{where}: not readable JSON ({e}); --models takes a JSON list of models") from None
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
+        raise BenchmarkError(f"{where}: not a list of models (objects with model and base_url); give one object per model")
+    out, names = [], set()
+    for k, entry in enumerate(entries, 1):
+        unknown = sorted(set(entry) - set(MODEL_FIELDS) - {"name"})
+        if unknown:
+            raise BenchmarkError(f"{where}: model {k}: unknown field {unknown[0]!r}; the fields are name, {', '.join(MODEL_FIELDS)}")
+        if not isinstance(entry.get("model"), str) or not entry["model"].strip() or (entry["model"] != SOLVER_MODEL and not isinstance(entry.get("base_url"), str)):
+            raise BenchmarkError(f"{where}: model {k}: give model and base_url (text), e.g. "
+                                 '{"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}')
+        name = entry.get("name", entry["model"])
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) or name in names:
+            raise BenchmarkError(f"{where}: model {k}: its folder name {name!r} is not a plain unique file name (letters, digits, "
+                                 ". _ -); give each model a name")
+        names.add(name)
+        flags = []
+        for field, flag in MODEL_FIELDS.items():
+            value = entry.get(field)
+            if value is None:
+                continue
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                raise BenchmarkError(f"{where}: model {k} ({name}): {field} must be text or a number, got {json.dumps(value)[:40]}")
+            flags += [flag, str(value)]
+        out.append((name, flags))
+    return out
+
+
+def _without(argv: list[str], flags: tuple[str, ...]) -> list[str]:
+    """argv less the given flags and their values, in either spelling (--out DIR, --out=DIR)."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg in flags:
+            skip = True
+            continue
+        if any(arg.startswith(flag + "=") for flag in flags):
+            continue
+        kept.append(arg)
+    return kept
+
+
+def run_models(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
+    """--models: each model's run into --out/NAME (the same command's other flags; each resumes from its own log),
+    one after another, a model that fails not stopping the others; then --compare of those with results."""
+    given = [flag for flag in ("--model", "--base-url") if any(a == flag or a.startswith(flag + "=") for a in argv)]
+    if given:
+        raise BenchmarkError(f"--models names each model and its base_url in its file: leave out {' and '.join(given)}")
+    models = read_models(args.models)
+    common = _without(argv, ("--models", "--out"))
+    stdout, failed = [], []
+    for k, (name, flags) in enumerate(models, 1):
+        sub = [*common, *flags, "--out", str(args.out / name)]
+        print(f"model {k}/{len(models)}: {name} into {display(args.out / name)}", file=sys.stderr, flush=True)
+        try:
+            text, failure = run(make_parser().parse_args(sub), sub)
+        except BenchmarkError as e:
+            text, failure = "", " ".join(getattr(e, "lines", [str(e)]))
+        stdout.append(f"## {name}\n{text}".rstrip())
+        if failure:
+            failed.append(f"{name}: {failure}")
+    finished = [args.out / name for name, _ in models if (args.out / name / "results.json").exists()]
+    if len(finished) >= 2:
+        compare = ["--compare", *map(str, finished), "--out", str(args.out)]
+        stdout.append("## comparison\n" + run_compare(make_parser().parse_args(compare), compare))
+    failure = None
+    if failed:
+        failure = (f"{len(failed)} of {len(models)} model(s) did not finish ({'; '.join(failed)}); run the same command again: "
+                   "each model resumes from its own log")
+    return "\n\n".join(stdout), failure
 
 
 MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
@@ -9688,7 +9791,7 @@ def main(argv: list[str] | None = None) -> int:
         import signal
 
         how = f"stopped by {signal.Signals(e.signum).name}" if isinstance(e, Terminated) else "interrupted"
-        resume = "; run the same command to resume: what was answered is in the log" if args.model and not args.score else ""
+        resume = "; run the same command to resume: what was answered is in the log" if (args.model or args.models) and not args.score else ""
         print(f"error: {how}{resume}", file=sys.stderr)
         return 128 + e.signum if isinstance(e, Terminated) else 130
     return 0

@@ -144,3 +144,52 @@ def test_compare_flags_are_one_line(tmp_path, capsys, monkeypatch, flags, messag
     monkeypatch.chdir(tmp_path)
     assert benchmark.main([*flags, "--out", "cmp"]) == 2
     assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_several_models_in_one_command_each_into_its_folder_resumable_then_compared(tmp_path, capsys):
+    servers = [FakeOpenAI(answer=lambda prompt: "{}") for _ in range(2)]
+    models = [{"name": "small-model", "model": "m1", "base_url": servers[0].url, "encoding": "cl100k_base"},
+              {"name": "big-model", "model": "m2", "base_url": servers[1].url, "input_price_per_million": 1, "output_price_per_million": 2}]
+    (tmp_path / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    argv = ["--models", str(tmp_path / "models.json"), "--out", str(tmp_path / "out"), "--limit", "10"]
+    try:
+        assert benchmark.main(argv) == 0
+        assert benchmark.main(argv) == 0  # again: each model resumes from its log, nothing is sent twice
+    finally:
+        for server in servers:
+            server.close()
+    assert [len(s.requests) for s in servers] == [10, 10]
+    out = capsys.readouterr()
+    assert "model 1/2: small-model into " in out.err and "## comparison\nsmall · original · A: no format is accepted for every model" in out.out
+    first = json.loads((tmp_path / "out" / "small-model" / "results.json").read_text(encoding="utf-8"))
+    assert first["model"]["model"] == "m1" and first["run"]["encodings"] == ["cl100k_base"]
+    c = json.loads((tmp_path / "out" / "comparison.json").read_text(encoding="utf-8"))
+    assert [r["model"] for r in c["runs"]] == ["m1", "m2"] and [r["encoding"] for r in c["runs"]] == ["cl100k_base", "o200k_base"]
+
+
+def test_a_model_that_fails_does_not_stop_the_others_and_the_command_says_how_to_resume(tmp_path, capsys):
+    server = FakeOpenAI(answer=lambda prompt: "{}")
+    models = [{"name": "down", "model": "m0", "base_url": "http://127.0.0.1:9/v1"}, {"name": "up", "model": "m1", "base_url": server.url}]
+    (tmp_path / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    try:
+        assert benchmark.main(["--models", str(tmp_path / "models.json"), "--out", str(tmp_path / "out"), "--limit", "3"]) == 1
+    finally:
+        server.close()
+    assert len(server.requests) == 3 and (tmp_path / "out" / "up" / "results.json").exists()
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith("error: 1 of 2 model(s) did not finish (down: no server answers at http://127.0.0.1:9/v1 ")
+    assert err.endswith("run the same command again: each model resumes from its own log")
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"model": "m"}', "not a list of models (objects with model and base_url); give one object per model"),
+    ('[{"model": "m", "base_url": "http://x/v1", "colour": "red"}]', "model 1: unknown field 'colour'; the fields are name, model, base_url"),
+    ('[{"model": "m"}]', 'model 1: give model and base_url (text), e.g. {"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}'),
+    ('[{"model": "m", "base_url": "http://x/v1"}, {"model": "m", "base_url": "http://y/v1"}]',
+     "model 2: its folder name 'm' is not a plain unique file name (letters, digits, . _ -); give each model a name"),
+    ('[{"model": "m", "base_url": "http://x/v1", "temperature": [0]}]', "model 1 (m): temperature must be text or a number, got [0]"),
+])
+def test_a_bad_models_file_is_one_line_naming_the_model(tmp_path, capsys, content, message):
+    (tmp_path / "models.json").write_text(content, encoding="utf-8")
+    assert benchmark.main(["--models", str(tmp_path / "models.json"), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {tmp_path / 'models.json'}: {message}")
