@@ -2900,6 +2900,10 @@ MEDIUM_BRANCHES = (10, 20)  # distractor branches per start node in medium: draw
 BRANCH_LENGTHS = (1, 2, 2, 3)
 BRANCH_DRAWS = 40  # draws per branch before an anchor is given up as unable to take one
 NAME_DRAWS = 30  # draws from a vocabulary in a row that give no fresh name before it counts as spent
+HELD_FOR_GOOD = 8  # times in a row a vocabulary's fresh names are all held back by the shares, with no new node of its
+# type made between, before it counts as spent: the shares open only as the type grows (a hand-made graph's five
+# organizations whose first words are all at their share stalled every anchor; the draws are random, so one miss is
+# not proof)
 WORD_MODEL_ORDER = 3  # characters of context of the word model that makes new one-word names
 WORD_MODEL_MIN_WORDS = 12  # distinct words a word model needs; with fewer it would only copy them
 TYPE_SHARE_SLACK = 1.6  # past medium, a type may be this many times as common among new nodes as among the input's
@@ -3208,6 +3212,7 @@ class Namer:
             self.type_names.setdefault(n.type, []).append(n.name)
         self.vocabularies: dict[object, Vocabulary] = {}  # never changed once made: forks share them
         self.spent: set = set()  # keys of the vocabularies that gave no fresh name in NAME_DRAWS draws
+        self.held_made: dict = {}  # key -> (new nodes of its type, times in a row) when its fresh names were all held back
         self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
         self.id_chars = {kind: sorted({c for i in self.ids for c in i if self._kind(c) == kind}) for kind in ("lower", "upper", "digit")}
@@ -3277,7 +3282,14 @@ class Namer:
                         if node is not None:
                             return node
                 misses += 1
-            if not held_back:
+            if held_back:  # held back for now; but the shares open only as the type gets new nodes: held back
+                made = self.made_marks[like.type][1][0]  # HELD_FOR_GOOD times in a row with none made, this draw
+                last, times = self.held_made.get(key, (None, 0))  # names no node (not held: the branch takes other
+                times = times + 1 if last == made else 1  # steps or its anchor gives up), and the vocabulary stays
+                self.held_made[key] = (made, times)  # for when the type grows
+                if times >= HELD_FOR_GOOD:
+                    continue
+            else:
                 self.spent.add(key)
             self.held = self.held or bool(held_back)
         if not self.held:

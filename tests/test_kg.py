@@ -998,3 +998,17 @@ def test_a_pseudonymized_question_is_said_to_still_name_only_a_real_leftover(que
 def test_a_name_shape_with_more_title_case_words_than_pools_is_no_crash():
     vocabulary = benchmark.Vocabulary(["Ann Bob Cat Dan Eve Fay Gus", "Bob Ann Dan Cat Fay Eve Hal"])
     assert vocabulary.draw(benchmark.random.Random(1)).count(" ") == 6
+
+
+def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type_is_held_back_for_good(tmp_path, capsys):
+    """The unix graph's organizations ('Bell Labs', 'Sun Microsystems') can take new second words from a pool, but each
+    new first word would pass its share: such names are held back, and while nothing of the type is made they stay so.
+    Held back twice with no new node of the type between counts as spent: the other types go on (13 of 253 branches
+    were made, every anchor stalled on organizations; 83 before the pools)."""
+    import realism
+    (tmp_path / "unix.json").write_text(json.dumps(realism.unix_graph(benchmark.random.Random(1))), encoding="utf-8")
+    argv = ["--graph", str(tmp_path / "unix.json"), "--generate-questions", "40", "--sizes", "medium", "--formats", "json",
+            "--no-write-prompts", "--skip-invalid-questions", "--prompt", "en", "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    medium = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
+    assert len(medium["nodes"]) - 30 >= 253 and "distractor branches it needs could be made" not in capsys.readouterr().err
