@@ -72,7 +72,8 @@ Sections, in the order data flows through them:
   reports                              console table, size_report.md, size_summary.json
   runner                               Chat Completions into requests.jsonl, resumable: http_post over httpx2
                                        (a client per worker, proxies from the environment; Deadlines and
-                                       _Sockets: one thread ends attempts); Pacer (token rate limits);
+                                       _Sockets: one thread ends attempts); Pacer (token and request rate
+                                       limits, a Bucket each);
                                        Gate: fail fast (url_hint on 404), throttle on timeouts, no second copy
                                        of a timeout to a one-slot server, stop when the server goes away;
                                        Redactor (the key in every derived form);
@@ -5361,6 +5362,7 @@ class ModelConfig:
     max_retries: int
     edge_ids: bool = False  # the answer's path cites edge ids (strings), not indices
     tokens_per_minute: int | None = None  # --tokens-per-minute: sending is paced to it (Pacer)
+    requests_per_minute: int | None = None  # --requests-per-minute: the same
 
     def sampling(self, repeat: int) -> dict:
         """Every request field that can change an answer, besides the prompt: part of the resume key."""
@@ -5754,36 +5756,67 @@ def reset_seconds(value: str | None) -> float | None:
     return min(seconds, RETRY_MAX_DELAY * 10) if math.isfinite(seconds) and seconds >= 0 else None
 
 
-class Pacer:
-    """Sending paced to a token rate limit, so that 429s are rare rather than retried: a bucket of tokens_per_minute
-    tokens that refills continuously over RATE_WINDOW (how providers replenish), each request taking its prompt
-    tokens and its output cap before it goes (OpenAI counts max_tokens against the limit). The server's
-    x-ratelimit headers, when it sends them, correct the bucket: remaining tokens lower its level, and a limit set
-    by headers alone (no --tokens-per-minute) paces the run too; remaining requests of 0 hold sending until their
-    reset. A request larger than the whole bucket waits for a full one and goes. The bucket fills up to its size
-    less the tokens in flight: the server counts a request when it arrives, not when it is sent, and while it is
-    full it gains nothing from the time in between (at a run's start, 2 of 62 requests were refused without this)."""
+class Bucket:
+    """One rate limit: capacity units per RATE_WINDOW, refilled continuously (how providers replenish), filled up to
+    its capacity less the units in flight: the server counts a request when it arrives, not when it is sent, and
+    while it is full it gains nothing from the time in between (at a run's start, 2 of 62 requests were refused
+    without this rule). No capacity: no limit known yet."""
 
-    def __init__(self, tokens_per_minute: int | None) -> None:
-        self.capacity = float(tokens_per_minute) if tokens_per_minute else None
+    def __init__(self, capacity: int | None) -> None:
+        self.capacity = float(capacity) if capacity else None
         self.level = self.capacity or 0.0
+        self.in_flight = 0
         self.stamp = time.monotonic()
-        self.hold_until = 0.0  # no request before this (the server's requests ran out)
-        self.in_flight = 0  # tokens of the attempts sent and not yet answered
-        self.lock = threading.Lock()
 
-    def _refill(self, now: float) -> None:
+    def refill(self, now: float) -> None:
         if self.capacity is not None:
             top = self.capacity - self.in_flight
             if self.level < top:
                 self.level = min(top, self.level + (now - self.stamp) * self.capacity / RATE_WINDOW)
         self.stamp = now
 
+    def wait(self, units: int) -> float:
+        """Seconds until units may go (a request larger than the whole bucket waits for a full one)."""
+        if self.capacity is None:
+            return 0.0
+        need = min(units, self.capacity)
+        return (need - self.level) * RATE_WINDOW / self.capacity if self.level < need else 0.0
+
+    def take(self, units: int) -> None:
+        if self.capacity is not None:
+            self.level -= units
+        self.in_flight += units
+
+    def learn(self, limit: int | None, remaining: int | None) -> None:
+        """The server's limit and what it says remains: a limit learnt from the headers alone starts the bucket
+        (less what is in flight, which the remaining count may not hold yet); a remaining count lowers it."""
+        if self.capacity is None and limit:
+            self.capacity = float(limit)
+            self.level = float(min(limit, limit if remaining is None else remaining)) - self.in_flight
+        elif remaining is not None and self.capacity is not None:
+            self.level = min(self.level, float(remaining))
+
+
+class Pacer:
+    """Sending paced to a provider's rate limits, so that 429s are rare rather than retried: a Bucket of
+    tokens_per_minute tokens, each request taking its prompt tokens and its output cap before it goes (OpenAI
+    counts max_tokens against the limit), and one of requests_per_minute requests. The server's x-ratelimit
+    headers, when it sends them, correct both (x-ratelimit-limit-tokens / -requests set a limit the flags did
+    not, -remaining-tokens / -requests lower the level), and remaining requests of 0 hold sending until
+    x-ratelimit-reset-requests."""
+
+    def __init__(self, tokens_per_minute: int | None, requests_per_minute: int | None = None) -> None:
+        self.tokens, self.requests = Bucket(tokens_per_minute), Bucket(requests_per_minute)
+        self.hold_until = 0.0  # no request before this (the server's requests ran out)
+        self.lock = threading.Lock()
+
     def settle(self, tokens: int) -> None:
         """An attempt that acquire() let go has its answer (or failed)."""
         with self.lock:
-            self._refill(time.monotonic())
-            self.in_flight -= tokens
+            now = time.monotonic()
+            for bucket, units in ((self.tokens, tokens), (self.requests, 1)):
+                bucket.refill(now)
+                bucket.in_flight -= units
 
     def acquire(self, tokens: int, halt: threading.Event) -> float:
         """Wait until the request may go (or the run stops); the seconds waited."""
@@ -5791,15 +5824,12 @@ class Pacer:
         while True:
             with self.lock:
                 now = time.monotonic()
-                self._refill(now)
-                need = min(tokens, self.capacity) if self.capacity is not None else 0
-                wait = max(self.hold_until - now, 0.0)
-                if self.capacity is not None and self.level < need:
-                    wait = max(wait, (need - self.level) * RATE_WINDOW / self.capacity)
+                self.tokens.refill(now)
+                self.requests.refill(now)
+                wait = max(self.hold_until - now, self.tokens.wait(tokens), self.requests.wait(1), 0.0)
                 if wait <= 0:
-                    if self.capacity is not None:
-                        self.level -= tokens
-                    self.in_flight += tokens
+                    self.tokens.take(tokens)
+                    self.requests.take(1)
                     return now - started
             if halt.wait(min(wait, 1.0)):
                 return time.monotonic() - started
@@ -5810,14 +5840,9 @@ class Pacer:
             return
         with self.lock:
             now = time.monotonic()
-            self._refill(now)
-            limit = _count_header(headers.get("x-ratelimit-limit-tokens"))
-            remaining = _count_header(headers.get("x-ratelimit-remaining-tokens"))
-            if self.capacity is None and limit:  # learnt from the headers: the requests in flight may not be in them yet
-                self.capacity = float(limit)
-                self.level = float(min(limit, limit if remaining is None else remaining)) - self.in_flight
-            elif remaining is not None and self.capacity is not None:
-                self.level = min(self.level, float(remaining))
+            for bucket, unit in ((self.tokens, "tokens"), (self.requests, "requests")):
+                bucket.refill(now)
+                bucket.learn(_count_header(headers.get(f"x-ratelimit-limit-{unit}")), _count_header(headers.get(f"x-ratelimit-remaining-{unit}")))
             if _count_header(headers.get("x-ratelimit-remaining-requests")) == 0:
                 reset = reset_seconds(headers.get("x-ratelimit-reset-requests"))
                 if reset:
@@ -5859,7 +5884,7 @@ class Gate:
         self.tickets = itertools.count()
         self.pending: set[int] = set()  # attempts sent and not yet answered, by the order they were sent in
         self.parallel = False  # seen to work on several requests at once: an answer came before an earlier request's
-        self.pacer = Pacer(config.tokens_per_minute)
+        self.pacer = Pacer(config.tokens_per_minute, config.requests_per_minute)
 
     def begin(self) -> int:
         """An attempt is about to be sent: its place in the order of sending."""
@@ -8050,7 +8075,7 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
     waits = summary.get("rate_limit_waits") or {}
     if waits.get("requests"):
         lines.append(f"{waits['requests']} of {summary['sent']} request(s) ({waits['requests'] / max(summary['sent'], 1):.0%}) waited for "
-                     f"the rate limit (--tokens-per-minute, or the server's x-ratelimit headers): {waits['seconds']:g} s in all, "
+                     f"the rate limit (--tokens-per-minute, --requests-per-minute, or the server's x-ratelimit headers): {waits['seconds']:g} s in all, "
                      f"the longest {waits['longest_s']:g} s")
     short = summary.get("cut_before_cap") or 0
     if summary.get("cut_by_length", 0) > short:
@@ -9016,6 +9041,7 @@ def make_parser() -> argparse.ArgumentParser:
     add("--tokens-per-minute", type=whole_number, metavar="N",
         help="pace sending to the provider's token rate limit: each request counts its prompt tokens and --max-output-tokens, "
              "as OpenAI counts them (without it, the server's x-ratelimit headers alone pace the run)")
+    add("--requests-per-minute", type=whole_number, metavar="N", help="pace sending to the provider's request rate limit (as above)")
     add("--input-price-per-million", type=real_number, metavar="USD", help="price of a million prompt tokens, for the cost columns")
     add("--output-price-per-million", type=real_number, metavar="USD", help="price of a million completion tokens")
     add("--cached-input-price-per-million", type=real_number, metavar="USD",
@@ -9059,7 +9085,7 @@ def make_parser() -> argparse.ArgumentParser:
 # Sizes past these are refused before any work: each would run for hours or fill the memory with no word.
 FLAG_LIMITS = {"permutations": 1000, "generate_questions": 100_000, "repeats": 1000, "concurrency": 256,
                "context_window": 10_000_000, "budget": 10_000_000, "max_output_tokens": 1_000_000, "max_retries": 100,
-               "batch_max_requests": 50_000, "tokens_per_minute": 10**12, "batch_max_bytes": 200_000_000, "context_hops": 20, "context_edges": 1_000_000}
+               "batch_max_requests": 50_000, "tokens_per_minute": 10**12, "requests_per_minute": 10**9, "batch_max_bytes": 200_000_000, "context_hops": 20, "context_edges": 1_000_000}
 
 
 def check_flags(args: argparse.Namespace) -> None:
@@ -9205,7 +9231,7 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
         seed=args.seed, max_output_tokens=args.max_output_tokens, max_tokens_field=field, structured=args.structured,
         reasoning_effort=args.reasoning_effort,
         concurrency=args.concurrency, repeats=args.repeats, limit=args.limit, timeout=args.timeout, max_retries=args.max_retries,
-        edge_ids=args.edge_ids, tokens_per_minute=args.tokens_per_minute,
+        edge_ids=args.edge_ids, tokens_per_minute=args.tokens_per_minute, requests_per_minute=args.requests_per_minute,
     )
 
 
@@ -9554,6 +9580,7 @@ MODEL_FIELDS = {  # a --models entry's fields -> the flag each stands for
     "cached_input_price_per_million": "--cached-input-price-per-million", "max_tokens_field": "--max-tokens-field",
     "max_output_tokens": "--max-output-tokens", "structured": "--structured", "reasoning_effort": "--reasoning-effort",
     "temperature": "--temperature", "concurrency": "--concurrency", "timeout": "--timeout", "tokens_per_minute": "--tokens-per-minute",
+    "requests_per_minute": "--requests-per-minute",
 }
 
 

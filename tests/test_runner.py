@@ -578,8 +578,44 @@ def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_a
     summary = results(tmp_path)["requests"]["rate_limit_waits"]
     assert summary["requests"] > 10 and summary["seconds"] > 1.0
     line = next(line for line in capsys.readouterr().out.splitlines() if "waited for the rate limit" in line)
-    assert re.fullmatch(rf"  {summary['requests']} of 60 request\(s\) \(\d+%\) waited for the rate limit \(--tokens-per-minute, or "
-                        r"the server's x-ratelimit headers\): [\d.]+ s in all, the longest [\d.]+ s", line)
+    assert re.fullmatch(rf"  {summary['requests']} of 60 request\(s\) \(\d+%\) waited for the rate limit \(--tokens-per-minute, "
+                        r"--requests-per-minute, or the server's x-ratelimit headers\): [\d.]+ s in all, the longest [\d.]+ s", line)
+
+
+class RequestBucket:
+    """A provider's request rate limit: limit requests per window, refilled continuously; a 429 past it."""
+
+    def __init__(self, limit: int, window: float, headers: bool):
+        self.limit, self.window, self.level, self.stamp, self.headers = limit, window, float(limit), time.monotonic(), headers
+        self.lock, self.refused, self.admitted = threading.Lock(), 0, 0
+
+    def __call__(self, body):
+        with self.lock:
+            now = time.monotonic()
+            self.level = min(self.limit, self.level + (now - self.stamp) * self.limit / self.window)
+            self.stamp = now
+            admitted = self.level >= 1
+            self.level -= admitted
+            self.admitted += admitted
+            self.refused += not admitted
+            sent = {"x-ratelimit-limit-requests": str(self.limit), "x-ratelimit-remaining-requests": str(int(self.level)),
+                    "x-ratelimit-reset-requests": f"{int((self.limit - self.level) * self.window / self.limit * 1000)}ms"}
+            return admitted, sent if self.headers else {}
+
+
+@pytest.mark.parametrize("flags, headers, most", [([], False, None), (["--requests-per-minute", "15"], False, 0.02),
+                                                  ([], True, 0.02)])
+def test_sending_is_paced_to_a_request_rate_limit_by_the_flag_or_the_headers(tmp_path, monkeypatch, flags, headers, most):
+    monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)
+    bucket = RequestBucket(15, 1.0, headers)
+    server = FakeOpenAI(answer=lambda prompt: "{}")
+    server.limiter = bucket
+    try:
+        benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8", "--repeats", "2", *flags])
+    finally:
+        server.close()
+    share = bucket.refused / (bucket.admitted + bucket.refused)
+    assert share < most if most else share > 0.2  # paced by either, or refused a fifth and more without
 
 
 def test_without_pacing_the_same_limit_refuses_many(tmp_path, monkeypatch):
