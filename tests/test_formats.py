@@ -412,3 +412,36 @@ def test_yaml_joined_record_by_record_is_the_whole_dump(value):
 @given(graph=graphs())
 def test_yaml_joined_is_the_whole_dump_on_any_graph(graph):
     assert benchmark.serialize_yaml(graph) == benchmark.yaml_dump_whole(graph)
+
+
+def test_a_permuted_turtle_text_is_proven_from_the_checked_one_and_anything_else_is_parsed(monkeypatch):
+    parsed = []
+    real_parse = benchmark.parse_turtle
+    monkeypatch.setitem(benchmark.FORMATS, "turtle", (benchmark.serialize_turtle, lambda t: parsed.append(t) or real_parse(t)))
+    nodes = tuple(Node(f"n{i}", f"Node {i}", "t") for i in range(6))
+    edges = tuple(Edge(f"n{i}", "R", f"n{(i + 1) % 6}") for i in range(6))
+    graph = Graph(nodes, edges)
+    proven: dict = {}
+    for order in ([0, 1, 2, 3, 4, 5], [5, 3, 1, 0, 2, 4], [2, 0, 4, 1, 5, 3]):  # three edge orders of one context
+        shown = graph.pick(order)
+        benchmark.check_roundtrip_once("turtle", shown, benchmark.serialized("turtle", shown), proven)
+    assert len(parsed) == 1  # the first parsed; the others are its statement lines in another order
+    other = Graph(nodes, edges[:5])  # other records: parsed
+    benchmark.check_roundtrip_once("turtle", other, benchmark.serialized("turtle", other), proven)
+    assert len(parsed) == 2
+    multi = Graph((Node("a", "two\nlines", "t"), Node("b", "B", "t")), (Edge("a", "R", "b"),))  # a long string: always parsed
+    proven = {}
+    for _ in range(2):
+        benchmark.check_roundtrip_once("turtle", multi, benchmark.serialized("turtle", multi), proven)
+    assert len(parsed) == 4 and proven == {}
+
+
+def test_a_permuted_turtle_text_with_a_statement_changed_is_parsed_and_fails(monkeypatch):
+    nodes = tuple(Node(f"n{i}", f"Node {i}", "t") for i in range(4))
+    graph = Graph(nodes, tuple(Edge(f"n{i}", "R", f"n{i + 1}") for i in range(3)))
+    proven: dict = {}
+    benchmark.check_roundtrip_once("turtle", graph, benchmark.serialized("turtle", graph), proven)
+    shown = graph.pick([2, 1, 0])
+    broken = benchmark.serialized("turtle", shown).replace("r:R n:n1 .", "r:R n:n3 .")  # what a faulty serializer could write
+    with pytest.raises(BenchmarkError, match="round-trip check failed for format turtle: edge"):
+        benchmark.check_roundtrip_once("turtle", shown, broken, proven)
