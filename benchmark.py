@@ -2355,12 +2355,36 @@ def turtle_statements(text: str) -> tuple[str, Counter] | None:
     return (head, Counter(body.split("\n"))) if sep else None
 
 
+def yaml_items(text: str) -> tuple[tuple[str, ...], Counter] | None:
+    """A text of serialize_yaml as its top-level keys and the multiset of (key, sequence item), when no anchor or alias
+    can tie one item to another (a conservative test: any & or * that could start one); else None. Each item starts
+    at a line '- ' in column 0 and takes the lines after it up to the next line in column 0 (a scalar's continuation
+    lines are indented), and the items of a block sequence are independent nodes, so two texts with the same keys
+    and the same items, in any order within each sequence, parse to the same records."""
+    if re.search(r"(?:^|[\s\[{,])[&*]\S", text):
+        return None
+    keys, items, key = [], Counter(), None
+    for part in re.split(r"\n(?=\S)", text):
+        if part.startswith("- "):
+            if key is None:
+                return None
+            items[key, part] += 1
+        else:
+            key = part
+            keys.append(part)
+    return tuple(keys), items
+
+
+PERMUTATION_PROOFS = {"turtle": turtle_statements, "yaml": yaml_items}  # format -> the parts whose order cannot matter
+
+
 def check_roundtrip_once(fmt: str, graph: Graph, text: str, proven: dict) -> None:
-    """check_roundtrip, where it can be proven from a text checked before instead of parsed again: a Turtle text whose
-    statement lines are those of a text that round-tripped, for a graph with the same records (another edge order
-    of it), round-trips too (turtle_statements). rdflib's parser was the largest cost of a matrix (39 of 107 s
-    profiled); every other format is parsed, every time. proven: what was checked, per format, in this context."""
-    lines = turtle_statements(text) if fmt == "turtle" else None
+    """check_roundtrip, where it can be proven from a text checked before instead of parsed again: a Turtle or YAML
+    text whose parts (PERMUTATION_PROOFS) are those of a text that round-tripped, in another order, for a graph with
+    the same records (another edge order of it), round-trips too. Their parsers were the largest cost of a matrix
+    (rdflib's 39 and PyYAML's 7.5 of 107 s profiled); every other format is parsed, every time. proven: what was
+    checked, per format, in this context."""
+    lines = PERMUTATION_PROOFS[fmt](text) if fmt in PERMUTATION_PROOFS else None
     known = proven.get(fmt) if lines is not None else None
     if known is not None and known[0] == lines and first_difference(known[1], graph) is None:
         return
