@@ -56,7 +56,8 @@ Sections, in the order data flows through them:
   formats                              serializer and parser pairs, registered in FORMATS; properties in each
                                        (scalar_text where a format has no types); yaml joined record by record
                                        from cached PyYAML scalars (emoji kept, YAML 1.2 numbers quoted)
-  round-trip check                     every format parses back to the same graph
+  round-trip check                     every format parses back to the same graph; another edge order's Turtle
+                                       or YAML text proven from its parts (check_roundtrip_once)
   control solver                       complete walks of a query (conditions, asks); check_questions says what
                                        disagrees; generated question sets (--generate-questions), near-miss
                                        abstentions, questions about properties
