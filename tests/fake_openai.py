@@ -131,6 +131,21 @@ class TcpServer:
     def connected(self, client):
         raise NotImplementedError
 
+    @staticmethod
+    def read_request(client, buffer: bytes) -> tuple[bytes, bytes, bytes] | None:
+        """The next whole request on a connection (headers and a Content-Length body) after what buffer holds:
+        (head, body, what is left over), or None when the client closed the connection first."""
+        while b"\r\n\r\n" not in buffer:
+            chunk = client.recv(65536)
+            if not chunk:
+                return None
+            buffer += chunk
+        head, _, buffer = buffer.partition(b"\r\n\r\n")
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+        while len(buffer) < length:
+            buffer += client.recv(65536)
+        return head, buffer[:length], buffer[length:]
+
     def close(self):
         self.sock.close()
         for c in self.clients:

@@ -113,17 +113,9 @@ class Unsolicited(TcpServer):
 
     def serve_requests(self, client):
         buffer = b""
-        while True:
-            while b"\r\n\r\n" not in buffer:
-                chunk = client.recv(65536)
-                if not chunk:
-                    return
-                buffer += chunk
-            head, _, buffer = buffer.partition(b"\r\n\r\n")
-            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
-            while len(buffer) < length:
-                buffer += client.recv(65536)
-            body, buffer = json.loads(buffer[:length]), buffer[length:]
+        while (request := self.read_request(client, buffer)) is not None:
+            _, raw, buffer = request
+            body = json.loads(raw)
             self.requests += 1
             right = self.contents[body["messages"][0]["content"]]
             injected = json.dumps({"answer": "INJECTED", "path": [], "evidence": []})

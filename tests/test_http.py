@@ -51,17 +51,11 @@ class Scripted(TcpServer):
         data = b""
         with client:
             for answer in script:
-                while b"\r\n\r\n" not in data:
-                    chunk = client.recv(65536)
-                    if not chunk:
-                        return
-                    data += chunk
-                head, _, data = data.partition(b"\r\n\r\n")
-                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
-                while len(data) < length:
-                    data += client.recv(65536)
-                self.requests.append((head.decode("latin-1"), data[:length]))
-                data = data[length:]
+                request = self.read_request(client, data)
+                if request is None:
+                    return
+                head, body, data = request
+                self.requests.append((head.decode("latin-1"), body))
                 if answer is None:
                     return
                 client.sendall(answer)

@@ -533,39 +533,36 @@ def test_answers_cut_by_the_servers_context_are_told_from_answers_cut_by_the_cap
             "or send shorter prompts (--context-window to the server's, less the answer)\n") in out
 
 
-class TokenBucket:
-    """A provider's token rate limit, as the fake server keeps it: limit tokens per window, refilled continuously;
-    a request costs its prompt's o200k_base tokens and its max_tokens (as OpenAI counts). Answers carry the
-    x-ratelimit headers; a request over the limit gets a 429."""
+class RateLimit:
+    """A provider's rate limit as the fake server keeps it: limit units per window, refilled continuously. A request
+    costs its prompt's o200k_base tokens and its max_tokens (unit "tokens", as OpenAI counts) or one (unit
+    "requests"). Answers carry the unit's x-ratelimit headers named in `headers`; a request past the limit gets a 429."""
 
-    def __init__(self, limit: int, window: float, send_limit_header: bool = True):
-        self.limit, self.window, self.level, self.stamp = limit, window, float(limit), time.monotonic()
-        self.tokenizer, self.lock, self.refused, self.admitted = benchmark.load_tokenizer("o200k_base"), threading.Lock(), 0, 0
-        self.send_limit_header = send_limit_header
+    def __init__(self, unit: str, limit: int, window: float, headers=("limit", "remaining", "reset")):
+        self.unit, self.limit, self.window, self.headers = unit, limit, window, headers
+        self.level, self.stamp, self.lock, self.refused, self.admitted = float(limit), time.monotonic(), threading.Lock(), 0, 0
+        tokenizer = benchmark.load_tokenizer("o200k_base") if unit == "tokens" else None
+        self.cost = (lambda body: tokenizer.count(body["messages"][0]["content"]) + body["max_tokens"]) if tokenizer else (lambda body: 1)
 
     def __call__(self, body):
-        cost = self.tokenizer.count(body["messages"][0]["content"]) + body["max_tokens"]
+        cost = self.cost(body)
         with self.lock:
             now = time.monotonic()
             self.level = min(self.limit, self.level + (now - self.stamp) * self.limit / self.window)
             self.stamp = now
             admitted = self.level >= cost
-            if admitted:
-                self.level -= cost
-                self.admitted += 1
-            else:
-                self.refused += 1
-            headers = {"x-ratelimit-remaining-tokens": str(int(self.level)),
-                       "x-ratelimit-reset-tokens": f"{int((self.limit - self.level) * self.window / self.limit * 1000)}ms"}
-            if self.send_limit_header:
-                headers["x-ratelimit-limit-tokens"] = str(self.limit)
-            return admitted, headers
+            self.level -= cost if admitted else 0
+            self.admitted += admitted
+            self.refused += not admitted
+            values = {"limit": str(self.limit), "remaining": str(int(self.level)),
+                      "reset": f"{int((self.limit - self.level) * self.window / self.limit * 1000)}ms"}
+            return admitted, {f"x-ratelimit-{name}-{self.unit}": values[name] for name in self.headers}
 
 
 @pytest.mark.parametrize("flag", [True, False])
 def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_are_reported(tmp_path, capsys, monkeypatch, flag):
     monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)  # a "minute" of one second, on both sides
-    bucket = TokenBucket(12_000, 1.0)
+    bucket = RateLimit("tokens", 12_000, 1.0)
     server = FakeOpenAI(answer=lambda prompt: "{}")
     server.limiter = bucket
     argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8", "--repeats", "2",
@@ -582,32 +579,11 @@ def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_a
                         r"--requests-per-minute, or the server's x-ratelimit headers\): [\d.]+ s in all, the longest [\d.]+ s", line)
 
 
-class RequestBucket:
-    """A provider's request rate limit: limit requests per window, refilled continuously; a 429 past it."""
-
-    def __init__(self, limit: int, window: float, headers: bool):
-        self.limit, self.window, self.level, self.stamp, self.headers = limit, window, float(limit), time.monotonic(), headers
-        self.lock, self.refused, self.admitted = threading.Lock(), 0, 0
-
-    def __call__(self, body):
-        with self.lock:
-            now = time.monotonic()
-            self.level = min(self.limit, self.level + (now - self.stamp) * self.limit / self.window)
-            self.stamp = now
-            admitted = self.level >= 1
-            self.level -= admitted
-            self.admitted += admitted
-            self.refused += not admitted
-            sent = {"x-ratelimit-limit-requests": str(self.limit), "x-ratelimit-remaining-requests": str(int(self.level)),
-                    "x-ratelimit-reset-requests": f"{int((self.limit - self.level) * self.window / self.limit * 1000)}ms"}
-            return admitted, sent if self.headers else {}
-
-
 @pytest.mark.parametrize("flags, headers, most", [([], False, None), (["--requests-per-minute", "15"], False, 0.02),
                                                   ([], True, 0.02)])
 def test_sending_is_paced_to_a_request_rate_limit_by_the_flag_or_the_headers(tmp_path, monkeypatch, flags, headers, most):
     monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)
-    bucket = RequestBucket(15, 1.0, headers)
+    bucket = RateLimit("requests", 15, 1.0, ("limit", "remaining", "reset") if headers else ())
     server = FakeOpenAI(answer=lambda prompt: "{}")
     server.limiter = bucket
     try:
@@ -621,9 +597,9 @@ def test_sending_is_paced_to_a_request_rate_limit_by_the_flag_or_the_headers(tmp
 def test_without_pacing_the_same_limit_refuses_many(tmp_path, monkeypatch):
     """The bench of the test above: a server without limit headers, and no flag, so nothing paces the run."""
     monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)
-    bucket = TokenBucket(12_000, 1.0, send_limit_header=False)
+    bucket = RateLimit("tokens", 12_000, 1.0, headers=())
     server = FakeOpenAI(answer=lambda prompt: "{}")
-    server.limiter = lambda body: (bucket(body)[0], {})
+    server.limiter = bucket
     try:
         benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8", "--repeats", "2",
                         "--max-output-tokens", "200", "--max-tokens-field", "max_tokens"])
