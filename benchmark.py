@@ -2671,6 +2671,8 @@ class GenerateSpec:
     seed: int
     language: str  # ru or en: the question texts' language
     property_share: float = 0.0  # share of questions that ask for a property or put a condition on a hop
+    wording: str = "natural"  # natural (English only; Russian is always templated) | template
+    phrases: tuple[tuple[str, Phrase], ...] = ()  # --relation-phrases: relation -> how it reads
 
 
 def quoted(language: str, name: str) -> str:
@@ -2692,6 +2694,221 @@ def question_text(language: str, start: str, hops: list[Hop], several: bool = Fa
     elif several:
         closing = closing_set
     return opening.format(start=quoted(language, start)) + joiner.join(steps) + closing
+
+
+# Natural wording (--wording natural, the default for English): the question a GraphRAG user asks, with no
+# relation name verbatim. Each relation gets a phrase from its name (__people__person__nationality ->
+# 'nationality', DEVELOPED_BY -> 'developed by', LEADS -> 'leads'), or from --relation-phrases FILE, and a
+# kind that decides how a hop reads forwards and backwards:
+#   noun    'the nationality of X'           backwards: 'the one whose nationality is X'
+#   state   'what X is developed by'         backwards: 'the one developed by X'
+#   act     'the one X leads'                backwards: 'the one that leads X'
+#   made    'the characters created by X'    backwards: 'the one who created X'
+#   pair    a user's phrase and inverse phrase, both nouns: 'the developer of X', backwards 'the product of X'
+# A walk nests these from the start outwards; the last hop is the question ('What does Irina lead?').
+# The wording only says what the query is; the query, its gold paths and the solver's proof are unchanged.
+
+PREPOSITIONS = frozenset("by in of at to from on for with into as about under over within near".split())
+STATE_WORDS = frozenset(("located based born contained included situated made part member published released married "
+                         "employed involved set filmed buried educated headquartered written named known used owned "
+                         "developed created produced directed founded designed built composed").split())
+IRREGULAR_PARTICIPLES = frozenset("born made written known built held taken given begun done won sold shown drawn grown".split())
+CONDITION_WORDS = {"=": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
+
+
+class Phrase(NamedTuple):
+    """How one relation reads in a natural question: its words and their kind (see above)."""
+
+    words: str
+    kind: str  # noun | state | act | made | pair
+    inverse: str = ""  # pair only: the noun for a hop backwards
+
+
+def relation_words(name: str) -> list[str]:
+    """The words of a relation or property name, namespace dropped: '__people__person__nationality' -> ['nationality'],
+    'DEVELOPED_BY' -> ['developed', 'by'], 'http://x.org/ont#birthPlace' -> ['birth', 'place'], 'ex:hasParent' -> ['parent']."""
+    last = re.split(r"__|[/#:.]", name.strip("_/#:. "))[-1] or name
+    last = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", last)
+    words = [w.lower() for w in re.split(r"[\s_\-]+", last) if w]
+    if len(words) > 1 and words[0] in ("has", "is", "have"):
+        words = words[1:]
+    return words or [name]
+
+
+def derive_phrase(relation: str) -> Phrase:
+    """The phrase and kind of a relation from its name alone (what --relation-phrases overrides)."""
+    words = relation_words(relation)
+    text = " ".join(words)
+    verb_case = relation.isupper() or relation.replace("_", "").isupper()
+    if len(words) > 1 and words[-1] in ("created", "written", "directed", "produced", "composed", "designed", "founded", "edited"):
+        return Phrase(text, "made")
+    if words[-1] in PREPOSITIONS and len(words) > 1:
+        return Phrase(text, "state" if words[0] in STATE_WORDS or words[0] in ("part", "member", "child", "subclass") else "act")
+    if verb_case and (words[0].endswith(("s", "ed")) and not words[0].endswith("ss")):
+        return Phrase(text, "act")
+    return Phrase(text, "noun")
+
+
+def third_person_base(verb: str) -> str:
+    """'leads' -> 'lead', 'carries' -> 'carry', 'watches' -> 'watch', 'uses' -> 'use'."""
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "xes", "sses", "zes")):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
+
+
+def read_relation_phrases(path: Path) -> dict[str, Phrase]:
+    """--relation-phrases FILE: one relation a line, 'relation<TAB>phrase<TAB>inverse phrase' (both nouns: 'developer',
+    'product'); or one phrase alone, read in the kind the relation's name gives. Blank lines and '#' lines skipped."""
+    phrases = {}
+    for line_no, line in enumerate(read_text(path, "--relation-phrases")[0].splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if len(fields) not in (2, 3) or not all(fields):
+            raise BenchmarkError(f"{display(path)} line {line_no}: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse phrase', "
+                                 "tab-separated, each field not empty")
+        if fields[0] in phrases:
+            raise BenchmarkError(f"{display(path)} line {line_no}: relation {fields[0]!r} is given twice; keep one line")
+        phrases[fields[0]] = Phrase(fields[1], "pair", fields[2]) if len(fields) == 3 else derive_phrase(fields[0])._replace(words=fields[1])
+    return phrases
+
+
+def _condition_words(where: tuple[Condition, ...]) -> str:
+    """' (counting only links whose since is at most 2010)', or '' for a hop with no condition."""
+    if not where:
+        return ""
+    said = " and ".join(f"{' '.join(relation_words(c.key))} {CONDITION_WORDS[c.op]} {value_text(c.value)}" for c in where)
+    return f" (counting only links whose {said})"
+
+
+def _nested(np: str, hop: Hop, p: Phrase) -> str:
+    """The noun phrase for what one hop from np reaches: ('Irina', LEADS out) -> 'the one Irina leads'."""
+    out, w = hop.direction == "out", p.words
+    if p.kind == "pair":
+        np = f"the {w if out else p.inverse} of {np}"
+    elif p.kind == "noun":
+        np = f"the {w} of {np}" if out else f"the one whose {w} is {np}"
+    elif p.kind == "state":
+        np = f"the one {np} is {w}" if out else f"the one {w} {np}"
+    elif p.kind == "made":
+        verb = w.split()[-1]
+        np = f"the {w} by {np}" if out else f"the one who {verb} {np}"
+    else:
+        np = f"the one {np} {w}" if out else f"the one that {w} {np}"
+    return np + _condition_words(hop.where)
+
+
+def _asked(np: str, hop: Hop, p: Phrase) -> str:
+    """The question for the last hop: ('Irina', LEADS out) -> 'What does Irina lead?'."""
+    out, w, cond = hop.direction == "out", p.words, _condition_words(hop.where)
+    if p.kind == "pair":
+        return f"What is the {w if out else p.inverse} of {np}{cond}?"
+    if p.kind == "noun":
+        return f"What is the {w} of {np}{cond}?" if out else f"Whose {w} is {np}{cond}?"
+    if p.kind == "state":
+        return f"What is {np} {w}{cond}?" if out else f"What is {w} {np}{cond}?"
+    if p.kind == "made":
+        verb = w.split()[-1]
+        return f"What are the {w} by {np}{cond}?" if out else f"Who {verb} {np}{cond}?"
+    first, *rest = w.split()
+    if out and first.endswith("s") and not first.endswith("ss"):
+        return f"What does {np} {' '.join([third_person_base(first), *rest])}{cond}?"
+    return f"What is it that {np} {w}{cond}?" if out else f"What {w} {np}{cond}?"
+
+
+def _statement(subject: str, hop: Hop, p: Phrase) -> str:
+    """One hop of a longer walk as a sentence about an unknown: ('Irina', LEADS out) -> 'Irina leads something.'"""
+    out, w, cond = hop.direction == "out", p.words, _condition_words(hop.where)
+    if p.kind == "pair":
+        text = f"the {w if out else p.inverse} of {subject}{cond} is something"
+    elif p.kind == "noun":
+        text = f"the {w} of {subject}{cond} is something" if out else f"something has {subject} as its {w}{cond}"
+    elif p.kind == "state":
+        text = f"{subject} is {w} something{cond}" if out else f"something is {w} {subject}{cond}"
+    elif p.kind == "made":
+        text = f"something is among the {w} by {subject}{cond}" if out else f"someone {w.split()[-1]} {subject}{cond}"
+    else:
+        text = f"{subject} {w} something{cond}" if out else f"something {w} {subject}{cond}"
+    return text[0].upper() + text[1:] + "."
+
+
+NESTING_KINDS = frozenset(("noun", "pair", "made"))  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
+
+
+def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
+                     ask: Ask | None = None, dated: Callable[[str], bool] = lambda key: False) -> str:
+    """A question as a user asks it: ('Matthew Lawrence', [nationality out]) -> 'What is the nationality of Matthew
+    Lawrence?'; ('Mr Mann', [characters_created in]) -> 'Who created Mr Mann?'. Several answers: '... (There may be
+    several; name any one.)'. An ask of a node's property: 'What is the population of <the walk>?'; when was for a
+    participle key with dates (founded); of the last edge's: 'What is the since of the leads link from Irina?'."""
+    if len(hops) > 1 and not {phrases(h.relation).kind for h in hops} <= NESTING_KINDS:
+        return _sequential_question(start, hops, phrases, several, ask, dated)
+    np = start
+    for hop in hops[:-1]:
+        np = _nested(np, hop, phrases(hop.relation))
+    last = hops[-1]
+    if ask is None:
+        text = _asked(np, last, phrases(last.relation))
+    elif ask.of_ == "edge":
+        text = (f"What is the {' '.join(relation_words(ask.key))} of the {phrases(last.relation).words} link "
+                f"{'from' if last.direction == 'out' else 'to'} {np}{_condition_words(last.where)}?")
+    else:
+        text = _property_question(_nested(np, last, phrases(last.relation)), ask.key, dated)
+    return text + (" (There may be several; name any one.)" if several else "")
+
+
+def _property_question(reached: str, key: str, dated: Callable[[str], bool]) -> str:
+    """'What is the population of X?'; 'When was X founded?' for a participle key whose values are dates or years."""
+    words = relation_words(key)
+    if words[-1].endswith("ed") or words[-1] in IRREGULAR_PARTICIPLES:
+        return f"When was {reached} {' '.join(words)}?" if dated(key) else f"What is the value of \"{' '.join(words)}\" for {reached}?"
+    return f"What is the {' '.join(words)} of {reached}?"
+
+
+def _sequential_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool, ask: Ask | None,
+                         dated: Callable[[str], bool]) -> str:
+    """A longer walk with verbs, a sentence a hop: 'Irina leads something. That one uses something. What is that one
+    developed by?'; an ask is put to the node reached ('... When was that one founded?')."""
+    sentences, subject = [], start
+    for hop in hops[:-1]:
+        sentences.append(_statement(subject, hop, phrases(hop.relation)))
+        subject = "that one"
+    if ask is not None and ask.of_ == "node":
+        sentences.append(_statement(subject, hops[-1], phrases(hops[-1].relation)))
+        text = _property_question("that one", ask.key, dated) + (" (There may be several; name any one.)" if several else "")
+        return " ".join(sentences) + " " + text
+    return " ".join(sentences) + " " + natural_question(subject, hops[-1:], phrases, several, ask, dated)
+
+class Wording:
+    """The text of a generated question: natural (English; see natural_question) or the templated walk (question_text),
+    the only one for Russian. phrases: --relation-phrases, over what relation names give."""
+
+    def __init__(self, graph: Graph, spec: GenerateSpec) -> None:
+        self.language, self.natural = spec.language, spec.wording == "natural" and spec.language == "en"
+        self.phrases, self.derived = dict(spec.phrases), {}
+        self.graph = graph
+        self.dates: dict[str, bool] = {}
+
+    def __call__(self, start: str, hops: list[Hop], several: bool = False, ask: Ask | None = None) -> str:
+        if not self.natural:
+            return question_text(self.language, start, hops, several=several, ask=ask)
+        return natural_question(start, hops, self.phrase, several, ask, self.dated)
+
+    def phrase(self, relation: str) -> Phrase:
+        known = self.phrases.get(relation) or self.derived.get(relation)
+        if known is None:
+            known = self.derived[relation] = derive_phrase(relation)
+        return known
+
+    def dated(self, key: str) -> bool:
+        """Whether a node property's values are dates or years (an ask reads 'When was X founded?')."""
+        if key not in self.dates:
+            values = [v for props in self.graph.props_by_node.values() for k, v in props if k == key]
+            self.dates[key] = bool(values) and all(
+                (isinstance(v, str) and re.match(r"\d{4}(-\d\d){0,2}(\b|T)", v)) or (type(v) is int and 1000 <= v <= 2100) for v in values)
+        return self.dates[key]
 
 
 class Roles:
@@ -2777,7 +2994,8 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     name_count = Counter(_folded(n.name) for n in graph.nodes)
     starts = sorted(i for i in incident if name_count[_folded(names[i])] == 1)  # a start the text names unambiguously
     share = spec.property_share if graph.has_props else 0.0  # no draw is spent on it otherwise: the same questions as before
-    draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, spec.language, share)
+    word = Wording(graph, spec)
+    draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, word, share)
     lo, hi = spec.hops
     n_abstain = round(spec.n * spec.abstain_share)
     plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
@@ -2797,7 +3015,7 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     for q in made:
         if q["insufficient"] and rng.random() < share:
             query = validate_query(q["query"], "", set(names))
-            q["question"] = question_text(spec.language, names[query.start], list(query.hops), several=True, ask=query.ask)
+            q["question"] = word(names[query.start], list(query.hops), several=True, ask=query.ask)
     ordered = sorted(made, key=lambda q: (len(q["query"]["hops"]), q["insufficient"]))
     for k, q in enumerate(ordered, 1):
         q["id"] = f"g{k:0{len(str(len(ordered)))}d}"
@@ -2815,7 +3033,7 @@ class QuestionDraw:
     starts: list[str]
     roles: Roles
     rng: random.Random
-    language: str
+    word: Wording
     property_share: float = 0.0
 
     def __call__(self, hops_n: int, abstain: bool) -> dict | None:
@@ -2844,7 +3062,7 @@ class QuestionDraw:
         several = len(answers) > 1 if query.ask else len(ends) > 1
         if query.ask and query.ask.of_ == "edge" and several:
             return None  # "the last edge" is one edge: its value must be one
-        text = question_text(self.language, self.names[start], list(query.hops), several=several, ask=query.ask)
+        text = self.word(self.names[start], list(query.hops), several=several, ask=query.ask)
         if any(_mentions(_folded(text), a) for a in (*map(_folded, answers), *(e.casefold() for e in ends))):
             return None  # its wording would give the answer away (a walk back to the start)
         if several and rng.random() < 0.7:
@@ -2889,7 +3107,7 @@ class QuestionDraw:
             key = self.roles.missing_property(reached, query.hops[-1], self.graph, self.rng)
             if key is not None and not solve(self.graph, replace(query, ask=Ask("node", key[0])), self.index):
                 query = replace(query, ask=Ask("node", key[0]))
-                text = question_text(self.language, self.names[query.start], list(query.hops), ask=query.ask)
+                text = self.word(self.names[query.start], list(query.hops), ask=query.ask)
                 return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN,
                         "path": [], "answer_id": None, "near_miss": {"hop": "ask", **key[1]}}
         if query.hops:
@@ -2908,7 +3126,7 @@ class QuestionDraw:
         query = Query(query.start, (*query.hops, hop))
         if solve(self.graph, query, self.index):
             return None
-        text = question_text(self.language, self.names[query.start], list(query.hops))
+        text = self.word(self.names[query.start], list(query.hops))
         return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN, "path": [],
                 "answer_id": None, "near_miss": {"hop": len(query.hops), **why}}
 
@@ -6982,17 +7200,58 @@ def gc_paused():
 
 
 def parse_answer(content: object) -> dict | None:
-    """The answer if content is one JSON object with a string answer and path and evidence lists, else None.
+    """The answer object of a reply, read by the same rules for every format, or None (read_reply)."""
+    return read_reply(content)[0]
 
-    No fence stripping, no regex rescue: the prompt asks for JSON only, for every format alike."""
+
+ANSWER_FENCE = re.compile(r"```[\w+-]*[ \t]*\r?\n(.*?)```", re.S)
+MAX_EMBEDDED_TRIES = 64  # '{' positions tried in a reply with prose around its JSON
+
+
+def read_reply(content: object) -> tuple[dict | None, bool]:
+    """(the answer, whether the reply was only the JSON object the prompt asks for). The same rules for every format:
+    the whole reply as JSON; else the first fenced block (```json ... ```) that is one; else the first JSON object in the
+    text that has an "answer" key (prose around it). Then the fields, read as a careful judge would (answer_fields).
+
+    '{"answer": "Kazan", "path": [0], "evidence": []}' -> (..., True); 'Sure! ```json\\n{...}\\n```' -> (..., False)."""
     if not isinstance(content, str):
-        return None
+        return None, False
     value = untrusted_json(content)
-    if not isinstance(value, dict) or not isinstance(value.get("answer"), str):
+    if isinstance(value, dict):
+        return answer_fields(value), True
+    for block in ANSWER_FENCE.findall(content):
+        value = untrusted_json(block)
+        if isinstance(value, dict):
+            return answer_fields(value), False
+    decoder, start, tries = json.JSONDecoder(), content.find("{"), 0
+    while start != -1 and tries < MAX_EMBEDDED_TRIES:
+        tries += 1
+        try:
+            value, _ = decoder.raw_decode(content, start)
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, dict) and "answer" in value and json_depth(value) <= MAX_JSON_DEPTH:
+            return answer_fields(value), False
+        start = content.find("{", start + 1)
+    return None, False
+
+
+def answer_fields(value: dict) -> dict | None:
+    """The answer object with its fields as the scorer reads them, or None when there is no answer at all. An answer
+    that is a number or a boolean is its text (1998 -> '1998'); a path given as digit strings is whole numbers
+    (['2', '3'] -> [2, 3]); a missing path or evidence is empty; extra keys are kept and ignored. A path of evidence
+    items (triples in place of indices) is kept as it is: AnswerKey maps each to the shown edge it names."""
+    answer = value.get("answer")
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool) or isinstance(answer, bool):
+        answer = value_text(answer)
+    if not isinstance(answer, str):
         return None
-    if not isinstance(value.get("path"), list) or not isinstance(value.get("evidence"), list):
-        return None
-    return value
+    path = value.get("path", [])
+    path = [] if path is None else path if isinstance(path, list) else [path]
+    path = [int(x) if isinstance(x, str) and x.strip().isdigit() and x.strip().isascii() and len(x.strip()) < 10 else x for x in path]
+    evidence = value.get("evidence", [])
+    evidence = [] if evidence is None else evidence if isinstance(evidence, list) else [evidence]
+    return {**value, "answer": answer, "path": path, "evidence": evidence}
 
 
 ABSTENTION_SCORES = {"false_abstention": None, "path_exact": None, "edge_precision": None, "edge_recall": None, "valid_path": None,
@@ -7020,6 +7279,8 @@ class AnswerKey:
         self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
         self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
         self.paths_seen: dict[tuple[int, ...], tuple] = {}  # cited path -> _path_facts
+        self._shown_at: dict[tuple[str, str, str], int] | None = None  # (source, relation, target), ids or folded names -> index
+        self._gold_ends: set[str] | None = None
 
     def score(self, content: object) -> dict:
         """Every metric of one answer. The same content scores the same: it is scored once."""
@@ -7031,19 +7292,20 @@ class AnswerKey:
         return self._score(content)
 
     def _score(self, content: object) -> dict:
-        parsed = parse_answer(content)
+        parsed, as_asked = read_reply(content)
         answer = parsed["answer"] if parsed else None
         abstained = answer is not None and answer.strip() == ABSTAIN
         if self.q.insufficient:
-            return {"parse_success": parsed is not None, "abstained": abstained, "answer_correct": abstained, **ABSTENTION_SCORES}
-        folded = _folded(answer) if answer is not None else None
-        answer_correct = folded is not None and not abstained and folded in self.accepted
-        path = parsed["path"] if parsed else []
-        if self.position is not None:  # --edge-ids: the path cites edge ids; an index, or an id not shown, cites nothing
-            path = [self.position.get(x, -1) if isinstance(x, str) else -1 for x in path]
+            diagnosis = None if abstained else "missed_abstention" if parsed is not None else "no_json"
+            return {"parse_success": parsed is not None, "json_as_asked": as_asked, "abstained": abstained, "answer_correct": abstained,
+                    **ABSTENTION_SCORES, "diagnosis": diagnosis}
+        folded = answer_forms(answer) if answer is not None else frozenset()
+        answer_correct = not abstained and not folded.isdisjoint(self.accepted)
+        path = [self._cite(x) for x in parsed["path"]] if parsed else []
         path_exact, precision, recall, ends, evidence = self._path_facts(path)
-        return {
+        scores = {
             "parse_success": parsed is not None,
+            "json_as_asked": as_asked,
             "abstained": abstained,
             "answer_correct": answer_correct,
             "false_abstention": abstained,
@@ -7052,9 +7314,73 @@ class AnswerKey:
             "edge_recall": recall,
             "valid_path": bool(ends),
             "evidence_match": evidence is not None and parsed["evidence"] == evidence,
-            "path_supports_answer": folded is not None and self._supports(folded, path, ends),
+            "path_supports_answer": any(self._supports(f, path, ends) for f in folded),
             "right_answer_wrong_path": answer_correct and not path_exact,
         }
+        scores["diagnosis"] = self._diagnose(parsed, scores, path, ends)
+        return scores
+
+    def _cite(self, item: object) -> object:
+        """One item of an answer's path as an index into the shown edges: an index stays as it is; with --edge-ids an
+        edge id is its position (an index, or an id not shown, cites nothing: -1); an evidence item given in place of an
+        index ({"source", "relation", "target"} or a list of three, by ids or names) is the shown edge it names, or -1."""
+        if self.position is not None and not isinstance(item, (dict, list)):
+            return self.position.get(item, -1) if isinstance(item, str) else -1
+        if isinstance(item, (dict, list)):
+            return self.shown_at(item)
+        return item
+
+    def shown_at(self, item: object) -> int:
+        """The index of the shown edge an evidence item names (by ids or by names, in the edge's own direction), or -1."""
+        triple = _triple(item)
+        if triple is None:
+            return -1
+        if self._shown_at is None:
+            self._shown_at = {}
+            for k, e in enumerate(self.shown.edges):
+                for key in ((e.source, e.relation, e.target),
+                            (_folded(self.names.get(e.source, e.source)), e.relation, _folded(self.names.get(e.target, e.target)))):
+                    self._shown_at.setdefault(key, k)
+        at = self._shown_at.get(triple)
+        return at if at is not None else self._shown_at.get((_folded(triple[0]), triple[1], _folded(triple[2])), -1)
+
+    def gold_ends(self) -> set[str]:
+        """The nodes the gold paths end at: the question's answer ids, else every end of a gold path's walk."""
+        if self._gold_ends is None:
+            ends = set(self.q.answer_ids)
+            if not ends:
+                for p in self.q.paths:
+                    if all(0 <= i < len(self.shown.edges) for i in p):
+                        ends |= walk_ends([self.shown.edges[i] for i in p])
+            self._gold_ends = ends
+        return self._gold_ends
+
+    def _diagnose(self, parsed: dict | None, s: dict, path: list, ends: set[str]) -> str | None:
+        """Why an answer to a positive question is not fully right, by the first rule that holds (README: Why answers
+        fail): no_json, false_abstention, miscounted_indices, edge_reversed, edge_not_shown, broken_chain,
+        right_answer_wrong_path, answer_form, wrong_branch, no_path; None when answer and path are both right."""
+        if parsed is None:
+            return "no_json"
+        if s["abstained"]:
+            return "false_abstention"
+        if s["answer_correct"] and s["path_exact"]:
+            return None
+        size = len(self.shown.edges)
+        cited = [self.shown_at(item) for item in parsed["evidence"]]
+        if not s["path_exact"] and cited and -1 not in cited and any(set(cited) == p for p in self.path_sets):
+            return "miscounted_indices"  # the evidence names the gold edges; the indices do not
+        outside = [item for item, at in zip(parsed["evidence"], cited) if at == -1 and _triple(item) is not None]
+        outside += [None for i in path if not (type(i) is int and 0 <= i < size)]
+        if outside:
+            reversed_ = any(item is not None and self.shown_at(_reversed(item)) != -1 for item in outside)
+            return "edge_reversed" if reversed_ else "edge_not_shown"
+        if path and not ends:
+            return "broken_chain"
+        if s["answer_correct"]:
+            return "right_answer_wrong_path"  # scenario 4: a real walk, but not a gold path (or no path at all)
+        if ends:  # scenario 5 when the walk reaches a gold node and the answer says it otherwise
+            return "answer_form" if not ends.isdisjoint(self.gold_ends()) else "wrong_branch"
+        return "no_path"
 
     def _path_facts(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
         """What the cited path alone decides: path exact, edge precision and recall, the end nodes of its walk, and
@@ -7105,15 +7431,41 @@ class AnswerKey:
         return item
 
 
+def _triple(item: object) -> tuple[str, str, str] | None:
+    """An evidence item as (source, relation, target) strings: {"source", "relation", "target"} or a list of three."""
+    if isinstance(item, dict):
+        item = [item.get("source"), item.get("relation"), item.get("target")]
+    if isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item):
+        return item[0], item[1], item[2]
+    return None
+
+
+def _reversed(item: object) -> object:
+    triple = _triple(item)
+    return [triple[2], triple[1], triple[0]] if triple else None
+
+
+def answer_forms(answer: str) -> frozenset[str]:
+    """The answer as the article folds it (4.5), and as a careful judge reads a padded one: without a closing full stop
+    or the quotes around it, and a 'name (id)' answer as each part. 'Kazan.' -> {'kazan.', 'kazan'};
+    'Kazan (city_kazan)' -> also 'kazan', 'city_kazan'. No fuzzy match: an inflected form stays wrong (scenario 5)."""
+    folded = _folded(answer)
+    forms = {folded, folded.strip(" \t.!\"'`«»“”„")}
+    match = re.fullmatch(r"(.+?)\s*\(([^()]+)\)", folded.strip(" .!"))
+    if match:
+        forms |= {match.group(1).strip(" \"'«»“”"), match.group(2).strip(" \"'«»“”")}
+    return frozenset(forms - {""})
+
+
 def score_answer(content: object, shown: Graph, q: Question, names: dict[str, str] | None = None) -> dict:
     """Every metric of one answer to one prompt. shown: what the prompt displayed; q.paths: gold positions."""
     return AnswerKey(shown, q, names).score(content)
 
 
 FAILED_SCORES = {  # a request that failed or was never sent is a failed task, not a missing one
-    "parse_success": False, "abstained": False, "answer_correct": False, "false_abstention": False, "path_exact": False,
+    "parse_success": False, "json_as_asked": False, "abstained": False, "answer_correct": False, "false_abstention": False, "path_exact": False,
     "edge_precision": 0.0, "edge_recall": 0.0, "valid_path": False, "evidence_match": False,
-    "path_supports_answer": False, "right_answer_wrong_path": False,
+    "path_supports_answer": False, "right_answer_wrong_path": False, "diagnosis": None,
 }
 
 
@@ -7305,9 +7657,35 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig) -> list[dict]:
+def cell_diagnosis(status: str, diagnosis: str | None, record: Answer | None, truncated: bool, cap: int) -> str | None:
+    """One cell's diagnosis: what the request's fate says first (request_failed, context_overflow, cut_by_output_cap,
+    cut_by_context), else what AnswerKey found in the answer; None for a cell fully right."""
+    if status == "ERROR":
+        return "request_failed"
+    if status == "CONTEXT_OVERFLOW":
+        return "context_overflow"
+    if status != "OK" or diagnosis is None:
+        return None
+    if record is not None and record.finish_reason == "length":
+        return "cut_by_context" if isinstance(record.completion_tokens, int) and record.completion_tokens < cap else "cut_by_output_cap"
+    return "cut_by_context" if truncated else diagnosis
+
+
+EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
+
+
+def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict:
+    """The first cell of a format with a diagnosis, as results.md shows it: question, answer text (cut), or the error."""
+    content = record.content if record is not None and isinstance(record.content, str) else None
+    return {"question_id": item.question.id, "question": item.question.question, "gold_paths": [list(p) for p in item.question.paths],
+            "answer": content[:EXAMPLE_CHARS] + ("…" if len(content) > EXAMPLE_CHARS else "") if content is not None else None,
+            "error": record.error if record is not None else None if status == "OK" else status}
+
+
+def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None) -> list[dict]:
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
-    answers: Collected.best, the answer that counts per (prompt SHA-256, repeat)."""
+    answers: Collected.best, the answer that counts per (prompt SHA-256, repeat). examples, when given, gets the first
+    cell of each (format, diagnosis) (diagnosis_example)."""
     planned = set(planned_keys(items, config)) if config.limit is not None else None  # None: every prompt that fits, every repeat
     shown_cache: dict[tuple, tuple[Graph, dict[str, str]]] = {}  # each shown graph, and its names, built once
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
@@ -7342,12 +7720,17 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
             if scores is not None and item.question.insufficient:
                 scores = {**scores, **ABSTENTION_SCORES}
             server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
+            truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
+            if scores is not None:
+                scores = {**scores, "diagnosis": cell_diagnosis(status, scores["diagnosis"], record, truncated, config.max_output_tokens)}
+                if examples is not None and scores["diagnosis"] and (row["format"], scores["diagnosis"]) not in examples:
+                    examples[(row["format"], scores["diagnosis"])] = diagnosis_example(item, record, status)
             scored.append({
                 **cell,
                 "repeat": repeat,
                 "status": status,
                 **(scores or NO_SCORES),
-                "truncated_by_server": isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"],
+                "truncated_by_server": truncated,
                 "usage_prompt_tokens": server_prompt,
                 "usage_cached_tokens": usage.cached_tokens if usage else None,
                 "usage_completion_tokens": completion,
@@ -7522,7 +7905,7 @@ def rate_interval(values: list[float], binary: bool) -> dict:
 METRIC_FIELDS = ("question_id", "insufficient", *RATE_METRICS, *MEAN_METRICS)
 AGGREGATE_FIELDS = (*METRIC_FIELDS, "status", "hops", "error", "truncated_by_server", "prompt_tokens", "over_output_cap",
                     "finish_reason", "permutation", "repeat", "usage_prompt_tokens", "usage_completion_tokens",
-                    "usage_cached_tokens", "latency_s", "retry_wait_s", "right_answer_wrong_path")
+                    "usage_cached_tokens", "latency_s", "retry_wait_s", "right_answer_wrong_path", "diagnosis", "json_as_asked")
 
 
 def columns(rows: list[dict], fields: tuple[str, ...]) -> dict[str, tuple]:
@@ -7552,6 +7935,47 @@ def answer_metrics(col: dict[str, tuple]) -> dict:
     return out
 
 
+# Why answers fail: one diagnosis per cell that is not fully right, by the first rule that holds, in this order
+# (cell_diagnosis, then AnswerKey._diagnose), each with the article's remedy. README: "Why answers fail".
+DIAGNOSES = {  # name -> (what it means, the remedy the article gives)
+    "request_failed": ("the request failed (the log's error, by reason above)", "re-run the same command: only the failed "
+                       "prompts are sent again"),
+    "context_overflow": ("the prompt did not fit the context window (the tool's --context-window or the server's)",
+                         "a smaller context (--context-edges), a more compact format, or a larger window (scenario 3)"),
+    "cut_by_output_cap": ("the answer was cut at --max-output-tokens (finish_reason length)", "raise --max-output-tokens"),
+    "cut_by_context": ("the answer or the prompt was cut by the server's context before the output cap", "a server with a "
+                       "larger context (llama.cpp: --n_ctx), or a smaller context"),
+    "no_json": ("no JSON object with an answer in the reply, even fenced or inside prose", "--structured json_object where the "
+                "server supports it; a shorter prompt (section 10: invalid answer JSON)"),
+    "false_abstention": ("INSUFFICIENT_DATA where a complete path is shown", "make each edge's direction and ends explicit "
+                         "(scenario 2: an arrow, a column header, node types)"),
+    "missed_abstention": ("an answer where INSUFFICIENT_DATA was right (no complete path is shown)", "require evidence for "
+                          "every hop; --pseudonymize tells an answer from memory (section 10: incomplete negative example)"),
+    "miscounted_indices": ("the evidence names exactly the edges of a gold path; the path's indices do not", "--edge-ids: a "
+                           "stable id per edge instead of a position the model must count (section 10: unstable order)"),
+    "edge_reversed": ("the path or evidence cites an edge that is not shown, and its reverse is", "an explicit arrow, a "
+                      "column header, node types (scenario 2; section 10: direction reversal)"),
+    "edge_not_shown": ("the path or evidence cites an edge that is not in the shown graph (an index out of range, a made-up "
+                       "triple)", "separate records visibly, a relation legend (scenario 2); --pseudonymize tells facts "
+                       "from memory"),
+    "broken_chain": ("the path's edges are shown but do not follow on from each other", "node ids repeated at both ends of "
+                     "every record, a header (scenario 2)"),
+    "right_answer_wrong_path": ("the answer is right; the path is a real walk but not a gold path, or no path (scenario 4)",
+                                "do not count it as a success: require evidence; --pseudonymize tells guessing from memory"),
+    "answer_form": ("the path's walk reaches a gold node; the answer says something else (scenario 5)", "ask for the node id "
+                    "and the display name apart (answer_id, answer_text); check normalization"),
+    "wrong_branch": ("the path is a real walk that ends at another entity than a gold one", "competing entities are told apart "
+                     "by types and explicit relations: node types, a relation legend (scenario 2)"),
+    "no_path": ("a wrong answer and no path cited", "the schema asks for a path: --structured json_object; fewer hops"),
+}
+
+
+def diagnosis_counts(values) -> dict[str, int]:
+    """{diagnosis: cells}, in DIAGNOSES order, zero counts left out."""
+    counts = Counter(v for v in values if v)
+    return {name: counts[name] for name in DIAGNOSES if counts[name]}
+
+
 def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> list[dict]:
     """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
     permutations and repeats, tokens per correct path, usage and cost."""
@@ -7578,9 +8002,12 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
         for s, bucket in zip(ran, col["hops"]):
             hops.setdefault(bucket, []).append(s)
         entry["by_hops"] = {  # article 11: analyse 1, 2, 3 and 4+ hops, and the abstention questions, apart
-            bucket: {"n": len(hops[bucket]), **answer_metrics(columns(hops[bucket], METRIC_FIELDS))}
+            bucket: {"n": len(hops[bucket]), **answer_metrics(columns(hops[bucket], METRIC_FIELDS)),
+                     "diagnoses": diagnosis_counts(s["diagnosis"] for s in hops[bucket])}
             for bucket in HOP_BUCKETS if bucket in hops
         }
+        entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
+        entry["json_as_asked"] = sum(1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v)
         entry["right_answer_wrong_path"] = sum(map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive)))
         entry["over_output_cap"] = sum(map(operator.truth, col["over_output_cap"]))
         entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col["finish_reason"] if reason).items()))
@@ -8033,6 +8460,33 @@ def _hop_table(entries: list[dict]) -> list[str]:
     return lines
 
 
+def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
+    """Why answers failed, per format: the cells of each diagnosis (share of the format's cells), then each diagnosis
+    that occurs with its meaning, the article's remedy and one example answer."""
+    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in entries)]
+    if not names:
+        return []
+    lines = ["", "### Why answers failed", "", "Cells that are not fully right, by diagnosis (README: Why answers fail); share of "
+             "the format's cells in brackets. JSON as asked: replies that were only the JSON object, not fenced or in prose.",
+             "", "| format | cells | JSON as asked | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+             "|---|---:|---:|" + "---:|" * len(names)]
+    for e in entries:
+        cells = [f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['n']:.0%})" if n in e["diagnoses"] else "" for n in names]
+        lines.append(f"| {e['format']} | {e['n']} | {e['json_as_asked']} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for name in names:
+        meaning, remedy = DIAGNOSES[name]
+        lines.append(f"- **{name.replace('_', ' ')}**: {meaning}. Remedy: {remedy}.")
+        for e in entries:
+            example = examples.get((e["format"], name))
+            if example is not None and name in e["diagnoses"]:
+                said = example["answer"] if example["answer"] is not None else f"error: {example['error']}"
+                text = " ".join(str(said).split())[:300].replace("`", "'")
+                lines.append(f"  Example ({e['format']}, {example['question_id']}): `{text}`")
+                break
+    return lines
+
+
 def _notes_and_bars(entries: list[dict], config: ModelConfig) -> list[str]:
     """The star's meaning, finish reasons, ignored caps, cached shares, and a text chart of tokens and path exact."""
     star = ("★ on the Pareto front of prompt tokens against path exact match." if any(e.get("pareto") for e in entries)
@@ -8074,7 +8528,8 @@ def _wide_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
 
 
 def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
-                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float, skipped: list[dict] = ()) -> str:
+                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float, skipped: list[dict] = (),
+                     examples: dict | None = None) -> str:
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
     lines = [
         f"# Results: {config.model}",
@@ -8109,6 +8564,7 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
     for (encoding, size, ids, mode), entries in groups.items():
         model = config.model != SOLVER_MODEL
         lines += ["", f"## {encoding} · {size} · {ids} · mode {mode}", "", *_compact_table(entries, model, prices), "", *_hop_table(entries)]
+        lines += diagnosis_table(entries, examples or {})
         lines += _notes_and_bars(entries, config)
         lines += ["", "### Every metric", "", *_wide_table(entries, model, prices)]
     return "\n".join(lines) + "\n"
@@ -8221,18 +8677,20 @@ def write_results(out: Staging, answers: Answers, report: ResultsReport) -> tupl
     """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
     to stdout and why the run did not fully succeed, if it did not."""
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
+    examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
     with gc_paused():
-        scored = score_log(answers.best, report.measured.items, model)
+        scored = score_log(answers.best, report.measured.items, model, examples)
         table = aggregate(scored, report.prices)
         gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
     head = {"schema_version": 1, "tool_version": TOOL_VERSION, **report.header, "questions_sha256": questions_sha256(report.measured),
             "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
-            "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table}
+            "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table,
+            "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)]}
     with gc_paused():
         out.add_chunks("results.json", json_with_rows(head, "cells", scored))
     questions = report.measured.variants[0].questions
     out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
-                                           tolerance, report.skipped).encode("utf-8"))
+                                           tolerance, report.skipped, examples).encode("utf-8"))
     out.add("results.svg", results_svg(table, baseline, gate, report.context_window).encode("utf-8"))
     return console_results(table, answers.summary, model, gate, baseline, report.skipped), run_failure(answers.summary)
 
@@ -9053,6 +9511,13 @@ def make_parser() -> argparse.ArgumentParser:
     add("--property-share", type=real_number, metavar="S",
         help="share of generated questions about properties, on a graph that has any: a condition on a hop, and a property "
              "asked for at the end (default: 0.25)")
+    add("--wording", choices=("natural", "template"),
+        help="how generated questions read: natural asks as a user would, naming no relation verbatim ('Who created Mr "
+             "Mann?'); template spells out the walk ('Start at \"Mr Mann\". Follow created backwards. ...'). Default: "
+             "natural for --prompt en, template for ru (the only Russian wording)")
+    add("--relation-phrases", type=Path, metavar="FILE",
+        help="how relations read in natural questions: 'relation<TAB>phrase<TAB>inverse phrase' a line (two nouns: "
+             "developer, product), or 'relation<TAB>phrase'; others are derived from their names")
     add("--pseudonymize", action="store_true",
         help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style of the "
              "graph's own, questions and answers following, beside the original names, so that answering from memory "
@@ -9164,8 +9629,10 @@ def check_flags(args: argparse.Namespace) -> None:
     check_out_folder(args.out)
     if args.model is not None and not args.model.strip():
         raise BenchmarkError("--model is empty; name the model the endpoint serves (or 'solver')")
-    if args.generate_questions is None and (args.hops is not None or args.abstain_share is not None or args.property_share is not None):
-        raise BenchmarkError("--hops, --abstain-share and --property-share shape generated questions: use them with --generate-questions N")
+    if args.generate_questions is None and (args.hops is not None or args.abstain_share is not None or args.property_share is not None
+                                            or args.wording is not None or args.relation_phrases is not None):
+        raise BenchmarkError("--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
+                             "use them with --generate-questions N")
     if args.score is not None and args.export_batch is not None:
         raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
     if args.batch and (args.score is not None or args.export_batch is not None):
@@ -9367,7 +9834,8 @@ def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | N
     if args.questions is not None:
         raise BenchmarkError("--generate-questions draws the questions: leave --questions out")
     language = plan.template.name if plan.template.name in QUESTION_TEXTS else "en"
-    return GenerateSpec(args.generate_questions, (lo, hi), share, plan.seed, language, about_props)
+    phrases = tuple(sorted(read_relation_phrases(args.relation_phrases).items())) if args.relation_phrases else ()
+    return GenerateSpec(args.generate_questions, (lo, hi), share, plan.seed, language, about_props, args.wording or "natural", phrases)
 
 
 def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:

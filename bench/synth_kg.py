@@ -54,8 +54,18 @@ def snake(name: str) -> str:
     return "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
 
+PLAIN_RELATIONS = [  # --plain-relations: relations as a curated English KG names them, with their domain and range
+    ("nationality", "person", "country"), ("place_of_birth", "person", "place"), ("place_of_death", "person", "place"),
+    ("employer", "person", "organization"), ("educated_at", "person", "organization"), ("member_of", "person", "organization"),
+    ("located_in", "place", "country"), ("headquartered_in", "organization", "place"), ("founded_by", "organization", "person"),
+    ("directed_by", "work", "person"), ("written_by", "work", "person"), ("published_by", "work", "organization"),
+    ("set_in", "work", "place"), ("capital", "country", "place"), ("notable_work", "person", "work"),
+    ("based_on", "work", "work"), ("parent_organization", "organization", "organization"), ("twinned_with", "place", "place"),
+]
+
+
 def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool = False, opaque: bool = False,
-               props: random.Random | None = None) -> dict:
+               props: random.Random | None = None, plain: bool = False) -> dict:
     """typed: each node's type is its kind (person, place...) instead of "entity"; opaque: Freebase-style ids
     (m.0 and five characters) instead of snake_case names; props: properties drawn with this generator."""
     n_nodes = max(n_edges // 3, 50)
@@ -74,8 +84,8 @@ def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool =
             ids.add(node_id)
             nodes.append({"id": node_id, "name": name, "type": kind if typed else "entity"})
             by_kind[kind].append(node_id)
-    relations, seen = [], set()
-    while len(relations) < n_relations:
+    relations, seen = ([(name, domain, range_) for name, domain, range_ in PLAIN_RELATIONS] if plain else []), set()
+    while len(relations) < n_relations and not plain:
         name = f"{rng.choice(VERBS)}_{rng.choice(PREPS)}_{rng.choice(NOUNS)}" if rng.random() < 0.7 else f"{rng.choice(NOUNS)}_{rng.choice(NOUNS)}"
         if name not in seen:
             seen.add(name)
@@ -195,11 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--typed", action="store_true", help="node types are kinds (person, place...) instead of 'entity'")
     parser.add_argument("--opaque-ids", action="store_true", help="Freebase-style ids (m.0xxxxx) instead of snake_case")
+    parser.add_argument("--plain-relations", action="store_true",
+                        help="18 relations named as a curated English KG names them (nationality, place_of_birth...) instead of --relations made-up ones")
     parser.add_argument("--props", action="store_true", help="properties on nodes and edges (description, years, source, confidence)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     graph = make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids,
-                       props=random.Random(args.seed + 1) if args.props else None)
+                       props=random.Random(args.seed + 1) if args.props else None, plain=args.plain_relations)
     questions = make_questions(graph, args.questions, rng)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "graph.json").write_text(json.dumps(graph, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

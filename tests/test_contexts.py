@@ -118,7 +118,7 @@ def test_generated_property_questions_are_proven_and_the_solver_answers_them_all
     write(tmp_path / "g.json", graph)
     out = tmp_path / "out"
     assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--generate-questions", "120", "--property-share", "0.6",
-                           "--prompt", "en", "--formats", "json,dsl", "--model", "solver", "--out", str(out)]) == 0
+                           "--prompt", "en", "--wording", "template", "--formats", "json,dsl", "--model", "solver", "--out", str(out)]) == 0
     questions = json.loads((out / "questions.generated.json").read_text(encoding="utf-8"))
     asks = [q for q in questions if "ask" in q["query"]]
     conditions = [h for q in questions for h in q["query"]["hops"] if "where" in h]

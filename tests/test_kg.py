@@ -388,7 +388,7 @@ def test_generated_questions_are_spread_proven_and_reproducible(tmp_path):
     graph = synth_kg.make_graph(2500, 200, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "100", "--hops", "1-4", "--prompt", "en",
-            "--model", "solver", "--formats", "json,dsl", "--no-write-prompts"]
+            "--model", "solver", "--formats", "json,dsl", "--no-write-prompts", "--wording", "template"]
     done = run_cli(*argv, "--out", str(tmp_path / "a"))
     assert (done.returncode, done.stderr) == (0, "")  # the solver and every leakage check accept them
     generated = (tmp_path / "a" / "questions.generated.json").read_bytes()
@@ -535,7 +535,8 @@ def gate_inputs(tmp_path, n=60):
     rng = benchmark.random.Random(33)
     graph = synth_kg.make_graph(1500, 120, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
-    return ["--graph", str(tmp_path / "g.json"), "--generate-questions", str(n), "--prompt", "en", "--formats", "json,tsv,dsl"]
+    return ["--graph", str(tmp_path / "g.json"), "--generate-questions", str(n), "--prompt", "en", "--formats", "json,tsv,dsl",
+            "--wording", "template"]  # the token figures asserted on these runs are of the templated texts
 
 
 def test_the_solver_on_200_questions_is_accepted_on_every_format(tmp_path, capsys):
@@ -1012,3 +1013,95 @@ def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type
     assert benchmark.main(argv) == 0
     medium = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
     assert len(medium["nodes"]) - 30 >= 253 and "distractor branches it needs could be made" not in capsys.readouterr().err
+
+
+# ---- natural wording of generated questions
+
+
+@pytest.mark.parametrize("relation, words, kind", [
+    ("__people__person__nationality", "nationality", "noun"),
+    ("DEVELOPED_BY", "developed by", "state"),
+    ("LEADS", "leads", "act"),
+    ("ACTED_IN", "acted in", "act"),
+    ("LOCATED_IN", "located in", "state"),
+    ("place_of_birth", "place of birth", "noun"),
+    ("http://dbpedia.org/ontology/birthPlace", "birth place", "noun"),
+    ("ex:hasParent", "parent", "noun"),
+    ("fictional_characters_created", "fictional characters created", "made"),
+    ("part_of", "part of", "state"),
+])
+def test_relation_phrases_come_from_relation_names(relation, words, kind):
+    assert benchmark.derive_phrase(relation) == benchmark.Phrase(words, kind)
+
+
+def _phrases(mapping=None):
+    return lambda relation: (mapping or {}).get(relation) or benchmark.derive_phrase(relation)
+
+
+@pytest.mark.parametrize("start, hops, expected", [
+    ("Matthew Lawrence", [("__people__person__nationality", "out")], "What is the nationality of Matthew Lawrence?"),
+    ("Mr Mann", [("fictional_characters_created", "in")], "Who created Mr Mann?"),
+    ("Irina", [("LEADS", "out")], "What does Irina lead?"),
+    ("Orion", [("LEADS", "in")], "What leads Orion?"),
+    ("Vector", [("DEVELOPED_BY", "in")], "What is developed by Vector?"),
+    ("Graph RAG", [("DEVELOPED_BY", "out")], "What is Graph RAG developed by?"),
+    ("Portugal", [("nationality", "in")], "Whose nationality is Portugal?"),
+    ("Irina", [("LEADS", "out"), ("USES", "out"), ("DEVELOPED_BY", "out"), ("LOCATED_IN", "out")],
+     "Irina leads something. That one uses something. That one is developed by something. What is that one located in?"),
+    ("Eva Braun", [("spouse", "in"), ("nationality", "out")], "What is the nationality of the one whose spouse is Eva Braun?"),
+    ("Stan Lee", [("fictional_characters_created", "out"), ("nationality", "out")],
+     "What is the nationality of the fictional characters created by Stan Lee?"),
+])
+def test_natural_questions_read_as_a_user_asks(start, hops, expected):
+    assert benchmark.natural_question(start, [benchmark.Hop(r, d) for r, d in hops], _phrases()) == expected
+
+
+def test_natural_questions_with_conditions_asks_sets_and_a_phrase_map():
+    since = benchmark.Hop("LEADS", "out", (benchmark.Condition("since", "<=", 2010),))
+    assert benchmark.natural_question("Irina", [since], _phrases()) == "What does Irina lead (counting only links whose since is at most 2010)?"
+    ask = benchmark.Ask("node", "founded")
+    assert (benchmark.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=ask, dated=lambda k: True)
+            == "When was the one Irina leads founded?")
+    two = [benchmark.Hop("LEADS", "out"), benchmark.Hop("USES", "out")]
+    assert (benchmark.natural_question("Irina", two, _phrases(), ask=ask, dated=lambda k: True)
+            == "Irina leads something. That one uses something. When was that one founded?")
+    assert (benchmark.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=ask)
+            == 'What is the value of "founded" for the one Irina leads?')
+    assert (benchmark.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=benchmark.Ask("node", "population"))
+            == "What is the population of the one Irina leads?")
+    assert (benchmark.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=benchmark.Ask("edge", "since"))
+            == "What is the since of the leads link from Irina?")
+    assert (benchmark.natural_question("Vector", [benchmark.Hop("DEVELOPED_BY", "in")], _phrases(), several=True)
+            == "What is developed by Vector? (There may be several; name any one.)")
+    pair = {"DEVELOPED_BY": benchmark.Phrase("developer", "pair", "product")}
+    hops = [benchmark.Hop("DEVELOPED_BY", "in"), benchmark.Hop("DEVELOPED_BY", "out")]
+    assert benchmark.natural_question("Vector", hops, _phrases(pair)) == "What is the developer of the product of Vector?"
+
+
+def test_relation_phrases_file(tmp_path):
+    path = tmp_path / "phrases.tsv"
+    path.write_text("# relation, phrase, inverse\nDEVELOPED_BY\tdeveloper\tproduct\n\nLEADS\tleads\n", encoding="utf-8")
+    assert benchmark.read_relation_phrases(path) == {"DEVELOPED_BY": benchmark.Phrase("developer", "pair", "product"),
+                                                     "LEADS": benchmark.Phrase("leads", "act")}
+    path.write_text("DEVELOPED_BY developer\n", encoding="utf-8")
+    with pytest.raises(benchmark.BenchmarkError) as e:
+        benchmark.read_relation_phrases(path)
+    assert str(e.value) == (f"{benchmark.display(path)} line 1: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse phrase', "
+                            "tab-separated, each field not empty")
+
+
+def test_natural_generated_questions_name_no_relation_and_are_proven(tmp_path):
+    rng = benchmark.random.Random(21)
+    graph = synth_kg.make_graph(2500, 200, rng)
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "100", "--hops", "1-4", "--prompt", "en",
+                   "--model", "solver", "--formats", "json", "--no-write-prompts", "--out", str(tmp_path / "a"))
+    assert (done.returncode, done.stderr) == (0, "")  # the solver and every leakage check accept them
+    questions = json.loads((tmp_path / "a" / "questions.generated.json").read_text(encoding="utf-8"))
+    relations = {e["relation"] for e in graph["edges"]}
+    assert len(questions) == 100
+    for q in questions:
+        assert not q["question"].startswith("Start at") and q["question"].endswith(("?", "name any one.)"))
+        assert not [r for r in relations if "_" in r and r in q["question"]], q["question"]
+    table = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) for e in table} == {(1.0, 1.0, 1.0)}

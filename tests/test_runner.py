@@ -69,7 +69,7 @@ def answer(text, path, edges=None, graph=None):
 PERFECT = {
     "parse_success": True, "abstained": False, "answer_correct": True, "false_abstention": False, "path_exact": True,
     "edge_precision": 1.0, "edge_recall": 1.0, "valid_path": True, "evidence_match": True, "path_supports_answer": True,
-    "right_answer_wrong_path": False,
+    "right_answer_wrong_path": False, "json_as_asked": True, "diagnosis": None,
 }
 
 
@@ -99,7 +99,7 @@ def test_index_of_the_right_edge_in_another_permutation(small):
     assert scores == {
         **PERFECT, "path_exact": False, "edge_precision": hits / 4, "edge_recall": hits / 4,
         "valid_path": scores["valid_path"], "evidence_match": False, "path_supports_answer": scores["path_supports_answer"],
-        "right_answer_wrong_path": True,
+        "right_answer_wrong_path": True, "diagnosis": "miscounted_indices",
     }
     assert scores["valid_path"] is False
 
@@ -108,20 +108,21 @@ def test_right_answer_wrong_path_is_visible(small):
     graph, q = small
     assert benchmark.score_answer(answer("Казань", [11], graph=graph), graph, q["q1"]) == {
         **PERFECT, "path_exact": False, "edge_precision": 0.0, "edge_recall": 0.0, "path_supports_answer": False,
-        "right_answer_wrong_path": True,
+        "right_answer_wrong_path": True, "diagnosis": "right_answer_wrong_path",
     }
 
 
-def test_fenced_json_is_a_parse_failure(small):
+def test_fenced_json_is_read_and_said_not_as_asked(small):
     graph, q = small
     content = "```json\n" + answer("Казань", [0, 3, 6, 10], graph=graph) + "\n```"
-    assert benchmark.score_answer(content, graph, q["q1"]) == {**benchmark.FAILED_SCORES}
+    assert benchmark.score_answer(content, graph, q["q1"]) == {**PERFECT, "json_as_asked": False}
 
 
 def test_abstaining_on_an_answerable_question(small):
     graph, q = small
     assert benchmark.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"]) == {
-        **benchmark.FAILED_SCORES, "parse_success": True, "abstained": True, "false_abstention": True,
+        **benchmark.FAILED_SCORES, "parse_success": True, "abstained": True, "false_abstention": True, "json_as_asked": True,
+        "diagnosis": "false_abstention",
     }
 
 
@@ -130,7 +131,7 @@ def test_abstention_question(small):
     nulls = dict.fromkeys(["false_abstention", "path_exact", "edge_precision", "edge_recall", "valid_path",
                            "evidence_match", "path_supports_answer", "right_answer_wrong_path"])
     assert benchmark.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"]) == {
-        "parse_success": True, "abstained": True, "answer_correct": True, **nulls}
+        "parse_success": True, "abstained": True, "answer_correct": True, **nulls, "json_as_asked": True, "diagnosis": None}
     assert benchmark.score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"])["answer_correct"] is False
 
 
@@ -809,8 +810,10 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
          "--input-price-per-million is nan; give a finite number"),
         (["--permutations", "1000000000"], "--permutations 1,000,000,000 is over the 1,000 this tool takes; ask for less"),
         (["--generate-questions", "1000000"], "--generate-questions 1,000,000 is over the 100,000 this tool takes; ask for less"),
-        (["--hops", "1-2"], "--hops, --abstain-share and --property-share shape generated questions: use them with --generate-questions N"),
-        (["--abstain-share", "0.5"], "--hops, --abstain-share and --property-share shape generated questions: use them with --generate-questions N"),
+        (["--hops", "1-2"], "--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
+         "use them with --generate-questions N"),
+        (["--abstain-share", "0.5"], "--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
+         "use them with --generate-questions N"),
         (["--model", "m", "--score", "a.jsonl", "--export-batch", "b.jsonl"],
          "--score reads answers and --export-batch writes requests: run them apart"),
     ],
