@@ -7341,8 +7341,12 @@ class AnswerKey:
                 for key in ((e.source, e.relation, e.target),
                             (_folded(self.names.get(e.source, e.source)), e.relation, _folded(self.names.get(e.target, e.target)))):
                     self._shown_at.setdefault(key, k)
-        at = self._shown_at.get(triple)
-        return at if at is not None else self._shown_at.get((_folded(triple[0]), triple[1], _folded(triple[2])), -1)
+        for source, relation, target in (triple, (_folded(triple[0]), triple[1], _folded(triple[2]))):
+            for name in (relation, relation.strip(RELATION_DECORATION)):  # 'LEADS->' copied from an arrow is LEADS
+                at = self._shown_at.get((source, name, target))
+                if at is not None:
+                    return at
+        return -1
 
     def gold_ends(self) -> set[str]:
         """The nodes the gold paths end at: the question's answer ids, else every end of a gold path's walk."""
@@ -7429,6 +7433,9 @@ class AnswerKey:
         if item is None:
             item = self.evidence[i] = self.shown.edges[i]._asdict()
         return item
+
+
+RELATION_DECORATION = " -—–>→<←|:[]"  # what a format's syntax puts around a relation, which a model may copy into its evidence
 
 
 def _triple(item: object) -> tuple[str, str, str] | None:

@@ -1489,3 +1489,124 @@ def test_a_batch_sends_the_key_to_its_host_only_and_writes_it_nowhere(tmp_path, 
     assert server.requests and all(h.get("Authorization") == f"Bearer {SECRET}" for _, _, h in server.requests)
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert written and not any(SECRET.encode() in p.read_bytes() for p in written)
+
+
+# ---- why an answer failed: one diagnosis per cell (README: Why answers fail)
+
+E = dict(enumerate(json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))["edges"]))  # the article's 13 edges
+
+
+def ev(*triples):
+    return [{"source": s, "relation": r, "target": t} for s, r, t in triples]
+
+
+# A hand-made answer per diagnosis AnswerKey gives, on the article's questions (q1: 0, 3, 6, 10 -> Казань; q5: 4 backwards
+# -> Атлас; q6: abstain).
+DIAGNOSED = {
+    "no_json": ("q1", "The answer is Kazan, via edges 0, 3, 6 and 10."),
+    "false_abstention": ("q1", json.dumps({"answer": "INSUFFICIENT_DATA", "path": [], "evidence": []})),
+    "missed_abstention": ("q6", json.dumps({"answer": "Казань", "path": [9, 10], "evidence": []}, ensure_ascii=False)),
+    "miscounted_indices": ("q5", json.dumps({"answer": "Атлас", "path": [2, 3], "evidence": [E[4]]}, ensure_ascii=False)),
+    "edge_reversed": ("q1", json.dumps({"answer": "Казань", "path": [0, 3, 6, 10], "evidence": ev(
+        ("person_irina", "LEADS", "project_orion"), ("project_orion", "USES", "method_graph"),
+        ("org_vector", "DEVELOPED_BY", "method_graph"), ("org_vector", "LOCATED_IN", "city_kazan"))}, ensure_ascii=False)
+        .replace('"path": [0, 3, 6, 10]', '"path": [0, 3, 99, 10]')),
+    "edge_not_shown": ("q1", json.dumps({"answer": "Казань", "path": [0, 3], "evidence": ev(("person_irina", "LEADS", "org_vector"))},
+                                        ensure_ascii=False)),
+    "broken_chain": ("q1", json.dumps({"answer": "Казань", "path": [0, 10], "evidence": [E[0], E[10]]}, ensure_ascii=False)),
+    "right_answer_wrong_path": ("q4", json.dumps({"answer": "Казань", "path": [10], "evidence": [E[10]]}, ensure_ascii=False)),
+    "answer_form": ("q1", json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": [E[i] for i in (0, 3, 6, 10)]},
+                                     ensure_ascii=False)),
+    "wrong_branch": ("q4", json.dumps({"answer": "Томск", "path": [5, 8, 11], "evidence": [E[i] for i in (5, 8, 11)]}, ensure_ascii=False)),
+    "no_path": ("q1", json.dumps({"answer": "Томск", "path": [], "evidence": []}, ensure_ascii=False)),
+}
+
+
+@pytest.mark.parametrize("diagnosis", DIAGNOSED)
+def test_a_hand_made_answer_gets_its_diagnosis(small, diagnosis):
+    graph, q = small
+    qid, content = DIAGNOSED[diagnosis]
+    assert benchmark.score_answer(content, graph, q[qid])["diagnosis"] == diagnosis
+
+
+def test_every_diagnosis_is_defined_and_hand_made():
+    assert set(DIAGNOSED) | {"request_failed", "context_overflow", "cut_by_output_cap", "cut_by_context"} == set(benchmark.DIAGNOSES)
+
+
+@pytest.mark.parametrize("fmt", list(benchmark.FORMATS))
+def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
+    """Through a server, every format's prompts: the same answer to the same question gets the same diagnosis."""
+    by_question = {"q1": DIAGNOSED["edge_not_shown"][1], "q2": "```json\n" + json.dumps(
+        {"answer": "Максим", "path": [11, 8, 5, 2], "evidence": [E[i] for i in (11, 8, 5, 2)]}, ensure_ascii=False) + "\n```",
+        "q3": DIAGNOSED["no_json"][1], "q4": DIAGNOSED["wrong_branch"][1], "q5": DIAGNOSED["miscounted_indices"][1],
+        "q6": DIAGNOSED["missed_abstention"][1]}
+    fake = FakeOpenAI(answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)])
+    try:
+        assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(tmp_path), "--formats", fmt]) == 0
+    finally:
+        fake.close()
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert {c["question_id"]: c["diagnosis"] for c in results["cells"]} == {
+        "q1": "edge_not_shown", "q2": None, "q3": "no_json", "q4": "wrong_branch", "q5": "miscounted_indices", "q6": "missed_abstention"}
+    assert {c["question_id"]: c["json_as_asked"] for c in results["cells"]}["q2"] is False
+    (entry,) = results["aggregates"]
+    assert entry["diagnoses"] == {"no_json": 1, "missed_abstention": 1, "miscounted_indices": 1, "edge_not_shown": 1, "wrong_branch": 1}
+    md = (tmp_path / "results.md").read_text(encoding="utf-8")
+    assert "- **miscounted indices**: the evidence names exactly the edges of a gold path; the path's indices do not. Remedy: --edge-ids" in md
+    assert f"  Example ({fmt}, q5): `{{\"answer\": \"Атлас\", \"path\": [2, 3]" in md
+
+
+QUESTION_TEXT = {q["id"]: q["question"] for q in json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))}
+
+
+# Real answers of Qwen2.5-Coder-1.5B-Instruct (Q4, llama.cpp) to the article's prompts, as the hand audit judged them
+# (bench/README.md, Real models): (question, answer text, answer right, path exact, diagnosis).
+REAL_ANSWERS = [
+    ("q5", '{\n  "answer": "Атлас",\n  "path": [2, 3],\n  "evidence": [\n    {"source":"project_atlas","relation":"USES","target":"method_compress"}\n  ]\n}',
+     True, False, "miscounted_indices"),
+    ("q1", '{\n  "answer": "Институт Вектор",\n  "path": [2, 4],\n  "evidence": [\n    {"source":"org_vector","relation":"DEVELOPED_BY","target":"person_irina"}\n  ]\n}',
+     False, False, "edge_not_shown"),
+    ("q1", '{\n  "answer": "Институт Вектор",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"LEADS","target":"org_vector"},\n'
+     '    {"source":"org_vector","relation":"DEVELOPED_BY","target":"method_graph"}\n  ]\n}', False, False, "edge_reversed"),
+    ("q4", '{\n  "answer": "Казань",\n  "path": [3, 10],\n  "evidence": [\n    {"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"}\n  ]\n}',
+     True, False, "broken_chain"),
+    ("q4", '{\n  "answer": "Казань",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"LEADS->","target":"project_orion"},\n'
+     '    {"source":"project_orion","relation":"DEVELOPED_BY->","target":"org_vector"}\n  ]\n}', True, False, "edge_not_shown"),
+    ("q5", '{\n  "answer": "project_atlas",\n  "path": [2, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"MEMBER_OF","target":"org_north"},\n'
+     '    {"source":"org_north","relation":"USES","target":"method_compress"}\n  ]\n}', True, False, "edge_not_shown"),
+    ("q6", '{\n  "answer": "YES",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"},\n'
+     '    {"source":"method_hybrid","relation":"DEVELOPED_BY","target":"org_vector"}\n  ]\n}', False, None, "missed_abstention"),
+]
+
+
+@pytest.mark.parametrize("qid, content, right, exact, diagnosis", REAL_ANSWERS)
+def test_real_answers_are_scored_as_the_audit_judged(small, qid, content, right, exact, diagnosis):
+    graph, q = small
+    scores = benchmark.score_answer(content, graph, q[qid])
+    assert (scores["answer_correct"], scores["path_exact"], scores["diagnosis"]) == (right, exact, diagnosis)
+
+
+@pytest.mark.parametrize("content, expected", [
+    ('Sure! Here is the JSON:\n{"answer": "Казань", "path": [0, 3, 6, 10], "evidence": []}\nHope it helps.', ("Казань", [0, 3, 6, 10])),
+    ('```\n{"answer": "Казань", "path": ["0", "3", "6", "10"], "evidence": []}\n```', ("Казань", [0, 3, 6, 10])),
+    ('{"answer": 1998, "path": [4], "evidence": [], "confidence": "high"}', ("1998", [4])),
+    ('{"answer": "Казань"}', ("Казань", [])),
+    ('{"path": [0]}', None),
+    ('I cannot answer.', None),
+    ('[{"answer": "Казань", "path": [0], "evidence": []}]', ("Казань", [0])),  # the first object with an answer, wherever it is
+])
+def test_replies_are_read_alike_for_every_format(content, expected):
+    parsed = benchmark.parse_answer(content)
+    assert (parsed["answer"], parsed["path"]) == expected if expected else parsed is None
+
+
+def test_padded_answers_and_triples_in_the_path(small):
+    graph, q = small
+    path = [E[i] for i in (0, 3, 6, 10)]
+    for said in ("Казань.", '"Казань"', "Казань (city_kazan)", "city_kazan"):
+        scores = benchmark.score_answer(json.dumps({"answer": said, "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False), graph, q["q1"])
+        assert (scores["answer_correct"], scores["diagnosis"]) == (True, None), said
+    as_triples = json.dumps({"answer": "Казань", "path": [list(e.values()) for e in path], "evidence": path}, ensure_ascii=False)
+    assert benchmark.score_answer(as_triples, graph, q["q1"])["path_exact"] is True
+    assert benchmark.score_answer(json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
+                                  graph, q["q1"])["answer_correct"] is False  # no fuzzy match: scenario 5
