@@ -9009,7 +9009,7 @@ def size_report_svg(summary: list[dict], plan: Plan) -> str:
 # prices, latency) and its own gate on the shared cells; across models: the paired difference on the same
 # questions (the question is the unit, as in the gate) and the formats every model's gate accepts.
 
-TOOL_VERSION = "2026.12.1"  # written into results.json; bumped when scoring, the gate or results.json change
+TOOL_VERSION = "2026.12.2"  # written into results.json; bumped when scoring, the gate or results.json change
 COMPARE_KEY = ("size", "ids", "mode", "format", "permutation", "question_id", "repeat")
 
 
@@ -9076,7 +9076,7 @@ def compare_runs(folders: list[Path]) -> dict:
     board, gates, accepted, differences = [], [], [], []
     baseline_of = {}
     for run in runs:
-        cells = [run.cells[k] for k in sorted(shared, key=_compare_order)]
+        cells = [{"diagnosis": None, "json_as_asked": None, **run.cells[k]} for k in sorted(shared, key=_compare_order)]  # older runs had neither
         prices = tuple((run.results.get("prices_per_million") or {}).get(k) for k in ("input", "output", "cached_input"))
         table = aggregate(cells, prices)
         spec = next(iter(run.results.get("verdicts") or []), {})
@@ -9095,7 +9095,7 @@ def compare_runs(folders: list[Path]) -> dict:
                           "answer_correct": {k: e["answer_correct"][k] for k in ("rate", "ci95", "questions", "method")},
                           "prompt_tokens": e["prompt_tokens"],
                           "saving": round(1 - e["prompt_tokens"] / base_tokens[group], 4) if base_tokens.get(group) else None,
-                          "cost": e["cost"], "latency_s": e["latency_s"],
+                          "cost": e["cost"], "latency_s": e["latency_s"], "cells": e["n"], "diagnoses": e["diagnoses"],
                           "verdict": "baseline" if e["format"] == baseline else v["verdict"] if v else None,
                           "blocked_by": v["blocked_by"] if v else []})
         gates.append({"model": run.label, "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention})
@@ -9163,6 +9163,7 @@ def comparison_markdown(c: dict) -> str:
         else:
             reasons = "; ".join(f"{fmt}: {', '.join(why)}" for fmt, why in acc["not_accepted"].items()) or "only the baseline was run"
             lines.append(f"**No format is accepted for every model** ({reasons}).")
+        lines += compared_diagnoses(mine, models)
         diffs = [d for d in c["model_differences"] if (d["size"], d["ids"], d["mode"]) == group]
         if diffs:
             lines += ["", "Paired differences in path exact between models, on the same questions (95% interval):", "",
@@ -9172,6 +9173,20 @@ def comparison_markdown(c: dict) -> str:
         lines.append("")
     lines += ["![Path exact per format and model](comparison.svg)", ""]
     return "\n".join(lines)
+
+
+def compared_diagnoses(mine: list[dict], models: list[str]) -> list[str]:
+    """Why answers failed, per model and format: cells of each diagnosis, share of the cells in brackets."""
+    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in mine)]
+    if not names:
+        return []
+    lines = ["", "Why answers failed, per model (README: Why answers fail); cells of each diagnosis, share in brackets:", "",
+             "| model | format | cells | " + " | ".join(n.replace("_", " ") for n in names) + " |", "|---|---|---:|" + "---:|" * len(names)]
+    for model in models:
+        for e in (x for x in mine if x["model"] == model):
+            cells = [f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['cells']:.0%})" if n in e["diagnoses"] else "" for n in names]
+            lines.append(f"| {model} | {e['format']} | {e['cells']} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def model_style(k: int) -> tuple[str, str, str]:

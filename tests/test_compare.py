@@ -63,6 +63,9 @@ def test_three_models_compared_match_the_truth_we_set(three_runs, capsys):
     missed = board[("prefers-json", "tsv")]["path_exact"]["rate"]
     assert positive == 120 and board[("equal", "tsv")]["path_exact"]["rate"] == 1.0 and 0.6 < missed < 0.8
     assert board[("prefers-tsv", "json")]["path_exact"]["rate"] == missed  # the same questions missed, on the other format
+    wrong = round((1 - missed) * 120)  # answered "{}"; the fake server's usage (1,000 prompt tokens) says it cut every prompt
+    assert board[("prefers-json", "tsv")]["diagnoses"] == {"cut_by_context": wrong} and board[("equal", "tsv")]["diagnoses"] == {}
+    assert f"| prefers-json | tsv | 150 | {wrong} ({wrong / 150:.0%}) |" in (out / "comparison.md").read_text(encoding="utf-8")
     assert board[("prefers-json", "json")]["cost"] is not None and board[("equal", "json")]["cost"] is None  # each model's prices
     assert board[("equal", "tsv")]["saving"] > 0.3 and board[("prefers-tsv", "tsv")]["encoding"] == "cl100k_base"
     assert board[("prefers-tsv", "tsv")]["saving"] != board[("equal", "tsv")]["saving"]  # each by the model's own tokenizer
