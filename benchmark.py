@@ -6592,6 +6592,16 @@ class Job:
         return (r["encoding"], r["size"], r["ids"], self.item.context.id, r["permutation"], r["mode"], r["format"], self.repeat)
 
 
+def job_label(job: Job) -> str:
+    """What a progress line calls a job: its format and question, and what differs from the default cell
+    ('json q3', 'tsv q1 medium p2 r1')."""
+    r = job.item.row
+    parts = [r["format"], r["question_id"], r["size"] if r["size"] != "small" else "", r["ids"] if r["ids"] != "original" else "",
+             f"mode {r['mode']}" if r["mode"] != "A" else "", f"p{r['permutation']}" if r["permutation"] else "",
+             f"r{job.repeat}" if job.repeat else ""]
+    return " ".join(p for p in parts if p)
+
+
 def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
     """One job per distinct prompt and repeat, grouped by shared prefix (Job.group) in row order; prompts that
     overflow are not sent (the control solver has no context window, so it answers them all: its scores
@@ -6658,7 +6668,7 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
                   f" ({skipped} already answered in {display(log_path)})", file=sys.stderr, flush=True)
         try:
             sender.start(min(config.concurrency, len(jobs)))
-            sender.wait(lambda: tally.beat(sender.in_flight) if config.model != SOLVER_MODEL else None)
+            sender.wait(lambda: tally.beat(sender.in_flight_text) if config.model != SOLVER_MODEL else None)
         except KeyboardInterrupt:
             sender.gate.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
             if sender.in_flight:
@@ -6737,13 +6747,14 @@ class Tally:
         else:
             self.progress.done += 1
 
-    def beat(self, in_flight: int) -> None:
-        """A status line when none came for HEARTBEAT seconds: a slow server is at work, not a hung run."""
+    def beat(self, in_flight: Callable[[float], str]) -> None:
+        """A status line when none came for HEARTBEAT seconds: a slow server is at work, not a hung run; in_flight(now)
+        names what it is working on ('1 in flight: json q3 p1, 45 s')."""
         with self.lock:
             now = time.monotonic()
             if now - self.progress.last >= HEARTBEAT:
                 waiting = "waiting for the first answer" if not self.progress.done else f"{sum(self.failures.values())} failed"
-                self.progress.show(now, f"{waiting}, {in_flight} in flight", eta=True)
+                self.progress.show(now, f"{waiting}, {in_flight(now)}", eta=True)
 
     def summary(self) -> dict:
         refused = sorted(self.refused_tokens)
@@ -6852,6 +6863,7 @@ class Sender:
         self.prompts = RecentPrompts()
         self.lock = threading.Lock()
         self.workers = self.in_flight = 0  # workers not yet ended; jobs being sent or logged
+        self.flying: dict[int, tuple[str, float]] = {}  # id(job) -> (its label, when it was taken), for the heartbeat
         self.done = threading.Event()  # every worker has ended
 
     def start(self, n: int) -> None:
@@ -6876,6 +6888,7 @@ class Sender:
                 job, rest = taken
                 with self.lock:
                     self.in_flight += 1
+                    self.flying[id(job)] = (job_label(job), time.monotonic())
                 try:
                     outcome = self.send(job)
                 except OSError as e:
@@ -6885,6 +6898,7 @@ class Sender:
                 finally:
                     with self.lock:
                         self.in_flight -= 1
+                        self.flying.pop(id(job), None)
                     if rest is not None:
                         self.schedule.warmed(rest)
                 self.tally.add(outcome)
@@ -6893,6 +6907,15 @@ class Sender:
                 self.workers -= 1
                 if self.workers == 0:
                     self.done.set()
+
+    def in_flight_text(self, now: float) -> str:
+        """'2 in flight: json q3, 45 s; tsv q1 p1, 3 s' (the longest-running first, three at most named)."""
+        with self.lock:
+            flying = sorted(self.flying.values(), key=operator.itemgetter(1))
+        if not flying:
+            return f"{self.in_flight} in flight"
+        named = "; ".join(f"{label}, {now - start:.0f} s" for label, start in flying[:3])
+        return f"{len(flying)} in flight: {named}" + ("; …" if len(flying) > 3 else "")
 
     def send(self, job: Job) -> dict:
         """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its

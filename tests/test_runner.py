@@ -513,8 +513,9 @@ def test_a_run_says_what_it_sends_at_once_and_beats_with_an_eta_while_the_server
     lines = [line for line in capsys.readouterr().err.splitlines() if " cells, " not in line]  # the measuring's own progress
     log = tmp_path / "requests.jsonl"
     assert lines[0] == f"sending 3 request(s) to {server.url}, 1 at a time (0 already answered in {log})"
-    assert re.fullmatch(r"0/3 requests, \d+ s, waiting for the first answer, 1 in flight", lines[1])  # before any answer: no ETA yet
-    assert any(re.fullmatch(r"1/3 requests, \d+ s, 0 failed(, 1 in flight)?, about \d+ s left", line) for line in lines)  # from the pace so far
+    assert re.fullmatch(r"0/3 requests, \d+ s, waiting for the first answer, 1 in flight: json q\d, \d+ s", lines[1])  # no ETA yet
+    assert any(re.fullmatch(r"1/3 requests, \d+ s, 0 failed(, 1 in flight: \w+ q\d, \d+ s)?, about \d+ s left", line)
+               for line in lines)  # from the pace so far
     assert f"sending 1 request(s) to {server.url}, 1 at a time (3 already answered in {log})" in lines
 
 
