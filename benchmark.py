@@ -848,6 +848,11 @@ def read_graphml(text: str, where: str) -> dict:
     if len(graphs) != 1:
         raise BenchmarkError(f"{where}: holds {len(graphs)} graphs; give one")
     graph = graphs[0]
+    named = [i for _, _, i, _ in edges if i is not None]
+    if len(set(named)) != len(named):  # networkx writes a multigraph's edge keys (0, 1, ... per node pair) as ids
+        warn(f"{where}: edge ids repeat ({len(named) - len(set(named)):,} repeats), as networkx writes a multigraph's keys; "
+             "they are read as keys, not edge ids")
+        edges = [(s, t, None, data) for s, t, _, data in edges]
     if not graph.is_directed():
         warn(f"{where}: the graph is undirected; each edge is read in the direction its source and target are written")
     defaults = graph.graph.get("edge_default", {})

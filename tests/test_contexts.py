@@ -407,6 +407,58 @@ def test_graphml_of_lightrag_without_relations_reads_them_as_related_to_and_says
     assert graph.edge_props == ((("description", "Acme is based in Paris."), ("keywords", "based in"), ("weight", 2.0)),)
 
 
+def networkx_graph(cls, graph: dict):
+    g = cls()
+    for n in graph["nodes"]:
+        g.add_node(n["id"], **{k: v for k, v in n.items() if k != "id"})
+    for e in graph["edges"]:
+        g.add_edge(e["source"], e["target"], **{k: v for k, v in e.items() if k not in ("source", "target")})
+    return g
+
+
+def typed_props_graph(parallel: bool) -> dict:
+    """A synthetic KG with properties of every GraphML type: strings, ints (long), floats (double), booleans; with
+    parallel edges (several relations between one pair) only when parallel."""
+    graph = synth_kg.make_graph(400, 30, random.Random(3), props=random.Random(4))
+    if not parallel:
+        pairs = set()
+        graph["edges"] = [e for e in graph["edges"] if (e["source"], e["target"]) not in pairs and not pairs.add((e["source"], e["target"]))
+                          and (e["target"], e["source"]) not in pairs]
+    for k, e in enumerate(graph["edges"]):
+        e["flag"], e["weight"] = k % 3 == 0, k * 0.25
+    for k, n in enumerate(graph["nodes"]):
+        n["score"], n["rank"] = k / 7, 10**12 + k  # a double and a long
+    return graph
+
+
+@pytest.mark.parametrize("cls, parallel", [("Graph", False), ("DiGraph", False), ("MultiGraph", True), ("MultiDiGraph", True)])
+def test_graphml_as_networkx_writes_it_gives_the_json_runs_prompts(tmp_path, cls, parallel):
+    import networkx
+    graph = typed_props_graph(parallel)
+    write(tmp_path / "g.json", graph)
+    networkx.write_graphml(networkx_graph(getattr(networkx, cls), graph), tmp_path / "g.graphml")
+    common = ["--generate-questions", "20", "--prompt", "en", "--formats", "json,tsv", "--graph-order", "sorted"]
+    assert run_cli("--graph", "g.json", *common, "--out", "a", cwd=tmp_path).returncode == 0
+    done = run_cli("--graph", "g.graphml", *common, "--out", "b", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    repeats = "edge ids repeat" in done.stderr
+    assert repeats == parallel  # networkx writes a multigraph's keys as ids: read as keys, said once
+    if parallel:
+        assert done.stderr.count("warning: g.graphml: edge ids repeat (") == 1
+        assert "they are read as keys, not edge ids" in done.stderr
+    if cls in ("DiGraph", "MultiDiGraph"):  # an undirected class writes an edge in its own direction: it reads, no more
+        prompts = sorted(p.name for p in (tmp_path / "a").glob("prompt.*.txt"))
+        assert prompts and all((tmp_path / "a" / p).read_bytes() == (tmp_path / "b" / p).read_bytes() for p in prompts)
+
+
+def test_graphml_whose_edge_ids_are_unique_keeps_them(tmp_path):
+    text = ('<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="r" for="edge" attr.name="relation" '
+            'attr.type="string"/><graph edgedefault="directed"><node id="a"/><node id="b"/><edge id="e7" source="a" target="b">'
+            '<data key="r">R</data></edge><edge id="e9" source="b" target="a"><data key="r">S</data></edge></graph></graphml>')
+    data = benchmark.read_graphml(text, "g.graphml")
+    assert [e.get("id") for e in data["edges"]] == ["e7", "e9"]
+
+
 # ---- no request is paid for when no verdict can come out
 
 
