@@ -60,7 +60,8 @@ Sections, in the order data flows through them:
                                        or YAML text proven from its parts (check_roundtrip_once)
   control solver                       complete walks of a query (conditions, asks); check_questions says what
                                        disagrees; generated question sets (--generate-questions), near-miss
-                                       abstentions, questions about properties
+                                       abstentions, questions about properties; their wording (Wording: natural
+                                       from relation phrases, Phrase kinds, --relation-phrases; or templated)
   graph variants                       Context (shared, given, KHop), drawn distractors (Vocabulary, WordModel,
                                        English word pools, Namer with id_template, Distractors), short ids,
                                        Pseudonyms (one per entity for the run, shape kept, still_named),
@@ -81,10 +82,14 @@ Sections, in the order data flows through them:
                                        Log (group commit), pending_jobs, Tally, RecentPrompts, Schedule
                                        (prefix warm-up, no idle worker), Sender; Batch export, and
                                        --batch end to end (BatchAPI, run_batch, batch/state.json)
-  scoring                              answers, paths and abstention, from the log alone, streamed: Answer,
-                                       Collected (logs), collect_batch (Batch files), AnswerKey (one per
-                                       prompt), score_log, Answers, log_info, log_summary
-  results                              statistics per group and hop count over question values (Wilson, the
+  scoring                              answers, paths and abstention, from the log alone, streamed: read_reply
+                                       (the same reading for every format: fenced, in prose, json_as_asked),
+                                       AnswerKey (one per prompt; evidence items matched to shown edges; one
+                                       diagnosis per answer), cell_diagnosis, Answer, Collected (logs),
+                                       collect_batch (Batch files), score_log, Answers, log_info, log_summary
+  results                              DIAGNOSES (why answers fail, with the article's remedies) counted per
+                                       group and hop count, tabled with an example each (diagnosis_table);
+                                       statistics per group and hop count over question values (Wilson, the
                                        guarded t interval), the acceptance gate (Paired checks by Newcombe's
                                        method 11 or the guarded paired t, abstention and stability, Holm over
                                        a group's formats, questions_for_power), write_results: results.json,
@@ -93,7 +98,7 @@ Sections, in the order data flows through them:
   comparison                           --compare: runs over the same questions side by side (read_runs,
                                        compare_runs: leaderboard by each model's own tokenizer, each model's
                                        gate, paired differences between models, the formats every model
-                                       accepts), comparison.md and comparison.svg
+                                       accepts; why answers failed, per model), comparison.md and comparison.svg
   artifacts                            Staging, OutLock (one run per folder, by flock), manifest.json, publish
   command line                         Parser (one line, did you mean), flags (checked up front), preflight,
                                        check_verdict_possible, run, model_results (collects the answers, sent or
@@ -8011,6 +8016,16 @@ def diagnosis_counts(values) -> dict[str, int]:
     return {name: counts[name] for name in DIAGNOSES if counts[name]}
 
 
+def hop_metrics(cells: list[dict], buckets: tuple[str, ...]) -> dict[str, dict]:
+    """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses."""
+    hops: dict[str, list[dict]] = {}
+    for s, bucket in zip(cells, buckets):
+        hops.setdefault(bucket, []).append(s)
+    return {bucket: {"n": len(hops[bucket]), **answer_metrics(columns(hops[bucket], METRIC_FIELDS)),
+                     "diagnoses": diagnosis_counts(s["diagnosis"] for s in hops[bucket])}
+            for bucket in HOP_BUCKETS if bucket in hops}
+
+
 def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> list[dict]:
     """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
     permutations and repeats, tokens per correct path, usage and cost."""
@@ -8033,14 +8048,7 @@ def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> 
             "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
         }
         entry.update(answer_metrics(col))
-        hops: dict[str, list[dict]] = {}
-        for s, bucket in zip(ran, col["hops"]):
-            hops.setdefault(bucket, []).append(s)
-        entry["by_hops"] = {  # article 11: analyse 1, 2, 3 and 4+ hops, and the abstention questions, apart
-            bucket: {"n": len(hops[bucket]), **answer_metrics(columns(hops[bucket], METRIC_FIELDS)),
-                     "diagnoses": diagnosis_counts(s["diagnosis"] for s in hops[bucket])}
-            for bucket in HOP_BUCKETS if bucket in hops
-        }
+        entry["by_hops"] = hop_metrics(ran, col["hops"])
         entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
         entry["json_as_asked"] = sum(1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v)
         entry["right_answer_wrong_path"] = sum(map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive)))

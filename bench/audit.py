@@ -29,7 +29,8 @@ def answers(run: Path) -> list[dict]:
     model = results["model"]["model"] if isinstance(results.get("model"), dict) else results.get("model")
     cells = {(c["prompt_sha256"], c["repeat"]): c for c in results["cells"]}
     rows = []
-    for line in (run / "requests.jsonl").read_text(encoding="utf-8").splitlines():
+    logged = Path(results["log"]["name"])  # a --score run names the log it read
+    for line in (logged if logged.is_file() else run / "requests.jsonl").read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
         if r.get("type") != "request" or r.get("error"):
             continue
