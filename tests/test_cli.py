@@ -38,7 +38,7 @@ def test_default_run_writes_the_article_files_byte_for_byte(default_run):
     expected = sorted(p.name for p in ARTICLE.iterdir() if p.name != "size_report.json")
     assert len(expected) == 35  # 5 graphs and 30 prompts
     written = sorted(p.name for p in out.iterdir())
-    assert written == sorted([*expected, "size_report.json", "manifest.json"])
+    assert written == sorted([*expected, "size_report.json", "manifest.json", "report.html"])
     for name in expected:
         assert (out / name).read_bytes() == (ARTICLE / name).read_bytes(), name
 
@@ -382,7 +382,7 @@ def test_new_run_removes_stale_files_of_the_previous_run_only(tmp_path, capsys):
     assert benchmark.main(["--out", str(out), "--formats", "dsl"]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(
-        ["notes.txt", "manifest.json", "size_report.json", "graph.dsl.txt", *(f"prompt.dsl.q{i}.txt" for i in range(1, 7))]
+        ["notes.txt", "manifest.json", "size_report.json", "report.html", "graph.dsl.txt", *(f"prompt.dsl.q{i}.txt" for i in range(1, 7))]
     )
 
 

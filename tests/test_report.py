@@ -1,0 +1,209 @@
+"""report.html: the numbers it shows are the artifacts', the token boundaries are the tokenizer's, nothing from the data
+runs, and the same inputs give the same bytes; then what a person sees in a real browser (Debian's chromium, driven
+by Playwright on the system browser; .ci/run installs both)."""
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import benchmark
+from conftest import ROOT, run_cli
+from fake_openai import FakeOpenAI
+from test_runner import DIAGNOSED, E, QUESTION_TEXT
+from test_tokenizers import small_hf_tokenizer
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+HOSTILE = ['<script>window.__pwned = 1</script>', '"><img src=x onerror="window.__pwned = 2">', "\u202eevil\u202c name", "a&amp;b"]
+
+
+def page_data(path: Path) -> dict:
+    """The JSON block report.html carries, as the page reads it."""
+    html = path.read_text(encoding="utf-8")
+    block = re.search(r'<script type="application/json" id="data">(.*?)</script>', html, re.S).group(1)
+    return json.loads(block)
+
+
+@pytest.fixture(scope="module")
+def article_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "out"
+    hf = small_hf_tokenizer(out.parent / "tokenizer.json")
+    assert hf is not None
+    done = run_cli("--encoding", f"o200k_base,hf:{out.parent / 'tokenizer.json'}", "--out", str(out), "--write-prompts")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_token_boundaries_concatenate_to_the_graph_and_count_its_tokens(article_run):
+    data = page_data(article_run / "report.html")
+    rows = json.loads((article_run / "size_report.json").read_text(encoding="utf-8"))
+    assert {(v["format"], v["encoding"].split(":")[0]) for v in data["tokens"]} == {(f, e) for f in benchmark.FORMATS if f in
+                                                                                  {"json", "jsonl", "tsv", "edge_list", "dsl"} for e in ("o200k_base", "hf")}
+    for view in data["tokens"]:
+        graph_tokens = next(r["graph_tokens"] for r in rows if r["format"] == view["format"] and r["encoding"] == view["encoding"])
+        assert len(view["pieces"]) == view["tokens"] == graph_tokens
+        assert view["names_and_values"] + view["syntax"] == graph_tokens
+        if view["encoding"] == "o200k_base":
+            text = (article_run / f"graph.{view['format']}.txt").read_text(encoding="utf-8")
+            assert "".join(view["pieces"]) == text
+
+
+def test_token_pieces_of_split_characters_keep_the_text_and_the_count():
+    tokenizer = benchmark.load_tokenizer("o200k_base")
+    for text in ["Ирина → Казань 𝔊𝔯𝔞𝔭𝔥 ж", "a\u0301b\u202ec", "日本語のテキスト"]:
+        pieces = benchmark.token_pieces(tokenizer, text)
+        assert "".join(pieces) == text and len(pieces) == tokenizer.count(text)
+
+
+def test_the_size_table_is_size_reports(article_run):
+    data = page_data(article_run / "report.html")
+    rows = json.loads((article_run / "size_report.json").read_text(encoding="utf-8"))
+    (group,) = [g for g in data["sizes"] if g["group"].startswith("o200k_base")]
+    json_rows = [r for r in rows if r["encoding"] == "o200k_base"]
+    for shown in group["rows"]:
+        mine = [r for r in json_rows if r["format"] == shown["format"]]
+        assert (shown["graph_tokens"], shown["prompt_min"], shown["prompt_max"], shown["bytes"], shown["overflow"]) == (
+            mine[0]["graph_tokens"], min(r["prompt_tokens"] for r in mine), max(r["prompt_tokens"] for r in mine), mine[0]["bytes"], 0)
+    mean = {f: sum(r["prompt_tokens"] for r in json_rows if r["format"] == f) / 6 for f in ("json", "tsv")}
+    assert [r["vs_baseline"] for r in group["rows"] if r["format"] in mean] == [0.0, round(mean["tsv"] / mean["json"] - 1, 4)]
+
+
+def test_the_prompts_the_page_builds_are_the_prompt_files(article_run):
+    data = page_data(article_run / "report.html")["prompts"]
+    for q in data["questions"]:
+        for fmt, cell in q["cells"].items():
+            head, middle, end = data["heads"][fmt]
+            assert head + data["graphs"][cell["graph"]] + middle + q["text"] + end == (article_run / f"prompt.{fmt}.{q['id']}.txt").read_text(encoding="utf-8")
+
+
+def hostile_graph(tmp_path):
+    graph = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+    named = {n["id"]: n for n in graph["nodes"]}
+    for node_id, name in zip(("project_pulse", "method_vector", "org_siberia", "org_vector"), HOSTILE):  # no question names them
+        named[node_id]["name"] = name
+    (tmp_path / "g.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
+    return tmp_path / "g.json"
+
+
+def test_hostile_names_are_data_not_markup_and_the_page_is_deterministic(tmp_path):
+    graph = hostile_graph(tmp_path)
+    for out in ("a", "b"):
+        done = run_cli("--graph", str(graph), "--out", str(tmp_path / out))
+        assert done.returncode == 0, done.stderr
+    html = (tmp_path / "a" / "report.html").read_bytes()
+    assert html == (tmp_path / "b" / "report.html").read_bytes()
+    assert b"<img" not in html and b"window.__pwned" in html and html.count(b"<script") == 2  # the data block and ours
+    data = page_data(tmp_path / "a" / "report.html")
+    assert any(HOSTILE[0] in piece for v in data["tokens"] for piece in [''.join(v["pieces"])])
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["outputs"]["report.html"] == benchmark.sha256_hex(html)
+
+
+def diagnosed_run(out: Path, *flags: str) -> Path:
+    """A model run whose answers get known diagnoses (test_runner.DIAGNOSED), q2 fully right."""
+    by_question = {"q1": DIAGNOSED["edge_not_shown"][1], "q2": json.dumps(
+        {"answer": "Максим", "path": [11, 8, 5, 2], "evidence": [E[i] for i in (11, 8, 5, 2)]}, ensure_ascii=False),
+        "q3": DIAGNOSED["no_json"][1], "q4": DIAGNOSED["wrong_branch"][1], "q5": DIAGNOSED["miscounted_indices"][1],
+        "q6": '<script>window.__pwned = 3</script>'}
+    fake = FakeOpenAI(answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)])
+    try:
+        assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(out), *flags]) == 0
+    finally:
+        fake.close()
+    return out
+
+
+def test_a_model_run_page_holds_every_cell_with_its_diagnosis_and_a_csv_beside_it(tmp_path):
+    out = diagnosed_run(tmp_path / "out")
+    model = page_data(out / "report.html")["model"]
+    assert len(model["cells"]) == 30
+    q5 = [c for c in model["cells"] if c["question"] == "q5"]
+    assert {c["diagnosis"] for c in q5} == {"miscounted_indices"} and q5[0]["evidence"] == [
+        {"edge": "project_atlas USES method_compress", "mark": "shown"}]
+    q1 = next(c for c in model["cells"] if c["question"] == "q1")
+    assert q1["evidence"] == [{"edge": "person_irina LEADS org_vector", "mark": "not shown"}]
+    assert q1["gold"] == [["person_irina LEADS project_orion", "project_orion USES method_graph", "method_graph DEVELOPED_BY org_vector",
+                           "org_vector LOCATED_IN city_kazan"]]
+    csv_lines = (out / "cells.csv").read_text(encoding="utf-8").splitlines()
+    assert csv_lines[0].split(",") == list(benchmark.CSV_FIELDS) and len(csv_lines) == 31
+    assert sum(",miscounted_indices," in line for line in csv_lines) == 5
+
+
+# ---- in a real browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("no chromium: .ci/run installs Debian's (apt-get install chromium); the report's browser tests need it")
+        pytest.skip("no chromium on this machine: apt-get install chromium (.ci/run does)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                                              "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield b
+        b.close()
+
+
+def open_page(browser, path: Path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: errors.append(f"request {r.url}") if not r.url.startswith("file:") else None)
+    page.goto(path.as_uri())
+    page.wait_for_selector("#sizes table")
+    return page, errors
+
+
+def test_the_page_shows_size_reports_numbers_and_each_questions_prompts(browser, article_run):
+    page, errors = open_page(browser, article_run / "report.html")
+    rows = json.loads((article_run / "size_report.json").read_text(encoding="utf-8"))
+    shown = page.eval_on_selector_all("#sizes0 tr", "rows => rows.slice(1).map(r => Array.from(r.cells).map(c => c.textContent))")
+    mine = {r["format"]: r for r in rows if r["encoding"] == "o200k_base" and r["question_id"] == "q1"}
+    assert [(s[0], s[1]) for s in shown] == [(f, str(mine[f]["graph_tokens"])) for f in ("json", "jsonl", "tsv", "edge_list", "dsl")]
+    page.click("#sizes0 th:nth-child(2)")  # sort by graph tokens: edge_list (305) first
+    assert page.eval_on_selector("#sizes0 tr:nth-child(2) td", "c => c.textContent") == "edge_list"
+    assert page.eval_on_selector("#tokenView", "v => v.dataset.tokens") == str(mine["json"]["graph_tokens"])
+    page.select_option("#questionPick", "2")  # q3
+    page.wait_for_function("document.querySelector('#prompts h4') && document.querySelector('#questionText p').textContent.startsWith('Какой')")
+    texts = page.eval_on_selector_all("#prompts .prompt pre", "pres => pres.map(p => p.textContent)")
+    assert texts == [(article_run / f"prompt.{f}.q3.txt").read_text(encoding="utf-8") for f in ("json", "jsonl", "tsv", "edge_list", "dsl")]
+    assert errors == []
+
+
+def test_a_hostile_name_or_answer_renders_as_text_and_runs_nothing(browser, tmp_path):
+    graph = hostile_graph(tmp_path)
+    out = diagnosed_run(tmp_path / "out", "--graph", str(graph))
+    page, errors = open_page(browser, out / "report.html")
+    page.select_option("#questionPick", "0")
+    page.wait_for_selector("#prompts pre")
+    assert page.evaluate("window.__pwned") is None
+    view = page.text_content("#tokenView")  # the json format's text: quotes escaped as JSON writes them
+    assert HOSTILE[0] in view and json.dumps(HOSTILE[1])[1:-1] in view and HOSTILE[2] in view
+    assert page.locator("#tokenView img").count() == 0 and page.locator("#cells script").count() == 0
+    assert "<script>window.__pwned = 3</script>" in page.text_content("#cellTable")
+    assert errors == []
+
+
+def test_filters_show_what_they_should_and_an_answer_shows_its_diagnosis(browser, tmp_path):
+    out = diagnosed_run(tmp_path / "out")
+    page, errors = open_page(browser, out / "report.html")
+    assert page.locator("#cellTable tr").count() == 31
+    page.select_option("#fDiagnosis", "miscounted_indices")
+    assert page.eval_on_selector_all("#cellTable tr", "rows => rows.slice(1).map(r => r.dataset.diagnosis)") == ["miscounted_indices"] * 5
+    page.select_option("#fDiagnosis", "")
+    page.select_option("#fFormat", "tsv")
+    page.select_option("#fOutcome", "right")
+    rows = page.eval_on_selector_all("#cellTable tr", "rows => rows.slice(1).map(r => [r.dataset.format, r.cells[1].textContent])")
+    assert rows == [["tsv", "q2"]]
+    assert "Showing 1 of 1 matching cells (30 in all)." == page.text_content("#shown")
+    page.select_option("#fFormat", "")
+    page.select_option("#fOutcome", "")
+    page.check("#fDisagree")  # every format answered alike: no question where formats disagree
+    assert page.locator("#cellTable tr").count() == 1
+    assert "wrong_branch" in page.text_content("#diagnosisTable") or "wrong branch" in page.text_content("#diagnosisTable")
+    assert errors == []
