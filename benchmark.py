@@ -2799,55 +2799,34 @@ def _condition_words(where: tuple[Condition, ...]) -> str:
     return f" (counting only links whose {said})"
 
 
-def _nested(np: str, hop: Hop, p: Phrase) -> str:
-    """The noun phrase for what one hop from np reaches: ('Irina', LEADS out) -> 'the one Irina leads'."""
-    out, w = hop.direction == "out", p.words
-    if p.kind == "pair":
-        np = f"the {w if out else p.inverse} of {np}"
-    elif p.kind == "noun":
-        np = f"the {w} of {np}" if out else f"the one whose {w} is {np}"
-    elif p.kind == "state":
-        np = f"the one {np} is {w}" if out else f"the one {w} {np}"
-    elif p.kind == "made":
-        verb = w.split()[-1]
-        np = f"the {w} by {np}" if out else f"the one who {verb} {np}"
+# kind -> form -> (forwards, backwards): a hop as a noun phrase inside a longer one ("nested"), as the question of the
+# last hop ("asked"), or as a sentence about an unknown in a longer walk ("stated"). {x}: what the hop starts from;
+# {w}: the relation's phrase; {inv}: a pair's inverse phrase; {verb}: the phrase's last word; {c}: the hop's condition.
+PHRASINGS = {
+    "pair": {"nested": ("the {w} of {x}{c}", "the {inv} of {x}{c}"), "asked": ("What is the {w} of {x}{c}?", "What is the {inv} of {x}{c}?"),
+             "stated": ("the {w} of {x}{c} is something.", "the {inv} of {x}{c} is something.")},
+    "noun": {"nested": ("the {w} of {x}{c}", "the one whose {w} is {x}{c}"), "asked": ("What is the {w} of {x}{c}?", "Whose {w} is {x}{c}?"),
+             "stated": ("the {w} of {x}{c} is something.", "something has {x} as its {w}{c}.")},
+    "state": {"nested": ("the one {x} is {w}{c}", "the one {w} {x}{c}"), "asked": ("What is {x} {w}{c}?", "What is {w} {x}{c}?"),
+              "stated": ("{x} is {w} something{c}.", "something is {w} {x}{c}.")},
+    "made": {"nested": ("the {w} by {x}{c}", "the one who {verb} {x}{c}"), "asked": ("What are the {w} by {x}{c}?", "Who {verb} {x}{c}?"),
+             "stated": ("something is among the {w} by {x}{c}.", "someone {verb} {x}{c}.")},
+    "act": {"nested": ("the one {x} {w}{c}", "the one that {w} {x}{c}"), "asked": ("What is it that {x} {w}{c}?", "What {w} {x}{c}?"),
+            "stated": ("{x} {w} something{c}.", "something {w} {x}{c}.")},
+}
+
+
+def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
+    """One hop in one of PHRASINGS' forms: ('asked', 'Irina', LEADS out) -> 'What does Irina lead?' (an upper-case verb
+    ending in s reads 'does ... lead'); ('nested', 'Irina', LEADS out) -> 'the one Irina leads'."""
+    out = hop.direction == "out"
+    first, *rest = p.words.split()
+    if form == "asked" and p.kind == "act" and out and first.endswith("s") and not first.endswith("ss"):
+        text = "What does {x} " + " ".join([third_person_base(first), *rest]) + "{c}?"
     else:
-        np = f"the one {np} {w}" if out else f"the one that {w} {np}"
-    return np + _condition_words(hop.where)
-
-
-def _asked(np: str, hop: Hop, p: Phrase) -> str:
-    """The question for the last hop: ('Irina', LEADS out) -> 'What does Irina lead?'."""
-    out, w, cond = hop.direction == "out", p.words, _condition_words(hop.where)
-    if p.kind == "pair":
-        return f"What is the {w if out else p.inverse} of {np}{cond}?"
-    if p.kind == "noun":
-        return f"What is the {w} of {np}{cond}?" if out else f"Whose {w} is {np}{cond}?"
-    if p.kind == "state":
-        return f"What is {np} {w}{cond}?" if out else f"What is {w} {np}{cond}?"
-    if p.kind == "made":
-        verb = w.split()[-1]
-        return f"What are the {w} by {np}{cond}?" if out else f"Who {verb} {np}{cond}?"
-    first, *rest = w.split()
-    if out and first.endswith("s") and not first.endswith("ss"):
-        return f"What does {np} {' '.join([third_person_base(first), *rest])}{cond}?"
-    return f"What is it that {np} {w}{cond}?" if out else f"What {w} {np}{cond}?"
-
-
-def _statement(subject: str, hop: Hop, p: Phrase) -> str:
-    """One hop of a longer walk as a sentence about an unknown: ('Irina', LEADS out) -> 'Irina leads something.'"""
-    out, w, cond = hop.direction == "out", p.words, _condition_words(hop.where)
-    if p.kind == "pair":
-        text = f"the {w if out else p.inverse} of {subject}{cond} is something"
-    elif p.kind == "noun":
-        text = f"the {w} of {subject}{cond} is something" if out else f"something has {subject} as its {w}{cond}"
-    elif p.kind == "state":
-        text = f"{subject} is {w} something{cond}" if out else f"something is {w} {subject}{cond}"
-    elif p.kind == "made":
-        text = f"something is among the {w} by {subject}{cond}" if out else f"someone {w.split()[-1]} {subject}{cond}"
-    else:
-        text = f"{subject} {w} something{cond}" if out else f"something {w} {subject}{cond}"
-    return text[0].upper() + text[1:] + "."
+        text = PHRASINGS[p.kind][form][0 if out else 1]
+    text = text.format(x=x, w=p.words, inv=p.inverse, verb=p.words.split()[-1], c=_condition_words(hop.where))
+    return text[0].upper() + text[1:] if form == "stated" else text
 
 
 NESTING_KINDS = frozenset(("noun", "pair", "made"))  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
@@ -2863,15 +2842,15 @@ def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
         return _sequential_question(start, hops, phrases, several, ask, dated)
     np = start
     for hop in hops[:-1]:
-        np = _nested(np, hop, phrases(hop.relation))
+        np = phrase_hop("nested", np, hop, phrases(hop.relation))
     last = hops[-1]
     if ask is None:
-        text = _asked(np, last, phrases(last.relation))
+        text = phrase_hop("asked", np, last, phrases(last.relation))
     elif ask.of_ == "edge":
         text = (f"What is the {' '.join(relation_words(ask.key))} of the {phrases(last.relation).words} link "
                 f"{'from' if last.direction == 'out' else 'to'} {np}{_condition_words(last.where)}?")
     else:
-        text = _property_question(_nested(np, last, phrases(last.relation)), ask.key, dated)
+        text = _property_question(phrase_hop("nested", np, last, phrases(last.relation)), ask.key, dated)
     return text + (" (There may be several; name any one.)" if several else "")
 
 
@@ -2889,10 +2868,10 @@ def _sequential_question(start: str, hops: list[Hop], phrases: Callable[[str], P
     developed by?'; an ask is put to the node reached ('... When was that one founded?')."""
     sentences, subject = [], start
     for hop in hops[:-1]:
-        sentences.append(_statement(subject, hop, phrases(hop.relation)))
+        sentences.append(phrase_hop("stated", subject, hop, phrases(hop.relation)))
         subject = "that one"
     if ask is not None and ask.of_ == "node":
-        sentences.append(_statement(subject, hops[-1], phrases(hops[-1].relation)))
+        sentences.append(phrase_hop("stated", subject, hops[-1], phrases(hops[-1].relation)))
         text = _property_question("that one", ask.key, dated) + (" (There may be several; name any one.)" if several else "")
         return " ".join(sentences) + " " + text
     return " ".join(sentences) + " " + natural_question(subject, hops[-1:], phrases, several, ask, dated)
