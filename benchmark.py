@@ -8501,6 +8501,15 @@ def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
     for e in entries:
         cells = [f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['n']:.0%})" if n in e["diagnoses"] else "" for n in names]
         lines.append(f"| {e['format']} | {e['n']} | {e['json_as_asked']} | " + " | ".join(cells) + " |")
+    lines += ["", "By hop count, every format together (results.json has them per format: by_hops[].diagnoses):", "",
+              "| hops | cells | " + " | ".join(n.replace("_", " ") for n in names) + " |", "|---|---:|" + "---:|" * len(names)]
+    for bucket in HOP_BUCKETS:
+        parts = [e["by_hops"][bucket] for e in entries if bucket in e["by_hops"]]
+        if parts:
+            total = Counter()
+            for part in parts:
+                total.update(part["diagnoses"])
+            lines.append(f"| {bucket} | {sum(p['n'] for p in parts)} | " + " | ".join(str(total[n]) if total[n] else "" for n in names) + " |")
     lines.append("")
     for name in names:
         meaning, remedy = DIAGNOSES[name]

@@ -1555,6 +1555,7 @@ def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
     md = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert "- **miscounted indices**: the evidence names exactly the edges of a gold path; the path's indices do not. Remedy: --edge-ids" in md
     assert f"  Example ({fmt}, q5): `{{\"answer\": \"Атлас\", \"path\": [2, 3]" in md
+    assert "| 3 | 2 | 1 |  |  |  | 1 |" in md and "| 1 | 1 |  |  | 1 |  |  |" in md  # by hop count: q3 and q4; q5
 
 
 QUESTION_TEXT = {q["id"]: q["question"] for q in json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))}
