@@ -10511,6 +10511,33 @@ def check_verdict_possible(rows: list[dict], hints: dict[GroupKey, str], baselin
         warn(f"no verdict is possible for this group: {reason}")
 
 
+def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: RunInputs, measured: Measurement) -> dict:
+    """The resolved configuration of a run, for its manifest: every flag as used, what generated questions drew."""
+    return {
+        "argv": argv,
+        "encodings": [t.name for t in plan.tokenizers],
+        "graph": display(args.graph),
+        "graph_format": inputs.graph_format,
+        "graph_order": args.graph_order,
+        "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges} if plan.context == "khop" else plan.context,
+        "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
+        "generate_questions": None if args.generate_questions is None else {
+            "n": args.generate_questions, "hops": args.hops, "abstain_share": args.abstain_share, "drawn": inputs.generated},
+        "out": display(args.out),
+        "formats": plan.formats,
+        "sizes": plan.sizes,
+        "ids": plan.ids,
+        "permutations": plan.permutations,
+        "budget": plan.budget,
+        "context_window": plan.context_window,
+        "seed": plan.seed,
+        "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
+        "leakage": args.leakage,
+        "skip_invalid_questions": args.skip_invalid_questions,
+        **measured.facts,
+    }
+
+
 def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     """Do the whole run; return what goes to stdout, and why the run did not fully succeed (exit code 1)
     when some requests failed after their retries."""
@@ -10549,29 +10576,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             staging.add("size_summary.json", json_bytes(summary))
             staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"))
             staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
-        config = {
-            "argv": argv,
-            "encodings": [t.name for t in plan.tokenizers],
-            "graph": display(args.graph),
-            "graph_format": inputs.graph_format,
-            "graph_order": args.graph_order,
-            "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges} if plan.context == "khop" else plan.context,
-            "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
-            "generate_questions": None if args.generate_questions is None else {
-                "n": args.generate_questions, "hops": args.hops, "abstain_share": args.abstain_share, "drawn": inputs.generated},
-            "out": display(args.out),
-            "formats": plan.formats,
-            "sizes": plan.sizes,
-            "ids": plan.ids,
-            "permutations": plan.permutations,
-            "budget": plan.budget,
-            "context_window": plan.context_window,
-            "seed": plan.seed,
-            "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
-            "leakage": args.leakage,
-            "skip_invalid_questions": args.skip_invalid_questions,
-            **measured.facts,
-        }
+        config = run_config(args, argv, plan, inputs, measured)
         stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
             console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
             + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
