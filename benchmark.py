@@ -9422,7 +9422,7 @@ class ReportTexts:
         return self.texts[key]
 
 
-def _prompt_views(measured: Measurement, texts: ReportTexts) -> tuple[dict, list[str]]:
+def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]) -> tuple[dict, list[str]]:
     """Per question, each format's prompt as head + graph + middle + question + end (graphs stored once each), the first
     encoding's token count, and the ids of distractor nodes (on no node of the input graph)."""
     encoding = measured.rows[0]["encoding"]
@@ -9453,10 +9453,10 @@ def _prompt_views(measured: Measurement, texts: ReportTexts) -> tuple[dict, list
     if total > REPORT_COMPRESS_AT:
         notes.append(f"the prompts' graphs ({total:,} characters) are embedded deflate-compressed, opened when a question is picked")
         graphs = {k: {"z": base64.b64encode(zlib.compress(v.encode("utf-8"), 6)).decode("ascii")} for k, v in graphs.items()}
-    input_ids = {n.id for n in base.contexts[0].graph.nodes} if base.size == "small" else set()
     shown_ids = {n.id for c in base.contexts for n in c.graph.nodes}
+    distractors = sorted(shown_ids - input_ids) if base.ids == "original" else []  # renamed ids are all new: nothing to tell
     return {"heads": heads, "graphs": graphs, "questions": list(questions.values()), "encoding": encoding,
-            "distractors": sorted(shown_ids - input_ids) if input_ids else []}, notes
+            "distractors": distractors}, notes
 
 
 def report_cells(scored: list[dict], answers: dict[tuple[str, int], Answer], items: list[Item]) -> tuple[list[dict], list[str]]:
@@ -9509,12 +9509,13 @@ def cells_csv(scored: list[dict]) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def report_html(measured: Measurement, plan: Plan, staging: Staging, title: str) -> bytes:
-    """report.html of a run: sizes, where the tokens go, one question in every format, and the model run if any."""
+def report_html(measured: Measurement, plan: Plan, staging: Staging, title: str, input_ids: set[str]) -> bytes:
+    """report.html of a run: sizes, where the tokens go, one question in every format, and the model run if any.
+    input_ids: the input graph's node ids; a shown node outside them is a distractor."""
     baseline = plan.formats[0]
     texts = ReportTexts()
     tokens, notes = _token_views(measured, plan, texts)
-    prompts, more = _prompt_views(measured, texts)
+    prompts, more = _prompt_views(measured, texts, input_ids)
     model = staging.report.get("model")
     data = {"kind": "run", "title": title, "baseline": baseline, "sizes": _size_groups(measured.rows, baseline), "tokens": tokens,
             "prompts": prompts, "model": model, "notes": notes + more + (model or {}).get("notes", [])}
@@ -10616,8 +10617,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         elif model is not None:
             stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints,
                                                  record["skipped_questions"])
-        staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark"
-                                               + (f" · {model.model}" if model is not None else "")))
+        staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
+                                               {n.id for n in inputs.graph.nodes}))
         manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record)
         if log is not None:
             manifest["log"] = log

@@ -207,3 +207,12 @@ def test_filters_show_what_they_should_and_an_answer_shows_its_diagnosis(browser
     assert page.locator("#cellTable tr").count() == 1
     assert "wrong_branch" in page.text_content("#diagnosisTable") or "wrong branch" in page.text_content("#diagnosisTable")
     assert errors == []
+
+
+def test_distractors_are_named_for_the_page_to_mark(tmp_path):
+    done = run_cli("--sizes", "medium", "--out", str(tmp_path / "out"), "--no-write-prompts")
+    assert done.returncode == 0, done.stderr
+    prompts = page_data(tmp_path / "out" / "report.html")["prompts"]
+    real = {n["id"] for n in json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))["nodes"]}
+    graph = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
+    assert prompts["distractors"] == sorted({n["id"] for n in graph["nodes"]} - real) and len(prompts["distractors"]) > 100
