@@ -9277,7 +9277,7 @@ def comparison_svg(c: dict) -> str:
 # block that the page reads with JSON.parse and puts on the page as text (textContent, never markup), so a name
 # like "<script>" shows as text and runs nothing. The same inputs give the same bytes.
 
-REPORT_TOKENS_SHOWN = 20_000  # tokens per format and encoding whose boundaries the page draws; the counts cover all
+REPORT_TOKENS_SHOWN = 10_000  # tokens per format and encoding whose boundaries the page draws; the counts cover all
 REPORT_CELLS = 20_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
 REPORT_ANSWER_CHARS = 4_000
 REPORT_COMPRESS_AT = 2_000_000  # characters of graph text past which the prompts' graphs are embedded deflate-compressed
