@@ -3304,6 +3304,15 @@ def words(name: str) -> str:
     return "_".join(re.findall(r"[^\W_]+", name))
 
 
+def underscored(name: str) -> str:
+    """An id that is the name lower-cased with its spaces as underscores, punctuation kept (Freebase-derived KGs):
+    'Ferdinand Georg of Saxe-Coburg-Gotha' -> 'ferdinand_georg_of_saxe-coburg-gotha'."""
+    return "_".join(name.lower().split())
+
+
+ID_SCHEMES = (slug, snake, words, underscored)  # how an id is made from its node's name, tried in this order
+
+
 def script(text: str) -> str:
     """The script of a text's first letter: 'Kazan' -> 'LATIN', 'Казань' -> 'CYRILLIC', '42' -> ''."""
     letter = next((c for c in text if c.isalpha()), None)
@@ -3480,6 +3489,8 @@ class Namer:
         self.held_made: dict = {}  # key -> (new nodes of its type, times in a row) when its fresh names were all held back
         self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
+        made = Counter(k for n in graph.nodes for k, make in enumerate(ID_SCHEMES) if make(n.name) == n.id)
+        self.id_schemes = sorted(ID_SCHEMES, key=lambda make: -made[ID_SCHEMES.index(make)])  # the graph's own scheme first
         self.id_chars = {kind: sorted({c for i in self.ids for c in i if self._kind(c) == kind}) for kind in ("lower", "upper", "digit")}
         self.pools = {}
         for t, pool in sorted(NAME_POOLS.items()):
@@ -3628,7 +3639,7 @@ class Namer:
         'Golden_Gate' -> 'Tower_Hill'); an opaque id ('m.0abc1', 'Q42') keeps the prefix common to all ids and
         redraws each other character by kind, with `longer` more characters once the short ones run out."""
         node_id = None
-        for make in (slug, snake, words):
+        for make in self.id_schemes:
             made = make(like.name)
             if made and (like.id == made or like.id.endswith("_" + made) or like.id.startswith(made + "_")):
                 prefix = like.id[: len(like.id) - len(made)] if like.id.endswith(made) else ""
@@ -3668,7 +3679,7 @@ def id_template(node: Node) -> tuple[str, tuple[int, ...], Callable[[str], str]]
     when the id ends in no word of the name. The longest run of name words at the end of the id is taken."""
     found = re.findall(r"[^\W_]+", node.name)
     tokens = node.id.split("_")
-    for make in (slug, snake, words):
+    for make in ID_SCHEMES[:3]:
         made = [make(w) for w in found]
         picks: list[int] = []
         for token in reversed(tokens):

@@ -1105,3 +1105,20 @@ def test_natural_generated_questions_name_no_relation_and_are_proven(tmp_path):
         assert not [r for r in relations if "_" in r and r in q["question"]], q["question"]
     table = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) for e in table} == {(1.0, 1.0, 1.0)}
+
+
+def test_pseudonym_ids_follow_a_freebase_style_id_scheme(tmp_path):
+    """Ids that are names lower-cased with underscores for spaces and punctuation kept ('jean-paul_sartre'): every
+    pseudonym's id is made from its name the same way, never random letters in the id's shape."""
+    people = ["ferdinand georg of saxe-coburg-gotha", "eva braun", "mary-kate olsen", "jean-paul sartre", "o'neill smith",
+              "anne of cleves", "louis xiv of france", "al-khwarizmi"]
+    places = ["portugal", "france", "saxe-coburg", "spain", "austria-hungary"]
+    nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + places]
+    edges = [{"source": "_".join(p.split()), "relation": "nationality", "target": places[k % len(places)]} for k, p in enumerate(people)]
+    (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
+                   "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+    assert len(renamed) == 13 and all(n["id"] == "_".join(n["name"].lower().split()) for n in renamed)
+    assert not {n["id"] for n in renamed} & {n["id"] for n in nodes}
