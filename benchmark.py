@@ -65,7 +65,7 @@ Sections, in the order data flows through them:
                                        from relation phrases, Phrase kinds, --relation-phrases; or templated)
   graph variants                       Context (shared, given, KHop), drawn distractors (Vocabulary, WordModel,
                                        English word pools, Namer with id_template, Distractors), short ids,
-                                       Pseudonyms (one per entity for the run, shape kept, still_named),
+                                       Pseudonyms (one per entity for the run, shape kept, ids in the graph's scheme, one-word names of a known kind from KIND_POOLS, still_named),
                                        edge ids, permutations
   prompts                              Template: --prompt ru | en | FILE
   tokenizers                           offline tiktoken, hf:tokenizer.json, TokenCounts, counting by parts
@@ -4122,6 +4122,51 @@ def with_short_ids(variant: Variant, seed: int) -> Variant:
 SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
 
 
+# Word pools of a role's kind, for an untyped graph whose role is too small to rename its nodes from its own names
+# (five countries cannot be renamed from each other's words): a role is of a kind when at least half of its names are
+# in that kind's pool (case aside), and its pseudonyms are then other words of the pool, in its names' case, so that a
+# country stays a country and a profession a profession (never a surname, never a made-up blend).
+KIND_POOLS = {
+    "country": ("albania algeria andorra angola argentina armenia australia austria azerbaijan bahrain bangladesh belarus "
+                "belgium bolivia botswana brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba cyprus "
+                "denmark ecuador egypt eritrea estonia ethiopia finland france gabon georgia germany ghana greece guatemala "
+                "honduras hungary iceland india indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya "
+                "kuwait latvia lebanon liberia libya lithuania luxembourg madagascar malawi malaysia mali malta mexico moldova "
+                "monaco mongolia montenegro morocco mozambique namibia nepal netherlands nicaragua niger nigeria norway oman "
+                "pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda scotland senegal serbia "
+                "singapore slovakia slovenia somalia spain sudan sweden switzerland syria taiwan tanzania thailand tunisia turkey "
+                "uganda ukraine uruguay uzbekistan venezuela vietnam wales yemen zambia zimbabwe").split(),
+    "profession": ("accountant actor actress architect artist astronaut astronomer athlete author baker banker biologist "
+                   "bishop boxer cartoonist chef chemist choreographer cinematographer comedian composer conductor dancer "
+                   "designer diplomat director economist editor engineer entrepreneur explorer farmer film_producer "
+                   "footballer geographer historian illustrator inventor journalist judge lawyer librarian linguist "
+                   "lyricist mathematician merchant military_officer missionary model monk musician novelist nurse painter "
+                   "philanthropist philosopher photographer physician physicist pianist pilot playwright poet politician "
+                   "priest professor psychologist publisher rapper scientist screenwriter sculptor singer soldier sociologist "
+                   "songwriter statesman surgeon teacher theologian translator violinist writer").replace("_", " ").split(" "),
+    "language": ("albanian arabic armenian basque bengali bulgarian catalan chinese croatian czech danish dutch english "
+                 "estonian finnish french georgian german greek hebrew hindi hungarian icelandic indonesian irish italian "
+                 "japanese korean latin latvian lithuanian malay norwegian persian polish portuguese romanian russian serbian "
+                 "slovak slovene spanish swahili swedish tamil thai turkish ukrainian urdu vietnamese welsh yiddish").split(),
+}
+
+
+def role_kind(names: list[str]) -> str | None:
+    """The kind (KIND_POOLS) at least half of a role's names are words of, or None: ['portugal', 'france', 'narnia'] ->
+    'country'."""
+    folded = [n.casefold() for n in names]
+    for kind, pool in KIND_POOLS.items():
+        known = set(pool)
+        if folded and 2 * sum(n in known for n in folded) >= len(folded):
+            return kind
+    return None
+
+
+def in_case_of(word: str, like: str) -> str:
+    """word in the case style of like: ('belgium', 'Portugal') -> 'Belgium'; ('belgium', 'PORTUGAL') -> 'BELGIUM'."""
+    return word.upper() if like.isupper() else word.title() if like.istitle() else word
+
+
 class Pseudonyms:
     """--pseudonymize's renaming, one per run: every entity gets one pseudonym, whatever the size, context,
     permutation or format it is shown in. The input's nodes are named first, in the input's order, so that
@@ -4136,6 +4181,7 @@ class Pseudonyms:
         several = sorted({n.name.casefold() for n in graph.nodes if " " in n.name.strip()}, key=len, reverse=True)
         self.namer.holds_input = re.compile("|".join(map(re.escape, several))) if several else None
         self.rng = random.Random(f"{seed}/pseudonyms/fallback")
+        self.kind_order: dict[str, list[str]] = {}  # kind -> its pool in a seeded order, drawn from in turn
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
         self.real = graph.nodes  # the input's nodes: the names a question text may still hold
         self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
@@ -4164,7 +4210,11 @@ class Pseudonyms:
         namer = self.namer
         namer.avoid = {w.casefold() for w in re.findall(r"[^\W_]+", n.name)}
         try:
-            node = namer.new_node(n, role)
+            one_word = len(n.name.split()) == 1 and not namer.typed  # a word of the role's kind first, if it has one
+            node = self._from_kind(n, role) if one_word else None
+            node = node or namer.new_node(n, role)
+            if node is None and not namer.typed:  # the role's own names are spent: words of its kind, if it has one
+                node = self._from_kind(n, role)
             for attempt in range(2 * NAME_DRAWS):  # the role's names are spent: a number for a number; the words at the same
                 if node is not None:                # places of every name of its shape; then any word of each word's shape
                     return node
@@ -4183,6 +4233,22 @@ class Pseudonyms:
             return node
         finally:
             namer.avoid = set()
+
+    def _from_kind(self, n: Node, role: tuple[str, str]) -> Node | None:
+        """A word of the role's kind (KIND_POOLS) with as many words as n's name, fresh, in its case, or None."""
+        names = self.namer.role_names.get(role, [])
+        kind = role_kind(names)
+        if kind is None:
+            return None
+        pool = self.kind_order.setdefault(kind, self.rng.sample(KIND_POOLS[kind], len(KIND_POOLS[kind])))
+        size = len(n.name.split())
+        for word in pool:
+            name = in_case_of(word, n.name)
+            if len(name.split()) == size and self.namer._fresh(name) and not {w.casefold() for w in name.split()} & self.namer.avoid:
+                node = self.namer._named(n, name)
+                if node is not None:
+                    return node
+        return None
 
 
 def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:

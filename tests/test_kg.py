@@ -1122,3 +1122,22 @@ def test_pseudonym_ids_follow_a_freebase_style_id_scheme(tmp_path):
     renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
     assert len(renamed) == 13 and all(n["id"] == "_".join(n["name"].lower().split()) for n in renamed)
     assert not {n["id"] for n in renamed} & {n["id"] for n in nodes}
+
+
+def test_one_word_pseudonyms_of_a_known_kind_stay_of_that_kind(tmp_path):
+    """A small untyped role whose names are countries (or professions) is renamed with other countries (professions) in
+    the same case: never a surname, never a made-up blend."""
+    people = [f"{f} {s}" for f in ("ana", "ben", "cleo", "dan") for s in ("ruiz", "lee", "ito")]
+    countries, jobs = ["portugal", "france", "spain", "norway"], ["novelist", "actor", "physicist"]
+    nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + countries + jobs]
+    edges = [e for k, p in enumerate(people) for e in (
+        {"source": "_".join(p.split()), "relation": "nationality", "target": countries[k % 4]},
+        {"source": "_".join(p.split()), "relation": "profession", "target": jobs[k % 3]})]
+    (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
+                   "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+    by_old = dict(zip((n["id"] for n in nodes), renamed))
+    assert all(by_old[c]["name"] in benchmark.KIND_POOLS["country"] and by_old[c]["name"] not in countries for c in countries)
+    assert all(by_old[j]["name"] in benchmark.KIND_POOLS["profession"] and by_old[j]["name"] not in jobs for j in jobs)
