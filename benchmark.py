@@ -65,7 +65,8 @@ Sections, in the order data flows through them:
                                        from relation phrases, Phrase kinds, --relation-phrases; or templated)
   graph variants                       Context (shared, given, KHop), drawn distractors (Vocabulary, WordModel,
                                        English word pools, Namer with id_template, Distractors), short ids,
-                                       Pseudonyms (one per entity for the run, shape kept, ids in the graph's scheme, one-word names of a known kind from KIND_POOLS, still_named),
+                                       Pseudonyms (one per entity for the run, shape kept, ids in the graph's
+                                       scheme, one-word names of a known kind from KIND_POOLS, still_named),
                                        edge ids, permutations
   prompts                              Template: --prompt ru | en | FILE
   tokenizers                           offline tiktoken, hf:tokenizer.json, TokenCounts, counting by parts
