@@ -10492,6 +10492,8 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     spec = make_generate_spec(args, plan)
     inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None, args.graph_format,
                          args.graph_order)
+    if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
+        inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
     if inputs.generated is not None:
         drawn = sum(inputs.generated.values())
         if drawn < args.generate_questions:
