@@ -5971,7 +5971,6 @@ def _worker_client() -> tuple:
             state["backend"], follow_redirects=False, trust_env=True, timeout=None,
             limits=httpx2.Limits(max_connections=4, max_keepalive_connections=2, keepalive_expiry=5.0),
             headers={"Accept-Encoding": "identity", "User-Agent": "graphrag-format-benchmark"})
-        state["answered"] = 0.0
     return state["client"], state["backend"]
 
 
@@ -5982,19 +5981,30 @@ def _drop_connections(client, idle_only: bool) -> None:
                 conn.close()
 
 
-def _unread_bytes(client) -> bool:
-    """Bytes the server sent past the end of its answer wait in a kept-alive connection's HTTP/1.1 parser (h11):
-    the next request would take them for its answer."""
+def _drop_unsolicited(client) -> None:
+    """Close each idle kept-alive connection with a byte waiting on it: past the end of the last answer in its HTTP/1.1
+    parser (h11), or readable on its socket now (select with a zero timeout; a TLS record already decrypted counts
+    too). The next request would take those bytes for its answer; a connection the server closed shows readable
+    too, and is replaced without a failed attempt."""
+    import select
+
     for pool in client.pools():
-        for conn in pool.connections:
-            h11_state = getattr(getattr(conn, "_connection", None), "_h11_state", None)
-            if h11_state is not None and h11_state.trailing_data[0]:
-                return True
-    return False
+        for conn in list(pool.connections):
+            if not conn.is_idle():
+                continue
+            inner = getattr(conn, "_connection", None)
+            h11_state = getattr(inner, "_h11_state", None)
+            stream = getattr(inner, "_network_stream", None)
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            ssl_object = stream.get_extra_info("ssl_object") if stream is not None else None
+            waiting = h11_state is not None and bool(h11_state.trailing_data[0])
+            if not waiting and sock is not None and sock.fileno() != -1:
+                waiting = bool(select.select([sock], [], [], 0)[0]) or (ssl_object is not None and ssl_object.pending() > 0)
+            if waiting:
+                conn.close()
 
 
 _connections = threading.local()  # each worker keeps its own client (and so its keep-alive connections)
-QUIET_BEFORE_REUSE = 0.05  # seconds a kept-alive connection rests after an answer before it takes another request
 
 
 def _cause(e: BaseException) -> OSError | None:
@@ -6020,16 +6030,15 @@ def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int
     ALL_PROXY, NO_PROXY, SSL_CERT_FILE, SSL_CERT_DIR). timeout bounds the whole attempt, whatever the server
     sends: at the deadline the worker's socket is shut down (Deadlines, _Sockets). A body past
     MAX_RESPONSE_BYTES fails the request as it is read. Redirects are not followed (the key goes to --base-url's
-    host only): a 3xx is returned as it is. A connection is reused only when it has rested QUIET_BEFORE_REUSE
-    since its last answer with nothing unread on it (HTTP/1.1 cannot tell an unsolicited response from the
-    answer to the next request: the rest lets late bytes arrive and be seen); one the server closed while idle
-    is replaced and the request sent on a new one, once."""
+    host only): a 3xx is returned as it is. A kept-alive connection is reused (one per worker for a whole run)
+    unless a byte is waiting on it when it is taken again, buffered in the HTTP parser or readable on its socket (a
+    zero-timeout check, no wait): HTTP/1.1 cannot tell an unsolicited response from the answer to the next request,
+    so such a connection is dropped, never read; one the server closed while idle is replaced and the request sent
+    on a new one, once."""
     import httpx2
 
     client, backend = _worker_client()
-    state = _connections.__dict__
-    if time.monotonic() - state["answered"] < QUIET_BEFORE_REUSE:
-        _drop_connections(client, idle_only=True)
+    _drop_unsolicited(client)
     for attempt in (1, 2):
         backend.expired, connects, answered = False, backend.connects, False
         deadline = _deadlines.arm(timeout, backend.shutdown)
@@ -6063,9 +6072,8 @@ def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int
             _deadlines.disarm(deadline)
         if backend.expired:  # a deadline that passed as the answer completed: the answer stands, the socket does not
             _drop_connections(client, idle_only=False)
-        elif _unread_bytes(client):
-            _drop_connections(client, idle_only=True)
-        state["answered"] = time.monotonic()
+        else:
+            _drop_unsolicited(client)
         return status, response_headers, b"".join(chunks)
     raise AssertionError("unreachable")
 

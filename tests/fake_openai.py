@@ -15,9 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeOpenAI:
-    def __init__(self, answer=lambda prompt: "{}", delay=0.0, usage=None, slots: int | None = None, finish=None):
+    def __init__(self, answer=lambda prompt: "{}", delay=0.0, usage=None, slots: int | None = None, finish=None, tls=None):
         """delay: seconds per answer, or prompt -> seconds; slots: answers computed at once (1: a llama.cpp server with one
-        slot, which queues the rest in the order they came); finish: prompt -> finish_reason (default stop)."""
+        slot, which queues the rest in the order they came); finish: prompt -> finish_reason (default stop); tls: an
+        ssl.SSLContext to serve https with (each connection then is one TLS handshake, counted in self.connections)."""
         self.answer, self.delay, self.usage, self.finish = answer, delay, usage, finish
         self.slots = threading.Semaphore(slots) if slots else None
         self.script: list = []  # (status, headers, body or bytes) served before normal answers
@@ -36,6 +37,8 @@ class FakeOpenAI:
                 super().setup()
                 with server.lock:
                     server.connections.add(self.connection)
+                    if server.handshakes is not None:
+                        server.handshakes += 1
 
             def log_message(self, *args):  # keep test output clean
                 pass
@@ -88,8 +91,11 @@ class FakeOpenAI:
 
         self.httpd = Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        if tls is not None:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
         self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.url = f"http{'s' if tls is not None else ''}://127.0.0.1:{self.port}/v1"
+        self.handshakes = 0 if tls is not None else None
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.thread.start()
 

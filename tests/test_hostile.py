@@ -119,10 +119,16 @@ class Unsolicited(TcpServer):
             self.requests += 1
             right = self.contents[body["messages"][0]["content"]]
             injected = json.dumps({"answer": "INJECTED", "path": [], "evidence": []})
+            responses = b""
             for content in (right, injected):
                 payload = json.dumps({"id": "x", "object": "chat.completion", "model": "m",
                                       "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}).encode()
-                client.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(payload) + payload)
+                responses += b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(payload) + payload
+            # Both written at once, as a server writes what it sends unasked right behind its answer: the promise is that
+            # bytes waiting on a connection when it is taken again are never read as an answer (a zero-timeout check).
+            # Two writes from a Python thread measured this process's thread switching instead: the second could come
+            # after the next request had left, where no client can tell it from the answer without waiting.
+            client.sendall(responses)
             time.sleep(0.02)
 
 

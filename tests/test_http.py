@@ -5,7 +5,10 @@ deadlines), the log's group commit, and the prompts kept for repeats."""
 import json
 import os
 import re
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
 
@@ -13,27 +16,41 @@ import pytest
 
 import benchmark
 from conftest import run_stderr
-from fake_openai import TcpServer
+from fake_openai import FakeOpenAI, TcpServer
 
 
-@pytest.fixture(autouse=True)
-def reuse_at_once(monkeypatch):
-    """These tests script what each connection of a server answers: a connection is reused as soon as it is clean
-    (the rest before reuse, QUIET_BEFORE_REUSE, has a test of its own)."""
-    monkeypatch.setattr(benchmark, "QUIET_BEFORE_REUSE", 0.0)
+class LateBytes(TcpServer):
+    """Answers each request on a connection; with late, sends one byte nobody asked for 50 ms after each answer."""
+
+    def __init__(self, late: bool):
+        super().__init__("/v1/chat/completions")
+        self.late, self.connections = late, 0
+
+    def connected(self, client):
+        self.connections += 1
+        buffer = b""
+        with client:
+            while (request := self.read_request(client, buffer)) is not None:
+                buffer = request[2]
+                client.sendall(OK)
+                if self.late:
+                    time.sleep(0.05)
+                    client.sendall(b"H")
 
 
-def test_a_connection_rests_before_it_is_reused_so_late_bytes_are_seen(monkeypatch):
-    monkeypatch.setattr(benchmark, "QUIET_BEFORE_REUSE", 0.2)
-    server = Scripted([OK, OK], [OK, OK])
+def test_a_clean_connection_is_reused_at_once_and_one_with_a_waiting_byte_is_dropped():
+    clean, late = LateBytes(False), LateBytes(True)
     try:
-        post(server)
-        post(server)  # at once: a new connection, the first has not rested
-        time.sleep(0.3)
-        post(server)  # rested and clean: the second connection again
+        for _ in range(5):
+            assert post(clean)[0] == 200  # at once, one after another: the same connection every time
+        assert clean.connections == 1
+        for _ in range(3):
+            assert post(late)[0] == 200
+            time.sleep(0.15)  # the late byte is on the socket when the connection is taken again: never read as an answer
+        assert late.connections == 3
     finally:
-        server.close()
-    assert server.connections == 2 and len(server.requests) == 3
+        clean.close()
+        late.close()
 
 
 class Scripted(TcpServer):
@@ -298,6 +315,19 @@ def test_a_request_goes_through_the_proxy_of_http_proxy_and_bypasses_it_for_no_p
     assert direct.startswith("POST /v1/chat/completions HTTP/1.1\r\n")
 
 
+def test_requests_through_an_http_proxy_keep_one_connection_alive(monkeypatch):
+    proxy = Scripted([OK] * 5)  # its first connection answers five requests
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy.url.rsplit("/v1", 1)[0])
+    try:
+        for _ in range(5):
+            assert benchmark.http_post("http://127.0.0.1:9/v1/chat/completions", {}, b"{}", 5.0)[0] == 200
+    finally:
+        proxy.close()
+    assert proxy.connections == 1 and len(proxy.requests) == 5
+
+
 def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_at_once(tmp_path, monkeypatch, capsys):
     proxy = socket.socket()
     proxy.bind(("127.0.0.1", 0))
@@ -331,3 +361,26 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
     stopped = re.fullmatch(r"error: the proxy failed: 403 Forbidden on the way to https://api.example.test/v1; fix the proxy variable "
                            r"\(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY\), or name the host in NO_PROXY; stopped after (\d) request\(s\), (\d+) not sent", last)
     assert stopped and 1 <= int(stopped[1]) <= 4 and int(stopped[1]) + int(stopped[2]) == 30, last
+
+
+# ---- connections kept alive over TLS: one handshake per worker for a whole run
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
+def test_a_tls_server_sees_at_most_one_handshake_per_worker(tmp_path, monkeypatch):
+    """60 requests at --concurrency 4 to a local HTTPS server whose certificate is made here and trusted through
+    SSL_CERT_FILE, as a user trusts a private CA: keep-alive means one TCP and TLS handshake per worker, not per request."""
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(tmp_path / "key.pem"), "-out",
+                    str(tmp_path / "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "cert.pem"))
+    server = FakeOpenAI(delay=0.05, tls=context)
+    try:
+        assert server.url.startswith("https://")
+        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path / "out"), "--permutations", "2",
+                               "--concurrency", "4"]) == 0
+    finally:
+        server.close()
+    assert len(server.requests) == 60 and 1 <= server.handshakes <= 4
