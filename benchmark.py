@@ -9542,7 +9542,7 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
     shown_ids = {n.id for c in base.contexts for n in c.graph.nodes}
     distractors = sorted(shown_ids - input_ids) if base.ids == "original" else []  # renamed ids are all new: nothing to tell
     return {"heads": heads, "graphs": graphs, "questions": list(questions.values()), "encoding": encoding,
-            "distractors": distractors}, notes
+            "distractors": distractors, "edge_ids": bool(base.contexts[0].graph.edge_ids)}, notes
 
 
 def report_cells(scored: list[dict], answers: dict[tuple[str, int], Answer], items: list[Item]) -> tuple[list[dict], list[str]]:
@@ -9649,7 +9649,7 @@ th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }
 .tk0 { background: #dbeafe; } .tk1 { background: #fde68a; } .empty { border-left: 2px solid #e11; }
 .prompts { display: flex; gap: .8em; overflow-x: auto; } .prompt { flex: 0 0 32em; }
 .prompt pre { font: 11px/1.4 monospace; white-space: pre-wrap; word-break: break-all; border: 1px solid #ddd; max-height: 40em; overflow: auto; margin: 0; }
-.differs { background: #fef3c7; } .distractor { color: #9a3412; } .note { color: #555; }
+.differs { background: #fef3c7; } .distractor { color: #9a3412; } .note { color: #555; } .edgeid { outline: 1px solid #7c3aed; color: #5b21b6; }
 .answer { font: 11px/1.3 monospace; white-space: pre-wrap; max-width: 40em; text-align: left; }
 .ok { color: #166534; } .bad { color: #b91c1c; } .mark-shown { color: #166534; } .mark-reversed { color: #b45309; } .mark-not { color: #b91c1c; }
 label { margin-right: 1em; } select { margin-left: .3em; }
@@ -9667,7 +9667,7 @@ label { margin-right: 1em; } select { margin-left: .3em; }
 <div id="tokenView" class="tokens"></div>
 <h2>One question, every format</h2>
 <p><label>question<select id="questionPick"></select></label> <span class="note">Lines not in the baseline's prompt are
-highlighted; lines naming a distractor node are in brown.</span></p>
+highlighted; lines naming a distractor node are in brown; stable edge ids (--edge-ids) are boxed.</span></p>
 <div id="questionText"></div>
 <div id="prompts" class="prompts"></div>
 </div>
@@ -9772,7 +9772,13 @@ async function showQuestion() {
     const add = (line, j) => {
       let cls = f !== D.baseline && !base.has(line) ? "differs" : "";
       if (distractors.length && distractors.some((id) => line.includes(id))) cls += " distractor";
-      pre.appendChild(el("span", line + (j < lines.length - 1 ? "\\n" : ""), cls.trim()));
+      const span = el("span", null, cls.trim()), text = line + (j < lines.length - 1 ? "\\n" : "");
+      if (D.prompts.edge_ids) {  // --edge-ids: each stable edge id (e1, e2...) marked as such
+        let at = 0;
+        for (const m of text.matchAll(/\\be\\d+\\b/g)) { span.append(text.slice(at, m.index), el("span", m[0], "edgeid")); at = m.index + m[0].length; }
+        span.append(text.slice(at));
+      } else span.textContent = text;
+      pre.appendChild(span);
     };
     if (lines.length <= head + tail + 1) lines.forEach(add);
     else {  // a long prompt: its first and last lines, and how many are left out between them
