@@ -24,7 +24,7 @@ class LateBytes(TcpServer):
 
     def __init__(self, late: bool):
         super().__init__("/v1/chat/completions")
-        self.late, self.connections = late, 0
+        self.late, self.connections, self.sent = late, 0, threading.Event()
 
     def connected(self, client):
         self.connections += 1
@@ -36,6 +36,7 @@ class LateBytes(TcpServer):
                 if self.late:
                     time.sleep(0.05)
                     client.sendall(b"H")
+                    self.sent.set()
 
 
 def test_a_clean_connection_is_reused_at_once_and_one_with_a_waiting_byte_is_dropped():
@@ -46,7 +47,8 @@ def test_a_clean_connection_is_reused_at_once_and_one_with_a_waiting_byte_is_dro
         assert clean.connections == 1
         for _ in range(3):
             assert post(late)[0] == 200
-            time.sleep(0.15)  # the late byte is on the socket when the connection is taken again: never read as an answer
+            assert late.sent.wait(60)  # the late byte is on the socket (loopback) when the connection is taken again:
+            late.sent.clear()          # it is dropped, never read as an answer; no timing to guess on a busy machine
         assert late.connections == 3
     finally:
         clean.close()
