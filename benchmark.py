@@ -7370,7 +7370,7 @@ class AnswerKey:
     answer node); path_exact when the path equals any gold path; precision and recall are against the gold
     path sharing the most edges with the answer's path (ties: the shorter, then the first listed)."""
 
-    def __init__(self, shown: Graph, q: Question, names: dict[str, str] | None = None, sha: str = "") -> None:
+    def __init__(self, shown: Graph, q: Question, names: dict[str, str] | None = None, sha: str = "", shared: dict | None = None) -> None:
         self.shown, self.q, self.sha = shown, q, sha
         self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
         self.names = {n.id: n.name for n in shown.nodes} if names is None else names
@@ -7383,7 +7383,7 @@ class AnswerKey:
         self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
         self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
         self.paths_seen: dict[tuple[int, ...], tuple] = {}  # cited path -> _path_facts
-        self._shown_at: dict[tuple[str, str, str], int] | None = None  # (source, relation, target), ids or folded names -> index
+        self.shared = {} if shared is None else shared  # what every key of the same shown graph can use: "shown_at"
         self._gold_ends: set[str] | None = None
 
     def score(self, content: object) -> dict:
@@ -7439,15 +7439,16 @@ class AnswerKey:
         triple = _triple(item)
         if triple is None:
             return -1
-        if self._shown_at is None:
-            self._shown_at = {}
+        index = self.shared.get("shown_at")
+        if index is None:  # (source, relation, target), by ids or folded names -> the first shown edge so
+            index = self.shared["shown_at"] = {}
             for k, e in enumerate(self.shown.edges):
                 for key in ((e.source, e.relation, e.target),
                             (_folded(self.names.get(e.source, e.source)), e.relation, _folded(self.names.get(e.target, e.target)))):
-                    self._shown_at.setdefault(key, k)
+                    index.setdefault(key, k)
         for source, relation, target in (triple, (_folded(triple[0]), triple[1], _folded(triple[2]))):
             for name in (relation, relation.strip(RELATION_DECORATION)):  # 'LEADS->' copied from an arrow is LEADS
-                at = self._shown_at.get((source, name, target))
+                at = index.get((source, name, target))
                 if at is not None:
                     return at
         return -1
@@ -7798,7 +7799,7 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
     answers: Collected.best, the answer that counts per (prompt SHA-256, repeat). examples, when given, gets the first
     cell of each (format, diagnosis) (diagnosis_example)."""
     planned = set(planned_keys(items, config)) if config.limit is not None else None  # None: every prompt that fits, every repeat
-    shown_cache: dict[tuple, tuple[Graph, dict[str, str]]] = {}  # each shown graph, and its names, built once
+    shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]] = {}  # each shown graph, its names and edge index, built once
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored = []
     for item in items:
@@ -7825,8 +7826,8 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
                     shown_key = (item.variant.name, id(item.context), row["permutation"], row["mode"], row["edges_included"], id(item.order))
                     if shown_key not in shown_cache:
                         shown = item.shown()
-                        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes})
-                    key = AnswerKey(*shown_cache[shown_key][:1], item.question, shown_cache[shown_key][1], sha)
+                        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
+                    key = AnswerKey(shown_cache[shown_key][0], item.question, shown_cache[shown_key][1], sha, shown_cache[shown_key][2])
                 scores = key.score(record.content)
             if scores is not None and item.question.insufficient:
                 scores = {**scores, **ABSTENTION_SCORES}
