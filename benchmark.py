@@ -7384,6 +7384,7 @@ class AnswerKey:
         self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
         self.paths_seen: dict[tuple[int, ...], tuple] = {}  # cited path -> _path_facts
         self.shared = {} if shared is None else shared  # what every key of the same shown graph can use: "shown_at"
+        self.evidence_seen: dict[tuple, tuple] = {}  # evidence as triples -> _evidence_facts
         self._gold_ends: set[str] | None = None
 
     def score(self, content: object) -> dict:
@@ -7434,11 +7435,23 @@ class AnswerKey:
             return self.shown_at(item)
         return item
 
+    def _evidence_facts(self, evidence: list) -> tuple[tuple[int, ...], int, bool]:
+        """(the shown edge each evidence item names, -1 for none; how many well-formed items name none; whether one of
+        those is shown reversed), worked out once per distinct evidence of a prompt's answers (repeats cite alike)."""
+        triples = tuple(_triple(item) for item in evidence)
+        facts = self.evidence_seen.get(triples)
+        if facts is None:
+            cited = tuple(self._lookup(t) if t else -1 for t in triples)
+            outside = [t for t, at in zip(triples, cited) if at == -1 and t is not None]
+            facts = self.evidence_seen[triples] = (cited, len(outside), any(self._lookup((t[2], t[1], t[0])) != -1 for t in outside))
+        return facts
+
     def shown_at(self, item: object) -> int:
         """The index of the shown edge an evidence item names (by ids or by names, in the edge's own direction), or -1."""
         triple = _triple(item)
-        if triple is None:
-            return -1
+        return -1 if triple is None else self._lookup(triple)
+
+    def _lookup(self, triple: tuple[str, str, str]) -> int:
         index = self.shared.get("shown_at")
         if index is None:  # (source, relation, target), by ids or folded names -> the first shown edge so
             index = self.shared["shown_at"] = {}
@@ -7475,13 +7488,10 @@ class AnswerKey:
         if s["answer_correct"] and s["path_exact"]:
             return None
         size = len(self.shown.edges)
-        cited = [self.shown_at(item) for item in parsed["evidence"]]
+        cited, unnamed, reversed_ = self._evidence_facts(parsed["evidence"])
         if not s["path_exact"] and cited and -1 not in cited and any(set(cited) == p for p in self.path_sets):
             return "miscounted_indices"  # the evidence names the gold edges; the indices do not
-        outside = [item for item, at in zip(parsed["evidence"], cited) if at == -1 and _triple(item) is not None]
-        outside += [None for i in path if not (type(i) is int and 0 <= i < size)]
-        if outside:
-            reversed_ = any(item is not None and self.shown_at(_reversed(item)) != -1 for item in outside)
+        if unnamed or any(not (type(i) is int and 0 <= i < size) for i in path):
             return "edge_reversed" if reversed_ else "edge_not_shown"
         if path and not ends:
             return "broken_chain"
@@ -9365,7 +9375,7 @@ def comparison_svg(c: dict) -> str:
 # like "<script>" shows as text and runs nothing. The same inputs give the same bytes.
 
 REPORT_TOKENS_SHOWN = 10_000  # tokens per format and encoding whose boundaries the page draws; the counts cover all
-REPORT_CELLS = 20_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
+REPORT_CELLS = 10_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
 REPORT_ANSWER_CHARS = 4_000
 REPORT_COMPRESS_AT = 2_000_000  # characters of graph text past which the prompts' graphs are embedded deflate-compressed
 
@@ -9592,7 +9602,7 @@ def cells_csv(scored: list[dict]) -> bytes:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
     for s in scored:
-        writer.writerow(["" if s.get(f) is None else s.get(f) for f in CSV_FIELDS])
+        writer.writerow(["" if (v := s.get(f)) is None else v for f in CSV_FIELDS])
     return out.getvalue().encode("utf-8")
 
 
