@@ -142,17 +142,25 @@ def browser():
         pytest.skip("no chromium on this machine: apt-get install chromium (.ci/run does)")
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                                                              "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield b
-        b.close()
+        # The flags this closed network needs (the machine notes: without them chromium's own connections are refused, many
+        # at a time, and it looks up Google's hosts at every start); a small /dev/shm in a container crashes pages without
+        # --disable-dev-shm-usage. A slow CI machine gets a minute for every step instead of Playwright's 30 s.
+        b = p.chromium.launch(executable_path=CHROMIUM, timeout=60_000, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
+        try:
+            yield b
+        finally:
+            b.close()
 
 
 def open_page(browser, path: Path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(60_000)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: errors.append(f"request {r.url}") if not r.url.startswith("file:") else None)
+    page.on("crash", lambda _: errors.append("the page crashed"))
+    page.on("request", lambda r: errors.append(f"request {r.url}") if re.match(r"(https?|wss?|ftp):", r.url) else None)  # the network
     page.goto(path.as_uri())
     page.wait_for_selector("#sizes table")
     return page, errors
