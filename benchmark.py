@@ -66,7 +66,9 @@ Sections, in the order data flows through them:
   graph variants                       Context (shared, given, KHop), drawn distractors (Vocabulary, WordModel,
                                        English word pools, Namer with id_template, Distractors), short ids,
                                        Pseudonyms (one per entity for the run, shape kept, ids in the graph's
-                                       scheme, one-word names of a known kind from KIND_POOLS, still_named),
+                                       scheme; an untyped graph's kinds from its relations by role_groups; a
+                                       one-word name from KIND_POOLS, another of its group's (a derangement)
+                                       or a head word, never a blend; still_named),
                                        edge ids, permutations
   prompts                              Template: --prompt ru | en | FILE
   tokenizers                           offline tiktoken, hf:tokenizer.json, TokenCounts, counting by parts
@@ -4168,6 +4170,62 @@ def in_case_of(word: str, like: str) -> str:
     return word.upper() if like.isupper() else word.title() if like.istitle() else word
 
 
+ROLE_MERGE = 0.5  # two roles are one group when this share of the smaller role's nodes plays both
+ROLE_MERGE_MIN = 3  # ... and the smaller role has at least this many nodes (one odd node does not join two kinds)
+HEAD_WORD_SHARE = 0.02  # a word in more than this share of a group's names is a function word ('of', 'van'), no head
+
+
+def role_groups(graph: Graph) -> dict[str, str]:
+    """An untyped graph's kinds, read from its relations: node id -> the key of its group. Roles (relation,
+    direction) whose nodes mostly play both are one group (union-find over roles, merged when ROLE_MERGE of the
+    smaller role's nodes play the other too): a person is the source of nationality, profession and spouse
+    alike; the targets of nationality and the sources of contains (countries) are one group, the targets of
+    profession another. A node goes to the group most of its roles' nodes are in; the key names the group's
+    largest role ('nationality>' : what nationality points to). Deterministic: sorted, no draw."""
+    plays: dict[str, set[tuple[str, str]]] = {}
+    for e in graph.edges:
+        plays.setdefault(e.target, set()).add((e.relation, ">"))
+        plays.setdefault(e.source, set()).add((e.relation, "<"))
+    members: dict[tuple[str, str], int] = Counter(r for roles in plays.values() for r in roles)
+    both: Counter = Counter(pair for roles in plays.values() for pair in itertools.combinations(sorted(roles), 2))
+    parent = {r: r for r in members}
+
+    def root(r):
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    for (a, b), k in sorted(both.items()):
+        smaller = min(members[a], members[b])
+        if smaller >= ROLE_MERGE_MIN and k >= ROLE_MERGE * smaller:
+            ra, rb = sorted((root(a), root(b)))
+            parent[rb] = ra
+    size: Counter = Counter()
+    for r, k in members.items():
+        size[root(r)] += k
+    key = {}
+    for r in sorted(members, key=lambda r: (-members[r], r)):  # each group named after its largest role
+        key.setdefault(root(r), "".join(r[::-1]) if r[1] == "<" else "".join(r))
+    groups = {}
+    for node, roles in plays.items():
+        weight: Counter = Counter()
+        for r in roles:
+            weight[root(r)] += members[r]
+        groups[node] = key[min(weight, key=lambda g: (-weight[g], key[g]))]
+    return groups
+
+
+def head_words(names: list[str]) -> list[str]:
+    """Real one-word names for a group whose one-word names are in use: the last words (the head of an English
+    noun phrase: 'chartered accountant' -> 'accountant', 'saint petersburg' -> 'petersburg') of its names of
+    several words, of four letters or more and in at most HEAD_WORD_SHARE of its names; sorted."""
+    counts = Counter(w.casefold() for n in names for w in set(n.split(" ")))
+    limit = max(HEAD_WORD_SHARE * len(names), 1)
+    return sorted({n.split(" ")[-1] for n in names if " " in n and len(n.split(" ")[-1]) >= 4
+                   and sum(c.isalpha() for c in n.split(" ")[-1]) >= 4 and counts[n.split(" ")[-1].casefold()] <= limit})
+
+
 class Pseudonyms:
     """--pseudonymize's renaming, one per run: every entity gets one pseudonym, whatever the size, context,
     permutation or format it is shown in. The input's nodes are named first, in the input's order, so that
@@ -4194,6 +4252,17 @@ class Pseudonyms:
         self.shapes = {k: sorted(set(v)) for k, v in self.shapes.items()}
         numbers = [int(n.name) for n in graph.nodes if n.name.isdecimal() and n.name.isascii()]
         self.numbers = (min(numbers), max(numbers)) if numbers else None  # names that are numbers (years) get numbers
+        # node id -> its kind: its type, or on an untyped graph its role group, read from its relations
+        self.groups = {n.id: n.type for n in graph.nodes} if self.namer.typed else role_groups(graph)
+        by_group: dict[str, list[str]] = {}
+        for n in graph.nodes:
+            if n.id in self.groups:
+                by_group.setdefault(self.groups[n.id], []).append(n.name)
+        for group, names in by_group.items():
+            self.namer.role_names[("group", group)] = names
+        self.heads = {group: head_words(names) for group, names in by_group.items()}
+        self.heads[""] = head_words([n.name for n in graph.nodes]) if self.groups else []  # then any group's
+        self.swaps = self._swaps(graph)
         self.rename(graph)
 
     def rename(self, graph: Graph) -> dict[str, Node]:
@@ -4204,17 +4273,20 @@ class Pseudonyms:
             roles.setdefault(e.source, (e.relation, "in"))
         for n in graph.nodes:
             if n.id not in self.renamed:
-                self.renamed[n.id] = self._new(n, roles.get(n.id, ("", "out")))
+                role = ("group", self.groups[n.id]) if n.id in self.groups else roles.get(n.id, ("", "out"))
+                self.renamed[n.id] = self._new(n, role)
         return {n.id: self.renamed[n.id] for n in graph.nodes}
 
     def _new(self, n: Node, role: tuple[str, str]) -> Node:
         namer = self.namer
         namer.avoid = {w.casefold() for w in re.findall(r"[^\W_]+", n.name)}
         try:
-            one_word = len(n.name.split()) == 1 and not namer.typed  # a word of the role's kind first, if it has one
-            node = self._from_kind(n, role) if one_word else None
-            node = node or namer.new_node(n, role)
-            if node is None and not namer.typed:  # the role's own names are spent: words of its kind, if it has one
+            one_word = len(n.name.split()) == 1  # a word of the role's kind first, if it has one (untyped), then another
+            node = self._from_kind(n, role) if one_word and not namer.typed else None  # of its group's one-word names,
+            node = node or self.swaps.get(n.id)  # then a head word of its group: never a blend
+            node = node or (self._from_heads(n, role) if one_word else None)
+            node = node or (None if one_word and role[0] == "group" else namer.new_node(n, role))
+            if node is None and not namer.typed:  # the group's own names are spent: words of its kind, if it has one
                 node = self._from_kind(n, role)
             for attempt in range(2 * NAME_DRAWS):  # the role's names are spent: a number for a number; the words at the same
                 if node is not None:                # places of every name of its shape; then any word of each word's shape
@@ -4222,7 +4294,7 @@ class Pseudonyms:
                 if self.numbers and n.name.isdecimal() and n.name.isascii():
                     low, high = self.numbers
                     name = str(self.rng.randint(max(low - (high - low) // 2, 0), high + (high - low) // 2)).zfill(len(n.name))
-                elif attempt < NAME_DRAWS:
+                elif attempt < NAME_DRAWS and not (one_word and role[0] == "group"):  # no word model's blend for one word
                     name = self.everyone.draw(self.rng, n.name)
                 else:
                     name = " ".join(self.rng.choice(self.shapes.get(_word_shape(w)) or [w]) for w in n.name.split(" "))
@@ -4234,6 +4306,36 @@ class Pseudonyms:
             return node
         finally:
             namer.avoid = set()
+
+    def _swaps(self, graph: Graph) -> dict[str, Node]:
+        """Untyped: the one-word names of each role group, deranged among themselves (a seeded shuffle, each taking
+        the next one's name and id): a country becomes another of the graph's countries, 'male' 'female', a year
+        another year; real words of the kind, as many of each as before. A group of one gets none (kind pool,
+        head words)."""
+        members: dict[str, list[Node]] = {}
+        for n in graph.nodes:
+            if n.id in self.groups and len(n.name.split()) == 1:
+                members.setdefault(self.groups[n.id], []).append(n)
+        swaps = {}
+        for group in sorted(members):
+            order = self.rng.sample(members[group], len(members[group]))
+            for k, n in enumerate(order):
+                other = order[(k + 1) % len(order)]
+                if other.name.casefold() != n.name.casefold():
+                    swaps[n.id] = Node(other.id, other.name, n.type)
+        return swaps
+
+    def _from_heads(self, n: Node, role: tuple[str, str]) -> Node | None:
+        """A head word (head_words) of the node's group, in its case, fresh, drawn in a seeded order, then one of
+        the whole graph's (a real word still, if of another kind); else None."""
+        mine = self.heads.get(role[1], []) if role[0] == "group" else []
+        for word in [*self.rng.sample(mine, len(mine)), *self.rng.sample(self.heads[""], len(self.heads[""]))]:
+            name = in_case_of(word, n.name)
+            if name.isalpha() == n.name.isalpha() and self.namer._fresh(name):
+                node = self.namer._named(n, name)
+                if node is not None:
+                    return node
+        return None
 
     def _from_kind(self, n: Node, role: tuple[str, str]) -> Node | None:
         """A word of the role's kind (KIND_POOLS) with as many words as n's name, fresh, in its case, or None."""

@@ -110,6 +110,96 @@ def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool =
     return graph
 
 
+# --people: a Freebase-like KG of people, as converted KGQA data holds them: lowercase names, snake_case ids that keep
+# hyphens, one-word nodes for countries, professions, causes of death, religions, languages and genders. The names are
+# real-world ones, from Faker's locale lists (real given names, surnames and towns of ten locales, its 245 countries,
+# its job titles and languages), so that a name the tool makes must pass for a real one among thousands of distinct
+# words it did not choose; never from the tool's own word pools.
+CAUSES = ("meningitis pneumonia tuberculosis influenza cholera typhus malaria smallpox leukemia stroke sepsis "
+          "diphtheria dysentery syphilis tetanus measles asthma cirrhosis emphysema peritonitis heart_failure "
+          "heart_attack lung_cancer breast_cancer stomach_cancer pancreatic_cancer colorectal_cancer prostate_cancer "
+          "drowning suicide assassination homicide car_accident plane_crash alzheimer's_disease parkinson's_disease "
+          "kidney_failure liver_cancer brain_tumor aneurysm").replace("_", " ").split(" ")
+RELIGIONS = ("catholicism protestantism judaism islam buddhism hinduism lutheranism anglicanism atheism "
+             "eastern_orthodoxy presbyterianism methodism calvinism quakerism sikhism").replace("_", " ").split(" ")
+PEOPLE_LOCALES = ("en_US", "en_GB", "de_DE", "fr_FR", "it_IT", "es_ES", "pl_PL", "nl_NL", "sv_SE", "pt_PT")
+TOWN_LOCALES = ("de_DE", "it_IT", "pl_PL", "nl_NL", "pt_PT", "da_DK", "fi_FI", "cs_CZ", "ro_RO", "sv_SE")
+
+
+def people_graph(n_people: int, rng: random.Random) -> dict:
+    """An untyped KG of n_people persons and the places, countries, professions, causes of death, religions,
+    languages and genders they link to (about 4.5 edges a person). Needs Faker (bench only)."""
+    import importlib
+
+    from faker import Faker
+
+    def lower(names) -> list[str]:
+        return sorted({" ".join(str(n).lower().split()) for n in names if str(n).strip()})
+
+    given, family = [], []
+    for loc in PEOPLE_LOCALES:
+        person = importlib.import_module(f"faker.providers.person.{loc}").Provider
+        given += lower(getattr(person, "first_names", ()))
+        family += lower(getattr(person, "last_names", ()))
+    given, family = sorted(set(given)), sorted(set(family))
+    towns = sorted({t for loc in TOWN_LOCALES for t in lower(importlib.import_module(f"faker.providers.address.{loc}").Provider.cities)})
+    fake = Faker("en_US")
+    fake.seed_instance(rng.randint(0, 2**31))
+    countries = rng.sample(lower(importlib.import_module("faker.providers.address.en").Provider.countries), 70)
+    professions = rng.sample(lower(j.split(",")[0] for j in importlib.import_module("faker.providers.job.en_US").Provider.jobs), 90)
+    languages = lower(fake.language_name() for _ in range(120))
+    nodes, ids = [], set()
+
+    def add(name: str) -> str:
+        base = "_".join(name.replace("'", "").split())
+        node_id, k = base, 1
+        while node_id in ids:
+            k += 1
+            node_id = f"{base}_{k}"
+        ids.add(node_id)
+        nodes.append({"id": node_id, "name": name, "type": "entity"})
+        return node_id
+
+    def person_name() -> str:
+        shape = rng.random()
+        if shape < 0.06:
+            return rng.choice(given)  # a mononym: 'ahaz', 'plato'
+        if shape < 0.22:
+            return f"{rng.choice(given)} {rng.choice(given)} {rng.choice(family)}"
+        if shape < 0.27:
+            return f"{rng.choice(given)} of {rng.choice(towns)}"
+        return f"{rng.choice(given)} {rng.choice(family)}"
+
+    by = {"country": [add(c) for c in countries], "profession": [add(p) for p in professions],
+          "cause": [add(c) for c in CAUSES], "religion": [add(r) for r in RELIGIONS], "language": [add(x) for x in languages[:40]],
+          "gender": [add("male"), add("female")], "town": [add(t) for t in rng.sample(towns, max(n_people // 4, 20))]}
+    by["person"] = [add(person_name()) for _ in range(n_people)]
+    edges = [{"source": c, "relation": "contains", "target": t} for t in by["town"] for c in [rng.choice(by["country"])]]
+    for p in by["person"]:
+        for relation, kind, share in (("gender", "gender", 0.9), ("nationality", "country", 0.8), ("place_of_birth", "town", 0.6),
+                                      ("profession", "profession", 0.9), ("place_of_death", "town", 0.3), ("cause_of_death", "cause", 0.2),
+                                      ("religion", "religion", 0.2), ("languages", "language", 0.3)):
+            if rng.random() < share:
+                edges.append({"source": p, "relation": relation, "target": by[kind][int(len(by[kind]) * rng.random() ** 2)]})
+        if rng.random() < 0.25:
+            edges.append({"source": p, "relation": "profession", "target": rng.choice(by["profession"])})
+        if rng.random() < 0.2:
+            other = rng.choice(by["person"])
+            if other != p:
+                edges += [{"source": p, "relation": "spouse", "target": other}, {"source": other, "relation": "spouse", "target": p}]
+        if rng.random() < 0.2:
+            child = rng.choice(by["person"])
+            if child != p:
+                edges += [{"source": child, "relation": "parents", "target": p}, {"source": p, "relation": "children", "target": child}]
+    seen, unique = set(), []
+    for e in edges:
+        if (e["source"], e["relation"], e["target"]) not in seen:
+            seen.add((e["source"], e["relation"], e["target"]))
+            unique.append(e)
+    linked = {x for e in unique for x in (e["source"], e["target"])}
+    return {"nodes": [n for n in nodes if n["id"] in linked], "edges": unique}
+
+
 YEAR_KEY = {"person": "born", "place": "founded", "country": "founded", "organization": "founded", "work": "released"}
 DESCRIBE = {"person": "{name} is a person", "place": "{name} is a place", "country": "{name} is a country",
             "organization": "{name} is an organization", "work": "{name} is a work"}
@@ -208,9 +298,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain-relations", action="store_true",
                         help="18 relations named as a curated English KG names them (nationality, place_of_birth...) instead of --relations made-up ones")
     parser.add_argument("--props", action="store_true", help="properties on nodes and edges (description, years, source, confidence)")
+    parser.add_argument("--people", type=int, metavar="N",
+                        help="instead: a Freebase-like KG of N people with real-world lowercase names (needs Faker), no properties")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    graph = make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids,
+    graph = people_graph(args.people, rng) if args.people else make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids,
                        props=random.Random(args.seed + 1) if args.props else None, plain=args.plain_relations)
     questions = make_questions(graph, args.questions, rng)
     args.out.mkdir(parents=True, exist_ok=True)

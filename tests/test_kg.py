@@ -1121,7 +1121,60 @@ def test_pseudonym_ids_follow_a_freebase_style_id_scheme(tmp_path):
     assert done.returncode == 0, done.stderr
     renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
     assert len(renamed) == 13 and all(n["id"] == "_".join(n["name"].lower().split()) for n in renamed)
-    assert not {n["id"] for n in renamed} & {n["id"] for n in nodes}
+    assert all(a["id"] != b["id"] for a, b in zip(nodes, renamed)) and len({n["id"] for n in renamed}) == 13
+
+
+def people_graph_by_hand() -> dict:
+    """An untyped graph of 12 people and what a KG links them to: kinds that only the relations tell."""
+    people = [f"{f} {s}" for f in ("ana", "ben", "cleo", "dan") for s in ("ruiz", "lee", "ito")]
+    links = {"religion": ["catholicism", "islam", "buddhism"], "gender": ["male", "female"],
+             "cause_of_death": ["meningitis", "drowning", "heart failure"], "place_of_birth": ["celle ligure", "saint petersburg", "den haag"]}
+    nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + [x for names in links.values() for x in names]]
+    edges = [{"source": "_".join(p.split()), "relation": relation, "target": "_".join(names[k % len(names)].split())}
+             for k, p in enumerate(people) for relation, names in links.items()]
+    edges += [{"source": "ana_ruiz", "relation": "spouse", "target": "ben_lee"}, {"source": "ben_lee", "relation": "spouse", "target": "ana_ruiz"}]
+    return {"nodes": nodes, "edges": edges}
+
+
+def test_role_groups_read_kinds_from_the_relations_of_an_untyped_graph():
+    raw = people_graph_by_hand()
+    graph = benchmark.Graph(tuple(benchmark.Node(n["id"], n["name"], n["type"]) for n in raw["nodes"]),
+                            tuple(benchmark.Edge(e["source"], e["relation"], e["target"]) for e in raw["edges"]))
+    groups = benchmark.role_groups(graph)
+    by_group = {}
+    for node, group in groups.items():
+        by_group.setdefault(group, set()).add(node)
+    people = {n["id"] for n in raw["nodes"][:12]}
+    # a person is the source of religion, gender, cause_of_death, place_of_birth and spouse alike: one group, named after
+    # its largest role; each kind of target is a group of its own
+    assert sorted(by_group.values(), key=sorted) == sorted([people, {"catholicism", "islam", "buddhism"}, {"male", "female"},
+                                                            {"meningitis", "drowning", "heart_failure"},
+                                                            {"celle_ligure", "saint_petersburg", "den_haag"}], key=sorted)
+    assert groups["ana_ruiz"] == "<cause_of_death" and groups["male"] == "gender>"
+    assert benchmark.role_groups(graph) == groups  # no draw: the same every time
+
+
+def test_head_words_are_the_last_words_of_a_groups_names_not_its_function_words():
+    names = ["chartered accountant", "saint petersburg", "celle ligure", "den haag", "novelist", "gioia dei marsi", "mount of olives",
+             "city of london"] + [f"x{k} of y" for k in range(60)]
+    assert benchmark.head_words(names) == ["accountant", "haag", "ligure", "london", "marsi", "olives", "petersburg"]
+
+
+def test_one_word_pseudonyms_are_other_names_of_their_group_never_a_blend_nor_another_kind(tmp_path):
+    """Religions, genders and causes of death are in no word pool: each one-word name takes another one-word name of its own
+    group (a derangement, so none keeps its own), with that name's id; names of several words keep their word count."""
+    raw = people_graph_by_hand()
+    (tmp_path / "g.json").write_text(json.dumps(raw), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
+                   "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+    by_old = {a["id"]: b for a, b in zip(raw["nodes"], renamed)}
+    for kind in (["catholicism", "islam", "buddhism"], ["male", "female"], ["meningitis", "drowning"]):
+        assert sorted(by_old[x]["name"] for x in kind) == sorted(kind) and all(by_old[x]["name"] != x for x in kind)
+        assert all(by_old[x]["id"] == by_old[x]["name"] for x in kind)
+    assert all(len(by_old[n["id"]]["name"].split()) == len(n["name"].split()) for n in raw["nodes"])
+    assert len({n["id"] for n in renamed}) == len(renamed) and len({n["name"] for n in renamed}) == len(renamed)
 
 
 def test_one_word_pseudonyms_of_a_known_kind_stay_of_that_kind(tmp_path):
