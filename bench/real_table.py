@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "baseline" if v is None else v["verdict"] + (f" (asks for {v['questions_to_generate']:,} questions)"
                                                                   if v.get("questions_to_generate") else "")
             shares = ", ".join(f"{k.replace('_', ' ')} {n / e['n']:.0%}" for k, n in e["diagnoses"].items())
-            print(f"| {model} | {run.name} | {e['format']} | {e['model_prompt_tokens'] or ''} | {rate(e['answer_correct'])} | "
+            shown = e["format"] + ("" if e["ids"] == "original" else f" ({e['ids']})")  # --pseudonymize: both, row by row
+            print(f"| {model} | {run.name} | {shown} | {e['model_prompt_tokens'] or ''} | {rate(e['answer_correct'])} | "
                   f"{rate(e['path_exact'])} | {rate(e['abstention_correct'])} | {e['json_as_asked']}/{e['n']} | {shares} | {verdict} |")
         logged = Path(results["log"]["name"])  # a --score run names the log it read
         gap = overhead(logged if logged.is_file() else run / "requests.jsonl")
