@@ -3414,7 +3414,7 @@ class Vocabulary:
     Hill Park' may give 'Tower Gate Bridge'; 'North of Nowhere' mixes only with names like it); a one-word name by
     a WordModel of the role's one-word names. No digit or word comes in that the role's names lack."""
 
-    def __init__(self, names: list[str], graph_words: frozenset[str] = frozenset()) -> None:
+    def __init__(self, names: list[str], graph_words: frozenset[str] = frozenset(), real_words: bool = False) -> None:
         self.names = sorted(n for n in set(names) if any(c.isalnum() for c in n))  # a name like "." carries no words
         self.slots: dict[tuple, list[list[str]]] = {}  # shape of a name -> the words at each position, over its names
         self.templates: list[list[list[str]] | None] = []  # per name: the slots of its shape, None for one word
@@ -3433,6 +3433,11 @@ class Vocabulary:
         self.single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
         if len(self.single) > len(single):  # a pool lends one-word names real words: drawn as they are, not modelled
             self.model = None
+        self.real_words = real_words and bool(single)
+        if self.real_words:  # untyped: a one-word name is a real word of the kind (KIND_POOLS) or a head word of
+            kind = role_kind(self.names)  # the names of several words, never the word model's blend ('mozambodia')
+            self.single = sorted({*head_words(self.names), *(KIND_POOLS[kind] if kind else ())})
+            self.model = None
 
     def draw(self, rng: random.Random, like: str | None = None) -> str | None:
         """A new name: in the shape of a real name drawn as the template, or with like, in like's shape."""
@@ -3444,7 +3449,10 @@ class Vocabulary:
         if slots is None:
             if self.model:
                 return self.model.draw(rng)
-            return rng.choice(self.single) if self.single else None  # a pool's word, or a name in use (drawn again)
+            if not self.single:
+                return None
+            word = rng.choice(self.single)  # a pool's word, or a name in use (drawn again); a kind's words come
+            return in_case_of(word, like or self.names[0]) if self.real_words else word  # lower-case: in the names' case
         return " ".join(rng.choice(words) for words in slots)
 
 
@@ -3549,7 +3557,7 @@ class Namer:
             if node is not None:
                 return node
         for key, names in self._vocabularies(like, role):
-            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names, self.graph_words))
+            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names, self.graph_words, not self.typed))
             misses = held_back = 0
             while key not in self.spent and vocabulary.names and misses < NAME_DRAWS:
                 name = vocabulary.draw(self.rng, like.name if self.keep_shape else None)

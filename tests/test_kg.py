@@ -1177,6 +1177,27 @@ def test_one_word_pseudonyms_are_other_names_of_their_group_never_a_blend_nor_an
     assert len({n["id"] for n in renamed}) == len(renamed) and len({n["name"] for n in renamed}) == len(renamed)
 
 
+def test_one_word_distractors_of_an_untyped_graph_are_real_words_of_their_kind_never_blends(tmp_path):
+    """Distractor names of one word, where the word model used to blend ('mozambodia', 'cathodism'): a word of the role's
+    kind (KIND_POOLS) or a head word of its names of several words, in their case."""
+    people = [f"{f} {s}" for f in ("ana", "ben", "cleo", "dan", "eva", "finn") for s in ("ruiz", "lee", "ito", "berg")]
+    countries = ["portugal", "france", "spain", "norway", "chile", "kenya", "united arab emirates", "new zealand"]
+    causes = ["meningitis", "drowning", "heart failure", "lung cancer", "kidney failure", "stroke"]
+    nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + countries + causes]
+    edges = [e for k, p in enumerate(people) for e in (
+        {"source": "_".join(p.split()), "relation": "nationality", "target": "_".join(countries[k % 8].split())},
+        {"source": "_".join(p.split()), "relation": "cause_of_death", "target": "_".join(causes[k % 6].split())})]
+    (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--sizes", "medium",
+                   "--skip-invalid-questions", "--no-write-prompts", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    made = [n["name"] for n in json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))["nodes"]
+            if n["id"] not in {m["id"] for m in nodes}]
+    one_word = [n for n in made if " " not in n]
+    allowed = set(benchmark.KIND_POOLS["country"]) | {"failure", "cancer", "zealand", "emirates"}
+    assert one_word and set(one_word) <= allowed and not set(one_word) & {n for n in countries + causes}
+
+
 def test_one_word_pseudonyms_of_a_known_kind_stay_of_that_kind(tmp_path):
     """A small untyped role whose names are countries (or professions) is renamed with other countries (professions) in
     the same case: never a surname, never a made-up blend."""
