@@ -3407,6 +3407,64 @@ class WordModel:
         return None
 
 
+# Word pools of a role's kind, for an untyped graph whose one-word names cannot be varied from its own names (five
+# countries give no sixth): a role is of a kind when at least half of its names are in that kind's pool (case aside),
+# and its new one-word names (distractors) and pseudonyms are then other words of the pool, in its names' case, so
+# that a country stays a country and a profession a profession (never a surname, never a made-up blend).
+KIND_POOLS = {
+    "country": ("albania algeria andorra angola argentina armenia australia austria azerbaijan bahrain bangladesh belarus "
+                "belgium bolivia botswana brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba cyprus "
+                "denmark ecuador egypt eritrea estonia ethiopia finland france gabon georgia germany ghana greece guatemala "
+                "honduras hungary iceland india indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya "
+                "kuwait latvia lebanon liberia libya lithuania luxembourg madagascar malawi malaysia mali malta mexico moldova "
+                "monaco mongolia montenegro morocco mozambique namibia nepal netherlands nicaragua niger nigeria norway oman "
+                "pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda scotland senegal serbia "
+                "singapore slovakia slovenia somalia spain sudan sweden switzerland syria taiwan tanzania thailand tunisia turkey "
+                "uganda ukraine uruguay uzbekistan venezuela vietnam wales yemen zambia zimbabwe").split(),
+    "profession": ("accountant actor actress architect artist astronaut astronomer athlete author baker banker biologist "
+                   "bishop boxer cartoonist chef chemist choreographer cinematographer comedian composer conductor dancer "
+                   "designer diplomat director economist editor engineer entrepreneur explorer farmer film_producer "
+                   "footballer geographer historian illustrator inventor journalist judge lawyer librarian linguist "
+                   "lyricist mathematician merchant military_officer missionary model monk musician novelist nurse painter "
+                   "philanthropist philosopher photographer physician physicist pianist pilot playwright poet politician "
+                   "priest professor psychologist publisher rapper scientist screenwriter sculptor singer soldier sociologist "
+                   "songwriter statesman surgeon teacher theologian translator violinist writer").replace("_", " ").split(" "),
+    "language": ("albanian arabic armenian basque bengali bulgarian catalan chinese croatian czech danish dutch english "
+                 "estonian finnish french georgian german greek hebrew hindi hungarian icelandic indonesian irish italian "
+                 "japanese korean latin latvian lithuanian malay norwegian persian polish portuguese romanian russian serbian "
+                 "slovak slovene spanish swahili swedish tamil thai turkish ukrainian urdu vietnamese welsh yiddish").split(),
+}
+
+
+def role_kind(names: list[str]) -> str | None:
+    """The kind (KIND_POOLS) at least half of a role's names are words of, or None: ['portugal', 'france', 'narnia'] ->
+    'country'."""
+    folded = [n.casefold() for n in names]
+    for kind, pool in KIND_POOLS.items():
+        known = set(pool)
+        if folded and 2 * sum(n in known for n in folded) >= len(folded):
+            return kind
+    return None
+
+
+def in_case_of(word: str, like: str) -> str:
+    """word in the case style of like: ('belgium', 'Portugal') -> 'Belgium'; ('belgium', 'PORTUGAL') -> 'BELGIUM'."""
+    return word.upper() if like.isupper() else word.title() if like.istitle() else word
+
+
+HEAD_WORD_SHARE = 0.02  # a word in more than this share of a group's names is a function word ('of', 'van'), no head
+
+
+def head_words(names: list[str]) -> list[str]:
+    """Real one-word names for a group whose one-word names are in use: the last words (the head of an English
+    noun phrase: 'chartered accountant' -> 'accountant', 'saint petersburg' -> 'petersburg') of its names of
+    several words, of four letters or more and in at most HEAD_WORD_SHARE of its names; sorted."""
+    counts = Counter(w.casefold() for n in names for w in set(n.split(" ")))
+    limit = max(HEAD_WORD_SHARE * len(names), 1)
+    return sorted({n.split(" ")[-1] for n in names if " " in n and len(n.split(" ")[-1]) >= 4
+                   and sum(c.isalpha() for c in n.split(" ")[-1]) >= 4 and counts[n.split(" ")[-1].casefold()] <= limit})
+
+
 class Vocabulary:
     """The names of one role, and new names made of them: a real name picked as the template (so shapes are as
     common as in the input), each of its words replaced by the word at the same position of another name of the
@@ -4133,54 +4191,8 @@ def with_short_ids(variant: Variant, seed: int) -> Variant:
 SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
 
 
-# Word pools of a role's kind, for an untyped graph whose role is too small to rename its nodes from its own names
-# (five countries cannot be renamed from each other's words): a role is of a kind when at least half of its names are
-# in that kind's pool (case aside), and its pseudonyms are then other words of the pool, in its names' case, so that a
-# country stays a country and a profession a profession (never a surname, never a made-up blend).
-KIND_POOLS = {
-    "country": ("albania algeria andorra angola argentina armenia australia austria azerbaijan bahrain bangladesh belarus "
-                "belgium bolivia botswana brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba cyprus "
-                "denmark ecuador egypt eritrea estonia ethiopia finland france gabon georgia germany ghana greece guatemala "
-                "honduras hungary iceland india indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya "
-                "kuwait latvia lebanon liberia libya lithuania luxembourg madagascar malawi malaysia mali malta mexico moldova "
-                "monaco mongolia montenegro morocco mozambique namibia nepal netherlands nicaragua niger nigeria norway oman "
-                "pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda scotland senegal serbia "
-                "singapore slovakia slovenia somalia spain sudan sweden switzerland syria taiwan tanzania thailand tunisia turkey "
-                "uganda ukraine uruguay uzbekistan venezuela vietnam wales yemen zambia zimbabwe").split(),
-    "profession": ("accountant actor actress architect artist astronaut astronomer athlete author baker banker biologist "
-                   "bishop boxer cartoonist chef chemist choreographer cinematographer comedian composer conductor dancer "
-                   "designer diplomat director economist editor engineer entrepreneur explorer farmer film_producer "
-                   "footballer geographer historian illustrator inventor journalist judge lawyer librarian linguist "
-                   "lyricist mathematician merchant military_officer missionary model monk musician novelist nurse painter "
-                   "philanthropist philosopher photographer physician physicist pianist pilot playwright poet politician "
-                   "priest professor psychologist publisher rapper scientist screenwriter sculptor singer soldier sociologist "
-                   "songwriter statesman surgeon teacher theologian translator violinist writer").replace("_", " ").split(" "),
-    "language": ("albanian arabic armenian basque bengali bulgarian catalan chinese croatian czech danish dutch english "
-                 "estonian finnish french georgian german greek hebrew hindi hungarian icelandic indonesian irish italian "
-                 "japanese korean latin latvian lithuanian malay norwegian persian polish portuguese romanian russian serbian "
-                 "slovak slovene spanish swahili swedish tamil thai turkish ukrainian urdu vietnamese welsh yiddish").split(),
-}
-
-
-def role_kind(names: list[str]) -> str | None:
-    """The kind (KIND_POOLS) at least half of a role's names are words of, or None: ['portugal', 'france', 'narnia'] ->
-    'country'."""
-    folded = [n.casefold() for n in names]
-    for kind, pool in KIND_POOLS.items():
-        known = set(pool)
-        if folded and 2 * sum(n in known for n in folded) >= len(folded):
-            return kind
-    return None
-
-
-def in_case_of(word: str, like: str) -> str:
-    """word in the case style of like: ('belgium', 'Portugal') -> 'Belgium'; ('belgium', 'PORTUGAL') -> 'BELGIUM'."""
-    return word.upper() if like.isupper() else word.title() if like.istitle() else word
-
-
 ROLE_MERGE = 0.5  # two roles are one group when this share of the smaller role's nodes plays both
 ROLE_MERGE_MIN = 3  # ... and the smaller role has at least this many nodes (one odd node does not join two kinds)
-HEAD_WORD_SHARE = 0.02  # a word in more than this share of a group's names is a function word ('of', 'van'), no head
 
 
 def role_groups(graph: Graph) -> dict[str, str]:
@@ -4222,16 +4234,6 @@ def role_groups(graph: Graph) -> dict[str, str]:
             weight[root(r)] += members[r]
         groups[node] = key[min(weight, key=lambda g: (-weight[g], key[g]))]
     return groups
-
-
-def head_words(names: list[str]) -> list[str]:
-    """Real one-word names for a group whose one-word names are in use: the last words (the head of an English
-    noun phrase: 'chartered accountant' -> 'accountant', 'saint petersburg' -> 'petersburg') of its names of
-    several words, of four letters or more and in at most HEAD_WORD_SHARE of its names; sorted."""
-    counts = Counter(w.casefold() for n in names for w in set(n.split(" ")))
-    limit = max(HEAD_WORD_SHARE * len(names), 1)
-    return sorted({n.split(" ")[-1] for n in names if " " in n and len(n.split(" ")[-1]) >= 4
-                   and sum(c.isalpha() for c in n.split(" ")[-1]) >= 4 and counts[n.split(" ")[-1].casefold()] <= limit})
 
 
 class Pseudonyms:
