@@ -225,6 +225,19 @@ def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
     return out
 
 
+def real_words(graph: dict) -> set[str]:
+    """The words a made one-word name may be and still be a real word: the graph's own names' words and the tool's pools."""
+    words = {w.casefold() for n in graph["nodes"] for w in n["name"].split()} | {w for pool in benchmark.KIND_POOLS.values() for w in pool}
+    return words | {w.casefold() for pool in [*benchmark.WORD_POOLS, *benchmark.NAME_POOLS.values()] for name in pool for w in name.split()}
+
+
+def made_up(graph: dict, made: list[dict]) -> list[int]:
+    """[one-word made names that are no real word (a blend: 'mozambodia'), one-word made names]."""
+    one_word = [n["name"] for n in made if len(n["name"].split()) == 1 and not n["name"].isdecimal()]
+    words = real_words(graph)
+    return [sum(w.casefold() not in words for w in one_word), len(one_word)]
+
+
 def pseudonyms(graph: dict, folder: Path) -> dict:
     """--pseudonymize on the graph, by a real run at sizes small and medium: the real names against their pseudonyms (the
     input's nodes only): the n-gram adversary's AUC, the share that keeps its number of words, the share that keeps
@@ -244,8 +257,7 @@ def pseudonyms(graph: dict, folder: Path) -> dict:
             if a["id"] in real:
                 named[a["id"]].add(b["name"])
     pairs = [(real[i]["name"], sorted(names)[0]) for i, names in named.items()]
-    words = {w.casefold() for n in graph["nodes"] for w in n["name"].split()} | {w for pool in benchmark.KIND_POOLS.values() for w in pool}
-    words |= {w.casefold() for pool in [*benchmark.WORD_POOLS, *benchmark.NAME_POOLS.values()] for name in pool for w in name.split()}
+    words = real_words(graph)
     one_word = [b for a, b in pairs if len(a.split()) == 1 and not b.isdecimal()]
     out = {"entities": len(pairs), "changed_between_sizes": sum(len(names) > 1 for names in named.values()),
            "made_up_one_word": [sum(b.casefold() not in words for b in one_word), len(one_word)], "pairs": pairs,
@@ -315,7 +327,7 @@ def measure() -> list[dict]:
             del renamed["pairs"]
             for size in ("medium", "large"):
                 fake = made[size]
-                row = {"graph": name, "size": size, "real": len(real), "distractors": len(fake),
+                row = {"graph": name, "size": size, "real": len(real), "distractors": len(fake), "made_up_one_word": made_up(graph, fake),
                        "digits": [round(digit_share([n["name"] for n in real]), 3), round(digit_share([n["name"] for n in fake]), 3)],
                        "top_first_word": [top_first_word(real), top_first_word(fake)],
                        "near_misses": [round(share, 3), n_abstain],
@@ -342,13 +354,14 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return 0
     print("| graph | size | real / distractor nodes | digits real / distractors | top first word real / distractors | "
-          "n-gram AUC (NB; LR) | cross-graph AUC (NB) | near-miss abstentions |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+          "n-gram AUC (NB; LR) | cross-graph AUC (NB) | made-up one-word distractors | near-miss abstentions |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         (real_top, real_word), (fake_top, fake_word) = r["top_first_word"]
         aucs = "; ".join(f"{v:.2f}" for v in r.get("auc", {}).values()) or "(under 200 nodes)"
         print(f"| {r['graph']} | {r['size']} | {r['real']:,} / {r['distractors']:,} | {r['digits'][0]:.2f} / {r['digits'][1]:.2f} | "
               f"{real_top:.2f} ({real_word}) / {fake_top:.2f} ({fake_word}) | {aucs} | {cross(r)} | "
+              f"{r['made_up_one_word'][0]} of {r['made_up_one_word'][1]} | "
               f"{r['near_misses'][0]:.2f} of {r['near_misses'][1]} |")
     for r in rows[::2]:  # the warnings of one run, shared by its two sizes
         for w in r["warnings"]:
