@@ -3491,9 +3491,11 @@ class Vocabulary:
         self.single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
         if len(self.single) > len(single):  # a pool lends one-word names real words: drawn as they are, not modelled
             self.model = None
-        self.real_words = real_words and bool(single)
-        if self.real_words:  # untyped: a one-word name is a real word of the kind (KIND_POOLS) or a head word of
-            kind = role_kind(self.names)  # the names of several words, never the word model's blend ('mozambodia')
+        # Untyped, or where the word model would draw: a one-word name is a real word of the kind (KIND_POOLS) or a
+        # head word of the names of several words, never the word model's blend ('mozambodia', 'Freedland')
+        self.real_words = bool(single) and (real_words or self.model is not None)
+        if self.real_words:
+            kind = role_kind(self.names)
             self.single = sorted({*head_words(self.names), *(KIND_POOLS[kind] if kind else ())})
             self.model = None
 
