@@ -1,10 +1,11 @@
 """Can a model tell the tool's synthetic inputs from the real thing without reading the facts? Measured.
 
-    $ python bench/realism.py            # about a minute on 2 cores
+    $ python bench/realism.py            # several minutes on 2 cores (each generated graph and its twin)
     $ python bench/realism.py --json     # the same figures as JSON
 
 For each graph (the article's; a 30-node English typed graph; synthetic KGs from bench/synth_kg.py: typed,
-untyped, and untyped with Freebase-style ids; a MetaQA-like movie graph with years and one-word names) and each size (medium, large), the real run of benchmark.py
+untyped, and untyped with Freebase-style ids; a MetaQA-like movie graph with years and one-word names; an untyped
+KG of people with Faker's real-world names, lowercase, bench/synth_kg.py --people) and each size (medium, large), the real run of benchmark.py
 makes the distractor graph (40 generated questions give the anchors), and against the graph's own nodes:
 
 - digits: the share of names with a digit, real nodes and distractors;
@@ -13,7 +14,12 @@ makes the distractor graph (40 generated questions give the anchors), and agains
 - AUC: a character n-gram classifier (multinomial naive Bayes over 1- to 4-grams of the name) trained to
   tell distractor names from real ones, 5-fold cross-validated; 0.5 is chance. Only graphs of 200+ nodes
   (fewer real names are too few to train on). With scikit-learn installed, a logistic regression on tf-idf
-  character n-grams is run too, as a second adversary.
+  character n-grams is run too, as a second adversary;
+- cross-graph AUC: the same naive Bayes trained on a generated graph's real and made names and scored on its twin
+  (the same generator, another seed), both ways: within one graph, cross-validation rewards the classifier for
+  words both classes share and reads far under 0.5 (see cross_graph_auc);
+- made-up one-word names: one-word distractors (and pseudonyms) that are no word of the graph's names nor of the
+  tool's pools: blends a language model would see through, which a character model cannot.
 
 And for the generated question sets (200 questions, abstain share 0.5): the share of abstention questions
 whose last hop some node of the same role takes (type on a typed graph; the nodes reached by the same
