@@ -1,6 +1,7 @@
 """A synthetic knowledge graph that looks like converted KGQA data: untyped, English, snake_case ids.
 
     $ python bench/synth_kg.py OUT_DIR --edges 15000 --relations 400 --questions 100 --seed 1
+    $ python bench/synth_kg.py OUT_DIR --people 800 --questions 100     # Freebase-like, real-world names (Faker)
 
 writes OUT_DIR/graph.json and OUT_DIR/questions.json. Entities carry no type (every node has type
 "entity"), ids are the snake_case of their names (with _2, _3... for namesakes), relations are
