@@ -63,8 +63,9 @@ Sections, in the order data flows through them:
                                        disagrees; generated question sets (--generate-questions), near-miss
                                        abstentions, questions about properties; their wording (Wording: natural
                                        from relation phrases, Phrase kinds, --relation-phrases; or templated)
-  graph variants                       Context (shared, given, KHop), drawn distractors (Vocabulary, WordModel,
-                                       English word pools, Namer with id_template, Distractors), short ids,
+  graph variants                       Context (shared, given, KHop), drawn distractors (KIND_POOLS and
+                                       head_words for one-word names, Vocabulary, WordModel, English word
+                                       pools, Namer with id_template, Distractors), short ids,
                                        Pseudonyms (one per entity for the run, shape kept, ids in the graph's
                                        scheme; an untyped graph's kinds from its relations by role_groups; a
                                        one-word name from KIND_POOLS, another of its group's (a derangement)
