@@ -81,12 +81,7 @@ def movie_graph(rng: random.Random, n_movies: int = 300) -> dict:
     nodes, ids = [], set()
 
     def add(name: str) -> str:
-        node_id = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-        k = 1
-        while node_id in ids:
-            k += 1
-            node_id = f"{re.sub(r'[^a-z0-9]+', '_', name.lower()).strip('_')}_{k}"
-        ids.add(node_id)
+        node_id = synth_kg.unique_id(re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"), ids)
         nodes.append({"id": node_id, "name": name, "type": "entity"})
         return node_id
 

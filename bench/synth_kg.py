@@ -51,6 +51,16 @@ def name_of(kind: str, rng: random.Random) -> str:
     return f"{rng.choice(WORK_A).title()} {rng.choice(WORK_B).title()} {rng.choice(WORK_C).title()}"
 
 
+def unique_id(base: str, ids: set[str]) -> str:
+    """base, or base_2, base_3... for namesakes: the first not in ids, which it joins."""
+    node_id, k = base, 1
+    while node_id in ids:
+        k += 1
+        node_id = f"{base}_{k}"
+    ids.add(node_id)
+    return node_id
+
+
 def snake(name: str) -> str:
     return "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
@@ -152,12 +162,7 @@ def people_graph(n_people: int, rng: random.Random) -> dict:
     nodes, ids = [], set()
 
     def add(name: str) -> str:
-        base = "_".join(name.replace("'", "").split())
-        node_id, k = base, 1
-        while node_id in ids:
-            k += 1
-            node_id = f"{base}_{k}"
-        ids.add(node_id)
+        node_id = unique_id("_".join(name.replace("'", "").split()), ids)
         nodes.append({"id": node_id, "name": name, "type": "entity"})
         return node_id
 
