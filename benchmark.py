@@ -4296,7 +4296,7 @@ class Pseudonyms:
         try:
             one_word = len(n.name.split()) == 1  # a word of the role's kind first, if it has one (untyped), then another
             node = self._from_kind(n, role) if one_word and not namer.typed else None  # of its group's one-word names,
-            node = node or self.swaps.get(n.id)  # then a head word of its group: never a blend
+            node = node or (self.swaps.get(n.id) if one_word else None)  # then a head word of its group: never a blend
             node = node or (self._from_heads(n, role) if one_word else None)
             node = node or (None if one_word and role[0] == "group" else namer.new_node(n, role))
             if node is None and not namer.typed:  # the group's own names are spent: words of its kind, if it has one
@@ -4321,21 +4321,25 @@ class Pseudonyms:
             namer.avoid = set()
 
     def _swaps(self, graph: Graph) -> dict[str, Node]:
-        """Untyped: the one-word names of each role group, deranged among themselves (a seeded shuffle, each taking
-        the next one's name and id): a country becomes another of the graph's countries, 'male' 'female', a year
-        another year; real words of the kind, as many of each as before. A group of one gets none (kind pool,
-        head words)."""
-        members: dict[str, list[Node]] = {}
+        """The one-word names of each group (a type, or an untyped graph's role group), deranged among themselves (a
+        seeded shuffle, each taking the name and id of the next one still free that is another word): a country
+        becomes another of the graph's countries, 'male' 'female', a year another year; real words of the kind, as
+        many of each as before. A group of one gets none (kind pool, head words)."""
+        members: dict[tuple[str, int], list[Node]] = {}
         for n in graph.nodes:
             if n.id in self.groups and len(n.name.split()) == 1:
-                members.setdefault(self.groups[n.id], []).append(n)
+                members.setdefault((self.groups[n.id], 1), []).append(n)
         swaps = {}
-        for group in sorted(members):
-            order = self.rng.sample(members[group], len(members[group]))
+        for key in sorted(members):
+            order, taken = self.rng.sample(members[key], len(members[key])), set()
             for k, n in enumerate(order):
-                other = order[(k + 1) % len(order)]
-                if other.name.casefold() != n.name.casefold():
-                    swaps[n.id] = Node(other.id, other.name, n.type)
+                own = {w.casefold() for w in n.name.split()}
+                for step in range(1, len(order)):  # the next name after it that is free and shares no word with it
+                    other = order[(k + step) % len(order)]
+                    if other.id not in taken and not {w.casefold() for w in other.name.split()} & own:
+                        swaps[n.id] = Node(other.id, other.name, n.type)
+                        taken.add(other.id)
+                        break
         return swaps
 
     def _from_heads(self, n: Node, role: tuple[str, str]) -> Node | None:
