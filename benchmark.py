@@ -118,16 +118,11 @@ Sections, in the order data flows through them:
 from __future__ import annotations
 
 import argparse
-import base64
 import copy
 import csv
 import difflib
-import errno
 import functools
-import gc
 import hashlib
-import heapq
-import importlib.util
 import io
 import itertools
 import json
@@ -143,16 +138,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
-import threading
 import time
 import unicodedata
 import urllib.parse
-import zlib
-from collections import Counter, OrderedDict, deque
+from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import closing, contextmanager
-from dataclasses import asdict, dataclass, replace
+from contextlib import closing
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple, NoReturn
@@ -162,8 +154,6 @@ try:
 except ImportError:  # main() says how to install it, instead of a traceback
     tiktoken = None
 
-# -----------------------------------------------------------------------------
-# constants and the prompt templates
 
 ROOT = Path(__file__).resolve().parent
 DATA = ROOT / "data"
@@ -235,17 +225,13 @@ PATH_LINES = {"ru": '"path": [индексы рёбер по порядку],', 
 EDGE_ID_PATH_LINES = {"ru": '"path": [id рёбер по порядку],', "en": '"path": [edge ids in order],'}
 
 
-def _folded(text: str) -> str:
+def fold_answer(text: str) -> str:
     """The article's answer normalization (4.5): trimmed, casefolded, ё as е."""
     return text.strip().casefold().replace("ё", "е")
 
 
 class BenchmarkError(ValueError):
     """Bad input or a failed check; main() prints the message on one line and exits with code 2."""
-
-
-# -----------------------------------------------------------------------------
-# data types
 
 
 class Node(NamedTuple):
@@ -390,13 +376,6 @@ class Question:
         return len(self.paths) > 1 or len(self.answers) > 1 or len(self.answer_ids) > 1
 
 
-# -----------------------------------------------------------------------------
-# shared helpers: paths, hashes, JSON bytes and atomic writes; words in texts and ids; used from the
-# inputs to the reports
-#
-# Matching is by whole words, where letters, digits and "_" form words (so "gold" is not in
-# "Golden_Gate_Bridge"); an id is read as the words it is made of ("gold_1" holds "gold").
-
 LEAKY_ID_WORDS = ("answer", "correct", "gold", "expected", "solution")  # markers an id must not add to its node
 
 
@@ -416,22 +395,7 @@ def json_bytes(value: object) -> bytes:
     return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000) -> Iterator[bytes]:
-    """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
-    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory."""
-    body = json_bytes({**head, key: []}).rstrip()
-    if not rows:
-        yield body + b"\n"
-        return
-    yield body[: -len(b"[]\n}")] + b"[\n"
-    encode = json.JSONEncoder(ensure_ascii=False).encode
-    for start in range(0, len(rows), per_chunk):
-        last = start + per_chunk >= len(rows)
-        lines = ",\n".join("    " + encode(r) for r in rows[start:start + per_chunk])
-        yield (lines + ("\n  ]\n}\n" if last else ",\n")).encode("utf-8")
-
-
-def _file_mode() -> int:
+def file_mode() -> int:
     """The mode a new file gets under the current umask (mkstemp's own files are 0600)."""
     umask = os.umask(0)
     os.umask(umask)
@@ -444,7 +408,7 @@ def write_atomic(path: Path, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, _file_mode())
+        os.chmod(tmp, file_mode())
         os.replace(tmp, path)
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
@@ -464,33 +428,7 @@ def mentioned(text: str, needles: dict | set) -> set[str]:
     return found
 
 
-MAX_JSON_DEPTH = 64  # deeper JSON from a server or a file is refused: nothing this tool reads nests half as deep
-
-
-def json_depth(value: object) -> int:
-    """How deeply a parsed JSON value nests, without recursion: json_depth([[1], {"a": []}]) -> 3."""
-    depth, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (list, dict)):
-            depth = max(depth, level)
-            if level > MAX_JSON_DEPTH:
-                return level
-            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
-    return depth
-
-
-def untrusted_json(text: str) -> object:
-    """JSON that a server or a model sent: the value, or None when it is not JSON, nests deeper than MAX_JSON_DEPTH (an
-    answer of a thousand '[' from a model stuck in a loop), or holds a number Python refuses to convert."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value if json_depth(value) <= MAX_JSON_DEPTH else None
-
-
-def _mentions(text: str, needle: str) -> bool:
+def mentions(text: str, needle: str) -> bool:
     """needle occurs in text as a whole word (both already folded): 'q1' is in 'prompt.q1.txt'; 'gold' is not
     in 'golden_gate', nor 'russia' in 'duke_of_russia'; '.' is in nothing."""
     if needle not in text or not any(c.isalnum() for c in needle):
@@ -509,7 +447,7 @@ def hop_bucket(q: Question) -> str:
     return str(n) if n < 4 else "4+"
 
 
-def _percent(share: float) -> str:
+def percent(share: float) -> str:
     """A share as a whole percent, never '-0%': 0.1234 -> '12%', -0.001 -> '0%'."""
     text = f"{share:.0%}"
     return "0%" if text == "-0%" else text
@@ -525,14 +463,6 @@ def leaky_markers(node: Node) -> list[str]:
     added = id_words(node.id) - id_words(node.name)
     return [w for w in LEAKY_ID_WORDS if w in added]
 
-
-# -----------------------------------------------------------------------------
-# load and validate the inputs
-#
-# In: graph.json, questions.json. Out: RunInputs, or every problem found at once. A problem in a
-# record does not stop the reading: each bad node, edge or question adds one line to Problems, and
-# only main() decides, after the solver and leakage checks have added theirs, whether the run stops
-# (exit 2, nothing written) or, with --skip-invalid-questions, drops the questions at fault and goes on.
 
 MAX_SHOWN_PROBLEMS = 50  # lines printed; the rest are counted
 
@@ -730,7 +660,7 @@ def read_triples(text: str, where: str, delimiter: str) -> dict:
 
 def _cell_value(text: str) -> object:
     """A CSV cell's value: a JSON number or true/false as one, anything else as the text."""
-    return json.loads(text) if text in ("true", "false") or _JSON_NUMBER.fullmatch(text) else text
+    return json.loads(text) if text in ("true", "false") or JSON_NUMBER.fullmatch(text) else text
 
 
 def _merge_node(nodes: dict[str, dict], node_id: str, fields: dict, where: str) -> None:
@@ -1320,9 +1250,9 @@ def _condition(item: object, where: str) -> Condition:
 def holds(condition: Condition, props: Props) -> bool:
     """The condition holds on a record's properties: a missing property, or a value of another kind (a string
     against a number), never holds. holds(('since', '<=', 2010), (('since', 2005),)) -> True"""
-    value = dict(props).get(condition.key, _MISSING)
+    value = dict(props).get(condition.key, MISSING)
     wanted, op = condition.value, condition.op
-    if value is _MISSING or (type(value) is bool) != (type(wanted) is bool) or isinstance(value, str) != isinstance(wanted, str):
+    if value is MISSING or (type(value) is bool) != (type(wanted) is bool) or isinstance(value, str) != isinstance(wanted, str):
         return False
     if op in ("=", "!="):
         return (value == wanted) == (op == "=")
@@ -1331,7 +1261,7 @@ def holds(condition: Condition, props: Props) -> bool:
     return {"<": value < wanted, "<=": value <= wanted, ">": value > wanted, ">=": value >= wanted}[op]
 
 
-_MISSING = object()
+MISSING = object()
 
 
 def prop_of(props: Props, key: str) -> object:
@@ -1339,7 +1269,7 @@ def prop_of(props: Props, key: str) -> object:
     for k, v in props:
         if k == key:
             return v
-    return _MISSING
+    return MISSING
 
 
 def warn(message: str) -> None:
@@ -1419,14 +1349,7 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
                      graph_format=graph_format)
 
 
-# -----------------------------------------------------------------------------
-# formats: one serializer and one parser each, registered in FORMATS at the end
-#
-# Parsers read only what the serializers write; anything else raises BenchmarkError naming the line.
-# The line-based formats split on "\n" alone (str.splitlines would also split on U+2028, \x85, ...).
-
-
-def _fail(fmt: str, line_no: int, message: str) -> BenchmarkError:
+def format_error(fmt: str, line_no: int, message: str) -> BenchmarkError:
     return BenchmarkError(f"{fmt} line {line_no}: {message}")
 
 
@@ -1434,7 +1357,7 @@ def _fail(fmt: str, line_no: int, message: str) -> BenchmarkError:
 # written as scalar text: a number or a boolean as JSON writes it, a string as it is unless it would read as
 # something else (a number, true, false, null, an empty or space-padded string, or one that starts with a
 # quote), in which case it is a JSON string literal: 1969, 2.5, true, Kazan, "1969", "", " padded ".
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
 def scalar_text(value: object) -> str:
@@ -1444,7 +1367,7 @@ def scalar_text(value: object) -> str:
     if isinstance(value, (int, float)):
         return json.dumps(value)
     if (not value or value != value.strip() or value[0] == '"' or value in ("true", "false", "null")
-            or _JSON_NUMBER.fullmatch(value)):
+            or JSON_NUMBER.fullmatch(value)):
         return json.dumps(value, ensure_ascii=False)
     return value
 
@@ -1457,20 +1380,20 @@ def scalar_value(fmt: str, line_no: int, text: str) -> object:
         except ValueError:
             value = None
         if not isinstance(value, str):
-            raise _fail(fmt, line_no, f"a property value that starts with a quote must be one JSON string, not {text[:40]!r}")
+            raise format_error(fmt, line_no, f"a property value that starts with a quote must be one JSON string, not {text[:40]!r}")
         return value
     if text in ("true", "false"):
         return text == "true"
-    if _JSON_NUMBER.fullmatch(text):
+    if JSON_NUMBER.fullmatch(text):
         return json.loads(text)
     if not text or text == "null" or text != text.strip():
-        raise _fail(fmt, line_no, f"the property value {text!r} must be written as a JSON string")
+        raise format_error(fmt, line_no, f"the property value {text!r} must be written as a JSON string")
     return text
 
 
-def _prop_key(fmt: str, line_no: int, key: str) -> str:
+def prop_key(fmt: str, line_no: int, key: str) -> str:
     if not PROP_KEY.fullmatch(key) or key in RESERVED_KEYS:
-        raise _fail(fmt, line_no, f"{key!r} is not a property name")
+        raise format_error(fmt, line_no, f"{key!r} is not a property name")
     return key
 
 
@@ -1480,9 +1403,9 @@ def _read_pairs(fmt: str, line_no: int, fields: list[str]) -> Props:
     for field in fields:
         key, sep, text = field.partition("=")
         if not sep:
-            raise _fail(fmt, line_no, f"expected key=value after the record's fields, found {field[:40]!r}")
-        if _prop_key(fmt, line_no, key) in props:
-            raise _fail(fmt, line_no, f"the property {key!r} is given twice")
+            raise format_error(fmt, line_no, f"expected key=value after the record's fields, found {field[:40]!r}")
+        if prop_key(fmt, line_no, key) in props:
+            raise format_error(fmt, line_no, f"the property {key!r} is given twice")
         props[key] = scalar_value(fmt, line_no, text)
     return tuple(sorted(props.items()))
 
@@ -1492,7 +1415,7 @@ def _pairs(props: Props) -> list[str]:
     return [f"{k}={scalar_text(v)}" for k, v in props]
 
 
-def _prop_columns(props: tuple[Props, ...]) -> list[str]:
+def prop_columns(props: tuple[Props, ...]) -> list[str]:
     """Every property name of some records, sorted: the columns of a table format."""
     return sorted({k for p in props for k, _ in p})
 
@@ -1503,7 +1426,7 @@ def _typed(props: Props) -> tuple:
     return tuple((k, type(v) is bool, v) for k, v in props)
 
 
-def _graph_dict(graph: Graph, flat: bool = False, absent: object = ...) -> dict:
+def graph_dict(graph: Graph, flat: bool = False, absent: object = ...) -> dict:
     """The graph as plain records in schema order, an edge's id first with --edge-ids; properties nested under
     "properties" (json), or with flat as fields after the record's own (yaml, toon, markdown_kv), every
     property name on every record (as absent) when absent is given (toon's tables)."""
@@ -1514,7 +1437,7 @@ def _graph_dict(graph: Graph, flat: bool = False, absent: object = ...) -> dict:
     for records, all_props in ((nodes, graph.node_props), (edges, graph.edge_props)):
         if not all_props:
             continue
-        names = _prop_columns(all_props) if absent is not ... else []
+        names = prop_columns(all_props) if absent is not ... else []
         for record, props in zip(records, all_props):
             if flat:
                 record.update({**dict.fromkeys(names, absent), **dict(props)})
@@ -1523,19 +1446,19 @@ def _graph_dict(graph: Graph, flat: bool = False, absent: object = ...) -> dict:
     return {"nodes": nodes, "edges": edges}
 
 
-def _from_records(fmt: str, records: object, flat: bool = False) -> Graph:
+def from_records(fmt: str, records: object, flat: bool = False) -> Graph:
     """Graph from the parsed JSON of the json format (properties nested under "properties"), or with flat from
     records whose fields beyond their own are properties (yaml, toon, markdown_kv: a null is an absent one),
     checking the exact shape."""
     if not isinstance(records, dict) or set(records) != {"nodes", "edges"}:
-        raise _fail(fmt, 1, 'expected an object with exactly "nodes" and "edges"')
+        raise format_error(fmt, 1, 'expected an object with exactly "nodes" and "edges"')
     parts = []
     edges = records["edges"] if isinstance(records["edges"], list) else []
     with_ids = bool(edges) and isinstance(edges[0], dict) and "id" in edges[0]
     for key, cls in (("nodes", Node), ("edges", Edge)):
         items = records[key]
         if not isinstance(items, list):
-            raise _fail(fmt, 1, f"{key!r} is not a list")
+            raise format_error(fmt, 1, f"{key!r} is not a list")
         fields = {*cls._fields, "id"} if cls is Edge and with_ids else set(cls._fields)
         try:  # the shape of every item checked in C loops; the slow loop below reads properties or names the first bad item
             good = (all(map(operator.eq, map(dict.keys, items), itertools.repeat(fields)))
@@ -1551,24 +1474,24 @@ def _from_records(fmt: str, records: object, flat: bool = False) -> Graph:
 def _record_props(fmt: str, key: str, i: int, item: object, fields: set[str], flat: bool) -> Props:
     """The properties of one parsed record, after checking its own fields are strings."""
     if not isinstance(item, dict) or not fields <= item.keys() or not all(isinstance(item[f], str) for f in fields):
-        raise _fail(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))}")
+        raise format_error(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))}")
     extra = {k: v for k, v in item.items() if k not in fields}
     if extra and not flat:
         if set(extra) != {"properties"} or not isinstance(extra["properties"], dict) or not extra["properties"]:
-            raise _fail(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))} and perhaps a "
+            raise format_error(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))} and perhaps a "
                                 "non-empty properties object")
         extra = extra["properties"]
     props = []
     for name, value in extra.items():
         if value is None and flat:
             continue  # a table's empty cell: this record has no such property
-        if not PROP_KEY.fullmatch(str(name)) or name in RESERVED_KEYS or not _is_scalar(value):
-            raise _fail(fmt, 1, f"{key}[{i}].{name} is not a property of a string, number or boolean")
+        if not PROP_KEY.fullmatch(str(name)) or name in RESERVED_KEYS or not is_scalar(value):
+            raise format_error(fmt, 1, f"{key}[{i}].{name} is not a property of a string, number or boolean")
         props.append((name, value))
     return tuple(sorted(props))
 
 
-def _is_scalar(value: object) -> bool:
+def is_scalar(value: object) -> bool:
     return isinstance(value, (str, bool, int)) or isinstance(value, float) and math.isfinite(value)
 
 
@@ -1604,16 +1527,14 @@ def serialize_json(graph: Graph) -> str:
 
 def parse_json(text: str, fmt: str = "json") -> Graph:
     try:
-        return _from_records(fmt, json.loads(text))
+        return from_records(fmt, json.loads(text))
     except json.JSONDecodeError as e:
-        raise _fail(fmt, e.lineno, e.msg) from None
+        raise format_error(fmt, e.lineno, e.msg) from None
 
 
 # json_compact: the same object with no indentation and no spaces, as minified JSON travels.
-
-
 def serialize_json_compact(graph: Graph) -> str:
-    return json.dumps(_graph_dict(graph), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return json.dumps(graph_dict(graph), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def parse_json_compact(text: str) -> Graph:
@@ -1667,17 +1588,17 @@ def _parse_jsonl_lines(text: str) -> Graph:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as e:
-            raise _fail("jsonl", line_no, e.msg) from None
+            raise format_error("jsonl", line_no, e.msg) from None
         kind = item.get("k") if isinstance(item, dict) else None
         keys = JSONL_NODE_KEYS if kind == "n" else (JSONL_EDGE_ID_KEYS if "i" in item else JSONL_EDGE_KEYS) if kind == "e" else None
         props = item.pop("p", None) if keys is not None else None
         if (keys is None or tuple(item) != keys or not all(isinstance(v, str) for v in item.values())
                 or (kind == "e" and edges and bool(ids) != ("i" in item))):
-            raise _fail("jsonl", line_no, 'expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, '
+            raise format_error("jsonl", line_no, 'expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, '
                                           'and "p":{properties} at the end')
         if props is not None and (not isinstance(props, dict) or not props or not all(
-                PROP_KEY.fullmatch(k) and k not in RESERVED_KEYS and _is_scalar(v) for k, v in props.items())):
-            raise _fail("jsonl", line_no, '"p" is not an object of properties (strings, numbers, booleans)')
+                PROP_KEY.fullmatch(k) and k not in RESERVED_KEYS and is_scalar(v) for k, v in props.items())):
+            raise format_error("jsonl", line_no, '"p" is not an object of properties (strings, numbers, booleans)')
         props = tuple(sorted(props.items())) if props else ()
         if kind == "n":
             nodes.append(Node(item["i"], item["n"], item["t"]))
@@ -1705,16 +1626,16 @@ def _tsv_field(value: str) -> str:
     return value
 
 
-def _cells(props: Props, columns: list[str]) -> tuple[str, ...]:
+def prop_cells(props: Props, columns: list[str]) -> tuple[str, ...]:
     """A record's property cells under the columns: scalar_text, or '' where it has none."""
     have = dict(props)
     return tuple(scalar_text(have[c]) if c in have else "" for c in columns)
 
 
 def serialize_tsv(graph: Graph) -> str:
-    columns = _prop_columns((*graph.node_props, *graph.edge_props))
-    node_cells = [_cells(p, columns) for _, p in graph.nodes_with_props()] if columns else itertools.repeat(())
-    edge_cells = [_cells(p, columns) for _, p in graph.edges_with_props()] if columns else itertools.repeat(())
+    columns = prop_columns((*graph.node_props, *graph.edge_props))
+    node_cells = [prop_cells(p, columns) for _, p in graph.nodes_with_props()] if columns else itertools.repeat(())
+    edge_cells = [prop_cells(p, columns) for _, p in graph.edges_with_props()] if columns else itertools.repeat(())
     if graph.edge_ids:
         rows = [(*TSV_ID_HEADER, *columns), *(("node", *n, "", *c) for n, c in zip(graph.nodes, node_cells)),
                 *(("edge", *e, i, *c) for e, i, c in zip(graph.edges, graph.edge_ids, edge_cells))]
@@ -1732,14 +1653,14 @@ def parse_tsv(text: str) -> Graph:
         header = tuple(next(reader, None) or ())
         fixed = TSV_ID_HEADER if header[:5] == TSV_ID_HEADER else TSV_HEADER
         if header[: len(fixed)] != fixed:
-            raise _fail("tsv", 1, f"expected the header {TSV_HEADER_LINE!r}")
-        columns = [_prop_key("tsv", 1, c) for c in header[len(fixed):]]
+            raise format_error("tsv", 1, f"expected the header {TSV_HEADER_LINE!r}")
+        columns = [prop_key("tsv", 1, c) for c in header[len(fixed):]]
         if len(set(columns)) != len(columns):
-            raise _fail("tsv", 1, "a property column is named twice")
+            raise format_error("tsv", 1, "a property column is named twice")
         width = len(header)
         for row in reader:
             if len(row) != width or row[0] not in ("node", "edge") or (len(fixed) == 5 and row[0] == "node" and row[4]):
-                raise _fail("tsv", reader.line_num, f"expected {width} tab-separated fields starting with node or edge")
+                raise format_error("tsv", reader.line_num, f"expected {width} tab-separated fields starting with node or edge")
             is_node = row[0] == "node"
             (nodes if is_node else edges).append((Node if is_node else Edge)(*row[1:4]))
             if len(fixed) == 5 and not is_node:
@@ -1748,7 +1669,7 @@ def parse_tsv(text: str) -> Graph:
             props = tuple((c, scalar_value("tsv", reader.line_num, v)) for c, v in sorted(zip(columns, cells)) if v)
             (node_props if is_node else edge_props).append(props)
     except csv.Error as e:
-        raise _fail("tsv", reader.line_num, str(e)) from None
+        raise format_error("tsv", reader.line_num, str(e)) from None
     finally:
         csv.field_size_limit(limit)
     return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
@@ -1758,13 +1679,11 @@ def parse_tsv(text: str) -> Graph:
 # and "\r" for newline and carriage return, and a backslash before any other character makes that
 # character literal ("\|" is a pipe inside a value). Values without these characters are unchanged.
 # A record's properties follow its fields as more '|'-separated key=value fields.
-
-
 ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
 PIPE_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "|": "\\|"})
 
 
-def _lex(fmt: str, line_no: int, line: str) -> list[tuple[str, bool]]:
+def lex(fmt: str, line_no: int, line: str) -> list[tuple[str, bool]]:
     """Characters of an escaped line as (char, literal): 'a\\|b' -> [('a', F), ('|', T), ('b', F)]."""
     out, i = [], 0
     while i < len(line):
@@ -1774,33 +1693,33 @@ def _lex(fmt: str, line_no: int, line: str) -> list[tuple[str, bool]]:
             i += 1
             continue
         if i + 1 == len(line):
-            raise _fail(fmt, line_no, "line ends with a lone backslash")
+            raise format_error(fmt, line_no, "line ends with a lone backslash")
         nxt = line[i + 1]
         out.append(({"n": "\n", "r": "\r"}.get(nxt, nxt), True))
         i += 2
     return out
 
 
-def _text(chars: list[tuple[str, bool]]) -> str:
+def lexed_text(chars: list[tuple[str, bool]]) -> str:
     return "".join(c for c, _ in chars)
 
 
-def _split_fields(fmt: str, line_no: int, line: str, count: int, more: bool = False) -> list[str]:
+def split_fields(fmt: str, line_no: int, line: str, count: int, more: bool = False) -> list[str]:
     """The '|'-separated, unescaped fields of a line: 'a\\|b|c|d' -> ['a|b', 'c', 'd']; count of them, or with
     more at least count (the rest are key=value properties)."""
     if "\\" not in line:  # the common case needs no lexer
         fields = line.split("|")
     else:
         fields, current = [], []
-        for c, literal in _lex(fmt, line_no, line):
+        for c, literal in lex(fmt, line_no, line):
             if c == "|" and not literal:
-                fields.append(_text(current))
+                fields.append(lexed_text(current))
                 current = []
             else:
                 current.append((c, literal))
-        fields.append(_text(current))
+        fields.append(lexed_text(current))
     if len(fields) != count and not (more and len(fields) > count):
-        raise _fail(fmt, line_no, f"expected {'at least ' if more else ''}{count} '|'-separated fields, found {len(fields)}")
+        raise format_error(fmt, line_no, f"expected {'at least ' if more else ''}{count} '|'-separated fields, found {len(fields)}")
     return fields
 
 
@@ -1808,7 +1727,7 @@ def _pipe_row(values: tuple[str, ...]) -> str:
     return "|".join(v.translate(PIPE_ESCAPES) for v in values)
 
 
-def _pipe_rows(graph: Graph) -> Callable[[tuple[str, ...]], str]:
+def pipe_rows(graph: Graph) -> Callable[[tuple[str, ...]], str]:
     """_pipe_row, or a plain join when no value of the graph holds a character to escape (most graphs: it
     saves a translate per value), '-' after a space or before '>' included for edge_list."""
     text = "\x00".join(v for record in (*graph.nodes, *graph.edges) for v in record)
@@ -1825,11 +1744,9 @@ def _with_pairs(row: Callable, record: tuple[str, ...], props: Props) -> str:
 # line the source escapes the '-' of " -" and the relation the '-' of "->", so the first unescaped
 # " -" and the next unescaped "-> " are the arrow; the target escapes '|', so the first unescaped '|'
 # after it starts the edge's properties.
-
-
 def serialize_edge_list(graph: Graph) -> str:
     """With --edge-ids each edge line starts with its id in brackets: '[e1] a -R-> b'."""
-    row = _pipe_rows(graph)
+    row = pipe_rows(graph)
     lines = ["NODES", *(_with_pairs(row, n, p) for n, p in graph.nodes_with_props()), "EDGES"]
     heads = [f"[{i}] " for i in graph.edge_ids] if graph.edge_ids else [""] * len(graph.edges)
     tails = ["".join("|" + pair.translate(PIPE_ESCAPES) for pair in _pairs(p)) for p in graph.edge_props] if graph.edge_props else [""] * len(graph.edges)
@@ -1850,26 +1767,26 @@ def _parse_arrow(line_no: int, line: str) -> tuple[Edge, Props]:
         dash = line.find(" -") + 1 or None
         head = line.find("-> ", dash + 1) if dash else -1
     else:
-        chars = _lex("edge_list", line_no, line)
+        chars = lex("edge_list", line_no, line)
         raw = [None if literal else c for c, literal in chars]  # unescaped characters, None where escaped
         dash = next((i for i in range(1, len(raw)) if raw[i] == "-" and raw[i - 1] == " "), None)
         head = next((i for i in range(dash + 1, len(raw) - 2) if raw[i : i + 3] == ["-", ">", " "]), -1) if dash else -1
     if dash is None:
-        raise _fail("edge_list", line_no, "expected 'source -RELATION-> target' (no ' -' found)")
+        raise format_error("edge_list", line_no, "expected 'source -RELATION-> target' (no ' -' found)")
     if head < 0:
-        raise _fail("edge_list", line_no, "expected 'source -RELATION-> target' (no '-> ' found)")
+        raise format_error("edge_list", line_no, "expected 'source -RELATION-> target' (no '-> ' found)")
     if chars is None:
         target, *pairs = line[head + 3 :].split("|")
         return Edge(line[: dash - 1], line[dash + 1 : head], target), _read_pairs("edge_list", line_no, pairs)
     fields, current = [], []
     for c, literal in chars[head + 3 :]:
         if c == "|" and not literal:
-            fields.append(_text(current))
+            fields.append(lexed_text(current))
             current = []
         else:
             current.append((c, literal))
-    target, *pairs = [*fields, _text(current)]
-    return Edge(_text(chars[: dash - 1]), _text(chars[dash + 1 : head]), target), _read_pairs("edge_list", line_no, pairs)
+    target, *pairs = [*fields, lexed_text(current)]
+    return Edge(lexed_text(chars[: dash - 1]), lexed_text(chars[dash + 1 : head]), target), _read_pairs("edge_list", line_no, pairs)
 
 
 def parse_edge_list(text: str) -> Graph:
@@ -1880,14 +1797,14 @@ def parse_edge_list(text: str) -> Graph:
         elif not line:
             continue
         elif section == "NODES":
-            fields = _split_fields("edge_list", line_no, line, 3, more=True)
+            fields = split_fields("edge_list", line_no, line, 3, more=True)
             nodes.append(Node(*fields[:3]))
             node_props.append(_read_pairs("edge_list", line_no, fields[3:]))
         elif section == "EDGES":
             if not edges:
                 with_ids = line.startswith("[")  # an escaped source starts with "\\["
             if line.startswith("[") != with_ids or with_ids and "] " not in line:
-                raise _fail("edge_list", line_no, "expected every edge line with an '[id] ' in front, or none")
+                raise format_error("edge_list", line_no, "expected every edge line with an '[id] ' in front, or none")
             if with_ids:
                 edge_id, line = line[1:].split("] ", 1)
                 ids.append(edge_id)
@@ -1895,7 +1812,7 @@ def parse_edge_list(text: str) -> Graph:
             edges.append(edge)
             edge_props.append(props)
         else:
-            raise _fail("edge_list", line_no, "record before the NODES line")
+            raise format_error("edge_list", line_no, "record before the NODES line")
     return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
@@ -1907,7 +1824,7 @@ DSL_PROPS = "|key=value..."
 
 
 def serialize_dsl(graph: Graph) -> str:
-    row = _pipe_rows(graph)
+    row = pipe_rows(graph)
     header = DSL_ID_HEADER if graph.edge_ids else DSL_HEADER
     lines = [line + DSL_PROPS for line in header] if graph.has_props else [*header]
     lines += ["@ " + _with_pairs(row, n, p) for n, p in graph.nodes_with_props()]
@@ -1926,9 +1843,9 @@ def parse_dsl(text: str) -> Graph:
             continue
         marker, payload = line[:2], line[2:]
         if marker not in ("@ ", "> "):
-            raise _fail("dsl", line_no, f"unknown marker {line[:2]!r}; lines start with '@ ', '> ' or '#'")
+            raise format_error("dsl", line_no, f"unknown marker {line[:2]!r}; lines start with '@ ', '> ' or '#'")
         count = 4 if with_ids and marker == "> " else 3
-        fields = _split_fields("dsl", line_no, payload, count, more=True)
+        fields = split_fields("dsl", line_no, payload, count, more=True)
         props = _read_pairs("dsl", line_no, fields[count:])
         if marker == "@ ":
             nodes.append(Node(*fields[:3]))
@@ -1948,13 +1865,13 @@ PIPE_TABLE_SECTIONS = (("-----Entities-----", "id|name|type"), ("-----Relationsh
 
 def serialize_pipe_table(graph: Graph) -> str:
     (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
-    row = _pipe_rows(graph)
-    node_columns, edge_columns = _prop_columns(graph.node_props), _prop_columns(graph.edge_props)
+    row = pipe_rows(graph)
+    node_columns, edge_columns = prop_columns(graph.node_props), prop_columns(graph.edge_props)
     lines = [entities, "|".join([entity_header, *node_columns])]
-    lines += [row(n) + "".join("|" + c.translate(PIPE_ESCAPES) for c in _cells(p, node_columns)) for n, p in graph.nodes_with_props()]
+    lines += [row(n) + "".join("|" + c.translate(PIPE_ESCAPES) for c in prop_cells(p, node_columns)) for n, p in graph.nodes_with_props()]
     lines += [relations, "|".join([relation_header, *edge_columns])]
     ids = graph.edge_ids or [str(i) for i in range(len(graph.edges))]  # an edge id, or the row's position
-    lines += [row((i, e.source, e.target, e.relation)) + "".join("|" + c.translate(PIPE_ESCAPES) for c in _cells(p, edge_columns))
+    lines += [row((i, e.source, e.target, e.relation)) + "".join("|" + c.translate(PIPE_ESCAPES) for c in prop_cells(p, edge_columns))
               for i, (e, p) in zip(ids, graph.edges_with_props())]
     return "\n".join(lines)
 
@@ -1962,10 +1879,10 @@ def serialize_pipe_table(graph: Graph) -> str:
 def _table_header(line_no: int, line: str, fixed: str) -> list[str]:
     """The property columns of a pipe_table header that starts with the fixed ones."""
     if line != fixed and not line.startswith(fixed + "|"):
-        raise _fail("pipe_table", line_no, f"expected the header {fixed!r}")
-    columns = [_prop_key("pipe_table", line_no, c) for c in line[len(fixed) + 1:].split("|")] if line != fixed else []
+        raise format_error("pipe_table", line_no, f"expected the header {fixed!r}")
+    columns = [prop_key("pipe_table", line_no, c) for c in line[len(fixed) + 1:].split("|")] if line != fixed else []
     if len(set(columns)) != len(columns):
-        raise _fail("pipe_table", line_no, "a property column is named twice")
+        raise format_error("pipe_table", line_no, "a property column is named twice")
     return columns
 
 
@@ -1977,25 +1894,25 @@ def parse_pipe_table(text: str) -> Graph:
     lines = text.split("\n")
     (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
     if lines[:1] != [entities] or len(lines) < 2 or relations not in lines:
-        raise _fail("pipe_table", 1, f"expected the tables {entities} ({entity_header}) and {relations} ({relation_header})")
+        raise format_error("pipe_table", 1, f"expected the tables {entities} ({entity_header}) and {relations} ({relation_header})")
     node_columns = _table_header(2, lines[1], entity_header)
     split = lines.index(relations)
     edge_columns = _table_header(split + 2, lines[split + 1] if split + 1 < len(lines) else "", relation_header)
     nodes, node_props = [], []
     for i, line in enumerate(lines[2:split], 3):
-        fields = _split_fields("pipe_table", i, line, 3 + len(node_columns))
+        fields = split_fields("pipe_table", i, line, 3 + len(node_columns))
         nodes.append(Node(*fields[:3]))
         node_props.append(_table_props(i, node_columns, fields[3:]))
     edges, ids, edge_props = [], [], []
     for i, line in enumerate(lines[split + 2 :], split + 3):
-        row_id, source, target, relation, *cells = _split_fields("pipe_table", i, line, 4 + len(edge_columns))
+        row_id, source, target, relation, *cells = split_fields("pipe_table", i, line, 4 + len(edge_columns))
         ids.append(row_id)
         edges.append(Edge(source, relation, target))
         edge_props.append(_table_props(i, edge_columns, cells))
     positions = [str(k) for k in range(len(ids))]
     if ids != positions and any(a == b for a, b in zip(ids, positions)):
         k = next(k for k, (a, b) in enumerate(zip(ids, positions)) if a == b)
-        raise _fail("pipe_table", split + 3 + k, f"relationship id {ids[k]!r} is its row's position, but other ids are not: "
+        raise format_error("pipe_table", split + 3 + k, f"relationship id {ids[k]!r} is its row's position, but other ids are not: "
                                                  "ids are all positions or all edge ids")
     return Graph(tuple(nodes), tuple(edges), () if ids == positions else tuple(ids), tuple(node_props), tuple(edge_props))
 
@@ -2003,26 +1920,22 @@ def parse_pipe_table(text: str) -> Graph:
 # The peers' formats. Each is written and read with its own ecosystem's library where one exists, imported
 # only when the format is asked for (FORMAT_LIBRARIES says which package; make_plan checks it is there).
 # Properties are keys of their records, after the record's own.
-
-
 def _from_plain(fmt: str, records: object) -> Graph:
     """Graph from {"nodes": [...], "edges": [...]} as a library read it back, checking its exact shape."""
     if not isinstance(records, dict) or set(records) != {"nodes", "edges"}:
-        raise _fail(fmt, 1, 'expected "nodes" and "edges"')
+        raise format_error(fmt, 1, 'expected "nodes" and "edges"')
     try:
-        return _from_records(fmt, {"nodes": records["nodes"] or [], "edges": records["edges"] or []}, flat=True)
+        return from_records(fmt, {"nodes": records["nodes"] or [], "edges": records["edges"] or []}, flat=True)
     except (TypeError, KeyError, AttributeError) as e:
-        raise _fail(fmt, 1, f"unexpected shape ({e})") from None
+        raise format_error(fmt, 1, f"unexpected shape ({e})") from None
 
 
 # toon: TOON's tabular arrays, nodes[N]{id,name,type}: and edges[M]{source,relation,target}:, one row each,
 # written and read by the official toon-format package; a property is a column, null where a record has none.
-
-
 def serialize_toon(graph: Graph) -> str:
     from toon_format import encode
 
-    return encode(_graph_dict(graph, flat=True, absent=None))
+    return encode(graph_dict(graph, flat=True, absent=None))
 
 
 def parse_toon(text: str) -> Graph:
@@ -2031,7 +1944,7 @@ def parse_toon(text: str) -> Graph:
     try:
         return _from_plain("toon", decode(text))
     except ToonDecodeError as e:
-        raise _fail("toon", 1, str(e).splitlines()[0]) from None
+        raise format_error("toon", 1, str(e).splitlines()[0]) from None
 
 
 # yaml: nodes: and edges: block lists, keys in schema order, Unicode kept, written and read by PyYAML's safe
@@ -2073,7 +1986,7 @@ def serialize_yaml(graph: Graph) -> str:
     joined around them; the same bytes as yaml_dump_whole, which the tests compare it with, at a fraction of the
     cost of dumping a whole graph for every packed prefix (PyYAML's representer is Python). A key or value the
     joining cannot carry (an explicit '? ' key) sends the whole graph to yaml_dump_whole."""
-    plain = _graph_dict(graph, flat=True)
+    plain = graph_dict(graph, flat=True)
     lines = []
     try:
         for section, records in plain.items():
@@ -2122,7 +2035,7 @@ def yaml_dump_whole(graph: Graph | None, plain: dict | None = None, dumper: type
     class to build on instead of the C one (tests compare the two)."""
     import yaml
 
-    plain = _graph_dict(graph, flat=True) if plain is None else plain
+    plain = graph_dict(graph, flat=True) if plain is None else plain
     texts = [t for records in plain.values() for record in records for item in record.items() for t in item if isinstance(t, str)]
     wide = sorted({ch for t in texts for ch in t if ord(ch) > 0xFFFF})
     used = {ch for t in texts for ch in t if ord(ch) in PRIVATE_USE} if wide else set()
@@ -2145,7 +2058,7 @@ def parse_yaml(text: str) -> Graph:
         return _from_plain("yaml", yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        raise _fail("yaml", (mark.line + 1) if mark else 1, str(getattr(e, "problem", e))) from None
+        raise format_error("yaml", (mark.line + 1) if mark else 1, str(getattr(e, "problem", e))) from None
 
 
 # turtle: RDF Turtle, in the order the edges are shown: each node an IRI of one base namespace with
@@ -2210,13 +2123,13 @@ def parse_turtle(text: str) -> Graph:
     try:
         rdf.parse(data=text, format="turtle")
     except Exception as e:  # rdflib raises its own errors for a text that is not Turtle
-        raise _fail("turtle", 1, str(e).splitlines()[0][:200]) from None
+        raise format_error("turtle", 1, str(e).splitlines()[0][:200]) from None
     decode = urllib.parse.unquote
     node, kind, relation = (TURTLE_PREFIXES[p] for p in ("n", "t", "r"))
 
     def local(term: object, namespace: str) -> str:
         if not isinstance(term, rdflib.URIRef) or not str(term).startswith(namespace):
-            raise _fail("turtle", 1, f"{term} is not an IRI of {namespace}")
+            raise format_error("turtle", 1, f"{term} is not an IRI of {namespace}")
         return decode(str(term)[len(namespace):])
 
     props: dict[object, dict[str, object]] = {}  # node IRI or reification -> property -> value
@@ -2225,8 +2138,8 @@ def parse_turtle(text: str) -> Graph:
             key = local(p, TURTLE_PROPERTY)
             value = o.toPython() if isinstance(o, rdflib.Literal) else None
             value = str(value) if isinstance(value, str) else float(value) if type(value).__name__ == "Decimal" else value
-            if not _is_scalar(value) or key in props.setdefault(s, {}):
-                raise _fail("turtle", 1, f"{s} has the property {key} twice, or not as a literal of a string, number or boolean")
+            if not is_scalar(value) or key in props.setdefault(s, {}):
+                raise format_error("turtle", 1, f"{s} has the property {key} twice, or not as a literal of a string, number or boolean")
             props[s][key] = value
     reified = {(rdf.value(r, RDF.subject), rdf.value(r, RDF.predicate), rdf.value(r, RDF.object)): r for r in rdf.subjects(RDF.subject)}
     labels = {s: str(o) for s, o in rdf.subject_objects(RDFS.label)}
@@ -2245,7 +2158,7 @@ MARKDOWN_KV_SECTIONS = ("## Nodes", "## Edges")
 
 
 def serialize_markdown_kv(graph: Graph) -> str:
-    records = _graph_dict(graph)
+    records = graph_dict(graph)
     blocks = []
     for title, key, all_props in zip(MARKDOWN_KV_SECTIONS, ("nodes", "edges"), (graph.node_props, graph.edge_props)):
         blocks.append(title)
@@ -2266,17 +2179,17 @@ def parse_markdown_kv(text: str) -> Graph:
         elif not line:
             current = None
         elif section is None or ": " not in line:
-            raise _fail("markdown_kv", line_no, "expected a '## Nodes' or '## Edges' section of 'key: value' lines")
+            raise format_error("markdown_kv", line_no, "expected a '## Nodes' or '## Edges' section of 'key: value' lines")
         else:
             if current is None:
                 current, start = {}, line_no
                 records[section].append(current)
             key, value = line.split(": ", 1)
             if key in current:
-                raise _fail("markdown_kv", line_no, f"{key!r} given twice in the record that starts at line {start}")
-            value = _text(_lex("markdown_kv", line_no, value)) if "\\" in value else value
+                raise format_error("markdown_kv", line_no, f"{key!r} given twice in the record that starts at line {start}")
+            value = lexed_text(lex("markdown_kv", line_no, value)) if "\\" in value else value
             current[key] = value if key in fields[section] else scalar_value("markdown_kv", line_no, value)
-    return _from_records("markdown_kv", records, flat=True)
+    return from_records("markdown_kv", records, flat=True)
 
 
 # name -> (serialize, parse). The order is the report order; the article's five come first.
@@ -2295,9 +2208,6 @@ FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
 }
 FORMAT_LIBRARIES = {"toon": ("toon_format", "toon-format"), "yaml": ("yaml", "PyYAML"), "turtle": ("rdflib", "rdflib")}  # format -> (module, package)
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
-
-# -----------------------------------------------------------------------------
-# round-trip check (article 4.3, 8.1): what a format writes must parse back to the same graph
 
 
 def first_difference(expected: Graph, actual: Graph) -> str | None:
@@ -2421,16 +2331,6 @@ def serialize_checked(fmt: str, graph: Graph) -> str:
     return text
 
 
-# -----------------------------------------------------------------------------
-# control solver (article 8.5): a plain traversal, no model, that the gold data must agree with
-#
-# In: a graph's edges and a question's query. Out: every complete walk. A walk follows the query's hops
-# from its start, each along an existing edge (out: source to target, in: backwards from target to
-# source) and may pass an edge again when the hops lead back over it (parents, then children, comes
-# back to the start over the first edge). The gold paths must be exactly the complete walks, and the
-# answer ids exactly their end nodes; check_questions says, for each question that disagrees, which
-# hop failed and what the graph offers instead.
-
 MAX_WALKS = 1_000_000  # partial paths a query may have before the solver gives up, instead of running for hours
 
 
@@ -2468,7 +2368,7 @@ def asked(graph: Graph, ask: Ask, walk: tuple[tuple[int, ...], str]) -> object:
     """The value an ask question wants at the end of a walk (its end node's or last edge's property), or _MISSING."""
     path, end = walk
     if ask.of_ == "edge":
-        return prop_of(graph.edge_props[path[-1]], ask.key) if graph.edge_props and path else _MISSING
+        return prop_of(graph.edge_props[path[-1]], ask.key) if graph.edge_props and path else MISSING
     return prop_of(graph.props_by_node.get(end, ()), ask.key)
 
 
@@ -2480,7 +2380,7 @@ def solve(graph: Graph, query: Query, index: dict | None = None) -> list[tuple[t
 
 def complete(graph: Graph, query: Query, walks: list) -> list[tuple[tuple[int, ...], str]]:
     """The walks that made every hop, kept when they end where the property asked for has a value."""
-    return [w for w in walks if asked(graph, query.ask, w) is not _MISSING] if query.ask else walks
+    return [w for w in walks if asked(graph, query.ask, w) is not MISSING] if query.ask else walks
 
 
 def value_text(value: object) -> str:
@@ -2565,7 +2465,7 @@ def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
         return f"the gold paths end at {ends} but answer_ids are {sorted(set(q.answer_ids))}; make them the same"
     if q.query.ask:
         values = gold_answers(graph, q.query, found)
-        stray = [a for a in q.answers if _folded(a) not in {_folded(v) for v in values}]
+        stray = [a for a in q.answers if fold_answer(a) not in {fold_answer(v) for v in values}]
         if stray:
             return (f"answer {stray[0]!r} is not a value of {q.query.ask.key!r} where the gold paths end ({', '.join(map(repr, values[:3]))}); "
                     "make the answers those values")
@@ -2647,8 +2547,8 @@ def check_questions(whole: Graph, questions: tuple[Question, ...], src: str, pro
 def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
     if q.insufficient or not q.answer_ids or q.query and q.query.ask:  # an ask question's answers are values: the solver checks them
         return None
-    named = {_folded(names[i]) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
-    stray = [a for a in q.answers if _folded(a) not in named]
+    named = {fold_answer(names[i]) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
+    stray = [a for a in q.answers if fold_answer(a) not in named]
     if not stray:
         return None
     nodes = ", ".join(f"{i!r} is named {names[i]!r}" for i in q.answer_ids[:3])
@@ -2663,7 +2563,6 @@ def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
 # to abstain. A node's role is its type; on an untyped graph (one type), the nodes at the same end of the
 # relation it was reached by (the other targets of spouse, say), and for the start, of one of its edges.
 # They are then validated and proven like a hand-written file.
-
 QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards, a hop backwards, joiner, closing, closing for a set)
     "ru": ("Начни с {start}. Пройди по ", "{relation}", "{relation} в обратную сторону", ", затем по ", ". Какой узел получится?",
            ". Какие узлы получатся? Назови любой из них."),
@@ -2727,7 +2626,6 @@ def question_text(language: str, start: str, hops: list[Hop], several: bool = Fa
 #   pair    a user's phrase and inverse phrase, both nouns: 'the developer of X', backwards 'the product of X'
 # A walk nests these from the start outwards; the last hop is the question ('What does Irina lead?').
 # The wording only says what the query is; the query, its gold paths and the solver's proof are unchanged.
-
 PREPOSITIONS = frozenset("by in of at to from on for with into as about under over within near".split())
 STATE_WORDS = frozenset(("located based born contained included situated made part member published released married "
                          "employed involved set filmed buried educated headquartered written named known used owned "
@@ -2990,8 +2888,8 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     index = edge_index(graph.edges)
     incident = incident_edges(graph, canonical=True)
     names = {n.id: n.name for n in graph.nodes}
-    name_count = Counter(_folded(n.name) for n in graph.nodes)
-    starts = sorted(i for i in incident if name_count[_folded(names[i])] == 1)  # a start the text names unambiguously
+    name_count = Counter(fold_answer(n.name) for n in graph.nodes)
+    starts = sorted(i for i in incident if name_count[fold_answer(names[i])] == 1)  # a start the text names unambiguously
     share = spec.property_share if graph.has_props else 0.0  # no draw is spent on it otherwise: the same questions as before
     word = Wording(graph, spec)
     draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, word, share)
@@ -3062,7 +2960,7 @@ class QuestionDraw:
         if query.ask and query.ask.of_ == "edge" and several:
             return None  # "the last edge" is one edge: its value must be one
         text = self.word(self.names[start], list(query.hops), several=several, ask=query.ask)
-        if any(_mentions(_folded(text), a) for a in (*map(_folded, answers), *(e.casefold() for e in ends))):
+        if any(mentions(fold_answer(text), a) for a in (*map(fold_answer, answers), *(e.casefold() for e in ends))):
             return None  # its wording would give the answer away (a walk back to the start)
         if several and rng.random() < 0.7:
             return None  # prefer one answer; keep some answer sets, never drop them all
@@ -3081,7 +2979,7 @@ class QuestionDraw:
         for key, value in props[i]:
             if not orderable(value):
                 continue
-            others = [v for j in siblings if (v := prop_of(props[j], key)) is not _MISSING and isinstance(v, str) == isinstance(value, str)
+            others = [v for j in siblings if (v := prop_of(props[j], key)) is not MISSING and isinstance(v, str) == isinstance(value, str)
                       and not isinstance(v, bool) and v != value]
             if others:
                 op = "<=" if value < min(others) else ">=" if value > max(others) else "="
@@ -3148,20 +3046,6 @@ def preflight_solver(variant: Variant) -> None:
                 where = f"graph variant {variant.name}" + (f", context {context.id}" if context.id else "")
                 raise BenchmarkError(f"control solver disagrees with question {q.id} on {where}: {problem}")
 
-
-# -----------------------------------------------------------------------------
-# graph variants: sizes with distractors (article 7.2), short ids (article 10, 12), permutations (8.4)
-#
-# In: the input graph and its questions. Out: Variants, each proven by the solver preflight.
-# A distractor branch is a chain of one to three new nodes hanging off a question's start node. It is
-# drawn, never enumerated: a random walk over the input's own edges from the anchor gives each step a
-# real relation and direction and a real node whose role the new node copies (its type, the shape of
-# its id, and a name made of the words of the names in that role: the other targets of place_of_birth,
-# say). A branch touches the rest of the graph only at its anchor, so a walk that enters it either dies
-# there, ends there, or comes back to the anchor over the same edges; a branch is safe when no
-# question's walk, from any point where it stands at the anchor, can do either of the last two. Unsafe
-# draws are drawn again; the solver preflight then proves, on the whole variant, that every gold
-# answer stands alone and no abstention question got completed.
 
 SIZES = ("small", "medium", "large")
 ID_VARIANTS = ("original", "short", "pseudonyms")
@@ -3284,7 +3168,6 @@ WORD_POOLS = [set(pool.split()) for pool in (_GIVEN, _FAMILY, _CITIES, _TITLE_WO
 POOL_SHARE = 0.3  # the share of a position's distinct words a pool must hold to lend that position its other words
 POOL_OWN = 10  # a graph that uses this many of a pool's words anywhere lends only those: words it never uses would
 # tell its new names from its real ones (an n-gram classifier learns them)
-
 _TRANSLIT = {
     **dict(zip("абвгдеёжзийклмнопрстуфхцчшщыэюя", "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch y e yu ya".split())),
     "ъ": "",
@@ -3370,7 +3253,7 @@ def _first_word(name: str) -> str:
     return name.split(" ", 1)[0].casefold()
 
 
-def _word_shape(word: str) -> tuple[str, str]:
+def word_shape(word: str) -> tuple[str, str]:
     """How a word looks, not what it says: ('title', ','), ('lower', ''), ('upper', '-')..."""
     letters = "".join(c for c in word if c.isalpha())
     case = "lower" if letters.islower() else "upper" if letters.isupper() and len(letters) > 1 else "title" if letters[:1].isupper() else "other"
@@ -3479,7 +3362,7 @@ class Vocabulary:
         self.templates: list[list[list[str]] | None] = []  # per name: the slots of its shape, None for one word
         for name in self.names:
             split = name.split(" ")
-            slots = self.slots.setdefault(tuple(map(_word_shape, split)), [[] for _ in split])
+            slots = self.slots.setdefault(tuple(map(word_shape, split)), [[] for _ in split])
             for k, word in enumerate(split):
                 slots[k].append(word)
             self.templates.append(slots if len(split) > 1 else None)
@@ -3502,7 +3385,7 @@ class Vocabulary:
 
     def draw(self, rng: random.Random, like: str | None = None) -> str | None:
         """A new name: in the shape of a real name drawn as the template, or with like, in like's shape."""
-        shape = tuple(map(_word_shape, like.split(" "))) if like is not None else None
+        shape = tuple(map(word_shape, like.split(" "))) if like is not None else None
         if shape is not None and shape in self.slots:
             slots = self.slots[shape] if len(shape) > 1 else None
         else:
@@ -3978,7 +3861,6 @@ def interleave(originals: list, extras: list, rng: random.Random) -> tuple[list,
 # nodes of the input graph, or a graph of its own), or cut by --context khop. Either way a context is a small
 # graph of its own, with its own edge order, and every size, id variant, permutation and mode works on it as
 # on the shared graph; the solver proves each one.
-
 CONTEXT_KINDS = ("shared", "given", "khop")
 RELATION_FLOOR = 2  # khop: edges of each relation a question names that a context holds at least (where the graph has them)
 RELATION_SEARCH = 20_000  # khop: nodes a search for such edges past the depth sees at most
@@ -4261,7 +4143,7 @@ class Pseudonyms:
         self.shapes: dict[tuple, list[str]] = {}  # ... then any word of the same shape, wherever it stands
         for n in graph.nodes:
             for w in n.name.split(" "):
-                self.shapes.setdefault(_word_shape(w), []).append(w)
+                self.shapes.setdefault(word_shape(w), []).append(w)
         self.shapes = {k: sorted(set(v)) for k, v in self.shapes.items()}
         numbers = [int(n.name) for n in graph.nodes if n.name.isdecimal() and n.name.isascii()]
         self.numbers = (min(numbers), max(numbers)) if numbers else None  # names that are numbers (years) get numbers
@@ -4310,11 +4192,11 @@ class Pseudonyms:
                 elif attempt < NAME_DRAWS and not (one_word and role[0] == "group"):  # no word model's blend for one word
                     name = self.everyone.draw(self.rng, n.name)
                 else:
-                    name = " ".join(self.rng.choice(self.shapes.get(_word_shape(w)) or [w]) for w in n.name.split(" "))
+                    name = " ".join(self.rng.choice(self.shapes.get(word_shape(w)) or [w]) for w in n.name.split(" "))
                 node = namer._named(n, name) if name and namer._fresh(name) else None
             while node is None:  # no word of that shape is left: a made-up word, in the input's script if Latin or Cyrillic
                 word = "".join(self.rng.choice(SYLLABLES) for _ in range(self.rng.randint(2, 3))).title()
-                word = "".join(_TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
+                word = "".join(TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
                 node = namer._named(n, word) if namer._fresh(word) else None
             return node
         finally:
@@ -4391,7 +4273,7 @@ def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudony
     by_name = {n.name: renamed[n.id].name for n in graph.nodes}
     by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2})  # an id quoted in a question
     pattern = re.compile("|".join(re.escape(k) for k in sorted(by_name, key=len, reverse=True) if k.strip())) if by_name else None
-    folded = {_folded(n.name): renamed[n.id].name for n in graph.nodes}
+    folded = {fold_answer(n.name): renamed[n.id].name for n in graph.nodes}
 
     def text(value: str) -> str:
         return pattern.sub(lambda m: by_name[m.group(0)], value) if pattern else value
@@ -4404,7 +4286,7 @@ def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudony
                       props(graph.node_props), props(graph.edge_props))
     questions = tuple(replace(
         q, question=text(q.question),
-        answers=q.answers if q.insufficient else tuple(dict.fromkeys(folded.get(_folded(a), text(a)) for a in q.answers)),
+        answers=q.answers if q.insufficient else tuple(dict.fromkeys(folded.get(fold_answer(a), text(a)) for a in q.answers)),
         answer_ids=tuple(renamed[i].id for i in q.answer_ids),
         query=replace(q.query, start=renamed[q.query.start].id) if q.query else None) for q in context.questions)
     new_names = re.compile("|".join(re.escape(n.name) for n in sorted(new_graph.nodes, key=lambda n: -len(n.name)) if n.name.strip()) or "(?!)")
@@ -4441,7 +4323,7 @@ def still_named(question: str, nodes: tuple[Node, ...]) -> list[str]:
     return sorted(set(left))
 
 
-_TO_CYRILLIC = dict(zip("abdeklmnorstvBDKLMNORSTV", "абдеклмнорствБДКЛМНОРСТВ"))
+TO_CYRILLIC = dict(zip("abdeklmnorstvBDKLMNORSTV", "абдеклмнорствБДКЛМНОРСТВ"))
 
 
 def edge_order(context: Context, size: str, k: int, seed: int) -> list[int]:
@@ -4465,13 +4347,6 @@ def with_edge_ids(context: Context) -> Context:
     edges are interleaved with the distractors', so an id says nothing of which edges are gold. A permutation
     moves the edges and their ids together."""
     return replace(context, graph=replace(context.graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(context.graph.edges)))))
-
-
-# -----------------------------------------------------------------------------
-# prompts: the template a graph and a question are put into (--prompt ru | en | FILE)
-#
-# In: a template's text. Out: Template, which renders a prompt in one pass and tells the parts of a
-# prompt apart (head + graph + middle + question + end), so that the shared part is counted once.
 
 
 @dataclass(frozen=True)
@@ -4553,13 +4428,6 @@ def load_template(value: str, edge_ids: bool = False) -> Template:
 
 ARTICLE_TEMPLATE = Template.parse("ru", PROMPT_TEMPLATES["ru"])
 
-
-# -----------------------------------------------------------------------------
-# tokenizers: tiktoken, offline
-#
-# tiktoken downloads an encoding's BPE file on first use and caches it under TIKTOKEN_CACHE_DIR as
-# sha1(url). The files of o200k_base and cl100k_base ship in data/tiktoken under those names, so a
-# fresh clone counts tokens with no network. A user's own TIKTOKEN_CACHE_DIR that holds the file wins.
 
 # encoding -> (url of its BPE file, SHA-256 that tiktoken checks), as in tiktoken_ext/openai_public.py
 BPE_FILES = {
@@ -4766,15 +4634,6 @@ class TokenCounts:
         return tokenizer.count(before + question)
 
 
-# -----------------------------------------------------------------------------
-# leakage preflight (article 8.3): nothing but the graph may lead a model to the answer
-#
-# In: the questions, the graphs, the template and the names of the files a run writes. Out: each
-# check with its result and what it found, by question. Matching is by whole words, where letters,
-# digits and "_" form words: "gold" is not in "Golden_Gate_Bridge", and "russia" is not in the id
-# "grand_duke_of_russia" unless it stands as a word of its own; a text with no letter or digit
-# (a node named ".") never matches. A failing check stops the run (--leakage warn: it only warns).
-
 LEAKAGE_MODES = ("fail", "warn")
 
 
@@ -4783,14 +4642,14 @@ def _path_forms(path: tuple[int, ...]) -> list[str]:
 
 
 def _answer_forms(q: Question) -> list[str]:
-    return list(dict.fromkeys(a for a in (*map(_folded, q.answers), *(i.casefold() for i in q.answer_ids)) if a))
+    return list(dict.fromkeys(a for a in (*map(fold_answer, q.answers), *(i.casefold() for i in q.answer_ids)) if a))
 
 
 def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tuple[Context, ...]]], template: Template,
                    file_names: list[str]) -> list[dict]:
     """Each check of article 8.3 with its result (pass, fail or warn) and its findings [{question, found}];
     graphs: (variant name, its contexts), for the checks of node ids and node order."""
-    text = _folded(template.render("", "", ""))
+    text = fold_answer(template.render("", "", ""))
     positives = [q for q in questions if not q.insufficient]
     forms = {q.id: _answer_forms(q) for q in positives}
     checks = []
@@ -4805,12 +4664,12 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tupl
 
     check(
         "template_has_no_answer",
-        [(q.id, repr(a)) for q in positives for a in forms[q.id] if _mentions(text, a)],
+        [(q.id, repr(a)) for q in positives for a in forms[q.id] if mentions(text, a)],
         f"the instruction and answer schema hold no gold answer or answer id ({ABSTAIN}, the abstention label every prompt carries, is exempt)",
     )
     check(
         "question_has_no_answer",
-        [(q.id, repr(a)) for q in positives for a in forms[q.id] if _mentions(_folded(q.question), a)],
+        [(q.id, repr(a)) for q in positives for a in forms[q.id] if mentions(fold_answer(q.question), a)],
         "no question's wording contains its own answer or answer id",
     )
     check(
@@ -4824,14 +4683,14 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tupl
             owners.setdefault(a, []).append(q.id)
     check(
         "file_names_have_no_answer",
-        [(qid, f"{name} has {a!r}") for name in sorted(set(file_names)) for a in sorted(mentioned(_folded(name), owners)) for qid in owners[a]],
+        [(qid, f"{name} has {a!r}") for name in sorted(set(file_names)) for a in sorted(mentioned(fold_answer(name), owners)) for qid in owners[a]],
         "no output file name contains a gold answer or answer id",
     )
     graph_list = [(name, c.graph, c.questions) for name, contexts in graphs for c in contexts]
     ids = sorted({n.id for _, g, _ in graph_list for n in g.nodes})
     check(
         "no_few_shot_examples",
-        [(None, repr(i)) for i in ids if not i.isalpha() and _mentions(text, i.casefold())],
+        [(None, repr(i)) for i in ids if not i.isalpha() and mentions(text, i.casefold())],
         "the template quotes no node id of the graph, so no few-shot example can repeat a gold path (ids of letters "
         "alone, like 'target', are ordinary words and not counted)",
     )
@@ -4863,15 +4722,6 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tupl
         level="warn",
     )
     return checks
-
-
-# -----------------------------------------------------------------------------
-# measurement: every variant, permutation, format, encoding and question, in modes A and B
-#
-# In: proven inputs and a Plan. Out: the rows of size_report.json (with an Item per row, which can
-# rebuild its prompt for the runner), the artifacts streamed into Staging as they are made. No prompt
-# is kept in memory: a row keeps the prompt's SHA-256 and token count, computed from the parts that
-# all prompts of a graph text share (FormattedGraph), and a prompt file is written and dropped.
 
 
 @dataclass(frozen=True)
@@ -4936,7 +4786,6 @@ class FormattedGraph:
 
 
 PROGRESS_AFTER = 3.0  # seconds before a run starts to show its progress on stderr
-HEARTBEAT = 15.0  # seconds between status lines of a model run while no answer comes (a CPU server takes minutes)
 
 
 def duration(seconds: float) -> str:
@@ -5239,7 +5088,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     for variant in variants:
         if not plan.article_layout:
             if variant.shared:
-                add_file(variant_file(variant, "json"), json_bytes(_graph_dict(variant.contexts[0].graph, flat=True)))
+                add_file(variant_file(variant, "json"), json_bytes(graph_dict(variant.contexts[0].graph, flat=True)))
             add_file(variant_file(variant, "questions"), json_bytes(
                 [question_dict(q, None if variant.shared else c.graph) for c in variant.contexts for q in c.questions]))
         for context in variant.contexts:
@@ -5457,12 +5306,8 @@ def question_dict(q: Question, graph: Graph | None = None) -> dict:
     if q.query is not None:
         item["query"] = _query_dict(q.query)
     if graph is not None:
-        item["context"] = {"graph": _graph_dict(graph, flat=True)}
+        item["context"] = {"graph": graph_dict(graph, flat=True)}
     return item
-
-
-# -----------------------------------------------------------------------------
-# reports: the console table, size_report.md and size_summary.json
 
 
 def console_table(rows: list[dict], formats: list[str]) -> str:
@@ -5480,7 +5325,7 @@ def console_table(rows: list[dict], formats: list[str]) -> str:
 SUMMARY_METRICS = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")
 
 
-def _stats(values: list[float]) -> dict:
+def summary_stats(values: list[float]) -> dict:
     return {
         "mean": round(statistics.fmean(values), 4),
         "min": round(min(values), 4),
@@ -5507,7 +5352,7 @@ def summarize(rows: list[dict]) -> list[dict]:
                 values = [r[metric] for r in perm_rows if r[metric] is not None]
                 if values:
                     per_perm.append(statistics.fmean(values))
-            entry[metric] = _stats(per_perm) if per_perm else None
+            entry[metric] = summary_stats(per_perm) if per_perm else None
         entry["overflow"] = sum(r["overflow"] for rs in by_perm.values() for r in rs)
         entry["prompts"] = sum(len(rs) for rs in by_perm.values())
         summary.append(entry)
@@ -5530,13 +5375,15 @@ def _ratio(value: dict | None, reference: dict | None) -> str:
     return f"{value['mean'] / reference['mean']:.2f}"
 
 
-def _md(text: str) -> str:
+def md_cell(text: str) -> str:
     """Text for a Markdown table cell: pipes escaped, one line."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_report(summary: list[dict], rows: list[dict], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str],
                     facts: dict | None = None) -> str:
+    import tiktoken
+
     reference = "json" if "json" in plan.formats else plan.formats[0]
     encodings = ", ".join(f"{t.name}" for t in plan.tokenizers)
     lines = [
@@ -5586,12 +5433,12 @@ def _preflight_lines(questions: tuple[Question, ...], preflight: dict) -> list[s
     skipped = preflight.get("skipped_questions") or []
     if skipped:
         lines += ["", f"Skipped by --skip-invalid-questions: {len(skipped)} question(s).", "", "| question | reason |", "|---|---|"]
-        lines += [f"| {s['question']} | {_md('; '.join(s['reasons']))} |" for s in skipped]
+        lines += [f"| {s['question']} | {md_cell('; '.join(s['reasons']))} |" for s in skipped]
     lines += [
         "",
         "| leakage check | result | detail |",
         "|---|---|---|",
-        *(f"| {c['check']} | {c['result']} | {_md(c['detail'])} |" for c in preflight["leakage"]),
+        *(f"| {c['check']} | {c['result']} | {md_cell(c['detail'])} |" for c in preflight["leakage"]),
     ]
     return lines
 
@@ -5650,7 +5497,7 @@ def _part_cost_lines(cost: dict | None, title: str, what: str) -> list[str]:
         for fmt, c in by_format.items():
             whole = c.get("with_ids", c.get("with"))
             lines.append(f"| {size} | {fmt} | {whole:,} | {c['without']:,} | +{whole - c['without']:,} "
-                         f"({_percent(whole / c['without'] - 1 if c['without'] else 0)}) |")
+                         f"({percent(whole / c['without'] - 1 if c['without'] else 0)}) |")
     return lines
 
 
@@ -5691,7 +5538,6 @@ def _size_tables(summary: list[dict], rows: list[dict], variants: list[Variant],
             lines += answerable_by_hops([r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
                                         {q.id: hop_bucket(q) for q in variants[0].questions})
     return lines
-
 
 
 def answerable_by_hops(rows: list[dict], buckets: dict[str, str]) -> list[str]:
@@ -5745,7 +5591,7 @@ def part_cost_line(cost: dict, what: str) -> str:
         shown = []
         for fmt, c in by_format.items():
             whole = c.get("with_ids", c.get("with"))
-            shown.append(f"{fmt} +{whole - c['without']:,} ({_percent(whole / c['without'] - 1 if c['without'] else 0)})")
+            shown.append(f"{fmt} +{whole - c['without']:,} ({percent(whole / c['without'] - 1 if c['without'] else 0)})")
         parts.append(f"{size}: {', '.join(shown)}")
     return f"{what} cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
 
@@ -5766,2270 +5612,6 @@ def console_summary(summary: list[dict]) -> str:
         )
     return "\n".join(lines)
 
-
-# -----------------------------------------------------------------------------
-# runner: Chat Completions against any OpenAI-compatible endpoint, into an append-only log
-#
-# Every request is one line of requests.jsonl, on disk (fsynced) before its worker takes the next job;
-# lines that arrive together share one fsync. A re-run of the same command skips what the log already
-# holds (same prompt, model, sampling and repeat), so a killed run costs nothing twice. The only network
-# code is http_post, over httpx2 (proxies, certificates, HTTP/1.1 framing are the library's); everything
-# else, the built-in "solver" model included, goes through the same log and the same scorer. What is ours
-# is what no library promises: one deadline per attempt whatever the server sends, the body cap, no
-# redirects, no unsolicited bytes taken for an answer, pacing to a token rate limit.
-
-LOG_NAME = "requests.jsonl"
-LOG_SCHEMA_VERSION = 1
-SOLVER_MODEL = "solver"  # --model solver: answers from the control solver, no network
-RETRY_STATUSES = {408, 409, 429}  # and every 5xx
-TRANSIENT_STATUSES = {408, 409, 429, 502, 503, 504}  # load, not a fault of the request: never a reason to stop the run
-SAME_ERROR_STOP = 3  # requests ended by one non-transient error, before any success, that stop the run
-RETRY_BASE_DELAY = 0.5  # seconds before the first retry; doubles each time, with full jitter
-RETRY_MAX_DELAY = 30.0
-TRUNCATION_RATIO = 0.6  # server prompt_tokens below this share of the local count: the server cut the prompt
-STRUCTURED_FORMS = ("json_schema", "json_object")
-ANSWER_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string"},
-        "path": {"type": "array", "items": {"type": "integer"}},
-        "evidence": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"source": {"type": "string"}, "relation": {"type": "string"}, "target": {"type": "string"}},
-                "required": ["source", "relation", "target"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    "required": ["answer", "path", "evidence"],
-    "additionalProperties": False,
-}
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    model: str
-    base_url: str  # up to and including /v1, no trailing slash
-    api_key_env: str | None  # name of the variable that holds the key (None: send none); the key itself is never stored
-    temperature: float | None  # None: not sent (reasoning models take only their default)
-    seed: int | None  # sent as the sampling seed, repeat r sends seed + r; None: not sent
-    max_output_tokens: int
-    max_tokens_field: str  # max_tokens (most servers, Ollama only reads this) or max_completion_tokens (OpenAI)
-    structured: str | None  # response_format with the answer schema: json_schema (OpenAI) or json_object (llama.cpp)
-    reasoning_effort: str | None  # sent as reasoning_effort when given
-    concurrency: int
-    repeats: int
-    limit: int | None  # only the first N prompts: a dry slice
-    timeout: float
-    max_retries: int
-    edge_ids: bool = False  # the answer's path cites edge ids (strings), not indices
-    tokens_per_minute: int | None = None  # --tokens-per-minute: sending is paced to it (Pacer)
-    requests_per_minute: int | None = None  # --requests-per-minute: the same
-
-    def sampling(self, repeat: int) -> dict:
-        """Every request field that can change an answer, besides the prompt: part of the resume key."""
-        fields: dict = {}
-        if self.temperature is not None:
-            fields["temperature"] = self.temperature
-        if self.seed is not None:
-            fields["seed"] = self.seed + repeat
-        fields[self.max_tokens_field] = self.max_output_tokens
-        if self.reasoning_effort is not None:
-            fields["reasoning_effort"] = self.reasoning_effort
-        schema = ANSWER_SCHEMA
-        if self.edge_ids:
-            schema = {**schema, "properties": {**schema["properties"], "path": {"type": "array", "items": {"type": "string"}}}}
-        if self.structured == "json_schema":
-            fields["response_format"] = {"type": "json_schema", "json_schema": {"name": "graph_answer", "strict": True, "schema": schema}}
-        elif self.structured == "json_object":
-            fields["response_format"] = {"type": "json_object", "schema": schema}
-        return fields
-
-    def body(self, prompt: str, repeat: int) -> dict:
-        return {"model": self.model, "messages": [{"role": "user", "content": prompt}], **self.sampling(repeat)}
-
-
-def is_loopback(host: str) -> bool:
-    """The host is this machine, decided by its address, never by how its name starts: '127.0.0.1', '::1', 'localhost'
-    are; '127.attacker.example' and '127.0.0.1.nip.io' are names that any DNS can point elsewhere."""
-    import ipaddress
-
-    if host.casefold() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def public_url(url: str) -> str:
-    """A URL without user info, query or fragment, fit for a log: 'https://u:p@h/v1?key=x' -> 'https://h/v1'."""
-    parts = urllib.parse.urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def public_argv(argv: list[str]) -> list[str]:
-    """The command line as it may be written down: --base-url without user info, query or fragment."""
-    out, i = [], 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--base-url" and i + 1 < len(argv):
-            out += [arg, public_url(argv[i + 1])]
-            i += 2
-            continue
-        out.append("--base-url=" + public_url(arg[len("--base-url="):]) if arg.startswith("--base-url=") else arg)
-        i += 1
-    return out
-
-
-class Redactor:
-    """Removes the API key (and the base URL's credentials) from anything about to be written or printed: the
-    secret as it is and in every form a server could echo it in (repr and JSON escapes, URL-encoded, in any case,
-    in base64 at any alignment, 'Bearer KEY' in base64), and any piece of those of REDACT_WINDOW characters or
-    more (a prefix, the key less its last character). A piece shorter than that is no usable secret."""
-
-    def __init__(self, secrets: list[str]) -> None:
-        exact, pieces = set(), set()
-        for secret in filter(None, secrets):
-            forms = {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1], urllib.parse.quote(secret, safe=""),
-                     urllib.parse.quote_plus(secret)}
-            raw = secret.encode("utf-8")
-            for prefix in (b"", b"Bearer ", b"x:"):  # base64 at each of its three alignments, and as an Authorization value
-                encoded = base64.b64encode(prefix + raw).decode("ascii")
-                forms.add(encoded[math.ceil(len(prefix) * 4 / 3):].rstrip("="))
-            forms.add(base64.b64encode(b"Bearer " + raw).decode("ascii"))
-            if len(secret) < 4:
-                continue
-            exact |= {f for f in forms if len(f) >= 4}
-            pieces |= {f[i:i + REDACT_WINDOW].lower() for f in forms if len(f) >= REDACT_WINDOW for i in range(len(f) - REDACT_WINDOW + 1)}
-        self.secrets = sorted(exact, key=len, reverse=True)
-        self.pieces = sorted(pieces)
-
-    def __call__(self, value):
-        if not self.secrets:
-            return value
-        if isinstance(value, str):
-            return self._text(value)
-        if isinstance(value, dict):
-            return {self(k): self(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self(v) for v in value]
-        return value
-
-    def _text(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-        folded = text.lower()
-        found = [piece for piece in self.pieces if piece in folded]  # each a scan in C; none, almost always
-        if not found:
-            return text
-        if len(folded) != len(text):  # a character whose lower case is longer: find the pieces without folding
-            spans = [m.span() for piece in found for m in re.finditer(re.escape(piece), text, re.IGNORECASE)]
-        else:
-            spans = [(m.start(), m.start() + len(piece)) for piece in found for m in re.finditer(re.escape(piece), folded)]
-        out, end = [], 0
-        for start, stop in sorted(spans):
-            if start > end:
-                out.append(text[end:start])
-                out.append("[redacted]")
-            elif not out or out[-1] != "[redacted]":
-                out.append("[redacted]")
-            end = max(end, stop)
-        return "".join(out) + text[end:]
-
-
-REDACT_WINDOW = 10  # characters of a piece of the key (or of one of its forms) that count as the key
-
-
-MAX_RESPONSE_BYTES = 32_000_000  # a chat completion is kilobytes; a body past this is cut and the request failed
-
-
-class ResponseTooLarge(OSError):
-    """The server sent more than MAX_RESPONSE_BYTES: the request fails instead of filling memory."""
-
-
-class AttemptTimeout(TimeoutError):
-    """One attempt (connect, headers and body together) took longer than --timeout."""
-
-
-class ProtocolError(ConnectionError):
-    """The server's answer is not HTTP/1.1 as we read it (a bad status line, a cut body): the server is there,
-    so the request is retried like one under load."""
-
-
-class Deadlines:
-    """One thread that ends every worker's attempts at their deadlines: a timer thread per attempt cost more CPU
-    than the request itself. arm() returns an entry; disarm() it when the attempt ends; an entry past its
-    deadline has its callback run once, on this thread."""
-
-    def __init__(self) -> None:
-        self.cond = threading.Condition()
-        self.heap: list[list] = []  # [deadline, sequence, callback or None once disarmed or run]
-        self.sequence = itertools.count()
-        self.thread: threading.Thread | None = None
-
-    def arm(self, timeout: float, callback: Callable[[], None]) -> list:
-        entry = [time.monotonic() + timeout, next(self.sequence), callback]
-        with self.cond:
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._watch, name="deadlines", daemon=True)
-                self.thread.start()
-            heapq.heappush(self.heap, entry)
-            if self.heap[0] is entry:
-                self.cond.notify()
-        return entry
-
-    def disarm(self, entry: list) -> None:
-        with self.cond:
-            entry[2] = None  # left in the heap; dropped when it comes to the top
-
-    def _watch(self) -> None:
-        with self.cond:
-            while True:
-                while self.heap and self.heap[0][2] is None:
-                    heapq.heappop(self.heap)
-                if not self.heap:
-                    self.cond.wait()
-                    continue
-                wait = self.heap[0][0] - time.monotonic()
-                if wait > 0:
-                    self.cond.wait(wait)
-                    continue
-                entry = heapq.heappop(self.heap)
-                callback, entry[2] = entry[2], None
-                callback()  # quick: sets an event and shuts a socket down
-
-
-_deadlines = Deadlines()
-
-
-class _Sockets:
-    """The network backend of one worker's client: httpcore's own, with each socket it opens kept, so that the
-    deadline thread can shut the one in use down (a blocked read wakes at once) whatever the server sends: a drip
-    of one byte at a time or chunks that never end pass every per-read timeout a library has. Proxied and TLS
-    connections go through connect_tcp too."""
-
-    def __init__(self) -> None:
-        import httpcore2
-
-        self.inner = httpcore2.SyncBackend()
-        self.socks: list = []
-        self.connects = 0
-        self.expired = False  # this worker's attempt is past its deadline: a socket that opens now is shut at once
-
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        stream = self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
-        self.connects += 1
-        self.socks = [s for s in self.socks if s.fileno() != -1] + [stream.get_extra_info("socket")]
-        if self.expired:
-            self.shutdown()
-        return stream
-
-    def connect_unix_socket(self, path, timeout=None, socket_options=None):  # never used: --base-url is http(s)
-        return self.inner.connect_unix_socket(path, timeout, socket_options)
-
-    def sleep(self, seconds: float) -> None:
-        self.inner.sleep(seconds)
-
-    def shutdown(self) -> None:
-        import socket
-
-        self.expired = True
-        for sock in self.socks:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-
-@functools.cache
-def _client_class() -> type:
-    """httpx2.Client whose transports (direct, and one per proxy it reads from the environment) use a worker's
-    _Sockets: httpx2 builds them inside its constructor and takes no network backend, so the two methods that
-    build them are where it is set."""
-    import httpx2
-
-    class Client(httpx2.Client):
-        def __init__(self, backend: _Sockets, **kwargs) -> None:
-            self.backend = backend
-            super().__init__(**kwargs)
-
-        def _init_transport(self, *args, **kwargs):
-            return self._own(super()._init_transport(*args, **kwargs))
-
-        def _init_proxy_transport(self, *args, **kwargs):
-            return self._own(super()._init_proxy_transport(*args, **kwargs))
-
-        def _own(self, transport):
-            pool = getattr(transport, "_pool", None)
-            if pool is None or not hasattr(pool, "_network_backend"):
-                raise RuntimeError(f"httpx2 {httpx2.__version__} builds its transports in another way: pin the version of requirements.lock.txt")
-            pool._network_backend = self.backend
-            return transport
-
-        def pools(self) -> list:
-            return [t._pool for t in (self._transport, *self._mounts.values()) if t is not None]
-
-    return Client
-
-
-def _worker_client() -> tuple:
-    """This thread's client and its sockets: one each per worker, so that keep-alive is per worker and a deadline
-    shuts only its own worker's connection."""
-    state = _connections.__dict__
-    if "client" not in state:
-        import httpx2
-
-        state["backend"] = _Sockets()
-        state["client"] = _client_class()(
-            state["backend"], follow_redirects=False, trust_env=True, timeout=None,
-            limits=httpx2.Limits(max_connections=4, max_keepalive_connections=2, keepalive_expiry=5.0),
-            headers={"Accept-Encoding": "identity", "User-Agent": "graphrag-format-benchmark"})
-    return state["client"], state["backend"]
-
-
-def _drop_connections(client, idle_only: bool) -> None:
-    for pool in client.pools():
-        for conn in pool.connections:
-            if not idle_only or conn.is_idle():
-                conn.close()
-
-
-def _drop_unsolicited(client) -> None:
-    """Close each idle kept-alive connection with a byte waiting on it: past the end of the last answer in its HTTP/1.1
-    parser (h11), or readable on its socket now (select with a zero timeout; a TLS record already decrypted counts
-    too). The next request would take those bytes for its answer; a connection the server closed shows readable
-    too, and is replaced without a failed attempt."""
-    import select
-
-    for pool in client.pools():
-        for conn in list(pool.connections):
-            if not conn.is_idle():
-                continue
-            inner = getattr(conn, "_connection", None)
-            h11_state = getattr(inner, "_h11_state", None)
-            stream = getattr(inner, "_network_stream", None)
-            sock = stream.get_extra_info("socket") if stream is not None else None
-            ssl_object = stream.get_extra_info("ssl_object") if stream is not None else None
-            waiting = h11_state is not None and bool(h11_state.trailing_data[0])
-            if not waiting and sock is not None and sock.fileno() != -1:
-                waiting = bool(select.select([sock], [], [], 0)[0]) or (ssl_object is not None and ssl_object.pending() > 0)
-            if waiting:
-                conn.close()
-
-
-_connections = threading.local()  # each worker keeps its own client (and so its keep-alive connections)
-
-
-def _cause(e: BaseException) -> OSError | None:
-    """The OSError under an httpx2 error (refused, unknown host, reset, a certificate): the runner tells 'no server
-    there' from 'a server that cut its answer' by it."""
-    seen = e.__cause__ or e.__context__
-    while seen is not None:
-        if isinstance(seen, OSError):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return None
-
-
-class ProxyFailure(ConnectionError):
-    """The proxy of HTTPS_PROXY / HTTP_PROXY / ALL_PROXY refused or failed the tunnel: no answer can come through it,
-    so until one request has succeeded it stops the run at once, as no server there does."""
-
-
-def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int, dict, bytes]:
-    """POST and return (status, headers with lower-case names, body); raises OSError on connection faults.
-
-    Through httpx2 (proxies and certificates from the environment, as it reads them: HTTPS_PROXY, HTTP_PROXY,
-    ALL_PROXY, NO_PROXY, SSL_CERT_FILE, SSL_CERT_DIR). timeout bounds the whole attempt, whatever the server
-    sends: at the deadline the worker's socket is shut down (Deadlines, _Sockets). A body past
-    MAX_RESPONSE_BYTES fails the request as it is read. Redirects are not followed (the key goes to --base-url's
-    host only): a 3xx is returned as it is. A kept-alive connection is reused (one per worker for a whole run)
-    unless a byte is waiting on it when it is taken again, buffered in the HTTP parser or readable on its socket (a
-    zero-timeout check, no wait): HTTP/1.1 cannot tell an unsolicited response from the answer to the next request,
-    so such a connection is dropped, never read; one the server closed while idle is replaced and the request sent
-    on a new one, once."""
-    import httpx2
-
-    client, backend = _worker_client()
-    _drop_unsolicited(client)
-    for attempt in (1, 2):
-        backend.expired, connects, answered = False, backend.connects, False
-        deadline = _deadlines.arm(timeout, backend.shutdown)
-        try:
-            with client.stream("POST", url, headers=headers, content=data, timeout=timeout) as response:
-                answered = True
-                length = response.headers.get("content-length", "")
-                if length.isdigit() and int(length) > MAX_RESPONSE_BYTES:
-                    raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
-                chunks, size = [], 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > MAX_RESPONSE_BYTES:
-                        raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES:,} bytes; it was cut")
-                    chunks.append(chunk)
-                status, response_headers = response.status_code, dict(response.headers)
-        except (httpx2.HTTPError, OSError) as e:
-            if backend.expired or isinstance(e, httpx2.TimeoutException):
-                raise AttemptTimeout(f"no complete answer within {timeout:g} s") from None
-            if isinstance(e, OSError):  # ResponseTooLarge
-                raise
-            if attempt == 1 and backend.connects == connects and not answered and isinstance(e, (httpx2.RemoteProtocolError, httpx2.NetworkError)):
-                continue  # the server had closed the kept-alive connection while it was idle: a new one
-            if isinstance(e, httpx2.ProxyError):
-                raise ProxyFailure(f"the proxy failed: {e}") from None
-            cause = _cause(e)
-            if cause is not None and not isinstance(e, httpx2.RemoteProtocolError):
-                raise cause from None
-            raise ProtocolError(str(e) or type(e).__name__) from None
-        finally:
-            _deadlines.disarm(deadline)
-        if backend.expired:  # a deadline that passed as the answer completed: the answer stands, the socket does not
-            _drop_connections(client, idle_only=False)
-        else:
-            _drop_unsolicited(client)
-        return status, response_headers, b"".join(chunks)
-    raise AssertionError("unreachable")
-
-
-def retry_wait(headers: dict, attempt: int, rng: random.Random) -> float:
-    """Seconds to wait before retry number attempt: the server's retry-after-ms or Retry-After if given,
-    else exponential backoff with full jitter."""
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        try:
-            wait = float(headers[name]) * scale
-        except (KeyError, ValueError, OverflowError):
-            continue
-        if math.isfinite(wait):  # 'nan' or 'inf' says nothing: back off as if it were not there
-            return min(max(wait, 0.0), RETRY_MAX_DELAY)
-    return rng.uniform(0, min(RETRY_BASE_DELAY * 2 ** (attempt - 1), RETRY_MAX_DELAY))
-
-
-RATE_WINDOW = 60.0  # seconds a --tokens-per-minute budget is for
-
-
-def reset_seconds(value: str | None) -> float | None:
-    """An x-ratelimit-reset-* header as seconds: OpenAI writes '6m0s', '1s', '20ms', '1h2m3.5s'; others a number."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        parts = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?", value.strip())
-        if not parts or not any(parts.groups()):
-            return None
-        h, m, sec, ms = (float(g) if g else 0.0 for g in parts.groups())
-        seconds = h * 3600 + m * 60 + sec + ms / 1000
-    return min(seconds, RETRY_MAX_DELAY * 10) if math.isfinite(seconds) and seconds >= 0 else None
-
-
-class Bucket:
-    """One rate limit: capacity units per RATE_WINDOW, refilled continuously (how providers replenish), filled up to
-    its capacity less the units in flight: the server counts a request when it arrives, not when it is sent, and
-    while it is full it gains nothing from the time in between (at a run's start, 2 of 62 requests were refused
-    without this rule). No capacity: no limit known yet."""
-
-    def __init__(self, capacity: int | None) -> None:
-        self.capacity = float(capacity) if capacity else None
-        self.level = self.capacity or 0.0
-        self.in_flight = 0
-        self.stamp = time.monotonic()
-
-    def refill(self, now: float) -> None:
-        if self.capacity is not None:
-            top = self.capacity - self.in_flight
-            if self.level < top:
-                self.level = min(top, self.level + (now - self.stamp) * self.capacity / RATE_WINDOW)
-        self.stamp = now
-
-    def wait(self, units: int) -> float:
-        """Seconds until units may go (a request larger than the whole bucket waits for a full one)."""
-        if self.capacity is None:
-            return 0.0
-        need = min(units, self.capacity)
-        return (need - self.level) * RATE_WINDOW / self.capacity if self.level < need else 0.0
-
-    def take(self, units: int) -> None:
-        if self.capacity is not None:
-            self.level -= units
-        self.in_flight += units
-
-    def learn(self, limit: int | None, remaining: int | None) -> None:
-        """The server's limit and what it says remains: a limit learnt from the headers alone starts the bucket
-        (less what is in flight, which the remaining count may not hold yet); a remaining count lowers it."""
-        if self.capacity is None and limit:
-            self.capacity = float(limit)
-            self.level = float(min(limit, limit if remaining is None else remaining)) - self.in_flight
-        elif remaining is not None and self.capacity is not None:
-            self.level = min(self.level, float(remaining))
-
-
-class Pacer:
-    """Sending paced to a provider's rate limits, so that 429s are rare rather than retried: a Bucket of
-    tokens_per_minute tokens, each request taking its prompt tokens and its output cap before it goes (OpenAI
-    counts max_tokens against the limit), and one of requests_per_minute requests. The server's x-ratelimit
-    headers, when it sends them, correct both (x-ratelimit-limit-tokens / -requests set a limit the flags did
-    not, -remaining-tokens / -requests lower the level), and remaining requests of 0 hold sending until
-    x-ratelimit-reset-requests."""
-
-    def __init__(self, tokens_per_minute: int | None, requests_per_minute: int | None = None) -> None:
-        self.tokens, self.requests = Bucket(tokens_per_minute), Bucket(requests_per_minute)
-        self.hold_until = 0.0  # no request before this (the server's requests ran out)
-        self.lock = threading.Lock()
-
-    def settle(self, tokens: int) -> None:
-        """An attempt that acquire() let go has its answer (or failed)."""
-        with self.lock:
-            now = time.monotonic()
-            for bucket, units in ((self.tokens, tokens), (self.requests, 1)):
-                bucket.refill(now)
-                bucket.in_flight -= units
-
-    def acquire(self, tokens: int, halt: threading.Event) -> float:
-        """Wait until the request may go (or the run stops); the seconds waited."""
-        started = time.monotonic()
-        while True:
-            with self.lock:
-                now = time.monotonic()
-                self.tokens.refill(now)
-                self.requests.refill(now)
-                wait = max(self.hold_until - now, self.tokens.wait(tokens), self.requests.wait(1), 0.0)
-                if wait <= 0:
-                    self.tokens.take(tokens)
-                    self.requests.take(1)
-                    return now - started
-            if halt.wait(min(wait, 1.0)):
-                return time.monotonic() - started
-
-    def observe(self, headers: dict) -> None:
-        """What the server says of its limits, after each answer (a 429's included)."""
-        if not headers or not any(name.startswith("x-ratelimit-") for name in headers):
-            return
-        with self.lock:
-            now = time.monotonic()
-            for bucket, unit in ((self.tokens, "tokens"), (self.requests, "requests")):
-                bucket.refill(now)
-                bucket.learn(_count_header(headers.get(f"x-ratelimit-limit-{unit}")), _count_header(headers.get(f"x-ratelimit-remaining-{unit}")))
-            if _count_header(headers.get("x-ratelimit-remaining-requests")) == 0:
-                reset = reset_seconds(headers.get("x-ratelimit-reset-requests"))
-                if reset:
-                    self.hold_until = max(self.hold_until, now + reset)
-
-
-def _count_header(value: str | None) -> int | None:
-    try:
-        n = int(value) if value is not None else None
-    except ValueError:
-        return None
-    return n if n is not None and 0 <= n <= MAX_COUNT else None
-
-
-
-def _error_code(body: object) -> str:
-    error = body.get("error") if isinstance(body, dict) else None
-    return str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
-
-
-SERVER_DOWN_AFTER = 3  # connection failures in a row, once the server has answered, that stop the run
-
-
-class Gate:
-    """What the answers say about the endpoint. Until one request succeeds, a connection that fails (no server
-    there) or HTTP 401, 403 or 404 (key rejected, unknown model or URL) closes the gate: the run stops at once
-    with that reason, instead of spending every prompt's retries on it. Once it has answered, SERVER_DOWN_AFTER
-    connection failures in a row mean the server went away: the run stops too (stopped), keeps what it has,
-    and a re-run resumes."""
-
-    def __init__(self, config: ModelConfig) -> None:
-        self.config, self.opened, self.reason = config, threading.Event(), None
-        self.lock = threading.Lock()
-        self.limit, self.active, self.room = config.concurrency, 0, threading.Condition()  # requests in flight
-        self.errors: Counter = Counter()  # non-transient errors that ended a request, before the first success
-        self.halt = threading.Event()  # set with reason or stopped: wakes every retry wait
-        self.stopped: str | None = None  # why a run that had answers stopped sending
-        self.down_in_a_row = 0
-        self.tickets = itertools.count()
-        self.pending: set[int] = set()  # attempts sent and not yet answered, by the order they were sent in
-        self.parallel = False  # seen to work on several requests at once: an answer came before an earlier request's
-        self.pacer = Pacer(config.tokens_per_minute, config.requests_per_minute)
-
-    def begin(self) -> int:
-        """An attempt is about to be sent: its place in the order of sending."""
-        with self.lock:
-            ticket = next(self.tickets)
-            self.pending.add(ticket)
-            return ticket
-
-    def end(self, ticket: int, answered: bool) -> None:
-        """An attempt was answered. A server that works one request at a time (llama.cpp with one slot, Ollama by
-        default) answers in the order it was sent; an answer that overtakes an earlier request shows several at work.
-        Until one does, a request that timed out is not sent again: the server is still computing it, and a copy
-        would queue behind it (and the requests after it behind both)."""
-        with self.lock:
-            self.pending.discard(ticket)
-            if answered and not self.parallel and self.pending and min(self.pending) < ticket:
-                self.parallel = True
-
-    def success(self) -> None:
-        self.opened.set()
-        with self.lock:
-            self.down_in_a_row = 0
-
-    def down(self, error: str) -> bool:
-        """A connection failed after the server had answered: True once it has failed SERVER_DOWN_AFTER times in a row."""
-        with self.lock:
-            self.down_in_a_row += 1
-            if self.down_in_a_row >= SERVER_DOWN_AFTER and not self.stopped:
-                self.stopped = (f"the server at {public_url(self.config.base_url)} stopped answering ({self.down_in_a_row} "
-                                f"connection failures in a row, the last: {error})")
-                self.halt.set()
-            return self.stopped is not None
-
-    def enter(self) -> None:
-        """Wait for a place among the requests in flight (fewer than --concurrency once the server is slow)."""
-        with self.room:
-            while self.active >= self.limit and not self.reason:
-                self.room.wait(0.5)
-            self.active += 1
-
-    def leave(self) -> None:
-        with self.room:
-            self.active -= 1
-            self.room.notify_all()
-
-    def slow(self) -> None:
-        """A request timed out: the server queues more than it serves, so halve the requests in flight (and say
-        so) rather than send more into a full queue. At one in flight there is nothing to halve."""
-        with self.room:
-            if self.limit > 1:
-                self.limit //= 2
-                warn(f"a request timed out after {self.config.timeout:g} s: the server queues requests; going on with "
-                     f"{self.limit} in flight instead of {self.limit * 2} (set --concurrency {self.limit} next time, or raise --timeout)")
-
-    def fail(self, reason: str) -> bool:
-        """Close the gate with reason unless a request has succeeded already; True if it is closed now."""
-        if self.opened.is_set():
-            return False
-        with self.lock:
-            self.reason = self.reason or reason
-        self.halt.set()
-        return True
-
-    def repeated(self, error: str) -> None:
-        """A request ended with a non-transient error: the same one on the first several requests stops the run."""
-        with self.lock:
-            self.errors[error] += 1
-            n = self.errors[error]
-        if n >= SAME_ERROR_STOP:
-            self.fail(f"the first {n} requests to {public_url(self.config.base_url)} ended with the same error ({error}); "
-                      "fix its cause (see the log) before sending the rest")
-
-    def http_failure(self, status: int, error: str) -> bool:
-        where = f"{public_url(self.config.base_url)} answered {error}"
-        form = self.config.structured
-        if form and status in (400, 422, 500) and re.search(r"response_format|json_schema|json_object|schema", error, re.I):
-            other = next(f for f in STRUCTURED_FORMS if f != form)
-            return self.fail(f"{where}: it refuses structured output as {form}; try --structured {other}, or leave --structured out")
-        if status in (401, 403):
-            if self.config.api_key_env is None:
-                return self.fail(f"{where}: the endpoint wants a key; name the variable that holds it with --api-key-env")
-            return self.fail(f"{where}: the key was rejected; set {self.config.api_key_env} to a valid key (or name another variable with --api-key-env)")
-        if status == 404:
-            return self.fail(f"{where}: the model or the URL is unknown; check --model {self.config.model!r} and --base-url"
-                             + url_hint(self.config.base_url))
-        return False
-
-
-def url_hint(base_url: str) -> str:
-    """What is likely wrong with a --base-url a server answered 404 to: the tool adds /chat/completions itself, and
-    OpenAI-compatible servers serve under /v1."""
-    path = urllib.parse.urlsplit(base_url).path.rstrip("/")
-    if path.endswith("/chat/completions"):
-        return f" (give it without /chat/completions, which the tool adds: {public_url(base_url).rstrip('/').removesuffix('/chat/completions')})"
-    if not path.endswith("/v1"):
-        return f" (OpenAI-compatible servers answer under /v1: try {public_url(base_url).rstrip('/')}/v1)"
-    return ""
-
-
-CONTEXT_REFUSAL = re.compile(r"context_length_exceeded|context length|context window|maximum context|too many tokens|"
-                             r"exceeds? the (?:model's )?(?:maximum )?(?:context|input)", re.I)
-
-
-def context_refusal(error: str | None) -> bool:
-    """The server refused the prompt as longer than its context window (llama.cpp, vLLM and OpenAI say so as an
-    HTTP 400): the article's CONTEXT_OVERFLOW, found on the server's side rather than by the local count."""
-    return isinstance(error, str) and error.startswith("HTTP 4") and CONTEXT_REFUSAL.search(error) is not None
-
-
-def failure_kind(error: str) -> str:
-    """An error as the failure summary groups it: after the status, numbers of three digits or more stand as N,
-    so that the refusals of prompts of every length are one line ('... context length is N tokens ...')."""
-    head, sep, rest = error.partition(": ")
-    return head + sep + re.sub(r"\d{3,}", "N", rest)
-
-
-def _no_server(e: BaseException) -> bool:
-    """Nothing listens there (refused, unknown host, unreachable), as opposed to a server that cut an answer."""
-    import socket
-
-    return isinstance(e, (ConnectionRefusedError, socket.gaierror, ProxyFailure)) or getattr(e, "errno", None) in (101, 113)
-
-
-def _timed_out(e: BaseException) -> bool:
-    return isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError)
-
-
-def _error_text(status: int, parsed: object, raw_text: str) -> str:
-    """'HTTP 400 (code): the server's own words': error.message, else detail, else the body; one line."""
-    code = _error_code(parsed)
-    error = parsed.get("error") if isinstance(parsed, dict) else None
-    words = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
-    if not words and isinstance(parsed, dict) and parsed.get("detail"):
-        detail = parsed["detail"]
-        words = detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
-    if not words and parsed is None:
-        words = raw_text
-    words = printable(" ".join(str(words or "").split()))
-    code = printable(code[:80])
-    return f"HTTP {status}" + (f" ({code})" if code else "") + (f": {words[:300]}" if words else "")
-
-
-def printable(text: str) -> str:
-    """Text from a server, safe to print on a terminal: control and format characters (an escape sequence that would
-    retitle the window, clear the screen or set the clipboard) shown as \\xNN instead of acted on."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)
-
-
-def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, gate: Gate | None = None,
-         tokens: int = 0) -> dict:
-    """One request with bounded retries: the outcome as the log records it (without the cell fields), with
-    rate_wait_s when it waited for the rate limit (tokens: what it counts against it). A timeout is sent again
-    once at most, and only to a server seen to work on several requests at once (Gate.end)."""
-    gate = gate or Gate(config)
-    paced = [0.0]
-    outcome = _attempts(config, post, url, headers, body, seed, gate, tokens, paced)
-    if paced[0] >= 0.001:
-        outcome["rate_wait_s"] = round(paced[0], 3)
-    return outcome
-
-
-def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, gate: Gate, tokens: int,
-              paced: list[float]) -> dict:
-    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    first = time.monotonic()
-    attempt = timeouts = 0
-    previous, rng = None, None  # the last attempt's HTTP error
-    while True:
-        attempt += 1
-        paced[0] += gate.pacer.acquire(tokens, gate.halt)  # seconds waited for the rate limit
-        started = time.monotonic()  # latency is the last attempt's; earlier attempts and waits are retry_wait_s
-        status, parsed, raw_text, wait_headers = None, None, None, {}
-        ticket = gate.begin()
-        try:
-            status, wait_headers, raw = post(url, headers, data, config.timeout)
-        except OSError as e:  # refused, reset, timed out, DNS, a malformed answer...
-            gate.pacer.settle(tokens)
-            gate.end(ticket, answered=False)
-            error, retry = f"connection error: {type(e).__name__}: {e}", True
-            if isinstance(e, ResponseTooLarge):
-                error, retry = f"connection error: {e}", False
-            elif _timed_out(e):
-                timeouts += 1
-                if gate.parallel:  # sent again, once: the server works on several at a time, so the copy is not queued behind it
-                    error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
-                             "late; lower --concurrency or raise --timeout")
-                    retry = timeouts < 2
-                else:  # a server that works one request at a time is still computing this one: a copy would queue behind it
-                    error = (f"timed out after {config.timeout:g} s: not sent again, since the server answers one request at a time "
-                             "and is still computing it; raise --timeout or cap --max-output-tokens")
-                    retry = False
-                gate.slow()
-            elif isinstance(e, ProxyFailure) and gate.fail(f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
-                                                          "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"):
-                return _outcome(None, None, error, None, attempt, started, first)
-            elif not _no_server(e):
-                pass  # a reset or a cut body: the server is there; retried like load
-            elif gate.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
-                return _outcome(None, None, error, None, attempt, started, first)
-            elif gate.down(f"{type(e).__name__}: {e}"):
-                return _outcome(None, None, error, None, attempt, started, first)
-        else:
-            gate.end(ticket, answered=True)
-            gate.pacer.settle(tokens)
-            gate.pacer.observe(wait_headers)
-            raw_text = raw.decode("utf-8", errors="replace")
-            parsed = untrusted_json(raw_text)
-            if 200 <= status < 300:
-                carries_error = isinstance(parsed, dict) and bool(parsed.get("error"))  # a failure, whatever else it holds
-                if _message(parsed) is not None and not carries_error:
-                    gate.success()
-                    return _outcome(parsed, raw_text, None, status, attempt, started, first)
-                error, retry = "the response is not a chat completion with a message", False
-                if carries_error:
-                    error = f"{_error_text(status, parsed, raw_text)} (in a response marked successful)"
-            elif 300 <= status < 400:
-                where = urllib.parse.urlsplit(wait_headers.get("location", "")).netloc or "another address"
-                error, retry = (f"HTTP {status}: redirected to {where}, not followed: the key goes to the host of --base-url "
-                                "only; give the final address as --base-url"), False
-                if gate.fail(f"{public_url(config.base_url)} answered {error}"):
-                    return _outcome(parsed, raw_text, error, status, attempt, started, first)
-            else:
-                error = _error_text(status, parsed, raw_text)
-                if gate.http_failure(status, error):
-                    return _outcome(parsed, raw_text, error, status, attempt, started, first)
-                code = _error_code(parsed)
-                retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
-                if retry and status not in TRANSIENT_STATUSES and error == previous and not gate.opened.is_set():
-                    retry = False  # the same 500 twice before anything worked: deterministic, not load
-                previous = error
-        if not retry or attempt > config.max_retries or gate.halt.is_set():
-            if retry and not gate.halt.is_set():
-                error += f"; gave up after {attempt} attempts"
-            return _outcome(parsed, raw_text, error, status, attempt, started, first)
-        rng = rng or random.Random(seed)  # jitter, seeded like everything else; made only when a retry needs it
-        if gate.halt.wait(retry_wait(wait_headers, attempt, rng)):
-            return _outcome(parsed, raw_text, error, status, attempt, started, first)  # the run stops: no more retries
-
-
-def _message(parsed: object) -> dict | None:
-    try:
-        message = parsed["choices"][0]["message"]
-    except (TypeError, KeyError, IndexError):
-        return None
-    return message if isinstance(message, dict) else None
-
-
-def _outcome(parsed: object, raw_text: str | None, error: str | None, status: int | None, attempts: int, started: float,
-             first: float | None = None) -> dict:
-    message = _message(parsed) or {}
-    choice = parsed["choices"][0] if message else {}
-    content = message.get("content")
-    shallow = parsed is not None and json_depth(parsed) <= MAX_JSON_DEPTH  # a deeper body is logged as its text
-    return {
-        "status": status,
-        "attempts": attempts,
-        "latency_s": round(time.monotonic() - started, 3),
-        "retry_wait_s": round(started - first, 3) if first is not None else 0.0,
-        "response": parsed if shallow else raw_text,
-        "content": content if isinstance(content, str) else None,
-        "usage": parsed.get("usage") if isinstance(parsed, dict) and shallow else None,
-        "system_fingerprint": parsed.get("system_fingerprint") if isinstance(parsed, dict) and isinstance(parsed.get("system_fingerprint"), str) else None,
-        "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
-        "error": error,
-    }
-
-
-def solver_answer(item: Item, cache: dict | None = None) -> dict:
-    """What the control solver answers to a prompt: the first complete path it finds, or INSUFFICIENT_DATA.
-    cache: shown graph key -> (graph, edge index), shared by the prompts that show the same edges."""
-    key = (item.variant.name, id(item.context), id(item.order), item.row["mode"], item.row["edges_included"])
-    cache = {} if cache is None else cache
-    if key not in cache:
-        shown = item.shown()
-        cache[key] = (shown, edge_index(shown.edges))
-    (shown, index), q = cache[key], item.question
-    found = solve(shown, q.query, index) if q.query else []
-    if not found:  # every complete walk is a gold path: the first one will do
-        return {"answer": ABSTAIN, "path": [], "evidence": []}
-    path, end = found[0]
-    answer = value_text(asked(shown, q.query.ask, found[0])) if q.query.ask else shown.names[end]
-    cited = [shown.edge_ids[i] for i in path] if shown.edge_ids else list(path)
-    return {"answer": answer, "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
-
-
-def solver_outcome(item: Item, cache: dict) -> dict:
-    """The solver's answer as a chat completion. It has no usage: the solver reads no tokens, and its counts must not
-    pass for a model's own."""
-    content = json.dumps(solver_answer(item, cache), ensure_ascii=False)
-    completion = {
-        "object": "chat.completion",
-        "model": SOLVER_MODEL,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-    }
-    return _outcome(completion, None, None, 200, 1, time.monotonic())
-
-
-def request_key(sha: str, model: str, sampling: dict, repeat: int) -> str:
-    """What makes two requests the same for resuming: prompt, model, sampling and repeat."""
-    return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
-
-
-def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
-    """Each non-blank line of a log or a Batch file, streamed: its number, its bytes and its record, None when the
-    line is not a JSON object (a torn last line from a killed run, or a line damaged by hand). A missing file
-    has no lines."""
-    try:
-        f = open(path, "rb")
-    except FileNotFoundError:
-        return
-    except OSError as e:
-        raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file") from None
-    loads = json.loads
-    with f:
-        for line_no, line in enumerate(f, 1):
-            if line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
-                continue
-            try:
-                record = loads(line.decode("utf-8"))  # decoded here: json's own guess at the encoding cost a third of a parse
-            except (ValueError, RecursionError):  # UnicodeDecodeError included; a line nested past what json reads
-                record = None
-            yield line_no, line, record if isinstance(record, dict) else None
-
-
-def _last_line_start(f, size: int) -> int:
-    """Where the last line of an open file begins: after the last newline, looked for backwards block by block."""
-    end = size
-    while end > 0:
-        begin = max(end - 65536, 0)
-        f.seek(begin)
-        block = f.read(end - begin)
-        k = block.rfind(b"\n")
-        if k >= 0:
-            return begin + k + 1
-        end = begin
-    return 0
-
-
-class Log:
-    """requests.jsonl, thread-safe: write() returns once its line is on disk (flushed and fsynced). Lines written
-    by several workers at once share one write and one fsync (group commit): the first to arrive writes what
-    is waiting, the others wait for it, so the disk's cost per line falls as the requests in flight rise."""
-
-    def __init__(self, path: Path, redact: Redactor) -> None:
-        self.path, self.redact, self.broken = path, redact, None
-        self.cond = threading.Condition()
-        self.waiting: list[bytes] = []  # lines not yet written
-        self.queued = self.durable = 0  # lines handed to write(), lines on disk
-        self.flushing = False
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a+b") as f:
-                size = f.seek(0, os.SEEK_END)
-                f.seek(max(size - 1, 0))
-                if size and f.read(1) != b"\n":  # a line torn by a kill or a full disk: moved aside, then cut
-                    start = _last_line_start(f, size)
-                    f.seek(start)
-                    torn = f.read()
-                    with open(path.with_name(path.name + ".torn"), "ab") as aside:
-                        aside.write(torn + b"\n")
-                        aside.flush()
-                        os.fsync(aside.fileno())
-                    f.truncate(start)
-                    warn(f"{display(path)}: its last line was torn ({len(torn):,} bytes); it is kept in {path.name}.torn and "
-                         "its request will be sent again")
-            self.file = open(path, "ab")
-        except OSError as e:
-            raise BenchmarkError(f"{display(path)}: cannot append to the log ({e.strerror}); what it holds is kept: free some space "
-                                 "or fix the folder's permissions, and run the same command again") from None
-
-    def write(self, record: dict) -> None:
-        """Append one record and return once it is on disk; after a failed write (a full disk) nothing more is
-        written, and every write() waiting on it raises."""
-        line = (self.redact(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")  # every form of a secret, in one pass
-        with self.cond:
-            self.waiting.append(line)
-            self.queued += 1
-            mine = self.queued
-            while self.durable < mine:
-                if self.broken:
-                    raise OSError(self.broken)
-                if self.flushing:
-                    self.cond.wait()
-                    continue
-                self._flush()
-
-    def _flush(self) -> None:
-        """Write every waiting line, with the lock released while the disk works; called with the lock held."""
-        lines, upto, self.waiting, self.flushing = self.waiting, self.queued, [], True
-        self.cond.release()
-        error, written = None, False
-        try:
-            self.file.write(b"".join(lines))
-            self.file.flush()
-            os.fsync(self.file.fileno())
-            written = True
-        except OSError as e:
-            error = e
-        except ValueError:  # the file was closed under us (the run was abandoned): the line is not on disk
-            error = OSError("the log was closed")
-        finally:
-            self.cond.acquire()
-            self.flushing = False
-            if written:
-                self.durable = upto
-            elif error is not None:
-                self.broken = error.strerror or str(error)
-            else:
-                self.waiting = lines + self.waiting  # interrupted (Ctrl-C): the lines wait for the next writer
-            self.cond.notify_all()
-        if error is not None:
-            raise error
-
-    def close(self) -> None:
-        try:
-            self.file.close()
-        except OSError:
-            pass  # a full disk: what could be written is on disk, the rest was reported
-
-
-@dataclass(frozen=True)
-class Job:
-    sha: str
-    repeat: int
-    item: Item  # the first row with this prompt; others share the answer
-
-    @property
-    def group(self) -> tuple:
-        """Prompts that share everything but the question: a provider's prefix cache can serve them all."""
-        r = self.item.row
-        return (r["encoding"], r["size"], r["ids"], self.item.context.id, r["permutation"], r["mode"], r["format"], self.repeat)
-
-
-def job_label(job: Job) -> str:
-    """What a progress line calls a job: its format and question, and what differs from the default cell
-    ('json q3', 'tsv q1 medium p2 r1')."""
-    r = job.item.row
-    parts = [r["format"], r["question_id"], r["size"] if r["size"] != "small" else "", r["ids"] if r["ids"] != "original" else "",
-             f"mode {r['mode']}" if r["mode"] != "A" else "", f"p{r['permutation']}" if r["permutation"] else "",
-             f"r{job.repeat}" if job.repeat else ""]
-    return " ".join(p for p in parts if p)
-
-
-def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
-    """One job per distinct prompt and repeat, grouped by shared prefix (Job.group) in row order; prompts that
-    overflow are not sent (the control solver has no context window, so it answers them all: its scores
-    check the pipeline, not a model). --limit N takes the first prompt of every group, then the second...,
-    so that a dry slice covers every format, size and mode alike, and within a group every hop count."""
-    prompts = [item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]]
-    distinct = list({item.row["prompt_sha256"]: item for item in prompts}.values())
-    groups: dict[tuple, list[Job]] = {}
-    for repeat in range(config.repeats):
-        for item in distinct:
-            job = Job(item.row["prompt_sha256"], repeat, item)
-            groups.setdefault(job.group, []).append(job)
-    if config.limit is not None:
-        dealt = [job for round_ in itertools.zip_longest(*map(_across_hops, groups.values())) for job in round_ if job is not None]
-        kept = {(job.sha, job.repeat) for job in dealt[: config.limit]}
-        groups = {g: [job for job in jobs if (job.sha, job.repeat) in kept] for g, jobs in groups.items()}
-    return [job for jobs in groups.values() for job in jobs]
-
-
-def planned_keys(items: list[Item], config: ModelConfig) -> list[tuple[str, int]]:
-    """(prompt SHA-256, repeat) of every job plan_jobs makes, in its order; without --limit, without making the jobs."""
-    if config.limit is not None:
-        return [(job.sha, job.repeat) for job in plan_jobs(items, config)]
-    distinct = {item.row["prompt_sha256"]: item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]}
-    groups: dict[tuple, list[str]] = {}
-    for sha, item in distinct.items():
-        r = item.row
-        groups.setdefault((r["encoding"], r["size"], r["ids"], item.context.id, r["permutation"], r["mode"], r["format"]), []).append(sha)
-    return [(sha, repeat) for repeat in range(config.repeats) for shas in groups.values() for sha in shas]
-
-
-def _across_hops(jobs: list[Job]) -> list[Job]:
-    """The jobs dealt round-robin over hop counts and abstention, so a slice of them has some of each:
-    hops 1, 1, 2, 3 -> 1, 2, 3, 1."""
-    buckets: dict[str, list[Job]] = {}
-    for job in jobs:
-        buckets.setdefault(hop_bucket(job.item.question), []).append(job)
-    ordered = [buckets[b] for b in HOP_BUCKETS if b in buckets]
-    return [job for round_ in itertools.zip_longest(*ordered) for job in round_ if job is not None]
-
-
-def left_out(items: list[Item], config: ModelConfig) -> dict:
-    """Distinct prompts that a model run or a batch does not send: over the context window, or outside --limit."""
-    distinct = {item.row["prompt_sha256"]: item for item in items}
-    over = sum(1 for item in distinct.values() if item.row["overflow"]) if config.model != SOLVER_MODEL else 0
-    return {"over_context_window": over * config.repeats,
-            "outside_limit": len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config))}
-
-
-def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, header: dict, out_dir: Path, post: Callable = http_post) -> dict:
-    """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
-    key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL and config.api_key_env else ""
-    url_parts = urllib.parse.urlsplit(config.base_url)
-    redact = Redactor([key, url_parts.password or "", url_parts.query])
-    log_path = out_dir / LOG_NAME
-    log = Log(log_path, redact)  # first: it repairs a torn last line
-    try:
-        jobs, skipped = pending_jobs(measured, config, log_path)
-        tally = Tally(redact, len(jobs), config.max_output_tokens)
-        sender = Sender(config, jobs, log, key, post, tally)
-        log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
-        if config.model != SOLVER_MODEL:
-            print(f"sending {len(jobs)} request(s) to {public_url(config.base_url)}, {min(config.concurrency, len(jobs))} at a time"
-                  f" ({skipped} already answered in {display(log_path)})", file=sys.stderr, flush=True)
-        try:
-            sender.start(min(config.concurrency, len(jobs)))
-            sender.wait(lambda: tally.beat(sender.in_flight_text) if config.model != SOLVER_MODEL else None)
-        except KeyboardInterrupt:
-            sender.gate.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
-            if sender.in_flight:
-                print(f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most --timeout "
-                      f"{config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them", file=sys.stderr)
-                sender.wait()
-            raise
-        finally:
-            sender.gate.halt.set()
-            tally.progress.close()
-        if sender.log_error:  # the log could not be written (a full disk): stopped before paying for more
-            raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({sender.log_error}); nothing more was "
-                                 "sent, and what the log holds is kept: free some space and run the same command again")
-    finally:
-        log.close()
-    gate = sender.gate
-    if gate.reason and not tally.answered:
-        raise BenchmarkError(f"{redact(gate.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
-    if gate.reason:  # requests in flight when the gate closed were answered: their results are written, the run stops
-        gate.stopped = gate.reason
-    return {**tally.summary(), "skipped": skipped, "stopped": redact(gate.stopped) if gate.stopped else None,
-            "not_sent": len(jobs) - tally.sent}
-
-
-def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> tuple[list[Job], int]:
-    """The planned jobs the log has no answer to (an unreadable line stops the run: its answer would be paid
-    again), and how many it has."""
-    done, bad = set(), []
-    for line_no, _, r in file_lines(log_path):
-        if r is None:
-            bad.append(line_no)
-        elif r.get("type") == "request" and (r.get("error") is None or context_refusal(r.get("error"))):  # paid once, or never fits
-            done.add(request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat")))
-    if bad:
-        raise BenchmarkError(f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
-                             "be read, so their requests would be paid again; repair or remove them, then run again")
-    planned = plan_jobs(measured.items, config)
-    jobs = [j for j in planned if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
-    return jobs, len(planned) - len(jobs)
-
-
-class Tally:
-    """The outcomes of a run as they come, from every worker: sent, failed by reason, cut at the output cap,
-    refused for context."""
-
-    def __init__(self, redact: Redactor, total: int, cap: int) -> None:
-        self.redact, self.progress, self.lock, self.cap = redact, Progress(total, "requests"), threading.Lock(), cap
-        self.sent = self.cut = self.answered = 0
-        self.cut_before_cap: list[int] = []  # prompt + answer tokens (the server's counts) of answers cut short of the cap
-        self.rate_waits: list[float] = []  # seconds each request that waited for the rate limit waited
-        self.failures: Counter = Counter()
-        self.refused_tokens: list[int] = []  # prompt tokens, by our count, of the prompts the server refused for context
-
-    def add(self, outcome: dict) -> None:
-        with self.lock:
-            self._add(outcome)
-
-    def _add(self, outcome: dict) -> None:
-        self.sent += 1
-        if outcome.get("rate_wait_s"):
-            self.rate_waits.append(outcome["rate_wait_s"])
-        self.answered += outcome["error"] is None
-        if context_refusal(outcome["error"]):
-            self.refused_tokens.append(outcome["prompt_tokens"])
-        elif outcome["error"]:
-            self.failures[failure_kind(self.redact(outcome["error"]))] += 1
-        elif outcome["finish_reason"] == "length":
-            self.cut += 1
-            usage = outcome.get("usage")
-            if isinstance(usage, dict) and (end := context_end(usage.get("prompt_tokens"), usage.get("completion_tokens"), self.cap)):
-                self.cut_before_cap.append(end)
-        now = time.monotonic()
-        if now - self.progress.start >= self.progress.delay and (now - self.progress.last >= 1.0 or self.progress.done + 1 == self.progress.total):
-            self.progress.done += 1
-            self.progress.show(now, f"{sum(self.failures.values())} failed", eta=True)
-        else:
-            self.progress.done += 1
-
-    def beat(self, in_flight: Callable[[float], str]) -> None:
-        """A status line when none came for HEARTBEAT seconds: a slow server is at work, not a hung run; in_flight(now)
-        names what it is working on ('1 in flight: json q3 p1, 45 s')."""
-        with self.lock:
-            now = time.monotonic()
-            if now - self.progress.last >= HEARTBEAT:
-                waiting = "waiting for the first answer" if not self.progress.done else f"{sum(self.failures.values())} failed"
-                self.progress.show(now, f"{waiting}, {in_flight(now)}", eta=True)
-
-    def summary(self) -> dict:
-        refused = sorted(self.refused_tokens)
-        return {"sent": self.sent, "failed": sum(self.failures.values()), "failures": dict(self.failures.most_common()),
-                "cut_by_length": self.cut, **cut_before_cap(self.cut_before_cap),
-                "rate_limit_waits": {"requests": len(self.rate_waits), "seconds": round(sum(self.rate_waits), 1),
-                                     "longest_s": max(self.rate_waits, default=0.0)},
-                "context_overflow_by_server": len(refused), "refused_prompt_tokens": refused[::max(len(refused) - 1, 1)]}
-
-
-def context_end(prompt_tokens: object, completion_tokens: object, cap: int) -> int | None:
-    """Prompt and answer tokens together, by the server's counts, of an answer cut (finish_reason length) short of
-    the output cap: the server's context window cut it (llama.cpp stops at n_ctx), not --max-output-tokens. None
-    when the answer reached the cap or the server gave no counts."""
-    prompt, completion = _count(prompt_tokens), _count(completion_tokens)
-    return prompt + completion if prompt is not None and completion is not None and completion < cap else None
-
-
-def cut_before_cap(ends: list[int]) -> dict:
-    """The answers cut short of the cap, and the least and most tokens of prompt and answer they stopped at."""
-    return {"cut_before_cap": len(ends), "cut_before_cap_at_tokens": [min(ends), max(ends)] if ends else []}
-
-
-class RecentPrompts:
-    """Prompt texts rebuilt from the measurement, the most recent kept up to a byte budget: the repeats and retries
-    of a prompt go out close together, and rebuilding one (serializing its graph, checking its hash) cost more
-    CPU than sending it. The budget keeps memory flat however many prompts a run has."""
-
-    def __init__(self, budget: int = 64_000_000) -> None:
-        self.texts: OrderedDict[str, str] = OrderedDict()
-        self.budget, self.size, self.lock = budget, 0, threading.Lock()
-
-    def get(self, item: Item) -> str:
-        sha = item.row["prompt_sha256"]
-        with self.lock:
-            text = self.texts.get(sha)
-            if text is not None:
-                self.texts.move_to_end(sha)
-                return text
-        text = item.prompt()
-        with self.lock:
-            if sha not in self.texts:
-                self.texts[sha] = text
-                self.size += len(text)
-                while self.size > self.budget and len(self.texts) > 1:
-                    self.size -= len(self.texts.popitem(last=False)[1])
-        return text
-
-
-class Schedule:
-    """Which job a free worker takes next. The first job of each prefix group is sent alone; the rest of its group
-    become ready when its answer is in, so that a provider's prefix cache (or a one-slot server's KV cache)
-    holds the shared graph for them. A free worker takes a ready job (cache-warm groups first, in order), else
-    the first job of the next group not started; it waits only when neither exists. Without warming (the
-    control solver) every job is ready at once."""
-
-    def __init__(self, jobs: list[Job], warm: bool) -> None:
-        groups: dict[tuple, deque] = {}
-        for job in jobs:
-            groups.setdefault(job.group, deque()).append(job)
-        self.cond = threading.Condition()
-        self.ready: deque[deque] = deque() if warm else deque(groups.values())
-        self.unstarted: deque[deque] = deque(groups.values()) if warm else deque()
-        self.warming = 0  # first jobs in flight
-
-    def take(self, halt: threading.Event) -> tuple[Job, deque | None] | None:
-        """The next job, and its group's other jobs when it is a first (hand them to warmed()); None when no job
-        is left or the run stops."""
-        with self.cond:
-            while not halt.is_set():
-                while self.ready:
-                    if self.ready[0]:
-                        return self.ready[0].popleft(), None
-                    self.ready.popleft()
-                if self.unstarted:
-                    rest = self.unstarted.popleft()
-                    self.warming += 1
-                    return rest.popleft(), rest
-                if not self.warming:
-                    return None
-                self.cond.wait(0.5)
-            return None
-
-    def warmed(self, rest: deque) -> None:
-        """A group's first job has its answer: the rest of the group can go."""
-        with self.cond:
-            self.warming -= 1
-            if rest:
-                self.ready.append(rest)
-            self.cond.notify_all()
-
-
-class Sender:
-    """Worker threads that send jobs in Schedule's order and log each outcome at once."""
-
-    def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Callable, tally: Tally) -> None:
-        self.config, self.log, self.post, self.tally = config, log, post, tally
-        self.url = config.base_url.rstrip("/") + "/chat/completions"
-        self.headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
-        if key:
-            self.headers["Authorization"] = f"Bearer {key}"
-        self.gate = Gate(config)
-        self.schedule = Schedule(jobs, warm=config.model != SOLVER_MODEL)
-        self.log_error: str | None = None  # why the log could not be written: the run stops
-        self.shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
-        self.prompts = RecentPrompts()
-        self.lock = threading.Lock()
-        self.workers = self.in_flight = 0  # workers not yet ended; jobs being sent or logged
-        self.flying: dict[int, tuple[str, float]] = {}  # id(job) -> (its label, when it was taken), for the heartbeat
-        self.done = threading.Event()  # every worker has ended
-
-    def start(self, n: int) -> None:
-        """n worker threads. Daemon threads, counted here rather than joined: Thread.join interrupted by Ctrl-C
-        can report a running thread as ended (before Python 3.13), and an abandoned run must not wait for them."""
-        self.workers = n
-        if n == 0:
-            self.done.set()
-        for i in range(n):
-            threading.Thread(target=self.work, name=f"sender-{i}", daemon=True).start()
-
-    def wait(self, beat: Callable[[], None] | None = None) -> None:
-        """Until every worker has ended, in slices, so that Ctrl-C reaches the main thread at once; beat() between them."""
-        while not self.done.wait(0.2):
-            if beat is not None:
-                beat()
-
-    def work(self) -> None:
-        """A worker: take jobs until none is left or the run stops."""
-        try:
-            while (taken := self.schedule.take(self.gate.halt)) is not None:
-                job, rest = taken
-                with self.lock:
-                    self.in_flight += 1
-                    self.flying[id(job)] = (job_label(job), time.monotonic())
-                try:
-                    outcome = self.send(job)
-                except OSError as e:
-                    self.log_error = e.strerror or str(e)
-                    self.gate.halt.set()
-                    return
-                finally:
-                    with self.lock:
-                        self.in_flight -= 1
-                        self.flying.pop(id(job), None)
-                    if rest is not None:
-                        self.schedule.warmed(rest)
-                self.tally.add(outcome)
-        finally:
-            with self.lock:
-                self.workers -= 1
-                if self.workers == 0:
-                    self.done.set()
-
-    def in_flight_text(self, now: float) -> str:
-        """'2 in flight: json q3, 45 s; tsv q1 p1, 3 s' (the longest-running first, three at most named)."""
-        with self.lock:
-            flying = sorted(self.flying.values(), key=operator.itemgetter(1))
-        if not flying:
-            return f"{self.in_flight} in flight"
-        named = "; ".join(f"{label}, {now - start:.0f} s" for label, start in flying[:3])
-        return f"{len(flying)} in flight: {named}" + ("; …" if len(flying) > 3 else "")
-
-    def send(self, job: Job) -> dict:
-        """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its
-        next job, so a kill loses only the requests still in flight."""
-        try:
-            outcome = self._outcome(job)
-        except Exception as e:  # every job ends in the log, even on a bug of ours
-            outcome = _outcome(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
-        row = job.item.row
-        self.log.write({
-            "type": "request", "schema_version": LOG_SCHEMA_VERSION, "prompt_sha256": job.sha, "repeat": job.repeat,
-            "model": self.config.model, "sampling": self.config.sampling(job.repeat),
-            **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
-            "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), **outcome,
-        })
-        return {**outcome, "prompt_tokens": row["prompt_tokens"]}
-
-    def _outcome(self, job: Job) -> dict:
-        config, gate = self.config, self.gate
-        if config.model == SOLVER_MODEL:
-            return solver_outcome(job.item, self.shown_graphs)
-        gate.enter()
-        try:
-            outcome = send(config, self.post, self.url, self.headers, config.body(self.prompts.get(job.item), job.repeat),
-                           f"{config.seed}/{job.sha}/{job.repeat}", gate, job.item.row["prompt_tokens"] + config.max_output_tokens)
-        finally:
-            gate.leave()
-        if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
-            gate.repeated(outcome["error"])  # here, before this worker takes its next job
-        return outcome
-
-
-BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
-BATCH_MAX_BYTES = 200_000_000
-
-
-def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int) -> list[dict]:
-    """The prompts as OpenAI Batch API request files, each within max_requests lines and max_bytes; custom_id
-    is the prompt's SHA-256 prefix and repeat. One file is written as path; several as path's stem with
-    .001-of-003 and so on. Lines are streamed to disk: no more than one prompt is in memory at a time."""
-    parts: list[tuple[Path, int, int, str]] = []  # (temp file, requests, bytes, sha256)
-    handle, count, size, digest = None, 0, 0, None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for job in plan_jobs(measured.items, config):
-            line = (json.dumps({"custom_id": f"{job.sha[:40]}-r{job.repeat}", "method": "POST", "url": "/v1/chat/completions",
-                                "body": config.body(job.item.prompt(), job.repeat)}, ensure_ascii=False) + "\n").encode("utf-8")
-            if len(line) > max_bytes:
-                row = job.item.row
-                raise BenchmarkError(f"the request for question {row['question_id']} ({row['format']}, {row['size']}) takes "
-                                     f"{len(line):,} bytes, over --batch-max-bytes {max_bytes:,}; raise it, or leave that size or format out")
-            if handle is not None and (count == max_requests or size + len(line) > max_bytes):
-                handle.close()
-                parts.append((Path(handle.name), count, size, digest.hexdigest()))
-                handle = None
-            if handle is None:
-                handle = tempfile.NamedTemporaryFile("wb", prefix=f".{path.name}.", dir=path.parent, delete=False)
-                count, size, digest = 0, 0, hashlib.sha256()
-            handle.write(line)
-            digest.update(line)
-            count, size = count + 1, size + len(line)
-        if handle is not None:
-            handle.close()
-            parts.append((Path(handle.name), count, size, digest.hexdigest()))
-            handle = None
-        names = [path] if len(parts) <= 1 else [
-            path.with_name(f"{path.stem}.{k:03d}-of-{len(parts):03d}{path.suffix}") for k in range(1, len(parts) + 1)]
-        if not parts:
-            write_atomic(path, b"")
-        for (tmp, *_), name in zip(parts, names):
-            os.chmod(tmp, _file_mode())
-            os.replace(tmp, name)
-        split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
-        for old in [*path.parent.iterdir(), path]:  # an earlier export's parts would be uploaded by mistake
-            if old not in names and (old == path or split.fullmatch(old.name)):
-                old.unlink(missing_ok=True)
-    except OSError as e:
-        raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
-    finally:
-        if handle is not None:
-            handle.close()
-        for tmp, *_ in parts:
-            Path(tmp).unlink(missing_ok=True)
-    return [{"file": display(name), "requests": n, "bytes": b, "sha256": sha} for (_, n, b, sha), name in zip(parts, names)] or [
-        {"file": display(path), "requests": 0, "bytes": 0, "sha256": sha256_hex(b"")}]
-
-
-# Batch jobs end to end (--batch): the export above, then OpenAI's Files and Batches endpoints at --base-url.
-# Every id the provider gives is in --out/batch/state.json before the next step, so a killed command resumes
-# where it was (polling, or downloading) and never uploads or pays for a batch twice.
-
-BATCH_DIR = "batch"
-BATCH_STATE = "state.json"
-BATCH_FINAL = ("completed", "failed", "expired", "cancelled")
-
-
-class BatchAPI:
-    """The Files and Batches endpoints, through httpx2 (proxies and certificates as for a run). Load and
-    connection faults are retried like a request's (--max-retries, backoff or the server's Retry-After);
-    any other answer stops the command with the server's words."""
-
-    def __init__(self, config: ModelConfig, key: str, redact: Redactor) -> None:
-        import httpx2
-
-        self.config, self.redact, self.httpx = config, redact, httpx2
-        headers = {"User-Agent": "graphrag-format-benchmark", "Accept-Encoding": "identity"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        self.client = httpx2.Client(headers=headers, follow_redirects=False, trust_env=True, timeout=config.timeout)
-        self.rng = random.Random(f"{config.seed}/batch")
-
-    def call(self, method: str, path: str, what: str, **kwargs):
-        """The parsed JSON answer (or, with stream_to, the body written there); BenchmarkError when it fails."""
-        url = self.config.base_url.rstrip("/") + path
-        target = kwargs.pop("stream_to", None)
-        for attempt in itertools.count(1):
-            wait_headers: dict = {}
-            try:
-                with self.client.stream(method, url, **kwargs) as response:
-                    status, wait_headers = response.status_code, dict(response.headers)
-                    if 200 <= status < 300 and target is not None:
-                        _stream_into(target, response)
-                        return None
-                    raw = response.read()
-                if 200 <= status < 300:
-                    parsed = untrusted_json(raw.decode("utf-8", errors="replace"))
-                    if isinstance(parsed, dict):
-                        return parsed
-                    error, retry = f"HTTP {status}: the answer is not a JSON object", False
-                else:
-                    raw_text = raw.decode("utf-8", errors="replace")
-                    error = _error_text(status, untrusted_json(raw_text), raw_text)
-                    retry = status in RETRY_STATUSES or status >= 500
-                    if status in (301, 302, 303, 307, 308):
-                        error += " (a redirect: not followed, the key goes to the host of --base-url only)"
-                    if status == 404:
-                        error += url_hint(self.config.base_url)
-            except (self.httpx.HTTPError, OSError) as e:
-                error, retry = f"connection error: {type(e).__name__}: {e}", True
-            if not retry or attempt > self.config.max_retries:
-                raise BenchmarkError(self.redact(f"{what} at {public_url(url)} failed: {printable(error)}; run the same command again "
-                                                 "to resume (what the provider has is recorded in the batch folder of --out)"))
-            time.sleep(retry_wait(wait_headers, attempt, self.rng))
-
-    def close(self) -> None:
-        self.client.close()
-
-
-def _stream_into(path: Path, response) -> None:
-    """A downloaded file, written as it comes and put in place whole (never half a file under its name)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in response.iter_bytes():
-                f.write(chunk)
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def batch_state(folder: Path) -> dict:
-    path = folder / BATCH_STATE
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {"parts": []}
-    except (OSError, ValueError) as e:
-        raise BenchmarkError(f"{display(path)}: cannot read it ({e}); it holds the ids of batches already paid for: restore it, "
-                             "or move it aside to submit again") from None
-    if not isinstance(state, dict) or not isinstance(state.get("parts"), list) or not all(isinstance(p, dict) for p in state["parts"]):
-        raise BenchmarkError(f"{display(path)}: not a batch state of this tool; restore it, or move it aside to submit again")
-    return state
-
-
-def run_batch(measured: Measurement, config: ModelConfig, out_dir: Path, poll_interval: float, max_requests: int,
-              max_bytes: int) -> tuple[list[Path], list[dict]]:
-    """--batch: export the requests into --out/batch, upload each part and create its batch (once: the ids are
-    recorded before the next step), poll until every batch has ended, download the output and error files.
-    Returns the files to score and each part's record."""
-    folder = out_dir / BATCH_DIR
-    key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
-    url_parts = urllib.parse.urlsplit(config.base_url)
-    redact = Redactor([key, url_parts.password or "", url_parts.query])
-    state = batch_state(folder)
-    written = export_batch(measured, config, folder / "input.jsonl", max_requests, max_bytes)
-    written = [part for part in written if part["requests"]]
-    parts = []
-    for part in written:  # a part already submitted (same bytes) is taken up where it was, never submitted again
-        entry = next((p for p in state["parts"] if p.get("sha256") == part["sha256"]), None)
-        if entry is None:
-            entry = {"file": Path(part["file"]).name, "sha256": part["sha256"], "requests": part["requests"]}
-            state["parts"].append(entry)
-        parts.append(entry)
-
-    def save() -> None:
-        write_atomic(folder / BATCH_STATE, json_bytes(state))
-
-    api = BatchAPI(config, key, redact)
-    try:
-        for k, entry in enumerate(parts, 1):
-            label = f"batch {k}/{len(parts)}"
-            if not entry.get("input_file_id"):
-                with open(folder / entry["file"], "rb") as f:
-                    uploaded = api.call("POST", "/files", f"{label}: uploading {entry['file']}", data={"purpose": "batch"},
-                                        files={"file": (entry["file"], f, "application/jsonl")})
-                entry["input_file_id"] = _batch_id(uploaded, "id", "the upload")
-                save()
-                _say(f"{label}: uploaded {entry['file']} ({entry['requests']} requests) as {entry['input_file_id']}")
-            if not entry.get("batch_id"):
-                created = api.call("POST", "/batches", f"{label}: creating the batch", json={
-                    "input_file_id": entry["input_file_id"], "endpoint": "/v1/chat/completions", "completion_window": "24h",
-                    "metadata": {"tool": "graphrag-format-benchmark", "sha256": entry["sha256"][:16]}})
-                entry["batch_id"] = _batch_id(created, "id", "the new batch")
-                entry["status"] = created.get("status") if isinstance(created.get("status"), str) else None
-                save()
-                _say(f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed command "
-                     "resumes polling it")
-        shown: dict[str, str] = {}
-        started = time.monotonic()
-        while True:
-            for k, entry in enumerate(parts, 1):
-                if entry.get("status") in BATCH_FINAL:
-                    continue
-                batch = api.call("GET", f"/batches/{urllib.parse.quote(entry['batch_id'], safe='')}", f"batch {k}/{len(parts)}: polling")
-                _take_batch(entry, batch)
-                line = (f"batch {k}/{len(parts)} {entry['batch_id']}: {entry['status']}, {entry.get('completed', 0)}/"
-                        f"{entry.get('total') or entry['requests']} done, {entry.get('failed', 0)} failed")
-                if shown.get(entry["batch_id"]) != line:
-                    save()
-                    shown[entry["batch_id"]] = line
-                    _say(f"{line} ({duration(time.monotonic() - started)})")
-            if all(entry.get("status") in BATCH_FINAL for entry in parts):
-                break
-            time.sleep(poll_interval)
-        files = []
-        for k, entry in enumerate(parts, 1):
-            for field, stem in (("output_file_id", "output"), ("error_file_id", "errors")):
-                if not entry.get(field):
-                    continue
-                name = f"{stem}.{entry['file'].removeprefix('input.')}"
-                if entry.get(f"{stem}_path") != name or not (folder / name).exists():
-                    api.call("GET", f"/files/{urllib.parse.quote(entry[field], safe='')}/content", f"batch {k}/{len(parts)}: downloading "
-                             f"its {stem} file", stream_to=folder / name)
-                    entry[f"{stem}_path"] = name
-                    save()
-                files.append(folder / name)
-    finally:
-        api.close()
-    return files, parts
-
-
-def _say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _batch_id(answer: dict, field: str, what: str) -> str:
-    value = answer.get(field)
-    if not isinstance(value, str) or not value or len(value) > 200 or not value.isprintable():
-        raise BenchmarkError(f"{what} came back without an {field} the tool can keep: {printable(json.dumps(answer)[:200])}")
-    return value
-
-
-def _take_batch(entry: dict, batch: dict) -> None:
-    """A batch object's fields that matter here, each checked before it is kept."""
-    status = batch.get("status")
-    entry["status"] = status if isinstance(status, str) and status.isprintable() and len(status) < 40 else "unknown"
-    counts = batch.get("request_counts") if isinstance(batch.get("request_counts"), dict) else {}
-    for name in ("total", "completed", "failed"):
-        if _count(counts.get(name)) is not None:
-            entry[name] = counts[name]
-    for field in ("output_file_id", "error_file_id"):
-        value = batch.get(field)
-        if isinstance(value, str) and value and len(value) <= 200 and value.isprintable():
-            entry[field] = value
-    errors = batch.get("errors")
-    data = errors.get("data") if isinstance(errors, dict) else None
-    if isinstance(data, list) and data:
-        entry["errors"] = [printable(" ".join(f"{e.get('code', '')}: {e.get('message', '')}".split()))[:300]
-                           for e in data[:5] if isinstance(e, dict)]
-
-
-# -----------------------------------------------------------------------------
-# scoring (article 4.4-4.6, 8.2): the same rules for every format, from the log alone
-#
-# In: logs of this tool or Batch API output and error files, read a line at a time, and the measured
-# items. Out: one scored row per row of size_report.json and repeat. While reading, only the answer that
-# counts per (prompt, repeat) is kept, as a compact Answer (Collected.best); each prompt's answers are
-# judged against one AnswerKey. A 100,800-line Batch output is never in memory whole.
-
-
-@contextmanager
-def gc_paused():
-    """The cyclic garbage collector off while scoring makes 100,000s of answers and rows that hold no cycles:
-    its full passes over them took a fifth of a large score. On again after, whatever happened."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def parse_answer(content: object) -> dict | None:
-    """The answer object of a reply, read by the same rules for every format, or None (read_reply)."""
-    return read_reply(content)[0]
-
-
-ANSWER_FENCE = re.compile(r"```[\w+-]*[ \t]*\r?\n(.*?)```", re.S)
-MAX_EMBEDDED_TRIES = 64  # '{' positions tried in a reply with prose around its JSON
-
-
-def read_reply(content: object) -> tuple[dict | None, bool]:
-    """(the answer, whether the reply was only the JSON object the prompt asks for). The same rules for every format:
-    the whole reply as JSON; else the first fenced block (```json ... ```) that is one; else the first JSON object in the
-    text that has an "answer" key (prose around it). Then the fields, read as a careful judge would (answer_fields).
-
-    '{"answer": "Kazan", "path": [0], "evidence": []}' -> (..., True); 'Sure! ```json\\n{...}\\n```' -> (..., False)."""
-    if not isinstance(content, str):
-        return None, False
-    value = untrusted_json(content)
-    if isinstance(value, dict):
-        return answer_fields(value), True
-    for block in ANSWER_FENCE.findall(content):
-        value = untrusted_json(block)
-        if isinstance(value, dict):
-            return answer_fields(value), False
-    decoder, start, tries = json.JSONDecoder(), content.find("{"), 0
-    while start != -1 and tries < MAX_EMBEDDED_TRIES:
-        tries += 1
-        try:
-            value, _ = decoder.raw_decode(content, start)
-        except (ValueError, RecursionError):
-            value = None
-        if isinstance(value, dict) and "answer" in value and json_depth(value) <= MAX_JSON_DEPTH:
-            return answer_fields(value), False
-        start = content.find("{", start + 1)
-    return None, False
-
-
-def answer_fields(value: dict) -> dict | None:
-    """The answer object with its fields as the scorer reads them, or None when there is no answer at all. An answer
-    that is a number or a boolean is its text (1998 -> '1998'); a path given as digit strings is whole numbers
-    (['2', '3'] -> [2, 3]); a missing path or evidence is empty; extra keys are kept and ignored. A path of evidence
-    items (triples in place of indices) is kept as it is: AnswerKey maps each to the shown edge it names."""
-    answer = value.get("answer")
-    if isinstance(answer, (int, float)) and not isinstance(answer, bool) or isinstance(answer, bool):
-        answer = value_text(answer)
-    if not isinstance(answer, str):
-        return None
-    path = value.get("path", [])
-    path = [] if path is None else path if isinstance(path, list) else [path]
-    path = [int(x) if isinstance(x, str) and x.strip().isdigit() and x.strip().isascii() and len(x.strip()) < 10 else x for x in path]
-    evidence = value.get("evidence", [])
-    evidence = [] if evidence is None else evidence if isinstance(evidence, list) else [evidence]
-    return {**value, "answer": answer, "path": path, "evidence": evidence}
-
-
-ABSTENTION_SCORES = {"false_abstention": None, "path_exact": None, "edge_precision": None, "edge_recall": None, "valid_path": None,
-                     "evidence_match": None, "path_supports_answer": None, "right_answer_wrong_path": None}
-
-
-class AnswerKey:
-    """What answers to one prompt are judged against, built once for all of them: the acceptable answers, the gold
-    paths as the prompt shows them, and the shown graph's names and edge ids.
-
-    The answer is right when it matches any acceptable answer (a gold answer, or the name or id of a gold
-    answer node); path_exact when the path equals any gold path; precision and recall are against the gold
-    path sharing the most edges with the answer's path (ties: the shorter, then the first listed)."""
-
-    def __init__(self, shown: Graph, q: Question, names: dict[str, str] | None = None, sha: str = "", shared: dict | None = None) -> None:
-        self.shown, self.q, self.sha = shown, q, sha
-        self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
-        self.names = {n.id: n.name for n in shown.nodes} if names is None else names
-        self.ask = q.query.ask if q.query else None  # a property question: its answers are values, not node names
-        self.accepted = ({_folded(a) for a in q.answers} | ({_folded(self.names.get(i, "")) for i in q.answer_ids}
-                         | {i.casefold() for i in q.answer_ids} if self.ask is None else set())) - {""}
-        self.gold_paths = set(q.paths)
-        self.path_sets = [set(p) for p in q.paths]  # in q.paths order: ties go to the first listed
-        self.ends: dict[str, set[str]] = {}
-        self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
-        self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
-        self.paths_seen: dict[tuple[int, ...], tuple] = {}  # cited path -> _path_facts
-        self.shared = {} if shared is None else shared  # what every key of the same shown graph can use: "shown_at"
-        self.evidence_seen: dict[tuple, tuple] = {}  # evidence as triples -> _evidence_facts
-        self._gold_ends: set[str] | None = None
-
-    def score(self, content: object) -> dict:
-        """Every metric of one answer. The same content scores the same: it is scored once."""
-        if isinstance(content, str):
-            known = self.scored.get(content)
-            if known is None:
-                known = self.scored[content] = self._score(content)
-            return known
-        return self._score(content)
-
-    def _score(self, content: object) -> dict:
-        parsed, as_asked = read_reply(content)
-        answer = parsed["answer"] if parsed else None
-        abstained = answer is not None and answer.strip() == ABSTAIN
-        if self.q.insufficient:
-            diagnosis = None if abstained else "missed_abstention" if parsed is not None else "no_json"
-            return {"parse_success": parsed is not None, "json_as_asked": as_asked, "abstained": abstained, "answer_correct": abstained,
-                    **ABSTENTION_SCORES, "diagnosis": diagnosis}
-        folded = answer_forms(answer) if answer is not None else frozenset()
-        answer_correct = not abstained and not folded.isdisjoint(self.accepted)
-        path = [self._cite(x) for x in parsed["path"]] if parsed else []
-        path_exact, precision, recall, ends, evidence = self._path_facts(path)
-        scores = {
-            "parse_success": parsed is not None,
-            "json_as_asked": as_asked,
-            "abstained": abstained,
-            "answer_correct": answer_correct,
-            "false_abstention": abstained,
-            "path_exact": path_exact,
-            "edge_precision": precision,
-            "edge_recall": recall,
-            "valid_path": bool(ends),
-            "evidence_match": evidence is not None and parsed["evidence"] == evidence,
-            "path_supports_answer": any(self._supports(f, path, ends) for f in folded),
-            "right_answer_wrong_path": answer_correct and not path_exact,
-        }
-        scores["diagnosis"] = self._diagnose(parsed, scores, path, ends)
-        return scores
-
-    def _cite(self, item: object) -> object:
-        """One item of an answer's path as an index into the shown edges: an index stays as it is; with --edge-ids an
-        edge id is its position (an index, or an id not shown, cites nothing: -1); an evidence item given in place of an
-        index ({"source", "relation", "target"} or a list of three, by ids or names) is the shown edge it names, or -1."""
-        if self.position is not None and not isinstance(item, (dict, list)):
-            return self.position.get(item, -1) if isinstance(item, str) else -1
-        if isinstance(item, (dict, list)):
-            return self.shown_at(item)
-        return item
-
-    def _evidence_facts(self, evidence: list) -> tuple[tuple[int, ...], int, bool]:
-        """(the shown edge each evidence item names, -1 for none; how many well-formed items name none; whether one of
-        those is shown reversed), worked out once per distinct evidence of a prompt's answers (repeats cite alike)."""
-        triples = tuple(_triple(item) for item in evidence)
-        facts = self.evidence_seen.get(triples)
-        if facts is None:
-            cited = tuple(self._lookup(t) if t else -1 for t in triples)
-            outside = [t for t, at in zip(triples, cited) if at == -1 and t is not None]
-            facts = self.evidence_seen[triples] = (cited, len(outside), any(self._lookup((t[2], t[1], t[0])) != -1 for t in outside))
-        return facts
-
-    def shown_at(self, item: object) -> int:
-        """The index of the shown edge an evidence item names (by ids or by names, in the edge's own direction), or -1."""
-        triple = _triple(item)
-        return -1 if triple is None else self._lookup(triple)
-
-    def _lookup(self, triple: tuple[str, str, str]) -> int:
-        index = self.shared.get("shown_at")
-        if index is None:  # (source, relation, target), by ids or folded names -> the first shown edge so
-            index = self.shared["shown_at"] = {}
-            for k, e in enumerate(self.shown.edges):
-                for key in ((e.source, e.relation, e.target),
-                            (_folded(self.names.get(e.source, e.source)), e.relation, _folded(self.names.get(e.target, e.target)))):
-                    index.setdefault(key, k)
-        for source, relation, target in (triple, (_folded(triple[0]), triple[1], _folded(triple[2]))):
-            for name in (relation, relation.strip(RELATION_DECORATION)):  # 'LEADS->' copied from an arrow is LEADS
-                at = index.get((source, name, target))
-                if at is not None:
-                    return at
-        return -1
-
-    def gold_ends(self) -> set[str]:
-        """The nodes the gold paths end at: the question's answer ids, else every end of a gold path's walk."""
-        if self._gold_ends is None:
-            ends = set(self.q.answer_ids)
-            if not ends:
-                for p in self.q.paths:
-                    if all(0 <= i < len(self.shown.edges) for i in p):
-                        ends |= walk_ends([self.shown.edges[i] for i in p])
-            self._gold_ends = ends
-        return self._gold_ends
-
-    def _diagnose(self, parsed: dict | None, s: dict, path: list, ends: set[str]) -> str | None:
-        """Why an answer to a positive question is not fully right, by the first rule that holds (README: Why answers
-        fail): no_json, false_abstention, miscounted_indices, edge_reversed, edge_not_shown, broken_chain,
-        right_answer_wrong_path, answer_form, wrong_branch, no_path; None when answer and path are both right."""
-        if parsed is None:
-            return "no_json"
-        if s["abstained"]:
-            return "false_abstention"
-        if s["answer_correct"] and s["path_exact"]:
-            return None
-        size = len(self.shown.edges)
-        cited, unnamed, reversed_ = self._evidence_facts(parsed["evidence"])
-        if not s["path_exact"] and cited and -1 not in cited and any(set(cited) == p for p in self.path_sets):
-            return "miscounted_indices"  # the evidence names the gold edges; the indices do not
-        if unnamed or any(not (type(i) is int and 0 <= i < size) for i in path):
-            return "edge_reversed" if reversed_ else "edge_not_shown"
-        if path and not ends:
-            return "broken_chain"
-        if s["answer_correct"]:
-            return "right_answer_wrong_path"  # scenario 4: a real walk, but not a gold path (or no path at all)
-        if ends:  # scenario 5 when the walk reaches a gold node and the answer says it otherwise
-            return "answer_form" if not ends.isdisjoint(self.gold_ends()) else "wrong_branch"
-        return "no_path"
-
-    def _path_facts(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
-        """What the cited path alone decides: path exact, edge precision and recall, the end nodes of its walk, and
-        the evidence it calls for (None when it cites no shown edge). Worked out once per distinct path of whole
-        numbers (answers to one prompt tend to cite the same few); any other path is worked out each time."""
-        if not all(type(i) is int for i in path):
-            return self._work_out(path)
-        key = tuple(path)
-        facts = self.paths_seen.get(key)
-        if facts is None:
-            facts = self.paths_seen[key] = self._work_out(path)
-        return facts
-
-    def _work_out(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
-        edges = self.shown.edges
-        size = len(edges)
-        indices_ok = all(type(i) is int and 0 <= i < size for i in path)
-        chosen = [edges[i] for i in path] if indices_ok else []
-        cited = {i for i in path if type(i) is int}
-        paths = self.path_sets
-        gold = paths[0] if len(paths) == 1 else max(paths, key=lambda p: (len(cited & p), -len(p))) if paths else set()
-        hits = len(cited & gold)
-        ends = walk_ends(chosen) if chosen else set()
-        path_exact = indices_ok and tuple(path) in self.gold_paths
-        return (path_exact, hits / len(path) if path else 0.0, hits / len(gold) if gold else 0.0, ends,
-                [self._evidence(i) for i in path] if chosen else None)
-
-    def _supports(self, folded: str, path: list, ends: set[str]) -> bool:
-        """The answer is what the path's walk ends at: the name or id of its end node, or the value asked for there."""
-        if self.ask is None:
-            return any(folded in self._end_forms(end) for end in ends)
-        if not ends or not all(type(i) is int and 0 <= i < len(self.shown.edges) for i in path):
-            return False
-        values = {asked(self.shown, self.ask, (tuple(path), end)) for end in ends} - {_MISSING}
-        return any(folded == _folded(value_text(v)) for v in values)
-
-    def _end_forms(self, end: str) -> set[str]:
-        """What an answer naming the node a path ends at may say: its name or its id, folded."""
-        forms = self.ends.get(end)
-        if forms is None:
-            forms = self.ends[end] = {_folded(self.names.get(end, "")), end.casefold()}
-        return forms
-
-    def _evidence(self, i: int) -> dict:
-        item = self.evidence.get(i)
-        if item is None:
-            item = self.evidence[i] = self.shown.edges[i]._asdict()
-        return item
-
-
-RELATION_DECORATION = " -—–>→<←|:[]"  # what a format's syntax puts around a relation, which a model may copy into its evidence
-
-
-def _triple(item: object) -> tuple[str, str, str] | None:
-    """An evidence item as (source, relation, target) strings: {"source", "relation", "target"} or a list of three."""
-    if isinstance(item, dict):
-        item = [item.get("source"), item.get("relation"), item.get("target")]
-    if isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item):
-        return item[0], item[1], item[2]
-    return None
-
-
-def _reversed(item: object) -> object:
-    triple = _triple(item)
-    return [triple[2], triple[1], triple[0]] if triple else None
-
-
-def answer_forms(answer: str) -> frozenset[str]:
-    """The answer as the article folds it (4.5), and as a careful judge reads a padded one: without a closing full stop
-    or the quotes around it, and a 'name (id)' answer as each part. 'Kazan.' -> {'kazan.', 'kazan'};
-    'Kazan (city_kazan)' -> also 'kazan', 'city_kazan'. No fuzzy match: an inflected form stays wrong (scenario 5)."""
-    folded = _folded(answer)
-    forms = {folded, folded.strip(" \t.!\"'`«»“”„")}
-    match = re.fullmatch(r"(.+?)\s*\(([^()]+)\)", folded.strip(" .!"))
-    if match:
-        forms |= {match.group(1).strip(" \"'«»“”"), match.group(2).strip(" \"'«»“”")}
-    return frozenset(forms - {""})
-
-
-def score_answer(content: object, shown: Graph, q: Question, names: dict[str, str] | None = None) -> dict:
-    """Every metric of one answer to one prompt. shown: what the prompt displayed; q.paths: gold positions."""
-    return AnswerKey(shown, q, names).score(content)
-
-
-FAILED_SCORES = {  # a request that failed or was never sent is a failed task, not a missing one
-    "parse_success": False, "json_as_asked": False, "abstained": False, "answer_correct": False, "false_abstention": False, "path_exact": False,
-    "edge_precision": 0.0, "edge_recall": 0.0, "valid_path": False, "evidence_match": False,
-    "path_supports_answer": False, "right_answer_wrong_path": False, "diagnosis": None,
-}
-
-
-NO_SCORES = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
-
-
-MISSING_FROM_BATCH = "missing_from_batch_output"
-
-
-class Answer(NamedTuple):
-    """One answer as scoring reads it: the log record's fields, its usage reduced to the three counts used."""
-
-    error: str | None
-    content: object
-    finish_reason: object
-    latency_s: object
-    retry_wait_s: object
-    prompt_tokens: object  # usage, as the server counted (any JSON value: checked where it is used)
-    completion_tokens: object
-    cached_tokens: int | None
-
-    @classmethod
-    def of(cls, record: dict) -> Answer:
-        """The answer of a log line; a field that is not what it can be (a count of 401 digits, a finish reason that is
-        an object, an error that is not text) is read as absent, never trusted."""
-        usage = record.get("usage")
-        counts = (_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")), _cached_tokens(usage)) if isinstance(usage, dict) else (None, None, None)
-        error = record.get("error")
-        error = error if error is None or isinstance(error, str) else "the log's error field is not text"
-        return cls(error, record.get("content"), _text_or_none(record.get("finish_reason")), _seconds(record.get("latency_s")),
-                   _seconds(record.get("retry_wait_s")), *counts)
-
-
-class Collected:
-    """The answers that count, gathered as the lines stream by, never the whole file in memory: for each
-    (prompt, repeat) of this command, by its model with its sampling, the first success, else the last
-    failure, as an Answer. Also the logs' run lines and the lines that could not be read."""
-
-    def __init__(self, items: list[Item], config: ModelConfig) -> None:
-        self.config = config
-        self.shas = {item.row["prompt_sha256"] for item in items}
-        self.samplings = [config.sampling(r) for r in range(config.repeats)]
-        self.best: dict[tuple[str, int], Answer] = {}
-        self.headers: list[dict] = []
-        self.unreadable: dict[str, list[int]] = {}
-
-    def offer(self, sha: str, repeat: int, answer: Answer) -> None:
-        old = self.best.get((sha, repeat))
-        if old is None or old.error is not None:  # a success is never replaced
-            self.best[(sha, repeat)] = answer
-
-    def log(self, path: Path) -> None:
-        """Every line of one log of this tool."""
-        bad = []
-        for line_no, _, r in file_lines(path):
-            if r is None:
-                bad.append(line_no)
-                continue
-            kind = r.get("type")
-            if kind == "run":
-                self.headers.append(r)
-            elif kind == "request" and r.get("model") == self.config.model:
-                sha, repeat = r.get("prompt_sha256"), r.get("repeat")
-                if (type(repeat) is int and 0 <= repeat < len(self.samplings) and type(sha) is str and sha in self.shas
-                        and r.get("sampling") == self.samplings[repeat]):
-                    self.offer(sha, repeat, Answer.of(r))
-        if bad:
-            self.unreadable[display(path)] = bad
-
-
-def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict]:
-    """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
-    '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
-    (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
-    bytes, and a line of the Batch input format are errors that name the file and line."""
-    collected = Collected(items, config)
-    by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
-    seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
-    problems, models, failures = [], Counter(), Counter()
-    best, repeats = collected.best, config.repeats
-    for path in paths:
-        name, bad = display(path), []
-        for line_no, line, r in file_lines(path):
-            if r is None:
-                bad.append(line_no)
-                continue
-            custom_id = r.get("custom_id")
-            custom_id = custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
-            if "method" in r or "body" in r:
-                problems.append(f"{name} line {line_no} is a Batch input line (custom_id, method, url, body): pass the batch's "
-                                "output file and its error file, not the file that was uploaded")
-                continue
-            prefix, _, repeat = custom_id.rpartition("-r")
-            sha = by_prefix.get(prefix)
-            repeat = int(repeat) if repeat.isdigit() and repeat.isascii() and len(repeat) <= 6 else repeats
-            if sha is None or repeat >= repeats:
-                problems.append(f"{name} line {line_no}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
-                                "--model, matrix and prompt flags as the --export-batch run, or the right file")
-                continue
-            digest = hash(line.strip())  # 64 bits: two different lines that collide are not a practical concern
-            first = seen.get(custom_id)
-            if first is not None:
-                if first[2] != digest:
-                    problems.append(f"{name} line {line_no}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
-                                    "with other content; keep one of the two files")
-                continue
-            seen[custom_id] = (name, line_no, digest)
-            response = r.get("response")
-            body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
-            message, usage = None, None
-            if type(body) is dict:
-                model = body.get("model")
-                if type(model) is str:
-                    models[model] += 1
-                message = _message(body)
-                usage = body.get("usage")
-            if status == 200 and message is not None and not r.get("error"):
-                error = None
-            else:
-                if isinstance(r.get("error"), dict):  # a line of the error file
-                    error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
-                else:
-                    error = f"batch: {_error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-                failures[error] += 1
-            if type(usage) is dict:
-                counts = (_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")), _cached_tokens(usage))
-            else:
-                counts = (None, None, None)
-            content = message.get("content") if message is not None else None
-            answer = Answer(error, content if type(content) is str else None,
-                            _text_or_none(body["choices"][0].get("finish_reason")) if message is not None else None, None, 0.0, *counts)
-            old = best.get((sha, repeat))
-            if old is None or old.error is not None:  # Collected.offer, inlined: a success is never replaced
-                best[(sha, repeat)] = answer
-        if bad:
-            collected.unreadable[name] = bad
-    if problems:
-        raise InputProblems(problems, "")
-    planned = planned_keys(items, config)
-    missing = [key for key in planned if key not in collected.best]
-    for sha, repeat in missing:
-        collected.offer(sha, repeat, Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0}))
-    failures[MISSING_FROM_BATCH] += len(missing)
-    failures = +failures  # no zero count of missing lines
-    summary = {"files": [display(p) for p in paths], "lines": len(seen), "planned": len(collected.best),
-               "missing": len(missing), "failed": sum(failures.values()), "failures": dict(failures.most_common()),
-               "models": dict(models.most_common())}
-    return collected, summary
-
-
-def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
-    """What a user must know about a scored batch: prompts with no line, answers from another model."""
-    notes = []
-    if summary["missing"]:
-        notes.append(f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file too "
-                     f"(they count as failed tasks, reason {MISSING_FROM_BATCH})")
-    others = other_models(summary["models"], config.model)
-    if others:
-        notes.append(f"answers come from model {', '.join(others)}, not --model {config.model} (accepted with --accept-other-model)")
-    return notes
-
-
-def other_models(names, model: str) -> list[str]:
-    """The model names that are not model nor a dated snapshot of it: ('gpt-4o-2024-08-06', 'gpt-4o') -> [];
-    ('gpt-4o-mini-2024-07-18', 'gpt-4o') -> that name (another model, whose name only starts the same)."""
-    snapshot = re.compile(rf"{re.escape(model)}-(\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}})")
-    return [m for m in names if m != model and not snapshot.fullmatch(m)]
-
-
-def _cached_tokens(usage: object) -> int | None:
-    """usage.prompt_tokens_details.cached_tokens (OpenAI, vLLM), the prompt tokens a prefix cache served."""
-    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
-    return _count(details.get("cached_tokens")) if isinstance(details, dict) else None
-
-
-MAX_COUNT = 10**12  # a token count past this is no count a server could mean
-
-
-def _count(value: object) -> int | None:
-    """A token count as a server gives it, or None when it cannot be one (not a whole number, negative, absurdly large)."""
-    return value if type(value) is int and 0 <= value <= MAX_COUNT else None
-
-
-def _seconds(value: object) -> float | None:
-    return value if type(value) in (int, float) and math.isfinite(value) and 0 <= value <= 10**7 else None
-
-
-def _text_or_none(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def cell_diagnosis(status: str, diagnosis: str | None, record: Answer | None, truncated: bool, cap: int) -> str | None:
-    """One cell's diagnosis: what the request's fate says first (request_failed, context_overflow, cut_by_output_cap,
-    cut_by_context), else what AnswerKey found in the answer; None for a cell fully right."""
-    if status == "ERROR":
-        return "request_failed"
-    if status == "CONTEXT_OVERFLOW":
-        return "context_overflow"
-    if status != "OK" or diagnosis is None:
-        return None
-    if record is not None and record.finish_reason == "length":
-        return "cut_by_context" if isinstance(record.completion_tokens, int) and record.completion_tokens < cap else "cut_by_output_cap"
-    return "cut_by_context" if truncated else diagnosis
-
-
-EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
-
-
-def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict:
-    """The first cell of a format with a diagnosis, as results.md shows it: question, answer text (cut), or the error."""
-    content = record.content if record is not None and isinstance(record.content, str) else None
-    return {"question_id": item.question.id, "question": item.question.question, "gold_paths": [list(p) for p in item.question.paths],
-            "answer": content[:EXAMPLE_CHARS] + ("…" if len(content) > EXAMPLE_CHARS else "") if content is not None else None,
-            "error": record.error if record is not None else None if status == "OK" else status}
-
-
-def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None) -> list[dict]:
-    """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
-    answers: Collected.best, the answer that counts per (prompt SHA-256, repeat). examples, when given, gets the first
-    cell of each (format, diagnosis) (diagnosis_example)."""
-    planned = set(planned_keys(items, config)) if config.limit is not None else None  # None: every prompt that fits, every repeat
-    shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]] = {}  # each shown graph, its names and edge index, built once
-    key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
-    scored = []
-    for item in items:
-        row, sha = item.row, item.row["prompt_sha256"]
-        cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
-        cell.update(prompt_sha256=sha, prompt_tokens=row["prompt_tokens"], insufficient=item.question.insufficient,
-                    hops=hop_bucket(item.question))
-        overflow = row["overflow"] and config.model != SOLVER_MODEL
-        for repeat in range(config.repeats):
-            record = answers.get((sha, repeat))
-            if overflow:
-                status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
-            elif planned is not None and (sha, repeat) not in planned:
-                continue  # outside --limit: not part of this run, even when the log holds an answer to it
-            elif record is None:
-                status, scores, usage = "NOT_RUN", None, None
-            elif record.error is not None and context_refusal(record.error):
-                status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None  # the server's own window: a failed task
-            elif record.error is not None:
-                status, scores, usage = "ERROR", FAILED_SCORES, record
-            else:
-                status, usage = "OK", record
-                if key is None or key.sha != sha or key.q is not item.question:
-                    shown_key = (item.variant.name, id(item.context), row["permutation"], row["mode"], row["edges_included"], id(item.order))
-                    if shown_key not in shown_cache:
-                        shown = item.shown()
-                        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
-                    key = AnswerKey(shown_cache[shown_key][0], item.question, shown_cache[shown_key][1], sha, shown_cache[shown_key][2])
-                scores = key.score(record.content)
-            if scores is not None and item.question.insufficient:
-                scores = {**scores, **ABSTENTION_SCORES}
-            server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
-            truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
-            if scores is not None:
-                scores = {**scores, "diagnosis": cell_diagnosis(status, scores["diagnosis"], record, truncated, config.max_output_tokens)}
-                if examples is not None and scores["diagnosis"] and (row["format"], scores["diagnosis"]) not in examples:
-                    examples[(row["format"], scores["diagnosis"])] = diagnosis_example(item, record, status)
-            scored.append({
-                **cell,
-                "repeat": repeat,
-                "status": status,
-                **(scores or NO_SCORES),
-                "truncated_by_server": truncated,
-                "usage_prompt_tokens": server_prompt,
-                "usage_cached_tokens": usage.cached_tokens if usage else None,
-                "usage_completion_tokens": completion,
-                "over_output_cap": isinstance(completion, int) and completion > config.max_output_tokens,  # the server ignored the cap
-                "latency_s": record.latency_s if record else None,
-                "retry_wait_s": record.retry_wait_s if record else None,
-                "finish_reason": record.finish_reason if record else None,
-                "error": record.error if record else None,
-            })
-    return scored
-
-
-@dataclass(frozen=True)
-class Answers:
-    """What a model run or --score collected: the answers that count, the request summary, and the files scored."""
-
-    best: dict[tuple[str, int], Answer]  # Collected.best
-    summary: dict  # mode run | log | batch, counts, failures by reason, notes
-    log: dict  # {"name", "sha256", "unreadable_lines"}: the files scored
-
-
-def files_sha256(paths: list[Path]) -> str | None:
-    """SHA-256 of the files' bytes one after the other, read in blocks (None when none exists). Reading and hashing
-    release the GIL, so a caller can run this on a thread beside parsing the same files."""
-    present = [p for p in paths if p.exists()]
-    digest = hashlib.sha256()
-    for path in present:
-        with open(path, "rb") as f:
-            while block := f.read(1 << 20):
-                digest.update(block)
-    return digest.hexdigest() if present else None
-
-
-def log_info(paths: list[Path], unreadable: dict[str, list[int]], sha256: str | None) -> dict:
-    """The files scored, their SHA-256 (files_sha256) and the lines that could not be read."""
-    return {"name": ", ".join(display(p) for p in paths), "sha256": sha256, "unreadable_lines": unreadable}
-
-
-def log_summary(collected: Collected, items: list[Item], config: ModelConfig) -> dict:
-    """Every invocation in a log, as the scorer sees them: planned requests, answered, failed, not yet run."""
-    outcomes = [collected.best.get(key) for key in planned_keys(items, config)]
-    failures = Counter(failure_kind(r.error) for r in outcomes if r is not None and r.error and not context_refusal(r.error))
-    return {
-        "invocations": len(collected.headers), "planned": len(outcomes),
-        "answered": sum(1 for r in outcomes if r is not None and not r.error), "failed": sum(failures.values()),
-        "not_run": sum(1 for r in outcomes if r is None), "failures": dict(failures.most_common()),
-        "cut_by_length": sum(1 for r in outcomes if r is not None and not r.error and r.finish_reason == "length"),
-        **cut_before_cap([end for r in outcomes if r is not None and not r.error and r.finish_reason == "length"
-                          and (end := context_end(r.prompt_tokens, r.completion_tokens, config.max_output_tokens))]),
-        "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.error)),
-    }
-
-
-# -----------------------------------------------------------------------------
-# results: statistics, the article's final table (8.6), results.json and results.md
-
-RATE_METRICS = ("parse_success", "answer_correct", "path_exact", "valid_path", "evidence_match", "path_supports_answer", "false_abstention")
-MEAN_METRICS = ("edge_precision", "edge_recall")
 
 # Statistics. The unit of evidence is the question: a question asked under several permutations and repeats is
 # one question, its runs averaged into one value (a fraction for a rate). Every interval, per format, per hop
@@ -8143,189 +5725,6 @@ def rate_interval(values: list[float], binary: bool) -> dict:
     return {"rate": round(mean, 4), "questions": n, "ci95": ci, "method": method}
 
 
-METRIC_FIELDS = ("question_id", "insufficient", *RATE_METRICS, *MEAN_METRICS)
-AGGREGATE_FIELDS = (*METRIC_FIELDS, "status", "hops", "error", "truncated_by_server", "prompt_tokens", "over_output_cap",
-                    "finish_reason", "permutation", "repeat", "usage_prompt_tokens", "usage_completion_tokens",
-                    "usage_cached_tokens", "latency_s", "retry_wait_s", "right_answer_wrong_path", "diagnosis", "json_as_asked")
-
-
-def columns(rows: list[dict], fields: tuple[str, ...]) -> dict[str, tuple]:
-    """The rows' fields as columns, in one pass over the rows: counting then runs in C loops over the columns
-    (a pass per metric over 100,000 row dicts cost more in memory traffic than the counting itself)."""
-    if not rows:
-        return {f: () for f in fields}
-    return dict(zip(fields, zip(*map(operator.itemgetter(*fields), rows))))
-
-
-def answer_metrics(col: dict[str, tuple]) -> dict:
-    """The rates and means of some scored cells, given as columns (METRIC_FIELDS and question_id at least), each over
-    questions with a 95% interval: answers and paths over the positive questions, abstention over the others.
-    k and n count the cells (runs) behind them."""
-    positive = list(map(operator.not_, col["insufficient"]))
-    out = {}
-    for metric in (*RATE_METRICS, "abstention_correct", *MEAN_METRICS):
-        keep = col["insufficient"] if metric == "abstention_correct" else positive if metric != "parse_success" else itertools.repeat(True)
-        values = col["answer_correct" if metric == "abstention_correct" else metric]
-        pairs = list(itertools.compress(zip(col["question_id"], values), keep))
-        means, binary = question_values(iter(pairs))
-        entry = rate_interval(means, binary and metric not in MEAN_METRICS)
-        if metric in MEAN_METRICS:
-            out[metric] = {"mean": entry["rate"], "n": len(pairs), **{k: entry[k] for k in ("questions", "ci95", "method")}}
-        else:
-            out[metric] = {"k": sum(1 for _, v in pairs if v), "n": len(pairs), **entry}
-    return out
-
-
-# Why answers fail: one diagnosis per cell that is not fully right, by the first rule that holds, in this order
-# (cell_diagnosis, then AnswerKey._diagnose), each with the article's remedy. README: "Why answers fail".
-DIAGNOSES = {  # name -> (what it means, the remedy the article gives)
-    "request_failed": ("the request failed (the log's error, by reason above)", "re-run the same command: only the failed "
-                       "prompts are sent again"),
-    "context_overflow": ("the prompt did not fit the context window (the tool's --context-window or the server's)",
-                         "a smaller context (--context-edges), a more compact format, or a larger window (scenario 3)"),
-    "cut_by_output_cap": ("the answer was cut at --max-output-tokens (finish_reason length)", "raise --max-output-tokens"),
-    "cut_by_context": ("the answer or the prompt was cut by the server's context before the output cap", "a server with a "
-                       "larger context (llama.cpp: --n_ctx), or a smaller context"),
-    "no_json": ("no JSON object with an answer in the reply, even fenced or inside prose", "--structured json_object where the "
-                "server supports it; a shorter prompt (section 10: invalid answer JSON)"),
-    "false_abstention": ("INSUFFICIENT_DATA where a complete path is shown", "make each edge's direction and ends explicit "
-                         "(scenario 2: an arrow, a column header, node types)"),
-    "missed_abstention": ("an answer where INSUFFICIENT_DATA was right (no complete path is shown)", "require evidence for "
-                          "every hop; --pseudonymize tells an answer from memory (section 10: incomplete negative example)"),
-    "miscounted_indices": ("the evidence names exactly the edges of a gold path; the path's indices do not", "--edge-ids: a "
-                           "stable id per edge instead of a position the model must count (section 10: unstable order)"),
-    "edge_reversed": ("the path or evidence cites an edge that is not shown, and its reverse is", "an explicit arrow, a "
-                      "column header, node types (scenario 2; section 10: direction reversal)"),
-    "edge_not_shown": ("the path or evidence cites an edge that is not in the shown graph (an index out of range, a made-up "
-                       "triple)", "separate records visibly, a relation legend (scenario 2); --pseudonymize tells facts "
-                       "from memory"),
-    "broken_chain": ("the path's edges are shown but do not follow on from each other", "node ids repeated at both ends of "
-                     "every record, a header (scenario 2)"),
-    "right_answer_wrong_path": ("the answer is right; the path is a real walk but not a gold path, or no path (scenario 4)",
-                                "do not count it as a success: require evidence; --pseudonymize tells guessing from memory"),
-    "answer_form": ("the path's walk reaches a gold node; the answer says something else (scenario 5)", "ask for the node id "
-                    "and the display name apart (answer_id, answer_text); check normalization"),
-    "wrong_branch": ("the path is a real walk that ends at another entity than a gold one", "competing entities are told apart "
-                     "by types and explicit relations: node types, a relation legend (scenario 2)"),
-    "no_path": ("a wrong answer and no path cited", "the schema asks for a path: --structured json_object; fewer hops"),
-}
-
-
-def diagnosis_counts(values) -> dict[str, int]:
-    """{diagnosis: cells}, in DIAGNOSES order, zero counts left out."""
-    counts = Counter(v for v in values if v)
-    return {name: counts[name] for name in DIAGNOSES if counts[name]}
-
-
-def hop_metrics(cells: list[dict], buckets: tuple[str, ...]) -> dict[str, dict]:
-    """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses."""
-    hops: dict[str, list[dict]] = {}
-    for s, bucket in zip(cells, buckets):
-        hops.setdefault(bucket, []).append(s)
-    return {bucket: {"n": len(hops[bucket]), **answer_metrics(columns(hops[bucket], METRIC_FIELDS)),
-                     "diagnoses": diagnosis_counts(s["diagnosis"] for s in hops[bucket])}
-            for bucket in HOP_BUCKETS if bucket in hops}
-
-
-def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> list[dict]:
-    """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
-    permutations and repeats, tokens per correct path, usage and cost."""
-    groups: dict[tuple, list[dict]] = {}
-    for s in scored:
-        groups.setdefault((*group_key(s), s["format"]), []).append(s)
-    table = []
-    for (encoding, size, ids, mode, fmt), members in groups.items():
-        ran = [s for s in members if s["status"] != "NOT_RUN"]
-        col = columns(ran, AGGREGATE_FIELDS)
-        statuses = Counter(col["status"])
-        positive = list(map(operator.not_, col["insufficient"]))
-        entry = {
-            "encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt,
-            "n": len(ran), "not_run": len(members) - len(ran),
-            "errors": statuses["ERROR"],
-            "overflow": statuses["CONTEXT_OVERFLOW"],
-            "overflow_by_server": sum(1 for status, error in zip(col["status"], col["error"]) if status == "CONTEXT_OVERFLOW" and error is not None),
-            "truncated_by_server": sum(col["truncated_by_server"]),
-            "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
-        }
-        entry.update(answer_metrics(col))
-        entry["by_hops"] = hop_metrics(ran, col["hops"])
-        entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
-        entry["json_as_asked"] = sum(1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v)
-        entry["right_answer_wrong_path"] = sum(map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive)))
-        entry["over_output_cap"] = sum(map(operator.truth, col["over_output_cap"]))
-        entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col["finish_reason"] if reason).items()))
-        by_run: dict[tuple, list[tuple]] = {}  # (permutation, repeat) -> [(answer correct, path exact)] of the positive cells
-        for run, right, exact in itertools.compress(zip(zip(col["permutation"], col["repeat"]), col["answer_correct"], col["path_exact"]), positive):
-            by_run.setdefault(run, []).append((right, exact))
-        for k, metric in enumerate(("answer_correct", "path_exact")):  # spread across permutations and repeats (article 8.4)
-            per_run = [math.fsum(map(operator.truth, map(operator.itemgetter(k), v))) / len(v) for v in by_run.values()]  # statistics.fmean
-            entry[f"{metric}_spread"] = {**_stats(per_run), "runs": len(per_run)} if per_run else None
-        correct = entry["path_exact"]["k"]
-        entry["tokens_per_correct_path"] = round(sum(col["prompt_tokens"]) / correct, 1) if correct else None
-        usage_in = [v for v in col["usage_prompt_tokens"] if isinstance(v, int)]
-        usage_out = [v for v in col["usage_completion_tokens"] if isinstance(v, int)]
-        cached = [v for v in col["usage_cached_tokens"] if isinstance(v, int)]
-        entry["usage"] = {"prompt_tokens": sum(usage_in), "completion_tokens": sum(usage_out), "responses_with_usage": len(usage_in),
-                          "cached_tokens": sum(cached) if cached else None,
-                          "cached_share": round(sum(cached) / sum(usage_in), 4) if cached and sum(usage_in) else None}
-        # The prompt tokens as the model counted them, where every sent prompt has usage: they can rank formats
-        # differently from tiktoken (another tokenizer), and they are what is billed.
-        sent_cells = len(ran) - statuses["CONTEXT_OVERFLOW"]
-        entry["model_prompt_tokens"] = (round(statistics.fmean(usage_in), 1)
-                                        if sent_cells and len(usage_in) == sent_cells else None)
-        latencies = sorted(latency for status, latency in zip(col["status"], col["latency_s"])
-                           if status == "OK" and isinstance(latency, (int, float)))
-        entry["retry_wait_s"] = round(sum(wait or 0 for wait in col["retry_wait_s"]), 3)  # apart from latency: not the format's
-        entry["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
-            {"median": round(statistics.median(latencies), 3), "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3)}
-            if latencies else None
-        )
-        price_in, price_out, price_cached = (*prices, None)[:3]  # input, output, cached input per million
-        served = sum(cached) if cached and price_cached is not None else 0  # priced apart only with its own price
-        entry["cost"] = (
-            round(((sum(usage_in) - served) * price_in + served * (price_cached or 0) + sum(usage_out) * price_out) / 1_000_000, 6)
-            if price_in is not None and price_out is not None else None
-        )
-        table.append(entry)
-    for group in dict.fromkeys(map(group_key, table)):
-        members = [e for e in table if group_key(e) == group and e["path_exact"]["rate"] is not None]
-        if not any(e["path_exact"]["k"] for e in members):
-            continue  # no format has a correct path: nothing is on a front of accuracy
-        basis = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in members) else "prompt_tokens"
-        for e in members:
-            e["pareto_tokens"] = basis  # the model's own count when every format has it, else tiktoken's
-            e["pareto"] = not any(
-                o[basis] <= e[basis] and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
-                and (o[basis], o["path_exact"]["rate"]) != (e[basis], e["path_exact"]["rate"])
-                for o in members
-            )
-    return table
-
-
-# The acceptance gate (article 12, "порог отката"): each of its conditions is a paired non-inferiority test
-# over questions. Per check and question, the format's and the baseline's answers to the same prompt cells (its
-# permutations and repeats) give paired differences, averaged into one value in [-1, 1]; their mean is bounded
-# one-sided at 95% (Newcombe's method 11 for binary data, the guarded t interval otherwise). A check passes when
-# the lower bound is at or above -tolerance and fails when the upper bound is below it. The conditions:
-# path exact and valid path, abstention (at its own tolerance: abstention questions are few), stability under
-# permutation (with several: a question counts as right only when right in every permutation, tested the same
-# way), the saving on the full prompt, and the round trip. A format is accepted when every condition passes
-# and, the formats of a group being judged together, Holm's step-down procedure over their p-values on the
-# paths (the larger of path exact's and valid path's: both must hold) still shows it no worse: the chance of
-# recommending any format whose paths are worse than the tolerance stays at 5% however many formats are
-# tried. Abstention and stability must hold for each format at 95%.
-GATE_ALPHA = 0.05  # one-sided, per check and for the family of formats
-GATE_POWER = 0.8  # the questions asked for would show an equal format no worse this often
-CHECK_POWER = 0.9  # ... each open condition at this power, so that all of them (they fail together rarely) pass about GATE_POWER
-BASELINE_FLOOR = 0.2  # the baseline's path exact rate below which no verdict is given: nothing to lose
-GATE_MAX_QUESTIONS = 1_000_000  # "how many questions would decide it" is searched up to this
-DEFAULT_ABSTENTION_TOLERANCE = 0.15
-PAIRED_OUTCOMES = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}  # (format, baseline) -> cell
-GATE_CHECKS = (("path_exact", "path_exact", False), ("valid_path", "valid_path", False), ("abstention", "answer_correct", True))
-PATH_CHECKS = ("path_exact", "valid_path")  # the main condition, whose p-values Holm's procedure takes over the formats
-
-
 def _cc_wilson(k: int, n: int, z: float) -> tuple[float, float]:
     """Wilson's score interval with continuity correction: _cc_wilson(6, 6, 1.645) -> (0.603, 1.0)."""
     p, zz = k / n, z * z
@@ -8350,1650 +5749,6 @@ def newcombe_cc(a: int, b: int, c: int, d: int, z: float) -> tuple[float, float,
     return p1 - p2, max(p1 - p2 - delta, -1.0), min(p1 - p2 + epsilon, 1.0)
 
 
-class Paired(NamedTuple):
-    """One check's evidence: per question, the paired runs of the format and the baseline."""
-
-    runs: dict[str, list[tuple[bool, bool]]]  # question id -> [(format right, baseline right)] over its cells
-
-    @property
-    def binary(self) -> bool:
-        return all(len(pairs) == 1 for pairs in self.runs.values())
-
-    def table(self) -> tuple[float, float, float, float]:
-        """The paired outcomes (both right, only the format, only the baseline, neither), each question's runs
-        averaged into fractions that add up to one question: whole counts for binary data."""
-        counts = [0.0, 0.0, 0.0, 0.0]
-        for pairs in self.runs.values():
-            for pair in pairs:
-                counts[PAIRED_OUTCOMES[pair]] += 1 / len(pairs)
-        return tuple(counts)
-
-    def differences(self) -> list[float]:
-        return [math.fsum(f - b for f, b in pairs) / len(pairs) for pairs in self.runs.values()]
-
-    def bounds(self, alpha: float) -> tuple[float, float, float]:
-        """(difference, lower, upper), each bound one-sided at 1 - alpha."""
-        if self.binary:
-            return newcombe_cc(*map(round, self.table()), statistics.NormalDist().inv_cdf(1 - alpha))
-        return guarded_t(self.differences(), alpha, -1.0, 1.0)
-
-    @property
-    def method(self) -> str:
-        return "newcombe method 11 (continuity corrected)" if self.binary else "guarded paired t over question means"
-
-    def p_value(self, tolerance: float) -> float:
-        """The one-sided p-value of 'worse by the tolerance or more': the alpha at which the lower bound meets -tolerance
-        (for the t interval, P(T > (mean + tolerance) / se); for Newcombe's, found by bisection)."""
-        if self.bounds(0.5)[1] < -tolerance:
-            return 1.0
-        lo, hi = 1e-12, 0.5  # the lower bound falls as alpha falls
-        if self.bounds(lo)[1] >= -tolerance:
-            return lo
-        for _ in range(50):
-            mid = math.sqrt(lo * hi)
-            lo, hi = (lo, mid) if self.bounds(mid)[1] >= -tolerance else (mid, hi)
-        return hi
-
-
-def _decision(lower: float, upper: float, tolerance: float) -> str:
-    return "pass" if lower >= -tolerance else "fail" if upper < -tolerance else "undecided"
-
-
-def questions_for_power(values: list[float], tolerance: float, alpha: float, power: float = GATE_POWER) -> int | None:
-    """The fewest questions with which a format as good as the baseline (true difference 0) would pass the check with
-    the given power, at the spread of the observed question differences: the guarded t interval's lower bound is
-    above -tolerance with probability power. None when no number up to GATE_MAX_QUESTIONS would."""
-    mean = math.fsum(values) / len(values) if values else 0.0
-    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
-    z_power = statistics.NormalDist().inv_cdf(power)
-
-    def enough(n: int) -> bool:
-        w = GUARD_WEIGHT
-        half = max(t_quantile(1 - alpha, n - 1) * math.sqrt((n * sd * sd + 2 * w) / ((n + 2 * w - 1) * (n + 2 * w))), -math.log(alpha) / n)
-        return half <= tolerance if sd == 0 else (tolerance - half) / (sd / math.sqrt(n)) >= z_power
-
-    hi = 4
-    while not enough(hi):
-        if hi >= GATE_MAX_QUESTIONS:
-            return None
-        hi = min(hi * 2, GATE_MAX_QUESTIONS)
-    lo = max(hi // 2, 2)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
-    return hi
-
-
-def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, family: int = 1) -> dict:
-    """One condition of the gate: 'pass' when the one-sided lower bound of the difference is at or above -tolerance,
-    'fail' when the upper bound is below it, else 'undecided', with the questions of its kind that would pass it
-    with GATE_POWER if the format were as good as the baseline (at alpha / family: the family's strictest step)."""
-    n = len(paired.runs)
-    if n == 0:
-        return {"questions": 0, "result": "undecided", "difference": None, "lower": None, "upper": None, "method": None,
-                "p_value": None, "questions_needed": None, "outcomes": None}
-    diff, lower, upper = paired.bounds(alpha)
-    result = _decision(lower, upper, tolerance)
-    a, b, c, d = paired.table()
-    return {"questions": n, "result": result, "difference": round(diff, 4), "lower": round(lower, 4), "upper": round(upper, 4),
-            "tolerance": tolerance, "method": paired.method, "p_value": round(paired.p_value(tolerance), 6),
-            "questions_needed": questions_for_power(paired.differences(), tolerance, alpha / family, CHECK_POWER) if result == "undecided" else None,
-            "outcomes": {"both": round(a, 4), "only_format": round(b, 4), "only_baseline": round(c, 4), "neither": round(d, 4)}}
-
-
-def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str) -> dict[str, Paired]:
-    """For each paired check, the paired runs of fmt and the baseline over every cell both answered (or failed): the
-    positive questions for paths, the abstention questions for abstention; and 'stability', where a (question,
-    repeat) counts as right only when right in every permutation (with several permutations)."""
-    runs: dict[str, dict[str, list[tuple[bool, bool]]]] = {name: {} for name, _, _ in GATE_CHECKS}
-    robust: dict[tuple[str, int], list[tuple[bool, bool]]] = {}
-    base = mine.get(baseline, {})
-    for key, c in mine.get(fmt, {}).items():
-        b = base.get(key)
-        if b is None:
-            continue
-        for name, metric, insufficient in GATE_CHECKS:
-            if c["insufficient"] is insufficient:
-                runs[name].setdefault(key[0], []).append((bool(c[metric]), bool(b[metric])))
-        if not c["insufficient"]:
-            robust.setdefault((key[0], key[2]), []).append((bool(c["path_exact"]), bool(b["path_exact"])))
-    out = {name: Paired(by_question) for name, by_question in runs.items()}
-    if any(len(pairs) > 1 for pairs in robust.values()):
-        stable: dict[str, list[tuple[bool, bool]]] = {}
-        for (qid, _), pairs in robust.items():
-            stable.setdefault(qid, []).append((all(f for f, _ in pairs), all(b for _, b in pairs)))
-        out["stability"] = Paired(stable)
-    return out
-
-
-def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | None) -> list[str]:
-    """Why no verdict in a group can be trusted, whatever the formats did: a baseline that fails (or was never sent),
-    a budget that cannot tell formats apart."""
-    base = entries.get(baseline)
-    reasons = []
-    if budget_note:
-        reasons.append(budget_note)
-    if base is None:
-        return reasons
-    rate = base["path_exact"]["rate"]
-    if rate is not None and rate < BASELINE_FLOOR:
-        refused, local = base["overflow_by_server"], base["overflow"] - base["overflow_by_server"]
-        why = (f"the baseline {baseline} gets {rate:.2f} of the positive questions' paths exactly right, under the floor "
-               f"{BASELINE_FLOOR:.2f}: a format can look no worse only because there is nothing to lose")
-        if local:
-            why += f" ({local} of its {base['n']} prompts are over --context-window and were never sent)"
-        elif refused:
-            why += f" ({refused} of its {base['n']} prompts were refused by the server as over its context window)"
-        elif base["errors"]:
-            why += f" ({base['errors']} of its {base['n']} requests failed)"
-        reasons.append(why + "; change the model, the prompt, the budget or what each prompt shows until the baseline answers")
-    return reasons
-
-
-def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: float, budget_notes: dict | None = None,
-             abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE) -> list[dict]:
-    """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
-    when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
-    cells: dict[tuple, dict[str, dict[tuple, dict]]] = {}  # group -> format -> (question, permutation, repeat) -> cell
-    for c in scored:
-        if c["status"] != "NOT_RUN":
-            cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[(c["question_id"], c["permutation"], c["repeat"])] = c
-    by_group: dict[tuple, dict[str, dict]] = {}
-    for e in table:
-        by_group.setdefault(group_key(e), {})[e["format"]] = e
-    out = []
-    for group, entries in by_group.items():
-        base = entries.get(baseline)
-        if base is None:
-            continue
-        blockers = group_blockers(entries, baseline, (budget_notes or {}).get(group))
-        mine = cells.get(group, {})
-        tested = [e for fmt, e in entries.items() if fmt != baseline]
-        tokens = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in entries.values()) else "prompt_tokens"
-        judged = [_verdict(e, base, mine, baseline, tolerance, abstention_tolerance, blockers, len(tested), tokens) for e in tested]
-        out += holm(judged)
-    return out
-
-
-def _verdict(e: dict, base: dict, mine: dict, baseline: str, tolerance: float, abstention_tolerance: float, blockers: list[str],
-             family: int, tokens: str) -> dict:
-    """One format's verdict before Holm: its checks, what blocks it, its saving (counted by tokens, one count for the
-    whole group) and the questions that would decide it."""
-    fmt = e["format"]
-    paired = _paired_runs(mine, fmt, baseline)
-    checks = {name: paired_check(p, abstention_tolerance if name == "abstention" else tolerance, family=max(family, 1))
-              for name, p in paired.items()}
-    if checks["abstention"]["questions"] == 0:
-        checks["abstention"].update(result="pass", note="no abstention question: nothing to be worse at")
-    needed = {name: c["questions_needed"] for name, c in checks.items() if c["result"] == "undecided" and c["questions"]}
-    saving = round(1 - e[tokens] / base[tokens], 4) if e[tokens] and base[tokens] else None
-    failed = [name for name, c in checks.items() if c["result"] == "fail"]
-    open_ = [name for name, c in checks.items() if c["result"] == "undecided"]
-    reasons = list(blockers)
-    errors = e["errors"] + base["errors"]
-    if errors:
-        reasons.append(f"{errors} request(s) of {fmt} and {baseline} failed: a failure is not the format's doing; "
-                       "run the same command again to retry them")
-    positives = max((c["questions"] for name, c in checks.items() if name != "abstention"), default=0)
-    abstentions = checks["abstention"]["questions"]
-    share = abstentions / (positives + abstentions) if positives + abstentions else 0.0
-    totals = [math.ceil(n / (share if name == "abstention" else 1 - share)) for name, n in needed.items()
-              if n is not None and (share if name == "abstention" else 1 - share) > 0]
-    return {"encoding": e["encoding"], "size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": fmt,
-            "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention_tolerance,
-            "verdict": "undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept",
-            "failed": failed, "undecided": open_, "blocked_by": reasons, "positive_questions": positives,
-            "abstention_questions": abstentions,
-            "questions_needed": {name: n for name, n in needed.items()},
-            "questions_to_generate": max(totals) if totals and len(totals) == len(needed) else None,
-            "saving": saving, "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e["encoding"],
-            "roundtrip": "pass", "checks": checks,
-            "p_value": max((checks[name]["p_value"] for name in PATH_CHECKS if checks[name]["p_value"] is not None), default=None)}
-
-
-def holm(judged: list[dict], alpha: float = GATE_ALPHA) -> list[dict]:
-    """Holm's step-down procedure over the formats of one group: sorted by p-value, the k-th smallest must be at or
-    under alpha / (m - k + 1), and once one is not, none after it is shown no worse. A format whose every check
-    passes but that the procedure stops at is undecided, and says so."""
-    candidates = sorted((v for v in judged if v["verdict"] == "accept"), key=lambda v: v["p_value"])
-    m, stopped = len(judged), False
-    for k, v in enumerate(sorted((v for v in judged if v["p_value"] is not None), key=lambda v: v["p_value"])):
-        threshold = alpha / (m - k)
-        stopped = stopped or v["p_value"] > threshold
-        v["holm"] = {"p_value": v["p_value"], "threshold": round(threshold, 6), "formats": m, "shown": not stopped}
-    for v in candidates:
-        if not v["holm"]["shown"]:
-            v["verdict"] = "undecided"
-            v["undecided"] = ["holm"]
-    return judged
-
-
-def recommendation(mine: list[dict], baseline: str) -> str:
-    """One group's recommendation: the accepted format that saves the most tokens; or, when nothing is decided, that
-    no decision is made yet and how many questions would make one; or keep the baseline, saying why."""
-    blocked = next((v["blocked_by"] for v in mine if v["blocked_by"]), None)
-    if blocked and all(v["blocked_by"] for v in mine):
-        return f"no recommendation: {blocked[0]}"
-    accepted = sorted((v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -v["saving"])
-    if accepted:
-        best = accepted[0]
-        return (f"ship {best['format']}, which saves {_percent(best['saving'])} of the prompt tokens of {baseline} "
-                f"({best['saving_counted_by']}'s count) and is accepted over {best['positive_questions']} positive and "
-                f"{best['abstention_questions']} abstention questions")
-    if all(v["verdict"] == "undecided" for v in mine):
-        more = [v["questions_to_generate"] for v in mine if v["questions_to_generate"]]
-        ask = (f": about {min(more):,} questions in all (--generate-questions {min(more)}) would show the closest format no worse "
-               f"with {GATE_POWER:.0%} power if it is as good as {baseline}") if more else ""
-        return f"no decision yet{ask}; until then, {baseline} stays"
-    saving_nothing = [v["format"] for v in mine if v["verdict"] == "accept"]
-    why = "; ".join(f"{v['format']} {v['verdict']}" for v in mine if v["format"] not in saving_nothing)
-    if saving_nothing:
-        why = "; ".join(filter(None, [why, f"{', '.join(saving_nothing)} accepted but save no tokens"]))
-    return f"keep {baseline}; no format is accepted that saves tokens ({why})"
-
-
-CHECK_WORDS = {"path_exact": "path exact", "valid_path": "valid path", "abstention": "abstention", "stability": "stability under permutation",
-               "holm": "the family of formats (Holm)"}
-
-
-def _why(v: dict) -> str:
-    if v["blocked_by"]:
-        return "no verdict: " + "; ".join(v["blocked_by"])
-    if v["failed"]:
-        return "worse on " + ", ".join(CHECK_WORDS[name] for name in v["failed"])
-    if v["undecided"] == ["holm"]:
-        return (f"every check passes, but not once {v['holm']['formats']} formats are judged together (Holm: p {v['p_value']:.3g} over "
-                f"{v['holm']['threshold']:.3g})")
-    if v["undecided"]:
-        more = v["questions_to_generate"]
-        return (f"not yet shown no worse on {', '.join(CHECK_WORDS[name] for name in v['undecided'])}"
-                + (f"; about {more:,} questions in all would show it with {GATE_POWER:.0%} power if it is as good" if more
-                   else "; the difference sits at the tolerance"))
-    return "no worse on every check"
-
-
-def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str]:
-    """The verdict table and one recommendation line per group, for the top of results.md."""
-    if not gate:
-        return []
-    abstention = gate[0]["abstention_tolerance"]
-    lines = ["", f"## Verdicts against {baseline} (tolerance {tolerance:g}, abstention {abstention:g})", "",
-             "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
-             f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
-             "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "
-             "(with several: a question right in every permutation), and, the formats being judged together, Holm's "
-             "procedure over the paths' p-values keeps the chance of accepting any format whose paths are worse than the "
-             "tolerance at 5%. Bounds: Newcombe's score "
-             "interval with continuity correction for one run per question, else a paired t interval over questions with a "
-             f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of the "
-             "paths right.", "",
-             "| group | format | verdict | positive questions | abstention questions | why | saving in prompt tokens |",
-             "|---|---|---|---:|---:|---|---:|"]
-    for v in gate:
-        saving = "" if v["saving"] is None else f"{_percent(v['saving'])} ({v['saving_counted_by']})"
-        lines.append(f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['positive_questions']} | "
-                     f"{v['abstention_questions']} | {_md(_why(v))} | {saving} |")
-    lines.append("")
-    for group in dict.fromkeys(group_key(v) for v in gate):
-        mine = [v for v in gate if group_key(v) == group]
-        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline)}.")
-    return lines
-
-
-def _rate(cell: dict | None) -> str:
-    if not cell or cell.get("rate") is None:
-        return ""
-    if not cell.get("ci95"):  # one question: no interval
-        return f"{cell['rate']:.2f}"
-    low, high = cell["ci95"]
-    return f"{cell['rate']:.2f} ({low:.2f}–{high:.2f})"
-
-
-def _bar(value: float, top: float, width: int = 20) -> str:
-    filled = round(width * value / top) if top else 0
-    return "█" * filled + "·" * (width - filled)
-
-
-def _tokens(e: dict) -> str:
-    """'970 (800)': tiktoken's count, and the model's own where the log has it."""
-    tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:,.0f}"
-    return tokens + (f" ({e['model_prompt_tokens']:,.0f})" if e["model_prompt_tokens"] is not None else "")
-
-
-def _cost_header(prices: tuple) -> str:
-    """'cost (USD at 2.5 / 10 per million input / output tokens)': the unit and the prices the cost is counted at."""
-    price_in, price_out, price_cached = (*prices, None)[:3]
-    if price_in is None:
-        return "cost (no prices passed)"
-    cached = f", cached input {price_cached:g}" if price_cached is not None else ""
-    return f"cost (USD at {price_in:g} / {price_out:g} per million input / output tokens{cached})"
-
-
-def _table(entries: list[dict], columns: list[tuple[str, Callable[[dict], str], bool]], model: bool) -> list[str]:
-    """A Markdown table of entries: columns (header, cell, only in a model run) and a first column of formats (★ on
-    the Pareto front). A run of the control solver has no usage, cost or latency: those columns are left out."""
-    shown = [(h, cell) for h, cell, model_only in columns if model or not model_only]
-    lines = ["| format | " + " | ".join(h for h, _ in shown) + " |", "|---|" + "---:|" * len(shown)]
-    for e in entries:
-        lines.append(f"| {e['format']}{' ★' if e.get('pareto') else ''} | " + " | ".join(cell(e) for _, cell in shown) + " |")
-    return lines
-
-
-def _cost(e: dict) -> str:
-    return "" if e["cost"] is None else f"{e['cost']:.4f}"
-
-
-def _compact_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
-    """What a decision needs first: tokens, answer, path exact with its interval, abstention, cost."""
-    return _table(entries, [("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False),
-                            ("answer", lambda e: _rate(e["answer_correct"]), False), ("path exact", lambda e: _rate(e["path_exact"]), False),
-                            ("abstention", lambda e: _rate(e["abstention_correct"]), False), (_cost_header(prices), _cost, True)], model)
-
-
-def _hop_table(entries: list[dict]) -> list[str]:
-    lines = ["Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in brackets.",
-             "", "| format | " + " | ".join(f"{b} hop{'s' if b != '1' else ''}" if b != "abstention" else b for b in HOP_BUCKETS) + " |",
-             "|---|" + "---:|" * len(HOP_BUCKETS)]
-    for e in entries:
-        cells = []
-        for b in HOP_BUCKETS:
-            part = e["by_hops"].get(b)
-            metric = "abstention_correct" if b == "abstention" else "path_exact"
-            cells.append(f"{_rate(part[metric])} [{part['n']}]" if part and part[metric]["rate"] is not None else "")
-        lines.append(f"| {e['format']} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
-    """Why answers failed, per format: the cells of each diagnosis (share of the format's cells), then each diagnosis
-    that occurs with its meaning, the article's remedy and one example answer."""
-    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in entries)]
-    if not names:
-        return []
-    lines = ["", "### Why answers failed", "", "Cells that are not fully right, by diagnosis (README: Why answers fail); share of "
-             "the format's cells in brackets. JSON as asked: replies that were only the JSON object, not fenced or in prose.",
-             "", "| format | cells | JSON as asked | " + " | ".join(n.replace("_", " ") for n in names) + " |",
-             "|---|---:|---:|" + "---:|" * len(names)]
-    for e in entries:
-        cells = [f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['n']:.0%})" if n in e["diagnoses"] else "" for n in names]
-        lines.append(f"| {e['format']} | {e['n']} | {e['json_as_asked']} | " + " | ".join(cells) + " |")
-    lines += ["", "By hop count, every format together (results.json has them per format: by_hops[].diagnoses):", "",
-              "| hops | cells | " + " | ".join(n.replace("_", " ") for n in names) + " |", "|---|---:|" + "---:|" * len(names)]
-    for bucket in HOP_BUCKETS:
-        parts = [e["by_hops"][bucket] for e in entries if bucket in e["by_hops"]]
-        if parts:
-            total = Counter()
-            for part in parts:
-                total.update(part["diagnoses"])
-            lines.append(f"| {bucket} | {sum(p['n'] for p in parts)} | " + " | ".join(str(total[n]) if total[n] else "" for n in names) + " |")
-    lines.append("")
-    for name in names:
-        meaning, remedy = DIAGNOSES[name]
-        lines.append(f"- **{name.replace('_', ' ')}**: {meaning}. Remedy: {remedy}.")
-        for e in entries:
-            example = examples.get((e["format"], name))
-            if example is not None and name in e["diagnoses"]:
-                said = example["answer"] if example["answer"] is not None else f"error: {example['error']}"
-                text = " ".join(str(said).split())[:300].replace("`", "'")
-                lines.append(f"  Example ({e['format']}, {example['question_id']}): `{text}`")
-                break
-    return lines
-
-
-def _notes_and_bars(entries: list[dict], config: ModelConfig) -> list[str]:
-    """The star's meaning, finish reasons, ignored caps, cached shares, and a text chart of tokens and path exact."""
-    star = ("★ on the Pareto front of prompt tokens against path exact match." if any(e.get("pareto") for e in entries)
-            else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front.")
-    shares = "; ".join(f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None)
-    reasons = "; ".join(f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items()) for e in entries if e["finish_reasons"])
-    ignored = "; ".join(f"{e['format']} {e['over_output_cap']}" for e in entries if e["over_output_cap"])
-    lines = ["", star, *([f"finish_reason per format: {reasons}."] if reasons else []),
-             *([f"Answers longer than --max-output-tokens {config.max_output_tokens} (the server ignored the cap): {ignored}."]
-               if ignored else []),
-             *([f"Share of prompt tokens served from the provider's prefix cache: {shares}."] if shares else []), "", "```"]
-    top = max((e["prompt_tokens"] or 0) for e in entries)
-    width = max(len(e["format"]) for e in entries)
-    for e in entries:
-        rate, spread = e["path_exact"]["rate"], e["path_exact_spread"]
-        sd = f" (sd {spread['sd']:.2f} over {spread['runs']} runs)" if spread and spread["sd"] is not None else ""
-        lines.append(
-            f"{e['format']:<{width}}  tokens {_bar(e['prompt_tokens'] or 0, top)} {e['prompt_tokens'] or 0:>9,.0f}   "
-            f"path exact {_bar(rate or 0, 1.0)} {'' if rate is None else f'{rate:.2f}'}{sd}"
-        )
-    return [*lines, "```"]
-
-
-def _wide_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
-    """The article's final table (8.6), every metric."""
-    mean = lambda m: lambda e: "" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}"  # noqa: E731
-    rate = lambda m: lambda e: _rate(e[m])  # noqa: E731
-    return _table(entries, [
-        ("n", lambda e: str(e["n"]), False), ("questions", lambda e: str(e["path_exact"]["questions"] + e["abstention_correct"]["questions"]), False),
-        ("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False), ("parse", rate("parse_success"), False),
-        ("answer", rate("answer_correct"), False), ("path exact", rate("path_exact"), False), ("valid path", rate("valid_path"), False),
-        ("evidence", rate("evidence_match"), False), ("edge P", mean("edge_precision"), False), ("edge R", mean("edge_recall"), False),
-        ("abstention", rate("abstention_correct"), False), ("false abstention", rate("false_abstention"), False),
-        ("right answer, wrong path", lambda e: str(e["right_answer_wrong_path"]), False), ("errors", lambda e: str(e["errors"]), True),
-        ("overflow", lambda e: str(e["overflow"]), True), (_cost_header(prices), _cost, True),
-        ("tokens / correct path", lambda e: "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}", False),
-        ("latency p50 / p95 s", lambda e: "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}", True),
-    ], model)
-
-
-def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
-                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float, skipped: list[dict] = (),
-                     examples: dict | None = None) -> str:
-    sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
-    lines = [
-        f"# Results: {config.model}",
-        "",
-        f"Endpoint: {public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver, which has no context window)'}. "
-        f"Sampling: {json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
-        f"structured output {config.structured or 'off'}, repeats {config.repeats}. "
-        f"Scored: {log['name']}, SHA-256 `{log['sha256']}`.",
-        "",
-        "Every figure comes from the log. Rates are over answered and failed prompts alike (a failed request, an "
-        "overflow or an unparsable answer is a failed task); each is over questions, a question's permutations and "
-        "repeats averaged into one value, with a 95% interval over questions (Wilson's for one run per question, a "
-        "guarded t interval otherwise; results.json names the method and the questions behind each). Answer and path "
-        "figures are over positive questions, abstention over the INSUFFICIENT_DATA ones. An empty cell was not "
-        "measured. An answer is right when it matches any acceptable answer, a path when it equals any gold path.",
-        "",
-        f"Questions: {len(questions)}: {len(questions) - sum(q.insufficient for q in questions)} positive questions (of which "
-        f"{sum(q.several for q in questions)} have several acceptable answers or gold paths) and "
-        f"{sum(q.insufficient for q in questions)} abstention questions."
-        + (f" Skipped by --skip-invalid-questions: {len(skipped)} question(s): {skipped_text(skipped)}." if skipped else ""),
-        *verdict_lines(gate, tolerance, baseline),
-        "", "![Prompt tokens against path exact match](results.svg)",
-    ]
-    first, *rest = summary_lines(summary, config)
-    lines += ["", f"{first[0].upper()}{first[1:]}.", *(f"- {line}" for line in rest)]
-    if summary["mode"] == "run":  # this invocation above, every invocation in the log here
-        whole = summary_lines({**summary["log"], "mode": "log"}, config)[0]
-        lines += ["", f"{whole[0].upper()}{whole[1:]}."]
-    groups: dict[tuple, list[dict]] = {}
-    for e in table:
-        groups.setdefault(group_key(e), []).append(e)
-    for (encoding, size, ids, mode), entries in groups.items():
-        model = config.model != SOLVER_MODEL
-        lines += ["", f"## {encoding} · {size} · {ids} · mode {mode}", "", *_compact_table(entries, model, prices), "", *_hop_table(entries)]
-        lines += diagnosis_table(entries, examples or {})
-        lines += _notes_and_bars(entries, config)
-        lines += ["", "### Every metric", "", *_wide_table(entries, model, prices)]
-    return "\n".join(lines) + "\n"
-
-
-def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
-    """The request summary as sentences, for stdout and results.md: failures by reason, cut answers, notes."""
-    kind = summary.get("mode")
-    if kind == "run":
-        lines = [f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed"]
-    elif kind == "batch":
-        lines = [f"batch: {summary['lines']} answer lines in {', '.join(summary['files'])}, {summary['planned']} prompts "
-                 f"planned, {summary['missing']} with no line, {summary['failed']} failed"]
-    else:
-        lines = [f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} failed, "
-                 f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"]
-    lines += [f"{count} x {reason}" for reason, count in summary["failures"].items()]
-    waits = summary.get("rate_limit_waits") or {}
-    if waits.get("requests"):
-        lines.append(f"{waits['requests']} of {summary['sent']} request(s) ({waits['requests'] / max(summary['sent'], 1):.0%}) waited for "
-                     f"the rate limit (--tokens-per-minute, --requests-per-minute, or the server's x-ratelimit headers): {waits['seconds']:g} s in all, "
-                     f"the longest {waits['longest_s']:g} s")
-    short = summary.get("cut_before_cap") or 0
-    if summary.get("cut_by_length", 0) > short:
-        lines.append(f"{summary['cut_by_length'] - short} answer(s) cut at the output cap (finish_reason length): raise "
-                     f"--max-output-tokens (now {config.max_output_tokens})")
-    if short:
-        low, high = summary["cut_before_cap_at_tokens"]
-        lines.append(f"{short} answer(s) cut short of the output cap, at {low:,}{f' to {high:,}' if high != low else ''} tokens of prompt "
-                     "and answer together (finish_reason length): the server's context window ended them, not --max-output-tokens; "
-                     "give the server a larger context (llama.cpp: --n_ctx) or send shorter prompts (--context-window to the "
-                     "server's, less the answer)")
-    if summary.get("context_overflow_by_server"):
-        counted = summary.get("refused_prompt_tokens") or []
-        local = f"{counted[0]:,}" + (f" to {counted[-1]:,}" if counted[-1] != counted[0] else "") if counted else ""
-        lines.append(f"{summary['context_overflow_by_server']} prompt(s) refused by the server as over its context window: "
-                     "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent"
-                     + (f"; they count {local} tokens here, but the server counts with the model's own tokenizer and adds its "
-                        "chat template (30 tokens on a llama.cpp server with SmolLM2): count with --encoding hf:PATH to the "
-                        "served model's tokenizer.json and leave room for the template" if local else ""))
-    lines += summary.get("notes", [])
-    return lines
-
-
-def console_results(table: list[dict], summary: dict, model: ModelConfig, gate: list[dict], baseline: str, skipped: list[dict]) -> str:
-    """What a model run prints: a line per group and format, the request summary, the verdicts, the skipped questions."""
-    lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
-    for e in table:
-        answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
-        tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:.0f}"
-        lines.append(f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
-                     f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}")
-    first, *rest = summary_lines(summary, model)
-    lines += [first, *(f"  {line}" for line in rest)]
-    for group in dict.fromkeys(group_key(v) for v in gate):
-        lines.append(f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}")
-    if skipped:
-        lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
-    return "\n".join(lines)
-
-
-def run_failure(summary: dict) -> str | None:
-    """Why a run or a scoring did not fully succeed (exit code 1), or None."""
-    if summary["mode"] == "run" and summary.get("stopped"):
-        return (f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; once that is "
-                "fixed (the server started again, the key set), the same command sends only those: what was answered is kept")
-    if summary["mode"] == "run" and not summary["sent"] and not summary["skipped"]:
-        return "no request was sent: every prompt is over --context-window or outside --limit, so nothing was answered"
-    if summary["mode"] == "run" and summary["failed"]:
-        return (f"{summary['failed']} of {summary['sent']} requests failed after their retries"
-                f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; run the same command again to retry them only")
-    if summary["mode"] != "run" and summary["failed"]:
-        return f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files (see results.md)"
-    return None
-
-
-DEFAULT_TOLERANCE = 0.05
-
-
-class GateSpec(NamedTuple):
-    """--baseline, --tolerance and --abstention-tolerance, checked."""
-
-    baseline: str
-    tolerance: float
-    abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE
-
-
-@dataclass(frozen=True)
-class ResultsReport:
-    """What the results are drawn against: the measurement, the model, prices, the gate and what the run skipped."""
-
-    measured: Measurement
-    model: ModelConfig
-    prices: tuple
-    gate_spec: GateSpec
-    hints: dict  # GroupKey -> mode B budget note
-    skipped: list[dict]
-    context_window: int
-    header: dict  # model, run and command, at the top of results.json
-
-
-def questions_sha256(measured: Measurement) -> dict[str, str]:
-    """Per variant (size.ids), the SHA-256 of its questions (id, text, gold), so that runs can be compared only over
-    the same questions."""
-    return {v.name: sha256_hex(json.dumps(sorted([q.id, q.question, list(q.answers), [list(p) for p in q.paths], q.insufficient]
-                                                 for q in v.questions), ensure_ascii=False)) for v in measured.variants}
-
-
-def report_model(scored: list[dict], answers: Answers, report: ResultsReport, table: list[dict], gate: list[dict], baseline: str,
-                 tolerance: float) -> dict:
-    """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer."""
-    cells, notes = report_cells(scored, answers.best, report.measured.items)
-    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in table)]
-    groups = list(dict.fromkeys(group_key(v) for v in gate))
-    verdicts = [{"group": " · ".join(map(str, group_key(v))), "format": v["format"], "verdict": v["verdict"], "why": _why(v),
-                 "saving": v["saving"]} for v in gate]
-    recommended = [f"{' · '.join(map(str, g))}: {recommendation([v for v in gate if group_key(v) == g], baseline)}" for g in groups]
-    return {"model": report.model.model, "cells": cells, "notes": notes, "verdicts": verdicts, "recommendations": recommended,
-            "baseline": baseline, "tolerance": tolerance,
-            "diagnosis_names": names, "meanings": {n: f"{DIAGNOSES[n][0]}. Remedy: {DIAGNOSES[n][1]}" for n in names},
-            "aggregates": [{"format": f"{e['format']} ({e['size']} · {e['ids']} · {e['mode']})", "n": e["n"], "diagnoses": e["diagnoses"]}
-                           for e in table]}
-
-
-def write_results(out: Staging, answers: Answers, report: ResultsReport) -> tuple[str, str | None]:
-    """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
-    to stdout and why the run did not fully succeed, if it did not."""
-    model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
-    examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
-    with gc_paused():
-        scored = score_log(answers.best, report.measured.items, model, examples)
-        table = aggregate(scored, report.prices)
-        gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
-    head = {"schema_version": 1, "tool_version": TOOL_VERSION, **report.header, "questions_sha256": questions_sha256(report.measured),
-            "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
-            "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table,
-            "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)]}
-    with gc_paused():
-        out.add_chunks("results.json", json_with_rows(head, "cells", scored))
-    questions = report.measured.variants[0].questions
-    out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
-                                           tolerance, report.skipped, examples).encode("utf-8"))
-    svg = results_svg(table, baseline, gate, report.context_window)
-    out.add("results.svg", svg.encode("utf-8"))
-    out.add("cells.csv", cells_csv(scored))
-    out.report.update(svg=svg, model=report_model(scored, answers, report, table, gate, baseline, tolerance))
-    return console_results(table, answers.summary, model, gate, baseline, report.skipped), run_failure(answers.summary)
-
-
-# Pictures: plain SVG written here, no plotting library, deterministic bytes. Each format keeps one marker,
-# line style and colour in every chart (by its place in FORMATS), named in a legend, so a chart reads in
-# grey too; filled marks are on the Pareto front. Ticks fall at 1-2-5 steps, an axis whose values span
-# more than 10x is logarithmic, labels are placed where their estimated boxes overlap no other label
-# (a leader line joins a moved label to its mark), and every mark carries its figures as data-*
-# attributes, which the tests read back.
-
-SVG_PANEL = (420, 280)  # width, height of one panel's plotting area
-SVG_GAP = (90, 100)  # room around a panel: left for the y ticks, below for the x ticks and label
-SVG_COLUMNS = 3  # panels per row: a page, not a 2,000-px strip
-FORMAT_MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down", "cross", "plus", "star", "hexagon", "x")
-FORMAT_DASHES = ("", "7,3", "2,2", "8,3,2,3", "1,3", "12,4", "4,2,1,2", "6,2,2,2,2,2", "3,5", "10,2")
-FORMAT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
-LABEL_SIZE = 10  # font size of mark labels; a character is taken as 0.6 of it wide
-
-
-def format_style(fmt: str) -> tuple[str, str, str]:
-    """(marker, dash pattern, colour) of a format, the same in every chart: FORMATS order, cycling past ten."""
-    k = list(FORMATS).index(fmt) if fmt in FORMATS else len(FORMATS)
-    return FORMAT_MARKERS[k % len(FORMAT_MARKERS)], FORMAT_DASHES[k % len(FORMAT_DASHES)], FORMAT_COLOURS[k % len(FORMAT_COLOURS)]
-
-
-def nice_ticks(lo: float, hi: float, log: bool = False, most: int = 8) -> list[float]:
-    """Round ticks covering [lo, hi]: 1-2-5 steps on a linear axis (0, 20,000, 40,000...), 1-2-5 per decade on a
-    log one (100, 200, 500, 1,000...)."""
-    if hi <= lo:
-        hi = lo + 1
-    if log:
-        ticks = [m * 10 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) for m in (1, 2, 5)]
-        inside = [t for t in ticks if lo <= t <= hi]
-        return inside if len(inside) <= most else [t for t in inside if str(int(t) if t >= 1 else t).lstrip("0.")[0] == "1"]
-    raw = (hi - lo) / max(most - 1, 1)
-    step = next(m * 10 ** math.floor(math.log10(raw)) for m in (1, 2, 5, 10) if m * 10 ** math.floor(math.log10(raw)) >= raw)
-    first = math.ceil(lo / step - 1e-9) * step
-    return [round(first + k * step, 10) for k in range(int((hi - first) / step + 1e-9) + 1)]
-
-
-def _tick_label(value: float) -> str:
-    return f"{value:,.0f}" if abs(value) >= 10 or value == int(value) else f"{value:g}"
-
-
-def _svg_text(x: float, y: float, text: str, anchor: str = "start", size: int = 11, cls: str = "") -> str:
-    safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    klass = f' class="{cls}"' if cls else ""
-    return (f'<text{klass} x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-            f'font-family="sans-serif">{safe}</text>')
-
-
-def _marker(shape: str, x: float, y: float, colour: str, filled: bool, attrs: str = "", r: float = 5.0) -> str:
-    fill = colour if filled else "white"
-    common = f'class="mark" fill="{fill}" stroke="{colour}" stroke-width="1.5" {attrs}'
-    polygons = {
-        "triangle": [(0, -1.2), (1.1, 0.8), (-1.1, 0.8)], "triangle-down": [(0, 1.2), (1.1, -0.8), (-1.1, -0.8)],
-        "diamond": [(0, -1.3), (1.3, 0), (0, 1.3), (-1.3, 0)],
-        "star": [(math.cos(math.pi / 2 + k * math.pi / 5) * (1.3 if k % 2 == 0 else 0.55),
-                  -math.sin(math.pi / 2 + k * math.pi / 5) * (1.3 if k % 2 == 0 else 0.55)) for k in range(10)],
-        "hexagon": [(math.cos(k * math.pi / 3) * 1.15, math.sin(k * math.pi / 3) * 1.15) for k in range(6)],
-    }
-    if shape == "circle":
-        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" {common}/>'
-    if shape == "square":
-        return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" {common}/>'
-    if shape in polygons:
-        pts = " ".join(f"{x + dx * r:.1f},{y + dy * r:.1f}" for dx, dy in polygons[shape])
-        return f'<polygon points="{pts}" {common}/>'
-    arms = [(-1, 0, 1, 0), (0, -1, 0, 1)] if shape == "plus" else [(-1, -1, 1, 1), (-1, 1, 1, -1)]  # plus, cross, x
-    path = " ".join(f"M{x + a * r:.1f},{y + b * r:.1f} L{x + c * r:.1f},{y + d * r:.1f}" for a, b, c, d in arms)
-    return f'<path d="{path}" class="mark" fill="none" stroke="{colour}" stroke-width="{2.5 if filled else 1.2}" {attrs}/>'
-
-
-def label_box(x: float, y: float, text: str, size: int = LABEL_SIZE) -> tuple[float, float, float, float]:
-    """The estimated box (left, top, right, bottom) of a start-anchored label with its baseline at y."""
-    return x, y - size, x + 0.6 * size * len(text), y + 0.25 * size
-
-
-def _overlap(a: tuple, b: tuple) -> float:
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def place_labels(marks: list[tuple[float, float, str]], bounds: tuple[float, float, float, float],
-                 taken: list[tuple] | None = None) -> list[tuple[float, float, bool]]:
-    """(x, y, moved) for each mark's label: the first of a ring of places around the mark, then further above
-    and below, whose box overlaps no label placed before and no mark, inside bounds; the least bad one when
-    none is free. moved: not the first place, so a leader line joins it to its mark."""
-    taken = list(taken or [])
-    taken += [(mx - 6, my - 6, mx + 6, my + 6) for mx, my, _ in marks]
-    placed: dict[int, tuple[float, float, bool]] = {}
-    for k in sorted(range(len(marks)), key=lambda k: (marks[k][1], marks[k][0])):
-        mx, my, text = marks[k]
-        width = 0.6 * LABEL_SIZE * len(text)
-        offsets = [(8, -6), (8, 14), (-8 - width, -6), (-8 - width, 14)]
-        offsets += [(dx, dy) for step in range(1, 21) for dy in (-6 - 13 * step, 14 + 13 * step) for dx in (8, -8 - width, 40, -40 - width)]
-        best, best_cost = None, None
-        for n, (dx, dy) in enumerate(offsets):
-            box = label_box(mx + dx, my + dy, text)
-            outside = (box[0] < bounds[0]) + (box[2] > bounds[2]) + (box[1] < bounds[1]) + (box[3] > bounds[3])
-            cost = sum(_overlap(box, t) for t in taken) + 1e4 * outside
-            if best_cost is None or cost < best_cost:
-                best, best_cost = (mx + dx, my + dy, n > 0), cost
-            if cost == 0:
-                break
-        taken.append(label_box(best[0], best[1], text))
-        placed[k] = best
-    return [placed[k] for k in range(len(marks))]
-
-
-class Axis:
-    """One axis of a panel: data range to pixels, linear or logarithmic."""
-
-    def __init__(self, lo: float, hi: float, start: float, length: float, log: bool, flip: bool = False) -> None:
-        self.log = log and lo > 0
-        self.lo, self.hi = (math.log10(lo), math.log10(hi)) if self.log else (lo, hi)
-        self.start, self.length, self.flip = start, length, flip
-
-    def __call__(self, v: float) -> float:
-        v = math.log10(max(v, 10 ** self.lo)) if self.log else v
-        share = (v - self.lo) / (self.hi - self.lo) if self.hi > self.lo else 0.5
-        return self.start + self.length * (1 - share if self.flip else share)
-
-
-def value_range(values: list[float], log: bool, pad: float = 0.08) -> tuple[float, float]:
-    """A range around values that does not start at 0 when they do not: on a log axis, padded in ratio."""
-    lo, hi = min(values), max(values)
-    if log:
-        return lo / (1 + 4 * pad), hi * (1 + 4 * pad)
-    span = (hi - lo) or abs(hi) or 1.0
-    return lo - pad * span, hi + pad * span
-
-
-def wants_log(values: list[float]) -> bool:
-    positive = [v for v in values if v > 0]
-    return len(positive) == len(values) and bool(positive) and max(positive) > 10 * min(positive)
-
-
-SVG_LEGEND_WIDTH = 220  # px per legend entry: a marker and a format's name with " (baseline)"
-SVG_CHAR_WIDTH = 5.6  # px per character of 10-px sans-serif, a little over the average, to wrap the footnote inside
-
-
-def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], caption: str) -> str:
-    """Panels in a grid of SVG_COLUMNS. A panel: {title, x_label, y_label, x: (lo, hi, log) or categories [(x, label)],
-    y: (lo, hi, log), points: [{format, label, x, y, low, high, filled, data, style}], lines: [{format, points: [(x, y)]}],
-    vline / hline: (value, label) or None}. legend: [(format, what it stands for)], or [(name, what, style)] where marks
-    are styled by something else than the format (a model): style is (marker, dash, colour)."""
-    w, h = SVG_PANEL
-    gap_x, gap_y = SVG_GAP
-    columns = min(len(panels), SVG_COLUMNS) or 1
-    rows = math.ceil(len(panels) / columns) or 1
-    width = columns * (w + gap_x) + 40
-    per_row = max(1, (width - gap_x) // SVG_LEGEND_WIDTH)  # legend entries on one line, all inside the canvas
-    legend_rows = math.ceil(len(legend) / per_row) + 1
-    notes = textwrap.wrap(caption, max(20, int((width - gap_x - 10) / SVG_CHAR_WIDTH)), break_long_words=False) or [""]
-    height = 40 + rows * (h + gap_y) + 16 * legend_rows + 14 * len(notes) + 10
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
-           f'<rect width="{width}" height="{height}" fill="white"/>', _svg_text(gap_x, 22, title, size=14)]
-    for k, panel in enumerate(panels):
-        left, top = gap_x + (k % columns) * (w + gap_x), 40 + 30 + (k // columns) * (h + gap_y)
-        out += _svg_panel(panel, left, top, w, h)
-    y = 40 + rows * (h + gap_y) + 4
-    for k, (fmt, what, *style) in enumerate(legend):
-        x = gap_x + (k % per_row) * SVG_LEGEND_WIDTH
-        yy = y + 16 * (k // per_row)
-        marker, dash, colour = style[0] if style else format_style(fmt)
-        out.append(f'<line x1="{x:.1f}" y1="{yy - 4:.1f}" x2="{x + 24:.1f}" y2="{yy - 4:.1f}" stroke="{colour}" stroke-width="1.5"'
-                   + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
-        out.append(_marker(marker, x + 12, yy - 4, colour, True, 'data-legend="1"', 4).replace('class="mark"', 'class="legend-mark"'))
-        out.append(_svg_text(x + 30, yy, f"{fmt}{what}", size=10, cls="legend"))
-    out += [_svg_text(gap_x, height - 8 - 14 * (len(notes) - 1 - k), line, size=10) for k, line in enumerate(notes)]
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
-
-
-def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list[str]:
-    categorical = isinstance(panel["x"], list)
-    if categorical:
-        cats = panel["x"]
-        px = Axis(-0.3, len(cats) - 0.7 + 0.6, left, w, False)
-    else:
-        px = Axis(panel["x"][0], panel["x"][1], left, w, panel["x"][2])
-    py = Axis(panel["y"][0], panel["y"][1], top, h, panel["y"][2], flip=True)
-    out = [f'<g class="panel" data-title="{panel["title"]}" data-x-log="{px.log}" data-y-log="{py.log}">',
-           f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="black"/>',
-           _svg_text(left, top - 26, panel["title"], size=12), _svg_text(left, top - 10, f"y: {panel['y_label']}", size=10),
-           _svg_text(left + w / 2, top + h + 36, panel["x_label"], "middle")]
-    x_ticks = [(x, label) for x, label in panel["x"]] if categorical else [(t, _tick_label(t)) for t in nice_ticks(*panel["x"][:2], log=px.log)]
-    for x, label in x_ticks:
-        out.append(f'<line x1="{px(x):.1f}" y1="{top + h}" x2="{px(x):.1f}" y2="{top + h + 4}" stroke="black"/>')
-        out.append(_svg_text(px(x), top + h + 16, label, "middle", 10, "tick"))
-    for t in nice_ticks(*panel["y"][:2], log=py.log):
-        out.append(f'<line x1="{left - 4}" y1="{py(t):.1f}" x2="{left}" y2="{py(t):.1f}" stroke="black"/>')
-        out.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{left + w}" y2="{py(t):.1f}" stroke="#e6e6e6"/>')
-        out.append(_svg_text(left - 7, py(t) + 4, _tick_label(t), "end", 10, "tick"))
-    taken = []
-    for name, line in (("vline", panel.get("vline")), ("hline", panel.get("hline"))):
-        if line:
-            value, label = line
-            if name == "vline":
-                x1 = x2 = px(value)
-                y1, y2, tx, ty = top, top + h, px(value) - 4, top + h - 6  # at the foot, where no rate of 1.0 sits
-                anchor = "end"
-                if tx - 0.6 * 9 * len(label) < left:  # no room on its left: on its right
-                    tx, anchor = px(value) + 4 + 0.6 * 9 * len(label), "end"
-            else:
-                y1 = y2 = py(value)
-                x1, x2, tx, ty = left, left + w, left + w - 4, py(value) - 4
-                anchor = "end"
-            out.append(f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>')
-            out.append(_svg_text(tx, ty, label, anchor, 9))
-            width = 0.6 * 9 * len(label)
-            taken.append((tx - width, ty - 9, tx, ty + 2))
-    for line in panel.get("lines", []):
-        _, dash, colour = format_style(line["format"])
-        pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line["points"])
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.5"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
-    marks = []
-    for p in panel["points"]:
-        x, y = px(p["x"]), py(p["y"])
-        marker, _, colour = p.get("style") or format_style(p["format"])
-        data = " ".join(f'data-{k}="{v}"' for k, v in p["data"].items())
-        if p.get("low") is not None:
-            out.append(f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" stroke="{colour}" {data}/>')
-        out.append(_marker(marker, x, y, colour, p.get("filled", False), data))
-        if p["label"]:
-            marks.append((x, y, p["label"]))
-    for (mx, my, text), (lx, ly, moved) in zip(marks, place_labels(marks, (left, top, left + w, top + h), taken)):
-        if moved:
-            out.append(f'<line class="leader" x1="{mx:.1f}" y1="{my:.1f}" x2="{lx if lx > mx else lx + 0.6 * LABEL_SIZE * len(text):.1f}" '
-                       f'y2="{ly - 4:.1f}" stroke="#999" stroke-width="0.8"/>')
-        out.append(_svg_text(lx, ly, text, size=LABEL_SIZE, cls="label"))
-    out.append("</g>")
-    return out
-
-
-def _whisker(e: dict) -> tuple[float, float]:
-    """The ends of a mark's whisker: path exact's 95% interval over questions (none for one question)."""
-    return tuple(e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"]))
-
-
-def results_svg(table: list[dict], baseline: str, gate: list[dict] | None = None, context_window: int | None = None) -> str:
-    """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
-    labelled with the gate's verdict; a line at the context window when prompts reach it."""
-    verdict = {(group_key(v), v["format"]): v["verdict"] for v in gate or []}
-    groups: dict[GroupKey, list[dict]] = {}
-    for e in table:
-        if e["prompt_tokens"] is not None and e["path_exact"]["rate"] is not None:
-            groups.setdefault(group_key(e), []).append(e)
-    panels = []
-    for group, entries in groups.items():
-        points = [{
-            "format": e["format"], "x": e["prompt_tokens"], "y": e["path_exact"]["rate"],
-            "label": f"{e['format']} · " + ("baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")),
-            "low": _whisker(e)[0], "high": _whisker(e)[1], "filled": bool(e.get("pareto")),
-            "data": {"format": e["format"], "tokens": e["prompt_tokens"], "rate": e["path_exact"]["rate"],
-                     "low": _whisker(e)[0], "high": _whisker(e)[1], "pareto": bool(e.get("pareto")),
-                     "verdict": "baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")},
-        } for e in entries]
-        xs = [p["x"] for p in points]
-        reach = context_window is not None and (max(xs) >= 0.8 * context_window or any(e["overflow"] for e in entries))
-        log = wants_log(xs + ([context_window] if reach else []))
-        lo, hi = value_range(xs + ([context_window] if reach else []), log)
-        panels.append({"title": " · ".join(group), "x_label": f"prompt tokens, mean ({group.encoding})", "y_label": "path exact",
-                       "x": (lo, hi, log), "y": (-0.05, 1.05, False), "points": points,
-                       "vline": (context_window, f"context window {context_window:,}") if reach else None})
-    legend = [(fmt, " (baseline)" if fmt == baseline else "") for fmt in dict.fromkeys(e["format"] for e in table)]
-    return svg_chart("Prompt tokens against path exact match", panels, legend,
-                     "filled: on the Pareto front; hollow: not on it; label: the gate's verdict against the baseline; whiskers: 95% interval")
-
-
-def size_report_svg(summary: list[dict], plan: Plan) -> str:
-    """Mode A prompt tokens per format across sizes (with the context window where they reach it), and mode B's
-    answerable share of positive questions, per encoding and ids."""
-    panels = []
-    for encoding in [t.name for t in plan.tokenizers]:
-        for ids in plan.ids:
-            for mode, metric, label in (("A", "prompt_tokens", f"prompt tokens, mean ({encoding})"), ("B", "answerable", "answerable (share of all questions)")):
-                mine = [e for e in summary if (e["encoding"], e["ids"], e["mode"]) == (encoding, ids, mode) and e[metric]]
-                if not mine:
-                    continue
-                points, lines = [], []
-                for fmt in plan.formats:
-                    series = [(plan.sizes.index(e["size"]), e[metric]["mean"]) for e in mine if e["format"] == fmt]
-                    lines.append({"format": fmt, "points": series})
-                    points += [{"format": fmt, "label": fmt if x == len(plan.sizes) - 1 else "", "x": x, "y": y,
-                                "data": {"format": fmt, "size": plan.sizes[x], metric.replace("_", "-"): y}} for x, y in series]
-                ys = [p["y"] for p in points]
-                reach = mode == "A" and (max(ys) >= 0.8 * plan.context_window or any(e["overflow"] for e in mine))
-                log = mode == "A" and wants_log(ys + ([plan.context_window] if reach else []))
-                y_range = (-0.05, 1.05, False) if mode == "B" else (*value_range(ys + ([plan.context_window] if reach else []), log), log)
-                panels.append({"title": f"{encoding} · {ids} · mode {mode}", "x_label": "graph size", "y_label": label,
-                               "x": list(enumerate(plan.sizes)), "y": y_range, "points": points, "lines": lines,
-                               "hline": (plan.context_window, f"context window {plan.context_window:,}") if reach else None})
-    modes = {p["title"].rsplit(" ", 1)[-1] for p in panels}
-    caption = "one line per format, labelled at its last size; mode A: every edge" + (
-        "; mode B: packed into --budget, answerable share" if "B" in modes else "")
-    return svg_chart("Prompt tokens and answerable share across graph sizes", panels, [(fmt, "") for fmt in plan.formats], caption)
-
-
-# -----------------------------------------------------------------------------
-# comparison: several model runs over the same questions, side by side (--compare DIR DIR ...)
-#
-# In: the results.json of each run (its scored cells; each model's prompts counted by its own tokenizer, the
-# run's first encoding). Out: comparison.json, comparison.md and comparison.svg. Cells are paired across
-# runs by (size, ids, mode, format, permutation, question, repeat); only what every run has is compared,
-# and the report says what was left out. Per model: the leaderboard (path exact with its interval over
-# questions, prompt tokens and the saving against the baseline by its own tokenizer, cost at its own
-# prices, latency) and its own gate on the shared cells; across models: the paired difference on the same
-# questions (the question is the unit, as in the gate) and the formats every model's gate accepts.
-
-TOOL_VERSION = "2026.12.2"  # written into results.json; bumped when scoring, the gate or results.json change
-COMPARE_KEY = ("size", "ids", "mode", "format", "permutation", "question_id", "repeat")
-
-
-class Run(NamedTuple):
-    folder: Path
-    label: str  # the model's name, with the folder when two runs share a model
-    results: dict  # results.json less its cells
-    cells: dict[tuple, dict]  # COMPARE_KEY -> cell, of the run's first encoding
-    encoding: str
-
-
-def load_run(folder: Path) -> tuple[dict, list[dict]]:
-    path = folder / "results.json"
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BenchmarkError(f"{display(folder)}: no results.json; compare the --out folders of model runs (or of --score)") from None
-    except (OSError, ValueError, RecursionError) as e:
-        raise BenchmarkError(f"{display(path)}: cannot read it ({e}); run or score that model again") from None
-    if not isinstance(results, dict) or not isinstance(results.get("cells"), list) or not isinstance(results.get("model"), dict):
-        raise BenchmarkError(f"{display(path)}: not a results.json of this tool; compare the --out folders of model runs")
-    return results, results.pop("cells")
-
-
-def read_runs(folders: list[Path]) -> list[Run]:
-    """Each folder's run, checked: the same tool version, the same questions under each (size, ids)."""
-    loaded = [(folder, *load_run(folder)) for folder in folders]
-    versions = {display(folder): results.get("tool_version") for folder, results, _ in loaded}
-    if len(set(versions.values())) > 1:
-        shown = ", ".join(f"{name} {version or 'before tool_version was recorded'}" for name, version in versions.items())
-        raise BenchmarkError(f"the runs were scored by different versions of the tool ({shown}); score each log again with this "
-                             "one (--score DIR/requests.jsonl with the run's flags) before comparing")
-    names = Counter(str(results["model"].get("model")) for _, results, _ in loaded)
-    runs = []
-    for folder, results, cells in loaded:
-        encodings = (results.get("run") or {}).get("encodings") or []
-        encoding = encodings[0] if encodings else next((c.get("encoding") for c in cells), "")
-        model = str(results["model"].get("model"))
-        mine = {tuple(c.get(k) for k in COMPARE_KEY): c for c in cells if isinstance(c, dict) and c.get("encoding") == encoding}
-        runs.append(Run(folder, model if names[model] == 1 else f"{model} ({folder.name})", results, mine, encoding))
-    for a, b in itertools.combinations(runs, 2):
-        for variant in set(a.results.get("questions_sha256") or {}) & set(b.results.get("questions_sha256") or {}):
-            if a.results["questions_sha256"][variant] != b.results["questions_sha256"][variant]:
-                raise BenchmarkError(f"{display(a.folder)} and {display(b.folder)} ask different questions under "
-                                     f"{variant.replace('/', ' · ')}; compare runs over the same questions")
-    return runs
-
-
-def compare_runs(folders: list[Path]) -> dict:
-    """The comparison of runs over the cells they all have."""
-    runs = read_runs(folders)
-    shared = set.intersection(*(set(k for k, c in run.cells.items() if c.get("status") != "NOT_RUN") for run in runs))
-    if not shared:
-        formats = [sorted({k[3] for k in run.cells}) for run in runs]
-        raise BenchmarkError(f"{', '.join(display(r.folder) for r in runs)} share no answered question of the same size, ids, mode "
-                             f"and format (formats: {'; '.join(','.join(f) for f in formats)}); compare runs of the same command")
-    notes = []
-    for run in runs:
-        extra = len([k for k, c in run.cells.items() if c.get("status") != "NOT_RUN"]) - len(shared)
-        if extra:
-            left = sorted({k[3] for k in run.cells} - {k[3] for k in shared})
-            notes.append(f"{display(run.folder)}: {extra} answered cell(s) no other run has are left out"
-                         + (f" (formats {', '.join(left)} are not in every run)" if left else ""))
-    board, gates, accepted, differences = [], [], [], []
-    baseline_of = {}
-    for run in runs:
-        cells = [{"diagnosis": None, "json_as_asked": None, **run.cells[k]} for k in sorted(shared, key=_compare_order)]  # older runs had neither
-        prices = tuple((run.results.get("prices_per_million") or {}).get(k) for k in ("input", "output", "cached_input"))
-        table = aggregate(cells, prices)
-        spec = next(iter(run.results.get("verdicts") or []), {})
-        baseline = spec.get("baseline") or table[0]["format"]
-        baseline_of[run.label] = baseline
-        tolerance, abstention = spec.get("tolerance", DEFAULT_TOLERANCE), spec.get("abstention_tolerance", DEFAULT_ABSTENTION_TOLERANCE)
-        gate = verdicts(cells, table, baseline, tolerance, None, abstention)
-        verdict = {(group_key(v)[1:], v["format"]): v for v in gate}
-        base_tokens = {group_key(e)[1:]: e["prompt_tokens"] for e in table if e["format"] == baseline}
-        for e in table:
-            group = group_key(e)[1:]
-            v = verdict.get((group, e["format"]))
-            board.append({"size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": e["format"], "model": run.label,
-                          "encoding": run.encoding, "questions": e["path_exact"]["questions"],
-                          "path_exact": {k: e["path_exact"][k] for k in ("rate", "ci95", "questions", "method")},
-                          "answer_correct": {k: e["answer_correct"][k] for k in ("rate", "ci95", "questions", "method")},
-                          "prompt_tokens": e["prompt_tokens"],
-                          "saving": round(1 - e["prompt_tokens"] / base_tokens[group], 4) if base_tokens.get(group) else None,
-                          "cost": e["cost"], "latency_s": e["latency_s"], "cells": e["n"], "diagnoses": e["diagnoses"],
-                          "verdict": "baseline" if e["format"] == baseline else v["verdict"] if v else None,
-                          "blocked_by": v["blocked_by"] if v else []})
-        gates.append({"model": run.label, "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention})
-    for group in dict.fromkeys((e["size"], e["ids"], e["mode"]) for e in board):
-        mine = [e for e in board if (e["size"], e["ids"], e["mode"]) == group]
-        formats = list(dict.fromkeys(e["format"] for e in mine))
-        every = [f for f in formats if all(e["verdict"] in ("accept", "baseline") for e in mine if e["format"] == f)
-                 and any(e["verdict"] == "accept" for e in mine if e["format"] == f)]
-        why = {f: sorted(f"{e['model']}: {e['verdict']}" for e in mine if e["format"] == f and e["verdict"] not in ("accept", "baseline"))
-               for f in formats if f not in every and any(e["verdict"] != "baseline" for e in mine if e["format"] == f)}
-        accepted.append({"size": group[0], "ids": group[1], "mode": group[2], "formats": every, "not_accepted": why})
-        for fmt in formats:
-            for a, b in itertools.combinations(runs, 2):
-                runs_by_q: dict[str, list[tuple[bool, bool]]] = {}
-                for key in shared:
-                    if (key[0], key[1], key[2], key[3]) == (*group, fmt) and not a.cells[key]["insufficient"]:
-                        runs_by_q.setdefault(key[5], []).append((bool(a.cells[key]["path_exact"]), bool(b.cells[key]["path_exact"])))
-                if not runs_by_q:
-                    continue
-                paired = Paired(runs_by_q)
-                diff, lower, upper = paired.bounds(0.025)
-                differences.append({"size": group[0], "ids": group[1], "mode": group[2], "format": fmt, "model": a.label,
-                                    "other": b.label, "metric": "path_exact", "questions": len(runs_by_q),
-                                    "difference": round(diff, 4), "ci95": [round(lower, 4), round(upper, 4)], "method": paired.method})
-    return {"tool_version": TOOL_VERSION, "runs": [{"folder": display(r.folder), "model": r.label, "encoding": r.encoding,
-                                                    "cells": len(r.cells), "compared": len(shared),
-                                                    "prices_per_million": r.results.get("prices_per_million")} for r in runs],
-            "notes": notes, "gates": gates, "leaderboard": board, "accepted_for_every_model": accepted,
-            "model_differences": differences}
-
-
-def _compare_order(key: tuple) -> tuple:
-    return tuple("" if v is None else v for v in key)
-
-
-def comparison_markdown(c: dict) -> str:
-    models = [r["model"] for r in c["runs"]]
-    lines = ["# Models compared", "",
-             f"{len(models)} runs over the same questions: " + "; ".join(f"{r['model']} ({r['folder']}, counted with {r['encoding']})"
-                                                                       for r in c["runs"]) + ".",
-             "Each cell: path exact over the positive questions [95% interval over questions] · mean prompt tokens by the model's "
-             "own tokenizer (saving against its baseline) · cost of every request at its prices · median latency · the model's "
-             "gate on the questions compared.", ""]
-    lines += [f"- {note}" for note in c["notes"]] + ([""] if c["notes"] else [])
-    for acc in c["accepted_for_every_model"]:
-        group = (acc["size"], acc["ids"], acc["mode"])
-        mine = [e for e in c["leaderboard"] if (e["size"], e["ids"], e["mode"]) == group]
-        lines += [f"## {' · '.join(group)}", "", "| format | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
-        for fmt in dict.fromkeys(e["format"] for e in mine):
-            row = []
-            for model in models:
-                e = next((x for x in mine if x["format"] == fmt and x["model"] == model), None)
-                if e is None:
-                    row.append("")
-                    continue
-                ci = e["path_exact"]["ci95"]
-                saving = f" ({e['saving']:+.0%})".replace("+", "−" if e["saving"] > 0 else "+") if e["saving"] else ""
-                row.append(f"{e['path_exact']['rate']:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
-                           + f" · {e['prompt_tokens']:,.0f}{saving}" + (f" · ${e['cost']:.4f}" if e["cost"] is not None else "")
-                           + (f" · {e['latency_s']['median']:g} s" if e["latency_s"] else "") + f" · {e['verdict']}")
-            lines.append(f"| {fmt} | " + " | ".join(row) + " |")
-        lines.append("")
-        if acc["formats"]:
-            lines.append(f"**Accepted for every model:** {', '.join(acc['formats'])}.")
-        else:
-            reasons = "; ".join(f"{fmt}: {', '.join(why)}" for fmt, why in acc["not_accepted"].items()) or "only the baseline was run"
-            lines.append(f"**No format is accepted for every model** ({reasons}).")
-        lines += compared_diagnoses(mine, models)
-        diffs = [d for d in c["model_differences"] if (d["size"], d["ids"], d["mode"]) == group]
-        if diffs:
-            lines += ["", "Paired differences in path exact between models, on the same questions (95% interval):", "",
-                      "| format | models | questions | difference | 95% interval |", "|---|---|---:|---:|---|"]
-            lines += [f"| {d['format']} | {d['model']} − {d['other']} | {d['questions']} | {d['difference']:+.3f} | "
-                      f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] |" for d in diffs]
-        lines.append("")
-    lines += ["![Path exact per format and model](comparison.svg)", ""]
-    return "\n".join(lines)
-
-
-def compared_diagnoses(mine: list[dict], models: list[str]) -> list[str]:
-    """Why answers failed, per model and format: cells of each diagnosis, share of the cells in brackets."""
-    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in mine)]
-    if not names:
-        return []
-    lines = ["", "Why answers failed, per model (README: Why answers fail); cells of each diagnosis, share in brackets:", "",
-             "| model | format | cells | " + " | ".join(n.replace("_", " ") for n in names) + " |", "|---|---|---:|" + "---:|" * len(names)]
-    for model in models:
-        for e in (x for x in mine if x["model"] == model):
-            cells = [f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['cells']:.0%})" if n in e["diagnoses"] else "" for n in names]
-            lines.append(f"| {model} | {e['format']} | {e['cells']} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def model_style(k: int) -> tuple[str, str, str]:
-    """(marker, dash, colour) of the k-th model of a comparison."""
-    return FORMAT_MARKERS[k % len(FORMAT_MARKERS)], "", FORMAT_COLOURS[k % len(FORMAT_COLOURS)]
-
-
-def comparison_svg(c: dict) -> str:
-    """One panel per group: formats along x, one mark per model beside each other, whiskers the 95% interval."""
-    models = [r["model"] for r in c["runs"]]
-    panels = []
-    for acc in c["accepted_for_every_model"]:
-        group = (acc["size"], acc["ids"], acc["mode"])
-        mine = [e for e in c["leaderboard"] if (e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None]
-        formats = list(dict.fromkeys(e["format"] for e in mine))
-        spread = min(0.6 / max(len(models), 1), 0.2)
-        points = []
-        for e in mine:
-            k = models.index(e["model"])
-            low, high = e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"])
-            points.append({"format": e["format"], "style": model_style(k), "label": "", "x": formats.index(e["format"]) + (k - (len(models) - 1) / 2) * spread,
-                           "y": e["path_exact"]["rate"], "low": low, "high": high, "filled": e["verdict"] in ("accept", "baseline"),
-                           "data": {"format": e["format"], "model": e["model"], "rate": e["path_exact"]["rate"], "low": low, "high": high,
-                                    "verdict": e["verdict"]}})
-        panels.append({"title": " · ".join(group), "x_label": "format", "y_label": "path exact", "x": list(enumerate(formats)),
-                       "y": (-0.05, 1.05, False), "points": points})
-    legend = [(model, "", model_style(k)) for k, model in enumerate(models)]
-    return svg_chart("Path exact per format, one mark per model", panels, legend,
-                     "filled: accepted by that model's gate (or its baseline); hollow: not accepted; whiskers: 95% interval over questions")
-
-
-# -----------------------------------------------------------------------------
-# report: report.html, one page for what each format costs and what the model did with it
-#
-# In: the measurement (rows and items), the run's tokenizers, and what write_results keeps for the page
-# (Staging.report: the scored cells with their answers, the verdicts, the chart). Out: report.html and, after a
-# model run, cells.csv. The page is one file that opens from file:// with no network: plain HTML, CSS and a little
-# JavaScript written here (REPORT_TEMPLATE). Every value from a graph, a question or an answer travels in one JSON
-# block that the page reads with JSON.parse and puts on the page as text (textContent, never markup), so a name
-# like "<script>" shows as text and runs nothing. The same inputs give the same bytes.
-
-REPORT_TOKENS_SHOWN = 10_000  # tokens per format and encoding whose boundaries the page draws; the counts cover all
-REPORT_CELLS = 10_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
-REPORT_ANSWER_CHARS = 4_000
-REPORT_COMPRESS_AT = 2_000_000  # characters of graph text past which the prompts' graphs are embedded deflate-compressed
-
-
-UTF8_CONTINUATION = bytes(range(0x80, 0xC0))  # bytes that continue a character: deleted, a token's bytes count its characters
-
-
-def token_ends(tokenizer: Tokenizer, text: str) -> list[int]:
-    """Where each token of the text ends, as a character offset: text[ends[k-1]:ends[k]] is token k, the pieces
-    concatenating to the text. A token that ends inside a character (a byte-level token of part of 'ж') takes the whole
-    character, and the next token may be empty. Each token's characters are its bytes less continuation bytes, counted
-    in C (bytes.translate), so a million tokens cost a second, not a minute."""
-    encoding = tokenizer.encoding
-    if isinstance(encoding, HFEncoding):
-        ends, last = [], 0
-        for _, end in encoding.tokenizer.encode(text, add_special_tokens=False).offsets:
-            last = max(last, min(end, len(text)))
-            ends.append(last)
-    else:
-        ends = list(itertools.accumulate(map(token_chars(tokenizer).__getitem__, encoding.encode_ordinary(text))))
-    if ends:
-        ends[-1] = len(text)
-    return ends
-
-
-_TOKEN_CHARS: dict[str, list[int]] = {}  # tokenizer name -> token_chars
-
-
-def token_chars(tokenizer: Tokenizer) -> list[int]:
-    """Token id -> the characters it starts (its bytes less UTF-8 continuation bytes), for the whole vocabulary at once:
-    a token's share of a text is the same wherever it stands."""
-    table = _TOKEN_CHARS.get(tokenizer.name)
-    if table is None:
-        encoding, table = tokenizer.encoding, []
-        for i in range(encoding.n_vocab):
-            try:
-                table.append(len(encoding.decode_single_token_bytes(i).translate(None, UTF8_CONTINUATION)))
-            except KeyError:  # an id the vocabulary skips
-                table.append(0)
-        _TOKEN_CHARS[tokenizer.name] = table
-    return table
-
-
-def token_pieces(tokenizer: Tokenizer, text: str) -> list[str]:
-    """The text cut at its token boundaries (token_ends): 'Ирина' -> ['Ир', 'ина'] (o200k_base)."""
-    ends = token_ends(tokenizer, text)
-    return [text[a:b] for a, b in zip([0, *ends], ends)]
-
-
-def value_words(graph: Graph) -> set[str]:
-    """The words (runs of letters, digits and _) of a graph's ids, names, types, relations, edge ids and property values:
-    what a format must say, against the syntax it says it in."""
-    texts = [t for n in graph.nodes for t in n] + [t for e in graph.edges for t in e] + list(graph.edge_ids)
-    texts += [value_text(v) for props in (*graph.node_props, *graph.edge_props) for _, v in props]
-    return set(re.findall(r"\w+", "\n".join(texts)))
-
-
-def syntax_split(text: str, ends: list[int], words: set[str]) -> dict:
-    """Tokens spent on names and values against syntax (keys, quotes, delimiters, whitespace, indentation), counted from
-    the token boundaries: a character is a name or value when it is in a word of value_words, and a token counts as
-    one when at least half of its characters are."""
-    table = {ord(c): 1 if re.match(r"\w", c) else 0 for c in set(text)}
-    mask = bytearray(text.translate(table), "latin-1")  # 1 for each word character, in a C loop
-    others = set(re.findall(r"\w+", text)) - words  # the few words of no value: keys, headers
-    if others:
-        for match in re.finditer(r"\w+", text):
-            if match.group() in others:
-                mask[match.start():match.end()] = bytes(match.end() - match.start())
-    count = bytes(mask).count
-    content = sum(1 for a, b in zip([0, *ends], ends) if b > a and 2 * count(1, a, b) >= b - a)
-    return {"tokens": len(ends), "names_and_values": content, "syntax": len(ends) - content}
-
-
-def _size_groups(rows: list[dict], baseline: str) -> list[dict]:
-    """The size table per encoding, size, ids, permutation and mode: graph tokens, prompt tokens min and max, bytes,
-    overflow, and the prompt tokens against the baseline's (mean over the group's questions)."""
-    groups: dict[tuple, dict[str, list[dict]]] = {}
-    for r in rows:
-        key = (r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"])
-        groups.setdefault(key, {}).setdefault(r["format"], []).append(r)
-    out = []
-    for key, by_format in groups.items():
-        base = by_format.get(baseline) or next(iter(by_format.values()))
-        base_mean = statistics.fmean(r["prompt_tokens"] for r in base)
-        table = []
-        for fmt, members in by_format.items():
-            mean = statistics.fmean(r["prompt_tokens"] for r in members)
-            table.append({"format": fmt, "graph_tokens": round(statistics.fmean(r["graph_tokens"] for r in members), 1),
-                          "prompt_min": min(r["prompt_tokens"] for r in members), "prompt_max": max(r["prompt_tokens"] for r in members),
-                          "bytes": round(statistics.fmean(r["bytes"] for r in members), 1),
-                          "overflow": sum(r["overflow"] for r in members), "prompts": len(members),
-                          "vs_baseline": round(mean / base_mean - 1, 4) if base_mean else None})
-        out.append({"group": f"{key[0]} · {key[1]} · {key[2]} · permutation {key[3]} · mode {key[4]}", "rows": table})
-    return out
-
-
-def _first_items(measured: Measurement) -> dict[str, Item]:
-    """Per format, the first item of the first variant, permutation 0, mode A: the graph the token view shows."""
-    first: dict[str, Item] = {}
-    for item in measured.items:
-        r = item.row
-        if item.variant is measured.variants[0] and r["permutation"] == 0 and r["mode"] == "A" and r["encoding"] == measured.rows[0]["encoding"]:
-            first.setdefault(r["format"], item)
-    return first
-
-
-def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple[list[dict], list[str]]:
-    """Per format and encoding, the first graph's token boundaries (the first REPORT_TOKENS_SHOWN) and its syntax split."""
-    first, views, notes = _first_items(measured), [], []
-    words: dict[tuple, set[str]] = {}
-    for fmt, item in first.items():
-        text = texts.get(item)
-        key = (item.context.id, item.row["edges_included"])
-        if key not in words:
-            words[key] = value_words(item.shown())
-        for tokenizer in plan.tokenizers:
-            ends = token_ends(tokenizer, text)
-            if len(ends) > REPORT_TOKENS_SHOWN:
-                notes.append(f"{fmt} ({tokenizer.name}): the first {REPORT_TOKENS_SHOWN:,} of {len(ends):,} tokens are drawn; the "
-                             "counts cover them all")
-            shown = ends[:REPORT_TOKENS_SHOWN]
-            views.append({"format": fmt, "encoding": tokenizer.name, "pieces": [text[a:b] for a, b in zip([0, *shown], shown)],
-                          **syntax_split(text, ends, words[key]), "context": item.context.id or "", "variant": item.variant.name})
-    return views, notes
-
-
-class ReportTexts:
-    """Each graph text the page shows, serialized once: key (format, context, edges shown) -> text."""
-
-    def __init__(self) -> None:
-        self.texts: dict[str, str] = {}
-
-    @staticmethod
-    def key(item: Item) -> str:
-        return f"{item.row['format']}|{item.context.id}|{item.row['edges_included']}"
-
-    def get(self, item: Item) -> str:
-        key = self.key(item)
-        if key not in self.texts:
-            self.texts[key] = serialized(item.row["format"], item.shown())
-        return self.texts[key]
-
-
-def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]) -> tuple[dict, list[str]]:
-    """Per question, each format's prompt as head + graph + middle + question + end (graphs stored once each), the first
-    encoding's token count, and the ids of distractor nodes (on no node of the input graph)."""
-    encoding = measured.rows[0]["encoding"]
-    graphs: dict[str, str] = {}
-    questions: dict[str, dict] = {}
-    heads: dict[str, list[str]] = {}
-    base = measured.variants[0]
-    for item in measured.items:
-        r = item.row
-        if item.variant is not base or r["permutation"] != 0 or r["mode"] != "A" or r["encoding"] != encoding:
-            continue
-        fmt = r["format"]
-        around = item.template.around(fmt)
-        q = questions.setdefault(item.question.id, {"id": item.question.id, "text": item.question.question,
-                                                    "hops": hop_bucket(item.question), "context": item.context.id, "cells": {}})
-        if around is None:  # a template that puts the question before the graph: the prompt is stored whole
-            key = f"{fmt}|{item.question.id}|whole"
-            graphs[key] = item.prompt()
-            q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"], "whole": True}
-            continue
-        heads.setdefault(fmt, list(around))
-        key = texts.key(item)
-        if key not in graphs:
-            graphs[key] = texts.get(item)
-        q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"]}
-    total = sum(map(len, graphs.values()))
-    notes = []
-    if total > REPORT_COMPRESS_AT:
-        notes.append(f"the prompts' graphs ({total:,} characters) are embedded deflate-compressed, opened when a question is picked")
-        graphs = {k: {"z": base64.b64encode(zlib.compress(v.encode("utf-8"), 6)).decode("ascii")} for k, v in graphs.items()}
-    shown_ids = {n.id for c in base.contexts for n in c.graph.nodes}
-    distractors = sorted(shown_ids - input_ids) if base.ids == "original" else []  # renamed ids are all new: nothing to tell
-    return {"heads": heads, "graphs": graphs, "questions": list(questions.values()), "encoding": encoding,
-            "distractors": distractors, "edge_ids": bool(base.contexts[0].graph.edge_ids)}, notes
-
-
-def report_cells(scored: list[dict], answers: dict[tuple[str, int], Answer], items: list[Item]) -> tuple[list[dict], list[str]]:
-    """The model-run cells as the page shows them: scores, diagnosis, the raw answer, the gold path's edges, and each
-    evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown."""
-    by_sha = {item.row["prompt_sha256"]: item for item in items}
-    keys: dict[str, AnswerKey] = {}
-    cells, notes = [], []
-    for s in scored:
-        if len(cells) >= REPORT_CELLS:
-            notes.append(f"the page holds the first {REPORT_CELLS:,} of {len(scored):,} cells; cells.csv has them all")
-            break
-        item = by_sha[s["prompt_sha256"]]
-        record = answers.get((s["prompt_sha256"], s["repeat"]))
-        content = record.content if record is not None and isinstance(record.content, str) else None
-        key = keys.get(s["prompt_sha256"])
-        if key is None:
-            key = keys[s["prompt_sha256"]] = AnswerKey(item.shown(), item.question)
-        edges = key.shown.edges
-        parsed = parse_answer(content) if content is not None else None
-        evidence = []
-        for ev in (parsed or {}).get("evidence", [])[:50]:
-            triple = _triple(ev)
-            mark = ("shown" if key.shown_at(ev) != -1 else "reversed" if key.shown_at(_reversed(ev)) != -1 else "not shown") if triple else "malformed"
-            evidence.append({"edge": " ".join(triple) if triple else json.dumps(ev, ensure_ascii=False)[:200], "mark": mark})
-        cells.append({
-            "format": s["format"], "question": s["question_id"], "hops": s["hops"], "size": s["size"], "ids": s["ids"], "mode": s["mode"],
-            "permutation": s["permutation"], "repeat": s["repeat"], "status": s["status"], "insufficient": s["insufficient"],
-            "answer_correct": s["answer_correct"], "path_exact": s["path_exact"], "valid_path": s["valid_path"],
-            "diagnosis": s["diagnosis"], "error": s["error"],
-            "answer": (content[:REPORT_ANSWER_CHARS] + ("…" if len(content) > REPORT_ANSWER_CHARS else "")) if content is not None else None,
-            "gold": [[" ".join(edges[i]) for i in p if 0 <= i < len(edges)] for p in item.question.paths[:3]],
-            "evidence": evidence})
-    return cells, notes
-
-
-CSV_FIELDS = ("encoding", "size", "ids", "permutation", "mode", "format", "question_id", "hops", "insufficient", "repeat", "status",
-              "prompt_tokens", "usage_prompt_tokens", "usage_completion_tokens", "parse_success", "json_as_asked", "abstained",
-              "answer_correct", "path_exact", "valid_path", "edge_precision", "edge_recall", "evidence_match", "diagnosis",
-              "finish_reason", "latency_s", "error")
-
-
-def cells_csv(scored: list[dict]) -> bytes:
-    """cells.csv: one line per scored cell, for a spreadsheet."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
-    for s in scored:
-        writer.writerow(["" if (v := s.get(f)) is None else v for f in CSV_FIELDS])
-    return out.getvalue().encode("utf-8")
-
-
-def report_html(measured: Measurement, plan: Plan, staging: Staging, title: str, input_ids: set[str]) -> bytes:
-    """report.html of a run: sizes, where the tokens go, one question in every format, and the model run if any.
-    input_ids: the input graph's node ids; a shown node outside them is a distractor."""
-    baseline = plan.formats[0]
-    texts = ReportTexts()
-    tokens, notes = _token_views(measured, plan, texts)
-    prompts, more = _prompt_views(measured, texts, input_ids)
-    model = staging.report.get("model")
-    data = {"kind": "run", "title": title, "baseline": baseline, "sizes": _size_groups(measured.rows, baseline), "tokens": tokens,
-            "prompts": prompts, "model": model, "notes": notes + more + (model or {}).get("notes", [])}
-    return render_report(data, staging.report.get("svg", ""))
-
-
-def comparison_report(c: dict, svg: str) -> bytes:
-    """report.html of --compare: the leaderboard (sortable) and why answers failed, per model and format."""
-    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in c["leaderboard"])]
-    models = ", ".join(r["model"] for r in c["runs"])
-    data = {"kind": "compare", "title": f"graphrag-format-benchmark · {models} compared", "baseline": "", "sizes": [], "tokens": [],
-            "prompts": {"heads": {}, "graphs": {}, "questions": [], "encoding": "", "distractors": []}, "model": None,
-            "compare": {"leaderboard": c["leaderboard"], "diagnosis_names": names}, "notes": c["notes"]}
-    return render_report(data, svg)
-
-
-def render_report(data: dict, svg: str = "") -> bytes:
-    """The page: REPORT_TEMPLATE with the data as JSON ('<' written \\u003c, so no text in it can end the script block)
-    and our own SVG chart."""
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    compare = data["kind"] == "compare"
-    fill = {"TITLE": html_text(data["title"]), "SVG": "" if compare else svg, "COMPARE_SVG": svg if compare else "", "DATA": payload}
-    page = re.sub(r"@@(TITLE|SVG|COMPARE_SVG|DATA)@@", lambda m: fill[m.group(1)], REPORT_TEMPLATE)  # one pass: no value is read again
-    return page.encode("utf-8")
-
-
-def html_text(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-REPORT_TEMPLATE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>@@TITLE@@</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; margin: .5em 0 1em; } th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
-th { background: #f3f3f3; cursor: pointer; user-select: none; } td.t, th.t, #cellTable th { text-align: left; } td { vertical-align: top; }
-th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }
-.tokens { font: 12px/1.5 monospace; white-space: pre-wrap; word-break: break-all; border: 1px solid #ddd; max-height: 30em; overflow: auto; }
-.line { display: flex; } .count { color: #888; min-width: 3.5em; text-align: right; padding-right: .6em; flex: none; }
-.tk0 { background: #dbeafe; } .tk1 { background: #fde68a; } .empty { border-left: 2px solid #e11; }
-.prompts { display: flex; gap: .8em; overflow-x: auto; } .prompt { flex: 0 0 32em; }
-.prompt pre { font: 11px/1.4 monospace; white-space: pre-wrap; word-break: break-all; border: 1px solid #ddd; max-height: 40em; overflow: auto; margin: 0; }
-.differs { background: #fef3c7; } .distractor { color: #9a3412; } .note { color: #555; } .edgeid { outline: 1px solid #7c3aed; color: #5b21b6; }
-.answer { font: 11px/1.3 monospace; white-space: pre-wrap; max-width: 40em; text-align: left; }
-.ok { color: #166534; } .bad { color: #b91c1c; } .mark-shown { color: #166534; } .mark-reversed { color: #b45309; } .mark-not { color: #b91c1c; }
-label { margin-right: 1em; } select { margin-left: .3em; }
-</style>
-</head>
-<body>
-<h1 id="title"></h1>
-<p class="note" id="holds"></p>
-<div id="runPart">
-<h2>Sizes</h2>
-<div id="sizes"></div>
-<h2>Where the tokens go</h2>
-<p><label>format and encoding<select id="tokenPick"></select></label></p>
-<div id="tokenSummary"></div>
-<div id="tokenView" class="tokens"></div>
-<h2>One question, every format</h2>
-<p><label>question<select id="questionPick"></select></label> <span class="note">Lines not in the baseline's prompt are
-highlighted; lines naming a distractor node are in brown; stable edge ids (--edge-ids) are boxed.</span></p>
-<div id="questionText"></div>
-<div id="prompts" class="prompts"></div>
-</div>
-<div id="modelPart" hidden>
-<h2>Model run</h2>
-<div id="verdicts"></div>
-<div id="chart">@@SVG@@</div>
-<h3>Why answers failed</h3>
-<div id="diagnoses"></div>
-<h3>Answers</h3>
-<p id="filters"><label>format<select id="fFormat"></select></label><label>hops<select id="fHops"></select></label>
-<label>diagnosis<select id="fDiagnosis"></select></label><label>outcome<select id="fOutcome"></select></label>
-<label><input type="checkbox" id="fDisagree"> only questions where formats disagree</label></p>
-<p class="note" id="shown"></p>
-<div id="cells"></div>
-</div>
-<div id="comparePart" hidden><h2>Models compared</h2><div id="leaderboard"></div><div>@@COMPARE_SVG@@</div><h3>Why answers failed, per model</h3><div id="compareDiagnoses"></div></div>
-<script type="application/json" id="data">@@DATA@@</script>
-<script>
-"use strict";
-const D = JSON.parse(document.getElementById("data").textContent);
-const $ = (id) => document.getElementById(id);
-function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined && text !== null) e.textContent = String(text); if (cls) e.className = cls; return e; }
-function fmt(v) { return v === null || v === undefined ? "" : typeof v === "number" ? (Number.isInteger(v) ? v.toLocaleString("en-US") : v.toFixed(v < 1 && v > -1 ? 4 : 1)) : String(v); }
-function table(columns, rows, id) {
-  const t = el("table"); if (id) t.id = id; const head = el("tr");
-  columns.forEach((c, k) => { const th = el("th", c.label, c.text ? "t" : ""); th.dataset.k = k; head.appendChild(th); });
-  t.appendChild(head);
-  rows.forEach((r) => { const tr = el("tr"); columns.forEach((c) => { const v = c.value(r); const td = el("td", c.show ? c.show(v, r) : fmt(v), c.text ? "t" : ""); td.dataset.v = v === null || v === undefined ? "" : String(v); tr.appendChild(td); }); t.appendChild(tr); });
-  head.addEventListener("click", (ev) => { const th = ev.target.closest("th"); if (th) sortBy(t, Number(th.dataset.k), th); });
-  return t;
-}
-function sortBy(t, k, th) {
-  const desc = th.classList.contains("asc"); t.querySelectorAll("th").forEach((h) => h.classList.remove("asc", "desc")); th.classList.add(desc ? "desc" : "asc");
-  const rows = Array.from(t.rows).slice(1);
-  const key = (r) => { const v = r.cells[k].dataset.v; const n = Number(v); return v !== "" && !isNaN(n) ? n : v; };
-  rows.sort((a, b) => { const x = key(a), y = key(b); const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y)); return desc ? -c : c; });
-  rows.forEach((r) => t.appendChild(r));
-}
-$("title").textContent = D.title;
-$("runPart").hidden = D.kind !== "run";
-$("holds").textContent = D.notes.length ? "This page holds: " + D.notes.join("; ") + "." : "This page holds every figure of the run.";
-// Sizes
-D.sizes.forEach((g, gi) => {
-  $("sizes").appendChild(el("h3", g.group));
-  $("sizes").appendChild(table([
-    {label: "format", text: true, value: (r) => r.format}, {label: "graph tokens", value: (r) => r.graph_tokens},
-    {label: "prompt tokens min", value: (r) => r.prompt_min}, {label: "prompt tokens max", value: (r) => r.prompt_max},
-    {label: "bytes", value: (r) => r.bytes}, {label: "overflow", value: (r) => r.overflow}, {label: "prompts", value: (r) => r.prompts},
-    {label: "vs " + D.baseline, value: (r) => r.vs_baseline, show: (v) => v === null ? "" : (v > 0 ? "+" : "") + (100 * v).toFixed(1) + "%"},
-  ], g.rows, "sizes" + gi));
-});
-// Where the tokens go
-D.tokens.forEach((v, k) => { const o = el("option", v.format + " · " + v.encoding); o.value = k; $("tokenPick").appendChild(o); });
-function showTokens() {
-  const v = D.tokens[Number($("tokenPick").value)]; if (!v) return;
-  $("tokenSummary").replaceChildren(table([
-    {label: "format", text: true, value: (r) => r.format}, {label: "encoding", text: true, value: (r) => r.encoding},
-    {label: "tokens", value: (r) => r.tokens}, {label: "names and values", value: (r) => r.names_and_values},
-    {label: "syntax", value: (r) => r.syntax}, {label: "syntax share", value: (r) => r.tokens ? r.syntax / r.tokens : 0, show: (x) => (100 * x).toFixed(1) + "%"},
-  ], D.tokens.filter((t) => t.encoding === v.encoding), "tokenTable"));
-  const view = $("tokenView"); view.replaceChildren();
-  let line = el("div", null, "line"), count = el("span", "", "count"), body = el("span"), n = 0, k = 0;
-  line.appendChild(count); line.appendChild(body);
-  const flush = () => { count.textContent = String(n); view.appendChild(line); line = el("div", null, "line"); count = el("span", "", "count"); body = el("span"); line.appendChild(count); line.appendChild(body); n = 0; };
-  v.pieces.forEach((piece) => {  // a token counts in the margin of the line it starts on
-    n += 1;
-    piece.split("\\n").forEach((part, j) => {
-      if (j > 0) flush();
-      if (part.length || (j === 0 && piece.length === 0)) { const s = el("span", part, piece.length ? "tk" + (k % 2) : "empty"); s.dataset.token = k; s.title = "token " + (k + 1); body.appendChild(s); }
-    });
-    k += 1;
-  });
-  flush();
-  view.dataset.tokens = String(k);
-}
-$("tokenPick").addEventListener("change", showTokens); showTokens();
-// One question, every format
-async function graphText(key) {
-  const g = D.prompts.graphs[key];
-  if (typeof g === "string") return g;
-  const bytes = Uint8Array.from(atob(g.z), (c) => c.charCodeAt(0));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return await new Response(stream).text();
-}
-D.prompts.questions.forEach((q, k) => { const o = el("option", q.id + " (" + q.hops + ")"); o.value = k; $("questionPick").appendChild(o); });
-async function showQuestion() {
-  const q = D.prompts.questions[Number($("questionPick").value)]; if (!q) return;
-  $("questionText").replaceChildren(el("p", q.text), el("p", q.context ? "context " + q.context : "", "note"));
-  const texts = {};
-  for (const f of Object.keys(q.cells)) {
-    const h = D.prompts.heads[f], g = await graphText(q.cells[f].graph);
-    texts[f] = q.cells[f].whole ? g : h[0] + g + h[1] + q.text + h[2];
-  }
-  const base = new Set((texts[D.baseline] || "").split("\\n"));
-  const distractors = D.prompts.distractors;
-  const box = $("prompts"); box.replaceChildren();
-  Object.keys(texts).forEach((f) => {
-    const div = el("div", null, "prompt"); div.dataset.format = f;
-    div.appendChild(el("h4", f + " · " + fmt(q.cells[f].tokens) + " prompt tokens (" + D.prompts.encoding + ")"));
-    const pre = el("pre"), lines = texts[f].split("\\n"), head = 300, tail = 40;
-    const add = (line, j) => {
-      let cls = f !== D.baseline && !base.has(line) ? "differs" : "";
-      if (distractors.length && distractors.some((id) => line.includes(id))) cls += " distractor";
-      const span = el("span", null, cls.trim()), text = line + (j < lines.length - 1 ? "\\n" : "");
-      if (D.prompts.edge_ids) {  // --edge-ids: each stable edge id (e1, e2...) marked as such
-        let at = 0;
-        for (const m of text.matchAll(/\\be\\d+\\b/g)) { span.append(text.slice(at, m.index), el("span", m[0], "edgeid")); at = m.index + m[0].length; }
-        span.append(text.slice(at));
-      } else span.textContent = text;
-      pre.appendChild(span);
-    };
-    if (lines.length <= head + tail + 1) lines.forEach(add);
-    else {  // a long prompt: its first and last lines, and how many are left out between them
-      lines.slice(0, head).forEach(add);
-      pre.appendChild(el("span", "… " + (lines.length - head - tail).toLocaleString("en-US") + " lines of " + lines.length.toLocaleString("en-US") + " not drawn …\\n", "note cut"));
-      lines.slice(-tail).forEach((line, j) => add(line, lines.length - tail + j));
-    }
-    div.appendChild(pre); box.appendChild(div);
-  });
-}
-$("questionPick").addEventListener("change", showQuestion); showQuestion();
-// Model run
-const M = D.model;
-if (M) {
-  $("modelPart").hidden = false;
-  $("verdicts").appendChild(el("p", "Verdicts against " + M.baseline + " (tolerance " + M.tolerance + "; README: the acceptance gate):"));
-  $("verdicts").appendChild(table([{label: "group", text: true, value: (r) => r.group}, {label: "format", text: true, value: (r) => r.format},
-    {label: "verdict", text: true, value: (r) => r.verdict}, {label: "why", text: true, value: (r) => r.why},
-    {label: "saving", value: (r) => r.saving, show: (v) => v === null ? "" : (100 * v).toFixed(1) + "%"}], M.verdicts, "verdictTable"));
-  const rl = el("ul"); M.recommendations.forEach((v) => rl.appendChild(el("li", v))); $("verdicts").appendChild(rl);
-  const names = M.diagnosis_names;
-  $("diagnoses").appendChild(table([{label: "format", text: true, value: (r) => r.format}, {label: "cells", value: (r) => r.n},
-    ...names.map((n) => ({label: n.replaceAll("_", " "), value: (r) => r.diagnoses[n] || 0}))], M.aggregates, "diagnosisTable"));
-  const dl = el("ul"); names.forEach((n) => dl.appendChild(el("li", n.replaceAll("_", " ") + ": " + M.meanings[n]))); $("diagnoses").appendChild(dl);
-  const opts = (id, values) => { const s = $(id); s.appendChild(el("option", "all")).value = ""; values.forEach((v) => { const o = el("option", v); o.value = v; s.appendChild(o); }); s.addEventListener("change", showCells); };
-  opts("fFormat", [...new Set(M.cells.map((c) => c.format))]);
-  opts("fHops", [...new Set(M.cells.map((c) => c.hops))]);
-  opts("fDiagnosis", ["none", ...names]);
-  opts("fOutcome", ["right", "wrong"]);
-  $("fDisagree").addEventListener("change", showCells);
-  const right = (c) => c.insufficient ? c.answer_correct === true : c.path_exact === true && c.answer_correct === true;
-  const runKey = (c) => [c.question, c.size, c.ids, c.mode, c.permutation, c.repeat].join("|");
-  const outcomes = {}; M.cells.forEach((c) => { (outcomes[runKey(c)] = outcomes[runKey(c)] || new Set()).add(right(c)); });
-  function showCells() {
-    const f = $("fFormat").value, h = $("fHops").value, d = $("fDiagnosis").value, o = $("fOutcome").value, dis = $("fDisagree").checked;
-    let cells = M.cells.filter((c) => (!f || c.format === f) && (!h || c.hops === h) && (!d || (d === "none" ? !c.diagnosis : c.diagnosis === d))
-      && (!o || (o === "right") === right(c)) && (!dis || outcomes[runKey(c)].size > 1));
-    if (dis) cells = cells.slice().sort((a, b) => runKey(a).localeCompare(runKey(b)));
-    const shown = cells.slice(0, 500);
-    $("shown").textContent = "Showing " + shown.length + " of " + cells.length + " matching cells (" + M.cells.length + " in all)" + (cells.length > 500 ? "; narrow the filters to see the rest" : "") + ".";
-    const t = el("table"); t.id = "cellTable";
-    const head = el("tr"); ["format", "question", "hops", "perm.", "status", "answer", "path exact", "diagnosis", "answer text", "gold path", "evidence"].forEach((c) => head.appendChild(el("th", c))); t.appendChild(head);
-    shown.forEach((c) => {
-      const tr = el("tr"); tr.dataset.diagnosis = c.diagnosis || ""; tr.dataset.format = c.format;
-      [c.format, c.question, c.hops, c.permutation, c.status].forEach((v) => tr.appendChild(el("td", v, "t")));
-      tr.appendChild(el("td", c.insufficient ? (c.answer_correct ? "abstained" : "did not abstain") : c.answer_correct ? "right" : "wrong", c.answer_correct ? "ok" : "bad"));
-      tr.appendChild(el("td", c.insufficient ? "" : c.path_exact ? "yes" : "no", c.path_exact ? "ok" : "bad"));
-      tr.appendChild(el("td", c.diagnosis || "", "t diagnosis"));
-      tr.appendChild(el("td", c.answer !== null ? c.answer : "error: " + (c.error || c.status), "answer"));
-      const gold = el("td", null, "t"); c.gold.forEach((p) => gold.appendChild(el("div", p.join(" ; ")))); tr.appendChild(gold);
-      const ev = el("td", null, "t"); c.evidence.forEach((e) => ev.appendChild(el("div", e.mark + ": " + e.edge, "mark-" + e.mark.split(" ")[0]))); tr.appendChild(ev);
-      t.appendChild(tr);
-    });
-    $("cells").replaceChildren(t);
-  }
-  showCells();
-}
-// Comparison
-const C = D.compare;
-if (C) {
-  $("comparePart").hidden = false;
-  $("leaderboard").appendChild(table([{label: "group", text: true, value: (r) => r.size + " · " + r.ids + " · " + r.mode},
-    {label: "model", text: true, value: (r) => r.model}, {label: "format", text: true, value: (r) => r.format},
-    {label: "path exact", value: (r) => r.path_exact.rate}, {label: "answer", value: (r) => r.answer_correct.rate},
-    {label: "prompt tokens", value: (r) => r.prompt_tokens}, {label: "saving", value: (r) => r.saving}, {label: "cost", value: (r) => r.cost},
-    {label: "verdict", text: true, value: (r) => r.verdict}], C.leaderboard, "leaderboardTable"));
-  const names = C.diagnosis_names;
-  $("compareDiagnoses").appendChild(table([{label: "model", text: true, value: (r) => r.model}, {label: "format", text: true, value: (r) => r.format},
-    {label: "cells", value: (r) => r.cells}, ...names.map((n) => ({label: n.replaceAll("_", " "), value: (r) => r.diagnoses[n] || 0}))], C.leaderboard, "compareDiagnosisTable"));
-}
-</script>
-</body>
-</html>
-"""
-
-
-# -----------------------------------------------------------------------------
-# artifacts: written only when the whole run succeeded, never mixed with an earlier run's
-#
-# Files go to a staging folder inside the output folder as they are made (Staging: a prompt file is
-# written and forgotten, so memory does not grow with them). Then the old manifest.json is removed,
-# each file is moved into place (os.replace is atomic per file), files that the previous manifest
-# listed and this run does not write are removed, and the new manifest.json is moved in last: a folder
-# with a manifest holds exactly one run's files, and one without it is incomplete.
-
 MANIFEST = "manifest.json"
 
 
@@ -10014,22 +5769,10 @@ def git_state() -> dict:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
-def format_library_versions(formats: list[str]) -> dict[str, str]:
-    """The version of each library a measured format was written and read with: {'toon-format': '1.2.0'}."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for fmt in formats:
-        if fmt in FORMAT_LIBRARIES:
-            package = FORMAT_LIBRARIES[fmt][1]
-            try:
-                out[package] = version(package)
-            except PackageNotFoundError:
-                out[package] = "unknown"
-    return out
-
-
-def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, outputs: dict[str, str], preflight: dict) -> dict:
+def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, outputs: dict[str, str], preflight: dict,
+                   command: list[str], libraries: dict[str, str]) -> dict:
+    """manifest.json: how the run was made (versions, flags, the SHA-256 of every input and output). command: the flags as
+    they may be written down; libraries: the version of each library a measured format was written with."""
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "tool": "graphrag-format-benchmark",
@@ -10040,9 +5783,9 @@ def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs,
             "implementation": platform.python_implementation(),
             "platform": platform.platform(),
             "tiktoken": tiktoken.__version__,
-            **format_library_versions(config.get("formats", [])),
+            **libraries,
         },
-        "command": ["benchmark.py", *public_argv(config["argv"])],
+        "command": ["benchmark.py", *command],
         "config": {k: v for k, v in config.items() if k != "argv"},
         "encodings": [
             {"name": t.name, "bpe_sha256": t.bpe_sha256, "bpe_source": t.bpe_source} for t in tokenizers
@@ -10054,7 +5797,7 @@ def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs,
     }
 
 
-def _previous_outputs(out_dir: Path) -> list[str]:
+def previous_outputs(out_dir: Path) -> list[str]:
     try:
         previous = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
         names = list(previous["outputs"])
@@ -10176,7 +5919,7 @@ def publish(staging: Staging, manifest: dict, lock: OutLock | None = None) -> No
     out_dir = staging.out_dir
     staging.add(MANIFEST, json_bytes(manifest))
     try:
-        stale = [n for n in _previous_outputs(out_dir) if n not in staging.sha]
+        stale = [n for n in previous_outputs(out_dir) if n not in staging.sha]
         (out_dir / MANIFEST).unlink(missing_ok=True)
         for name in staging.sha:
             if name != MANIFEST:
@@ -10193,54 +5936,6 @@ def publish(staging: Staging, manifest: dict, lock: OutLock | None = None) -> No
         staging.discard()
 
 
-# -----------------------------------------------------------------------------
-# command line
-
-
-def parse_names(value: str, known: list[str] | tuple[str, ...], flag: str) -> list[str]:
-    """Comma-separated names, each known and listed once: 'json,dsl' -> ['json', 'dsl']."""
-    names = [v.strip() for v in value.split(",")]
-    for name in names:
-        if name not in known:
-            raise BenchmarkError(f"unknown name {name!r} in {flag}; choose from {', '.join(known)}")
-    if len(set(names)) != len(names):
-        raise BenchmarkError(f"{flag} lists a name twice: {value!r}")
-    return names
-
-
-def whole_number(value: str) -> int:
-    """An argparse type: a whole number written in ASCII digits ('٣' is a digit to Python's int, not to a user's shell)."""
-    text = value.strip()
-    if not (text.lstrip("+-").isdigit() and text.isascii()) or len(text) > 18:
-        raise argparse.ArgumentTypeError(f"invalid whole number: {value!r}")
-    return int(text)
-
-
-def real_number(value: str) -> float:
-    """An argparse type: a number written in ASCII ('nan' and 'inf' pass here and are refused by check_flags, by name)."""
-    if not value.strip().isascii() or len(value) > 40:
-        raise argparse.ArgumentTypeError(f"invalid number: {value!r}")
-    try:
-        return float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number: {value!r}") from None
-
-
-def _or_none(kind: Callable[[str], object]) -> Callable[[str], object]:
-    """An argparse type that also takes 'none': _or_none(float)('0.5') -> 0.5, ('none') -> None."""
-
-    def parse(value: str) -> object:
-        return None if value.lower() == "none" else kind(value)
-
-    parse.__name__ = kind.__name__
-    return parse
-
-
-def _out_folder(value: str) -> Path | None:
-    """--out as a path; None for an empty one, which check_flags refuses (Path('') would be the current folder)."""
-    return Path(value) if value.strip() else None
-
-
 class Parser(argparse.ArgumentParser):
     """argparse with a short error: the one line and, for a flag it does not know, the flag it is closest to,
     instead of the whole usage (which --help prints)."""
@@ -10254,847 +5949,6 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every flag)\n")
 
 
-def make_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="benchmark.py", allow_abbrev=False,  # --format is not --formats
-        description="Serialize a graph in several formats, check each round-trips, build prompts, count tokens.",
-        epilog="exit codes: 0 the run succeeded (with --model: every planned request has an answer); 1 some requests "
-               "failed after their retries (the results count them; run the same command again to retry them only); "
-               "2 bad input or flags, or an endpoint that cannot serve the run (no server at --base-url, key rejected, "
-               "model unknown), found before anything is written; 130 interrupted",
-    )
-    add = parser.add_argument
-    add("--encoding", default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")
-    add("--graph", type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")
-    add("--graph-format", choices=list(GRAPH_FORMATS),
-        help="how to read --graph (default: by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC export)")
-    add("--graph-order", choices=GRAPH_ORDERS, default="file",
-        help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, edges by "
-             "source, relation, target), the same whatever file the graph comes from")
-    add("--questions", type=Path, help="questions file (default: data/questions.json)")
-    add("--out", type=_out_folder, default=OUTPUTS, help="output folder (default: outputs/)")
-    add(
-        "--formats",
-        default=",".join(ARTICLE_FORMATS),
-        help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {','.join(FORMATS)})",
-    )
-    add("--sizes", default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")
-    add("--ids", default="original", help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)")
-    add("--permutations", type=whole_number, default=1, metavar="K", help="edge orders per graph variant, 0 the canonical one (default: 1)")
-    add("--budget", type=whole_number, metavar="N", help="also run mode B: pack each prompt into N tokens")
-    add("--context-window", type=whole_number, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
-    add("--seed", type=_or_none(whole_number), default=DEFAULT_SEED,
-        help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED}); none: no sampling seed is sent, "
-             "and the matrix keeps the default seed")
-    add(
-        "--write-prompts", action=argparse.BooleanOptionalAction, default=None,
-        help="write every prompt file (default: yes for the article's layout, one small graph as given; no for a matrix run)",
-    )
-    add("--prompt", metavar="ru|en|FILE",
-        help="prompt template: ru (the article's, default), en (the same in English) or a UTF-8 file with "
-             "{format_name}, {graph} and {question} once each")
-    add("--leakage", choices=LEAKAGE_MODES, default="fail", help="a failing leakage check stops the run (fail, default) or only warns")
-    add("--generate-questions", type=whole_number, metavar="N",
-        help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")
-    add("--hops", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
-    add("--abstain-share", type=real_number, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
-    add("--property-share", type=real_number, metavar="S",
-        help="share of generated questions about properties, on a graph that has any: a condition on a hop, and a property "
-             "asked for at the end (default: 0.25)")
-    add("--wording", choices=("natural", "template"),
-        help="how generated questions read: natural asks as a user would, naming no relation verbatim ('Who created Mr "
-             "Mann?'); template spells out the walk ('Start at \"Mr Mann\". Follow created backwards. ...'). Default: "
-             "natural for --prompt en, template for ru (the only Russian wording)")
-    add("--relation-phrases", type=Path, metavar="FILE",
-        help="how relations read in natural questions: 'relation<TAB>phrase<TAB>inverse phrase' a line (two nouns: "
-             "developer, product), or 'relation<TAB>phrase'; others are derived from their names")
-    add("--pseudonymize", action="store_true",
-        help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style of the "
-             "graph's own, questions and answers following, beside the original names, so that answering from memory "
-             "shows as a difference on the same questions")
-    add("--edge-ids", action="store_true",
-        help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every format, and ask "
-             "for the path as those ids instead of positions (article 5: a permutation changes the indices)")
-    add("--context", choices=CONTEXT_KINDS,
-        help="what each prompt shows: shared (the whole graph, for every question; the default), given (each question's own "
-             "'context' in the questions file; the default when they have one), khop (each question's neighbourhood, cut "
-             "from the graph: --context-hops, --context-edges)")
-    add("--context-hops", type=whole_number, metavar="N", help="--context khop: how many hops out from a question's start (default: "
-        "the question's own hop count)")
-    add("--context-edges", type=whole_number, metavar="N", help="--context khop: the most edges of a context besides its gold paths' (default: 300)")
-    add("--skip-invalid-questions", action="store_true",
-        help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")
-    runs = parser.add_argument_group("model runs and scoring")
-    add = runs.add_argument
-    add("--model", help=f"send every prompt to this model ('{SOLVER_MODEL}': the control solver answers, offline)")
-    add("--base-url", default="https://api.openai.com/v1", help="OpenAI-compatible endpoint, up to /v1 (default: OpenAI)")
-    add("--api-key-env", metavar="NAME",
-        help="environment variable holding the API key, sent to --base-url whatever its host (default: OPENAI_API_KEY, "
-             "sent only to OpenAI's own hosts)")
-    add("--temperature", type=_or_none(real_number), default=0.0,
-        help="sampling temperature, sent unless none (reasoning models accept only their default) (default: 0)")
-    add("--reasoning-effort", metavar="LEVEL", help="sent as reasoning_effort (minimal, low, medium, high...) when given")
-    add("--max-output-tokens", type=whole_number, default=1024, metavar="N", help="answer length cap, always sent (default: 1024)")
-    add(
-        "--max-tokens-field", choices=("auto", "max_tokens", "max_completion_tokens"), default="auto",
-        help="request field for --max-output-tokens; auto: max_completion_tokens for api.openai.com, else max_tokens",
-    )
-    add("--structured", nargs="?", const="json_schema", choices=STRUCTURED_FORMS, metavar="json_schema|json_object",
-        help="send the answer JSON schema as response_format: json_schema (default, OpenAI) or json_object (the form "
-             "llama.cpp and older servers accept)")
-    add("--concurrency", type=whole_number, default=4, metavar="N", help="requests in flight (default: 4)")
-    add("--repeats", type=whole_number, default=1, metavar="R", help="answers per prompt; repeat r samples with seed + r (default: 1)")
-    add("--limit", type=whole_number, metavar="N", help="send only the first N distinct prompts: a dry slice")
-    add("--timeout", type=real_number, default=120.0, metavar="S", help="seconds per request attempt (default: 120)")
-    add("--max-retries", type=whole_number, default=5, metavar="N", help="retries on connection errors, 408, 409, 429 and 5xx (default: 5)")
-    add("--tokens-per-minute", type=whole_number, metavar="N",
-        help="pace sending to the provider's token rate limit: each request counts its prompt tokens and --max-output-tokens, "
-             "as OpenAI counts them (without it, the server's x-ratelimit headers alone pace the run)")
-    add("--requests-per-minute", type=whole_number, metavar="N", help="pace sending to the provider's request rate limit (as above)")
-    add("--input-price-per-million", type=real_number, metavar="USD", help="price of a million prompt tokens, for the cost columns")
-    add("--output-price-per-million", type=real_number, metavar="USD", help="price of a million completion tokens")
-    add("--cached-input-price-per-million", type=real_number, metavar="USD",
-        help="price of a million prompt tokens served from the provider's prefix cache (usage.prompt_tokens_details.cached_tokens); "
-             "without it they cost the input price")
-    add("--baseline", metavar="FORMAT", help="the format the others are judged against; one of --formats (default: json, else the first)")
-    add("--tolerance", type=real_number, metavar="T",
-        help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})")
-    add("--abstention-tolerance", type=real_number, metavar="T",
-        help="the same for abstaining right on the abstention questions, which are usually a fifth of a set (default: "
-             f"{DEFAULT_ABSTENTION_TOLERANCE})")
-    add("--allow-no-verdict", action="store_true",
-        help="send the prompts even when no verdict can come out of them (every baseline prompt over --context-window, or a "
-             "--budget that leaves the gold paths out); without it such a run stops before the first request")
-    add("--models", type=Path, metavar="FILE",
-        help="run several models in one command: a JSON list of models (model, base_url, and any of name, api_key_env, "
-             "encoding, prices, ...), each into --out/NAME with the other flags of this command, resumable per model; then "
-             "--compare the finished ones into --out")
-    add("--compare", type=Path, nargs="+", metavar="DIR",
-        help="compare finished model runs (their --out folders) over the questions they share: comparison.md, .json and .svg "
-             "into --out; nothing is measured or sent")
-    add("--score", type=Path, nargs="+", metavar="FILE",
-        help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")
-    add("--accept-other-model", action="store_true",
-        help="--score a Batch output whose answers come from another model than --model (a dated snapshot needs no flag)")
-    add("--export-batch", type=Path, metavar="FILE", help="write the prompts as OpenAI Batch API request files; send nothing")
-    add("--overwrite-batch", action="store_true",
-        help="let --export-batch replace an earlier export at the same path, and its numbered parts (never an input or an output of --out)")
-    add("--batch", action="store_true",
-        help="send the prompts through the Batch API at --base-url (its Files and Batches endpoints): export them into --out/batch, "
-             "upload, create one batch per file, poll, download the output and error files and score them; the ids are kept in "
-             "--out/batch/state.json, so the same command run again resumes and never submits twice")
-    add("--poll-interval", type=real_number, default=30.0, metavar="S", help="seconds between polls of a --batch (default: 30)")
-    add("--batch-max-requests", type=whole_number, default=BATCH_MAX_REQUESTS, metavar="N",
-        help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the API's limit)")
-    add("--batch-max-bytes", type=whole_number, default=BATCH_MAX_BYTES, metavar="N",
-        help=f"bytes per batch file (default: {BATCH_MAX_BYTES:,}, within the API's 200 MB)")
-    return parser
-
-
-# Sizes past these are refused before any work: each would run for hours or fill the memory with no word.
-FLAG_LIMITS = {"permutations": 1000, "generate_questions": 100_000, "repeats": 1000, "concurrency": 256,
-               "context_window": 10_000_000, "budget": 10_000_000, "max_output_tokens": 1_000_000, "max_retries": 100,
-               "batch_max_requests": 50_000, "tokens_per_minute": 10**12, "requests_per_minute": 10**9, "batch_max_bytes": 200_000_000, "context_hops": 20, "context_edges": 1_000_000}
-
-
-def check_flags(args: argparse.Namespace) -> None:
-    """Every number flag finite and in range, and no flag that the others make meaningless, before any work."""
-    for flag in ("temperature", "timeout", "tolerance", "abstention_tolerance", "abstain_share", "property_share", "input_price_per_million", "output_price_per_million",
-                 "cached_input_price_per_million"):
-        value = getattr(args, flag)
-        if value is not None and not math.isfinite(value):
-            raise BenchmarkError(f"--{flag.replace('_', '-')} is {value}; give a finite number")
-    for flag, most in FLAG_LIMITS.items():
-        value = getattr(args, flag)
-        if value is not None and value > most:
-            raise BenchmarkError(f"--{flag.replace('_', '-')} {value:,} is over the {most:,} this tool takes; ask for less")
-    if args.temperature is not None and not 0 <= args.temperature <= 2:
-        raise BenchmarkError(f"--temperature must be between 0 and 2, got {args.temperature}")
-    if args.timeout > 3600:
-        raise BenchmarkError(f"--timeout {args.timeout:g} is over an hour per attempt; give at most 3600 seconds")
-    if args.timeout < MIN_TIMEOUT:
-        raise BenchmarkError(f"--timeout {args.timeout:g} is under {MIN_TIMEOUT:g} s: no server answers that fast; give at least {MIN_TIMEOUT:g}")
-    if args.out is None:
-        raise BenchmarkError("--out is empty; name an output folder (default: outputs/)")
-    check_out_folder(args.out)
-    if args.model is not None and not args.model.strip():
-        raise BenchmarkError("--model is empty; name the model the endpoint serves (or 'solver')")
-    if args.generate_questions is None and (args.hops is not None or args.abstain_share is not None or args.property_share is not None
-                                            or args.wording is not None or args.relation_phrases is not None):
-        raise BenchmarkError("--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
-                             "use them with --generate-questions N")
-    if args.score is not None and args.export_batch is not None:
-        raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
-    if args.batch and (args.score is not None or args.export_batch is not None):
-        raise BenchmarkError(f"--batch sends and scores a batch itself: leave out {'--score' if args.score is not None else '--export-batch'}")
-    if args.batch and (args.model is None or args.model == SOLVER_MODEL):
-        raise BenchmarkError("--batch sends the prompts to a model's Batch API: give --model and --base-url (the solver needs no batch)")
-    if not math.isfinite(args.poll_interval) or not 0 < args.poll_interval <= 3600:
-        raise BenchmarkError(f"--poll-interval {args.poll_interval:g} is not a number of seconds between 0 and 3600; e.g. 30")
-
-
-MIN_TIMEOUT = 0.01
-
-
-def check_out_folder(out: Path) -> None:
-    """--out is a folder, or a path where one can be made: not a file, a device, a broken or looping symlink."""
-    where = display(out)
-    try:
-        info = os.stat(out)
-    except FileNotFoundError:
-        if os.path.islink(out):
-            raise BenchmarkError(f"--out {where} is a symlink to nothing (or to itself); point it at a folder, or name another --out") from None
-        return
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            raise BenchmarkError(f"--out {where} is a symlink to nothing (or to itself); point it at a folder, or name another --out") from None
-        raise BenchmarkError(f"--out {where}: cannot use it ({e.strerror}); name another folder") from None
-    if not stat.S_ISDIR(info.st_mode):
-        raise BenchmarkError(f"--out {where} is not a folder; name a folder (it is made if missing)")
-
-
-def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool, planned: list[str] = ()) -> None:
-    """--export-batch writes only where nothing of value is: never over an input or a file of the output folder (the
-    run's own outputs included), and over an earlier export (the file or its numbered parts) only with
-    --overwrite-batch, and only over files that are batch request files."""
-    target = path.resolve()
-    if any(target == p.resolve() for p in inputs):
-        raise BenchmarkError(f"--export-batch {display(path)} is an input of this run; write the batch elsewhere")
-    if target.parent == out_dir.resolve() and (path.name in (*EXTRA_OUTPUTS, LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS, *planned)
-                                               or path.name in _previous_outputs(out_dir)):
-        raise BenchmarkError(f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere")
-    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
-    existing = [p for p in ([path] if path.exists() else []) + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
-                if p == path or split.fullmatch(p.name)]
-    if path.is_dir():
-        raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
-    if existing and not overwrite:
-        raise BenchmarkError(f"--export-batch: {display(existing[0])} exists; choose a new path, or pass --overwrite-batch to "
-                             "replace an earlier export and its numbered parts")
-    foreign = next((p for p in existing if not is_batch_export(p)), None)
-    if foreign is not None:
-        raise BenchmarkError(f"--export-batch: {display(foreign)} exists and is not a batch request file; --overwrite-batch replaces "
-                             "only earlier exports: move it, or choose another path")
-
-
-def is_batch_export(path: Path) -> bool:
-    """The file is a Batch API request file (its first line has custom_id, method, url and body), or empty."""
-    try:
-        with open(path, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return False
-            first = f.readline(MAX_RESPONSE_BYTES)
-    except OSError:
-        return False
-    record = untrusted_json(first.decode("utf-8", errors="replace")) if first.strip() else {"custom_id": "", "method": "", "url": "", "body": ""}
-    return isinstance(record, dict) and {"custom_id", "method", "url", "body"} <= record.keys()
-
-
-def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
-    if args.model is None:
-        for flag in ("score", "export_batch", "limit", "input_price_per_million", "output_price_per_million", "cached_input_price_per_million"):
-            if getattr(args, flag) is not None:
-                raise BenchmarkError(f"--{flag.replace('_', '-')} needs --model: the model whose answers it is about")
-        if args.repeats != 1 or args.structured or args.reasoning_effort:
-            raise BenchmarkError("--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about")
-        return None
-    for flag in ("concurrency", "repeats", "limit", "max_output_tokens", "batch_max_requests", "batch_max_bytes"):
-        value = getattr(args, flag)
-        if value is not None and value < 1:
-            raise BenchmarkError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
-    if args.max_retries < 0 or args.timeout <= 0:
-        raise BenchmarkError("--max-retries must be 0 or more and --timeout above 0")
-    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
-    if (prices[0] is None) != (prices[1] is None) or any(p is not None and p < 0 for p in prices):
-        raise BenchmarkError("give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither")
-    if prices[2] is not None and prices[0] is None:
-        raise BenchmarkError("--cached-input-price-per-million needs --input-price-per-million and --output-price-per-million")
-    try:
-        parts = urllib.parse.urlsplit(args.base_url)
-        parts.port  # noqa: B018 - raises for a port out of range
-    except ValueError as e:
-        raise BenchmarkError(f"--base-url is not a valid URL ({e}); e.g. http://127.0.0.1:8000/v1") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BenchmarkError(f"--base-url {public_url(args.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1")
-    openai = parts.hostname == "openai.com" or parts.hostname.endswith(".openai.com")
-    key_env = args.api_key_env or ("OPENAI_API_KEY" if openai else None)  # OpenAI's key goes to OpenAI only
-    field = args.max_tokens_field
-    if field == "auto":
-        field = "max_completion_tokens" if openai else "max_tokens"
-    if args.model != SOLVER_MODEL and args.score is None and args.export_batch is None:
-        key = os.environ.get(key_env, "") if key_env else ""
-        if key_env and not key and openai:
-            raise BenchmarkError(f"no API key: set {key_env} (or name another variable with --api-key-env)")
-        bad = next((k for k, c in enumerate(key) if c.isspace() or not c.isprintable()), None)
-        if bad is not None:  # it would go into a header, then into an error message: say where, never what
-            raise BenchmarkError(f"the key in {key_env} holds whitespace or a control character at position {bad + 1} of "
-                                 f"{len(key)}; set it again without it")
-        foreign = next((k for k, c in enumerate(key) if ord(c) > 255), None)
-        if foreign is not None:
-            raise BenchmarkError(f"the key in {key_env} holds a character an HTTP header cannot carry at position {foreign + 1} of "
-                                 f"{len(key)}; set it again as the provider gave it")
-        loopback = is_loopback(parts.hostname)
-        if key and parts.scheme == "http" and not loopback:
-            raise BenchmarkError(f"--base-url {public_url(args.base_url)} is plain http: the key in {key_env} would cross the "
-                                 "network in clear text; use https (plain http is fine on 127.0.0.1)")
-    return ModelConfig(
-        model=args.model, base_url=args.base_url.rstrip("/"), api_key_env=key_env, temperature=args.temperature,
-        seed=args.seed, max_output_tokens=args.max_output_tokens, max_tokens_field=field, structured=args.structured,
-        reasoning_effort=args.reasoning_effort,
-        concurrency=args.concurrency, repeats=args.repeats, limit=args.limit, timeout=args.timeout, max_retries=args.max_retries,
-        edge_ids=args.edge_ids, tokens_per_minute=args.tokens_per_minute, requests_per_minute=args.requests_per_minute,
-    )
-
-
-def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
-    """--baseline and --tolerance, checked: they judge a model's answers, so they need a model run or --score."""
-    given = [f for f, v in (("--baseline", args.baseline), ("--tolerance", args.tolerance), ("--abstention-tolerance", args.abstention_tolerance))
-             if v is not None]
-    if args.model is None or args.export_batch is not None:
-        if given:
-            raise BenchmarkError(f"{' and '.join(given)} judge a model's answers: use {'them' if len(given) > 1 else 'it'} "
-                                 "with --model (a run or --score), not without one or with --export-batch")
-        return None
-    baseline = args.baseline if args.baseline is not None else "json" if "json" in plan.formats else plan.formats[0]
-    if baseline not in FORMATS:
-        raise BenchmarkError(f"unknown format {baseline!r} in --baseline; choose one of --formats: {', '.join(plan.formats)}")
-    if baseline not in plan.formats:
-        raise BenchmarkError(f"--baseline {baseline} is not among --formats {','.join(plan.formats)}; add it to --formats "
-                             "or choose one of them")
-    tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
-    abstention = DEFAULT_ABSTENTION_TOLERANCE if args.abstention_tolerance is None else args.abstention_tolerance
-    for flag, value, example in (("--tolerance", tolerance, 0.05), ("--abstention-tolerance", abstention, 0.15)):
-        if not math.isfinite(value) or not 0 < value < 1:
-            raise BenchmarkError(f"{flag} must be a share between 0 and 1 (exclusive), got {value}; e.g. {example}")
-    return GateSpec(baseline, tolerance, abstention)
-
-
-def make_plan(args: argparse.Namespace) -> Plan:
-    if args.context != "khop" and (args.context_hops is not None or args.context_edges is not None):
-        raise BenchmarkError("--context-hops and --context-edges shape the contexts of --context khop: use them with it")
-    for flag, value in (("--permutations", args.permutations), ("--budget", args.budget), ("--context-window", args.context_window),
-                        ("--context-hops", args.context_hops), ("--context-edges", args.context_edges)):
-        if value is not None and value < 1:
-            raise BenchmarkError(f"{flag} must be at least 1, got {value}")
-    hf = [name.strip() for name in args.encoding.split(",") if name.strip().startswith("hf:")]
-    encodings = parse_names(args.encoding, [*tiktoken.list_encoding_names(), *hf], "--encoding")
-    formats = parse_names(args.formats, list(FORMATS), "--formats")
-    if args.edge_ids and "turtle" in formats:
-        raise BenchmarkError("--edge-ids: format turtle cannot carry edge ids (an RDF triple has no id of its own); leave turtle out of --formats")
-    for fmt in formats:
-        module, package = FORMAT_LIBRARIES.get(fmt, (None, None))
-        if module and importlib.util.find_spec(module) is None:
-            raise BenchmarkError(f"--formats {fmt} needs the {package} package, which is not installed; run: "
-                                 "pip install -r requirements.lock.txt")
-    sizes = [s for s in SIZES if s in parse_names(args.sizes, SIZES, "--sizes")]
-    ids = [i for i in ID_VARIANTS if i in parse_names(args.ids, ID_VARIANTS, "--ids") or (i == "pseudonyms" and args.pseudonymize)]
-    article_layout = sizes == ["small"] and ids == ["original"] and args.permutations == 1 and args.budget is None
-    return Plan(
-        formats=formats,
-        tokenizers=[load_tokenizer(name) for name in encodings],
-        sizes=sizes,
-        ids=ids,
-        permutations=args.permutations,
-        budget=args.budget,
-        context_window=args.context_window,
-        seed=DEFAULT_SEED if args.seed is None else args.seed,
-        write_prompts=(None if article_layout else False) if args.write_prompts is None else args.write_prompts,
-        template=load_template(args.prompt or "ru", args.edge_ids),
-        edge_ids=args.edge_ids,
-        context=args.context or "shared",
-        context_hops=args.context_hops,
-        context_edges=300 if args.context_edges is None else args.context_edges,
-    )
-
-
-EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_report.svg", "size_summary.json", MANIFEST, LOG_NAME, "results.json",
-                 "results.md", "results.svg")
-
-
-def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | None:
-    if args.generate_questions is None:
-        return None
-    match = re.fullmatch(r"(\d+)(?:-(\d+))?", (args.hops or "1-4").strip())
-    lo, hi = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
-    share = 0.2 if args.abstain_share is None else args.abstain_share
-    about_props = DEFAULT_PROPERTY_SHARE if args.property_share is None else args.property_share
-    if args.generate_questions < 1 or not 1 <= lo <= hi or not 0 <= share <= 1 or not 0 <= about_props <= 1:
-        raise BenchmarkError("--generate-questions takes N of 1 or more, --hops LO-HI with 1 <= LO <= HI (e.g. 1-4), "
-                             "--abstain-share and --property-share a share from 0 to 1")
-    if args.questions is not None:
-        raise BenchmarkError("--generate-questions draws the questions: leave --questions out")
-    language = plan.template.name if plan.template.name in QUESTION_TEXTS else "en"
-    phrases = tuple(sorted(read_relation_phrases(args.relation_phrases).items())) if args.relation_phrases else ()
-    return GenerateSpec(args.generate_questions, (lo, hi), share, plan.seed, language, about_props, args.wording or "natural", phrases)
-
-
-def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
-    """Read and check everything before the first token is counted: the inputs, every question against the
-    solver, the leakage checks. Every problem is reported at once; --skip-invalid-questions drops the
-    questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
-    problems = Problems()
-    spec = make_generate_spec(args, plan)
-    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None, args.graph_format,
-                         args.graph_order)
-    if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
-        inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
-    if inputs.generated is not None:
-        drawn = sum(inputs.generated.values())
-        if drawn < args.generate_questions:
-            per_hop = ", ".join(f"{h} hop(s): {n}" for h, n in inputs.generated.items()) or "none"
-            warn(f"the graph yields {drawn} of the {args.generate_questions} questions asked for ({per_hop})")
-    src = inputs.questions_file
-    if not problems.fatal():
-        check_questions(inputs.graph, inputs.questions, src, problems)
-        context_problems(inputs.graph, inputs.questions, src, problems)
-        given = next((q.id for q in inputs.questions if q.context), None)
-        if given and plan.context == "khop":
-            problems.add(f"{src}: question {given} gives its own context, and --context khop would cut another; leave --context "
-                         "khop out to use the given ones, or remove them")
-        if not given and plan.context == "given":
-            problems.add(f"{src}: --context given, but no question gives a 'context'; give each one, or use --context khop")
-        if set(plan.sizes) - {"small"}:
-            for q in inputs.questions:
-                if q.query is None:
-                    problems.add(f"{src}: question {q.id} has no 'query': distractor graphs need every question's query "
-                                 "to prove they leave its answer alone (see README, questions); add it or use --sizes small", q.id)
-        names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
-        for check in leakage_checks(inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names):
-            if check["result"] == "fail" and args.leakage == "fail":
-                for found in check["found"]:
-                    if found["question"]:
-                        where, fix = f"{src}: question {found['question']}", "fix the question"
-                    elif check["check"] == "ids_are_neutral":
-                        where, fix = display(args.graph), "rename the id"
-                    else:
-                        where, fix = plan.template.name, "fix the template"
-                    problems.add(f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
-                                 "warn to measure anyway", found["question"])
-    by_question, fatal = problems.questions(), problems.fatal()
-    if fatal or (by_question and not args.skip_invalid_questions):
-        hint = "; pass --skip-invalid-questions to drop the questions at fault and go on" if by_question and not fatal else ""
-        raise InputProblems([m for _, m in problems.lines], hint)
-    skipped = [{"question": key, "reasons": reasons} for key, reasons in by_question.items()]
-    if skipped:
-        kept = tuple(q for q in inputs.questions if q.id not in by_question)
-        for s in skipped:
-            warn(f"skipped question {s['question']}: {'; '.join(s['reasons'])}")
-        if not kept:
-            raise BenchmarkError(f"{src}: every question was skipped ({len(skipped)} with problems); nothing was written")
-        warn(f"{len(skipped)} question(s) skipped, {len(kept)} kept")
-        inputs = replace(inputs, questions=kept, skipped=tuple(skipped))
-    if args.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
-        warn("the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
-             "for an English graph try --prompt en")
-    questions = inputs.questions
-    record = {
-        "questions": {
-            "measured": len(questions),
-            "several_answers_or_paths": sum(q.several for q in questions),
-            "abstention": sum(q.insufficient for q in questions),
-        },
-        "skipped_questions": skipped,
-    }
-    return inputs, record
-
-
-def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
-    """The leakage checks on every graph variant, as recorded; with --leakage warn, failures become warnings."""
-    names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
-    checks = leakage_checks(inputs.questions, [(v.name, v.contexts) for v in variants], plan.template, names)
-    for check in checks:
-        if check["result"] == "fail":
-            if args.leakage == "fail":
-                raise BenchmarkError(f"leakage check {check['check']} failed ({check['detail']}); nothing was written")
-            check["result"] = "warn"
-        if check["result"] == "warn":
-            warn(f"leakage check {check['check']}: {check['detail']}")
-    return checks
-
-
-def check_verdict_possible(rows: list[dict], hints: dict[GroupKey, str], baseline: str, allow: bool) -> None:
-    """Before the first request: the groups where no verdict can come out whatever the model answers (every
-    baseline prompt over --context-window, or a mode B budget that leaves a whole gold path out of most prompts).
-    When that is every group the run stops, saying what to change, unless allow; else each is named on stderr."""
-    blocked: dict[GroupKey, str] = {}
-    for group in dict.fromkeys(map(group_key, rows)):
-        mine = [r for r in rows if group_key(r) == group and r["format"] == baseline]
-        if mine and all(r["overflow"] for r in mine):
-            smallest = min(r["prompt_tokens"] for r in mine)
-            blocked[group] = (f"every {baseline} prompt (the baseline) of {' · '.join(group)} is over --context-window "
-                              f"{mine[0]['context_window']:,} (the smallest takes {smallest:,} tokens), so none is sent; show each "
-                              "question less of the graph (--context khop, --budget N, a smaller graph), or raise --context-window "
-                              "if the model takes more")
-        elif group in hints:
-            blocked[group] = hints[group]
-    if not blocked:
-        return
-    if len(blocked) == len(dict.fromkeys(map(group_key, rows))) and not allow:
-        raise BenchmarkError(f"no verdict is possible, so nothing was sent: {next(iter(blocked.values()))}; or pass --allow-no-verdict "
-                             "to send the prompts anyway")
-    for reason in blocked.values():
-        warn(f"no verdict is possible for this group: {reason}")
-
-
-def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: RunInputs, measured: Measurement) -> dict:
-    """The resolved configuration of a run, for its manifest: every flag as used, what generated questions drew."""
-    return {
-        "argv": argv,
-        "encodings": [t.name for t in plan.tokenizers],
-        "graph": display(args.graph),
-        "graph_format": inputs.graph_format,
-        "graph_order": args.graph_order,
-        "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges} if plan.context == "khop" else plan.context,
-        "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
-        "generate_questions": None if args.generate_questions is None else {
-            "n": args.generate_questions, "hops": args.hops, "abstain_share": args.abstain_share, "drawn": inputs.generated},
-        "out": display(args.out),
-        "formats": plan.formats,
-        "sizes": plan.sizes,
-        "ids": plan.ids,
-        "permutations": plan.permutations,
-        "budget": plan.budget,
-        "context_window": plan.context_window,
-        "seed": plan.seed,
-        "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
-        "leakage": args.leakage,
-        "skip_invalid_questions": args.skip_invalid_questions,
-        **measured.facts,
-    }
-
-
-def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
-    """Do the whole run; return what goes to stdout, and why the run did not fully succeed (exit code 1)
-    when some requests failed after their retries."""
-    if args.compare is not None:
-        return run_compare(args, argv), None
-    if args.models is not None:
-        return run_models(args, argv)
-    check_flags(args)
-    plan = make_plan(args)
-    model = make_model_config(args)
-    gate_spec = make_gate_spec(args, plan)
-    inputs, record = preflight(args, plan)
-    if model is not None and args.export_batch is not None:
-        check_export_target(args.export_batch, [args.graph, args.questions or DEFAULT_QUESTIONS]
-                            + ([Path(args.prompt)] if args.prompt and args.prompt not in PROMPT_TEMPLATES else []), args.out,
-                            args.overwrite_batch, planned_files(replace(plan, write_prompts=None), inputs.questions))
-    plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
-    counts = TokenCounts()
-    contexts, record["contexts"] = input_contexts(inputs, plan)
-    variants = build_variants(inputs, plan, counts, contexts)
-    record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record,
-              "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
-    staging = Staging(args.out)
-    lock = OutLock(args.out)
-    try:
-        lock.acquire()
-        if inputs.generated_bytes is not None:
-            staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
-        measured = measure(inputs, plan, staging, variants, counts)
-        rows = measured.rows
-        staging.add("size_report.json", json_bytes(rows))
-        summary = summarize(rows)
-        hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
-        record["budget_hints"] = list(hints.values())
-        if not plan.article_layout:
-            staging.add("size_summary.json", json_bytes(summary))
-            staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"))
-            staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
-        config = run_config(args, argv, plan, inputs, measured)
-        stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
-            console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
-            + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
-        )
-        if plan.edge_ids:
-            stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")
-        if "property_graph_tokens" in measured.facts:
-            stdout += "\n" + part_cost_line(measured.facts["property_graph_tokens"], "properties")
-        if record["skipped_questions"]:
-            skipped = record["skipped_questions"]
-            stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"
-        log, failure, batch = None, None, None
-        if model is not None and model.model != SOLVER_MODEL and args.score is None:
-            check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], args.allow_no_verdict)
-        if model is not None and args.batch:
-            files, parts = run_batch(measured, model, args.out, args.poll_interval, args.batch_max_requests, args.batch_max_bytes)
-            batch = {"parts": parts}
-            ended = [f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
-                     for p in parts if p.get("status") != "completed"]
-            if not files:
-                raise BenchmarkError(f"no batch returned a file to score: {', '.join(ended) or 'nothing was planned'}; fix what the "
-                                     f"errors say, then move {display(args.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
-            for line in ended:
-                warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
-            args.score = files
-            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints,
-                                                 record["skipped_questions"])
-        elif model is not None and args.export_batch is not None:
-            written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
-            missing = left_out(measured.items, model)
-            batch = {"files": written, "left_out": missing}
-            for part in written:
-                stdout += f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
-            if any(missing.values()):
-                warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
-                     f"{missing['outside_limit']} outside --limit")
-        elif model is not None:
-            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints,
-                                                 record["skipped_questions"])
-        staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
-                                               {n.id for n in inputs.graph.nodes}))
-        manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record)
-        if log is not None:
-            manifest["log"] = log
-        if batch is not None:
-            manifest["batch"] = batch
-        publish(staging, manifest, lock)
-    except BaseException:
-        lock.release()
-        staging.discard()
-        raise
-    finally:
-        lock.release()
-        counts.close()
-    return stdout, failure
-
-
-def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
-    """--compare: read the runs, write comparison.json, .md and .svg into --out, and say what every model accepts."""
-    given = [flag for flag, value in (("--model", args.model), ("--score", args.score), ("--export-batch", args.export_batch)) if value]
-    if given:
-        raise BenchmarkError(f"--compare reads finished runs: leave out {', '.join(given)}")
-    if len(args.compare) < 2:
-        raise BenchmarkError("--compare needs two runs or more (their --out folders)")
-    check_out_folder(args.out)
-    if any(args.out.resolve() == folder.resolve() for folder in args.compare):
-        raise BenchmarkError(f"--out {display(args.out)} is one of the compared runs: its files would be replaced; name another folder")
-    comparison = compare_runs(list(args.compare))
-    staging, lock = Staging(args.out), OutLock(args.out)
-    try:
-        lock.acquire()
-        staging.add("comparison.json", json_bytes(comparison))
-        staging.add("comparison.md", comparison_markdown(comparison).encode("utf-8"))
-        svg = comparison_svg(comparison)
-        staging.add("comparison.svg", svg.encode("utf-8"))
-        staging.add("report.html", comparison_report(comparison, svg))
-        manifest = {"schema_version": MANIFEST_SCHEMA_VERSION, "tool": "graphrag-format-benchmark", "tool_version": TOOL_VERSION,
-                    "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "git": git_state(),
-                    "command": ["benchmark.py", *public_argv(argv)], "compared": comparison["runs"], "outputs": dict(sorted(staging.sha.items()))}
-        publish(staging, manifest, lock)
-    except BaseException:
-        lock.release()
-        staging.discard()
-        raise
-    lines = [f"{note}" for note in comparison["notes"]]
-    for acc in comparison["accepted_for_every_model"]:
-        group = " · ".join((acc["size"], acc["ids"], acc["mode"]))
-        if acc["formats"]:
-            lines.append(f"{group}: accepted for every model: {', '.join(acc['formats'])}")
-        else:
-            why = "; ".join(f"{fmt}: {', '.join(reasons)}" for fmt, reasons in acc["not_accepted"].items()) or "only the baseline was run"
-            lines.append(f"{group}: no format is accepted for every model ({why})")
-    return "\n".join(lines + [f"comparison: {display(args.out / 'comparison.md')}"])
-
-
-MODEL_FIELDS = {  # a --models entry's fields -> the flag each stands for
-    "model": "--model", "base_url": "--base-url", "api_key_env": "--api-key-env", "encoding": "--encoding",
-    "input_price_per_million": "--input-price-per-million", "output_price_per_million": "--output-price-per-million",
-    "cached_input_price_per_million": "--cached-input-price-per-million", "max_tokens_field": "--max-tokens-field",
-    "max_output_tokens": "--max-output-tokens", "structured": "--structured", "reasoning_effort": "--reasoning-effort",
-    "temperature": "--temperature", "concurrency": "--concurrency", "timeout": "--timeout", "tokens_per_minute": "--tokens-per-minute",
-    "requests_per_minute": "--requests-per-minute",
-}
-
-
-def read_models(path: Path) -> list[tuple[str, list[str]]]:
-    """--models FILE: (folder name, flags) per model, checked."""
-    where = display(path)
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BenchmarkError(f"{where}: no such file; --models takes a JSON list of models, e.g. "
-                             '[{"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}]') from None
-    except (OSError, ValueError, RecursionError) as e:
-        raise BenchmarkError(f"{where}: not readable JSON ({e}); --models takes a JSON list of models") from None
-    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
-        raise BenchmarkError(f"{where}: not a list of models (objects with model and base_url); give one object per model")
-    out, names = [], set()
-    for k, entry in enumerate(entries, 1):
-        unknown = sorted(set(entry) - set(MODEL_FIELDS) - {"name"})
-        if unknown:
-            raise BenchmarkError(f"{where}: model {k}: unknown field {unknown[0]!r}; the fields are name, {', '.join(MODEL_FIELDS)}")
-        if not isinstance(entry.get("model"), str) or not entry["model"].strip() or (entry["model"] != SOLVER_MODEL and not isinstance(entry.get("base_url"), str)):
-            raise BenchmarkError(f"{where}: model {k}: give model and base_url (text), e.g. "
-                                 '{"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}')
-        name = entry.get("name", entry["model"])
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) or name in names:
-            raise BenchmarkError(f"{where}: model {k}: its folder name {name!r} is not a plain unique file name (letters, digits, "
-                                 ". _ -); give each model a name")
-        names.add(name)
-        flags = []
-        for field, flag in MODEL_FIELDS.items():
-            value = entry.get(field)
-            if value is None:
-                continue
-            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                raise BenchmarkError(f"{where}: model {k} ({name}): {field} must be text or a number, got {json.dumps(value)[:40]}")
-            flags += [flag, str(value)]
-        out.append((name, flags))
-    return out
-
-
-def _without(argv: list[str], flags: tuple[str, ...]) -> list[str]:
-    """argv less the given flags and their values, in either spelling (--out DIR, --out=DIR)."""
-    kept, skip = [], False
-    for arg in argv:
-        if skip:
-            skip = False
-            continue
-        if arg in flags:
-            skip = True
-            continue
-        if any(arg.startswith(flag + "=") for flag in flags):
-            continue
-        kept.append(arg)
-    return kept
-
-
-def run_models(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
-    """--models: each model's run into --out/NAME (the same command's other flags; each resumes from its own log),
-    one after another, a model that fails not stopping the others; then --compare of those with results."""
-    given = [flag for flag in ("--model", "--base-url") if any(a == flag or a.startswith(flag + "=") for a in argv)]
-    if given:
-        raise BenchmarkError(f"--models names each model and its base_url in its file: leave out {' and '.join(given)}")
-    models = read_models(args.models)
-    common = _without(argv, ("--models", "--out"))
-    stdout, failed = [], []
-    for k, (name, flags) in enumerate(models, 1):
-        sub = [*common, *flags, "--out", str(args.out / name)]
-        print(f"model {k}/{len(models)}: {name} into {display(args.out / name)}", file=sys.stderr, flush=True)
-        try:
-            text, failure = run(make_parser().parse_args(sub), sub)
-        except BenchmarkError as e:
-            text, failure = "", " ".join(getattr(e, "lines", [str(e)]))
-        stdout.append(f"## {name}\n{text}".rstrip())
-        if failure:
-            failed.append(f"{name}: {failure}")
-    finished = [args.out / name for name, _ in models if (args.out / name / "results.json").exists()]
-    if len(finished) >= 2:
-        compare = ["--compare", *map(str, finished), "--out", str(args.out)]
-        stdout.append("## comparison\n" + run_compare(make_parser().parse_args(compare), compare))
-    failure = None
-    if failed:
-        failure = (f"{len(failed)} of {len(models)} model(s) did not finish ({'; '.join(failed)}); run the same command again: "
-                   "each model resumes from its own log")
-    return "\n\n".join(stdout), failure
-
-
-MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
-                  "encoding", "repeats", "graph_format", "graph_order", "context", "context_hops", "context_edges", "generate_questions",
-                  "hops", "abstain_share", "property_share", "edge_ids", "pseudonymize", "limit")
-
-
-def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str], names: list[str]) -> None:
-    """Stop unless some answer in the logs is to a prompt of this command, by this model, with this sampling;
-    the error names what differs from the invocations that wrote the logs (their header lines)."""
-    if collected.best:
-        return
-    here, differ = make_parser().parse_args(argv), []
-    for header in collected.headers:
-        if header.get("model") != model.model:
-            differ.append(f"--model {header.get('model')} (here {model.model})")
-        for key, value in (header.get("sampling") or {}).items():
-            if model.sampling(0).get(key) != value:
-                differ.append(f"{key} {json.dumps(value)} (here {json.dumps(model.sampling(0).get(key))})")
-        try:
-            there = make_parser().parse_args(list(header.get("command") or [])[1:])
-        except SystemExit:
-            continue
-        for flag in MATCHING_FLAGS:
-            if getattr(there, flag) != getattr(here, flag):
-                differ.append(f"--{flag.replace('_', '-')} {getattr(there, flag)} (here {getattr(here, flag)})")
-    shown = "; ".join(dict.fromkeys(differ)) or "no header line says how they were made"
-    raise BenchmarkError(f"{', '.join(names)}: no answer to a prompt of this command; the log was written with {shown}; "
-                         "pass the same flags as the run that wrote it")
-
-
-def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict, gate_spec: GateSpec,
-                  hints: dict[GroupKey, str], skipped: list[dict]) -> tuple[str, dict, str | None]:
-    """Collect the answers (send the prompts, or read --score FILE), then score them and write the results."""
-    config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
-    answers = scored_answers(args, argv, model, measured) if args.score is not None else sent_answers(args, argv, model, measured, plan)
-    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
-    report = ResultsReport(measured, model, prices, gate_spec, hints, skipped, plan.context_window,
-                           {"model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
-                            "command": ["benchmark.py", *public_argv(argv)]})
-    stdout, failure = write_results(out, answers, report)
-    return stdout + f"\nresults: {display(args.out / 'results.md')}", answers.log, failure
-
-
-def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Answers:
-    """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
-    is a Batch file when its first readable line has a custom_id."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256") as hasher:
-        sha256 = hasher.submit(files_sha256, list(args.score))  # beside the parsing: both read the files
-        collected, summary = _collect_scored(args, argv, model, measured)
-    return Answers(collected.best, summary, log_info(list(args.score), collected.unreadable, sha256.result()))
-
-
-def _collect_scored(args, argv, model: ModelConfig, measured: Measurement) -> tuple[Collected, dict]:
-    """The answers of the --score files and their summary, as logs of this tool or as Batch files."""
-    kinds = []
-    for path in args.score:
-        if not path.exists():
-            raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
-        first = next((r for _, _, r in file_lines(path) if r is not None), None)
-        kinds.append(first is not None and "custom_id" in first)
-    if any(kinds):
-        if not all(kinds):
-            raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
-        with gc_paused():
-            collected, summary = collect_batch(list(args.score), measured.items, model)
-        others = other_models(summary["models"], model.model)
-        if others and not args.accept_other_model:
-            raise BenchmarkError(f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
-                                 f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
-                                 "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
-        summary.update(mode="batch", notes=batch_notes(summary, model))
-    else:
-        collected = Collected(measured.items, model)
-        with gc_paused():
-            for path in args.score:
-                collected.log(path)
-        check_log_matches(collected, model, argv, [display(p) for p in args.score])
-        summary = {"mode": "log", "files": [display(p) for p in args.score], **log_summary(collected, measured.items, model)}
-    for name, lines in collected.unreadable.items():
-        warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
-             "not scored; their prompts count as not run")
-    for note in summary.get("notes", []):
-        warn(note)
-    return collected, summary
-
-
-def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
-    """A model run: send what the log lacks, then every answer the log holds for this command."""
-    log_path = args.out / LOG_NAME
-    header = {
-        "schema_version": LOG_SCHEMA_VERSION, "tool": "graphrag-format-benchmark",
-        "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-        "model": model.model, "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
-        "sampling": model.sampling(0),
-        "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
-        "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
-        "git": git_state(), "command": ["benchmark.py", *public_argv(argv)],
-    }
-    summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
-    collected = Collected(measured.items, model)
-    with gc_paused():
-        collected.log(log_path)
-    summary["log"] = log_summary(collected, measured.items, model)  # every invocation, not only this one
-    return Answers(collected.best, summary, log_info([log_path], collected.unreadable, files_sha256([log_path])))
-
-
 def missing_tiktoken(root: Path, python: str) -> str:
     """What to do when this Python has no tiktoken: most often it is not the venv the set-up line made."""
     venv = root / ".venv" / "bin" / "python"
@@ -11104,59 +5958,15 @@ def missing_tiktoken(root: Path, python: str) -> str:
     return "the tiktoken package is not installed; run: pip install -r requirements.lock.txt"
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP (what timeout, a CI cancellation and docker stop send): handled as Ctrl-C is, so the answers
-    to the requests in flight, which are paid, are waited for and logged."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextmanager
-def stops_like_ctrl_c():
-    """SIGTERM and SIGHUP raise Terminated in the main thread while the run works; the previous handlers come back after."""
-    import signal
-
-    def stop(signum: int, frame: object) -> None:
-        raise Terminated(signum)
-
-    wanted = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        previous = {signum: signal.signal(signum, stop) for signum in wanted}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+def has_tiktoken() -> bool:
+    return tiktoken is not None
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args = make_parser().parse_args(argv)
-    if tiktoken is None:
-        print(f"error: {missing_tiktoken(Path(__file__).resolve().parent, sys.executable)}", file=sys.stderr)
-        return 2
-    try:
-        with stops_like_ctrl_c():
-            stdout, failure = run(args, argv)
-        print(stdout)
-        if failure:
-            print(f"error: {failure}", file=sys.stderr)
-            return 1
-    except BenchmarkError as e:
-        for line in getattr(e, "lines", [str(e)]):
-            print(f"error: {line}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as e:
-        import signal
+    """The command line: the package beside this script runs every flag."""
+    from graphrag_format_benchmark.cli import main as package_main  # the one way into the package
 
-        how = f"stopped by {signal.Signals(e.signum).name}" if isinstance(e, Terminated) else "interrupted"
-        resume = "; run the same command to resume: what was answered is in the log" if (args.model or args.models) and not args.score else ""
-        print(f"error: {how}{resume}", file=sys.stderr)
-        return 128 + e.signum if isinstance(e, Terminated) else 130
-    return 0
+    return package_main(argv)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import benchmark  # noqa: E402
+from graphrag_format_benchmark import scoring  # noqa: E402
 
 FIELDS = ("answer_correct", "path_exact", "abstained", "parse_success", "diagnosis")
 
@@ -48,7 +48,7 @@ def flag(value: object) -> str:
 
 
 def evidence_note(content: str) -> str:
-    parsed = benchmark.parse_answer(content)
+    parsed = scoring.parse_answer(content)
     if parsed is None:
         return ""
     return f"path {json.dumps(parsed['path'])}, {len(parsed['evidence'])} evidence item(s)"
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         judged += 1
         agree += same
         text = " ".join(row["content"].split())
-        parsed = benchmark.parse_answer(row["content"])
+        parsed = scoring.parse_answer(row["content"])
         said = parsed["answer"] if parsed else text[:40]
         print(f"| {row['model']} | {row['format']} | {row['question']} | {said[:30]} | {evidence_note(row['content'])} | "
               f"{'/'.join(mine[:4])}, {mine[4]}{' (' + mine[5] + ')' if mine[5] else ''} | {'/'.join(tool[:4])}, {tool[4]} | "

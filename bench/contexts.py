@@ -11,6 +11,8 @@ real, and the graph's json tokens; and it checks the solver's answer on every co
 drawn distractors of medium to each khop context. Deterministic: the same figures on every run.
 """
 
+from dataclasses import replace
+from contextlib import closing
 from __future__ import annotations
 
 import argparse
@@ -78,12 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     benchmark.preflight_solver(variant)
     khop_seconds = time.perf_counter() - started
     medium_plan = benchmark.Plan(sizes=["medium"], **base)
-    with benchmark.closing(benchmark.TokenCounts()) as counts:
+    with closing(benchmark.TokenCounts()) as counts:
         medium = benchmark.build_variants(inputs, medium_plan, counts)[0]
     shared = medium.contexts[0]
     per_question = [benchmark.Context(q.id, shared.graph, (q,)) for q in shared.questions]
-    with benchmark.closing(benchmark.TokenCounts()) as counts:
-        grown = benchmark.build_variants(inputs, benchmark.replace(khop_plan, sizes=["medium"]), counts, contexts)[0]
+    with closing(benchmark.TokenCounts()) as counts:
+        grown = benchmark.build_variants(inputs, replace(khop_plan, sizes=["medium"]), counts, contexts)[0]
     real = set(graph.edges)
     rows = [("--context khop: real neighbours", describe(contexts, tokenizer, real)),
             ("--context khop --sizes medium: and drawn branches", describe(grown.contexts, tokenizer, real)),

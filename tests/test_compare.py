@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import benchmark
+from graphrag_format_benchmark import options, results as results_module
+from graphrag_format_benchmark.runner import send
 from fake_openai import FakeOpenAI
 from test_kg import gate_inputs
 
@@ -22,14 +24,14 @@ def model_run(tmp_path, name, worse_on, *flags):
     """A run of model `name` through a fake server: the control solver's answers, except on `worse_on`'s prompts of the
     questions that misses() picks, where it answers wrong."""
     argv = [*gate_inputs(tmp_path, 150), "--formats", "json,tsv", "--model", name, *flags]
-    args = benchmark.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
-    plan = benchmark.make_plan(args)
-    spec = benchmark.make_generate_spec(args, plan)
+    args = options.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
+    plan = options.make_plan(args)
+    spec = options.make_generate_spec(args, plan)
     inputs = benchmark.load_inputs(args.graph, args.questions, None, benchmark.question_drawer(spec))
     answers = {}
     for item in benchmark.measure(inputs, plan).items:
         wrong = item.row["format"] == worse_on and not item.question.insufficient and misses(item.question.id)
-        answers[item.prompt()] = "{}" if wrong else json.dumps(benchmark.solver_answer(item), ensure_ascii=False)
+        answers[item.prompt()] = "{}" if wrong else json.dumps(send.solver_answer(item), ensure_ascii=False)
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     out = tmp_path / name
     try:
@@ -122,7 +124,7 @@ def test_runs_over_other_questions_or_another_tool_version_are_refused_in_one_li
     (old / "results.json").write_text(json.dumps(results), encoding="utf-8")
     assert benchmark.main(["--compare", str(runs[1]), str(old), "--out", str(tmp_path / "d")]) == 2
     assert capsys.readouterr().err == (
-        f"error: the runs were scored by different versions of the tool ({runs[1]} {benchmark.TOOL_VERSION}, {old} 2026.1.0); "
+        f"error: the runs were scored by different versions of the tool ({runs[1]} {results_module.TOOL_VERSION}, {old} 2026.1.0); "
         "score each log again with this one (--score DIR/requests.jsonl with the run's flags) before comparing\n")
 
 

@@ -1,5 +1,6 @@
 """Real GraphRAG contexts: properties in questions, a context per question (given or cut by --context khop)."""
 
+from dataclasses import replace
 import json
 import random
 import sys
@@ -8,6 +9,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 import benchmark
+from graphrag_format_benchmark import scoring
 from benchmark import Ask, Condition, Edge, Graph, Hop, Node, Query
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -100,7 +102,7 @@ def test_property_questions_are_checked_and_scored_by_value(tmp_path):
     assert {c["answer_correct"] for c in cells} == {True}
     q = benchmark.load_inputs(tmp_path / "g.json", tmp_path / "q.json").questions[0]
     shown = small_graph()
-    score = lambda answer: benchmark.score_answer(json.dumps({"answer": answer, "path": [1], "evidence": []}), shown, q)  # noqa: E731
+    score = lambda answer: scoring.score_answer(json.dumps({"answer": answer, "path": [1], "evidence": []}), shown, q)  # noqa: E731
     assert score("1989")["answer_correct"] and score("1989")["path_supports_answer"] and score("1989")["path_exact"]
     assert not score("Globex")["answer_correct"]  # the node, not the value asked for
     assert not score("1950")["answer_correct"]
@@ -489,7 +491,7 @@ def test_size_report_shows_what_the_properties_cost_per_format(tmp_path):
     rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
     assert cost["json"]["with"] == sum(r["graph_tokens"] for r in rows if r["format"] == "json")
     for fmt in ("json", "tsv", "dsl"):  # an independent count of the same graphs without their properties
-        contexts = [benchmark.replace(c, graph=benchmark.replace(c.graph, node_props=(), edge_props=()))
+        contexts = [replace(c, graph=replace(c.graph, node_props=(), edge_props=()))
                     for c in benchmark.input_contexts(benchmark.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
                                                       benchmark.Plan([fmt], [], ["small"], ["original"], 1, None, 128000, 2026, False,
                                                                      context="given"))[0]]

@@ -1,5 +1,8 @@
 """Every registered format: exact bytes, round-trip on canonical and hostile values, strict parsers."""
 
+from dataclasses import replace
+import random
+import importlib
 import json
 import subprocess
 import sys
@@ -61,7 +64,7 @@ def test_hostile_value_round_trips(fmt, value):
 @pytest.mark.parametrize("value", HOSTILE, ids=repr)
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_hostile_value_round_trips_with_edge_ids(fmt, value):
-    graph = benchmark.replace(graph_with(value), edge_ids=("e1", "e2", "e3"))
+    graph = replace(graph_with(value), edge_ids=("e1", "e2", "e3"))
     if fmt in SETS_OF_TRIPLES:
         with pytest.raises(BenchmarkError, match="format turtle cannot carry --edge-ids"):
             benchmark.serialize_checked(fmt, graph)
@@ -82,7 +85,7 @@ def test_every_format_shows_edge_ids(fmt):
         return  # refused, see test_hostile_value_round_trips_with_edge_ids
     graph = Graph((Node("a", "A", "t"), Node("b", "B", "t")), (Edge("a", "R", "b"),), ("e1",))
     assert EDGE_ID_BYTES[fmt] in benchmark.serialize_checked(fmt, graph)
-    assert "e1" not in benchmark.serialize_checked(fmt, benchmark.replace(graph, edge_ids=()))
+    assert "e1" not in benchmark.serialize_checked(fmt, replace(graph, edge_ids=()))
 
 
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
@@ -114,7 +117,7 @@ def graphs(draw):
 def test_any_valid_graph_with_edge_ids_round_trips_exactly(fmt, graph):
     if fmt in SETS_OF_TRIPLES:
         return  # refused, see test_hostile_value_round_trips_with_edge_ids
-    graph = benchmark.replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
+    graph = replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
     assert benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph)) == graph
 
 
@@ -265,8 +268,8 @@ def test_the_peers_formats_are_read_back_by_their_own_libraries_and_recorded(tmp
 
 
 def test_a_format_whose_library_is_missing_says_what_to_install(tmp_path, capsys, monkeypatch):
-    real = benchmark.importlib.util.find_spec
-    monkeypatch.setattr(benchmark.importlib.util, "find_spec", lambda name, *a: None if name == "toon_format" else real(name, *a))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "toon_format" else real(name, *a))
     assert benchmark.main(["--formats", "json,toon", "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == ("error: --formats toon needs the toon-format package, which is not installed; run: "
                                        "pip install -r requirements.lock.txt\n")
@@ -302,7 +305,7 @@ def test_property_values_round_trip_with_their_types(fmt, value):
 
 @pytest.mark.parametrize("fmt", [f for f in ALL_FORMATS if f not in SETS_OF_TRIPLES])
 def test_properties_round_trip_with_edge_ids(fmt):
-    graph = benchmark.replace(graph_with_props("x|y=z"), edge_ids=("e1", "e2"))
+    graph = replace(graph_with_props("x|y=z"), edge_ids=("e1", "e2"))
     assert benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph)) == graph
 
 
@@ -310,7 +313,7 @@ def test_a_format_that_turns_a_boolean_into_a_number_fails_the_round_trip(monkey
     # True == 1 in Python: the check compares types too, so such a format cannot pass unseen.
     def reads_true_as_one(text):
         graph = benchmark.parse_dsl(text)
-        return benchmark.replace(graph, node_props=tuple(tuple((k, 1 if v is True else v) for k, v in p) for p in graph.node_props))
+        return replace(graph, node_props=tuple(tuple((k, 1 if v is True else v) for k, v in p) for p in graph.node_props))
 
     monkeypatch.setitem(benchmark.FORMATS, "dsl", (benchmark.serialize_dsl, reads_true_as_one))
     with pytest.raises(BenchmarkError) as caught:
@@ -347,7 +350,7 @@ props = st.dictionaries(property_name, property_value, max_size=3).map(lambda d:
 @settings(max_examples=40, deadline=None)
 @given(graph=graphs(), data=st.data())
 def test_any_graph_with_properties_round_trips(fmt, graph, data):
-    graph = benchmark.replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
+    graph = replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
                               edge_props=tuple(data.draw(props) for _ in graph.edges))
     if fmt in SETS_OF_TRIPLES and len(set(graph.edges)) < len(graph.edges):
         return  # refused, see test_duplicate_edges_survive
@@ -363,9 +366,9 @@ def test_any_graph_with_properties_round_trips(fmt, graph, data):
 @settings(max_examples=100, deadline=None)
 @given(graph=graphs(), data=st.data())
 def test_hand_written_json_with_properties_matches_json_dumps(graph, data):
-    graph = benchmark.replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
+    graph = replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
                               edge_props=tuple(data.draw(props) for _ in graph.edges))
-    assert benchmark.serialize_json(graph) == json.dumps(benchmark._graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True)
+    assert benchmark.serialize_json(graph) == json.dumps(benchmark.graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True)
 
 
 # ---- yaml: the bytes a model reads, whichever PyYAML dumper is installed, and what a YAML 1.2 reader makes of them
@@ -402,7 +405,7 @@ def test_a_yaml_1_2_reader_reads_the_strings_written(value):
 @pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["x" * 300, "a\nb\nc", "k: v", "- x", "? q", "'", "Party \U0001F389"], ids=repr)
 def test_yaml_joined_record_by_record_is_the_whole_dump(value):
     graph = graph_with(value)
-    with_props = benchmark.replace(graph, node_props=((("k" * 200, value), (value or "p", 1.5)), (("flag", True), ("n", 1))),
+    with_props = replace(graph, node_props=((("k" * 200, value), (value or "p", 1.5)), (("flag", True), ("n", 1))),
                                    edge_props=((("when", None),), (("n", 1),), ((value or "q", False),)))
     for g in (graph, with_props):
         assert benchmark.serialize_yaml(g) == benchmark.yaml_dump_whole(g)
@@ -476,7 +479,7 @@ def test_what_a_permutation_proof_rests_on_holds_for_any_graph(fmt, graph, seed)
     if fmt in SETS_OF_TRIPLES and len(set(graph.edges)) < len(graph.edges):
         return  # refused by the serializer
     order = list(range(len(graph.edges)))
-    benchmark.random.Random(seed).shuffle(order)
+    random.Random(seed).shuffle(order)
     first, second = benchmark.serialized(fmt, graph), benchmark.serialized(fmt, graph.pick(order))
     parts = benchmark.PERMUTATION_PROOFS[fmt]
     if parts(first) is not None and parts(first) == parts(second):

@@ -15,15 +15,17 @@ import pytest
 from conftest import ROOT, run_cli, run_stderr
 from fake_openai import FakeOpenAI, TcpServer
 import benchmark
+from graphrag_format_benchmark import options
+from graphrag_format_benchmark.runner import config, send, transport
 
 sys.path.insert(0, str(ROOT / "tests"))
 
 
 def solver_contents() -> dict[str, str]:
-    args = benchmark.make_parser().parse_args(["--model", "solver"])
+    args = options.make_parser().parse_args(["--model", "solver"])
     inputs = benchmark.load_inputs(args.graph, benchmark.DEFAULT_QUESTIONS)
-    items = benchmark.measure(inputs, benchmark.make_plan(args)).items
-    return {item.prompt(): json.dumps(benchmark.solver_answer(item), ensure_ascii=False) for item in items}
+    items = benchmark.measure(inputs, options.make_plan(args)).items
+    return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in items}
 
 
 def results(out) -> dict:
@@ -58,7 +60,7 @@ def test_a_poisoned_answer_fails_alone_and_the_log_stays_readable(tmp_path, pois
         server.close()
     assert benchmark.main([*argv, "--score", str(tmp_path / "requests.jsonl")]) in (0, 1)
     for line in (tmp_path / "requests.jsonl").read_text(encoding="utf-8").splitlines():
-        assert benchmark.json_depth(json.loads(line)) <= benchmark.MAX_JSON_DEPTH + 2
+        assert transport.json_depth(json.loads(line)) <= transport.MAX_JSON_DEPTH + 2
     cells = results(tmp_path)["cells"]
     assert len(cells) == 30 and sum(c["parse_success"] is False for c in cells) <= 1
 
@@ -174,7 +176,7 @@ def test_a_key_echoed_in_any_form_is_redacted_everywhere(tmp_path, form):
 @pytest.mark.parametrize("host, loopback", [("127.0.0.1", True), ("127.12.0.5", True), ("::1", True), ("localhost", True),
                                             ("127.attacker.example", False), ("127.0.0.1.nip.io", False), ("10.0.0.1", False)])
 def test_loopback_is_decided_by_address_not_by_name(host, loopback):
-    assert benchmark.is_loopback(host) is loopback
+    assert config.is_loopback(host) is loopback
 
 
 def test_a_key_is_never_sent_over_plain_http_to_a_name_that_starts_like_loopback(tmp_path):

@@ -15,6 +15,7 @@ import time
 import pytest
 
 import benchmark
+from graphrag_format_benchmark.runner import config, jobs, log as runner_log, transport
 from conftest import run_stderr
 from fake_openai import FakeOpenAI, TcpServer
 
@@ -88,14 +89,14 @@ OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
 
 
 def post(server, timeout=5.0):
-    return benchmark.http_post(server.url, {"Content-Type": "application/json"}, b'{"a": 1}', timeout)
+    return transport.http_post(server.url, {"Content-Type": "application/json"}, b'{"a": 1}', timeout)
 
 
 @pytest.fixture(autouse=True)
 def fresh_connections():
-    benchmark._connections.__dict__.clear()  # no connection kept from another test
+    transport._connections.__dict__.clear()  # no connection kept from another test
     yield
-    benchmark._connections.__dict__.clear()
+    transport._connections.__dict__.clear()
 
 
 def test_the_request_is_exact_bytes_and_the_answer_is_read_by_content_length():
@@ -161,7 +162,7 @@ def test_a_connection_the_server_ends_is_not_kept(answer):
 def test_a_malformed_answer_is_a_connection_error_naming_what_was_wrong(answer, error):
     server = Scripted([answer])
     try:
-        with pytest.raises(benchmark.ProtocolError) as caught:
+        with pytest.raises(transport.ProtocolError) as caught:
             post(server)
     finally:
         server.close()
@@ -182,17 +183,17 @@ def test_a_204_has_no_body_even_without_a_length_and_the_connection_is_kept():
     b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"40\r\n" + b"x" * 64 + b"\r\n" + b"40\r\n" + b"x" * 64 + b"\r\n",
 ])
 def test_a_body_past_the_cap_fails_as_it_passes_it(monkeypatch, answer):
-    monkeypatch.setattr(benchmark, "MAX_RESPONSE_BYTES", 100)
+    monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 100)
     server = Scripted([answer])  # the server keeps the connection open: the cap ends the request, not the server
     try:
-        with pytest.raises(benchmark.ResponseTooLarge, match="passed 100 bytes"):
+        with pytest.raises(transport.ResponseTooLarge, match="passed 100 bytes"):
             post(server, timeout=30.0)
     finally:
         server.close()
 
 
 def test_one_deadline_thread_ends_many_attempts_each_at_its_own_time():
-    deadlines, ended = benchmark.Deadlines(), []
+    deadlines, ended = transport.Deadlines(), []
     threads = threading.active_count()  # other tests' servers may still be ending in this process
     started = time.monotonic()
     entries = [deadlines.arm(t, lambda t=t: ended.append((t, time.monotonic() - started))) for t in (0.6, 0.2, 0.4, 0.3)]
@@ -219,22 +220,22 @@ def test_an_https_url_to_a_plain_server_is_a_connection_error_not_a_crash():
     threading.Thread(target=answer, daemon=True).start()
     try:
         with pytest.raises(OSError) as caught:  # ssl.SSLError is an OSError: logged and retried like any connection fault
-            benchmark.http_post(f"https://127.0.0.1:{plain.getsockname()[1]}/v1/chat/completions", {}, b"{}", 5.0)
+            transport.http_post(f"https://127.0.0.1:{plain.getsockname()[1]}/v1/chat/completions", {}, b"{}", 5.0)
     finally:
         plain.close()
     assert type(caught.value).__name__ == "SSLError"
 
 
 def test_lines_written_together_share_an_fsync_and_each_returns_only_once_on_disk(tmp_path, monkeypatch):
-    synced, real_fsync = [], benchmark.os.fsync
-    log = benchmark.Log(tmp_path / "requests.jsonl", benchmark.Redactor([]))
+    synced, real_fsync = [], os.fsync
+    log = runner_log.Log(tmp_path / "requests.jsonl", config.Redactor([]))
 
     def fsync(fd):
         time.sleep(0.002)  # a disk that takes its time, so that lines pile up behind it
         real_fsync(fd)
         synced.append(os.fstat(fd).st_size)  # what this fsync made durable
 
-    monkeypatch.setattr(benchmark.os, "fsync", fsync)
+    monkeypatch.setattr(os, "fsync", fsync)
     seen_on_disk = []
 
     def worker(k):
@@ -255,12 +256,12 @@ def test_lines_written_together_share_an_fsync_and_each_returns_only_once_on_dis
 
 
 def test_a_failed_write_fails_every_writer_waiting_on_it_and_all_that_follow(tmp_path, monkeypatch):
-    log = benchmark.Log(tmp_path / "requests.jsonl", benchmark.Redactor([]))
+    log = runner_log.Log(tmp_path / "requests.jsonl", config.Redactor([]))
 
     def full(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(benchmark.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     errors = []
 
     def worker():
@@ -289,7 +290,7 @@ def test_recent_prompts_are_rebuilt_once_and_kept_within_their_budget():
             built.append(self.row["prompt_sha256"])
             return self.row["prompt_sha256"] * 100  # 100 characters
 
-    prompts, items = benchmark.RecentPrompts(budget=250), [Item(c) for c in "abc"]
+    prompts, items = jobs.RecentPrompts(budget=250), [Item(c) for c in "abc"]
     assert [prompts.get(items[k]) for k in (0, 0, 1, 0)] == ["a" * 100, "a" * 100, "b" * 100, "a" * 100]
     assert built == ["a", "b"]  # a repeat of a prompt is not rebuilt
     prompts.get(items[2])  # 300 characters over a budget of 250: the least recently used (b) goes
@@ -308,7 +309,7 @@ def test_a_request_goes_through_the_proxy_of_http_proxy_and_bypasses_it_for_no_p
     monkeypatch.setenv("HTTP_PROXY", proxy.url.rsplit("/v1", 1)[0])
     try:
         assert post(server)[2] == b"{}"
-        benchmark._connections.__dict__.clear()  # a worker reads the environment when it makes its client
+        transport._connections.__dict__.clear()  # a worker reads the environment when it makes its client
         monkeypatch.setenv("NO_PROXY", "127.0.0.1")
         assert post(server)[2] == b"{}"
     finally:
@@ -327,7 +328,7 @@ def test_requests_through_an_http_proxy_keep_one_connection_alive(monkeypatch):
     monkeypatch.setenv("HTTP_PROXY", proxy.url.rsplit("/v1", 1)[0])
     try:
         for _ in range(5):
-            assert benchmark.http_post("http://127.0.0.1:9/v1/chat/completions", {}, b"{}", 5.0)[0] == 200
+            assert transport.http_post("http://127.0.0.1:9/v1/chat/completions", {}, b"{}", 5.0)[0] == 200
     finally:
         proxy.close()
     assert proxy.connections == 1 and len(proxy.requests) == 5
@@ -354,9 +355,9 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
     monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy.getsockname()[1]}")
     monkeypatch.setenv("KEY", "sk-abc")
     try:
-        with pytest.raises(benchmark.ProxyFailure, match=r"^the proxy failed: 403 Forbidden$"):
-            benchmark.http_post("https://api.example.test/v1/chat/completions", {}, b"{}", 5.0)
-        benchmark._connections.__dict__.clear()
+        with pytest.raises(transport.ProxyFailure, match=r"^the proxy failed: 403 Forbidden$"):
+            transport.http_post("https://api.example.test/v1/chat/completions", {}, b"{}", 5.0)
+        transport._connections.__dict__.clear()
         code = benchmark.main(["--model", "m", "--base-url", "https://api.example.test/v1", "--api-key-env", "KEY", "--out", str(tmp_path / "o")])
     finally:
         proxy.close()

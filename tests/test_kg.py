@@ -1,6 +1,9 @@
 """Real knowledge graphs: answer sets, several gold paths, every problem at once, whole-word leakage checks,
 prompt languages, counting a prompt by parts, and distractors that look like the input."""
 
+import unicodedata
+import random
+import math
 import collections
 import json
 import re
@@ -11,6 +14,8 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import grown, ROOT, run_cli
 import benchmark
+from graphrag_format_benchmark import charts, gate, options, scoring
+from graphrag_format_benchmark.runner import send
 from benchmark import Edge, Graph, Node
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -96,7 +101,7 @@ def test_scoring_takes_any_answer_and_path_and_the_best_matching_gold_path():
 
     def score(answer, path):
         evidence = [graph.edges[i]._asdict() for i in path]
-        return benchmark.score_answer(json.dumps({"answer": answer, "path": path, "evidence": evidence}), graph, q)
+        return scoring.score_answer(json.dumps({"answer": answer, "path": path, "evidence": evidence}), graph, q)
 
     assert score("bob", [3])["answer_correct"] and score("bob", [3])["path_exact"]
     assert score("Ann", [2])["path_exact"] and not score("Carl", [2])["answer_correct"]
@@ -197,7 +202,7 @@ def test_leakage_warn_records_the_warning_and_measures(tmp_path, capsys):
     ("prompt.json.q1.txt", "q1", True), ("prompt.json.q11.txt", "q1", False),
 ])
 def test_leakage_matches_whole_words_only(text, needle, found):
-    assert benchmark._mentions(text, needle) is found
+    assert benchmark.mentions(text, needle) is found
 
 
 # ---- prompt languages
@@ -264,7 +269,7 @@ TEXT = st.lists(st.one_of(HOSTILE, st.text(max_size=6)), max_size=6).map("".join
 @given(names=st.lists(TEXT, min_size=1, max_size=5), question=TEXT, fmt=st.sampled_from(list(benchmark.FORMATS)),
        language=st.sampled_from(list(benchmark.PROMPT_TEMPLATES)), encoding=st.sampled_from(list(TOKENIZERS)))
 def test_counting_by_parts_equals_a_full_count(names, question, fmt, language, encoding):
-    names = [benchmark.unicodedata.normalize("NFC", n) for n in names]
+    names = [unicodedata.normalize("NFC", n) for n in names]
     nodes = tuple(Node(f"n{i}{n}", n, n or "t") for i, n in enumerate(names))
     edges = tuple(Edge(nodes[i].id, names[i], nodes[-1 - i].id) for i in range(len(nodes)))
     template = benchmark.load_template(language)
@@ -311,7 +316,7 @@ def surface(names, ids):
 
 
 def english_typed_graph():
-    rng = benchmark.random.Random(5)
+    rng = random.Random(5)
     people = [f"{f} {s}" for f in ("Alice", "Brian", "Chloe", "David", "Emma", "Frank", "Grace", "Henry")
               for s in ("Stone", "Reed", "Hale", "Moss", "Vance", "Pike")][::5]
     cities = ["Springfield", "Riverton", "Oak Harbor", "Maple Falls", "Fort Ridge", "Pine Bluff", "Cedar Vale", "Glen Park"]
@@ -335,7 +340,7 @@ def english_typed_graph():
 
 
 def untyped_graph():
-    rng = benchmark.random.Random(3)
+    rng = random.Random(3)
     graph = synth_kg.make_graph(600, 60, rng)
     return graph, synth_kg.make_questions(graph, 12, rng)
 
@@ -370,7 +375,7 @@ def test_distractors_match_the_input_surface_within_ten_points(make, canonical):
 
 
 def test_medium_on_an_untyped_graph_with_hundreds_of_relations_is_drawn_not_enumerated(tmp_path):
-    rng = benchmark.random.Random(9)
+    rng = random.Random(9)
     graph = synth_kg.make_graph(3000, 300, rng)
     questions = synth_kg.make_questions(graph, 20, rng)
     done = run_cli(*write(tmp_path, graph, questions), "--sizes", "medium", "--permutations", "2", "--prompt", "en",
@@ -384,7 +389,7 @@ def test_medium_on_an_untyped_graph_with_hundreds_of_relations_is_drawn_not_enum
 
 
 def test_generated_questions_are_spread_proven_and_reproducible(tmp_path):
-    rng = benchmark.random.Random(21)
+    rng = random.Random(21)
     graph = synth_kg.make_graph(2500, 200, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "100", "--hops", "1-4", "--prompt", "en",
@@ -422,7 +427,7 @@ def test_a_small_graph_yields_what_it_can_and_says_how_many_per_hop_count(tmp_pa
 
 def typed_english_graph(seed=7, people=60):
     """People, organizations, projects, cities and countries, each type with relations of its own."""
-    rng = benchmark.random.Random(seed)
+    rng = random.Random(seed)
     first = "Ada Ben Cleo Dan Eve Finn Gus Hana Ivo Jade Kai Lena Milo Nora Otto Pia".split()
     last = "Stone Reed Hale Moss Vance Pike Lowe Quinn".split()
     nodes, edges = [], []
@@ -487,7 +492,7 @@ def test_generated_abstentions_are_near_misses_a_schema_cannot_refuse(tmp_path, 
     if kind == "typed":
         graph, role = typed_english_graph(), "type"
     else:
-        graph, role = synth_kg.make_graph(1200, 120, benchmark.random.Random(21)), "relation"
+        graph, role = synth_kg.make_graph(1200, 120, random.Random(21)), "relation"
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "80", "--abstain-share", "0.5", "--prompt", "en",
             "--out", str(tmp_path / "out")]
@@ -532,7 +537,7 @@ def test_results_and_size_report_per_hop_count(tmp_path):
 
 
 def gate_inputs(tmp_path, n=60):
-    rng = benchmark.random.Random(33)
+    rng = random.Random(33)
     graph = synth_kg.make_graph(1500, 120, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     return ["--graph", str(tmp_path / "g.json"), "--generate-questions", str(n), "--prompt", "en", "--formats", "json,tsv,dsl",
@@ -585,9 +590,9 @@ def scripted_run(tmp_path, answer_of, *flags):
     """A model run against a fake server whose answer to each prompt is answer_of(item)."""
     from fake_openai import FakeOpenAI
     argv = [*flags, "--model", "m"]
-    args = benchmark.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
-    plan = benchmark.make_plan(args)
-    spec = benchmark.make_generate_spec(args, plan)
+    args = options.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
+    plan = options.make_plan(args)
+    spec = options.make_generate_spec(args, plan)
     inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,
                                    benchmark.question_drawer(spec) if spec else None)
     answers = {item.prompt(): answer_of(item) for item in benchmark.measure(inputs, plan).items}
@@ -612,7 +617,7 @@ def test_a_model_wrong_everywhere_gets_no_verdict_and_no_recommendation(tmp_path
 def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_shows_where(tmp_path):
     def answer_of(item):
         wrong = item.row["format"] == "dsl" and benchmark.hop_bucket(item.question) == "3"
-        return "{}" if wrong else json.dumps(benchmark.solver_answer(item), ensure_ascii=False)
+        return "{}" if wrong else json.dumps(send.solver_answer(item), ensure_ascii=False)
 
     assert scripted_run(tmp_path, answer_of, *gate_inputs(tmp_path, 80), "--tolerance", "0.1") == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
@@ -644,38 +649,38 @@ def test_the_guarded_t_interval_on_fractional_outcomes():
     mean, se = benchmark.guarded_se(values, -1, 1)
     plain = (sum((v - mean) ** 2 for v in values) + 0.5 * ((1 + mean) ** 2 + (1 - mean) ** 2)) / 40 / 41
     assert se == pytest.approx(plain ** 0.5) and mean == pytest.approx(0.0)
-    assert benchmark.t_quantile(0.95, 39) * se > -benchmark.math.log(0.05) / 40  # the spread, not the floor, decides here
+    assert benchmark.t_quantile(0.95, 39) * se > -math.log(0.05) / 40  # the spread, not the floor, decides here
     assert benchmark.guarded_t(values, 0.05, -1, 1)[1] == pytest.approx(-benchmark.t_quantile(0.95, 39) * se)
     assert benchmark.t_quantile(0.95, 39) == pytest.approx(1.6849, abs=1e-4)
 
 
 def test_a_question_counts_once_however_many_permutations_and_repeats():
-    paired = benchmark.Paired({"q1": [(True, True)] * 5, "q2": [(True, False), (True, True)]})
-    check = benchmark.paired_check(paired, 0.05)
+    paired = gate.Paired({"q1": [(True, True)] * 5, "q2": [(True, False), (True, True)]})
+    check = gate.paired_check(paired, 0.05)
     assert check["questions"] == 2 and check["outcomes"] == {"both": 1.5, "only_format": 0.5, "only_baseline": 0.0, "neither": 0.0}
     assert check["method"] == "guarded paired t over question means" and paired.differences() == [0.0, 0.5]
 
 
 def test_permutations_buy_power_when_a_question_is_not_always_answered_alike():
     # the same 60 questions: once (binary), and three times where the format misses now and then
-    once = benchmark.Paired({f"q{i}": [(i % 10 != 0, True)] for i in range(60)})
-    thrice = benchmark.Paired({f"q{i}": [(k != i % 10, True) for k in range(3)] for i in range(60)})
+    once = gate.Paired({f"q{i}": [(i % 10 != 0, True)] for i in range(60)})
+    thrice = gate.Paired({f"q{i}": [(k != i % 10, True) for k in range(3)] for i in range(60)})
     assert once.bounds(0.05)[0] == pytest.approx(thrice.bounds(0.05)[0])  # the same difference, -0.1
     assert thrice.bounds(0.05)[1] > once.bounds(0.05)[1]  # a narrower bound from the same questions
 
 
 def test_holm_lets_through_only_what_survives_the_family():
     judged = [{"format": f, "verdict": "accept", "p_value": p, "undecided": []} for f, p in (("a", 0.01), ("b", 0.03), ("c", 0.04))]
-    benchmark.holm(judged)
+    gate.holm(judged)
     assert [(v["verdict"], v["holm"]["threshold"]) for v in judged] == [("accept", 0.016667), ("undecided", 0.025), ("undecided", 0.05)]
     assert judged[1]["undecided"] == ["holm"]
 
 
 def test_questions_for_power_decides_at_about_its_power():
     # differences with a spread: the number asked for passes an equal format about 80% of the time
-    rng = benchmark.random.Random(3)
+    rng = random.Random(3)
     sample = [rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) / 1 for _ in range(50)]
-    n = benchmark.questions_for_power(sample, 0.05, 0.05)
+    n = gate.questions_for_power(sample, 0.05, 0.05)
     sd = (sum(x * x for x in sample) / 49) ** 0.5
     passes = sum(benchmark.guarded_t([rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) for _ in range(n)], 0.05, -1, 1)[1] >= -0.05
                  for _ in range(400)) / 400
@@ -691,12 +696,12 @@ def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verd
     table = [{"encoding": "e", "size": "small", "ids": "original", "mode": "B", "format": f, "prompt_tokens": t, "n": 300,
               "errors": int(f == "dsl"), "overflow_by_server": 0, "path_exact": {"rate": 1.0}, "model_prompt_tokens": None,
               "path_exact_spread": None} for f, t in (("json", 900), ("dsl", 450))]
-    (v,) = benchmark.verdicts(scored, table, "json", 0.05)
+    (v,) = gate.verdicts(scored, table, "json", 0.05)
     assert v["verdict"] == "undecided" and v["blocked_by"][0].startswith("1 request(s) of dsl and json failed")
     note = {benchmark.GroupKey("e", "small", "original", "B"): "e · small · original: at --budget 900 ... cannot tell the formats apart"}
-    (v,) = benchmark.verdicts(scored, table, "json", 0.05, note)
+    (v,) = gate.verdicts(scored, table, "json", 0.05, note)
     assert v["blocked_by"][0].endswith("cannot tell the formats apart")
-    assert benchmark.recommendation([v], "json").startswith("no recommendation: e · small · original: at --budget 900")
+    assert gate.recommendation([v], "json").startswith("no recommendation: e · small · original: at --budget 900")
 
 
 @pytest.mark.parametrize("flags, message", [
@@ -848,7 +853,7 @@ def test_distractor_ids_have_the_shape_of_the_real_ids_of_their_type(tmp_path, g
 
 def test_a_character_n_gram_classifier_cannot_tell_distractors_from_real_names(tmp_path):
     import realism
-    graph = synth_kg.make_graph(1500, 120, benchmark.random.Random(5))
+    graph = synth_kg.make_graph(1500, 120, random.Random(5))
     made = realism.run_sizes(graph, tmp_path)
     real = [n["name"] for n in graph["nodes"]]
     for size in ("medium", "large"):
@@ -920,7 +925,7 @@ def svg_label_boxes(path):
     """Per panel, the estimated boxes of the mark labels, as the chart code estimates them."""
     import xml.etree.ElementTree as ET
     ns = "{http://www.w3.org/2000/svg}"
-    return {panel.get("data-title"): [benchmark.label_box(float(t.get("x")), float(t.get("y")), t.text)
+    return {panel.get("data-title"): [charts.label_box(float(t.get("x")), float(t.get("y")), t.text)
                                       for t in panel.iter(f"{ns}text") if t.get("class") == "label"]
             for panel in ET.parse(path).getroot().iter(f"{ns}g")}
 
@@ -933,21 +938,21 @@ def test_chart_labels_never_overlap_ticks_are_round_and_formats_keep_their_style
         text = (tmp_path / "out" / name).read_text(encoding="utf-8")
         for title, boxes in svg_label_boxes(tmp_path / "out" / name).items():
             assert len(boxes) >= 7, title  # close formats: the labels that would pile up
-            assert not [(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1:] if benchmark._overlap(a, b) > 0], title
+            assert not [(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1:] if charts._overlap(a, b) > 0], title
         for fmt in benchmark.FORMATS:
-            marker, dash, colour = benchmark.format_style(fmt)
+            marker, dash, colour = charts.format_style(fmt)
             assert f'stroke="{colour}"' in text
         assert "tiktoken" not in text and "(o200k_base)" in text
     assert 'class="hline"' in (tmp_path / "out" / "size_report.svg").read_text(encoding="utf-8")  # large reaches the window
-    assert benchmark.nice_ticks(400, 60000, log=True) == [500, 1000, 2000, 5000, 10000, 20000, 50000]
-    assert benchmark.nice_ticks(80000, 230000) == [100000, 150000, 200000]
+    assert charts.nice_ticks(400, 60000, log=True) == [500, 1000, 2000, 5000, 10000, 20000, 50000]
+    assert charts.nice_ticks(80000, 230000) == [100000, 150000, 200000]
 
 
 # ---- pseudonymized entities (the memorization control of KG-LLM-Bench)
 
 
 def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right(tmp_path, capsys):
-    graph = synth_kg.make_graph(800, 80, benchmark.random.Random(12))
+    graph = synth_kg.make_graph(800, 80, random.Random(12))
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     out = tmp_path / "out"
     argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "24", "--prompt", "en", "--pseudonymize",
@@ -998,7 +1003,7 @@ def test_a_pseudonymized_question_is_said_to_still_name_only_a_real_leftover(que
 
 def test_a_name_shape_with_more_title_case_words_than_pools_is_no_crash():
     vocabulary = benchmark.Vocabulary(["Ann Bob Cat Dan Eve Fay Gus", "Bob Ann Dan Cat Fay Eve Hal"])
-    assert vocabulary.draw(benchmark.random.Random(1)).count(" ") == 6
+    assert vocabulary.draw(random.Random(1)).count(" ") == 6
 
 
 def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type_is_held_back_for_good(tmp_path, capsys):
@@ -1007,7 +1012,7 @@ def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type
     Held back twice with no new node of the type between counts as spent: the other types go on (13 of 253 branches
     were made, every anchor stalled on organizations; 83 before the pools)."""
     import realism
-    (tmp_path / "unix.json").write_text(json.dumps(realism.unix_graph(benchmark.random.Random(1))), encoding="utf-8")
+    (tmp_path / "unix.json").write_text(json.dumps(realism.unix_graph(random.Random(1))), encoding="utf-8")
     argv = ["--graph", str(tmp_path / "unix.json"), "--generate-questions", "40", "--sizes", "medium", "--formats", "json",
             "--no-write-prompts", "--skip-invalid-questions", "--prompt", "en", "--out", str(tmp_path / "out")]
     assert benchmark.main(argv) == 0
@@ -1091,7 +1096,7 @@ def test_relation_phrases_file(tmp_path):
 
 
 def test_natural_generated_questions_name_no_relation_and_are_proven(tmp_path):
-    rng = benchmark.random.Random(21)
+    rng = random.Random(21)
     graph = synth_kg.make_graph(2500, 200, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "100", "--hops", "1-4", "--prompt", "en",

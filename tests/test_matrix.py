@@ -1,5 +1,6 @@
 """The experiment matrix: solver, distractor sizes, permutations, short ids, mode B packing, leakage."""
 
+from dataclasses import replace
 import json
 import re
 
@@ -52,7 +53,7 @@ def test_solver_may_pass_an_edge_again_when_the_hops_lead_back_over_it():
 
 def test_preflight_names_question_variant_and_paths(canonical):
     broken = tuple(
-        benchmark.replace(q, paths=((0, 3, 6, 11),)) if q.id == "q1" else q for q in canonical.questions
+        replace(q, paths=((0, 3, 6, 11),)) if q.id == "q1" else q for q in canonical.questions
     )
     variant = benchmark.shared_variant(canonical.graph, broken)
     with pytest.raises(BenchmarkError) as caught:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import benchmark
+from graphrag_format_benchmark import report
 from conftest import ROOT, run_cli
 from fake_openai import FakeOpenAI
 from test_runner import DIAGNOSED, E, QUESTION_TEXT
@@ -53,7 +54,7 @@ def test_token_boundaries_concatenate_to_the_graph_and_count_its_tokens(article_
 def test_token_pieces_of_split_characters_keep_the_text_and_the_count():
     tokenizer = benchmark.load_tokenizer("o200k_base")
     for text in ["Ирина → Казань 𝔊𝔯𝔞𝔭𝔥 ж", "a\u0301b\u202ec", "日本語のテキスト"]:
-        pieces = benchmark.token_pieces(tokenizer, text)
+        pieces = report.token_pieces(tokenizer, text)
         assert "".join(pieces) == text and len(pieces) == tokenizer.count(text)
 
 
@@ -127,7 +128,7 @@ def test_a_model_run_page_holds_every_cell_with_its_diagnosis_and_a_csv_beside_i
     assert q1["gold"] == [["person_irina LEADS project_orion", "project_orion USES method_graph", "method_graph DEVELOPED_BY org_vector",
                            "org_vector LOCATED_IN city_kazan"]]
     csv_lines = (out / "cells.csv").read_text(encoding="utf-8").splitlines()
-    assert csv_lines[0].split(",") == list(benchmark.CSV_FIELDS) and len(csv_lines) == 31
+    assert csv_lines[0].split(",") == list(report.CSV_FIELDS) and len(csv_lines) == 31
     assert sum(",miscounted_indices," in line for line in csv_lines) == 5
 
 

@@ -1,5 +1,7 @@
 """Model runs: the HTTP runner against a real local server, the log, resume, scoring rules, results."""
 
+from dataclasses import replace
+import random
 import collections
 import json
 import os
@@ -16,6 +18,9 @@ import conftest
 from conftest import ROOT, run_stderr
 from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 import benchmark
+from graphrag_format_benchmark import options, pipeline, results as results_module, scoring
+from graphrag_format_benchmark.runner import (config as runner_config, endpoint, jobs as runner_jobs, pacing, send,
+                                              transport)
 from benchmark import Edge
 
 SECRET = "sk-test-secret-4f1c9a"
@@ -25,16 +30,16 @@ THIRTEEN = benchmark.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch):
-    monkeypatch.setattr(benchmark, "RETRY_BASE_DELAY", 0.001)
+    monkeypatch.setattr(pacing, "RETRY_BASE_DELAY", 0.001)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 def solver_contents(*flags: str) -> dict[str, str]:
     """prompt -> the control solver's answer, for the plan these flags describe."""
-    args = benchmark.make_parser().parse_args(list(flags))
+    args = options.make_parser().parse_args(list(flags))
     inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS)
-    measured = benchmark.measure(inputs, benchmark.make_plan(args))
-    return {item.prompt(): json.dumps(benchmark.solver_answer(item), ensure_ascii=False) for item in measured.items}
+    measured = benchmark.measure(inputs, options.make_plan(args))
+    return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in measured.items}
 
 
 @pytest.fixture
@@ -75,26 +80,26 @@ PERFECT = {
 
 def test_perfect_answer(small):
     graph, q = small
-    assert benchmark.score_answer(answer("Казань", [0, 3, 6, 10], graph=graph), graph, q["q1"]) == PERFECT
+    assert scoring.score_answer(answer("Казань", [0, 3, 6, 10], graph=graph), graph, q["q1"]) == PERFECT
 
 
 def test_backward_path_of_q2_is_valid_and_supports_the_answer(small):
     graph, q = small
-    assert benchmark.score_answer(answer(" максим ", [11, 8, 5, 2], graph=graph), graph, q["q2"]) == PERFECT
+    assert scoring.score_answer(answer(" максим ", [11, 8, 5, 2], graph=graph), graph, q["q2"]) == PERFECT
 
 
 def test_reversed_edge_in_evidence(small):
     graph, q = small
     evidence = [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]
     evidence[3] = {"source": "city_kazan", "relation": "LOCATED_IN", "target": "org_vector"}
-    assert benchmark.score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"]) == {**PERFECT, "evidence_match": False}
+    assert scoring.score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"]) == {**PERFECT, "evidence_match": False}
 
 
 def test_index_of_the_right_edge_in_another_permutation(small):
     graph, q = small
     order = benchmark.edge_order(THIRTEEN, "small", 1, benchmark.DEFAULT_SEED)
     wrong = [order.index(i) for i in (0, 3, 6, 10)]  # where the gold edges sit in permutation 1
-    scores = benchmark.score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
+    scores = scoring.score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
     hits = len(set(wrong) & {0, 3, 6, 10})
     assert scores == {
         **PERFECT, "path_exact": False, "edge_precision": hits / 4, "edge_recall": hits / 4,
@@ -106,7 +111,7 @@ def test_index_of_the_right_edge_in_another_permutation(small):
 
 def test_right_answer_wrong_path_is_visible(small):
     graph, q = small
-    assert benchmark.score_answer(answer("Казань", [11], graph=graph), graph, q["q1"]) == {
+    assert scoring.score_answer(answer("Казань", [11], graph=graph), graph, q["q1"]) == {
         **PERFECT, "path_exact": False, "edge_precision": 0.0, "edge_recall": 0.0, "path_supports_answer": False,
         "right_answer_wrong_path": True, "diagnosis": "right_answer_wrong_path",
     }
@@ -115,13 +120,13 @@ def test_right_answer_wrong_path_is_visible(small):
 def test_fenced_json_is_read_and_said_not_as_asked(small):
     graph, q = small
     content = "```json\n" + answer("Казань", [0, 3, 6, 10], graph=graph) + "\n```"
-    assert benchmark.score_answer(content, graph, q["q1"]) == {**PERFECT, "json_as_asked": False}
+    assert scoring.score_answer(content, graph, q["q1"]) == {**PERFECT, "json_as_asked": False}
 
 
 def test_abstaining_on_an_answerable_question(small):
     graph, q = small
-    assert benchmark.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"]) == {
-        **benchmark.FAILED_SCORES, "parse_success": True, "abstained": True, "false_abstention": True, "json_as_asked": True,
+    assert scoring.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"]) == {
+        **scoring.FAILED_SCORES, "parse_success": True, "abstained": True, "false_abstention": True, "json_as_asked": True,
         "diagnosis": "false_abstention",
     }
 
@@ -130,14 +135,14 @@ def test_abstention_question(small):
     graph, q = small
     nulls = dict.fromkeys(["false_abstention", "path_exact", "edge_precision", "edge_recall", "valid_path",
                            "evidence_match", "path_supports_answer", "right_answer_wrong_path"])
-    assert benchmark.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"]) == {
+    assert scoring.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"]) == {
         "parse_success": True, "abstained": True, "answer_correct": True, **nulls, "json_as_asked": True, "diagnosis": None}
-    assert benchmark.score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"])["answer_correct"] is False
+    assert scoring.score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"])["answer_correct"] is False
 
 
 def test_index_out_of_range(small):
     graph, q = small
-    scores = benchmark.score_answer(answer("Казань", [0, 99], [graph.edges[0]._asdict()]), graph, q["q1"])
+    scores = scoring.score_answer(answer("Казань", [0, 99], [graph.edges[0]._asdict()]), graph, q["q1"])
     assert (scores["path_exact"], scores["valid_path"], scores["edge_precision"], scores["edge_recall"]) == (False, False, 0.5, 0.25)
 
 
@@ -353,7 +358,7 @@ def test_the_openai_key_goes_to_openai_only_unless_named(server, tmp_path, monke
 def test_structured_output_sends_the_schema(server, tmp_path):
     assert run(server, tmp_path, "--limit", "1", "--structured", "--max-tokens-field", "max_completion_tokens") == 0
     body = server.requests[0]["body"]
-    assert body["response_format"]["json_schema"]["schema"] == benchmark.ANSWER_SCHEMA
+    assert body["response_format"]["json_schema"]["schema"] == runner_config.ANSWER_SCHEMA
     assert body["max_completion_tokens"] == 1024 and "max_tokens" not in body
     assert "Authorization" not in server.requests[0]["headers"]  # no key set: a local server needs none
 
@@ -430,7 +435,7 @@ def test_a_rejected_key_or_unknown_model_stops_at_once(server, tmp_path, capsys,
     ("https://api.example.com/v1", ""),
 ])
 def test_a_404_says_what_is_likely_wrong_with_the_url(base_url, hint):
-    assert benchmark.url_hint(base_url) == hint
+    assert endpoint.url_hint(base_url) == hint
 
 
 def test_a_404_on_a_url_without_v1_names_the_url_to_try(server, tmp_path, capsys, monkeypatch):
@@ -502,7 +507,7 @@ def test_a_resumed_log_gains_no_blank_line_and_keeps_its_bytes(server, tmp_path)
 
 
 def test_a_run_says_what_it_sends_at_once_and_beats_with_an_eta_while_the_server_is_slow(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(benchmark, "HEARTBEAT", 0.3)
+    monkeypatch.setattr(runner_jobs, "HEARTBEAT", 0.3)
     monkeypatch.setattr(benchmark, "PROGRESS_AFTER", 0.0)
     server = FakeOpenAI(delay=0.8, slots=1)
     try:
@@ -563,7 +568,7 @@ class RateLimit:
 
 @pytest.mark.parametrize("flag", [True, False])
 def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_are_reported(tmp_path, capsys, monkeypatch, flag):
-    monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)  # a "minute" of one second, on both sides
+    monkeypatch.setattr(pacing, "RATE_WINDOW", 1.0)  # a "minute" of one second, on both sides
     bucket = RateLimit("tokens", 12_000, 1.0)
     server = FakeOpenAI(answer=lambda prompt: "{}")
     server.limiter = bucket
@@ -584,7 +589,7 @@ def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_a
 @pytest.mark.parametrize("flags, headers, most", [([], False, None), (["--requests-per-minute", "15"], False, 0.02),
                                                   ([], True, 0.02)])
 def test_sending_is_paced_to_a_request_rate_limit_by_the_flag_or_the_headers(tmp_path, monkeypatch, flags, headers, most):
-    monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)
+    monkeypatch.setattr(pacing, "RATE_WINDOW", 1.0)
     bucket = RateLimit("requests", 15, 1.0, ("limit", "remaining", "reset") if headers else ())
     server = FakeOpenAI(answer=lambda prompt: "{}")
     server.limiter = bucket
@@ -598,7 +603,7 @@ def test_sending_is_paced_to_a_request_rate_limit_by_the_flag_or_the_headers(tmp
 
 def test_without_pacing_the_same_limit_refuses_many(tmp_path, monkeypatch):
     """The bench of the test above: a server without limit headers, and no flag, so nothing paces the run."""
-    monkeypatch.setattr(benchmark, "RATE_WINDOW", 1.0)
+    monkeypatch.setattr(pacing, "RATE_WINDOW", 1.0)
     bucket = RateLimit("tokens", 12_000, 1.0, headers=())
     server = FakeOpenAI(answer=lambda prompt: "{}")
     server.limiter = bucket
@@ -695,12 +700,12 @@ def test_a_node_on_no_edge_leaves_every_prompt_rebuildable_at_every_size_and_mod
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     flags = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "8", "--prompt", "en", "--sizes", "small,medium,large",
              "--budget", "3000", "--context-window", "20000", "--no-write-prompts"]
-    args = benchmark.make_parser().parse_args(flags)
-    plan = benchmark.make_plan(args)
-    inputs, _ = benchmark.preflight(args, plan)
+    args = options.make_parser().parse_args(flags)
+    plan = options.make_plan(args)
+    inputs, _ = pipeline.preflight(args, plan)
     answers = {}
     for item in benchmark.measure(inputs, plan).items:  # raises on a prompt that does not rebuild to its row's SHA-256
-        answers[item.prompt()] = json.dumps(benchmark.solver_answer(item), ensure_ascii=False)
+        answers[item.prompt()] = json.dumps(send.solver_answer(item), ensure_ascii=False)
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     try:
         assert benchmark.main([*flags, "--model", "m", "--base-url", server.url, "--concurrency", "4", "--out", str(tmp_path / "out")]) == 0
@@ -832,11 +837,11 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
                 "insufficient": False, "hops": "1", "status": "OK", "truncated_by_server": False, "usage_prompt_tokens": None,
                 "usage_cached_tokens": None, "usage_completion_tokens": None, "over_output_cap": False,
                 "latency_s": 0.1 * (permutation + 1), "retry_wait_s": 0.0, "finish_reason": "stop", "error": None}
-        scores = dict(PERFECT) if correct else {**benchmark.FAILED_SCORES, "parse_success": True}
+        scores = dict(PERFECT) if correct else {**scoring.FAILED_SCORES, "parse_success": True}
         return {**base, **scores}
 
     scored = [cell("json", 0, True, 1000), cell("json", 1, False, 1000), cell("dsl", 0, True, 500), cell("dsl", 1, True, 500)]
-    json_row, dsl_row = benchmark.aggregate(scored, (None, None))
+    json_row, dsl_row = results_module.aggregate(scored, (None, None))
     assert json_row["path_exact_spread"] == {"mean": 0.5, "min": 0.0, "max": 1.0, "sd": 0.7071, "runs": 2}
     # one question asked in two permutations: one question's value (0.5), no interval from one question
     assert json_row["path_exact"] == {"k": 1, "n": 2, "rate": 0.5, "questions": 1, "ci95": None, "method": None}
@@ -845,8 +850,8 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     assert json_row["cost"] is None
     assert json_row["latency_s"] == {"median": 0.15, "p95": 0.2}
     assert json_row["finish_reasons"] == {"stop": 2}
-    none_right = [{**c, **benchmark.FAILED_SCORES, "parse_success": True} for c in scored]
-    assert not any(e.get("pareto") for e in benchmark.aggregate(none_right, (None, None)))  # no correct path: no star
+    none_right = [{**c, **scoring.FAILED_SCORES, "parse_success": True} for c in scored]
+    assert not any(e.get("pareto") for e in results_module.aggregate(none_right, (None, None)))  # no correct path: no star
 
 
 def test_intervals_are_over_questions_stay_within_0_and_1_and_keep_a_width():
@@ -893,7 +898,7 @@ def test_an_answer_longer_than_the_cap_is_flagged(server, tmp_path):
 
 def test_structured_json_object_form(server, tmp_path):
     assert run(server, tmp_path, "--limit", "1", "--structured", "json_object") == 0
-    assert server.requests[0]["body"]["response_format"] == {"type": "json_object", "schema": benchmark.ANSWER_SCHEMA}
+    assert server.requests[0]["body"]["response_format"] == {"type": "json_object", "schema": runner_config.ANSWER_SCHEMA}
 
 
 def test_a_refused_structured_form_stops_at_once_naming_the_other(server, tmp_path, capsys):
@@ -910,7 +915,7 @@ def test_a_refused_structured_form_stops_at_once_naming_the_other(server, tmp_pa
 def test_the_same_error_on_the_first_requests_stops_the_run(server, tmp_path, capsys):
     server.script = [(400, {}, {"error": {"message": "unsupported parameter: seed"}})] * 40
     assert run(server, tmp_path, "--concurrency", "1") == 2
-    assert len(server.requests) == benchmark.SAME_ERROR_STOP
+    assert len(server.requests) == endpoint.SAME_ERROR_STOP
     assert run_stderr(capsys) == (
         f"error: the first 3 requests to {server.url} ended with the same error (HTTP 400: unsupported parameter: seed); "
         "fix its cause (see the log) before sending the rest; stopped after 3 request(s), 27 not sent\n"
@@ -973,7 +978,7 @@ def test_each_prefix_group_is_warmed_by_its_first_prompt_before_the_rest(tmp_pat
 def test_a_free_worker_takes_a_warm_groups_job_else_the_next_groups_first_and_waits_only_when_neither_exists():
     Job = collections.namedtuple("Job", "name group")
     jobs = [Job(f"{g}{k}", g) for g in "ab" for k in range(3)]
-    schedule, halt = benchmark.Schedule(jobs, warm=True), threading.Event()
+    schedule, halt = runner_jobs.Schedule(jobs, warm=True), threading.Event()
     a0, a_rest = schedule.take(halt)
     b0, b_rest = schedule.take(halt)
     assert (a0.name, b0.name) == ("a0", "b0")  # a second worker does not wait for a's first answer: b's first goes
@@ -988,15 +993,15 @@ def test_a_free_worker_takes_a_warm_groups_job_else_the_next_groups_first_and_wa
     schedule.warmed(a_rest)
     assert [schedule.take(halt)[0].name for _ in range(3)] == ["b2", "a1", "a2"]  # warm groups in the order they warmed
     assert schedule.take(halt) is None  # nothing left, nothing warming: the worker ends
-    cold = benchmark.Schedule(jobs, warm=False)  # the control solver: no cache to warm, all ready
+    cold = runner_jobs.Schedule(jobs, warm=False)  # the control solver: no cache to warm, all ready
     assert [cold.take(halt)[0].name for _ in range(6)] == [j.name for j in jobs] and cold.take(halt) is None
 
 
 def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
-    args = benchmark.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--model", "m", "--limit", "20",
+    args = options.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--model", "m", "--limit", "20",
                                                "--base-url", "http://127.0.0.1:9/v1"])
-    measured = benchmark.measure(canonical, benchmark.make_plan(args))
-    jobs = benchmark.plan_jobs(measured.items, benchmark.make_model_config(args))
+    measured = benchmark.measure(canonical, options.make_plan(args))
+    jobs = runner_jobs.plan_jobs(measured.items, options.make_model_config(args))
     assert len(jobs) == 20  # small prompts fit the budget whole: their mode A and B prompts are one request
     groups = collections.Counter((j.item.row["size"], j.item.row["mode"], j.item.row["format"]) for j in jobs)
     assert {(size, fmt) for size, _, fmt in groups} == {(size, fmt) for size in ("small", "medium") for fmt in benchmark.ARTICLE_FORMATS}
@@ -1008,12 +1013,12 @@ def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
     ("m", []), ("m", ["--limit", "13"]), ("solver", []), ("m", ["--context-window", "900"]), ("solver", ["--context-window", "900"]),
 ])
 def test_planned_keys_are_the_jobs_in_their_order_without_making_them(canonical, model, flags):
-    args = benchmark.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--permutations", "2", "--model", model,
+    args = options.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--permutations", "2", "--model", model,
                                                "--repeats", "3", "--base-url", "http://127.0.0.1:9/v1", *flags])
-    measured = benchmark.measure(canonical, benchmark.make_plan(args))
-    config = benchmark.make_model_config(args)
-    jobs = [(job.sha, job.repeat) for job in benchmark.plan_jobs(measured.items, config)]
-    assert benchmark.planned_keys(measured.items, config) == jobs and len(set(jobs)) == len(jobs)
+    measured = benchmark.measure(canonical, options.make_plan(args))
+    config = options.make_model_config(args)
+    jobs = [(job.sha, job.repeat) for job in runner_jobs.plan_jobs(measured.items, config)]
+    assert runner_jobs.planned_keys(measured.items, config) == jobs and len(set(jobs)) == len(jobs)
     if "--context-window" in flags:  # some prompts overflow: a model is not sent them, the control solver answers all
         overflowing = {item.row["prompt_sha256"] for item in measured.items if item.row["overflow"]}
         assert overflowing and (model == "solver") == bool(overflowing & {sha for sha, _ in jobs})
@@ -1022,7 +1027,7 @@ def test_planned_keys_are_the_jobs_in_their_order_without_making_them(canonical,
 def test_limit_deals_over_hop_counts_and_a_bigger_log_is_scored_as_the_slice(tmp_path):
     sys.path.insert(0, str(ROOT / "bench"))
     import synth_kg
-    graph = synth_kg.make_graph(800, 60, benchmark.random.Random(8))
+    graph = synth_kg.make_graph(800, 60, random.Random(8))
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     flags = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "20", "--prompt", "en", "--formats", "json,dsl",
              "--model", "solver", "--out", str(tmp_path / "out")]
@@ -1155,12 +1160,12 @@ def test_edge_ids_are_shown_asked_for_and_scored_across_permutations_and_packs(t
 
 def test_with_edge_ids_an_index_path_is_no_path(small):
     graph, questions = small
-    graph = benchmark.replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
+    graph = replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
     q = questions["q1"]  # gold path [0, 3, 6, 10]
     by_ids = {"answer": "Казань", "path": ["e1", "e4", "e7", "e11"], "evidence": [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]}
-    assert benchmark.score_answer(json.dumps(by_ids), graph, q)["path_exact"] is True
+    assert scoring.score_answer(json.dumps(by_ids), graph, q)["path_exact"] is True
     by_index = dict(by_ids, path=[0, 3, 6, 10])
-    scores = benchmark.score_answer(json.dumps(by_index), graph, q)
+    scores = scoring.score_answer(json.dumps(by_index), graph, q)
     assert (scores["path_exact"], scores["valid_path"], scores["answer_correct"]) == (False, False, True)
 
 
@@ -1237,7 +1242,7 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(tmp_path, capsys, mon
 
 
 def test_a_huge_body_is_cut_and_fails_the_request(tmp_path, monkeypatch):
-    monkeypatch.setattr(benchmark, "MAX_RESPONSE_BYTES", 1000)
+    monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 1000)
     server = RawServer(lambda c: c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + b" " * 5000))
     try:
         assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "1"]) == 1
@@ -1258,9 +1263,9 @@ def test_an_error_beside_choices_in_a_200_is_a_failure_live_and_scored(server, t
 
 
 def test_retry_after_nan_is_ignored():
-    rng = benchmark.random.Random(1)
-    assert 0 <= benchmark.retry_wait({"retry-after": "nan"}, 1, rng) <= benchmark.RETRY_BASE_DELAY
-    assert 0 <= benchmark.retry_wait({"retry-after-ms": "inf"}, 1, rng) <= benchmark.RETRY_BASE_DELAY
+    rng = random.Random(1)
+    assert 0 <= pacing.retry_wait({"retry-after": "nan"}, 1, rng) <= pacing.RETRY_BASE_DELAY
+    assert 0 <= pacing.retry_wait({"retry-after-ms": "inf"}, 1, rng) <= pacing.RETRY_BASE_DELAY
 
 
 def test_an_empty_out_and_an_abbreviated_flag_are_refused(tmp_path, capsys):
@@ -1364,12 +1369,12 @@ def test_a_full_disk_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path, c
             raise OSError(errno.ENOSPC, "No space left on device")
         real_fsync(fd)
 
-    monkeypatch.setattr(benchmark.os, "fsync", fsync)
+    monkeypatch.setattr(os, "fsync", fsync)
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path), "--concurrency", "1"]) == 2
     err = run_stderr(capsys)
     assert err.count("\n") == 1 and err.endswith("requests.jsonl: cannot append to the log (No space left on device); nothing more "
                                                  "was sent, and what the log holds is kept: free some space and run the same command again\n")
-    monkeypatch.setattr(benchmark.os, "fsync", real_fsync)
+    monkeypatch.setattr(os, "fsync", real_fsync)
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path)]) == 0
     lines = (tmp_path / "requests.jsonl").read_bytes().splitlines()
     assert all(json.loads(line) for line in lines)
@@ -1527,11 +1532,11 @@ DIAGNOSED = {
 def test_a_hand_made_answer_gets_its_diagnosis(small, diagnosis):
     graph, q = small
     qid, content = DIAGNOSED[diagnosis]
-    assert benchmark.score_answer(content, graph, q[qid])["diagnosis"] == diagnosis
+    assert scoring.score_answer(content, graph, q[qid])["diagnosis"] == diagnosis
 
 
 def test_every_diagnosis_is_defined_and_hand_made():
-    assert set(DIAGNOSED) | {"request_failed", "context_overflow", "cut_by_output_cap", "cut_by_context"} == set(benchmark.DIAGNOSES)
+    assert set(DIAGNOSED) | {"request_failed", "context_overflow", "cut_by_output_cap", "cut_by_context"} == set(scoring.DIAGNOSES)
 
 
 @pytest.mark.parametrize("fmt", list(benchmark.FORMATS))
@@ -1584,7 +1589,7 @@ REAL_ANSWERS = [
 @pytest.mark.parametrize("qid, content, right, exact, diagnosis", REAL_ANSWERS)
 def test_real_answers_are_scored_as_the_audit_judged(small, qid, content, right, exact, diagnosis):
     graph, q = small
-    scores = benchmark.score_answer(content, graph, q[qid])
+    scores = scoring.score_answer(content, graph, q[qid])
     assert (scores["answer_correct"], scores["path_exact"], scores["diagnosis"]) == (right, exact, diagnosis)
 
 
@@ -1598,7 +1603,7 @@ def test_real_answers_are_scored_as_the_audit_judged(small, qid, content, right,
     ('[{"answer": "Казань", "path": [0], "evidence": []}]', ("Казань", [0])),  # the first object with an answer, wherever it is
 ])
 def test_replies_are_read_alike_for_every_format(content, expected):
-    parsed = benchmark.parse_answer(content)
+    parsed = scoring.parse_answer(content)
     assert (parsed["answer"], parsed["path"]) == expected if expected else parsed is None
 
 
@@ -1606,9 +1611,9 @@ def test_padded_answers_and_triples_in_the_path(small):
     graph, q = small
     path = [E[i] for i in (0, 3, 6, 10)]
     for said in ("Казань.", '"Казань"', "Казань (city_kazan)", "city_kazan"):
-        scores = benchmark.score_answer(json.dumps({"answer": said, "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False), graph, q["q1"])
+        scores = scoring.score_answer(json.dumps({"answer": said, "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False), graph, q["q1"])
         assert (scores["answer_correct"], scores["diagnosis"]) == (True, None), said
     as_triples = json.dumps({"answer": "Казань", "path": [list(e.values()) for e in path], "evidence": path}, ensure_ascii=False)
-    assert benchmark.score_answer(as_triples, graph, q["q1"])["path_exact"] is True
-    assert benchmark.score_answer(json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
+    assert scoring.score_answer(as_triples, graph, q["q1"])["path_exact"] is True
+    assert scoring.score_answer(json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
                                   graph, q["q1"])["answer_correct"] is False  # no fuzzy match: scenario 5

@@ -1,0 +1,18 @@
+"""graphrag-format-benchmark: which serialization of a retrieved subgraph gives the best answers per token.
+
+benchmark.py, beside this package, is the article's script: the five formats, the round-trip check, prompt
+building and token counting by parts, reading graph.json and questions.json, writing the outputs. This package is
+everything the tool does beyond it, one module per concern, in the order data flows:
+
+    runner/        model runs: HTTP, pacing, the log, the Batch API
+    scoring        answers scored and diagnosed
+    answers        the answers that count, from logs and Batch files
+    gate           the acceptance gate
+    results        results.json, results.md
+    charts         the SVG charts
+    comparison     --compare
+    report         report.html, cells.csv
+    options        the flags and what they make
+    pipeline       one run, from the flags to the published folder
+    cli            main(): python -m graphrag_format_benchmark, or python benchmark.py with any flag
+"""
