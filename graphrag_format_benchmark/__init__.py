@@ -4,6 +4,12 @@ benchmark.py, beside this package, is the article's script: the five formats, th
 building and token counting by parts, reading graph.json and questions.json, writing the outputs. This package is
 everything the tool does beyond it, one module per concern, in the order data flows:
 
+    encodings      --encoding hf:PATH
+    measure        every prompt of the matrix, measured; mode B packing
+    progress       a status line for long work
+    statistics     intervals over questions
+    markdown       Markdown text helpers
+    sizes          size_report.md, size_summary.json
     runner/        model runs: HTTP, pacing, the log, the Batch API
     scoring        answers scored and diagnosed
     answers        the answers that count, from logs and Batch files

@@ -25,7 +25,7 @@ from .runner.send import reply_message
 from .runner.transport import server_count
 
 if TYPE_CHECKING:
-    from benchmark import Item
+    from .measure import Item
     from .runner.config import ModelConfig
 
 

@@ -12,7 +12,10 @@ import math
 import statistics
 from typing import NamedTuple
 
-from benchmark import GUARD_WEIGHT, group_key, guarded_t, md_cell, newcombe_cc, percent, t_quantile
+from benchmark import group_key
+
+from .markdown import md_cell, percent
+from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
 
 
 # The acceptance gate (article 12, "порог отката"): each of its conditions is a paired non-inferiority test

@@ -21,8 +21,9 @@ from typing import Callable
 from benchmark import (ARTICLE_FORMATS, CONTEXT_KINDS, DATA, DEFAULT_PROPERTY_SHARE, DEFAULT_SEED, FORMAT_LIBRARIES,
                        FORMATS, GENERATED_QUESTIONS, GRAPH_FORMATS, GRAPH_ORDERS, ID_VARIANTS, LEAKAGE_MODES, OUTPUTS,
                        QUESTION_TEXTS, SIZES, BenchmarkError, GenerateSpec, Parser, Plan, display, load_template,
-                       load_tokenizer, read_relation_phrases)
+                       read_relation_phrases)
 
+from .encodings import tokenizer_for
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, GateSpec
 from .runner.batch import BATCH_MAX_BYTES, BATCH_MAX_REQUESTS
 from .runner.config import SOLVER_MODEL, STRUCTURED_FORMS, ModelConfig, is_loopback, public_url
@@ -374,7 +375,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     article_layout = sizes == ["small"] and ids == ["original"] and args.permutations == 1 and args.budget is None
     return Plan(
         formats=formats,
-        tokenizers=[load_tokenizer(name) for name in encodings],
+        tokenizers=[tokenizer_for(name) for name in encodings],
         sizes=sizes,
         ids=ids,
         permutations=args.permutations,

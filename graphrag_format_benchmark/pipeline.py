@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchmark import (DEFAULT_QUESTIONS, FORMAT_LIBRARIES, GENERATED_QUESTIONS, LOCK_NAME, MANIFEST, PROMPT_TEMPLATES,
-                       BenchmarkError, Context, InputProblems, OutLock, Problems, Staging, TokenCounts, budget_hints,
-                       build_manifest, build_variants, check_questions, console_summary, console_table,
-                       context_problems, display, git_state, group_key, input_contexts, json_bytes, leakage_checks,
-                       load_inputs, markdown_report, measure, part_cost_line, planned_files, previous_outputs, publish,
-                       question_drawer, read_input, script, skipped_text, summarize, warn)
+                       BenchmarkError, Context, InputProblems, OutLock, Problems, Staging, TokenCounts, build_manifest,
+                       build_variants, check_questions, console_table, context_problems, display, git_state, group_key,
+                       input_contexts, json_bytes, leakage_checks, load_inputs, planned_files, previous_outputs,
+                       publish, question_drawer, read_input, script, warn)
 
 from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
 from .charts import size_report_svg
+from .measure import measure
 from .options import check_flags, make_gate_spec, make_generate_spec, make_model_config, make_parser, make_plan
 from .report import report_html
 from .results import ResultsReport, write_results
@@ -37,10 +37,12 @@ from .runner.jobs import left_out, run_model
 from .runner.log import LOG_NAME, LOG_SCHEMA_VERSION, file_lines
 from .runner.transport import MAX_RESPONSE_BYTES, untrusted_json
 from .scoring import gc_paused
+from .sizes import budget_hints, console_summary, markdown_report, part_cost_line, skipped_text, summarize
 
 if TYPE_CHECKING:
-    from benchmark import GroupKey, Measurement, Plan, RunInputs, Variant
+    from benchmark import GroupKey, Plan, RunInputs, Variant
     from .gate import GateSpec
+    from .measure import Measurement
     from .runner.config import ModelConfig
 
 

@@ -18,13 +18,15 @@ import statistics
 import zlib
 from typing import TYPE_CHECKING
 
-from benchmark import HFEncoding, hop_bucket, serialized, value_text
+from benchmark import hop_bucket, serialized, value_text
 
+from .encodings import HFEncoding
 from .scoring import DIAGNOSES, AnswerKey, evidence_triple, parse_answer, reversed_triple
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Item, Measurement, Plan, Staging, Tokenizer
+    from benchmark import Graph, Plan, Staging, Tokenizer
     from .answers import Answer
+    from .measure import Item, Measurement
 
 
 REPORT_TOKENS_SHOWN = 10_000  # tokens per format and encoding whose boundaries the page draws; the counts cover all

@@ -16,19 +16,21 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from benchmark import (HOP_BUCKETS, group_key, json_bytes, question_values, rate_interval, sha256_hex, skipped_text,
-                       summary_stats)
+from benchmark import HOP_BUCKETS, group_key, json_bytes, sha256_hex
 
 from .charts import results_svg
 from .gate import recommendation, verdict_lines, verdicts, why_not_accepted
 from .report import cells_csv, report_cells
 from .runner.config import SOLVER_MODEL, public_url
 from .scoring import DIAGNOSES, gc_paused, score_log
+from .sizes import skipped_text
+from .statistics import question_values, rate_interval, summary_stats
 
 if TYPE_CHECKING:
-    from benchmark import Measurement, Question, Staging
+    from benchmark import Question, Staging
     from .answers import Answers
     from .gate import GateSpec
+    from .measure import Measurement
     from .runner.config import ModelConfig
 
 

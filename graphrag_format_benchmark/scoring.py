@@ -24,8 +24,9 @@ from .runner.send import TRUNCATION_RATIO
 from .runner.transport import MAX_JSON_DEPTH, json_depth, untrusted_json
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Item, Question
+    from benchmark import Graph, Question
     from .answers import Answer
+    from .measure import Item
     from .runner.config import ModelConfig
 
 

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import benchmark
-from graphrag_format_benchmark import options, results as results_module
+from graphrag_format_benchmark import measure, options, results as results_module
 from graphrag_format_benchmark.runner import send
 from fake_openai import FakeOpenAI
 from test_kg import gate_inputs
@@ -29,7 +29,7 @@ def model_run(tmp_path, name, worse_on, *flags):
     spec = options.make_generate_spec(args, plan)
     inputs = benchmark.load_inputs(args.graph, args.questions, None, benchmark.question_drawer(spec))
     answers = {}
-    for item in benchmark.measure(inputs, plan).items:
+    for item in measure.measure(inputs, plan).items:
         wrong = item.row["format"] == worse_on and not item.question.insufficient and misses(item.question.id)
         answers[item.prompt()] = "{}" if wrong else json.dumps(send.solver_answer(item), ensure_ascii=False)
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])

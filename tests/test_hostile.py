@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, run_cli, run_stderr
 from fake_openai import FakeOpenAI, TcpServer
 import benchmark
-from graphrag_format_benchmark import options
+from graphrag_format_benchmark import measure, options
 from graphrag_format_benchmark.runner import config, send, transport
 
 sys.path.insert(0, str(ROOT / "tests"))
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 def solver_contents() -> dict[str, str]:
     args = options.make_parser().parse_args(["--model", "solver"])
     inputs = benchmark.load_inputs(args.graph, benchmark.DEFAULT_QUESTIONS)
-    items = benchmark.measure(inputs, options.make_plan(args)).items
+    items = measure.measure(inputs, options.make_plan(args)).items
     return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in items}
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import grown, ROOT, run_cli
 import benchmark
-from graphrag_format_benchmark import charts, gate, options, scoring
+from graphrag_format_benchmark import charts, gate, measure, options, scoring, statistics
 from graphrag_format_benchmark.runner import send
 from benchmark import Edge, Graph, Node
 
@@ -595,7 +595,7 @@ def scripted_run(tmp_path, answer_of, *flags):
     spec = options.make_generate_spec(args, plan)
     inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,
                                    benchmark.question_drawer(spec) if spec else None)
-    answers = {item.prompt(): answer_of(item) for item in benchmark.measure(inputs, plan).items}
+    answers = {item.prompt(): answer_of(item) for item in measure.measure(inputs, plan).items}
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     try:
         return benchmark.main([*argv, "--base-url", server.url, "--out", str(tmp_path / "out")])
@@ -638,20 +638,20 @@ def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_sho
     (25, 0, 0, 5, (0.0, -0.0866, 0.0866)),  # ties: a, d split counts under the correction
 ])
 def test_newcombe_paired_interval_with_continuity_correction(a, b, c, d, expected):
-    assert tuple(round(x, 4) for x in benchmark.newcombe_cc(a, b, c, d, 1.6448536269514722)) == expected
+    assert tuple(round(x, 4) for x in statistics.newcombe_cc(a, b, c, d, 1.6448536269514722)) == expected
 
 
 def test_the_guarded_t_interval_on_fractional_outcomes():
     # no spread: the rule of three's width (-ln 0.05 / n), where a plain t interval has none
-    assert tuple(round(x, 4) for x in benchmark.guarded_t([0.0] * 40, 0.05, -1, 1)) == (0.0, -0.0749, 0.0749)
+    assert tuple(round(x, 4) for x in statistics.guarded_t([0.0] * 40, 0.05, -1, 1)) == (0.0, -0.0749, 0.0749)
     # thirds from three permutations: a plain t interval with 0.5 pseudo-questions at -1 and 1 in its variance
     values = [0.0] * 10 + [1 / 3] * 15 + [-1 / 3] * 15
-    mean, se = benchmark.guarded_se(values, -1, 1)
+    mean, se = statistics.guarded_se(values, -1, 1)
     plain = (sum((v - mean) ** 2 for v in values) + 0.5 * ((1 + mean) ** 2 + (1 - mean) ** 2)) / 40 / 41
     assert se == pytest.approx(plain ** 0.5) and mean == pytest.approx(0.0)
-    assert benchmark.t_quantile(0.95, 39) * se > -math.log(0.05) / 40  # the spread, not the floor, decides here
-    assert benchmark.guarded_t(values, 0.05, -1, 1)[1] == pytest.approx(-benchmark.t_quantile(0.95, 39) * se)
-    assert benchmark.t_quantile(0.95, 39) == pytest.approx(1.6849, abs=1e-4)
+    assert statistics.t_quantile(0.95, 39) * se > -math.log(0.05) / 40  # the spread, not the floor, decides here
+    assert statistics.guarded_t(values, 0.05, -1, 1)[1] == pytest.approx(-statistics.t_quantile(0.95, 39) * se)
+    assert statistics.t_quantile(0.95, 39) == pytest.approx(1.6849, abs=1e-4)
 
 
 def test_a_question_counts_once_however_many_permutations_and_repeats():
@@ -682,7 +682,7 @@ def test_questions_for_power_decides_at_about_its_power():
     sample = [rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) / 1 for _ in range(50)]
     n = gate.questions_for_power(sample, 0.05, 0.05)
     sd = (sum(x * x for x in sample) / 49) ** 0.5
-    passes = sum(benchmark.guarded_t([rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) for _ in range(n)], 0.05, -1, 1)[1] >= -0.05
+    passes = sum(statistics.guarded_t([rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) for _ in range(n)], 0.05, -1, 1)[1] >= -0.05
                  for _ in range(400)) / 400
     assert 500 < n < 700 and abs(sd - 0.47) < 0.1 and 0.72 < passes < 0.88
 
@@ -902,7 +902,7 @@ def test_skipped_questions_are_named_on_stdout_and_in_results(tmp_path, capsys):
 
 
 def test_prompt_files_are_written_by_default_only_while_they_stay_small(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(benchmark, "PROMPT_FILES_MAX_BYTES", 20_000)
+    monkeypatch.setattr(measure, "PROMPT_FILES_MAX_BYTES", 20_000)
     assert benchmark.main(["--out", str(tmp_path / "out")]) == 0
     assert capsys.readouterr().err == ("warning: prompt files are not written: they would take 0 MB, over the 0 MB written by "
                                        "default; pass --write-prompts to write them anyway\n")

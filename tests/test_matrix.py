@@ -8,6 +8,7 @@ import pytest
 
 from conftest import grown, ROOT, run_cli
 import benchmark
+from graphrag_format_benchmark import progress
 from benchmark import BenchmarkError, Edge, Graph, Hop, Query
 
 O200K = None
@@ -429,7 +430,7 @@ def test_medium_needs_queries(tmp_path, capsys):
 
 
 def test_progress_line_on_long_runs(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(benchmark, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_AFTER", 0.0)
     assert benchmark.main(["--permutations", "2", "--formats", "json,dsl", "--out", str(tmp_path)]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert lines  # at least the final line; others at most once a second

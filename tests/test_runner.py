@@ -18,7 +18,8 @@ import conftest
 from conftest import ROOT, run_stderr
 from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 import benchmark
-from graphrag_format_benchmark import options, pipeline, results as results_module, scoring
+from graphrag_format_benchmark import (measure, options, pipeline, progress, results as results_module, scoring,
+                                       statistics)
 from graphrag_format_benchmark.runner import (config as runner_config, endpoint, jobs as runner_jobs, pacing, send,
                                               transport)
 from benchmark import Edge
@@ -38,7 +39,7 @@ def solver_contents(*flags: str) -> dict[str, str]:
     """prompt -> the control solver's answer, for the plan these flags describe."""
     args = options.make_parser().parse_args(list(flags))
     inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS)
-    measured = benchmark.measure(inputs, options.make_plan(args))
+    measured = measure.measure(inputs, options.make_plan(args))
     return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in measured.items}
 
 
@@ -153,8 +154,8 @@ def test_walk_ends():
 
 
 def test_wilson():
-    assert benchmark.wilson(5, 6) == [0.4365, 0.9699]  # by hand: center 0.7032, half 0.2667
-    assert benchmark.wilson(0, 0) is None
+    assert statistics.wilson(5, 6) == [0.4365, 0.9699]  # by hand: center 0.7032, half 0.2667
+    assert statistics.wilson(0, 0) is None
 
 
 # ---- the solver as a model: the whole pipeline offline, with known scores
@@ -508,7 +509,7 @@ def test_a_resumed_log_gains_no_blank_line_and_keeps_its_bytes(server, tmp_path)
 
 def test_a_run_says_what_it_sends_at_once_and_beats_with_an_eta_while_the_server_is_slow(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(runner_jobs, "HEARTBEAT", 0.3)
-    monkeypatch.setattr(benchmark, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_AFTER", 0.0)
     server = FakeOpenAI(delay=0.8, slots=1)
     try:
         assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "3", "--concurrency", "1"]) == 0
@@ -704,7 +705,7 @@ def test_a_node_on_no_edge_leaves_every_prompt_rebuildable_at_every_size_and_mod
     plan = options.make_plan(args)
     inputs, _ = pipeline.preflight(args, plan)
     answers = {}
-    for item in benchmark.measure(inputs, plan).items:  # raises on a prompt that does not rebuild to its row's SHA-256
+    for item in measure.measure(inputs, plan).items:  # raises on a prompt that does not rebuild to its row's SHA-256
         answers[item.prompt()] = json.dumps(send.solver_answer(item), ensure_ascii=False)
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     try:
@@ -855,15 +856,15 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
 
 
 def test_intervals_are_over_questions_stay_within_0_and_1_and_keep_a_width():
-    one_run = benchmark.rate_interval([0.0] * 11 + [1.0], binary=True)
+    one_run = statistics.rate_interval([0.0] * 11 + [1.0], binary=True)
     assert one_run == {"rate": 0.0833, "questions": 12, "ci95": [0.0149, 0.3539], "method": "wilson over questions"}
-    halves = benchmark.rate_interval([0.5] * 12, binary=False)  # every question right in half its runs
+    halves = statistics.rate_interval([0.5] * 12, binary=False)  # every question right in half its runs
     assert halves["method"] == "guarded t over question means" and halves["ci95"] == [0.1926, 0.8074]  # -ln(0.025) / 12 = 0.307 at least
-    assert benchmark.rate_interval([1.0, 1.0], binary=False)["ci95"] == [0.0, 1.0] and benchmark.rate_interval([0.5], binary=False)["ci95"] is None
+    assert statistics.rate_interval([1.0, 1.0], binary=False)["ci95"] == [0.0, 1.0] and statistics.rate_interval([0.5], binary=False)["ci95"] is None
     # three permutations of 60 questions: the interval is over 60 questions, not 180 cells
     cells = [(f"q{i}", (i + k) % 3 != 0) for i in range(60) for k in range(3)]
-    means, binary = benchmark.question_values(iter(cells))
-    assert len(means) == 60 and not binary and benchmark.rate_interval(means, binary)["questions"] == 60
+    means, binary = statistics.question_values(iter(cells))
+    assert len(means) == 60 and not binary and statistics.rate_interval(means, binary)["questions"] == 60
 
 
 # ---- reasoning models, structured-output forms, deterministic errors, timeouts
@@ -1000,7 +1001,7 @@ def test_a_free_worker_takes_a_warm_groups_job_else_the_next_groups_first_and_wa
 def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
     args = options.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--model", "m", "--limit", "20",
                                                "--base-url", "http://127.0.0.1:9/v1"])
-    measured = benchmark.measure(canonical, options.make_plan(args))
+    measured = measure.measure(canonical, options.make_plan(args))
     jobs = runner_jobs.plan_jobs(measured.items, options.make_model_config(args))
     assert len(jobs) == 20  # small prompts fit the budget whole: their mode A and B prompts are one request
     groups = collections.Counter((j.item.row["size"], j.item.row["mode"], j.item.row["format"]) for j in jobs)
@@ -1015,7 +1016,7 @@ def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
 def test_planned_keys_are_the_jobs_in_their_order_without_making_them(canonical, model, flags):
     args = options.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--permutations", "2", "--model", model,
                                                "--repeats", "3", "--base-url", "http://127.0.0.1:9/v1", *flags])
-    measured = benchmark.measure(canonical, options.make_plan(args))
+    measured = measure.measure(canonical, options.make_plan(args))
     config = options.make_model_config(args)
     jobs = [(job.sha, job.repeat) for job in runner_jobs.plan_jobs(measured.items, config)]
     assert runner_jobs.planned_keys(measured.items, config) == jobs and len(set(jobs)) == len(jobs)

@@ -20,8 +20,9 @@ import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import BenchmarkError, display, duration, file_mode, json_bytes, sha256_hex, write_atomic
+from benchmark import BenchmarkError, display, file_mode, json_bytes, sha256_hex, write_atomic
 
+from ..progress import duration
 from .config import Redactor, public_url
 from .endpoint import RETRY_STATUSES, error_text, printable, url_hint
 from .jobs import plan_jobs
@@ -29,7 +30,7 @@ from .pacing import retry_wait
 from .transport import server_count, untrusted_json
 
 if TYPE_CHECKING:
-    from benchmark import Measurement
+    from ..measure import Measurement
     from .config import ModelConfig
 
 

@@ -21,8 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from benchmark import HOP_BUCKETS, BenchmarkError, Progress, display, hop_bucket
+from benchmark import HOP_BUCKETS, BenchmarkError, display, hop_bucket
 
+from ..progress import Progress
 from .config import SOLVER_MODEL, Redactor, public_url
 from .endpoint import TRANSIENT_STATUSES, Gate, context_refusal, failure_kind
 from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
@@ -30,7 +31,8 @@ from .send import outcome_record, send, solver_outcome
 from .transport import http_post, server_count
 
 if TYPE_CHECKING:
-    from benchmark import Item, Measurement, Tokenizer
+    from benchmark import Tokenizer
+    from ..measure import Item, Measurement
     from .config import ModelConfig
 
 

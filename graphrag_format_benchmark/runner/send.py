@@ -20,7 +20,7 @@ from .pacing import retry_wait
 from .transport import MAX_JSON_DEPTH, ProxyFailure, ResponseTooLarge, json_depth, untrusted_json
 
 if TYPE_CHECKING:
-    from benchmark import Item
+    from ..measure import Item
     from .config import ModelConfig
 
 

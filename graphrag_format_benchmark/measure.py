@@ -1,0 +1,293 @@
+"""The measurement: every variant, permutation, format, encoding and question, in modes A and B.
+
+In: the proven variants and the Plan. Out: the rows of size_report.json (with an Item per row, which can rebuild its
+prompt for the runner), and the graph and prompt files streamed into benchmark.Staging as they are made. No prompt is
+kept in memory: a row keeps the prompt's SHA-256 and token count, computed from the parts that all prompts of a graph
+text share (benchmark.FormattedGraph). Mode B (article 7.3) packs each prompt into --budget tokens (pack).
+"""
+
+from __future__ import annotations
+
+from contextlib import closing
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable
+
+from benchmark import (NORMALIZATION, PROMPT_SCOPE, BenchmarkError, FormattedGraph, TokenCounts, answerable,
+                       build_variants, check_roundtrip_once, cut_near, edge_index, edge_order, graph_dict, graph_file,
+                       json_bytes, largest_fitting, prompt_file, question_dict, row_order, serialized, sha256_hex,
+                       subgraph, variant_file, warn)
+
+from .progress import Progress
+
+if TYPE_CHECKING:
+    from benchmark import Context, Graph, Plan, Question, RunInputs, Staging, Template, Tokenizer, Variant
+
+
+@dataclass(frozen=True)
+class Item:
+    """One row of size_report.json with what it takes to rebuild its prompt and to score an answer to it."""
+
+    row: dict
+    variant: Variant
+    context: Context  # the graph the prompt shows part or all of
+    order: list[int]  # the context's edge indices in displayed order
+    question: Question  # paths in displayed positions
+    template: Template
+
+    def shown(self) -> Graph:
+        """What the prompt shows: every node in mode A, exactly the used ones in a mode B pack."""
+        shown = self.context.graph.pick(self.order[: self.row["edges_included"]])
+        return shown if self.row["mode"] == "A" else subgraph(shown)
+
+    def prompt(self) -> str:
+        fmt = self.row["format"]
+        text = self.template.render(fmt, serialized(fmt, self.shown()), self.question.question)
+        if sha256_hex(text) != self.row["prompt_sha256"]:
+            raise AssertionError(f"rebuilt prompt differs from the measured one: {self.row}")  # an internal bug
+        return text
+
+
+@dataclass(frozen=True)
+class Measurement:
+    rows: list[dict]  # size_report.json
+    items: list[Item]  # one per row, same order
+    variants: list[Variant]
+    facts: dict  # resolved values for the manifest
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One prompt, measured: what a size_report row says of it besides the run's constants."""
+
+    variant: Variant
+    context: Context
+    permutation: int
+    mode: str  # "A": the whole graph; "B": packed into the token budget
+    question: Question  # paths in displayed positions
+    shown: FormattedGraph
+    edges_included: int
+    edges_total: int
+    answerable: bool | None  # the solver's outcome on what the prompt shows; None without a query
+    graph_tokens: int
+    prompt_tokens: int
+    prompt_sha256: str
+
+
+def size_report_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> dict:
+    """One row of size_report.json: the article's fields first, then the matrix's."""
+    q = cell.question
+    return {
+        "format": cell.shown.fmt,
+        "question_id": q.id,
+        "bytes": cell.shown.bytes,
+        "graph_tokens": cell.graph_tokens,
+        "prompt_tokens": cell.prompt_tokens,
+        "roundtrip_ok": True,  # check_roundtrip in measure raised otherwise
+        "graph_sha256": cell.shown.sha,
+        "encoding": tokenizer.name,
+        "prompt_sha256": cell.prompt_sha256,
+        "tokenizer": tokenizer.library,
+        "normalization": NORMALIZATION,
+        "prompt_scope": PROMPT_SCOPE,
+        "size": cell.variant.size,
+        "ids": cell.variant.ids,
+        **({"context": cell.context.id} if cell.context.id else {}),
+        "permutation": cell.permutation,
+        "edge_order_sha256": order_sha,
+        "mode": cell.mode,
+        "budget": plan.budget if cell.mode == "B" else None,
+        "context_window": plan.context_window,
+        "edges_total": cell.edges_total,
+        "edges_included": cell.edges_included,
+        "gold_path": list(q.paths[0]) if q.paths else [],
+        **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
+        "gold_edges_included": max((sum(i < cell.edges_included for i in p) for p in q.paths), default=0),
+        "answerable": cell.answerable,
+        "overflow": cell.prompt_tokens > plan.context_window,
+    }
+
+
+def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants: list[Variant] | None = None,
+            counts: TokenCounts | None = None) -> Measurement:
+    """Every row of size_report.json, with the files it writes into out (none without it) and what the runner
+    needs. variants: already built and checked (built here when not given)."""
+    if counts is None:  # a measurement on its own (tests, bench/): its counting threads end with it
+        with closing(TokenCounts()) as counts:
+            return measure(inputs, plan, out, variants, counts)
+    variants = build_variants(inputs, plan, counts) if variants is None else variants
+    add_file = out.add if out is not None else lambda name, data: None
+    n_cells = sum(len(v.questions) for v in variants) * plan.permutations * len(plan.formats) * len(plan.tokenizers)
+    progress = Progress(n_cells * (2 if plan.budget else 1))
+    items: list[Item] = []
+    prompts_written: set[str] = set()
+
+    def add_row(tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
+        q = cell.question
+        items.append(Item(size_report_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template))
+        if prompts["write"]:
+            name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
+            if name not in prompts_written:  # a mode A prompt is the same for every encoding
+                prompts_written.add(name)
+                add_file(name, cell.shown.prompt(q.question).encode("utf-8"))
+
+    orders: dict[tuple[str, int], dict[str, list[int]]] = {}  # (size, permutation) -> context id -> displayed order
+    hints: dict[tuple[str, str, str], int] = {}
+    costs = PartCosts(plan, counts)
+    prompts = {"write": plan.write_prompts}  # None: decided on the first graph texts (write_prompts_by_default)
+    for variant in variants:
+        if not plan.article_layout:
+            if variant.shared:
+                add_file(variant_file(variant, "json"), json_bytes(graph_dict(variant.contexts[0].graph, flat=True)))
+            add_file(variant_file(variant, "questions"), json_bytes(
+                [question_dict(q, None if variant.shared else c.graph) for c in variant.contexts for q in c.questions]))
+        for context in variant.contexts:
+            proven: dict = {}  # round trips that prove those of the context's other edge orders (check_roundtrip_once)
+            for k in range(plan.permutations):
+                order = orders.setdefault((variant.size, k), {}).setdefault(context.id, edge_order(context, variant.size, k, plan.seed))
+                order_sha = sha256_hex(json_bytes(order))
+                measure_order(variant, context, k, order, order_sha, plan, counts, add_row, add_file, progress, hints, costs, prompts,
+                              proven)
+    if not plan.article_layout:
+        for (size, k), by_context in orders.items():
+            add_file(f"order.{size}.p{k}.json", json_bytes(by_context[""] if "" in by_context else by_context))
+    progress.close()
+    key = row_order(plan, variants)
+    items.sort(key=lambda item: key(item.row))
+    facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None), "write_prompts": prompts}
+    if any(v.mapping_sha256 for v in variants):
+        facts["pseudonyms"] = {"seed": plan.seed, "mapping_sha256": {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256}}
+    if plan.edge_ids:
+        facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs.by_size["edge ids"]}
+    if costs.by_size["properties"]:
+        facts["property_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs.by_size["properties"]}
+    return Measurement([item.row for item in items], items, variants, facts)
+
+
+def measure_order(variant: Variant, context: Context, k: int, order: list[int], order_sha: str, plan: Plan, counts: TokenCounts,
+                  add_row: Callable, add_file: Callable, progress: Progress, hints: dict, costs: PartCosts, prompts: dict,
+                  proven: dict) -> None:
+    """The rows of one context in one edge order: every format and encoding, in modes A and B."""
+    questions = context.questions
+    position = {old: new for new, old in enumerate(order)}
+    shown = context.graph.pick(order)
+    moved = [q.moved(position) for q in questions]
+    texts = {}
+    for fmt in plan.formats:  # each text is tokenized on other threads while this one goes on
+        texts[fmt] = text = FormattedGraph(plan.template, fmt, serialized(fmt, shown))
+        for tokenizer in plan.tokenizers:
+            counts.start(tokenizer, text.text, text.sha)
+    if prompts["write"] is None:
+        prompts.update(write_prompts_by_default(texts.values(), questions, plan))
+    for fmt, text in texts.items():
+        check_roundtrip_once(fmt, shown, text.text, proven)
+        if k == 0:
+            if variant.shared:
+                add_file(graph_file(plan, variant, fmt), text.text.encode("utf-8"))
+            if variant.ids == plan.ids[0]:
+                costs.add(variant.size, fmt, shown, text)
+    for fmt, text in texts.items():
+        shas = [text.prompt_sha256(q.question) for q in moved]
+        for tokenizer in plan.tokenizers:
+            graph_tokens = text.graph_tokens(counts, tokenizer)
+            for q, sha in zip(moved, shas):
+                cell = Cell(variant, context, k, "A", q, text, len(order), len(order), True if q.query else None,
+                            graph_tokens, text.tokens(counts, tokenizer, q.question), sha)  # the preflight proved each question
+                add_row(tokenizer, cell, order, order_sha)
+            progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
+            if plan.budget:
+                for cell in pack(variant, context, k, text, shown, moved, plan, tokenizer, counts, hints):
+                    add_row(tokenizer, cell, order, order_sha)
+                progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
+
+
+class PartCosts:
+    """What the optional parts of a graph text cost in graph tokens (first encoding, canonical order, first id variant),
+    summed over the contexts of a size: the edge ids of --edge-ids, and the properties. size -> format -> counts."""
+
+    def __init__(self, plan: Plan, counts: TokenCounts) -> None:
+        self.plan, self.counts = plan, counts
+        self.by_size: dict[str, dict[str, dict[str, dict[str, int]]]] = {"edge ids": {}, "properties": {}}
+
+    def add(self, size: str, fmt: str, shown: Graph, text: FormattedGraph) -> None:
+        tokenizer = self.plan.tokenizers[0]
+        whole = text.graph_tokens(self.counts, tokenizer)
+        parts = [("edge ids", replace(shown, edge_ids=())) if shown.edge_ids else None,
+                 ("properties", replace(shown, node_props=(), edge_props=())) if shown.has_props else None]
+        for part, without in filter(None, parts):
+            cost = self.by_size[part].setdefault(size, {}).setdefault(fmt, {"with_ids" if part == "edge ids" else "with": 0, "without": 0})
+            cost["with_ids" if part == "edge ids" else "with"] += whole
+            cost["without"] += self.counts.count(tokenizer, serialized(fmt, without))
+
+
+PROMPT_FILES_MAX_BYTES = 50_000_000  # the article's layout writes its prompt files by default up to this much
+
+
+def write_prompts_by_default(texts, questions: tuple[Question, ...], plan: Plan) -> dict:
+    """The article's layout writes a prompt file per format and question, as its script does, while they stay
+    small: a 15k-edge graph with 100 questions would make a gigabyte of prompts. {"write": bool, "bytes": n}"""
+    fixed = len(plan.template.render("", "", "").encode("utf-8"))
+    asked = sum(len(q.question.encode("utf-8")) for q in questions)
+    size = sum((fixed + len(text.fmt.encode("utf-8")) + text.bytes) * len(questions) + asked for text in texts)  # exactly
+    write = plan.article_layout and size <= PROMPT_FILES_MAX_BYTES
+    if plan.article_layout and not write:
+        warn(f"prompt files are not written: they would take {size / 1e6:,.0f} MB, over the {PROMPT_FILES_MAX_BYTES / 1e6:,.0f} MB "
+             "written by default; pass --write-prompts to write them anyway")
+    return {"write": write, "bytes": size}
+
+
+def pack(variant: Variant, context: Context, k: int, whole: FormattedGraph, shown: Graph, questions: list[Question], plan: Plan,
+         tokenizer: Tokenizer, counts: TokenCounts, hints: dict) -> list[Cell]:
+    """Mode B (article 7.3): per question, the longest prefix of the displayed edges, with exactly the
+    nodes they use, whose whole prompt fits the budget; the next edge would not fit.
+
+    hints: (variant, format, encoding) -> the last cut, a close guess for the next question or permutation."""
+    m, fmt, budget = len(shown.edges), whole.fmt, plan.budget
+    # The whole pack is mode A's text only when every node is on an edge: a pack shows exactly the nodes its edges use.
+    texts: dict[int, FormattedGraph] = {m: whole} if len(subgraph(shown).nodes) == len(shown.nodes) else {}
+    hint_key = (variant.name, fmt, tokenizer.name)
+    indexes: dict[int, dict] = {}
+
+    def text(n: int) -> FormattedGraph:
+        if n not in texts:
+            texts[n] = FormattedGraph(plan.template, fmt, serialized(fmt, subgraph(shown.pick(range(n)))))
+        return texts[n]
+
+    packed = []
+    for q in questions:
+
+        def tokens(n: int, q: Question = q) -> int:
+            return text(n).tokens(counts, tokenizer, q.question)
+
+        if m not in texts:  # the pack of every edge is not mode A's text: made only if the search reaches it
+            if tokens(0) > budget:
+                raise BenchmarkError(
+                    f"--budget {budget} is below the {tokens(0)} tokens of the {fmt} prompt for question {q.id} "
+                    f"with an empty graph ({tokenizer.name}); raise --budget"
+                )
+
+            def capped(n: int, tokens: Callable[[int], int] = tokens) -> int:
+                return tokens(n) if n <= m else budget + 1  # past every edge: nothing more fits
+
+            guess = hints.get(hint_key) or max(1, m * budget // max(whole.tokens(counts, tokenizer, q.question), 1))
+            cut, _ = cut_near(capped, budget, min(guess, m), 0, tokens(0), None, None)
+            hints[hint_key] = cut
+        elif tokens(m) <= budget:
+            cut = m
+        else:
+            if tokens(0) > budget:
+                raise BenchmarkError(
+                    f"--budget {budget} is below the {tokens(0)} tokens of the {fmt} prompt for question {q.id} "
+                    f"with an empty graph ({tokenizer.name}); raise --budget"
+                )
+            if hint_key in hints:
+                cut, _ = cut_near(tokens, budget, hints[hint_key], 0, tokens(0), m, tokens(m))
+            else:
+                cut, _ = largest_fitting(tokens, budget, 0, tokens(0), m, tokens(m))
+            hints[hint_key] = cut
+        if cut not in indexes and q.query:
+            packed_graph = shown.pick(range(cut))
+            indexes[cut] = (packed_graph, edge_index(packed_graph.edges))  # shared by the questions with the same cut
+        ok = answerable(*indexes[cut][:1], q, indexes[cut][1]) if q.query else None
+        t = text(cut)
+        packed.append(Cell(variant, context, k, "B", q, t, cut, m, ok, t.graph_tokens(counts, tokenizer), tokens(cut), t.prompt_sha256(q.question)))
+    return packed
