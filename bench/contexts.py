@@ -27,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import benchmark  # noqa: E402
+from graphrag_format_benchmark import matrix, questions as questions_module, solver  # noqa: E402
+from graphrag_format_benchmark.variants import contexts as variants_contexts
 import synth_kg  # noqa: E402
 
 
@@ -62,30 +64,30 @@ def main(argv: list[str] | None = None) -> int:
     data = synth_kg.make_graph(args.edges, 400, random.Random(1), props=random.Random(2))
     problems = benchmark.Problems()
     graph = benchmark.validate_graph(data, "kg", problems)
-    spec = benchmark.GenerateSpec(args.questions, (1, 4), 0.2, benchmark.DEFAULT_SEED, "en", 0.25)
-    qdata, _ = benchmark.generate_questions(graph, spec)
+    spec = questions_module.GenerateSpec(args.questions, (1, 4), 0.2, variants_contexts.DEFAULT_SEED, "en", 0.25)
+    qdata, _ = questions_module.generate_questions(graph, spec)
     scope = benchmark.GraphScope(len(graph.edges), {n.id for n in graph.nodes}, {})
     questions = benchmark.validate_questions(qdata, "generated", scope, problems)
-    benchmark.check_questions(graph, questions, "generated", problems)
+    solver.check_questions(graph, questions, "generated", problems)
     bad = set(problems.questions())
     questions = tuple(q for q in questions if q.id not in bad)
     inputs = benchmark.RunInputs(graph, questions, {})
     tokenizer = benchmark.load_tokenizer("o200k_base")
     base = dict(formats=["json"], tokenizers=[tokenizer], ids=["original"], permutations=1, budget=None, context_window=128000,
-                seed=benchmark.DEFAULT_SEED, write_prompts=False)
+                seed=variants_contexts.DEFAULT_SEED, write_prompts=False)
     started = time.perf_counter()
-    khop_plan = benchmark.Plan(sizes=["small"], context="khop", context_hops=args.hops, context_edges=args.context_edges, **base)
-    contexts, facts = benchmark.input_contexts(inputs, khop_plan)
-    variant = benchmark.Variant("small", "original", tuple(contexts), 0)
-    benchmark.preflight_solver(variant)
+    khop_plan = matrix.Plan(sizes=["small"], context="khop", context_hops=args.hops, context_edges=args.context_edges, **base)
+    contexts, facts = variants_contexts.input_contexts(inputs, khop_plan)
+    variant = variants_contexts.Variant("small", "original", tuple(contexts), 0)
+    solver.preflight_solver(variant)
     khop_seconds = time.perf_counter() - started
-    medium_plan = benchmark.Plan(sizes=["medium"], **base)
+    medium_plan = matrix.Plan(sizes=["medium"], **base)
     with closing(benchmark.TokenCounts()) as counts:
-        medium = benchmark.build_variants(inputs, medium_plan, counts)[0]
+        medium = matrix.build_variants(inputs, medium_plan, counts)[0]
     shared = medium.contexts[0]
-    per_question = [benchmark.Context(q.id, shared.graph, (q,)) for q in shared.questions]
+    per_question = [variants_contexts.Context(q.id, shared.graph, (q,)) for q in shared.questions]
     with closing(benchmark.TokenCounts()) as counts:
-        grown = benchmark.build_variants(inputs, replace(khop_plan, sizes=["medium"]), counts, contexts)[0]
+        grown = matrix.build_variants(inputs, replace(khop_plan, sizes=["medium"]), counts, contexts)[0]
     real = set(graph.edges)
     rows = [("--context khop: real neighbours", describe(contexts, tokenizer, real)),
             ("--context khop --sizes medium: and drawn branches", describe(grown.contexts, tokenizer, real)),

@@ -25,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import benchmark  # noqa: E402
+from graphrag_format_benchmark import inputs  # noqa: E402
+from graphrag_format_benchmark.variants import contexts
 
 MATRIX = ["--sizes", "small,medium,large", "--permutations", "5", "--budget", "8000", "--context-window", "128000"]
 
@@ -44,7 +46,7 @@ def rebuild_prompts(out: Path) -> tuple[dict[str, dict[str, str]], dict[str, dic
     graphs: dict[str, dict[str, str]] = {}
     texts: dict[tuple, str] = {}
     graphs_read: dict[str, benchmark.Graph] = {}
-    template = benchmark.load_template(load("manifest.json")["config"]["prompt"]["template"])  # --prompt ru, en (a file: not here)
+    template = inputs.load_template(load("manifest.json")["config"]["prompt"]["template"])  # --prompt ru, en (a file: not here)
     for r in rows:
         stem = f"{r['size']}.{r['ids']}"
         if stem not in graphs_read:
@@ -55,7 +57,7 @@ def rebuild_prompts(out: Path) -> tuple[dict[str, dict[str, str]], dict[str, dic
         key = (stem, r["permutation"], r["edges_included"], r["mode"], r["format"])
         if key not in texts:  # every question of a mode A cell, and of a pack with the same cut, shows the same text
             shown = graph.pick(order[: r["edges_included"]])  # properties kept
-            texts[key] = benchmark.serialized(r["format"], shown if r["mode"] == "A" else benchmark.subgraph(shown))
+            texts[key] = benchmark.serialized(r["format"], shown if r["mode"] == "A" else contexts.subgraph(shown))
         text = texts[key]
         prompt = template.render(r["format"], text, questions[r["question_id"]]["question"])
         if benchmark.sha256_hex(prompt) != r["prompt_sha256"] or benchmark.sha256_hex(text) != r["graph_sha256"]:

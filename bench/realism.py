@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 import benchmark  # noqa: E402  (its KIND_POOLS: the words a one-word pseudonym may be besides the graph's own)
+from graphrag_format_benchmark.variants import names as variants_names  # noqa: E402
 import synth_kg  # noqa: E402
 
 UNIX = {  # a hand-made graph of the size a new user tries first
@@ -228,8 +229,8 @@ def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
 
 def real_words(graph: dict) -> set[str]:
     """The words a made one-word name may be and still be a real word: the graph's own names' words and the tool's pools."""
-    words = {w.casefold() for n in graph["nodes"] for w in n["name"].split()} | {w for pool in benchmark.KIND_POOLS.values() for w in pool}
-    return words | {w.casefold() for pool in [*benchmark.WORD_POOLS, *benchmark.NAME_POOLS.values()] for name in pool for w in name.split()}
+    words = {w.casefold() for n in graph["nodes"] for w in n["name"].split()} | {w for pool in variants_names.KIND_POOLS.values() for w in pool}
+    return words | {w.casefold() for pool in [*variants_names.WORD_POOLS, *variants_names.NAME_POOLS.values()] for name in pool for w in name.split()}
 
 
 def made_up(graph: dict, made: list[dict]) -> list[int]:

@@ -4,7 +4,15 @@ benchmark.py, beside this package, is the article's script: the five formats, th
 building and token counting by parts, reading graph.json and questions.json, writing the outputs. This package is
 everything the tool does beyond it, one module per concern, in the order data flows:
 
+    inputs         graph files (triples, RDF, GraphML, Neo4j) and prompt templates as users have them
+    formats        the formats beyond the article's five, registered into benchmark.FORMATS
+    solver         the control solver (article 8.5)
+    wording        how a generated question reads
+    questions      questions drawn from the graph (--generate-questions), and written in the file's shape
+    variants/      contexts, distractors, names, short and edge ids, pseudonyms
     encodings      --encoding hf:PATH
+    leakage        the leakage preflight (article 8.3)
+    matrix         the Plan, its variants and file names
     measure        every prompt of the matrix, measured; mode B packing
     progress       a status line for long work
     statistics     intervals over questions
@@ -22,3 +30,5 @@ everything the tool does beyond it, one module per concern, in the order data fl
     pipeline       one run, from the flags to the published folder
     cli            main(): python -m graphrag_format_benchmark, or python benchmark.py with any flag
 """
+
+from . import formats  # noqa: F401  the peers' formats join benchmark.FORMATS

@@ -10,10 +10,12 @@ import math
 import textwrap
 from typing import TYPE_CHECKING
 
-from benchmark import FORMATS, group_key
+from benchmark import FORMATS
+
+from .matrix import group_key
 
 if TYPE_CHECKING:
-    from benchmark import GroupKey, Plan
+    from .matrix import GroupKey, Plan
 
 
 # Pictures: plain SVG written here, no plotting library, deterministic bytes. Each format keeps one marker,

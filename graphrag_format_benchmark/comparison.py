@@ -14,9 +14,10 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-from benchmark import BenchmarkError, display, group_key
+from benchmark import BenchmarkError, display
 
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, Paired, verdicts
+from .matrix import group_key
 from .results import TOOL_VERSION, aggregate
 from .scoring import DIAGNOSES
 

@@ -12,9 +12,8 @@ import math
 import statistics
 from typing import NamedTuple
 
-from benchmark import group_key
-
 from .markdown import md_cell, percent
+from .matrix import group_key
 from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
 
 

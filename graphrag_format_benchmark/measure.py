@@ -12,15 +12,20 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from benchmark import (NORMALIZATION, PROMPT_SCOPE, BenchmarkError, FormattedGraph, TokenCounts, answerable,
-                       build_variants, check_roundtrip_once, cut_near, edge_index, edge_order, graph_dict, graph_file,
-                       json_bytes, largest_fitting, prompt_file, question_dict, row_order, serialized, sha256_hex,
-                       subgraph, variant_file, warn)
+from benchmark import (NORMALIZATION, PROMPT_SCOPE, BenchmarkError, FormattedGraph, TokenCounts, json_bytes,
+                       serialized, sha256_hex, warn)
 
+from .formats import check_roundtrip_once, graph_dict
+from .matrix import build_variants, cut_near, graph_file, largest_fitting, prompt_file, row_order, variant_file
 from .progress import Progress
+from .questions import question_dict
+from .solver import answerable, edge_index
+from .variants.contexts import edge_order, subgraph
 
 if TYPE_CHECKING:
-    from benchmark import Context, Graph, Plan, Question, RunInputs, Staging, Template, Tokenizer, Variant
+    from benchmark import Graph, Question, RunInputs, Staging, Template, Tokenizer
+    from .matrix import Plan
+    from .variants.contexts import Context, Variant
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,20 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable
 
-from benchmark import (ARTICLE_FORMATS, CONTEXT_KINDS, DATA, DEFAULT_PROPERTY_SHARE, DEFAULT_SEED, FORMAT_LIBRARIES,
-                       FORMATS, GENERATED_QUESTIONS, GRAPH_FORMATS, GRAPH_ORDERS, ID_VARIANTS, LEAKAGE_MODES, OUTPUTS,
-                       QUESTION_TEXTS, SIZES, BenchmarkError, GenerateSpec, Parser, Plan, display, load_template,
-                       read_relation_phrases)
+from benchmark import (ARTICLE_FORMATS, DATA, FORMATS, GENERATED_QUESTIONS, GRAPH_ORDERS, OUTPUTS, BenchmarkError,
+                       Parser, display)
 
 from .encodings import tokenizer_for
+from .formats import FORMAT_LIBRARIES
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, GateSpec
+from .inputs import GRAPH_FORMATS, load_template
+from .leakage import LEAKAGE_MODES
+from .matrix import Plan
+from .questions import DEFAULT_PROPERTY_SHARE, GenerateSpec
 from .runner.batch import BATCH_MAX_BYTES, BATCH_MAX_REQUESTS
 from .runner.config import SOLVER_MODEL, STRUCTURED_FORMS, ModelConfig, is_loopback, public_url
+from .variants.contexts import CONTEXT_KINDS, DEFAULT_SEED, ID_VARIANTS, SIZES
+from .wording import QUESTION_TEXTS, read_relation_phrases
 
 
 def parse_names(value: str, known: list[str] | tuple[str, ...], flag: str) -> list[str]:

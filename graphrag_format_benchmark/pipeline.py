@@ -8,6 +8,7 @@ results; report.html and manifest.json last. Files are staged and published toge
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -19,16 +20,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import (DEFAULT_QUESTIONS, FORMAT_LIBRARIES, GENERATED_QUESTIONS, LOCK_NAME, MANIFEST, PROMPT_TEMPLATES,
-                       BenchmarkError, Context, InputProblems, OutLock, Problems, Staging, TokenCounts, build_manifest,
-                       build_variants, check_questions, console_table, context_problems, display, git_state, group_key,
-                       input_contexts, json_bytes, leakage_checks, load_inputs, planned_files, previous_outputs,
-                       publish, question_drawer, read_input, script, warn)
+from benchmark import (DEFAULT_QUESTIONS, GENERATED_QUESTIONS, LOCK_NAME, MANIFEST, PROMPT_TEMPLATES, BenchmarkError,
+                       InputProblems, OutLock, Problems, Staging, TokenCounts, build_manifest, console_table, display,
+                       git_state, json_bytes, load_inputs, previous_outputs, publish, read_input, warn)
 
 from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
 from .charts import size_report_svg
+from .formats import FORMAT_LIBRARIES
+from .inputs import read_graph_file
+from .leakage import leakage_checks
+from .matrix import build_variants, group_key, planned_files
 from .measure import measure
 from .options import check_flags, make_gate_spec, make_generate_spec, make_model_config, make_parser, make_plan
+from .questions import question_drawer
 from .report import report_html
 from .results import ResultsReport, write_results
 from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, run_batch
@@ -38,12 +42,17 @@ from .runner.log import LOG_NAME, LOG_SCHEMA_VERSION, file_lines
 from .runner.transport import MAX_RESPONSE_BYTES, untrusted_json
 from .scoring import gc_paused
 from .sizes import budget_hints, console_summary, markdown_report, part_cost_line, skipped_text, summarize
+from .solver import check_questions
+from .variants.contexts import Context, context_problems, input_contexts
+from .variants.names import script
 
 if TYPE_CHECKING:
-    from benchmark import GroupKey, Plan, RunInputs, Variant
+    from benchmark import RunInputs
     from .gate import GateSpec
+    from .matrix import GroupKey, Plan
     from .measure import Measurement
     from .runner.config import ModelConfig
+    from .variants.contexts import Variant
 
 
 def format_library_versions(formats: list[str]) -> dict[str, str]:
@@ -108,8 +117,8 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
     problems = Problems()
     spec = make_generate_spec(args, plan)
-    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None, args.graph_format,
-                         args.graph_order)
+    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
+                         functools.partial(read_graph_file, kind=args.graph_format), args.graph_order)
     if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
         inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
     if inputs.generated is not None:

@@ -18,14 +18,17 @@ import statistics
 import zlib
 from typing import TYPE_CHECKING
 
-from benchmark import hop_bucket, serialized, value_text
+from benchmark import serialized
 
 from .encodings import HFEncoding
+from .matrix import hop_bucket
 from .scoring import DIAGNOSES, AnswerKey, evidence_triple, parse_answer, reversed_triple
+from .solver import value_text
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Plan, Staging, Tokenizer
+    from benchmark import Graph, Staging, Tokenizer
     from .answers import Answer
+    from .matrix import Plan
     from .measure import Item, Measurement
 
 

@@ -16,10 +16,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from benchmark import HOP_BUCKETS, group_key, json_bytes, sha256_hex
+from benchmark import json_bytes, sha256_hex
 
 from .charts import results_svg
 from .gate import recommendation, verdict_lines, verdicts, why_not_accepted
+from .matrix import HOP_BUCKETS, group_key
 from .report import cells_csv, report_cells
 from .runner.config import SOLVER_MODEL, public_url
 from .scoring import DIAGNOSES, gc_paused, score_log

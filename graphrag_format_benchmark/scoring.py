@@ -15,13 +15,15 @@ import re
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from benchmark import ABSTAIN, MISSING, asked, fold_answer, hop_bucket, value_text, walk_ends
+from benchmark import ABSTAIN
 
+from .matrix import hop_bucket
 from .runner.config import SOLVER_MODEL
 from .runner.endpoint import context_refusal
 from .runner.jobs import planned_keys
 from .runner.send import TRUNCATION_RATIO
 from .runner.transport import MAX_JSON_DEPTH, json_depth, untrusted_json
+from .solver import MISSING, asked, fold_answer, value_text, walk_ends
 
 if TYPE_CHECKING:
     from benchmark import Graph, Question

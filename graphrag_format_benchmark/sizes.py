@@ -10,15 +10,18 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING
 
-from benchmark import (HOP_BUCKETS, RELATION_FLOOR, FormattedGraph, GroupKey, group_key, hop_bucket, serialized,
-                       subgraph, variant_file)
+from benchmark import FormattedGraph, serialized
 
 from .markdown import md_cell, percent
+from .matrix import HOP_BUCKETS, GroupKey, group_key, hop_bucket, variant_file
 from .statistics import summary_stats
+from .variants.contexts import RELATION_FLOOR, subgraph
 
 if TYPE_CHECKING:
-    from benchmark import Plan, Question, TokenCounts, Variant
+    from benchmark import Question, TokenCounts
+    from .matrix import Plan
     from .measure import Item
+    from .variants.contexts import Variant
 
 
 SUMMARY_METRICS = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")

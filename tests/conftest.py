@@ -23,6 +23,7 @@ GOLDEN = ROOT / "tests" / "golden"
 sys.path.insert(0, str(ROOT))
 
 import benchmark  # noqa: E402
+from graphrag_format_benchmark.variants import contexts, distractors  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -44,10 +45,10 @@ def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None, python_flags:
     )
 
 
-def grown(graph: benchmark.Graph, questions: tuple, stream: benchmark.Distractors, size: str, n: int, seed: int) -> benchmark.Variant:
+def grown(graph: benchmark.Graph, questions: tuple, stream: distractors.Distractors, size: str, n: int, seed: int) -> contexts.Variant:
     """The shared graph plus the stream's first n distractor branches, as a variant of one context."""
-    context, made = benchmark.with_distractors(benchmark.Context("", graph, questions), stream, size, n, seed)
-    return benchmark.Variant(size, "original", (context,), made)
+    context, made = distractors.with_distractors(contexts.Context("", graph, questions), stream, size, n, seed)
+    return contexts.Variant(size, "original", (context,), made)
 
 
 START_LINE = re.compile(r"sending \d+ request\(s\) to \S+, \d+ at a time \(\d+ already answered in \S+\)\n")

@@ -9,7 +9,8 @@ import pytest
 
 from conftest import ROOT, run_cli
 import benchmark
-from graphrag_format_benchmark import scoring
+from graphrag_format_benchmark import formats, inputs, matrix, scoring, solver as solver_module
+from graphrag_format_benchmark.variants import contexts as variants_contexts
 from benchmark import Ask, Condition, Edge, Graph, Hop, Node, Query
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -64,25 +65,25 @@ def write(path, data):
 def test_a_condition_filters_the_edges_a_hop_follows():
     graph = small_graph()
     later = Query("ann", (Hop("works_at", "out", (Condition("since", ">=", 2010),)),))
-    assert benchmark.solve(graph, later) == [((1,), "globex")]
+    assert solver_module.solve(graph, later) == [((1,), "globex")]
     both = Query("ann", (Hop("works_at", "out"),))
-    assert [end for _, end in benchmark.solve(graph, both)] == ["acme", "globex"]
+    assert [end for _, end in solver_module.solve(graph, both)] == ["acme", "globex"]
     # a missing property, or a value of another kind, never holds
-    assert benchmark.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("until", ">", 0),)),))) == [((0,), "acme")]
-    assert benchmark.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("since", "=", "2012"),)),))) == []
-    assert not benchmark.holds(Condition("public", "<", 1), (("public", True),))
+    assert solver_module.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("until", ">", 0),)),))) == [((0,), "acme")]
+    assert solver_module.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("since", "=", "2012"),)),))) == []
+    assert not solver_module.holds(Condition("public", "<", 1), (("public", True),))
 
 
 def test_an_ask_wants_a_value_and_keeps_only_the_walks_that_end_where_it_has_one():
     graph = small_graph()
     founded = Query("ann", (Hop("works_at", "out"),), Ask("node", "founded"))
-    walks = benchmark.solve(graph, founded)
-    assert benchmark.gold_answers(graph, founded, walks) == ["1950", "1989"]
+    walks = solver_module.solve(graph, founded)
+    assert solver_module.gold_answers(graph, founded, walks) == ["1950", "1989"]
     population = Query("ann", (Hop("works_at", "out"), Hop("headquartered_in", "out")), Ask("node", "population"))
-    assert benchmark.gold_answers(graph, population, benchmark.solve(graph, population)) == ["0.5", "2.1"]
+    assert solver_module.gold_answers(graph, population, solver_module.solve(graph, population)) == ["0.5", "2.1"]
     edge = Query("cat", (Hop("works_at", "out"),), Ask("edge", "source_doc"))
-    assert benchmark.gold_answers(graph, edge, benchmark.solve(graph, edge)) == ["doc_7"]
-    assert benchmark.solve(graph, Query("oslo", (Hop("headquartered_in", "in"),), Ask("node", "public"))) == []
+    assert solver_module.gold_answers(graph, edge, solver_module.solve(graph, edge)) == ["doc_7"]
+    assert solver_module.solve(graph, Query("oslo", (Hop("headquartered_in", "in"),), Ask("node", "public"))) == []
 
 
 def test_property_questions_are_checked_and_scored_by_value(tmp_path):
@@ -347,11 +348,12 @@ def _ids_of(rows):
 def test_the_same_graph_from_any_file_gives_the_same_graph_and_prompts(tmp_path, extension):
     (tmp_path / f"g.{extension}").write_text(SOURCES[extension](SMALL), encoding="utf-8")
     (tmp_path / "g.json").write_text(SOURCES["json"](SMALL), encoding="utf-8")
-    read = benchmark.load_inputs(tmp_path / f"g.{extension}", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}))
+    read = benchmark.load_inputs(tmp_path / f"g.{extension}", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}),
+                                 inputs.read_graph_file)
     want = small_graph()
     assert benchmark.first_difference(benchmark.sorted_graph(want)[0], benchmark.sorted_graph(read.graph)[0]) is None
     assert read.graph.edges == want.edges and read.graph_format == next(
-        k for k, (exts, _) in benchmark.GRAPH_FORMATS.items() if f".{extension}" in exts)
+        k for k, (exts, _) in inputs.GRAPH_FORMATS.items() if f".{extension}" in exts)
     for flags in (["--graph-order", "sorted"], ["--generate-questions", "20", "--context", "khop"]):
         runs = []
         for name in ("g.json", f"g.{extension}"):
@@ -367,8 +369,9 @@ def test_the_same_graph_from_any_file_gives_the_same_graph_and_prompts(tmp_path,
 
 def test_the_tools_own_turtle_reads_back_as_the_graph_it_wrote(tmp_path):
     graph = small_graph()
-    (tmp_path / "g.ttl").write_text(benchmark.serialize_turtle(graph), encoding="utf-8")
-    read = benchmark.load_inputs(tmp_path / "g.ttl", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}))
+    (tmp_path / "g.ttl").write_text(formats.serialize_turtle(graph), encoding="utf-8")
+    read = benchmark.load_inputs(tmp_path / "g.ttl", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}),
+                                 inputs.read_graph_file)
     assert benchmark.first_difference(read.graph, graph) is None  # a set of triples: the same records
 
 
@@ -401,7 +404,7 @@ def test_graphml_of_lightrag_without_relations_reads_them_as_related_to_and_says
     g.add_edge("ACME", "PARIS", weight=2.0, description="Acme is based in Paris.", keywords="based in")
     networkx.write_graphml(g, tmp_path / "lightrag.graphml")
     problems = benchmark.Problems()
-    data, _, kind = benchmark.read_graph_file(tmp_path / "lightrag.graphml", None)
+    data, _, kind = inputs.read_graph_file(tmp_path / "lightrag.graphml", None)
     graph = benchmark.validate_graph(data, "g", problems)
     assert kind == "graphml" and not problems.lines
     assert graph.nodes == (Node("ACME", "ACME", "organization"), Node("PARIS", "PARIS", "geo"))
@@ -457,7 +460,7 @@ def test_graphml_whose_edge_ids_are_unique_keeps_them(tmp_path):
     text = ('<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="r" for="edge" attr.name="relation" '
             'attr.type="string"/><graph edgedefault="directed"><node id="a"/><node id="b"/><edge id="e7" source="a" target="b">'
             '<data key="r">R</data></edge><edge id="e9" source="b" target="a"><data key="r">S</data></edge></graph></graphml>')
-    data = benchmark.read_graphml(text, "g.graphml")
+    data = inputs.read_graphml(text, "g.graphml")
     assert [e.get("id") for e in data["edges"]] == ["e7", "e9"]
 
 
@@ -492,8 +495,8 @@ def test_size_report_shows_what_the_properties_cost_per_format(tmp_path):
     assert cost["json"]["with"] == sum(r["graph_tokens"] for r in rows if r["format"] == "json")
     for fmt in ("json", "tsv", "dsl"):  # an independent count of the same graphs without their properties
         contexts = [replace(c, graph=replace(c.graph, node_props=(), edge_props=()))
-                    for c in benchmark.input_contexts(benchmark.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
-                                                      benchmark.Plan([fmt], [], ["small"], ["original"], 1, None, 128000, 2026, False,
+                    for c in variants_contexts.input_contexts(benchmark.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
+                                                      matrix.Plan([fmt], [], ["small"], ["original"], 1, None, 128000, 2026, False,
                                                                      context="given"))[0]]
         bare = sum(benchmark.load_tokenizer("o200k_base").count(benchmark.serialized(fmt, c.graph)) for c in contexts)
         assert cost[fmt]["without"] == bare

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import GOLDEN, ROOT
 import benchmark
+from graphrag_format_benchmark import formats
 from benchmark import BenchmarkError, Edge, Graph, Node
 
 ALL_FORMATS = list(benchmark.FORMATS)
@@ -368,7 +369,7 @@ def test_any_graph_with_properties_round_trips(fmt, graph, data):
 def test_hand_written_json_with_properties_matches_json_dumps(graph, data):
     graph = replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
                               edge_props=tuple(data.draw(props) for _ in graph.edges))
-    assert benchmark.serialize_json(graph) == json.dumps(benchmark.graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True)
+    assert benchmark.serialize_json(graph) == json.dumps(formats.graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True)
 
 
 # ---- yaml: the bytes a model reads, whichever PyYAML dumper is installed, and what a YAML 1.2 reader makes of them
@@ -389,17 +390,17 @@ def test_yaml_bytes_are_the_same_from_the_c_and_the_pure_python_dumper(value):
     import yaml
     assert hasattr(yaml, "CSafeDumper"), "the pinned PyYAML wheel carries libyaml"
     graph = graph_with(value)
-    assert benchmark.serialize_yaml(graph) == benchmark.yaml_dump_whole(graph, dumper=yaml.SafeDumper)
+    assert formats.serialize_yaml(graph) == formats.yaml_dump_whole(graph, dumper=yaml.SafeDumper)
 
 
 @pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["Party \U0001F389", "yes", "null", "0x1F", ".inf", "1_000"], ids=repr)
 def test_a_yaml_1_2_reader_reads_the_strings_written(value):
     from ruamel.yaml import YAML
     graph = graph_with(value)
-    read = YAML(typ="safe", pure=True).load(benchmark.serialize_yaml(graph))
+    read = YAML(typ="safe", pure=True).load(formats.serialize_yaml(graph))
     assert [n["name"] for n in read["nodes"]] == [value, "Плейн"] and read["edges"][0]["relation"] == value
     for number in YAML_12:
-        assert f"'{number}'" in benchmark.serialize_yaml(graph_with(number))
+        assert f"'{number}'" in formats.serialize_yaml(graph_with(number))
 
 
 @pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["x" * 300, "a\nb\nc", "k: v", "- x", "? q", "'", "Party \U0001F389"], ids=repr)
@@ -408,34 +409,34 @@ def test_yaml_joined_record_by_record_is_the_whole_dump(value):
     with_props = replace(graph, node_props=((("k" * 200, value), (value or "p", 1.5)), (("flag", True), ("n", 1))),
                                    edge_props=((("when", None),), (("n", 1),), ((value or "q", False),)))
     for g in (graph, with_props):
-        assert benchmark.serialize_yaml(g) == benchmark.yaml_dump_whole(g)
+        assert formats.serialize_yaml(g) == formats.yaml_dump_whole(g)
 
 
 @settings(max_examples=100, deadline=None)
 @given(graph=graphs())
 def test_yaml_joined_is_the_whole_dump_on_any_graph(graph):
-    assert benchmark.serialize_yaml(graph) == benchmark.yaml_dump_whole(graph)
+    assert formats.serialize_yaml(graph) == formats.yaml_dump_whole(graph)
 
 
 def test_a_permuted_turtle_text_is_proven_from_the_checked_one_and_anything_else_is_parsed(monkeypatch):
     parsed = []
-    real_parse = benchmark.parse_turtle
-    monkeypatch.setitem(benchmark.FORMATS, "turtle", (benchmark.serialize_turtle, lambda t: parsed.append(t) or real_parse(t)))
+    real_parse = formats.parse_turtle
+    monkeypatch.setitem(benchmark.FORMATS, "turtle", (formats.serialize_turtle, lambda t: parsed.append(t) or real_parse(t)))
     nodes = tuple(Node(f"n{i}", f"Node {i}", "t") for i in range(6))
     edges = tuple(Edge(f"n{i}", "R", f"n{(i + 1) % 6}") for i in range(6))
     graph = Graph(nodes, edges)
     proven: dict = {}
     for order in ([0, 1, 2, 3, 4, 5], [5, 3, 1, 0, 2, 4], [2, 0, 4, 1, 5, 3]):  # three edge orders of one context
         shown = graph.pick(order)
-        benchmark.check_roundtrip_once("turtle", shown, benchmark.serialized("turtle", shown), proven)
+        formats.check_roundtrip_once("turtle", shown, benchmark.serialized("turtle", shown), proven)
     assert len(parsed) == 1  # the first parsed; the others are its statement lines in another order
     other = Graph(nodes, edges[:5])  # other records: parsed
-    benchmark.check_roundtrip_once("turtle", other, benchmark.serialized("turtle", other), proven)
+    formats.check_roundtrip_once("turtle", other, benchmark.serialized("turtle", other), proven)
     assert len(parsed) == 2
     multi = Graph((Node("a", "two\nlines", "t"), Node("b", "B", "t")), (Edge("a", "R", "b"),))  # a long string: always parsed
     proven = {}
     for _ in range(2):
-        benchmark.check_roundtrip_once("turtle", multi, benchmark.serialized("turtle", multi), proven)
+        formats.check_roundtrip_once("turtle", multi, benchmark.serialized("turtle", multi), proven)
     assert len(parsed) == 4 and proven == {}
 
 
@@ -443,34 +444,34 @@ def test_a_permuted_turtle_text_with_a_statement_changed_is_parsed_and_fails(mon
     nodes = tuple(Node(f"n{i}", f"Node {i}", "t") for i in range(4))
     graph = Graph(nodes, tuple(Edge(f"n{i}", "R", f"n{i + 1}") for i in range(3)))
     proven: dict = {}
-    benchmark.check_roundtrip_once("turtle", graph, benchmark.serialized("turtle", graph), proven)
+    formats.check_roundtrip_once("turtle", graph, benchmark.serialized("turtle", graph), proven)
     shown = graph.pick([2, 1, 0])
     broken = benchmark.serialized("turtle", shown).replace("r:R n:n1 .", "r:R n:n3 .")  # what a faulty serializer could write
     with pytest.raises(BenchmarkError, match="round-trip check failed for format turtle: edge"):
-        benchmark.check_roundtrip_once("turtle", shown, broken, proven)
+        formats.check_roundtrip_once("turtle", shown, broken, proven)
 
 
 def test_a_permuted_yaml_text_is_proven_from_the_checked_one_unless_an_anchor_could_tie_its_items(monkeypatch):
     parsed = []
-    real_parse = benchmark.parse_yaml
-    monkeypatch.setitem(benchmark.FORMATS, "yaml", (benchmark.serialize_yaml, lambda t: parsed.append(t) or real_parse(t)))
+    real_parse = formats.parse_yaml
+    monkeypatch.setitem(benchmark.FORMATS, "yaml", (formats.serialize_yaml, lambda t: parsed.append(t) or real_parse(t)))
     nodes = tuple(Node(f"n{i}", f"Node {i}\nsecond line" if i == 2 else f"Node {i}", "t") for i in range(5))
     graph = Graph(nodes, tuple(Edge(f"n{i}", "R", f"n{(i + 2) % 5}") for i in range(5)))
     proven: dict = {}
     for order in ([0, 1, 2, 3, 4], [4, 2, 0, 3, 1]):
         shown = graph.pick(order)
-        benchmark.check_roundtrip_once("yaml", shown, benchmark.serialized("yaml", shown), proven)
+        formats.check_roundtrip_once("yaml", shown, benchmark.serialized("yaml", shown), proven)
     assert len(parsed) == 1  # a multi-line name stays inside its item: its continuation lines are indented
-    keys, items = benchmark.yaml_items(benchmark.serialized("yaml", graph))
+    keys, items = formats.yaml_items(benchmark.serialized("yaml", graph))
     assert keys == ("nodes:", "edges:") and sum(items.values()) == 10
-    assert benchmark.yaml_items("nodes:\n- &a {id: x}\nedges: []") is None  # an anchor: parsed every time
+    assert formats.yaml_items("nodes:\n- &a {id: x}\nedges: []") is None  # an anchor: parsed every time
     shown = graph.pick([1, 0, 2, 3, 4])
     broken = benchmark.serialized("yaml", shown).replace("target: n3", "target: n4", 1)
     with pytest.raises(BenchmarkError, match="round-trip check failed for format yaml: edge"):
-        benchmark.check_roundtrip_once("yaml", shown, broken, proven)
+        formats.check_roundtrip_once("yaml", shown, broken, proven)
 
 
-@pytest.mark.parametrize("fmt", sorted(benchmark.PERMUTATION_PROOFS))
+@pytest.mark.parametrize("fmt", sorted(formats.PERMUTATION_PROOFS))
 @settings(max_examples=150, deadline=None)
 @given(graph=graphs(), seed=st.integers(0, 1000))
 def test_what_a_permutation_proof_rests_on_holds_for_any_graph(fmt, graph, seed):
@@ -481,7 +482,7 @@ def test_what_a_permutation_proof_rests_on_holds_for_any_graph(fmt, graph, seed)
     order = list(range(len(graph.edges)))
     random.Random(seed).shuffle(order)
     first, second = benchmark.serialized(fmt, graph), benchmark.serialized(fmt, graph.pick(order))
-    parts = benchmark.PERMUTATION_PROOFS[fmt]
+    parts = formats.PERMUTATION_PROOFS[fmt]
     if parts(first) is not None and parts(first) == parts(second):
         parse = benchmark.FORMATS[fmt][1]
         assert benchmark.first_difference(parse(first), parse(second)) is None

@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, run_cli, run_stderr
 from fake_openai import FakeOpenAI, TcpServer
 import benchmark
-from graphrag_format_benchmark import measure, options
+from graphrag_format_benchmark import leakage, measure, options
 from graphrag_format_benchmark.runner import config, send, transport
 
 sys.path.insert(0, str(ROOT / "tests"))
@@ -313,5 +313,5 @@ def test_file_names_are_checked_once_each_not_against_every_question(tmp_path):
     names = [f"prompt.small.original.p0.A.json.q{i}.txt" for i in range(4000)]
     qs = tuple(benchmark.Question(q["id"], q["question"], (q["answer"],), (), False) for q in questions)
     started = time.process_time()
-    checks = benchmark.leakage_checks(qs, [], benchmark.ARTICLE_TEMPLATE, names)
+    checks = leakage.leakage_checks(qs, [], benchmark.ARTICLE_TEMPLATE, names)
     assert time.process_time() - started < 30 and next(c for c in checks if c["check"] == "file_names_have_no_answer")["result"] == "pass"

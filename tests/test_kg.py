@@ -14,8 +14,10 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import grown, ROOT, run_cli
 import benchmark
-from graphrag_format_benchmark import charts, gate, measure, options, scoring, statistics
+from graphrag_format_benchmark import (charts, gate, inputs as inputs_module, leakage, matrix, measure, options,
+                                       questions as questions_module, scoring, solver, statistics, wording)
 from graphrag_format_benchmark.runner import send
+from graphrag_format_benchmark.variants import contexts, distractors, names as variants_names, pseudonyms
 from benchmark import Edge, Graph, Node
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -202,7 +204,7 @@ def test_leakage_warn_records_the_warning_and_measures(tmp_path, capsys):
     ("prompt.json.q1.txt", "q1", True), ("prompt.json.q11.txt", "q1", False),
 ])
 def test_leakage_matches_whole_words_only(text, needle, found):
-    assert benchmark.mentions(text, needle) is found
+    assert leakage.mentions(text, needle) is found
 
 
 # ---- prompt languages
@@ -272,7 +274,7 @@ def test_counting_by_parts_equals_a_full_count(names, question, fmt, language, e
     names = [unicodedata.normalize("NFC", n) for n in names]
     nodes = tuple(Node(f"n{i}{n}", n, n or "t") for i, n in enumerate(names))
     edges = tuple(Edge(nodes[i].id, names[i], nodes[-1 - i].id) for i in range(len(nodes)))
-    template = benchmark.load_template(language)
+    template = inputs_module.load_template(language)
     shown = benchmark.FormattedGraph(template, fmt, benchmark.serialized(fmt, Graph(nodes, edges)))
     tokenizer, counts = TOKENIZERS[encoding], benchmark.TokenCounts()
     prompt = template.render(fmt, shown.text, question)
@@ -308,7 +310,7 @@ def surface(names, ids):
                 any(c.isupper() for c in i))
 
     shares = {}
-    for label, values in (("script", [benchmark.script(n) for n in names]), ("casing", [casing(n) for n in names]),
+    for label, values in (("script", [variants_names.script(n) for n in names]), ("casing", [casing(n) for n in names]),
                           ("id", [shape(i) for i in ids])):
         for key, n in collections.Counter(values).items():
             shares[(label, key)] = n / len(values)
@@ -354,12 +356,12 @@ def test_distractors_match_the_input_surface_within_ten_points(make, canonical):
         data, qdata = make()
         graph = benchmark.validate_graph(data, "g", problems)
         questions = benchmark.validate_questions(qdata, "q", benchmark.GraphScope(len(graph.edges), {n.id for n in graph.nodes}, {}), problems)
-        benchmark.check_questions(graph, questions, "q", problems)
+        solver.check_questions(graph, questions, "q", problems)
         bad = set(problems.questions())
         questions = tuple(q for q in questions if q.id not in bad)
-    stream = benchmark.Distractors(graph, questions, 11)
+    stream = distractors.Distractors(graph, questions, 11)
     variant = grown(graph, questions, stream, "medium", stream.medium, 11)
-    benchmark.preflight_solver(variant)
+    solver.preflight_solver(variant)
     new = [n for n in variant.contexts[0].graph.nodes if n not in graph.nodes]
     assert len(new) >= 15
     before = surface([n.name for n in graph.nodes], [n.id for n in graph.nodes])
@@ -404,7 +406,7 @@ def test_generated_questions_are_spread_proven_and_reproducible(tmp_path):
     positives = [q for q in questions if not q["insufficient"]]
     assert all(q["question"].endswith(". Which nodes do you reach? Name any one of them." if "answer_ids" in q else ". Which node do you reach?")
                for q in positives)
-    assert all(len(q.get("answer_ids", [None])) <= benchmark.MAX_ANSWERS for q in positives)
+    assert all(len(q.get("answer_ids", [None])) <= questions_module.MAX_ANSWERS for q in positives)
     table = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) for e in table} == {(1.0, 1.0, 1.0)}
     assert run_cli(*argv, "--out", str(tmp_path / "b")).returncode == 0
@@ -507,8 +509,8 @@ def test_generated_abstentions_are_near_misses_a_schema_cannot_refuse(tmp_path, 
 
 def test_question_text_quotes_a_name_with_quotes_in_other_quotes():
     hops = [benchmark.Hop("DIRECTED", "in")]
-    assert benchmark.question_text("en", 'The "Best" Film', hops) == "Start at 'The \"Best\" Film'. Follow DIRECTED backwards. Which node do you reach?"
-    assert benchmark.question_text("ru", "Кафе «Уют»", hops, several=True) == (
+    assert wording.question_text("en", 'The "Best" Film', hops) == "Start at 'The \"Best\" Film'. Follow DIRECTED backwards. Which node do you reach?"
+    assert wording.question_text("ru", "Кафе «Уют»", hops, several=True) == (
         'Начни с "Кафе «Уют»". Пройди по DIRECTED в обратную сторону. Какие узлы получатся? Назови любой из них.')
 
 
@@ -594,7 +596,7 @@ def scripted_run(tmp_path, answer_of, *flags):
     plan = options.make_plan(args)
     spec = options.make_generate_spec(args, plan)
     inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,
-                                   benchmark.question_drawer(spec) if spec else None)
+                                   questions_module.question_drawer(spec) if spec else None)
     answers = {item.prompt(): answer_of(item) for item in measure.measure(inputs, plan).items}
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     try:
@@ -616,7 +618,7 @@ def test_a_model_wrong_everywhere_gets_no_verdict_and_no_recommendation(tmp_path
 
 def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_shows_where(tmp_path):
     def answer_of(item):
-        wrong = item.row["format"] == "dsl" and benchmark.hop_bucket(item.question) == "3"
+        wrong = item.row["format"] == "dsl" and matrix.hop_bucket(item.question) == "3"
         return "{}" if wrong else json.dumps(send.solver_answer(item), ensure_ascii=False)
 
     assert scripted_run(tmp_path, answer_of, *gate_inputs(tmp_path, 80), "--tolerance", "0.1") == 0
@@ -698,7 +700,7 @@ def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verd
               "path_exact_spread": None} for f, t in (("json", 900), ("dsl", 450))]
     (v,) = gate.verdicts(scored, table, "json", 0.05)
     assert v["verdict"] == "undecided" and v["blocked_by"][0].startswith("1 request(s) of dsl and json failed")
-    note = {benchmark.GroupKey("e", "small", "original", "B"): "e · small · original: at --budget 900 ... cannot tell the formats apart"}
+    note = {matrix.GroupKey("e", "small", "original", "B"): "e · small · original: at --budget 900 ... cannot tell the formats apart"}
     (v,) = gate.verdicts(scored, table, "json", 0.05, note)
     assert v["blocked_by"][0].endswith("cannot tell the formats apart")
     assert gate.recommendation([v], "json").startswith("no recommendation: e · small · original: at --budget 900")
@@ -888,7 +890,7 @@ def test_a_real_entity_named_gold_runs_and_a_marker_id_stops_naming_the_graph_an
     (Node("correctAnswer", "Kazan", "city"), ["answer", "correct"]), (Node("golden_gate", "Golden Gate", "bridge"), []),
 ])
 def test_leaky_markers(node, markers):
-    assert benchmark.leaky_markers(node) == markers
+    assert leakage.leaky_markers(node) == markers
 
 
 def test_skipped_questions_are_named_on_stdout_and_in_results(tmp_path, capsys):
@@ -980,7 +982,7 @@ def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right
     assert {e["ids"] for e in results["aggregates"]} == {"original", "pseudonyms"}  # side by side, the same questions
     assert {e["path_exact"]["rate"] for e in results["aggregates"] if e["mode"] == "A"} == {1.0}
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["config"]["pseudonyms"]["seed"] == benchmark.DEFAULT_SEED
+    assert manifest["config"]["pseudonyms"]["seed"] == contexts.DEFAULT_SEED
     assert set(manifest["config"]["pseudonyms"]["mapping_sha256"]) == {"small", "medium"}
     renamed = json.loads((out / "questions.small.pseudonyms.json").read_text(encoding="utf-8"))
     again = json.loads((out / "questions.small.original.json").read_text(encoding="utf-8"))
@@ -998,11 +1000,11 @@ def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right
 ])
 def test_a_pseudonymized_question_is_said_to_still_name_only_a_real_leftover(question, names, left):
     nodes = tuple(Node(f"n{k}", name, "t") for k, name in enumerate(names))
-    assert benchmark.still_named(question, nodes) == left
+    assert pseudonyms.still_named(question, nodes) == left
 
 
 def test_a_name_shape_with_more_title_case_words_than_pools_is_no_crash():
-    vocabulary = benchmark.Vocabulary(["Ann Bob Cat Dan Eve Fay Gus", "Bob Ann Dan Cat Fay Eve Hal"])
+    vocabulary = variants_names.Vocabulary(["Ann Bob Cat Dan Eve Fay Gus", "Bob Ann Dan Cat Fay Eve Hal"])
     assert vocabulary.draw(random.Random(1)).count(" ") == 6
 
 
@@ -1036,11 +1038,11 @@ def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type
     ("part_of", "part of", "state"),
 ])
 def test_relation_phrases_come_from_relation_names(relation, words, kind):
-    assert benchmark.derive_phrase(relation) == benchmark.Phrase(words, kind)
+    assert wording.derive_phrase(relation) == wording.Phrase(words, kind)
 
 
 def _phrases(mapping=None):
-    return lambda relation: (mapping or {}).get(relation) or benchmark.derive_phrase(relation)
+    return lambda relation: (mapping or {}).get(relation) or wording.derive_phrase(relation)
 
 
 @pytest.mark.parametrize("start, hops, expected", [
@@ -1058,39 +1060,39 @@ def _phrases(mapping=None):
      "What is the nationality of the fictional characters created by Stan Lee?"),
 ])
 def test_natural_questions_read_as_a_user_asks(start, hops, expected):
-    assert benchmark.natural_question(start, [benchmark.Hop(r, d) for r, d in hops], _phrases()) == expected
+    assert wording.natural_question(start, [benchmark.Hop(r, d) for r, d in hops], _phrases()) == expected
 
 
 def test_natural_questions_with_conditions_asks_sets_and_a_phrase_map():
     since = benchmark.Hop("LEADS", "out", (benchmark.Condition("since", "<=", 2010),))
-    assert benchmark.natural_question("Irina", [since], _phrases()) == "What does Irina lead (counting only links whose since is at most 2010)?"
+    assert wording.natural_question("Irina", [since], _phrases()) == "What does Irina lead (counting only links whose since is at most 2010)?"
     ask = benchmark.Ask("node", "founded")
-    assert (benchmark.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=ask, dated=lambda k: True)
+    assert (wording.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=ask, dated=lambda k: True)
             == "When was the one Irina leads founded?")
     two = [benchmark.Hop("LEADS", "out"), benchmark.Hop("USES", "out")]
-    assert (benchmark.natural_question("Irina", two, _phrases(), ask=ask, dated=lambda k: True)
+    assert (wording.natural_question("Irina", two, _phrases(), ask=ask, dated=lambda k: True)
             == "Irina leads something. That one uses something. When was that one founded?")
-    assert (benchmark.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=ask)
+    assert (wording.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=ask)
             == 'What is the value of "founded" for the one Irina leads?')
-    assert (benchmark.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=benchmark.Ask("node", "population"))
+    assert (wording.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=benchmark.Ask("node", "population"))
             == "What is the population of the one Irina leads?")
-    assert (benchmark.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=benchmark.Ask("edge", "since"))
+    assert (wording.natural_question("Irina", [benchmark.Hop("LEADS", "out")], _phrases(), ask=benchmark.Ask("edge", "since"))
             == "What is the since of the leads link from Irina?")
-    assert (benchmark.natural_question("Vector", [benchmark.Hop("DEVELOPED_BY", "in")], _phrases(), several=True)
+    assert (wording.natural_question("Vector", [benchmark.Hop("DEVELOPED_BY", "in")], _phrases(), several=True)
             == "What is developed by Vector? (There may be several; name any one.)")
-    pair = {"DEVELOPED_BY": benchmark.Phrase("developer", "pair", "product")}
+    pair = {"DEVELOPED_BY": wording.Phrase("developer", "pair", "product")}
     hops = [benchmark.Hop("DEVELOPED_BY", "in"), benchmark.Hop("DEVELOPED_BY", "out")]
-    assert benchmark.natural_question("Vector", hops, _phrases(pair)) == "What is the developer of the product of Vector?"
+    assert wording.natural_question("Vector", hops, _phrases(pair)) == "What is the developer of the product of Vector?"
 
 
 def test_relation_phrases_file(tmp_path):
     path = tmp_path / "phrases.tsv"
     path.write_text("# relation, phrase, inverse\nDEVELOPED_BY\tdeveloper\tproduct\n\nLEADS\tleads\n", encoding="utf-8")
-    assert benchmark.read_relation_phrases(path) == {"DEVELOPED_BY": benchmark.Phrase("developer", "pair", "product"),
-                                                     "LEADS": benchmark.Phrase("leads", "act")}
+    assert wording.read_relation_phrases(path) == {"DEVELOPED_BY": wording.Phrase("developer", "pair", "product"),
+                                                     "LEADS": wording.Phrase("leads", "act")}
     path.write_text("DEVELOPED_BY developer\n", encoding="utf-8")
     with pytest.raises(benchmark.BenchmarkError) as e:
-        benchmark.read_relation_phrases(path)
+        wording.read_relation_phrases(path)
     assert str(e.value) == (f"{benchmark.display(path)} line 1: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse phrase', "
                             "tab-separated, each field not empty")
 
@@ -1145,7 +1147,7 @@ def test_role_groups_read_kinds_from_the_relations_of_an_untyped_graph():
     raw = people_graph_by_hand()
     graph = benchmark.Graph(tuple(benchmark.Node(n["id"], n["name"], n["type"]) for n in raw["nodes"]),
                             tuple(benchmark.Edge(e["source"], e["relation"], e["target"]) for e in raw["edges"]))
-    groups = benchmark.role_groups(graph)
+    groups = pseudonyms.role_groups(graph)
     by_group = {}
     for node, group in groups.items():
         by_group.setdefault(group, set()).add(node)
@@ -1156,13 +1158,13 @@ def test_role_groups_read_kinds_from_the_relations_of_an_untyped_graph():
                                                             {"meningitis", "drowning", "heart_failure"},
                                                             {"celle_ligure", "saint_petersburg", "den_haag"}], key=sorted)
     assert groups["ana_ruiz"] == "<cause_of_death" and groups["male"] == "gender>"
-    assert benchmark.role_groups(graph) == groups  # no draw: the same every time
+    assert pseudonyms.role_groups(graph) == groups  # no draw: the same every time
 
 
 def test_head_words_are_the_last_words_of_a_groups_names_not_its_function_words():
     names = ["chartered accountant", "saint petersburg", "celle ligure", "den haag", "novelist", "gioia dei marsi", "mount of olives",
              "city of london"] + [f"x{k} of y" for k in range(60)]
-    assert benchmark.head_words(names) == ["accountant", "haag", "ligure", "london", "marsi", "olives", "petersburg"]
+    assert variants_names.head_words(names) == ["accountant", "haag", "ligure", "london", "marsi", "olives", "petersburg"]
 
 
 def test_one_word_pseudonyms_are_other_names_of_their_group_never_a_blend_nor_another_kind(tmp_path):
@@ -1199,7 +1201,7 @@ def test_one_word_distractors_of_an_untyped_graph_are_real_words_of_their_kind_n
     made = [n["name"] for n in json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))["nodes"]
             if n["id"] not in {m["id"] for m in nodes}]
     one_word = [n for n in made if " " not in n]
-    allowed = set(benchmark.KIND_POOLS["country"]) | {"failure", "cancer", "zealand", "emirates"}
+    allowed = set(variants_names.KIND_POOLS["country"]) | {"failure", "cancer", "zealand", "emirates"}
     assert one_word and set(one_word) <= allowed and not set(one_word) & {n for n in countries + causes}
 
 
@@ -1218,5 +1220,5 @@ def test_one_word_pseudonyms_of_a_known_kind_stay_of_that_kind(tmp_path):
     assert done.returncode == 0, done.stderr
     renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
     by_old = dict(zip((n["id"] for n in nodes), renamed))
-    assert all(by_old[c]["name"] in benchmark.KIND_POOLS["country"] and by_old[c]["name"] not in countries for c in countries)
-    assert all(by_old[j]["name"] in benchmark.KIND_POOLS["profession"] and by_old[j]["name"] not in jobs for j in jobs)
+    assert all(by_old[c]["name"] in variants_names.KIND_POOLS["country"] and by_old[c]["name"] not in countries for c in countries)
+    assert all(by_old[j]["name"] in variants_names.KIND_POOLS["profession"] and by_old[j]["name"] not in jobs for j in jobs)

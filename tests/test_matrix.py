@@ -8,12 +8,13 @@ import pytest
 
 from conftest import grown, ROOT, run_cli
 import benchmark
-from graphrag_format_benchmark import progress
+from graphrag_format_benchmark import matrix, progress, solver
+from graphrag_format_benchmark.variants import contexts, distractors, ids as variants_ids
 from benchmark import BenchmarkError, Edge, Graph, Hop, Query
 
 O200K = None
 
-THIRTEEN = benchmark.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())  # 13 edges
+THIRTEEN = contexts.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())  # 13 edges
 
 
 def tokenizer():
@@ -25,10 +26,10 @@ def tokenizer():
 def plan(**overrides):
     options = dict(
         formats=list(benchmark.ARTICLE_FORMATS), tokenizers=[tokenizer()], sizes=["small"], ids=["original"],
-        permutations=1, budget=None, context_window=128000, seed=benchmark.DEFAULT_SEED, write_prompts=False,
+        permutations=1, budget=None, context_window=128000, seed=contexts.DEFAULT_SEED, write_prompts=False,
     )
     options.update(overrides)
-    return benchmark.Plan(**options)
+    return matrix.Plan(**options)
 
 
 # ---- the control solver
@@ -36,19 +37,19 @@ def plan(**overrides):
 
 def test_solver_finds_each_gold_path_of_the_article(canonical):
     for q in canonical.questions:
-        found = benchmark.solve(canonical.graph, q.query)
+        found = solver.solve(canonical.graph, q.query)
         assert found == ([] if q.insufficient else [(q.paths[0], q.answer_ids[0])]), q.id
 
 
 def test_solver_follows_in_hops_backwards_without_turning_edges_around():
     edges = Graph((), (Edge("org", "LOCATED_IN", "city"),))
-    assert benchmark.solve(edges, Query("city", (Hop("LOCATED_IN", "in"),))) == [((0,), "org")]
-    assert benchmark.solve(edges, Query("city", (Hop("LOCATED_IN", "out"),))) == []
+    assert solver.solve(edges, Query("city", (Hop("LOCATED_IN", "in"),))) == [((0,), "org")]
+    assert solver.solve(edges, Query("city", (Hop("LOCATED_IN", "out"),))) == []
 
 
 def test_solver_may_pass_an_edge_again_when_the_hops_lead_back_over_it():
     edges = Graph((), (Edge("a", "R", "b"), Edge("c", "R", "b")))  # a and c are both parents of b
-    siblings = benchmark.solve(edges, Query("a", (Hop("R", "out"), Hop("R", "in"))))
+    siblings = solver.solve(edges, Query("a", (Hop("R", "out"), Hop("R", "in"))))
     assert siblings == [((0, 0), "a"), ((0, 1), "c")]
 
 
@@ -56,9 +57,9 @@ def test_preflight_names_question_variant_and_paths(canonical):
     broken = tuple(
         replace(q, paths=((0, 3, 6, 11),)) if q.id == "q1" else q for q in canonical.questions
     )
-    variant = benchmark.shared_variant(canonical.graph, broken)
+    variant = contexts.shared_variant(canonical.graph, broken)
     with pytest.raises(BenchmarkError) as caught:
-        benchmark.preflight_solver(variant)
+        solver.preflight_solver(variant)
     assert str(caught.value) == (
         "control solver disagrees with question q1 on graph variant small/original: the query finds 1 complete "
         "path(s), the question lists 1 gold path(s); found but not listed: [0, 3, 6, 10] (person_irina -LEADS-> "
@@ -71,10 +72,10 @@ def test_preflight_names_question_variant_and_paths(canonical):
 
 def test_preflight_catches_a_completed_abstention(canonical):
     graph = Graph(canonical.graph.nodes, canonical.graph.edges + (Edge("org_north", "LOCATED_IN", "city_tomsk"),))
-    variant = benchmark.shared_variant(graph, canonical.questions)
+    variant = contexts.shared_variant(graph, canonical.questions)
     with pytest.raises(BenchmarkError, match=r"question q6 on graph variant small/original: an abstention question, but the "
                        r"query finds 1 complete path\(s\): \[9, 13\] \(method_hybrid -DEVELOPED_BY-> org_north, "):
-        benchmark.preflight_solver(variant)
+        solver.preflight_solver(variant)
 
 
 # ---- distractors
@@ -82,8 +83,8 @@ def test_preflight_catches_a_completed_abstention(canonical):
 
 @pytest.fixture(scope="module")
 def medium(canonical):
-    stream = benchmark.Distractors(canonical.graph, canonical.questions, benchmark.DEFAULT_SEED)
-    return stream, grown(canonical.graph, canonical.questions, stream, "medium", stream.medium, benchmark.DEFAULT_SEED)
+    stream = distractors.Distractors(canonical.graph, canonical.questions, contexts.DEFAULT_SEED)
+    return stream, grown(canonical.graph, canonical.questions, stream, "medium", stream.medium, contexts.DEFAULT_SEED)
 
 
 def test_medium_has_ten_to_twenty_branches_per_start_node(canonical, medium):
@@ -98,7 +99,7 @@ def test_medium_has_ten_to_twenty_branches_per_start_node(canonical, medium):
         per_anchor[touching[0]] += 1
         assert all(n.id not in original for n in nodes)
     assert all(10 <= n <= 20 for n in per_anchor.values()), per_anchor
-    benchmark.preflight_solver(variant)
+    solver.preflight_solver(variant)
 
 
 def test_distractors_look_like_the_data_and_never_reuse_a_name(canonical, medium):
@@ -125,15 +126,15 @@ def test_gold_edges_are_interleaved_and_paths_follow_them(canonical, medium):
 
 
 def test_stream_prefix_is_stable(canonical):
-    a = benchmark.Distractors(canonical.graph, canonical.questions, 7)
-    b = benchmark.Distractors(canonical.graph, canonical.questions, 7)
+    a = distractors.Distractors(canonical.graph, canonical.questions, 7)
+    b = distractors.Distractors(canonical.graph, canonical.questions, 7)
     first = a.first(50)
     assert b.first(200)[:50] == first
-    assert benchmark.Distractors(canonical.graph, canonical.questions, 8).first(50) != first
+    assert distractors.Distractors(canonical.graph, canonical.questions, 8).first(50) != first
 
 
 def test_when_names_run_out_fewer_branches_are_made_never_numbered_or_repeated(canonical, capsys):
-    stream = benchmark.Distractors(canonical.graph, canonical.questions, 1)
+    stream = distractors.Distractors(canonical.graph, canonical.questions, 1)
     branches = stream.first(2000)
     names = [n.name for b in branches for n in b.nodes]
     assert 300 < len(branches) < 2000 and stream.first(5000) == branches  # all there can be
@@ -148,25 +149,25 @@ def test_when_names_run_out_fewer_branches_are_made_never_numbered_or_repeated(c
 
 
 def test_short_ids_rename_everything_consistently(canonical):
-    base = benchmark.shared_variant(canonical.graph, canonical.questions)
-    short = benchmark.with_short_ids(base, 3)
+    base = contexts.shared_variant(canonical.graph, canonical.questions)
+    short = variants_ids.with_short_ids(base, 3)
     assert sorted(n.id for n in short.contexts[0].graph.nodes) == sorted(f"n{i}" for i in range(1, 15))
     assert [n.name for n in short.contexts[0].graph.nodes] == [n.name for n in canonical.graph.nodes]
     back = {n.id: old.id for n, old in zip(short.contexts[0].graph.nodes, canonical.graph.nodes)}
     assert [Edge(back[e.source], e.relation, back[e.target]) for e in short.contexts[0].graph.edges] == list(canonical.graph.edges)
     q1 = short.questions[0]
     assert back[q1.answer_ids[0]] == "city_kazan" and back[q1.query.start] == "person_irina"
-    benchmark.preflight_solver(short)
-    assert benchmark.with_short_ids(base, 3) == short
-    assert benchmark.with_short_ids(base, 4) != short
+    solver.preflight_solver(short)
+    assert variants_ids.with_short_ids(base, 3) == short
+    assert variants_ids.with_short_ids(base, 4) != short
 
 
 def test_permutation_zero_is_canonical_and_others_are_seeded():
-    assert benchmark.edge_order(THIRTEEN, "small", 0, 1) == list(range(13))
-    p1 = benchmark.edge_order(THIRTEEN, "small", 1, 1)
+    assert contexts.edge_order(THIRTEEN, "small", 0, 1) == list(range(13))
+    p1 = contexts.edge_order(THIRTEEN, "small", 1, 1)
     assert sorted(p1) == list(range(13)) and p1 != list(range(13))
-    assert benchmark.edge_order(THIRTEEN, "small", 1, 1) == p1
-    assert benchmark.edge_order(THIRTEEN, "small", 2, 1) != p1
+    assert contexts.edge_order(THIRTEEN, "small", 1, 1) == p1
+    assert contexts.edge_order(THIRTEEN, "small", 2, 1) != p1
 
 
 # ---- mode B packing and the large size
@@ -179,10 +180,10 @@ def test_largest_fitting_finds_the_boundary_in_few_calls():
         calls.append(k)
         return 7 * k + (k % 3)
 
-    assert benchmark.largest_fitting(f, 700, 0, 0, 10_000, 70_001) == (99, 693)
+    assert matrix.largest_fitting(f, 700, 0, 0, 10_000, 70_001) == (99, 693)
     assert len(calls) <= 8
     calls.clear()
-    assert benchmark.cut_near(f, 700, 99, 0, 0, None, None) == (99, 693)
+    assert matrix.cut_near(f, 700, 99, 0, 0, None, None) == (99, 693)
     assert calls == [99, 100]
 
 
@@ -195,7 +196,7 @@ def rebuild(out, row):
     shown = tuple(graph.edges[i] for i in order)
 
     def prompt(k):
-        sub = benchmark.subgraph(Graph(graph.nodes, shown[:k]))
+        sub = contexts.subgraph(Graph(graph.nodes, shown[:k]))
         return sub, benchmark.ARTICLE_TEMPLATE.render(row["format"], benchmark.serialized(row["format"], sub), questions[row["question_id"]]["question"])
 
     return shown, prompt
@@ -292,8 +293,8 @@ def test_large_fills_the_context_window_with_the_most_compact_format(canonical, 
     assert all(worst[f] > 20000 for f in worst if f != compact)
     manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
     n = manifest["config"]["large_branches"]
-    stream = benchmark.Distractors(canonical.graph, canonical.questions, benchmark.DEFAULT_SEED)
-    bigger = grown(canonical.graph, canonical.questions, stream, "large", n + 1, benchmark.DEFAULT_SEED)
+    stream = distractors.Distractors(canonical.graph, canonical.questions, contexts.DEFAULT_SEED)
+    bigger = grown(canonical.graph, canonical.questions, stream, "large", n + 1, contexts.DEFAULT_SEED)
     prompts = [benchmark.ARTICLE_TEMPLATE.render(compact, benchmark.serialized(compact, bigger.contexts[0].graph), q.question) for q in canonical.questions]
     assert max(tokenizer().count(p) for p in prompts) > 20000
     assert {r["encoding"] for r in rows} == {"o200k_base", "cl100k_base"}

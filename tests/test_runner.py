@@ -19,14 +19,15 @@ from conftest import ROOT, run_stderr
 from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 import benchmark
 from graphrag_format_benchmark import (measure, options, pipeline, progress, results as results_module, scoring,
-                                       statistics)
+                                       solver, statistics)
 from graphrag_format_benchmark.runner import (config as runner_config, endpoint, jobs as runner_jobs, pacing, send,
                                               transport)
+from graphrag_format_benchmark.variants import contexts
 from benchmark import Edge
 
 SECRET = "sk-test-secret-4f1c9a"
 
-THIRTEEN = benchmark.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())  # 13 edges
+THIRTEEN = contexts.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())  # 13 edges
 
 
 @pytest.fixture(autouse=True)
@@ -98,7 +99,7 @@ def test_reversed_edge_in_evidence(small):
 
 def test_index_of_the_right_edge_in_another_permutation(small):
     graph, q = small
-    order = benchmark.edge_order(THIRTEEN, "small", 1, benchmark.DEFAULT_SEED)
+    order = contexts.edge_order(THIRTEEN, "small", 1, contexts.DEFAULT_SEED)
     wrong = [order.index(i) for i in (0, 3, 6, 10)]  # where the gold edges sit in permutation 1
     scores = scoring.score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
     hits = len(set(wrong) & {0, 3, 6, 10})
@@ -148,9 +149,9 @@ def test_index_out_of_range(small):
 
 
 def test_walk_ends():
-    assert benchmark.walk_ends([Edge("a", "R", "b"), Edge("c", "S", "b")]) == {"c"}
-    assert benchmark.walk_ends([Edge("a", "R", "b"), Edge("c", "S", "d")]) == set()
-    assert benchmark.walk_ends([Edge("a", "R", "b")]) == {"a", "b"}
+    assert solver.walk_ends([Edge("a", "R", "b"), Edge("c", "S", "b")]) == {"c"}
+    assert solver.walk_ends([Edge("a", "R", "b"), Edge("c", "S", "d")]) == set()
+    assert solver.walk_ends([Edge("a", "R", "b")]) == {"a", "b"}
 
 
 def test_wilson():
@@ -874,7 +875,7 @@ def test_temperature_and_seed_none_are_left_out_and_reasoning_effort_is_sent(ser
     assert run(server, tmp_path, "--limit", "1", "--temperature", "none", "--seed", "none", "--reasoning-effort", "low") == 0
     body = server.requests[0]["body"]
     assert "temperature" not in body and "seed" not in body and body["reasoning_effort"] == "low"
-    assert json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"] == benchmark.DEFAULT_SEED
+    assert json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"] == contexts.DEFAULT_SEED
 
 
 def test_an_answer_cut_by_the_output_cap_is_counted_with_its_reason(server, tmp_path, capsys):

@@ -21,8 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from benchmark import HOP_BUCKETS, BenchmarkError, display, hop_bucket
+from benchmark import BenchmarkError, display
 
+from ..matrix import HOP_BUCKETS, hop_bucket
 from ..progress import Progress
 from .config import SOLVER_MODEL, Redactor, public_url
 from .endpoint import TRANSIENT_STATUSES, Gate, context_refusal, failure_kind

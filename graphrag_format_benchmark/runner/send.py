@@ -12,8 +12,9 @@ import time
 import urllib.parse
 from typing import TYPE_CHECKING, Callable
 
-from benchmark import ABSTAIN, asked, edge_index, solve, value_text
+from benchmark import ABSTAIN
 
+from ..solver import asked, edge_index, solve, value_text
 from .config import SOLVER_MODEL, public_url
 from .endpoint import RETRY_STATUSES, TRANSIENT_STATUSES, Gate, error_code, error_text, no_server, timed_out
 from .pacing import retry_wait
