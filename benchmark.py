@@ -1,118 +1,43 @@
-"""graphrag-format-benchmark: which serialization of a retrieved subgraph gives the best answers per token.
+"""The article's benchmark: one graph in five formats, proven to round-trip, with its prompts and token counts.
 
     $ python benchmark.py --encoding o200k_base
 
-reads data/graph.json and data/questions.json, writes the graph in five formats (json, jsonl, tsv,
-edge_list, dsl), proves that each one parses back to the same graph (the round-trip check), builds one
-prompt per format and question, counts tokens with tiktoken and writes, into outputs/:
+reads data/graph.json and data/questions.json, writes the graph in the article's five formats (json, jsonl, tsv,
+edge_list, dsl), proves that each one parses back to the same graph (the round-trip check), builds one prompt per
+format and question, counts tokens with tiktoken and writes, into outputs/:
 
     graph.<format>.txt          the serialized graph (NFC, no trailing newline)
     prompt.<format>.<qid>.txt   the full prompt for one question
     size_report.json            one row per format and question: bytes, graph and prompt tokens
-    report.html                 one page to look at: sizes, where the tokens go, one question in every format
     manifest.json               how the run was made: versions, flags, SHA-256 of every input and output
 
-This is the measurement of the article "Как формат графа влияет на стоимость и точность GraphRAG"
-(sections 3-8). Its data, prompt template and the bytes of its five formats are protocol: on the
-article's data every file above except manifest.json and report.html is byte-identical to what its script writes.
-Opt-in flags run the rest of the article's protocol on the same script:
+This is the measurement of the article "Как формат графа влияет на стоимость и точность GraphRAG" (sections 3-8).
+Its data, prompt template and the bytes of its five formats are protocol: on the article's data the graph and
+prompt files are byte-identical to what its script writes. This file needs the standard library and tiktoken only,
+and runs alone when copied with data/.
 
-    $ python benchmark.py --sizes small,medium,large --ids original,short --permutations 5 --budget 8000
-    $ python benchmark.py --model gpt-4o-mini            # or --base-url of any OpenAI-compatible server
-    $ python benchmark.py --model solver                 # the control solver answers: offline, known scores
+Beside it, the package graphrag_format_benchmark/ does everything else the tool does: other graph files and
+formats, the control solver and the leakage checks, contexts, distractors, pseudonyms, generated questions, model
+runs and their scoring, the acceptance gate, the reports. When the package is there, main() hands the command line
+to it (the one place this file knows it), and the same run also runs those checks and writes report.html:
 
-The first adds distractor graphs, short ids, edge permutations and equal-budget packing, all proven by
-a control solver and leakage checks before anything is measured (size_report.md, size_summary.json);
-the others send every prompt to a model, log each answer as it arrives (requests.jsonl, resumable) and
-score answers and paths from that log alone (results.json, results.md).
-
-Real knowledge graphs work too: untyped triples in any language, with properties on nodes and edges,
-read from JSON, TSV/CSV triples, RDF, GraphML or a Neo4j export (--graph, --graph-format); questions with
-several acceptable answers or gold paths (answers, answer_ids, paths), conditions on hops and properties
-asked for, or drawn from the graph (--generate-questions); a context per question as a GraphRAG prompt has
-it (given by the questions file, or cut by --context khop); --prompt en or a template file of your own,
---skip-invalid-questions to drop the questions that fail a check. Model runs end in a decision: verdicts against a baseline format (--baseline, --tolerance),
-results per hop count, and SVG charts (results.svg, size_report.svg).
+    $ python benchmark.py --model solver          # any flag beyond --encoding, --graph, --questions, --out
 
 The code is ours. Where the article's script was loose we are strict, on purpose:
-- values that contain a format's own delimiters are escaped (edge_list, dsl, pipe_table) or quoted
-  (tsv), so any graph the validator accepts round-trips; the article's data contains none, so its
-  bytes do not move;
-- everything is checked before the first token is counted (records, the control solver, leakage), and
-  every problem is reported at once (one line each, exit code 2); outputs appear only when a run
-  succeeds, except the model log, which is append-only;
-- tokens are counted with encode_ordinary: text that looks like a special token ("<|endoftext|>")
-  is counted as the ordinary text an API would see, instead of crashing the run; a prompt is counted
-  by parts at a boundary proven for tiktoken's patterns, so a graph is tokenized once per format.
+- values that contain a format's own delimiters are escaped (edge_list, dsl) or quoted (tsv), so any graph the
+  validator accepts round-trips; the article's data contains none, so its bytes do not move;
+- everything is checked before the first token is counted, every problem is reported at once (one line each, exit
+  code 2), and outputs appear only when a run succeeds, as a whole;
+- tokens are counted with encode_ordinary: text that looks like a special token ("<|endoftext|>") is counted as the
+  ordinary text an API would see, instead of crashing the run; a prompt is counted by parts at a boundary proven for
+  tiktoken's patterns, so a graph is tokenized once per format;
+- what real graphs and question sets hold is read and carried by every format: properties on nodes and edges, edge
+  ids, several acceptable answers or gold paths, conditions on hops.
 
-Sections, in the order data flows through them:
-  constants and the prompt templates   the article's prompt (ru) and its English rendering (en); path lines
-  data types                           Node, Edge, Graph (edge ids, properties), GroupKey, Condition, Hop, Ask,
-                                       Query, GivenContext, Question
-  shared helpers                       whole words (mentioned: many at once), leaky id markers, hop buckets;
-                                       untrusted JSON (depth-guarded), inputs that must be regular files
-  load and validate the inputs         Problems, graph files (read_graph_file: JSON, triples, RDF, GraphML,
-                                       Neo4j), graph.json (a sound file checked at once, else record by
-                                       record), properties, questions.json with contexts, NFC, sorted_graph
-  formats                              serializer and parser pairs, registered in FORMATS; properties in each
-                                       (scalar_text where a format has no types); yaml joined record by record
-                                       from cached PyYAML scalars (emoji kept, YAML 1.2 numbers quoted)
-  round-trip check                     every format parses back to the same graph; another edge order's Turtle
-                                       or YAML text proven from its parts (check_roundtrip_once)
-  control solver                       complete walks of a query (conditions, asks); check_questions says what
-                                       disagrees; generated question sets (--generate-questions), near-miss
-                                       abstentions, questions about properties; their wording (Wording: natural
-                                       from relation phrases, Phrase kinds, --relation-phrases; or templated)
-  graph variants                       Context (shared, given, KHop), drawn distractors (KIND_POOLS and
-                                       head_words for one-word names, Vocabulary, WordModel, English word
-                                       pools, Namer with id_template, Distractors), short ids,
-                                       Pseudonyms (one per entity for the run, shape kept, ids in the graph's
-                                       scheme; an untyped graph's kinds from its relations by role_groups; a
-                                       one-word name from KIND_POOLS, another of its group's (a derangement)
-                                       or a head word, never a blend; still_named),
-                                       edge ids, permutations
-  prompts                              Template: --prompt ru | en | FILE
-  tokenizers                           offline tiktoken, hf:tokenizer.json, TokenCounts, counting by parts
-  leakage preflight                    whole-word checks of article 8.3
-  measurement                          Plan, FormattedGraph, large sizing, build_variants, measure (per context,
-                                       PartCosts), mode B packing
-  reports                              console table, size_report.md, size_summary.json
-  runner                               Chat Completions into requests.jsonl, resumable: http_post over httpx2
-                                       (a client per worker, proxies from the environment; Deadlines and
-                                       _Sockets: one thread ends attempts); Pacer (token and request rate
-                                       limits, a Bucket each);
-                                       Gate: fail fast (url_hint on 404), throttle on timeouts, no second copy
-                                       of a timeout to a one-slot server, stop when the server goes away;
-                                       Redactor (the key in every derived form);
-                                       Log (group commit), pending_jobs, Tally, RecentPrompts, Schedule
-                                       (prefix warm-up, no idle worker), Sender; Batch export, and
-                                       --batch end to end (BatchAPI, run_batch, batch/state.json)
-  scoring                              answers, paths and abstention, from the log alone, streamed: read_reply
-                                       (the same reading for every format: fenced, in prose, json_as_asked),
-                                       AnswerKey (one per prompt; evidence items matched to shown edges; one
-                                       diagnosis per answer), cell_diagnosis, Answer, Collected (logs),
-                                       collect_batch (Batch files), score_log, Answers, log_info, log_summary
-  results                              DIAGNOSES (why answers fail, with the article's remedies) counted per
-                                       group and hop count, tabled with an example each (diagnosis_table);
-                                       statistics per group and hop count over question values (Wilson, the
-                                       guarded t interval), the acceptance gate (Paired checks by Newcombe's
-                                       method 11 or the guarded paired t, abstention and stability, Holm over
-                                       a group's formats, questions_for_power), write_results: results.json,
-                                       results.md, the console lines; the SVG charts (label placement, styles,
-                                       legend and footnote inside the canvas)
-  comparison                           --compare: runs over the same questions side by side (read_runs,
-                                       compare_runs: leaderboard by each model's own tokenizer, each model's
-                                       gate, paired differences between models, the formats every model
-                                       accepts; why answers failed, per model), comparison.md and comparison.svg
-  report                               report.html (REPORT_TEMPLATE: one offline page, data as JSON shown with
-                                       textContent): sizes, token boundaries (token_ends) and the syntax split,
-                                       one question in every format, the model run's cells with their
-                                       diagnoses and evidence, a comparison's leaderboard; cells.csv
-  artifacts                            Staging, OutLock (one run per folder, by flock), manifest.json, publish
-  command line                         Parser (one line, did you mean), flags (checked up front), preflight,
-                                       check_verdict_possible, run, model_results (collects the answers, sent or
-                                       scored), run_compare, run_models (--models: one --out per model),
-                                       main (SIGTERM and SIGHUP stop like Ctrl-C)
+Sections, in the order data flows: constants and the prompt template; data types (Node, Edge, Graph, Query,
+Question); helpers; inputs (graph.json and questions.json read and checked, every problem at once); formats (the five
+pairs, registered in FORMATS); the round-trip check; prompts (Template); tokens (tiktoken offline, counting by parts);
+the size report; artifacts (Staging, publish, manifest.json); the command line (the article's run, main()).
 """
 
 from __future__ import annotations
@@ -122,6 +47,7 @@ import csv
 import difflib
 import functools
 import hashlib
+import importlib.util
 import io
 import itertools
 import json
@@ -130,18 +56,16 @@ import operator
 import os
 import platform
 import re
-import shutil
 import stat
 import subprocess
 import sys
 import tempfile
 import unicodedata
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple, NoReturn
+from typing import Callable, Iterable, Iterator, NamedTuple, NoReturn
 
 try:
     import tiktoken
@@ -149,22 +73,26 @@ except ImportError:  # main() says how to install it, instead of a traceback
     tiktoken = None
 
 
+# -----------------------------------------------------------------------------
+# constants and the prompt templates
+
 ROOT = Path(__file__).resolve().parent
 DATA = ROOT / "data"
 OUTPUTS = ROOT / "outputs"
 TIKTOKEN_DIR = DATA / "tiktoken"  # shipped BPE files, named as tiktoken's cache names them
-
+PACKAGE = "graphrag_format_benchmark"  # beside this file (or installed): it runs every command line (main)
 MANIFEST_SCHEMA_VERSION = 1
 NORMALIZATION = "NFC"
 ABSTAIN = "INSUFFICIENT_DATA"  # the abstention label; every prompt names it, so it leaks nothing
+
 PROMPT_SCOPE = (
     "prompt_tokens: the whole prompt text (instruction, answer schema, graph, question) as one "
     "user message; no system message; chat framing tokens not counted"
 )
 
-# The article's prompt, byte for byte (section 6, build_prompt), and an English rendering of the same
-# instruction, answer schema and rules in the same layout. Braces are literal; the three fields are
-# filled in one pass (see Template), so a graph or question that contains "{question}" stays as it is.
+# The article's prompt, byte for byte (section 6, build_prompt); the package adds an English rendering (--prompt en).
+# Braces are literal; the three fields are filled in one pass (see Template), so a graph or question that contains
+# "{question}" stays as it is.
 PROMPT_TEMPLATES = {
     "ru": """Ты выполняешь точный обход направленного графа.
 
@@ -189,35 +117,17 @@ PROMPT_TEMPLATES = {
 ВОПРОС
 {question}
 """,
-    "en": """You are performing an exact traversal of a directed graph.
-
-Graph format: {format_name}.
-Use only the edges that are written out explicitly.
-Do not reverse the direction of a relation.
-Do not add facts that are missing.
-If there is no complete path, return INSUFFICIENT_DATA.
-
-Return only JSON:
-{
-  "answer": "short answer or INSUFFICIENT_DATA",
-  "path": [edge indices in order, counting the edges from 0 in the order shown],
-  "evidence": [
-    {"source":"id","relation":"TYPE","target":"id"}
-  ]
 }
 
-GRAPH
-{graph}
-
-QUESTION
-{question}
-""",
-}
 TEMPLATE_FIELDS = ("format_name", "graph", "question")
 
 
 class BenchmarkError(ValueError):
     """Bad input or a failed check; main() prints the message on one line and exits with code 2."""
+
+
+# -----------------------------------------------------------------------------
+# data types
 
 
 class Node(NamedTuple):
@@ -327,6 +237,11 @@ class GraphScope(NamedTuple):
     edge_names: dict[str, int]  # an edge's "id" in the file -> its index
 
 
+# A question's "context" -> (GivenContext, the scope its paths refer to when it brings a graph of its own, else None):
+# read_context(value, where, scope, not_nfc). The package reads contexts (inputs.read_given_context).
+ReadContext = Callable[[object, str, GraphScope, list[str]], tuple[GivenContext, GraphScope | None]]
+
+
 @dataclass(frozen=True)
 class Question:
     id: str  # safe as part of a file name
@@ -348,6 +263,10 @@ class Question:
         return len(self.paths) > 1 or len(self.answers) > 1 or len(self.answer_ids) > 1
 
 
+# -----------------------------------------------------------------------------
+# helpers: paths in messages, hashes, JSON bytes
+
+
 def display(path: Path) -> str:
     """Path as a user reads it in a message: relative to the current folder when it is inside it."""
     try:
@@ -364,24 +283,13 @@ def json_bytes(value: object) -> bytes:
     return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def file_mode() -> int:
-    """The mode a new file gets under the current umask (mkstemp's own files are 0600)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
-    except OSError as e:
-        raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
-
+# -----------------------------------------------------------------------------
+# inputs: graph.json and questions.json, read and checked
+#
+# In: graph.json, questions.json. Out: RunInputs, or every problem found at once. A problem in a
+# record does not stop the reading: each bad node, edge or question adds one line to Problems, and
+# only the end of the reading (or, in the package, the end of its preflight) decides whether the run
+# stops (exit 2, nothing written) or, with --skip-invalid-questions, drops the questions at fault.
 
 MAX_SHOWN_PROBLEMS = 50  # lines printed; the rest are counted
 
@@ -699,10 +607,12 @@ def _one_or_many(item: dict, where: str, singular: str, plural: str, read: Calla
     return many if many is not None else one
 
 
-def validate_questions(data: object, src: str, scope: GraphScope, problems: Problems) -> tuple[Question, ...]:
+def validate_questions(data: object, src: str, scope: GraphScope, problems: Problems, read_context: ReadContext | None = None
+                       ) -> tuple[Question, ...]:
     """Questions from parsed questions.json; a question with a problem is reported and left out.
 
-    [{id, question, answer | answers, path | paths, insufficient, answer_id | answer_ids, query, context}]"""
+    [{id, question, answer | answers, path | paths, insufficient, answer_id | answer_ids, query, context}]; a context
+    is read by read_context (the package's), and refused without it."""
     if not isinstance(data, list):
         raise BenchmarkError(f"{src}: expected a JSON list of questions")
     if not data:
@@ -712,7 +622,7 @@ def validate_questions(data: object, src: str, scope: GraphScope, problems: Prob
         where = f"{src}: questions[{i}]"
         key = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"questions[{i}]"
         try:
-            q = _question(item, where, scope, problems.not_nfc)
+            q = _question(item, where, scope, problems.not_nfc, read_context)
             if q.id in seen:
                 raise BenchmarkError(f"{where}.id {q.id!r} duplicates questions[{seen[q.id]}]; question ids must be unique")
         except BenchmarkError as e:
@@ -729,7 +639,7 @@ def validate_questions(data: object, src: str, scope: GraphScope, problems: Prob
     return tuple(questions)
 
 
-def _question(item: object, where: str, scope: GraphScope, not_nfc: list[str]) -> Question:
+def _question(item: object, where: str, scope: GraphScope, not_nfc: list[str], read_context: ReadContext | None) -> Question:
     if not isinstance(item, dict):
         raise BenchmarkError(f"{where} is not a JSON object; each question has id, question, answer, path, insufficient")
     for name in ("id", "question"):
@@ -740,11 +650,14 @@ def _question(item: object, where: str, scope: GraphScope, not_nfc: list[str]) -
     answers = _one_or_many(item, where, "answer", "answers", lambda v, w: check_text(v, w, not_nfc))
     if answers is None:
         raise BenchmarkError(f"{where} has no 'answer'; give the short answer, or several as 'answers'")
-    context = _given_context(item["context"], f"{where}.context", scope, not_nfc) if "context" in item else None
-    if context is not None and context.graph is not None:  # the question is about its own graph
-        scope = GraphScope(len(context.graph.edges), {n.id for n in context.graph.nodes}, context.graph_edge_names)
-        context = GivenContext(graph=context.graph)
-    paths = _one_or_many(item, where, "path", "paths", lambda v, w: _read_path(v, w, scope))
+    context = None
+    if "context" in item:
+        if read_context is None:
+            raise BenchmarkError(f"{where}.context: a question's own context is read by the {PACKAGE} package, which is not "
+                                 "beside this copy of benchmark.py; leave the contexts out, or add the package")
+        context, own = read_context(item["context"], f"{where}.context", scope, not_nfc)
+        scope = own or scope  # a context with a graph of its own: the question's paths and ids refer to it
+    paths = _one_or_many(item, where, "path", "paths", lambda v, w: read_path(v, w, scope))
     if paths is None:
         raise BenchmarkError(f"{where}.path must be a list of edge indices (integers), e.g. [0, 3, 6]")
     insufficient = item.get("insufficient")
@@ -762,44 +675,11 @@ def _question(item: object, where: str, scope: GraphScope, not_nfc: list[str]) -
     return Question(qid, text, tuple(answers), tuple(map(tuple, paths)), insufficient, tuple(answer_ids), query, context)
 
 
-class _OwnGraph(NamedTuple):
-    graph: Graph
-    graph_edge_names: dict[str, int]
-
-
-def _given_context(value: object, where: str, scope: GraphScope, not_nfc: list[str]) -> GivenContext | _OwnGraph:
-    """A question's context: {"nodes": [node ids], "edges": [edge ids or indices]} of the input graph (nodes
-    optional: the edges' ends), or {"graph": {"nodes": [...], "edges": [...]}} of its own."""
-    if isinstance(value, dict) and set(value) == {"graph"}:
-        problems = Problems()
-        graph = validate_graph(value["graph"], where + ".graph", problems)
-        if problems.lines:
-            raise BenchmarkError(problems.lines[0][1] + (f" (and {len(problems.lines) - 1} more problem(s) in this context)" if len(problems.lines) > 1 else ""))
-        not_nfc += problems.not_nfc
-        names = edge_names(value["graph"], where + ".graph", problems)
-        if problems.lines:
-            raise BenchmarkError(problems.lines[0][1])
-        return _OwnGraph(graph, names)
-    if not isinstance(value, dict) or not value or not set(value) <= {"nodes", "edges"} or not all(isinstance(v, list) for v in value.values()):
-        raise BenchmarkError(f'{where} must be {{"nodes": [node ids], "edges": [edge ids or indices]}} of the input graph, '
-                             'or {"graph": {"nodes": [...], "edges": [...]}} of its own')
-    edges = tuple(_read_path(value.get("edges", []), f"{where}.edges", scope))
-    if len(set(edges)) != len(edges):
-        raise BenchmarkError(f"{where}.edges lists an edge twice; list each once")
-    nodes = tuple(check_text(v, f"{where}.nodes[{k}]") for k, v in enumerate(value.get("nodes", [])))
-    unknown = next((v for v in nodes if v not in scope.node_ids), None)
-    if unknown is not None:
-        raise BenchmarkError(f"{where}.nodes names {unknown!r}, which is not a node id of the graph")
-    if len(set(nodes)) != len(nodes):
-        raise BenchmarkError(f"{where}.nodes lists a node twice; list each once")
-    return GivenContext(edges, nodes)
-
-
 def _shown(values: list[str]) -> str:
     return repr(values[0]) if len(values) == 1 else repr(values)
 
 
-def _read_path(value: object, where: str, scope: GraphScope) -> list[int]:
+def read_path(value: object, where: str, scope: GraphScope) -> list[int]:
     """Edge indices from a list of indices or of the edges' ids in the file: [0, 3, 6] or ["e1", "e4", "e7"]."""
     if not isinstance(value, list) or not all(type(x) is int or isinstance(x, str) for x in value):
         raise BenchmarkError(f"{where} must be a list of edge indices (integers) or edge ids, e.g. [0, 3, 6]")
@@ -888,32 +768,19 @@ class RunInputs:
     graph_format: str = "json"  # what --graph was read as (GRAPH_FORMATS)
 
 
-GRAPH_ORDERS = ("file", "sorted")
-
-
-def sorted_graph(graph: Graph) -> tuple[Graph, dict[int, int]]:
-    """The graph with its nodes sorted by id and its edges by content (source, relation, target, properties), and
-    where each edge went: one order for the same graph whatever file it came from (JSON, triples, RDF, GraphML)."""
-    props = graph.edge_props
-    order = sorted(range(len(graph.edges)), key=lambda i: (graph.edges[i], json.dumps(props[i], ensure_ascii=False) if props else ""))
-    nodes = sorted(range(len(graph.nodes)), key=lambda k: graph.nodes[k].id)
-    picked = graph.pick(order)
-    return (replace(picked, nodes=tuple(graph.nodes[k] for k in nodes),
-                    node_props=tuple(graph.node_props[k] for k in nodes) if graph.node_props else ()),
-            {old: new for new, old in enumerate(order)})
-
-
 GENERATED_QUESTIONS = "questions.generated.json"
 DEFAULT_QUESTIONS = DATA / "questions.json"
 
 
 def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
                 generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None,
-                read_graph: Callable[[Path], tuple[object, bytes, str]] | None = None, graph_order: str = "file") -> RunInputs:
-    """The inputs with every record-level problem collected in problems (raised at once when it is None);
-    with generate, the questions are drawn from the graph (and checked the same way) instead of read. With
-    graph_order "sorted", nodes by id and edges by content, whatever order the file lists them in (sorted_graph).
-    read_graph(path) -> (records, raw bytes, format name) reads other graph files than graph.json's JSON."""
+                read_graph: Callable[[Path], tuple[object, bytes, str]] | None = None,
+                reorder: Callable[[Graph], tuple[Graph, dict[int, int]]] | None = None, read_context: ReadContext | None = None
+                ) -> RunInputs:
+    """The inputs with every record-level problem collected in problems (raised at once when it is None). The package
+    reads more through these: read_graph(path) -> (records, raw bytes, format) other graph files than JSON; generate
+    draws the questions from the graph (checked the same way) instead of reading them; reorder(graph) -> (graph,
+    old edge index -> new) shows another order, which paths and contexts follow; read_context reads contexts."""
     own = problems is None
     problems = Problems() if own else problems
     graph_data, graph_raw, graph_format = (read_graph or read_graph_json)(graph_path)
@@ -921,8 +788,8 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
         questions_data, questions_raw = read_json(questions_path, "--questions")
     graph = validate_graph(graph_data, display(graph_path), problems)
     position = None
-    if graph_order == "sorted" and not problems.lines:
-        graph, position = sorted_graph(graph)
+    if reorder is not None and not problems.lines:
+        graph, position = reorder(graph)
     generated = None
     if generate is not None:
         if problems.lines:  # a broken graph: there is nothing to draw from
@@ -932,7 +799,7 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
     n_edges = len(graph_data["edges"])  # of the file: a broken edge does not move the others' indices
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
     scope = GraphScope(n_edges, named, edge_names(graph_data, display(graph_path), problems))
-    questions = validate_questions(questions_data, display(questions_path), scope, problems)
+    questions = validate_questions(questions_data, display(questions_path), scope, problems, read_context)
     if position is not None and generate is None:  # paths and contexts name the file's edges: follow them to their new places
         questions = tuple(replace(q.moved(position), context=q.context._replace(edges=tuple(position[i] for i in q.context.edges))
                                   if q.context and q.context.graph is None else q.context) for q in questions)
@@ -948,6 +815,19 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
         files[display(questions_path)] = questions_raw
     return RunInputs(graph, questions, files, display(questions_path), generated=generated, generated_bytes=questions_raw if generate else None,
                      graph_format=graph_format)
+
+
+def read_graph_json(path: Path) -> tuple[object, bytes, str]:
+    """--graph as the article gives it: a JSON file of nodes and edges (read_json), its raw bytes, and "json"."""
+    data, raw = read_json(path, "--graph")
+    return data, raw, "json"
+
+
+# -----------------------------------------------------------------------------
+# formats: one serializer and one parser each, registered in FORMATS at the end
+#
+# Parsers read only what the serializers write; anything else raises BenchmarkError naming the line.
+# The line-based formats split on "\n" alone (str.splitlines would also split on U+2028, \x85, ...).
 
 
 def format_error(fmt: str, line_no: int, message: str) -> BenchmarkError:
@@ -1438,8 +1318,11 @@ FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
     "dsl": (serialize_dsl, parse_dsl),
 }
 
-
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
+
+
+# -----------------------------------------------------------------------------
+# round-trip check (article 4.3, 8.1): what a format writes must parse back to the same graph
 
 
 def first_difference(expected: Graph, actual: Graph) -> str | None:
@@ -1513,6 +1396,13 @@ def serialize_checked(fmt: str, graph: Graph) -> str:
     return text
 
 
+# -----------------------------------------------------------------------------
+# prompts: the template a graph and a question are put into
+#
+# In: a template's text. Out: Template, which renders a prompt in one pass and tells the parts of a
+# prompt apart (head + graph + middle + question + end), so that the shared part is counted once.
+
+
 @dataclass(frozen=True)
 class Template:
     name: str  # ru, en, or the file it was read from
@@ -1521,21 +1411,8 @@ class Template:
 
     @classmethod
     def parse(cls, name: str, text: str) -> Template:
-        parts = tuple(re.split(r"\{(" + "|".join(TEMPLATE_FIELDS) + r")\}", text))
-        fields = Counter(parts[1::2])
-        for field_name in TEMPLATE_FIELDS:
-            if fields[field_name] != 1:
-                raise BenchmarkError(
-                    f"{name}: the prompt template has {{{field_name}}} {fields[field_name]} times; put each of "
-                    f"{', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)} in it exactly once (other braces are literal)"
-                )
-        unknown = sorted(set(re.findall(r"\{([A-Za-z_]\w*)\}", text)) - set(TEMPLATE_FIELDS))
-        if unknown:
-            raise BenchmarkError(
-                f"{name}: the prompt template has the unknown field {{{unknown[0]}}}; it takes "
-                f"{', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)}; write the text itself instead"
-            )
-        return cls(name, text, parts)
+        """The template cut at its fields, each of which it holds once (the package checks a user's template first)."""
+        return cls(name, text, tuple(re.split(r"\{(" + "|".join(TEMPLATE_FIELDS) + r")\}", text)))
 
     def render(self, format_name: str, graph: str, question: str) -> str:
         values = {"format_name": format_name, "graph": graph, "question": question}
@@ -1561,7 +1438,12 @@ class Template:
 
 ARTICLE_TEMPLATE = Template.parse("ru", PROMPT_TEMPLATES["ru"])
 
-
+# -----------------------------------------------------------------------------
+# tokens: tiktoken, offline, and counting a prompt by parts
+#
+# tiktoken downloads an encoding's BPE file on first use and caches it under TIKTOKEN_CACHE_DIR as
+# sha1(url). The files of o200k_base and cl100k_base ship in data/tiktoken under those names, so a
+# fresh clone counts tokens with no network. A user's own TIKTOKEN_CACHE_DIR that holds the file wins.
 # encoding -> (url of its BPE file, SHA-256 that tiktoken checks), as in tiktoken_ext/openai_public.py
 BPE_FILES = {
     "o200k_base": (
@@ -1581,10 +1463,10 @@ BPE_FILES = {
         "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
     ),
 }
+
 BPE_FILES["o200k_harmony"] = BPE_FILES["o200k_base"]
 BPE_FILES["p50k_edit"] = BPE_FILES["p50k_base"]
 SHIPPED_ENCODINGS = ("o200k_base", "cl100k_base")
-TOKENIZER_THREADS = min(4, os.cpu_count() or 1)
 
 
 def bpe_cache_name(url: str) -> str:
@@ -1664,6 +1546,7 @@ SPLIT_PATTERNS = {  # SHA-256 of the regex -> the encodings that use it
     "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899": "cl100k_base",
     "bf51d578af57187876ec1c8a34fb0ee2fb3025c50ce663ac154b633ae39de092": "r50k_base, p50k_base, p50k_edit",
 }
+
 SPLIT_SEARCH = 256  # newlines tried from the end of a graph text for its last split point
 
 
@@ -1690,30 +1573,12 @@ class TokenCounts:
 
     def __init__(self) -> None:
         self.cache: dict[tuple[str, str], int] = {}
-        self.pending: dict[tuple[str, str], Future] = {}  # counts under way on the pool's threads
-        self.pool: ThreadPoolExecutor | None = None
 
     def count(self, tokenizer: Tokenizer, text: str, sha: str | None = None) -> int:
         key = (tokenizer.name, sha or sha256_hex(text))
         if key not in self.cache:
-            pending = self.pending.pop(key, None)
-            self.cache[key] = pending.result() if pending else tokenizer.count(text)
+            self.cache[key] = tokenizer.count(text)
         return self.cache[key]
-
-    def start(self, tokenizer: Tokenizer, text: str, sha: str) -> None:
-        """Begin counting a large text on another thread (tiktoken releases the GIL), so the caller can do
-        other work meanwhile, such as the round-trip check; count() collects the result."""
-        key = (tokenizer.name, sha)
-        if key in self.cache or key in self.pending:
-            return
-        if self.pool is None:
-            self.pool = ThreadPoolExecutor(max_workers=TOKENIZER_THREADS, thread_name_prefix="tokens")
-        self.pending[key] = self.pool.submit(tokenizer.count, text)
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = None
 
     def around(self, tokenizer: Tokenizer, head: str, graph: str, graph_sha: str, middle: str) -> int:
         """Tokens of head + graph + middle, tokenizing the graph itself only once (as graph_sha) where the
@@ -1770,6 +1635,60 @@ class FormattedGraph:
         return counts.prompt(tokenizer, self.before, self._before_tokens[tokenizer.name], question + self.end)
 
 
+# -----------------------------------------------------------------------------
+# the size report: size_report.json's rows and the console table (article 4.1, 4.2, 7.1)
+
+CONTEXT_WINDOW = 128_000  # tokens: a prompt longer than this overflows (the package's --context-window)
+PROMPT_FILES_MAX_BYTES = 50_000_000  # prompt files are written by default up to this much: 15,000 edges and 100 questions make a gigabyte
+
+
+def size_report_row(text: FormattedGraph, q: Question, tokenizer: Tokenizer, *, graph_tokens: int, prompt_tokens: int,
+                    prompt_sha256: str, order_sha256: str, edges: int, included: int | None = None, answerable: bool | None,
+                    context_window: int = CONTEXT_WINDOW, size: str = "small", ids: str = "original", context: str = "",
+                    permutation: int = 0, mode: str = "A", budget: int | None = None) -> dict:
+    """One row of size_report.json: the article's fields first (format to encoding), then how the prompt was made and
+    where it stands in the package's matrix (size, ids, context, permutation, mode; the article's run is small,
+    original, the shared graph, its own edge order, mode A), and how much of the graph and the gold path it shows.
+    included: the edges the prompt shows (all of them unless a mode B pack); answerable: the solver's outcome on
+    them, None for a question without a query."""
+    included = edges if included is None else included
+    return {  # the article's fields (its script's rows), then ours; the text was proven to round-trip before it was counted
+        "format": text.fmt, "question_id": q.id, "bytes": text.bytes, "graph_tokens": graph_tokens, "prompt_tokens": prompt_tokens,
+        "roundtrip_ok": True, "graph_sha256": text.sha, "encoding": tokenizer.name,
+        "prompt_sha256": prompt_sha256, "tokenizer": tokenizer.library, "normalization": NORMALIZATION, "prompt_scope": PROMPT_SCOPE,
+        "size": size, "ids": ids, **({"context": context} if context else {}), "permutation": permutation,
+        "edge_order_sha256": order_sha256, "mode": mode, "budget": budget, "context_window": context_window,
+        "edges_total": edges, "edges_included": included, "gold_path": list(q.paths[0]) if q.paths else [],
+        **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
+        "gold_edges_included": max((sum(i < included for i in p) for p in q.paths), default=0),
+        "answerable": answerable, "overflow": prompt_tokens > context_window,
+    }
+
+
+def prompt_files_bytes(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template) -> int:
+    """The bytes of every prompt file of these graph texts and questions, exactly, before any is made."""
+    fixed = len(template.render("", "", "").encode("utf-8"))
+    asked = sum(len(q.question.encode("utf-8")) for q in questions)
+    return sum((fixed + len(text.fmt.encode("utf-8")) + text.bytes) * len(questions) + asked for text in texts)
+
+
+def prompt_files(texts: list[FormattedGraph], questions: tuple[Question, ...], template: Template, hint: str = "") -> dict:
+    """Whether the prompt files are written, as the article's script writes them: while they take at most
+    PROMPT_FILES_MAX_BYTES (a warning says when they would not). {"write": bool, "bytes": n}"""
+    size = prompt_files_bytes(texts, questions, template)
+    write = size <= PROMPT_FILES_MAX_BYTES
+    if not write:
+        warn(f"prompt files are not written: they would take {size / 1e6:,.0f} MB, over the {PROMPT_FILES_MAX_BYTES / 1e6:,.0f} MB "
+             f"written by default{hint}")
+    return {"write": write, "bytes": size}
+
+
+def question_counts(questions: tuple[Question, ...]) -> dict:
+    """What the manifest says of the questions measured."""
+    return {"measured": len(questions), "several_answers_or_paths": sum(q.several for q in questions),
+            "abstention": sum(q.insufficient for q in questions)}
+
+
 def console_table(rows: list[dict], formats: list[str]) -> str:
     """The article's console table: format, graph tokens, min and max prompt tokens; and how many prompts overflow."""
     lines = ["format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\toverflow"]
@@ -1781,6 +1700,15 @@ def console_table(rows: list[dict], formats: list[str]) -> str:
             lines.append(f"{fmt}\t{mine[0]['graph_tokens']}\t{min(prompt_tokens)}\t{max(prompt_tokens)}\t{overflow}")
     return "\n".join(lines)
 
+
+# -----------------------------------------------------------------------------
+# artifacts: written only when the whole run succeeded, never mixed with an earlier run's
+#
+# Files go to a staging folder inside the output folder as they are made (Staging: a prompt file is
+# written and forgotten, so memory does not grow with them). Then the old manifest.json is removed,
+# each file is moved into place (os.replace is atomic per file), files that the previous manifest
+# listed and this run does not write are removed, and the new manifest.json is moved in last: a folder
+# with a manifest holds exactly one run's files, and one without it is incomplete.
 
 MANIFEST = "manifest.json"
 
@@ -1847,36 +1775,25 @@ class Staging:
         self.out_dir, self.folder = out_dir, None
         self.made_out_dir = not out_dir.exists()
         self.sha: dict[str, str] = {}  # name -> SHA-256, in the order written
-        self.report: dict = {}  # what report.html shows beside the measurement: "model" (report_model), "svg" (results.svg)
 
     def add(self, name: str, data: bytes) -> None:
-        self.add_chunks(name, iter([data]))
-
-    def add_chunks(self, name: str, chunks: Iterator[bytes]) -> None:
-        """add(), for a file made in pieces: each written and hashed on another thread while the next is made
-        (both release the GIL), so memory holds two pieces at a time."""
-        digest = hashlib.sha256()
         try:
-            if self.folder is None:
-                self.out_dir.mkdir(parents=True, exist_ok=True)
-                self.folder = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.out_dir))
-            with open(self.folder / name, "wb") as f, ThreadPoolExecutor(max_workers=1, thread_name_prefix="writer") as writer:
-                pending = None
-
-                def put(chunk: bytes) -> None:
-                    f.write(chunk)
-                    digest.update(chunk)
-
-                for chunk in chunks:
-                    if pending is not None:
-                        pending.result()  # in order, and an error of the write raised here
-                    pending = writer.submit(put, chunk)
-                if pending is not None:
-                    pending.result()
+            with open(self.staged(name), "wb") as f:
+                f.write(data)
         except OSError as e:
-            raise BenchmarkError(f"{display(self.out_dir)}: cannot write the outputs ({e.strerror or e}); free some space or fix the folder, "
-                                 "and run the same command again (a model run's log is kept), or choose another folder with --out") from None
-        self.sha[name] = digest.hexdigest()
+            raise self.cannot_write(e) from None
+        self.sha[name] = sha256_hex(data)
+
+    def staged(self, name: str) -> Path:
+        """Where a file is written until publish(): the staging folder, made when the first file comes."""
+        if self.folder is None:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            self.folder = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.out_dir))
+        return self.folder / name
+
+    def cannot_write(self, e: OSError) -> BenchmarkError:
+        return BenchmarkError(f"{display(self.out_dir)}: cannot write the outputs ({e.strerror or e}); free some space or fix the "
+                              "folder, and run the same command again (a model run's log is kept), or choose another folder with --out")
 
     def read(self, name: str) -> bytes:
         return (self.folder / name).read_bytes()
@@ -1895,60 +1812,9 @@ class Staging:
                 pass
 
 
-LOCK_NAME = ".benchmark.lock"
-
-
-class OutLock:
-    """One run per output folder: an exclusive flock on --out/.benchmark.lock, which the kernel drops when its process
-    ends however it ends (kill -9 included), so a dead run's lock is never mistaken for a live one, nor a live one,
-    still writing its pid, for a dead one. The file says who holds it, for the message a second run prints."""
-
-    def __init__(self, out_dir: Path) -> None:
-        self.path, self.held, self.file = out_dir / LOCK_NAME, False, None
-
-    def acquire(self) -> None:
-        import fcntl
-        import socket
-
-        me = f"{os.getpid()} {socket.gethostname()} {datetime.now(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n"
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            while True:
-                handle = open(self.path, "a+b")
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    handle.seek(0)
-                    holder = handle.read(200).decode("utf-8", errors="replace").split()
-                    handle.close()
-                    raise BenchmarkError(f"{display(self.path.parent)} is in use by another run of this tool (pid {holder[0] if holder else '?'}"
-                                         f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another --out") from None
-                try:
-                    current = os.stat(self.path)
-                except FileNotFoundError:
-                    current = None
-                if current is not None and os.path.samestat(current, os.fstat(handle.fileno())):
-                    break
-                handle.close()  # the holder removed the file as we opened it: lock the file that is there now
-            handle.truncate(0)
-            handle.write(me.encode("utf-8"))
-            handle.flush()
-            self.file, self.held = handle, True
-        except OSError as e:
-            raise BenchmarkError(f"{display(self.path.parent)}: cannot write the outputs ({e.strerror}); choose another folder with --out") from None
-        for leftover in self.path.parent.glob(".staging-*"):  # a dead run's half-written outputs: nobody else is here
-            shutil.rmtree(leftover, ignore_errors=True)
-
-    def release(self) -> None:
-        if self.held:
-            self.path.unlink(missing_ok=True)  # while still locked: a run that opened it meanwhile sees it gone and retries
-            self.file.close()
-            self.held, self.file = False, None
-
-
-def publish(staging: Staging, manifest: dict, lock: OutLock | None = None) -> None:
+def publish(staging: Staging, manifest: dict, release: Callable[[], None] | None = None) -> None:
     """Move the staged files and the manifest into the output folder, replacing the previous run's files as a whole;
-    the lock, if any, is released before the staging folder goes."""
+    release (the package's lock on the folder), if given, is called before the staging folder goes."""
     out_dir = staging.out_dir
     staging.add(MANIFEST, json_bytes(manifest))
     try:
@@ -1964,22 +1830,9 @@ def publish(staging: Staging, manifest: dict, lock: OutLock | None = None) -> No
         raise BenchmarkError(f"{display(out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
     finally:
         staging.made_out_dir = False
-        if lock is not None:
-            lock.release()
+        if release is not None:
+            release()
         staging.discard()
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with a short error: the one line and, for a flag it does not know, the flag it is closest to,
-    instead of the whole usage (which --help prints)."""
-
-    def error(self, message: str) -> NoReturn:
-        if message.startswith("unrecognized arguments: "):
-            known = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
-            guesses = [(w, difflib.get_close_matches(w.split("=", 1)[0], known, n=1, cutoff=0.6))
-                       for w in message.removeprefix("unrecognized arguments: ").split() if w.startswith("-")]
-            message += "".join(f"; {w.split('=', 1)[0]}: did you mean {g[0]}?" for w, g in guesses if g)
-        self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every flag)\n")
 
 
 def missing_tiktoken(root: Path, python: str) -> str:
@@ -1991,21 +1844,111 @@ def missing_tiktoken(root: Path, python: str) -> str:
     return "the tiktoken package is not installed; run: pip install -r requirements.lock.txt"
 
 
-def read_graph_json(path: Path) -> tuple[object, bytes, str]:
-    """--graph as the article gives it: a JSON file of nodes and edges (read_json), its raw bytes, and "json"."""
-    data, raw = read_json(path, "--graph")
-    return data, raw, "json"
+# -----------------------------------------------------------------------------
+# command line: the article's flags and run, and the one hand-off to the package
 
 
-def has_tiktoken() -> bool:
-    return tiktoken is not None
+class Parser(argparse.ArgumentParser):
+    """argparse with a short error: the one line and, for a flag it does not know, the flag it is closest to,
+    instead of the whole usage (which --help prints); hint is added to an unknown flag's message."""
+
+    hint = ""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments: "):
+            known = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
+            guesses = [(w, difflib.get_close_matches(w.split("=", 1)[0], known, n=1, cutoff=0.6))
+                       for w in message.removeprefix("unrecognized arguments: ").split() if w.startswith("-")]
+            message += self.hint or "".join(f"; {w.split('=', 1)[0]}: did you mean {g[0]}?" for w, g in guesses if g)
+        self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every flag)\n")
+
+
+def article_parser() -> Parser:
+    """The article's flags: the ones its script has, and where the files are."""
+    parser = Parser(prog="benchmark.py", allow_abbrev=False,
+                    description="The article's measurement: the graph in five formats, proven to round-trip, with its "
+                                "prompts and token counts.",
+                    epilog=f"exit codes: 0 done; 2 bad input or flags, nothing written. Every other flag is run by the {PACKAGE} "
+                           "package, which is not beside this copy of benchmark.py.")
+    parser.hint = (f" (this copy of benchmark.py runs the article's measurement alone; the {PACKAGE} package, which is not "
+                   "beside it, runs every other flag)")
+    add = parser.add_argument
+    add("--encoding", default="o200k_base", help="tiktoken encoding (default: o200k_base)")
+    add("--graph", type=Path, default=DATA / "graph.json", help="graph file, JSON (default: data/graph.json)")
+    add("--questions", type=Path, default=DEFAULT_QUESTIONS, help="questions file (default: data/questions.json)")
+    add("--out", type=Path, default=OUTPUTS, help="output folder (default: outputs/)")
+    return parser
+
+
+def measure_article(inputs: RunInputs, tokenizer: Tokenizer, counts: TokenCounts, add_file: Callable[[str, bytes], None]
+                    ) -> tuple[list[dict], dict]:
+    """The rows of size_report.json for the article's run (article 4.1, 4.2, 7.1): the whole graph in each format,
+    proven to round-trip, before every question. The graph and prompt files go to add_file as they are made. Returns
+    the rows and whether the prompt files were written (prompt_files)."""
+    graph, questions = inputs.graph, inputs.questions
+    order_sha256 = sha256_hex(json_bytes(list(range(len(graph.edges)))))  # the file's own order, as the package names it
+    texts = [FormattedGraph(ARTICLE_TEMPLATE, fmt, serialize_checked(fmt, graph)) for fmt in ARTICLE_FORMATS]
+    prompts = prompt_files(texts, questions, ARTICLE_TEMPLATE)
+    rows = []
+    for text in texts:
+        add_file(f"graph.{text.fmt}.txt", text.text.encode("utf-8"))
+        graph_tokens = text.graph_tokens(counts, tokenizer)
+        for q in questions:
+            if prompts["write"]:
+                add_file(f"prompt.{text.fmt}.{q.id}.txt", text.prompt(q.question).encode("utf-8"))
+            rows.append(size_report_row(text, q, tokenizer, graph_tokens=graph_tokens, prompt_tokens=text.tokens(counts, tokenizer, q.question),
+                                        prompt_sha256=text.prompt_sha256(q.question), order_sha256=order_sha256, edges=len(graph.edges),
+                                        answerable=True if q.query else None))  # mode A shows every edge of the gold paths
+    return rows, prompts
+
+
+def article_run(args: argparse.Namespace, argv: list[str]) -> str:
+    """The article's run into --out, published whole or not at all; returns the console table."""
+    if args.graph.suffix.lower() not in ("", ".json"):
+        raise BenchmarkError(f"{display(args.graph)}: this copy of benchmark.py reads a JSON graph; the {PACKAGE} package reads "
+                             "other graph files (TSV/CSV triples, RDF, GraphML, Neo4j)")
+    inputs = load_inputs(args.graph, args.questions)
+    given = next((q.id for q in inputs.questions if q.context), None)
+    if given is not None:
+        raise BenchmarkError(f"{inputs.questions_file}: question {given} gives its own context; contexts are measured by the "
+                             f"{PACKAGE} package, which is not beside this copy of benchmark.py")
+    tokenizer = load_tokenizer(args.encoding)
+    staging = Staging(args.out)
+    try:
+        rows, prompts = measure_article(inputs, tokenizer, TokenCounts(), staging.add)
+        staging.add("size_report.json", json_bytes(rows))
+        config = {"argv": argv, "encodings": [tokenizer.name], "graph": display(args.graph), "graph_format": "json",
+                  "questions": display(args.questions), "out": display(args.out), "formats": list(ARTICLE_FORMATS),
+                  "sizes": ["small"], "ids": ["original"], "permutations": 1, "budget": None, "context_window": CONTEXT_WINDOW,
+                  "prompt": {"template": ARTICLE_TEMPLATE.name, "sha256": ARTICLE_TEMPLATE.sha256}, "write_prompts": prompts}
+        preflight = {"questions": question_counts(inputs.questions),
+                     "not_run": f"the control solver (article 8.5) and the leakage checks (8.3) run with the {PACKAGE} package"}
+        publish(staging, build_manifest(config, [tokenizer], inputs, staging.sha, preflight, argv, {}))
+    except BaseException:
+        staging.discard()
+        raise
+    return console_table(rows, list(ARTICLE_FORMATS))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line: the package beside this script runs every flag."""
-    from graphrag_format_benchmark.cli import main as package_main  # the one way into the package
-
-    return package_main(argv)
+    """The command line. With the package beside this file (or installed), it runs every flag: the one hand-off."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if importlib.util.find_spec(PACKAGE) is not None:
+        return importlib.import_module(f"{PACKAGE}.cli").main(argv)
+    args = article_parser().parse_args(argv)
+    if tiktoken is None:
+        print(f"error: {missing_tiktoken(ROOT, sys.executable)}", file=sys.stderr)
+        return 2
+    try:
+        print(article_run(args, argv))
+    except BenchmarkError as e:
+        for line in getattr(e, "lines", [str(e)]):
+            print(f"error: {line}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    return 0
 
 
 if __name__ == "__main__":

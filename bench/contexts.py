@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import benchmark  # noqa: E402
-from graphrag_format_benchmark import matrix, questions as questions_module, solver  # noqa: E402
+from graphrag_format_benchmark import matrix, measure, questions as questions_module, solver  # noqa: E402
 from graphrag_format_benchmark.variants import contexts as variants_contexts
 import synth_kg  # noqa: E402
 
@@ -82,11 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     solver.preflight_solver(variant)
     khop_seconds = time.perf_counter() - started
     medium_plan = matrix.Plan(sizes=["medium"], **base)
-    with closing(benchmark.TokenCounts()) as counts:
+    with closing(measure.ThreadedCounts()) as counts:
         medium = matrix.build_variants(inputs, medium_plan, counts)[0]
     shared = medium.contexts[0]
     per_question = [variants_contexts.Context(q.id, shared.graph, (q,)) for q in shared.questions]
-    with closing(benchmark.TokenCounts()) as counts:
+    with closing(measure.ThreadedCounts()) as counts:
         grown = matrix.build_variants(inputs, replace(khop_plan, sizes=["medium"]), counts, contexts)[0]
     real = set(graph.edges)
     rows = [("--context khop: real neighbours", describe(contexts, tokenizer, real)),

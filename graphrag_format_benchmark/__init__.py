@@ -31,4 +31,4 @@ everything the tool does beyond it, one module per concern, in the order data fl
     cli            main(): python -m graphrag_format_benchmark, or python benchmark.py with any flag
 """
 
-from . import formats  # noqa: F401  the peers' formats join benchmark.FORMATS
+from . import formats, inputs  # noqa: F401  the peers' formats and the English template join benchmark's registries

@@ -16,9 +16,11 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmark import (MANIFEST_SCHEMA_VERSION, ROOT, BenchmarkError, OutLock, Staging, display, git_state,
-                       has_tiktoken, json_bytes, missing_tiktoken, publish)
+from benchmark import (MANIFEST_SCHEMA_VERSION, ROOT, BenchmarkError, Staging, display, git_state, json_bytes,
+                       missing_tiktoken, publish)
+from benchmark import tiktoken  # None when it is not installed: main() says how to install it
 
+from .artifacts import OutLock
 from .charts import comparison_svg
 from .comparison import compare_runs, comparison_markdown
 from .options import check_out_folder, make_parser
@@ -50,7 +52,7 @@ def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
         manifest = {"schema_version": MANIFEST_SCHEMA_VERSION, "tool": "graphrag-format-benchmark", "tool_version": TOOL_VERSION,
                     "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "git": git_state(),
                     "command": ["benchmark.py", *public_argv(argv)], "compared": comparison["runs"], "outputs": dict(sorted(staging.sha.items()))}
-        publish(staging, manifest, lock)
+        publish(staging, manifest, lock.release)
     except BaseException:
         lock.release()
         staging.discard()
@@ -199,7 +201,7 @@ def run_command(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | N
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = make_parser().parse_args(argv)
-    if not has_tiktoken():
+    if tiktoken is None:
         print(f"error: {missing_tiktoken(ROOT, sys.executable)}", file=sys.stderr)
         return 2
     try:

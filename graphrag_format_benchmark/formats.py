@@ -154,8 +154,6 @@ def parse_toon(text: str) -> Graph:
 # YAML 1.1 readers fold them.
 YAML_12_NUMBERS = r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|0o[0-7]+)$"
 PRIVATE_USE = range(0xE000, 0xF900)
-
-
 YAML_FOLDED_BREAKS = ("\x85", "\u2028", "\u2029")
 
 

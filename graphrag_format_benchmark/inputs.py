@@ -15,18 +15,16 @@ import io
 import itertools
 import json
 import math
+import re
 import urllib.parse
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from benchmark import (JSON_NUMBER, PROMPT_TEMPLATES, BenchmarkError, Template, check_text, display, read_json,
-                       read_text, warn)
-
-
-# The answer schema's path line, and what it says with --edge-ids instead.
-PATH_LINES = {"ru": '"path": [индексы рёбер по порядку],', "en": '"path": [edge indices in order, counting the edges from 0 in the order shown],'}
-EDGE_ID_PATH_LINES = {"ru": '"path": [id рёбер по порядку],', "en": '"path": [edge ids in order],'}
+from benchmark import (JSON_NUMBER, PROMPT_TEMPLATES, TEMPLATE_FIELDS, BenchmarkError, GivenContext, Graph, GraphScope, Problems,
+                       RunInputs, Template, check_text, edge_names, display, read_json, read_path, read_text, validate_graph, warn)
+from benchmark import load_inputs as benchmark_load_inputs
 
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
@@ -317,6 +315,111 @@ GRAPH_FORMATS: dict[str, tuple[tuple[str, ...], Callable[[str, str], dict] | Non
     "neo4j": ((".jsonl", ".ndjson"), read_neo4j),
 }
 
+# -----------------------------------------------------------------------------
+# the inputs of a run: any graph file, questions with contexts of their own, another order
+GRAPH_ORDERS = ("file", "sorted")
+
+
+def sorted_graph(graph: Graph) -> tuple[Graph, dict[int, int]]:
+    """The graph with its nodes sorted by id and its edges by content (source, relation, target, properties), and
+    where each edge went: one order for the same graph whatever file it came from (JSON, triples, RDF, GraphML)."""
+    props = graph.edge_props
+    order = sorted(range(len(graph.edges)), key=lambda i: (graph.edges[i], json.dumps(props[i], ensure_ascii=False) if props else ""))
+    nodes = sorted(range(len(graph.nodes)), key=lambda k: graph.nodes[k].id)
+    picked = graph.pick(order)
+    return (replace(picked, nodes=tuple(graph.nodes[k] for k in nodes),
+                    node_props=tuple(graph.node_props[k] for k in nodes) if graph.node_props else ()),
+            {old: new for new, old in enumerate(order)})
+
+
+def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
+                generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None, graph_format: str | None = None,
+                graph_order: str = "file") -> RunInputs:
+    """benchmark.load_inputs for every input the package reads: --graph of any GRAPH_FORMATS (by --graph-format, else
+    by its extension), questions with contexts of their own (read_given_context), --graph-order sorted
+    (sorted_graph), and generated questions (generate: questions.draw_questions)."""
+    return benchmark_load_inputs(graph_path, questions_path, problems, generate, functools.partial(read_graph_file, kind=graph_format),
+                                 sorted_graph if graph_order == "sorted" else None, read_given_context)
+
+
+def read_given_context(value: object, where: str, scope: GraphScope, not_nfc: list[str]) -> tuple[GivenContext, GraphScope | None]:
+    """A question's context, as benchmark.load_inputs asks a reader of contexts (ReadContext): {"nodes": [node ids],
+    "edges": [edge ids or indices]} of the input graph (nodes optional: the edges' ends), or {"graph": {"nodes": [...],
+    "edges": [...]}} of its own, whose scope the question's paths, answer ids and query then refer to."""
+    if isinstance(value, dict) and set(value) == {"graph"}:
+        problems = Problems()
+        graph = validate_graph(value["graph"], where + ".graph", problems)
+        if problems.lines:
+            raise BenchmarkError(problems.lines[0][1] + (f" (and {len(problems.lines) - 1} more problem(s) in this context)" if len(problems.lines) > 1 else ""))
+        not_nfc += problems.not_nfc
+        names = edge_names(value["graph"], where + ".graph", problems)
+        if problems.lines:
+            raise BenchmarkError(problems.lines[0][1])
+        return GivenContext(graph=graph), GraphScope(len(graph.edges), {n.id for n in graph.nodes}, names)
+    if not isinstance(value, dict) or not value or not set(value) <= {"nodes", "edges"} or not all(isinstance(v, list) for v in value.values()):
+        raise BenchmarkError(f'{where} must be {{"nodes": [node ids], "edges": [edge ids or indices]}} of the input graph, '
+                             'or {"graph": {"nodes": [...], "edges": [...]}} of its own')
+    edges = tuple(read_path(value.get("edges", []), f"{where}.edges", scope))
+    if len(set(edges)) != len(edges):
+        raise BenchmarkError(f"{where}.edges lists an edge twice; list each once")
+    nodes = tuple(check_text(v, f"{where}.nodes[{k}]") for k, v in enumerate(value.get("nodes", [])))
+    unknown = next((v for v in nodes if v not in scope.node_ids), None)
+    if unknown is not None:
+        raise BenchmarkError(f"{where}.nodes names {unknown!r}, which is not a node id of the graph")
+    if len(set(nodes)) != len(nodes):
+        raise BenchmarkError(f"{where}.nodes lists a node twice; list each once")
+    return GivenContext(edges, nodes), None
+
+
+# -----------------------------------------------------------------------------
+# prompt templates: the article's (ru), its English rendering (en), or a file of the user's
+
+# An English rendering of the article's prompt: the same instruction, answer schema and rules in the same layout,
+# registered beside it in benchmark.PROMPT_TEMPLATES.
+PROMPT_TEMPLATES["en"] = """You are performing an exact traversal of a directed graph.
+
+Graph format: {format_name}.
+Use only the edges that are written out explicitly.
+Do not reverse the direction of a relation.
+Do not add facts that are missing.
+If there is no complete path, return INSUFFICIENT_DATA.
+
+Return only JSON:
+{
+  "answer": "short answer or INSUFFICIENT_DATA",
+  "path": [edge indices in order, counting the edges from 0 in the order shown],
+  "evidence": [
+    {"source":"id","relation":"TYPE","target":"id"}
+  ]
+}
+
+GRAPH
+{graph}
+
+QUESTION
+{question}
+"""
+# The answer schema's path line, and what it says with --edge-ids instead.
+PATH_LINES = {"ru": '"path": [индексы рёбер по порядку],', "en": '"path": [edge indices in order, counting the edges from 0 in the order shown],'}
+EDGE_ID_PATH_LINES = {"ru": '"path": [id рёбер по порядку],', "en": '"path": [edge ids in order],'}
+
+
+def check_template(name: str, text: str) -> None:
+    """A template holds each of {format_name}, {graph} and {question} exactly once, and no other field."""
+    fields = Counter(Template.parse(name, text).parts[1::2])
+    for field_name in TEMPLATE_FIELDS:
+        if fields[field_name] != 1:
+            raise BenchmarkError(
+                f"{name}: the prompt template has {{{field_name}}} {fields[field_name]} times; put each of "
+                f"{', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)} in it exactly once (other braces are literal)"
+            )
+    unknown = sorted(set(re.findall(r"\{([A-Za-z_]\w*)\}", text)) - set(TEMPLATE_FIELDS))
+    if unknown:
+        raise BenchmarkError(
+            f"{name}: the prompt template has the unknown field {{{unknown[0]}}}; it takes "
+            f"{', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)}; write the text itself instead"
+        )
+
 
 MAX_TEMPLATE_BYTES = 1_000_000
 
@@ -346,4 +449,6 @@ def load_template(value: str, edge_ids: bool = False) -> Template:
         ) from None
     except UnicodeDecodeError as e:
         raise BenchmarkError(f"{where}: the byte at offset {e.start} is not UTF-8; save the template as UTF-8") from None
-    return Template.parse(where, check_text(text, f"{where} (the prompt template)"))
+    text = check_text(text, f"{where} (the prompt template)")
+    check_template(where, text)
+    return Template.parse(where, text)

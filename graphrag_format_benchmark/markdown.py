@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def percent(share: float) -> str:
     """A share as a whole percent, never '-0%': 0.1234 -> '12%', -0.001 -> '0%'."""
     text = f"{share:.0%}"

@@ -8,12 +8,14 @@ text share (benchmark.FormattedGraph). Mode B (article 7.3) packs each prompt in
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from benchmark import (NORMALIZATION, PROMPT_SCOPE, BenchmarkError, FormattedGraph, TokenCounts, json_bytes,
-                       serialized, sha256_hex, warn)
+from benchmark import (BenchmarkError, FormattedGraph, TokenCounts, json_bytes, prompt_files, prompt_files_bytes, serialized,
+                       sha256_hex, size_report_row)
 
 from .formats import check_roundtrip_once, graph_dict
 from .matrix import build_variants, cut_near, graph_file, largest_fitting, prompt_file, row_order, variant_file
@@ -21,6 +23,8 @@ from .progress import Progress
 from .questions import question_dict
 from .solver import answerable, edge_index
 from .variants.contexts import edge_order, subgraph
+
+TOKENIZER_THREADS = min(4, os.cpu_count() or 1)
 
 if TYPE_CHECKING:
     from benchmark import Graph, Question, RunInputs, Staging, Template, Tokenizer
@@ -78,46 +82,50 @@ class Cell:
     prompt_sha256: str
 
 
-def size_report_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> dict:
-    """One row of size_report.json: the article's fields first, then the matrix's."""
-    q = cell.question
-    return {
-        "format": cell.shown.fmt,
-        "question_id": q.id,
-        "bytes": cell.shown.bytes,
-        "graph_tokens": cell.graph_tokens,
-        "prompt_tokens": cell.prompt_tokens,
-        "roundtrip_ok": True,  # check_roundtrip in measure raised otherwise
-        "graph_sha256": cell.shown.sha,
-        "encoding": tokenizer.name,
-        "prompt_sha256": cell.prompt_sha256,
-        "tokenizer": tokenizer.library,
-        "normalization": NORMALIZATION,
-        "prompt_scope": PROMPT_SCOPE,
-        "size": cell.variant.size,
-        "ids": cell.variant.ids,
-        **({"context": cell.context.id} if cell.context.id else {}),
-        "permutation": cell.permutation,
-        "edge_order_sha256": order_sha,
-        "mode": cell.mode,
-        "budget": plan.budget if cell.mode == "B" else None,
-        "context_window": plan.context_window,
-        "edges_total": cell.edges_total,
-        "edges_included": cell.edges_included,
-        "gold_path": list(q.paths[0]) if q.paths else [],
-        **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
-        "gold_edges_included": max((sum(i < cell.edges_included for i in p) for p in q.paths), default=0),
-        "answerable": cell.answerable,
-        "overflow": cell.prompt_tokens > plan.context_window,
-    }
+class ThreadedCounts(TokenCounts):
+    """benchmark.TokenCounts that begins counting a large text on other threads (tiktoken releases the GIL), so that
+    the measurement proves the text's round trip meanwhile; count() collects the result. close() ends the threads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[tuple[str, str], Future] = {}  # counts under way on the pool's threads
+        self.pool: ThreadPoolExecutor | None = None
+
+    def count(self, tokenizer: Tokenizer, text: str, sha: str | None = None) -> int:
+        key = (tokenizer.name, sha or sha256_hex(text))
+        if key not in self.cache and key in self.pending:
+            self.cache[key] = self.pending.pop(key).result()
+        return super().count(tokenizer, text, key[1])
+
+    def start(self, tokenizer: Tokenizer, text: str, sha: str) -> None:
+        key = (tokenizer.name, sha)
+        if key in self.cache or key in self.pending:
+            return
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(max_workers=TOKENIZER_THREADS, thread_name_prefix="tokens")
+        self.pending[key] = self.pool.submit(tokenizer.count, text)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
+def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> dict:
+    """One row of size_report.json (benchmark.size_report_row) for a cell of the matrix."""
+    return size_report_row(cell.shown, cell.question, tokenizer, graph_tokens=cell.graph_tokens, prompt_tokens=cell.prompt_tokens,
+                           prompt_sha256=cell.prompt_sha256, order_sha256=order_sha, edges=cell.edges_total,
+                           included=cell.edges_included, answerable=cell.answerable, context_window=plan.context_window,
+                           size=cell.variant.size, ids=cell.variant.ids, context=cell.context.id, permutation=cell.permutation,
+                           mode=cell.mode, budget=plan.budget if cell.mode == "B" else None)
 
 
 def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants: list[Variant] | None = None,
-            counts: TokenCounts | None = None) -> Measurement:
+            counts: ThreadedCounts | None = None) -> Measurement:
     """Every row of size_report.json, with the files it writes into out (none without it) and what the runner
     needs. variants: already built and checked (built here when not given)."""
     if counts is None:  # a measurement on its own (tests, bench/): its counting threads end with it
-        with closing(TokenCounts()) as counts:
+        with closing(ThreadedCounts()) as counts:
             return measure(inputs, plan, out, variants, counts)
     variants = build_variants(inputs, plan, counts) if variants is None else variants
     add_file = out.add if out is not None else lambda name, data: None
@@ -128,7 +136,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
 
     def add_row(tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
         q = cell.question
-        items.append(Item(size_report_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template))
+        items.append(Item(cell_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template))
         if prompts["write"]:
             name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
             if name not in prompts_written:  # a mode A prompt is the same for every encoding
@@ -168,7 +176,7 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     return Measurement([item.row for item in items], items, variants, facts)
 
 
-def measure_order(variant: Variant, context: Context, k: int, order: list[int], order_sha: str, plan: Plan, counts: TokenCounts,
+def measure_order(variant: Variant, context: Context, k: int, order: list[int], order_sha: str, plan: Plan, counts: ThreadedCounts,
                   add_row: Callable, add_file: Callable, progress: Progress, hints: dict, costs: PartCosts, prompts: dict,
                   proven: dict) -> None:
     """The rows of one context in one edge order: every format and encoding, in modes A and B."""
@@ -224,24 +232,16 @@ class PartCosts:
             cost["without"] += self.counts.count(tokenizer, serialized(fmt, without))
 
 
-PROMPT_FILES_MAX_BYTES = 50_000_000  # the article's layout writes its prompt files by default up to this much
-
-
-def write_prompts_by_default(texts, questions: tuple[Question, ...], plan: Plan) -> dict:
-    """The article's layout writes a prompt file per format and question, as its script does, while they stay
-    small: a 15k-edge graph with 100 questions would make a gigabyte of prompts. {"write": bool, "bytes": n}"""
-    fixed = len(plan.template.render("", "", "").encode("utf-8"))
-    asked = sum(len(q.question.encode("utf-8")) for q in questions)
-    size = sum((fixed + len(text.fmt.encode("utf-8")) + text.bytes) * len(questions) + asked for text in texts)  # exactly
-    write = plan.article_layout and size <= PROMPT_FILES_MAX_BYTES
-    if plan.article_layout and not write:
-        warn(f"prompt files are not written: they would take {size / 1e6:,.0f} MB, over the {PROMPT_FILES_MAX_BYTES / 1e6:,.0f} MB "
-             "written by default; pass --write-prompts to write them anyway")
-    return {"write": write, "bytes": size}
+def write_prompts_by_default(texts: list[FormattedGraph], questions: tuple[Question, ...], plan: Plan) -> dict:
+    """The article's layout writes a prompt file per format and question, as its script does, while they stay small
+    (benchmark.prompt_files); a matrix run writes none unless --write-prompts. {"write": bool, "bytes": n}"""
+    if plan.article_layout:
+        return prompt_files(texts, questions, plan.template, "; pass --write-prompts to write them anyway")
+    return {"write": False, "bytes": prompt_files_bytes(texts, questions, plan.template)}
 
 
 def pack(variant: Variant, context: Context, k: int, whole: FormattedGraph, shown: Graph, questions: list[Question], plan: Plan,
-         tokenizer: Tokenizer, counts: TokenCounts, hints: dict) -> list[Cell]:
+         tokenizer: Tokenizer, counts: ThreadedCounts, hints: dict) -> list[Cell]:
     """Mode B (article 7.3): per question, the longest prefix of the displayed edges, with exactly the
     nodes they use, whose whole prompt fits the budget; the next edge would not fit.
 

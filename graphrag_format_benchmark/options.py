@@ -18,13 +18,13 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable
 
-from benchmark import (ARTICLE_FORMATS, DATA, FORMATS, GENERATED_QUESTIONS, GRAPH_ORDERS, OUTPUTS, BenchmarkError,
+from benchmark import (ARTICLE_FORMATS, CONTEXT_WINDOW, DATA, FORMATS, GENERATED_QUESTIONS, OUTPUTS, BenchmarkError,
                        Parser, display)
 
 from .encodings import tokenizer_for
 from .formats import FORMAT_LIBRARIES
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, GateSpec
-from .inputs import GRAPH_FORMATS, load_template
+from .inputs import GRAPH_ORDERS, GRAPH_FORMATS, load_template
 from .leakage import LEAKAGE_MODES
 from .matrix import Plan
 from .questions import DEFAULT_PROPERTY_SHARE, GenerateSpec
@@ -106,7 +106,8 @@ def make_parser() -> argparse.ArgumentParser:
     add("--ids", default="original", help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)")
     add("--permutations", type=whole_number, default=1, metavar="K", help="edge orders per graph variant, 0 the canonical one (default: 1)")
     add("--budget", type=whole_number, metavar="N", help="also run mode B: pack each prompt into N tokens")
-    add("--context-window", type=whole_number, default=128000, metavar="N", help="prompts over N tokens overflow (default: 128000)")
+    add("--context-window", type=whole_number, default=CONTEXT_WINDOW, metavar="N",
+        help=f"prompts over N tokens overflow (default: {CONTEXT_WINDOW})")
     add("--seed", type=_or_none(whole_number), default=DEFAULT_SEED,
         help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED}); none: no sampling seed is sent, "
              "and the matrix keeps the default seed")

@@ -8,7 +8,6 @@ results; report.html and manifest.json last. Files are staged and published toge
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import platform
@@ -20,17 +19,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import (DEFAULT_QUESTIONS, GENERATED_QUESTIONS, LOCK_NAME, MANIFEST, PROMPT_TEMPLATES, BenchmarkError,
-                       InputProblems, OutLock, Problems, Staging, TokenCounts, build_manifest, console_table, display,
-                       git_state, json_bytes, load_inputs, previous_outputs, publish, read_input, warn)
+from benchmark import (DEFAULT_QUESTIONS, GENERATED_QUESTIONS, MANIFEST, PROMPT_TEMPLATES, BenchmarkError, InputProblems,
+                       Problems, build_manifest, console_table, display, git_state, json_bytes, previous_outputs, publish,
+                       question_counts, read_input, warn)
 
+from .artifacts import LOCK_NAME, OutLock, Outputs, format_library_versions
 from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
 from .charts import size_report_svg
-from .formats import FORMAT_LIBRARIES
-from .inputs import read_graph_file
+from .inputs import load_inputs
 from .leakage import leakage_checks
 from .matrix import build_variants, group_key, planned_files
-from .measure import measure
+from .measure import ThreadedCounts, measure
 from .options import check_flags, make_gate_spec, make_generate_spec, make_model_config, make_parser, make_plan
 from .questions import question_drawer
 from .report import report_html
@@ -53,21 +52,6 @@ if TYPE_CHECKING:
     from .measure import Measurement
     from .runner.config import ModelConfig
     from .variants.contexts import Variant
-
-
-def format_library_versions(formats: list[str]) -> dict[str, str]:
-    """The version of each library a measured format was written and read with: {'toon-format': '1.2.0'}."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for fmt in formats:
-        if fmt in FORMAT_LIBRARIES:
-            package = FORMAT_LIBRARIES[fmt][1]
-            try:
-                out[package] = version(package)
-            except PackageNotFoundError:
-                out[package] = "unknown"
-    return out
 
 
 def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool, planned: list[str] = ()) -> None:
@@ -118,7 +102,7 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     problems = Problems()
     spec = make_generate_spec(args, plan)
     inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
-                         functools.partial(read_graph_file, kind=args.graph_format), args.graph_order)
+                         args.graph_format, args.graph_order)
     if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
         inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
     if inputs.generated is not None:
@@ -170,14 +154,7 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
         warn("the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
              "for an English graph try --prompt en")
     questions = inputs.questions
-    record = {
-        "questions": {
-            "measured": len(questions),
-            "several_answers_or_paths": sum(q.several for q in questions),
-            "abstention": sum(q.insufficient for q in questions),
-        },
-        "skipped_questions": skipped,
-    }
+    record = {"questions": question_counts(questions), "skipped_questions": skipped}
     return inputs, record
 
 
@@ -259,12 +236,12 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
                             + ([Path(args.prompt)] if args.prompt and args.prompt not in PROMPT_TEMPLATES else []), args.out,
                             args.overwrite_batch, planned_files(replace(plan, write_prompts=None), inputs.questions))
     plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
-    counts = TokenCounts()
+    counts = ThreadedCounts()
     contexts, record["contexts"] = input_contexts(inputs, plan)
     variants = build_variants(inputs, plan, counts, contexts)
     record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record,
               "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
-    staging = Staging(args.out)
+    staging = Outputs(args.out)
     lock = OutLock(args.out)
     try:
         lock.acquire()
@@ -328,7 +305,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
             manifest["log"] = log
         if batch is not None:
             manifest["batch"] = batch
-        publish(staging, manifest, lock)
+        publish(staging, manifest, lock.release)
     except BaseException:
         lock.release()
         staging.discard()
@@ -368,7 +345,7 @@ def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str],
                          "pass the same flags as the run that wrote it")
 
 
-def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Staging, config: dict, gate_spec: GateSpec,
+def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Outputs, config: dict, gate_spec: GateSpec,
                   hints: dict[GroupKey, str], skipped: list[dict]) -> tuple[str, dict, str | None]:
     """Collect the answers (send the prompts, or read --score FILE), then score them and write the results."""
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}

@@ -26,7 +26,9 @@ from .scoring import DIAGNOSES, AnswerKey, evidence_triple, parse_answer, revers
 from .solver import value_text
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Staging, Tokenizer
+    from benchmark import Graph, Tokenizer
+
+    from .artifacts import Outputs
     from .answers import Answer
     from .matrix import Plan
     from .measure import Item, Measurement
@@ -36,8 +38,6 @@ REPORT_TOKENS_SHOWN = 10_000  # tokens per format and encoding whose boundaries 
 REPORT_CELLS = 10_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
 REPORT_ANSWER_CHARS = 4_000
 REPORT_COMPRESS_AT = 2_000_000  # characters of graph text past which the prompts' graphs are embedded deflate-compressed
-
-
 UTF8_CONTINUATION = bytes(range(0x80, 0xC0))  # bytes that continue a character: deleted, a token's bytes count its characters
 
 
@@ -264,7 +264,7 @@ def cells_csv(scored: list[dict]) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def report_html(measured: Measurement, plan: Plan, staging: Staging, title: str, input_ids: set[str]) -> bytes:
+def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str, input_ids: set[str]) -> bytes:
     """report.html of a run: sizes, where the tokens go, one question in every format, and the model run if any.
     input_ids: the input graph's node ids; a shown node outside them is a distractor."""
     baseline = plan.formats[0]

@@ -28,7 +28,9 @@ from .sizes import skipped_text
 from .statistics import question_values, rate_interval, summary_stats
 
 if TYPE_CHECKING:
-    from benchmark import Question, Staging
+    from benchmark import Question
+
+    from .artifacts import Outputs
     from .answers import Answers
     from .gate import GateSpec
     from .measure import Measurement
@@ -52,8 +54,6 @@ def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000
 
 RATE_METRICS = ("parse_success", "answer_correct", "path_exact", "valid_path", "evidence_match", "path_supports_answer", "false_abstention")
 MEAN_METRICS = ("edge_precision", "edge_recall")
-
-
 METRIC_FIELDS = ("question_id", "insufficient", *RATE_METRICS, *MEAN_METRICS)
 AGGREGATE_FIELDS = (*METRIC_FIELDS, "status", "hops", "error", "truncated_by_server", "prompt_tokens", "over_output_cap",
                     "finish_reason", "permutation", "repeat", "usage_prompt_tokens", "usage_completion_tokens",
@@ -470,7 +470,7 @@ def report_model(scored: list[dict], answers: Answers, report: ResultsReport, ta
                            for e in table]}
 
 
-def write_results(out: Staging, answers: Answers, report: ResultsReport) -> tuple[str, str | None]:
+def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tuple[str, str | None]:
     """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
     to stdout and why the run did not fully succeed, if it did not."""
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec

@@ -332,7 +332,6 @@ FAILED_SCORES = {  # a request that failed or was never sent is a failed task, n
     "path_supports_answer": False, "right_answer_wrong_path": False, "diagnosis": None,
 }
 
-
 NO_SCORES = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
 
 

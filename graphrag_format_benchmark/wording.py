@@ -227,6 +227,7 @@ def _sequential_question(start: str, hops: list[Hop], phrases: Callable[[str], P
         return " ".join(sentences) + " " + text
     return " ".join(sentences) + " " + natural_question(subject, hops[-1:], phrases, several, ask, dated)
 
+
 class Wording:
     """The text of a generated question: natural (English; see natural_question) or the templated walk (question_text),
     the only one for Russian. phrases: --relation-phrases, over what relation names give."""

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import benchmark
+from graphrag_format_benchmark import inputs as inputs_module
 from graphrag_format_benchmark import measure, options, questions, results as results_module
 from graphrag_format_benchmark.runner import send
 from fake_openai import FakeOpenAI
@@ -27,7 +28,7 @@ def model_run(tmp_path, name, worse_on, *flags):
     args = options.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
     plan = options.make_plan(args)
     spec = options.make_generate_spec(args, plan)
-    inputs = benchmark.load_inputs(args.graph, args.questions, None, questions.question_drawer(spec))
+    inputs = inputs_module.load_inputs(args.graph, args.questions, None, questions.question_drawer(spec))
     answers = {}
     for item in measure.measure(inputs, plan).items:
         wrong = item.row["format"] == worse_on and not item.question.insufficient and misses(item.question.id)

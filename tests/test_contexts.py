@@ -101,7 +101,7 @@ def test_property_questions_are_checked_and_scored_by_value(tmp_path):
     assert benchmark.main(["--graph", graph, "--questions", qfile, "--prompt", "en", "--model", "solver", "--out", str(tmp_path / "out")]) == 0
     cells = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["cells"]
     assert {c["answer_correct"] for c in cells} == {True}
-    q = benchmark.load_inputs(tmp_path / "g.json", tmp_path / "q.json").questions[0]
+    q = inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json").questions[0]
     shown = small_graph()
     score = lambda answer: scoring.score_answer(json.dumps({"answer": answer, "path": [1], "evidence": []}), shown, q)  # noqa: E731
     assert score("1989")["answer_correct"] and score("1989")["path_supports_answer"] and score("1989")["path_exact"]
@@ -348,10 +348,9 @@ def _ids_of(rows):
 def test_the_same_graph_from_any_file_gives_the_same_graph_and_prompts(tmp_path, extension):
     (tmp_path / f"g.{extension}").write_text(SOURCES[extension](SMALL), encoding="utf-8")
     (tmp_path / "g.json").write_text(SOURCES["json"](SMALL), encoding="utf-8")
-    read = benchmark.load_inputs(tmp_path / f"g.{extension}", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}),
-                                 inputs.read_graph_file)
+    read = inputs.load_inputs(tmp_path / f"g.{extension}", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}))
     want = small_graph()
-    assert benchmark.first_difference(benchmark.sorted_graph(want)[0], benchmark.sorted_graph(read.graph)[0]) is None
+    assert benchmark.first_difference(inputs.sorted_graph(want)[0], inputs.sorted_graph(read.graph)[0]) is None
     assert read.graph.edges == want.edges and read.graph_format == next(
         k for k, (exts, _) in inputs.GRAPH_FORMATS.items() if f".{extension}" in exts)
     for flags in (["--graph-order", "sorted"], ["--generate-questions", "20", "--context", "khop"]):
@@ -370,8 +369,7 @@ def test_the_same_graph_from_any_file_gives_the_same_graph_and_prompts(tmp_path,
 def test_the_tools_own_turtle_reads_back_as_the_graph_it_wrote(tmp_path):
     graph = small_graph()
     (tmp_path / "g.ttl").write_text(formats.serialize_turtle(graph), encoding="utf-8")
-    read = benchmark.load_inputs(tmp_path / "g.ttl", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}),
-                                 inputs.read_graph_file)
+    read = inputs.load_inputs(tmp_path / "g.ttl", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}))
     assert benchmark.first_difference(read.graph, graph) is None  # a set of triples: the same records
 
 
@@ -495,7 +493,7 @@ def test_size_report_shows_what_the_properties_cost_per_format(tmp_path):
     assert cost["json"]["with"] == sum(r["graph_tokens"] for r in rows if r["format"] == "json")
     for fmt in ("json", "tsv", "dsl"):  # an independent count of the same graphs without their properties
         contexts = [replace(c, graph=replace(c.graph, node_props=(), edge_props=()))
-                    for c in variants_contexts.input_contexts(benchmark.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
+                    for c in variants_contexts.input_contexts(inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
                                                       matrix.Plan([fmt], [], ["small"], ["original"], 1, None, 128000, 2026, False,
                                                                      context="given"))[0]]
         bare = sum(benchmark.load_tokenizer("o200k_base").count(benchmark.serialized(fmt, c.graph)) for c in contexts)

@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT, run_cli, run_stderr
 from fake_openai import FakeOpenAI, TcpServer
 import benchmark
+from graphrag_format_benchmark import artifacts, inputs as inputs_module
 from graphrag_format_benchmark import leakage, measure, options
 from graphrag_format_benchmark.runner import config, send, transport
 
@@ -23,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 def solver_contents() -> dict[str, str]:
     args = options.make_parser().parse_args(["--model", "solver"])
-    inputs = benchmark.load_inputs(args.graph, benchmark.DEFAULT_QUESTIONS)
+    inputs = inputs_module.load_inputs(args.graph, benchmark.DEFAULT_QUESTIONS)
     items = measure.measure(inputs, options.make_plan(args)).items
     return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in items}
 
@@ -192,8 +193,9 @@ RACE = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import benchmark
+from graphrag_format_benchmark import artifacts
 from pathlib import Path
-lock = benchmark.OutLock(Path(sys.argv[2]))
+lock = artifacts.OutLock(Path(sys.argv[2]))
 start = float(sys.argv[3])
 while time.time() < start:
     pass
@@ -222,7 +224,7 @@ def test_two_runs_racing_for_one_folder_never_both_get_it(tmp_path):
         out = tmp_path / f"r{round_}"
         if round_ % 2:  # a dead run's lock, empty, as a kill between create and write would leave it
             out.mkdir()
-            (out / benchmark.LOCK_NAME).write_bytes(b"")
+            (out / artifacts.LOCK_NAME).write_bytes(b"")
         start = time.time() + 0.3
         procs = [subprocess.Popen([sys.executable, "-c", RACE, str(ROOT), str(out), str(start)], stdout=subprocess.PIPE, text=True)
                  for _ in range(3)]

@@ -595,7 +595,7 @@ def scripted_run(tmp_path, answer_of, *flags):
     args = options.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
     plan = options.make_plan(args)
     spec = options.make_generate_spec(args, plan)
-    inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,
+    inputs = inputs_module.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,
                                    questions_module.question_drawer(spec) if spec else None)
     answers = {item.prompt(): answer_of(item) for item in measure.measure(inputs, plan).items}
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
@@ -904,7 +904,7 @@ def test_skipped_questions_are_named_on_stdout_and_in_results(tmp_path, capsys):
 
 
 def test_prompt_files_are_written_by_default_only_while_they_stay_small(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(measure, "PROMPT_FILES_MAX_BYTES", 20_000)
+    monkeypatch.setattr(benchmark, "PROMPT_FILES_MAX_BYTES", 20_000)
     assert benchmark.main(["--out", str(tmp_path / "out")]) == 0
     assert capsys.readouterr().err == ("warning: prompt files are not written: they would take 0 MB, over the 0 MB written by "
                                        "default; pass --write-prompts to write them anyway\n")

@@ -18,6 +18,7 @@ import conftest
 from conftest import ROOT, run_stderr
 from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 import benchmark
+from graphrag_format_benchmark import artifacts, inputs as inputs_module
 from graphrag_format_benchmark import (measure, options, pipeline, progress, results as results_module, scoring,
                                        solver, statistics)
 from graphrag_format_benchmark.runner import (config as runner_config, endpoint, jobs as runner_jobs, pacing, send,
@@ -39,7 +40,7 @@ def fast_retries(monkeypatch):
 def solver_contents(*flags: str) -> dict[str, str]:
     """prompt -> the control solver's answer, for the plan these flags describe."""
     args = options.make_parser().parse_args(list(flags))
-    inputs = benchmark.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS)
+    inputs = inputs_module.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None, None, args.graph_format, args.graph_order)
     measured = measure.measure(inputs, options.make_plan(args))
     return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in measured.items}
 
@@ -759,7 +760,7 @@ def test_ctrl_c_and_sigterm_wait_for_the_answers_in_flight_so_none_is_paid_and_l
     assert all(r["error"] is None for r in logged)
     assert re.search(r"interrupted: waiting for the answers to the [1-4] request\(s\) in flight \(at most --timeout 120 s\)", err)
     assert err.endswith(f"error: {words}; run the same command to resume: what was answered is in the log\n")
-    assert not (tmp_path / benchmark.LOCK_NAME).exists() and not list(tmp_path.glob(".staging-*"))
+    assert not (tmp_path / artifacts.LOCK_NAME).exists() and not list(tmp_path.glob(".staging-*"))
 
 
 def test_server_truncation_is_flagged(tmp_path):
@@ -1312,18 +1313,18 @@ def test_a_second_run_on_the_same_out_stops_at_once_and_pays_nothing(tmp_path, c
         first.kill()
         fake.close()
     assert len(fake.requests) == 30  # each prompt paid once
-    assert not (tmp_path / benchmark.LOCK_NAME).exists()
+    assert not (tmp_path / artifacts.LOCK_NAME).exists()
 
 
 def test_a_killed_run_s_lock_and_staging_folders_are_taken_over(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     import socket
-    (tmp_path / benchmark.LOCK_NAME).write_text(f"{dead.pid} {socket.gethostname()} 2026-01-01T00:00:00Z\n", encoding="utf-8")
+    (tmp_path / artifacts.LOCK_NAME).write_text(f"{dead.pid} {socket.gethostname()} 2026-01-01T00:00:00Z\n", encoding="utf-8")
     (tmp_path / ".staging-abc").mkdir()
     (tmp_path / ".staging-abc" / "size_report.json").write_text("[]", encoding="utf-8")
     assert benchmark.main(["--out", str(tmp_path)]) == 0
-    assert not (tmp_path / benchmark.LOCK_NAME).exists() and not list(tmp_path.glob(".staging-*"))
+    assert not (tmp_path / artifacts.LOCK_NAME).exists() and not list(tmp_path.glob(".staging-*"))
 
 
 def test_export_never_overwrites_a_log_an_input_or_an_earlier_export_unless_told(tmp_path, capsys, monkeypatch):

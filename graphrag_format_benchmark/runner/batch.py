@@ -20,7 +20,7 @@ import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import BenchmarkError, display, file_mode, json_bytes, sha256_hex, write_atomic
+from benchmark import BenchmarkError, display, json_bytes, sha256_hex
 
 from ..progress import duration
 from .config import Redactor, public_url
@@ -32,6 +32,25 @@ from .transport import server_count, untrusted_json
 if TYPE_CHECKING:
     from ..measure import Measurement
     from .config import ModelConfig
+
+
+def file_mode() -> int:
+    """The mode a new file gets under the current umask (mkstemp's own files are 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, file_mode())
+        os.replace(tmp, path)
+    except OSError as e:
+        raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
 
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file

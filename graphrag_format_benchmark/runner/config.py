@@ -15,8 +15,6 @@ from dataclasses import dataclass
 
 
 SOLVER_MODEL = "solver"  # --model solver: answers from the control solver, no network
-
-
 STRUCTURED_FORMS = ("json_schema", "json_object")
 ANSWER_SCHEMA = {
     "type": "object",

@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 
 SIZES = ("small", "medium", "large")
 ID_VARIANTS = ("original", "short", "pseudonyms")
-
-
 DEFAULT_SEED = 2026
 
 

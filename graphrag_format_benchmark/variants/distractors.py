@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 MEDIUM_BRANCHES = (10, 20)  # distractor branches per start node in medium: drawn from this range
 BRANCH_LENGTHS = (1, 2, 2, 3)
 BRANCH_DRAWS = 40  # draws per branch before an anchor is given up as unable to take one
-
-
 HELD = "held"  # Distractors._branch: no branch for now, only because the shares of new names are full
 
 
@@ -217,7 +215,6 @@ class Distractors:
         if named_none:
             self.unnamed.add(anchor)
         return None
-
 
     def _with_props(self, nodes: list[Node], edges: list[tuple[Edge, str, int]]) -> Branch:
         """The branch, its records given properties like the records they copy (none on a graph without any)."""

@@ -33,7 +33,6 @@ WORD_MODEL_ORDER = 3  # characters of context of the word model that makes new o
 WORD_MODEL_MIN_WORDS = 12  # distinct words a word model needs; with fewer it would only copy them
 TYPE_SHARE_SLACK = 1.6  # past medium, a type may be this many times as common among new nodes as among the input's
 
-
 # Names for the article's node types, used when the input names of that type are Cyrillic too, and only
 # in the word counts the input's names of that type have (the article's persons are one first name each).
 # None equals or extends a name of the input (checked as they are drawn). Every other role is named from

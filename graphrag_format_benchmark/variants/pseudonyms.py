@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 
 
 SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
-
-
 ROLE_MERGE = 0.5  # two roles are one group when this share of the smaller role's nodes plays both
 ROLE_MERGE_MIN = 3  # ... and the smaller role has at least this many nodes (one odd node does not join two kinds)
 
