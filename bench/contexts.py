@@ -11,8 +11,6 @@ real, and the graph's json tokens; and it checks the solver's answer on every co
 drawn distractors of medium to each khop context. Deterministic: the same figures on every run.
 """
 
-from dataclasses import replace
-from contextlib import closing
 from __future__ import annotations
 
 import argparse
@@ -20,6 +18,8 @@ import random
 import statistics
 import sys
 import time
+from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import benchmark  # noqa: E402
 from graphrag_format_benchmark import matrix, measure, questions as questions_module, solver  # noqa: E402
-from graphrag_format_benchmark.variants import contexts as variants_contexts
+from graphrag_format_benchmark.variants import contexts as variants_contexts  # noqa: E402
+
 import synth_kg  # noqa: E402
 
 
@@ -77,9 +78,9 @@ def main(argv: list[str] | None = None) -> int:
                 seed=variants_contexts.DEFAULT_SEED, write_prompts=False)
     started = time.perf_counter()
     khop_plan = matrix.Plan(sizes=["small"], context="khop", context_hops=args.hops, context_edges=args.context_edges, **base)
-    contexts, facts = variants_contexts.input_contexts(inputs, khop_plan)
+    contexts, facts = matrix.input_contexts(inputs, khop_plan)
     variant = variants_contexts.Variant("small", "original", tuple(contexts), 0)
-    solver.preflight_solver(variant)
+    matrix.preflight_solver(variant)
     khop_seconds = time.perf_counter() - started
     medium_plan = matrix.Plan(sizes=["medium"], **base)
     with closing(measure.ThreadedCounts()) as counts:

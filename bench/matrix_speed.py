@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import benchmark  # noqa: E402
 from graphrag_format_benchmark import inputs  # noqa: E402
-from graphrag_format_benchmark.variants import contexts
+from graphrag_format_benchmark.variants import contexts  # noqa: E402
 
 MATRIX = ["--sizes", "small,medium,large", "--permutations", "5", "--budget", "8000", "--context-window", "128000"]
 

@@ -43,8 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
-import benchmark  # noqa: E402  (its KIND_POOLS: the words a one-word pseudonym may be besides the graph's own)
-from graphrag_format_benchmark.variants import names as variants_names  # noqa: E402
+from graphrag_format_benchmark.variants import names as variants_names  # noqa: E402  (KIND_POOLS: the words a one-word pseudonym may be besides the graph's own)
+
 import synth_kg  # noqa: E402
 
 UNIX = {  # a hand-made graph of the size a new user tries first

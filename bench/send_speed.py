@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import benchmark  # noqa: E402
 
+
 def stamp(text: str) -> float:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
 

@@ -21,7 +21,6 @@ from benchmark import BenchmarkError, Staging, display
 
 from .formats import FORMAT_LIBRARIES
 
-
 LOCK_NAME = ".benchmark.lock"
 
 

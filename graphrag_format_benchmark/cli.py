@@ -16,9 +16,18 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmark import (MANIFEST_SCHEMA_VERSION, ROOT, BenchmarkError, Staging, display, git_state, json_bytes,
-                       missing_tiktoken, publish)
-from benchmark import tiktoken  # None when it is not installed: main() says how to install it
+from benchmark import (
+    MANIFEST_SCHEMA_VERSION,
+    ROOT,
+    BenchmarkError,
+    Staging,
+    display,
+    git_state,
+    json_bytes,
+    missing_tiktoken,
+    publish,
+    tiktoken,  # None when it is not installed: main() says how to install it
+)
 
 from .artifacts import OutLock
 from .charts import comparison_svg

@@ -21,7 +21,6 @@ from .matrix import group_key
 from .results import TOOL_VERSION, aggregate
 from .scoring import DIAGNOSES
 
-
 COMPARE_KEY = ("size", "ids", "mode", "format", "permutation", "question_id", "repeat")
 
 

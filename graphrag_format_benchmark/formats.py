@@ -17,9 +17,30 @@ import urllib.parse
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from benchmark import (ESCAPES, FORMATS, PIPE_ESCAPES, BenchmarkError, Edge, Graph, Node, check_roundtrip,
-                       first_difference, format_error, from_records, is_scalar, lex, lexed_text, parse_json, pipe_rows,
-                       prop_cells, prop_columns, prop_key, scalar_text, scalar_value, split_fields)
+from benchmark import (
+    ESCAPES,
+    FORMATS,
+    PIPE_ESCAPES,
+    BenchmarkError,
+    Edge,
+    Graph,
+    Node,
+    check_roundtrip,
+    first_difference,
+    format_error,
+    from_records,
+    is_scalar,
+    lex,
+    lexed_text,
+    parse_json,
+    pipe_rows,
+    prop_cells,
+    prop_columns,
+    prop_key,
+    scalar_text,
+    scalar_value,
+    split_fields,
+)
 
 if TYPE_CHECKING:
     from benchmark import Props

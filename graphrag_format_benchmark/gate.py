@@ -16,7 +16,6 @@ from .markdown import md_cell, percent
 from .matrix import group_key
 from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
 
-
 # The acceptance gate (article 12, "порог отката"): each of its conditions is a paired non-inferiority test
 # over questions. Per check and question, the format's and the baseline's answers to the same prompt cells (its
 # permutations and repeats) give paired differences, averaged into one value in [-1, 1]; their mean is bounded

@@ -22,10 +22,27 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from benchmark import (JSON_NUMBER, PROMPT_TEMPLATES, TEMPLATE_FIELDS, BenchmarkError, GivenContext, Graph, GraphScope, Problems,
-                       RunInputs, Template, check_text, edge_names, display, read_json, read_path, read_text, validate_graph, warn)
-from benchmark import load_inputs as benchmark_load_inputs
-
+from benchmark import (
+    JSON_NUMBER,
+    PROMPT_TEMPLATES,
+    TEMPLATE_FIELDS,
+    BenchmarkError,
+    GivenContext,
+    Graph,
+    GraphScope,
+    Problems,
+    RunInputs,
+    Template,
+    check_text,
+    display,
+    edge_names,
+    load_inputs as benchmark_load_inputs,
+    read_json,
+    read_path,
+    read_text,
+    validate_graph,
+    warn,
+)
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
 # through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from benchmark import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 
-from .solver import preflight_solver
-from .variants.contexts import Variant, input_contexts
+from .solver import edge_index, solver_problem
+from .variants.contexts import Context, KHop, Variant, context_summary, given_context
 from .variants.distractors import Distractors, with_distractors
 from .variants.ids import with_edge_ids, with_short_ids
 from .variants.names import Namer
@@ -23,7 +23,6 @@ from .variants.pseudonyms import Pseudonyms, with_pseudonyms
 
 if TYPE_CHECKING:
     from benchmark import Question, RunInputs, Template, TokenCounts, Tokenizer
-    from .variants.contexts import Context
 
 
 class GroupKey(NamedTuple):
@@ -184,6 +183,31 @@ def large_branches(context: Context, stream: Distractors, plan: Plan, counts: To
         if not bigger:
             return lo, False
         compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
+
+
+def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict]:
+    """The contexts of the inputs, before any distractor, and what the retrieval did (for the reports)."""
+    questions = inputs.questions
+    if plan.context == "khop":
+        retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed)
+        contexts = [retriever.context(q) for q in questions]
+        return contexts, retriever.summary(contexts)
+    if plan.context == "given":
+        contexts = [given_context(inputs.graph, q) for q in questions]
+        return contexts, context_summary(contexts, "given")
+    return [Context("", inputs.graph, questions)], {}
+
+
+def preflight_solver(variant: Variant) -> None:
+    """Stop the run unless the solver agrees with every question's gold data on this graph variant (the input
+    graph was checked by check_questions; a variant that fails here is a bug in building it)."""
+    for context in variant.contexts:
+        index = edge_index(context.graph.edges)
+        for q in context.questions:
+            problem = solver_problem(context.graph, q, index) if q.query else None
+            if problem:
+                where = f"graph variant {variant.name}" + (f", context {context.id}" if context.id else "")
+                raise BenchmarkError(f"control solver disagrees with question {q.id} on {where}: {problem}")
 
 
 def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts: list[Context] | None = None) -> list[Variant]:

@@ -14,8 +14,17 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from benchmark import (BenchmarkError, FormattedGraph, TokenCounts, json_bytes, prompt_files, prompt_files_bytes, serialized,
-                       sha256_hex, size_report_row)
+from benchmark import (
+    BenchmarkError,
+    FormattedGraph,
+    TokenCounts,
+    json_bytes,
+    prompt_files,
+    prompt_files_bytes,
+    serialized,
+    sha256_hex,
+    size_report_row,
+)
 
 from .formats import check_roundtrip_once, graph_dict
 from .matrix import build_variants, cut_near, graph_file, largest_fitting, prompt_file, row_order, variant_file
@@ -28,6 +37,7 @@ TOKENIZER_THREADS = min(4, os.cpu_count() or 1)
 
 if TYPE_CHECKING:
     from benchmark import Graph, Question, RunInputs, Staging, Template, Tokenizer
+
     from .matrix import Plan
     from .variants.contexts import Context, Variant
 

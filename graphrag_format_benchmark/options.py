@@ -18,13 +18,12 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable
 
-from benchmark import (ARTICLE_FORMATS, CONTEXT_WINDOW, DATA, FORMATS, GENERATED_QUESTIONS, OUTPUTS, BenchmarkError,
-                       Parser, display)
+from benchmark import ARTICLE_FORMATS, CONTEXT_WINDOW, DATA, FORMATS, GENERATED_QUESTIONS, OUTPUTS, BenchmarkError, Parser, display
 
 from .encodings import tokenizer_for
 from .formats import FORMAT_LIBRARIES
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, GateSpec
-from .inputs import GRAPH_ORDERS, GRAPH_FORMATS, load_template
+from .inputs import GRAPH_FORMATS, GRAPH_ORDERS, load_template
 from .leakage import LEAKAGE_MODES
 from .matrix import Plan
 from .questions import DEFAULT_PROPERTY_SHARE, GenerateSpec

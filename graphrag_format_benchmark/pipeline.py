@@ -19,16 +19,32 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import (DEFAULT_QUESTIONS, GENERATED_QUESTIONS, MANIFEST, PROMPT_TEMPLATES, BenchmarkError, InputProblems,
-                       Problems, build_manifest, console_table, display, git_state, json_bytes, previous_outputs, publish,
-                       question_counts, read_input, warn)
+from benchmark import (
+    DEFAULT_QUESTIONS,
+    GENERATED_QUESTIONS,
+    MANIFEST,
+    PROMPT_TEMPLATES,
+    BenchmarkError,
+    InputProblems,
+    Problems,
+    build_manifest,
+    console_table,
+    display,
+    git_state,
+    json_bytes,
+    previous_outputs,
+    publish,
+    question_counts,
+    read_input,
+    warn,
+)
 
-from .artifacts import LOCK_NAME, OutLock, Outputs, format_library_versions
 from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
+from .artifacts import LOCK_NAME, OutLock, Outputs, format_library_versions
 from .charts import size_report_svg
 from .inputs import load_inputs
 from .leakage import leakage_checks
-from .matrix import build_variants, group_key, planned_files
+from .matrix import build_variants, group_key, input_contexts, planned_files
 from .measure import ThreadedCounts, measure
 from .options import check_flags, make_gate_spec, make_generate_spec, make_model_config, make_parser, make_plan
 from .questions import question_drawer
@@ -42,11 +58,12 @@ from .runner.transport import MAX_RESPONSE_BYTES, untrusted_json
 from .scoring import gc_paused
 from .sizes import budget_hints, console_summary, markdown_report, part_cost_line, skipped_text, summarize
 from .solver import check_questions
-from .variants.contexts import Context, context_problems, input_contexts
+from .variants.contexts import Context, context_problems
 from .variants.names import script
 
 if TYPE_CHECKING:
     from benchmark import RunInputs
+
     from .gate import GateSpec
     from .matrix import GroupKey, Plan
     from .measure import Measurement

@@ -8,7 +8,6 @@ from __future__ import annotations
 import sys
 import time
 
-
 PROGRESS_AFTER = 3.0  # seconds before a run starts to show its progress on stderr
 
 

@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Callable
 from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, validate_query
 
 from .formats import graph_dict
-from .leakage import mentions
 from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, prop_of, solve
 from .wording import Wording
+from .words import mentions
 
 if TYPE_CHECKING:
     from benchmark import Graph, Question
+
     from .wording import Phrase
 
 
@@ -135,7 +136,7 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     name_count = Counter(fold_answer(n.name) for n in graph.nodes)
     starts = sorted(i for i in incident if name_count[fold_answer(names[i])] == 1)  # a start the text names unambiguously
     share = spec.property_share if graph.has_props else 0.0  # no draw is spent on it otherwise: the same questions as before
-    word = Wording(graph, spec)
+    word = Wording(graph, spec.language, spec.wording, spec.phrases)
     draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, word, share)
     lo, hi = spec.hops
     n_abstain = round(spec.n * spec.abstain_share)

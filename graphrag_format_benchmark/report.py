@@ -28,8 +28,8 @@ from .solver import value_text
 if TYPE_CHECKING:
     from benchmark import Graph, Tokenizer
 
-    from .artifacts import Outputs
     from .answers import Answer
+    from .artifacts import Outputs
     from .matrix import Plan
     from .measure import Item, Measurement
 

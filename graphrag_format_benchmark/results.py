@@ -30,8 +30,8 @@ from .statistics import question_values, rate_interval, summary_stats
 if TYPE_CHECKING:
     from benchmark import Question
 
-    from .artifacts import Outputs
     from .answers import Answers
+    from .artifacts import Outputs
     from .gate import GateSpec
     from .measure import Measurement
     from .runner.config import ModelConfig

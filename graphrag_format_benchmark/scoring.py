@@ -27,6 +27,7 @@ from .solver import MISSING, asked, fold_answer, value_text, walk_ends
 
 if TYPE_CHECKING:
     from benchmark import Graph, Question
+
     from .answers import Answer
     from .measure import Item
     from .runner.config import ModelConfig

@@ -19,6 +19,7 @@ from .variants.contexts import RELATION_FLOOR, subgraph
 
 if TYPE_CHECKING:
     from benchmark import Question, TokenCounts
+
     from .matrix import Plan
     from .measure import Item
     from .variants.contexts import Variant

@@ -18,7 +18,6 @@ from benchmark import BenchmarkError, scalar_text
 
 if TYPE_CHECKING:
     from benchmark import Ask, Condition, Edge, Graph, Problems, Props, Query, Question
-    from .variants.contexts import Variant
 
 
 def fold_answer(text: str) -> str:
@@ -275,13 +274,3 @@ def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
     return f"answer {stray[0]!r} is not the name of an answer node ({nodes}); make the answer the node's name"
 
 
-def preflight_solver(variant: Variant) -> None:
-    """Stop the run unless the solver agrees with every question's gold data on this graph variant (the input
-    graph was checked by check_questions; a variant that fails here is a bug in building it)."""
-    for context in variant.contexts:
-        index = edge_index(context.graph.edges)
-        for q in context.questions:
-            problem = solver_problem(context.graph, q, index) if q.query else None
-            if problem:
-                where = f"graph variant {variant.name}" + (f", context {context.id}" if context.id else "")
-                raise BenchmarkError(f"control solver disagrees with question {q.id} on {where}: {problem}")

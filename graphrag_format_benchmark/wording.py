@@ -17,7 +17,6 @@ from .solver import value_text
 
 if TYPE_CHECKING:
     from benchmark import Ask, Condition, Graph, Hop
-    from .questions import GenerateSpec
 
 
 # Generated question sets (--generate-questions N): positive questions are random walks from a random
@@ -232,9 +231,9 @@ class Wording:
     """The text of a generated question: natural (English; see natural_question) or the templated walk (question_text),
     the only one for Russian. phrases: --relation-phrases, over what relation names give."""
 
-    def __init__(self, graph: Graph, spec: GenerateSpec) -> None:
-        self.language, self.natural = spec.language, spec.wording == "natural" and spec.language == "en"
-        self.phrases, self.derived = dict(spec.phrases), {}
+    def __init__(self, graph: Graph, language: str, wording: str, phrases: tuple[tuple[str, Phrase], ...] = ()) -> None:
+        self.language, self.natural = language, wording == "natural" and language == "en"
+        self.phrases, self.derived = dict(phrases), {}
         self.graph = graph
         self.dates: dict[str, bool] = {}
 

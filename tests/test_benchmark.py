@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-
 import benchmark
+
+from conftest import ROOT
 
 SITE = Path(benchmark.tiktoken.__file__).resolve().parent.parent  # where tiktoken and what it needs are installed
 TIKTOKEN_ONLY = ("tiktoken", "tiktoken_ext", "regex")  # tiktoken's own modules and its one dependency

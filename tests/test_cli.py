@@ -7,8 +7,9 @@ import sys
 import pytest
 import tiktoken
 
-from conftest import GOLDEN, ROOT, run_cli, run_stderr
 import benchmark
+
+from conftest import GOLDEN, ROOT, run_cli, run_stderr
 
 ARTICLE = GOLDEN / "article"
 TABLE = (

@@ -7,13 +7,13 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from test_kg import gate_inputs
 
 import benchmark
-from graphrag_format_benchmark import inputs as inputs_module
-from graphrag_format_benchmark import measure, options, questions, results as results_module
+from graphrag_format_benchmark import inputs as inputs_module, measure, options, questions, results as results_module
 from graphrag_format_benchmark.runner import send
+
 from fake_openai import FakeOpenAI
-from test_kg import gate_inputs
 
 
 def misses(qid: str) -> bool:

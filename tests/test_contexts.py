@@ -1,17 +1,17 @@
 """Real GraphRAG contexts: properties in questions, a context per question (given or cut by --context khop)."""
 
-from dataclasses import replace
 import json
 import random
 import sys
+from dataclasses import replace
 
 import pytest
 
-from conftest import ROOT, run_cli
 import benchmark
-from graphrag_format_benchmark import formats, inputs, matrix, scoring, solver as solver_module
-from graphrag_format_benchmark.variants import contexts as variants_contexts
 from benchmark import Ask, Condition, Edge, Graph, Hop, Node, Query
+from graphrag_format_benchmark import formats, inputs, matrix, scoring, solver as solver_module
+
+from conftest import ROOT, run_cli
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth_kg  # noqa: E402
@@ -493,7 +493,7 @@ def test_size_report_shows_what_the_properties_cost_per_format(tmp_path):
     assert cost["json"]["with"] == sum(r["graph_tokens"] for r in rows if r["format"] == "json")
     for fmt in ("json", "tsv", "dsl"):  # an independent count of the same graphs without their properties
         contexts = [replace(c, graph=replace(c.graph, node_props=(), edge_props=()))
-                    for c in variants_contexts.input_contexts(inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
+                    for c in matrix.input_contexts(inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
                                                       matrix.Plan([fmt], [], ["small"], ["original"], 1, None, 128000, 2026, False,
                                                                      context="given"))[0]]
         bare = sum(benchmark.load_tokenizer("o200k_base").count(benchmark.serialized(fmt, c.graph)) for c in contexts)

@@ -1,21 +1,21 @@
 """Every registered format: exact bytes, round-trip on canonical and hostile values, strict parsers."""
 
-from dataclasses import replace
-import random
 import importlib
 import json
+import random
 import subprocess
 import sys
 import unicodedata
+from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+
+import benchmark
+from benchmark import BenchmarkError, Edge, Graph, Node
+from graphrag_format_benchmark import formats
 
 from conftest import GOLDEN, ROOT
-import benchmark
-from graphrag_format_benchmark import formats
-from benchmark import BenchmarkError, Edge, Graph, Node
 
 ALL_FORMATS = list(benchmark.FORMATS)
 SETS_OF_TRIPLES = ("turtle",)  # RDF: no order, no duplicate, no edge id; compared as multisets
@@ -251,9 +251,9 @@ def test_empty_graph_in_every_format():
 
 
 def test_the_peers_formats_are_read_back_by_their_own_libraries_and_recorded(tmp_path):
+    import rdflib
     import toon_format
     import yaml
-    import rdflib
     assert benchmark.main(["--formats", "json,toon,yaml,turtle,markdown_kv", "--out", str(tmp_path)]) == 0
     source = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
     assert toon_format.decode((tmp_path / "graph.toon.txt").read_text(encoding="utf-8")) == source

@@ -12,12 +12,12 @@ import urllib.parse
 
 import pytest
 
+import benchmark
+from graphrag_format_benchmark import artifacts, inputs as inputs_module, leakage, measure, options
+from graphrag_format_benchmark.runner import config, send, transport
+
 from conftest import ROOT, run_cli, run_stderr
 from fake_openai import FakeOpenAI, TcpServer
-import benchmark
-from graphrag_format_benchmark import artifacts, inputs as inputs_module
-from graphrag_format_benchmark import leakage, measure, options
-from graphrag_format_benchmark.runner import config, send, transport
 
 sys.path.insert(0, str(ROOT / "tests"))
 

@@ -16,6 +16,7 @@ import pytest
 
 import benchmark
 from graphrag_format_benchmark.runner import config, jobs, log as runner_log, transport
+
 from conftest import run_stderr
 from fake_openai import FakeOpenAI, TcpServer
 

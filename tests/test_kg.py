@@ -1,24 +1,37 @@
 """Real knowledge graphs: answer sets, several gold paths, every problem at once, whole-word leakage checks,
 prompt languages, counting a prompt by parts, and distractors that look like the input."""
 
-import unicodedata
-import random
-import math
 import collections
 import json
+import math
+import random
 import re
 import sys
+import unicodedata
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import grown, ROOT, run_cli
 import benchmark
-from graphrag_format_benchmark import (charts, gate, inputs as inputs_module, leakage, matrix, measure, options,
-                                       questions as questions_module, scoring, solver, statistics, wording)
+from benchmark import Edge, Graph, Node
+from graphrag_format_benchmark import (
+    charts,
+    gate,
+    inputs as inputs_module,
+    matrix,
+    measure,
+    options,
+    questions as questions_module,
+    scoring,
+    solver,
+    statistics,
+    wording,
+    words,
+)
 from graphrag_format_benchmark.runner import send
 from graphrag_format_benchmark.variants import contexts, distractors, names as variants_names, pseudonyms
-from benchmark import Edge, Graph, Node
+
+from conftest import ROOT, grown, run_cli
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth_kg  # noqa: E402
@@ -204,7 +217,7 @@ def test_leakage_warn_records_the_warning_and_measures(tmp_path, capsys):
     ("prompt.json.q1.txt", "q1", True), ("prompt.json.q11.txt", "q1", False),
 ])
 def test_leakage_matches_whole_words_only(text, needle, found):
-    assert leakage.mentions(text, needle) is found
+    assert words.mentions(text, needle) is found
 
 
 # ---- prompt languages
@@ -361,7 +374,7 @@ def test_distractors_match_the_input_surface_within_ten_points(make, canonical):
         questions = tuple(q for q in questions if q.id not in bad)
     stream = distractors.Distractors(graph, questions, 11)
     variant = grown(graph, questions, stream, "medium", stream.medium, 11)
-    solver.preflight_solver(variant)
+    matrix.preflight_solver(variant)
     new = [n for n in variant.contexts[0].graph.nodes if n not in graph.nodes]
     assert len(new) >= 15
     before = surface([n.name for n in graph.nodes], [n.id for n in graph.nodes])
@@ -890,7 +903,7 @@ def test_a_real_entity_named_gold_runs_and_a_marker_id_stops_naming_the_graph_an
     (Node("correctAnswer", "Kazan", "city"), ["answer", "correct"]), (Node("golden_gate", "Golden Gate", "bridge"), []),
 ])
 def test_leaky_markers(node, markers):
-    assert leakage.leaky_markers(node) == markers
+    assert words.leaky_markers(node) == markers
 
 
 def test_skipped_questions_are_named_on_stdout_and_in_results(tmp_path, capsys):

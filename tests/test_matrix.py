@@ -1,16 +1,17 @@
 """The experiment matrix: solver, distractor sizes, permutations, short ids, mode B packing, leakage."""
 
-from dataclasses import replace
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
-from conftest import grown, ROOT, run_cli
 import benchmark
+from benchmark import BenchmarkError, Edge, Graph, Hop, Query
 from graphrag_format_benchmark import matrix, progress, solver
 from graphrag_format_benchmark.variants import contexts, distractors, ids as variants_ids
-from benchmark import BenchmarkError, Edge, Graph, Hop, Query
+
+from conftest import ROOT, grown, run_cli
 
 O200K = None
 
@@ -59,7 +60,7 @@ def test_preflight_names_question_variant_and_paths(canonical):
     )
     variant = contexts.shared_variant(canonical.graph, broken)
     with pytest.raises(BenchmarkError) as caught:
-        solver.preflight_solver(variant)
+        matrix.preflight_solver(variant)
     assert str(caught.value) == (
         "control solver disagrees with question q1 on graph variant small/original: the query finds 1 complete "
         "path(s), the question lists 1 gold path(s); found but not listed: [0, 3, 6, 10] (person_irina -LEADS-> "
@@ -75,7 +76,7 @@ def test_preflight_catches_a_completed_abstention(canonical):
     variant = contexts.shared_variant(graph, canonical.questions)
     with pytest.raises(BenchmarkError, match=r"question q6 on graph variant small/original: an abstention question, but the "
                        r"query finds 1 complete path\(s\): \[9, 13\] \(method_hybrid -DEVELOPED_BY-> org_north, "):
-        solver.preflight_solver(variant)
+        matrix.preflight_solver(variant)
 
 
 # ---- distractors
@@ -99,7 +100,7 @@ def test_medium_has_ten_to_twenty_branches_per_start_node(canonical, medium):
         per_anchor[touching[0]] += 1
         assert all(n.id not in original for n in nodes)
     assert all(10 <= n <= 20 for n in per_anchor.values()), per_anchor
-    solver.preflight_solver(variant)
+    matrix.preflight_solver(variant)
 
 
 def test_distractors_look_like_the_data_and_never_reuse_a_name(canonical, medium):
@@ -157,7 +158,7 @@ def test_short_ids_rename_everything_consistently(canonical):
     assert [Edge(back[e.source], e.relation, back[e.target]) for e in short.contexts[0].graph.edges] == list(canonical.graph.edges)
     q1 = short.questions[0]
     assert back[q1.answer_ids[0]] == "city_kazan" and back[q1.query.start] == "person_irina"
-    solver.preflight_solver(short)
+    matrix.preflight_solver(short)
     assert variants_ids.with_short_ids(base, 3) == short
     assert variants_ids.with_short_ids(base, 4) != short
 

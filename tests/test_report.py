@@ -9,13 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_runner import DIAGNOSED, QUESTION_TEXT, E
+from test_tokenizers import small_hf_tokenizer
 
 import benchmark
 from graphrag_format_benchmark import report
+
 from conftest import ROOT, run_cli
 from fake_openai import FakeOpenAI
-from test_runner import DIAGNOSED, E, QUESTION_TEXT
-from test_tokenizers import small_hf_tokenizer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE = ['<script>window.__pwned = 1</script>', '"><img src=x onerror="window.__pwned = 2">', "\u202eevil\u202c name", "a&amp;b"]

@@ -1,30 +1,39 @@
 """Model runs: the HTTP runner against a real local server, the log, resume, scoring rules, results."""
 
-from dataclasses import replace
-import random
 import collections
 import json
 import os
+import random
 import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 
 import pytest
+
+import benchmark
+from benchmark import Edge
+from graphrag_format_benchmark import (
+    artifacts,
+    inputs as inputs_module,
+    measure,
+    options,
+    pipeline,
+    progress,
+    results as results_module,
+    scoring,
+    solver,
+    statistics,
+)
+from graphrag_format_benchmark.runner import config as runner_config, endpoint, jobs as runner_jobs, pacing, send, transport
+from graphrag_format_benchmark.variants import contexts
 
 import conftest
 from conftest import ROOT, run_stderr
 from fake_openai import FakeBatches, FakeOpenAI, TcpServer
-import benchmark
-from graphrag_format_benchmark import artifacts, inputs as inputs_module
-from graphrag_format_benchmark import (measure, options, pipeline, progress, results as results_module, scoring,
-                                       solver, statistics)
-from graphrag_format_benchmark.runner import (config as runner_config, endpoint, jobs as runner_jobs, pacing, send,
-                                              transport)
-from graphrag_format_benchmark.variants import contexts
-from benchmark import Edge
 
 SECRET = "sk-test-secret-4f1c9a"
 

@@ -1,8 +1,8 @@
 """Offline tokenizers: shipped BPE files, exact token counts, clear errors."""
 
 import hashlib
-import json
 import inspect
+import json
 import re
 import shutil
 import subprocess
@@ -12,9 +12,10 @@ import pytest
 import tiktoken
 import tiktoken_ext.openai_public
 
-from conftest import ROOT, run_cli
 import benchmark
 from benchmark import BenchmarkError, Edge, Graph, Node
+
+from conftest import ROOT, run_cli
 
 TINY = Graph((Node("a", "Ирина", "person"), Node("b", "Орион", "project")), (Edge("a", "LEADS", "b"),))
 

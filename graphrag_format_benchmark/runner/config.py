@@ -13,7 +13,6 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
-
 SOLVER_MODEL = "solver"  # --model solver: answers from the control solver, no network
 STRUCTURED_FORMS = ("json_schema", "json_object")
 ANSWER_SCHEMA = {

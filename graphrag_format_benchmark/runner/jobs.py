@@ -33,6 +33,7 @@ from .transport import http_post, server_count
 
 if TYPE_CHECKING:
     from benchmark import Tokenizer
+
     from ..measure import Item, Measurement
     from .config import ModelConfig
 

@@ -14,7 +14,6 @@ import time
 
 from .transport import MAX_COUNT
 
-
 RETRY_BASE_DELAY = 0.5  # seconds before the first retry; doubles each time, with full jitter
 RETRY_MAX_DELAY = 30.0
 

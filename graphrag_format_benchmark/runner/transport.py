@@ -17,7 +17,6 @@ import threading
 import time
 from typing import Callable
 
-
 MAX_JSON_DEPTH = 64  # deeper JSON from a server or a file is refused: nothing this tool reads nests half as deep
 
 

@@ -1,6 +1,6 @@
 """The graph a question's prompt shows (Context), and the variants that group them (Variant).
 
-In: the checked inputs and the Plan. Out: the contexts of the inputs (input_contexts): one shared graph for every
+In: the checked inputs. Out: the graph a question's prompt shows (matrix.input_contexts picks the kind): one shared graph for every
 question (the article's setting), each question's own as its file gives it, or --context khop's neighbourhood of the
 question's start, cut breadth first with the edges of the relations it names kept (KHop). Also the displayed edge
 order of a permutation (edge_order) and the subgraph of some edges (subgraph).
@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 from ..solver import describe_path, edge_index, incident_edges, partial_walks
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Problems, Question, RunInputs
-    from ..matrix import Plan
+    from benchmark import Graph, Problems, Question
 
 
 SIZES = ("small", "medium", "large")
@@ -78,19 +77,6 @@ def shared_variant(graph: Graph, questions: tuple[Question, ...], size: str = "s
 CONTEXT_KINDS = ("shared", "given", "khop")
 RELATION_FLOOR = 2  # khop: edges of each relation a question names that a context holds at least (where the graph has them)
 RELATION_SEARCH = 20_000  # khop: nodes a search for such edges past the depth sees at most
-
-
-def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict]:
-    """The contexts of the inputs, before any distractor, and what the retrieval did (for the reports)."""
-    questions = inputs.questions
-    if plan.context == "khop":
-        retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed)
-        contexts = [retriever.context(q) for q in questions]
-        return contexts, retriever.summary(contexts)
-    if plan.context == "given":
-        contexts = [given_context(inputs.graph, q) for q in questions]
-        return contexts, context_summary(contexts, "given")
-    return [Context("", inputs.graph, questions)], {}
 
 
 def cut_context(graph: Graph, q: Question, edges: list[int], nodes: list[str] = ()) -> Context:

@@ -24,6 +24,7 @@ from .names import TYPE_SHARE_SLACK, Namer
 
 if TYPE_CHECKING:
     from benchmark import Node, Props, Query, Question
+
     from .contexts import Context
 
 

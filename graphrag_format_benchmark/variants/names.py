@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 
 from benchmark import Node
 
-from ..leakage import leaky_markers
+from ..words import leaky_markers
 
 if TYPE_CHECKING:
     from benchmark import Graph

@@ -23,6 +23,7 @@ from .names import KIND_POOLS, NAME_DRAWS, Namer, Vocabulary, head_words, in_cas
 
 if TYPE_CHECKING:
     from benchmark import Props
+
     from .contexts import Context, Variant
 
 
