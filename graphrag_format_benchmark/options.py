@@ -77,7 +77,146 @@ def _out_folder(value: str) -> Path | None:
     return Path(value) if value.strip() else None
 
 
-def make_parser() -> argparse.ArgumentParser:
+# Every flag in --help's order: (group, flag, argparse's keywords), group None being the main one.
+FLAGS: list[tuple[str | None, str, dict]] = [
+    (None, "--encoding", dict(default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")),
+    (None, "--graph", dict(type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")),
+    (None, "--graph-format", dict(choices=list(GRAPH_FORMATS),
+        help="how to read --graph (default: by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC export)")),
+    (None, "--graph-order", dict(choices=GRAPH_ORDERS, default="file",
+        help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, edges by "
+             "source, relation, target), the same whatever file the graph comes from")),
+    (None, "--questions", dict(type=Path, help="questions file (default: data/questions.json)")),
+    (None, "--out", dict(type=_out_folder, default=OUTPUTS, help="output folder (default: outputs/)")),
+    (None, "--formats", dict(default=",".join(ARTICLE_FORMATS),
+        help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {','.join(FORMATS)})")),
+    (None, "--sizes", dict(default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")),
+    (None, "--ids", dict(default="original", help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)")),
+    (None, "--permutations", dict(type=whole_number, default=1, metavar="K",
+        help="edge orders per graph variant, 0 the canonical one (default: 1)")),
+    (None, "--budget", dict(type=whole_number, metavar="N", help="also run mode B: pack each prompt into N tokens")),
+    (None, "--context-window", dict(type=whole_number, default=CONTEXT_WINDOW, metavar="N",
+        help=f"prompts over N tokens overflow (default: {CONTEXT_WINDOW})")),
+    (None, "--seed", dict(type=_or_none(whole_number), default=DEFAULT_SEED,
+        help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED}); none: no sampling seed is sent, "
+             "and the matrix keeps the default seed")),
+    (None, "--write-prompts", dict(action=argparse.BooleanOptionalAction, default=None,
+        help="write every prompt file (default: yes for the article's layout, one small graph as given; no for a matrix run)")),
+    (None, "--prompt", dict(metavar="ru|en|FILE",
+        help="prompt template: ru (the article's, default), en (the same in English) or a UTF-8 file with "
+             "{format_name}, {graph} and {question} once each")),
+    (None, "--leakage", dict(choices=LEAKAGE_MODES, default="fail",
+        help="a failing leakage check stops the run (fail, default) or only warns")),
+    (None, "--generate-questions", dict(type=whole_number, metavar="N",
+        help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")),
+    (None, "--hops", dict(metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")),
+    (None, "--abstain-share", dict(type=real_number, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")),
+    (None, "--property-share", dict(type=real_number, metavar="S",
+        help="share of generated questions about properties, on a graph that has any: a condition on a hop, and a property "
+             "asked for at the end (default: 0.25)")),
+    (None, "--wording", dict(choices=("natural", "template"),
+        help="how generated questions read: natural asks as a user would, naming no relation verbatim ('Who created Mr "
+             "Mann?'); template spells out the walk ('Start at \"Mr Mann\". Follow created backwards. ...'). Default: "
+             "natural for --prompt en, template for ru (the only Russian wording)")),
+    (None, "--relation-phrases", dict(type=Path, metavar="FILE",
+        help="how relations read in natural questions: 'relation<TAB>phrase<TAB>inverse phrase' a line (two nouns: "
+             "developer, product), or 'relation<TAB>phrase'; others are derived from their names")),
+    (None, "--pseudonymize", dict(action="store_true",
+        help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style of the "
+             "graph's own, questions and answers following, beside the original names, so that answering from memory "
+             "shows as a difference on the same questions")),
+    (None, "--edge-ids", dict(action="store_true",
+        help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every format, and ask "
+             "for the path as those ids instead of positions (article 5: a permutation changes the indices)")),
+    (None, "--context", dict(choices=CONTEXT_KINDS,
+        help="what each prompt shows: shared (the whole graph, for every question; the default), given (each question's own "
+             "'context' in the questions file; the default when they have one), khop (each question's neighbourhood, cut "
+             "from the graph: --context-hops, --context-edges)")),
+    (None, "--context-hops", dict(type=whole_number, metavar="N",
+        help="--context khop: how many hops out from a question's start (default: "
+             "the question's own hop count)")),
+    (None, "--context-edges", dict(type=whole_number, metavar="N",
+        help="--context khop: the most edges of a context besides its gold paths' (default: 300)")),
+    (None, "--skip-invalid-questions", dict(action="store_true",
+        help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")),
+    ("model runs and scoring", "--model", dict(
+        help=f"send every prompt to this model ('{SOLVER_MODEL}': the control solver answers, offline)")),
+    ("model runs and scoring", "--base-url", dict(default="https://api.openai.com/v1",
+        help="OpenAI-compatible endpoint, up to /v1 (default: OpenAI)")),
+    ("model runs and scoring", "--api-key-env", dict(metavar="NAME",
+        help="environment variable holding the API key, sent to --base-url whatever its host (default: OPENAI_API_KEY, "
+             "sent only to OpenAI's own hosts)")),
+    ("model runs and scoring", "--temperature", dict(type=_or_none(real_number), default=0.0,
+        help="sampling temperature, sent unless none (reasoning models accept only their default) (default: 0)")),
+    ("model runs and scoring", "--reasoning-effort", dict(metavar="LEVEL",
+        help="sent as reasoning_effort (minimal, low, medium, high...) when given")),
+    ("model runs and scoring", "--max-output-tokens", dict(type=whole_number, default=1024, metavar="N",
+        help="answer length cap, always sent (default: 1024)")),
+    ("model runs and scoring", "--max-tokens-field", dict(choices=("auto", "max_tokens", "max_completion_tokens"), default="auto",
+        help="request field for --max-output-tokens; auto: max_completion_tokens for api.openai.com, else max_tokens")),
+    ("model runs and scoring", "--structured", dict(nargs="?", const="json_schema", choices=STRUCTURED_FORMS, metavar="json_schema|json_object",
+        help="send the answer JSON schema as response_format: json_schema (default, OpenAI) or json_object (the form "
+             "llama.cpp and older servers accept)")),
+    ("model runs and scoring", "--concurrency", dict(type=whole_number, default=4, metavar="N", help="requests in flight (default: 4)")),
+    ("model runs and scoring", "--repeats", dict(type=whole_number, default=1, metavar="R",
+        help="answers per prompt; repeat r samples with seed + r (default: 1)")),
+    ("model runs and scoring", "--limit", dict(type=whole_number, metavar="N", help="send only the first N distinct prompts: a dry slice")),
+    ("model runs and scoring", "--timeout", dict(type=real_number, default=120.0, metavar="S",
+        help="seconds per request attempt (default: 120)")),
+    ("model runs and scoring", "--max-retries", dict(type=whole_number, default=5, metavar="N",
+        help="retries on connection errors, 408, 409, 429 and 5xx (default: 5)")),
+    ("model runs and scoring", "--tokens-per-minute", dict(type=whole_number, metavar="N",
+        help="pace sending to the provider's token rate limit: each request counts its prompt tokens and --max-output-tokens, "
+             "as OpenAI counts them (without it, the server's x-ratelimit headers alone pace the run)")),
+    ("model runs and scoring", "--requests-per-minute", dict(type=whole_number, metavar="N",
+        help="pace sending to the provider's request rate limit (as above)")),
+    ("model runs and scoring", "--input-price-per-million", dict(type=real_number, metavar="USD",
+        help="price of a million prompt tokens, for the cost columns")),
+    ("model runs and scoring", "--output-price-per-million", dict(type=real_number, metavar="USD",
+        help="price of a million completion tokens")),
+    ("model runs and scoring", "--cached-input-price-per-million", dict(type=real_number, metavar="USD",
+        help="price of a million prompt tokens served from the provider's prefix cache (usage.prompt_tokens_details.cached_tokens); "
+             "without it they cost the input price")),
+    ("model runs and scoring", "--baseline", dict(metavar="FORMAT",
+        help="the format the others are judged against; one of --formats (default: json, else the first)")),
+    ("model runs and scoring", "--tolerance", dict(type=real_number, metavar="T",
+        help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})")),
+    ("model runs and scoring", "--abstention-tolerance", dict(type=real_number, metavar="T",
+        help="the same for abstaining right on the abstention questions, which are usually a fifth of a set (default: "
+             f"{DEFAULT_ABSTENTION_TOLERANCE})")),
+    ("model runs and scoring", "--allow-no-verdict", dict(action="store_true",
+        help="send the prompts even when no verdict can come out of them (every baseline prompt over --context-window, or a "
+             "--budget that leaves the gold paths out); without it such a run stops before the first request")),
+    ("model runs and scoring", "--models", dict(type=Path, metavar="FILE",
+        help="run several models in one command: a JSON list of models (model, base_url, and any of name, api_key_env, "
+             "encoding, prices, ...), each into --out/NAME with the other flags of this command, resumable per model; then "
+             "--compare the finished ones into --out")),
+    ("model runs and scoring", "--compare", dict(type=Path, nargs="+", metavar="DIR",
+        help="compare finished model runs (their --out folders) over the questions they share: comparison.md, .json and .svg "
+             "into --out; nothing is measured or sent")),
+    ("model runs and scoring", "--score", dict(type=Path, nargs="+", metavar="FILE",
+        help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")),
+    ("model runs and scoring", "--accept-other-model", dict(action="store_true",
+        help="--score a Batch output whose answers come from another model than --model (a dated snapshot needs no flag)")),
+    ("model runs and scoring", "--export-batch", dict(type=Path, metavar="FILE",
+        help="write the prompts as OpenAI Batch API request files; send nothing")),
+    ("model runs and scoring", "--overwrite-batch", dict(action="store_true",
+        help="let --export-batch replace an earlier export at the same path, and its numbered parts (never an input or an output of --out)")),
+    ("model runs and scoring", "--batch", dict(action="store_true",
+        help="send the prompts through the Batch API at --base-url (its Files and Batches endpoints): export them into --out/batch, "
+             "upload, create one batch per file, poll, download the output and error files and score them; the ids are kept in "
+             "--out/batch/state.json, so the same command run again resumes and never submits twice")),
+    ("model runs and scoring", "--poll-interval", dict(type=real_number, default=30.0, metavar="S",
+        help="seconds between polls of a --batch (default: 30)")),
+    ("model runs and scoring", "--batch-max-requests", dict(type=whole_number, default=BATCH_MAX_REQUESTS, metavar="N",
+        help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the API's limit)")),
+    ("model runs and scoring", "--batch-max-bytes", dict(type=whole_number, default=BATCH_MAX_BYTES, metavar="N",
+        help=f"bytes per batch file (default: {BATCH_MAX_BYTES:,}, within the API's 200 MB)")),
+]
+
+
+def make_parser() -> Parser:
+    """The parser of every flag (FLAGS), with a one-line error that names the flag a mistyped one is closest to."""
     parser = Parser(
         prog="benchmark.py", allow_abbrev=False,  # --format is not --formats
         description="Serialize a graph in several formats, check each round-trips, build prompts, count tokens.",
@@ -86,132 +225,11 @@ def make_parser() -> argparse.ArgumentParser:
                "2 bad input or flags, or an endpoint that cannot serve the run (no server at --base-url, key rejected, "
                "model unknown), found before anything is written; 130 interrupted",
     )
-    add = parser.add_argument
-    add("--encoding", default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")
-    add("--graph", type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")
-    add("--graph-format", choices=list(GRAPH_FORMATS),
-        help="how to read --graph (default: by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC export)")
-    add("--graph-order", choices=GRAPH_ORDERS, default="file",
-        help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, edges by "
-             "source, relation, target), the same whatever file the graph comes from")
-    add("--questions", type=Path, help="questions file (default: data/questions.json)")
-    add("--out", type=_out_folder, default=OUTPUTS, help="output folder (default: outputs/)")
-    add(
-        "--formats",
-        default=",".join(ARTICLE_FORMATS),
-        help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {','.join(FORMATS)})",
-    )
-    add("--sizes", default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")
-    add("--ids", default="original", help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)")
-    add("--permutations", type=whole_number, default=1, metavar="K", help="edge orders per graph variant, 0 the canonical one (default: 1)")
-    add("--budget", type=whole_number, metavar="N", help="also run mode B: pack each prompt into N tokens")
-    add("--context-window", type=whole_number, default=CONTEXT_WINDOW, metavar="N",
-        help=f"prompts over N tokens overflow (default: {CONTEXT_WINDOW})")
-    add("--seed", type=_or_none(whole_number), default=DEFAULT_SEED,
-        help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED}); none: no sampling seed is sent, "
-             "and the matrix keeps the default seed")
-    add(
-        "--write-prompts", action=argparse.BooleanOptionalAction, default=None,
-        help="write every prompt file (default: yes for the article's layout, one small graph as given; no for a matrix run)",
-    )
-    add("--prompt", metavar="ru|en|FILE",
-        help="prompt template: ru (the article's, default), en (the same in English) or a UTF-8 file with "
-             "{format_name}, {graph} and {question} once each")
-    add("--leakage", choices=LEAKAGE_MODES, default="fail", help="a failing leakage check stops the run (fail, default) or only warns")
-    add("--generate-questions", type=whole_number, metavar="N",
-        help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out")
-    add("--hops", metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")
-    add("--abstain-share", type=real_number, metavar="S", help="share of generated near-miss abstention questions (default: 0.2)")
-    add("--property-share", type=real_number, metavar="S",
-        help="share of generated questions about properties, on a graph that has any: a condition on a hop, and a property "
-             "asked for at the end (default: 0.25)")
-    add("--wording", choices=("natural", "template"),
-        help="how generated questions read: natural asks as a user would, naming no relation verbatim ('Who created Mr "
-             "Mann?'); template spells out the walk ('Start at \"Mr Mann\". Follow created backwards. ...'). Default: "
-             "natural for --prompt en, template for ru (the only Russian wording)")
-    add("--relation-phrases", type=Path, metavar="FILE",
-        help="how relations read in natural questions: 'relation<TAB>phrase<TAB>inverse phrase' a line (two nouns: "
-             "developer, product), or 'relation<TAB>phrase'; others are derived from their names")
-    add("--pseudonymize", action="store_true",
-        help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style of the "
-             "graph's own, questions and answers following, beside the original names, so that answering from memory "
-             "shows as a difference on the same questions")
-    add("--edge-ids", action="store_true",
-        help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every format, and ask "
-             "for the path as those ids instead of positions (article 5: a permutation changes the indices)")
-    add("--context", choices=CONTEXT_KINDS,
-        help="what each prompt shows: shared (the whole graph, for every question; the default), given (each question's own "
-             "'context' in the questions file; the default when they have one), khop (each question's neighbourhood, cut "
-             "from the graph: --context-hops, --context-edges)")
-    add("--context-hops", type=whole_number, metavar="N", help="--context khop: how many hops out from a question's start (default: "
-        "the question's own hop count)")
-    add("--context-edges", type=whole_number, metavar="N", help="--context khop: the most edges of a context besides its gold paths' (default: 300)")
-    add("--skip-invalid-questions", action="store_true",
-        help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")
-    runs = parser.add_argument_group("model runs and scoring")
-    add = runs.add_argument
-    add("--model", help=f"send every prompt to this model ('{SOLVER_MODEL}': the control solver answers, offline)")
-    add("--base-url", default="https://api.openai.com/v1", help="OpenAI-compatible endpoint, up to /v1 (default: OpenAI)")
-    add("--api-key-env", metavar="NAME",
-        help="environment variable holding the API key, sent to --base-url whatever its host (default: OPENAI_API_KEY, "
-             "sent only to OpenAI's own hosts)")
-    add("--temperature", type=_or_none(real_number), default=0.0,
-        help="sampling temperature, sent unless none (reasoning models accept only their default) (default: 0)")
-    add("--reasoning-effort", metavar="LEVEL", help="sent as reasoning_effort (minimal, low, medium, high...) when given")
-    add("--max-output-tokens", type=whole_number, default=1024, metavar="N", help="answer length cap, always sent (default: 1024)")
-    add(
-        "--max-tokens-field", choices=("auto", "max_tokens", "max_completion_tokens"), default="auto",
-        help="request field for --max-output-tokens; auto: max_completion_tokens for api.openai.com, else max_tokens",
-    )
-    add("--structured", nargs="?", const="json_schema", choices=STRUCTURED_FORMS, metavar="json_schema|json_object",
-        help="send the answer JSON schema as response_format: json_schema (default, OpenAI) or json_object (the form "
-             "llama.cpp and older servers accept)")
-    add("--concurrency", type=whole_number, default=4, metavar="N", help="requests in flight (default: 4)")
-    add("--repeats", type=whole_number, default=1, metavar="R", help="answers per prompt; repeat r samples with seed + r (default: 1)")
-    add("--limit", type=whole_number, metavar="N", help="send only the first N distinct prompts: a dry slice")
-    add("--timeout", type=real_number, default=120.0, metavar="S", help="seconds per request attempt (default: 120)")
-    add("--max-retries", type=whole_number, default=5, metavar="N", help="retries on connection errors, 408, 409, 429 and 5xx (default: 5)")
-    add("--tokens-per-minute", type=whole_number, metavar="N",
-        help="pace sending to the provider's token rate limit: each request counts its prompt tokens and --max-output-tokens, "
-             "as OpenAI counts them (without it, the server's x-ratelimit headers alone pace the run)")
-    add("--requests-per-minute", type=whole_number, metavar="N", help="pace sending to the provider's request rate limit (as above)")
-    add("--input-price-per-million", type=real_number, metavar="USD", help="price of a million prompt tokens, for the cost columns")
-    add("--output-price-per-million", type=real_number, metavar="USD", help="price of a million completion tokens")
-    add("--cached-input-price-per-million", type=real_number, metavar="USD",
-        help="price of a million prompt tokens served from the provider's prefix cache (usage.prompt_tokens_details.cached_tokens); "
-             "without it they cost the input price")
-    add("--baseline", metavar="FORMAT", help="the format the others are judged against; one of --formats (default: json, else the first)")
-    add("--tolerance", type=real_number, metavar="T",
-        help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})")
-    add("--abstention-tolerance", type=real_number, metavar="T",
-        help="the same for abstaining right on the abstention questions, which are usually a fifth of a set (default: "
-             f"{DEFAULT_ABSTENTION_TOLERANCE})")
-    add("--allow-no-verdict", action="store_true",
-        help="send the prompts even when no verdict can come out of them (every baseline prompt over --context-window, or a "
-             "--budget that leaves the gold paths out); without it such a run stops before the first request")
-    add("--models", type=Path, metavar="FILE",
-        help="run several models in one command: a JSON list of models (model, base_url, and any of name, api_key_env, "
-             "encoding, prices, ...), each into --out/NAME with the other flags of this command, resumable per model; then "
-             "--compare the finished ones into --out")
-    add("--compare", type=Path, nargs="+", metavar="DIR",
-        help="compare finished model runs (their --out folders) over the questions they share: comparison.md, .json and .svg "
-             "into --out; nothing is measured or sent")
-    add("--score", type=Path, nargs="+", metavar="FILE",
-        help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network")
-    add("--accept-other-model", action="store_true",
-        help="--score a Batch output whose answers come from another model than --model (a dated snapshot needs no flag)")
-    add("--export-batch", type=Path, metavar="FILE", help="write the prompts as OpenAI Batch API request files; send nothing")
-    add("--overwrite-batch", action="store_true",
-        help="let --export-batch replace an earlier export at the same path, and its numbered parts (never an input or an output of --out)")
-    add("--batch", action="store_true",
-        help="send the prompts through the Batch API at --base-url (its Files and Batches endpoints): export them into --out/batch, "
-             "upload, create one batch per file, poll, download the output and error files and score them; the ids are kept in "
-             "--out/batch/state.json, so the same command run again resumes and never submits twice")
-    add("--poll-interval", type=real_number, default=30.0, metavar="S", help="seconds between polls of a --batch (default: 30)")
-    add("--batch-max-requests", type=whole_number, default=BATCH_MAX_REQUESTS, metavar="N",
-        help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the API's limit)")
-    add("--batch-max-bytes", type=whole_number, default=BATCH_MAX_BYTES, metavar="N",
-        help=f"bytes per batch file (default: {BATCH_MAX_BYTES:,}, within the API's 200 MB)")
+    groups: dict = {None: parser}  # group name -> where its flags go
+    for group, flag, keywords in FLAGS:
+        if group not in groups:
+            groups[group] = parser.add_argument_group(group)
+        groups[group].add_argument(flag, **keywords)
     return parser
 
 

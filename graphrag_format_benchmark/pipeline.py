@@ -262,67 +262,14 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     lock = OutLock(args.out)
     try:
         lock.acquire()
-        if inputs.generated_bytes is not None:
-            staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
-        measured = measure(inputs, plan, staging, variants, counts)
-        rows = measured.rows
-        staging.add("size_report.json", json_bytes(rows))
-        summary = summarize(rows)
-        hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
-        record["budget_hints"] = list(hints.values())
-        if not plan.article_layout:
-            staging.add("size_summary.json", json_bytes(summary))
-            staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"))
-            staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
+        measured, hints, stdout = measured_sizes(args, plan, inputs, variants, counts, record, staging)
         config = run_config(args, argv, plan, inputs, measured)
-        stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
-            console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
-            + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
-        )
-        if plan.edge_ids:
-            stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")
-        if "property_graph_tokens" in measured.facts:
-            stdout += "\n" + part_cost_line(measured.facts["property_graph_tokens"], "properties")
-        if record["skipped_questions"]:
-            skipped = record["skipped_questions"]
-            stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"
-        log, failure, batch = None, None, None
-        if model is not None and model.model != SOLVER_MODEL and args.score is None:
-            check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], args.allow_no_verdict)
-        if model is not None and args.batch:
-            files, parts = run_batch(measured, model, args.out, args.poll_interval, args.batch_max_requests, args.batch_max_bytes)
-            batch = {"parts": parts}
-            ended = [f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
-                     for p in parts if p.get("status") != "completed"]
-            if not files:
-                raise BenchmarkError(f"no batch returned a file to score: {', '.join(ended) or 'nothing was planned'}; fix what the "
-                                     f"errors say, then move {display(args.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
-            for line in ended:
-                warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
-            args.score = files
-            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints,
-                                                 record["skipped_questions"])
-        elif model is not None and args.export_batch is not None:
-            written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
-            missing = left_out(measured.items, model)
-            batch = {"files": written, "left_out": missing}
-            for part in written:
-                stdout += f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
-            if any(missing.values()):
-                warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
-                     f"{missing['outside_limit']} outside --limit")
-        elif model is not None:
-            stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints,
-                                                 record["skipped_questions"])
+        stdout, extra, failure = model_outputs(args, argv, model, measured, plan, staging, config, gate_spec, hints, record, stdout)
         staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
                                                {n.id for n in inputs.graph.nodes}))
         manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record, public_argv(argv),
                                   format_library_versions(plan.formats))
-        if log is not None:
-            manifest["log"] = log
-        if batch is not None:
-            manifest["batch"] = batch
-        publish(staging, manifest, lock.release)
+        publish(staging, {**manifest, **extra}, lock.release)
     except BaseException:
         lock.release()
         staging.discard()
@@ -331,6 +278,71 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         lock.release()
         counts.close()
     return stdout, failure
+
+
+def measured_sizes(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant], counts: ThreadedCounts,
+                   record: dict, staging: Outputs) -> tuple[Measurement, dict[GroupKey, str], str]:
+    """The measurement and its size reports into staging (size_report.json; for a matrix run also size_summary.json,
+    size_report.md and size_report.svg); the mode B groups whose budget blocks a verdict; and what stdout says."""
+    if inputs.generated_bytes is not None:
+        staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
+    measured = measure(inputs, plan, staging, variants, counts)
+    rows = measured.rows
+    staging.add("size_report.json", json_bytes(rows))
+    summary = summarize(rows)
+    hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
+    record["budget_hints"] = list(hints.values())
+    if not plan.article_layout:
+        staging.add("size_summary.json", json_bytes(summary))
+        staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"))
+        staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
+    stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
+        console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
+        + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
+    )
+    if plan.edge_ids:
+        stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")
+    if "property_graph_tokens" in measured.facts:
+        stdout += "\n" + part_cost_line(measured.facts["property_graph_tokens"], "properties")
+    if record["skipped_questions"]:
+        skipped = record["skipped_questions"]
+        stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"
+    return measured, hints, stdout
+
+
+def model_outputs(args: argparse.Namespace, argv: list[str], model: ModelConfig | None, measured: Measurement, plan: Plan,
+                  staging: Outputs, config: dict, gate_spec: GateSpec | None, hints: dict[GroupKey, str], record: dict,
+                  stdout: str) -> tuple[str, dict, str | None]:
+    """With a model: its answers, through the Batch API (--batch), as Batch request files (--export-batch), or sent and
+    logged, and then their results. Returns what stdout says, what the manifest adds ("log", "batch"), and why
+    the run did not fully succeed."""
+    if model is None:
+        return stdout, {}, None
+    if model.model != SOLVER_MODEL and args.score is None:
+        check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], args.allow_no_verdict)
+    if args.export_batch is not None and not args.batch:
+        written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
+        missing = left_out(measured.items, model)
+        for part in written:
+            stdout += f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
+        if any(missing.values()):
+            warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
+                 f"{missing['outside_limit']} outside --limit")
+        return stdout, {"batch": {"files": written, "left_out": missing}}, None
+    extra = {}
+    if args.batch:
+        files, parts = run_batch(measured, model, args.out, args.poll_interval, args.batch_max_requests, args.batch_max_bytes)
+        extra["batch"] = {"parts": parts}
+        ended = [f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
+                 for p in parts if p.get("status") != "completed"]
+        if not files:
+            raise BenchmarkError(f"no batch returned a file to score: {', '.join(ended) or 'nothing was planned'}; fix what the "
+                                 f"errors say, then move {display(args.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
+        for line in ended:
+            warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
+        args.score = files
+    stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"])
+    return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
 
 
 MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
