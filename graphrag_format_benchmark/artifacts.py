@@ -105,11 +105,11 @@ class Outputs(Staging):
 
 def format_library_versions(formats: list[str]) -> dict[str, str]:
     """The version of each library a measured format was written and read with: {'toon-format': '1.2.0'}."""
-    from importlib.metadata import PackageNotFoundError, version
-
     out = {}
     for fmt in formats:
         if fmt in FORMAT_LIBRARIES:
+            from importlib.metadata import PackageNotFoundError, version  # only for such a format: it takes 10 ms to import
+
             package = FORMAT_LIBRARIES[fmt][1]
             try:
                 out[package] = version(package)

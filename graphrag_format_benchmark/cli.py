@@ -13,69 +13,19 @@ import re
 import sys
 import threading
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmark import (
-    MANIFEST_SCHEMA_VERSION,
     ROOT,
     BenchmarkError,
-    Staging,
     display,
-    git_state,
-    json_bytes,
     missing_tiktoken,
-    publish,
     tiktoken,  # None when it is not installed: main() says how to install it
 )
 
-from .artifacts import OutLock
-from .charts import comparison_svg
-from .comparison import compare_runs, comparison_markdown
-from .options import check_out_folder, make_parser
+from .options import make_parser
 from .pipeline import run
-from .report import comparison_report
-from .results import TOOL_VERSION
-from .runner.config import SOLVER_MODEL, public_argv
-
-
-def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
-    """--compare: read the runs, write comparison.json, .md and .svg into --out, and say what every model accepts."""
-    given = [flag for flag, value in (("--model", args.model), ("--score", args.score), ("--export-batch", args.export_batch)) if value]
-    if given:
-        raise BenchmarkError(f"--compare reads finished runs: leave out {', '.join(given)}")
-    if len(args.compare) < 2:
-        raise BenchmarkError("--compare needs two runs or more (their --out folders)")
-    check_out_folder(args.out)
-    if any(args.out.resolve() == folder.resolve() for folder in args.compare):
-        raise BenchmarkError(f"--out {display(args.out)} is one of the compared runs: its files would be replaced; name another folder")
-    comparison = compare_runs(list(args.compare))
-    staging, lock = Staging(args.out), OutLock(args.out)
-    try:
-        lock.acquire()
-        staging.add("comparison.json", json_bytes(comparison))
-        staging.add("comparison.md", comparison_markdown(comparison).encode("utf-8"))
-        svg = comparison_svg(comparison)
-        staging.add("comparison.svg", svg.encode("utf-8"))
-        staging.add("report.html", comparison_report(comparison, svg))
-        manifest = {"schema_version": MANIFEST_SCHEMA_VERSION, "tool": "graphrag-format-benchmark", "tool_version": TOOL_VERSION,
-                    "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "git": git_state(),
-                    "command": ["benchmark.py", *public_argv(argv)], "compared": comparison["runs"], "outputs": dict(sorted(staging.sha.items()))}
-        publish(staging, manifest, lock.release)
-    except BaseException:
-        lock.release()
-        staging.discard()
-        raise
-    lines = [f"{note}" for note in comparison["notes"]]
-    for acc in comparison["accepted_for_every_model"]:
-        group = " · ".join((acc["size"], acc["ids"], acc["mode"]))
-        if acc["formats"]:
-            lines.append(f"{group}: accepted for every model: {', '.join(acc['formats'])}")
-        else:
-            why = "; ".join(f"{fmt}: {', '.join(reasons)}" for fmt, reasons in acc["not_accepted"].items()) or "only the baseline was run"
-            lines.append(f"{group}: no format is accepted for every model ({why})")
-    return "\n".join(lines + [f"comparison: {display(args.out / 'comparison.md')}"])
-
+from .runner.config import SOLVER_MODEL
 
 MODEL_FIELDS = {  # a --models entry's fields -> the flag each stands for
     "model": "--model", "base_url": "--base-url", "api_key_env": "--api-key-env", "encoding": "--encoding",
@@ -162,7 +112,7 @@ def run_models(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | No
     finished = [args.out / name for name, _ in models if (args.out / name / "results.json").exists()]
     if len(finished) >= 2:
         compare = ["--compare", *map(str, finished), "--out", str(args.out)]
-        stdout.append("## comparison\n" + run_compare(make_parser().parse_args(compare), compare))
+        stdout.append("## comparison\n" + run_command(make_parser().parse_args(compare), compare)[0])
     failure = None
     if failed:
         failure = (f"{len(failed)} of {len(models)} model(s) did not finish ({'; '.join(failed)}); run the same command again: "
@@ -201,6 +151,8 @@ def stops_like_ctrl_c():
 def run_command(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     """The run the flags ask for: a comparison of finished runs (--compare), one run per model (--models), or one run."""
     if args.compare is not None:
+        from .comparison import run_compare  # only here: a comparison reads finished runs and measures nothing
+
         return run_compare(args, argv), None
     if args.models is not None:
         return run_models(args, argv)

@@ -8,17 +8,24 @@ paired difference on the same questions and the formats every model's gate accep
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 from collections import Counter
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
-from benchmark import BenchmarkError, display
+from benchmark import MANIFEST_SCHEMA_VERSION, BenchmarkError, Staging, display, git_state, json_bytes, publish
 
+from .artifacts import OutLock
+from .charts import comparison_svg
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, Paired, verdicts
 from .matrix import group_key
+from .options import check_out_folder
+from .report import comparison_report
 from .results import TOOL_VERSION, aggregate
+from .runner.config import public_argv
 from .scoring import DIAGNOSES
 
 COMPARE_KEY = ("size", "ids", "mode", "format", "permutation", "question_id", "repeat")
@@ -198,3 +205,41 @@ def compared_diagnoses(mine: list[dict], models: list[str]) -> list[str]:
             cells = [f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['cells']:.0%})" if n in e["diagnoses"] else "" for n in names]
             lines.append(f"| {model} | {e['format']} | {e['cells']} | " + " | ".join(cells) + " |")
     return lines
+
+
+def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
+    """--compare: read the runs, write comparison.json, .md and .svg into --out, and say what every model accepts."""
+    given = [flag for flag, value in (("--model", args.model), ("--score", args.score), ("--export-batch", args.export_batch)) if value]
+    if given:
+        raise BenchmarkError(f"--compare reads finished runs: leave out {', '.join(given)}")
+    if len(args.compare) < 2:
+        raise BenchmarkError("--compare needs two runs or more (their --out folders)")
+    check_out_folder(args.out)
+    if any(args.out.resolve() == folder.resolve() for folder in args.compare):
+        raise BenchmarkError(f"--out {display(args.out)} is one of the compared runs: its files would be replaced; name another folder")
+    comparison = compare_runs(list(args.compare))
+    staging, lock = Staging(args.out), OutLock(args.out)
+    try:
+        lock.acquire()
+        staging.add("comparison.json", json_bytes(comparison))
+        staging.add("comparison.md", comparison_markdown(comparison).encode("utf-8"))
+        svg = comparison_svg(comparison)
+        staging.add("comparison.svg", svg.encode("utf-8"))
+        staging.add("report.html", comparison_report(comparison, svg, DIAGNOSES))
+        manifest = {"schema_version": MANIFEST_SCHEMA_VERSION, "tool": "graphrag-format-benchmark", "tool_version": TOOL_VERSION,
+                    "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "git": git_state(),
+                    "command": ["benchmark.py", *public_argv(argv)], "compared": comparison["runs"], "outputs": dict(sorted(staging.sha.items()))}
+        publish(staging, manifest, lock.release)
+    except BaseException:
+        lock.release()
+        staging.discard()
+        raise
+    lines = [f"{note}" for note in comparison["notes"]]
+    for acc in comparison["accepted_for_every_model"]:
+        group = " · ".join((acc["size"], acc["ids"], acc["mode"]))
+        if acc["formats"]:
+            lines.append(f"{group}: accepted for every model: {', '.join(acc['formats'])}")
+        else:
+            why = "; ".join(f"{fmt}: {', '.join(reasons)}" for fmt, reasons in acc["not_accepted"].items()) or "only the baseline was run"
+            lines.append(f"{group}: no format is accepted for every model ({why})")
+    return "\n".join(lines + [f"comparison: {display(args.out / 'comparison.md')}"])

@@ -257,7 +257,7 @@ def read_graphml(text: str, where: str) -> dict:
     relation from RELATION_KEYS (DEFAULT_RELATION when it has none, with a warning), every other attribute a
     property, typed as the file's keys declare. An undirected graph's edges are read in the direction written."""
     try:
-        import networkx
+        import networkx  # noqa: F401  (its reader below; the import says at once whether it is installed)
         from networkx.readwrite.graphml import GraphMLReader
     except ImportError:
         raise BenchmarkError(f"{where}: reading GraphML needs the networkx package, which is not installed; run: "

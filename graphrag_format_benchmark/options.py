@@ -27,8 +27,7 @@ from .inputs import GRAPH_FORMATS, GRAPH_ORDERS, load_template
 from .leakage import LEAKAGE_MODES
 from .matrix import Plan
 from .questions import DEFAULT_PROPERTY_SHARE, GenerateSpec
-from .runner.batch import BATCH_MAX_BYTES, BATCH_MAX_REQUESTS
-from .runner.config import SOLVER_MODEL, STRUCTURED_FORMS, ModelConfig, is_loopback, public_url
+from .runner.config import BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, SOLVER_MODEL, STRUCTURED_FORMS, ModelConfig, is_loopback, public_url
 from .variants.contexts import CONTEXT_KINDS, DEFAULT_SEED, ID_VARIANTS, SIZES
 from .wording import QUESTION_TEXTS, read_relation_phrases
 

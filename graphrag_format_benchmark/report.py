@@ -9,8 +9,6 @@ with JSON.parse and shows as text, never markup. The same inputs give the same b
 from __future__ import annotations
 
 import base64
-import csv
-import io
 import itertools
 import json
 import re
@@ -18,17 +16,15 @@ import statistics
 import zlib
 from typing import TYPE_CHECKING
 
-from benchmark import serialized
+from benchmark import SPLIT_SEARCH, serialized, sha256_hex, splits_between
 
 from .encodings import HFEncoding
 from .matrix import hop_bucket
-from .scoring import DIAGNOSES, AnswerKey, evidence_triple, parse_answer, reversed_triple
 from .solver import value_text
 
 if TYPE_CHECKING:
     from benchmark import Graph, Tokenizer
 
-    from .answers import Answer
     from .artifacts import Outputs
     from .matrix import Plan
     from .measure import Item, Measurement
@@ -53,28 +49,65 @@ def token_ends(tokenizer: Tokenizer, text: str) -> list[int]:
             last = max(last, min(end, len(text)))
             ends.append(last)
     else:
-        ends = list(itertools.accumulate(map(token_chars(tokenizer).__getitem__, encoding.encode_ordinary(text))))
+        ids = encoding.encode_ordinary(text)
+        ends = list(itertools.accumulate(map(token_chars(tokenizer, ids).__getitem__, ids)))
     if ends:
         ends[-1] = len(text)
     return ends
 
 
-_TOKEN_CHARS: dict[str, list[int]] = {}  # tokenizer name -> token_chars
+_TOKEN_CHARS: dict[str, dict[int, int]] = {}  # tokenizer name -> token id -> the characters it starts
 
 
-def token_chars(tokenizer: Tokenizer) -> list[int]:
-    """Token id -> the characters it starts (its bytes less UTF-8 continuation bytes), for the whole vocabulary at once:
-    a token's share of a text is the same wherever it stands."""
-    table = _TOKEN_CHARS.get(tokenizer.name)
-    if table is None:
-        encoding, table = tokenizer.encoding, []
-        for i in range(encoding.n_vocab):
-            try:
-                table.append(len(encoding.decode_single_token_bytes(i).translate(None, UTF8_CONTINUATION)))
-            except KeyError:  # an id the vocabulary skips
-                table.append(0)
-        _TOKEN_CHARS[tokenizer.name] = table
+def token_chars(tokenizer: Tokenizer, ids: list[int]) -> dict[int, int]:
+    """Token id -> the characters it starts (its bytes less UTF-8 continuation bytes), for these ids (each decoded once
+    per tokenizer, not the whole vocabulary): a token's share of a text is the same wherever it stands."""
+    table = _TOKEN_CHARS.setdefault(tokenizer.name, {})
+    decode = tokenizer.encoding.decode_single_token_bytes
+    for i in set(ids).difference(table):
+        table[i] = len(decode(i).translate(None, UTF8_CONTINUATION))
     return table
+
+
+# The page draws a text's first REPORT_TOKENS_SHOWN tokens; past them the text need not be tokenized, when it can be cut
+# where the pre-tokenizer must end a piece whatever follows. benchmark.last_split finds such a place for every encoding
+# of SPLIT_PATTERNS: a newline after a character that is not whitespace, before one that is not either. For o200k_base
+# and cl100k_base the next line may also start with spaces or tabs (JSON's indentation) that a character other than
+# whitespace ends: their patterns take a newline alone (\s*[\r\n]+, backtracking to the newline when no newline
+# follows the spaces) or at the end of the punctuation before it ([^\s\p{L}\p{N}]+[\r\n/]*), both before any
+# whitespace alternative, so the piece with the newline ends at it; and a piece that starts there is matched as in
+# the text alone, since no pattern looks behind. (GPT-2's pattern, of r50k and p50k, would join the newline to the
+# spaces: the strict rule only.)
+INDENT_SPLITS = ("2d1b8dc11e89af71459b36004f698ab3693f59fd84f63e8ec2b49564ab857420",  # o200k_base, o200k_harmony
+                 "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899")  # cl100k_base
+INDENTED_LINE = re.compile(r"[ \t]+[^\s]")  # a line that starts with spaces or tabs, then something else
+
+
+def report_cut(tokenizer: Tokenizer, text: str, size: int) -> int | None:
+    """A place at or before size where the tokens of text[:place] are the first tokens of text (see above), or None."""
+    indent = sha256_hex(getattr(tokenizer.encoding, "_pat_str", "")) in INDENT_SPLITS
+    p, tries = text.rfind("\n", 0, size), 0
+    while p > 0 and tries < SPLIT_SEARCH:
+        if not text[p - 1].isspace() and p + 1 < len(text):
+            if splits_between(text[p - 1:p + 1], text[p + 1]) or indent and INDENTED_LINE.match(text, p + 1):
+                return p + 1
+        p, tries = text.rfind("\n", 0, p), tries + 1
+    return None
+
+
+def shown_start(tokenizer: Tokenizer, text: str) -> tuple[str, list[int]]:
+    """The start of text that holds its first REPORT_TOKENS_SHOWN tokens (all of a shorter text), and its token ends:
+    the whole text's boundaries there, found without tokenizing the rest (report_cut), so that the page costs the same
+    for 15 edges and 150,000."""
+    size = 8 * REPORT_TOKENS_SHOWN
+    while size < len(text) and tokenizer.splits:
+        cut = report_cut(tokenizer, text, size)
+        if cut is not None:
+            ends = token_ends(tokenizer, text[:cut])
+            if len(ends) >= REPORT_TOKENS_SHOWN:
+                return text[:cut], ends
+        size *= 2
+    return text, token_ends(tokenizer, text)
 
 
 def token_pieces(tokenizer: Tokenizer, text: str) -> list[str]:
@@ -141,8 +174,12 @@ def _first_items(measured: Measurement) -> dict[str, Item]:
 
 
 def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple[list[dict], list[str]]:
-    """Per format and encoding, the first graph's token boundaries (the first REPORT_TOKENS_SHOWN) and its syntax split."""
+    """Per format and encoding, the first graph's token boundaries and the split of those tokens into names and values
+    against syntax: all of them, or the first REPORT_TOKENS_SHOWN of a larger graph (shown_start)."""
     first, views, notes = _first_items(measured), [], []
+    base = measured.variants[0]
+    graph_tokens = {(r["format"], r["encoding"], r.get("context", "")): r["graph_tokens"] for r in measured.rows
+                    if r["permutation"] == 0 and r["mode"] == "A" and r["size"] == base.size and r["ids"] == base.ids}
     words: dict[tuple, set[str]] = {}
     for fmt, item in first.items():
         text = texts.get(item)
@@ -150,13 +187,14 @@ def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple
         if key not in words:
             words[key] = value_words(item.shown())
         for tokenizer in plan.tokenizers:
-            ends = token_ends(tokenizer, text)
-            if len(ends) > REPORT_TOKENS_SHOWN:
-                notes.append(f"{fmt} ({tokenizer.name}): the first {REPORT_TOKENS_SHOWN:,} of {len(ends):,} tokens are drawn; the "
-                             "counts cover them all")
-            shown = ends[:REPORT_TOKENS_SHOWN]
+            start, ends = shown_start(tokenizer, text)
+            shown, total = ends[:REPORT_TOKENS_SHOWN], graph_tokens[fmt, tokenizer.name, item.context.id]
+            if total > len(shown):
+                notes.append(f"{fmt} ({tokenizer.name}): the first {len(shown):,} of its {total:,} graph tokens are drawn and split "
+                             "into names and values against syntax")
             views.append({"format": fmt, "encoding": tokenizer.name, "pieces": [text[a:b] for a, b in zip([0, *shown], shown)],
-                          **syntax_split(text, ends, words[key]), "context": item.context.id or "", "variant": item.variant.name})
+                          **syntax_split(start, shown, words[key]), "graph_tokens": total, "context": item.context.id or "",
+                          "variant": item.variant.name})
     return views, notes
 
 
@@ -214,56 +252,6 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
             "distractors": distractors, "edge_ids": bool(base.contexts[0].graph.edge_ids)}, notes
 
 
-def report_cells(scored: list[dict], answers: dict[tuple[str, int], Answer], items: list[Item]) -> tuple[list[dict], list[str]]:
-    """The model-run cells as the page shows them: scores, diagnosis, the raw answer, the gold path's edges, and each
-    evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown."""
-    by_sha = {item.row["prompt_sha256"]: item for item in items}
-    keys: dict[str, AnswerKey] = {}
-    cells, notes = [], []
-    for s in scored:
-        if len(cells) >= REPORT_CELLS:
-            notes.append(f"the page holds the first {REPORT_CELLS:,} of {len(scored):,} cells; cells.csv has them all")
-            break
-        item = by_sha[s["prompt_sha256"]]
-        record = answers.get((s["prompt_sha256"], s["repeat"]))
-        content = record.content if record is not None and isinstance(record.content, str) else None
-        key = keys.get(s["prompt_sha256"])
-        if key is None:
-            key = keys[s["prompt_sha256"]] = AnswerKey(item.shown(), item.question)
-        edges = key.shown.edges
-        parsed = parse_answer(content) if content is not None else None
-        evidence = []
-        for ev in (parsed or {}).get("evidence", [])[:50]:
-            triple = evidence_triple(ev)
-            mark = ("shown" if key.shown_at(ev) != -1 else "reversed" if key.shown_at(reversed_triple(ev)) != -1 else "not shown") if triple else "malformed"
-            evidence.append({"edge": " ".join(triple) if triple else json.dumps(ev, ensure_ascii=False)[:200], "mark": mark})
-        cells.append({
-            "format": s["format"], "question": s["question_id"], "hops": s["hops"], "size": s["size"], "ids": s["ids"], "mode": s["mode"],
-            "permutation": s["permutation"], "repeat": s["repeat"], "status": s["status"], "insufficient": s["insufficient"],
-            "answer_correct": s["answer_correct"], "path_exact": s["path_exact"], "valid_path": s["valid_path"],
-            "diagnosis": s["diagnosis"], "error": s["error"],
-            "answer": (content[:REPORT_ANSWER_CHARS] + ("…" if len(content) > REPORT_ANSWER_CHARS else "")) if content is not None else None,
-            "gold": [[" ".join(edges[i]) for i in p if 0 <= i < len(edges)] for p in item.question.paths[:3]],
-            "evidence": evidence})
-    return cells, notes
-
-
-CSV_FIELDS = ("encoding", "size", "ids", "permutation", "mode", "format", "question_id", "hops", "insufficient", "repeat", "status",
-              "prompt_tokens", "usage_prompt_tokens", "usage_completion_tokens", "parse_success", "json_as_asked", "abstained",
-              "answer_correct", "path_exact", "valid_path", "edge_precision", "edge_recall", "evidence_match", "diagnosis",
-              "finish_reason", "latency_s", "error")
-
-
-def cells_csv(scored: list[dict]) -> bytes:
-    """cells.csv: one line per scored cell, for a spreadsheet."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
-    for s in scored:
-        writer.writerow(["" if (v := s.get(f)) is None else v for f in CSV_FIELDS])
-    return out.getvalue().encode("utf-8")
-
-
 def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str, input_ids: set[str]) -> bytes:
     """report.html of a run: sizes, where the tokens go, one question in every format, and the model run if any.
     input_ids: the input graph's node ids; a shown node outside them is a distractor."""
@@ -277,9 +265,9 @@ def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str,
     return render_report(data, staging.report.get("svg", ""))
 
 
-def comparison_report(c: dict, svg: str) -> bytes:
+def comparison_report(c: dict, svg: str, diagnoses: dict[str, tuple[str, str]]) -> bytes:
     """report.html of --compare: the leaderboard (sortable) and why answers failed, per model and format."""
-    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in c["leaderboard"])]
+    names = [name for name in diagnoses if any(name in e["diagnoses"] for e in c["leaderboard"])]
     models = ", ".join(r["model"] for r in c["runs"])
     data = {"kind": "compare", "title": f"graphrag-format-benchmark · {models} compared", "baseline": "", "sizes": [], "tokens": [],
             "prompts": {"heads": {}, "graphs": {}, "questions": [], "encoding": "", "distractors": []}, "model": None,
@@ -395,7 +383,8 @@ function showTokens() {
   const v = D.tokens[Number($("tokenPick").value)]; if (!v) return;
   $("tokenSummary").replaceChildren(table([
     {label: "format", text: true, value: (r) => r.format}, {label: "encoding", text: true, value: (r) => r.encoding},
-    {label: "tokens", value: (r) => r.tokens}, {label: "names and values", value: (r) => r.names_and_values},
+    {label: "graph tokens", value: (r) => r.graph_tokens}, {label: "tokens split", value: (r) => r.tokens},
+    {label: "names and values", value: (r) => r.names_and_values},
     {label: "syntax", value: (r) => r.syntax}, {label: "syntax share", value: (r) => r.tokens ? r.syntax / r.tokens : 0, show: (x) => (100 * x).toFixed(1) + "%"},
   ], D.tokens.filter((t) => t.encoding === v.encoding), "tokenTable"));
   const view = $("tokenView"); view.replaceChildren();

@@ -7,6 +7,22 @@ article's final table (8.6), results per hop count, why answers failed, the verd
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
+from .scoring import AnswerKey, evidence_triple, parse_answer, reversed_triple
+
+if TYPE_CHECKING:
+    from benchmark import Question
+
+    from .answers import Answer, Answers
+    from .artifacts import Outputs
+    from .gate import GateSpec
+    from .measure import Item, Measurement
+    from .runner.config import ModelConfig
+
+import csv
+import io
 import itertools
 import json
 import math
@@ -21,7 +37,6 @@ from benchmark import json_bytes, sha256_hex
 from .charts import results_svg
 from .gate import recommendation, verdict_lines, verdicts, why_not_accepted
 from .matrix import HOP_BUCKETS, group_key
-from .report import cells_csv, report_cells
 from .runner.config import SOLVER_MODEL, public_url
 from .scoring import DIAGNOSES, gc_paused, score_log
 from .sizes import skipped_text
@@ -468,6 +483,56 @@ def report_model(scored: list[dict], answers: Answers, report: ResultsReport, ta
             "diagnosis_names": names, "meanings": {n: f"{DIAGNOSES[n][0]}. Remedy: {DIAGNOSES[n][1]}" for n in names},
             "aggregates": [{"format": f"{e['format']} ({e['size']} · {e['ids']} · {e['mode']})", "n": e["n"], "diagnoses": e["diagnoses"]}
                            for e in table]}
+
+
+def report_cells(scored: list[dict], answers: dict[tuple[str, int], Answer], items: list[Item]) -> tuple[list[dict], list[str]]:
+    """The model-run cells as the page shows them: scores, diagnosis, the raw answer, the gold path's edges, and each
+    evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown."""
+    by_sha = {item.row["prompt_sha256"]: item for item in items}
+    keys: dict[str, AnswerKey] = {}
+    cells, notes = [], []
+    for s in scored:
+        if len(cells) >= REPORT_CELLS:
+            notes.append(f"the page holds the first {REPORT_CELLS:,} of {len(scored):,} cells; cells.csv has them all")
+            break
+        item = by_sha[s["prompt_sha256"]]
+        record = answers.get((s["prompt_sha256"], s["repeat"]))
+        content = record.content if record is not None and isinstance(record.content, str) else None
+        key = keys.get(s["prompt_sha256"])
+        if key is None:
+            key = keys[s["prompt_sha256"]] = AnswerKey(item.shown(), item.question)
+        edges = key.shown.edges
+        parsed = parse_answer(content) if content is not None else None
+        evidence = []
+        for ev in (parsed or {}).get("evidence", [])[:50]:
+            triple = evidence_triple(ev)
+            mark = ("shown" if key.shown_at(ev) != -1 else "reversed" if key.shown_at(reversed_triple(ev)) != -1 else "not shown") if triple else "malformed"
+            evidence.append({"edge": " ".join(triple) if triple else json.dumps(ev, ensure_ascii=False)[:200], "mark": mark})
+        cells.append({
+            "format": s["format"], "question": s["question_id"], "hops": s["hops"], "size": s["size"], "ids": s["ids"], "mode": s["mode"],
+            "permutation": s["permutation"], "repeat": s["repeat"], "status": s["status"], "insufficient": s["insufficient"],
+            "answer_correct": s["answer_correct"], "path_exact": s["path_exact"], "valid_path": s["valid_path"],
+            "diagnosis": s["diagnosis"], "error": s["error"],
+            "answer": (content[:REPORT_ANSWER_CHARS] + ("…" if len(content) > REPORT_ANSWER_CHARS else "")) if content is not None else None,
+            "gold": [[" ".join(edges[i]) for i in p if 0 <= i < len(edges)] for p in item.question.paths[:3]],
+            "evidence": evidence})
+    return cells, notes
+
+
+CSV_FIELDS = ("encoding", "size", "ids", "permutation", "mode", "format", "question_id", "hops", "insufficient", "repeat", "status",
+              "prompt_tokens", "usage_prompt_tokens", "usage_completion_tokens", "parse_success", "json_as_asked", "abstained",
+              "answer_correct", "path_exact", "valid_path", "edge_precision", "edge_recall", "evidence_match", "diagnosis",
+              "finish_reason", "latency_s", "error")
+
+
+def cells_csv(scored: list[dict]) -> bytes:
+    """cells.csv: one line per scored cell, for a spreadsheet."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for s in scored:
+        writer.writerow(["" if (v := s.get(f)) is None else v for f in CSV_FIELDS])
+    return out.getvalue().encode("utf-8")
 
 
 def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tuple[str, str | None]:

@@ -9,17 +9,21 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from test_runner import DIAGNOSED, QUESTION_TEXT, E
 from test_tokenizers import small_hf_tokenizer
 
 import benchmark
-from graphrag_format_benchmark import report
+from graphrag_format_benchmark import report, results
 
 from conftest import ROOT, run_cli
 from fake_openai import FakeOpenAI
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE = ['<script>window.__pwned = 1</script>', '"><img src=x onerror="window.__pwned = 2">', "\u202eevil\u202c name", "a&amp;b"]
+
+
+TOKENIZERS = {name: benchmark.load_tokenizer(name) for name in ("o200k_base", "cl100k_base")}
 
 
 def page_data(path: Path) -> dict:
@@ -129,7 +133,7 @@ def test_a_model_run_page_holds_every_cell_with_its_diagnosis_and_a_csv_beside_i
     assert q1["gold"] == [["person_irina LEADS project_orion", "project_orion USES method_graph", "method_graph DEVELOPED_BY org_vector",
                            "org_vector LOCATED_IN city_kazan"]]
     csv_lines = (out / "cells.csv").read_text(encoding="utf-8").splitlines()
-    assert csv_lines[0].split(",") == list(report.CSV_FIELDS) and len(csv_lines) == 31
+    assert csv_lines[0].split(",") == list(results.CSV_FIELDS) and len(csv_lines) == 31
     assert sum(",miscounted_indices," in line for line in csv_lines) == 5
 
 
@@ -225,3 +229,32 @@ def test_distractors_are_named_for_the_page_to_mark(tmp_path):
     real = {n["id"] for n in json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))["nodes"]}
     graph = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
     assert prompts["distractors"] == sorted({n["id"] for n in graph["nodes"]} - real) and len(prompts["distractors"]) > 100
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "tsv", "edge_list", "dsl"])
+def test_a_large_graphs_token_view_is_its_first_tokens_cut_where_the_whole_text_cuts(fmt):
+    nodes = tuple(benchmark.Node(f"node_{k}", f"Узел номер {k} «{k * 7 % 13}»", "entity") for k in range(3000))
+    edges = tuple(benchmark.Edge(f"node_{k}", "LINKS_TO", f"node_{(k * 31 + 7) % 3000}") for k in range(3000))
+    text = benchmark.serialized(fmt, benchmark.Graph(nodes, edges))
+    tokenizer = benchmark.load_tokenizer("o200k_base")
+    start, ends = report.shown_start(tokenizer, text)
+    whole = report.token_ends(tokenizer, text)
+    assert len(whole) > 2 * report.REPORT_TOKENS_SHOWN and report.REPORT_TOKENS_SHOWN <= len(ends) < len(whole)
+    assert text.startswith(start) and ends[-1] == len(start)
+    assert ends == whole[:len(ends)]  # the boundaries the whole text has there, found without tokenizing the rest
+
+
+LINE_PARTS = st.sampled_from(["  ", "\t", " ", "{", "}", "\"id\": ", "\"Казань\",", "x", "42", "1969,", "-LEADS->", "|", "  \n", "\r",
+                              "😀", "Ж", "'s", "/", "//", ":", "...", "\u00a0", "\u2028", "é", "e\u0301"])
+
+
+@given(lines=st.lists(st.lists(LINE_PARTS, max_size=6).map("".join), min_size=2, max_size=40), size=st.integers(1, 400),
+       encoding=st.sampled_from(["o200k_base", "cl100k_base"]))
+@settings(max_examples=300, deadline=None)
+def test_a_report_cut_keeps_every_token_boundary_before_it(lines, size, encoding):
+    text = "\n".join(lines)
+    tokenizer = TOKENIZERS[encoding]
+    cut = report.report_cut(tokenizer, text, size)
+    if cut is not None:
+        ends = report.token_ends(tokenizer, text[:cut])
+        assert ends == report.token_ends(tokenizer, text)[:len(ends)] and (not ends or ends[-1] == cut)

@@ -53,8 +53,6 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
 
 
-BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
-BATCH_MAX_BYTES = 200_000_000
 
 
 def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int) -> list[dict]:

@@ -13,6 +13,8 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
+BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
+BATCH_MAX_BYTES = 200_000_000
 SOLVER_MODEL = "solver"  # --model solver: answers from the control solver, no network
 STRUCTURED_FORMS = ("json_schema", "json_object")
 ANSWER_SCHEMA = {
