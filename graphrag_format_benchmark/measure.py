@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
 from benchmark import (
@@ -72,6 +72,7 @@ class Measurement:
     items: list[Item]  # one per row, same order
     variants: list[Variant]
     facts: dict  # resolved values for the manifest
+    shown: dict[str, str] = field(default_factory=dict)  # format|context|edges -> the text report.html shows (first variant, order 0)
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,31 @@ def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> di
                            mode=cell.mode, budget=plan.budget if cell.mode == "B" else None)
 
 
+@dataclass
+class Measuring:
+    """What one measurement carries from cell to cell."""
+
+    plan: Plan
+    counts: ThreadedCounts
+    add_file: Callable[[str, bytes], None]  # a graph or prompt file, as it is made
+    progress: Progress
+    costs: PartCosts
+    items: list[Item] = field(default_factory=list)  # one per row of size_report.json
+    prompts: dict = field(default_factory=dict)  # {"write": bool, "bytes": n}: whether prompt files are written
+    written: set[str] = field(default_factory=set)  # prompt files written (a mode A prompt is the same for every encoding)
+    hints: dict[tuple[str, str, str], int] = field(default_factory=dict)  # mode B: the last cut per variant, format and encoding
+    shown: dict[str, str] = field(default_factory=dict)  # the first variant's mode A texts of order 0, for report.html
+
+    def add_row(self, tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
+        q, plan = cell.question, self.plan
+        self.items.append(Item(cell_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template))
+        if self.prompts["write"]:
+            name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
+            if name not in self.written:
+                self.written.add(name)
+                self.add_file(name, cell.shown.prompt(q.question).encode("utf-8"))
+
+
 def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants: list[Variant] | None = None,
             counts: ThreadedCounts | None = None) -> Measurement:
     """Every row of size_report.json, with the files it writes into out (none without it) and what the runner
@@ -140,23 +166,9 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     variants = build_variants(inputs, plan, counts) if variants is None else variants
     add_file = out.add if out is not None else lambda name, data: None
     n_cells = sum(len(v.questions) for v in variants) * plan.permutations * len(plan.formats) * len(plan.tokenizers)
-    progress = Progress(n_cells * (2 if plan.budget else 1))
-    items: list[Item] = []
-    prompts_written: set[str] = set()
-
-    def add_row(tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
-        q = cell.question
-        items.append(Item(cell_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template))
-        if prompts["write"]:
-            name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
-            if name not in prompts_written:  # a mode A prompt is the same for every encoding
-                prompts_written.add(name)
-                add_file(name, cell.shown.prompt(q.question).encode("utf-8"))
-
+    state = Measuring(plan, counts, add_file, Progress(n_cells * (2 if plan.budget else 1)), PartCosts(plan, counts),
+                      prompts={"write": plan.write_prompts})  # None: decided on the first graph texts (write_prompts_by_default)
     orders: dict[tuple[str, int], dict[str, list[int]]] = {}  # (size, permutation) -> context id -> displayed order
-    hints: dict[tuple[str, str, str], int] = {}
-    costs = PartCosts(plan, counts)
-    prompts = {"write": plan.write_prompts}  # None: decided on the first graph texts (write_prompts_by_default)
     for variant in variants:
         if not plan.article_layout:
             if variant.shared:
@@ -167,29 +179,29 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
             proven: dict = {}  # round trips that prove those of the context's other edge orders (check_roundtrip_once)
             for k in range(plan.permutations):
                 order = orders.setdefault((variant.size, k), {}).setdefault(context.id, edge_order(context, variant.size, k, plan.seed))
-                order_sha = sha256_hex(json_bytes(order))
-                measure_order(variant, context, k, order, order_sha, plan, counts, add_row, add_file, progress, hints, costs, prompts,
-                              proven)
+                measure_order(variant, context, k, order, state, proven, keep=variant is variants[0] and k == 0)
     if not plan.article_layout:
         for (size, k), by_context in orders.items():
             add_file(f"order.{size}.p{k}.json", json_bytes(by_context[""] if "" in by_context else by_context))
-    progress.close()
+    state.progress.close()
     key = row_order(plan, variants)
-    items.sort(key=lambda item: key(item.row))
-    facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None), "write_prompts": prompts}
+    items = sorted(state.items, key=lambda item: key(item.row))
+    facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None), "write_prompts": state.prompts}
     if any(v.mapping_sha256 for v in variants):
         facts["pseudonyms"] = {"seed": plan.seed, "mapping_sha256": {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256}}
+    costs = state.costs.by_size
     if plan.edge_ids:
-        facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs.by_size["edge ids"]}
-    if costs.by_size["properties"]:
-        facts["property_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs.by_size["properties"]}
-    return Measurement([item.row for item in items], items, variants, facts)
+        facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs["edge ids"]}
+    if costs["properties"]:
+        facts["property_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs["properties"]}
+    return Measurement([item.row for item in items], items, variants, facts, state.shown)
 
 
-def measure_order(variant: Variant, context: Context, k: int, order: list[int], order_sha: str, plan: Plan, counts: ThreadedCounts,
-                  add_row: Callable, add_file: Callable, progress: Progress, hints: dict, costs: PartCosts, prompts: dict,
-                  proven: dict) -> None:
-    """The rows of one context in one edge order: every format and encoding, in modes A and B."""
+def measure_order(variant: Variant, context: Context, k: int, order: list[int], state: Measuring, proven: dict, keep: bool) -> None:
+    """The rows of one context in one edge order: every format and encoding, in modes A and B. keep: the texts are
+    kept for report.html (Measurement.shown)."""
+    plan, counts = state.plan, state.counts
+    order_sha = sha256_hex(json_bytes(order))
     questions = context.questions
     position = {old: new for new, old in enumerate(order)}
     shown = context.graph.pick(order)
@@ -199,15 +211,17 @@ def measure_order(variant: Variant, context: Context, k: int, order: list[int], 
         texts[fmt] = text = FormattedGraph(plan.template, fmt, serialized(fmt, shown))
         for tokenizer in plan.tokenizers:
             counts.start(tokenizer, text.text, text.sha)
-    if prompts["write"] is None:
-        prompts.update(write_prompts_by_default(texts.values(), questions, plan))
+        if keep:
+            state.shown[f"{fmt}|{context.id}|{len(order)}"] = text.text
+    if state.prompts["write"] is None:
+        state.prompts.update(write_prompts_by_default(texts.values(), questions, plan))
     for fmt, text in texts.items():
         check_roundtrip_once(fmt, shown, text.text, proven)
         if k == 0:
             if variant.shared:
-                add_file(graph_file(plan, variant, fmt), text.text.encode("utf-8"))
+                state.add_file(graph_file(plan, variant, fmt), text.text.encode("utf-8"))
             if variant.ids == plan.ids[0]:
-                costs.add(variant.size, fmt, shown, text)
+                state.costs.add(variant.size, fmt, shown, text)
     for fmt, text in texts.items():
         shas = [text.prompt_sha256(q.question) for q in moved]
         for tokenizer in plan.tokenizers:
@@ -215,12 +229,12 @@ def measure_order(variant: Variant, context: Context, k: int, order: list[int], 
             for q, sha in zip(moved, shas):
                 cell = Cell(variant, context, k, "A", q, text, len(order), len(order), True if q.query else None,
                             graph_tokens, text.tokens(counts, tokenizer, q.question), sha)  # the preflight proved each question
-                add_row(tokenizer, cell, order, order_sha)
-            progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
+                state.add_row(tokenizer, cell, order, order_sha)
+            state.progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
             if plan.budget:
-                for cell in pack(variant, context, k, text, shown, moved, plan, tokenizer, counts, hints):
-                    add_row(tokenizer, cell, order, order_sha)
-                progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
+                for cell in pack(variant, context, k, text, shown, moved, plan, tokenizer, counts, state.hints):
+                    state.add_row(tokenizer, cell, order, order_sha)
+                state.progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
 
 
 class PartCosts:

@@ -199,10 +199,11 @@ def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple
 
 
 class ReportTexts:
-    """Each graph text the page shows, serialized once: key (format, context, edges shown) -> text."""
+    """Each graph text the page shows, serialized once: key (format, context, edges shown) -> text; those the
+    measurement kept (Measurement.shown) are not serialized again."""
 
-    def __init__(self) -> None:
-        self.texts: dict[str, str] = {}
+    def __init__(self, kept: dict[str, str]) -> None:
+        self.texts: dict[str, str] = dict(kept)
 
     @staticmethod
     def key(item: Item) -> str:
@@ -245,7 +246,7 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
     notes = []
     if total > REPORT_COMPRESS_AT:
         notes.append(f"the prompts' graphs ({total:,} characters) are embedded deflate-compressed, opened when a question is picked")
-        graphs = {k: {"z": base64.b64encode(zlib.compress(v.encode("utf-8"), 6)).decode("ascii")} for k, v in graphs.items()}
+        graphs = {k: {"z": base64.b64encode(zlib.compress(v.encode("utf-8"), 1)).decode("ascii")} for k, v in graphs.items()}
     shown_ids = {n.id for c in base.contexts for n in c.graph.nodes}
     distractors = sorted(shown_ids - input_ids) if base.ids == "original" else []  # renamed ids are all new: nothing to tell
     return {"heads": heads, "graphs": graphs, "questions": list(questions.values()), "encoding": encoding,
@@ -256,7 +257,7 @@ def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str,
     """report.html of a run: sizes, where the tokens go, one question in every format, and the model run if any.
     input_ids: the input graph's node ids; a shown node outside them is a distractor."""
     baseline = plan.formats[0]
-    texts = ReportTexts()
+    texts = ReportTexts(measured.shown)
     tokens, notes = _token_views(measured, plan, texts)
     prompts, more = _prompt_views(measured, texts, input_ids)
     model = staging.report.get("model")

@@ -407,8 +407,9 @@ def test_an_out_that_is_no_folder_is_one_line(tmp_path, capsys, make, words):
 
 
 def readme_commands() -> list[str]:
-    """The README's example commands that need no server or key, continuation lines joined."""
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    """The example commands of the README and docs/ that need no server or key, continuation lines joined."""
+    lines = [line for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+             for line in page.read_text(encoding="utf-8").splitlines()]
     commands, k = [], 0
     while k < len(lines):
         line = lines[k].strip()
