@@ -9,12 +9,14 @@ text share (benchmark.FormattedGraph). Mode B (article 7.3) packs each prompt in
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
 from benchmark import (
+    SPLIT_SEARCH,
     BenchmarkError,
     FormattedGraph,
     TokenCounts,
@@ -24,6 +26,7 @@ from benchmark import (
     serialized,
     sha256_hex,
     size_report_row,
+    splits_between,
 )
 
 from .formats import check_roundtrip_once, graph_dict
@@ -93,6 +96,50 @@ class Cell:
     prompt_sha256: str
 
 
+# A large text need not be tokenized whole: it can be cut where the pre-tokenizer must end a piece whatever follows,
+# and the pieces' tokens are the text's (ThreadedCounts counts a large text a chunk at a time; report.html tokenizes
+# only the start it draws). benchmark.last_split finds such a place for every encoding
+# of SPLIT_PATTERNS: a newline after a character that is not whitespace, before one that is not either. For o200k_base
+# and cl100k_base the next line may also start with spaces or tabs (JSON's indentation) that a character other than
+# whitespace ends: their patterns take a newline alone (\s*[\r\n]+, backtracking to the newline when no newline
+# follows the spaces) or at the end of the punctuation before it ([^\s\p{L}\p{N}]+[\r\n/]*), both before any
+# whitespace alternative, so the piece with the newline ends at it; and a piece that starts there is matched as in
+# the text alone, since no pattern looks behind. (GPT-2's pattern, of r50k and p50k, would join the newline to the
+# spaces: the strict rule only.)
+INDENT_SPLITS = ("2d1b8dc11e89af71459b36004f698ab3693f59fd84f63e8ec2b49564ab857420",  # o200k_base, o200k_harmony
+                 "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899")  # cl100k_base
+INDENTED_LINE = re.compile(r"[ \t]+[^\s]")  # a line that starts with spaces or tabs, then something else
+
+
+def token_cut(tokenizer: Tokenizer, text: str, size: int, start: int = 0) -> int | None:
+    """A place in text after start and at or before size where the tokens of text[:place] are the first tokens of
+    text (see above), or None when none is found among the last SPLIT_SEARCH newlines."""
+    indent = sha256_hex(getattr(tokenizer.encoding, "_pat_str", "")) in INDENT_SPLITS
+    p, tries = text.rfind("\n", start + 1, size), 0
+    while p > start and tries < SPLIT_SEARCH:
+        if not text[p - 1].isspace() and p + 1 < len(text):
+            if splits_between(text[p - 1:p + 1], text[p + 1]) or indent and INDENTED_LINE.match(text, p + 1):
+                return p + 1
+        p, tries = text.rfind("\n", start + 1, p), tries + 1
+    return None
+
+
+COUNT_CHUNK = 1 << 22  # characters tokenized at a time: a text's token ids never take more memory than a chunk's
+
+
+def chunked_count(tokenizer: Tokenizer, text: str, chunk: int = COUNT_CHUNK) -> int:
+    """Tokenizer.count of a text, a chunk of about COUNT_CHUNK characters at a time, cut where token_cut proves the
+    tokens are the whole text's: the same count, without the whole text's token ids in memory at once (a 150,000-edge
+    json graph is 5 million tokens, 40 bytes each in a list)."""
+    total, start = 0, 0
+    while len(text) - start > chunk:
+        cut = token_cut(tokenizer, text, start + chunk, start)
+        if cut is None:
+            break
+        total, start = total + tokenizer.count(text[start:cut]), cut
+    return total + tokenizer.count(text[start:])
+
+
 class ThreadedCounts(TokenCounts):
     """benchmark.TokenCounts that begins counting a large text on other threads (tiktoken releases the GIL), so that
     the measurement proves the text's round trip meanwhile; count() collects the result. close() ends the threads."""
@@ -114,7 +161,7 @@ class ThreadedCounts(TokenCounts):
             return
         if self.pool is None:
             self.pool = ThreadPoolExecutor(max_workers=TOKENIZER_THREADS, thread_name_prefix="tokens")
-        self.pending[key] = self.pool.submit(tokenizer.count, text)
+        self.pending[key] = self.pool.submit(chunked_count, tokenizer, text)
 
     def close(self) -> None:
         if self.pool is not None:

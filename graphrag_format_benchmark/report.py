@@ -16,10 +16,11 @@ import statistics
 import zlib
 from typing import TYPE_CHECKING
 
-from benchmark import SPLIT_SEARCH, serialized, sha256_hex, splits_between
+from benchmark import serialized
 
 from .encodings import HFEncoding
 from .matrix import hop_bucket
+from .measure import token_cut
 from .solver import value_text
 
 if TYPE_CHECKING:
@@ -69,39 +70,13 @@ def token_chars(tokenizer: Tokenizer, ids: list[int]) -> dict[int, int]:
     return table
 
 
-# The page draws a text's first REPORT_TOKENS_SHOWN tokens; past them the text need not be tokenized, when it can be cut
-# where the pre-tokenizer must end a piece whatever follows. benchmark.last_split finds such a place for every encoding
-# of SPLIT_PATTERNS: a newline after a character that is not whitespace, before one that is not either. For o200k_base
-# and cl100k_base the next line may also start with spaces or tabs (JSON's indentation) that a character other than
-# whitespace ends: their patterns take a newline alone (\s*[\r\n]+, backtracking to the newline when no newline
-# follows the spaces) or at the end of the punctuation before it ([^\s\p{L}\p{N}]+[\r\n/]*), both before any
-# whitespace alternative, so the piece with the newline ends at it; and a piece that starts there is matched as in
-# the text alone, since no pattern looks behind. (GPT-2's pattern, of r50k and p50k, would join the newline to the
-# spaces: the strict rule only.)
-INDENT_SPLITS = ("2d1b8dc11e89af71459b36004f698ab3693f59fd84f63e8ec2b49564ab857420",  # o200k_base, o200k_harmony
-                 "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899")  # cl100k_base
-INDENTED_LINE = re.compile(r"[ \t]+[^\s]")  # a line that starts with spaces or tabs, then something else
-
-
-def report_cut(tokenizer: Tokenizer, text: str, size: int) -> int | None:
-    """A place at or before size where the tokens of text[:place] are the first tokens of text (see above), or None."""
-    indent = sha256_hex(getattr(tokenizer.encoding, "_pat_str", "")) in INDENT_SPLITS
-    p, tries = text.rfind("\n", 0, size), 0
-    while p > 0 and tries < SPLIT_SEARCH:
-        if not text[p - 1].isspace() and p + 1 < len(text):
-            if splits_between(text[p - 1:p + 1], text[p + 1]) or indent and INDENTED_LINE.match(text, p + 1):
-                return p + 1
-        p, tries = text.rfind("\n", 0, p), tries + 1
-    return None
-
-
 def shown_start(tokenizer: Tokenizer, text: str) -> tuple[str, list[int]]:
     """The start of text that holds its first REPORT_TOKENS_SHOWN tokens (all of a shorter text), and its token ends:
-    the whole text's boundaries there, found without tokenizing the rest (report_cut), so that the page costs the same
+    the whole text's boundaries there, found without tokenizing the rest (measure.token_cut), so that the page costs the same
     for 15 edges and 150,000."""
     size = 8 * REPORT_TOKENS_SHOWN
     while size < len(text) and tokenizer.splits:
-        cut = report_cut(tokenizer, text, size)
+        cut = token_cut(tokenizer, text, size)
         if cut is not None:
             ends = token_ends(tokenizer, text[:cut])
             if len(ends) >= REPORT_TOKENS_SHOWN:

@@ -14,7 +14,7 @@ from test_runner import DIAGNOSED, QUESTION_TEXT, E
 from test_tokenizers import small_hf_tokenizer
 
 import benchmark
-from graphrag_format_benchmark import report, results
+from graphrag_format_benchmark import measure, report, results
 
 from conftest import ROOT, run_cli
 from fake_openai import FakeOpenAI
@@ -251,10 +251,11 @@ LINE_PARTS = st.sampled_from(["  ", "\t", " ", "{", "}", "\"id\": ", "\"Каза
 @given(lines=st.lists(st.lists(LINE_PARTS, max_size=6).map("".join), min_size=2, max_size=40), size=st.integers(1, 400),
        encoding=st.sampled_from(["o200k_base", "cl100k_base"]))
 @settings(max_examples=300, deadline=None)
-def test_a_report_cut_keeps_every_token_boundary_before_it(lines, size, encoding):
+def test_a_token_cut_keeps_every_token_boundary_before_it(lines, size, encoding):
     text = "\n".join(lines)
     tokenizer = TOKENIZERS[encoding]
-    cut = report.report_cut(tokenizer, text, size)
+    cut = measure.token_cut(tokenizer, text, size)
     if cut is not None:
         ends = report.token_ends(tokenizer, text[:cut])
         assert ends == report.token_ends(tokenizer, text)[:len(ends)] and (not ends or ends[-1] == cut)
+    assert measure.chunked_count(tokenizer, text, max(1, size // 4)) == tokenizer.count(text)  # a chunk at a time: the same count
