@@ -8,12 +8,10 @@ with JSON.parse and shows as text, never markup. The same inputs give the same b
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 import re
 import statistics
-import zlib
 from typing import TYPE_CHECKING
 
 from benchmark import serialized
@@ -31,10 +29,10 @@ if TYPE_CHECKING:
     from .measure import Item, Measurement
 
 
-REPORT_TOKENS_SHOWN = 10_000  # tokens per format and encoding whose boundaries the page draws; the counts cover all
+REPORT_TOKENS_SHOWN = 4_000  # tokens per format and encoding whose boundaries the page draws (and splits); the counts cover all
 REPORT_CELLS = 10_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
 REPORT_ANSWER_CHARS = 4_000
-REPORT_COMPRESS_AT = 2_000_000  # characters of graph text past which the prompts' graphs are embedded deflate-compressed
+PROMPT_HEAD, PROMPT_TAIL = 300, 40  # lines the page draws of a long prompt: its first and its last, the count of the rest
 UTF8_CONTINUATION = bytes(range(0x80, 0xC0))  # bytes that continue a character: deleted, a token's bytes count its characters
 
 
@@ -94,8 +92,8 @@ def token_pieces(tokenizer: Tokenizer, text: str) -> list[str]:
 def value_words(graph: Graph) -> set[str]:
     """The words (runs of letters, digits and _) of a graph's ids, names, types, relations, edge ids and property values:
     what a format must say, against the syntax it says it in."""
-    texts = [t for n in graph.nodes for t in n] + [t for e in graph.edges for t in e] + list(graph.edge_ids)
-    texts += [value_text(v) for props in (*graph.node_props, *graph.edge_props) for _, v in props]
+    texts = {t for n in graph.nodes for t in n} | {t for e in graph.edges for t in e} | set(graph.edge_ids)  # each distinct text once
+    texts |= {value_text(v) for props in (*graph.node_props, *graph.edge_props) for _, v in props}
     return set(re.findall(r"\w+", "\n".join(texts)))
 
 
@@ -191,6 +189,22 @@ class ReportTexts:
         return self.texts[key]
 
 
+def drawn_lines(text: str) -> str | dict:
+    """What the page holds of a graph (or a whole prompt) text: all of it, or of a long one only what a prompt of it
+    draws (PROMPT_HEAD first and PROMPT_TAIL last lines; whatever precedes or follows the graph in the prompt takes
+    lines the graph then does not need) and how many newlines it has: {"start", "end", "newlines"}."""
+    newlines = text.count("\n")
+    if newlines <= PROMPT_HEAD + PROMPT_TAIL:
+        return text
+    head = -1
+    for _ in range(PROMPT_HEAD):
+        head = text.index("\n", head + 1)
+    tail = len(text)
+    for _ in range(PROMPT_TAIL):
+        tail = text.rindex("\n", 0, tail)
+    return {"start": text[:head + 1], "end": text[tail + 1:], "newlines": newlines}
+
+
 def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]) -> tuple[dict, list[str]]:
     """Per question, each format's prompt as head + graph + middle + question + end (graphs stored once each), the first
     encoding's token count, and the ids of distractor nodes (on no node of the input graph)."""
@@ -209,22 +223,21 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
                                                     "hops": hop_bucket(item.question), "context": item.context.id, "cells": {}})
         if around is None:  # a template that puts the question before the graph: the prompt is stored whole
             key = f"{fmt}|{item.question.id}|whole"
-            graphs[key] = item.prompt()
+            graphs[key] = drawn_lines(item.prompt())
             q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"], "whole": True}
             continue
         heads.setdefault(fmt, list(around))
         key = texts.key(item)
         if key not in graphs:
-            graphs[key] = texts.get(item)
+            graphs[key] = drawn_lines(texts.get(item))
         q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"]}
-    total = sum(map(len, graphs.values()))
     notes = []
-    if total > REPORT_COMPRESS_AT:
-        notes.append(f"the prompts' graphs ({total:,} characters) are embedded deflate-compressed, opened when a question is picked")
-        graphs = {k: {"z": base64.b64encode(zlib.compress(v.encode("utf-8"), 1)).decode("ascii")} for k, v in graphs.items()}
+    if any(not isinstance(g, str) for g in graphs.values()):
+        notes.append(f"of a prompt longer than {PROMPT_HEAD + PROMPT_TAIL + 1} lines, the page holds the first {PROMPT_HEAD} and the last "
+                     f"{PROMPT_TAIL} lines (the prompt files and the token counts hold it all)")
     shown_ids = {n.id for c in base.contexts for n in c.graph.nodes}
     distractors = sorted(shown_ids - input_ids) if base.ids == "original" else []  # renamed ids are all new: nothing to tell
-    return {"heads": heads, "graphs": graphs, "questions": list(questions.values()), "encoding": encoding,
+    return {"heads": heads, "graphs": graphs, "head": PROMPT_HEAD, "tail": PROMPT_TAIL, "questions": list(questions.values()), "encoding": encoding,
             "distractors": distractors, "edge_ids": bool(base.contexts[0].graph.edge_ids)}, notes
 
 
@@ -380,33 +393,36 @@ function showTokens() {
 }
 $("tokenPick").addEventListener("change", showTokens); showTokens();
 // One question, every format
-async function graphText(key) {
-  const g = D.prompts.graphs[key];
-  if (typeof g === "string") return g;
-  const bytes = Uint8Array.from(atob(g.z), (c) => c.charCodeAt(0));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return await new Response(stream).text();
+const HEAD = D.prompts.head, TAIL = D.prompts.tail, newlines = (s) => s.split("\\n").length - 1;
+function promptLines(cell, h, q) {  // the lines of a prompt the page draws, numbered as in the whole prompt
+  const g = D.prompts.graphs[cell.graph], pre = cell.whole ? "" : h[0], post = cell.whole ? "" : h[1] + q.text + h[2];
+  if (typeof g === "string") {
+    const lines = (pre + g + post).split("\\n");
+    if (lines.length <= HEAD + TAIL + 1) return {lines: lines.map((line, j) => [line, j]), total: lines.length};
+    return {lines: [...lines.slice(0, HEAD).map((line, j) => [line, j]), null, ...lines.slice(-TAIL).map((line, j) => [line, lines.length - TAIL + j])],
+            total: lines.length};
+  }
+  const total = newlines(pre) + g.newlines + newlines(post) + 1;  // a long graph: the page holds its start and its end
+  return {lines: [...(pre + g.start).split("\\n").slice(0, HEAD).map((line, j) => [line, j]), null,
+                  ...(g.end + post).split("\\n").slice(-TAIL).map((line, j) => [line, total - TAIL + j])], total: total};
 }
 D.prompts.questions.forEach((q, k) => { const o = el("option", q.id + " (" + q.hops + ")"); o.value = k; $("questionPick").appendChild(o); });
-async function showQuestion() {
+function showQuestion() {
   const q = D.prompts.questions[Number($("questionPick").value)]; if (!q) return;
   $("questionText").replaceChildren(el("p", q.text), el("p", q.context ? "context " + q.context : "", "note"));
   const texts = {};
-  for (const f of Object.keys(q.cells)) {
-    const h = D.prompts.heads[f], g = await graphText(q.cells[f].graph);
-    texts[f] = q.cells[f].whole ? g : h[0] + g + h[1] + q.text + h[2];
-  }
-  const base = new Set((texts[D.baseline] || "").split("\\n"));
+  for (const f of Object.keys(q.cells)) texts[f] = promptLines(q.cells[f], D.prompts.heads[f], q);
+  const base = new Set((texts[D.baseline] || {lines: []}).lines.filter((x) => x).map((x) => x[0]));
   const distractors = D.prompts.distractors;
   const box = $("prompts"); box.replaceChildren();
   Object.keys(texts).forEach((f) => {
     const div = el("div", null, "prompt"); div.dataset.format = f;
     div.appendChild(el("h4", f + " · " + fmt(q.cells[f].tokens) + " prompt tokens (" + D.prompts.encoding + ")"));
-    const pre = el("pre"), lines = texts[f].split("\\n"), head = 300, tail = 40;
+    const pre = el("pre"), total = texts[f].total;
     const add = (line, j) => {
       let cls = f !== D.baseline && !base.has(line) ? "differs" : "";
       if (distractors.length && distractors.some((id) => line.includes(id))) cls += " distractor";
-      const span = el("span", null, cls.trim()), text = line + (j < lines.length - 1 ? "\\n" : "");
+      const span = el("span", null, cls.trim()), text = line + (j < total - 1 ? "\\n" : "");
       if (D.prompts.edge_ids) {  // --edge-ids: each stable edge id (e1, e2...) marked as such
         let at = 0;
         for (const m of text.matchAll(/\\be\\d+\\b/g)) { span.append(text.slice(at, m.index), el("span", m[0], "edgeid")); at = m.index + m[0].length; }
@@ -414,12 +430,10 @@ async function showQuestion() {
       } else span.textContent = text;
       pre.appendChild(span);
     };
-    if (lines.length <= head + tail + 1) lines.forEach(add);
-    else {  // a long prompt: its first and last lines, and how many are left out between them
-      lines.slice(0, head).forEach(add);
-      pre.appendChild(el("span", "… " + (lines.length - head - tail).toLocaleString("en-US") + " lines of " + lines.length.toLocaleString("en-US") + " not drawn …\\n", "note cut"));
-      lines.slice(-tail).forEach((line, j) => add(line, lines.length - tail + j));
-    }
+    texts[f].lines.forEach((x) => {  // a long prompt: its first and last lines, and how many are left out between them
+      if (x) add(x[0], x[1]);
+      else pre.appendChild(el("span", "… " + (total - HEAD - TAIL).toLocaleString("en-US") + " lines of " + total.toLocaleString("en-US") + " not drawn …\\n", "note cut"));
+    });
     div.appendChild(pre); box.appendChild(div);
   });
 }

@@ -259,3 +259,41 @@ def test_a_token_cut_keeps_every_token_boundary_before_it(lines, size, encoding)
         ends = report.token_ends(tokenizer, text[:cut])
         assert ends == report.token_ends(tokenizer, text)[:len(ends)] and (not ends or ends[-1] == cut)
     assert measure.chunked_count(tokenizer, text, max(1, size // 4)) == tokenizer.count(text)  # a chunk at a time: the same count
+
+
+@pytest.fixture(scope="module")
+def long_run(tmp_path_factory):
+    """The article's graph with a chain of 400 edges beside it that no question walks: json prompts of 2,000+ lines."""
+    tmp = tmp_path_factory.mktemp("long")
+    graph = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+    graph["nodes"] += [{"id": f"n{k}", "name": f"Звено {k}", "type": "filler"} for k in range(401)]
+    graph["edges"] += [{"source": f"n{k}", "relation": "NEXT", "target": f"n{k + 1}"} for k in range(400)]
+    (tmp / "g.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
+    done = run_cli("--graph", str(tmp / "g.json"), "--out", str(tmp / "out"))
+    assert done.returncode == 0, done.stderr
+    return tmp / "out"
+
+
+def test_of_a_long_prompt_the_page_holds_its_first_and_last_lines_and_how_many_it_leaves_out(long_run):
+    data = page_data(long_run / "report.html")["prompts"]
+    q = data["questions"][0]
+    cell = q["cells"]["json"]
+    graph = data["graphs"][cell["graph"]]
+    whole = (long_run / f"prompt.json.{q['id']}.txt").read_text(encoding="utf-8")
+    head, middle, end = data["heads"]["json"]
+    assert set(graph) == {"start", "end", "newlines"}
+    assert whole.startswith(head + graph["start"]) and whole.endswith(graph["end"] + middle + q["text"] + end)
+    assert graph["start"].count("\n") == report.PROMPT_HEAD and graph["end"].count("\n") == report.PROMPT_TAIL - 1
+    assert head.count("\n") + graph["newlines"] + (middle + q["text"] + end).count("\n") == whole.count("\n")
+    assert isinstance(data["graphs"][q["cells"]["dsl"]["graph"]], dict) and len(page_data(long_run / "report.html")["notes"]) >= 1
+
+
+def test_the_page_draws_a_long_prompts_first_and_last_lines(browser, long_run):
+    page, errors = open_page(browser, long_run / "report.html")
+    page.wait_for_selector("#prompts .prompt pre")
+    drawn = page.eval_on_selector("#prompts .prompt[data-format='json'] pre", "p => p.textContent")
+    lines = (long_run / "prompt.json.q1.txt").read_text(encoding="utf-8").split("\n")
+    left = len(lines) - report.PROMPT_HEAD - report.PROMPT_TAIL
+    assert drawn == ("\n".join(lines[:report.PROMPT_HEAD]) + "\n" + f"… {left:,} lines of {len(lines):,} not drawn …\n"
+                     + "\n".join(lines[-report.PROMPT_TAIL:]))
+    assert errors == []
