@@ -30,7 +30,14 @@ SVG_COLUMNS = 3  # panels per row: a page, not a 2,000-px strip
 FORMAT_MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down", "cross", "plus", "star", "hexagon", "x")
 FORMAT_DASHES = ("", "7,3", "2,2", "8,3,2,3", "1,3", "12,4", "4,2,1,2", "6,2,2,2,2,2", "3,5", "10,2")
 FORMAT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
-LABEL_SIZE = 10  # font size of mark labels; a character is taken as 0.6 of it wide
+LABEL_SIZE = 10  # font size of mark labels
+CHAR_EM = 0.62  # a character of sans-serif text is taken as this share of its size wide: over most fonts' average, so what the
+# chart lays out (labels, the legend, the footnote) stays inside its canvas in any renderer
+
+
+def text_width(text: str, size: int = LABEL_SIZE) -> float:
+    """The width a line of text is laid out as: text_width('json', 10) -> 24.8."""
+    return CHAR_EM * size * len(text)
 
 
 def format_style(fmt: str) -> tuple[str, str, str]:
@@ -89,7 +96,7 @@ def _marker(shape: str, x: float, y: float, colour: str, filled: bool, attrs: st
 
 def label_box(x: float, y: float, text: str, size: int = LABEL_SIZE) -> tuple[float, float, float, float]:
     """The estimated box (left, top, right, bottom) of a start-anchored label with its baseline at y."""
-    return x, y - size, x + 0.6 * size * len(text), y + 0.25 * size
+    return x, y - size, x + text_width(text, size), y + 0.25 * size
 
 
 def _overlap(a: tuple, b: tuple) -> float:
@@ -106,7 +113,7 @@ def place_labels(marks: list[tuple[float, float, str]], bounds: tuple[float, flo
     placed: dict[int, tuple[float, float, bool]] = {}
     for k in sorted(range(len(marks)), key=lambda k: (marks[k][1], marks[k][0])):
         mx, my, text = marks[k]
-        width = 0.6 * LABEL_SIZE * len(text)
+        width = text_width(text)
         offsets = [(8, -6), (8, 14), (-8 - width, -6), (-8 - width, 14)]
         offsets += [(dx, dy) for step in range(1, 21) for dy in (-6 - 13 * step, 14 + 13 * step) for dx in (8, -8 - width, 40, -40 - width)]
         best, best_cost = None, None
@@ -151,8 +158,19 @@ def wants_log(values: list[float]) -> bool:
     return len(positive) == len(values) and bool(positive) and max(positive) > 10 * min(positive)
 
 
-SVG_LEGEND_WIDTH = 220  # px per legend entry: a marker and a format's name with " (baseline)"
-SVG_CHAR_WIDTH = 5.6  # px per character of 10-px sans-serif, a little over the average, to wrap the footnote inside
+SVG_LEGEND_GAP = 20  # px between two legend entries on a line
+
+
+def legend_layout(widths: list[float], left: float, right: float) -> list[tuple[float, int]]:
+    """(x, row) of each legend entry, left to right, a new row when the next would pass right: ([100, 100], 0, 150) ->
+    [(0, 0), (0, 1)]."""
+    placed, x, row = [], left, 0
+    for w in widths:
+        if x > left and x + w > right:
+            x, row = left, row + 1
+        placed.append((x, row))
+        x += w + SVG_LEGEND_GAP
+    return placed
 
 
 def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], caption: str) -> str:
@@ -164,10 +182,12 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], cap
     gap_x, gap_y = SVG_GAP
     columns = min(len(panels), SVG_COLUMNS) or 1
     rows = math.ceil(len(panels) / columns) or 1
-    width = columns * (w + gap_x) + 40
-    per_row = max(1, (width - gap_x) // SVG_LEGEND_WIDTH)  # legend entries on one line, all inside the canvas
-    legend_rows = math.ceil(len(legend) / per_row) + 1
-    notes = textwrap.wrap(caption, max(20, int((width - gap_x - 10) / SVG_CHAR_WIDTH)), break_long_words=False) or [""]
+    entries = [(f"{fmt}{what}", *rest) for fmt, what, *rest in legend]
+    widest = max((30 + text_width(text) for text, *_ in entries), default=0)
+    width = max(columns * (w + gap_x) + 40, gap_x + widest + 10, gap_x + text_width(title, 14) + 10)  # a long name widens the canvas
+    placed = legend_layout([30 + text_width(text) for text, *_ in entries], gap_x, width - 10)
+    legend_rows = (placed[-1][1] + 1 if placed else 0) + 1
+    notes = textwrap.wrap(caption, max(20, int((width - gap_x - 10) / (CHAR_EM * 10))), break_long_words=False) or [""]
     height = 40 + rows * (h + gap_y) + 16 * legend_rows + 14 * len(notes) + 10
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
            f'<rect width="{width}" height="{height}" fill="white"/>', _svg_text(gap_x, 22, title, size=14)]
@@ -175,9 +195,8 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], cap
         left, top = gap_x + (k % columns) * (w + gap_x), 40 + 30 + (k // columns) * (h + gap_y)
         out += _svg_panel(panel, left, top, w, h)
     y = 40 + rows * (h + gap_y) + 4
-    for k, (fmt, what, *style) in enumerate(legend):
-        x = gap_x + (k % per_row) * SVG_LEGEND_WIDTH
-        yy = y + 16 * (k // per_row)
+    for (fmt, what, *style), (x, row) in zip(legend, placed):
+        yy = y + 16 * row
         marker, dash, colour = style[0] if style else format_style(fmt)
         out.append(f'<line x1="{x:.1f}" y1="{yy - 4:.1f}" x2="{x + 24:.1f}" y2="{yy - 4:.1f}" stroke="{colour}" stroke-width="1.5"'
                    + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
@@ -216,15 +235,15 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
                 x1 = x2 = px(value)
                 y1, y2, tx, ty = top, top + h, px(value) - 4, top + h - 6  # at the foot, where no rate of 1.0 sits
                 anchor = "end"
-                if tx - 0.6 * 9 * len(label) < left:  # no room on its left: on its right
-                    tx, anchor = px(value) + 4 + 0.6 * 9 * len(label), "end"
+                if tx - text_width(label, 9) < left:  # no room on its left: on its right
+                    tx, anchor = px(value) + 4 + text_width(label, 9), "end"
             else:
                 y1 = y2 = py(value)
                 x1, x2, tx, ty = left, left + w, left + w - 4, py(value) - 4
                 anchor = "end"
             out.append(f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>')
             out.append(_svg_text(tx, ty, label, anchor, 9))
-            width = 0.6 * 9 * len(label)
+            width = text_width(label, 9)
             taken.append((tx - width, ty - 9, tx, ty + 2))
     for line in panel.get("lines", []):
         _, dash, colour = format_style(line["format"])
@@ -242,7 +261,7 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
             marks.append((x, y, p["label"]))
     for (mx, my, text), (lx, ly, moved) in zip(marks, place_labels(marks, (left, top, left + w, top + h), taken)):
         if moved:
-            out.append(f'<line class="leader" x1="{mx:.1f}" y1="{my:.1f}" x2="{lx if lx > mx else lx + 0.6 * LABEL_SIZE * len(text):.1f}" '
+            out.append(f'<line class="leader" x1="{mx:.1f}" y1="{my:.1f}" x2="{lx if lx > mx else lx + text_width(text):.1f}" '
                        f'y2="{ly - 4:.1f}" stroke="#999" stroke-width="0.8"/>')
         out.append(_svg_text(lx, ly, text, size=LABEL_SIZE, cls="label"))
     out.append("</g>")

@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,3 +58,26 @@ START_LINE = re.compile(r"sending \d+ request\(s\) to \S+, \d+ at a time \(\d+ a
 def run_stderr(capsys) -> str:
     """stderr less the start line of a model run, which test_runner asserts on its own."""
     return START_LINE.sub("", capsys.readouterr().err)
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("no chromium: .ci/run installs Debian's (apt-get install chromium); the report's browser tests need it")
+        pytest.skip("no chromium on this machine: apt-get install chromium (.ci/run does)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        # The flags this closed network needs (the machine notes: without them chromium's own connections are refused, many
+        # at a time, and it looks up Google's hosts at every start); a small /dev/shm in a container crashes pages without
+        # --disable-dev-shm-usage. A slow CI machine gets a minute for every step instead of Playwright's 30 s.
+        b = p.chromium.launch(executable_path=CHROMIUM, timeout=60_000, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
+        try:
+            yield b
+        finally:
+            b.close()

@@ -3,9 +3,7 @@ runs, and the same inputs give the same bytes; then what a person sees in a real
 by Playwright on the system browser; .ci/run installs both)."""
 
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,6 @@ from graphrag_format_benchmark import measure, report, results
 from conftest import ROOT, run_cli
 from fake_openai import FakeOpenAI
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE = ['<script>window.__pwned = 1</script>', '"><img src=x onerror="window.__pwned = 2">', "\u202eevil\u202c name", "a&amp;b"]
 
 
@@ -138,26 +135,6 @@ def test_a_model_run_page_holds_every_cell_with_its_diagnosis_and_a_csv_beside_i
 
 
 # ---- in a real browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("no chromium: .ci/run installs Debian's (apt-get install chromium); the report's browser tests need it")
-        pytest.skip("no chromium on this machine: apt-get install chromium (.ci/run does)")
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        # The flags this closed network needs (the machine notes: without them chromium's own connections are refused, many
-        # at a time, and it looks up Google's hosts at every start); a small /dev/shm in a container crashes pages without
-        # --disable-dev-shm-usage. A slow CI machine gets a minute for every step instead of Playwright's 30 s.
-        b = p.chromium.launch(executable_path=CHROMIUM, timeout=60_000, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def open_page(browser, path: Path):
