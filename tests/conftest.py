@@ -32,6 +32,12 @@ def canonical() -> benchmark.RunInputs:
     return benchmark.load_inputs(ROOT / "data" / "graph.json", ROOT / "data" / "questions.json")
 
 
+@pytest.fixture(scope="session")
+def small(canonical):
+    """The article's graph and its questions by id."""
+    return canonical.graph, {q.id: q for q in canonical.questions}
+
+
 def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None, python_flags: tuple = ()) -> subprocess.CompletedProcess:
     """Run benchmark.py in a fresh interpreter, as a user would."""
     full_env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}

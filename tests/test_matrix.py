@@ -1,17 +1,28 @@
 """The experiment matrix: solver, distractor sizes, permutations, short ids, mode B packing, leakage."""
 
 import json
+import random
 import re
+import sys
 from dataclasses import replace
 
 import pytest
 
 import benchmark
 from benchmark import BenchmarkError, Edge, Graph, Hop, Query
-from graphrag_format_benchmark import matrix, progress, solver
+from graphrag_format_benchmark import (
+    matrix,
+    progress,
+    solver,
+)
 from graphrag_format_benchmark.variants import contexts, distractors, ids as variants_ids
 
 from conftest import ROOT, grown, run_cli
+
+sys.path.insert(0, str(ROOT / "bench"))
+from kg_graphs import FAMILY, FILM, QUESTIONS as FAMILY_QUESTIONS, write
+
+import synth_kg  # noqa: E402
 
 O200K = None
 
@@ -492,3 +503,81 @@ def test_a_budget_too_small_for_any_gold_path_says_so_and_which_budget_would_do(
     json_b = [r for r in rows if r["mode"] == "B" and r["format"] == "json" and r["question_id"] != "q6"]
     assert sum(r["answerable"] for r in json_b) >= len(json_b) / 2  # the median question's path fits, and the shorter ones
     assert "note: " not in done.stdout
+
+
+def test_no_write_prompts_and_write_prompts(tmp_path):
+    assert run_cli("--no-write-prompts", "--out", str(tmp_path / "a")).returncode == 0
+    assert not list((tmp_path / "a").glob("prompt.*"))
+    assert run_cli("--out", str(tmp_path / "b")).returncode == 0
+    assert len(list((tmp_path / "b").glob("prompt.*"))) == 30
+
+
+def test_medium_on_an_untyped_graph_with_hundreds_of_relations_is_drawn_not_enumerated(tmp_path):
+    rng = random.Random(9)
+    graph = synth_kg.make_graph(3000, 300, rng)
+    questions = synth_kg.make_questions(graph, 20, rng)
+    done = run_cli(*write(tmp_path, graph, questions), "--sizes", "medium", "--permutations", "2", "--prompt", "en",
+                   "--skip-invalid-questions", "--model", "solver")
+    assert done.returncode == 0, done.stderr
+    table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"]) for e in table} == {(1.0, 1.0)}
+
+
+def test_results_and_size_report_per_hop_count(tmp_path):
+    argv = [*write(tmp_path, FAMILY, FAMILY_QUESTIONS), "--model", "solver", "--budget", "700", "--formats", "json,dsl"]
+    assert benchmark.main(argv) == 0
+    table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    a = next(e for e in table if (e["mode"], e["format"]) == ("A", "json"))
+    assert {b: part["n"] for b, part in a["by_hops"].items()} == {"1": 3, "2": 2, "abstention": 1}
+    assert a["by_hops"]["2"]["path_exact"]["rate"] == 1.0 and a["by_hops"]["abstention"]["abstention_correct"]["rate"] == 1.0
+    report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+    assert "| json | 1.00 (0.44–1.00) [3] | 1.00 (0.34–1.00) [2] |  |  | 1.00 (0.21–1.00) [1] |" in report
+    size_report = (tmp_path / "out" / "size_report.md").read_text(encoding="utf-8")
+    rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+    b_json = {r["question_id"]: r["answerable"] for r in rows if (r["mode"], r["format"]) == ("B", "json")}
+    one_hop = [b_json[q] for q in ("kids", "country", "acquaintance")]
+    assert f"| json | {sum(one_hop) / 3:.2f} | " in size_report and "Answerable per hop count:" in size_report
+
+
+def test_a_17_node_film_graph_runs_at_every_size_and_says_how_many_distractors_it_got(tmp_path, capsys):
+    (tmp_path / "g.json").write_text(json.dumps(FILM), encoding="utf-8")
+    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "12", "--prompt", "en", "--sizes", "small,medium,large",
+            "--model", "solver", "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"warning: large: \d+ distractor branches could be made, fewer than it takes to fill --context-window: the graph's "
+                     r"names are too few", err)
+    real = {n["name"] for n in FILM["nodes"]}
+    for size in ("medium", "large"):
+        graph = json.loads((tmp_path / "out" / f"graph.{size}.original.json").read_text(encoding="utf-8"))
+        new = [n["name"] for n in graph["nodes"] if n["name"] not in real]
+        assert not any(c.isdigit() for name in new for c in name)  # nothing numbered
+        assert len(set(new)) == len(new)
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert {e["path_exact"]["rate"] for e in results["aggregates"]} == {1.0}
+
+
+def test_prompt_files_are_written_by_default_only_while_they_stay_small(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(benchmark, "PROMPT_FILES_MAX_BYTES", 20_000)
+    assert benchmark.main(["--out", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().err == ("warning: prompt files are not written: they would take 0 MB, over the 0 MB written by "
+                                       "default; pass --write-prompts to write them anyway\n")
+    assert not list((tmp_path / "out").glob("prompt.*"))
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["write_prompts"] == {"write": False, "bytes": 71154}  # the bytes the 30 prompt files take
+    assert benchmark.main(["--out", str(tmp_path / "again"), "--write-prompts"]) == 0
+    assert len(list((tmp_path / "again").glob("prompt.*"))) == 30
+
+
+def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type_is_held_back_for_good(tmp_path, capsys):
+    """The unix graph's organizations ('Bell Labs', 'Sun Microsystems') can take new second words from a pool, but each
+    new first word would pass its share: such names are held back, and while nothing of the type is made they stay so.
+    Held back twice with no new node of the type between counts as spent: the other types go on (13 of 253 branches
+    were made, every anchor stalled on organizations; 83 before the pools)."""
+    import realism
+    (tmp_path / "unix.json").write_text(json.dumps(realism.unix_graph(random.Random(1))), encoding="utf-8")
+    argv = ["--graph", str(tmp_path / "unix.json"), "--generate-questions", "40", "--sizes", "medium", "--formats", "json",
+            "--no-write-prompts", "--skip-invalid-questions", "--prompt", "en", "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    medium = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
+    assert len(medium["nodes"]) - 30 >= 253 and "distractor branches it needs could be made" not in capsys.readouterr().err

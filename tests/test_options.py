@@ -2,9 +2,9 @@
 
 import re
 
-from conftest import ROOT
-
 from graphrag_format_benchmark import options
+
+from conftest import ROOT
 
 
 def test_every_flag_of_help_is_documented_in_docs_flags():

@@ -7,13 +7,22 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 import tiktoken
 import tiktoken_ext.openai_public
+from hypothesis import given, settings, strategies as st
+from kg_graphs import (
+    TEXT,
+    TOKENIZERS,
+)
 
 import benchmark
 from benchmark import BenchmarkError, Edge, Graph, Node
+from graphrag_format_benchmark import (
+    inputs as inputs_module,
+)
 
 from conftest import ROOT, run_cli
 
@@ -205,3 +214,33 @@ def test_two_hf_tokenizers_of_one_file_name_are_labelled_and_counted_apart(tmp_p
     assert len(labels) == 2 and all(label.startswith("hf:tokenizer.json@") for label in labels)
     json_tokens = {label: next(r["graph_tokens"] for r in rows if r["encoding"] == label and r["format"] == "json") for label in labels}
     assert len(set(json_tokens.values())) == 2  # each its own count, not the first one's cached
+
+
+@pytest.mark.parametrize("left, right, splits", [
+    ("ГРАФ\n", "{", True), ("ВОПРОС\n", "Где?", True), ("}\n\n", "B", False), ("a\n", " b", False), ("a\n", "/b", False),
+    ("a \n", "b", False), ("a", "\nb", False), ("", "x", True), ("x\n", "", True),
+])
+def test_the_proven_boundary(left, right, splits):
+    assert benchmark.splits_between(left, right) is splits
+
+
+@settings(max_examples=200, deadline=None)
+@given(names=st.lists(TEXT, min_size=1, max_size=5), question=TEXT, fmt=st.sampled_from(list(benchmark.FORMATS)),
+       language=st.sampled_from(list(benchmark.PROMPT_TEMPLATES)), encoding=st.sampled_from(list(TOKENIZERS)))
+def test_counting_by_parts_equals_a_full_count(names, question, fmt, language, encoding):
+    names = [unicodedata.normalize("NFC", n) for n in names]
+    nodes = tuple(Node(f"n{i}{n}", n, n or "t") for i, n in enumerate(names))
+    edges = tuple(Edge(nodes[i].id, names[i], nodes[-1 - i].id) for i in range(len(nodes)))
+    template = inputs_module.load_template(language)
+    shown = benchmark.FormattedGraph(template, fmt, benchmark.serialized(fmt, Graph(nodes, edges)))
+    tokenizer, counts = TOKENIZERS[encoding], benchmark.TokenCounts()
+    prompt = template.render(fmt, shown.text, question)
+    assert shown.tokens(counts, tokenizer, question) == len(tokenizer.encoding.encode_ordinary(prompt))
+    assert shown.prompt_sha256(question) == benchmark.sha256_hex(prompt)
+    assert shown.graph_tokens(counts, tokenizer) == len(tokenizer.encoding.encode_ordinary(shown.text))
+
+
+def test_the_shipped_encodings_have_proven_patterns():
+    assert all(t.splits for t in TOKENIZERS.values())
+    import tiktoken_ext.openai_public as public
+    assert benchmark.sha256_hex(public.r50k_pat_str) in benchmark.SPLIT_PATTERNS

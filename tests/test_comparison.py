@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from test_kg import gate_inputs
+from kg_graphs import gate_inputs
 
 import benchmark
 from graphrag_format_benchmark import inputs as inputs_module, measure, options, questions, results as results_module

@@ -1,0 +1,141 @@
+"""variants/pseudonyms.py: --pseudonymize renames every entity in its own style, one pseudonym per entity, never to a blend or another kind."""
+
+import json
+import random
+import sys
+
+import pytest
+
+import benchmark
+from benchmark import Node
+from graphrag_format_benchmark.variants import contexts, names as variants_names, pseudonyms
+
+from conftest import ROOT, run_cli
+
+sys.path.insert(0, str(ROOT / "bench"))
+from kg_graphs import (
+    people_graph_by_hand,
+)
+
+import synth_kg  # noqa: E402
+
+
+def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right(tmp_path, capsys):
+    graph = synth_kg.make_graph(800, 80, random.Random(12))
+    (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "24", "--prompt", "en", "--pseudonymize",
+            "--sizes", "small,medium", "--model", "solver", "--formats", "json,dsl", "--write-prompts", "--out", str(out)]
+    assert benchmark.main(argv) == 0
+    assert "may still name" not in capsys.readouterr().err  # generated questions quote names whole: nothing is left
+    pseudonym = {}  # entity id -> {(pseudonym id, name)} over the sizes
+    for size in ("small", "medium"):
+        before = json.loads((out / f"graph.{size}.original.json").read_text(encoding="utf-8"))["nodes"]
+        after = json.loads((out / f"graph.{size}.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+        for a, b in zip(before, after, strict=True):
+            pseudonym.setdefault(a["id"], set()).add((b["id"], b["name"]))
+            assert not {w.casefold() for w in a["name"].split()} & {w.casefold() for w in b["name"].split()}, (a, b)
+    assert all(len(names) == 1 for names in pseudonym.values())  # one pseudonym per entity, whatever the size
+    originals = {n["id"]: n["name"] for n in graph["nodes"]}
+    kept = [len(originals[i].split()) == len(next(iter(names))[1].split()) for i, names in pseudonym.items() if i in originals]
+    assert sum(kept) >= 0.9 * len(kept)  # the shape of the name: its number of words
+    real = {n["name"] for n in graph["nodes"] if " " in n["name"]}
+    prompts = list(out.glob("prompt.*.pseudonyms.*.txt"))
+    assert prompts
+    for path in prompts:
+        text = path.read_text(encoding="utf-8")
+        assert not [name for name in real if name in text], path.name  # no real multi-word entity name
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert {e["ids"] for e in results["aggregates"]} == {"original", "pseudonyms"}  # side by side, the same questions
+    assert {e["path_exact"]["rate"] for e in results["aggregates"] if e["mode"] == "A"} == {1.0}
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["pseudonyms"]["seed"] == contexts.DEFAULT_SEED
+    assert set(manifest["config"]["pseudonyms"]["mapping_sha256"]) == {"small", "medium"}
+    renamed = json.loads((out / "questions.small.pseudonyms.json").read_text(encoding="utf-8"))
+    again = json.loads((out / "questions.small.original.json").read_text(encoding="utf-8"))
+    assert [q["id"] for q in renamed] == [q["id"] for q in again] and [q.get("path") for q in renamed] == [q.get("path") for q in again]
+
+
+@pytest.mark.parametrize("question, names, left", [
+    ("Which company did Walter White found?", ["Walter White"], ["Walter White"]),  # not renamed: a leftover
+    ("Which company did Tom Baker found?", ["Walter White"], []),  # 'Which' is no stem of 'White'
+    ("Where was Thompson born?", ["Karen Thompson"], ["Karen Thompson"]),  # a word of a name, alone
+    ("Where was Karen born?", ["Karen"], []),  # a one-word name left whole is the renaming's business, not this check's
+    ("Где работает коллега Ирины?", ["Ирина"], ["Ирина"]),  # an inflected form
+    ("Ирины коллега где работает?", ["Ирина"], []),  # never the text's first word
+    ("Who works with the lead of this team?", ["Leadership Forum"], []),  # lower case: an ordinary word
+])
+def test_a_pseudonymized_question_is_said_to_still_name_only_a_real_leftover(question, names, left):
+    nodes = tuple(Node(f"n{k}", name, "t") for k, name in enumerate(names))
+    assert pseudonyms.still_named(question, nodes) == left
+
+
+def test_pseudonym_ids_follow_a_freebase_style_id_scheme(tmp_path):
+    """Ids that are names lower-cased with underscores for spaces and punctuation kept ('jean-paul_sartre'): every
+    pseudonym's id is made from its name the same way, never random letters in the id's shape."""
+    people = ["ferdinand georg of saxe-coburg-gotha", "eva braun", "mary-kate olsen", "jean-paul sartre", "o'neill smith",
+              "anne of cleves", "louis xiv of france", "al-khwarizmi"]
+    places = ["portugal", "france", "saxe-coburg", "spain", "austria-hungary"]
+    nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + places]
+    edges = [{"source": "_".join(p.split()), "relation": "nationality", "target": places[k % len(places)]} for k, p in enumerate(people)]
+    (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
+                   "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+    assert len(renamed) == 13 and all(n["id"] == "_".join(n["name"].lower().split()) for n in renamed)
+    assert all(a["id"] != b["id"] for a, b in zip(nodes, renamed)) and len({n["id"] for n in renamed}) == 13
+
+
+def test_role_groups_read_kinds_from_the_relations_of_an_untyped_graph():
+    raw = people_graph_by_hand()
+    graph = benchmark.Graph(tuple(benchmark.Node(n["id"], n["name"], n["type"]) for n in raw["nodes"]),
+                            tuple(benchmark.Edge(e["source"], e["relation"], e["target"]) for e in raw["edges"]))
+    groups = pseudonyms.role_groups(graph)
+    by_group = {}
+    for node, group in groups.items():
+        by_group.setdefault(group, set()).add(node)
+    people = {n["id"] for n in raw["nodes"][:12]}
+    # a person is the source of religion, gender, cause_of_death, place_of_birth and spouse alike: one group, named after
+    # its largest role; each kind of target is a group of its own
+    assert sorted(by_group.values(), key=sorted) == sorted([people, {"catholicism", "islam", "buddhism"}, {"male", "female"},
+                                                            {"meningitis", "drowning", "heart_failure"},
+                                                            {"celle_ligure", "saint_petersburg", "den_haag"}], key=sorted)
+    assert groups["ana_ruiz"] == "<cause_of_death" and groups["male"] == "gender>"
+    assert pseudonyms.role_groups(graph) == groups  # no draw: the same every time
+
+
+def test_one_word_pseudonyms_are_other_names_of_their_group_never_a_blend_nor_another_kind(tmp_path):
+    """Religions, genders and causes of death are in no word pool: each one-word name takes another one-word name of its own
+    group (a derangement, so none keeps its own), with that name's id; names of several words keep their word count."""
+    raw = people_graph_by_hand()
+    (tmp_path / "g.json").write_text(json.dumps(raw), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
+                   "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+    by_old = {a["id"]: b for a, b in zip(raw["nodes"], renamed)}
+    for kind in (["catholicism", "islam", "buddhism"], ["male", "female"], ["meningitis", "drowning"]):
+        assert sorted(by_old[x]["name"] for x in kind) == sorted(kind) and all(by_old[x]["name"] != x for x in kind)
+        assert all(by_old[x]["id"] == by_old[x]["name"] for x in kind)
+    assert all(len(by_old[n["id"]]["name"].split()) == len(n["name"].split()) for n in raw["nodes"])
+    assert len({n["id"] for n in renamed}) == len(renamed) and len({n["name"] for n in renamed}) == len(renamed)
+
+
+def test_one_word_pseudonyms_of_a_known_kind_stay_of_that_kind(tmp_path):
+    """A small untyped role whose names are countries (or professions) is renamed with other countries (professions) in
+    the same case: never a surname, never a made-up blend."""
+    people = [f"{f} {s}" for f in ("ana", "ben", "cleo", "dan") for s in ("ruiz", "lee", "ito")]
+    countries, jobs = ["portugal", "france", "spain", "norway"], ["novelist", "actor", "physicist"]
+    nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + countries + jobs]
+    edges = [e for k, p in enumerate(people) for e in (
+        {"source": "_".join(p.split()), "relation": "nationality", "target": countries[k % 4]},
+        {"source": "_".join(p.split()), "relation": "profession", "target": jobs[k % 3]})]
+    (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
+                   "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
+    by_old = dict(zip((n["id"] for n in nodes), renamed))
+    assert all(by_old[c]["name"] in variants_names.KIND_POOLS["country"] and by_old[c]["name"] not in countries for c in countries)
+    assert all(by_old[j]["name"] in variants_names.KIND_POOLS["profession"] and by_old[j]["name"] not in jobs for j in jobs)
