@@ -1860,7 +1860,8 @@ class Parser(argparse.ArgumentParser):
             guesses = [(w, difflib.get_close_matches(w.split("=", 1)[0], known, n=1, cutoff=0.6))
                        for w in message.removeprefix("unrecognized arguments: ").split() if w.startswith("-")]
             message += self.hint or "".join(f"; {w.split('=', 1)[0]}: did you mean {g[0]}?" for w, g in guesses if g)
-        self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every flag)\n")
+        run = f"python {self.prog}" if self.prog.endswith(".py") else self.prog
+        self.exit(2, f"{self.prog}: error: {message} ({run} --help lists every flag)\n")
 
 
 def article_parser() -> Parser:

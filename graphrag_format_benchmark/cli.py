@@ -159,9 +159,10 @@ def run_command(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | N
     return run(args, argv)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "benchmark.py") -> int:
+    """Run the command line argv (sys.argv's by default); the exit code. prog: how the command is named in messages."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = make_parser().parse_args(argv)
+    args = make_parser(prog).parse_args(argv)
     if tiktoken is None:
         print(f"error: {missing_tiktoken(ROOT, sys.executable)}", file=sys.stderr)
         return 2
@@ -184,3 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {how}{resume}", file=sys.stderr)
         return 128 + e.signum if isinstance(e, Terminated) else 130
     return 0
+
+
+def command() -> int:
+    """The graphrag-format-benchmark command that pip install . makes."""
+    return main(prog="graphrag-format-benchmark")

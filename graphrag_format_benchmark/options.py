@@ -76,6 +76,9 @@ def _out_folder(value: str) -> Path | None:
     return Path(value) if value.strip() else None
 
 
+# outputs/ beside benchmark.py in a checkout; installed (no data/ beside it), the current folder's, never site-packages
+DEFAULT_OUT = OUTPUTS if DATA.is_dir() else Path("outputs")
+
 # Every flag in --help's order: (group, flag, argparse's keywords), group None being the main one.
 FLAGS: list[tuple[str | None, str, dict]] = [
     (None, "--encoding", dict(default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")),
@@ -86,7 +89,7 @@ FLAGS: list[tuple[str | None, str, dict]] = [
         help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, edges by "
              "source, relation, target), the same whatever file the graph comes from")),
     (None, "--questions", dict(type=Path, help="questions file (default: data/questions.json)")),
-    (None, "--out", dict(type=_out_folder, default=OUTPUTS, help="output folder (default: outputs/)")),
+    (None, "--out", dict(type=_out_folder, default=DEFAULT_OUT, help="output folder (default: outputs/)")),
     (None, "--formats", dict(default=",".join(ARTICLE_FORMATS),
         help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {','.join(FORMATS)})")),
     (None, "--sizes", dict(default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")),
@@ -214,10 +217,10 @@ FLAGS: list[tuple[str | None, str, dict]] = [
 ]
 
 
-def make_parser() -> Parser:
+def make_parser(prog: str = "benchmark.py") -> Parser:
     """The parser of every flag (FLAGS), with a one-line error that names the flag a mistyped one is closest to."""
     parser = Parser(
-        prog="benchmark.py", allow_abbrev=False,  # --format is not --formats
+        prog=prog, allow_abbrev=False,  # --format is not --formats
         description="Serialize a graph in several formats, check each round-trips, build prompts, count tokens.",
         epilog="exit codes: 0 the run succeeded (with --model: every planned request has an answer); 1 some requests "
                "failed after their retries (the results count them; run the same command again to retry them only); "
@@ -308,6 +311,10 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
             raise BenchmarkError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
     if args.max_retries < 0 or args.timeout <= 0:
         raise BenchmarkError("--max-retries must be 0 or more and --timeout above 0")
+    sends = args.model != SOLVER_MODEL and args.score is None and args.export_batch is None
+    if sends and importlib.util.find_spec("httpx2") is None:
+        raise BenchmarkError("sending to --model needs the httpx2 package, which is not installed; run: pip install -r "
+                             "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')")
     prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
     if (prices[0] is None) != (prices[1] is None) or any(p is not None and p < 0 for p in prices):
         raise BenchmarkError("give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither")

@@ -1,0 +1,118 @@
+"""What a run of the package writes beyond the article's run: one run per output folder, large files in pieces.
+
+In: benchmark.Staging's files. Out: the same folder, held by one run at a time (OutLock: a flock the kernel drops
+when the process ends, however it ends), files made in pieces written and hashed on another thread while the next
+piece is made (Outputs.add_chunks: results.json of 100,000 rows), what report.html shows beside the measurement
+(Outputs.report), and the versions of the libraries the measured formats were written with, for the manifest.
+benchmark.publish then moves them into place as a whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+from benchmark import BenchmarkError, Staging, display
+
+from .formats import FORMAT_LIBRARIES
+
+LOCK_NAME = ".benchmark.lock"
+
+
+class OutLock:
+    """One run per output folder: an exclusive flock on --out/.benchmark.lock, which the kernel drops when its process
+    ends however it ends (kill -9 included), so a dead run's lock is never mistaken for a live one, nor a live one,
+    still writing its pid, for a dead one. The file says who holds it, for the message a second run prints."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.path, self.held, self.file = out_dir / LOCK_NAME, False, None
+
+    def acquire(self) -> None:
+        import fcntl
+        import socket
+
+        me = f"{os.getpid()} {socket.gethostname()} {datetime.now(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            while True:
+                handle = open(self.path, "a+b")
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    handle.seek(0)
+                    holder = handle.read(200).decode("utf-8", errors="replace").split()
+                    handle.close()
+                    raise BenchmarkError(f"{display(self.path.parent)} is in use by another run of this tool (pid {holder[0] if holder else '?'}"
+                                         f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another --out") from None
+                try:
+                    current = os.stat(self.path)
+                except FileNotFoundError:
+                    current = None
+                if current is not None and os.path.samestat(current, os.fstat(handle.fileno())):
+                    break
+                handle.close()  # the holder removed the file as we opened it: lock the file that is there now
+            handle.truncate(0)
+            handle.write(me.encode("utf-8"))
+            handle.flush()
+            self.file, self.held = handle, True
+        except OSError as e:
+            raise BenchmarkError(f"{display(self.path.parent)}: cannot write the outputs ({e.strerror}); choose another folder with --out") from None
+        for leftover in self.path.parent.glob(".staging-*"):  # a dead run's half-written outputs: nobody else is here
+            shutil.rmtree(leftover, ignore_errors=True)
+
+    def release(self) -> None:
+        if self.held:
+            self.path.unlink(missing_ok=True)  # while still locked: a run that opened it meanwhile sees it gone and retries
+            self.file.close()
+            self.held, self.file = False, None
+
+
+class Outputs(Staging):
+    """benchmark.Staging for a run of the package: large files written in pieces (add_chunks), and report, what
+    report.html shows beside the measurement: "model" (results.report_model), "svg" (results.svg)."""
+
+    def __init__(self, out_dir: Path) -> None:
+        super().__init__(out_dir)
+        self.report: dict = {}
+
+    def add_chunks(self, name: str, chunks: Iterator[bytes]) -> None:
+        """add(), for a file made in pieces: each written and hashed on another thread while the next is made
+        (both release the GIL), so memory holds two pieces at a time."""
+        digest = hashlib.sha256()
+        try:
+            with open(self.staged(name), "wb") as f, ThreadPoolExecutor(max_workers=1, thread_name_prefix="writer") as writer:
+                pending = None
+
+                def put(chunk: bytes) -> None:
+                    f.write(chunk)
+                    digest.update(chunk)
+
+                for chunk in chunks:
+                    if pending is not None:
+                        pending.result()  # in order, and an error of the write raised here
+                    pending = writer.submit(put, chunk)
+                if pending is not None:
+                    pending.result()
+        except OSError as e:
+            raise self.cannot_write(e) from None
+        self.sha[name] = digest.hexdigest()
+
+
+def format_library_versions(formats: list[str]) -> dict[str, str]:
+    """The version of each library a measured format was written and read with: {'toon-format': '1.2.0'}."""
+    out = {}
+    for fmt in formats:
+        if fmt in FORMAT_LIBRARIES:
+            from importlib.metadata import PackageNotFoundError, version  # only for such a format: it takes 10 ms to import
+
+            package = FORMAT_LIBRARIES[fmt][1]
+            try:
+                out[package] = version(package)
+            except PackageNotFoundError:
+                out[package] = "unknown"
+    return out

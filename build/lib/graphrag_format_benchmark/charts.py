@@ -1,0 +1,361 @@
+"""The SVG charts: results.svg, size_report.svg and comparison.svg.
+
+In: aggregates, summaries or a comparison. Out: one self-contained SVG, panels in a grid, every label placed inside
+its canvas. Each format keeps one marker, dash and colour in every chart (format_style).
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import TYPE_CHECKING
+
+from benchmark import FORMATS
+
+from .matrix import group_key
+
+if TYPE_CHECKING:
+    from .matrix import GroupKey, Plan
+
+
+# Pictures: plain SVG written here, no plotting library, deterministic bytes. Each format keeps one marker,
+# line style and colour in every chart (by its place in FORMATS), named in a legend, so a chart reads in
+# grey too; filled marks are on the Pareto front. Ticks fall at 1-2-5 steps, an axis whose values span
+# more than 10x is logarithmic, labels are placed where their estimated boxes overlap no other label
+# (a leader line joins a moved label to its mark), and every mark carries its figures as data-*
+# attributes, which the tests read back.
+SVG_PANEL = (420, 280)  # width, height of one panel's plotting area
+SVG_GAP = (90, 100)  # room around a panel: left for the y ticks, below for the x ticks and label
+SVG_COLUMNS = 3  # panels per row: a page, not a 2,000-px strip
+FORMAT_MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down", "cross", "plus", "star", "hexagon", "x")
+FORMAT_DASHES = ("", "7,3", "2,2", "8,3,2,3", "1,3", "12,4", "4,2,1,2", "6,2,2,2,2,2", "3,5", "10,2")
+FORMAT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
+LABEL_SIZE = 10  # font size of mark labels
+CHAR_EM = 0.62  # a character of sans-serif text is taken as this share of its size wide: over most fonts' average, so what the
+# chart lays out (labels, the legend, the footnote) stays inside its canvas in any renderer
+
+
+def text_width(text: str, size: int = LABEL_SIZE) -> float:
+    """The width a line of text is laid out as: text_width('json', 10) -> 24.8."""
+    return CHAR_EM * size * len(text)
+
+
+def format_style(fmt: str) -> tuple[str, str, str]:
+    """(marker, dash pattern, colour) of a format, the same in every chart: FORMATS order, cycling past ten."""
+    k = list(FORMATS).index(fmt) if fmt in FORMATS else len(FORMATS)
+    return FORMAT_MARKERS[k % len(FORMAT_MARKERS)], FORMAT_DASHES[k % len(FORMAT_DASHES)], FORMAT_COLOURS[k % len(FORMAT_COLOURS)]
+
+
+def nice_ticks(lo: float, hi: float, log: bool = False, most: int = 8) -> list[float]:
+    """Round ticks covering [lo, hi]: 1-2-5 steps on a linear axis (0, 20,000, 40,000...), 1-2-5 per decade on a
+    log one (100, 200, 500, 1,000...)."""
+    if hi <= lo:
+        hi = lo + 1
+    if log:
+        ticks = [m * 10 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) for m in (1, 2, 5)]
+        inside = [t for t in ticks if lo <= t <= hi]
+        return inside if len(inside) <= most else [t for t in inside if str(int(t) if t >= 1 else t).lstrip("0.")[0] == "1"]
+    raw = (hi - lo) / max(most - 1, 1)
+    step = next(m * 10 ** math.floor(math.log10(raw)) for m in (1, 2, 5, 10) if m * 10 ** math.floor(math.log10(raw)) >= raw)
+    first = math.ceil(lo / step - 1e-9) * step
+    return [round(first + k * step, 10) for k in range(int((hi - first) / step + 1e-9) + 1)]
+
+
+def _tick_label(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 10 or value == int(value) else f"{value:g}"
+
+
+def _svg_text(x: float, y: float, text: str, anchor: str = "start", size: int = 11, cls: str = "") -> str:
+    safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    klass = f' class="{cls}"' if cls else ""
+    return (f'<text{klass} x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+            f'font-family="sans-serif">{safe}</text>')
+
+
+def _marker(shape: str, x: float, y: float, colour: str, filled: bool, attrs: str = "", r: float = 5.0) -> str:
+    fill = colour if filled else "white"
+    common = f'class="mark" fill="{fill}" stroke="{colour}" stroke-width="1.5" {attrs}'
+    polygons = {
+        "triangle": [(0, -1.2), (1.1, 0.8), (-1.1, 0.8)], "triangle-down": [(0, 1.2), (1.1, -0.8), (-1.1, -0.8)],
+        "diamond": [(0, -1.3), (1.3, 0), (0, 1.3), (-1.3, 0)],
+        "star": [(math.cos(math.pi / 2 + k * math.pi / 5) * (1.3 if k % 2 == 0 else 0.55),
+                  -math.sin(math.pi / 2 + k * math.pi / 5) * (1.3 if k % 2 == 0 else 0.55)) for k in range(10)],
+        "hexagon": [(math.cos(k * math.pi / 3) * 1.15, math.sin(k * math.pi / 3) * 1.15) for k in range(6)],
+    }
+    if shape == "circle":
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" {common}/>'
+    if shape == "square":
+        return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" {common}/>'
+    if shape in polygons:
+        pts = " ".join(f"{x + dx * r:.1f},{y + dy * r:.1f}" for dx, dy in polygons[shape])
+        return f'<polygon points="{pts}" {common}/>'
+    arms = [(-1, 0, 1, 0), (0, -1, 0, 1)] if shape == "plus" else [(-1, -1, 1, 1), (-1, 1, 1, -1)]  # plus, cross, x
+    path = " ".join(f"M{x + a * r:.1f},{y + b * r:.1f} L{x + c * r:.1f},{y + d * r:.1f}" for a, b, c, d in arms)
+    return f'<path d="{path}" class="mark" fill="none" stroke="{colour}" stroke-width="{2.5 if filled else 1.2}" {attrs}/>'
+
+
+def label_box(x: float, y: float, text: str, size: int = LABEL_SIZE) -> tuple[float, float, float, float]:
+    """The estimated box (left, top, right, bottom) of a start-anchored label with its baseline at y."""
+    return x, y - size, x + text_width(text, size), y + 0.25 * size
+
+
+def _overlap(a: tuple, b: tuple) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def place_labels(marks: list[tuple[float, float, str]], bounds: tuple[float, float, float, float],
+                 taken: list[tuple] | None = None) -> list[tuple[float, float, bool]]:
+    """(x, y, moved) for each mark's label: the first of a ring of places around the mark, then further above
+    and below, whose box overlaps no label placed before and no mark, inside bounds; the least bad one when
+    none is free. moved: not the first place, so a leader line joins it to its mark."""
+    taken = list(taken or [])
+    taken += [(mx - 6, my - 6, mx + 6, my + 6) for mx, my, _ in marks]
+    placed: dict[int, tuple[float, float, bool]] = {}
+    for k in sorted(range(len(marks)), key=lambda k: (marks[k][1], marks[k][0])):
+        mx, my, text = marks[k]
+        width = text_width(text)
+        offsets = [(8, -6), (8, 14), (-8 - width, -6), (-8 - width, 14)]
+        offsets += [(dx, dy) for step in range(1, 21) for dy in (-6 - 13 * step, 14 + 13 * step) for dx in (8, -8 - width, 40, -40 - width)]
+        best, best_cost = None, None
+        for n, (dx, dy) in enumerate(offsets):
+            box = label_box(mx + dx, my + dy, text)
+            outside = (box[0] < bounds[0]) + (box[2] > bounds[2]) + (box[1] < bounds[1]) + (box[3] > bounds[3])
+            cost = sum(_overlap(box, t) for t in taken) + 1e4 * outside
+            if best_cost is None or cost < best_cost:
+                best, best_cost = (mx + dx, my + dy, n > 0), cost
+            if cost == 0:
+                break
+        taken.append(label_box(best[0], best[1], text))
+        placed[k] = best
+    return [placed[k] for k in range(len(marks))]
+
+
+class Axis:
+    """One axis of a panel: data range to pixels, linear or logarithmic."""
+
+    def __init__(self, lo: float, hi: float, start: float, length: float, log: bool, flip: bool = False) -> None:
+        self.log = log and lo > 0
+        self.lo, self.hi = (math.log10(lo), math.log10(hi)) if self.log else (lo, hi)
+        self.start, self.length, self.flip = start, length, flip
+
+    def __call__(self, v: float) -> float:
+        v = math.log10(max(v, 10 ** self.lo)) if self.log else v
+        share = (v - self.lo) / (self.hi - self.lo) if self.hi > self.lo else 0.5
+        return self.start + self.length * (1 - share if self.flip else share)
+
+
+def value_range(values: list[float], log: bool, pad: float = 0.08) -> tuple[float, float]:
+    """A range around values that does not start at 0 when they do not: on a log axis, padded in ratio."""
+    lo, hi = min(values), max(values)
+    if log:
+        return lo / (1 + 4 * pad), hi * (1 + 4 * pad)
+    span = (hi - lo) or abs(hi) or 1.0
+    return lo - pad * span, hi + pad * span
+
+
+def wants_log(values: list[float]) -> bool:
+    positive = [v for v in values if v > 0]
+    return len(positive) == len(values) and bool(positive) and max(positive) > 10 * min(positive)
+
+
+SVG_LEGEND_GAP = 20  # px between two legend entries on a line
+
+
+def legend_layout(widths: list[float], left: float, right: float) -> list[tuple[float, int]]:
+    """(x, row) of each legend entry, left to right, a new row when the next would pass right: ([100, 100], 0, 150) ->
+    [(0, 0), (0, 1)]."""
+    placed, x, row = [], left, 0
+    for w in widths:
+        if x > left and x + w > right:
+            x, row = left, row + 1
+        placed.append((x, row))
+        x += w + SVG_LEGEND_GAP
+    return placed
+
+
+def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], caption: str) -> str:
+    """Panels in a grid of SVG_COLUMNS. A panel: {title, x_label, y_label, x: (lo, hi, log) or categories [(x, label)],
+    y: (lo, hi, log), points: [{format, label, x, y, low, high, filled, data, style}], lines: [{format, points: [(x, y)]}],
+    vline / hline: (value, label) or None}. legend: [(format, what it stands for)], or [(name, what, style)] where marks
+    are styled by something else than the format (a model): style is (marker, dash, colour)."""
+    w, h = SVG_PANEL
+    gap_x, gap_y = SVG_GAP
+    columns = min(len(panels), SVG_COLUMNS) or 1
+    rows = math.ceil(len(panels) / columns) or 1
+    entries = [(f"{fmt}{what}", *rest) for fmt, what, *rest in legend]
+    widest = max((30 + text_width(text) for text, *_ in entries), default=0)
+    width = max(columns * (w + gap_x) + 40, gap_x + widest + 10, gap_x + text_width(title, 14) + 10)  # a long name widens the canvas
+    placed = legend_layout([30 + text_width(text) for text, *_ in entries], gap_x, width - 10)
+    legend_rows = (placed[-1][1] + 1 if placed else 0) + 1
+    notes = textwrap.wrap(caption, max(20, int((width - gap_x - 10) / (CHAR_EM * 10))), break_long_words=False) or [""]
+    height = 40 + rows * (h + gap_y) + 16 * legend_rows + 14 * len(notes) + 10
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
+           f'<rect width="{width}" height="{height}" fill="white"/>', _svg_text(gap_x, 22, title, size=14)]
+    for k, panel in enumerate(panels):
+        left, top = gap_x + (k % columns) * (w + gap_x), 40 + 30 + (k // columns) * (h + gap_y)
+        out += _svg_panel(panel, left, top, w, h)
+    y = 40 + rows * (h + gap_y) + 4
+    for (fmt, what, *style), (x, row) in zip(legend, placed):
+        yy = y + 16 * row
+        marker, dash, colour = style[0] if style else format_style(fmt)
+        out.append(f'<line x1="{x:.1f}" y1="{yy - 4:.1f}" x2="{x + 24:.1f}" y2="{yy - 4:.1f}" stroke="{colour}" stroke-width="1.5"'
+                   + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+        out.append(_marker(marker, x + 12, yy - 4, colour, True, 'data-legend="1"', 4).replace('class="mark"', 'class="legend-mark"'))
+        out.append(_svg_text(x + 30, yy, f"{fmt}{what}", size=10, cls="legend"))
+    out += [_svg_text(gap_x, height - 8 - 14 * (len(notes) - 1 - k), line, size=10) for k, line in enumerate(notes)]
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list[str]:
+    categorical = isinstance(panel["x"], list)
+    if categorical:
+        cats = panel["x"]
+        px = Axis(-0.3, len(cats) - 0.7 + 0.6, left, w, False)
+    else:
+        px = Axis(panel["x"][0], panel["x"][1], left, w, panel["x"][2])
+    py = Axis(panel["y"][0], panel["y"][1], top, h, panel["y"][2], flip=True)
+    out = [f'<g class="panel" data-title="{panel["title"]}" data-x-log="{px.log}" data-y-log="{py.log}">',
+           f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="black"/>',
+           _svg_text(left, top - 26, panel["title"], size=12), _svg_text(left, top - 10, f"y: {panel['y_label']}", size=10),
+           _svg_text(left + w / 2, top + h + 36, panel["x_label"], "middle")]
+    x_ticks = [(x, label) for x, label in panel["x"]] if categorical else [(t, _tick_label(t)) for t in nice_ticks(*panel["x"][:2], log=px.log)]
+    for x, label in x_ticks:
+        out.append(f'<line x1="{px(x):.1f}" y1="{top + h}" x2="{px(x):.1f}" y2="{top + h + 4}" stroke="black"/>')
+        out.append(_svg_text(px(x), top + h + 16, label, "middle", 10, "tick"))
+    for t in nice_ticks(*panel["y"][:2], log=py.log):
+        out.append(f'<line x1="{left - 4}" y1="{py(t):.1f}" x2="{left}" y2="{py(t):.1f}" stroke="black"/>')
+        out.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{left + w}" y2="{py(t):.1f}" stroke="#e6e6e6"/>')
+        out.append(_svg_text(left - 7, py(t) + 4, _tick_label(t), "end", 10, "tick"))
+    taken = []
+    for name, line in (("vline", panel.get("vline")), ("hline", panel.get("hline"))):
+        if line:
+            value, label = line
+            if name == "vline":
+                x1 = x2 = px(value)
+                y1, y2, tx, ty = top, top + h, px(value) - 4, top + h - 6  # at the foot, where no rate of 1.0 sits
+                anchor = "end"
+                if tx - text_width(label, 9) < left:  # no room on its left: on its right
+                    tx, anchor = px(value) + 4 + text_width(label, 9), "end"
+            else:
+                y1 = y2 = py(value)
+                x1, x2, tx, ty = left, left + w, left + w - 4, py(value) - 4
+                anchor = "end"
+            out.append(f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>')
+            out.append(_svg_text(tx, ty, label, anchor, 9))
+            width = text_width(label, 9)
+            taken.append((tx - width, ty - 9, tx, ty + 2))
+    for line in panel.get("lines", []):
+        _, dash, colour = format_style(line["format"])
+        pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line["points"])
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.5"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+    marks = []
+    for p in panel["points"]:
+        x, y = px(p["x"]), py(p["y"])
+        marker, _, colour = p.get("style") or format_style(p["format"])
+        data = " ".join(f'data-{k}="{v}"' for k, v in p["data"].items())
+        if p.get("low") is not None:
+            out.append(f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" stroke="{colour}" {data}/>')
+        out.append(_marker(marker, x, y, colour, p.get("filled", False), data))
+        if p["label"]:
+            marks.append((x, y, p["label"]))
+    for (mx, my, text), (lx, ly, moved) in zip(marks, place_labels(marks, (left, top, left + w, top + h), taken)):
+        if moved:
+            out.append(f'<line class="leader" x1="{mx:.1f}" y1="{my:.1f}" x2="{lx if lx > mx else lx + text_width(text):.1f}" '
+                       f'y2="{ly - 4:.1f}" stroke="#999" stroke-width="0.8"/>')
+        out.append(_svg_text(lx, ly, text, size=LABEL_SIZE, cls="label"))
+    out.append("</g>")
+    return out
+
+
+def _whisker(e: dict) -> tuple[float, float]:
+    """The ends of a mark's whisker: path exact's 95% interval over questions (none for one question)."""
+    return tuple(e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"]))
+
+
+def results_svg(table: list[dict], baseline: str, gate: list[dict] | None = None, context_window: int | None = None) -> str:
+    """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
+    labelled with the gate's verdict; a line at the context window when prompts reach it."""
+    verdict = {(group_key(v), v["format"]): v["verdict"] for v in gate or []}
+    groups: dict[GroupKey, list[dict]] = {}
+    for e in table:
+        if e["prompt_tokens"] is not None and e["path_exact"]["rate"] is not None:
+            groups.setdefault(group_key(e), []).append(e)
+    panels = []
+    for group, entries in groups.items():
+        points = [{
+            "format": e["format"], "x": e["prompt_tokens"], "y": e["path_exact"]["rate"],
+            "label": f"{e['format']} · " + ("baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")),
+            "low": _whisker(e)[0], "high": _whisker(e)[1], "filled": bool(e.get("pareto")),
+            "data": {"format": e["format"], "tokens": e["prompt_tokens"], "rate": e["path_exact"]["rate"],
+                     "low": _whisker(e)[0], "high": _whisker(e)[1], "pareto": bool(e.get("pareto")),
+                     "verdict": "baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")},
+        } for e in entries]
+        xs = [p["x"] for p in points]
+        reach = context_window is not None and (max(xs) >= 0.8 * context_window or any(e["overflow"] for e in entries))
+        log = wants_log(xs + ([context_window] if reach else []))
+        lo, hi = value_range(xs + ([context_window] if reach else []), log)
+        panels.append({"title": " · ".join(group), "x_label": f"prompt tokens, mean ({group.encoding})", "y_label": "path exact",
+                       "x": (lo, hi, log), "y": (-0.05, 1.05, False), "points": points,
+                       "vline": (context_window, f"context window {context_window:,}") if reach else None})
+    legend = [(fmt, " (baseline)" if fmt == baseline else "") for fmt in dict.fromkeys(e["format"] for e in table)]
+    return svg_chart("Prompt tokens against path exact match", panels, legend,
+                     "filled: on the Pareto front; hollow: not on it; label: the gate's verdict against the baseline; whiskers: 95% interval")
+
+
+def size_report_svg(summary: list[dict], plan: Plan) -> str:
+    """Mode A prompt tokens per format across sizes (with the context window where they reach it), and mode B's
+    answerable share of positive questions, per encoding and ids."""
+    panels = []
+    for encoding in [t.name for t in plan.tokenizers]:
+        for ids in plan.ids:
+            for mode, metric, label in (("A", "prompt_tokens", f"prompt tokens, mean ({encoding})"), ("B", "answerable", "answerable (share of all questions)")):
+                mine = [e for e in summary if (e["encoding"], e["ids"], e["mode"]) == (encoding, ids, mode) and e[metric]]
+                if not mine:
+                    continue
+                points, lines = [], []
+                for fmt in plan.formats:
+                    series = [(plan.sizes.index(e["size"]), e[metric]["mean"]) for e in mine if e["format"] == fmt]
+                    lines.append({"format": fmt, "points": series})
+                    points += [{"format": fmt, "label": fmt if x == len(plan.sizes) - 1 else "", "x": x, "y": y,
+                                "data": {"format": fmt, "size": plan.sizes[x], metric.replace("_", "-"): y}} for x, y in series]
+                ys = [p["y"] for p in points]
+                reach = mode == "A" and (max(ys) >= 0.8 * plan.context_window or any(e["overflow"] for e in mine))
+                log = mode == "A" and wants_log(ys + ([plan.context_window] if reach else []))
+                y_range = (-0.05, 1.05, False) if mode == "B" else (*value_range(ys + ([plan.context_window] if reach else []), log), log)
+                panels.append({"title": f"{encoding} · {ids} · mode {mode}", "x_label": "graph size", "y_label": label,
+                               "x": list(enumerate(plan.sizes)), "y": y_range, "points": points, "lines": lines,
+                               "hline": (plan.context_window, f"context window {plan.context_window:,}") if reach else None})
+    modes = {p["title"].rsplit(" ", 1)[-1] for p in panels}
+    caption = "one line per format, labelled at its last size; mode A: every edge" + (
+        "; mode B: packed into --budget, answerable share" if "B" in modes else "")
+    return svg_chart("Prompt tokens and answerable share across graph sizes", panels, [(fmt, "") for fmt in plan.formats], caption)
+
+
+def model_style(k: int) -> tuple[str, str, str]:
+    """(marker, dash, colour) of the k-th model of a comparison."""
+    return FORMAT_MARKERS[k % len(FORMAT_MARKERS)], "", FORMAT_COLOURS[k % len(FORMAT_COLOURS)]
+
+
+def comparison_svg(c: dict) -> str:
+    """One panel per group: formats along x, one mark per model beside each other, whiskers the 95% interval."""
+    models = [r["model"] for r in c["runs"]]
+    panels = []
+    for acc in c["accepted_for_every_model"]:
+        group = (acc["size"], acc["ids"], acc["mode"])
+        mine = [e for e in c["leaderboard"] if (e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None]
+        formats = list(dict.fromkeys(e["format"] for e in mine))
+        spread = min(0.6 / max(len(models), 1), 0.2)
+        points = []
+        for e in mine:
+            k = models.index(e["model"])
+            low, high = e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"])
+            points.append({"format": e["format"], "style": model_style(k), "label": "", "x": formats.index(e["format"]) + (k - (len(models) - 1) / 2) * spread,
+                           "y": e["path_exact"]["rate"], "low": low, "high": high, "filled": e["verdict"] in ("accept", "baseline"),
+                           "data": {"format": e["format"], "model": e["model"], "rate": e["path_exact"]["rate"], "low": low, "high": high,
+                                    "verdict": e["verdict"]}})
+        panels.append({"title": " · ".join(group), "x_label": "format", "y_label": "path exact", "x": list(enumerate(formats)),
+                       "y": (-0.05, 1.05, False), "points": points})
+    legend = [(model, "", model_style(k)) for k, model in enumerate(models)]
+    return svg_chart("Path exact per format, one mark per model", panels, legend,
+                     "filled: accepted by that model's gate (or its baseline); hollow: not accepted; whiskers: 95% interval over questions")

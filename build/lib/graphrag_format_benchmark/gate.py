@@ -1,0 +1,340 @@
+"""The acceptance gate: whether a format is no worse than the baseline, per group (verdicts).
+
+In: the scored cells of a group, the baseline and the tolerances (GateSpec). Out: per format, its paired checks (path
+exact, valid path, abstention, stability) by Newcombe's method 11 or the guarded paired t, Holm's procedure over a
+group's formats, what blocks a verdict, how many questions would decide it (questions_for_power), and one
+recommendation per group. No verdict is 'accept' unless every check passes.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import NamedTuple
+
+from .markdown import md_cell, percent
+from .matrix import group_key
+from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
+
+# The acceptance gate (article 12, "порог отката"): each of its conditions is a paired non-inferiority test
+# over questions. Per check and question, the format's and the baseline's answers to the same prompt cells (its
+# permutations and repeats) give paired differences, averaged into one value in [-1, 1]; their mean is bounded
+# one-sided at 95% (Newcombe's method 11 for binary data, the guarded t interval otherwise). A check passes when
+# the lower bound is at or above -tolerance and fails when the upper bound is below it. The conditions:
+# path exact and valid path, abstention (at its own tolerance: abstention questions are few), stability under
+# permutation (with several: a question counts as right only when right in every permutation, tested the same
+# way), the saving on the full prompt, and the round trip. A format is accepted when every condition passes
+# and, the formats of a group being judged together, Holm's step-down procedure over their p-values on the
+# paths (the larger of path exact's and valid path's: both must hold) still shows it no worse: the chance of
+# recommending any format whose paths are worse than the tolerance stays at 5% however many formats are
+# tried. Abstention and stability must hold for each format at 95%.
+GATE_ALPHA = 0.05  # one-sided, per check and for the family of formats
+GATE_POWER = 0.8  # the questions asked for would show an equal format no worse this often
+CHECK_POWER = 0.9  # ... each open condition at this power, so that all of them (they fail together rarely) pass about GATE_POWER
+BASELINE_FLOOR = 0.2  # the baseline's path exact rate below which no verdict is given: nothing to lose
+GATE_MAX_QUESTIONS = 1_000_000  # "how many questions would decide it" is searched up to this
+DEFAULT_ABSTENTION_TOLERANCE = 0.15
+PAIRED_OUTCOMES = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}  # (format, baseline) -> cell
+GATE_CHECKS = (("path_exact", "path_exact", False), ("valid_path", "valid_path", False), ("abstention", "answer_correct", True))
+PATH_CHECKS = ("path_exact", "valid_path")  # the main condition, whose p-values Holm's procedure takes over the formats
+
+
+class Paired(NamedTuple):
+    """One check's evidence: per question, the paired runs of the format and the baseline."""
+
+    runs: dict[str, list[tuple[bool, bool]]]  # question id -> [(format right, baseline right)] over its cells
+
+    @property
+    def binary(self) -> bool:
+        return all(len(pairs) == 1 for pairs in self.runs.values())
+
+    def table(self) -> tuple[float, float, float, float]:
+        """The paired outcomes (both right, only the format, only the baseline, neither), each question's runs
+        averaged into fractions that add up to one question: whole counts for binary data."""
+        counts = [0.0, 0.0, 0.0, 0.0]
+        for pairs in self.runs.values():
+            for pair in pairs:
+                counts[PAIRED_OUTCOMES[pair]] += 1 / len(pairs)
+        return tuple(counts)
+
+    def differences(self) -> list[float]:
+        return [math.fsum(f - b for f, b in pairs) / len(pairs) for pairs in self.runs.values()]
+
+    def bounds(self, alpha: float) -> tuple[float, float, float]:
+        """(difference, lower, upper), each bound one-sided at 1 - alpha."""
+        if self.binary:
+            return newcombe_cc(*map(round, self.table()), statistics.NormalDist().inv_cdf(1 - alpha))
+        return guarded_t(self.differences(), alpha, -1.0, 1.0)
+
+    @property
+    def method(self) -> str:
+        return "newcombe method 11 (continuity corrected)" if self.binary else "guarded paired t over question means"
+
+    def p_value(self, tolerance: float) -> float:
+        """The one-sided p-value of 'worse by the tolerance or more': the alpha at which the lower bound meets -tolerance
+        (for the t interval, P(T > (mean + tolerance) / se); for Newcombe's, found by bisection)."""
+        if self.bounds(0.5)[1] < -tolerance:
+            return 1.0
+        lo, hi = 1e-12, 0.5  # the lower bound falls as alpha falls
+        if self.bounds(lo)[1] >= -tolerance:
+            return lo
+        for _ in range(50):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (lo, mid) if self.bounds(mid)[1] >= -tolerance else (mid, hi)
+        return hi
+
+
+def _decision(lower: float, upper: float, tolerance: float) -> str:
+    return "pass" if lower >= -tolerance else "fail" if upper < -tolerance else "undecided"
+
+
+def questions_for_power(values: list[float], tolerance: float, alpha: float, power: float = GATE_POWER) -> int | None:
+    """The fewest questions with which a format as good as the baseline (true difference 0) would pass the check with
+    the given power, at the spread of the observed question differences: the guarded t interval's lower bound is
+    above -tolerance with probability power. None when no number up to GATE_MAX_QUESTIONS would."""
+    mean = math.fsum(values) / len(values) if values else 0.0
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
+    z_power = statistics.NormalDist().inv_cdf(power)
+
+    def enough(n: int) -> bool:
+        w = GUARD_WEIGHT
+        half = max(t_quantile(1 - alpha, n - 1) * math.sqrt((n * sd * sd + 2 * w) / ((n + 2 * w - 1) * (n + 2 * w))), -math.log(alpha) / n)
+        return half <= tolerance if sd == 0 else (tolerance - half) / (sd / math.sqrt(n)) >= z_power
+
+    hi = 4
+    while not enough(hi):
+        if hi >= GATE_MAX_QUESTIONS:
+            return None
+        hi = min(hi * 2, GATE_MAX_QUESTIONS)
+    lo = max(hi // 2, 2)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
+
+
+def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, family: int = 1) -> dict:
+    """One condition of the gate: 'pass' when the one-sided lower bound of the difference is at or above -tolerance,
+    'fail' when the upper bound is below it, else 'undecided', with the questions of its kind that would pass it
+    with GATE_POWER if the format were as good as the baseline (at alpha / family: the family's strictest step)."""
+    n = len(paired.runs)
+    if n == 0:
+        return {"questions": 0, "result": "undecided", "difference": None, "lower": None, "upper": None, "method": None,
+                "p_value": None, "questions_needed": None, "outcomes": None}
+    diff, lower, upper = paired.bounds(alpha)
+    result = _decision(lower, upper, tolerance)
+    a, b, c, d = paired.table()
+    return {"questions": n, "result": result, "difference": round(diff, 4), "lower": round(lower, 4), "upper": round(upper, 4),
+            "tolerance": tolerance, "method": paired.method, "p_value": round(paired.p_value(tolerance), 6),
+            "questions_needed": questions_for_power(paired.differences(), tolerance, alpha / family, CHECK_POWER) if result == "undecided" else None,
+            "outcomes": {"both": round(a, 4), "only_format": round(b, 4), "only_baseline": round(c, 4), "neither": round(d, 4)}}
+
+
+def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str) -> dict[str, Paired]:
+    """For each paired check, the paired runs of fmt and the baseline over every cell both answered (or failed): the
+    positive questions for paths, the abstention questions for abstention; and 'stability', where a (question,
+    repeat) counts as right only when right in every permutation (with several permutations)."""
+    runs: dict[str, dict[str, list[tuple[bool, bool]]]] = {name: {} for name, _, _ in GATE_CHECKS}
+    robust: dict[tuple[str, int], list[tuple[bool, bool]]] = {}
+    base = mine.get(baseline, {})
+    for key, c in mine.get(fmt, {}).items():
+        b = base.get(key)
+        if b is None:
+            continue
+        for name, metric, insufficient in GATE_CHECKS:
+            if c["insufficient"] is insufficient:
+                runs[name].setdefault(key[0], []).append((bool(c[metric]), bool(b[metric])))
+        if not c["insufficient"]:
+            robust.setdefault((key[0], key[2]), []).append((bool(c["path_exact"]), bool(b["path_exact"])))
+    out = {name: Paired(by_question) for name, by_question in runs.items()}
+    if any(len(pairs) > 1 for pairs in robust.values()):
+        stable: dict[str, list[tuple[bool, bool]]] = {}
+        for (qid, _), pairs in robust.items():
+            stable.setdefault(qid, []).append((all(f for f, _ in pairs), all(b for _, b in pairs)))
+        out["stability"] = Paired(stable)
+    return out
+
+
+def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | None) -> list[str]:
+    """Why no verdict in a group can be trusted, whatever the formats did: a baseline that fails (or was never sent),
+    a budget that cannot tell formats apart."""
+    base = entries.get(baseline)
+    reasons = []
+    if budget_note:
+        reasons.append(budget_note)
+    if base is None:
+        return reasons
+    rate = base["path_exact"]["rate"]
+    if rate is not None and rate < BASELINE_FLOOR:
+        refused, local = base["overflow_by_server"], base["overflow"] - base["overflow_by_server"]
+        why = (f"the baseline {baseline} gets {rate:.2f} of the positive questions' paths exactly right, under the floor "
+               f"{BASELINE_FLOOR:.2f}: a format can look no worse only because there is nothing to lose")
+        if local:
+            why += f" ({local} of its {base['n']} prompts are over --context-window and were never sent)"
+        elif refused:
+            why += f" ({refused} of its {base['n']} prompts were refused by the server as over its context window)"
+        elif base["errors"]:
+            why += f" ({base['errors']} of its {base['n']} requests failed)"
+        reasons.append(why + "; change the model, the prompt, the budget or what each prompt shows until the baseline answers")
+    return reasons
+
+
+def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: float, budget_notes: dict | None = None,
+             abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE) -> list[dict]:
+    """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
+    when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
+    cells: dict[tuple, dict[str, dict[tuple, dict]]] = {}  # group -> format -> (question, permutation, repeat) -> cell
+    for c in scored:
+        if c["status"] != "NOT_RUN":
+            cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[(c["question_id"], c["permutation"], c["repeat"])] = c
+    by_group: dict[tuple, dict[str, dict]] = {}
+    for e in table:
+        by_group.setdefault(group_key(e), {})[e["format"]] = e
+    out = []
+    for group, entries in by_group.items():
+        base = entries.get(baseline)
+        if base is None:
+            continue
+        blockers = group_blockers(entries, baseline, (budget_notes or {}).get(group))
+        mine = cells.get(group, {})
+        tested = [e for fmt, e in entries.items() if fmt != baseline]
+        tokens = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in entries.values()) else "prompt_tokens"
+        judged = [_verdict(e, base, mine, baseline, tolerance, abstention_tolerance, blockers, len(tested), tokens) for e in tested]
+        out += holm(judged)
+    return out
+
+
+def _verdict(e: dict, base: dict, mine: dict, baseline: str, tolerance: float, abstention_tolerance: float, blockers: list[str],
+             family: int, tokens: str) -> dict:
+    """One format's verdict before Holm: its checks, what blocks it, its saving (counted by tokens, one count for the
+    whole group) and the questions that would decide it."""
+    fmt = e["format"]
+    paired = _paired_runs(mine, fmt, baseline)
+    checks = {name: paired_check(p, abstention_tolerance if name == "abstention" else tolerance, family=max(family, 1))
+              for name, p in paired.items()}
+    if checks["abstention"]["questions"] == 0:
+        checks["abstention"].update(result="pass", note="no abstention question: nothing to be worse at")
+    needed = {name: c["questions_needed"] for name, c in checks.items() if c["result"] == "undecided" and c["questions"]}
+    saving = round(1 - e[tokens] / base[tokens], 4) if e[tokens] and base[tokens] else None
+    failed = [name for name, c in checks.items() if c["result"] == "fail"]
+    open_ = [name for name, c in checks.items() if c["result"] == "undecided"]
+    reasons = list(blockers)
+    errors = e["errors"] + base["errors"]
+    if errors:
+        reasons.append(f"{errors} request(s) of {fmt} and {baseline} failed: a failure is not the format's doing; "
+                       "run the same command again to retry them")
+    positives = max((c["questions"] for name, c in checks.items() if name != "abstention"), default=0)
+    abstentions = checks["abstention"]["questions"]
+    share = abstentions / (positives + abstentions) if positives + abstentions else 0.0
+    totals = [math.ceil(n / (share if name == "abstention" else 1 - share)) for name, n in needed.items()
+              if n is not None and (share if name == "abstention" else 1 - share) > 0]
+    return {"encoding": e["encoding"], "size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": fmt,
+            "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention_tolerance,
+            "verdict": "undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept",
+            "failed": failed, "undecided": open_, "blocked_by": reasons, "positive_questions": positives,
+            "abstention_questions": abstentions,
+            "questions_needed": {name: n for name, n in needed.items()},
+            "questions_to_generate": max(totals) if totals and len(totals) == len(needed) else None,
+            "saving": saving, "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e["encoding"],
+            "roundtrip": "pass", "checks": checks,
+            "p_value": max((checks[name]["p_value"] for name in PATH_CHECKS if checks[name]["p_value"] is not None), default=None)}
+
+
+def holm(judged: list[dict], alpha: float = GATE_ALPHA) -> list[dict]:
+    """Holm's step-down procedure over the formats of one group: sorted by p-value, the k-th smallest must be at or
+    under alpha / (m - k + 1), and once one is not, none after it is shown no worse. A format whose every check
+    passes but that the procedure stops at is undecided, and says so."""
+    candidates = sorted((v for v in judged if v["verdict"] == "accept"), key=lambda v: v["p_value"])
+    m, stopped = len(judged), False
+    for k, v in enumerate(sorted((v for v in judged if v["p_value"] is not None), key=lambda v: v["p_value"])):
+        threshold = alpha / (m - k)
+        stopped = stopped or v["p_value"] > threshold
+        v["holm"] = {"p_value": v["p_value"], "threshold": round(threshold, 6), "formats": m, "shown": not stopped}
+    for v in candidates:
+        if not v["holm"]["shown"]:
+            v["verdict"] = "undecided"
+            v["undecided"] = ["holm"]
+    return judged
+
+
+def recommendation(mine: list[dict], baseline: str) -> str:
+    """One group's recommendation: the accepted format that saves the most tokens; or, when nothing is decided, that
+    no decision is made yet and how many questions would make one; or keep the baseline, saying why."""
+    blocked = next((v["blocked_by"] for v in mine if v["blocked_by"]), None)
+    if blocked and all(v["blocked_by"] for v in mine):
+        return f"no recommendation: {blocked[0]}"
+    accepted = sorted((v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -v["saving"])
+    if accepted:
+        best = accepted[0]
+        return (f"ship {best['format']}, which saves {percent(best['saving'])} of the prompt tokens of {baseline} "
+                f"({best['saving_counted_by']}'s count) and is accepted over {best['positive_questions']} positive and "
+                f"{best['abstention_questions']} abstention questions")
+    if all(v["verdict"] == "undecided" for v in mine):
+        more = [v["questions_to_generate"] for v in mine if v["questions_to_generate"]]
+        ask = (f": about {min(more):,} questions in all (--generate-questions {min(more)}) would show the closest format no worse "
+               f"with {GATE_POWER:.0%} power if it is as good as {baseline}") if more else ""
+        return f"no decision yet{ask}; until then, {baseline} stays"
+    saving_nothing = [v["format"] for v in mine if v["verdict"] == "accept"]
+    why = "; ".join(f"{v['format']} {v['verdict']}" for v in mine if v["format"] not in saving_nothing)
+    if saving_nothing:
+        why = "; ".join(filter(None, [why, f"{', '.join(saving_nothing)} accepted but save no tokens"]))
+    return f"keep {baseline}; no format is accepted that saves tokens ({why})"
+
+
+CHECK_WORDS = {"path_exact": "path exact", "valid_path": "valid path", "abstention": "abstention", "stability": "stability under permutation",
+               "holm": "the family of formats (Holm)"}
+
+
+def why_not_accepted(v: dict) -> str:
+    if v["blocked_by"]:
+        return "no verdict: " + "; ".join(v["blocked_by"])
+    if v["failed"]:
+        return "worse on " + ", ".join(CHECK_WORDS[name] for name in v["failed"])
+    if v["undecided"] == ["holm"]:
+        return (f"every check passes, but not once {v['holm']['formats']} formats are judged together (Holm: p {v['p_value']:.3g} over "
+                f"{v['holm']['threshold']:.3g})")
+    if v["undecided"]:
+        more = v["questions_to_generate"]
+        return (f"not yet shown no worse on {', '.join(CHECK_WORDS[name] for name in v['undecided'])}"
+                + (f"; about {more:,} questions in all would show it with {GATE_POWER:.0%} power if it is as good" if more
+                   else "; the difference sits at the tolerance"))
+    return "no worse on every check"
+
+
+def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str]:
+    """The verdict table and one recommendation line per group, for the top of results.md."""
+    if not gate:
+        return []
+    abstention = gate[0]["abstention_tolerance"]
+    lines = ["", f"## Verdicts against {baseline} (tolerance {tolerance:g}, abstention {abstention:g})", "",
+             "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
+             f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
+             "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "
+             "(with several: a question right in every permutation), and, the formats being judged together, Holm's "
+             "procedure over the paths' p-values keeps the chance of accepting any format whose paths are worse than the "
+             "tolerance at 5%. Bounds: Newcombe's score "
+             "interval with continuity correction for one run per question, else a paired t interval over questions with a "
+             f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of the "
+             "paths right.", "",
+             "| group | format | verdict | positive questions | abstention questions | why | saving in prompt tokens |",
+             "|---|---|---|---:|---:|---|---:|"]
+    for v in gate:
+        saving = "" if v["saving"] is None else f"{percent(v['saving'])} ({v['saving_counted_by']})"
+        lines.append(f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['positive_questions']} | "
+                     f"{v['abstention_questions']} | {md_cell(why_not_accepted(v))} | {saving} |")
+    lines.append("")
+    for group in dict.fromkeys(group_key(v) for v in gate):
+        mine = [v for v in gate if group_key(v) == group]
+        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline)}.")
+    return lines
+
+
+DEFAULT_TOLERANCE = 0.05
+
+
+class GateSpec(NamedTuple):
+    """--baseline, --tolerance and --abstention-tolerance, checked."""
+
+    baseline: str
+    tolerance: float
+    abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE

@@ -1,0 +1,111 @@
+"""The leakage preflight (article 8.3): nothing but the graph may lead a model to the answer.
+
+In: the questions, the graph variants, the template and the names of the files a run writes. Out: each check with its
+result (pass, fail or warn) and what it found, by question. Matching is by whole words, where letters, digits and '_'
+form words: 'gold' is not in 'Golden_Gate_Bridge', and 'russia' is not in the id 'grand_duke_of_russia' unless it
+stands as a word of its own; a text with no letter or digit (a node named '.') never matches (words.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchmark import ABSTAIN
+
+from .solver import fold_answer
+from .words import LEAKY_ID_WORDS, leaky_markers, mentioned, mentions
+
+if TYPE_CHECKING:
+    from benchmark import Question, Template
+
+    from .variants.contexts import Context
+
+
+LEAKAGE_MODES = ("fail", "warn")
+
+
+def _path_forms(path: tuple[int, ...]) -> list[str]:
+    return [sep.join(map(str, path)) for sep in (", ", ",", "-", "_", " ")] if len(path) > 1 else []
+
+
+def _answer_forms(q: Question) -> list[str]:
+    return list(dict.fromkeys(a for a in (*map(fold_answer, q.answers), *(i.casefold() for i in q.answer_ids)) if a))
+
+
+def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tuple[Context, ...]]], template: Template,
+                   file_names: list[str]) -> list[dict]:
+    """Each check of article 8.3 with its result (pass, fail or warn) and its findings [{question, found}];
+    graphs: (variant name, its contexts), for the checks of node ids and node order."""
+    text = fold_answer(template.render("", "", ""))
+    positives = [q for q in questions if not q.insufficient]
+    forms = {q.id: _answer_forms(q) for q in positives}
+    checks = []
+
+    def check(name: str, found: list[tuple[str | None, str]], detail: str, level: str = "fail") -> None:
+        shown = ", ".join(f"{qid}: {what}" if qid else what for qid, what in found[:5])
+        shown += f" and {len(found) - 5} more" if len(found) > 5 else ""
+        checks.append({
+            "check": name, "result": level if found else "pass", "detail": f"{detail}: {shown}" if found else detail,
+            "found": [{"question": qid, "found": what} for qid, what in found],
+        })
+
+    check(
+        "template_has_no_answer",
+        [(q.id, repr(a)) for q in positives for a in forms[q.id] if mentions(text, a)],
+        f"the instruction and answer schema hold no gold answer or answer id ({ABSTAIN}, the abstention label every prompt carries, is exempt)",
+    )
+    check(
+        "question_has_no_answer",
+        [(q.id, repr(a)) for q in positives for a in forms[q.id] if mentions(fold_answer(q.question), a)],
+        "no question's wording contains its own answer or answer id",
+    )
+    check(
+        "no_gold_path_outside_the_graph",
+        [(q.id, repr(f)) for q in questions for p in q.paths for f in _path_forms(p) if f in text or f in q.question],
+        "neither the template nor a question writes out a gold path",
+    )
+    owners: dict[str, list[str]] = {}  # answer form -> the questions it answers
+    for q in positives:
+        for a in forms[q.id]:
+            owners.setdefault(a, []).append(q.id)
+    check(
+        "file_names_have_no_answer",
+        [(qid, f"{name} has {a!r}") for name in sorted(set(file_names)) for a in sorted(mentioned(fold_answer(name), owners)) for qid in owners[a]],
+        "no output file name contains a gold answer or answer id",
+    )
+    graph_list = [(name, c.graph, c.questions) for name, contexts in graphs for c in contexts]
+    ids = sorted({n.id for _, g, _ in graph_list for n in g.nodes})
+    check(
+        "no_few_shot_examples",
+        [(None, repr(i)) for i in ids if not i.isalpha() and mentions(text, i.casefold())],
+        "the template quotes no node id of the graph, so no few-shot example can repeat a gold path (ids of letters "
+        "alone, like 'target', are ordinary words and not counted)",
+    )
+    nodes = {n.id: n for _, g, _ in graph_list for n in g.nodes}
+    check(
+        "ids_are_neutral",
+        [(None, f"node id {i!r} (named {nodes[i].name!r}) adds the word {', '.join(map(repr, leaky_markers(nodes[i])))}")
+         for i in ids if leaky_markers(nodes[i])],
+        f"no node id adds a marker word ({', '.join(LEAKY_ID_WORDS)}) that its node's name does not have: 'gold_1' for "
+        "'Paris' would, 'Gold' for 'Gold' does not",
+    )
+    always_first = []
+    for name, contexts in graphs:  # over every context of a variant: one question's own context is always "first" by chance
+        led = firsts = 0
+        for c in contexts:
+            first, types = {}, {n.id: n.type for n in c.graph.nodes}
+            for n in c.graph.nodes:
+                first.setdefault(n.type, n.id)
+            for q in c.questions:
+                if q.answer_ids:
+                    led += 1
+                    firsts += any(first.get(types.get(a)) == a for a in q.answer_ids)
+        if led and firsts == led and (len(contexts) == 1 or led > 1):
+            always_first.append((None, name))
+    check(
+        "answer_not_always_first",
+        always_first,
+        "in every variant, some gold answer is not the first node of its type in the node list",
+        level="warn",
+    )
+    return checks

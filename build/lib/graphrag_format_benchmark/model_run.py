@@ -1,0 +1,243 @@
+"""A run with a model, after the measurement: the answers and their results. Loaded only when --model is given.
+
+In: the measured items, the ModelConfig and the gate's settings. Out: the answers (sent and logged, scored from
+--score files, or through the Batch API with --batch; or only exported as Batch request files), results.json,
+results.md and results.svg (results.write_results), and what the manifest adds ("log", "batch"). Before the first
+request: where an export may write (check_export_target), and whether any verdict can come out (check_verdict_possible).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchmark import GENERATED_QUESTIONS, BenchmarkError, display, git_state, previous_outputs, warn
+
+from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
+from .artifacts import LOCK_NAME
+from .matrix import group_key
+from .options import make_parser
+from .results import ResultsReport, write_results
+from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, run_batch
+from .runner.config import SOLVER_MODEL, public_argv, public_url
+from .runner.jobs import left_out, run_model
+from .runner.log import LOG_NAME, LOG_SCHEMA_VERSION, file_lines
+from .runner.transport import MAX_RESPONSE_BYTES, untrusted_json
+from .scoring import gc_paused
+
+if TYPE_CHECKING:
+    from .artifacts import Outputs
+    from .gate import GateSpec
+    from .matrix import GroupKey, Plan
+    from .measure import Measurement
+    from .runner.config import ModelConfig
+
+
+def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool, planned: list[str] = ()) -> None:
+    """--export-batch writes only where nothing of value is: never over an input or a file of the output folder (the
+    run's own outputs included), and over an earlier export (the file or its numbered parts) only with
+    --overwrite-batch, and only over files that are batch request files."""
+    target = path.resolve()
+    if any(target == p.resolve() for p in inputs):
+        raise BenchmarkError(f"--export-batch {display(path)} is an input of this run; write the batch elsewhere")
+    if target.parent == out_dir.resolve() and (path.name in (LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS, *planned)
+                                               or path.name in previous_outputs(out_dir)):
+        raise BenchmarkError(f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere")
+    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
+    existing = [p for p in ([path] if path.exists() else []) + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
+                if p == path or split.fullmatch(p.name)]
+    if path.is_dir():
+        raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
+    if existing and not overwrite:
+        raise BenchmarkError(f"--export-batch: {display(existing[0])} exists; choose a new path, or pass --overwrite-batch to "
+                             "replace an earlier export and its numbered parts")
+    foreign = next((p for p in existing if not is_batch_export(p)), None)
+    if foreign is not None:
+        raise BenchmarkError(f"--export-batch: {display(foreign)} exists and is not a batch request file; --overwrite-batch replaces "
+                             "only earlier exports: move it, or choose another path")
+
+
+def is_batch_export(path: Path) -> bool:
+    """The file is a Batch API request file (its first line has custom_id, method, url and body), or empty."""
+    try:
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return False
+            first = f.readline(MAX_RESPONSE_BYTES)
+    except OSError:
+        return False
+    record = untrusted_json(first.decode("utf-8", errors="replace")) if first.strip() else {"custom_id": "", "method": "", "url": "", "body": ""}
+    return isinstance(record, dict) and {"custom_id", "method", "url", "body"} <= record.keys()
+
+
+def check_verdict_possible(rows: list[dict], hints: dict[GroupKey, str], baseline: str, allow: bool) -> None:
+    """Before the first request: the groups where no verdict can come out whatever the model answers (every
+    baseline prompt over --context-window, or a mode B budget that leaves a whole gold path out of most prompts).
+    When that is every group the run stops, saying what to change, unless allow; else each is named on stderr."""
+    blocked: dict[GroupKey, str] = {}
+    for group in dict.fromkeys(map(group_key, rows)):
+        mine = [r for r in rows if group_key(r) == group and r["format"] == baseline]
+        if mine and all(r["overflow"] for r in mine):
+            smallest = min(r["prompt_tokens"] for r in mine)
+            blocked[group] = (f"every {baseline} prompt (the baseline) of {' · '.join(group)} is over --context-window "
+                              f"{mine[0]['context_window']:,} (the smallest takes {smallest:,} tokens), so none is sent; show each "
+                              "question less of the graph (--context khop, --budget N, a smaller graph), or raise --context-window "
+                              "if the model takes more")
+        elif group in hints:
+            blocked[group] = hints[group]
+    if not blocked:
+        return
+    if len(blocked) == len(dict.fromkeys(map(group_key, rows))) and not allow:
+        raise BenchmarkError(f"no verdict is possible, so nothing was sent: {next(iter(blocked.values()))}; or pass --allow-no-verdict "
+                             "to send the prompts anyway")
+    for reason in blocked.values():
+        warn(f"no verdict is possible for this group: {reason}")
+
+
+def model_outputs(args: argparse.Namespace, argv: list[str], model: ModelConfig, measured: Measurement, plan: Plan,
+                  staging: Outputs, config: dict, gate_spec: GateSpec | None, hints: dict[GroupKey, str], record: dict,
+                  stdout: str) -> tuple[str, dict, str | None]:
+    """The model's answers, through the Batch API (--batch), as Batch request files (--export-batch), or sent and logged,
+    and then their results. Returns what stdout says, what the manifest adds ("log", "batch"), and why the run did not
+    fully succeed."""
+    if model.model != SOLVER_MODEL and args.score is None:
+        check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], args.allow_no_verdict)
+    if args.export_batch is not None and not args.batch:
+        written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
+        missing = left_out(measured.items, model)
+        for part in written:
+            stdout += f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
+        if any(missing.values()):
+            warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
+                 f"{missing['outside_limit']} outside --limit")
+        return stdout, {"batch": {"files": written, "left_out": missing}}, None
+    extra = {}
+    if args.batch:
+        files, parts = run_batch(measured, model, args.out, args.poll_interval, args.batch_max_requests, args.batch_max_bytes)
+        extra["batch"] = {"parts": parts}
+        ended = [f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
+                 for p in parts if p.get("status") != "completed"]
+        if not files:
+            raise BenchmarkError(f"no batch returned a file to score: {', '.join(ended) or 'nothing was planned'}; fix what the "
+                                 f"errors say, then move {display(args.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
+        for line in ended:
+            warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
+        args.score = files
+    stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"])
+    return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
+
+
+MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
+                  "encoding", "repeats", "graph_format", "graph_order", "context", "context_hops", "context_edges", "generate_questions",
+                  "hops", "abstain_share", "property_share", "edge_ids", "pseudonymize", "limit")
+
+
+def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str], names: list[str]) -> None:
+    """Stop unless some answer in the logs is to a prompt of this command, by this model, with this sampling;
+    the error names what differs from the invocations that wrote the logs (their header lines)."""
+    if collected.best:
+        return
+    here, differ = make_parser().parse_args(argv), []
+    for header in collected.headers:
+        if header.get("model") != model.model:
+            differ.append(f"--model {header.get('model')} (here {model.model})")
+        for key, value in (header.get("sampling") or {}).items():
+            if model.sampling(0).get(key) != value:
+                differ.append(f"{key} {json.dumps(value)} (here {json.dumps(model.sampling(0).get(key))})")
+        try:
+            there = make_parser().parse_args(list(header.get("command") or [])[1:])
+        except SystemExit:
+            continue
+        for flag in MATCHING_FLAGS:
+            if getattr(there, flag) != getattr(here, flag):
+                differ.append(f"--{flag.replace('_', '-')} {getattr(there, flag)} (here {getattr(here, flag)})")
+    shown = "; ".join(dict.fromkeys(differ)) or "no header line says how they were made"
+    raise BenchmarkError(f"{', '.join(names)}: no answer to a prompt of this command; the log was written with {shown}; "
+                         "pass the same flags as the run that wrote it")
+
+
+def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Outputs, config: dict, gate_spec: GateSpec,
+                  hints: dict[GroupKey, str], skipped: list[dict]) -> tuple[str, dict, str | None]:
+    """Collect the answers (send the prompts, or read --score FILE), then score them and write the results."""
+    config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
+    answers = scored_answers(args, argv, model, measured) if args.score is not None else sent_answers(args, argv, model, measured, plan)
+    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
+    report = ResultsReport(measured, model, prices, gate_spec, hints, skipped, plan.context_window,
+                           {"model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
+                            "command": ["benchmark.py", *public_argv(argv)]})
+    stdout, failure = write_results(out, answers, report)
+    return stdout + f"\nresults: {display(args.out / 'results.md')}", answers.log, failure
+
+
+def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Answers:
+    """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
+    is a Batch file when its first readable line has a custom_id."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256") as hasher:
+        sha256 = hasher.submit(files_sha256, list(args.score))  # beside the parsing: both read the files
+        collected, summary = _collect_scored(args, argv, model, measured)
+    return Answers(collected.best, summary, log_info(list(args.score), collected.unreadable, sha256.result()))
+
+
+def _collect_scored(args, argv, model: ModelConfig, measured: Measurement) -> tuple[Collected, dict]:
+    """The answers of the --score files and their summary, as logs of this tool or as Batch files."""
+    kinds = []
+    for path in args.score:
+        if not path.exists():
+            raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
+        first = next((r for _, _, r in file_lines(path) if r is not None), None)
+        kinds.append(first is not None and "custom_id" in first)
+    if any(kinds):
+        if not all(kinds):
+            raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
+        with gc_paused():
+            collected, summary = collect_batch(list(args.score), measured.items, model)
+        others = other_models(summary["models"], model.model)
+        if others and not args.accept_other_model:
+            raise BenchmarkError(f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
+                                 f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
+                                 "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
+        summary.update(mode="batch", notes=batch_notes(summary, model))
+    else:
+        collected = Collected(measured.items, model)
+        with gc_paused():
+            for path in args.score:
+                collected.log(path)
+        check_log_matches(collected, model, argv, [display(p) for p in args.score])
+        summary = {"mode": "log", "files": [display(p) for p in args.score], **log_summary(collected, measured.items, model)}
+    for name, lines in collected.unreadable.items():
+        warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
+             "not scored; their prompts count as not run")
+    for note in summary.get("notes", []):
+        warn(note)
+    return collected, summary
+
+
+def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
+    """A model run: send what the log lacks, then every answer the log holds for this command."""
+    import tiktoken
+
+    log_path = args.out / LOG_NAME
+    header = {
+        "schema_version": LOG_SCHEMA_VERSION, "tool": "graphrag-format-benchmark",
+        "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "model": model.model, "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
+        "sampling": model.sampling(0),
+        "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
+        "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
+        "git": git_state(), "command": ["benchmark.py", *public_argv(argv)],
+    }
+    summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
+    collected = Collected(measured.items, model)
+    with gc_paused():
+        collected.log(log_path)
+    summary["log"] = log_summary(collected, measured.items, model)  # every invocation, not only this one
+    return Answers(collected.best, summary, log_info([log_path], collected.unreadable, files_sha256([log_path])))

@@ -1,0 +1,242 @@
+"""One run, from the checked flags to the published folder (run).
+
+In: the flags. Out: the output folder, staged and published together or not at all: the preflight (the inputs, every
+question against the control solver, the leakage checks), the graph variants, the measurement and its size reports
+(measured_sizes), then, with --model, the answers and their results (model_run, loaded only then), and report.html and
+manifest.json last.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchmark import (
+    DEFAULT_QUESTIONS,
+    GENERATED_QUESTIONS,
+    MANIFEST,
+    PROMPT_TEMPLATES,
+    BenchmarkError,
+    InputProblems,
+    Problems,
+    build_manifest,
+    console_table,
+    display,
+    json_bytes,
+    publish,
+    question_counts,
+    read_input,
+    warn,
+)
+
+from .artifacts import OutLock, Outputs, format_library_versions
+from .charts import size_report_svg
+from .inputs import load_inputs
+from .leakage import leakage_checks
+from .matrix import build_variants, input_contexts, planned_files
+from .measure import ThreadedCounts, measure
+from .options import check_flags, make_gate_spec, make_generate_spec, make_model_config, make_plan
+from .questions import question_drawer
+from .report import report_html
+from .runner.config import public_argv
+from .runner.log import LOG_NAME
+from .sizes import budget_hints, console_summary, markdown_report, part_cost_line, skipped_text, summarize
+from .solver import check_questions
+from .variants.contexts import Context, context_problems
+from .variants.names import script
+
+if TYPE_CHECKING:
+    from benchmark import RunInputs
+
+    from .matrix import GroupKey, Plan
+    from .measure import Measurement
+    from .variants.contexts import Variant
+
+
+EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_report.svg", "size_summary.json", MANIFEST, LOG_NAME, "results.json",
+                 "results.md", "results.svg")
+
+
+def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
+    """Read and check everything before the first token is counted: the inputs, every question against the
+    solver, the leakage checks. Every problem is reported at once; --skip-invalid-questions drops the
+    questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
+    problems = Problems()
+    spec = make_generate_spec(args, plan)
+    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
+                         args.graph_format, args.graph_order)
+    if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
+        inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
+    if inputs.generated is not None:
+        drawn = sum(inputs.generated.values())
+        if drawn < args.generate_questions:
+            per_hop = ", ".join(f"{h} hop(s): {n}" for h, n in inputs.generated.items()) or "none"
+            warn(f"the graph yields {drawn} of the {args.generate_questions} questions asked for ({per_hop})")
+    src = inputs.questions_file
+    if not problems.fatal():
+        check_questions(inputs.graph, inputs.questions, src, problems)
+        context_problems(inputs.graph, inputs.questions, src, problems)
+        given = next((q.id for q in inputs.questions if q.context), None)
+        if given and plan.context == "khop":
+            problems.add(f"{src}: question {given} gives its own context, and --context khop would cut another; leave --context "
+                         "khop out to use the given ones, or remove them")
+        if not given and plan.context == "given":
+            problems.add(f"{src}: --context given, but no question gives a 'context'; give each one, or use --context khop")
+        if set(plan.sizes) - {"small"}:
+            for q in inputs.questions:
+                if q.query is None:
+                    problems.add(f"{src}: question {q.id} has no 'query': distractor graphs need every question's query "
+                                 "to prove they leave its answer alone (see README, questions); add it or use --sizes small", q.id)
+        names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
+        for check in leakage_checks(inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names):
+            if check["result"] == "fail" and args.leakage == "fail":
+                for found in check["found"]:
+                    if found["question"]:
+                        where, fix = f"{src}: question {found['question']}", "fix the question"
+                    elif check["check"] == "ids_are_neutral":
+                        where, fix = display(args.graph), "rename the id"
+                    else:
+                        where, fix = plan.template.name, "fix the template"
+                    problems.add(f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
+                                 "warn to measure anyway", found["question"])
+    by_question, fatal = problems.questions(), problems.fatal()
+    if fatal or (by_question and not args.skip_invalid_questions):
+        hint = "; pass --skip-invalid-questions to drop the questions at fault and go on" if by_question and not fatal else ""
+        raise InputProblems([m for _, m in problems.lines], hint)
+    skipped = [{"question": key, "reasons": reasons} for key, reasons in by_question.items()]
+    if skipped:
+        kept = tuple(q for q in inputs.questions if q.id not in by_question)
+        for s in skipped:
+            warn(f"skipped question {s['question']}: {'; '.join(s['reasons'])}")
+        if not kept:
+            raise BenchmarkError(f"{src}: every question was skipped ({len(skipped)} with problems); nothing was written")
+        warn(f"{len(skipped)} question(s) skipped, {len(kept)} kept")
+        inputs = replace(inputs, questions=kept, skipped=tuple(skipped))
+    if args.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
+        warn("the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
+             "for an English graph try --prompt en")
+    questions = inputs.questions
+    record = {"questions": question_counts(questions), "skipped_questions": skipped}
+    return inputs, record
+
+
+def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
+    """The leakage checks on every graph variant, as recorded; with --leakage warn, failures become warnings."""
+    names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
+    checks = leakage_checks(inputs.questions, [(v.name, v.contexts) for v in variants], plan.template, names)
+    for check in checks:
+        if check["result"] == "fail":
+            if args.leakage == "fail":
+                raise BenchmarkError(f"leakage check {check['check']} failed ({check['detail']}); nothing was written")
+            check["result"] = "warn"
+        if check["result"] == "warn":
+            warn(f"leakage check {check['check']}: {check['detail']}")
+    return checks
+
+
+def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: RunInputs, measured: Measurement) -> dict:
+    """The resolved configuration of a run, for its manifest: every flag as used, what generated questions drew."""
+    return {
+        "argv": argv,
+        "encodings": [t.name for t in plan.tokenizers],
+        "graph": display(args.graph),
+        "graph_format": inputs.graph_format,
+        "graph_order": args.graph_order,
+        "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges} if plan.context == "khop" else plan.context,
+        "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
+        "generate_questions": None if args.generate_questions is None else {
+            "n": args.generate_questions, "hops": args.hops, "abstain_share": args.abstain_share, "drawn": inputs.generated},
+        "out": display(args.out),
+        "formats": plan.formats,
+        "sizes": plan.sizes,
+        "ids": plan.ids,
+        "permutations": plan.permutations,
+        "budget": plan.budget,
+        "context_window": plan.context_window,
+        "seed": plan.seed,
+        "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
+        "leakage": args.leakage,
+        "skip_invalid_questions": args.skip_invalid_questions,
+        **measured.facts,
+    }
+
+
+def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
+    """Do the whole run; return what goes to stdout, and why the run did not fully succeed (exit code 1)
+    when some requests failed after their retries."""
+    check_flags(args)
+    plan = make_plan(args)
+    model = make_model_config(args)
+    gate_spec = make_gate_spec(args, plan)
+    inputs, record = preflight(args, plan)
+    if model is not None:
+        from . import model_run  # only here: a run without --model never loads the runner, scoring or the results
+
+        if args.export_batch is not None:
+            model_run.check_export_target(args.export_batch, [args.graph, args.questions or DEFAULT_QUESTIONS]
+                                          + ([Path(args.prompt)] if args.prompt and args.prompt not in PROMPT_TEMPLATES else []),
+                                          args.out, args.overwrite_batch,
+                                          [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS])
+    plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
+    counts = ThreadedCounts()
+    contexts, record["contexts"] = input_contexts(inputs, plan)
+    variants = build_variants(inputs, plan, counts, contexts)
+    record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record,
+              "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
+    staging = Outputs(args.out)
+    lock = OutLock(args.out)
+    try:
+        lock.acquire()
+        measured, hints, stdout = measured_sizes(args, plan, inputs, variants, counts, record, staging)
+        config = run_config(args, argv, plan, inputs, measured)
+        extra, failure = {}, None
+        if model is not None:
+            stdout, extra, failure = model_run.model_outputs(args, argv, model, measured, plan, staging, config, gate_spec, hints,
+                                                             record, stdout)
+        staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
+                                               {n.id for n in inputs.graph.nodes}))
+        manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record, public_argv(argv),
+                                  format_library_versions(plan.formats))
+        publish(staging, {**manifest, **extra}, lock.release)
+    except BaseException:
+        lock.release()
+        staging.discard()
+        raise
+    finally:
+        lock.release()
+        counts.close()
+    return stdout, failure
+
+
+def measured_sizes(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant], counts: ThreadedCounts,
+                   record: dict, staging: Outputs) -> tuple[Measurement, dict[GroupKey, str], str]:
+    """The measurement and its size reports into staging (size_report.json; for a matrix run also size_summary.json,
+    size_report.md and size_report.svg); the mode B groups whose budget blocks a verdict; and what stdout says."""
+    if inputs.generated_bytes is not None:
+        staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
+    measured = measure(inputs, plan, staging, variants, counts)
+    rows = measured.rows
+    staging.add("size_report.json", json_bytes(rows))
+    summary = summarize(rows)
+    hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
+    record["budget_hints"] = list(hints.values())
+    if not plan.article_layout:
+        staging.add("size_summary.json", json_bytes(summary))
+        staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"))
+        staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
+    stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
+        console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
+        + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
+    )
+    if plan.edge_ids:
+        stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")
+    if "property_graph_tokens" in measured.facts:
+        stdout += "\n" + part_cost_line(measured.facts["property_graph_tokens"], "properties")
+    if record["skipped_questions"]:
+        skipped = record["skipped_questions"]
+        stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"
+    return measured, hints, stdout
+
+

@@ -1,0 +1,297 @@
+"""Questions drawn from the graph (--generate-questions), and questions written back in the input file's shape.
+
+In: a checked graph and a GenerateSpec (how many, hop counts, the shares of abstentions and of questions about
+properties, a seed). Out: question records in the questions file's shape, which benchmark.py then checks like any
+file's (so generated and given questions meet the same rules), and how many were drawn per hop count.
+
+Every draw takes one seeded random.Random; a near-miss abstention question walks one hop its role's peers can take
+and its own nodes cannot. question_dict writes any question back in the file's shape.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable
+
+from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, validate_query
+
+from .formats import graph_dict
+from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, prop_of, solve
+from .wording import Wording
+from .words import mentions
+
+if TYPE_CHECKING:
+    from benchmark import Graph, Question
+
+    from .wording import Phrase
+
+
+def singular_or_plural(singular: str, plural: str, values: tuple | list) -> dict:
+    """A field as a question file writes it: {'answer': 'A'} for one value, {'answers': ['A', 'B']} for more."""
+    return {singular: values[0]} if len(values) == 1 else {plural: list(values)}
+
+
+GENERATION_DRAWS = 200  # draws per question before a hop count is given up as unable to yield more
+MAX_GOLD_PATHS = 20  # a generated query with more complete walks than this is drawn again
+MAX_ANSWERS = 5  # nor one with more answer nodes: a set a model can be asked to name one of
+DEFAULT_PROPERTY_SHARE = 0.25  # of generated questions, on a graph with properties: about them
+
+
+@dataclass(frozen=True)
+class GenerateSpec:
+    n: int
+    hops: tuple[int, int]  # fewest and most hops
+    abstain_share: float
+    seed: int
+    language: str  # ru or en: the question texts' language
+    property_share: float = 0.0  # share of questions that ask for a property or put a condition on a hop
+    wording: str = "natural"  # natural (English only; Russian is always templated) | template
+    phrases: tuple[tuple[str, Phrase], ...] = ()  # --relation-phrases: relation -> how it reads
+
+
+class Roles:
+    """Who else plays a node's part: nodes of its type, or on an untyped graph the nodes at the same end of the
+    relation it was reached by; and which hops those peers can take."""
+
+    def __init__(self, graph: Graph, index: dict) -> None:
+        self.index = index
+        self.type = {n.id: n.type for n in graph.nodes}
+        self.typed = len(set(self.type.values())) > 1
+        self.by_type: dict[str, list[str]] = {}
+        for n in graph.nodes:
+            self.by_type.setdefault(n.type, []).append(n.id)
+        self.ends: dict[tuple[str, str], set[str]] = {}  # (relation, "out"|"in") -> nodes reached that way
+        self.hops_of: dict[str, set[tuple[str, str]]] = {}  # node -> the (relation, direction) it can follow
+        for node, relation, direction in index:
+            self.hops_of.setdefault(node, set()).add((relation, direction))
+            self.ends.setdefault((relation, "in" if direction == "out" else "out"), set()).add(node)
+
+    def peers(self, nodes: set[str], came_by: Hop | None) -> tuple[str, set[str]]:
+        """(how the role is named, its nodes) of the nodes reached (by the hop came_by, None at the start)."""
+        if self.typed:
+            types = sorted({self.type[v] for v in nodes})
+            return f"type {', '.join(types)}", {p for t in types for p in self.by_type[t]}
+        key = (came_by.relation, came_by.direction)
+        return f"reached by {key[0]} {key[1]}", self.ends.get(key, set())
+
+    def near_miss(self, nodes: set[str], came_by: Hop | None, rng: random.Random) -> tuple[Hop, dict] | None:
+        """A hop the role's peers can take and none of nodes can, drawn in proportion to how many peers take it."""
+        role, peers = self.peers(nodes, came_by)
+        held = {h for v in nodes for h in self.hops_of.get(v, ())}
+        counts = Counter(h for p in sorted(peers - nodes) for h in self.hops_of.get(p, ()) if h not in held)
+        if not counts:
+            return None
+        options = sorted(counts)
+        relation, direction = rng.choices(options, [counts[h] for h in options])[0]
+        return Hop(relation, direction), {"role": role, "peers": len(peers), "peers_with_hop": counts[(relation, direction)]}
+
+    def missing_property(self, nodes: set[str], came_by: Hop, graph: Graph, rng: random.Random) -> tuple[str, dict] | None:
+        """A property the role's peers have and none of nodes has, drawn in proportion to how many peers have it."""
+        if not nodes:
+            return None
+        role, peers = self.peers(nodes, came_by)
+        props = graph.props_by_node
+        held = {k for v in nodes for k, _ in props.get(v, ())}
+        counts = Counter(k for p in sorted(peers - nodes) for k, v in props.get(p, ()) if k not in held and answerable_value(v))
+        if not counts:
+            return None
+        options = sorted(counts)
+        key = rng.choices(options, [counts[k] for k in options])[0]
+        return key, {"role": role, "peers": len(peers), "peers_with_property": counts[key]}
+
+
+def orderable(value: object) -> bool:
+    """A value a generated condition may compare: a number, or a string that starts like an ISO date (1969, 2019-05-01)."""
+    return not isinstance(value, bool) and (isinstance(value, (int, float)) or re.match(r"\d{4}(-\d\d){0,2}(\b|T)", value) is not None)
+
+
+def answerable_value(value: object) -> bool:
+    """A value a generated question may ask for: a number, a boolean, or a string of at most 3 words and 40 characters."""
+    return not isinstance(value, str) or len(value) <= 40 and len(value.split()) <= 3
+
+
+def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dict], dict[int, int]]]:
+    """What load_inputs calls to draw the questions of --generate-questions from the graph it read (named where)."""
+
+    def draw(graph: Graph, where: str) -> tuple[list[dict], dict[int, int]]:
+        questions, counts = generate_questions(graph, spec)
+        if not questions:
+            raise BenchmarkError(f"{where}: the graph yields no question of {spec.hops[0]}-{spec.hops[1]} hops (a start needs a "
+                                 "name no other node has, and edges to walk); try other --hops")
+        return questions, counts
+
+    return draw
+
+
+def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], dict[int, int]]:
+    """Questions in the input file's shape, drawn with a seeded random.Random; and how many per hop count."""
+    rng = random.Random(f"{spec.seed}/questions")
+    index = edge_index(graph.edges)
+    incident = incident_edges(graph, canonical=True)
+    names = {n.id: n.name for n in graph.nodes}
+    name_count = Counter(fold_answer(n.name) for n in graph.nodes)
+    starts = sorted(i for i in incident if name_count[fold_answer(names[i])] == 1)  # a start the text names unambiguously
+    share = spec.property_share if graph.has_props else 0.0  # no draw is spent on it otherwise: the same questions as before
+    word = Wording(graph, spec.language, spec.wording, spec.phrases)
+    draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, word, share)
+    lo, hi = spec.hops
+    n_abstain = round(spec.n * spec.abstain_share)
+    plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
+    plan += [(lo + k % (hi - lo + 1), True) for k in range(n_abstain)]
+    made, seen, counts = [], set(), Counter()
+    for hops_n, abstain in plan:
+        for _ in range(GENERATION_DRAWS if starts else 0):
+            q = draw(hops_n, abstain)
+            if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen:
+                seen.add((q["query"]["start"], json.dumps(q["query"]["hops"])))
+                made.append(q)
+                counts[hops_n] += 1
+                break
+    # An abstention question asks for "nodes" as often as a positive one has an answer set: the wording says nothing.
+    positives = [q for q in made if not q["insufficient"]]
+    share = sum("answers" in q for q in positives) / len(positives) if positives else 0.0
+    for q in made:
+        if q["insufficient"] and rng.random() < share:
+            query = validate_query(q["query"], "", set(names))
+            q["question"] = word(names[query.start], list(query.hops), several=True, ask=query.ask)
+    ordered = sorted(made, key=lambda q: (len(q["query"]["hops"]), q["insufficient"]))
+    for k, q in enumerate(ordered, 1):
+        q["id"] = f"g{k:0{len(str(len(ordered)))}d}"
+    return [{"id": q.pop("id"), **q} for q in ordered], dict(sorted(counts.items()))
+
+
+@dataclass
+class QuestionDraw:
+    """One draw of a generated question: a walk from a random start, then a near miss for an abstention question."""
+
+    graph: Graph
+    index: dict
+    incident: dict
+    names: dict
+    starts: list[str]
+    roles: Roles
+    rng: random.Random
+    word: Wording
+    property_share: float = 0.0
+
+    def __call__(self, hops_n: int, abstain: bool) -> dict | None:
+        rng, edges = self.rng, self.graph.edges
+        start = rng.choice(self.starts)
+        hops, node, came_by = [], start, None
+        props = self.property_share and rng.random() < self.property_share  # a question about properties
+        for _ in range(hops_n - abstain):
+            choices = [i for i in self.incident[node] if i != came_by]
+            if not choices:
+                return None
+            i = rng.choice(choices)
+            hop = Hop(edges[i].relation, "out") if edges[i].source == node else Hop(edges[i].relation, "in")
+            hops.append(hop._replace(where=self._condition(node, hop, i)) if props else hop)
+            node, came_by = (edges[i].target if hop.direction == "out" else edges[i].source), i
+        query = Query(start, tuple(hops))
+        if abstain:
+            return self._near_miss(query, props)
+        if props:
+            query = replace(query, ask=self._ask(node, came_by))
+        found = solve(self.graph, query, self.index)
+        ends = sorted({end for _, end in found})
+        if not found or len(found) > MAX_GOLD_PATHS or len(ends) > MAX_ANSWERS:
+            return None
+        answers = gold_answers(self.graph, query, found)
+        several = len(answers) > 1 if query.ask else len(ends) > 1
+        if query.ask and query.ask.of_ == "edge" and several:
+            return None  # "the last edge" is one edge: its value must be one
+        text = self.word(self.names[start], list(query.hops), several=several, ask=query.ask)
+        if any(mentions(fold_answer(text), a) for a in (*map(fold_answer, answers), *(e.casefold() for e in ends))):
+            return None  # its wording would give the answer away (a walk back to the start)
+        if several and rng.random() < 0.7:
+            return None  # prefer one answer; keep some answer sets, never drop them all
+        return {"id": "", "question": text, "insufficient": False, "query": _query_dict(query),
+                **singular_or_plural("answer", "answers", answers), **singular_or_plural("answer_id", "answer_ids", ends),
+                **singular_or_plural("path", "paths", [list(p) for p, _ in found])}
+
+    def _condition(self, node: str, hop: Hop, i: int) -> tuple[Condition, ...]:
+        """A condition on the edge i just drawn that it meets and another edge the hop could follow does not
+        (the drawn edge's value the lowest, highest or only one of its kind: <=, >= or =), or none."""
+        props = self.graph.edge_props
+        if not props or not props[i]:
+            return ()
+        siblings = [j for j in self.index.get((node, hop.relation, hop.direction), ()) if j != i]
+        options = []
+        for key, value in props[i]:
+            if not orderable(value):
+                continue
+            others = [v for j in siblings if (v := prop_of(props[j], key)) is not MISSING and isinstance(v, str) == isinstance(value, str)
+                      and not isinstance(v, bool) and v != value]
+            if others:
+                op = "<=" if value < min(others) else ">=" if value > max(others) else "="
+                options.append(Condition(key, op, value))
+        return (self.rng.choice(options),) if options else ()
+
+    def _ask(self, node: str, last: int) -> Ask | None:
+        """A property of the node reached, or else of the last edge followed, to ask for instead of the node: one
+        whose value a short answer can give (not a description)."""
+        node_props = [k for k, v in self.graph.props_by_node.get(node, ()) if answerable_value(v)]
+        if node_props:
+            return Ask("node", self.rng.choice(node_props))
+        edge_props = [k for k, v in self.graph.edge_props[last] if answerable_value(v)] if self.graph.edge_props and last is not None else []
+        return Ask("edge", self.rng.choice(edge_props)) if edge_props else None
+
+    def _near_miss(self, query: Query, props: bool = False) -> dict | None:
+        """The walk of query, then one more hop that the reached nodes' role can take and they cannot; or, for a
+        question about properties whose walk reaches nodes that lack a property their role's peers have, that
+        property asked for."""
+        if props and query.hops:
+            reached = {end for _, end in solve(self.graph, query, self.index)}
+            key = self.roles.missing_property(reached, query.hops[-1], self.graph, self.rng)
+            if key is not None and not solve(self.graph, replace(query, ask=Ask("node", key[0])), self.index):
+                query = replace(query, ask=Ask("node", key[0]))
+                text = self.word(self.names[query.start], list(query.hops), ask=query.ask)
+                return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN,
+                        "path": [], "answer_id": None, "near_miss": {"hop": "ask", **key[1]}}
+        if query.hops:
+            reached = {end for _, end in solve(self.graph, query, self.index)}
+            came_by = query.hops[-1]
+        else:
+            reached = {query.start}
+            e = self.graph.edges[self.rng.choice(self.incident[query.start])]  # the start's role: one of its edges
+            came_by = Hop(e.relation, "out") if e.target == query.start else Hop(e.relation, "in")
+        if not reached:
+            return None
+        missed = self.roles.near_miss(reached, came_by, self.rng)
+        if missed is None:
+            return None
+        hop, why = missed
+        query = Query(query.start, (*query.hops, hop))
+        if solve(self.graph, query, self.index):
+            return None
+        text = self.word(self.names[query.start], list(query.hops))
+        return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN, "path": [],
+                "answer_id": None, "near_miss": {"hop": len(query.hops), **why}}
+
+
+def _query_dict(query: Query) -> dict:
+    """A query in the input file's shape: 'where' only on hops that have conditions, 'ask' only when it asks."""
+    hops = [{"relation": h.relation, "direction": h.direction,
+             **({"where": [{"property": c.key, "op": c.op, "value": c.value} for c in h.where]} if h.where else {})} for h in query.hops]
+    return {"start": query.start, "hops": hops, **({"ask": {"property": query.ask.key, "of": query.ask.of_}} if query.ask else {})}
+
+
+def question_dict(q: Question, graph: Graph | None = None) -> dict:
+    """A question in the input file's shape (singular fields where there is one value), so a variant's
+    questions can be fed back with --questions; with graph, its own context's graph goes with it."""
+    item = {"id": q.id, "question": q.question, **singular_or_plural("answer", "answers", q.answers)}
+    item.update(singular_or_plural("path", "paths", [list(p) for p in q.paths]) if q.paths else {"path": []})
+    item["insufficient"] = q.insufficient
+    if q.insufficient:
+        item["answer_id"] = None
+    elif q.answer_ids:
+        item.update(singular_or_plural("answer_id", "answer_ids", q.answer_ids))
+    if q.query is not None:
+        item["query"] = _query_dict(q.query)
+    if graph is not None:
+        item["context"] = {"graph": graph_dict(graph, flat=True)}
+    return item

@@ -1,0 +1,410 @@
+"""A model run: which prompts go, in which order, sent by which workers, and how it went (run_model).
+
+In: the measured items and the ModelConfig. Out: every job the log lacks sent and logged, and the counts for the
+summary. Jobs sharing a prompt prefix are grouped so a provider's prefix cache can serve them (Schedule: the first
+of a group warms it, no worker waits idle); --limit deals the jobs round-robin over hop counts. Tally counts the
+outcomes as they come and prints a heartbeat while a slow server works.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import os
+import sys
+import threading
+import time
+import urllib.parse
+from collections import Counter, OrderedDict, deque
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from benchmark import BenchmarkError, display
+
+from ..matrix import HOP_BUCKETS, hop_bucket
+from ..progress import Progress
+from .config import SOLVER_MODEL, Redactor, public_url
+from .endpoint import TRANSIENT_STATUSES, Gate, context_refusal, failure_kind
+from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
+from .send import outcome_record, send, solver_outcome
+from .transport import http_post, server_count
+
+if TYPE_CHECKING:
+    from benchmark import Tokenizer
+
+    from ..measure import Item, Measurement
+    from .config import ModelConfig
+
+
+HEARTBEAT = 15.0  # seconds between status lines of a model run while no answer comes (a CPU server takes minutes)
+
+
+@dataclass(frozen=True)
+class Job:
+    sha: str
+    repeat: int
+    item: Item  # the first row with this prompt; others share the answer
+
+    @property
+    def group(self) -> tuple:
+        """Prompts that share everything but the question: a provider's prefix cache can serve them all."""
+        r = self.item.row
+        return (r["encoding"], r["size"], r["ids"], self.item.context.id, r["permutation"], r["mode"], r["format"], self.repeat)
+
+
+def job_label(job: Job) -> str:
+    """What a progress line calls a job: its format and question, and what differs from the default cell
+    ('json q3', 'tsv q1 medium p2 r1')."""
+    r = job.item.row
+    parts = [r["format"], r["question_id"], r["size"] if r["size"] != "small" else "", r["ids"] if r["ids"] != "original" else "",
+             f"mode {r['mode']}" if r["mode"] != "A" else "", f"p{r['permutation']}" if r["permutation"] else "",
+             f"r{job.repeat}" if job.repeat else ""]
+    return " ".join(p for p in parts if p)
+
+
+def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
+    """One job per distinct prompt and repeat, grouped by shared prefix (Job.group) in row order; prompts that
+    overflow are not sent (the control solver has no context window, so it answers them all: its scores
+    check the pipeline, not a model). --limit N takes the first prompt of every group, then the second...,
+    so that a dry slice covers every format, size and mode alike, and within a group every hop count."""
+    prompts = [item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]]
+    distinct = list({item.row["prompt_sha256"]: item for item in prompts}.values())
+    groups: dict[tuple, list[Job]] = {}
+    for repeat in range(config.repeats):
+        for item in distinct:
+            job = Job(item.row["prompt_sha256"], repeat, item)
+            groups.setdefault(job.group, []).append(job)
+    if config.limit is not None:
+        dealt = [job for round_ in itertools.zip_longest(*map(_across_hops, groups.values())) for job in round_ if job is not None]
+        kept = {(job.sha, job.repeat) for job in dealt[: config.limit]}
+        groups = {g: [job for job in jobs if (job.sha, job.repeat) in kept] for g, jobs in groups.items()}
+    return [job for jobs in groups.values() for job in jobs]
+
+
+def planned_keys(items: list[Item], config: ModelConfig) -> list[tuple[str, int]]:
+    """(prompt SHA-256, repeat) of every job plan_jobs makes, in its order; without --limit, without making the jobs."""
+    if config.limit is not None:
+        return [(job.sha, job.repeat) for job in plan_jobs(items, config)]
+    distinct = {item.row["prompt_sha256"]: item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]}
+    groups: dict[tuple, list[str]] = {}
+    for sha, item in distinct.items():
+        r = item.row
+        groups.setdefault((r["encoding"], r["size"], r["ids"], item.context.id, r["permutation"], r["mode"], r["format"]), []).append(sha)
+    return [(sha, repeat) for repeat in range(config.repeats) for shas in groups.values() for sha in shas]
+
+
+def _across_hops(jobs: list[Job]) -> list[Job]:
+    """The jobs dealt round-robin over hop counts and abstention, so a slice of them has some of each:
+    hops 1, 1, 2, 3 -> 1, 2, 3, 1."""
+    buckets: dict[str, list[Job]] = {}
+    for job in jobs:
+        buckets.setdefault(hop_bucket(job.item.question), []).append(job)
+    ordered = [buckets[b] for b in HOP_BUCKETS if b in buckets]
+    return [job for round_ in itertools.zip_longest(*ordered) for job in round_ if job is not None]
+
+
+def left_out(items: list[Item], config: ModelConfig) -> dict:
+    """Distinct prompts that a model run or a batch does not send: over the context window, or outside --limit."""
+    distinct = {item.row["prompt_sha256"]: item for item in items}
+    over = sum(1 for item in distinct.values() if item.row["overflow"]) if config.model != SOLVER_MODEL else 0
+    return {"over_context_window": over * config.repeats,
+            "outside_limit": len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config))}
+
+
+def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, header: dict, out_dir: Path, post: Callable = http_post) -> dict:
+    """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
+    key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL and config.api_key_env else ""
+    url_parts = urllib.parse.urlsplit(config.base_url)
+    redact = Redactor([key, url_parts.password or "", url_parts.query])
+    log_path = out_dir / LOG_NAME
+    log = Log(log_path, redact)  # first: it repairs a torn last line
+    try:
+        jobs, skipped = pending_jobs(measured, config, log_path)
+        tally = Tally(redact, len(jobs), config.max_output_tokens)
+        sender = Sender(config, jobs, log, key, post, tally)
+        log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
+        if config.model != SOLVER_MODEL:
+            print(f"sending {len(jobs)} request(s) to {public_url(config.base_url)}, {min(config.concurrency, len(jobs))} at a time"
+                  f" ({skipped} already answered in {display(log_path)})", file=sys.stderr, flush=True)
+        try:
+            sender.start(min(config.concurrency, len(jobs)))
+            sender.wait(lambda: tally.beat(sender.in_flight_text) if config.model != SOLVER_MODEL else None)
+        except KeyboardInterrupt:
+            sender.gate.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
+            if sender.in_flight:
+                print(f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most --timeout "
+                      f"{config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them", file=sys.stderr)
+                sender.wait()
+            raise
+        finally:
+            sender.gate.halt.set()
+            tally.progress.close()
+        if sender.log_error:  # the log could not be written (a full disk): stopped before paying for more
+            raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({sender.log_error}); nothing more was "
+                                 "sent, and what the log holds is kept: free some space and run the same command again")
+    finally:
+        log.close()
+    gate = sender.gate
+    if gate.reason and not tally.answered:
+        raise BenchmarkError(f"{redact(gate.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
+    if gate.reason:  # requests in flight when the gate closed were answered: their results are written, the run stops
+        gate.stopped = gate.reason
+    return {**tally.summary(), "skipped": skipped, "stopped": redact(gate.stopped) if gate.stopped else None,
+            "not_sent": len(jobs) - tally.sent}
+
+
+def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> tuple[list[Job], int]:
+    """The planned jobs the log has no answer to (an unreadable line stops the run: its answer would be paid
+    again), and how many it has."""
+    done, bad = set(), []
+    for line_no, _, r in file_lines(log_path):
+        if r is None:
+            bad.append(line_no)
+        elif r.get("type") == "request" and (r.get("error") is None or context_refusal(r.get("error"))):  # paid once, or never fits
+            done.add(request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat")))
+    if bad:
+        raise BenchmarkError(f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
+                             "be read, so their requests would be paid again; repair or remove them, then run again")
+    planned = plan_jobs(measured.items, config)
+    jobs = [j for j in planned if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
+    return jobs, len(planned) - len(jobs)
+
+
+class Tally:
+    """The outcomes of a run as they come, from every worker: sent, failed by reason, cut at the output cap,
+    refused for context."""
+
+    def __init__(self, redact: Redactor, total: int, cap: int) -> None:
+        self.redact, self.progress, self.lock, self.cap = redact, Progress(total, "requests"), threading.Lock(), cap
+        self.sent = self.cut = self.answered = 0
+        self.cut_before_cap: list[int] = []  # prompt + answer tokens (the server's counts) of answers cut short of the cap
+        self.rate_waits: list[float] = []  # seconds each request that waited for the rate limit waited
+        self.failures: Counter = Counter()
+        self.refused_tokens: list[int] = []  # prompt tokens, by our count, of the prompts the server refused for context
+
+    def add(self, outcome: dict) -> None:
+        with self.lock:
+            self._add(outcome)
+
+    def _add(self, outcome: dict) -> None:
+        self.sent += 1
+        if outcome.get("rate_wait_s"):
+            self.rate_waits.append(outcome["rate_wait_s"])
+        self.answered += outcome["error"] is None
+        if context_refusal(outcome["error"]):
+            self.refused_tokens.append(outcome["prompt_tokens"])
+        elif outcome["error"]:
+            self.failures[failure_kind(self.redact(outcome["error"]))] += 1
+        elif outcome["finish_reason"] == "length":
+            self.cut += 1
+            usage = outcome.get("usage")
+            if isinstance(usage, dict) and (end := context_end(usage.get("prompt_tokens"), usage.get("completion_tokens"), self.cap)):
+                self.cut_before_cap.append(end)
+        now = time.monotonic()
+        if now - self.progress.start >= self.progress.delay and (now - self.progress.last >= 1.0 or self.progress.done + 1 == self.progress.total):
+            self.progress.done += 1
+            self.progress.show(now, f"{sum(self.failures.values())} failed", eta=True)
+        else:
+            self.progress.done += 1
+
+    def beat(self, in_flight: Callable[[float], str]) -> None:
+        """A status line when none came for HEARTBEAT seconds: a slow server is at work, not a hung run; in_flight(now)
+        names what it is working on ('1 in flight: json q3 p1, 45 s')."""
+        with self.lock:
+            now = time.monotonic()
+            if now - self.progress.last >= HEARTBEAT:
+                waiting = "waiting for the first answer" if not self.progress.done else f"{sum(self.failures.values())} failed"
+                self.progress.show(now, f"{waiting}, {in_flight(now)}", eta=True)
+
+    def summary(self) -> dict:
+        refused = sorted(self.refused_tokens)
+        return {"sent": self.sent, "failed": sum(self.failures.values()), "failures": dict(self.failures.most_common()),
+                "cut_by_length": self.cut, **cut_before_cap(self.cut_before_cap),
+                "rate_limit_waits": {"requests": len(self.rate_waits), "seconds": round(sum(self.rate_waits), 1),
+                                     "longest_s": max(self.rate_waits, default=0.0)},
+                "context_overflow_by_server": len(refused), "refused_prompt_tokens": refused[::max(len(refused) - 1, 1)]}
+
+
+def context_end(prompt_tokens: object, completion_tokens: object, cap: int) -> int | None:
+    """Prompt and answer tokens together, by the server's counts, of an answer cut (finish_reason length) short of
+    the output cap: the server's context window cut it (llama.cpp stops at n_ctx), not --max-output-tokens. None
+    when the answer reached the cap or the server gave no counts."""
+    prompt, completion = server_count(prompt_tokens), server_count(completion_tokens)
+    return prompt + completion if prompt is not None and completion is not None and completion < cap else None
+
+
+def cut_before_cap(ends: list[int]) -> dict:
+    """The answers cut short of the cap, and the least and most tokens of prompt and answer they stopped at."""
+    return {"cut_before_cap": len(ends), "cut_before_cap_at_tokens": [min(ends), max(ends)] if ends else []}
+
+
+class RecentPrompts:
+    """Prompt texts rebuilt from the measurement, the most recent kept up to a byte budget: the repeats and retries
+    of a prompt go out close together, and rebuilding one (serializing its graph, checking its hash) cost more
+    CPU than sending it. The budget keeps memory flat however many prompts a run has."""
+
+    def __init__(self, budget: int = 64_000_000) -> None:
+        self.texts: OrderedDict[str, str] = OrderedDict()
+        self.budget, self.size, self.lock = budget, 0, threading.Lock()
+
+    def get(self, item: Item) -> str:
+        sha = item.row["prompt_sha256"]
+        with self.lock:
+            text = self.texts.get(sha)
+            if text is not None:
+                self.texts.move_to_end(sha)
+                return text
+        text = item.prompt()
+        with self.lock:
+            if sha not in self.texts:
+                self.texts[sha] = text
+                self.size += len(text)
+                while self.size > self.budget and len(self.texts) > 1:
+                    self.size -= len(self.texts.popitem(last=False)[1])
+        return text
+
+
+class Schedule:
+    """Which job a free worker takes next. The first job of each prefix group is sent alone; the rest of its group
+    become ready when its answer is in, so that a provider's prefix cache (or a one-slot server's KV cache)
+    holds the shared graph for them. A free worker takes a ready job (cache-warm groups first, in order), else
+    the first job of the next group not started; it waits only when neither exists. Without warming (the
+    control solver) every job is ready at once."""
+
+    def __init__(self, jobs: list[Job], warm: bool) -> None:
+        groups: dict[tuple, deque] = {}
+        for job in jobs:
+            groups.setdefault(job.group, deque()).append(job)
+        self.cond = threading.Condition()
+        self.ready: deque[deque] = deque() if warm else deque(groups.values())
+        self.unstarted: deque[deque] = deque(groups.values()) if warm else deque()
+        self.warming = 0  # first jobs in flight
+
+    def take(self, halt: threading.Event) -> tuple[Job, deque | None] | None:
+        """The next job, and its group's other jobs when it is a first (hand them to warmed()); None when no job
+        is left or the run stops."""
+        with self.cond:
+            while not halt.is_set():
+                while self.ready:
+                    if self.ready[0]:
+                        return self.ready[0].popleft(), None
+                    self.ready.popleft()
+                if self.unstarted:
+                    rest = self.unstarted.popleft()
+                    self.warming += 1
+                    return rest.popleft(), rest
+                if not self.warming:
+                    return None
+                self.cond.wait(0.5)
+            return None
+
+    def warmed(self, rest: deque) -> None:
+        """A group's first job has its answer: the rest of the group can go."""
+        with self.cond:
+            self.warming -= 1
+            if rest:
+                self.ready.append(rest)
+            self.cond.notify_all()
+
+
+class Sender:
+    """Worker threads that send jobs in Schedule's order and log each outcome at once."""
+
+    def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Callable, tally: Tally) -> None:
+        self.config, self.log, self.post, self.tally = config, log, post, tally
+        self.url = config.base_url.rstrip("/") + "/chat/completions"
+        self.headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
+        if key:
+            self.headers["Authorization"] = f"Bearer {key}"
+        self.gate = Gate(config)
+        self.schedule = Schedule(jobs, warm=config.model != SOLVER_MODEL)
+        self.log_error: str | None = None  # why the log could not be written: the run stops
+        self.shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
+        self.prompts = RecentPrompts()
+        self.lock = threading.Lock()
+        self.workers = self.in_flight = 0  # workers not yet ended; jobs being sent or logged
+        self.flying: dict[int, tuple[str, float]] = {}  # id(job) -> (its label, when it was taken), for the heartbeat
+        self.done = threading.Event()  # every worker has ended
+
+    def start(self, n: int) -> None:
+        """n worker threads. Daemon threads, counted here rather than joined: Thread.join interrupted by Ctrl-C
+        can report a running thread as ended (before Python 3.13), and an abandoned run must not wait for them."""
+        self.workers = n
+        if n == 0:
+            self.done.set()
+        for i in range(n):
+            threading.Thread(target=self.work, name=f"sender-{i}", daemon=True).start()
+
+    def wait(self, beat: Callable[[], None] | None = None) -> None:
+        """Until every worker has ended, in slices, so that Ctrl-C reaches the main thread at once; beat() between them."""
+        while not self.done.wait(0.2):
+            if beat is not None:
+                beat()
+
+    def work(self) -> None:
+        """A worker: take jobs until none is left or the run stops."""
+        try:
+            while (taken := self.schedule.take(self.gate.halt)) is not None:
+                job, rest = taken
+                with self.lock:
+                    self.in_flight += 1
+                    self.flying[id(job)] = (job_label(job), time.monotonic())
+                try:
+                    outcome = self.send(job)
+                except OSError as e:
+                    self.log_error = e.strerror or str(e)
+                    self.gate.halt.set()
+                    return
+                finally:
+                    with self.lock:
+                        self.in_flight -= 1
+                        self.flying.pop(id(job), None)
+                    if rest is not None:
+                        self.schedule.warmed(rest)
+                self.tally.add(outcome)
+        finally:
+            with self.lock:
+                self.workers -= 1
+                if self.workers == 0:
+                    self.done.set()
+
+    def in_flight_text(self, now: float) -> str:
+        """'2 in flight: json q3, 45 s; tsv q1 p1, 3 s' (the longest-running first, three at most named)."""
+        with self.lock:
+            flying = sorted(self.flying.values(), key=operator.itemgetter(1))
+        if not flying:
+            return f"{self.in_flight} in flight"
+        named = "; ".join(f"{label}, {now - start:.0f} s" for label, start in flying[:3])
+        return f"{len(flying)} in flight: {named}" + ("; …" if len(flying) > 3 else "")
+
+    def send(self, job: Job) -> dict:
+        """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its
+        next job, so a kill loses only the requests still in flight."""
+        try:
+            outcome = self._outcome(job)
+        except Exception as e:  # every job ends in the log, even on a bug of ours
+            outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
+        row = job.item.row
+        self.log.write({
+            "type": "request", "schema_version": LOG_SCHEMA_VERSION, "prompt_sha256": job.sha, "repeat": job.repeat,
+            "model": self.config.model, "sampling": self.config.sampling(job.repeat),
+            **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
+            "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), **outcome,
+        })
+        return {**outcome, "prompt_tokens": row["prompt_tokens"]}
+
+    def _outcome(self, job: Job) -> dict:
+        config, gate = self.config, self.gate
+        if config.model == SOLVER_MODEL:
+            return solver_outcome(job.item, self.shown_graphs)
+        gate.enter()
+        try:
+            outcome = send(config, self.post, self.url, self.headers, config.body(self.prompts.get(job.item), job.repeat),
+                           f"{config.seed}/{job.sha}/{job.repeat}", gate, job.item.row["prompt_tokens"] + config.max_output_tokens)
+        finally:
+            gate.leave()
+        if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
+            gate.repeated(outcome["error"])  # here, before this worker takes its next job
+        return outcome

@@ -1,0 +1,145 @@
+"""requests.jsonl: the append-only log of a model run (Log), and reading it back a line at a time (file_lines).
+
+In: outcome records from every worker. Out: one JSON line each, flushed and fsynced before write() returns (lines that
+arrive together share one fsync). request_key is what makes two requests the same for resuming.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from benchmark import BenchmarkError, display, warn
+
+if TYPE_CHECKING:
+    from .config import Redactor
+
+
+LOG_NAME = "requests.jsonl"
+LOG_SCHEMA_VERSION = 1
+
+
+def request_key(sha: str, model: str, sampling: dict, repeat: int) -> str:
+    """What makes two requests the same for resuming: prompt, model, sampling and repeat."""
+    return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
+
+
+def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
+    """Each non-blank line of a log or a Batch file, streamed: its number, its bytes and its record, None when the
+    line is not a JSON object (a torn last line from a killed run, or a line damaged by hand). A missing file
+    has no lines."""
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file") from None
+    loads = json.loads
+    with f:
+        for line_no, line in enumerate(f, 1):
+            if line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
+                continue
+            try:
+                record = loads(line.decode("utf-8"))  # decoded here: json's own guess at the encoding cost a third of a parse
+            except (ValueError, RecursionError):  # UnicodeDecodeError included; a line nested past what json reads
+                record = None
+            yield line_no, line, record if isinstance(record, dict) else None
+
+
+def _last_line_start(f, size: int) -> int:
+    """Where the last line of an open file begins: after the last newline, looked for backwards block by block."""
+    end = size
+    while end > 0:
+        begin = max(end - 65536, 0)
+        f.seek(begin)
+        block = f.read(end - begin)
+        k = block.rfind(b"\n")
+        if k >= 0:
+            return begin + k + 1
+        end = begin
+    return 0
+
+
+class Log:
+    """requests.jsonl, thread-safe: write() returns once its line is on disk (flushed and fsynced). Lines written
+    by several workers at once share one write and one fsync (group commit): the first to arrive writes what
+    is waiting, the others wait for it, so the disk's cost per line falls as the requests in flight rise."""
+
+    def __init__(self, path: Path, redact: Redactor) -> None:
+        self.path, self.redact, self.broken = path, redact, None
+        self.cond = threading.Condition()
+        self.waiting: list[bytes] = []  # lines not yet written
+        self.queued = self.durable = 0  # lines handed to write(), lines on disk
+        self.flushing = False
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a+b") as f:
+                size = f.seek(0, os.SEEK_END)
+                f.seek(max(size - 1, 0))
+                if size and f.read(1) != b"\n":  # a line torn by a kill or a full disk: moved aside, then cut
+                    start = _last_line_start(f, size)
+                    f.seek(start)
+                    torn = f.read()
+                    with open(path.with_name(path.name + ".torn"), "ab") as aside:
+                        aside.write(torn + b"\n")
+                        aside.flush()
+                        os.fsync(aside.fileno())
+                    f.truncate(start)
+                    warn(f"{display(path)}: its last line was torn ({len(torn):,} bytes); it is kept in {path.name}.torn and "
+                         "its request will be sent again")
+            self.file = open(path, "ab")
+        except OSError as e:
+            raise BenchmarkError(f"{display(path)}: cannot append to the log ({e.strerror}); what it holds is kept: free some space "
+                                 "or fix the folder's permissions, and run the same command again") from None
+
+    def write(self, record: dict) -> None:
+        """Append one record and return once it is on disk; after a failed write (a full disk) nothing more is
+        written, and every write() waiting on it raises."""
+        line = (self.redact(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")  # every form of a secret, in one pass
+        with self.cond:
+            self.waiting.append(line)
+            self.queued += 1
+            mine = self.queued
+            while self.durable < mine:
+                if self.broken:
+                    raise OSError(self.broken)
+                if self.flushing:
+                    self.cond.wait()
+                    continue
+                self._flush()
+
+    def _flush(self) -> None:
+        """Write every waiting line, with the lock released while the disk works; called with the lock held."""
+        lines, upto, self.waiting, self.flushing = self.waiting, self.queued, [], True
+        self.cond.release()
+        error, written = None, False
+        try:
+            self.file.write(b"".join(lines))
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            written = True
+        except OSError as e:
+            error = e
+        except ValueError:  # the file was closed under us (the run was abandoned): the line is not on disk
+            error = OSError("the log was closed")
+        finally:
+            self.cond.acquire()
+            self.flushing = False
+            if written:
+                self.durable = upto
+            elif error is not None:
+                self.broken = error.strerror or str(error)
+            else:
+                self.waiting = lines + self.waiting  # interrupted (Ctrl-C): the lines wait for the next writer
+            self.cond.notify_all()
+        if error is not None:
+            raise error
+
+    def close(self) -> None:
+        try:
+            self.file.close()
+        except OSError:
+            pass  # a full disk: what could be written is on disk, the rest was reported

@@ -1,0 +1,177 @@
+"""One request with bounded retries (send), as the log records it; the control solver as a model (--model solver).
+
+In: a prompt, the ModelConfig, the Gate and the Pacer. Out: the outcome record: status, attempts, latency, the
+response (or its text, or the error), and the usage the server reported.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+import urllib.parse
+from typing import TYPE_CHECKING, Callable
+
+from benchmark import ABSTAIN
+
+from ..solver import asked, edge_index, solve, value_text
+from .config import SOLVER_MODEL, public_url
+from .endpoint import RETRY_STATUSES, TRANSIENT_STATUSES, Gate, error_code, error_text, no_server, timed_out
+from .pacing import retry_wait
+from .transport import MAX_JSON_DEPTH, ProxyFailure, ResponseTooLarge, json_depth, untrusted_json
+
+if TYPE_CHECKING:
+    from ..measure import Item
+    from .config import ModelConfig
+
+
+TRUNCATION_RATIO = 0.6  # server prompt_tokens below this share of the local count: the server cut the prompt
+
+
+def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, gate: Gate | None = None,
+         tokens: int = 0) -> dict:
+    """One request with bounded retries: the outcome as the log records it (without the cell fields), with
+    rate_wait_s when it waited for the rate limit (tokens: what it counts against it). A timeout is sent again
+    once at most, and only to a server seen to work on several requests at once (Gate.end)."""
+    gate = gate or Gate(config)
+    paced = [0.0]
+    outcome = _attempts(config, post, url, headers, body, seed, gate, tokens, paced)
+    if paced[0] >= 0.001:
+        outcome["rate_wait_s"] = round(paced[0], 3)
+    return outcome
+
+
+def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, gate: Gate, tokens: int,
+              paced: list[float]) -> dict:
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    first = time.monotonic()
+    attempt = timeouts = 0
+    previous, rng = None, None  # the last attempt's HTTP error
+    while True:
+        attempt += 1
+        paced[0] += gate.pacer.acquire(tokens, gate.halt)  # seconds waited for the rate limit
+        started = time.monotonic()  # latency is the last attempt's; earlier attempts and waits are retry_wait_s
+        status, parsed, raw_text, wait_headers = None, None, None, {}
+        ticket = gate.begin()
+        try:
+            status, wait_headers, raw = post(url, headers, data, config.timeout)
+        except OSError as e:  # refused, reset, timed out, DNS, a malformed answer...
+            gate.pacer.settle(tokens)
+            gate.end(ticket, answered=False)
+            error, retry = f"connection error: {type(e).__name__}: {e}", True
+            if isinstance(e, ResponseTooLarge):
+                error, retry = f"connection error: {e}", False
+            elif timed_out(e):
+                timeouts += 1
+                if gate.parallel:  # sent again, once: the server works on several at a time, so the copy is not queued behind it
+                    error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
+                             "late; lower --concurrency or raise --timeout")
+                    retry = timeouts < 2
+                else:  # a server that works one request at a time is still computing this one: a copy would queue behind it
+                    error = (f"timed out after {config.timeout:g} s: not sent again, since the server answers one request at a time "
+                             "and is still computing it; raise --timeout or cap --max-output-tokens")
+                    retry = False
+                gate.slow()
+            elif isinstance(e, ProxyFailure) and gate.fail(f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
+                                                          "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"):
+                return outcome_record(None, None, error, None, attempt, started, first)
+            elif not no_server(e):
+                pass  # a reset or a cut body: the server is there; retried like load
+            elif gate.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
+                return outcome_record(None, None, error, None, attempt, started, first)
+            elif gate.down(f"{type(e).__name__}: {e}"):
+                return outcome_record(None, None, error, None, attempt, started, first)
+        else:
+            gate.end(ticket, answered=True)
+            gate.pacer.settle(tokens)
+            gate.pacer.observe(wait_headers)
+            raw_text = raw.decode("utf-8", errors="replace")
+            parsed = untrusted_json(raw_text)
+            if 200 <= status < 300:
+                carries_error = isinstance(parsed, dict) and bool(parsed.get("error"))  # a failure, whatever else it holds
+                if reply_message(parsed) is not None and not carries_error:
+                    gate.success()
+                    return outcome_record(parsed, raw_text, None, status, attempt, started, first)
+                error, retry = "the response is not a chat completion with a message", False
+                if carries_error:
+                    error = f"{error_text(status, parsed, raw_text)} (in a response marked successful)"
+            elif 300 <= status < 400:
+                where = urllib.parse.urlsplit(wait_headers.get("location", "")).netloc or "another address"
+                error, retry = (f"HTTP {status}: redirected to {where}, not followed: the key goes to the host of --base-url "
+                                "only; give the final address as --base-url"), False
+                if gate.fail(f"{public_url(config.base_url)} answered {error}"):
+                    return outcome_record(parsed, raw_text, error, status, attempt, started, first)
+            else:
+                error = error_text(status, parsed, raw_text)
+                if gate.http_failure(status, error):
+                    return outcome_record(parsed, raw_text, error, status, attempt, started, first)
+                code = error_code(parsed)
+                retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
+                if retry and status not in TRANSIENT_STATUSES and error == previous and not gate.opened.is_set():
+                    retry = False  # the same 500 twice before anything worked: deterministic, not load
+                previous = error
+        if not retry or attempt > config.max_retries or gate.halt.is_set():
+            if retry and not gate.halt.is_set():
+                error += f"; gave up after {attempt} attempts"
+            return outcome_record(parsed, raw_text, error, status, attempt, started, first)
+        rng = rng or random.Random(seed)  # jitter, seeded like everything else; made only when a retry needs it
+        if gate.halt.wait(retry_wait(wait_headers, attempt, rng)):
+            return outcome_record(parsed, raw_text, error, status, attempt, started, first)  # the run stops: no more retries
+
+
+def reply_message(parsed: object) -> dict | None:
+    try:
+        message = parsed["choices"][0]["message"]
+    except (TypeError, KeyError, IndexError):
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def outcome_record(parsed: object, raw_text: str | None, error: str | None, status: int | None, attempts: int, started: float,
+             first: float | None = None) -> dict:
+    message = reply_message(parsed) or {}
+    choice = parsed["choices"][0] if message else {}
+    content = message.get("content")
+    shallow = parsed is not None and json_depth(parsed) <= MAX_JSON_DEPTH  # a deeper body is logged as its text
+    return {
+        "status": status,
+        "attempts": attempts,
+        "latency_s": round(time.monotonic() - started, 3),
+        "retry_wait_s": round(started - first, 3) if first is not None else 0.0,
+        "response": parsed if shallow else raw_text,
+        "content": content if isinstance(content, str) else None,
+        "usage": parsed.get("usage") if isinstance(parsed, dict) and shallow else None,
+        "system_fingerprint": parsed.get("system_fingerprint") if isinstance(parsed, dict) and isinstance(parsed.get("system_fingerprint"), str) else None,
+        "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
+        "error": error,
+    }
+
+
+def solver_answer(item: Item, cache: dict | None = None) -> dict:
+    """What the control solver answers to a prompt: the first complete path it finds, or INSUFFICIENT_DATA.
+    cache: shown graph key -> (graph, edge index), shared by the prompts that show the same edges."""
+    key = (item.variant.name, id(item.context), id(item.order), item.row["mode"], item.row["edges_included"])
+    cache = {} if cache is None else cache
+    if key not in cache:
+        shown = item.shown()
+        cache[key] = (shown, edge_index(shown.edges))
+    (shown, index), q = cache[key], item.question
+    found = solve(shown, q.query, index) if q.query else []
+    if not found:  # every complete walk is a gold path: the first one will do
+        return {"answer": ABSTAIN, "path": [], "evidence": []}
+    path, end = found[0]
+    answer = value_text(asked(shown, q.query.ask, found[0])) if q.query.ask else shown.names[end]
+    cited = [shown.edge_ids[i] for i in path] if shown.edge_ids else list(path)
+    return {"answer": answer, "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
+
+
+def solver_outcome(item: Item, cache: dict) -> dict:
+    """The solver's answer as a chat completion. It has no usage: the solver reads no tokens, and its counts must not
+    pass for a model's own."""
+    content = json.dumps(solver_answer(item, cache), ensure_ascii=False)
+    completion = {
+        "object": "chat.completion",
+        "model": SOLVER_MODEL,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+    }
+    return outcome_record(completion, None, None, 200, 1, time.monotonic())

@@ -1,0 +1,457 @@
+"""Scoring (article 4.4-4.6, 8.2): the same rules for every format, and why an answer failed.
+
+In: an answer's text and the prompt it answers (what the prompt showed, the question's gold paths). Out: every metric
+of the answer (answer, path exact, edge precision and recall, valid path, evidence, abstention) and one diagnosis
+(DIAGNOSES, with the article's remedy). read_reply reads a reply the same way for every format: fenced, in prose, or
+the JSON object asked for. Each prompt's answers are judged against one AnswerKey, built once; score_log scores every
+row of a run and repeat from the collected answers.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from benchmark import ABSTAIN
+
+from .matrix import hop_bucket
+from .runner.config import SOLVER_MODEL
+from .runner.endpoint import context_refusal
+from .runner.jobs import planned_keys
+from .runner.send import TRUNCATION_RATIO
+from .runner.transport import MAX_JSON_DEPTH, json_depth, untrusted_json
+from .solver import MISSING, asked, fold_answer, value_text, walk_ends
+
+if TYPE_CHECKING:
+    from benchmark import Graph, Question
+
+    from .answers import Answer
+    from .measure import Item
+    from .runner.config import ModelConfig
+
+
+@contextmanager
+def gc_paused():
+    """The cyclic garbage collector off while scoring makes 100,000s of answers and rows that hold no cycles:
+    its full passes over them took a fifth of a large score. On again after, whatever happened."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def parse_answer(content: object) -> dict | None:
+    """The answer object of a reply, read by the same rules for every format, or None (read_reply)."""
+    return read_reply(content)[0]
+
+
+ANSWER_FENCE = re.compile(r"```[\w+-]*[ \t]*\r?\n(.*?)```", re.S)
+MAX_EMBEDDED_TRIES = 64  # '{' positions tried in a reply with prose around its JSON
+
+
+def read_reply(content: object) -> tuple[dict | None, bool]:
+    """(the answer, whether the reply was only the JSON object the prompt asks for). The same rules for every format:
+    the whole reply as JSON; else the first fenced block (```json ... ```) that is one; else the first JSON object in the
+    text that has an "answer" key (prose around it). Then the fields, read as a careful judge would (answer_fields).
+
+    '{"answer": "Kazan", "path": [0], "evidence": []}' -> (..., True); 'Sure! ```json\\n{...}\\n```' -> (..., False)."""
+    if not isinstance(content, str):
+        return None, False
+    value = untrusted_json(content)
+    if isinstance(value, dict):
+        return answer_fields(value), True
+    for block in ANSWER_FENCE.findall(content):
+        value = untrusted_json(block)
+        if isinstance(value, dict):
+            return answer_fields(value), False
+    decoder, start, tries = json.JSONDecoder(), content.find("{"), 0
+    while start != -1 and tries < MAX_EMBEDDED_TRIES:
+        tries += 1
+        try:
+            value, _ = decoder.raw_decode(content, start)
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, dict) and "answer" in value and json_depth(value) <= MAX_JSON_DEPTH:
+            return answer_fields(value), False
+        start = content.find("{", start + 1)
+    return None, False
+
+
+def answer_fields(value: dict) -> dict | None:
+    """The answer object with its fields as the scorer reads them, or None when there is no answer at all. An answer
+    that is a number or a boolean is its text (1998 -> '1998'); a path given as digit strings is whole numbers
+    (['2', '3'] -> [2, 3]); a missing path or evidence is empty; extra keys are kept and ignored. A path of evidence
+    items (triples in place of indices) is kept as it is: AnswerKey maps each to the shown edge it names."""
+    answer = value.get("answer")
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool) or isinstance(answer, bool):
+        answer = value_text(answer)
+    if not isinstance(answer, str):
+        return None
+    path = value.get("path", [])
+    path = [] if path is None else path if isinstance(path, list) else [path]
+    path = [int(x) if isinstance(x, str) and x.strip().isdigit() and x.strip().isascii() and len(x.strip()) < 10 else x for x in path]
+    evidence = value.get("evidence", [])
+    evidence = [] if evidence is None else evidence if isinstance(evidence, list) else [evidence]
+    return {**value, "answer": answer, "path": path, "evidence": evidence}
+
+
+ABSTENTION_SCORES = {"false_abstention": None, "path_exact": None, "edge_precision": None, "edge_recall": None, "valid_path": None,
+                     "evidence_match": None, "path_supports_answer": None, "right_answer_wrong_path": None}
+
+
+class AnswerKey:
+    """What answers to one prompt are judged against, built once for all of them: the acceptable answers, the gold
+    paths as the prompt shows them, and the shown graph's names and edge ids.
+
+    The answer is right when it matches any acceptable answer (a gold answer, or the name or id of a gold
+    answer node); path_exact when the path equals any gold path; precision and recall are against the gold
+    path sharing the most edges with the answer's path (ties: the shorter, then the first listed)."""
+
+    def __init__(self, shown: Graph, q: Question, names: dict[str, str] | None = None, sha: str = "", shared: dict | None = None) -> None:
+        self.shown, self.q, self.sha = shown, q, sha
+        self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
+        self.names = {n.id: n.name for n in shown.nodes} if names is None else names
+        self.ask = q.query.ask if q.query else None  # a property question: its answers are values, not node names
+        self.accepted = ({fold_answer(a) for a in q.answers} | ({fold_answer(self.names.get(i, "")) for i in q.answer_ids}
+                         | {i.casefold() for i in q.answer_ids} if self.ask is None else set())) - {""}
+        self.gold_paths = set(q.paths)
+        self.path_sets = [set(p) for p in q.paths]  # in q.paths order: ties go to the first listed
+        self.ends: dict[str, set[str]] = {}
+        self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
+        self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
+        self.paths_seen: dict[tuple[int, ...], tuple] = {}  # cited path -> _path_facts
+        self.shared = {} if shared is None else shared  # what every key of the same shown graph can use: "shown_at"
+        self.evidence_seen: dict[tuple, tuple] = {}  # evidence as triples -> _evidence_facts
+        self._gold_ends: set[str] | None = None
+
+    def score(self, content: object) -> dict:
+        """Every metric of one answer. The same content scores the same: it is scored once."""
+        if isinstance(content, str):
+            known = self.scored.get(content)
+            if known is None:
+                known = self.scored[content] = self._score(content)
+            return known
+        return self._score(content)
+
+    def _score(self, content: object) -> dict:
+        parsed, as_asked = read_reply(content)
+        answer = parsed["answer"] if parsed else None
+        abstained = answer is not None and answer.strip() == ABSTAIN
+        if self.q.insufficient:
+            diagnosis = None if abstained else "missed_abstention" if parsed is not None else "no_json"
+            return {"parse_success": parsed is not None, "json_as_asked": as_asked, "abstained": abstained, "answer_correct": abstained,
+                    **ABSTENTION_SCORES, "diagnosis": diagnosis}
+        folded = answer_forms(answer) if answer is not None else frozenset()
+        answer_correct = not abstained and not folded.isdisjoint(self.accepted)
+        path = [self._cite(x) for x in parsed["path"]] if parsed else []
+        path_exact, precision, recall, ends, evidence = self._path_facts(path)
+        scores = {
+            "parse_success": parsed is not None,
+            "json_as_asked": as_asked,
+            "abstained": abstained,
+            "answer_correct": answer_correct,
+            "false_abstention": abstained,
+            "path_exact": path_exact,
+            "edge_precision": precision,
+            "edge_recall": recall,
+            "valid_path": bool(ends),
+            "evidence_match": evidence is not None and parsed["evidence"] == evidence,
+            "path_supports_answer": any(self._supports(f, path, ends) for f in folded),
+            "right_answer_wrong_path": answer_correct and not path_exact,
+        }
+        scores["diagnosis"] = self._diagnose(parsed, scores, path, ends)
+        return scores
+
+    def _cite(self, item: object) -> object:
+        """One item of an answer's path as an index into the shown edges: an index stays as it is; with --edge-ids an
+        edge id is its position (an index, or an id not shown, cites nothing: -1); an evidence item given in place of an
+        index ({"source", "relation", "target"} or a list of three, by ids or names) is the shown edge it names, or -1."""
+        if self.position is not None and not isinstance(item, (dict, list)):
+            return self.position.get(item, -1) if isinstance(item, str) else -1
+        if isinstance(item, (dict, list)):
+            return self.shown_at(item)
+        return item
+
+    def _evidence_facts(self, evidence: list) -> tuple[tuple[int, ...], int, bool]:
+        """(the shown edge each evidence item names, -1 for none; how many well-formed items name none; whether one of
+        those is shown reversed), worked out once per distinct evidence of a prompt's answers (repeats cite alike)."""
+        triples = tuple(evidence_triple(item) for item in evidence)
+        facts = self.evidence_seen.get(triples)
+        if facts is None:
+            cited = tuple(self._lookup(t) if t else -1 for t in triples)
+            outside = [t for t, at in zip(triples, cited) if at == -1 and t is not None]
+            facts = self.evidence_seen[triples] = (cited, len(outside), any(self._lookup((t[2], t[1], t[0])) != -1 for t in outside))
+        return facts
+
+    def shown_at(self, item: object) -> int:
+        """The index of the shown edge an evidence item names (by ids or by names, in the edge's own direction), or -1."""
+        triple = evidence_triple(item)
+        return -1 if triple is None else self._lookup(triple)
+
+    def _lookup(self, triple: tuple[str, str, str]) -> int:
+        index = self.shared.get("shown_at")
+        if index is None:  # (source, relation, target), by ids or folded names -> the first shown edge so
+            index = self.shared["shown_at"] = {}
+            for k, e in enumerate(self.shown.edges):
+                for key in ((e.source, e.relation, e.target),
+                            (fold_answer(self.names.get(e.source, e.source)), e.relation, fold_answer(self.names.get(e.target, e.target)))):
+                    index.setdefault(key, k)
+        for source, relation, target in (triple, (fold_answer(triple[0]), triple[1], fold_answer(triple[2]))):
+            for name in (relation, relation.strip(RELATION_DECORATION)):  # 'LEADS->' copied from an arrow is LEADS
+                at = index.get((source, name, target))
+                if at is not None:
+                    return at
+        return -1
+
+    def gold_ends(self) -> set[str]:
+        """The nodes the gold paths end at: the question's answer ids, else every end of a gold path's walk."""
+        if self._gold_ends is None:
+            ends = set(self.q.answer_ids)
+            if not ends:
+                for p in self.q.paths:
+                    if all(0 <= i < len(self.shown.edges) for i in p):
+                        ends |= walk_ends([self.shown.edges[i] for i in p])
+            self._gold_ends = ends
+        return self._gold_ends
+
+    def _diagnose(self, parsed: dict | None, s: dict, path: list, ends: set[str]) -> str | None:
+        """Why an answer to a positive question is not fully right, by the first rule that holds (README: Why answers
+        fail): no_json, false_abstention, miscounted_indices, edge_reversed, edge_not_shown, broken_chain,
+        right_answer_wrong_path, answer_form, wrong_branch, no_path; None when answer and path are both right."""
+        if parsed is None:
+            return "no_json"
+        if s["abstained"]:
+            return "false_abstention"
+        if s["answer_correct"] and s["path_exact"]:
+            return None
+        size = len(self.shown.edges)
+        cited, unnamed, reversed_ = self._evidence_facts(parsed["evidence"])
+        if not s["path_exact"] and cited and -1 not in cited and any(set(cited) == p for p in self.path_sets):
+            return "miscounted_indices"  # the evidence names the gold edges; the indices do not
+        if unnamed or any(not (type(i) is int and 0 <= i < size) for i in path):
+            return "edge_reversed" if reversed_ else "edge_not_shown"
+        if path and not ends:
+            return "broken_chain"
+        if s["answer_correct"]:
+            return "right_answer_wrong_path"  # scenario 4: a real walk, but not a gold path (or no path at all)
+        if ends:  # scenario 5 when the walk reaches a gold node and the answer says it otherwise
+            return "answer_form" if not ends.isdisjoint(self.gold_ends()) else "wrong_branch"
+        return "no_path"
+
+    def _path_facts(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
+        """What the cited path alone decides: path exact, edge precision and recall, the end nodes of its walk, and
+        the evidence it calls for (None when it cites no shown edge). Worked out once per distinct path of whole
+        numbers (answers to one prompt tend to cite the same few); any other path is worked out each time."""
+        if not all(type(i) is int for i in path):
+            return self._work_out(path)
+        key = tuple(path)
+        facts = self.paths_seen.get(key)
+        if facts is None:
+            facts = self.paths_seen[key] = self._work_out(path)
+        return facts
+
+    def _work_out(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
+        edges = self.shown.edges
+        size = len(edges)
+        indices_ok = all(type(i) is int and 0 <= i < size for i in path)
+        chosen = [edges[i] for i in path] if indices_ok else []
+        cited = {i for i in path if type(i) is int}
+        paths = self.path_sets
+        gold = paths[0] if len(paths) == 1 else max(paths, key=lambda p: (len(cited & p), -len(p))) if paths else set()
+        hits = len(cited & gold)
+        ends = walk_ends(chosen) if chosen else set()
+        path_exact = indices_ok and tuple(path) in self.gold_paths
+        return (path_exact, hits / len(path) if path else 0.0, hits / len(gold) if gold else 0.0, ends,
+                [self._evidence(i) for i in path] if chosen else None)
+
+    def _supports(self, folded: str, path: list, ends: set[str]) -> bool:
+        """The answer is what the path's walk ends at: the name or id of its end node, or the value asked for there."""
+        if self.ask is None:
+            return any(folded in self._end_forms(end) for end in ends)
+        if not ends or not all(type(i) is int and 0 <= i < len(self.shown.edges) for i in path):
+            return False
+        values = {asked(self.shown, self.ask, (tuple(path), end)) for end in ends} - {MISSING}
+        return any(folded == fold_answer(value_text(v)) for v in values)
+
+    def _end_forms(self, end: str) -> set[str]:
+        """What an answer naming the node a path ends at may say: its name or its id, folded."""
+        forms = self.ends.get(end)
+        if forms is None:
+            forms = self.ends[end] = {fold_answer(self.names.get(end, "")), end.casefold()}
+        return forms
+
+    def _evidence(self, i: int) -> dict:
+        item = self.evidence.get(i)
+        if item is None:
+            item = self.evidence[i] = self.shown.edges[i]._asdict()
+        return item
+
+
+RELATION_DECORATION = " -—–>→<←|:[]"  # what a format's syntax puts around a relation, which a model may copy into its evidence
+
+
+def evidence_triple(item: object) -> tuple[str, str, str] | None:
+    """An evidence item as (source, relation, target) strings: {"source", "relation", "target"} or a list of three."""
+    if isinstance(item, dict):
+        item = [item.get("source"), item.get("relation"), item.get("target")]
+    if isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item):
+        return item[0], item[1], item[2]
+    return None
+
+
+def reversed_triple(item: object) -> object:
+    triple = evidence_triple(item)
+    return [triple[2], triple[1], triple[0]] if triple else None
+
+
+def answer_forms(answer: str) -> frozenset[str]:
+    """The answer as the article folds it (4.5), and as a careful judge reads a padded one: without a closing full stop
+    or the quotes around it, and a 'name (id)' answer as each part. 'Kazan.' -> {'kazan.', 'kazan'};
+    'Kazan (city_kazan)' -> also 'kazan', 'city_kazan'. No fuzzy match: an inflected form stays wrong (scenario 5)."""
+    folded = fold_answer(answer)
+    forms = {folded, folded.strip(" \t.!\"'`«»“”„")}
+    match = re.fullmatch(r"(.+?)\s*\(([^()]+)\)", folded.strip(" .!"))
+    if match:
+        forms |= {match.group(1).strip(" \"'«»“”"), match.group(2).strip(" \"'«»“”")}
+    return frozenset(forms - {""})
+
+
+def score_answer(content: object, shown: Graph, q: Question, names: dict[str, str] | None = None) -> dict:
+    """Every metric of one answer to one prompt. shown: what the prompt displayed; q.paths: gold positions."""
+    return AnswerKey(shown, q, names).score(content)
+
+
+FAILED_SCORES = {  # a request that failed or was never sent is a failed task, not a missing one
+    "parse_success": False, "json_as_asked": False, "abstained": False, "answer_correct": False, "false_abstention": False, "path_exact": False,
+    "edge_precision": 0.0, "edge_recall": 0.0, "valid_path": False, "evidence_match": False,
+    "path_supports_answer": False, "right_answer_wrong_path": False, "diagnosis": None,
+}
+
+NO_SCORES = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
+
+
+def cell_diagnosis(status: str, diagnosis: str | None, record: Answer | None, truncated: bool, cap: int) -> str | None:
+    """One cell's diagnosis: what the request's fate says first (request_failed, context_overflow, cut_by_output_cap,
+    cut_by_context), else what AnswerKey found in the answer; None for a cell fully right."""
+    if status == "ERROR":
+        return "request_failed"
+    if status == "CONTEXT_OVERFLOW":
+        return "context_overflow"
+    if status != "OK" or diagnosis is None:
+        return None
+    if record is not None and record.finish_reason == "length":
+        return "cut_by_context" if isinstance(record.completion_tokens, int) and record.completion_tokens < cap else "cut_by_output_cap"
+    return "cut_by_context" if truncated else diagnosis
+
+
+EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
+
+
+def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict:
+    """The first cell of a format with a diagnosis, as results.md shows it: question, answer text (cut), or the error."""
+    content = record.content if record is not None and isinstance(record.content, str) else None
+    return {"question_id": item.question.id, "question": item.question.question, "gold_paths": [list(p) for p in item.question.paths],
+            "answer": content[:EXAMPLE_CHARS] + ("…" if len(content) > EXAMPLE_CHARS else "") if content is not None else None,
+            "error": record.error if record is not None else None if status == "OK" else status}
+
+
+def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None) -> list[dict]:
+    """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
+    answers: Collected.best, the answer that counts per (prompt SHA-256, repeat). examples, when given, gets the first
+    cell of each (format, diagnosis) (diagnosis_example)."""
+    planned = set(planned_keys(items, config)) if config.limit is not None else None  # None: every prompt that fits, every repeat
+    shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]] = {}  # each shown graph, its names and edge index, built once
+    key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
+    scored = []
+    for item in items:
+        row, sha = item.row, item.row["prompt_sha256"]
+        cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
+        cell.update(prompt_sha256=sha, prompt_tokens=row["prompt_tokens"], insufficient=item.question.insufficient,
+                    hops=hop_bucket(item.question))
+        overflow = row["overflow"] and config.model != SOLVER_MODEL
+        for repeat in range(config.repeats):
+            record = answers.get((sha, repeat))
+            if overflow:
+                status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
+            elif planned is not None and (sha, repeat) not in planned:
+                continue  # outside --limit: not part of this run, even when the log holds an answer to it
+            elif record is None:
+                status, scores, usage = "NOT_RUN", None, None
+            elif record.error is not None and context_refusal(record.error):
+                status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None  # the server's own window: a failed task
+            elif record.error is not None:
+                status, scores, usage = "ERROR", FAILED_SCORES, record
+            else:
+                status, usage = "OK", record
+                if key is None or key.sha != sha or key.q is not item.question:
+                    shown_key = (item.variant.name, id(item.context), row["permutation"], row["mode"], row["edges_included"], id(item.order))
+                    if shown_key not in shown_cache:
+                        shown = item.shown()
+                        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
+                    key = AnswerKey(shown_cache[shown_key][0], item.question, shown_cache[shown_key][1], sha, shown_cache[shown_key][2])
+                scores = key.score(record.content)
+            if scores is not None and item.question.insufficient:
+                scores = {**scores, **ABSTENTION_SCORES}
+            server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
+            truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
+            if scores is not None:
+                scores = {**scores, "diagnosis": cell_diagnosis(status, scores["diagnosis"], record, truncated, config.max_output_tokens)}
+                if examples is not None and scores["diagnosis"] and (row["format"], scores["diagnosis"]) not in examples:
+                    examples[(row["format"], scores["diagnosis"])] = diagnosis_example(item, record, status)
+            scored.append({
+                **cell,
+                "repeat": repeat,
+                "status": status,
+                **(scores or NO_SCORES),
+                "truncated_by_server": truncated,
+                "usage_prompt_tokens": server_prompt,
+                "usage_cached_tokens": usage.cached_tokens if usage else None,
+                "usage_completion_tokens": completion,
+                "over_output_cap": isinstance(completion, int) and completion > config.max_output_tokens,  # the server ignored the cap
+                "latency_s": record.latency_s if record else None,
+                "retry_wait_s": record.retry_wait_s if record else None,
+                "finish_reason": record.finish_reason if record else None,
+                "error": record.error if record else None,
+            })
+    return scored
+
+
+# Why answers fail: one diagnosis per cell that is not fully right, by the first rule that holds, in this order
+# (cell_diagnosis, then AnswerKey._diagnose), each with the article's remedy. README: "Why answers fail".
+DIAGNOSES = {  # name -> (what it means, the remedy the article gives)
+    "request_failed": ("the request failed (the log's error, by reason above)", "re-run the same command: only the failed "
+                       "prompts are sent again"),
+    "context_overflow": ("the prompt did not fit the context window (the tool's --context-window or the server's)",
+                         "a smaller context (--context-edges), a more compact format, or a larger window (scenario 3)"),
+    "cut_by_output_cap": ("the answer was cut at --max-output-tokens (finish_reason length)", "raise --max-output-tokens"),
+    "cut_by_context": ("the answer or the prompt was cut by the server's context before the output cap", "a server with a "
+                       "larger context (llama.cpp: --n_ctx), or a smaller context"),
+    "no_json": ("no JSON object with an answer in the reply, even fenced or inside prose", "--structured json_object where the "
+                "server supports it; a shorter prompt (section 10: invalid answer JSON)"),
+    "false_abstention": ("INSUFFICIENT_DATA where a complete path is shown", "make each edge's direction and ends explicit "
+                         "(scenario 2: an arrow, a column header, node types)"),
+    "missed_abstention": ("an answer where INSUFFICIENT_DATA was right (no complete path is shown)", "require evidence for "
+                          "every hop; --pseudonymize tells an answer from memory (section 10: incomplete negative example)"),
+    "miscounted_indices": ("the evidence names exactly the edges of a gold path; the path's indices do not", "--edge-ids: a "
+                           "stable id per edge instead of a position the model must count (section 10: unstable order)"),
+    "edge_reversed": ("the path or evidence cites an edge that is not shown, and its reverse is", "an explicit arrow, a "
+                      "column header, node types (scenario 2; section 10: direction reversal)"),
+    "edge_not_shown": ("the path or evidence cites an edge that is not in the shown graph (an index out of range, a made-up "
+                       "triple)", "separate records visibly, a relation legend (scenario 2); --pseudonymize tells facts "
+                       "from memory"),
+    "broken_chain": ("the path's edges are shown but do not follow on from each other", "node ids repeated at both ends of "
+                     "every record, a header (scenario 2)"),
+    "right_answer_wrong_path": ("the answer is right; the path is a real walk but not a gold path, or no path (scenario 4)",
+                                "do not count it as a success: require evidence; --pseudonymize tells guessing from memory"),
+    "answer_form": ("the path's walk reaches a gold node; the answer says something else (scenario 5)", "ask for the node id "
+                    "and the display name apart (answer_id, answer_text); check normalization"),
+    "wrong_branch": ("the path is a real walk that ends at another entity than a gold one", "competing entities are told apart "
+                     "by types and explicit relations: node types, a relation legend (scenario 2)"),
+    "no_path": ("a wrong answer and no path cited", "the schema asks for a path: --structured json_object; fewer hops"),
+}

@@ -1,0 +1,302 @@
+"""The size reports of a matrix run: size_summary.json, size_report.md and the console summary.
+
+In: the rows of size_report.json, the variants and the preflight record. Out: per encoding, size, ids, mode and
+format, each figure's mean over questions and its spread over permutations; the tables of size_report.md (with what
+edge ids and properties cost); budget_hints for mode B groups where the budget leaves the gold paths out.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import TYPE_CHECKING
+
+from benchmark import FormattedGraph, serialized
+
+from .markdown import md_cell, percent
+from .matrix import HOP_BUCKETS, GroupKey, group_key, hop_bucket, variant_file
+from .statistics import summary_stats
+from .variants.contexts import RELATION_FLOOR, subgraph
+
+if TYPE_CHECKING:
+    from benchmark import Question, TokenCounts
+
+    from .matrix import Plan
+    from .measure import Item
+    from .variants.contexts import Variant
+
+
+SUMMARY_METRICS = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")
+
+
+def summarize(rows: list[dict]) -> list[dict]:
+    """Per encoding, size, ids, mode and format: each figure's mean over questions, then its mean, min, max
+    and standard deviation across permutations (article 8.4). answerable is a fraction of questions."""
+    groups: dict[tuple, dict[int, list[dict]]] = {}
+    for r in rows:
+        key = (*group_key(r), r["format"])
+        groups.setdefault(key, {}).setdefault(r["permutation"], []).append(r)
+    summary = []
+    for (encoding, size, ids, mode, fmt), by_perm in groups.items():
+        entry = {"encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt}
+        entry["permutations"] = len(by_perm)
+        entry["questions"] = len(next(iter(by_perm.values())))
+        for metric in SUMMARY_METRICS:
+            per_perm = []
+            for perm_rows in by_perm.values():
+                values = [r[metric] for r in perm_rows if r[metric] is not None]
+                if values:
+                    per_perm.append(statistics.fmean(values))
+            entry[metric] = summary_stats(per_perm) if per_perm else None
+        entry["overflow"] = sum(r["overflow"] for rs in by_perm.values() for r in rs)
+        entry["prompts"] = sum(len(rs) for rs in by_perm.values())
+        summary.append(entry)
+    return summary
+
+
+def _cell(stats: dict | None, digits: int = 0) -> str:
+    """'970' for one permutation, '970 (965–975, sd 4.1)' across several; empty when not measured."""
+    if stats is None:
+        return ""
+    value = f"{stats['mean']:,.{digits}f}"
+    if stats["sd"] is None:
+        return value
+    return f"{value} ({stats['min']:,.{digits}f}–{stats['max']:,.{digits}f}, sd {stats['sd']:,.{digits + 1}f})"
+
+
+def _ratio(value: dict | None, reference: dict | None) -> str:
+    if not value or not reference or not reference["mean"]:
+        return ""
+    return f"{value['mean'] / reference['mean']:.2f}"
+
+
+def markdown_report(summary: list[dict], rows: list[dict], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str],
+                    facts: dict | None = None) -> str:
+    import tiktoken
+
+    reference = "json" if "json" in plan.formats else plan.formats[0]
+    encodings = ", ".join(f"{t.name}" for t in plan.tokenizers)
+    lines = [
+        "# Size report",
+        "",
+        f"Encodings: {encodings} (tiktoken {tiktoken.__version__}). Seed: {plan.seed}. "
+        f"Context window: {plan.context_window} tokens. Mode B budget: {plan.budget or 'not run'}"
+        f"{' tokens' if plan.budget else ''}. Permutations: {plan.permutations}. "
+        f"Prompt template: {plan.template.name} (SHA-256 `{plan.template.sha256[:16]}…`).",
+        "",
+        "Each figure is the mean over questions; with several permutations it is their mean, then "
+        "(min–max, sd) across permutations. `vs " + reference + "` divides by the " + reference + " figure. "
+        "`answerable` is the share of questions for which the control solver still finds a gold path in what "
+        "the prompt shows (an abstention question stays answerable: INSUFFICIENT_DATA remains right). "
+        "Every row of size_report.json holds the exact per-prompt numbers.",
+        "",
+        "![Prompt tokens and answerable share across graph sizes](size_report.svg)",
+        "",
+        "## Graph variants",
+        "",
+        *_variant_lines(variants, shas),
+    ]
+    lines += ["", *(f"- {note}." for note in dict.fromkeys(v.shortage for v in variants if v.shortage))]
+    lines += _context_lines(preflight.get("contexts"))
+    lines += _preflight_lines(variants[0].questions, preflight)
+    lines += _part_cost_lines((facts or {}).get("edge_id_graph_tokens"), "Edge ids", "the stable edge ids of --edge-ids")
+    lines += _part_cost_lines((facts or {}).get("property_graph_tokens"), "Properties", "the properties of nodes and edges")
+    if preflight.get("budget_hints"):
+        lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
+    lines += _size_tables(summary, rows, variants, plan, reference)
+    return "\n".join(lines) + "\n"
+
+
+def _preflight_lines(questions: tuple[Question, ...], preflight: dict) -> list[str]:
+    """The preflight of size_report.md: questions, the solver's verdict, skipped questions, leakage checks."""
+    n_solved = sum(1 for q in questions if q.query)
+    several = sum(q.several for q in questions)
+    lines = [
+        "",
+        "## Preflight",
+        "",
+        f"Questions: {len(questions)}, of which {several} have several acceptable answers or gold paths, and "
+        f"{sum(q.insufficient for q in questions)} are abstention questions. Control solver: on every variant, "
+        f"{n_solved} of {len(questions)} questions have a query, and the solver's complete paths are exactly the "
+        "gold paths of each positive one, and none for each abstention one.",
+    ]
+    skipped = preflight.get("skipped_questions") or []
+    if skipped:
+        lines += ["", f"Skipped by --skip-invalid-questions: {len(skipped)} question(s).", "", "| question | reason |", "|---|---|"]
+        lines += [f"| {s['question']} | {md_cell('; '.join(s['reasons']))} |" for s in skipped]
+    lines += [
+        "",
+        "| leakage check | result | detail |",
+        "|---|---|---|",
+        *(f"| {c['check']} | {c['result']} | {md_cell(c['detail'])} |" for c in preflight["leakage"]),
+    ]
+    return lines
+
+
+def _variant_lines(variants: list[Variant], shas: dict[str, str]) -> list[str]:
+    """The table of graph variants: one graph each, or the sizes of their contexts."""
+    if all(v.shared for v in variants):
+        lines = ["| variant | nodes | edges | distractor branches | file | SHA-256 |", "|---|---:|---:|---:|---|---|"]
+        for v in variants:
+            name, graph = variant_file(v, "json"), v.contexts[0].graph
+            lines.append(f"| {v.name} | {len(graph.nodes)} | {len(graph.edges)} | {v.branches} | {name} | `{shas[name]}` |")
+        return lines
+    lines = ["One context per question: the graph its prompts show (the questions file holds each one, in the input's format).", "",
+             "| variant | contexts | nodes per context (min–median–max) | edges per context (min–median–max) | distractor branches | file | SHA-256 |",
+             "|---|---:|---:|---:|---:|---|---|"]
+    for v in variants:
+        name = variant_file(v, "questions")
+        nodes, edges = (sorted(len(getattr(c.graph, part)) for c in v.contexts) for part in ("nodes", "edges"))
+        spread = ["" if not xs else f"{xs[0]}–{statistics.median(xs):g}–{xs[-1]}" for xs in (nodes, edges)]
+        lines.append(f"| {v.name} | {len(v.contexts)} | {spread[0]} | {spread[1]} | {v.branches} | {name} | `{shas[name]}` |")
+    return lines
+
+
+def _context_lines(facts: dict | None) -> list[str]:
+    """How the contexts were made: given or cut, their sizes, and what a model could read from their shape."""
+    if not facts:
+        return []
+    lines = ["", "## Contexts", ""]
+    if facts["kind"] == "khop":
+        lines.append(f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {facts['hops']} "
+                     f"hop(s), each layer's edges in a seeded random order, at most {facts['edges']} edges besides the gold "
+                     "paths', which are always inside (for an abstention question, the walks its query makes), and at least "
+                     f"{RELATION_FLOOR} edges of each relation a question names, searched past that depth when the neighbourhood "
+                     "has fewer.")
+        if facts["gold_beyond_depth"]:
+            lines.append(f"In {facts['gold_beyond_depth']} question(s) gold edges lie beyond that depth and were added after the "
+                         "rest: a model could pick them out as the only edges that far out; raise --context-hops to the "
+                         f"questions' hop count (first: {', '.join(facts['gold_beyond_depth_questions'][:5])}).")
+    else:
+        lines.append("Given by the questions file, each question's own.")
+    shown = facts["abstention_relation_shown"]
+    if shown["of"]:
+        lines.append(f"Abstention questions whose context shows an edge of the relation the failing hop asks for: {shown['contexts']} "
+                     f"of {shown['of']} (the others can be answered from that relation's absence alone).")
+    return lines
+
+
+def _part_cost_lines(cost: dict | None, title: str, what: str) -> list[str]:
+    """What an optional part of the graph text costs in graph tokens, per size and format."""
+    if not cost:
+        return []
+    lines = ["", f"## {title}", "", f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0, summed over contexts) with {what} "
+             "and without them: what they cost is part of the trade-off.", "",
+             "| size | format | with | without | cost |", "|---|---|---:|---:|---:|"]
+    for size, by_format in cost["by_size"].items():
+        for fmt, c in by_format.items():
+            whole = c.get("with_ids", c.get("with"))
+            lines.append(f"| {size} | {fmt} | {whole:,} | {c['without']:,} | +{whole - c['without']:,} "
+                         f"({percent(whole / c['without'] - 1 if c['without'] else 0)}) |")
+    return lines
+
+
+def _size_tables(summary: list[dict], rows: list[dict], variants: list[Variant], plan: Plan, reference: str) -> list[str]:
+    """A table per encoding, size, ids and mode: tokens in mode A, edges and answerable shares in mode B."""
+    lines: list[str] = []
+    by_table: dict[tuple, list[dict]] = {}
+    for entry in summary:
+        by_table.setdefault(group_key(entry), []).append(entry)
+    for (encoding, size, ids, mode), entries in by_table.items():
+        ref = next((e for e in entries if e["format"] == reference), None)
+        if mode == "A":
+            lines += [
+                "",
+                f"## {encoding} · {size} · {ids} · mode A (every edge)",
+                "",
+                f"| format | graph tokens | prompt tokens | vs {reference} | overflow (> {plan.context_window}) |",
+                "|---|---:|---:|---:|---:|",
+            ]
+            for e in entries:
+                lines.append(
+                    f"| {e['format']} | {_cell(e['graph_tokens'])} | {_cell(e['prompt_tokens'])} | "
+                    f"{_ratio(e['prompt_tokens'], ref and ref['prompt_tokens'])} | {e['overflow']}/{e['prompts']} |"
+                )
+        else:
+            lines += [
+                "",
+                f"## {encoding} · {size} · {ids} · mode B (budget {plan.budget})",
+                "",
+                f"| format | edges included | vs {reference} | gold edges included | answerable (all questions) | prompt tokens |",
+                "|---|---:|---:|---:|---:|---:|",
+            ]
+            for e in entries:
+                lines.append(
+                    f"| {e['format']} | {_cell(e['edges_included'], 1)} | {_ratio(e['edges_included'], ref and ref['edges_included'])} | "
+                    f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} |"
+                )
+            lines += answerable_by_hops([r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
+                                        {q.id: hop_bucket(q) for q in variants[0].questions})
+    return lines
+
+
+def answerable_by_hops(rows: list[dict], buckets: dict[str, str]) -> list[str]:
+    """Mode B's answerable share per format and hop count (all permutations), as table lines."""
+    shares: dict[str, dict[str, list[bool]]] = {}
+    for r in rows:
+        if r["answerable"] is not None:
+            shares.setdefault(r["format"], {}).setdefault(buckets[r["question_id"]], []).append(r["answerable"])
+    present = [b for b in HOP_BUCKETS if any(b in by for by in shares.values())]
+    if not present:
+        return []
+    lines = ["", "Answerable per hop count:", "", "| format | " + " | ".join(present) + " |", "|---|" + "---:|" * len(present)]
+    for fmt, by in shares.items():
+        lines.append(f"| {fmt} | " + " | ".join(f"{statistics.fmean(by[b]):.2f}" if b in by else "" for b in present) + " |")
+    return lines
+
+
+def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[GroupKey, str]:
+    """Mode B groups where the budget leaves a whole gold path out of most positive prompts of every format:
+    such a budget cannot tell formats apart. Each hint gives the budget from which the median question's
+    gold path fits the reference format's prompt (json when measured)."""
+    groups: dict[tuple, dict[str, list[Item]]] = {}
+    for item in items:
+        r, q = item.row, item.question
+        if r["mode"] == "B" and not q.insufficient and q.query and r["answerable"] is not None:
+            groups.setdefault((r["encoding"], r["size"], r["ids"]), {}).setdefault(r["format"], []).append(item)
+    reference = "json" if "json" in plan.formats else plan.formats[0]
+    hints = {}
+    for (encoding, size, ids), by_format in groups.items():
+        shares = {fmt: statistics.fmean(not i.row["answerable"] for i in its) for fmt, its in by_format.items()}
+        if min(shares.values()) <= 0.5 or reference not in by_format:
+            continue
+        first = sorted((i for i in by_format[reference] if i.row["permutation"] == 0),
+                       key=lambda i: min(max(p) + 1 for p in i.question.paths if p))
+        item = first[len(first) // 2]  # the median question by the edges its gold path needs
+        k = min(max(p) + 1 for p in item.question.paths if p)
+        shown = subgraph(item.context.graph.pick(item.order[:k]))
+        tokenizer = next(t for t in plan.tokenizers if t.name == encoding)
+        need = FormattedGraph(plan.template, reference, serialized(reference, shown)).tokens(counts, tokenizer, item.question.question)
+        hints[GroupKey(encoding, size, ids, "B")] = (f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
+                     f"out (from {1 - max(shares.values()):.2f} to {1 - min(shares.values()):.2f} of the positive questions "
+                     f"answerable), so mode B cannot tell the formats apart; the median question's gold path fits a "
+                     f"{reference} prompt from --budget {need:,}")
+    return hints
+
+
+def part_cost_line(cost: dict, what: str) -> str:
+    """'edge ids cost (graph tokens, o200k_base): small: json +52 (6%), ...': the price of a part of the graph text per format."""
+    parts = []
+    for size, by_format in cost["by_size"].items():
+        shown = []
+        for fmt, c in by_format.items():
+            whole = c.get("with_ids", c.get("with"))
+            shown.append(f"{fmt} +{whole - c['without']:,} ({percent(whole / c['without'] - 1 if c['without'] else 0)})")
+        parts.append(f"{size}: {', '.join(shown)}")
+    return f"{what} cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
+
+
+def skipped_text(skipped: list[dict]) -> str:
+    """The questions --skip-invalid-questions left out, with their reasons: 'q3 (its reason); q7 (its reason)'."""
+    return "; ".join(f"{s['question']} ({'; '.join(s['reasons'])})" for s in skipped)
+
+
+def console_summary(summary: list[dict]) -> str:
+    """One line per encoding, size, ids, mode and format, for matrix runs."""
+    lines = ["encoding\tsize\tids\tmode\tformat\tprompt_tokens\tedges_included\tanswerable\toverflow"]
+    for e in summary:
+        answerable = "" if e["answerable"] is None else f"{e['answerable']['mean']:.2f}"
+        lines.append(
+            f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['prompt_tokens']['mean']:.0f}\t"
+            f"{e['edges_included']['mean']:.1f}\t{answerable}\t{e['overflow']}/{e['prompts']}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,575 @@
+"""New names and ids that look like the input's (Namer), for distractors and pseudonyms.
+
+In: the input graph's nodes, grouped by role (type, or relation and direction on an untyped graph). Out: a fresh name
+in the shape of a real name of the role (its words, script, casing), and an id in the style of its id (ID_SCHEMES).
+One-word names come from real words (KIND_POOLS, a group's head words) or a character model of the role's own words
+(WordModel), never a blend of two kinds. Word pools for the article's Russian graph are NAME_POOLS.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import random
+import re
+import unicodedata
+from collections import Counter
+from typing import TYPE_CHECKING, Callable
+
+from benchmark import Node
+
+from ..words import leaky_markers
+
+if TYPE_CHECKING:
+    from benchmark import Graph
+
+
+NAME_DRAWS = 30  # draws from a vocabulary in a row that give no fresh name before it counts as spent
+HELD_FOR_GOOD = 8  # times in a row a vocabulary's fresh names are all held back by the shares, with no new node of its
+# type made between, before it counts as spent: the shares open only as the type grows (a hand-made graph's five
+# organizations whose first words are all at their share stalled every anchor; the draws are random, so one miss is
+# not proof)
+WORD_MODEL_ORDER = 3  # characters of context of the word model that makes new one-word names
+WORD_MODEL_MIN_WORDS = 12  # distinct words a word model needs; with fewer it would only copy them
+TYPE_SHARE_SLACK = 1.6  # past medium, a type may be this many times as common among new nodes as among the input's
+
+# Names for the article's node types, used when the input names of that type are Cyrillic too, and only
+# in the word counts the input's names of that type have (the article's persons are one first name each).
+# None equals or extends a name of the input (checked as they are drawn). Every other role is named from
+# the input's own words. A pool runs out: then the input's own words are recombined, then no name is made.
+_FIRST_M = ("Алексей Александр Анатолий Андрей Антон Аркадий Арсений Артём Богдан Борис Вадим Валентин Валерий Василий "
+            "Виктор Виталий Владимир Владислав Всеволод Вячеслав Геннадий Георгий Герман Глеб Григорий Даниил Денис "
+            "Дмитрий Евгений Егор Захар Иван Игорь Илья Кирилл Константин Лев Леонид Марк Матвей Михаил Никита Николай "
+            "Олег Павел Пётр Роман Руслан Святослав Семён Сергей Станислав Степан Тимофей Тимур Фёдор Филипп Юрий Ярослав")
+_FIRST_F = ("Алина Алла Анастасия Ангелина Анна Валентина Валерия Варвара Вера Вероника Виктория Галина Дарья Диана Евгения "
+            "Екатерина Елена Елизавета Жанна Зоя Злата Инна Карина Кира Ксения Лариса Лидия Любовь Людмила Маргарита Марина "
+            "Мария Милана Надежда Наталья Нина Оксана Олеся Ольга Полина Раиса Римма Светлана Софья Таисия Тамара Ульяна Юлия Яна")
+_SURNAMES = "Белов Волков Гусев Дроздов Егоров Жуков Зайцев Козлов Лебедев Морозов Никитин Орлов Павлов Соколов Титов Фролов Чернов Щукин Яковлев Громов"
+_ORG_WORDS = ("Восток Запад Юг Меридиан Прогресс Квант Логос Интеграл Алгоритм Эврика Стрела Волна Исток Рассвет Полюс Байкал "
+              "Урал Енисей Алтай Аврора Горизонт Зенит Импульс Спектр Сфера Орбита Кристалл Гранит Сапфир Титан Феникс Пегас "
+              "Сокол Кондор Нева Волга Ока Кама Амур Тайга Фактор Синтез Матрица Формула Модуль Контур Ресурс Потенциал")
+_METHOD_ADJECTIVES = ("Локальный Глобальный Иерархический Разреженный Плотный Адаптивный Инкрементальный Вероятностный "
+                      "Спектральный Жадный Итеративный Рекурсивный Обратный Многоуровневый Лексический Кластерный "
+                      "Статистический Эвристический Комбинаторный Градиентный Линейный Нелинейный Параллельный "
+                      "Распределённый Стохастический Детерминированный Быстрый Точный Приближённый Марковский Байесовский")
+NAME_POOLS = {
+    "person": _FIRST_M.split() + _FIRST_F.split()
+    + [f"{f} {s}" for f in _FIRST_M.split()[:20] for s in _SURNAMES.split()]
+    + [f"{f} {s}а" for f in _FIRST_F.split()[:20] for s in _SURNAMES.split()],
+    "project": (
+        "Вега Сириус Альтаир Денеб Капелла Процион Регул Спика Антарес Ригель Поллукс Кастор Альдебаран Полярис "
+        "Гелиос Зенит Квазар Меридиан Горизонт Импульс Спектр Сигма Омега Дельта Гамма Факел Маяк Компас Радуга "
+        "Кристалл Сапфир Рубин Гранит Кварц Титан Феникс Пегас Сокол Беркут Кондор Ястреб Аргон Неон Ксенон Криптон "
+        "Андромеда Аврора Арктур Беллатрикс Венера Веста Галактика Гидра Ирида Кассиопея Кентавр Лира Меркурий Нептун "
+        "Орфей Персей Плутон Сатурн Юпитер Церера Эридан Янус Аполлон Гермес Прометей Икар Геракл Тесей Одиссей Ясон "
+        "Кедр Клён Ясень Ольха Рябина Липа Тополь Вереск Лотос Ирис Астра Гиацинт Нарцисс Азимут Апогей Перигей "
+        "Экватор Тропик Циклон Муссон Пассат Бриз Прибой Штиль Гейзер Вулкан Ледник Айсберг Каньон Фьорд Атолл Риф"
+    ).split(),
+    "method": [f"{adjective} {noun}"
+               for noun in "анализ отбор индекс фильтр расчёт вывод разбор синтез обход поиск алгоритм подбор перебор спуск прогноз контроль".split()
+               for adjective in _METHOD_ADJECTIVES.split()],
+    "organization": [f"{kind} {word}" for word in _ORG_WORDS.split()
+                     for kind in "Институт Центр Лаборатория Бюро Фонд Консорциум".split()],
+    "city": (
+        "Самара Пермь Уфа Омск Тверь Тула Курск Орёл Сочи Псков Вологда Кострома Ярославль Иваново Владимир Рязань "
+        "Липецк Тамбов Воронеж Саратов Пенза Ульяновск Оренбург Челябинск Тюмень Курган Барнаул Кемерово Иркутск Чита "
+        "Хабаровск Владивосток Мурманск Архангельск Калуга Брянск Смоленск Новгород Петрозаводск Сыктывкар Киров "
+        "Ижевск Чебоксары Саранск Астрахань Волгоград Ставрополь Краснодар Белгород Новосибирск Красноярск Якутск "
+        "Абакан Ангарск Арзамас Батайск Бийск Благовещенск Братск Владикавказ Выборг Гатчина Дербент Дзержинск Елец "
+        "Ессентуки Златоуст Калининград Кисловодск Коломна Котлас Магадан Магнитогорск Майкоп Махачкала Миасс Муром "
+        "Нальчик Находка Нижнекамск Новокузнецк Новороссийск Норильск Обнинск Орск Печора Пятигорск Рыбинск Салехард "
+        "Северодвинск Серпухов Сургут Сызрань Таганрог Тобольск Тольятти Уссурийск Ухта Череповец Черкесск Элиста "
+        "Энгельс Армавир Камышин Ачинск Канск Минусинск"
+    ).split(),
+}
+# English words a role's names may be widened with, one pool per kind of word: when the words at one position
+# of a role's names (its first names, its surnames, its one-word city names, the words of its titles) are
+# largely of one pool, that pool's other words may take that position too. A hand-made graph of eight people
+# whose ids are their first names ('person_ana') has no first name left to give a new person; the pool does.
+_GIVEN = ("Aaron Abby Abdul Abigail Ada Adam Adele Adrian Ahmed Aidan Aisha Alan Albert Alex Alexa Alfie Ali Alice Alicia "
+          "Alma Amara Amber Amelia Amir Amy Ana Andre Andrea Andrew Angela Anita Ann Anna Anne Anton Arjun Arthur Asha Ava "
+          "Ben Benjamin Bianca Bill Bob Boris Brad Brenda Brian Bruce Bruno Caleb Camila Carl Carla Carlos Carmen Carol "
+          "Caroline Celia Charles Charlie Chen Chloe Chris Claire Clara Colin Connor Dan Daniel Daria David Dean Deborah "
+          "Dennis Dev Diana Diego Dina Donna Dylan Ed Eden Edgar Edward Eli Elena Eliza Ella Ellen Emil Emily Emma Eric "
+          "Erin Ethan Eva Evan Felix Fiona Frank Fred Gabriel Gary George Georgia Grace Greg Hana Hannah Harry Hassan "
+          "Hector Helen Henry Hugo Ian Ines Ingrid Ira Iris Isaac Isabel Ivan Ivy Jack Jacob Jade James Jamie Jana Jane "
+          "Jason Jay Jean Jenny Jessica Jim Joan Joe John Jonas Jorge Jose Joseph Josh Joy Juan Julia Julian June Kai "
+          "Karen Karl Kate Katie Keith Ken Kenji Kevin Kim Kira Kyle Lara Lars Laura Leah Lee Leila Leo Leon Liam Lily "
+          "Lina Linda Lisa Liz Logan Lola Lucas Lucy Luis Luke Luna Maria Mara Marco Marcus Maria Marie Mark Martin Mary "
+          "Mason Matt Max Maya Mei Mia Michael Mike Mila Milo Mira Nadia Naomi Nate Neil Nick Nina Noah Noel Nora Olga "
+          "Oliver Olivia Omar Oscar Owen Pablo Pam Paul Paula Pedro Peter Petra Phil Priya Quinn Rachel Rafael Rahul Ray "
+          "Rebecca Rita Rob Robert Rosa Rose Ross Ruby Ruth Ryan Sally Sam Sara Sarah Scott Sean Simon Sofia Sophie Stella "
+          "Steve Susan Tara Ted Theo Thomas Tim Tina Tom Tony Uma Valerie Vera Victor Vincent Wade Walter Will Yara Yuki "
+          "Zane Zara Zoe")
+_FAMILY = ("Abbott Acosta Adams Ahmed Alexander Ali Allen Alvarez Andersen Anderson Bailey Baker Banks Barnes Bauer Becker "
+           "Bell Bennett Berg Bishop Black Brandt Brooks Brown Bryant Burke Burns Butler Campbell Carter Castro Chan Chavez "
+           "Chen Clark Cohen Cole Coleman Collins Cook Cooper Costa Cox Cruz Dalton Davies Davis Diaz Dixon Duarte Dunn "
+           "Edwards Ellis Erikson Evans Farah Ferguson Fischer Fisher Fleming Flores Ford Foster Fox Garcia Gibson Gill "
+           "Gomez Gonzalez Graham Grant Gray Green Griffin Gupta Haddad Hale Hall Hamilton Hansen Harris Hart Hayes "
+           "Henderson Hernandez Hill Holm Horvat Howard Hughes Hunt Ito Jackson James Jansen Jensen Johnson Jones Jordan "
+           "Kane Kaur Keller Kelly Kennedy Khan Kim King Klein Knight Kowalski Kumar Lang Larsen Lee Lewis Lin Long Lopez "
+           "Lund Marsh Marshall Martin Martinez Mason Meyer Miller Mills Mitchell Moore Moreau Morgan Morris Murphy "
+           "Murray Nakamura Nash Nelson Nguyen Nielsen Novak Okafor Olsen Ortiz Owens Park Parker Patel Perez Pereira "
+           "Perry Peters Petrov Phillips Pike Porter Powell Price Quinn Ramos Reed Reyes Reynolds Richards Rivera "
+           "Roberts Robinson Rodriguez Rogers Rossi Ruiz Russell Russo Ryan Sanchez Santos Sato Schmidt Scott Shah Shaw "
+           "Silva Simmons Singh Smith Stewart Stone Strand Sullivan Suzuki Tanaka Taylor Thomas Thompson Torres Tran "
+           "Turner Vance Vargas Vogel Wagner Walker Walsh Ward Watson Weber Wells West White Williams Wilson Wolf Wood "
+           "Wright Young Zhang Ziegler")
+_CITIES = ("Aarhus Accra Adelaide Algiers Amman Amsterdam Antwerp Athens Atlanta Auckland Austin Baku Baltimore Bangkok "
+           "Barcelona Basel Beijing Beirut Belfast Belgrade Bergen Berlin Bern Bogota Bologna Bordeaux Boston Bratislava "
+           "Bremen Brisbane Bristol Brno Bruges Brussels Bucharest Budapest Cairo Calgary Cardiff Chicago Cologne "
+           "Copenhagen Cork Dakar Dallas Delft Delhi Denver Detroit Doha Dresden Dubai Dublin Durban Edinburgh Florence "
+           "Frankfurt Gdansk Geneva Genoa Ghent Glasgow Gothenburg Graz Hamburg Hanoi Havana Helsinki Houston Istanbul "
+           "Jakarta Kiev Krakow Kyoto Lagos Leeds Leipzig Lille Lima Linz Lisbon Liverpool London Lyon Madrid Malmo "
+           "Manchester Manila Marseille Melbourne Memphis Miami Milan Montreal Moscow Mumbai Munich Nairobi Nantes Naples "
+           "Nice Osaka Oslo Ottawa Oxford Palermo Paris Perth Phoenix Portland Porto Prague Quebec Reykjavik Riga Rome "
+           "Rotterdam Salzburg Santiago Seattle Seoul Seville Shanghai Singapore Sofia Stockholm Sydney Tallinn Tampere "
+           "Tbilisi Tokyo Toronto Toulouse Turin Utrecht Valencia Vancouver Venice Vienna Vilnius Warsaw Zagreb Zurich")
+_TITLE_WORDS = ("Amber Anchor Arrow Ash Aurora Autumn Beacon Birch Bloom Blue Bright Bridge Canyon Cedar Circle Cloud Coast "
+                "Comet Copper Coral Crest Crimson Crown Dawn Delta Desert Drift Dune Dusk Echo Eclipse Ember Falcon Field Fire "
+                "Flint Frost Garden Glass Golden Granite Green Grove Harbor Harvest Haven Hollow Horizon Iron Island Ivory Jade "
+                "Lantern Legacy Light Lights Lumen Maple Meadow Mirror Mist Moon Nomad North Nova Oak Ocean Orbit Pacific Peak "
+                "Pine Pioneer Polar Prism Quiet Radiant River Rock Royal Sage Salt Shadow Signal Silver Sky Solar Spark Spring "
+                "Star Steel Stone Storm Summit Sun Swift Thunder Tide Timber Titan Trail Vertex Vista Wave West Wild Willow "
+                "Wind Winter Wolf Year Apex Atlas")
+_KIND_WORDS = ("Films Pictures Studios Records Labs Works Group Media Press Books Systems Partners Holdings Industries "
+               "Motors Airlines Bank Foundation Institute Society Company Capital Ventures Energy Foods Games Health "
+               "Software Networks Logistics Publishing Entertainment Productions Theatre Gallery Museum College University")
+WORD_POOLS = [set(pool.split()) for pool in (_GIVEN, _FAMILY, _CITIES, _TITLE_WORDS, _KIND_WORDS)]
+POOL_SHARE = 0.3  # the share of a position's distinct words a pool must hold to lend that position its other words
+POOL_OWN = 10  # a graph that uses this many of a pool's words anywhere lends only those: words it never uses would
+# tell its new names from its real ones (an n-gram classifier learns them)
+_TRANSLIT = {
+    **dict(zip("абвгдеёжзийклмнопрстуфхцчшщыэюя", "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch y e yu ya".split())),
+    "ъ": "",
+    "ь": "",
+}
+
+
+def slug(name: str) -> str:
+    """An id fragment from a name: 'Анна Белова' -> 'anna_belova'."""
+    out = "".join(_TRANSLIT.get(c, c) if not c.isascii() else c for c in name.lower())
+    return "_".join("".join(c if c.isascii() and c.isalnum() else " " for c in out).split()) or "node"
+
+
+def snake(name: str) -> str:
+    """An id fragment that keeps the name's own script: 'Гран Тур' -> 'гран_тур'."""
+    return "_".join(re.findall(r"[^\W_]+", name.lower()))
+
+
+def words(name: str) -> str:
+    """An id fragment that keeps the name's casing: 'Golden Gate' -> 'Golden_Gate'."""
+    return "_".join(re.findall(r"[^\W_]+", name))
+
+
+def underscored(name: str) -> str:
+    """An id that is the name lower-cased with its spaces as underscores, punctuation kept (Freebase-derived KGs):
+    'Ferdinand Georg of Saxe-Coburg-Gotha' -> 'ferdinand_georg_of_saxe-coburg-gotha'."""
+    return "_".join(name.lower().split())
+
+
+ID_SCHEMES = (slug, snake, words, underscored)  # how an id is made from its node's name, tried in this order
+
+
+def script(text: str) -> str:
+    """The script of a text's first letter: 'Kazan' -> 'LATIN', 'Казань' -> 'CYRILLIC', '42' -> ''."""
+    letter = next((c for c in text if c.isalpha()), None)
+    return unicodedata.name(letter, "OTHER ?").split()[0] if letter else ""
+
+
+def _first_word(name: str) -> str:
+    return name.split(" ", 1)[0].casefold()
+
+
+def word_shape(word: str) -> tuple[str, str]:
+    """How a word looks, not what it says: ('title', ','), ('lower', ''), ('upper', '-')..."""
+    letters = "".join(c for c in word if c.isalpha())
+    case = "lower" if letters.islower() else "upper" if letters.isupper() and len(letters) > 1 else "title" if letters[:1].isupper() else "other"
+    return case, "".join(c for c in word[-1:] if not c.isalnum())
+
+
+def _has_digit(name: str) -> bool:
+    return any(c.isdigit() for c in name)
+
+
+class WordModel:
+    """A character model of a role's one-word names, which draws new words with the same letter sequences:
+    trained on 'Springton', 'Oakville', 'Brookdale'... it may draw 'Oakton' or 'Springdale'."""
+
+    def __init__(self, words: list[str]) -> None:
+        self.words = set(words)
+        self.next: dict[str, list[str]] = {}  # the last WORD_MODEL_ORDER characters -> the characters that follow them
+        k = WORD_MODEL_ORDER
+        for word in sorted(self.words):
+            padded = "\x02" * k + word + "\x03"
+            for i in range(len(word) + 1):
+                self.next.setdefault(padded[i : i + k], []).append(padded[i + k])
+        lengths = sorted(len(w) for w in self.words)
+        self.shortest, self.longest = lengths[0], lengths[-1]
+
+    def draw(self, rng: random.Random) -> str | None:
+        context, out = "\x02" * WORD_MODEL_ORDER, []
+        while len(out) <= self.longest:
+            c = rng.choice(self.next[context])
+            if c == "\x03":
+                word = "".join(out)
+                return word if self.shortest <= len(word) and word not in self.words else None
+            out.append(c)
+            context = context[1:] + c
+        return None
+
+
+# Word pools of a role's kind, for an untyped graph whose one-word names cannot be varied from its own names (five
+# countries give no sixth): a role is of a kind when at least half of its names are in that kind's pool (case aside),
+# and its new one-word names (distractors) and pseudonyms are then other words of the pool, in its names' case, so
+# that a country stays a country and a profession a profession (never a surname, never a made-up blend).
+KIND_POOLS = {
+    "country": ("albania algeria andorra angola argentina armenia australia austria azerbaijan bahrain bangladesh belarus "
+                "belgium bolivia botswana brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba cyprus "
+                "denmark ecuador egypt eritrea estonia ethiopia finland france gabon georgia germany ghana greece guatemala "
+                "honduras hungary iceland india indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya "
+                "kuwait latvia lebanon liberia libya lithuania luxembourg madagascar malawi malaysia mali malta mexico moldova "
+                "monaco mongolia montenegro morocco mozambique namibia nepal netherlands nicaragua niger nigeria norway oman "
+                "pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda scotland senegal serbia "
+                "singapore slovakia slovenia somalia spain sudan sweden switzerland syria taiwan tanzania thailand tunisia turkey "
+                "uganda ukraine uruguay uzbekistan venezuela vietnam wales yemen zambia zimbabwe").split(),
+    "profession": ("accountant actor actress architect artist astronaut astronomer athlete author baker banker biologist "
+                   "bishop boxer cartoonist chef chemist choreographer cinematographer comedian composer conductor dancer "
+                   "designer diplomat director economist editor engineer entrepreneur explorer farmer film_producer "
+                   "footballer geographer historian illustrator inventor journalist judge lawyer librarian linguist "
+                   "lyricist mathematician merchant military_officer missionary model monk musician novelist nurse painter "
+                   "philanthropist philosopher photographer physician physicist pianist pilot playwright poet politician "
+                   "priest professor psychologist publisher rapper scientist screenwriter sculptor singer soldier sociologist "
+                   "songwriter statesman surgeon teacher theologian translator violinist writer").replace("_", " ").split(" "),
+    "language": ("albanian arabic armenian basque bengali bulgarian catalan chinese croatian czech danish dutch english "
+                 "estonian finnish french georgian german greek hebrew hindi hungarian icelandic indonesian irish italian "
+                 "japanese korean latin latvian lithuanian malay norwegian persian polish portuguese romanian russian serbian "
+                 "slovak slovene spanish swahili swedish tamil thai turkish ukrainian urdu vietnamese welsh yiddish").split(),
+}
+
+
+def role_kind(names: list[str]) -> str | None:
+    """The kind (KIND_POOLS) at least half of a role's names are words of, or None: ['portugal', 'france', 'narnia'] ->
+    'country'."""
+    folded = [n.casefold() for n in names]
+    for kind, pool in KIND_POOLS.items():
+        known = set(pool)
+        if folded and 2 * sum(n in known for n in folded) >= len(folded):
+            return kind
+    return None
+
+
+def in_case_of(word: str, like: str) -> str:
+    """word in the case style of like: ('belgium', 'Portugal') -> 'Belgium'; ('belgium', 'PORTUGAL') -> 'BELGIUM'."""
+    return word.upper() if like.isupper() else word.title() if like.istitle() else word
+
+
+HEAD_WORD_SHARE = 0.02  # a word in more than this share of a group's names is a function word ('of', 'van'), no head
+
+
+def head_words(names: list[str]) -> list[str]:
+    """Real one-word names for a group whose one-word names are in use: the last words (the head of an English
+    noun phrase: 'chartered accountant' -> 'accountant', 'saint petersburg' -> 'petersburg') of its names of
+    several words, of four letters or more and in at most HEAD_WORD_SHARE of its names; sorted."""
+    counts = Counter(w.casefold() for n in names for w in set(n.split(" ")))
+    limit = max(HEAD_WORD_SHARE * len(names), 1)
+    return sorted({n.split(" ")[-1] for n in names if " " in n and len(n.split(" ")[-1]) >= 4
+                   and sum(c.isalpha() for c in n.split(" ")[-1]) >= 4 and counts[n.split(" ")[-1].casefold()] <= limit})
+
+
+class Vocabulary:
+    """The names of one role, and new names made of them: a real name picked as the template (so shapes are as
+    common as in the input), each of its words replaced by the word at the same position of another name of the
+    same shape, that is the same number of words, each cased and punctuated alike ('Golden Gate Bridge', 'Tower
+    Hill Park' may give 'Tower Gate Bridge'; 'North of Nowhere' mixes only with names like it); a one-word name by
+    a WordModel of the role's one-word names. No digit or word comes in that the role's names lack."""
+
+    def __init__(self, names: list[str], graph_words: frozenset[str] = frozenset(), real_words: bool = False) -> None:
+        self.names = sorted(n for n in set(names) if any(c.isalnum() for c in n))  # a name like "." carries no words
+        self.slots: dict[tuple, list[list[str]]] = {}  # shape of a name -> the words at each position, over its names
+        self.templates: list[list[list[str]] | None] = []  # per name: the slots of its shape, None for one word
+        for name in self.names:
+            split = name.split(" ")
+            slots = self.slots.setdefault(tuple(map(word_shape, split)), [[] for _ in split])
+            for k, word in enumerate(split):
+                slots[k].append(word)
+            self.templates.append(slots if len(split) > 1 else None)
+        single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
+        self.model = WordModel(single) if len(single) >= WORD_MODEL_MIN_WORDS else None
+        for shape, slots in self.slots.items():  # widened by the pool most of a position's words come from
+            lent: list[set[str]] = []  # pools lent to earlier positions: a first name's pool is not a surname's
+            for k, slot in enumerate(slots):
+                slots[k] = slot + _pool_words(slot, shape[k], lent, graph_words)
+        self.single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
+        if len(self.single) > len(single):  # a pool lends one-word names real words: drawn as they are, not modelled
+            self.model = None
+        # Untyped, or where the word model would draw: a one-word name is a real word of the kind (KIND_POOLS) or a
+        # head word of the names of several words, never the word model's blend ('mozambodia', 'Freedland')
+        self.real_words = bool(single) and (real_words or self.model is not None)
+        if self.real_words:
+            kind = role_kind(self.names)
+            self.single = sorted({*head_words(self.names), *(KIND_POOLS[kind] if kind else ())})
+            self.model = None
+
+    def draw(self, rng: random.Random, like: str | None = None) -> str | None:
+        """A new name: in the shape of a real name drawn as the template, or with like, in like's shape."""
+        shape = tuple(map(word_shape, like.split(" "))) if like is not None else None
+        if shape is not None and shape in self.slots:
+            slots = self.slots[shape] if len(shape) > 1 else None
+        else:
+            slots = rng.choice(self.templates)  # a real name as the template: its shape's slots
+        if slots is None:
+            if self.model:
+                return self.model.draw(rng)
+            if not self.single:
+                return None
+            word = rng.choice(self.single)  # a pool's word, or a name in use (drawn again); a kind's words come
+            return in_case_of(word, like or self.names[0]) if self.real_words else word  # lower-case: in the names' case
+        return " ".join(rng.choice(words) for words in slots)
+
+
+def _pool_words(slot: list[str], shape: tuple[str, str], lent: list[set[str]], graph_words: frozenset[str]) -> list[str]:
+    """The words a word pool lends one position of a role's names: those of the pool, not lent to an earlier
+    position, that holds the most of the position's distinct words, at least two and POOL_SHARE of them (only the
+    ones the graph uses anywhere, when it uses POOL_OWN of them or more); none for words of another case or with
+    punctuation. The pool is added to lent."""
+    distinct = set(slot)
+    if shape != ("title", "") or len(distinct) < 2:
+        return []
+    best = max((pool for pool in WORD_POOLS if pool not in lent), key=lambda pool: len(distinct & pool), default=set())
+    if len(distinct & best) < 2 or len(distinct & best) < POOL_SHARE * len(distinct):
+        return []
+    lent.append(best)
+    own = best & graph_words
+    return sorted((own if len(own) >= POOL_OWN else best) - distinct)
+
+
+class Namer:
+    """New names and ids that look like the input's: the words, script, casing and id shape of the names of
+    the same role (the node's type on a typed graph; on an untyped one, the names at the same end of the
+    relation, then those of every role the copied node plays). When a role's names run out, no name is made
+    (new_node returns None) rather than a numbered or blended one that a model could tell apart."""
+
+    def __init__(self, graph: Graph, rng: random.Random) -> None:
+        self.rng = rng
+        self.names = {n.name.casefold() for n in graph.nodes}  # every name in use, folded
+        self.input_names = set(self.names)
+        self.graph_words = frozenset(w for n in graph.nodes for w in n.name.split(" "))
+        self.ids = {n.id for n in graph.nodes}  # every id in use
+        self.nodes = {n.id: n for n in graph.nodes}
+        self.typed = len({n.type for n in graph.nodes}) > 1
+        self.role_names: dict[tuple[str, str], list[str]] = {}  # (relation, "out"|"in") -> names at that end
+        self.roles_of: dict[str, set[tuple[str, str]]] = {}  # node id -> the roles it plays
+        for e in graph.edges:
+            for role, end in (((e.relation, "out"), e.target), ((e.relation, "in"), e.source)):
+                self.role_names.setdefault(role, []).append(self.nodes[end].name)
+                self.roles_of.setdefault(end, set()).add(role)
+        self.type_names: dict[str, list[str]] = {}
+        for n in graph.nodes:
+            self.type_names.setdefault(n.type, []).append(n.name)
+        self.vocabularies: dict[object, Vocabulary] = {}  # never changed once made: forks share them
+        self.spent: set = set()  # keys of the vocabularies that gave no fresh name in NAME_DRAWS draws
+        self.held_made: dict = {}  # key -> (new nodes of its type, times in a row) when its fresh names were all held back
+        self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
+        self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
+        made = Counter(k for n in graph.nodes for k, make in enumerate(ID_SCHEMES) if make(n.name) == n.id)
+        self.id_schemes = sorted(ID_SCHEMES, key=lambda make: -made[ID_SCHEMES.index(make)])  # the graph's own scheme first
+        self.id_chars = {kind: sorted({c for i in self.ids for c in i if self._kind(c) == kind}) for kind in ("lower", "upper", "digit")}
+        self.pools = {}
+        for t, pool in sorted(NAME_POOLS.items()):
+            mine = self.type_names.get(t, [])
+            if mine and Counter(map(script, mine)).most_common(1)[0][0] == "CYRILLIC":
+                lengths = {len(n.split(" ")) for n in mine}
+                self.pools[t] = rng.sample([p for p in pool if len(p.split(" ")) in lengths], len([p for p in pool if len(p.split(" ")) in lengths]))
+        self.pool_position: dict[str, int] = {}
+        self.unnamed: Counter = Counter()  # role description -> nodes that could not be named
+        self.held = False  # the last new_node made none because a share was full, not because names are spent
+        self.holds_input: re.Pattern | None = None  # with_pseudonyms: no new name may hold an input name of several words
+        self.avoid: set[str] = set()  # with_pseudonyms: words (folded) the new name may not have: those of the name it replaces
+        self.keep_shape = False  # with_pseudonyms: a new name has the shape of the name it replaces (words, case, punctuation)
+        self.type_slack = TYPE_SHARE_SLACK
+        # No first word (and no digit) may be more common among a type's new names than among its real ones.
+        self.real_marks = {t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
+                           for t, names in self.type_names.items()}
+        self.made_marks: dict[str, tuple[Counter, list[int]]] = {t: (Counter(), [0, 0]) for t in self.type_names}
+
+    def fork(self, rng: random.Random) -> Namer:
+        """A namer that starts from this one's state and makes its own choices: it shares what never changes (the
+        input's roles and names, the vocabularies made so far) and has its own names and ids in use, spent
+        vocabularies, pools and counts. One per context, forked from a namer of the whole input graph, costs a
+        copy instead of reading the whole graph again."""
+        other = copy.copy(self)
+        other.rng, other.names, other.ids, other.spent = rng, set(self.names), set(self.ids), set(self.spent)
+        other.pools = {t: list(pool) for t, pool in self.pools.items()}
+        other.pool_position, other.unnamed, other.held = dict(self.pool_position), Counter(), False
+        other.made_marks = {t: (Counter(), [0, 0]) for t in self.type_names}
+        return other
+
+    @staticmethod
+    def _kind(c: str) -> str:
+        return "digit" if c.isdigit() else "upper" if c.isupper() else "lower" if c.isalpha() else "other"
+
+    def _vocabularies(self, like: Node, role: tuple[str, str]) -> list[tuple[object, list[str]]]:
+        """(key, names) of the roles to name a copy of like from, narrowest first."""
+        if self.typed:
+            return [(("type", like.type), self.type_names[like.type])]
+        wider = sorted(self.roles_of.get(like.id, ()))
+        return [(role, self.role_names.get(role, [])),
+                (("node", like.id), [name for r in wider for name in self.role_names[r]])]
+
+    def new_node(self, like: Node, role: tuple[str, str]) -> Node | None:
+        """A node that plays the role of the input node like (reached over role = (relation, direction)), or None:
+        when the names of its role are spent, or (self.held) when its type or the names it could take are
+        as common among the new nodes as they may be for now."""
+        self.held = not self._type_has_room(like.type)
+        if self.held:
+            return None
+        if like.type in self.pools:
+            node = self._from_pool(like)
+            if node is not None:
+                return node
+        for key, names in self._vocabularies(like, role):
+            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names, self.graph_words, not self.typed))
+            misses = held_back = 0
+            while key not in self.spent and vocabulary.names and misses < NAME_DRAWS:
+                name = vocabulary.draw(self.rng, like.name if self.keep_shape else None)
+                if name is not None and self._fresh(name):
+                    if not self._within_shares(like.type, name):
+                        held_back += 1  # fresh, but its first word is common enough already: it may come later
+                    else:
+                        node = self._named(like, name)
+                        if node is not None:
+                            return node
+                misses += 1
+            if held_back:  # held back for now; but the shares open only as the type gets new nodes: held back
+                made = self.made_marks[like.type][1][0]  # HELD_FOR_GOOD times in a row with none made, this draw
+                last, times = self.held_made.get(key, (None, 0))  # names no node (not held: the branch takes other
+                times = times + 1 if last == made else 1  # steps or its anchor gives up), and the vocabulary stays
+                self.held_made[key] = (made, times)  # for when the type grows
+                if times >= HELD_FOR_GOOD:
+                    continue
+            else:
+                self.spent.add(key)
+            self.held = self.held or bool(held_back)
+        if not self.held:
+            self.unnamed[f"type {like.type}" if self.typed else f"like {like.id}"] += 1
+        return None
+
+    def _type_has_room(self, node_type: str) -> bool:
+        """The type is less common among the new nodes than type_slack times its share of the input's (one over)."""
+        made = self.made_marks[node_type][1][0]
+        all_made = sum(counts[0] for _, counts in self.made_marks.values())
+        return made + 1 <= self.type_slack * self.real_marks[node_type][2] / len(self.nodes) * (all_made + 1) + 1
+
+    def _from_pool(self, like: Node) -> Node | None:
+        """The next name of the type's pool that is fresh and within the shares (looked for among the next
+        NAME_DRAWS), moved to the head of what is left of the pool and taken."""
+        pool, k = self.pools[like.type], self.pool_position.get(like.type, 0)
+        while k < len(pool) and not self._fresh(pool[k]):
+            k += 1
+        self.pool_position[like.type] = k
+        words = len(like.name.split(" "))
+        for j in range(k, min(k + NAME_DRAWS, len(pool))):
+            fits = self._fresh(pool[j]) and self._within_shares(like.type, pool[j]) and (not self.keep_shape or len(pool[j].split(" ")) == words)
+            node = self._named(like, pool[j]) if fits else None
+            if node is not None:
+                pool[k], pool[j] = pool[j], pool[k]
+                self.pool_position[like.type] = k + 1
+                return node
+        return None
+
+    def _named(self, like: Node, name: str) -> Node | None:
+        """The node named name, with an id in like's style, or None when no such id is free."""
+        for longer in range(4):
+            node_id = self._id(like, name, longer)
+            if node_id is not None:
+                self.names.add(name.casefold())
+                self.ids.add(node_id)
+                firsts, counts = self.made_marks[like.type]
+                firsts[_first_word(name)] += 1
+                counts[0] += 1
+                counts[1] += _has_digit(name)
+                return Node(node_id, name, like.type)
+        return None
+
+    def _within_shares(self, node_type: str, name: str) -> bool:
+        """With name added, no first word is more common among the type's new names than it is among its real
+        names or than a typical real first word is, and names with a digit are no more common than among the real
+        ones (each one over the share allowed, so the first names can come)."""
+        real_firsts, real_digits, n_real = self.real_marks[node_type]
+        firsts, (made, digits) = self.made_marks[node_type]
+        word = _first_word(name)
+        if firsts[word] + 1 > max(real_firsts[word] / n_real, 1 / len(real_firsts)) * (made + 1) + 1:
+            return False
+        return not _has_digit(name) or digits + 1 <= real_digits / n_real * (made + 1) + 1
+
+    def _fresh(self, name: str) -> bool:
+        """Not a name in use, and not an input name followed by more words ('Kazan' -> 'Kazan River'), nor one that
+        holds an input name of several words inside it (pseudonyms: 'Edward Martinez' holds 'Edward Martin')."""
+        if not name.strip() or name.casefold() in self.names or self._extends(name):
+            return False
+        if self.avoid and any(w.casefold() in self.avoid for w in re.findall(r"[^\W_]+", name)):
+            return False
+        return self.holds_input is None or not self.holds_input.search(name.casefold())
+
+    def _extends(self, name: str) -> bool:
+        words = name.casefold().split(" ")
+        return any(" ".join(words[:k]) in self.input_names for k in range(1, len(words)))
+
+    def _id(self, like: Node, name: str, longer: int = 0) -> str | None:
+        """An id for name in the style of like's id, or None if it would equal or extend one in use: the same
+        prefix and word style ('person_irina' -> 'person_anna_belova', 'org_north' -> 'org_tsentr_vostok',
+        'Golden_Gate' -> 'Tower_Hill'); an opaque id ('m.0abc1', 'Q42') keeps the prefix common to all ids and
+        redraws each other character by kind, with `longer` more characters once the short ones run out."""
+        node_id = None
+        for make in self.id_schemes:
+            made = make(like.name)
+            if made and (like.id == made or like.id.endswith("_" + made) or like.id.startswith(made + "_")):
+                prefix = like.id[: len(like.id) - len(made)] if like.id.endswith(made) else ""
+                node_id = prefix + make(name)
+                break
+        if node_id is None and (template := id_template(like)) is not None:  # made of some words of the name
+            if longer:
+                return None  # no longer id: a shape no real id has; another name is drawn instead
+            prefix, picks, make = template
+            made = [make(w) for w in re.findall(r"[^\W_]+", name)]
+            if len(made) < len(picks):
+                return None
+            if not all(-len(made) <= k < len(made) for k in picks) or len({k % len(made) for k in picks}) < len(picks):
+                picks = range(len(picks))  # a shorter name than like's: its first words, as many (the id's shape is the same)
+            node_id = prefix + "_".join(made[k] for k in picks)
+        if node_id is None and re.fullmatch(r"[^\W_]+(?:_[^\W_]+)*", like.id):  # readable words, not made from the name
+            head = like.id.split("_", 1)[0]
+            prefix = f"{head}_" if "_" in like.id and self.heads[head] > 1 else ""
+            make = slug if like.id.isascii() and like.id.islower() else snake if like.id.islower() else words
+            node_id = prefix + make(name)
+        if node_id is None:
+            rest = like.id[len(self.id_prefix):]
+            rest += (rest[-1:] or "0") * longer
+            node_id = self.id_prefix + "".join(
+                self.rng.choice(self.id_chars[k]) if (k := self._kind(c)) != "other" and self.id_chars[k] else c for c in rest
+            )
+        if node_id in self.ids:  # an id may extend an input id ('person_ines' -> 'person_ines_brandt'), as real ones do
+            return None
+        if leaky_markers(Node(node_id, name, like.type)):
+            return None
+        return node_id
+
+
+def id_template(node: Node) -> tuple[str, tuple[int, ...], Callable[[str], str]] | None:
+    """How a node's id is made of some of its name's words, after a prefix: 'person_ana' for 'Ana Ruiz' is
+    ('person_', (0,), slug), the first word; 'org_lewis' for 'Carol Lewis' ('org_', (-1,), slug), the last; None
+    when the id ends in no word of the name. The longest run of name words at the end of the id is taken."""
+    found = re.findall(r"[^\W_]+", node.name)
+    tokens = node.id.split("_")
+    for make in ID_SCHEMES[:3]:
+        made = [make(w) for w in found]
+        picks: list[int] = []
+        for token in reversed(tokens):
+            if token not in made:
+                break
+            k = made.index(token)
+            picks.insert(0, k - len(made) if k == len(made) - 1 and k > 0 else k)  # the last word stays the last
+        if picks and len(set(picks)) == len(picks):
+            return "_".join(tokens[: len(tokens) - len(picks)]) + ("_" if len(tokens) > len(picks) else ""), tuple(picks), make
+    return None

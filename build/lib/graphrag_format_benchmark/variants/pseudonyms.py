@@ -1,0 +1,278 @@
+"""--pseudonymize: every entity renamed to a made-up name in its own style, one pseudonym per entity for the run.
+
+In: the variants and a seed. Out: the id variant 'pseudonyms', beside the original names, with the questions'
+texts, answers and answer ids following, and the renaming's SHA-256 for the manifest. An untyped graph's kinds are
+read from its relations (role_groups); a one-word name is renamed within its kind (KIND_POOLS, another name of its
+group, a head word), never to a blend. still_named finds what a renamed question text still gives away.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
+
+from ..solver import fold_answer
+from .names import KIND_POOLS, NAME_DRAWS, Namer, Vocabulary, head_words, in_case_of, role_kind, script, word_shape
+
+if TYPE_CHECKING:
+    from benchmark import Props
+
+    from .contexts import Context, Variant
+
+
+SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
+ROLE_MERGE = 0.5  # two roles are one group when this share of the smaller role's nodes plays both
+ROLE_MERGE_MIN = 3  # ... and the smaller role has at least this many nodes (one odd node does not join two kinds)
+
+
+def role_groups(graph: Graph) -> dict[str, str]:
+    """An untyped graph's kinds, read from its relations: node id -> the key of its group. Roles (relation,
+    direction) whose nodes mostly play both are one group (union-find over roles, merged when ROLE_MERGE of the
+    smaller role's nodes play the other too): a person is the source of nationality, profession and spouse
+    alike; the targets of nationality and the sources of contains (countries) are one group, the targets of
+    profession another. A node goes to the group most of its roles' nodes are in; the key names the group's
+    largest role ('nationality>' : what nationality points to). Deterministic: sorted, no draw."""
+    plays: dict[str, set[tuple[str, str]]] = {}
+    for e in graph.edges:
+        plays.setdefault(e.target, set()).add((e.relation, ">"))
+        plays.setdefault(e.source, set()).add((e.relation, "<"))
+    members: dict[tuple[str, str], int] = Counter(r for roles in plays.values() for r in roles)
+    both: Counter = Counter(pair for roles in plays.values() for pair in itertools.combinations(sorted(roles), 2))
+    parent = {r: r for r in members}
+
+    def root(r):
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    for (a, b), k in sorted(both.items()):
+        smaller = min(members[a], members[b])
+        if smaller >= ROLE_MERGE_MIN and k >= ROLE_MERGE * smaller:
+            ra, rb = sorted((root(a), root(b)))
+            parent[rb] = ra
+    size: Counter = Counter()
+    for r, k in members.items():
+        size[root(r)] += k
+    key = {}
+    for r in sorted(members, key=lambda r: (-members[r], r)):  # each group named after its largest role
+        key.setdefault(root(r), "".join(r[::-1]) if r[1] == "<" else "".join(r))
+    groups = {}
+    for node, roles in plays.items():
+        weight: Counter = Counter()
+        for r in roles:
+            weight[root(r)] += members[r]
+        groups[node] = key[min(weight, key=lambda g: (-weight[g], key[g]))]
+    return groups
+
+
+class Pseudonyms:
+    """--pseudonymize's renaming, one per run: every entity gets one pseudonym, whatever the size, context,
+    permutation or format it is shown in. The input's nodes are named first, in the input's order, so that
+    their pseudonyms do not depend on the sizes asked for; a distractor is named when it first appears.
+    A pseudonym is drawn like a distractor's name (words of the names of its role, in the same shape) and
+    shares no word with the name it replaces ('Carol Lewis' never becomes 'Carol Torres')."""
+
+    def __init__(self, graph: Graph, seed: int) -> None:
+        self.namer = Namer(graph, random.Random(f"{seed}/pseudonyms"))
+        self.namer.type_slack = math.inf  # every node is renamed: the mix of types is the input's by construction
+        self.namer.keep_shape = True
+        several = sorted({n.name.casefold() for n in graph.nodes if " " in n.name.strip()}, key=len, reverse=True)
+        self.namer.holds_input = re.compile("|".join(map(re.escape, several))) if several else None
+        self.rng = random.Random(f"{seed}/pseudonyms/fallback")
+        self.kind_order: dict[str, list[str]] = {}  # kind -> its pool in a seeded order, drawn from in turn
+        self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
+        self.real = graph.nodes  # the input's nodes: the names a question text may still hold
+        self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
+        self.everyone = Vocabulary([n.name for n in graph.nodes], self.namer.graph_words)  # the fallback: every name's words
+        self.shapes: dict[tuple, list[str]] = {}  # ... then any word of the same shape, wherever it stands
+        for n in graph.nodes:
+            for w in n.name.split(" "):
+                self.shapes.setdefault(word_shape(w), []).append(w)
+        self.shapes = {k: sorted(set(v)) for k, v in self.shapes.items()}
+        numbers = [int(n.name) for n in graph.nodes if n.name.isdecimal() and n.name.isascii()]
+        self.numbers = (min(numbers), max(numbers)) if numbers else None  # names that are numbers (years) get numbers
+        # node id -> its kind: its type, or on an untyped graph its role group, read from its relations
+        self.groups = {n.id: n.type for n in graph.nodes} if self.namer.typed else role_groups(graph)
+        by_group: dict[str, list[str]] = {}
+        for n in graph.nodes:
+            if n.id in self.groups:
+                by_group.setdefault(self.groups[n.id], []).append(n.name)
+        for group, names in by_group.items():
+            self.namer.role_names[("group", group)] = names
+        self.heads = {group: head_words(names) for group, names in by_group.items()}
+        self.heads[""] = head_words([n.name for n in graph.nodes]) if self.groups else []  # then any group's
+        self.swaps = self._swaps(graph)
+        self.rename(graph)
+
+    def rename(self, graph: Graph) -> dict[str, Node]:
+        """Name the graph's nodes that have no pseudonym yet; the pseudonym of each of its nodes."""
+        roles: dict[str, tuple[str, str]] = {}
+        for e in graph.edges:
+            roles.setdefault(e.target, (e.relation, "out"))
+            roles.setdefault(e.source, (e.relation, "in"))
+        for n in graph.nodes:
+            if n.id not in self.renamed:
+                role = ("group", self.groups[n.id]) if n.id in self.groups else roles.get(n.id, ("", "out"))
+                self.renamed[n.id] = self._new(n, role)
+        return {n.id: self.renamed[n.id] for n in graph.nodes}
+
+    def _new(self, n: Node, role: tuple[str, str]) -> Node:
+        namer = self.namer
+        namer.avoid = {w.casefold() for w in re.findall(r"[^\W_]+", n.name)}
+        try:
+            one_word = len(n.name.split()) == 1  # a word of the role's kind first, if it has one (untyped), then another
+            node = self._from_kind(n, role) if one_word and not namer.typed else None  # of its group's one-word names,
+            node = node or (self.swaps.get(n.id) if one_word else None)  # then a head word of its group: never a blend
+            node = node or (self._from_heads(n, role) if one_word else None)
+            node = node or (None if one_word and role[0] == "group" else namer.new_node(n, role))
+            if node is None and not namer.typed:  # the group's own names are spent: words of its kind, if it has one
+                node = self._from_kind(n, role)
+            for attempt in range(2 * NAME_DRAWS):  # the role's names are spent: a number for a number; the words at the same
+                if node is not None:                # places of every name of its shape; then any word of each word's shape
+                    return node
+                if self.numbers and n.name.isdecimal() and n.name.isascii():
+                    low, high = self.numbers
+                    name = str(self.rng.randint(max(low - (high - low) // 2, 0), high + (high - low) // 2)).zfill(len(n.name))
+                elif attempt < NAME_DRAWS and not (one_word and role[0] == "group"):  # no word model's blend for one word
+                    name = self.everyone.draw(self.rng, n.name)
+                else:
+                    name = " ".join(self.rng.choice(self.shapes.get(word_shape(w)) or [w]) for w in n.name.split(" "))
+                node = namer._named(n, name) if name and namer._fresh(name) else None
+            while node is None:  # no word of that shape is left: a made-up word, in the input's script if Latin or Cyrillic
+                word = "".join(self.rng.choice(SYLLABLES) for _ in range(self.rng.randint(2, 3))).title()
+                word = "".join(TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
+                node = namer._named(n, word) if namer._fresh(word) else None
+            return node
+        finally:
+            namer.avoid = set()
+
+    def _swaps(self, graph: Graph) -> dict[str, Node]:
+        """The one-word names of each group (a type, or an untyped graph's role group), deranged among themselves (a
+        seeded shuffle, each taking the name and id of the next one still free that is another word): a country
+        becomes another of the graph's countries, 'male' 'female', a year another year; real words of the kind, as
+        many of each as before. A group of one gets none (kind pool, head words)."""
+        members: dict[tuple[str, int], list[Node]] = {}
+        for n in graph.nodes:
+            if n.id in self.groups and len(n.name.split()) == 1:
+                members.setdefault((self.groups[n.id], 1), []).append(n)
+        swaps = {}
+        for key in sorted(members):
+            order, taken = self.rng.sample(members[key], len(members[key])), set()
+            for k, n in enumerate(order):
+                own = {w.casefold() for w in n.name.split()}
+                for step in range(1, len(order)):  # the next name after it that is free and shares no word with it
+                    other = order[(k + step) % len(order)]
+                    if other.id not in taken and not {w.casefold() for w in other.name.split()} & own:
+                        swaps[n.id] = Node(other.id, other.name, n.type)
+                        taken.add(other.id)
+                        break
+        return swaps
+
+    def _from_heads(self, n: Node, role: tuple[str, str]) -> Node | None:
+        """A head word (head_words) of the node's group, in its case, fresh, drawn in a seeded order, then one of
+        the whole graph's (a real word still, if of another kind); else None."""
+        mine = self.heads.get(role[1], []) if role[0] == "group" else []
+        for word in [*self.rng.sample(mine, len(mine)), *self.rng.sample(self.heads[""], len(self.heads[""]))]:
+            name = in_case_of(word, n.name)
+            if name.isalpha() == n.name.isalpha() and self.namer._fresh(name):
+                node = self.namer._named(n, name)
+                if node is not None:
+                    return node
+        return None
+
+    def _from_kind(self, n: Node, role: tuple[str, str]) -> Node | None:
+        """A word of the role's kind (KIND_POOLS) with as many words as n's name, fresh, in its case, or None."""
+        names = self.namer.role_names.get(role, [])
+        kind = role_kind(names)
+        if kind is None:
+            return None
+        pool = self.kind_order.setdefault(kind, self.rng.sample(KIND_POOLS[kind], len(KIND_POOLS[kind])))
+        size = len(n.name.split())
+        for word in pool:
+            name = in_case_of(word, n.name)
+            if len(name.split()) == size and self.namer._fresh(name) and not {w.casefold() for w in name.split()} & self.namer.avoid:
+                node = self.namer._named(n, name)
+                if node is not None:
+                    return node
+        return None
+
+
+def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
+    """--pseudonymize: every node renamed to its pseudonym (see Pseudonyms) with an id in its id's style; edges,
+    gold answers, answer ids, queries, the question texts and the properties that quote a name follow; types,
+    relations and gold paths stay. A model that answers from memory instead of the graph scores lower here than
+    on the original names, on the same questions."""
+    contexts, mappings = [], {}
+    for context in variant.contexts:
+        renamed, mapping = _pseudonyms(context, pseudonyms.rename(context.graph), pseudonyms)
+        contexts.append(renamed)
+        mappings[context.id] = mapping
+    mapping = json_bytes(mappings[""] if variant.shared else mappings)
+    return replace(variant, ids="pseudonyms", contexts=tuple(contexts), mapping_sha256=sha256_hex(mapping))
+
+
+def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudonyms) -> tuple[Context, dict]:
+    """with_pseudonyms for one context: the renamed context and its renaming (old id -> [new id, new name])."""
+    graph = context.graph
+    by_name = {n.name: renamed[n.id].name for n in graph.nodes}
+    by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2})  # an id quoted in a question
+    pattern = re.compile("|".join(re.escape(k) for k in sorted(by_name, key=len, reverse=True) if k.strip())) if by_name else None
+    folded = {fold_answer(n.name): renamed[n.id].name for n in graph.nodes}
+
+    def text(value: str) -> str:
+        return pattern.sub(lambda m: by_name[m.group(0)], value) if pattern else value
+
+    def props(all_props: tuple[Props, ...]) -> tuple[Props, ...]:
+        return tuple(tuple((k, text(v) if isinstance(v, str) else v) for k, v in p) for p in all_props)
+
+    new_graph = Graph(tuple(renamed[n.id] for n in graph.nodes),
+                      tuple(Edge(renamed[e.source].id, e.relation, renamed[e.target].id) for e in graph.edges), graph.edge_ids,
+                      props(graph.node_props), props(graph.edge_props))
+    questions = tuple(replace(
+        q, question=text(q.question),
+        answers=q.answers if q.insufficient else tuple(dict.fromkeys(folded.get(fold_answer(a), text(a)) for a in q.answers)),
+        answer_ids=tuple(renamed[i].id for i in q.answer_ids),
+        query=replace(q.query, start=renamed[q.query.start].id) if q.query else None) for q in context.questions)
+    new_names = re.compile("|".join(re.escape(n.name) for n in sorted(new_graph.nodes, key=lambda n: -len(n.name)) if n.name.strip()) or "(?!)")
+    for q in questions:
+        left = still_named(new_names.sub(" ", q.question), pseudonyms.real)  # the pseudonyms' own words are no leftovers
+        if left and q.id not in pseudonyms.warned:
+            pseudonyms.warned.add(q.id)
+            warn(f"--pseudonymize: the text of question {q.id} may still name {', '.join(map(repr, left[:3]))} in another "
+                 "form than the graph's; rename it in the questions file, or use generated questions")
+    mapping = {n.id: [renamed[n.id].id, renamed[n.id].name] for n in graph.nodes}
+    return replace(context, graph=new_graph, questions=questions), mapping
+
+
+def still_named(question: str, nodes: tuple[Node, ...]) -> list[str]:
+    """The names a renamed question text (its pseudonyms taken out) may still hold: a word of a name of several words standing alone
+    ('Thompson' of 'Karen Thompson'), or in Cyrillic an inflected form of a name's word ('Ирины' for 'Ирина': the
+    same word but for its last one to three letters). Only capitalised words of four letters or more count, and
+    never the text's first word: 'Which' is not 'White'."""
+    found = re.findall(r"[^\W\d_]+", question)
+    words = {w for w in found[1:] if len(w) >= 4 and w[0].isupper()}
+    if not words:
+        return []
+    left = []
+    for n in nodes:
+        for part in n.name.split(" ") if " " in n.name.strip() else [n.name]:
+            part = part.strip(",.;:()\"'")
+            if len(part) < 4:
+                continue
+            if part in words and " " in n.name.strip():
+                left.append(n.name)
+            elif script(part) == "CYRILLIC" and len(part) >= 5 and any(
+                    w != part and w[:-k] == part[:-k] and abs(len(w) - len(part)) <= 2 for w in words for k in (1, 2, 3) if len(w) > k + 2):
+                left.append(n.name)
+    return sorted(set(left))
+
+
+TO_CYRILLIC = dict(zip("abdeklmnorstvBDKLMNORSTV", "абдеклмнорствБДКЛМНОРСТВ"))

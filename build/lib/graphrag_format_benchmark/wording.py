@@ -1,0 +1,257 @@
+"""How a generated question reads: natural, as a user asks, or the templated walk.
+
+In: a query (start, hops, conditions, an asked property) and how relations read (derived from their names, or
+--relation-phrases). Out: the question's text (Wording). English has natural wording; every language of
+QUESTION_TEXTS has the templated one.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, NamedTuple
+
+from benchmark import BenchmarkError, display, read_text
+
+from .solver import value_text
+
+if TYPE_CHECKING:
+    from benchmark import Ask, Condition, Graph, Hop
+
+
+# Generated question sets (--generate-questions N): positive questions are random walks from a random
+# start, forwards or backwards along existing edges, never back over the edge just taken; every complete
+# walk of the resulting query is a gold path, so answer sets come out as they are (up to MAX_ANSWERS).
+# Abstention questions are near misses like the article's q6: a real walk, then a last hop whose relation
+# nodes of the same role do have, but not the nodes reached, so that nothing but the facts tells the model
+# to abstain. A node's role is its type; on an untyped graph (one type), the nodes at the same end of the
+# relation it was reached by (the other targets of spouse, say), and for the start, of one of its edges.
+# They are then validated and proven like a hand-written file.
+QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards, a hop backwards, joiner, closing, closing for a set)
+    "ru": ("Начни с {start}. Пройди по ", "{relation}", "{relation} в обратную сторону", ", затем по ", ". Какой узел получится?",
+           ". Какие узлы получатся? Назови любой из них."),
+    "en": ("Start at {start}. Follow ", "{relation}", "{relation} backwards", ", then ", ". Which node do you reach?",
+           ". Which nodes do you reach? Name any one of them."),
+}
+ASK_TEXTS = {  # language -> (closing for a node's property, for a set of nodes, for the last edge's), and a hop's condition
+    "ru": (". Каково значение {key} у узла, к которому ты придёшь?", ". Каковы значения {key} у узлов, к которым ты придёшь? "
+           "Назови любое из них.", ". Каково значение {key} у последнего ребра пути?", "{hop} (только где {conditions})", " и "),
+    "en": (". What is the {key} of the node you reach?", ". What is the {key} of the nodes you reach? Name any one of them.",
+           ". What is the {key} of the last edge you follow?", "{hop} (only where {conditions})", " and "),
+}
+QUOTES = {"ru": ("«»", '""', "„“", "''"), "en": ('""', "''", "“”", "«»")}  # the first pair the name does not hold
+
+
+def quoted(language: str, name: str) -> str:
+    """The name in quotes it does not contain: ('en', 'Tomsk') -> '"Tomsk"'; ('en', 'The "Best"') -> "'The \"Best\"'"."""
+    pair = next((p for p in QUOTES[language] if p[0] not in name and p[1] not in name), QUOTES[language][0])
+    return pair[0] + name + pair[1]
+
+
+def question_text(language: str, start: str, hops: list[Hop], several: bool = False, ask: Ask | None = None) -> str:
+    """'Start at "Tomsk". Follow LOCATED_IN backwards, then DEVELOPED_BY. Which node do you reach?'; a hop with
+    conditions reads 'DEVELOPED_BY (only where since <= 2010)', an ask 'What is the founded of the node you reach?'"""
+    opening, forwards, backwards, joiner, closing, closing_set = QUESTION_TEXTS[language]
+    ask_node, ask_set, ask_edge, conditional, also = ASK_TEXTS[language]
+    steps = [(forwards if h.direction == "out" else backwards).format(relation=h.relation) for h in hops]
+    steps = [conditional.format(hop=step, conditions=also.join(f"{c.key} {c.op} {value_text(c.value)}" for c in h.where)) if h.where else step
+             for step, h in zip(steps, hops)]
+    if ask is not None:
+        closing = (ask_edge if ask.of_ == "edge" else ask_set if several else ask_node).format(key=ask.key)
+    elif several:
+        closing = closing_set
+    return opening.format(start=quoted(language, start)) + joiner.join(steps) + closing
+
+
+# Natural wording (--wording natural, the default for English): the question a GraphRAG user asks, with no
+# relation name verbatim. Each relation gets a phrase from its name (__people__person__nationality ->
+# 'nationality', DEVELOPED_BY -> 'developed by', LEADS -> 'leads'), or from --relation-phrases FILE, and a
+# kind that decides how a hop reads forwards and backwards:
+#   noun    'the nationality of X'           backwards: 'the one whose nationality is X'
+#   state   'what X is developed by'         backwards: 'the one developed by X'
+#   act     'the one X leads'                backwards: 'the one that leads X'
+#   made    'the characters created by X'    backwards: 'the one who created X'
+#   pair    a user's phrase and inverse phrase, both nouns: 'the developer of X', backwards 'the product of X'
+# A walk nests these from the start outwards; the last hop is the question ('What does Irina lead?').
+# The wording only says what the query is; the query, its gold paths and the solver's proof are unchanged.
+PREPOSITIONS = frozenset("by in of at to from on for with into as about under over within near".split())
+STATE_WORDS = frozenset(("located based born contained included situated made part member published released married "
+                         "employed involved set filmed buried educated headquartered written named known used owned "
+                         "developed created produced directed founded designed built composed").split())
+IRREGULAR_PARTICIPLES = frozenset("born made written known built held taken given begun done won sold shown drawn grown".split())
+CONDITION_WORDS = {"=": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
+
+
+class Phrase(NamedTuple):
+    """How one relation reads in a natural question: its words and their kind (see above)."""
+
+    words: str
+    kind: str  # noun | state | act | made | pair
+    inverse: str = ""  # pair only: the noun for a hop backwards
+
+
+def relation_words(name: str) -> list[str]:
+    """The words of a relation or property name, namespace dropped: '__people__person__nationality' -> ['nationality'],
+    'DEVELOPED_BY' -> ['developed', 'by'], 'http://x.org/ont#birthPlace' -> ['birth', 'place'], 'ex:hasParent' -> ['parent']."""
+    last = re.split(r"__|[/#:.]", name.strip("_/#:. "))[-1] or name
+    last = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", last)
+    words = [w.lower() for w in re.split(r"[\s_\-]+", last) if w]
+    if len(words) > 1 and words[0] in ("has", "is", "have"):
+        words = words[1:]
+    return words or [name]
+
+
+def derive_phrase(relation: str) -> Phrase:
+    """The phrase and kind of a relation from its name alone (what --relation-phrases overrides)."""
+    words = relation_words(relation)
+    text = " ".join(words)
+    verb_case = relation.isupper() or relation.replace("_", "").isupper()
+    if len(words) > 1 and words[-1] in ("created", "written", "directed", "produced", "composed", "designed", "founded", "edited"):
+        return Phrase(text, "made")
+    if words[-1] in PREPOSITIONS and len(words) > 1:
+        return Phrase(text, "state" if words[0] in STATE_WORDS or words[0] in ("part", "member", "child", "subclass") else "act")
+    if verb_case and (words[0].endswith(("s", "ed")) and not words[0].endswith("ss")):
+        return Phrase(text, "act")
+    return Phrase(text, "noun")
+
+
+def third_person_base(verb: str) -> str:
+    """'leads' -> 'lead', 'carries' -> 'carry', 'watches' -> 'watch', 'uses' -> 'use'."""
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "xes", "sses", "zes")):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
+
+
+def read_relation_phrases(path: Path) -> dict[str, Phrase]:
+    """--relation-phrases FILE: one relation a line, 'relation<TAB>phrase<TAB>inverse phrase' (both nouns: 'developer',
+    'product'); or one phrase alone, read in the kind the relation's name gives. Blank lines and '#' lines skipped."""
+    phrases = {}
+    for line_no, line in enumerate(read_text(path, "--relation-phrases")[0].splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if len(fields) not in (2, 3) or not all(fields):
+            raise BenchmarkError(f"{display(path)} line {line_no}: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse phrase', "
+                                 "tab-separated, each field not empty")
+        if fields[0] in phrases:
+            raise BenchmarkError(f"{display(path)} line {line_no}: relation {fields[0]!r} is given twice; keep one line")
+        phrases[fields[0]] = Phrase(fields[1], "pair", fields[2]) if len(fields) == 3 else derive_phrase(fields[0])._replace(words=fields[1])
+    return phrases
+
+
+def _condition_words(where: tuple[Condition, ...]) -> str:
+    """' (counting only links whose since is at most 2010)', or '' for a hop with no condition."""
+    if not where:
+        return ""
+    said = " and ".join(f"{' '.join(relation_words(c.key))} {CONDITION_WORDS[c.op]} {value_text(c.value)}" for c in where)
+    return f" (counting only links whose {said})"
+
+
+# kind -> form -> (forwards, backwards): a hop as a noun phrase inside a longer one ("nested"), as the question of the
+# last hop ("asked"), or as a sentence about an unknown in a longer walk ("stated"). {x}: what the hop starts from;
+# {w}: the relation's phrase; {inv}: a pair's inverse phrase; {verb}: the phrase's last word; {c}: the hop's condition.
+PHRASINGS = {
+    "pair": {"nested": ("the {w} of {x}{c}", "the {inv} of {x}{c}"), "asked": ("What is the {w} of {x}{c}?", "What is the {inv} of {x}{c}?"),
+             "stated": ("the {w} of {x}{c} is something.", "the {inv} of {x}{c} is something.")},
+    "noun": {"nested": ("the {w} of {x}{c}", "the one whose {w} is {x}{c}"), "asked": ("What is the {w} of {x}{c}?", "Whose {w} is {x}{c}?"),
+             "stated": ("the {w} of {x}{c} is something.", "something has {x} as its {w}{c}.")},
+    "state": {"nested": ("the one {x} is {w}{c}", "the one {w} {x}{c}"), "asked": ("What is {x} {w}{c}?", "What is {w} {x}{c}?"),
+              "stated": ("{x} is {w} something{c}.", "something is {w} {x}{c}.")},
+    "made": {"nested": ("the {w} by {x}{c}", "the one who {verb} {x}{c}"), "asked": ("What are the {w} by {x}{c}?", "Who {verb} {x}{c}?"),
+             "stated": ("something is among the {w} by {x}{c}.", "someone {verb} {x}{c}.")},
+    "act": {"nested": ("the one {x} {w}{c}", "the one that {w} {x}{c}"), "asked": ("What is it that {x} {w}{c}?", "What {w} {x}{c}?"),
+            "stated": ("{x} {w} something{c}.", "something {w} {x}{c}.")},
+}
+
+
+def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
+    """One hop in one of PHRASINGS' forms: ('asked', 'Irina', LEADS out) -> 'What does Irina lead?' (an upper-case verb
+    ending in s reads 'does ... lead'); ('nested', 'Irina', LEADS out) -> 'the one Irina leads'."""
+    out = hop.direction == "out"
+    first, *rest = p.words.split()
+    if form == "asked" and p.kind == "act" and out and first.endswith("s") and not first.endswith("ss"):
+        text = "What does {x} " + " ".join([third_person_base(first), *rest]) + "{c}?"
+    else:
+        text = PHRASINGS[p.kind][form][0 if out else 1]
+    text = text.format(x=x, w=p.words, inv=p.inverse, verb=p.words.split()[-1], c=_condition_words(hop.where))
+    return text[0].upper() + text[1:] if form == "stated" else text
+
+
+NESTING_KINDS = frozenset(("noun", "pair", "made"))  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
+
+
+def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
+                     ask: Ask | None = None, dated: Callable[[str], bool] = lambda key: False) -> str:
+    """A question as a user asks it: ('Matthew Lawrence', [nationality out]) -> 'What is the nationality of Matthew
+    Lawrence?'; ('Mr Mann', [characters_created in]) -> 'Who created Mr Mann?'. Several answers: '... (There may be
+    several; name any one.)'. An ask of a node's property: 'What is the population of <the walk>?'; when was for a
+    participle key with dates (founded); of the last edge's: 'What is the since of the leads link from Irina?'."""
+    if len(hops) > 1 and not {phrases(h.relation).kind for h in hops} <= NESTING_KINDS:
+        return _sequential_question(start, hops, phrases, several, ask, dated)
+    np = start
+    for hop in hops[:-1]:
+        np = phrase_hop("nested", np, hop, phrases(hop.relation))
+    last = hops[-1]
+    if ask is None:
+        text = phrase_hop("asked", np, last, phrases(last.relation))
+    elif ask.of_ == "edge":
+        text = (f"What is the {' '.join(relation_words(ask.key))} of the {phrases(last.relation).words} link "
+                f"{'from' if last.direction == 'out' else 'to'} {np}{_condition_words(last.where)}?")
+    else:
+        text = _property_question(phrase_hop("nested", np, last, phrases(last.relation)), ask.key, dated)
+    return text + (" (There may be several; name any one.)" if several else "")
+
+
+def _property_question(reached: str, key: str, dated: Callable[[str], bool]) -> str:
+    """'What is the population of X?'; 'When was X founded?' for a participle key whose values are dates or years."""
+    words = relation_words(key)
+    if words[-1].endswith("ed") or words[-1] in IRREGULAR_PARTICIPLES:
+        return f"When was {reached} {' '.join(words)}?" if dated(key) else f"What is the value of \"{' '.join(words)}\" for {reached}?"
+    return f"What is the {' '.join(words)} of {reached}?"
+
+
+def _sequential_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool, ask: Ask | None,
+                         dated: Callable[[str], bool]) -> str:
+    """A longer walk with verbs, a sentence a hop: 'Irina leads something. That one uses something. What is that one
+    developed by?'; an ask is put to the node reached ('... When was that one founded?')."""
+    sentences, subject = [], start
+    for hop in hops[:-1]:
+        sentences.append(phrase_hop("stated", subject, hop, phrases(hop.relation)))
+        subject = "that one"
+    if ask is not None and ask.of_ == "node":
+        sentences.append(phrase_hop("stated", subject, hops[-1], phrases(hops[-1].relation)))
+        text = _property_question("that one", ask.key, dated) + (" (There may be several; name any one.)" if several else "")
+        return " ".join(sentences) + " " + text
+    return " ".join(sentences) + " " + natural_question(subject, hops[-1:], phrases, several, ask, dated)
+
+
+class Wording:
+    """The text of a generated question: natural (English; see natural_question) or the templated walk (question_text),
+    the only one for Russian. phrases: --relation-phrases, over what relation names give."""
+
+    def __init__(self, graph: Graph, language: str, wording: str, phrases: tuple[tuple[str, Phrase], ...] = ()) -> None:
+        self.language, self.natural = language, wording == "natural" and language == "en"
+        self.phrases, self.derived = dict(phrases), {}
+        self.graph = graph
+        self.dates: dict[str, bool] = {}
+
+    def __call__(self, start: str, hops: list[Hop], several: bool = False, ask: Ask | None = None) -> str:
+        if not self.natural:
+            return question_text(self.language, start, hops, several=several, ask=ask)
+        return natural_question(start, hops, self.phrase, several, ask, self.dated)
+
+    def phrase(self, relation: str) -> Phrase:
+        known = self.phrases.get(relation) or self.derived.get(relation)
+        if known is None:
+            known = self.derived[relation] = derive_phrase(relation)
+        return known
+
+    def dated(self, key: str) -> bool:
+        """Whether a node property's values are dates or years (an ask reads 'When was X founded?')."""
+        if key not in self.dates:
+            values = [v for props in self.graph.props_by_node.values() for k, v in props if k == key]
+            self.dates[key] = bool(values) and all(
+                (isinstance(v, str) and re.match(r"\d{4}(-\d\d){0,2}(\b|T)", v)) or (type(v) is int and 1000 <= v <= 2100) for v in values)
+        return self.dates[key]
