@@ -113,6 +113,8 @@ def graphs() -> dict[str, tuple[dict, dict | None]]:
         "synthetic KG (untyped, m.0 ids)": lambda seed: synth_kg.make_graph(2400, 200, random.Random(seed), opaque=True),
         "movies (untyped, years, one-word names)": movie_graph_seeded,
         "people KG (untyped, lowercase, Faker's real names)": lambda seed: synth_kg.people_graph(800, random.Random(seed)),
+        "stand-in KG (untyped, lowercase, real KG shapes)": lambda seed: synth_kg.standin_graph(240, random.Random(seed)),
+        "stand-in KG (untyped, Title Case, real KG shapes)": lambda seed: synth_kg.standin_graph(240, random.Random(seed), title=True),
     }
     return {"article (14 nodes, ru, typed)": (article, None), "unix (30 nodes, en, typed)": (unix_graph(random.Random(1)), None),
             **{name: (make(k + 2), make(k + 102)) for k, (name, make) in enumerate(made.items())}}
@@ -264,11 +266,24 @@ def pseudonyms(graph: dict, folder: Path) -> dict:
     out = {"entities": len(pairs), "changed_between_sizes": sum(len(names) > 1 for names in named.values()),
            "made_up_one_word": [sum(b.casefold() not in words for b in one_word), len(one_word)], "pairs": pairs,
            "same_word_count": round(sum(len(a.split()) == len(b.split()) for a, b in pairs) / len(pairs), 3),
-           "keeps_own_word": round(sum(bool({w.casefold() for w in a.split()} & {w.casefold() for w in b.split()}) for a, b in pairs) / len(pairs), 3),
+           "keeps_own_word": round(sum(bool(own_words(a) & own_words(b)) for a, b in pairs) / len(pairs), 3),
+           "same_shape": round(sum(classes(a) == classes(b) for a, b in pairs if " " in a) / max(sum(" " in a for a, _ in pairs), 1), 3),
+           "fallbacks": [line.split(": ", 2)[-1] for line in done.stderr.splitlines() if "pseudonym(s) so far" in line],
            "warnings": sum("may still name" in line for line in done.stderr.splitlines())}
     if len(pairs) >= 200:
         out["auc"] = {k: round(v, 3) for k, v in cross_validated_auc([a for a, _ in pairs], [b for _, b in pairs]).items()}
     return out
+
+
+def own_words(name: str) -> set[str]:
+    """A name's words that are its own: not function words nor honorifics ('of', 'sir'), which a pseudonym keeps."""
+    return {w.casefold() for w in name.split()} - variants_names.kept_words(name)
+
+
+def classes(name: str) -> list[str]:
+    """A name's shape as the tool reads it, case aside: ['plain', 'ordinal', 'of', 'plain'] for 'maria ii of portugal'."""
+    return [kind[1].casefold() if kind[0] == "function" else kind[0] if kind[0] in ("honorific", "ordinal", "year", "code") else "plain"
+            for kind in variants_names.name_shape(name)]
 
 
 def near_miss_share(graph: dict, questions: list[dict]) -> tuple[float, int]:
@@ -310,10 +325,12 @@ def generated(graph: dict, folder: Path) -> list[dict]:
     return json.loads((folder / "gen" / "questions.generated.json").read_text(encoding="utf-8"))
 
 
-def measure() -> list[dict]:
+def measure(only: str = "") -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for k, (name, (graph, twin)) in enumerate(graphs().items()):
+            if only not in name:
+                continue
             folder = Path(tmp) / str(k)
             folder.mkdir()
             made = run_sizes(graph, folder)
@@ -350,8 +367,9 @@ def cross(row: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", default="", metavar="TEXT", help="only the graphs whose name holds TEXT ('stand-in', 'people')")
     args = parser.parse_args(argv)
-    rows = measure()
+    rows = measure(args.only)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return 0
@@ -370,14 +388,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"- {r['graph']}: {w.removeprefix('warning: ')}")
     print()
     print("| graph | entities | n-gram AUC, real names against their pseudonyms (NB; LR) | cross-graph AUC (NB) | "
-          "made-up one-word pseudonyms | same number of words | keeps a word of its own | "
+          "made-up one-word pseudonyms | same number of words | same shape (multi-word) | keeps a word of its own | "
           "entities renamed differently between sizes | 'may still name' warnings |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows[::2]:
         p = r["pseudonyms"]
         aucs = "; ".join(f"{v:.2f}" for v in p.get("auc", {}).values()) or "(under 200 nodes)"
         print(f"| {r['graph']} | {p['entities']:,} | {aucs} | {cross(p)} | {p['made_up_one_word'][0]} of {p['made_up_one_word'][1]} | "
-              f"{p['same_word_count']:.2f} | {p['keeps_own_word']:.2f} | {p['changed_between_sizes']} | {p['warnings']} |")
+              f"{p['same_word_count']:.2f} | {p['same_shape']:.2f} | {p['keeps_own_word']:.2f} | {p['changed_between_sizes']} | {p['warnings']} |")
+    for r in rows[::2]:
+        for line in r["pseudonyms"]["fallbacks"]:
+            print(f"- {r['graph']}: {line}")
     return 0
 
 

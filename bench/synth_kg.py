@@ -206,6 +206,176 @@ def people_graph(n_people: int, rng: random.Random) -> dict:
     return {"nodes": [n for n in nodes if n["id"] in linked], "edges": unique}
 
 
+# --standin: the shapes real KGs have that Faker's "Given Family" people lack, from Faker's real-world lists (given
+# names, surnames, towns, countries, counties, English words) and the public lists below, never the tool's own pools:
+# royal and noble names with an ordinal and "of" ("maria ii of portugal"), epithets ("peter the great"), particles
+# ("charles de gaulle", "ludwig van beethoven"), titles ("sir john smith"); places with "upon" and "-on-"; film and book
+# titles; organisations; catalogue-numbered objects ("(1234) 2001 AB1", "ngc 1234"); events and works with years.
+ORDINALS = "i ii iii iv v vi vii viii ix x xi xii xiii xiv xv xvi".split()
+EPITHETS = "great bold fair wise pious good younger elder conqueror lionheart unready confessor navigator".split()
+PARTICLES = "de von van da di du der la del".split()
+TITLES = "sir saint lord lady dame prince princess king queen duke count".split()
+RIVERS = "tyne thames avon trent severn tees wear ouse hull mersey dee tweed wye eden derwent sea".split()
+EVENT_NAMES = ("fifa world cup|summer olympics|winter olympics|monaco grand prix|open championship|world series|"
+               "cannes film festival|general election|earthquake|tour de france|eurovision song contest").split("|")
+CATALOGUE = ("ngc", "hd", "hip", "messier", "ic", "psr")
+
+
+def standin_name(kind: str, rng: random.Random, words: dict) -> str:
+    """One name of a kind (person, place, work, organization, object, event) in a shape real KGs have."""
+    pick = lambda key: rng.choice(words[key])  # noqa: E731
+    shape = rng.random()
+    if kind == "person":
+        if shape < 0.45:
+            return f"{pick('given')} {pick('family')}"
+        if shape < 0.55:
+            return f"{pick('given')} {pick('given')} {pick('family')}"
+        if shape < 0.65:
+            return f"{pick('given')} {rng.choice(ORDINALS)} of {pick('country')}"
+        if shape < 0.72:
+            return f"{pick('given')} of {pick(rng.choice(('country', 'town')))}"
+        if shape < 0.77:
+            return f"{pick('given')} {rng.choice(ORDINALS)}"
+        if shape < 0.81:
+            return f"{pick('given')} the {rng.choice(EPITHETS)}"
+        if shape < 0.9:
+            return f"{pick('given')} {rng.choice(PARTICLES)} {pick('family')}"
+        if shape < 0.96:
+            return f"{rng.choice(TITLES)} {pick('given')} {pick('family')}"
+        return pick("given")
+    if kind == "place":
+        if shape < 0.55:
+            return pick("town")
+        if shape < 0.65:
+            return f"{pick('town')} upon {rng.choice(RIVERS)}"
+        if shape < 0.75:
+            return f"{pick('town')}-on-{rng.choice(RIVERS)}"
+        if shape < 0.85:
+            return f"{pick('county')}"
+        return f"{rng.choice(('north', 'south', 'east', 'west', 'new', 'upper', 'lower'))} {pick('town')}"
+    if kind == "work":
+        if shape < 0.35:
+            return f"the {pick('word')} {pick('word')}"
+        if shape < 0.55:
+            return f"{pick('word')} of the {pick('word')}"
+        if shape < 0.7:
+            return f"{pick('word')} {rng.choice(('ii', '2', '3', 'part ii'))}"
+        if shape < 0.85:
+            return f"{pick('word')}: {pick('word')} {pick('word')}"
+        return pick("word")
+    if kind == "organization":
+        if shape < 0.3:
+            return f"university of {pick('town')}"
+        if shape < 0.55:
+            return f"{pick('family')} {rng.choice(('& sons', 'and co.', 'ltd', 'inc.', 'group', 'records', 'pictures'))}"
+        if shape < 0.75:
+            return f"{pick('town')} {rng.choice(('f.c.', 'city council', 'cathedral', 'university', 'symphony orchestra'))}"
+        return f"royal {pick('word')} society"
+    if kind == "object":
+        if shape < 0.5:
+            letters = "".join(rng.choice("ABCDEFGHJKLMNOPQRSTUVWXYZ") for _ in range(2))
+            return f"({rng.randint(1000, 99999)}) {rng.randint(1900, 2020)} {letters}{rng.randint(1, 99)}"
+        return f"{rng.choice(CATALOGUE)} {rng.randint(1, 9999)}"
+    year = rng.randint(1900, 2024)
+    return f"{year} {rng.choice(EVENT_NAMES)}" if shape < 0.8 else f"{rng.choice(EVENT_NAMES)} {year}"
+
+
+STANDIN_RELATIONS = (  # (source kind, Freebase relation, target kind, share of the sources that have it): many relations,
+    # most of them on a few nodes each, as in a question's neighbourhood of a real KG: its roles are small groups
+    ("person", "people.person.nationality", "country", 0.6), ("person", "people.person.place_of_birth", "place", 0.5),
+    ("person", "people.deceased_person.place_of_death", "place", 0.2), ("person", "people.person.profession", "profession", 0.6),
+    ("person", "people.deceased_person.cause_of_death", "cause", 0.15), ("person", "people.person.religion", "religion", 0.15),
+    ("person", "people.person.languages", "language", 0.1), ("person", "people.person.spouse_s", "person", 0.15),
+    ("person", "people.person.parents", "person", 0.15), ("person", "people.person.sibling_s", "person", 0.05),
+    ("person", "influence.influence_node.influenced_by", "person", 0.05), ("person", "royalty.monarch.kingdom", "country", 0.06),
+    ("person", "royalty.noble_person.titles", "country", 0.03), ("person", "people.person.education", "organization", 0.1),
+    ("person", "people.person.employment_history", "organization", 0.08), ("person", "book.author.works_written", "work", 0.08),
+    ("person", "film.actor.film", "work", 0.1), ("person", "music.artist.origin", "place", 0.05),
+    ("person", "medicine.notable_person_with_medical_condition.condition", "cause", 0.05),
+    ("person", "olympics.olympic_athlete.medals_won", "event", 0.04), ("person", "government.politician.party", "organization", 0.05),
+    ("work", "film.film.directed_by", "person", 0.5), ("work", "film.film.written_by", "person", 0.2),
+    ("work", "film.film.initial_release_date", "year", 0.5), ("work", "film.film.featured_film_locations", "place", 0.1),
+    ("work", "film.film.language", "language", 0.2), ("work", "book.written_work.subjects", "cause", 0.05),
+    ("work", "media_common.adapted_work.adaptations", "work", 0.05), ("organization", "organization.organization.headquarters", "place", 0.6),
+    ("organization", "organization.organization.founders", "person", 0.3), ("organization", "organization.organization.date_founded", "year", 0.3),
+    ("organization", "sports.sports_team.location", "place", 0.1), ("object", "astronomy.astronomical_discovery.discoverer", "person", 0.8),
+    ("object", "astronomy.astronomical_discovery.discovery_date", "year", 0.4), ("object", "astronomy.celestial_object.category", "profession", 0.05),
+    ("event", "time.event.locations", "place", 0.7), ("event", "time.event.start_date", "year", 0.4),
+    ("event", "sports.sports_championship_event.champion", "organization", 0.2), ("place", "location.location.people_born_here", "person", 0.05),
+    ("place", "travel.travel_destination.tourist_attractions", "organization", 0.05), ("country", "location.country.official_language", "language", 0.4),
+    ("country", "location.country.capital", "place", 0.5), ("country", "location.country.form_of_government", "profession", 0.05),
+    ("cause", "medicine.disease.risk_factors", "cause", 0.3), ("cause", "medicine.disease.notable_people_with_this_condition", "person", 0.2),
+)
+
+
+def title_case(name: str) -> str:
+    """'maria ii of portugal' -> 'Maria II of Portugal', 'the lord of the rings' -> 'The Lord of the Rings'."""
+    words = name.split(" ")
+    return " ".join(w.upper() if w in ORDINALS and k else w if k and w in FUNCTION_WORDS else w[:1].upper() + w[1:]
+                    for k, w in enumerate(words))
+
+
+FUNCTION_WORDS = set("of the upon de von van da di du der la del and a".split())
+
+
+def standin_graph(n_people: int, rng: random.Random, title: bool = False) -> dict:
+    """An untyped, Freebase-like KG of about 2.2 * n_people nodes in the shapes real KGs have (standin_name), lowercase
+    but for catalogue designations, ids the names lower-cased with '_' for spaces (punctuation kept: '(1234)_2001_AB1'
+    as Freebase-derived KGs write them). Needs Faker (bench only)."""
+    import importlib
+
+    def lower(names) -> list[str]:
+        return sorted({" ".join(str(n).lower().split()) for n in names if str(n).strip() and " " not in str(n).strip()})
+
+    words: dict[str, list[str]] = {"given": [], "family": []}
+    for loc in PEOPLE_LOCALES:
+        person = importlib.import_module(f"faker.providers.person.{loc}").Provider
+        words["given"] += lower(getattr(person, "first_names", ()))
+        words["family"] += lower(getattr(person, "last_names", ()))
+    words = {k: sorted(set(v)) for k, v in words.items()}
+    words["town"] = sorted({t for loc in TOWN_LOCALES for t in lower(importlib.import_module(f"faker.providers.address.{loc}").Provider.cities)})
+    words["country"] = lower(importlib.import_module("faker.providers.address.en").Provider.countries)
+    words["county"] = sorted({" ".join(c.lower().split()) for c in importlib.import_module("faker.providers.address.en_GB").Provider.counties})
+    words["word"] = [w for w in lower(importlib.import_module("faker.providers.lorem.en_US").Provider.word_list) if len(w) > 3]
+    nodes, ids, names = [], set(), set()
+
+    def add(kind: str, name: str | None = None) -> str:
+        for _ in range(20):
+            name = name or standin_name(kind, rng, words)
+            if name not in names:
+                break
+            name = None
+        names.add(name)
+        name = title_case(name) if title and kind != "object" else name
+        node_id = unique_id(name.replace(" ", "_") if kind == "object" else "_".join(name.lower().split()), ids)
+        nodes.append({"id": node_id, "name": name, "type": "entity"})
+        return node_id
+
+    by = {kind: [add(kind) for _ in range(max(int(n_people * share), 3))]
+          for kind, share in (("person", 1.0), ("place", 0.4), ("work", 0.35), ("organization", 0.2), ("object", 0.15), ("event", 0.1))}
+    by["country"] = [add("country", c) for c in rng.sample(words["country"], 40)]
+    by["profession"] = [add("profession", p) for p in rng.sample(lower(j.split(",")[0] for j in importlib.import_module(
+        "faker.providers.job.en_US").Provider.jobs), 40)]
+    by["cause"] = [add("cause", c) for c in CAUSES[:25]]
+    by["year"] = [add("year", str(y)) for y in rng.sample(range(1800, 2024), 60)]
+    by["religion"] = [add("religion", r) for r in RELIGIONS]
+    by["language"] = [add("language", x) for x in rng.sample(lower(importlib.import_module("faker.providers.person.en").Provider.language_names), 30)]
+    edges = [{"source": p, "relation": "location.location.containedby", "target": rng.choice(by["country"])} for p in by["place"]]
+    for kind, relation, target, share in STANDIN_RELATIONS:
+        for s in by[kind]:
+            if rng.random() < share:
+                t = by[target][int(len(by[target]) * rng.random() ** 2)]
+                if t != s:
+                    edges.append({"source": s, "relation": relation, "target": t})
+    seen, unique = set(), []
+    for e in edges:
+        if (e["source"], e["relation"], e["target"]) not in seen:
+            seen.add((e["source"], e["relation"], e["target"]))
+            unique.append(e)
+    linked = {x for e in unique for x in (e["source"], e["target"])}
+    return {"nodes": [n for n in nodes if n["id"] in linked], "edges": unique}
+
+
 YEAR_KEY = {"person": "born", "place": "founded", "country": "founded", "organization": "founded", "work": "released"}
 DESCRIBE = {"person": "{name} is a person", "place": "{name} is a place", "country": "{name} is a country",
             "organization": "{name} is an organization", "work": "{name} is a work"}
@@ -306,9 +476,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--props", action="store_true", help="properties on nodes and edges (description, years, source, confidence)")
     parser.add_argument("--people", type=int, metavar="N",
                         help="instead: a Freebase-like KG of N people with real-world lowercase names (needs Faker), no properties")
+    parser.add_argument("--standin", type=int, metavar="N",
+                        help="instead: an untyped KG of N people and the works, places, organisations, catalogue objects and events they "
+                             "link to, in the name shapes real KGs have (royals with 'of', titles, 'upon', catalogue numbers, years; needs Faker)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    graph = people_graph(args.people, rng) if args.people else make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids,
+    graph = standin_graph(args.standin, rng) if args.standin else people_graph(args.people, rng) if args.people else make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids,
                        props=random.Random(args.seed + 1) if args.props else None, plain=args.plain_relations)
     questions = make_questions(graph, args.questions, rng)
     args.out.mkdir(parents=True, exist_ok=True)

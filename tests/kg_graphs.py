@@ -299,3 +299,38 @@ def people_graph_by_hand() -> dict:
              for k, p in enumerate(people) for relation, names in links.items()]
     edges += [{"source": "ana_ruiz", "relation": "spouse", "target": "ben_lee"}, {"source": "ben_lee", "relation": "spouse", "target": "ana_ruiz"}]
     return {"nodes": nodes, "edges": edges}
+
+
+def hostile_names_graph(namesakes: int = 5000) -> dict:
+    """An untyped graph of the name shapes a real KG throws at a namer, each a role of its own: catalogue
+    designations with an id in the same style ('(1234)_2001_AB1'), names of digits and punctuation only, single
+    letters (all 26), emoji, numbers, `namesakes` names sharing one first word ('john ...'), a kind with one member,
+    duplicate names, and ids in no common scheme."""
+    nodes, edges = [], []
+
+    def add(name, node_id, relation, target):
+        nodes.append({"id": node_id, "name": name, "type": "entity"})
+        edges.append({"source": node_id, "relation": relation, "target": target})
+
+    nodes += [{"id": "hub", "name": "edwin hubble", "type": "entity"}, {"id": "club", "name": "the club", "type": "entity"}]
+    for k in range(30):
+        name = f"({1000 + 37 * k}) {1990 + k % 30} {chr(65 + k % 26)}{chr(66 + k % 20)}{k % 9 + 1}"
+        add(name, "_".join(name.split()), "discovered_by", "hub")
+    for k, name in enumerate(["1-2-3", "(42)", "3.14", "#1", "--", "4/5", "+7", "0.5%"]):
+        add(name, f"p{k}~", "symbol_of", "hub")
+    for k in range(26):
+        add(chr(65 + k), f"letter_{chr(97 + k)}", "grade_of", "club")
+    for k, name in enumerate(["🎉", "🚀🚀", "★", "♥ ♥", "🎉🎉"]):
+        add(name, f"e{k}", "emoji_of", "club")
+    for year in (1066, 1492, 1789, 1917, 1945, 1999, 2001):
+        add(str(year), str(year), "year_of", "club")
+    add("narnia", "narnia", "only_kind_of", "club")
+    for node_id in ("paris", "paris_2", "paris_texas"):
+        add("paris", node_id, "twinned_with", "club")
+    for k, node_id in enumerate(["x9!q", "Zz--3", "%41b", "a.b.c", "ÆØÅ"]):
+        add(f"odd thing {k}", node_id, "odd_of", "club")
+    lasts = synth_kg.LAST + [w + "son" for w in synth_kg.FIRST]
+    for k in range(namesakes):
+        name = f"john {lasts[k % len(lasts)]} {synth_kg.FIRST[k // len(lasts) % len(synth_kg.FIRST)]}{'' if k < 5000 else k}"
+        add(name, f"john_{k}", "member_of", "club")
+    return {"nodes": nodes, "edges": edges}

@@ -3,6 +3,7 @@
 import collections
 import json
 import random
+import re
 import sys
 
 import pytest
@@ -119,3 +120,48 @@ def test_one_word_distractors_of_an_untyped_graph_are_real_words_of_their_kind_n
     one_word = [n for n in made if " " not in n]
     allowed = set(variants_names.KIND_POOLS["country"]) | {"failure", "cancer", "zealand", "emirates"}
     assert one_word and set(one_word) <= allowed and not set(one_word) & {n for n in countries + causes}
+
+
+@pytest.mark.parametrize("name, shape", [
+    ("Maria II of Portugal", [("title", ""), ("ordinal", "upper"), ("function", "of"), ("title", "")]),
+    ("maria of portugal", [("lower", ""), ("function", "of"), ("lower", "")]),
+    ("Carol King", [("title", ""), ("title", "")]),  # a surname, not a title
+    ("King Carol", [("honorific", "King"), ("title", "")]),
+    ("Sir Lord Byron", [("honorific", "Sir"), ("honorific", "Lord"), ("title", "")]),
+    ("Mix Master", [("title", ""), ("title", "")]),  # a first word is never an ordinal
+    ("1998 FIFA World Cup", [("year", "9999"), ("upper", ""), ("title", ""), ("title", "")]),
+    ("(1234) 2001 AB1", [("year", "(9999)"), ("year", "9999"), ("code", "A9")]),  # four digits read as a year
+    ("(12345) 2001 AB1", [("code", "(9)"), ("year", "9999"), ("code", "A9")]),
+    ("Louis the 14th", [("title", ""), ("function", "the"), ("ordinal", "lower")]),
+])
+def test_a_names_shape_names_the_class_of_each_word(name, shape):
+    assert list(variants_names.name_shape(name)) == shape
+
+
+@pytest.mark.parametrize("name", ["Maria II of Portugal", "(1234) 2001 AB1", "Sir John Smith", "stoke-on-trent", "Анна Белова",
+                                  "The Lord of the Rings", "1998 FIFA World Cup", "NGC 1234"])
+def test_a_redrawn_name_keeps_the_class_of_every_word_and_its_function_words(name):
+    rng = random.Random(3)
+    for _ in range(20):
+        made = variants_names.redrawn(name, rng)
+        assert [k[0] for k in variants_names.name_shape(made)] == [k[0] for k in variants_names.name_shape(name)], made
+        assert variants_names.kept_words(made) == variants_names.kept_words(name)
+        assert made != name and len(made.split(" ")) == len(name.split(" "))
+        assert variants_names.script(made) == variants_names.script(name)
+
+
+def test_a_redrawn_catalogue_designation_is_one_in_the_same_style():
+    for k in range(50):
+        made = variants_names.redrawn("(12345) 2001 AB1", random.Random(k))
+        number, year, code = re.fullmatch(r"\(([1-9]\d{4})\) (\d{4}) ([A-HJ-NP-Z]{2}[1-9])", made).groups()
+        assert abs(int(year) - 2001) <= 60 and number != "12345" and code != "AB1"
+    assert variants_names.spaced("(5821) 1997 QK3") == "(5821)_1997_QK3"
+
+
+def test_held_finds_an_input_name_at_any_word_start_in_one_lookup_per_start():
+    held = variants_names.Held(["edward martin", "new york city"])
+    assert held.held_in("edward martinez")  # as the regex it replaces: the name, then anything
+    assert held.held_in("old edward martin")
+    assert held.held_in("(new york city)")
+    assert not held.held_in("edward marti")
+    assert not held.held_in("new york")

@@ -2,6 +2,7 @@
 
 import json
 import random
+import re
 import sys
 
 import pytest
@@ -14,6 +15,7 @@ from conftest import ROOT, run_cli
 
 sys.path.insert(0, str(ROOT / "bench"))
 from kg_graphs import (
+    hostile_names_graph,
     people_graph_by_hand,
 )
 
@@ -29,12 +31,17 @@ def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right
     assert benchmark.main(argv) == 0
     assert "may still name" not in capsys.readouterr().err  # generated questions quote names whole: nothing is left
     pseudonym = {}  # entity id -> {(pseudonym id, name)} over the sizes
+    group = pseudonyms.role_groups(benchmark.Graph((), tuple(benchmark.Edge(**e) for e in graph["edges"])))
+    kinds = {g: variants_names.common_words([n["name"] for n in graph["nodes"] if group.get(n["id"]) == g]) for g in set(group.values())}
     for size in ("small", "medium"):
         before = json.loads((out / f"graph.{size}.original.json").read_text(encoding="utf-8"))["nodes"]
         after = json.loads((out / f"graph.{size}.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
         for a, b in zip(before, after, strict=True):
             pseudonym.setdefault(a["id"], set()).add((b["id"], b["name"]))
-            assert not {w.casefold() for w in a["name"].split()} & {w.casefold() for w in b["name"].split()}, (a, b)
+            if a["id"] in group:  # a real entity (a distractor's made-up name gives nothing real away)
+                own = {w.casefold() for w in a["name"].split()} - variants_names.kept_words(a["name"]) - kinds[group[a["id"]]]
+                assert not own & {w.casefold() for w in b["name"].split()}, (a, b)  # but 'of', 'sir', and its group's 'university'
+    assert sum(bool(kinds.get(g)) for g in kinds) < len(kinds)  # ... which most groups of people do not have
     assert all(len(names) == 1 for names in pseudonym.values())  # one pseudonym per entity, whatever the size
     originals = {n["id"]: n["name"] for n in graph["nodes"]}
     kept = [len(originals[i].split()) == len(next(iter(names))[1].split()) for i, names in pseudonym.items() if i in originals]
@@ -139,3 +146,82 @@ def test_one_word_pseudonyms_of_a_known_kind_stay_of_that_kind(tmp_path):
     by_old = dict(zip((n["id"] for n in nodes), renamed))
     assert all(by_old[c]["name"] in variants_names.KIND_POOLS["country"] and by_old[c]["name"] not in countries for c in countries)
     assert all(by_old[j]["name"] in variants_names.KIND_POOLS["profession"] and by_old[j]["name"] not in jobs for j in jobs)
+
+
+def graph_of(raw: dict) -> benchmark.Graph:
+    return benchmark.Graph(tuple(Node(n["id"], n["name"], n["type"]) for n in raw["nodes"]),
+                           tuple(benchmark.Edge(e["source"], e["relation"], e["target"]) for e in raw["edges"]))
+
+
+def test_hostile_name_shapes_each_get_one_pseudonym_and_the_run_says_what_they_could_not_keep(capsys):
+    graph = graph_of(hostile_names_graph(5000))  # every 'john <surname> <given name>' of its 5,000 is in use
+    renaming = pseudonyms.Pseudonyms(graph, 1)  # a catalogue designation alone hung here; all 5,000 johns, minutes
+    renaming.report()
+    made = [renaming.renamed[n.id] for n in graph.nodes]
+    assert len({m.name.casefold() for m in made}) == len({m.id for m in made}) == len(graph.nodes)  # one each, none shared
+    assert all(m.name != n.name for m, n in zip(made, graph.nodes))
+    real = {n.name.casefold() for n in graph.nodes}
+    assert not [m.name for m, n in zip(made, graph.nodes) if " " in n.name and m.name.casefold() in real]
+    for n, m in zip(graph.nodes, made):
+        if re.fullmatch(r"\(\d+\) .+", n.name):  # a catalogue designation: another one in its style, its id in the id's style
+            assert re.fullmatch(r"\(\d{4}\) \d{4} [A-Z]{2}\d", m.name) and m.id == m.name.replace(" ", "_"), m
+    err = capsys.readouterr().err
+    assert err.count("warning: --pseudonymize: ") == 4, err
+    assert ("warning: --pseudonymize: 1 of 5087 pseudonym(s) so far are the name they replace with a number added (nothing in "
+            "it could be redrawn) (such as '♥ ♥' -> '♥ ♥ 2'): no real name of their group was left to draw from") in err
+    assert "5006 of 5087 pseudonym(s) so far are words of other groups' names at the same places" in err
+    assert "4 of 5087 pseudonym(s) so far are a head word of another group (theirs were all in use)" in err
+    renaming.report()
+    assert capsys.readouterr().err == ""  # said once
+
+
+def test_a_catalogue_designation_alone_in_its_kind_is_redrawn_in_its_style_in_a_run(tmp_path, capsys):
+    people = ["Maria of Portugal", "John II of France", "Louis XIV", "Charles de Gaulle", "Isaac Newton", "Marie Curie",
+              "Ada Lovelace", "Alan Turing"]
+    nodes = [{"id": p.lower().replace(" ", "_"), "name": p, "type": "entity"} for p in people]
+    nodes.append({"id": "(1234)_2001_AB1", "name": "(1234) 2001 AB1", "type": "entity"})
+    edges = [{"source": "(1234)_2001_AB1", "relation": "discovered_by", "target": "isaac_newton"}]
+    edges += [{"source": nodes[k]["id"], "relation": "spouse", "target": nodes[(k + 3) % 8]["id"]} for k in range(8)]
+    (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
+    out = tmp_path / "out"
+    assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--generate-questions", "5", "--prompt", "en", "--pseudonymize",
+                           "--formats", "json", "--out", str(out)]) == 0
+    renamed = {a["id"]: b for a, b in zip(json.loads((out / "graph.small.original.json").read_text(encoding="utf-8"))["nodes"],
+                                         json.loads((out / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"])}
+    catalogue = renamed["(1234)_2001_AB1"]
+    year = re.fullmatch(r"\((\d{4})\) (\d{4}) [A-Z]{2}\d", catalogue["name"])
+    assert year and abs(int(year[2]) - 2001) <= 60 and catalogue["id"] == catalogue["name"].replace(" ", "_")
+    assert re.fullmatch(r"[A-Z][a-z]+ [IVX]+ of [A-Z][a-z]+", renamed["john_ii_of_france"]["name"])  # the shape of a royal name
+    assert re.fullmatch(r"[A-Z][a-z]+ [IVX]+", renamed["louis_xiv"]["name"])
+    err = capsys.readouterr().err
+    assert "warning: --pseudonymize: 1 of 9 pseudonym(s) so far are made up in the shape of the name they replace (such as " \
+           f"'(1234) 2001 AB1' -> {catalogue['name']!r}): no real name of their group was left to draw from" in err
+
+
+def test_a_royal_name_keeps_its_of_and_draws_each_place_from_the_same_place_of_its_groups_names():
+    given = "anna beatrix carlos diego elena felipe greta hugo irene jorge karl luisa".split()
+    places = "portugal france aragon castile navarre bavaria saxony hesse savoy bohemia hungary poland".split()
+    royals = [f"{g} of {p}" for g, p in zip(given, places)] + [f"{g} ii of {p}" for g, p in zip(given[::-1], places[:6])]
+    others = [f"{g} {s}" for g, s in zip(given, "smith jones brown lopez garcia weber meyer novak rossi russo silva costa".split())]
+    nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in royals + others]
+    edges = [{"source": nodes[k]["id"], "relation": "spouse", "target": nodes[(k + 1) % len(nodes)]["id"]} for k in range(len(nodes))]
+    graph = graph_of({"nodes": nodes, "edges": edges})
+    renaming = pseudonyms.Pseudonyms(graph, 4)
+    for n in graph.nodes:
+        m = renaming.renamed[n.id].name
+        assert [k[0] for k in variants_names.name_shape(m)] == [k[0] for k in variants_names.name_shape(n.name)], (n.name, m)
+        words, own = m.split(" "), n.name.split(" ")
+        assert words[0] in given and not set(words) & (set(own) - {"of", "ii"}), (n.name, m)  # a given name first, no own word
+        if " of " in n.name:
+            assert words[-1] in places, (n.name, m)  # after 'of', a place: never a surname
+
+
+def test_ten_thousand_untyped_nodes_of_real_kg_shapes_are_renamed_one_each():
+    graph = graph_of(synth_kg.standin_graph(4600, random.Random(5)))
+    assert len(graph.nodes) >= 10_000
+    renaming = pseudonyms.Pseudonyms(graph, 1)  # 1.1 s here; the per-node vocabularies of all roles took 200 s at 6,600
+    made = [renaming.renamed[n.id] for n in graph.nodes]
+    assert len({m.name.casefold() for m in made}) == len({m.id for m in made}) == len(graph.nodes)
+    several = [(n.name, m.name) for n, m in zip(graph.nodes, made) if " " in n.name]
+    assert sum(len(a.split(" ")) == len(b.split(" ")) for a, b in several) == len(several)
+    assert sum(renaming.namer.fallbacks.values()) < 0.05 * len(graph.nodes)  # what its groups could not name: counted

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
 
 from ..solver import fold_answer
-from .names import KIND_POOLS, NAME_DRAWS, Namer, Vocabulary, head_words, in_case_of, role_kind, script, word_shape
+from .names import (KIND_POOLS, NAME_DRAWS, Held, Namer, Vocabulary, common_words, head_words, in_case_of, kept_words, redrawn,
+                    role_kind, script)
 
 if TYPE_CHECKING:
     from benchmark import Props
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from .contexts import Context, Variant
 
 
-SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
 ROLE_MERGE = 0.5  # two roles are one group when this share of the smaller role's nodes plays both
 ROLE_MERGE_MIN = 3  # ... and the smaller role has at least this many nodes (one odd node does not join two kinds)
 
@@ -84,19 +84,16 @@ class Pseudonyms:
         self.namer = Namer(graph, random.Random(f"{seed}/pseudonyms"))
         self.namer.type_slack = math.inf  # every node is renamed: the mix of types is the input's by construction
         self.namer.keep_shape = True
-        several = sorted({n.name.casefold() for n in graph.nodes if " " in n.name.strip()}, key=len, reverse=True)
-        self.namer.holds_input = re.compile("|".join(map(re.escape, several))) if several else None
+        several = [n.name.casefold() for n in graph.nodes if " " in n.name.strip()]
+        self.namer.holds_input = Held(several) if several else None
         self.rng = random.Random(f"{seed}/pseudonyms/fallback")
+        self.role_kinds: dict[tuple[str, str], str | None] = {}  # role -> its kind (role_kind), read once
+        self.head_decks: dict[str | None, list[str]] = {}  # group -> its head words in a seeded order, dealt in turn
         self.kind_order: dict[str, list[str]] = {}  # kind -> its pool in a seeded order, drawn from in turn
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
         self.real = graph.nodes  # the input's nodes: the names a question text may still hold
         self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
         self.everyone = Vocabulary([n.name for n in graph.nodes], self.namer.graph_words)  # the fallback: every name's words
-        self.shapes: dict[tuple, list[str]] = {}  # ... then any word of the same shape, wherever it stands
-        for n in graph.nodes:
-            for w in n.name.split(" "):
-                self.shapes.setdefault(word_shape(w), []).append(w)
-        self.shapes = {k: sorted(set(v)) for k, v in self.shapes.items()}
         numbers = [int(n.name) for n in graph.nodes if n.name.isdecimal() and n.name.isascii()]
         self.numbers = (min(numbers), max(numbers)) if numbers else None  # names that are numbers (years) get numbers
         # node id -> its kind: its type, or on an untyped graph its role group, read from its relations
@@ -108,7 +105,15 @@ class Pseudonyms:
         for group, names in by_group.items():
             self.namer.role_names[("group", group)] = names
         self.heads = {group: head_words(names) for group, names in by_group.items()}
+        self.common = {group: common_words(names) for group, names in by_group.items()}  # words a pseudonym keeps
+        played: dict[tuple[str, str], Counter] = {}  # (relation, 'out' | 'in') -> the groups of the input's nodes in it
+        for e in graph.edges:
+            for role, end in (((e.relation, "out"), e.target), ((e.relation, "in"), e.source)):
+                played.setdefault(role, Counter())[self.groups.get(end)] += 1
+        self.role_group = {role: groups.most_common(1)[0][0] for role, groups in played.items()}
         self.heads[""] = head_words([n.name for n in graph.nodes]) if self.groups else []  # then any group's
+        self.reported: Counter = Counter()  # namer.fallbacks already said, by kind
+        self.examples: dict[str, str] = {}  # a kind of fallback -> its first case, for the warning
         self.swaps = self._swaps(graph)
         self.rename(graph)
 
@@ -119,40 +124,83 @@ class Pseudonyms:
             roles.setdefault(e.target, (e.relation, "out"))
             roles.setdefault(e.source, (e.relation, "in"))
         for n in graph.nodes:
-            if n.id not in self.renamed:
-                role = ("group", self.groups[n.id]) if n.id in self.groups else roles.get(n.id, ("", "out"))
+            if n.id not in self.renamed:  # a distractor takes the group of the input's nodes in its role, or of its type
+                group = self.groups.get(n.id) or (n.type if self.namer.typed else self.role_group.get(roles.get(n.id)))
+                role = ("group", group) if group in self.heads else roles.get(n.id, ("", "out"))
                 self.renamed[n.id] = self._new(n, role)
         return {n.id: self.renamed[n.id] for n in graph.nodes}
 
     def _new(self, n: Node, role: tuple[str, str]) -> Node:
         namer = self.namer
-        namer.avoid = {w.casefold() for w in re.findall(r"[^\W_]+", n.name)}
+        common = self.common.get(role[1], set()) if role[0] == "group" else set()  # 'of', 'sir', 'university': no one's own
+        titles = kept_words(n.name)
+        own = {w.casefold() for w in n.name.split(" ")} - titles
+        namer.keep = own & common if own - common else set()  # but a name of common words only is redrawn whole
+        kept = {part for w in namer.keep for part in re.findall(r"[^\W_]+", w)}  # 'inc' of 'inc.'
+        kept |= {part for w in titles for part in re.findall(r"[^\W_]+", w)}
+        namer.avoid = {w.casefold() for w in re.findall(r"[^\W_]+", n.name)} - kept
         try:
             one_word = len(n.name.split()) == 1  # a word of the role's kind first, if it has one (untyped), then another
             node = self._from_kind(n, role) if one_word and not namer.typed else None  # of its group's one-word names,
             node = node or (self.swaps.get(n.id) if one_word else None)  # then a head word of its group: never a blend
             node = node or (self._from_heads(n, role) if one_word else None)
             node = node or (None if one_word and role[0] == "group" else namer.new_node(n, role))
+            if node is None and namer.keep:  # every name with its common words kept is in use: all its words drawn
+                namer.avoid |= {part for w in namer.keep for part in re.findall(r"[^\W_]+", w)}
+                namer.keep = set()
+                node = namer.new_node(n, role)
             if node is None and not namer.typed:  # the group's own names are spent: words of its kind, if it has one
                 node = self._from_kind(n, role)
-            for attempt in range(2 * NAME_DRAWS):  # the role's names are spent: a number for a number; the words at the same
-                if node is not None:                # places of every name of its shape; then any word of each word's shape
+            number = self.numbers and n.name.isdecimal() and n.name.isascii()
+            for attempt in range(NAME_DRAWS if number or not one_word else 0):  # the group's names are spent: a number
+                if node is not None:  # for a number; the words at the same places of the names of every group
                     return node
-                if self.numbers and n.name.isdecimal() and n.name.isascii():
+                if number:
                     low, high = self.numbers
                     name = str(self.rng.randint(max(low - (high - low) // 2, 0), high + (high - low) // 2)).zfill(len(n.name))
-                elif attempt < NAME_DRAWS and not (one_word and role[0] == "group"):  # no word model's blend for one word
-                    name = self.everyone.draw(self.rng, n.name)
                 else:
-                    name = " ".join(self.rng.choice(self.shapes.get(word_shape(w)) or [w]) for w in n.name.split(" "))
+                    name = self.everyone.draw(self.rng, n.name, attempt >= NAME_DRAWS // 2, namer.avoid, namer.keep)
                 node = namer._named(n, name) if name and namer._fresh(name) else None
-            while node is None:  # no word of that shape is left: a made-up word, in the input's script if Latin or Cyrillic
-                word = "".join(self.rng.choice(SYLLABLES) for _ in range(self.rng.randint(2, 3))).title()
-                word = "".join(TO_CYRILLIC.get(c, c) for c in word) if script(n.name) == "CYRILLIC" else word
-                node = namer._named(n, word) if namer._fresh(word) else None
-            return node
+                if node is not None and not number:
+                    self._count(n, name, "words of other groups' names at the same places")
+            return node or self._last_resort(n)
         finally:
-            namer.avoid = set()
+            namer.avoid, namer.keep = set(), set()
+
+    def report(self) -> None:
+        """Say, once per kind, what the pseudonyms made so far could not keep (namer.fallbacks), with an example."""
+        for what, times in sorted(self.namer.fallbacks.items()):
+            if times > self.reported[what]:
+                example = self.examples.get(what, "")
+                warn(f"--pseudonymize: {times} of {len(self.renamed)} pseudonym(s) so far are {what}{example}: no real name of "
+                     "their group was left to draw from")
+                self.reported[what] = times
+
+    def _last_resort(self, n: Node) -> Node:
+        """A pseudonym for a name no real word can rename: the name redrawn in its own shape (redrawn: a catalogue
+        designation's digits and letters by kind, a word by syllables in its case and script, function words
+        kept), NAME_DRAWS times at most; then, for a name nothing redraws (an emoji, punctuation), the name with a
+        number added. Always a fresh name, in bounded time; counted in namer.fallbacks, which the run reports."""
+        namer = self.namer
+        for _ in range(NAME_DRAWS):
+            name = redrawn(n.name, self.rng, namer.keep)
+            if namer._fresh(name):
+                return self._made(n, name, "made up in the shape of the name they replace")
+        base = next((b for b in (redrawn(n.name, self.rng, namer.keep) for _ in range(NAME_DRAWS)) if namer._fresh(b + " 2")), n.name)
+        for k in range(2, len(namer.names) + 3):  # one of these is free: there are fewer names in use
+            name = f"{base} {k}"
+            if name.casefold() not in namer.names:
+                break
+        return self._made(n, name, "the name they replace with a number added (nothing in it could be redrawn)")
+
+    def _made(self, n: Node, name: str, what: str) -> Node:
+        node = self.namer._named(n, name, forced=True)
+        self._count(n, name, what)
+        return node
+
+    def _count(self, n: Node, name: str, what: str) -> None:
+        self.namer.fallbacks[what] += 1
+        self.examples.setdefault(what, f" (such as {n.name!r} -> {name!r})")
 
     def _swaps(self, graph: Graph) -> dict[str, Node]:
         """The one-word names of each group (a type, or an untyped graph's role group), deranged among themselves (a
@@ -179,19 +227,25 @@ class Pseudonyms:
     def _from_heads(self, n: Node, role: tuple[str, str]) -> Node | None:
         """A head word (head_words) of the node's group, in its case, fresh, drawn in a seeded order, then one of
         the whole graph's (a real word still, if of another kind); else None."""
-        mine = self.heads.get(role[1], []) if role[0] == "group" else []
-        for word in [*self.rng.sample(mine, len(mine)), *self.rng.sample(self.heads[""], len(self.heads[""]))]:
-            name = in_case_of(word, n.name)
-            if name.isalpha() == n.name.isalpha() and self.namer._fresh(name):
-                node = self.namer._named(n, name)
-                if node is not None:
-                    return node
+        for group in (role[1] if role[0] == "group" else None, ""):
+            words = self.heads.get(group, [])
+            deck = self.head_decks.setdefault(group, self.rng.sample(words, len(words)))  # dealt in turn: each node
+            for _ in range(min(len(deck), 4 * NAME_DRAWS)):  # tries the next ones, a bounded number (a group of 5,000
+                name = in_case_of(deck[-1], n.name)  # one-word names tried whole per node cost 25 million tries)
+                deck.insert(0, deck.pop())
+                if name.isalpha() == n.name.isalpha() and self.namer._fresh(name):
+                    node = self.namer._named(n, name)
+                    if node is not None:
+                        if group == "":
+                            self._count(n, name, "a head word of another group (theirs were all in use)")
+                        return node
         return None
 
     def _from_kind(self, n: Node, role: tuple[str, str]) -> Node | None:
         """A word of the role's kind (KIND_POOLS) with as many words as n's name, fresh, in its case, or None."""
-        names = self.namer.role_names.get(role, [])
-        kind = role_kind(names)
+        if role not in self.role_kinds:
+            self.role_kinds[role] = role_kind(self.namer.role_names.get(role, []))
+        kind = self.role_kinds[role]
         if kind is None:
             return None
         pool = self.kind_order.setdefault(kind, self.rng.sample(KIND_POOLS[kind], len(KIND_POOLS[kind])))
@@ -215,6 +269,7 @@ def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
         renamed, mapping = _pseudonyms(context, pseudonyms.rename(context.graph), pseudonyms)
         contexts.append(renamed)
         mappings[context.id] = mapping
+    pseudonyms.report()
     mapping = json_bytes(mappings[""] if variant.shared else mappings)
     return replace(variant, ids="pseudonyms", contexts=tuple(contexts), mapping_sha256=sha256_hex(mapping))
 
@@ -274,5 +329,3 @@ def still_named(question: str, nodes: tuple[Node, ...]) -> list[str]:
                 left.append(n.name)
     return sorted(set(left))
 
-
-TO_CYRILLIC = dict(zip("abdeklmnorstvBDKLMNORSTV", "абдеклмнорствБДКЛМНОРСТВ"))
