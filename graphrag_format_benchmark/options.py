@@ -119,10 +119,11 @@ FLAGS: list[tuple[str | None, str, dict]] = [
     (None, "--wording", dict(choices=("natural", "template"),
         help="how generated questions read: natural asks as a user would, naming no relation verbatim ('Who created Mr "
              "Mann?'); template spells out the walk ('Start at \"Mr Mann\". Follow created backwards. ...'). Default: "
-             "natural for --prompt en, template for ru (the only Russian wording)")),
+             "natural; in Russian, natural only for relations with a Russian line in --relation-phrases")),
     (None, "--relation-phrases", dict(type=Path, metavar="FILE",
         help="how relations read in natural questions: 'relation<TAB>phrase<TAB>inverse phrase' a line (two nouns: "
-             "developer, product), or 'relation<TAB>phrase'; others are derived from their names")),
+             "developer, product), or 'relation<TAB>phrase'; others are derived from their names. In Russian, two "
+             "questions with {x}: 'LEADS<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")),
     (None, "--pseudonymize", dict(action="store_true",
         help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style of the "
              "graph's own, questions and answers following, beside the original names, so that answering from memory "

@@ -2,7 +2,7 @@
 
 In: a query (start, hops, conditions, an asked property) and how relations read (derived from their names, or
 --relation-phrases). Out: the question's text (Wording). English has natural wording; every language of
-QUESTION_TEXTS has the templated one.
+QUESTION_TEXTS has the templated one; Russian reads naturally from the questions a user writes per relation.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from benchmark import BenchmarkError, display, read_text
+from benchmark import BenchmarkError, display, read_text, warn
 
 from .solver import value_text
 
@@ -86,7 +86,7 @@ class Phrase(NamedTuple):
     """How one relation reads in a natural question: its words and their kind (see above)."""
 
     words: str
-    kind: str  # noun | state | act | made | pair
+    kind: str  # noun | state | act | made | pair | ru (words, inverse: the Russian questions forwards and backwards)
     inverse: str = ""  # pair only: the noun for a hop backwards
 
 
@@ -126,7 +126,9 @@ def third_person_base(verb: str) -> str:
 
 def read_relation_phrases(path: Path) -> dict[str, Phrase]:
     """--relation-phrases FILE: one relation a line, 'relation<TAB>phrase<TAB>inverse phrase' (both nouns: 'developer',
-    'product'); or one phrase alone, read in the kind the relation's name gives. Blank lines and '#' lines skipped."""
+    'product'); or one phrase alone, read in the kind the relation's name gives; or, for Russian, two questions with
+    {x} ('relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?', see russian_phrase). Blank lines
+    and '#' lines skipped."""
     phrases = {}
     for line_no, line in enumerate(read_text(path, "--relation-phrases")[0].splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -137,6 +139,9 @@ def read_relation_phrases(path: Path) -> dict[str, Phrase]:
                                  "tab-separated, each field not empty")
         if fields[0] in phrases:
             raise BenchmarkError(f"{display(path)} line {line_no}: relation {fields[0]!r} is given twice; keep one line")
+        if any("{x}" in f for f in fields[1:]):
+            phrases[fields[0]] = russian_phrase(fields[1:], f"{display(path)} line {line_no}")
+            continue
         phrases[fields[0]] = Phrase(fields[1], "pair", fields[2]) if len(fields) == 3 else derive_phrase(fields[0])._replace(words=fields[1])
     return phrases
 
@@ -227,6 +232,63 @@ def _sequential_question(start: str, hops: list[Hop], phrases: Callable[[str], P
     return " ".join(sentences) + " " + natural_question(subject, hops[-1:], phrases, several, ask, dated)
 
 
+# Russian natural wording (--prompt ru with Russian lines in --relation-phrases). Russian inflects names and a template
+# cannot, so a relation reads as two questions its user writes, forwards and backwards, with {x} where the quoted name
+# (or a nested phrase) stands in the nominative: 'Чем руководит {x}?', 'Под чьим руководством находится {x}?'. A walk
+# nests them from the start outwards as relative clauses, the question word's demonstrative before it: 'Что использует
+# то, чем руководит «Ирина»?'; 'Где находится тот, кем разработано то, что использует то, чем руководит «Ирина»?'.
+RU_DEMONSTRATIVES = {**dict.fromkeys("кто кого кому кем ком чей чья чьё чьи чьего чьей чьему чьим чьём чьих чьими".split(), "тот"),
+                     **dict.fromkeys("что чего чему чем чём".split(), "то"),
+                     **dict.fromkeys("где куда откуда".split(), "то место"), "когда": "то время"}
+RU_PREPOSITIONS = frozenset("без в во для до за из к ко на над о об от по под при про с со у через".split())
+RU_CONDITIONS = {"=": "равно", "!=": "не равно", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
+RU_SEVERAL = " (Их может быть несколько; назови любой.)"
+
+
+def russian_phrase(questions: list[str], where: str) -> Phrase:
+    """A Russian line of --relation-phrases: the question forwards and backwards, each with {x} once and a question word
+    (RU_DEMONSTRATIVES) first or after a preposition, ending in '?'; as a Phrase of kind 'ru'."""
+    if len(questions) != 2:
+        raise BenchmarkError(f"{where}: a Russian line is 'relation<TAB>question forwards<TAB>question backwards', each with "
+                             "{x} where the name stands: 'LEADS<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")
+    for question in questions:
+        words = question.split()
+        word = words[1].casefold() if len(words) > 1 and words[0].casefold() in RU_PREPOSITIONS else words[0].casefold()
+        if question.count("{x}") != 1 or not question.endswith("?") or word not in RU_DEMONSTRATIVES:
+            raise BenchmarkError(f"{where}: {question!r} must hold {{x}} once, end with '?' and open with a question word "
+                                 f"({', '.join(sorted(RU_DEMONSTRATIVES))}), after a preposition if any: 'Под чьим руководством находится {{x}}?'")
+    return Phrase(questions[0], "ru", questions[1])
+
+
+def russian_nested(question: str, x: str) -> str:
+    """The question as a noun phrase: ('Чем руководит {x}?', '«Ирина»') -> 'то, чем руководит «Ирина»'."""
+    words = question.split()
+    word = words[1] if words[0].casefold() in RU_PREPOSITIONS else words[0]
+    return f"{RU_DEMONSTRATIVES[word.casefold()]}, {question[0].lower()}{question[1:-1]}".replace("{x}", x)
+
+
+def russian_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
+                     ask: Ask | None = None) -> str:
+    """A Russian question as a user asks it, from the phrases of kind 'ru' of the walk's relations (see above)."""
+    def text(hop: Hop) -> str:
+        p = phrases(hop.relation)
+        question = p.words if hop.direction == "out" else p.inverse
+        if hop.where:
+            said = " и ".join(f"«{c.key}» {RU_CONDITIONS[c.op]} {value_text(c.value)}" for c in hop.where)
+            question = f"{question[:-1]} (учитывая только связи, где {said})?"
+        return question
+
+    x = quoted("ru", start)
+    for hop in hops[:-1]:
+        x = russian_nested(text(hop), x)
+    last = text(hops[-1])
+    if ask is not None and ask.of_ == "node":
+        reached = russian_nested(last, x)
+        return f"{reached[0].upper()}{reached[1:]}: каково значение «{ask.key}»?" + (RU_SEVERAL if several else "")
+    asked = last.replace("{x}", x) + (RU_SEVERAL if several else "")
+    return asked + (f" Каково значение «{ask.key}» у этой связи?" if ask is not None else "")
+
+
 class Wording:
     """The text of a generated question: natural (English; see natural_question) or the templated walk (question_text),
     the only one for Russian. phrases: --relation-phrases, over what relation names give."""
@@ -236,8 +298,18 @@ class Wording:
         self.phrases, self.derived = dict(phrases), {}
         self.graph = graph
         self.dates: dict[str, bool] = {}
+        self.russian = {r for r, p in self.phrases.items() if p.kind == "ru"} if wording == "natural" and language == "ru" else set()
+        if wording == "natural" and language == "ru":
+            missing = sorted({e.relation for e in graph.edges} - self.russian)
+            if missing:
+                warn(f"--prompt ru: generated questions that walk any of {len(missing)} relation(s) without a Russian line in "
+                     f"--relation-phrases ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) are templated ('Начни с «X». "
+                     "Пройди по R...'): Russian inflects names, so no wording can be derived from a relation's name; give each "
+                     "one a line 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")
 
     def __call__(self, start: str, hops: list[Hop], several: bool = False, ask: Ask | None = None) -> str:
+        if self.russian and all(h.relation in self.russian for h in hops):
+            return russian_question(start, hops, self.phrase, several, ask)
         if not self.natural:
             return question_text(self.language, start, hops, several=several, ask=ask)
         return natural_question(start, hops, self.phrase, several, ask, self.dated)

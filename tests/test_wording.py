@@ -1,5 +1,6 @@
 """wording.py: how a generated question reads, naturally from relation phrases or as the templated walk."""
 
+import json
 
 import pytest
 from kg_graphs import (
@@ -85,3 +86,76 @@ def test_relation_phrases_file(tmp_path):
         wording.read_relation_phrases(path)
     assert str(e.value) == (f"{benchmark.display(path)} line 1: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse phrase', "
                             "tab-separated, each field not empty")
+
+
+RU_LINES = """# the article's relations, as a person asks about them
+LEADS\tЧем руководит {x}?\tПод чьим руководством находится {x}?
+USES\tЧто использует {x}?\tКем используется {x}?
+DEVELOPED_BY\tКем разработано {x}?\tЧто разработал {x}?
+LOCATED_IN\tГде находится {x}?\tДля чего {x} — место нахождения?
+MEMBER_OF\tКуда входит {x}?\tКто входит в состав {x}?
+RUNS\tЧто ведёт {x}?\tКем ведётся {x}?
+"""
+
+
+def _ru(tmp_path):
+    (tmp_path / "ru.tsv").write_text(RU_LINES, encoding="utf-8")
+    phrases = wording.read_relation_phrases(tmp_path / "ru.tsv")
+    return lambda relation: phrases[relation]
+
+
+@pytest.mark.parametrize("hops, ask, several, expected", [
+    ([("LEADS", "out")], None, False, "Чем руководит «Ирина»?"),
+    ([("LEADS", "in")], None, True, "Под чьим руководством находится «Ирина»? (Их может быть несколько; назови любой.)"),
+    ([("LEADS", "out"), ("USES", "out"), ("DEVELOPED_BY", "out"), ("LOCATED_IN", "out")], None, False,
+     "Где находится тот, кем разработано то, что использует то, чем руководит «Ирина»?"),
+    ([("MEMBER_OF", "out"), ("LOCATED_IN", "in")], None, False, "Для чего то место, куда входит «Ирина» — место нахождения?"),
+    ([("LEADS", "out")], benchmark.Ask("node", "founded"), False, "То, чем руководит «Ирина»: каково значение «founded»?"),
+    ([("LEADS", "out")], benchmark.Ask("edge", "since"), False, "Чем руководит «Ирина»? Каково значение «since» у этой связи?"),
+])
+def test_russian_questions_read_as_a_person_asks_from_the_users_questions(tmp_path, hops, ask, several, expected):
+    walk = [benchmark.Hop(r, d) for r, d in hops]
+    assert wording.russian_question("Ирина", walk, _ru(tmp_path), several, ask) == expected
+
+
+def test_a_russian_condition_is_said_in_russian(tmp_path):
+    hop = benchmark.Hop("LEADS", "out", (benchmark.Condition("since", "<=", 2010),))
+    assert wording.russian_question("Ирина", [hop], _ru(tmp_path)) == "Чем руководит «Ирина» (учитывая только связи, где «since» не больше 2010)?"
+
+
+@pytest.mark.parametrize("line, message", [
+    ("LEADS\tЧем руководит {x}?", "a Russian line is 'relation<TAB>question forwards<TAB>question backwards'"),
+    ("LEADS\tЧем руководит {x}\tКто {x}?", "'Чем руководит {x}' must hold {x} once, end with '?' and open with a question word"),
+    ("LEADS\tИрина руководит {x}?\tКто {x}?", "'Ирина руководит {x}?' must hold {x} once"),
+])
+def test_a_russian_line_that_cannot_be_nested_is_refused_naming_the_line(tmp_path, line, message):
+    (tmp_path / "ru.tsv").write_text("# x\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(benchmark.BenchmarkError) as error:
+        wording.read_relation_phrases(tmp_path / "ru.tsv")
+    assert str(error.value).startswith(f"{benchmark.display(tmp_path / 'ru.tsv')} line 2: ") and message in str(error.value)
+
+
+def test_generated_russian_questions_name_no_relation_and_the_solver_answers_them_all(tmp_path, capsys):
+    (tmp_path / "ru.tsv").write_text(RU_LINES, encoding="utf-8")
+    out = tmp_path / "out"
+    assert benchmark.main(["--generate-questions", "24", "--relation-phrases", str(tmp_path / "ru.tsv"), "--model", "solver",
+                           "--formats", "json", "--out", str(out)]) == 0
+    assert "templated" not in capsys.readouterr().err
+    questions = json.loads((out / "questions.generated.json").read_text(encoding="utf-8"))
+    assert len(questions) == 24
+    relations = {"LEADS", "USES", "DEVELOPED_BY", "LOCATED_IN", "MEMBER_OF", "RUNS"}
+    for q in questions:
+        assert not [r for r in relations if r in q["question"] or r.lower().replace("_", " ") in q["question"].lower()], q["question"]
+        assert "«" in q["question"] and q["question"].rstrip(".)").endswith(("?", "любой")) and "Начни" not in q["question"]
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert {e["path_exact"]["rate"] for e in results["aggregates"]} == {1.0}
+
+
+def test_without_russian_phrases_the_run_says_once_that_its_questions_are_templated(tmp_path, capsys):
+    assert benchmark.main(["--generate-questions", "6", "--formats", "json", "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("templated") == 1
+    assert ("warning: --prompt ru: generated questions that walk any of 6 relation(s) without a Russian line in --relation-phrases "
+            "(DEVELOPED_BY, LEADS, LOCATED_IN, ...) are templated ('Начни с «X». Пройди по R...'): Russian inflects names, so no "
+            "wording can be derived from a relation's name; give each one a line 'relation<TAB>Чем руководит {x}?<TAB>Под чьим "
+            "руководством находится {x}?'") in err
