@@ -225,3 +225,11 @@ def test_ten_thousand_untyped_nodes_of_real_kg_shapes_are_renamed_one_each():
     several = [(n.name, m.name) for n, m in zip(graph.nodes, made) if " " in n.name]
     assert sum(len(a.split(" ")) == len(b.split(" ")) for a, b in several) == len(several)
     assert sum(renaming.namer.fallbacks.values()) < 0.05 * len(graph.nodes)  # what its groups could not name: counted
+
+
+@pytest.mark.parametrize("text", ["Where was Ana Ruiz born?", "Ana Ruiz and Ana met «Ana Ruizova» in m.0abc", "", "Ana", "  "])
+def test_the_replacer_substitutes_as_a_regex_of_the_keys_longest_first_would(text):
+    mapping = {"Ana": "Eva", "Ana Ruiz": "Eva Lopez", "Ruiz": "Diaz", "m.0abc": "m.0xyz", " ": "never", "": "never"}
+    keys = sorted((k for k in mapping if k.strip()), key=len, reverse=True)
+    expected = re.sub("|".join(map(re.escape, keys)), lambda m: mapping[m.group(0)], text)
+    assert pseudonyms.Replacer(mapping).sub(text) == expected

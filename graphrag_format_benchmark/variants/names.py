@@ -295,7 +295,7 @@ def name_shape(name: str) -> tuple[tuple[str, str], ...]:
     return tuple(word_class(w, k == 0 and len(split) > 1, k < titles) for k, w in enumerate(split))
 
 
-def position_role(split: list[str], k: int, kind: tuple[str, str] = ("", ""), particles: bool = True) -> str:
+def position_role(split: list[str], k: int, kind: tuple[str, str] = ("", ""), particles: bool = True, titles: int | None = None) -> str:
     """Where a word stands in its name, for names of other shapes to lend their words: 'after of' (the word after a
     function word: a place in 'Maria of Portugal'), 'first', 'last', 'middle', or 'only'; 'any' for an honorific,
     an ordinal, a year or a code (kind, its word_class), which stand for the same wherever they are. Without
@@ -304,7 +304,7 @@ def position_role(split: list[str], k: int, kind: tuple[str, str] = ("", ""), pa
         return "any"
     if k and split[k - 1].casefold() in FUNCTION_WORDS and (particles or split[k - 1].casefold() not in PARTICLES):
         return f"after {split[k - 1].casefold()}"
-    titles = titles_of(split)  # 'queen anne boleyn': 'anne' stands first
+    titles = titles_of(split) if titles is None else titles  # 'queen anne boleyn': 'anne' stands first
     k, n = k - titles, len(split) - titles
     return "only" if n == 1 else "first" if k == 0 else "last" if k == n - 1 else "middle"
 
@@ -426,13 +426,14 @@ class Vocabulary:
         self.distinct: dict[int, list[str]] = {}  # id of a list of words -> its distinct words, sorted (_pick)
         for name in self.names:
             split = name.split(" ")
-            shape = name_shape(name)
+            shape, titles = name_shape(name), titles_of(split)
             slots = self.slots.setdefault(shape, [[] for _ in split])
             for k, word in enumerate(split):
                 slots[k].append(word)
                 if len(split) > 1 and shape[k][0] not in KEPT:
-                    self.positions.setdefault((shape[k], position_role(split, k, shape[k])), []).append(word)
-                    if position_role(split, k, shape[k]) != position_role(split, k, shape[k], particles=False):  # 'de gaulle' lends
+                    role = position_role(split, k, shape[k], titles=titles)
+                    self.positions.setdefault((shape[k], role), []).append(word)
+                    if role != position_role(split, k, shape[k], particles=False, titles=titles):  # 'de gaulle' lends
                         self.positions.setdefault((shape[k], "last"), []).append(word)  # its surname to surnames
             self.templates.append(slots if len(split) > 1 else None)
         single = [w for shape, slots in self.slots.items() if len(shape) == 1 for w in slots[0]]
@@ -579,7 +580,8 @@ class Namer:
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
         made = Counter(k for n in graph.nodes for k, make in enumerate(ID_SCHEMES) if make(n.name) == n.id)
         self.id_schemes = sorted(ID_SCHEMES, key=lambda make: -made[ID_SCHEMES.index(make)])  # the graph's own scheme first
-        self.id_chars = {kind: sorted({c for i in self.ids for c in i if self._kind(c) == kind}) for kind in ("lower", "upper", "digit")}
+        chars = set().union(*map(set, self.ids)) if self.ids else set()  # each distinct character once, not each of every id
+        self.id_chars = {kind: sorted(c for c in chars if self._kind(c) == kind) for kind in ("lower", "upper", "digit")}
         self.pools = {}
         for t, pool in sorted(NAME_POOLS.items()):
             mine = self.type_names.get(t, [])
