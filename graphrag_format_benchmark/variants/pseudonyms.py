@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
 
+from ..progress import Progress
 from ..solver import fold_answer
 from .names import (KIND_POOLS, NAME_DRAWS, Held, Namer, Vocabulary, common_words, head_words, in_case_of, kept_words, redrawn,
                     role_kind, script)
@@ -123,11 +124,14 @@ class Pseudonyms:
         for e in graph.edges:
             roles.setdefault(e.target, (e.relation, "out"))
             roles.setdefault(e.source, (e.relation, "in"))
-        for n in graph.nodes:
-            if n.id not in self.renamed:  # a distractor takes the group of the input's nodes in its role, or of its type
-                group = self.groups.get(n.id) or (n.type if self.namer.typed else self.role_group.get(roles.get(n.id)))
-                role = ("group", group) if group in self.heads else roles.get(n.id, ("", "out"))
-                self.renamed[n.id] = self._new(n, role)
+        todo = [n for n in graph.nodes if n.id not in self.renamed]
+        progress = Progress(len(todo), "pseudonyms")  # a line on stderr only past a few seconds
+        for n in todo:  # a distractor takes the group of the input's nodes in its role, or of its type
+            group = self.groups.get(n.id) or (n.type if self.namer.typed else self.role_group.get(roles.get(n.id)))
+            role = ("group", group) if group in self.heads else roles.get(n.id, ("", "out"))
+            self.renamed[n.id] = self._new(n, role)
+            progress.advance(1, "--pseudonymize: naming")
+        progress.close()
         return {n.id: self.renamed[n.id] for n in graph.nodes}
 
     def _new(self, n: Node, role: tuple[str, str]) -> Node:
