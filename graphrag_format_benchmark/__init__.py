@@ -6,6 +6,7 @@ everything the tool does beyond it, one module per concern, in the order data fl
 
     inputs         graph files (triples, RDF, GraphML, Neo4j) and prompt templates as users have them
     formats        the formats beyond the article's five, registered into benchmark.FORMATS
+    frameworks     the GraphRAG frameworks' own context layouts as formats (graphrag, lightrag)
     solver         the control solver (article 8.5)
     wording        how a generated question reads
     questions      questions drawn from the graph (--generate-questions), and written in the file's shape
@@ -31,4 +32,4 @@ everything the tool does beyond it, one module per concern, in the order data fl
     cli            main(): python -m graphrag_format_benchmark, or python benchmark.py with any flag
 """
 
-from . import formats, inputs  # noqa: F401  the peers' formats and the English template join benchmark's registries
+from . import formats, frameworks, inputs  # noqa: F401  the peers' and frameworks' formats, the English template join the registries

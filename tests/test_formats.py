@@ -77,6 +77,7 @@ EDGE_ID_BYTES = {  # how each format shows an edge id ("e1") on the edge a -R-> 
     "json": '"id": "e1",', "jsonl": '{"k":"e","i":"e1","s":"a","r":"R","t":"b"}', "tsv": "edge\ta\tR\tb\te1",
     "edge_list": "[e1] a -R-> b", "dsl": "> e1|a|R|b", "json_compact": '{"id":"e1","relation":"R"', "pipe_table": "e1|a|b|R",
     "toon": "edges[1]{id,source,relation,target}:\n  e1,a,R,b", "yaml": "- id: e1\n  source: a", "markdown_kv": "id: e1\nsource: a",
+    "graphrag": "id|source|target|description|weight\ne1|a|b|R|", "lightrag": '{"id": "e1", "entity1": "a", "entity2": "b", "description": "R"}',
 }
 
 
@@ -332,6 +333,10 @@ PROPERTY_BYTES = {  # how each format writes the node property founded=1005 and 
     "toon": "nodes[1]{id,name,type,founded}:\n  a,A,c,1005\nedges[1]{source,relation,target,since}:\n  a,R,a,\"2019\"",
     "yaml": "  type: c\n  founded: 1005", "markdown_kv": "type: c\nfounded: 1005",
     "turtle": 'rdfs:label "A" ; p:founded 1005 .\nn:a r:R n:a .\n[ rdf:subject n:a ; rdf:predicate r:R ; rdf:object n:a ] p:since "2019" .',
+    "graphrag": 'id|entity|description|number of relationships|type|node_id|founded\n0|A||2|c|a|1005\n\n\n-----Relationships-----\n'
+                'id|source|target|description|weight|since\n0|a|a|R||"2019"',
+    "lightrag": '{"entity": "A", "type": "c", "description": "", "id": "a", "founded": 1005}\n```\n\nKnowledge Graph Data (Relationship):\n\n'
+                '```json\n{"entity1": "a", "entity2": "a", "description": "R", "since": "2019"}',
 }
 
 
