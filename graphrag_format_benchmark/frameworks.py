@@ -11,6 +11,9 @@ and a parser that reads exactly that text back; registered into benchmark.FORMAT
 - lightrag: LightRAG's query context (lightrag/prompt.py, kg_query_context): 'Knowledge Graph Data (Entity):' and
   'Knowledge Graph Data (Relationship):', each a fenced ```json block of one JSON object a line, {"entity", "type",
   "description"} and {"entity1", "entity2", "description"}, non-ASCII kept.
+- llamaindex: LlamaIndex's property graph retrievers with include_properties (sub_retrievers/base.py): 'Here are
+  some facts extracted from the provided text:', then 'subject -> relation -> object' a line, as str() prints its
+  EntityNode and Relation ('name ({...properties})').
 
 The frameworks key an entity by its name and carry no relation type (a relationship is its description). Where that
 would lose a record of a graph that is not the framework's own, the record says what it needs, and only then: a
@@ -22,6 +25,7 @@ are attributes, written as the format writes values (scalar_text in a table, JSO
 
 from __future__ import annotations
 
+import ast
 import json
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -35,6 +39,8 @@ from benchmark import (
     Node,
     format_error,
     is_scalar,
+    lex,
+    lexed_text,
     prop_columns,
     prop_key,
     scalar_text,
@@ -256,5 +262,114 @@ def parse_lightrag(text: str) -> Graph:
     return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
-FRAMEWORK_FORMATS = {"graphrag": (serialize_graphrag, parse_graphrag), "lightrag": (serialize_lightrag, parse_lightrag)}
+# llamaindex: the property graph retrievers' triplets (core/indices/property_graph/sub_retrievers), include_properties
+# on: "subject -> relation -> object" a line, a node as str(EntityNode) ('name', or 'name ({...})' with its properties'
+# Python repr), a relation as str(Relation), under the source-text preamble. A node's label (its type, when the graph
+# has any but 'entity', LlamaIndex's default label) and its id (when it is not its name) are properties here; an edge
+# id (--edge-ids) is the relation's 'id'; a node in no triplet has a line of its own. In a name or a relation '\\',
+# newlines, '->' and '(' are backslash-escaped (so that ' -> ' and ' (' are the layout's own), and '\\' and '->' in
+# a properties repr. Nodes come back in the order they are first shown (a set of triplets has no other).
+LLAMAINDEX_PREAMBLE = "Here are some facts extracted from the provided text:"
+LLAMAINDEX_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "(": "\\("})
+
+
+def _llama_text(text: str) -> str:
+    return text.translate(LLAMAINDEX_ESCAPES).replace("->", "\\->")
+
+
+def _llama_props(props: dict) -> str:
+    return " (" + repr(props).replace("\\", "\\\\").replace("->", "\\->") + ")" if props else ""
+
+
+def _node_shown(graph: Graph) -> dict[str, str]:
+    """node id -> how the node is shown: 'name', or 'name ({...})' with its properties, label and id where needed."""
+    _refuse("llamaindex", set(prop_columns(graph.node_props)), ("label",), "node")
+    typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
+    shown = {}
+    for n, props in graph.nodes_with_props():
+        extra = {**dict(props), **({"label": n.type} if typed else {}), **({"id": n.id} if n.id != n.name else {})}
+        shown[n.id] = _llama_text(n.name) + _llama_props(extra)
+    return shown
+
+
+def serialize_llamaindex(graph: Graph) -> str:
+    shown = _node_shown(graph)
+    ids = graph.edge_ids or [None] * len(graph.edges)
+    lines = [f"{shown[e.source]} -> {_llama_text(e.relation)}{_llama_props({**dict(props), **({'id': i} if i else {})})} -> {shown[e.target]}"
+             for i, (e, props) in zip(ids, graph.edges_with_props())]
+    linked = {end for e in graph.edges for end in (e.source, e.target)}
+    lines += [shown[n.id] for n in graph.nodes if n.id not in linked]
+    return "\n".join([LLAMAINDEX_PREAMBLE, "", *lines])
+
+
+def _llama_parts(line_no: int, line: str) -> list[tuple[str, dict]]:
+    """The (text, properties) of each ' -> '-separated part of a line, unescaped."""
+    chars = lex("llamaindex", line_no, line)
+    parts, start = [], 0
+    for k in range(len(chars) - 3):
+        if [c for c, _ in chars[k : k + 4]] == [" ", "-", ">", " "] and not chars[k + 1][1]:
+            parts.append(chars[start:k])
+            start = k + 4
+    parts.append(chars[start:])
+    out = []
+    for part in parts:
+        cut = next((k for k in range(1, len(part)) if part[k] == ("(", False) and part[k - 1] == (" ", False)), None)
+        if cut is None:
+            out.append((lexed_text(part), {}))
+            continue
+        if part[-1] != (")", False):
+            raise format_error("llamaindex", line_no, "properties in parentheses must end the part they follow")
+        try:
+            props = ast.literal_eval(lexed_text(part[cut + 1 : -1]))
+        except (ValueError, SyntaxError):
+            props = None
+        if not isinstance(props, dict) or not props or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
+            raise format_error("llamaindex", line_no, "expected a Python dict of properties in the parentheses")
+        out.append((lexed_text(part[: cut - 1]), props))
+    return out
+
+
+def _llama_node(line_no: int, text: str, props: dict, typed_seen: dict) -> Node:
+    props = dict(props)
+    node_id = props.pop("id", text)
+    kind = props.pop("label", DEFAULT_TYPE)
+    if not isinstance(node_id, str) or not isinstance(kind, str):
+        raise format_error("llamaindex", line_no, "a node's 'id' and 'label' must be strings")
+    for key in props:
+        prop_key("llamaindex", line_no, key)
+    node = (Node(node_id, text, kind), tuple(sorted(props.items())))
+    if typed_seen.setdefault(node_id, node) != node:
+        raise format_error("llamaindex", line_no, f"node {node_id!r} is shown with other properties than before")
+    return node[0]
+
+
+def parse_llamaindex(text: str) -> Graph:
+    lines = text.split("\n")
+    if lines[:2] != [LLAMAINDEX_PREAMBLE, ""]:
+        raise format_error("llamaindex", 1, f"expected {LLAMAINDEX_PREAMBLE!r} and a blank line")
+    seen: dict[str, tuple] = {}
+    edges, ids, edge_props = [], [], []
+    for line_no, line in enumerate(lines[2:], 3):
+        parts = _llama_parts(line_no, line)
+        if len(parts) == 1:
+            _llama_node(line_no, *parts[0], seen)
+            continue
+        if len(parts) != 3:
+            raise format_error("llamaindex", line_no, "expected 'subject -> relation -> object', or a node alone")
+        source, target = _llama_node(line_no, *parts[0], seen), _llama_node(line_no, *parts[2], seen)
+        relation, props = parts[1]
+        if "id" in props:
+            ids.append(props.pop("id"))
+        for key in props:
+            prop_key("llamaindex", line_no, key)
+        edges.append(Edge(source.id, relation, target.id))
+        edge_props.append(tuple(sorted(props.items())))
+    if ids and len(ids) != len(edges):
+        raise format_error("llamaindex", 3, "either every relation has an 'id' or none")
+    nodes = list(seen.values())
+    return Graph(tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props))
+
+
+FRAMEWORK_FORMATS = {"graphrag": (serialize_graphrag, parse_graphrag), "lightrag": (serialize_lightrag, parse_lightrag),
+                     "llamaindex": (serialize_llamaindex, parse_llamaindex)}
 FORMATS.update(FRAMEWORK_FORMATS)  # after the peers' formats, in the report order

@@ -88,3 +88,24 @@ def test_a_broken_framework_text_names_its_line(fmt, text, message):
     with pytest.raises(BenchmarkError) as error:
         benchmark.FORMATS[fmt][1](text)
     assert str(error.value) == message
+
+
+def test_llamaindex_is_the_retrievers_triplets_with_properties_as_it_prints_them():
+    assert benchmark.serialize_checked("llamaindex", STORE).split("\n") == [
+        "Here are some facts extracted from the provided text:",
+        "",
+        "Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport devised the Paxos "
+        "protocol ({'weight': 3.0}) -> Paxos ({'description': 'A consensus protocol', 'label': 'concept'})",
+        "Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport works at Microsoft "
+        "Research ({'weight': 1.0}) -> Microsoft Research ({'description': 'A lab', 'label': 'organization'})",
+    ]
+    bare = Graph((Node("Ann", "Ann", "entity"), Node("Bob", "Bob", "entity"), Node("Eve", "Eve", "entity")), (Edge("Ann", "knows", "Bob"),))
+    assert benchmark.serialize_checked("llamaindex", bare).split("\n")[2:] == ["Ann -> knows -> Bob", "Eve"]  # a node in no triplet
+
+
+def test_llamaindex_escapes_only_what_would_break_its_arrows_and_parentheses():
+    graph = Graph((Node("a -> b", "a -> b", "entity"), Node("c (d)", "c (d)", "entity")), (Edge("a -> b", "x\\y", "c (d)"),),
+                  (), (), ((("note", "p -> q"),),))
+    text = benchmark.serialize_checked("llamaindex", graph)
+    assert text.split("\n")[2] == "a \\-> b -> x\\\\y ({'note': 'p \\-> q'}) -> c \\(d)"
+    assert benchmark.FORMATS["llamaindex"][1](text) == graph
