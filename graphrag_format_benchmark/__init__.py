@@ -6,7 +6,7 @@ everything the tool does beyond it, one module per concern, in the order data fl
 
     inputs         graph files (triples, RDF, GraphML, Neo4j) and prompt templates as users have them
     formats        the formats beyond the article's five, registered into benchmark.FORMATS
-    frameworks     the GraphRAG frameworks' own context layouts as formats (graphrag, lightrag, llamaindex)
+    frameworks     the GraphRAG frameworks' own context layouts as formats (graphrag, lightrag, llamaindex, langchain)
     solver         the control solver (article 8.5)
     wording        how a generated question reads
     questions      questions drawn from the graph (--generate-questions), and written in the file's shape

@@ -14,6 +14,8 @@ and a parser that reads exactly that text back; registered into benchmark.FORMAT
 - llamaindex: LlamaIndex's property graph retrievers with include_properties (sub_retrievers/base.py): 'Here are
   some facts extracted from the provided text:', then 'subject -> relation -> object' a line, as str() prints its
   EntityNode and Relation ('name ({...properties})').
+- langchain: LangChain's GraphCypherQAChain (and neo4j-graphrag's Text2Cypher): the Cypher records as Python prints a
+  list of dicts, [{'source': {...}, 'relation': ..., 'target': {...}}], read back with ast.literal_eval.
 
 The frameworks key an entity by its name and carry no relation type (a relationship is its description). Where that
 would lose a record of a graph that is not the framework's own, the record says what it needs, and only then: a
@@ -370,6 +372,74 @@ def parse_llamaindex(text: str) -> Graph:
     return Graph(tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props))
 
 
+# langchain: what LangChain's GraphCypherQAChain puts in its QA prompt: the Cypher query's records, a list of dicts,
+# formatted into {context} as Python prints it. The records are those of MATCH (s)-[r]->(t) RETURN s AS source, type(r)
+# AS relation, t AS target: a node as Neo4jGraph.query returns it, the map of its properties, 'id' first (LangChain's
+# graph documents key a node by 'id'), then 'name' where it is not the id, 'type' where the graph has any but
+# 'entity' (a label, which query() leaves out), then the rest; properties(r) AS properties on every record when some
+# edge has any; an edge id (--edge-ids) as 'id'; a node in no relationship as OPTIONAL MATCH returns it, with None.
+LANGCHAIN_RECORD = ("id", "source", "relation", "target", "properties")
+
+
+def serialize_langchain(graph: Graph) -> str:
+    typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
+    maps = {n.id: {"id": n.id, **({"name": n.name} if n.name != n.id else {}), **({"type": n.type} if typed else {}), **dict(props)}
+            for n, props in graph.nodes_with_props()}
+    with_props = any(graph.edge_props)
+    ids = graph.edge_ids or [None] * len(graph.edges)
+    records = [{**({"id": i} if i is not None else {}), "source": maps[e.source], "relation": e.relation, "target": maps[e.target],
+                **({"properties": dict(props)} if with_props else {})} for i, (e, props) in zip(ids, graph.edges_with_props())]
+    linked = {end for e in graph.edges for end in (e.source, e.target)}
+    records += [{"source": maps[n.id], "relation": None, "target": None, **({"properties": None} if with_props else {})}
+                for n in graph.nodes if n.id not in linked]
+    return repr(records)
+
+
+def _langchain_node(record: dict, key: str, seen: dict) -> Node:
+    value = record.get(key)
+    if not isinstance(value, dict) or not isinstance(value.get("id"), str) or not all(isinstance(k, str) and is_scalar(v) for k, v in value.items()):
+        raise format_error("langchain", 1, f"a record's {key!r} must be a node's map of properties with its 'id'")
+    props = dict(value)
+    node_id = props.pop("id")
+    name, kind = props.pop("name", node_id), props.pop("type", DEFAULT_TYPE)
+    if not isinstance(name, str) or not isinstance(kind, str):
+        raise format_error("langchain", 1, f"node {node_id!r}: 'name' and 'type' must be strings")
+    for k in props:
+        prop_key("langchain", 1, k)
+    node = (Node(node_id, name, kind), tuple(sorted(props.items())))
+    if seen.setdefault(node_id, node) != node:
+        raise format_error("langchain", 1, f"node {node_id!r} is shown with other properties than before")
+    return node[0]
+
+
+def parse_langchain(text: str) -> Graph:
+    try:
+        records = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        records = None
+    if not isinstance(records, list) or not all(isinstance(r, dict) and set(r) <= set(LANGCHAIN_RECORD) for r in records):
+        raise format_error("langchain", 1, f"expected a Python list of records with the keys {', '.join(LANGCHAIN_RECORD)}")
+    seen: dict[str, tuple] = {}
+    edges, ids, edge_props = [], [], []
+    for record in records:
+        source = _langchain_node(record, "source", seen)
+        if record["relation"] is None and record.get("target") is None:
+            continue
+        target, relation, props = _langchain_node(record, "target", seen), record["relation"], record.get("properties", {})
+        if not isinstance(relation, str) or not isinstance(props, dict) or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
+            raise format_error("langchain", 1, "a record's 'relation' must be a string and its 'properties' a map of values")
+        if "id" in record:
+            ids.append(record["id"])
+        for k in props:
+            prop_key("langchain", 1, k)
+        edges.append(Edge(source.id, relation, target.id))
+        edge_props.append(tuple(sorted(props.items())))
+    if ids and (len(ids) != len(edges) or not all(isinstance(i, str) for i in ids)):
+        raise format_error("langchain", 1, "either every relationship record has an 'id' string or none")
+    nodes = list(seen.values())
+    return Graph(tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props))
+
+
 FRAMEWORK_FORMATS = {"graphrag": (serialize_graphrag, parse_graphrag), "lightrag": (serialize_lightrag, parse_lightrag),
-                     "llamaindex": (serialize_llamaindex, parse_llamaindex)}
+                     "llamaindex": (serialize_llamaindex, parse_llamaindex), "langchain": (serialize_langchain, parse_langchain)}
 FORMATS.update(FRAMEWORK_FORMATS)  # after the peers' formats, in the report order

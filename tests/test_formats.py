@@ -21,7 +21,7 @@ ALL_FORMATS = list(benchmark.FORMATS)
 SETS_OF_TRIPLES = ("turtle",)  # RDF: no order, no duplicate, no edge id; compared as multisets
 
 
-NODES_AS_SHOWN = ("llamaindex",)  # triplets: nodes come back in the order they are first shown; edges keep theirs
+NODES_AS_SHOWN = ("llamaindex", "langchain")  # triplets, records: nodes come back in the order they are first shown; edges keep theirs
 
 
 def same_graph(fmt: str, graph: Graph, parsed: Graph) -> bool:
@@ -90,6 +90,7 @@ EDGE_ID_BYTES = {  # how each format shows an edge id ("e1") on the edge a -R-> 
     "toon": "edges[1]{id,source,relation,target}:\n  e1,a,R,b", "yaml": "- id: e1\n  source: a", "markdown_kv": "id: e1\nsource: a",
     "graphrag": "id|source|target|description|weight\ne1|a|b|R|", "lightrag": '{"id": "e1", "entity1": "a", "entity2": "b", "description": "R"}',
     "llamaindex": "A ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', 'id': 'b'})",
+    "langchain": "[{'id': 'e1', 'source': {'id': 'a', 'name': 'A', 'type': 't'}, 'relation': 'R', 'target': {'id': 'b',",
 }
 
 
@@ -350,6 +351,7 @@ PROPERTY_BYTES = {  # how each format writes the node property founded=1005 and 
     "lightrag": '{"entity": "A", "type": "c", "description": "", "id": "a", "founded": 1005}\n```\n\nKnowledge Graph Data (Relationship):\n\n'
                 '```json\n{"entity1": "a", "entity2": "a", "description": "R", "since": "2019"}',
     "llamaindex": "A ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A ({'founded': 1005, 'label': 'c', 'id': 'a'})",
+    "langchain": "'type': 'c', 'founded': 1005}, 'properties': {'since': '2019'}}]",
 }
 
 

@@ -76,13 +76,13 @@ def test_a_property_named_like_a_field_of_the_layout_is_refused(fmt, props, mess
 
 
 @pytest.mark.parametrize("fmt, text, message", [
-    ("graphrag", "-----Entities-----\nid|entity|description|number of relationships\n0|A||0\n-----Relationships-----\n"
-                 "id|source|target|description|weight", "graphrag line 4: expected two blank lines before -----Relationships-----"),
-    ("graphrag", "-----Entities-----\nid|entity|description|number of relationships\n5|A||0\n\n\n-----Relationships-----\n"
-                 "id|source|target|description|weight", "graphrag line 3: expected the short row id 0, found '5'"),
+    ("graphrag", ("-----Entities-----\nid|entity|description|number of relationships\n0|A||0\n-----Relationships-----\n"
+                 "id|source|target|description|weight"), "graphrag line 4: expected two blank lines before -----Relationships-----"),
+    ("graphrag", ("-----Entities-----\nid|entity|description|number of relationships\n5|A||0\n\n\n-----Relationships-----\n"
+                 "id|source|target|description|weight"), "graphrag line 3: expected the short row id 0, found '5'"),
     ("lightrag", "Knowledge Graph Data (Entity):\n\n```json\n[1]\n```", "lightrag line 4: expected one JSON object on the line"),
-    ("lightrag", "Knowledge Graph Data (Entity):\n\n```json\n```\n\nKnowledge Graph Data (Relationship):\n\n```json\n"
-                 '{"entity1": "a", "entity2": 2, "description": "R"}\n```', "lightrag line 9: expected 'entity2' as a string"),
+    ("lightrag", ("Knowledge Graph Data (Entity):\n\n```json\n```\n\nKnowledge Graph Data (Relationship):\n\n```json\n"
+                 '{"entity1": "a", "entity2": 2, "description": "R"}\n```'), "lightrag line 9: expected 'entity2' as a string"),
 ])
 def test_a_broken_framework_text_names_its_line(fmt, text, message):
     with pytest.raises(BenchmarkError) as error:
@@ -94,10 +94,10 @@ def test_llamaindex_is_the_retrievers_triplets_with_properties_as_it_prints_them
     assert benchmark.serialize_checked("llamaindex", STORE).split("\n") == [
         "Here are some facts extracted from the provided text:",
         "",
-        "Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport devised the Paxos "
-        "protocol ({'weight': 3.0}) -> Paxos ({'description': 'A consensus protocol', 'label': 'concept'})",
-        "Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport works at Microsoft "
-        "Research ({'weight': 1.0}) -> Microsoft Research ({'description': 'A lab', 'label': 'organization'})",
+        ("Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport devised the Paxos "
+        "protocol ({'weight': 3.0}) -> Paxos ({'description': 'A consensus protocol', 'label': 'concept'})"),
+        ("Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport works at Microsoft "
+        "Research ({'weight': 1.0}) -> Microsoft Research ({'description': 'A lab', 'label': 'organization'})"),
     ]
     bare = Graph((Node("Ann", "Ann", "entity"), Node("Bob", "Bob", "entity"), Node("Eve", "Eve", "entity")), (Edge("Ann", "knows", "Bob"),))
     assert benchmark.serialize_checked("llamaindex", bare).split("\n")[2:] == ["Ann -> knows -> Bob", "Eve"]  # a node in no triplet
@@ -109,3 +109,13 @@ def test_llamaindex_escapes_only_what_would_break_its_arrows_and_parentheses():
     text = benchmark.serialize_checked("llamaindex", graph)
     assert text.split("\n")[2] == "a \\-> b -> x\\\\y ({'note': 'p \\-> q'}) -> c \\(d)"
     assert benchmark.FORMATS["llamaindex"][1](text) == graph
+
+
+def test_langchain_is_the_cypher_records_as_python_prints_them_into_the_prompt():
+    bare = Graph((Node("Ann", "Ann", "entity"), Node("Bob", "Bob", "entity"), Node("Eve", "Eve", "entity")), (Edge("Ann", "KNOWS", "Bob"),))
+    assert benchmark.serialize_checked("langchain", bare) == (
+        "[{'source': {'id': 'Ann'}, 'relation': 'KNOWS', 'target': {'id': 'Bob'}}, {'source': {'id': 'Eve'}, 'relation': None, 'target': None}]")
+    assert benchmark.serialize_checked("langchain", STORE).startswith(
+        "[{'source': {'id': 'Leslie Lamport', 'type': 'person', 'description': 'Computer scientist, Turing Award 2013'}, "
+        "'relation': 'Lamport devised the Paxos protocol', 'target': {'id': 'Paxos', 'type': 'concept', 'description': "
+        "'A consensus protocol'}, 'properties': {'weight': 3.0}}, ")
