@@ -4,7 +4,8 @@ benchmark.py, beside this package, is the article's script: the five formats, th
 building and token counting by parts, reading graph.json and questions.json, writing the outputs. This package is
 everything the tool does beyond it, one module per concern, in the order data flows:
 
-    inputs         graph files (triples, RDF, GraphML, Neo4j) and prompt templates as users have them
+    stores         the GraphRAG frameworks' stores read as graphs (GraphRAG parquet, LightRAG GraphML, LlamaIndex JSON)
+    inputs         graph files (triples, RDF, GraphML, Neo4j, the frameworks' stores) and prompt templates as users have them
     formats        the formats beyond the article's five, registered into benchmark.FORMATS
     frameworks     the GraphRAG frameworks' own context layouts as formats (graphrag, lightrag, llamaindex, langchain)
     solver         the control solver (article 8.5)

@@ -4,7 +4,8 @@ In: --graph of any kind (GRAPH_FORMATS: JSON, TSV/CSV triples, Turtle and N-Trip
 --prompt ru | en | FILE. Out: the tool's JSON records of nodes and edges (read_graph_file), which benchmark.py's
 validate_graph then checks the same way whatever the file was; a Template (load_template).
 
-RDF is read by rdflib and GraphML by networkx, each imported only when such a file is read.
+RDF is read by rdflib and GraphML by networkx, each imported only when such a file is read; the GraphRAG frameworks'
+stores by stores.py.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from benchmark import (
     warn,
 )
 
+from .stores import is_llamaindex_store, ordered_graphml, read_store, store_kind
+
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
 # through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named
 # the same way whatever the file was; the manifest hashes the file as given. Records keep the file's order.
@@ -54,13 +57,19 @@ TYPE_KEYS = ("type", "entity_type", "labels", "kind")
 RELATION_KEYS = ("relation", "label", "type", "predicate", "relationship")
 
 
-def read_graph_file(path: Path, kind: str | None = None) -> tuple[dict, bytes, str]:
+def read_graph_file(path: Path, kind: str | None = None, keep_bookkeeping: bool = False) -> tuple[dict, bytes, str]:
     """The graph of --graph as the tool's JSON records, its raw bytes, and the format it was read as: by
-    --graph-format, else by the file's extension (GRAPH_FORMATS)."""
+    --graph-format, else a framework's store by its folder, name or keys (stores.store_kind), else by the file's
+    extension (GRAPH_FORMATS)."""
     if kind is None:
-        kind = next((k for k, (extensions, _) in GRAPH_FORMATS.items() if path.suffix.lower() in extensions), "json")
+        kind = store_kind(path) or next((k for k, (extensions, _) in GRAPH_FORMATS.items() if path.suffix.lower() in extensions), "json")
+    if kind in STORES:
+        return *read_store(kind, path, keep_bookkeeping), kind
     if kind == "json":
         data, raw = read_json(path, "--graph")
+        if is_llamaindex_store(data):
+            warn(f"--graph {display(path)}: read as LlamaIndex's property graph store (its nodes, relations and triplets)")
+            return *read_store("llamaindex", path, keep_bookkeeping), "llamaindex"
         return data, raw, kind
     text, raw = read_text(path, "--graph")
     return GRAPH_FORMATS[kind][1](text, display(path)), raw, kind
@@ -256,31 +265,7 @@ def read_graphml(text: str, where: str) -> dict:
     id is its GraphML id, its name and type from NAME_KEYS and TYPE_KEYS (Neo4j's ':Label' too), an edge's
     relation from RELATION_KEYS (DEFAULT_RELATION when it has none, with a warning), every other attribute a
     property, typed as the file's keys declare. An undirected graph's edges are read in the direction written."""
-    try:
-        import networkx  # noqa: F401  (its reader below; the import says at once whether it is installed)
-        from networkx.readwrite.graphml import GraphMLReader
-    except ImportError:
-        raise BenchmarkError(f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
-                             "pip install -r requirements.lock.txt") from None
-    nodes, edges = [], []
-
-    class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order
-        def add_node(self, G, node_xml, graphml_keys, defaults):  # noqa: ANN001, N803
-            super().add_node(G, node_xml, graphml_keys, defaults)
-            nodes.append(self.node_type(node_xml.get("id")))
-
-        def add_edge(self, G, edge_element, graphml_keys):  # noqa: ANN001, N803
-            edges.append((self.node_type(edge_element.get("source")), self.node_type(edge_element.get("target")),
-                          edge_element.get("id"), self.decode_data_elements(graphml_keys, edge_element)))
-            super().add_edge(G, edge_element, graphml_keys)
-
-    try:
-        graphs = list(Reader(node_type=str)(string=text.encode("utf-8")))
-    except Exception as e:  # networkx and the XML parser raise their own errors
-        raise BenchmarkError(f"{where}: not GraphML ({str(e).splitlines()[0][:200]}); fix the file") from None
-    if len(graphs) != 1:
-        raise BenchmarkError(f"{where}: holds {len(graphs)} graphs; give one")
-    graph = graphs[0]
+    graph, nodes, edges = ordered_graphml(text, where)
     named = [i for _, _, i, _ in edges if i is not None]
     if len(set(named)) != len(named):  # networkx writes a multigraph's edge keys (0, 1, ... per node pair) as ids
         warn(f"{where}: edge ids repeat ({len(named) - len(set(named)):,} repeats), as networkx writes a multigraph's keys; "
@@ -330,7 +315,12 @@ GRAPH_FORMATS: dict[str, tuple[tuple[str, ...], Callable[[str, str], dict] | Non
     "ntriples": ((".nt",), functools.partial(read_rdf, syntax="nt")),
     "graphml": ((".graphml",), read_graphml),
     "neo4j": ((".jsonl", ".ndjson"), read_neo4j),
+    # the frameworks' stores (stores.py), told apart by their folder, file name or keys when not named
+    "graphrag": ((".parquet",), None),
+    "lightrag": ((), None),
+    "llamaindex": ((), None),
 }
+STORES = ("graphrag", "lightrag", "llamaindex")
 
 # -----------------------------------------------------------------------------
 # the inputs of a run: any graph file, questions with contexts of their own, another order
@@ -351,11 +341,11 @@ def sorted_graph(graph: Graph) -> tuple[Graph, dict[int, int]]:
 
 def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
                 generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None, graph_format: str | None = None,
-                graph_order: str = "file") -> RunInputs:
+                graph_order: str = "file", keep_bookkeeping: bool = False) -> RunInputs:
     """benchmark.load_inputs for every input the package reads: --graph of any GRAPH_FORMATS (by --graph-format, else
     by its extension), questions with contexts of their own (read_given_context), --graph-order sorted
     (sorted_graph), and generated questions (generate: questions.draw_questions)."""
-    return benchmark_load_inputs(graph_path, questions_path, problems, generate, functools.partial(read_graph_file, kind=graph_format),
+    return benchmark_load_inputs(graph_path, questions_path, problems, generate, functools.partial(read_graph_file, kind=graph_format, keep_bookkeeping=keep_bookkeeping),
                                  sorted_graph if graph_order == "sorted" else None, read_given_context)
 
 

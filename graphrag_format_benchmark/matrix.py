@@ -66,6 +66,7 @@ class Plan:
     context: str = "shared"  # shared: one graph for every question; given: each question's own; khop: cut per question
     context_hops: int | None = None  # khop: the depth of the neighbourhood; None: each question's own hop count
     context_edges: int = 300  # khop: the most edges a context holds besides its gold paths' own
+    undirected: bool = False  # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
 
     @property
     def article_layout(self) -> bool:

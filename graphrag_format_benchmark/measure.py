@@ -55,6 +55,7 @@ class Item:
     order: list[int]  # the context's edge indices in displayed order
     question: Question  # paths in displayed positions
     template: Template
+    undirected: bool = False  # the graph's edges have no direction: evidence may name an edge's ends either way
 
     def shown(self) -> Graph:
         """What the prompt shows: every node in mode A, exactly the used ones in a mode B pack."""
@@ -195,7 +196,7 @@ class Measuring:
 
     def add_row(self, tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
         q, plan = cell.question, self.plan
-        self.items.append(Item(cell_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template))
+        self.items.append(Item(cell_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template, plan.undirected))
         if self.prompts["write"]:
             name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
             if name not in self.written:

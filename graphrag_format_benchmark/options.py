@@ -84,7 +84,11 @@ FLAGS: list[tuple[str | None, str, dict]] = [
     (None, "--encoding", dict(default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")),
     (None, "--graph", dict(type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")),
     (None, "--graph-format", dict(choices=list(GRAPH_FORMATS),
-        help="how to read --graph (default: by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC export)")),
+        help="how to read --graph (default: a framework's store by its folder or file name: graphrag, lightrag, llamaindex; "
+             "else by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC export)")),
+    (None, "--keep-bookkeeping", dict(action="store_true",
+        help="keep a framework store's bookkeeping fields (source and chunk ids, file paths, timestamps...) in prompts and "
+             "questions; left out by default, as the frameworks leave them out of their context")),
     (None, "--graph-order", dict(choices=GRAPH_ORDERS, default="file",
         help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, edges by "
              "source, relation, target), the same whatever file the graph comes from")),

@@ -44,6 +44,7 @@ from .runner.config import public_argv
 from .runner.log import LOG_NAME
 from .sizes import budget_hints, console_summary, markdown_report, part_cost_line, skipped_text, summarize
 from .solver import check_questions
+from .stores import UNDIRECTED
 from .variants.contexts import Context, context_problems
 from .variants.names import script
 
@@ -66,7 +67,7 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     problems = Problems()
     spec = make_generate_spec(args, plan)
     inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
-                         args.graph_format, args.graph_order)
+                         args.graph_format, args.graph_order, args.keep_bookkeeping)
     if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
         inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
     if inputs.generated is not None:
@@ -144,6 +145,7 @@ def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: Ru
         "graph": display(args.graph),
         "graph_format": inputs.graph_format,
         "graph_order": args.graph_order,
+        "keep_bookkeeping": args.keep_bookkeeping,
         "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges} if plan.context == "khop" else plan.context,
         "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
         "generate_questions": None if args.generate_questions is None else {
@@ -180,6 +182,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
                                           args.out, args.overwrite_batch,
                                           [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS])
     plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
+    plan = replace(plan, undirected=inputs.graph_format in UNDIRECTED)
     counts = ThreadedCounts()
     contexts, record["contexts"] = input_contexts(inputs, plan)
     variants = build_variants(inputs, plan, counts, contexts)

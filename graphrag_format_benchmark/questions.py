@@ -110,8 +110,8 @@ def orderable(value: object) -> bool:
 
 
 def answerable_value(value: object) -> bool:
-    """A value a generated question may ask for: a number, a boolean, or a string of at most 3 words and 40 characters."""
-    return not isinstance(value, str) or len(value) <= 40 and len(value.split()) <= 3
+    """A value a generated question may ask for: a number, a boolean, or a string of 1 to 3 words and at most 40 characters."""
+    return not isinstance(value, str) or len(value) <= 40 and 1 <= len(value.split()) <= 3
 
 
 def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dict], dict[int, int]]]:
@@ -146,6 +146,8 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     for hops_n, abstain in plan:
         for _ in range(GENERATION_DRAWS if starts else 0):
             q = draw(hops_n, abstain)
+            if q is not None and any(h["relation"] in word.ambiguous for h in q["query"]["hops"]):
+                continue  # its wording would not say which of several facts to follow
             if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen:
                 seen.add((q["query"]["start"], json.dumps(q["query"]["hops"])))
                 made.append(q)

@@ -500,7 +500,7 @@ def report_cells(scored: list[dict], answers: dict[tuple[str, int], Answer], ite
         content = record.content if record is not None and isinstance(record.content, str) else None
         key = keys.get(s["prompt_sha256"])
         if key is None:
-            key = keys[s["prompt_sha256"]] = AnswerKey(item.shown(), item.question)
+            key = keys[s["prompt_sha256"]] = AnswerKey(item.shown(), item.question, undirected=item.undirected)
         edges = key.shown.edges
         parsed = parse_answer(content) if content is not None else None
         evidence = []

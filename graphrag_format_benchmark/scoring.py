@@ -113,8 +113,10 @@ class AnswerKey:
     answer node); path_exact when the path equals any gold path; precision and recall are against the gold
     path sharing the most edges with the answer's path (ties: the shorter, then the first listed)."""
 
-    def __init__(self, shown: Graph, q: Question, names: dict[str, str] | None = None, sha: str = "", shared: dict | None = None) -> None:
+    def __init__(self, shown: Graph, q: Question, names: dict[str, str] | None = None, sha: str = "", shared: dict | None = None,
+                 undirected: bool = False) -> None:
         self.shown, self.q, self.sha = shown, q, sha
+        self.undirected = undirected  # a store's edges without direction: evidence may name an edge's ends either way
         self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
         self.names = {n.id: n.name for n in shown.nodes} if names is None else names
         self.ask = q.query.ask if q.query else None  # a property question: its answers are values, not node names
@@ -161,12 +163,19 @@ class AnswerKey:
             "edge_precision": precision,
             "edge_recall": recall,
             "valid_path": bool(ends),
-            "evidence_match": evidence is not None and parsed["evidence"] == evidence,
+            "evidence_match": evidence is not None and self._same_evidence(parsed["evidence"], evidence),
             "path_supports_answer": any(self._supports(f, path, ends) for f in folded),
             "right_answer_wrong_path": answer_correct and not path_exact,
         }
         scores["diagnosis"] = self._diagnose(parsed, scores, path, ends)
         return scores
+
+    def _same_evidence(self, given: list, wanted: list[dict]) -> bool:
+        """The evidence is the path's edges as shown; on an undirected graph an item may name an edge's ends swapped."""
+        if given == wanted:
+            return True
+        return self.undirected and len(given) == len(wanted) and all(
+            g == w or isinstance(g, dict) and g == {**w, "source": w["target"], "target": w["source"]} for g, w in zip(given, wanted))
 
     def _cite(self, item: object) -> object:
         """One item of an answer's path as an index into the shown edges: an index stays as it is; with --edge-ids an
@@ -202,7 +211,10 @@ class AnswerKey:
                 for key in ((e.source, e.relation, e.target),
                             (fold_answer(self.names.get(e.source, e.source)), e.relation, fold_answer(self.names.get(e.target, e.target)))):
                     index.setdefault(key, k)
-        for source, relation, target in (triple, (fold_answer(triple[0]), triple[1], fold_answer(triple[2]))):
+        forms = [triple, (fold_answer(triple[0]), triple[1], fold_answer(triple[2]))]
+        if self.undirected:  # an edge without direction is named by its ends in either order
+            forms += [(t[2], t[1], t[0]) for t in forms]
+        for source, relation, target in forms:
             for name in (relation, relation.strip(RELATION_DECORATION)):  # 'LEADS->' copied from an arrow is LEADS
                 at = index.get((source, name, target))
                 if at is not None:
@@ -394,7 +406,8 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
                     if shown_key not in shown_cache:
                         shown = item.shown()
                         shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
-                    key = AnswerKey(shown_cache[shown_key][0], item.question, shown_cache[shown_key][1], sha, shown_cache[shown_key][2])
+                    key = AnswerKey(shown_cache[shown_key][0], item.question, shown_cache[shown_key][1], sha, shown_cache[shown_key][2],
+                                    item.undirected)
                 scores = key.score(record.content)
             if scores is not None and item.question.insufficient:
                 scores = {**scores, **ABSTENTION_SCORES}

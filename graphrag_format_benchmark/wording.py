@@ -8,6 +8,7 @@ QUESTION_TEXTS has the templated one; Russian reads naturally from the questions
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -86,7 +87,7 @@ class Phrase(NamedTuple):
     """How one relation reads in a natural question: its words and their kind (see above)."""
 
     words: str
-    kind: str  # noun | state | act | made | pair | ru (words, inverse: the Russian questions forwards and backwards)
+    kind: str  # noun | state | act | made | pair | link | described | ru (words, inverse: the Russian questions forwards and backwards)
     inverse: str = ""  # pair only: the noun for a hop backwards
 
 
@@ -168,7 +169,13 @@ PHRASINGS = {
              "stated": ("something is among the {w} by {x}{c}.", "someone {verb} {x}{c}.")},
     "act": {"nested": ("the one {x} {w}{c}", "the one that {w} {x}{c}"), "asked": ("What is it that {x} {w}{c}?", "What {w} {x}{c}?"),
             "stated": ("{x} {w} something{c}.", "something {w} {x}{c}.")},
+    # a framework store's edges (stores.py) have no direction and no type: worded by their keywords or description
+    "link": {"nested": ('the one linked by "{w}" to {x}{c}',) * 2, "asked": ('What is linked by "{w}" to {x}{c}?',) * 2,
+             "stated": ('something is linked by "{w}" to {x}{c}.',) * 2},
+    "described": {"nested": ('the one linked, as "{w}" says, to {x}{c}',) * 2, "asked": ('What is linked, as "{w}" says, to {x}{c}?',) * 2,
+                  "stated": ('something is linked, as "{w}" says, to {x}{c}.',) * 2},
 }
+MASK = "___"  # a name in a described relation, where the question would give it away
 
 
 def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
@@ -184,7 +191,7 @@ def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
     return text[0].upper() + text[1:] if form == "stated" else text
 
 
-NESTING_KINDS = frozenset(("noun", "pair", "made"))  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
+NESTING_KINDS = frozenset(("noun", "pair", "made", "link", "described"))  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
 
 
 def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
@@ -202,7 +209,9 @@ def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
     if ask is None:
         text = phrase_hop("asked", np, last, phrases(last.relation))
     elif ask.of_ == "edge":
-        text = (f"What is the {' '.join(relation_words(ask.key))} of the {phrases(last.relation).words} link "
+        p = phrases(last.relation)
+        link = '"' + p.words + '"' if p.kind in STORE_KINDS else p.words
+        text = (f"What is the {' '.join(relation_words(ask.key))} of the {link} link "
                 f"{'from' if last.direction == 'out' else 'to'} {np}{_condition_words(last.where)}?")
     else:
         text = _property_question(phrase_hop("nested", np, last, phrases(last.relation)), ask.key, dated)
@@ -289,6 +298,47 @@ def russian_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
     return asked + (f" Каково значение «{ask.key}» у этой связи?" if ask is not None else "")
 
 
+STORE_KINDS = ("link", "described")
+SENTENCE = re.compile(r"\S+(\s+\S+){3,}")  # four words or more: a description, not a relation's name
+
+
+def store_phrases(graph: Graph) -> dict[str, Phrase]:
+    """How a framework store's relations read (stores.py: an edge's relation is its description): by the edge's keywords
+    (LightRAG's) where no other relation has the same, else by its description with the names of the ends of its edges
+    masked (MASK), so that the question says which fact to follow and not where it leads. Relations that read as
+    names (LEADS, location.location.containedby) are left to derive_phrase."""
+    ends: dict[str, set[str]] = {}
+    keywords: dict[str, set[str]] = {}
+    names = {n.id: n.name for n in graph.nodes}
+    for e, props in graph.edges_with_props():
+        if SENTENCE.fullmatch(e.relation.strip()):
+            ends.setdefault(e.relation, set()).update((names[e.source], names[e.target]))
+            keywords.setdefault(e.relation, set()).update(str(v) for k, v in props if k == "keywords" and str(v).strip())
+    by_keywords: dict[str, int] = {}
+    for words in keywords.values():
+        for w in words:
+            by_keywords[w] = by_keywords.get(w, 0) + 1
+    phrases = {}
+    for relation, named in ends.items():
+        own = sorted(w for w in keywords[relation] if by_keywords[w] == 1)
+        if len(keywords[relation]) == 1 and own:
+            phrases[relation] = Phrase(own[0], "link")
+            continue
+        text = relation.strip()
+        for name in sorted(named, key=len, reverse=True):
+            if name.strip():
+                text = re.sub(re.escape(name), MASK, text, flags=re.IGNORECASE)
+        phrases[relation] = Phrase(text[:-1] if text.endswith(".") and not text.endswith("..") else text, "described")
+    return phrases
+
+
+def ambiguous_phrases(phrases: dict[str, Phrase]) -> frozenset[str]:
+    """The relations whose phrase another relation shares ('The containedby of ___ is ___'): a question worded so
+    would not say which fact to follow, so none is drawn over them."""
+    said = Counter((p.kind, p.words) for p in phrases.values())
+    return frozenset(r for r, p in phrases.items() if said[(p.kind, p.words)] > 1)
+
+
 class Wording:
     """The text of a generated question: natural (English; see natural_question) or the templated walk (question_text),
     the only one for Russian. phrases: --relation-phrases, over what relation names give."""
@@ -299,6 +349,9 @@ class Wording:
         self.graph = graph
         self.dates: dict[str, bool] = {}
         self.russian = {r for r, p in self.phrases.items() if p.kind == "ru"} if wording == "natural" and language == "ru" else set()
+        stored = store_phrases(graph)
+        self.ambiguous = ambiguous_phrases(stored) - set(self.phrases)
+        self.phrases = {**stored, **self.phrases}
         if wording == "natural" and language == "ru":
             missing = sorted({e.relation for e in graph.edges} - self.russian)
             if missing:
@@ -310,7 +363,8 @@ class Wording:
     def __call__(self, start: str, hops: list[Hop], several: bool = False, ask: Ask | None = None) -> str:
         if self.russian and all(h.relation in self.russian for h in hops):
             return russian_question(start, hops, self.phrase, several, ask)
-        if not self.natural:
+        if not self.natural:  # a store's relation is shown as its phrase: its description would name the answer
+            hops = [h._replace(relation=f'"{p.words}"') if (p := self.phrase(h.relation)).kind in STORE_KINDS else h for h in hops]
             return question_text(self.language, start, hops, several=several, ask=ask)
         return natural_question(start, hops, self.phrase, several, ask, self.dated)
 

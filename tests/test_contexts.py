@@ -394,7 +394,7 @@ def test_a_graph_file_that_cannot_be_mapped_is_one_line_naming_the_record(tmp_pa
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
-def test_graphml_of_lightrag_without_relations_reads_them_as_related_to_and_says_so(tmp_path):
+def test_graphml_of_lightrag_read_as_plain_graphml_reads_its_edges_as_related_to(tmp_path):
     import networkx
     g = networkx.Graph()
     g.add_node("ACME", entity_type="organization", description="A company.", source_id="chunk-1")
@@ -402,11 +402,14 @@ def test_graphml_of_lightrag_without_relations_reads_them_as_related_to_and_says
     g.add_edge("ACME", "PARIS", weight=2.0, description="Acme is based in Paris.", keywords="based in")
     networkx.write_graphml(g, tmp_path / "lightrag.graphml")
     problems = benchmark.Problems()
-    data, _, kind = inputs.read_graph_file(tmp_path / "lightrag.graphml", None)
+    data, _, kind = inputs.read_graph_file(tmp_path / "lightrag.graphml", "graphml")  # without the flag: LightRAG's store (test_stores)
     graph = benchmark.validate_graph(data, "g", problems)
     assert kind == "graphml" and not problems.lines
     assert graph.nodes == (Node("ACME", "ACME", "organization"), Node("PARIS", "PARIS", "geo"))
     assert graph.edges == (Edge("ACME", "related_to", "PARIS"),)
+    store, _, kind = inputs.read_graph_file(tmp_path / "lightrag.graphml")
+    assert kind == "lightrag" and store["edges"] == [{"source": "ACME", "relation": "Acme is based in Paris.", "target": "PARIS",
+                                                       "weight": 2.0, "keywords": "based in"}]
     assert graph.edge_props == ((("description", "Acme is based in Paris."), ("keywords", "based in"), ("weight", 2.0)),)
 
 

@@ -1,0 +1,294 @@
+"""The GraphRAG frameworks' stores read as graphs: the graph a user's framework already keeps.
+
+In: --graph pointed at a store (or its folder), or a GraphML file as networkx writes it. Out: the tool's JSON records
+of nodes and edges (as inputs.read_graph_file returns them; benchmark.validate_graph checks them like any file), the
+raw bytes the manifest hashes, and whether the store's edges have a direction (UNDIRECTED).
+
+- graphrag: Microsoft GraphRAG's output folder, entities.parquet and relationships.parquet (create_final_*.parquet
+  in releases before 1.0), read by pyarrow: an entity's title is its id and name, its type its type, its
+  description a property; a relationship's ends are titles, its relation its description (GraphRAG has no relation
+  type: the description is what its context shows), its weight a property.
+- lightrag: LightRAG's graph_chunk_entity_relation.graphml (or its working folder), read by networkx: the node id is
+  the entity name, entity_type its type, description a property; an edge's relation is its description, keywords
+  and weight properties.
+- llamaindex: LlamaIndex's property_graph_store.json (or its persist folder), SimplePropertyGraphStore's JSON: each
+  entity node (name, label, properties) a node keyed as the store keys it, each relation between two entities an
+  edge (label, properties); chunk nodes (text) and their relations are the source text, not the graph.
+
+The frameworks keep bookkeeping beside the facts (BOOKKEEPING: source and chunk ids, file paths, timestamps,
+truncation flags, embeddings, layout coordinates, degrees they derive) and leave it out of the context they send; so
+does a read store, said once on stderr, unless keep_bookkeeping. GraphRAG's and LightRAG's graphs are undirected
+(networkx Graphs): each edge is shown once, in the direction it is stored, and an answer may walk or cite it either way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+from benchmark import BenchmarkError, display, read_text, warn
+
+DEFAULT_TYPE = "entity"  # a node's type when the store gives none (LlamaIndex's own default label)
+LIGHTRAG_FILE = "graph_chunk_entity_relation.graphml"
+LLAMAINDEX_FILE = "property_graph_store.json"
+GRAPHRAG_FILES = (("entities.parquet", "relationships.parquet"), ("create_final_entities.parquet", "create_final_relationships.parquet"))
+UNDIRECTED = frozenset(("graphrag", "lightrag"))  # stores whose graphs have no direction: either way is a valid walk
+BOOKKEEPING = frozenset((
+    # LightRAG: where a record came from and when; its entity_id repeats the node id
+    "source_id", "file_path", "created_at", "updated_at", "truncate", "entity_id",
+    # Microsoft GraphRAG: row ids, text units, layout, degrees and frequencies it derives
+    "id", "human_readable_id", "short_id", "text_unit_ids", "document_ids", "community_ids", "x", "y", "degree",
+    "combined_degree", "frequency", "rank", "level", "n_tokens",
+    # LlamaIndex: the chunk a triplet came from, document metadata its readers attach
+    "triplet_source_id", "ref_doc_id", "doc_id", "document_id", "file_name", "file_type", "file_size", "creation_date",
+    "last_modified_date", "_node_content", "_node_type",
+    # any of them: vectors
+    "embedding", "description_embedding", "name_embedding", "graph_embedding", "text_embedding", "chunk_id", "chunk_ids",
+))
+
+
+class Kept:
+    """The fields a store's records keep, and the bookkeeping ones left out (counted by name, said once by report)."""
+
+    def __init__(self, keep_bookkeeping: bool) -> None:
+        self.keep_bookkeeping = keep_bookkeeping
+        self.dropped: dict[str, int] = {}
+
+    def fields(self, record: dict, where: str) -> dict:
+        """The record's properties: None and NaN are no value; a list or map is its JSON text; bookkeeping is left out (a
+        store's own row id, "id", always: the node's id is what the framework keys it by)."""
+        kept = {}
+        for key, value in record.items():
+            if value is None or isinstance(value, float) and math.isnan(value) or key == "id":  # a row key, never a fact
+                continue
+            if key in BOOKKEEPING and not self.keep_bookkeeping:
+                self.dropped[key] = self.dropped.get(key, 0) + 1
+                continue
+            if not isinstance(key, str):
+                raise BenchmarkError(f"{where}: a field name is {key!r}, not a string; fix the store")
+            kept[key] = value if isinstance(value, (str, int, float, bool)) else json.dumps(_plain(value), ensure_ascii=False)
+        return kept
+
+    def report(self, where: str) -> None:
+        if self.dropped:
+            names = sorted(self.dropped, key=lambda k: (-self.dropped[k], k))
+            warn(f"{where}: left out {len(names)} bookkeeping field(s) the framework keeps out of its context ({', '.join(names[:6])}"
+                 f"{', ...' if len(names) > 6 else ''}); --keep-bookkeeping keeps them")
+
+
+def _plain(value: object) -> object:
+    """A parquet or JSON value as JSON can write it: numpy-like arrays and tuples as lists."""
+    if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
+        return [_plain(v) for v in (value.tolist() if hasattr(value, "tolist") else value)]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value != "" else None
+
+
+# -----------------------------------------------------------------------------
+# telling a store apart: by its folder, its file's name, or (GraphML) its keys
+
+LIGHTRAG_KEYS = re.compile(rb'<key\b[^>]*attr\.name="(entity_type|keywords)"')
+
+
+def store_kind(path: Path) -> str | None:
+    """The store --graph points at, or None for a plain graph file: a folder holding a store's files, a store file by
+    its name, a .parquet file of GraphRAG's, a GraphML file with LightRAG's keys (entity_type and keywords)."""
+    if path.is_dir():
+        if any((path / e).is_file() for e, _ in GRAPHRAG_FILES):
+            return "graphrag"
+        if (path / LIGHTRAG_FILE).is_file():
+            return "lightrag"
+        if (path / LLAMAINDEX_FILE).is_file():
+            return "llamaindex"
+        raise BenchmarkError(f"--graph {display(path)}: a folder, but not a store ({GRAPHRAG_FILES[0][0]} and {GRAPHRAG_FILES[0][1]}; "
+                             f"{LIGHTRAG_FILE}; {LLAMAINDEX_FILE}); give the store's folder or a graph file")
+    if path.name == LIGHTRAG_FILE:
+        return "lightrag"
+    if path.name == LLAMAINDEX_FILE:
+        return "llamaindex"
+    if path.suffix.lower() == ".parquet":
+        return "graphrag"
+    if path.suffix.lower() == ".graphml" and path.is_file():
+        with open(path, "rb") as f:
+            head = f.read(65536)
+        if {m.group(1) for m in LIGHTRAG_KEYS.finditer(head)} == {b"entity_type", b"keywords"}:
+            warn(f"--graph {display(path)}: read as LightRAG's store (its keys entity_type and keywords); "
+                 "--graph-format graphml reads it as a plain GraphML file")
+            return "lightrag"
+    return None
+
+
+def read_store(kind: str, path: Path, keep_bookkeeping: bool = False) -> tuple[dict, bytes]:
+    """The store of kind at path (its file, or the folder holding it) as the tool's JSON records, and its raw bytes."""
+    kept = Kept(keep_bookkeeping)
+    if kind == "graphrag":
+        records, raw, where = read_graphrag(path, kept)
+    elif kind == "lightrag":
+        file = path / LIGHTRAG_FILE if path.is_dir() else path
+        text, raw = read_text(file, "--graph")
+        where = display(file)
+        records = read_lightrag(text, where, kept)
+    else:
+        file = path / LLAMAINDEX_FILE if path.is_dir() else path
+        text, raw = read_text(file, "--graph")
+        where = display(file)
+        records = read_llamaindex(text, where, kept)
+    kept.report(where)
+    if kind in UNDIRECTED:
+        warn(f"{where}: {kind}'s graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way")
+    return records, raw
+
+
+# -----------------------------------------------------------------------------
+# Microsoft GraphRAG: the output folder's parquet tables
+
+
+def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
+    folder = path if path.is_dir() else path.parent
+    names = next((pair for pair in GRAPHRAG_FILES if all((folder / f).is_file() for f in pair)), None)
+    if names is None:
+        raise BenchmarkError(f"--graph {display(folder)}: GraphRAG's output folder needs {GRAPHRAG_FILES[0][0]} and {GRAPHRAG_FILES[0][1]} "
+                             f"(or {GRAPHRAG_FILES[1][0]} and {GRAPHRAG_FILES[1][1]}); point --graph at the folder holding them")
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise BenchmarkError(f"--graph {display(folder)}: reading GraphRAG's parquet tables needs the pyarrow package, which is not "
+                             "installed; run: pip install -r requirements.lock.txt") from None
+    tables, raw = [], b""
+    for name in names:
+        file = folder / name
+        data = file.read_bytes()
+        raw += data
+        try:
+            tables.append((pq.read_table(file).to_pylist(), display(file)))
+        except Exception as e:  # pyarrow raises its own errors for a file it cannot read
+            raise BenchmarkError(f"{display(file)}: not a parquet table ({str(e).splitlines()[0][:200]}); give GraphRAG's output") from None
+    (entities, entities_at), (relationships, relationships_at) = tables
+    nodes = [_graphrag_entity(row, f"{entities_at} row {k}", kept) for k, row in enumerate(entities)]
+    edges = [_graphrag_relationship(row, f"{relationships_at} row {k}", kept) for k, row in enumerate(relationships)]
+    return {"nodes": nodes, "edges": edges}, raw, display(folder)
+
+
+def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:
+    row = dict(row)
+    title = _text(row.pop("title", None)) or _text(row.pop("name", None))
+    if title is None:
+        raise BenchmarkError(f"{where}: the entity has no title; give each entity its title")
+    kind = _text(row.pop("type", None)) or DEFAULT_TYPE
+    return {"id": title, "name": title, "type": kind, **kept.fields(row, where)}
+
+
+def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
+    row = dict(row)
+    source, target = _text(row.pop("source", None)), _text(row.pop("target", None))
+    if source is None or target is None:
+        raise BenchmarkError(f"{where}: the relationship has no source or target title; give both")
+    description = row.pop("description", None)
+    relation = _text(description) or DEFAULT_RELATION
+    return {"source": source, "relation": relation, "target": target, **kept.fields(row, where)}
+
+
+DEFAULT_RELATION = "related_to"  # a relationship whose store gives it no description (nor keywords)
+
+
+# -----------------------------------------------------------------------------
+# LightRAG: the GraphML file networkx writes
+
+
+def ordered_graphml(text: str, where: str) -> tuple[object, list[str], list[tuple[str, str, str | None, dict]]]:
+    """GraphML read by networkx, with its nodes and edges in the file's order (an undirected networkx graph iterates
+    its edges by adjacency): (the graph, node ids, (source, target, edge id, attributes) per edge)."""
+    try:
+        import networkx  # noqa: F401  (its reader below; the import says at once whether it is installed)
+        from networkx.readwrite.graphml import GraphMLReader
+    except ImportError:
+        raise BenchmarkError(f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
+                             "pip install -r requirements.lock.txt") from None
+    nodes, edges = [], []
+
+    class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order
+        def add_node(self, G, node_xml, graphml_keys, defaults):
+            super().add_node(G, node_xml, graphml_keys, defaults)
+            nodes.append(self.node_type(node_xml.get("id")))
+
+        def add_edge(self, G, edge_element, graphml_keys):
+            edges.append((self.node_type(edge_element.get("source")), self.node_type(edge_element.get("target")),
+                          edge_element.get("id"), self.decode_data_elements(graphml_keys, edge_element)))
+            super().add_edge(G, edge_element, graphml_keys)
+
+    try:
+        graphs = list(Reader(node_type=str)(string=text.encode("utf-8")))
+    except Exception as e:  # networkx and the XML parser raise their own errors
+        raise BenchmarkError(f"{where}: not GraphML ({str(e).splitlines()[0][:200]}); fix the file") from None
+    if len(graphs) != 1:
+        raise BenchmarkError(f"{where}: holds {len(graphs)} graphs; give one")
+    return graphs[0], nodes, edges
+
+
+def read_lightrag(text: str, where: str, kept: Kept) -> dict:
+    graph, node_ids, edges = ordered_graphml(text, where)
+    nodes = []
+    for node_id in node_ids:
+        data = dict(graph.nodes[node_id])
+        kind = _text(data.pop("entity_type", None)) or DEFAULT_TYPE
+        nodes.append({"id": node_id, "name": node_id, "type": kind, **kept.fields(data, f"{where}: node {node_id!r}")})
+    records = []
+    for source, target, _, data in edges:
+        data = dict(data)
+        description = data.pop("description", None)
+        relation = _text(description) or _text(data.get("keywords")) or DEFAULT_RELATION
+        records.append({"source": source, "relation": relation, "target": target,
+                        **kept.fields(data, f"{where}: the edge {source!r} - {target!r}")})
+    return {"nodes": nodes, "edges": records}
+
+
+# -----------------------------------------------------------------------------
+# LlamaIndex: SimplePropertyGraphStore's JSON
+
+
+def read_llamaindex(text: str, where: str, kept: Kept) -> dict:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise BenchmarkError(f"{where}: not JSON ({str(e)[:200]}); fix the file") from None
+    if not is_llamaindex_store(data):
+        raise BenchmarkError(f'{where}: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, "relations": {{...}}, '
+                             '"triplets": [...]}, as SimplePropertyGraphStore.persist writes it')
+    nodes, chunks = [], set()
+    for key, node in data["nodes"].items():
+        at = f"{where}: node {key!r}"
+        if not isinstance(node, dict):
+            raise BenchmarkError(f"{at} is not an object; fix the store")
+        if "name" not in node:  # a ChunkNode: the text the triplets came from
+            chunks.add(key)
+            continue
+        name, label, props = node.get("name"), node.get("label") or DEFAULT_TYPE, node.get("properties") or {}
+        if not isinstance(name, str) or not isinstance(label, str) or not isinstance(props, dict):
+            raise BenchmarkError(f"{at}: expected a string name and label and a map of properties; fix the store")
+        nodes.append({"id": key, "name": name, "type": label, **kept.fields(props, at)})
+    edges, left_out = [], 0
+    for key, relation in data["relations"].items():
+        at = f"{where}: relation {key!r}"
+        if not isinstance(relation, dict) or not all(isinstance(relation.get(k), str) for k in ("label", "source_id", "target_id")):
+            raise BenchmarkError(f"{at}: expected a label, source_id and target_id; fix the store")
+        if relation["source_id"] in chunks or relation["target_id"] in chunks:
+            left_out += 1
+            continue
+        props = relation.get("properties") or {}
+        if not isinstance(props, dict):
+            raise BenchmarkError(f"{at}: its properties are not a map; fix the store")
+        edges.append({"source": relation["source_id"], "relation": relation["label"], "target": relation["target_id"], **kept.fields(props, at)})
+    if chunks:
+        warn(f"{where}: left out {len(chunks):,} chunk node(s) and {left_out:,} relation(s) to them: the source text, not the graph")
+    return {"nodes": nodes, "edges": edges}
+
+
+def is_llamaindex_store(data: object) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("nodes"), dict) and isinstance(data.get("relations"), dict) and "triplets" in data

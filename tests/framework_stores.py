@@ -1,0 +1,137 @@
+"""The GraphRAG frameworks' stores made by hand in each framework's documented layout, with what we wrote in them:
+a LightRAG GraphML file (as its NetworkXStorage writes it with networkx), a Microsoft GraphRAG output folder
+(entities.parquet, relationships.parquet, as pyarrow writes its tables), a LlamaIndex property graph store
+(SimplePropertyGraphStore's JSON, chunk nodes included). Small (a hand-made graph of 12 entities with descriptions)
+or large (a Freebase-like stand-in of a few thousand edges, worded into descriptions)."""
+
+import json
+import random
+import sys
+import uuid
+
+import networkx as nx
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth_kg
+
+# (name, type, description)
+ENTITIES = [
+    ("Leslie Lamport", "person", "Leslie Lamport is a computer scientist known for his work on distributed systems."),
+    ("Paxos", "concept", "Paxos is a family of protocols for reaching consensus among unreliable processors."),
+    ("Microsoft Research", "organization", "Microsoft Research is the research division of Microsoft."),
+    ("LaTeX", "technology", "LaTeX is a document preparation system built on TeX."),
+    ("TLA+", "technology", "TLA+ is a formal specification language for concurrent systems."),
+    ("Turing Award", "award", "The Turing Award is an annual prize of the Association for Computing Machinery."),
+    ("Google DeepMind", "organization", "Google DeepMind is an artificial intelligence laboratory."),
+    ("AlphaFold", "technology", "AlphaFold predicts a protein's three-dimensional structure from its sequence."),
+    ("Demis Hassabis", "person", "Demis Hassabis is a British researcher and the chief executive of Google DeepMind."),
+    ("Nobel Prize in Chemistry", "award", "The Nobel Prize in Chemistry is awarded by the Royal Swedish Academy of Sciences."),
+    ("Raft", "concept", "Raft is a consensus algorithm designed to be easier to understand than Paxos."),
+    ("Tomsk", "location", ""),  # an entity the text only names
+]
+# (source, target, description, keywords, weight)
+RELATIONS = [
+    ("Leslie Lamport", "Paxos", "Leslie Lamport described the Paxos protocol in 1989.", "algorithm design, consensus", 9.0),
+    ("Leslie Lamport", "Microsoft Research", "Leslie Lamport has worked at Microsoft Research since 2001.", "employment", 8.0),
+    ("Leslie Lamport", "LaTeX", "Leslie Lamport wrote the first version of LaTeX.", "software authorship", 7.0),
+    ("Leslie Lamport", "TLA+", "Leslie Lamport designed TLA+.", "language design, formal methods", 9.0),
+    ("Turing Award", "Leslie Lamport", "Leslie Lamport received the Turing Award in 2013.", "recognition, award", 6.0),
+    ("Raft", "Paxos", "Raft was designed as an understandable alternative to Paxos.", "alternative, consensus", 5.0),
+    ("Demis Hassabis", "Google DeepMind", "Demis Hassabis co-founded Google DeepMind and leads it.", "leadership, founding", 9.0),
+    ("Google DeepMind", "AlphaFold", "Google DeepMind developed AlphaFold.", "development, research", 9.0),
+    ("Demis Hassabis", "Nobel Prize in Chemistry", "Demis Hassabis shared the 2024 Nobel Prize in Chemistry for AlphaFold.",
+     "recognition, award", 8.0),
+    ("Microsoft Research", "TLA+", "Microsoft Research uses TLA+ to check designs of its systems.", "adoption, verification", 4.0),
+    ("Google DeepMind", "Tomsk", "Google DeepMind hosted a workshop in Tomsk.", "event, location", 2.0),
+]
+SOURCE_SEP = "<SEP>"  # LightRAG's GRAPH_FIELD_SEP, joining the chunk ids a record came from
+
+
+def large_records(n_people: int = 1500, seed: int = 3) -> tuple[list[tuple], list[tuple]]:
+    """A Freebase-like stand-in (royal names with 'of', titles, catalogue numbers, years) as a framework's entities and
+    relationships: one entity per distinct name, each relation worded into a description and keywords."""
+    graph = synth_kg.standin_graph(n_people, random.Random(seed), title=True)
+    names = {n["id"]: n["name"] for n in graph["nodes"]}
+    seen: dict[str, str] = {}
+    for node_id, name in names.items():
+        seen.setdefault(name, node_id)
+    entities = [(name, "entity", f"{name} is named in the corpus.") for name in seen]
+    pairs, relations = set(), []
+    for e in graph["edges"]:
+        source, target = names[e["source"]], names[e["target"]]
+        if seen[source] != e["source"] or seen[target] != e["target"] or source == target or frozenset((source, target)) in pairs:
+            continue  # LightRAG's graph is simple and undirected: one edge per pair
+        pairs.add(frozenset((source, target)))
+        words = e["relation"].split(".")[-1].replace("_", " ")
+        year = 1900 + len(relations) * 37 % 120
+        relations.append((source, target, f"{source} has {target} as {words} (recorded {year}).", words, float(1 + len(relations) % 9)))
+    return entities, relations
+
+
+def lightrag_store(folder, entities=ENTITIES, relations=RELATIONS):
+    """graph_chunk_entity_relation.graphml as LightRAG's NetworkXStorage writes it: an undirected nx.Graph, node id the
+    entity name, with entity_id, entity_type, description, source_id, file_path, created_at; edges with weight,
+    description, keywords, source_id, file_path, created_at."""
+    rng = random.Random(5)
+    graph = nx.Graph()
+    for name, kind, description in entities:
+        graph.add_node(name, entity_id=name, entity_type=kind, description=description,
+                       source_id=SOURCE_SEP.join(f"chunk-{rng.getrandbits(64):016x}" for _ in range(2)),
+                       file_path="papers/lamport.txt", created_at=1733000000 + rng.randrange(1000))
+    for source, target, description, keywords, weight in relations:
+        graph.add_edge(source, target, weight=weight, description=description, keywords=keywords,
+                       source_id=f"chunk-{rng.getrandbits(64):016x}", file_path="papers/lamport.txt", created_at=1733000000 + rng.randrange(1000))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "graph_chunk_entity_relation.graphml"
+    nx.write_graphml(graph, path)
+    return path
+
+
+def graphrag_store(folder, entities=ENTITIES, relations=RELATIONS):
+    """Microsoft GraphRAG's output folder: entities.parquet (id, human_readable_id, title, type, description,
+    text_unit_ids, frequency, degree, x, y) and relationships.parquet (id, human_readable_id, source, target,
+    description, weight, combined_degree, text_unit_ids), as its final workflows write them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = random.Random(6)
+    degree = {name: 0 for name, _, _ in entities}
+    for source, target, *_ in relations:
+        degree[source] += 1
+        degree[target] += 1
+    units = lambda: [uuid.UUID(int=rng.getrandbits(128)).hex for _ in range(2)]
+    rows = [{"id": str(uuid.UUID(int=rng.getrandbits(128))), "human_readable_id": k, "title": name, "type": kind.upper(),
+             "description": description, "text_unit_ids": units(), "frequency": 2, "degree": degree[name], "x": 0.0, "y": 0.0}
+            for k, (name, kind, description) in enumerate(entities)]
+    links = [{"id": str(uuid.UUID(int=rng.getrandbits(128))), "human_readable_id": k, "source": source, "target": target,
+              "description": description, "weight": weight, "combined_degree": degree[source] + degree[target], "text_unit_ids": units()}
+             for k, (source, target, description, _, weight) in enumerate(relations)]
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), folder / "entities.parquet")
+    pq.write_table(pa.Table.from_pylist(links), folder / "relationships.parquet")
+    return folder
+
+
+def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
+    """property_graph_store.json as SimplePropertyGraphStore.persist writes it: nodes keyed by id (EntityNode: label,
+    embedding, properties, name; ChunkNode: label text_chunk, properties, text, id_), relations keyed
+    'source_label_target' (label, source_id, target_id, properties, embedding), triplets [source, label, target]."""
+    chunk = "c0ffee00-0000-4000-8000-000000000001"
+    nodes = {chunk: {"label": "text_chunk", "embedding": None, "properties": {"file_name": "lamport.txt"},
+                     "text": "Leslie Lamport described Paxos.", "id_": chunk}}
+    for name, kind, description in entities:
+        nodes[name] = {"label": kind.upper(), "embedding": None, "name": name,
+                       "properties": {"triplet_source_id": chunk, "file_name": "lamport.txt", **({"description": description} if description else {})}}
+    rels, triplets = {}, []
+    for source, target, description, keywords, _ in relations:
+        label = keywords.split(",")[0].strip().upper().replace(" ", "_")
+        rels[f"{source}_{label}_{target}"] = {"label": label, "source_id": source, "target_id": target, "embedding": None,
+                                              "properties": {"triplet_source_id": chunk, "description": description}}
+        triplets.append([source, label, target])
+    rels[f"{chunk}_MENTIONS_Paxos"] = {"label": "MENTIONS", "source_id": chunk, "target_id": "Paxos", "properties": {}, "embedding": None}
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "property_graph_store.json"
+    path.write_text(json.dumps({"nodes": nodes, "relations": rels, "triplets": triplets}), encoding="utf-8")
+    return path

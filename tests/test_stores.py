@@ -1,0 +1,194 @@
+"""stores.py: the GraphRAG frameworks' stores, made by hand in each one's documented layout, read with the counts we
+wrote, bookkeeping left out, told apart by folder, name or keys; questions over them worded from keywords or
+descriptions; the control solver scores 1.00 over each store in each framework format."""
+
+import json
+
+import pytest
+from framework_stores import (
+    ENTITIES,
+    RELATIONS,
+    SOURCE_SEP,
+    graphrag_store,
+    large_records,
+    lightrag_store,
+    llamaindex_store,
+)
+
+import benchmark
+from graphrag_format_benchmark import frameworks, inputs, stores, wording
+
+MAKERS = {"lightrag": lightrag_store, "graphrag": graphrag_store, "llamaindex": llamaindex_store}
+BOOKKEEPING_WORDS = ("source id", "source_id", "file path", "file_path", "created at", "created_at", "text unit", "triplet",
+                     "human readable", "truncate", "embedding")
+
+
+def made(tmp_path, kind, *records):
+    """The store's path as a user points --graph at it: its folder."""
+    path = MAKERS[kind](tmp_path / kind, *records)
+    return path if path.is_dir() else path.parent
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_each_store_reads_with_the_counts_we_wrote_by_its_folder_and_by_its_file(tmp_path, kind, capsys):
+    folder = made(tmp_path, kind)
+    for path in (folder, *(p for p in folder.iterdir() if p.suffix != ".parquet")):
+        records, _raw, read_as = inputs.read_graph_file(path)
+        assert read_as == kind
+        assert len(records["nodes"]) == len(ENTITIES) and len(records["edges"]) == len(RELATIONS)
+    assert [n["id"] for n in records["nodes"]] == [name for name, _, _ in ENTITIES]
+    lamport = records["nodes"][0]
+    assert lamport == {"id": "Leslie Lamport", "name": "Leslie Lamport", "type": "PERSON" if kind != "lightrag" else "person",
+                       "description": ENTITIES[0][2]}
+    first = records["edges"][0]
+    assert (first["source"], first["target"]) == ("Leslie Lamport", "Paxos")
+    if kind == "llamaindex":  # a typed relation, its description a property
+        assert first == {"source": "Leslie Lamport", "relation": "ALGORITHM_DESIGN", "target": "Paxos", "description": RELATIONS[0][2]}
+    else:  # no relation type: the relationship is its description, as the framework's context shows it
+        assert first["relation"] == RELATIONS[0][2] and first["weight"] == 9.0
+        assert first.get("keywords") == ("algorithm design, consensus" if kind == "lightrag" else None)
+    assert benchmark.validate_graph(records, "store", benchmark.Problems()).edges[0].relation == first["relation"]
+
+
+def test_bookkeeping_is_left_out_and_said_once_and_kept_on_request(tmp_path, capsys):
+    folder = made(tmp_path, "lightrag")
+    records, _, _ = inputs.read_graph_file(folder)
+    where = benchmark.display(folder / stores.LIGHTRAG_FILE)
+    assert capsys.readouterr().err.splitlines() == [
+        (f"warning: {where}: left out 4 bookkeeping field(s) the framework keeps out of its context (created_at, file_path, "
+        "source_id, entity_id); --keep-bookkeeping keeps them"),
+        f"warning: {where}: lightrag's graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way",
+    ]
+    assert {k for r in records["nodes"] + records["edges"] for k in r} == {"id", "name", "type", "description", "source", "relation",
+                                                                           "target", "weight", "keywords"}
+    kept, _, _ = inputs.read_graph_file(folder, keep_bookkeeping=True)
+    assert kept["nodes"][0]["source_id"].count(SOURCE_SEP) == 1  # two chunk ids, as LightRAG joins them
+    assert kept["nodes"][0]["file_path"] == "papers/lamport.txt" and isinstance(kept["edges"][0]["created_at"], int)
+
+
+def test_graphrag_bookkeeping_and_llamaindex_chunks(tmp_path, capsys):
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "graphrag"))
+    assert "text_unit_ids" not in records["nodes"][0] and "human_readable_id" not in records["edges"][0]
+    err = capsys.readouterr().err
+    assert "left out 7 bookkeeping field(s) the framework keeps out of its context (human_readable_id, text_unit_ids, degree, " in err
+    kept, _, _ = inputs.read_graph_file(made(tmp_path, "graphrag"), keep_bookkeeping=True)
+    capsys.readouterr()
+    assert len(json.loads(kept["nodes"][0]["text_unit_ids"])) == 2 and kept["nodes"][0]["id"] == "Leslie Lamport"  # its uuid is no fact
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "llamaindex"))
+    where = benchmark.display(tmp_path / "llamaindex" / stores.LLAMAINDEX_FILE)
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"warning: {where}: left out 1 chunk node(s) and 1 relation(s) to them: the source text, not the graph")
+    assert all(e["relation"] != "MENTIONS" for e in records["edges"])
+
+
+def test_a_large_store_reads_with_the_counts_we_wrote(tmp_path):
+    entities, relations = large_records()
+    assert len(relations) > 5000
+    for kind in MAKERS:
+        records, _, _ = inputs.read_graph_file(made(tmp_path, kind, entities, relations))
+        assert (len(records["nodes"]), len(records["edges"])) == (len(entities), len(relations)), kind
+
+
+def test_a_store_is_told_apart_by_its_keys_and_a_flag_reads_it_plainly(tmp_path, capsys):
+    renamed = tmp_path / "export.graphml"
+    renamed.write_bytes(lightrag_store(tmp_path / "lr").read_bytes())
+    _, _, read_as = inputs.read_graph_file(renamed)
+    assert read_as == "lightrag"
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"warning: --graph {benchmark.display(renamed)}: read as LightRAG's store (its keys entity_type and keywords); "
+        "--graph-format graphml reads it as a plain GraphML file")
+    plain, _, read_as = inputs.read_graph_file(renamed, "graphml")
+    assert read_as == "graphml" and plain["edges"][0]["relation"] == "related_to" and "source_id" in plain["edges"][0]
+    store = tmp_path / "store.json"
+    store.write_bytes(llamaindex_store(tmp_path / "li").read_bytes())
+    assert inputs.read_graph_file(store)[2] == "llamaindex"
+
+
+@pytest.mark.parametrize("setup, message", [
+    (lambda d: d.mkdir(), ("--graph {d}: a folder, but not a store (entities.parquet and relationships.parquet; "
+                          "graph_chunk_entity_relation.graphml; property_graph_store.json); give the store's folder or a graph file")),
+    (lambda d: (graphrag_store(d), (d / "relationships.parquet").unlink()),
+     ("--graph {d}: GraphRAG's output folder needs entities.parquet and relationships.parquet (or create_final_entities.parquet "
+     "and create_final_relationships.parquet); point --graph at the folder holding them")),
+    (lambda d: (d.mkdir(), (d / "property_graph_store.json").write_text('{"nodes": {}, "relations": {"r": {"label": 1}}, "triplets": []}')),
+     "{d}/property_graph_store.json: relation 'r': expected a label, source_id and target_id; fix the store"),
+    (lambda d: (d.mkdir(), (d / "property_graph_store.json").write_text('{"nodes": []}')),
+     ('{d}/property_graph_store.json: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, "relations": {{...}}, '
+     '"triplets": [...]}}, as SimplePropertyGraphStore.persist writes it')),
+    (lambda d: (d.mkdir(), (d / "entities.parquet").write_text("no"), (d / "relationships.parquet").write_text("no")),
+     "{d}/entities.parquet: not a parquet table (*); give GraphRAG's output"),
+])
+def test_a_broken_store_stops_with_one_line_and_exit_2(tmp_path, capsys, setup, message):
+    folder = tmp_path / "store"
+    setup(folder)
+    code = benchmark.main(["--graph", str(folder), "--generate-questions", "4", "--out", str(tmp_path / "out")])
+    assert code == 2
+    head, _, tail = f"error: {message.format(d=benchmark.display(folder))}\n".partition("*")  # * pyarrow's own words
+    err = capsys.readouterr().err
+    assert err.startswith(head) and err.endswith(tail) and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_store_relations_are_worded_by_unique_keywords_else_by_the_masked_description(tmp_path):
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"))
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    phrases = wording.store_phrases(graph)
+    assert phrases[RELATIONS[0][2]] == wording.Phrase("algorithm design, consensus", "link")
+    assert phrases[RELATIONS[4][2]] == wording.Phrase("___ received the ___ in 2013", "described")  # 'recognition, award' is shared
+    assert wording.ambiguous_phrases(phrases) == frozenset()
+    twice = {"a": wording.Phrase("___ has ___ as film", "described"), "b": wording.Phrase("___ has ___ as film", "described")}
+    assert wording.ambiguous_phrases(twice) == {"a", "b"}
+    word = wording.Wording(graph, "en", "natural")
+    hop = benchmark.Hop(RELATIONS[0][2], "in")
+    assert word("Paxos", [hop]) == 'What is linked by "algorithm design, consensus" to Paxos?'
+    assert word("Turing Award", [benchmark.Hop(RELATIONS[4][2], "out"), benchmark.Hop(RELATIONS[0][2], "out")]) == (
+        'What is linked by "algorithm design, consensus" to the one linked, as "___ received the ___ in 2013" says, to "Turing Award"?'
+        .replace('"Turing Award"', "Turing Award"))
+    assert wording.Wording(graph, "ru", "templated")("Paxos", [hop]) == (
+        'Начни с «Paxos». Пройди по "algorithm design, consensus" в обратную сторону. Какой узел получится?')
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_the_control_solver_scores_1_over_each_store_in_each_framework_format(tmp_path, kind, capsys):
+    out = tmp_path / "out"
+    argv = ["--graph", str(made(tmp_path, kind)), "--generate-questions", "12", "--prompt", "en", "--model", "solver",
+            "--formats", ",".join(["json", *frameworks.FRAMEWORK_FORMATS]), "--out", str(out)]
+    assert benchmark.main(argv) == 0
+    rows = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert {r["format"] for r in rows} == {"json", *frameworks.FRAMEWORK_FORMATS}
+    assert all(r["n"] >= 10 and r["answer_correct"]["rate"] == 1.0 and r["path_exact"]["rate"] == 1.0 for r in rows)
+    questions = json.loads((out / "questions.generated.json").read_text(encoding="utf-8"))
+    questions = questions["questions"] if isinstance(questions, dict) else questions
+    for q in questions:
+        assert not any(w in q["question"].casefold() for w in BOOKKEEPING_WORDS), q["question"]
+        assert "related to" not in q["question"]
+        assert not {c["key"] for h in q["query"]["hops"] for c in h.get("where", [])} & stores.BOOKKEEPING
+        assert q["query"].get("ask", {}).get("key") not in stores.BOOKKEEPING
+    lines = (out / f"graph.{kind}.txt").read_text(encoding="utf-8").splitlines()
+    if kind == "lightrag":
+        assert lines[3] == json.dumps({"entity": "Leslie Lamport", "type": "person", "description": ENTITIES[0][2]}, ensure_ascii=False)
+    if kind == "graphrag":
+        assert lines[2] == f"0|Leslie Lamport|{ENTITIES[0][2]}|5|PERSON"
+        assert lines[len(ENTITIES) + 6] == f"0|Leslie Lamport|Paxos|{RELATIONS[0][2]}|9.0"
+
+
+def test_an_undirected_store_scores_a_path_and_evidence_named_either_way(tmp_path, capsys):
+    from graphrag_format_benchmark.scoring import AnswerKey
+
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"))
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    award = RELATIONS[4][2]  # added Turing Award -> Leslie Lamport; networkx writes an undirected edge from the node it met first
+    at = next(k for k, e in enumerate(graph.edges) if e.relation == award)
+    assert (graph.edges[at].source, graph.edges[at].target) == ("Leslie Lamport", "Turing Award")
+    q = benchmark.Question("u1", "?", ("Leslie Lamport",), ((at,),), False, ("Leslie Lamport",),
+                           benchmark.Query("Turing Award", (benchmark.Hop(award, "in"),)))
+    as_stored = {"source": "Leslie Lamport", "relation": award, "target": "Turing Award"}
+    swapped = {"source": "Turing Award", "relation": award, "target": "Leslie Lamport"}
+    for undirected, evidence_ok, diagnosis in ((True, True, None), (False, False, "edge_reversed")):
+        key = AnswerKey(graph, q, undirected=undirected)
+        for evidence in ([as_stored], [swapped]):
+            answer = json.dumps({"answer": "Leslie Lamport", "path": [at], "evidence": evidence})
+            assert key.score(answer)["answer_correct"] and key.score(answer)["path_exact"]
+            assert key.score(answer)["evidence_match"] == (evidence == [as_stored] or evidence_ok)
+        cited = key.score(json.dumps({"answer": "Leslie Lamport", "path": [swapped], "evidence": [swapped]}))
+        assert cited["path_exact"] is undirected and cited["diagnosis"] == (None if undirected else diagnosis)
