@@ -20,7 +20,7 @@ from benchmark import MANIFEST_SCHEMA_VERSION, BenchmarkError, Staging, display,
 
 from .artifacts import OutLock
 from .charts import comparison_svg
-from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, Paired, verdicts
+from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, TODAY, Paired, baseline_words, verdicts
 from .matrix import group_key
 from .options import check_out_folder
 from .report import comparison_report
@@ -138,6 +138,10 @@ def compare_runs(folders: list[Path]) -> dict:
                 differences.append({"size": group[0], "ids": group[1], "mode": group[2], "format": fmt, "model": a.label,
                                     "other": b.label, "metric": "path_exact", "questions": len(runs_by_q),
                                     "difference": round(diff, 4), "ci95": [round(lower, 4), round(upper, 4)], "method": paired.method})
+    for e in board:  # a framework's own layout as the baseline is named in the user's words
+        if e["verdict"] == "baseline" and baseline_words(e["format"]) != e["format"]:
+            e["verdict"] = f"baseline: {TODAY}"
+    notes = [*notes, *(f"{g['model']}: the baseline is {baseline_words(g['baseline'])}" for g in gates if baseline_words(g["baseline"]) != g["baseline"])]
     return {"tool_version": TOOL_VERSION, "runs": [{"folder": display(r.folder), "model": r.label, "encoding": r.encoding,
                                                     "cells": len(r.cells), "compared": len(shared),
                                                     "prices_per_million": r.results.get("prices_per_million")} for r in runs],

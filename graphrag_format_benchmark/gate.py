@@ -12,6 +12,7 @@ import math
 import statistics
 from typing import NamedTuple
 
+from .frameworks import FRAMEWORK_FORMATS
 from .markdown import md_cell, percent
 from .matrix import group_key
 from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
@@ -257,9 +258,19 @@ def holm(judged: list[dict], alpha: float = GATE_ALPHA) -> list[dict]:
     return judged
 
 
+TODAY = "what your framework sends today"  # a framework's own layout as the baseline, in the user's words
+
+
+def baseline_words(baseline: str) -> str:
+    """The baseline as the decision names it: 'lightrag (what your framework sends today)' for a framework's own
+    layout (frameworks.FRAMEWORK_FORMATS), else the format's name."""
+    return f"{baseline} ({TODAY})" if baseline in FRAMEWORK_FORMATS else baseline
+
+
 def recommendation(mine: list[dict], baseline: str) -> str:
     """One group's recommendation: the accepted format that saves the most tokens; or, when nothing is decided, that
     no decision is made yet and how many questions would make one; or keep the baseline, saying why."""
+    baseline = baseline_words(baseline)
     blocked = next((v["blocked_by"] for v in mine if v["blocked_by"]), None)
     if blocked and all(v["blocked_by"] for v in mine):
         return f"no recommendation: {blocked[0]}"
@@ -306,7 +317,8 @@ def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str
     if not gate:
         return []
     abstention = gate[0]["abstention_tolerance"]
-    lines = ["", f"## Verdicts against {baseline} (tolerance {tolerance:g}, abstention {abstention:g})", "",
+    named = f"{baseline}, {TODAY}" if baseline in FRAMEWORK_FORMATS else baseline
+    lines = ["", f"## Verdicts against {named} (tolerance {tolerance:g}, abstention {abstention:g})", "",
              "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
              f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
              "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "

@@ -66,6 +66,8 @@ class Plan:
     context: str = "shared"  # shared: one graph for every question; given: each question's own; khop: cut per question
     context_hops: int | None = None  # khop: the depth of the neighbourhood; None: each question's own hop count
     context_edges: int = 300  # khop: the most edges a context holds besides its gold paths' own
+    context_tokens: int | None = None  # khop: the most tokens a context's graph counts in context_tokens_format
+    context_tokens_format: str = "json"  # the baseline's format, which the budget is counted in
     undirected: bool = False  # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
 
     @property
@@ -190,7 +192,11 @@ def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict]:
     """The contexts of the inputs, before any distractor, and what the retrieval did (for the reports)."""
     questions = inputs.questions
     if plan.context == "khop":
-        retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed)
+        fits = None
+        if plan.context_tokens is not None:
+            fmt, tokenizer, limit = plan.context_tokens_format, plan.tokenizers[0], plan.context_tokens
+            fits = lambda graph: tokenizer.count(serialized(fmt, graph)) <= limit  # noqa: E731
+        retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed, fits)
         contexts = [retriever.context(q) for q in questions]
         return contexts, retriever.summary(contexts)
     if plan.context == "given":

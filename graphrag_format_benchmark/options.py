@@ -144,6 +144,11 @@ FLAGS: list[tuple[str | None, str, dict]] = [
              "the question's own hop count)")),
     (None, "--context-edges", dict(type=whole_number, metavar="N",
         help="--context khop: the most edges of a context besides its gold paths' (default: 300)")),
+    (None, "--context-tokens", dict(metavar="N|graphrag|lightrag",
+        help="--context khop: cut each context, farthest edges first, until the graph written in the baseline format "
+             "counts at most N tokens (the first --encoding), as the frameworks budget what they send: graphrag 4800 "
+             "(local search's 12,000 less its text-unit and community shares), lightrag 14000 (its entity and relation "
+             "budgets); gold edges always stay")),
     (None, "--skip-invalid-questions", dict(action="store_true",
         help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")),
     ("model runs and scoring", "--model", dict(
@@ -386,8 +391,9 @@ def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
-    if args.context != "khop" and (args.context_hops is not None or args.context_edges is not None):
-        raise BenchmarkError("--context-hops and --context-edges shape the contexts of --context khop: use them with it")
+    if args.context != "khop" and (args.context_hops is not None or args.context_edges is not None or args.context_tokens is not None):
+        raise BenchmarkError("--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with it")
+    context_tokens = context_token_budget(args.context_tokens)
     for flag, value in (("--permutations", args.permutations), ("--budget", args.budget), ("--context-window", args.context_window),
                         ("--context-hops", args.context_hops), ("--context-edges", args.context_edges)):
         if value is not None and value < 1:
@@ -422,7 +428,25 @@ def make_plan(args: argparse.Namespace) -> Plan:
         context=args.context or "shared",
         context_hops=args.context_hops,
         context_edges=300 if args.context_edges is None else args.context_edges,
+        context_tokens=context_tokens,
+        context_tokens_format=args.baseline or ("json" if "json" in formats else formats[0]),
     )
+
+
+# What the frameworks' retrievers send of the graph by default: GraphRAG's local search 12,000 tokens less its text-unit
+# (0.5) and community (0.1) shares; LightRAG's entity (6,000) and relation (8,000) budgets.
+FRAMEWORK_CONTEXT_TOKENS = {"graphrag": 4800, "lightrag": 14000}
+
+
+def context_token_budget(value: str | None) -> int | None:
+    """--context-tokens: a whole number of tokens, or a framework's default budget (FRAMEWORK_CONTEXT_TOKENS)."""
+    if value is None:
+        return None
+    if value in FRAMEWORK_CONTEXT_TOKENS:
+        return FRAMEWORK_CONTEXT_TOKENS[value]
+    if not value.isdigit() or int(value) < 1:
+        raise BenchmarkError(f"--context-tokens takes a number of tokens of 1 or more, or {', '.join(FRAMEWORK_CONTEXT_TOKENS)}; got {value!r}")
+    return int(value)
 
 
 def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | None:

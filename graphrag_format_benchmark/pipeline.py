@@ -146,7 +146,9 @@ def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: Ru
         "graph_format": inputs.graph_format,
         "graph_order": args.graph_order,
         "keep_bookkeeping": args.keep_bookkeeping,
-        "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges} if plan.context == "khop" else plan.context,
+        "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges,
+                    **({"tokens": plan.context_tokens, "counted_in": plan.context_tokens_format} if plan.context_tokens else {})}
+                   if plan.context == "khop" else plan.context,
         "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
         "generate_questions": None if args.generate_questions is None else {
             "n": args.generate_questions, "hops": args.hops, "abstain_share": args.abstain_share, "drawn": inputs.generated},

@@ -244,11 +244,11 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
 def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str, input_ids: set[str]) -> bytes:
     """report.html of a run: sizes, where the tokens go, one question in every format, and the model run if any.
     input_ids: the input graph's node ids; a shown node outside them is a distractor."""
-    baseline = plan.formats[0]
+    model = staging.report.get("model")
+    baseline = (model or {}).get("baseline_format") or plan.formats[0]  # the gate's, when a model run has one
     texts = ReportTexts(measured.shown)
     tokens, notes = _token_views(measured, plan, texts)
     prompts, more = _prompt_views(measured, texts, input_ids)
-    model = staging.report.get("model")
     data = {"kind": "run", "title": title, "baseline": baseline, "sizes": _size_groups(measured.rows, baseline), "tokens": tokens,
             "prompts": prompts, "model": model, "notes": notes + more + (model or {}).get("notes", [])}
     return render_report(data, staging.report.get("svg", ""))
@@ -442,7 +442,7 @@ $("questionPick").addEventListener("change", showQuestion); showQuestion();
 const M = D.model;
 if (M) {
   $("modelPart").hidden = false;
-  $("verdicts").appendChild(el("p", "Verdicts against " + M.baseline + " (tolerance " + M.tolerance + "; README: the acceptance gate):"));
+  $("verdicts").appendChild(el("p", "Verdicts against " + M.baseline + "; tolerance " + M.tolerance + " (README: the acceptance gate):"));
   $("verdicts").appendChild(table([{label: "group", text: true, value: (r) => r.group}, {label: "format", text: true, value: (r) => r.format},
     {label: "verdict", text: true, value: (r) => r.verdict}, {label: "why", text: true, value: (r) => r.why},
     {label: "saving", value: (r) => r.saving, show: (v) => v === null ? "" : (100 * v).toFixed(1) + "%"}], M.verdicts, "verdictTable"));

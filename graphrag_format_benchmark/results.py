@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from benchmark import json_bytes, sha256_hex
 
 from .charts import results_svg
-from .gate import recommendation, verdict_lines, verdicts, why_not_accepted
+from .gate import baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
 from .matrix import HOP_BUCKETS, group_key
 from .runner.config import SOLVER_MODEL, public_url
 from .scoring import DIAGNOSES, gc_paused, score_log
@@ -479,7 +479,7 @@ def report_model(scored: list[dict], answers: Answers, report: ResultsReport, ta
                  "saving": v["saving"]} for v in gate]
     recommended = [f"{' · '.join(map(str, g))}: {recommendation([v for v in gate if group_key(v) == g], baseline)}" for g in groups]
     return {"model": report.model.model, "cells": cells, "notes": notes, "verdicts": verdicts, "recommendations": recommended,
-            "baseline": baseline, "tolerance": tolerance,
+            "baseline": baseline_words(baseline), "baseline_format": baseline, "tolerance": tolerance,
             "diagnosis_names": names, "meanings": {n: f"{DIAGNOSES[n][0]}. Remedy: {DIAGNOSES[n][1]}" for n in names},
             "aggregates": [{"format": f"{e['format']} ({e['size']} · {e['ids']} · {e['mode']})", "n": e["n"], "diagnoses": e["diagnoses"]}
                            for e in table]}

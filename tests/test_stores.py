@@ -192,3 +192,58 @@ def test_an_undirected_store_scores_a_path_and_evidence_named_either_way(tmp_pat
             assert key.score(answer)["evidence_match"] == (evidence == [as_stored] or evidence_ok)
         cited = key.score(json.dumps({"answer": "Leslie Lamport", "path": [swapped], "evidence": [swapped]}))
         assert cited["path_exact"] is undirected and cited["diagnosis"] == (None if undirected else diagnosis)
+
+
+def test_a_framework_layout_as_baseline_is_named_what_your_framework_sends_today(tmp_path, capsys):
+    store = str(made(tmp_path, "lightrag"))
+    runs = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        argv = ["--graph", store, "--generate-questions", "12", "--prompt", "en", "--formats", "json,tsv,lightrag", "--baseline", "lightrag",
+                "--model", "solver", "--out", str(out)]
+        assert benchmark.main(argv) == 0
+        runs.append(out)
+    text = (runs[0] / "results.md").read_text(encoding="utf-8")
+    assert "\n## Verdicts against lightrag, what your framework sends today (tolerance 0.05, abstention 0.15)\n" in text
+    assert ("would show the closest format no worse with 80% power if it is as good as lightrag (what your framework sends today); "
+            "until then, lightrag (what your framework sends today) stays.") in text
+    assert "| o200k_base · small · original · A | tsv | undecided |" in text  # each alternative's verdict and saving against it
+    page = (runs[0] / "report.html").read_text(encoding="utf-8")
+    data = json.loads(page.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    assert data["baseline"] == "lightrag" and data["model"]["baseline"] == "lightrag (what your framework sends today)"
+    assert all(r["vs_baseline"] == 0 for g in data["sizes"] for r in g["rows"] if r["format"] == "lightrag")
+    capsys.readouterr()
+    assert benchmark.main(["--compare", *map(str, runs), "--out", str(tmp_path / "compared")]) == 0
+    compared = json.loads((tmp_path / "compared" / "comparison.json").read_text(encoding="utf-8"))
+    assert {e["verdict"] for e in compared["leaderboard"] if e["format"] == "lightrag"} == {"baseline: what your framework sends today"}
+    assert "solver (run0): the baseline is lightrag (what your framework sends today)" in compared["notes"]
+
+
+def test_context_tokens_cuts_each_khop_context_to_the_budget_in_the_baseline_format(tmp_path, capsys):
+    store = str(made(tmp_path, "lightrag", *large_records(400)))
+    prompts = {}
+    for budget in (None, "600", "lightrag"):
+        out = tmp_path / f"k{budget}"
+        argv = ["--graph", store, "--generate-questions", "12", "--prompt", "en", "--context", "khop", "--context-edges", "2000",
+                "--formats", "lightrag,json", "--model", "solver", "--baseline", "lightrag", "--write-prompts", "--out", str(out)]
+        assert benchmark.main(argv + (["--context-tokens", budget] if budget else [])) == 0
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        rows = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
+        prompts[budget] = {r["question_id"]: r["graph_tokens"] for r in rows if r["format"] == "lightrag"}
+        accuracy = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
+        assert all(a["path_exact"]["rate"] == 1.0 for a in accuracy)  # gold edges always stay
+    assert manifest["config"]["context"] == {"kind": "khop", "hops": None, "edges": 2000, "tokens": 14000, "counted_in": "lightrag"}
+    over = json.loads((tmp_path / "k600" / "manifest.json").read_text(encoding="utf-8"))["preflight"]["contexts"]["gold_over_tokens"]
+    assert all(n <= 600 for n in prompts["600"].values()) or over > 0
+    assert sum(n > 600 for n in prompts["600"].values()) == over  # only a context whose gold alone is over keeps more
+    assert sum(prompts["600"].values()) < sum(prompts[None].values())
+    assert all(prompts["lightrag"][q] <= max(prompts[None][q], 14000) for q in prompts[None])
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--context-tokens", "500"], "--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with it"),
+    (["--context", "khop", "--context-tokens", "lots"], "--context-tokens takes a number of tokens of 1 or more, or graphrag, lightrag; got 'lots'"),
+])
+def test_context_tokens_refuses_what_it_cannot_use(tmp_path, capsys, flags, message):
+    assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from ..solver import describe_path, edge_index, incident_edges, partial_walks
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from benchmark import Graph, Problems, Question
 
 
@@ -126,8 +128,10 @@ class KHop:
     would tell a model to abstain). The nodes are the edges' ends, the start first. Every edge is a real edge
     of the graph: the distractors a production prompt has."""
 
-    def __init__(self, graph: Graph, hops: int | None, budget: int, seed: int) -> None:
+    def __init__(self, graph: Graph, hops: int | None, budget: int, seed: int, fits: Callable[[Graph], bool] | None = None) -> None:
         self.graph, self.hops, self.budget, self.seed = graph, hops, budget, seed
+        self.fits = fits  # --context-tokens: whether a context's graph is within the token budget
+        self.over: list[str] = []  # questions whose gold edges alone are over the token budget
         self.index = edge_index(graph.edges)
         self.incident = incident_edges(graph, canonical=True)
         self.beyond: dict[str, int] = {}  # question id -> gold edges outside the searched depth
@@ -184,7 +188,32 @@ class KHop:
         outside = [i for i in must if i not in chosen]
         self.beyond[q.id] = len(outside) if not q.insufficient else 0
         found = self._named_relations(q, start, taken + outside, room + reserve)
-        return cut_context(self.graph, q, taken + found + outside, [start] if start is not None else [])
+        edges, nodes = taken + found + outside, [start] if start is not None else []
+        if self.fits is None:
+            return cut_context(self.graph, q, edges, nodes)
+        return self._within_tokens(q, edges, nodes, needed)
+
+    def _within_tokens(self, q: Question, edges: list[int], nodes: list[str], needed: set[int]) -> Context:
+        """The context cut to the token budget: the most of its other edges, nearest first, with which its graph fits
+        (binary search: a context grows in tokens with its edges); its gold edges always stay."""
+        others = [i for i in edges if i not in needed]
+
+        def cut(k: int) -> Context:
+            kept = set(others[:k]) | needed
+            return cut_context(self.graph, q, [i for i in edges if i in kept], nodes)
+        lo, hi = 0, len(others)
+        if self.fits(cut(hi).graph):
+            return cut(hi)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.fits(cut(mid).graph):
+                lo = mid
+            else:
+                hi = mid - 1
+        context = cut(lo)
+        if lo == 0 and not self.fits(context.graph):
+            self.over.append(q.id)
+        return context
 
     def _named_relations(self, q: Question, start: str | None, have: list[int], room: int) -> list[int]:
         """Edges of the relations the question names that the context lacks (up to RELATION_FLOOR each, within
@@ -216,6 +245,8 @@ class KHop:
         beyond = [qid for qid, n in self.beyond.items() if n]
         facts.update(hops=self.hops if self.hops is not None else "each question's own hop count", edges=self.budget,
                      gold_beyond_depth=len(beyond), gold_beyond_depth_questions=beyond[:20])
+        if self.fits is not None:
+            facts.update(gold_over_tokens=len(self.over), gold_over_tokens_questions=self.over[:20])
         return facts
 
 
