@@ -74,7 +74,12 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
         drawn = sum(inputs.generated.values())
         if drawn < args.generate_questions:
             per_hop = ", ".join(f"{h} hop(s): {n}" for h, n in inputs.generated.items()) or "none"
-            warn(f"the graph yields {drawn} of the {args.generate_questions} questions asked for ({per_hop})")
+            abstaining = sum(q.insufficient for q in inputs.questions)
+            asked = round(args.generate_questions * spec.abstain_share)
+            short = (f"; {abstaining} of the {asked} abstention questions: a near miss needs a relation that other nodes of the "
+                     "reached node's role have and it has not (its type's; on an untyped graph, the nodes' at the same end of "
+                     "its relation)" if abstaining < asked else "")
+            warn(f"the graph yields {drawn} of the {args.generate_questions} questions asked for ({per_hop}){short}")
     src = inputs.questions_file
     if not problems.fatal():
         check_questions(inputs.graph, inputs.questions, src, problems)

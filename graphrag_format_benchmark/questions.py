@@ -21,7 +21,7 @@ from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, valid
 
 from .formats import graph_dict
 from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, prop_of, solve
-from .wording import Wording
+from .wording import SENTENCE, Wording
 from .words import mentions
 
 if TYPE_CHECKING:
@@ -53,12 +53,25 @@ class GenerateSpec:
     phrases: tuple[tuple[str, Phrase], ...] = ()  # --relation-phrases: relation -> how it reads
 
 
+def relation_kinds(graph: Graph) -> dict[str, str]:
+    """A framework store's relations by kind (stores.py: each relation is an edge's description, so no two edges share
+    one): its keywords (LightRAG's) where the edge has them, else every description one kind. The roles of an untyped
+    store are read from these kinds, as a typed graph's are from its types."""
+    kinds = {}
+    for e, props in graph.edges_with_props():
+        if e.relation not in kinds and SENTENCE.fullmatch(e.relation.strip()):
+            kinds[e.relation] = next((f"keywords {v}" for k, v in props if k == "keywords" and isinstance(v, str) and v.strip()), "a description")
+    return kinds
+
+
 class Roles:
     """Who else plays a node's part: nodes of its type, or on an untyped graph the nodes at the same end of the
-    relation it was reached by; and which hops those peers can take."""
+    relation it was reached by (of a relation of its kind, in a framework's store: relation_kinds); and which hops
+    those peers can take."""
 
     def __init__(self, graph: Graph, index: dict) -> None:
         self.index = index
+        self.kinds = relation_kinds(graph)
         self.type = {n.id: n.type for n in graph.nodes}
         self.typed = len(set(self.type.values())) > 1
         self.by_type: dict[str, list[str]] = {}
@@ -68,14 +81,14 @@ class Roles:
         self.hops_of: dict[str, set[tuple[str, str]]] = {}  # node -> the (relation, direction) it can follow
         for node, relation, direction in index:
             self.hops_of.setdefault(node, set()).add((relation, direction))
-            self.ends.setdefault((relation, "in" if direction == "out" else "out"), set()).add(node)
+            self.ends.setdefault((self.kinds.get(relation, relation), "in" if direction == "out" else "out"), set()).add(node)
 
     def peers(self, nodes: set[str], came_by: Hop | None) -> tuple[str, set[str]]:
         """(how the role is named, its nodes) of the nodes reached (by the hop came_by, None at the start)."""
         if self.typed:
             types = sorted({self.type[v] for v in nodes})
             return f"type {', '.join(types)}", {p for t in types for p in self.by_type[t]}
-        key = (came_by.relation, came_by.direction)
+        key = (self.kinds.get(came_by.relation, came_by.relation), came_by.direction)
         return f"reached by {key[0]} {key[1]}", self.ends.get(key, set())
 
     def near_miss(self, nodes: set[str], came_by: Hop | None, rng: random.Random) -> tuple[Hop, dict] | None:

@@ -11,6 +11,9 @@ import benchmark
 
 from conftest import GOLDEN, ROOT, run_cli, run_stderr
 
+sys.path.insert(0, str(ROOT / "bench"))
+from framework_stores import large_records, lightrag_store  # noqa: E402
+
 ARTICLE = GOLDEN / "article"
 TABLE = (
     "format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\toverflow\n"
@@ -430,6 +433,7 @@ def readme_commands() -> list[str]:
 def test_every_example_command_of_the_readme_that_needs_no_server_works(tmp_path):
     commands = readme_commands()
     assert len(commands) >= 6
+    lightrag_store(tmp_path / "rag_storage", *large_records(300))  # the quick start's store: a LightRAG working folder
     for command in commands:
         argv = command.split()[1:]
         argv[0] = str(ROOT / argv[0])

@@ -3,9 +3,14 @@ wrote, bookkeeping left out, told apart by folder, name or keys; questions over 
 descriptions; the control solver scores 1.00 over each store in each framework format."""
 
 import json
+import sys
 
 import pytest
-from framework_stores import (
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+from framework_stores import (  # noqa: E402
     ENTITIES,
     RELATIONS,
     SOURCE_SEP,
@@ -16,7 +21,7 @@ from framework_stores import (
 )
 
 import benchmark
-from graphrag_format_benchmark import frameworks, inputs, stores, wording
+from graphrag_format_benchmark import frameworks, inputs, questions, stores, wording
 
 MAKERS = {"lightrag": lightrag_store, "graphrag": graphrag_store, "llamaindex": llamaindex_store}
 BOOKKEEPING_WORDS = ("source id", "source_id", "file path", "file_path", "created at", "created_at", "text unit", "triplet",
@@ -247,3 +252,18 @@ def test_context_tokens_cuts_each_khop_context_to_the_budget_in_the_baseline_for
 def test_context_tokens_refuses_what_it_cannot_use(tmp_path, capsys, flags, message):
     assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_an_untyped_store_yields_abstention_questions_from_relations_of_the_same_keywords(tmp_path, capsys):
+    entities, relations = large_records(300)
+    assert {kind for _, kind, _ in entities} == {"entity"}  # untyped: roles come from the relations' kinds
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag", entities, relations))
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    kinds = questions.relation_kinds(graph)
+    assert len(kinds) == len(relations) and kinds[relations[0][2]] == f"keywords {relations[0][3]}"
+    spec = questions.GenerateSpec(40, (1, 3), 0.25, 7, "en")
+    drawn, _ = questions.generate_questions(graph, spec)
+    abstaining = [q for q in drawn if q["insufficient"]]
+    assert len(abstaining) == 10
+    assert all(q["near_miss"]["role"].startswith("reached by keywords ") for q in abstaining if q["near_miss"]["hop"] != "ask")
+    assert all(q["question"].startswith("What is linked") for q in abstaining)

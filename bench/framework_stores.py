@@ -1,4 +1,4 @@
-"""The GraphRAG frameworks' stores made by hand in each framework's documented layout, with what we wrote in them:
+"""The GraphRAG frameworks' stores made by hand (for tests/test_stores.py and bench/stores.py) in each framework's documented layout, with what we wrote in them:
 a LightRAG GraphML file (as its NetworkXStorage writes it with networkx), a Microsoft GraphRAG output folder
 (entities.parquet, relationships.parquet, as pyarrow writes its tables), a LlamaIndex property graph store
 (SimplePropertyGraphStore's JSON, chunk nodes included). Small (a hand-made graph of 12 entities with descriptions)
@@ -8,12 +8,11 @@ import json
 import random
 import sys
 import uuid
+from pathlib import Path
 
 import networkx as nx
 
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth_kg
 
 # (name, type, description)
