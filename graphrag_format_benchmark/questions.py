@@ -21,7 +21,8 @@ from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, valid
 
 from .formats import graph_dict
 from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, prop_of, solve
-from .wording import SENTENCE, Wording
+from .stores import is_description
+from .wording import Wording
 from .words import mentions
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def relation_kinds(graph: Graph) -> dict[str, str]:
     store are read from these kinds, as a typed graph's are from its types."""
     kinds = {}
     for e, props in graph.edges_with_props():
-        if e.relation not in kinds and SENTENCE.fullmatch(e.relation.strip()):
+        if e.relation not in kinds and is_description(e.relation):
             kinds[e.relation] = next((f"keywords {v}" for k, v in props if k == "keywords" and isinstance(v, str) and v.strip()), "a description")
     return kinds
 
@@ -95,6 +96,7 @@ class Roles:
         """A hop the role's peers can take and none of nodes can, drawn in proportion to how many peers take it."""
         role, peers = self.peers(nodes, came_by)
         held = {h for v in nodes for h in self.hops_of.get(v, ())}
+        held |= {(r, "in" if d == "out" else "out") for r, d in held if r in self.kinds}  # a store's edge reads alike both ways
         counts = Counter(h for p in sorted(peers - nodes) for h in self.hops_of.get(p, ()) if h not in held)
         if not counts:
             return None

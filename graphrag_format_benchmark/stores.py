@@ -30,6 +30,14 @@ from pathlib import Path
 
 from benchmark import BenchmarkError, display, read_text, warn
 
+DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")  # four words or more: an edge's description as its relation, not a relation's name
+
+
+def is_description(relation: str) -> bool:
+    """Whether a relation is a description (a store's edge: 'Leslie Lamport designed TLA+.'), not a name (LEADS)."""
+    return DESCRIPTION.fullmatch(relation.strip()) is not None
+
+
 DEFAULT_TYPE = "entity"  # a node's type when the store gives none (LlamaIndex's own default label)
 LIGHTRAG_FILE = "graph_chunk_entity_relation.graphml"
 LLAMAINDEX_FILE = "property_graph_store.json"

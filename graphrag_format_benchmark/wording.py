@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 from benchmark import BenchmarkError, display, read_text, warn
 
 from .solver import value_text
+from .stores import is_description
 
 if TYPE_CHECKING:
     from benchmark import Ask, Condition, Graph, Hop
@@ -299,7 +300,6 @@ def russian_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
 
 
 STORE_KINDS = ("link", "described")
-SENTENCE = re.compile(r"\S+(\s+\S+){3,}")  # four words or more: a description, not a relation's name
 
 
 def store_phrases(graph: Graph) -> dict[str, Phrase]:
@@ -311,7 +311,7 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
     keywords: dict[str, set[str]] = {}
     names = {n.id: n.name for n in graph.nodes}
     for e, props in graph.edges_with_props():
-        if SENTENCE.fullmatch(e.relation.strip()):
+        if is_description(e.relation):
             ends.setdefault(e.relation, set()).update((names[e.source], names[e.target]))
             keywords.setdefault(e.relation, set()).update(str(v) for k, v in props if k == "keywords" and str(v).strip())
     by_keywords: dict[str, int] = {}
@@ -332,11 +332,13 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
     return phrases
 
 
-def ambiguous_phrases(phrases: dict[str, Phrase]) -> frozenset[str]:
-    """The relations whose phrase another relation shares ('The containedby of ___ is ___'): a question worded so
-    would not say which fact to follow, so none is drawn over them."""
+def ambiguous_phrases(phrases: dict[str, Phrase], graph: Graph | None = None) -> frozenset[str]:
+    """The relations whose phrase another relation shares ('The containedby of ___ is ___'), or that several edges
+    share (a store's description written twice): a question worded so would not say which fact to follow, nor (its
+    wording having no direction) which way, so none is drawn over them."""
     said = Counter((p.kind, p.words) for p in phrases.values())
-    return frozenset(r for r, p in phrases.items() if said[(p.kind, p.words)] > 1)
+    edges = Counter(e.relation for e in graph.edges) if graph is not None else Counter()
+    return frozenset(r for r, p in phrases.items() if said[(p.kind, p.words)] > 1 or edges[r] > 1)
 
 
 class Wording:
@@ -350,7 +352,7 @@ class Wording:
         self.dates: dict[str, bool] = {}
         self.russian = {r for r, p in self.phrases.items() if p.kind == "ru"} if wording == "natural" and language == "ru" else set()
         stored = store_phrases(graph)
-        self.ambiguous = ambiguous_phrases(stored) - set(self.phrases)
+        self.ambiguous = ambiguous_phrases(stored, graph) - set(self.phrases)
         self.phrases = {**stored, **self.phrases}
         if wording == "natural" and language == "ru":
             missing = sorted({e.relation for e in graph.edges} - self.russian)

@@ -267,3 +267,32 @@ def test_an_untyped_store_yields_abstention_questions_from_relations_of_the_same
     assert len(abstaining) == 10
     assert all(q["near_miss"]["role"].startswith("reached by keywords ") for q in abstaining if q["near_miss"]["hop"] != "ask")
     assert all(q["question"].startswith("What is linked") for q in abstaining)
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_no_two_generated_questions_read_alike_with_different_answers(tmp_path, kind):
+    """A store's wording has no direction: a near miss that differs from a real walk only by direction would read
+    exactly like it, with the opposite gold (it did, before relations of a store counted as held both ways)."""
+    records, _, _ = inputs.read_graph_file(made(tmp_path, kind))
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    for seed in range(6):
+        drawn, _ = questions.generate_questions(graph, questions.GenerateSpec(40, (1, 3), 0.3, seed, "en"))
+        golds: dict[str, set] = {}
+        for q in drawn:
+            golds.setdefault(q["question"], set()).add((q["insufficient"], q.get("answer"), json.dumps(q.get("answers"))))
+        assert all(len(g) == 1 for g in golds.values()), [t for t, g in golds.items() if len(g) > 1]
+
+
+def test_pseudonyms_over_a_store_rename_ids_descriptions_and_relations_alike(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["--graph", str(made(tmp_path, "lightrag")), "--generate-questions", "12", "--prompt", "en", "--pseudonymize",
+            "--formats", "lightrag,json", "--model", "solver", "--out", str(out)]
+    assert benchmark.main(argv) == 0
+    graph = json.loads((out / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))
+    assert all(n["id"] == n["name"] for n in graph["nodes"])  # a store keys an entity by its name: so do its pseudonyms
+    shown = (out / "graph.small.pseudonyms.lightrag.txt").read_text(encoding="utf-8")
+    renamed = {name for name, _, _ in ENTITIES} - {n["name"] for n in graph["nodes"]}
+    assert renamed and not [name for name in renamed if name in shown]  # no original name left, in a description or a relation
+    aggregates = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert {a["ids"] for a in aggregates} == {"original", "pseudonyms"}
+    assert all(a["answer_correct"]["rate"] == 1.0 and a["path_exact"]["rate"] == 1.0 for a in aggregates)

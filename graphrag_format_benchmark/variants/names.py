@@ -178,7 +178,12 @@ def spaced(name: str) -> str:
     return "_".join(name.split())
 
 
-ID_SCHEMES = (slug, snake, words, underscored, spaced)  # how an id is made from its node's name, tried in this order
+def verbatim(name: str) -> str:
+    """An id that is the name itself, as the GraphRAG frameworks' stores key an entity: 'Leslie Lamport'."""
+    return name
+
+
+ID_SCHEMES = (slug, snake, words, underscored, spaced, verbatim)  # how an id is made from its node's name, tried in this order
 
 
 SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()

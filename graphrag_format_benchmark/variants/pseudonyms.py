@@ -20,6 +20,7 @@ from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
 
 from ..progress import Progress
 from ..solver import fold_answer
+from ..stores import is_description
 from .names import (KIND_POOLS, NAME_DRAWS, Held, Namer, Vocabulary, common_words, head_words, in_case_of, kept_words, redrawn,
                     role_kind, script)
 
@@ -265,8 +266,8 @@ class Pseudonyms:
 
 def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
     """--pseudonymize: every node renamed to its pseudonym (see Pseudonyms) with an id in its id's style; edges,
-    gold answers, answer ids, queries, the question texts and the properties that quote a name follow; types,
-    relations and gold paths stay. A model that answers from memory instead of the graph scores lower here than
+    gold answers, answer ids, queries, the question texts, the properties that quote a name and the relations that are a
+    store's descriptions follow; types, relations' names and gold paths stay. A model that answers from memory instead of the graph scores lower here than
     on the original names, on the same questions."""
     contexts, mappings = [], {}
     for context in variant.contexts:
@@ -282,21 +283,25 @@ def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudony
     """with_pseudonyms for one context: the renamed context and its renaming (old id -> [new id, new name])."""
     graph = context.graph
     by_name = {n.name: renamed[n.id].name for n in graph.nodes}
-    by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2})  # an id quoted in a question
+    by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2 and n.id not in by_name})  # an id quoted in a question
     text = Replacer(by_name).sub
+    relations = {e.relation: text(e.relation) for e in graph.edges if is_description(e.relation)}  # a store's: names in it follow
     folded = {fold_answer(n.name): renamed[n.id].name for n in graph.nodes}
 
     def props(all_props: tuple[Props, ...]) -> tuple[Props, ...]:
         return tuple(tuple((k, text(v) if isinstance(v, str) else v) for k, v in p) for p in all_props)
 
     new_graph = Graph(tuple(renamed[n.id] for n in graph.nodes),
-                      tuple(Edge(renamed[e.source].id, e.relation, renamed[e.target].id) for e in graph.edges), graph.edge_ids,
+                      tuple(Edge(renamed[e.source].id, relations.get(e.relation, e.relation), renamed[e.target].id) for e in graph.edges),
+                      graph.edge_ids,
                       props(graph.node_props), props(graph.edge_props))
     questions = tuple(replace(
         q, question=text(q.question),
         answers=q.answers if q.insufficient else tuple(dict.fromkeys(folded.get(fold_answer(a), text(a)) for a in q.answers)),
         answer_ids=tuple(renamed[i].id for i in q.answer_ids),
-        query=replace(q.query, start=renamed[q.query.start].id) if q.query else None) for q in context.questions)
+        query=replace(q.query, start=renamed[q.query.start].id, hops=tuple(h._replace(relation=relations.get(h.relation, h.relation))
+                                                                         for h in q.query.hops)) if q.query else None)
+        for q in context.questions)
     new_names = Replacer({n.name: " " for n in new_graph.nodes})
     for q in questions:
         left = still_named(new_names.sub(q.question), pseudonyms.real)  # the pseudonyms' own words are no leftovers
