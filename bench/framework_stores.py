@@ -134,3 +134,25 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
     path = folder / "property_graph_store.json"
     path.write_text(json.dumps({"nodes": nodes, "relations": rels, "triplets": triplets}), encoding="utf-8")
     return path
+
+
+MAKERS = {"lightrag": lightrag_store, "graphrag": graphrag_store, "llamaindex": llamaindex_store}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python bench/framework_stores.py lightrag|graphrag|llamaindex FOLDER [--large]: write the store (the same bytes
+    every time), the small hand-made graph or the Freebase-like stand-in of a few thousand edges."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("kind", choices=MAKERS)
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--large", action="store_true", help="the stand-in of 3,385 entities and 7,341 relationships")
+    args = parser.parse_args(argv)
+    records = large_records() if args.large else (ENTITIES, RELATIONS)
+    print(MAKERS[args.kind](args.folder, *records))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -24,6 +24,7 @@ from .runner.jobs import planned_keys
 from .runner.send import TRUNCATION_RATIO
 from .runner.transport import MAX_JSON_DEPTH, json_depth, untrusted_json
 from .solver import MISSING, asked, fold_answer, value_text, walk_ends
+from .stores import is_description
 
 if TYPE_CHECKING:
     from benchmark import Graph, Question
@@ -207,10 +208,14 @@ class AnswerKey:
         index = self.shared.get("shown_at")
         if index is None:  # (source, relation, target), by ids or folded names -> the first shown edge so
             index = self.shared["shown_at"] = {}
-            for k, e in enumerate(self.shown.edges):
-                for key in ((e.source, e.relation, e.target),
-                            (fold_answer(self.names.get(e.source, e.source)), e.relation, fold_answer(self.names.get(e.target, e.target)))):
-                    index.setdefault(key, k)
+            props = self.shown.edge_props or ((),) * len(self.shown.edges)
+            for k, (e, p) in enumerate(zip(self.shown.edges, props)):
+                # a store's edge (its relation a description) is also named by its keywords, as its questions name it
+                names = (e.relation, *(v for key, v in p if key == "keywords" and isinstance(v, str))) if is_description(e.relation) else (e.relation,)
+                for relation in names:
+                    for key in ((e.source, relation, e.target),
+                                (fold_answer(self.names.get(e.source, e.source)), relation, fold_answer(self.names.get(e.target, e.target)))):
+                        index.setdefault(key, k)
         forms = [triple, (fold_answer(triple[0]), triple[1], fold_answer(triple[2]))]
         if self.undirected:  # an edge without direction is named by its ends in either order
             forms += [(t[2], t[1], t[0]) for t in forms]

@@ -296,3 +296,18 @@ def test_pseudonyms_over_a_store_rename_ids_descriptions_and_relations_alike(tmp
     aggregates = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {a["ids"] for a in aggregates} == {"original", "pseudonyms"}
     assert all(a["answer_correct"]["rate"] == 1.0 and a["path_exact"]["rate"] == 1.0 for a in aggregates)
+
+
+def test_evidence_may_name_a_store_edge_by_its_keywords_as_its_question_does(tmp_path, capsys):
+    from graphrag_format_benchmark.scoring import AnswerKey
+
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"))
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    at = next(k for k, e in enumerate(graph.edges) if e.relation == RELATIONS[0][2])  # Leslie Lamport - Paxos
+    q = benchmark.Question("k1", "?", ("Leslie Lamport",), ((at,),), False, ("Leslie Lamport",),
+                           benchmark.Query("Paxos", (benchmark.Hop(RELATIONS[0][2], "in"),)))
+    key = AnswerKey(graph, q, undirected=True)
+    by_keywords = {"source": "Leslie Lamport", "relation": "algorithm design, consensus", "target": "Paxos"}
+    assert key.shown_at(by_keywords) == at and key.shown_at({**by_keywords, "relation": "consensus"}) == -1
+    scores = key.score(json.dumps({"answer": "Leslie Lamport", "path": [by_keywords], "evidence": [by_keywords]}))
+    assert scores["path_exact"] and scores["diagnosis"] is None
