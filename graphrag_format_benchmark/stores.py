@@ -38,6 +38,18 @@ def is_description(relation: str) -> bool:
     return DESCRIPTION.fullmatch(relation.strip()) is not None
 
 
+def replace_names(text: str, mapping: dict[str, str]) -> str:
+    """Each name of mapping in text, as a whole word or words (case aside), replaced by its value in one pass, the
+    longest first at a place: a description's ends renamed ('Leslie Lamport designed TLA+.' -> 'Ann Lee designed Zed.')
+    or masked; 'AI' in 'Cairo' is no name."""
+    names = sorted((n for n in mapping if n.strip()), key=len, reverse=True)
+    if not names:
+        return text
+    folded = {n.casefold(): v for n, v in mapping.items()}
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE)
+    return pattern.sub(lambda m: folded.get(m.group(0).casefold(), m.group(0)), text)
+
+
 DEFAULT_TYPE = "entity"  # a node's type when the store gives none (LlamaIndex's own default label)
 LIGHTRAG_FILE = "graph_chunk_entity_relation.graphml"
 LLAMAINDEX_FILE = "property_graph_store.json"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 from benchmark import BenchmarkError, display, read_text, warn
 
 from .solver import value_text
-from .stores import is_description
+from .stores import is_description, replace_names
 
 if TYPE_CHECKING:
     from benchmark import Ask, Condition, Graph, Hop
@@ -324,10 +324,7 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
         if len(keywords[relation]) == 1 and own:
             phrases[relation] = Phrase(own[0], "link")
             continue
-        text = relation.strip()
-        for name in sorted(named, key=len, reverse=True):
-            if name.strip():
-                text = re.sub(re.escape(name), MASK, text, flags=re.IGNORECASE)
+        text = replace_names(relation.strip(), dict.fromkeys(named, MASK))
         phrases[relation] = Phrase(text[:-1] if text.endswith(".") and not text.endswith("..") else text, "described")
     return phrases
 

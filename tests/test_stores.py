@@ -311,3 +311,26 @@ def test_evidence_may_name_a_store_edge_by_its_keywords_as_its_question_does(tmp
     assert key.shown_at(by_keywords) == at and key.shown_at({**by_keywords, "relation": "consensus"}) == -1
     scores = key.score(json.dumps({"answer": "Leslie Lamport", "path": [by_keywords], "evidence": [by_keywords]}))
     assert scores["path_exact"] and scores["diagnosis"] is None
+
+
+def test_replace_names_renames_whole_names_in_one_pass_longest_first():
+    text = "Ann Lee met Ann in Cairo; ANN LEE left. AI-lab and Cairo."
+    assert stores.replace_names(text, {"Ann Lee": "Bo", "Ann": "Ann Lee", "AI": "X"}) == "Bo met Ann Lee in Cairo; Bo left. X-lab and Cairo."
+    assert stores.replace_names("Raft beat Paxos", {"Raft": "Paxos", "Paxos": "Raft"}) == "Paxos beat Raft"  # a swap, not a chain
+    assert stores.replace_names("unchanged", {}) == "unchanged"
+
+
+def test_distractors_over_a_store_describe_their_own_ends_not_the_edge_they_copy(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["--graph", str(made(tmp_path, "lightrag")), "--generate-questions", "12", "--prompt", "en", "--sizes", "small,medium",
+            "--formats", "lightrag", "--model", "solver", "--out", str(out)]
+    assert benchmark.main(argv) == 0
+    graph = json.loads((out / "graph.medium.original.json").read_text(encoding="utf-8"))
+    names = {n["id"]: n["name"] for n in graph["nodes"]}
+    real = {name for name, _, _ in ENTITIES}
+    new = [e for e in graph["edges"] if not {names[e["source"]], names[e["target"]]} <= real]
+    assert len(new) >= 3
+    for e in graph["edges"]:  # every description names its own two ends, as each real one does
+        assert names[e["source"]].casefold() in e["relation"].casefold() and names[e["target"]].casefold() in e["relation"].casefold(), e
+    aggregates = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert {a["size"] for a in aggregates} == {"small", "medium"} and all(a["path_exact"]["rate"] == 1.0 for a in aggregates)

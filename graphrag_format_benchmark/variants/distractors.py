@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from benchmark import Edge, Graph, warn
 
 from ..solver import edge_index, partial_walks
+from ..stores import is_description, replace_names
 from .names import TYPE_SHARE_SLACK, Namer
 
 if TYPE_CHECKING:
@@ -87,20 +88,21 @@ class Distractors:
         for n, props in graph.nodes_with_props():
             for k, v in props:
                 pools.setdefault(("node", n.type, k), []).append((v, n.name))
+        names = {n.id: n.name for n in graph.nodes}
         for e, props in graph.edges_with_props():
             for k, v in props:
-                pools.setdefault(("edge", e.relation, k), []).append((v, None))
+                pools.setdefault(("edge", e.relation, k), []).append((v, (names[e.source], names[e.target])))
         return pools
 
-    def _props_like(self, kind: str, group: str, props: Props, name: str | None = None) -> Props:
+    def _props_like(self, kind: str, group: str, props: Props, name: str | tuple[str, str] | None = None) -> Props:
         """Properties for a new record that copies one with props: the same keys, each value drawn from the values
-        that key has on records of the same type (nodes) or relation (edges); a value that names its own node
-        names the new one instead."""
+        that key has on records of the same type (nodes) or relation (edges); a value that names its own node (an
+        edge's: its two ends, in a description) names the new one (ones) instead."""
         out = []
         for k, _ in props:
             value, owner = self.rng.choice(self.pools[(kind, group, k)])
-            if isinstance(value, str) and owner and name and owner in value:
-                value = value.replace(owner, name)
+            if isinstance(value, str) and owner and name:
+                value = replace_names(value, dict(zip(owner, name)) if kind == "edge" else {owner: name})
             out.append((k, value))
         return tuple(out)
 
@@ -205,7 +207,8 @@ class Distractors:
                 if node is None:
                     break
                 nodes.append(node)
-                edges.append((Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current), like, copied))
+                edge = Edge(current, relation, node.id) if direction == "out" else Edge(node.id, relation, current)
+                edges.append((self._described(edge, copied, nodes), like, copied))
                 current = node.id
             if nodes:
                 return self._with_props(nodes, edges)
@@ -217,6 +220,17 @@ class Distractors:
             self.unnamed.add(anchor)
         return None
 
+    def _described(self, edge: Edge, copied: int, nodes: list[Node]) -> Edge:
+        """A store's edge (its relation a description, stores.py) copied onto new nodes: the description names them,
+        not the real ends of the edge it copies ('Leslie Lamport designed TLA+.' -> 'Ann Lee designed Zed.')."""
+        if not is_description(edge.relation):
+            return edge
+        real = self.graph.edges[copied]
+        names = {**{n.id: n.name for n in nodes}}
+        name = lambda node_id: names.get(node_id) or self.namer.nodes[node_id].name  # noqa: E731
+        mapping = {self.namer.nodes[real.source].name: name(edge.source), self.namer.nodes[real.target].name: name(edge.target)}
+        return edge._replace(relation=replace_names(edge.relation, mapping))
+
     def _with_props(self, nodes: list[Node], edges: list[tuple[Edge, str, int]]) -> Branch:
         """The branch, its records given properties like the records they copy (none on a graph without any)."""
         if self.pools is None:
@@ -224,7 +238,10 @@ class Distractors:
         by_node, copied_props = self.graph.props_by_node, self.graph.edge_props
         node_props = [self._props_like("node", self.namer.nodes[like].type, by_node.get(like, ()), node.name)
                       for node, (_, like, _) in zip(nodes, edges)]
-        edge_props = [self._props_like("edge", e.relation, copied_props[i] if copied_props else ()) for e, _, i in edges]
+        names = {**{n.id: n.name for n in nodes}}
+        name = lambda node_id: names.get(node_id) or self.namer.nodes[node_id].name  # noqa: E731
+        edge_props = [self._props_like("edge", self.graph.edges[i].relation, copied_props[i] if copied_props else (), (name(e.source), name(e.target)))
+                      for e, _, i in edges]
         return Branch(nodes, [e for e, _, _ in edges], node_props, edge_props)
 
 
