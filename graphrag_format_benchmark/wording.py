@@ -177,6 +177,7 @@ PHRASINGS = {
                   "stated": ('something is linked, as "{w}" says, to {x}{c}.',) * 2},
 }
 MASK = "___"  # a name in a described relation, where the question would give it away
+DESCRIBED_WORDS = 24  # a described hop quotes at most this many words of the description, then "…"
 
 
 def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
@@ -324,7 +325,10 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
         if len(keywords[relation]) == 1 and own:
             phrases[relation] = Phrase(own[0], "link")
             continue
-        text = replace_names(relation.strip(), dict.fromkeys(named, MASK))
+        text = replace_names(" ".join(relation.split()), dict.fromkeys(named, MASK))
+        words = text.split(" ")
+        if len(words) > DESCRIBED_WORDS:  # a long description (GraphRAG summarizes into paragraphs): its opening says which
+            text = " ".join(words[:DESCRIBED_WORDS]) + "…"
         phrases[relation] = Phrase(text[:-1] if text.endswith(".") and not text.endswith("..") else text, "described")
     return phrases
 

@@ -334,3 +334,13 @@ def test_distractors_over_a_store_describe_their_own_ends_not_the_edge_they_copy
         assert names[e["source"]].casefold() in e["relation"].casefold() and names[e["target"]].casefold() in e["relation"].casefold(), e
     aggregates = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {a["size"] for a in aggregates} == {"small", "medium"} and all(a["path_exact"]["rate"] == 1.0 for a in aggregates)
+
+
+def test_a_long_description_is_quoted_by_its_opening_and_two_alike_are_not_walked():
+    long = " ".join(["Alpha Corp"] + ["worked"] * 30 + ["with Beta Lab."])
+    graph = benchmark.Graph((benchmark.Node("Alpha Corp", "Alpha Corp", "entity"), benchmark.Node("Beta Lab", "Beta Lab", "entity"),
+                             benchmark.Node("Gamma", "Gamma", "entity")),
+                            (benchmark.Edge("Alpha Corp", long, "Beta Lab"), benchmark.Edge("Gamma", long.replace("Alpha Corp", "Gamma"), "Beta Lab")))
+    phrases = wording.store_phrases(graph)
+    assert phrases[long] == wording.Phrase("___ " + " ".join(["worked"] * 23) + "…", "described")
+    assert wording.ambiguous_phrases(phrases, graph) == {long, long.replace("Alpha Corp", "Gamma")}  # the same opening
