@@ -69,7 +69,7 @@ def read_graph_file(path: Path, kind: str | None = None, keep_bookkeeping: bool 
         data, raw = read_json(path, "--graph")
         if is_llamaindex_store(data):
             warn(f"--graph {display(path)}: read as LlamaIndex's property graph store (its nodes, relations and triplets)")
-            return *read_store("llamaindex", path, keep_bookkeeping), "llamaindex"
+            return *read_store("llamaindex", path, keep_bookkeeping, (data, raw)), "llamaindex"
         return data, raw, kind
     text, raw = read_text(path, "--graph")
     return GRAPH_FORMATS[kind][1](text, display(path)), raw, kind

@@ -145,8 +145,9 @@ def store_kind(path: Path) -> str | None:
     return None
 
 
-def read_store(kind: str, path: Path, keep_bookkeeping: bool = False) -> tuple[dict, bytes]:
-    """The store of kind at path (its file, or the folder holding it) as the tool's JSON records, and its raw bytes."""
+def read_store(kind: str, path: Path, keep_bookkeeping: bool = False, parsed: tuple[object, bytes] | None = None) -> tuple[dict, bytes]:
+    """The store of kind at path (its file, or the folder holding it) as the tool's JSON records, and its raw bytes.
+    parsed: a JSON file's data and bytes when already read (a .json file told apart by its keys), not read twice."""
     kept = Kept(keep_bookkeeping)
     if kind == "graphrag":
         records, raw, where = read_graphrag(path, kept)
@@ -157,9 +158,9 @@ def read_store(kind: str, path: Path, keep_bookkeeping: bool = False) -> tuple[d
         records = read_lightrag(text, where, kept)
     else:
         file = path / LLAMAINDEX_FILE if path.is_dir() else path
-        text, raw = read_text(file, "--graph")
+        data, raw = parsed if parsed is not None else read_llamaindex_json(file)
         where = display(file)
-        records = read_llamaindex(text, where, kept)
+        records = read_llamaindex(data, where, kept)
     kept.report(where)
     if kind in UNDIRECTED:
         warn(f"{where}: {kind}'s graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way")
@@ -273,11 +274,15 @@ def read_lightrag(text: str, where: str, kept: Kept) -> dict:
 # LlamaIndex: SimplePropertyGraphStore's JSON
 
 
-def read_llamaindex(text: str, where: str, kept: Kept) -> dict:
+def read_llamaindex_json(file: Path) -> tuple[object, bytes]:
+    text, raw = read_text(file, "--graph")
     try:
-        data = json.loads(text)
+        return json.loads(text), raw
     except (ValueError, RecursionError) as e:
-        raise BenchmarkError(f"{where}: not JSON ({str(e)[:200]}); fix the file") from None
+        raise BenchmarkError(f"{display(file)}: not JSON ({str(e)[:200]}); fix the file") from None
+
+
+def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
     if not is_llamaindex_store(data):
         raise BenchmarkError(f'{where}: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, "relations": {{...}}, '
                              '"triplets": [...]}, as SimplePropertyGraphStore.persist writes it')
