@@ -46,8 +46,24 @@ def replace_names(text: str, mapping: dict[str, str]) -> str:
     if not names:
         return text
     folded = {n.casefold(): v for n, v in mapping.items()}
-    pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE)
-    return pattern.sub(lambda m: folded.get(m.group(0).casefold(), m.group(0)), text)
+    low = text.lower()
+    if len(low) != len(text) or any(len(n.lower()) != len(n) for n in names):  # lower() changed a length: the regex's way
+        pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE)
+        return pattern.sub(lambda m: folded.get(m.group(0).casefold(), m.group(0)), text)
+    spans = []  # (start, -length, value) of each whole-word occurrence: no regex compiled per description
+    for name in names:
+        key, at = name.lower(), low.find(name.lower())
+        while at != -1:
+            end = at + len(key)
+            if (at == 0 or not text[at - 1].isalnum() and text[at - 1] != "_") and (end == len(text) or not text[end].isalnum() and text[end] != "_"):
+                spans.append((at, -len(key), folded.get(name.casefold(), name)))
+            at = low.find(key, at + 1)
+    out, last = [], 0
+    for at, minus, value in sorted(spans):  # leftmost first, the longest at a place; none inside one taken
+        if at >= last:
+            out += [text[last:at], value]
+            last = at - minus
+    return "".join(out) + text[last:]
 
 
 DEFAULT_TYPE = "entity"  # a node's type when the store gives none (LlamaIndex's own default label)

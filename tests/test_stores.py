@@ -344,3 +344,22 @@ def test_a_long_description_is_quoted_by_its_opening_and_two_alike_are_not_walke
     phrases = wording.store_phrases(graph)
     assert phrases[long] == wording.Phrase("___ " + " ".join(["worked"] * 23) + "…", "described")
     assert wording.ambiguous_phrases(phrases, graph) == {long, long.replace("Alpha Corp", "Gamma")}  # the same opening
+
+
+def test_near_misses_of_a_role_past_the_exact_pool_are_sampled_and_proven(tmp_path, capsys):
+    """An untyped GraphRAG store (no keywords): every description is one kind, so a role holds every node (14,000+
+    entries), past POOL_EXACT: near misses are drawn by sampling entries (O(1) a try), and the solver proves them."""
+    store = made(tmp_path, "graphrag", *large_records())
+    records, _, _ = inputs.read_graph_file(store)
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    roles = questions.Roles(graph, questions.edge_index(graph.edges))
+    role, peers = roles.peers({graph.nodes[0].id}, benchmark.Hop(graph.edges[0].relation, "out"))
+    assert role == "reached by a description out" and sum(len(roles.hops_of.get(p, ())) for p in peers) > questions.POOL_EXACT
+    out = tmp_path / "out"
+    argv = ["--graph", str(store), "--generate-questions", "30", "--prompt", "en", "--context", "khop", "--formats", "graphrag",
+            "--model", "solver", "--out", str(out)]
+    assert benchmark.main(argv) == 0
+    drawn = json.loads((out / "questions.generated.json").read_text(encoding="utf-8"))
+    assert sum(q["insufficient"] for q in drawn) == 6 and all(q["near_miss"]["peers_with_hop"] >= 1 for q in drawn if q["insufficient"])
+    aggregates = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert aggregates[0]["answer_correct"]["rate"] == 1.0 and aggregates[0]["abstention_correct"]["rate"] == 1.0
