@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable
 from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, validate_query
 
 from .formats import graph_dict
-from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, prop_of, solve
+from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, partial_walks, prop_of, solve
 from .stores import is_description
 from .wording import Wording
 from .words import mentions
@@ -196,7 +196,7 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     for hops_n, abstain in plan:
         for _ in range(GENERATION_DRAWS if starts else 0):
             q = draw(hops_n, abstain)
-            if q is not None and any(h["relation"] in word.ambiguous for h in q["query"]["hops"]):
+            if q is not None and word.reads and not reads_one_way(graph, validate_query(q["query"], "", set(names)), index, incident, word.reads):
                 continue  # its wording would not say which of several facts to follow
             if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen:
                 seen.add((q["query"]["start"], json.dumps(q["query"]["hops"])))
@@ -214,6 +214,26 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     for k, q in enumerate(ordered, 1):
         q["id"] = f"g{k:0{len(str(len(ordered)))}d}"
     return [{"id": q.pop("id"), **q} for q in ordered], dict(sorted(counts.items()))
+
+
+def reads_one_way(graph: Graph, query: Query, index: dict, incident: dict, reads: dict[str, tuple]) -> bool:
+    """Whether a query over a store's relations says no more than it means: at every node a walk of it stands at, no
+    edge but the ones its hop follows reads like that hop (reads: relation -> its wording, which has no direction).
+    Else the question would admit an answer its gold paths do not hold: two descriptions that read alike once their
+    names are masked, a description on two edges, one walked the other way. The last hop of an abstention question
+    must read like no edge at all where it fails."""
+    stages = partial_walks(graph, query, index)
+    for hop, walks in zip(query.hops, stages):
+        said = reads.get(hop.relation)
+        if said is None:
+            continue
+        for node in {node for _, node in walks}:
+            for i in incident.get(node, ()):
+                e = graph.edges[i]
+                follows = e.relation == hop.relation and (e.source == node if hop.direction == "out" else e.target == node)
+                if not follows and reads.get(e.relation) == said:
+                    return False
+    return True
 
 
 @dataclass

@@ -8,7 +8,6 @@ QUESTION_TEXTS has the templated one; Russian reads naturally from the questions
 from __future__ import annotations
 
 import re
-from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -333,13 +332,6 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
     return phrases
 
 
-def ambiguous_phrases(phrases: dict[str, Phrase], graph: Graph | None = None) -> frozenset[str]:
-    """The relations whose phrase another relation shares ('The containedby of ___ is ___'), or that several edges
-    share (a store's description written twice): a question worded so would not say which fact to follow, nor (its
-    wording having no direction) which way, so none is drawn over them."""
-    said = Counter((p.kind, p.words) for p in phrases.values())
-    edges = Counter(e.relation for e in graph.edges) if graph is not None else Counter()
-    return frozenset(r for r, p in phrases.items() if said[(p.kind, p.words)] > 1 or edges[r] > 1)
 
 
 class Wording:
@@ -353,7 +345,8 @@ class Wording:
         self.dates: dict[str, bool] = {}
         self.russian = {r for r, p in self.phrases.items() if p.kind == "ru"} if wording == "natural" and language == "ru" else set()
         stored = store_phrases(graph)
-        self.ambiguous = ambiguous_phrases(stored, graph) - set(self.phrases)
+        # a store's relation -> how its hop reads: two relations that read alike are one to a reader, either way
+        self.reads = {r: (p.kind, p.words) for r, p in stored.items() if r not in self.phrases}
         self.phrases = {**stored, **self.phrases}
         if wording == "natural" and language == "ru":
             missing = sorted({e.relation for e in graph.edges} - self.russian)

@@ -140,9 +140,7 @@ def test_store_relations_are_worded_by_unique_keywords_else_by_the_masked_descri
     phrases = wording.store_phrases(graph)
     assert phrases[RELATIONS[0][2]] == wording.Phrase("algorithm design, consensus", "link")
     assert phrases[RELATIONS[4][2]] == wording.Phrase("___ received the ___ in 2013", "described")  # 'recognition, award' is shared
-    assert wording.ambiguous_phrases(phrases) == frozenset()
-    twice = {"a": wording.Phrase("___ has ___ as film", "described"), "b": wording.Phrase("___ has ___ as film", "described")}
-    assert wording.ambiguous_phrases(twice) == {"a", "b"}
+    assert len(set(phrases.values())) == len(RELATIONS)  # no two read alike here
     word = wording.Wording(graph, "en", "natural")
     hop = benchmark.Hop(RELATIONS[0][2], "in")
     assert word("Paxos", [hop]) == 'What is linked by "algorithm design, consensus" to Paxos?'
@@ -343,7 +341,13 @@ def test_a_long_description_is_quoted_by_its_opening_and_two_alike_are_not_walke
                             (benchmark.Edge("Alpha Corp", long, "Beta Lab"), benchmark.Edge("Gamma", long.replace("Alpha Corp", "Gamma"), "Beta Lab")))
     phrases = wording.store_phrases(graph)
     assert phrases[long] == wording.Phrase("___ " + " ".join(["worked"] * 23) + "…", "described")
-    assert wording.ambiguous_phrases(phrases, graph) == {long, long.replace("Alpha Corp", "Gamma")}  # the same opening
+    reads = wording.Wording(graph, "en", "natural").reads
+    assert reads[long] == reads[long.replace("Alpha Corp", "Gamma")]  # the same opening: one to a reader
+    index, incident = questions.edge_index(graph.edges), questions.incident_edges(graph, canonical=True)
+    from_alpha = benchmark.Query("Alpha Corp", (benchmark.Hop(long, "out"),))
+    from_beta = benchmark.Query("Beta Lab", (benchmark.Hop(long, "in"),))  # Gamma's edge at Beta Lab reads the same
+    assert questions.reads_one_way(graph, from_alpha, index, incident, reads)
+    assert not questions.reads_one_way(graph, from_beta, index, incident, reads)
 
 
 def test_near_misses_of_a_role_past_the_exact_pool_are_sampled_and_proven(tmp_path, capsys):
