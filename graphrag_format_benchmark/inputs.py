@@ -45,7 +45,7 @@ from benchmark import (
     warn,
 )
 
-from .stores import is_llamaindex_store, ordered_graphml, read_store, store_kind
+from .stores import is_llamaindex_store, read_store, store_kind
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
 # through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named
@@ -258,6 +258,36 @@ def _set_once(record: dict, key: str, value: object, where: str, what: str) -> N
     if key in record and record[key] != value:
         raise BenchmarkError(f"{where} has {what} twice ({record[key]!r} and {value!r}); keep one")
     record[key] = value
+
+
+def ordered_graphml(text: str, where: str) -> tuple[object, list[str], list[tuple[str, str, str | None, dict]]]:
+    """GraphML read by networkx, with its nodes and edges in the file's order (an undirected networkx graph iterates
+    its edges by adjacency): (the graph, node ids, (source, target, edge id, attributes) per edge)."""
+    try:
+        import networkx  # noqa: F401  (its reader below; the import says at once whether it is installed)
+        from networkx.readwrite.graphml import GraphMLReader
+    except ImportError:
+        raise BenchmarkError(f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
+                             "pip install -r requirements.lock.txt") from None
+    nodes, edges = [], []
+
+    class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order
+        def add_node(self, G, node_xml, graphml_keys, defaults):
+            super().add_node(G, node_xml, graphml_keys, defaults)
+            nodes.append(self.node_type(node_xml.get("id")))
+
+        def add_edge(self, G, edge_element, graphml_keys):
+            # kept here in the file's order and not added to G: no reader uses G's edges (decoding each twice cost 40%)
+            edges.append((self.node_type(edge_element.get("source")), self.node_type(edge_element.get("target")),
+                          edge_element.get("id"), self.decode_data_elements(graphml_keys, edge_element)))
+
+    try:
+        graphs = list(Reader(node_type=str)(string=text.encode("utf-8")))
+    except Exception as e:  # networkx and the XML parser raise their own errors
+        raise BenchmarkError(f"{where}: not GraphML ({str(e).splitlines()[0][:200]}); fix the file") from None
+    if len(graphs) != 1:
+        raise BenchmarkError(f"{where}: holds {len(graphs)} graphs; give one")
+    return graphs[0], nodes, edges
 
 
 def read_graphml(text: str, where: str) -> dict:

@@ -8,7 +8,7 @@ raw bytes the manifest hashes, and whether the store's edges have a direction (U
   in releases before 1.0), read by pyarrow: an entity's title is its id and name, its type its type, its
   description a property; a relationship's ends are titles, its relation its description (GraphRAG has no relation
   type: the description is what its context shows), its weight a property.
-- lightrag: LightRAG's graph_chunk_entity_relation.graphml (or its working folder), read by networkx: the node id is
+- lightrag: LightRAG's graph_chunk_entity_relation.graphml (or its working folder), streamed (streamed_graphml): the node id is
   the entity name, entity_type its type, description a property; an edge's relation is its description, keywords
   and weight properties.
 - llamaindex: LlamaIndex's property_graph_store.json (or its persist folder), SimplePropertyGraphStore's JSON: each
@@ -23,12 +23,14 @@ does a read store, said once on stderr, unless keep_bookkeeping. GraphRAG's and 
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
 from pathlib import Path
+from typing import Callable
 
-from benchmark import BenchmarkError, display, read_text, warn
+from benchmark import BenchmarkError, display, read_input, read_text, warn
 
 DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")  # four words or more: an edge's description as its relation, not a relation's name
 
@@ -169,9 +171,9 @@ def read_store(kind: str, path: Path, keep_bookkeeping: bool = False, parsed: tu
         records, raw, where = read_graphrag(path, kept)
     elif kind == "lightrag":
         file = path / LIGHTRAG_FILE if path.is_dir() else path
-        text, raw = read_text(file, "--graph")
+        raw = read_input(file, "--graph")
         where = display(file)
-        records = read_lightrag(text, where, kept)
+        records = read_lightrag(raw, where, kept)
     else:
         file = path / LLAMAINDEX_FILE if path.is_dir() else path
         data, raw = parsed if parsed is not None else read_llamaindex_json(file)
@@ -239,46 +241,66 @@ DEFAULT_RELATION = "related_to"  # a relationship whose store gives it no descri
 # LightRAG: the GraphML file networkx writes
 
 
-def ordered_graphml(text: str, where: str) -> tuple[object, list[str], list[tuple[str, str, str | None, dict]]]:
-    """GraphML read by networkx, with its nodes and edges in the file's order (an undirected networkx graph iterates
-    its edges by adjacency): (the graph, node ids, (source, target, edge id, attributes) per edge)."""
+GRAPHML_TYPES = {"boolean": lambda v: v.strip().lower() in ("true", "1"), "int": int, "long": int, "float": float, "double": float,
+                 "string": str}
+
+
+def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], list[tuple[str, str, dict]]]:
+    """A GraphML file as networkx writes LightRAG's store, read element by element (ElementTree.iterparse, each node
+    and edge cleared once read): (node id, attributes) and (source, target, attributes) in the file's order, typed
+    and defaulted as its keys declare. networkx's reader builds the whole document first: 737 MB for a 39 MB store
+    of 74,133 edges."""
+    import xml.etree.ElementTree as ET
+
+    keys: dict[str, tuple[str, Callable, object]] = {}  # key id -> (attribute name, type, default)
+    defaults: dict[str, dict] = {"node": {}, "edge": {}}
+    nodes, edges, graphs = [], [], 0
+
+    def attributes(element: object, kind: str) -> dict:
+        data = dict(defaults[kind])
+        for child in element:
+            if child.tag.rpartition("}")[2] == "data" and child.get("key") in keys:
+                name, convert, _ = keys[child.get("key")]
+                try:
+                    data[name] = convert(child.text or "")
+                except ValueError:
+                    raise BenchmarkError(f"{where}: {kind} {element.get('id') or element.get('source')!r} has {name} "
+                                         f"{child.text!r}, not of its declared type; fix the file") from None
+        return data
+
     try:
-        import networkx  # noqa: F401  (its reader below; the import says at once whether it is installed)
-        from networkx.readwrite.graphml import GraphMLReader
-    except ImportError:
-        raise BenchmarkError(f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
-                             "pip install -r requirements.lock.txt") from None
-    nodes, edges = [], []
-
-    class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order
-        def add_node(self, G, node_xml, graphml_keys, defaults):
-            super().add_node(G, node_xml, graphml_keys, defaults)
-            nodes.append(self.node_type(node_xml.get("id")))
-
-        def add_edge(self, G, edge_element, graphml_keys):
-            # kept here in the file's order and not added to G: no reader uses G's edges (decoding each twice cost 40%)
-            edges.append((self.node_type(edge_element.get("source")), self.node_type(edge_element.get("target")),
-                          edge_element.get("id"), self.decode_data_elements(graphml_keys, edge_element)))
-
-    try:
-        graphs = list(Reader(node_type=str)(string=text.encode("utf-8")))
-    except Exception as e:  # networkx and the XML parser raise their own errors
-        raise BenchmarkError(f"{where}: not GraphML ({str(e).splitlines()[0][:200]}); fix the file") from None
-    if len(graphs) != 1:
-        raise BenchmarkError(f"{where}: holds {len(graphs)} graphs; give one")
-    return graphs[0], nodes, edges
+        for event, element in ET.iterparse(io.BytesIO(raw), events=("start", "end")):
+            tag = element.tag.rpartition("}")[2]
+            if event == "start":
+                graphs += tag == "graph"
+                continue
+            if tag == "key":
+                convert = GRAPHML_TYPES.get(element.get("attr.type", "string"), str)
+                default = next((c.text for c in element if c.tag.rpartition("}")[2] == "default"), None)
+                keys[element.get("id")] = (element.get("attr.name") or element.get("id"), convert, default)
+                if default is not None and element.get("for") in defaults:
+                    defaults[element.get("for")][keys[element.get("id")][0]] = convert(default)
+            elif tag == "node":
+                nodes.append((element.get("id"), attributes(element, "node")))
+                element.clear()
+            elif tag == "edge":
+                edges.append((element.get("source"), element.get("target"), attributes(element, "edge")))
+                element.clear()
+    except ET.ParseError as e:
+        raise BenchmarkError(f"{where}: not GraphML ({e}); fix the file") from None
+    if graphs != 1:
+        raise BenchmarkError(f"{where}: holds {graphs} graphs; give one")
+    return nodes, edges
 
 
-def read_lightrag(text: str, where: str, kept: Kept) -> dict:
-    graph, node_ids, edges = ordered_graphml(text, where)
+def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
+    node_list, edges = streamed_graphml(raw, where)
     nodes = []
-    for node_id in node_ids:
-        data = dict(graph.nodes[node_id])
+    for node_id, data in node_list:
         kind = _text(data.pop("entity_type", None)) or DEFAULT_TYPE
         nodes.append({"id": node_id, "name": node_id, "type": kind, **kept.fields(data, f"{where}: node {node_id!r}")})
     records = []
-    for source, target, _, data in edges:
-        data = dict(data)
+    for source, target, data in edges:
         description = data.pop("description", None)
         relation = _text(description) or _text(data.get("keywords")) or DEFAULT_RELATION
         records.append({"source": source, "relation": relation, "target": target,

@@ -367,3 +367,34 @@ def test_near_misses_of_a_role_past_the_exact_pool_are_sampled_and_proven(tmp_pa
     assert sum(q["insufficient"] for q in drawn) == 6 and all(q["near_miss"]["peers_with_hop"] >= 1 for q in drawn if q["insufficient"])
     aggregates = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert aggregates[0]["answer_correct"]["rate"] == 1.0 and aggregates[0]["abstention_correct"]["rate"] == 1.0
+
+
+def test_the_streamed_lightrag_reader_reads_what_networkx_reads(tmp_path):
+    import networkx as nx
+
+    path = lightrag_store(tmp_path / "lr", *large_records(300))
+    nodes, edges = stores.streamed_graphml(path.read_bytes(), "store")
+    graph = nx.read_graphml(path)
+    assert [n for n, _ in nodes] == list(graph.nodes) and all(data == graph.nodes[n] for n, data in nodes)
+    assert len(edges) == graph.number_of_edges() and all(data == graph.edges[s, t] for s, t, data in edges)
+    assert isinstance(nodes[0][1]["created_at"], int) and isinstance(edges[0][2]["weight"], float)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('<graphml><graph edgedefault="undirected"><node id="a"></graph></graphml>', "store: not GraphML (mismatched tag: line 1, column 56); fix the file"),
+    ('<graphml><graph/><graph/></graphml>', "store: holds 2 graphs; give one"),
+    ('<graphml><key id="d0" for="edge" attr.name="weight" attr.type="double"/><graph><node id="a"/><node id="b"/>'
+     '<edge source="a" target="b"><data key="d0">heavy</data></edge></graph></graphml>',
+     "store: edge 'a' has weight 'heavy', not of its declared type; fix the file"),
+])
+def test_a_broken_graphml_store_is_one_line(text, message):
+    with pytest.raises(benchmark.BenchmarkError) as e:
+        stores.streamed_graphml(text.encode(), "store")
+    assert str(e.value) == message
+
+
+def test_graphml_keys_give_types_and_defaults():
+    text = ('<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="k" for="edge" attr.name="keywords" attr.type="string">'
+            '<default>none</default></key><key id="t" for="node" attr.name="seen" attr.type="boolean"/><graph>'
+            '<node id="a"><data key="t">true</data></node><node id="b"/><edge source="a" target="b"/></graph></graphml>')
+    assert stores.streamed_graphml(text.encode(), "s") == ([("a", {"seen": True}), ("b", {})], [("a", "b", {"keywords": "none"})])
