@@ -33,6 +33,7 @@ from benchmark import (
 
 from .artifacts import OutLock, Outputs, format_library_versions
 from .charts import size_report_svg
+from .frameworks import FRAMEWORK_FORMATS
 from .inputs import load_inputs
 from .leakage import leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
@@ -190,6 +191,11 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
                                           [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS])
     plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
     plan = replace(plan, undirected=inputs.graph_format in UNDIRECTED)
+    if args.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
+        gate_spec, plan = gate_spec._replace(baseline=inputs.graph_format), replace(plan, context_tokens_format=inputs.graph_format)
+        if model is not None or plan.context_tokens:
+            warn(f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what your framework "
+                 "sends today, is the baseline (--baseline FORMAT for another)")
     counts = ThreadedCounts()
     contexts, record["contexts"] = input_contexts(inputs, plan)
     variants = build_variants(inputs, plan, counts, contexts)

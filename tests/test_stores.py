@@ -398,3 +398,15 @@ def test_graphml_keys_give_types_and_defaults():
             '<default>none</default></key><key id="t" for="node" attr.name="seen" attr.type="boolean"/><graph>'
             '<node id="a"><data key="t">true</data></node><node id="b"/><edge source="a" target="b"/></graph></graphml>')
     assert stores.streamed_graphml(text.encode(), "s") == ([("a", {"seen": True}), ("b", {})], [("a", "b", {"keywords": "none"})])
+
+
+def test_a_store_run_judges_against_its_framework_layout_unless_told_otherwise(tmp_path, capsys):
+    store = str(made(tmp_path, "graphrag"))
+    argv = ["--graph", store, "--generate-questions", "8", "--prompt", "en", "--formats", "json,tsv,graphrag", "--model", "solver"]
+    assert benchmark.main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert ("warning: --graph is graphrag's store and --formats has its layout: graphrag, what your framework sends today, is the "
+            "baseline (--baseline FORMAT for another)\n") in capsys.readouterr().err
+    assert "\n## Verdicts against graphrag, what your framework sends today (" in (tmp_path / "a" / "results.md").read_text(encoding="utf-8")
+    assert benchmark.main([*argv, "--baseline", "json", "--out", str(tmp_path / "b")]) == 0
+    assert "is the baseline" not in capsys.readouterr().err
+    assert "\n## Verdicts against json (" in (tmp_path / "b" / "results.md").read_text(encoding="utf-8")
