@@ -305,6 +305,12 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
         relation = _text(description) or _text(data.get("keywords")) or DEFAULT_RELATION
         records.append({"source": source, "relation": relation, "target": target,
                         **kept.fields(data, f"{where}: the edge {source!r} - {target!r}")})
+    declared = {n["id"] for n in nodes}
+    implicit = [v for v in dict.fromkeys(end for e in records for end in (e["source"], e["target"])) if v not in declared]
+    if implicit:  # GraphML lets an edge name a node it never declares; networkx (and so LightRAG) reads it as a node
+        warn(f"{where}: {len(implicit):,} node(s) only an edge names ({implicit[0]!r}{', ...' if len(implicit) > 1 else ''}) are read "
+             f"as entities of type {DEFAULT_TYPE!r} with no description")
+        nodes += [{"id": v, "name": v, "type": DEFAULT_TYPE} for v in implicit]
     return {"nodes": nodes, "edges": records}
 
 

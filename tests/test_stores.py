@@ -410,3 +410,14 @@ def test_a_store_run_judges_against_its_framework_layout_unless_told_otherwise(t
     assert benchmark.main([*argv, "--baseline", "json", "--out", str(tmp_path / "b")]) == 0
     assert "is the baseline" not in capsys.readouterr().err
     assert "\n## Verdicts against json (" in (tmp_path / "b" / "results.md").read_text(encoding="utf-8")
+
+
+def test_a_node_only_an_edge_names_is_read_as_networkx_reads_it(tmp_path, capsys):
+    path = tmp_path / stores.LIGHTRAG_FILE
+    path.write_text('<graphml><key id="k" for="edge" attr.name="keywords" attr.type="string"/><key id="t" for="node" '
+                    'attr.name="entity_type" attr.type="string"/><graph edgedefault="undirected"><node id="A"><data key="t">person'
+                    '</data></node><edge source="A" target="B"><data key="k">knows</data></edge></graph></graphml>', encoding="utf-8")
+    records, _, kind = inputs.read_graph_file(path)
+    assert kind == "lightrag" and records["nodes"][1] == {"id": "B", "name": "B", "type": "entity"}
+    assert (f"warning: {benchmark.display(path)}: 1 node(s) only an edge names ('B') are read as entities of type 'entity' with "
+            "no description") in capsys.readouterr().err
