@@ -137,7 +137,7 @@ def model_outputs(args: argparse.Namespace, argv: list[str], model: ModelConfig,
 
 
 MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
-                  "encoding", "repeats", "graph_format", "graph_order", "keep_bookkeeping", "context", "context_hops", "context_edges", "context_tokens", "generate_questions",
+                  "encoding", "repeats", "graph_format", "graph_order", "store_fields", "context", "context_hops", "context_edges", "context_tokens", "generate_questions",
                   "hops", "abstain_share", "property_share", "edge_ids", "pseudonymize", "limit")
 
 

@@ -28,6 +28,7 @@ from .leakage import LEAKAGE_MODES
 from .matrix import Plan
 from .questions import DEFAULT_PROPERTY_SHARE, GenerateSpec
 from .runner.config import BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, SOLVER_MODEL, STRUCTURED_FORMS, ModelConfig, is_loopback, public_url
+from .stores import STORE_FIELDS
 from .variants.contexts import CONTEXT_KINDS, DEFAULT_SEED, ID_VARIANTS, SIZES
 from .wording import QUESTION_TEXTS, read_relation_phrases
 
@@ -86,9 +87,10 @@ FLAGS: list[tuple[str | None, str, dict]] = [
     (None, "--graph-format", dict(choices=list(GRAPH_FORMATS),
         help="how to read --graph (default: a framework's store by its folder or file name: graphrag, lightrag, llamaindex; "
              "else by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC export)")),
-    (None, "--keep-bookkeeping", dict(action="store_true",
-        help="keep a framework store's bookkeeping fields (source and chunk ids, file paths, timestamps...) in prompts and "
-             "questions; left out by default, as the frameworks leave them out of their context")),
+    (None, "--store-fields", dict(choices=STORE_FIELDS, default="sent",
+        help="of a framework's store, read what its context sends (the default: bookkeeping such as source ids, file paths "
+             "and timestamps left out, and what it does not show, LightRAG's keywords and weight, GraphRAG's and "
+             "LlamaIndex's entity types), or all of it")),
     (None, "--graph-order", dict(choices=GRAPH_ORDERS, default="file",
         help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, edges by "
              "source, relation, target), the same whatever file the graph comes from")),

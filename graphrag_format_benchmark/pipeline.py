@@ -68,7 +68,7 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     problems = Problems()
     spec = make_generate_spec(args, plan)
     inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
-                         args.graph_format, args.graph_order, args.keep_bookkeeping)
+                         args.graph_format, args.graph_order, args.store_fields)
     if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
         inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
     if inputs.generated is not None:
@@ -151,7 +151,7 @@ def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: Ru
         "graph": display(args.graph),
         "graph_format": inputs.graph_format,
         "graph_order": args.graph_order,
-        "keep_bookkeeping": args.keep_bookkeeping,
+        "store_fields": args.store_fields,
         "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges,
                     **({"tokens": plan.context_tokens, "counted_in": plan.context_tokens_format} if plan.context_tokens else {})}
                    if plan.context == "khop" else plan.context,

@@ -17,7 +17,8 @@ raw bytes the manifest hashes, and whether the store's edges have a direction (U
 
 The frameworks keep bookkeeping beside the facts (BOOKKEEPING: source and chunk ids, file paths, timestamps,
 truncation flags, embeddings, layout coordinates, degrees they derive) and leave it out of the context they send; so
-does a read store, said once on stderr, unless keep_bookkeeping. GraphRAG's and LightRAG's graphs are undirected
+does a read store, and of the facts it keeps what the context does not show (UNSENT, UNTYPED), so that every format
+compared holds what the framework sends; said once on stderr; --store-fields all keeps everything. GraphRAG's and LightRAG's graphs are undirected
 (networkx Graphs): each edge is shown once, in the direction it is stored, and an answer may walk or cite it either way.
 """
 
@@ -87,22 +88,44 @@ BOOKKEEPING = frozenset((
 ))
 
 
-class Kept:
-    """The fields a store's records keep, and the bookkeeping ones left out (counted by name, said once by report)."""
+# What each framework's context leaves out of what its store keeps, besides bookkeeping: LightRAG's relationship lines
+# carry no keywords or weight (they steer its retrieval); GraphRAG's entity table and LlamaIndex's str(EntityNode) show
+# no type (a GraphRAG entity's type, a LlamaIndex node's label), so a store read as sent is untyped there.
+UNSENT = {"lightrag": frozenset(("keywords", "weight")), "graphrag": frozenset(), "llamaindex": frozenset()}
+UNTYPED = frozenset(("graphrag", "llamaindex"))  # frameworks whose context shows no entity type
+STORE_FIELDS = ("sent", "all")  # --store-fields: what the framework sends (default), or every field the store keeps
 
-    def __init__(self, keep_bookkeeping: bool) -> None:
-        self.keep_bookkeeping = keep_bookkeeping
-        self.dropped: dict[str, int] = {}
+
+class Kept:
+    """The fields a store's records keep: with 'sent', what the framework's context shows; bookkeeping and the fields
+    the framework does not send are left out, counted by name and said once by report."""
+
+    def __init__(self, kind: str, store_fields: str = "sent") -> None:
+        self.everything = store_fields == "all"
+        self.unsent = frozenset() if self.everything else UNSENT[kind]
+        self.untyped = kind in UNTYPED and not self.everything
+        self.dropped: dict[str, int] = {}  # bookkeeping
+        self.not_sent: dict[str, int] = {}
+
+    def type_of(self, value: object) -> str:
+        """A node's type as sent: its store's type (or label), or DEFAULT_TYPE where the framework shows none."""
+        if self.untyped and _text(value) is not None:
+            self.not_sent["type"] = self.not_sent.get("type", 0) + 1
+        return _text(value) if _text(value) is not None and not self.untyped else DEFAULT_TYPE
 
     def fields(self, record: dict, where: str) -> dict:
-        """The record's properties: None and NaN are no value; a list or map is its JSON text; bookkeeping is left out (a
-        store's own row id, "id", always: the node's id is what the framework keys it by)."""
+        """The record's properties: None and NaN are no value; a list or map is its JSON text; bookkeeping and what the
+        framework does not send are left out (a store's own row id, "id", always: the node's id is what the framework
+        keys it by)."""
         kept = {}
         for key, value in record.items():
             if value is None or isinstance(value, float) and math.isnan(value) or key == "id":  # a row key, never a fact
                 continue
-            if key in BOOKKEEPING and not self.keep_bookkeeping:
+            if key in BOOKKEEPING and not self.everything:
                 self.dropped[key] = self.dropped.get(key, 0) + 1
+                continue
+            if key in self.unsent:
+                self.not_sent[key] = self.not_sent.get(key, 0) + 1
                 continue
             if not isinstance(key, str):
                 raise BenchmarkError(f"{where}: a field name is {key!r}, not a string; fix the store")
@@ -110,10 +133,13 @@ class Kept:
         return kept
 
     def report(self, where: str) -> None:
-        if self.dropped:
-            names = sorted(self.dropped, key=lambda k: (-self.dropped[k], k))
-            warn(f"{where}: left out {len(names)} bookkeeping field(s) the framework keeps out of its context ({', '.join(names[:6])}"
-                 f"{', ...' if len(names) > 6 else ''}); --keep-bookkeeping keeps them")
+        said = []
+        for what, counts in (("bookkeeping field(s)", self.dropped), ("field(s) its context does not show", self.not_sent)):
+            names = sorted(counts, key=lambda k: (-counts[k], k))
+            if names:
+                said.append(f"{len(names)} {what} ({', '.join(names[:6])}{', ...' if len(names) > 6 else ''})")
+        if said:
+            warn(f"{where}: left out what the framework does not send: {'; '.join(said)}; --store-fields all keeps them")
 
 
 def _plain(value: object) -> object:
@@ -163,10 +189,10 @@ def store_kind(path: Path) -> str | None:
     return None
 
 
-def read_store(kind: str, path: Path, keep_bookkeeping: bool = False, parsed: tuple[object, bytes] | None = None) -> tuple[dict, bytes]:
+def read_store(kind: str, path: Path, store_fields: str = "sent", parsed: tuple[object, bytes] | None = None) -> tuple[dict, bytes]:
     """The store of kind at path (its file, or the folder holding it) as the tool's JSON records, and its raw bytes.
     parsed: a JSON file's data and bytes when already read (a .json file told apart by its keys), not read twice."""
-    kept = Kept(keep_bookkeeping)
+    kept = Kept(kind, store_fields)
     if kind == "graphrag":
         records, raw, where = read_graphrag(path, kept)
     elif kind == "lightrag":
@@ -220,7 +246,7 @@ def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:
     title = _text(row.pop("title", None)) or _text(row.pop("name", None))
     if title is None:
         raise BenchmarkError(f"{where}: the entity has no title; give each entity its title")
-    kind = _text(row.pop("type", None)) or DEFAULT_TYPE
+    kind = kept.type_of(row.pop("type", None))
     return {"id": title, "name": title, "type": kind, **kept.fields(row, where)}
 
 
@@ -341,7 +367,7 @@ def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
         name, label, props = node.get("name"), node.get("label") or DEFAULT_TYPE, node.get("properties") or {}
         if not isinstance(name, str) or not isinstance(label, str) or not isinstance(props, dict):
             raise BenchmarkError(f"{at}: expected a string name and label and a map of properties; fix the store")
-        nodes.append({"id": key, "name": name, "type": label, **kept.fields(props, at)})
+        nodes.append({"id": key, "name": name, "type": kept.type_of(label), **kept.fields(props, at)})
     edges, left_out = [], 0
     for key, relation in data["relations"].items():
         at = f"{where}: relation {key!r}"

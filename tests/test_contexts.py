@@ -408,8 +408,7 @@ def test_graphml_of_lightrag_read_as_plain_graphml_reads_its_edges_as_related_to
     assert graph.nodes == (Node("ACME", "ACME", "organization"), Node("PARIS", "PARIS", "geo"))
     assert graph.edges == (Edge("ACME", "related_to", "PARIS"),)
     store, _, kind = inputs.read_graph_file(tmp_path / "lightrag.graphml")
-    assert kind == "lightrag" and store["edges"] == [{"source": "ACME", "relation": "Acme is based in Paris.", "target": "PARIS",
-                                                       "weight": 2.0, "keywords": "based in"}]
+    assert kind == "lightrag" and store["edges"] == [{"source": "ACME", "relation": "Acme is based in Paris.", "target": "PARIS"}]
     assert graph.edge_props == ((("description", "Acme is based in Paris."), ("keywords", "based in"), ("weight", 2.0)),)
 
 

@@ -42,17 +42,19 @@ def test_each_store_reads_with_the_counts_we_wrote_by_its_folder_and_by_its_file
         assert read_as == kind
         assert len(records["nodes"]) == len(ENTITIES) and len(records["edges"]) == len(RELATIONS)
     assert [n["id"] for n in records["nodes"]] == [name for name, _, _ in ENTITIES]
-    lamport = records["nodes"][0]
-    assert lamport == {"id": "Leslie Lamport", "name": "Leslie Lamport", "type": "PERSON" if kind != "lightrag" else "person",
+    lamport = records["nodes"][0]  # as sent: GraphRAG's and LlamaIndex's contexts show no entity type
+    assert lamport == {"id": "Leslie Lamport", "name": "Leslie Lamport", "type": "person" if kind == "lightrag" else "entity",
                        "description": ENTITIES[0][2]}
     first = records["edges"][0]
     assert (first["source"], first["target"]) == ("Leslie Lamport", "Paxos")
     if kind == "llamaindex":  # a typed relation, its description a property
         assert first == {"source": "Leslie Lamport", "relation": "ALGORITHM_DESIGN", "target": "Paxos", "description": RELATIONS[0][2]}
-    else:  # no relation type: the relationship is its description, as the framework's context shows it
-        assert first["relation"] == RELATIONS[0][2] and first["weight"] == 9.0
-        assert first.get("keywords") == ("algorithm design, consensus" if kind == "lightrag" else None)
+    else:  # no relation type: the relationship is its description; GraphRAG shows a weight, LightRAG neither it nor keywords
+        assert first == {"source": "Leslie Lamport", "relation": RELATIONS[0][2], "target": "Paxos", **({"weight": 9.0} if kind == "graphrag" else {})}
     assert benchmark.validate_graph(records, "store", benchmark.Problems()).edges[0].relation == first["relation"]
+    everything, _, _ = inputs.read_graph_file(folder, store_fields="all")
+    assert everything["nodes"][0]["type"] == ("person" if kind == "lightrag" else "PERSON")
+    assert everything["edges"][0].get("keywords") == ("algorithm design, consensus" if kind == "lightrag" else None)
 
 
 def test_bookkeeping_is_left_out_and_said_once_and_kept_on_request(tmp_path, capsys):
@@ -60,13 +62,13 @@ def test_bookkeeping_is_left_out_and_said_once_and_kept_on_request(tmp_path, cap
     records, _, _ = inputs.read_graph_file(folder)
     where = benchmark.display(folder / stores.LIGHTRAG_FILE)
     assert capsys.readouterr().err.splitlines() == [
-        (f"warning: {where}: left out 4 bookkeeping field(s) the framework keeps out of its context (created_at, file_path, "
-        "source_id, entity_id); --keep-bookkeeping keeps them"),
+        (f"warning: {where}: left out what the framework does not send: 4 bookkeeping field(s) (created_at, file_path, "
+         "source_id, entity_id); 2 field(s) its context does not show (keywords, weight); --store-fields all keeps them"),
         f"warning: {where}: lightrag's graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way",
     ]
     assert {k for r in records["nodes"] + records["edges"] for k in r} == {"id", "name", "type", "description", "source", "relation",
-                                                                           "target", "weight", "keywords"}
-    kept, _, _ = inputs.read_graph_file(folder, keep_bookkeeping=True)
+                                                                           "target"}
+    kept, _, _ = inputs.read_graph_file(folder, store_fields="all")
     assert kept["nodes"][0]["source_id"].count(SOURCE_SEP) == 1  # two chunk ids, as LightRAG joins them
     assert kept["nodes"][0]["file_path"] == "papers/lamport.txt" and isinstance(kept["edges"][0]["created_at"], int)
 
@@ -75,8 +77,9 @@ def test_graphrag_bookkeeping_and_llamaindex_chunks(tmp_path, capsys):
     records, _, _ = inputs.read_graph_file(made(tmp_path, "graphrag"))
     assert "text_unit_ids" not in records["nodes"][0] and "human_readable_id" not in records["edges"][0]
     err = capsys.readouterr().err
-    assert "left out 7 bookkeeping field(s) the framework keeps out of its context (human_readable_id, text_unit_ids, degree, " in err
-    kept, _, _ = inputs.read_graph_file(made(tmp_path, "graphrag"), keep_bookkeeping=True)
+    assert ("left out what the framework does not send: 7 bookkeeping field(s) (human_readable_id, text_unit_ids, degree, frequency, "
+            "x, y, ...); 1 field(s) its context does not show (type); --store-fields all keeps them") in err
+    kept, _, _ = inputs.read_graph_file(made(tmp_path, "graphrag"), store_fields="all")
     capsys.readouterr()
     assert len(json.loads(kept["nodes"][0]["text_unit_ids"])) == 2 and kept["nodes"][0]["id"] == "Leslie Lamport"  # its uuid is no fact
     records, _, _ = inputs.read_graph_file(made(tmp_path, "llamaindex"))
@@ -135,7 +138,7 @@ def test_a_broken_store_stops_with_one_line_and_exit_2(tmp_path, capsys, setup, 
 
 
 def test_store_relations_are_worded_by_unique_keywords_else_by_the_masked_description(tmp_path):
-    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"))
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"), store_fields="all")  # keywords shown
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
     phrases = wording.store_phrases(graph)
     assert phrases[RELATIONS[0][2]] == wording.Phrase("algorithm design, consensus", "link")
@@ -170,9 +173,11 @@ def test_the_control_solver_scores_1_over_each_store_in_each_framework_format(tm
     lines = (out / f"graph.{kind}.txt").read_text(encoding="utf-8").splitlines()
     if kind == "lightrag":
         assert lines[3] == json.dumps({"entity": "Leslie Lamport", "type": "person", "description": ENTITIES[0][2]}, ensure_ascii=False)
-    if kind == "graphrag":
-        assert lines[2] == f"0|Leslie Lamport|{ENTITIES[0][2]}|5|PERSON"
-        assert lines[len(ENTITIES) + 6] == f"0|Leslie Lamport|Paxos|{RELATIONS[0][2]}|9.0"
+        assert json.dumps({"entity1": "Leslie Lamport", "entity2": "Paxos", "description": RELATIONS[0][2]}) in lines
+    if kind == "graphrag":  # line for line GraphRAG's local search tables
+        assert lines[:3] == ["-----Entities-----", "id|entity|description|number of relationships", f"0|Leslie Lamport|{ENTITIES[0][2]}|5"]
+        assert lines[len(ENTITIES) + 4:len(ENTITIES) + 7] == ["-----Relationships-----", "id|source|target|description|weight",
+                                                              f"0|Leslie Lamport|Paxos|{RELATIONS[0][2]}|9.0"]
 
 
 def test_an_undirected_store_scores_a_path_and_evidence_named_either_way(tmp_path, capsys):
@@ -255,7 +260,7 @@ def test_context_tokens_refuses_what_it_cannot_use(tmp_path, capsys, flags, mess
 def test_an_untyped_store_yields_abstention_questions_from_relations_of_the_same_keywords(tmp_path, capsys):
     entities, relations = large_records(300)
     assert {kind for _, kind, _ in entities} == {"entity"}  # untyped: roles come from the relations' kinds
-    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag", entities, relations))
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag", entities, relations), store_fields="all")
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
     kinds = questions.relation_kinds(graph)
     assert len(kinds) == len(relations) and kinds[relations[0][2]] == f"keywords {relations[0][3]}"
@@ -299,7 +304,7 @@ def test_pseudonyms_over_a_store_rename_ids_descriptions_and_relations_alike(tmp
 def test_evidence_may_name_a_store_edge_by_its_keywords_as_its_question_does(tmp_path, capsys):
     from graphrag_format_benchmark.scoring import AnswerKey
 
-    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"))
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"), store_fields="all")  # keywords shown
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
     at = next(k for k, e in enumerate(graph.edges) if e.relation == RELATIONS[0][2])  # Leslie Lamport - Paxos
     q = benchmark.Question("k1", "?", ("Leslie Lamport",), ((at,),), False, ("Leslie Lamport",),
