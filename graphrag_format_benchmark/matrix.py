@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 from benchmark import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 
 from .solver import edge_index, solver_problem
-from .variants.contexts import Context, KHop, Variant, context_summary, given_context
+from .variants.contexts import Context, KHop, TokenBudget, Variant, context_summary, given_context
 from .variants.distractors import Distractors, with_distractors
 from .variants.ids import with_edge_ids, with_short_ids
 from .variants.names import Namer
@@ -192,11 +192,11 @@ def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict]:
     """The contexts of the inputs, before any distractor, and what the retrieval did (for the reports)."""
     questions = inputs.questions
     if plan.context == "khop":
-        fits = None
+        tokens = None
         if plan.context_tokens is not None:
-            fmt, tokenizer, limit = plan.context_tokens_format, plan.tokenizers[0], plan.context_tokens
-            fits = lambda graph: tokenizer.count(serialized(fmt, graph)) <= limit  # noqa: E731
-        retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed, fits)
+            fmt, tokenizer = plan.context_tokens_format, plan.tokenizers[0]
+            tokens = TokenBudget(lambda graph: tokenizer.count(serialized(fmt, graph)), plan.context_tokens, largest_fitting)
+        retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed, tokens)
         contexts = [retriever.context(q) for q in questions]
         return contexts, retriever.summary(contexts)
     if plan.context == "given":

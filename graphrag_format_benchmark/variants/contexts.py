@@ -12,14 +12,13 @@ import itertools
 import random
 import statistics
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..solver import describe_path, edge_index, incident_edges, partial_walks
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from benchmark import Graph, Problems, Question
 
 
@@ -116,6 +115,15 @@ def context_problems(graph: Graph, questions: tuple[Question, ...], src: str, pr
             problems.add(f"{src}: question {q.id}: its context leaves out the start {q.query.start!r}; add it to the context", q.id)
 
 
+class TokenBudget(NamedTuple):
+    """--context-tokens: a context graph's token count (in the baseline's format), the most it may count, and the
+    search for the largest cut that fits (matrix.largest_fitting)."""
+
+    count: Callable[[Graph], int]
+    limit: int
+    search: Callable
+
+
 class KHop:
     """--context khop: per question, the neighbourhood of its start node, cut from the input graph. Breadth first
     out to --context-hops (each question's own hop count when not given), over edges in either direction; the
@@ -128,9 +136,9 @@ class KHop:
     would tell a model to abstain). The nodes are the edges' ends, the start first. Every edge is a real edge
     of the graph: the distractors a production prompt has."""
 
-    def __init__(self, graph: Graph, hops: int | None, budget: int, seed: int, fits: Callable[[Graph], bool] | None = None) -> None:
+    def __init__(self, graph: Graph, hops: int | None, budget: int, seed: int, tokens: TokenBudget | None = None) -> None:
         self.graph, self.hops, self.budget, self.seed = graph, hops, budget, seed
-        self.fits = fits  # --context-tokens: whether a context's graph is within the token budget
+        self.tokens = tokens  # --context-tokens: how a context's graph is counted, the most it may count, how to search
         self.over: list[str] = []  # questions whose gold edges alone are over the token budget
         self.index = edge_index(graph.edges)
         self.incident = incident_edges(graph, canonical=True)
@@ -189,31 +197,30 @@ class KHop:
         self.beyond[q.id] = len(outside) if not q.insufficient else 0
         found = self._named_relations(q, start, taken + outside, room + reserve)
         edges, nodes = taken + found + outside, [start] if start is not None else []
-        if self.fits is None:
+        if self.tokens is None:
             return cut_context(self.graph, q, edges, nodes)
         return self._within_tokens(q, edges, nodes, needed)
 
     def _within_tokens(self, q: Question, edges: list[int], nodes: list[str], needed: set[int]) -> Context:
         """The context cut to the token budget: the most of its other edges, nearest first, with which its graph fits
-        (binary search: a context grows in tokens with its edges); its gold edges always stay."""
+        (the budget's search: a context grows in tokens about linearly with its edges, so a few counts); its gold edges
+        always stay."""
         others = [i for i in edges if i not in needed]
+        count, limit = self.tokens.count, self.tokens.limit
 
         def cut(k: int) -> Context:
             kept = set(others[:k]) | needed
             return cut_context(self.graph, q, [i for i in edges if i in kept], nodes)
-        lo, hi = 0, len(others)
-        if self.fits(cut(hi).graph):
-            return cut(hi)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.fits(cut(mid).graph):
-                lo = mid
-            else:
-                hi = mid - 1
-        context = cut(lo)
-        if lo == 0 and not self.fits(context.graph):
+
+        whole = count(cut(len(others)).graph)
+        if whole <= limit:
+            return cut(len(others))
+        least = count(cut(0).graph)
+        if least > limit:
             self.over.append(q.id)
-        return context
+            return cut(0)
+        k, _ = self.tokens.search(lambda n: count(cut(n).graph), limit, 0, least, len(others), whole)
+        return cut(k)
 
     def _named_relations(self, q: Question, start: str | None, have: list[int], room: int) -> list[int]:
         """Edges of the relations the question names that the context lacks (up to RELATION_FLOOR each, within
@@ -245,7 +252,7 @@ class KHop:
         beyond = [qid for qid, n in self.beyond.items() if n]
         facts.update(hops=self.hops if self.hops is not None else "each question's own hop count", edges=self.budget,
                      gold_beyond_depth=len(beyond), gold_beyond_depth_questions=beyond[:20])
-        if self.fits is not None:
+        if self.tokens is not None:
             facts.update(gold_over_tokens=len(self.over), gold_over_tokens_questions=self.over[:20])
         return facts
 
