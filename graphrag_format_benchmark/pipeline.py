@@ -34,7 +34,7 @@ from benchmark import (
 from .artifacts import OutLock, Outputs, format_library_versions
 from .charts import size_report_svg
 from .frameworks import FRAMEWORK_FORMATS
-from .inputs import load_inputs
+from .inputs import STORES, load_inputs
 from .leakage import leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
 from .measure import ThreadedCounts, measure
@@ -69,6 +69,9 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     spec = make_generate_spec(args, plan)
     inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
                          args.graph_format, args.graph_order, args.store_fields)
+    if args.store_fields != "sent" and inputs.graph_format not in STORES:
+        warn(f"--store-fields {args.store_fields} reads a framework's store; --graph was read as {inputs.graph_format}, "
+             "whose fields are all read anyway")
     if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
         inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
     if inputs.generated is not None:

@@ -426,3 +426,9 @@ def test_a_node_only_an_edge_names_is_read_as_networkx_reads_it(tmp_path, capsys
     assert kind == "lightrag" and records["nodes"][1] == {"id": "B", "name": "B", "type": "entity"}
     assert (f"warning: {benchmark.display(path)}: 1 node(s) only an edge names ('B') are read as entities of type 'entity' with "
             "no description") in capsys.readouterr().err
+
+
+def test_store_fields_on_a_plain_graph_says_it_changes_nothing(tmp_path, capsys):
+    assert benchmark.main(["--store-fields", "all", "--out", str(tmp_path / "out")]) == 0
+    assert ("warning: --store-fields all reads a framework's store; --graph was read as json, whose fields are all read anyway\n"
+            in capsys.readouterr().err)
