@@ -137,6 +137,8 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
 
 
 MAKERS = {"lightrag": lightrag_store, "graphrag": graphrag_store, "llamaindex": llamaindex_store}
+STORE_FILES = {"lightrag": ("graph_chunk_entity_relation.graphml",), "graphrag": ("entities.parquet", "relationships.parquet"),
+               "llamaindex": ("property_graph_store.json",)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--large", action="store_true", help="the stand-in of 3,385 entities and 7,341 relationships")
     args = parser.parse_args(argv)
+    taken = [f for f in STORE_FILES[args.kind] if (args.folder / f).exists()]
+    if taken:  # never write over a store this did not make: the folder may be a user's real one
+        print(f"framework_stores.py: {args.folder / taken[0]} exists; give a new folder", file=sys.stderr)
+        return 2
     records = large_records() if args.large else (ENTITIES, RELATIONS)
     print(MAKERS[args.kind](args.folder, *records))
     return 0

@@ -50,10 +50,11 @@ from benchmark import (
     split_fields,
 )
 
+from .stores import DEFAULT_TYPE  # a node's type when its file gives none: no type column then
+
 if TYPE_CHECKING:
     from benchmark import Props
 
-DEFAULT_TYPE = "entity"  # a node's type when its file gives none (inputs.DEFAULT_TYPE): no type column then
 
 
 def _refuse(fmt: str, names: set[str], fixed: tuple[str, ...], what: str) -> None:

@@ -45,13 +45,11 @@ from benchmark import (
     warn,
 )
 
-from .stores import is_llamaindex_store, read_store, store_kind
+from .stores import DEFAULT_RELATION, DEFAULT_TYPE, is_llamaindex_store, read_store, store_kind
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
 # through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named
 # the same way whatever the file was; the manifest hashes the file as given. Records keep the file's order.
-DEFAULT_TYPE = "entity"  # a node's type when the file gives none
-DEFAULT_RELATION = "related_to"  # an edge's relation when a GraphML file gives none (LightRAG and GraphRAG snapshots)
 NAME_KEYS = ("name", "label", "title")  # where a node's name may be, in this order of preference
 TYPE_KEYS = ("type", "entity_type", "labels", "kind")
 RELATION_KEYS = ("relation", "label", "type", "predicate", "relationship")

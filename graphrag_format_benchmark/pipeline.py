@@ -195,7 +195,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
     plan = replace(plan, undirected=inputs.graph_format in UNDIRECTED)
     if args.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
-        gate_spec, plan = gate_spec._replace(baseline=inputs.graph_format), replace(plan, context_tokens_format=inputs.graph_format)
+        plan = replace(plan, context_tokens_format=inputs.graph_format)
+        gate_spec = gate_spec._replace(baseline=inputs.graph_format) if gate_spec is not None else None  # None: no model run
         if model is not None or plan.context_tokens:
             warn(f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what your framework "
                  "sends today, is the baseline (--baseline FORMAT for another)")

@@ -69,7 +69,8 @@ def replace_names(text: str, mapping: dict[str, str]) -> str:
     return "".join(out) + text[last:]
 
 
-DEFAULT_TYPE = "entity"  # a node's type when the store gives none (LlamaIndex's own default label)
+DEFAULT_TYPE = "entity"  # a node's type when a store or file gives none (LlamaIndex's own default label); inputs and frameworks too
+DEFAULT_RELATION = "related_to"  # an edge's relation when a store or GraphML file gives none (no description, no keywords)
 LIGHTRAG_FILE = "graph_chunk_entity_relation.graphml"
 LLAMAINDEX_FILE = "property_graph_store.json"
 GRAPHRAG_FILES = (("entities.parquet", "relationships.parquet"), ("create_final_entities.parquet", "create_final_relationships.parquet"))
@@ -260,7 +261,6 @@ def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
     return {"source": source, "relation": relation, "target": target, **kept.fields(row, where)}
 
 
-DEFAULT_RELATION = "related_to"  # a relationship whose store gives it no description (nor keywords)
 
 
 # -----------------------------------------------------------------------------

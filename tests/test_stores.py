@@ -432,3 +432,23 @@ def test_store_fields_on_a_plain_graph_says_it_changes_nothing(tmp_path, capsys)
     assert benchmark.main(["--store-fields", "all", "--out", str(tmp_path / "out")]) == 0
     assert ("warning: --store-fields all reads a framework's store; --graph was read as json, whose fields are all read anyway\n"
             in capsys.readouterr().err)
+
+
+def test_the_store_writer_never_writes_over_a_store(tmp_path, capsys):
+    import framework_stores
+
+    assert framework_stores.main(["lightrag", str(tmp_path / "rag")]) == 0
+    before = (tmp_path / "rag" / stores.LIGHTRAG_FILE).read_bytes()
+    assert framework_stores.main(["lightrag", str(tmp_path / "rag"), "--large"]) == 2
+    assert capsys.readouterr().err.endswith(f"{tmp_path / 'rag' / stores.LIGHTRAG_FILE} exists; give a new folder\n")
+    assert (tmp_path / "rag" / stores.LIGHTRAG_FILE).read_bytes() == before
+
+
+def test_a_store_run_without_a_model_measures_sizes_with_its_framework_layout_first_in_mind(tmp_path, capsys):
+    """No model, so no gate: the framework's layout still counts --context-tokens (it once crashed here)."""
+    argv = ["--graph", str(made(tmp_path, "graphrag")), "--generate-questions", "8", "--prompt", "en", "--formats", "json,graphrag",
+            "--sizes", "small,medium", "--context", "khop", "--context-tokens", "300", "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["context"]["counted_in"] == "graphrag"
+    assert "is the baseline" in capsys.readouterr().err  # --context-tokens is counted in it: said

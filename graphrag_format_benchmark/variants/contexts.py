@@ -212,9 +212,10 @@ class KHop:
             kept = set(others[:k]) | needed
             return cut_context(self.graph, q, [i for i in edges if i in kept], nodes)
 
-        whole = count(cut(len(others)).graph)
+        everything = cut(len(others))
+        whole = count(everything.graph)
         if whole <= limit:
-            return cut(len(others))
+            return everything
         least = count(cut(0).graph)
         if least > limit:
             self.over.append(q.id)

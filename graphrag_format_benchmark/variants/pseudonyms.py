@@ -21,8 +21,7 @@ from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
 from ..progress import Progress
 from ..solver import fold_answer
 from ..stores import is_description
-from .names import (KIND_POOLS, NAME_DRAWS, Held, Namer, Vocabulary, common_words, head_words, in_case_of, kept_words, redrawn,
-                    role_kind, script)
+from .names import KIND_POOLS, NAME_DRAWS, Held, Namer, Vocabulary, common_words, head_words, in_case_of, kept_words, redrawn, role_kind, script
 
 if TYPE_CHECKING:
     from benchmark import Props
