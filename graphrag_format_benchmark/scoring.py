@@ -208,14 +208,18 @@ class AnswerKey:
         index = self.shared.get("shown_at")
         if index is None:  # (source, relation, target), by ids or folded names -> the first shown edge so
             index = self.shared["shown_at"] = {}
+            described = self.shared["described"] = {}  # (source, target) -> the shown edges whose relation is a description
             props = self.shown.edge_props or ((),) * len(self.shown.edges)
             for k, (e, p) in enumerate(zip(self.shown.edges, props)):
                 # a store's edge (its relation a description) is also named by its keywords, as its questions name it
-                names = (e.relation, *(v for key, v in p if key == "keywords" and isinstance(v, str))) if is_description(e.relation) else (e.relation,)
-                for relation in names:
-                    for key in ((e.source, relation, e.target),
-                                (fold_answer(self.names.get(e.source, e.source)), relation, fold_answer(self.names.get(e.target, e.target)))):
-                        index.setdefault(key, k)
+                store = is_description(e.relation)
+                names = (e.relation, *(v for key, v in p if key == "keywords" and isinstance(v, str))) if store else (e.relation,)
+                ends = ((e.source, e.target), (fold_answer(self.names.get(e.source, e.source)), fold_answer(self.names.get(e.target, e.target))))
+                for source, target in ends:
+                    for relation in names:
+                        index.setdefault((source, relation, target), k)
+                    if store:
+                        described.setdefault((source, target), []).append(k)
         forms = [triple, (fold_answer(triple[0]), triple[1], fold_answer(triple[2]))]
         if self.undirected:  # an edge without direction is named by its ends in either order
             forms += [(t[2], t[1], t[0]) for t in forms]
@@ -224,6 +228,11 @@ class AnswerKey:
                 at = index.get((source, name, target))
                 if at is not None:
                     return at
+        words = " ".join(relation.replace("_", " ").casefold().split())  # a store's description named by its ends and a piece
+        for source, _, target in forms:   # of it ('designed' of 'Leslie Lamport designed TLA+.'), as real models write it
+            for k in self.shared["described"].get((source, target), ()) if words else ():
+                if words in " ".join(self.shown.edges[k].relation.casefold().split()):
+                    return k
         return -1
 
     def gold_ends(self) -> set[str]:

@@ -452,3 +452,21 @@ def test_a_store_run_without_a_model_measures_sizes_with_its_framework_layout_fi
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["config"]["context"]["counted_in"] == "graphrag"
     assert "is the baseline" in capsys.readouterr().err  # --context-tokens is counted in it: said
+
+
+def test_evidence_may_name_a_store_edge_by_its_ends_and_a_piece_of_its_description(tmp_path, capsys):
+    """As Qwen2.5-Coder-1.5B did on the LightRAG store: {"source": "Leslie Lamport", "relation": "designed", "target": "TLA+"}."""
+    from graphrag_format_benchmark.scoring import AnswerKey
+
+    records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"))
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    at = next(k for k, e in enumerate(graph.edges) if e.relation == "Leslie Lamport designed TLA+.")
+    q = benchmark.Question("d1", "?", ("Leslie Lamport",), ((at,),), False, ("Leslie Lamport",),
+                           benchmark.Query("TLA+", (benchmark.Hop("Leslie Lamport designed TLA+.", "in"),)))
+    key = AnswerKey(graph, q, undirected=True)
+    for relation, found in (("designed", at), ("DESIGNED", at), ("has_worked_at", -1), ("wrote", -1), ("", -1)):
+        assert key.shown_at({"source": "Leslie Lamport", "relation": relation, "target": "TLA+"}) == found, relation
+    assert key.shown_at({"source": "TLA+", "relation": "designed", "target": "Leslie Lamport"}) == at  # either way
+    cited = key.score(json.dumps({"answer": "Leslie Lamport", "path": [0, 1], "evidence": [{"source": "Leslie Lamport", "relation": "designed",
+                                                                                          "target": "TLA+"}]}))
+    assert cited["diagnosis"] == "miscounted_indices"  # the evidence names the gold edge; the indices do not
