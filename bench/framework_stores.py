@@ -47,6 +47,29 @@ RELATIONS = [
 ]
 SOURCE_SEP = "<SEP>"  # LightRAG's GRAPH_FIELD_SEP, joining the chunk ids a record came from
 
+# Values a framework's store holds that a layout must carry exactly: its delimiters ('|' in GraphRAG's tables, ' -> '
+# in LlamaIndex's triplets), quotes, backslashes, newlines, <SEP>-merged descriptions (LightRAG merges a record
+# extracted from several chunks so), no type or no description (None: the store has no such field), non-ASCII names.
+HOSTILE_ENTITIES = [
+    ("ACME | Widgets", "organization", "A maker of widgets.<SEP>ACME | Widgets sells widgets in Europe."),
+    ('Ann "The Hammer" O\'Neil', "person", 'Ann O\'Neil, called "The Hammer", runs ACME.'),
+    ("Back\\slash Labs", None, "A lab whose name holds a backslash: \\ and a tab\there."),
+    ("Arrow -> Corp (old)", "organization", None),
+    ("Ёжик Сибирский", "animal", "Ёжик живёт в Сибири.\nОн любит яблоки."),
+    ("東京大学", "organization", "東京にある国立大学。"),
+    ("Rocket 🚀 Inc", None, ""),
+    ("UNKNOWN", "organization", "A company called Unknown."),
+]
+HOSTILE_RELATIONS = [
+    ("ACME | Widgets", 'Ann "The Hammer" O\'Neil', "ACME | Widgets is run by Ann O\'Neil.<SEP>Ann leads ACME | Widgets since 2019.", "leadership", 7.0),
+    ('Ann "The Hammer" O\'Neil', "Back\\slash Labs", 'Ann worked at Back\\slash Labs ("BSL").', "employment", 3.0),
+    ("Arrow -> Corp (old)", "ACME | Widgets", "Arrow -> Corp (old) merged into ACME | Widgets.\nThe merger closed in 2020.", "merger", 3.0),
+    ("Ёжик Сибирский", "東京大学", "Ёжик Сибирский изучают в 東京大学.", "research", 1.0),
+    ("Rocket 🚀 Inc", "ACME | Widgets", None, "supply", 0.0),
+    ("UNKNOWN", "Rocket 🚀 Inc", "Unknown invested in Rocket 🚀 Inc.", "investment", 2.5),
+    ("Back\\slash Labs", "Back\\slash Labs", "Back\\slash Labs spun off a team of its own.", "spin-off", 1.0),
+]
+
 
 def large_records(n_people: int = 1500, seed: int = 3) -> tuple[list[tuple], list[tuple]]:
     """A Freebase-like stand-in (royal names with 'of', titles, catalogue numbers, years) as a framework's entities and
@@ -69,6 +92,11 @@ def large_records(n_people: int = 1500, seed: int = 3) -> tuple[list[tuple], lis
     return entities, relations
 
 
+def _given(**fields) -> dict:
+    """The fields a record has: a None field is one the store does not hold."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 def lightrag_store(folder, entities=ENTITIES, relations=RELATIONS):
     """graph_chunk_entity_relation.graphml as LightRAG's NetworkXStorage writes it: an undirected nx.Graph, node id the
     entity name, with entity_id, entity_type, description, source_id, file_path, created_at; edges with weight,
@@ -76,11 +104,11 @@ def lightrag_store(folder, entities=ENTITIES, relations=RELATIONS):
     rng = random.Random(5)
     graph = nx.Graph()
     for name, kind, description in entities:
-        graph.add_node(name, entity_id=name, entity_type=kind, description=description,
+        graph.add_node(name, entity_id=name, **_given(entity_type=kind, description=description),
                        source_id=SOURCE_SEP.join(f"chunk-{rng.getrandbits(64):016x}" for _ in range(2)),
                        file_path="papers/lamport.txt", created_at=1733000000 + rng.randrange(1000))
     for source, target, description, keywords, weight in relations:
-        graph.add_edge(source, target, weight=weight, description=description, keywords=keywords,
+        graph.add_edge(source, target, weight=weight, **_given(description=description), keywords=keywords,
                        source_id=f"chunk-{rng.getrandbits(64):016x}", file_path="papers/lamport.txt", created_at=1733000000 + rng.randrange(1000))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "graph_chunk_entity_relation.graphml"
@@ -101,7 +129,7 @@ def graphrag_store(folder, entities=ENTITIES, relations=RELATIONS):
         degree[source] += 1
         degree[target] += 1
     units = lambda: [uuid.UUID(int=rng.getrandbits(128)).hex for _ in range(2)]
-    rows = [{"id": str(uuid.UUID(int=rng.getrandbits(128))), "human_readable_id": k, "title": name, "type": kind.upper(),
+    rows = [{"id": str(uuid.UUID(int=rng.getrandbits(128))), "human_readable_id": k, "title": name, "type": kind and kind.upper(),
              "description": description, "text_unit_ids": units(), "frequency": 2, "degree": degree[name], "x": 0.0, "y": 0.0}
             for k, (name, kind, description) in enumerate(entities)]
     links = [{"id": str(uuid.UUID(int=rng.getrandbits(128))), "human_readable_id": k, "source": source, "target": target,
@@ -117,18 +145,23 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
     """property_graph_store.json as SimplePropertyGraphStore.persist writes it: nodes keyed by id (EntityNode: label,
     embedding, properties, name; ChunkNode: label text_chunk, properties, text, id_), relations keyed
     'source_label_target' (label, source_id, target_id, properties, embedding), triplets [source, label, target]."""
-    chunk = "c0ffee00-0000-4000-8000-000000000001"
-    nodes = {chunk: {"label": "text_chunk", "embedding": None, "properties": {"file_name": "lamport.txt"},
-                     "text": "Leslie Lamport described Paxos.", "id_": chunk}}
-    for name, kind, description in entities:
-        nodes[name] = {"label": kind.upper(), "embedding": None, "name": name,
-                       "properties": {"triplet_source_id": chunk, "file_name": "lamport.txt", **({"description": description} if description else {})}}
+    chunk, text = "c0ffee00-0000-4000-8000-000000000001", "Leslie Lamport described Paxos."
+    # a chunk as PropertyGraphIndex keeps it: its TextNode's content in _node_content, so that include_text finds it
+    content = {"id_": chunk, "metadata": {"file_name": "lamport.txt"}, "text": "", "class_name": "TextNode"}
+    nodes = {chunk: {"label": "text_chunk", "embedding": None, "text": text, "id_": chunk,
+                     "properties": {"file_name": "lamport.txt", "_node_content": json.dumps(content), "_node_type": "TextNode",
+                                    "document_id": "None", "doc_id": "None", "ref_doc_id": "None"}}}
+    key = lambda name: name.replace('"', " ")  # EntityNode.id: the name, each '"' a space
+    for name, kind, description in entities:  # the extractors' order: the chunk's metadata, its id, then what the LLM gave
+        nodes[key(name)] = {"label": (kind or "entity").upper(), "embedding": None, "name": name,
+                            "properties": {"file_name": "lamport.txt", "triplet_source_id": chunk, **_given(description=description)}}
     rels, triplets = {}, []
     for source, target, description, keywords, _ in relations:
-        label = keywords.split(",")[0].strip().upper().replace(" ", "_")
-        rels[f"{source}_{label}_{target}"] = {"label": label, "source_id": source, "target_id": target, "embedding": None,
-                                              "properties": {"triplet_source_id": chunk, "description": description}}
-        triplets.append([source, label, target])
+        label = keywords.split(",")[0].strip().upper().replace(" ", "_").replace("-", "_")
+        rels[f"{key(source)}_{label}_{key(target)}"] = {"label": label, "source_id": key(source), "target_id": key(target), "embedding": None,
+                                                        "properties": {"file_name": "lamport.txt", "triplet_source_id": chunk,
+                                                                       **_given(description=description)}}
+        triplets.append([key(source), label, key(target)])
     rels[f"{chunk}_MENTIONS_Paxos"] = {"label": "MENTIONS", "source_id": chunk, "target_id": "Paxos", "properties": {}, "embedding": None}
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "property_graph_store.json"
@@ -136,9 +169,21 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
     return path
 
 
-MAKERS = {"lightrag": lightrag_store, "graphrag": graphrag_store, "llamaindex": llamaindex_store}
+def neo4j_graph(folder, entities=ENTITIES, relations=RELATIONS):
+    """graph.json of the graph a LangChain or neo4j-graphrag user keeps in Neo4j, as LLMGraphTransformer writes it: a
+    node keyed by its name with its type as its label, a relationship typed in upper case; descriptions as properties."""
+    nodes = [{"id": name, "name": name, "type": kind or "entity", **_given(description=description)} for name, kind, description in entities]
+    edges = [{"source": source, "relation": keywords.split(",")[0].strip().upper().replace(" ", "_").replace("-", "_"), "target": target,
+              **_given(description=description)} for source, target, description, keywords, _ in relations]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "graph.json"
+    path.write_text(json.dumps({"nodes": nodes, "edges": edges}, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
+
+
+MAKERS = {"lightrag": lightrag_store, "graphrag": graphrag_store, "llamaindex": llamaindex_store, "neo4j": neo4j_graph}
 STORE_FILES = {"lightrag": ("graph_chunk_entity_relation.graphml",), "graphrag": ("entities.parquet", "relationships.parquet"),
-               "llamaindex": ("property_graph_store.json",)}
+               "llamaindex": ("property_graph_store.json",), "neo4j": ("graph.json",)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,36 +1,41 @@
 """The GraphRAG frameworks' own context layouts as formats: what a user's framework sends today, the baseline.
 
-In: a benchmark.Graph. Out: its text laid out as the framework's current release builds its context for the model,
-and a parser that reads exactly that text back; registered into benchmark.FORMATS after the peers' formats.
+In: a benchmark.Graph, the retrieved subgraph (every node of it an entity the framework selected, in its order; every
+edge a relationship it retrieved). Out: the text the framework's own context builder makes of it, at its pinned
+release and default settings, and a parser that reads exactly that text back; registered into benchmark.FORMATS after
+the peers' formats. tests/golden/frameworks/ holds what each framework's own code made of fixture stores
+(bench/framework_goldens.py), and tests/test_framework_goldens.py compares these layouts with it byte for byte.
 
-- graphrag: Microsoft GraphRAG's local search tables (graphrag/query/context_builder/local_context.py and
-  local_search/mixed_context.py): '-----Entities-----', 'id|entity|description|number of relationships', a row per
-  entity whose id is its short row id; then, after the entity table's closing newline and a blank line,
-  '-----Relationships-----', 'id|source|target|description|weight', a row per relationship whose id is the short row
-  id a model cites. Cells joined by '|', attribute columns after the fixed ones, as GraphRAG adds them.
-- lightrag: LightRAG's query context (lightrag/prompt.py, kg_query_context): 'Knowledge Graph Data (Entity):' and
-  'Knowledge Graph Data (Relationship):', each a fenced ```json block of one JSON object a line, {"entity", "type",
-  "description"} and {"entity1", "entity2", "description"}, non-ASCII kept.
-- llamaindex: LlamaIndex's property graph retrievers with include_properties (sub_retrievers/base.py): 'Here are
-  some facts extracted from the provided text:', then 'subject -> relation -> object' a line, as str() prints its
-  EntityNode and Relation ('name ({...properties})').
-- langchain: LangChain's GraphCypherQAChain (and neo4j-graphrag's Text2Cypher): the Cypher records as Python prints a
-  list of dicts, [{'source': {...}, 'relation': ..., 'target': {...}}], read back with ast.literal_eval.
+- graphrag: Microsoft GraphRAG 3.3.0 local search (query/context_builder/local_context.py, local_search/mixed_context.py,
+  the query factory's settings): '-----Entities-----', 'id|entity|description|number of relationships' (the entity's
+  degree), two blank lines, '-----Relationships-----', 'id|source|target|description|weight|links', ranked by combined
+  degree (stable), with the links column GraphRAG's _filter_relationships leaves on each relationship as it adds the
+  selected entities one by one. No weight column when no edge has a weight (include_relationship_weight off).
+- lightrag: LightRAG 1.5.7's kg_query_context (lightrag/prompt.py, operate.py): the entity and relationship blocks of
+  one JSON object a line, "UNKNOWN" for a missing type, description or relation, relations ranked by edge degree then
+  weight (stable), then the Document Chunks and Reference Document List blocks, empty (the graph has no text chunks).
+- llamaindex: LlamaIndex 0.14.25's property graph retrievers (sub_retrievers/base.py) as the compact response
+  synthesizer joins their nodes: a triplet 'subject -> relation -> object' a paragraph; llamaindex_properties with
+  include_properties (str() of each node and relation: 'name ({...})'); llamaindex_text and llamaindex_text_properties
+  with include_text (the preamble, the triplets a line each: the source text after them is not the graph).
+- langchain: LangChain's GraphCypherQAChain (langchain-neo4j 0.11.0): the Cypher records as its QA prompt prints them, a
+  Python list of dicts, for MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS target.
+- neo4j_graphrag: neo4j-graphrag 1.22.0's GraphRAG over Text2CypherRetriever: str(record) a line, as neo4j 6.4.1's
+  Record and Node print (element ids of a Neo4j 5 database, labels, properties).
 
-The frameworks key an entity by its name and carry no relation type (a relationship is its description). Where that
-would lose a record of a graph that is not the framework's own, the record says what it needs, and only then: a
-node whose id is not its name carries its id (a node_id column; an "id" key), and relationships name their ends by
-node id (the name, in a framework's store); an edge's relation is its description, unless the edge has a
-description of its own, then the relation is an attribute (a relation column; a "relation" key). Property values
-are attributes, written as the format writes values (scalar_text in a table, JSON in JSON).
+Where a layout would lose a record of a graph that is not the framework's own, it carries it (docs/formats.md lists
+each addition): a node whose id is not its name carries its id, a typed graph its types where the framework shows
+none, an edge with a description of its own its relation, properties as attributes; delimiters inside values are
+escaped where the framework's own text would be ambiguous (GraphRAG's '|' and newlines, LlamaIndex's ' -> ').
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from benchmark import (
     FORMATS,
@@ -50,11 +55,10 @@ from benchmark import (
     split_fields,
 )
 
-from .stores import DEFAULT_TYPE  # a node's type when its file gives none: no type column then
+from .stores import DEFAULT_RELATION, DEFAULT_TYPE  # a node's type and an edge's relation when its store gives none
 
 if TYPE_CHECKING:
     from benchmark import Props
-
 
 
 def _refuse(fmt: str, names: set[str], fixed: tuple[str, ...], what: str) -> None:
@@ -64,60 +68,141 @@ def _refuse(fmt: str, names: set[str], fixed: tuple[str, ...], what: str) -> Non
 
 
 def _degrees(graph: Graph) -> Counter:
-    """Relationships per node, as GraphRAG ranks an entity (networkx's degree: a self-loop counts twice)."""
+    """Relationships per node, as the frameworks rank them (networkx's degree: a self-loop counts twice)."""
     return Counter(end for e in graph.edges for end in (e.source, e.target))
 
 
-# graphrag: the local search tables.
+def _ranked(graph: Graph, key: Callable[[int], tuple]) -> list[int]:
+    """Edge positions in the order a framework ranks them: by key, highest first, ties in the graph's order (a stable sort)."""
+    return sorted(range(len(graph.edges)), key=key, reverse=True)
+
+
+# -----------------------------------------------------------------------------
+# graphrag: the local search tables
+
 GRAPHRAG_ENTITIES = ("-----Entities-----", ("id", "entity", "description", "number of relationships"))
-GRAPHRAG_RELATIONSHIPS = ("-----Relationships-----", ("id", "source", "target", "description", "weight"))
+GRAPHRAG_RELATIONSHIPS = ("-----Relationships-----", ("id", "source", "target", "description"))
 GRAPHRAG_NODE_EXTRA = ("type", "node_id")  # attribute columns of ours, shown only when a graph needs them
-GRAPHRAG_SEPARATOR = "\n\n\n"  # the entity table's own closing newline, then mixed_context's "\n\n"
+GRAPHRAG_EDGE_EXTRA = ("weight", "links", "relation")  # GraphRAG's weight and links, and ours
 
 
 def _cell(value: str) -> str:
     return value.translate(PIPE_ESCAPES)
 
 
+def _is_json_string(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), str)
+    except ValueError:
+        return False
+
+
+def _description_text(value: object) -> str:
+    """A description cell: the text as GraphRAG prints it, unless it would read back as something else ('1969', '',
+    a JSON string literal): then as scalar_text writes a value."""
+    if isinstance(value, str) and value[:1] == '"' and value == value.strip() and not _is_json_string(value):
+        return value
+    return scalar_text(value)
+
+
+def _description_value(line_no: int, text: str) -> object:
+    return text if text[:1] == '"' and not _is_json_string(text) else scalar_value("graphrag", line_no, text)
+
+
+def _relation_text(relation: str) -> str:
+    """A relationship's description cell when its description is its relation: the text as GraphRAG prints it, nothing
+    for a store's relationship without a description (DEFAULT_RELATION); '""' for an empty relation, and a relation
+    that reads as a JSON string literal as one."""
+    if relation == DEFAULT_RELATION:
+        return ""
+    return json.dumps(relation, ensure_ascii=False) if relation == "" or _is_json_string(relation) else relation
+
+
+def _relation_value(text: str) -> str:
+    if text == "":
+        return DEFAULT_RELATION
+    return json.loads(text) if _is_json_string(text) else text
+
+
+def graphrag_links(graph: Graph) -> list[int | None]:
+    """Per edge, the 'links' value GraphRAG leaves on it: _build_local_context adds the selected entities one by one,
+    and each time more than one relationship leads out of the selection, _filter_relationships sets on each such
+    relationship the number of distinct selected entities its outside end is linked to. The last value set stays
+    (None: never set; a self-loop never leads out)."""
+    position = {n.id: k for k, n in enumerate(graph.nodes)}
+    count = len(graph.nodes)
+    out = [0] * (count + 2)  # out[i]: relationships leading out of the first i entities, as a difference array first
+    ends = [(min(position[e.source], position[e.target]), max(position[e.source], position[e.target])) for e in graph.edges]
+    for first, last in ends:
+        if first != last:
+            out[first + 1] += 1
+            out[last + 1] -= 1
+    latest, at, running = [0] * (count + 1), 0, 0  # latest[i]: the last step <= i at which more than one led out
+    for i in range(1, count + 1):
+        running += out[i]
+        at = i if running > 1 else at
+        latest[i] = at
+    neighbours: dict[int, set[int]] = {}
+    for first, last in ends:
+        neighbours.setdefault(last, set()).add(first)
+        neighbours.setdefault(first, set()).add(last)
+    ordered = {k: sorted(v) for k, v in neighbours.items()}
+    links: list[int | None] = []
+    for first, last in ends:
+        step = latest[last]
+        links.append(bisect.bisect_left(ordered[last], step) if first != last and step > first else None)
+    return links
+
+
 def serialize_graphrag(graph: Graph) -> str:
     node_props, edge_props = prop_columns(graph.node_props), prop_columns(graph.edge_props)
     _refuse("graphrag", set(node_props), ("id", "entity", "number of relationships", *GRAPHRAG_NODE_EXTRA), "node")  # a description and
-    _refuse("graphrag", set(edge_props), ("id", "source", "target", "relation"), "edge")  # a weight have their columns
+    _refuse("graphrag", set(edge_props), ("id", "source", "target", "links", "relation"), "edge")  # a weight have their columns
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
     keyed = any(n.id != n.name for n in graph.nodes)
     node_columns = [c for c in node_props if c != "description"]
-    header = [*GRAPHRAG_ENTITIES[1], *(["type"] if typed else []), *(["node_id"] if keyed else []), *node_columns]
     degree = _degrees(graph)
-    lines = [GRAPHRAG_ENTITIES[0], "|".join(header)]
+    lines = [GRAPHRAG_ENTITIES[0], "|".join([*GRAPHRAG_ENTITIES[1], *(["type"] if typed else []), *(["node_id"] if keyed else []), *node_columns])]
     for k, (n, props) in enumerate(graph.nodes_with_props()):
         have = dict(props)
-        cells = [str(k), _cell(n.name), _cell(scalar_text(have["description"])) if "description" in have else "", str(degree[n.id])]
+        cells = [str(k), _cell(n.name), _cell(_description_text(have["description"])) if "description" in have else "", str(degree[n.id])]
         cells += [_cell(n.type)] if typed else []
         cells += [_cell(scalar_text(n.id)) if n.id != n.name else ""] if keyed else []  # empty: the id is the name
         cells += [_cell(scalar_text(have[c])) if c in have else "" for c in node_columns]
         lines.append("|".join(cells))
     described = any(k == "description" for p in graph.edge_props for k, _ in p)
+    weighted = any(k == "weight" for p in graph.edge_props for k, _ in p)
     edge_columns = [c for c in edge_props if c not in ("description", "weight")]
-    lines += ["", "", GRAPHRAG_RELATIONSHIPS[0], "|".join([*GRAPHRAG_RELATIONSHIPS[1], *(["relation"] if described else []), *edge_columns])]
     ids = graph.edge_ids or [str(k) for k in range(len(graph.edges))]
-    for row_id, (e, props) in zip(ids, graph.edges_with_props()):
-        have = dict(props)
-        description = (scalar_text(have["description"]) if "description" in have else "") if described else e.relation
-        cells = [_cell(row_id), _cell(e.source), _cell(e.target), _cell(description),
-                 _cell(scalar_text(have["weight"])) if "weight" in have else ""]
+    props = graph.edge_props or ((),) * len(graph.edges)
+    links = graphrag_links(graph)
+    order = _ranked(graph, lambda k: degree[graph.edges[k].source] + degree[graph.edges[k].target])
+    linked = bool(order) and links[order[0]] is not None  # GraphRAG's columns are the first row's attributes
+    header = [*GRAPHRAG_RELATIONSHIPS[1], *(["weight"] if weighted else []), *(["links"] if linked else []),
+              *(["relation"] if described else []), *edge_columns]
+    lines += ["", "", GRAPHRAG_RELATIONSHIPS[0], "|".join(header)]
+    for k in order:
+        e, have = graph.edges[k], dict(props[k])
+        if described:
+            description = _description_text(have["description"]) if "description" in have else ""
+        else:
+            description = _relation_text(e.relation)
+        cells = [_cell(ids[k]), _cell(e.source), _cell(e.target), _cell(description)]
+        cells += [_cell(scalar_text(have["weight"])) if "weight" in have else ""] if weighted else []
+        cells += [str(links[k]) if links[k] else ""] if linked else []
         cells += [_cell(e.relation)] if described else []
         cells += [_cell(scalar_text(have[c])) if c in have else "" for c in edge_columns]
         lines.append("|".join(cells))
     return "\n".join(lines)
 
 
-def _graphrag_header(line_no: int, line: str, fixed: tuple[str, ...]) -> list[str]:
+def _graphrag_header(line_no: int, line: str, fixed: tuple[str, ...], extras: tuple[str, ...]) -> list[str]:
     cells = line.split("|")
     if tuple(cells[: len(fixed)]) != fixed:
         raise format_error("graphrag", line_no, f"expected the header {'|'.join(fixed)!r}")
     extra = cells[len(fixed):]
     for column in extra:
-        if column not in ("type", "node_id", "relation"):
+        if column not in extras:
             prop_key("graphrag", line_no, column)
     if len(set(extra)) != len(extra):
         raise format_error("graphrag", line_no, "a column is named twice")
@@ -125,18 +210,16 @@ def _graphrag_header(line_no: int, line: str, fixed: tuple[str, ...]) -> list[st
 
 
 def _graphrag_props(line_no: int, cells: dict[str, str], skip: tuple[str, ...]) -> Props:
-    return tuple(sorted((c, scalar_value("graphrag", line_no, v)) for c, v in cells.items() if v and c not in skip))
+    props = []
+    for c, v in cells.items():
+        if v and c not in skip:
+            props.append((c, _description_value(line_no, v) if c == "description" else scalar_value("graphrag", line_no, v)))
+    return tuple(sorted(props))
 
 
-def parse_graphrag(text: str) -> Graph:
-    lines = text.split("\n")
-    (entities, entity_fixed), (relations, relation_fixed) = GRAPHRAG_ENTITIES, GRAPHRAG_RELATIONSHIPS
-    if lines[:1] != [entities] or relations not in lines:
-        raise format_error("graphrag", 1, f"expected the tables {entities} and {relations}")
-    split = lines.index(relations)
-    if split < 4 or lines[split - 2 : split] != ["", ""]:
-        raise format_error("graphrag", split + 1, f"expected two blank lines before {relations}")
-    node_extra = _graphrag_header(2, lines[1] if len(lines) > 1 else "", entity_fixed)
+def _graphrag_nodes(lines: list[str], split: int) -> tuple[list[Node], list[Props]]:
+    entity_fixed = GRAPHRAG_ENTITIES[1]
+    node_extra = _graphrag_header(2, lines[1] if len(lines) > 1 else "", entity_fixed, GRAPHRAG_NODE_EXTRA)
     nodes, node_props = [], []
     for i, line in enumerate(lines[2 : split - 2], 3):
         cells = split_fields("graphrag", i, line, len(entity_fixed) + len(node_extra))
@@ -146,24 +229,48 @@ def parse_graphrag(text: str) -> Graph:
         name = cells[1]
         node_id = str(scalar_value("graphrag", i, extra["node_id"])) if extra.get("node_id") else name
         nodes.append(Node(node_id, name, extra.get("type", DEFAULT_TYPE)))
-        props = _graphrag_props(i, {"description": cells[2], **extra}, ("type", "node_id"))
-        node_props.append(props)
-    edge_extra = _graphrag_header(split + 2, lines[split + 1] if split + 1 < len(lines) else "", relation_fixed)
-    edges, ids, edge_props = [], [], []
+        node_props.append(_graphrag_props(i, {"description": cells[2], **extra}, ("type", "node_id")))
+    return nodes, node_props
+
+
+def parse_graphrag(text: str) -> Graph:
+    lines = text.split("\n")
+    entities, relations = GRAPHRAG_ENTITIES[0], GRAPHRAG_RELATIONSHIPS[0]
+    if lines[:1] != [entities] or relations not in lines:
+        raise format_error("graphrag", 1, f"expected the tables {entities} and {relations}")
+    split = lines.index(relations)
+    if split < 4 or lines[split - 2 : split] != ["", ""]:
+        raise format_error("graphrag", split + 1, f"expected two blank lines before {relations}")
+    nodes, node_props = _graphrag_nodes(lines, split)
+    relation_fixed = GRAPHRAG_RELATIONSHIPS[1]
+    edge_extra = _graphrag_header(split + 2, lines[split + 1] if split + 1 < len(lines) else "", relation_fixed, GRAPHRAG_EDGE_EXTRA)
+    rows = []
     for i, line in enumerate(lines[split + 2 :], split + 3):
-        row_id, source, target, description, weight, *rest = split_fields("graphrag", i, line, len(relation_fixed) + len(edge_extra))
+        row_id, source, target, description, *rest = split_fields("graphrag", i, line, len(relation_fixed) + len(edge_extra))
         extra = dict(zip(edge_extra, rest))
-        ids.append(row_id)
+        extra.pop("links", None)  # derived from the graph (graphrag_links), not a fact of the edge
         described = "relation" in extra
-        edges.append(Edge(source, extra["relation"] if described else description, target))
-        edge_props.append(_graphrag_props(i, {**({"description": description} if described else {}), "weight": weight, **extra}, ("relation",)))
-    positions = [str(k) for k in range(len(ids))]
-    return Graph(tuple(nodes), tuple(edges), () if ids == positions else tuple(ids), tuple(node_props), tuple(edge_props))
+        relation = extra["relation"] if described else _relation_value(description)
+        props = _graphrag_props(i, {**({"description": description} if described else {}), **extra}, ("relation",))
+        rows.append((row_id, Edge(source, relation, target), props))
+    ids = [r[0] for r in rows]
+    if sorted(ids) == sorted(str(k) for k in range(len(ids))):  # ids that are positions: the rows in the graph's order
+        rows.sort(key=lambda r: int(r[0]))
+        ids = []
+    return Graph(tuple(nodes), tuple(r[1] for r in rows), tuple(ids), tuple(node_props), tuple(r[2] for r in rows))
 
 
-# lightrag: the query context's two fenced JSON blocks.
+# -----------------------------------------------------------------------------
+# lightrag: the query context's fenced JSON blocks
+
 LIGHTRAG_ENTITIES = "Knowledge Graph Data (Entity):"
 LIGHTRAG_RELATIONSHIPS = "Knowledge Graph Data (Relationship):"
+LIGHTRAG_CHUNKS = ("Document Chunks (Each entry has a reference_id refer to the `Reference Document List`; the optional "
+                   "`content_headings` field gives the chunk's heading path within its source document, e.g. "
+                   "`Section 1 → Subsection 1.2`):")
+LIGHTRAG_REFERENCES = "Reference Document List (Each entry starts with a [reference_id] that corresponds to entries in the Document Chunks):"
+LIGHTRAG_EMPTY_TAIL = ("", LIGHTRAG_CHUNKS, "", "```json", "", "```", "", LIGHTRAG_REFERENCES, "", "```", "", "```")
+LIGHTRAG_UNKNOWN = "UNKNOWN"  # what LightRAG writes for a missing description or relation (entity.get(key, "UNKNOWN"))
 LIGHTRAG_NODE_KEYS = ("entity", "type", "description", "id")
 LIGHTRAG_EDGE_KEYS = ("id", "entity1", "entity2", "description", "relation")
 
@@ -172,27 +279,37 @@ def _json_line(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False)
 
 
+def _weight(props: Props) -> float:
+    """An edge's weight as LightRAG ranks by it: its weight, or LightRAG's 1.0 when it has none."""
+    value = dict(props).get("weight", 1.0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 1.0
+
+
 def serialize_lightrag(graph: Graph) -> str:
     _refuse("lightrag", set(prop_columns(graph.node_props)), LIGHTRAG_NODE_KEYS[:2] + LIGHTRAG_NODE_KEYS[3:], "node")
     _refuse("lightrag", set(prop_columns(graph.edge_props)), LIGHTRAG_EDGE_KEYS[:3] + LIGHTRAG_EDGE_KEYS[4:], "edge")
     entities = []
     for n, props in graph.nodes_with_props():
         have = dict(props)
-        description = have.pop("description", None) if "description" in have else ""  # an empty description: null
-        record = {"entity": n.name, "type": n.type, "description": None if description == "" and "description" in dict(props) else description}
+        record = {"entity": n.name, "type": n.type, "description": have.pop("description", LIGHTRAG_UNKNOWN)}
         entities.append(_json_line({**record, **({"id": n.id} if n.id != n.name else {}), **have}))
+    degree = _degrees(graph)
+    props = graph.edge_props or ((),) * len(graph.edges)
+    order = _ranked(graph, lambda k: (degree[graph.edges[k].source] + degree[graph.edges[k].target], _weight(props[k])))
     relations = []
-    ids = graph.edge_ids or [None] * len(graph.edges)
-    for row_id, (e, props) in zip(ids, graph.edges_with_props()):
-        have = dict(props)
-        record = {"id": row_id} if row_id is not None else {}
+    for k in order:
+        e, have = graph.edges[k], dict(props[k])
+        record = {"id": graph.edge_ids[k]} if graph.edge_ids else {}
         record |= {"entity1": e.source, "entity2": e.target}
         if "description" in have:
             record |= {"description": have.pop("description"), "relation": e.relation}
+        elif e.relation == LIGHTRAG_UNKNOWN:  # the word itself, not LightRAG's placeholder: said as a relation
+            record["relation"] = e.relation
         else:
-            record["description"] = e.relation
+            record["description"] = LIGHTRAG_UNKNOWN if e.relation == DEFAULT_RELATION else e.relation
         relations.append(_json_line({**record, **have}))
-    return "\n".join([LIGHTRAG_ENTITIES, "", "```json", *entities, "```", "", LIGHTRAG_RELATIONSHIPS, "", "```json", *relations, "```"])
+    return "\n".join([LIGHTRAG_ENTITIES, "", "```json", *entities, "```", "", LIGHTRAG_RELATIONSHIPS, "", "```json", *relations, "```",
+                      *LIGHTRAG_EMPTY_TAIL])
 
 
 def _lightrag_block(lines: list[str], start: int, title: str) -> tuple[list[tuple[int, dict]], int]:
@@ -229,85 +346,108 @@ def _text(line_no: int, record: dict, key: str) -> str:
     return value
 
 
-def parse_lightrag(text: str) -> Graph:
-    lines = text.split("\n")
-    entities, after = _lightrag_block(lines, 0, LIGHTRAG_ENTITIES)
-    if lines[after : after + 1] != [""]:
-        raise format_error("lightrag", after + 1, "expected a blank line between the blocks")
-    relations, end = _lightrag_block(lines, after + 1, LIGHTRAG_RELATIONSHIPS)
-    if end != len(lines):
-        raise format_error("lightrag", end + 1, "expected nothing after the relationship block")
-    nodes, node_props = [], []
-    for line_no, record in entities:
-        name, kind = _text(line_no, record, "entity"), _text(line_no, record, "type")
-        description = record.pop("description", "")
-        node_id = _text(line_no, record, "id") if "id" in record else name
-        props = _lightrag_props(line_no, record)
-        if description is None or description != "":
-            props = tuple(sorted([*props, ("description", "" if description is None else description)]))
-        nodes.append(Node(node_id, name, kind))
-        node_props.append(props)
+def _lightrag_edges(relations: list[tuple[int, dict]]) -> tuple[list[Edge], list[str], list[Props]]:
     edges, ids, edge_props = [], [], []
     for line_no, record in relations:
         if "id" in record:
             ids.append(_text(line_no, record, "id"))
         source, target = _text(line_no, record, "entity1"), _text(line_no, record, "entity2")
         if "relation" in record:
-            relation, description = _text(line_no, record, "relation"), record.pop("description", None)
-            props = _lightrag_props(line_no, {**record, "description": description})
+            relation = _text(line_no, record, "relation")
+            props = _lightrag_props(line_no, record)
         else:
             relation = _text(line_no, record, "description")
+            relation = DEFAULT_RELATION if relation == LIGHTRAG_UNKNOWN else relation
             props = _lightrag_props(line_no, record)
         edges.append(Edge(source, relation, target))
         edge_props.append(props)
     if ids and len(ids) != len(edges):
         raise format_error("lightrag", relations[0][0], "either every relationship has an \"id\" or none")
+    return edges, ids, edge_props
+
+
+def parse_lightrag(text: str) -> Graph:
+    lines = text.split("\n")
+    entities, after = _lightrag_block(lines, 0, LIGHTRAG_ENTITIES)
+    if lines[after : after + 1] != [""]:
+        raise format_error("lightrag", after + 1, "expected a blank line between the blocks")
+    relations, end = _lightrag_block(lines, after + 1, LIGHTRAG_RELATIONSHIPS)
+    if tuple(lines[end:]) != LIGHTRAG_EMPTY_TAIL:
+        raise format_error("lightrag", end + 1, "expected the empty Document Chunks and Reference Document List blocks after the relationships")
+    nodes, node_props = [], []
+    for line_no, record in entities:
+        name, kind = _text(line_no, record, "entity"), _text(line_no, record, "type")
+        description = record.pop("description", LIGHTRAG_UNKNOWN)
+        node_id = _text(line_no, record, "id") if "id" in record else name
+        props = _lightrag_props(line_no, {**record, **({} if description == LIGHTRAG_UNKNOWN else {"description": description})})
+        nodes.append(Node(node_id, name, kind))
+        node_props.append(props)
+    edges, ids, edge_props = _lightrag_edges(relations)
     return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
-# llamaindex: the property graph retrievers' triplets (core/indices/property_graph/sub_retrievers), include_properties
-# on: "subject -> relation -> object" a line, a node as str(EntityNode) ('name', or 'name ({...})' with its properties'
-# Python repr), a relation as str(Relation), under the source-text preamble. A node's label (its type, when the graph
-# has any but 'entity', LlamaIndex's default label) and its id (when it is not its name) are properties here; an edge
-# id (--edge-ids) is the relation's 'id'; a node in no triplet has a line of its own. In a name or a relation '\\',
-# newlines, '->' and '(' are backslash-escaped (so that ' -> ' and ' (' are the layout's own), and '\\' and '->' in
-# a properties repr. Nodes come back in the order they are first shown (a set of triplets has no other).
+# -----------------------------------------------------------------------------
+# llamaindex: the property graph retrievers' triplets, as the response synthesizer joins them
+#
+# A triplet is 'subject -> relation -> object'; with include_properties a node is str(EntityNode), 'name ({...})' with
+# its properties' Python repr, and a relation str(Relation). A node's label (its type, when the graph has any but
+# 'entity', LlamaIndex's default label) and its id (when it is not its name) are properties here, and properties are
+# shown where the graph has them even without include_properties (our additions: LlamaIndex would lose them); an edge
+# id (--edge-ids) is the relation's 'id'; a node in no triplet has a paragraph of its own. In a name or a relation '\\',
+# newlines, '->' and the '(' of ' ({' are backslash-escaped (so that ' -> ' and ' ({' are the layout's own: LlamaIndex
+# writes them raw), and '\\' and '->' in a properties repr. Nodes come back in the order they are first shown (a set of triplets has no other).
 LLAMAINDEX_PREAMBLE = "Here are some facts extracted from the provided text:"
-LLAMAINDEX_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "(": "\\("})
+LLAMAINDEX_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
+LLAMAINDEX_LAYOUTS = {  # layout -> (include_text, include_properties)
+    "llamaindex": (False, False), "llamaindex_properties": (False, True),
+    "llamaindex_text": (True, False), "llamaindex_text_properties": (True, True),
+}
 
 
 def _llama_text(text: str) -> str:
-    return text.translate(LLAMAINDEX_ESCAPES).replace("->", "\\->")
+    """A name or relation as the layout writes it: ' ({' escaped as ' \\({' (only there could it read as properties)."""
+    return text.translate(LLAMAINDEX_ESCAPES).replace("->", "\\->").replace(" ({", " \\({")
 
 
 def _llama_props(props: dict) -> str:
     return " (" + repr(props).replace("\\", "\\\\").replace("->", "\\->") + ")" if props else ""
 
 
-def _node_shown(graph: Graph) -> dict[str, str]:
-    """node id -> how the node is shown: 'name', or 'name ({...})' with its properties, label and id where needed."""
-    _refuse("llamaindex", set(prop_columns(graph.node_props)), ("label",), "node")
+def llama_key(name: str) -> str:
+    """A node's id as LlamaIndex keys an EntityNode by its name (EntityNode.id): each '"' a space."""
+    return name.replace('"', " ")
+
+
+def _node_shown(graph: Graph, fmt: str) -> dict[str, str]:
+    """node id -> how the node is shown: 'name', or 'name ({...})' with its properties, label and id where needed (an
+    id that is not the one LlamaIndex keys the name by)."""
+    _refuse(fmt, set(prop_columns(graph.node_props)), ("label",), "node")
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
     shown = {}
     for n, props in graph.nodes_with_props():
-        extra = {**dict(props), **({"label": n.type} if typed else {}), **({"id": n.id} if n.id != n.name else {})}
+        extra = {**dict(props), **({"label": n.type} if typed else {}), **({"id": n.id} if n.id != llama_key(n.name) else {})}
         shown[n.id] = _llama_text(n.name) + _llama_props(extra)
     return shown
 
 
-def serialize_llamaindex(graph: Graph) -> str:
-    shown = _node_shown(graph)
-    ids = graph.edge_ids or [None] * len(graph.edges)
-    lines = [f"{shown[e.source]} -> {_llama_text(e.relation)}{_llama_props({**dict(props), **({'id': i} if i else {})})} -> {shown[e.target]}"
-             for i, (e, props) in zip(ids, graph.edges_with_props())]
-    linked = {end for e in graph.edges for end in (e.source, e.target)}
-    lines += [shown[n.id] for n in graph.nodes if n.id not in linked]
-    return "\n".join([LLAMAINDEX_PREAMBLE, "", *lines])
+def llamaindex_serializer(fmt: str) -> Callable[[Graph], str]:
+    with_text, _ = LLAMAINDEX_LAYOUTS[fmt]
+
+    def serialize(graph: Graph) -> str:
+        shown = _node_shown(graph, fmt)
+        ids = graph.edge_ids or [None] * len(graph.edges)
+        lines = [f"{shown[e.source]} -> {_llama_text(e.relation)}{_llama_props({**dict(props), **({'id': i} if i else {})})} -> {shown[e.target]}"
+                 for i, (e, props) in zip(ids, graph.edges_with_props())]
+        linked = {end for e in graph.edges for end in (e.source, e.target)}
+        lines += [shown[n.id] for n in graph.nodes if n.id not in linked]
+        return "\n".join([LLAMAINDEX_PREAMBLE, "", *lines]) if with_text else "\n\n".join(lines)
+
+    return serialize
 
 
-def _llama_parts(line_no: int, line: str) -> list[tuple[str, dict]]:
+def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
     """The (text, properties) of each ' -> '-separated part of a line, unescaped."""
-    chars = lex("llamaindex", line_no, line)
+    chars = lex(fmt, line_no, line)
     parts, start = [], 0
     for k in range(len(chars) - 3):
         if [c for c, _ in chars[k : k + 4]] == [" ", "-", ">", " "] and not chars[k + 1][1]:
@@ -316,76 +456,97 @@ def _llama_parts(line_no: int, line: str) -> list[tuple[str, dict]]:
     parts.append(chars[start:])
     out = []
     for part in parts:
-        cut = next((k for k in range(1, len(part)) if part[k] == ("(", False) and part[k - 1] == (" ", False)), None)
+        cut = next((k for k in range(1, len(part) - 1) if part[k - 1 : k + 2] == [(" ", False), ("(", False), ("{", False)]), None)
         if cut is None:
             out.append((lexed_text(part), {}))
             continue
         if part[-1] != (")", False):
-            raise format_error("llamaindex", line_no, "properties in parentheses must end the part they follow")
+            raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
         try:
             props = ast.literal_eval(lexed_text(part[cut + 1 : -1]))
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             props = None
         if not isinstance(props, dict) or not props or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
-            raise format_error("llamaindex", line_no, "expected a Python dict of properties in the parentheses")
+            raise format_error(fmt, line_no, "expected a Python dict of properties in the parentheses")
         out.append((lexed_text(part[: cut - 1]), props))
     return out
 
 
-def _llama_node(line_no: int, text: str, props: dict, typed_seen: dict) -> Node:
+def _llama_node(fmt: str, line_no: int, text: str, props: dict, seen: dict) -> Node:
     props = dict(props)
-    node_id = props.pop("id", text)
+    node_id = props.pop("id", llama_key(text))
     kind = props.pop("label", DEFAULT_TYPE)
     if not isinstance(node_id, str) or not isinstance(kind, str):
-        raise format_error("llamaindex", line_no, "a node's 'id' and 'label' must be strings")
+        raise format_error(fmt, line_no, "a node's 'id' and 'label' must be strings")
     for key in props:
-        prop_key("llamaindex", line_no, key)
+        prop_key(fmt, line_no, key)
     node = (Node(node_id, text, kind), tuple(sorted(props.items())))
-    if typed_seen.setdefault(node_id, node) != node:
-        raise format_error("llamaindex", line_no, f"node {node_id!r} is shown with other properties than before")
+    if seen.setdefault(node_id, node) != node:
+        raise format_error(fmt, line_no, f"node {node_id!r} is shown with other properties than before")
     return node[0]
 
 
-def parse_llamaindex(text: str) -> Graph:
-    lines = text.split("\n")
-    if lines[:2] != [LLAMAINDEX_PREAMBLE, ""]:
-        raise format_error("llamaindex", 1, f"expected {LLAMAINDEX_PREAMBLE!r} and a blank line")
-    seen: dict[str, tuple] = {}
-    edges, ids, edge_props = [], [], []
-    for line_no, line in enumerate(lines[2:], 3):
-        parts = _llama_parts(line_no, line)
-        if len(parts) == 1:
-            _llama_node(line_no, *parts[0], seen)
-            continue
-        if len(parts) != 3:
-            raise format_error("llamaindex", line_no, "expected 'subject -> relation -> object', or a node alone")
-        source, target = _llama_node(line_no, *parts[0], seen), _llama_node(line_no, *parts[2], seen)
-        relation, props = parts[1]
-        if "id" in props:
-            ids.append(props.pop("id"))
-        for key in props:
-            prop_key("llamaindex", line_no, key)
-        edges.append(Edge(source.id, relation, target.id))
-        edge_props.append(tuple(sorted(props.items())))
-    if ids and len(ids) != len(edges):
-        raise format_error("llamaindex", 3, "either every relation has an 'id' or none")
-    nodes = list(seen.values())
-    return Graph(tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props))
+def _llama_lines(fmt: str, text: str) -> list[tuple[int, str]]:
+    """(line number, triplet or lone node) of a llamaindex layout's text: lines under the preamble with include_text,
+    else paragraphs."""
+    if LLAMAINDEX_LAYOUTS[fmt][0]:
+        lines = text.split("\n")
+        if lines[:2] != [LLAMAINDEX_PREAMBLE, ""]:
+            raise format_error(fmt, 1, f"expected {LLAMAINDEX_PREAMBLE!r} and a blank line")
+        return list(enumerate(lines[2:], 3))
+    paragraphs = text.split("\n\n") if text else []
+    for k, paragraph in enumerate(paragraphs):
+        if paragraph == "" or "\n" in paragraph:
+            raise format_error(fmt, 2 * k + 1, "expected one triplet a paragraph, paragraphs parted by one blank line")
+    return [(2 * k + 1, paragraph) for k, paragraph in enumerate(paragraphs)]
 
 
-# langchain: what LangChain's GraphCypherQAChain puts in its QA prompt: the Cypher query's records, a list of dicts,
-# formatted into {context} as Python prints it. The records are those of MATCH (s)-[r]->(t) RETURN s AS source, type(r)
-# AS relation, t AS target: a node as Neo4jGraph.query returns it, the map of its properties, 'id' first (LangChain's
-# graph documents key a node by 'id'), then 'name' where it is not the id, 'type' where the graph has any but
-# 'entity' (a label, which query() leaves out), then the rest; properties(r) AS properties on every record when some
-# edge has any; an edge id (--edge-ids) as 'id'; a node in no relationship as OPTIONAL MATCH returns it, with None.
+def llamaindex_parser(fmt: str) -> Callable[[str], Graph]:
+    def parse(text: str) -> Graph:
+        seen: dict[str, tuple] = {}
+        edges, ids, edge_props = [], [], []
+        for line_no, line in _llama_lines(fmt, text):
+            parts = _llama_parts(fmt, line_no, line)
+            if len(parts) == 1:
+                _llama_node(fmt, line_no, *parts[0], seen)
+                continue
+            if len(parts) != 3:
+                raise format_error(fmt, line_no, "expected 'subject -> relation -> object', or a node alone")
+            source, target = _llama_node(fmt, line_no, *parts[0], seen), _llama_node(fmt, line_no, *parts[2], seen)
+            relation, props = parts[1]
+            if "id" in props:
+                ids.append(props.pop("id"))
+            for key in props:
+                prop_key(fmt, line_no, key)
+            edges.append(Edge(source.id, relation, target.id))
+            edge_props.append(tuple(sorted(props.items())))
+        if ids and len(ids) != len(edges):
+            raise format_error(fmt, 1, "either every relation has an 'id' or none")
+        nodes = list(seen.values())
+        return Graph(tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props))
+
+    return parse
+
+
+# -----------------------------------------------------------------------------
+# langchain: the Cypher records GraphCypherQAChain puts into its QA prompt, a list of dicts as Python prints it
+#
+# The records of MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS target: a node as Neo4jGraph.query
+# returns it (r.data(): the map of its properties, 'id' first, as LangChain's graph documents key a node), then
+# 'name' where it is not the id, 'type' where the graph has any but 'entity' (our addition: a label, which r.data()
+# leaves out), then the rest; properties(r) AS properties on every record when some edge has any; an edge id
+# (--edge-ids) as 'id'; a node in no relationship as OPTIONAL MATCH returns it, with None.
 LANGCHAIN_RECORD = ("id", "source", "relation", "target", "properties")
 
 
-def serialize_langchain(graph: Graph) -> str:
+def _node_map(graph: Graph) -> dict[str, dict]:
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
-    maps = {n.id: {"id": n.id, **({"name": n.name} if n.name != n.id else {}), **({"type": n.type} if typed else {}), **dict(props)}
+    return {n.id: {"id": n.id, **({"name": n.name} if n.name != n.id else {}), **({"type": n.type} if typed else {}), **dict(props)}
             for n, props in graph.nodes_with_props()}
+
+
+def _cypher_records(graph: Graph, maps: dict[str, object]) -> list[dict]:
+    """The query's records, each node as maps gives it."""
     with_props = any(graph.edge_props)
     ids = graph.edge_ids or [None] * len(graph.edges)
     records = [{**({"id": i} if i is not None else {}), "source": maps[e.source], "relation": e.relation, "target": maps[e.target],
@@ -393,54 +554,189 @@ def serialize_langchain(graph: Graph) -> str:
     linked = {end for e in graph.edges for end in (e.source, e.target)}
     records += [{"source": maps[n.id], "relation": None, "target": None, **({"properties": None} if with_props else {})}
                 for n in graph.nodes if n.id not in linked]
-    return repr(records)
+    return records
 
 
-def _langchain_node(record: dict, key: str, seen: dict) -> Node:
-    value = record.get(key)
+def serialize_langchain(graph: Graph) -> str:
+    return repr(_cypher_records(graph, _node_map(graph)))
+
+
+def _map_node(fmt: str, value: object, where: str, seen: dict) -> Node:
     if not isinstance(value, dict) or not isinstance(value.get("id"), str) or not all(isinstance(k, str) and is_scalar(v) for k, v in value.items()):
-        raise format_error("langchain", 1, f"a record's {key!r} must be a node's map of properties with its 'id'")
+        raise format_error(fmt, 1, f"a record's {where} must be a node's map of properties with its 'id'")
     props = dict(value)
     node_id = props.pop("id")
     name, kind = props.pop("name", node_id), props.pop("type", DEFAULT_TYPE)
     if not isinstance(name, str) or not isinstance(kind, str):
-        raise format_error("langchain", 1, f"node {node_id!r}: 'name' and 'type' must be strings")
+        raise format_error(fmt, 1, f"node {node_id!r}: 'name' and 'type' must be strings")
     for k in props:
-        prop_key("langchain", 1, k)
+        prop_key(fmt, 1, k)
     node = (Node(node_id, name, kind), tuple(sorted(props.items())))
     if seen.setdefault(node_id, node) != node:
-        raise format_error("langchain", 1, f"node {node_id!r} is shown with other properties than before")
+        raise format_error(fmt, 1, f"node {node_id!r} is shown with other properties than before")
     return node[0]
+
+
+def _from_records(fmt: str, records: list[dict], node: Callable[[object, str, dict], Node]) -> Graph:
+    seen: dict[str, tuple] = {}
+    edges, ids, edge_props = [], [], []
+    for record in records:
+        source = node(record.get("source"), "'source'", seen)
+        if record.get("relation") is None and record.get("target") is None:
+            continue
+        target, relation, props = node(record.get("target"), "'target'", seen), record.get("relation"), record.get("properties", {})
+        if not isinstance(relation, str) or not isinstance(props, dict) or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
+            raise format_error(fmt, 1, "a record's 'relation' must be a string and its 'properties' a map of values")
+        if "id" in record:
+            ids.append(record["id"])
+        for k in props:
+            prop_key(fmt, 1, k)
+        edges.append(Edge(source.id, relation, target.id))
+        edge_props.append(tuple(sorted(props.items())))
+    if ids and (len(ids) != len(edges) or not all(isinstance(i, str) for i in ids)):
+        raise format_error(fmt, 1, "either every relationship record has an 'id' string or none")
+    nodes = list(seen.values())
+    return Graph(tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props))
 
 
 def parse_langchain(text: str) -> Graph:
     try:
         records = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
         records = None
     if not isinstance(records, list) or not all(isinstance(r, dict) and set(r) <= set(LANGCHAIN_RECORD) for r in records):
         raise format_error("langchain", 1, f"expected a Python list of records with the keys {', '.join(LANGCHAIN_RECORD)}")
-    seen: dict[str, tuple] = {}
-    edges, ids, edge_props = [], [], []
-    for record in records:
-        source = _langchain_node(record, "source", seen)
-        if record["relation"] is None and record.get("target") is None:
+    return _from_records("langchain", records, lambda value, where, seen: _map_node("langchain", value, where, seen))
+
+
+# -----------------------------------------------------------------------------
+# neo4j_graphrag: neo4j-graphrag's Text2CypherRetriever records, str(record) a line (Retriever.default_record_formatter),
+# joined by newlines (GraphRAG.search)
+#
+# The same records as langchain's, as neo4j's Record and Node print them: "<Record source=<Node element_id='4:...:7'
+# labels=frozenset({'person'}) properties={'id': ..., 'name': ...}> relation='LEADS' target=<Node ...>>". A node's
+# element id is a Neo4j 5 database's (NEO4J_DATABASE, then the node's position in the graph), its label its type
+# (none for 'entity'), its properties 'id', 'name' where it is not the id, then the rest.
+NEO4J_DATABASE = "4:5f1c2a9e-7b3d-4c8e-9a61-0d2e4f6b8c17:"
+
+
+class _Neo4jNode:
+    """A node as neo4j.graph.Node's repr prints it."""
+
+    def __init__(self, element_id: str, labels: tuple[str, ...], properties: dict) -> None:
+        self.text = f"<Node element_id={element_id!r} labels=frozenset({set(labels) if labels else ''}) properties={properties!r}>"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def serialize_neo4j_graphrag(graph: Graph) -> str:
+    maps = {n.id: {"id": n.id, **({"name": n.name} if n.name != n.id else {}), **dict(props)} for n, props in graph.nodes_with_props()}
+    nodes = {n.id: _Neo4jNode(f"{NEO4J_DATABASE}{k}", () if n.type == DEFAULT_TYPE else (n.type,), maps[n.id]) for k, n in enumerate(graph.nodes)}
+    return "\n".join("<Record " + " ".join(f"{key}={value!r}" for key, value in record.items()) + ">"
+                     for record in _cypher_records(graph, nodes))
+
+
+def _literal_end(text: str, i: int) -> int:
+    """Where the Python literal (a repr) starting at text[i] ends: a string, a bracketed value, or a bare word or number."""
+    depth, k = 0, i
+    while k < len(text):
+        c = text[k]
+        if c in "'\"":
+            k += 1
+            while k < len(text) and text[k] != c:
+                k += 2 if text[k] == "\\" else 1
+            k += 1
+            if depth == 0:
+                return k
             continue
-        target, relation, props = _langchain_node(record, "target", seen), record["relation"], record.get("properties", {})
-        if not isinstance(relation, str) or not isinstance(props, dict) or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
-            raise format_error("langchain", 1, "a record's 'relation' must be a string and its 'properties' a map of values")
-        if "id" in record:
-            ids.append(record["id"])
-        for k in props:
-            prop_key("langchain", 1, k)
-        edges.append(Edge(source.id, relation, target.id))
-        edge_props.append(tuple(sorted(props.items())))
-    if ids and (len(ids) != len(edges) or not all(isinstance(i, str) for i in ids)):
-        raise format_error("langchain", 1, "either every relationship record has an 'id' string or none")
-    nodes = list(seen.values())
-    return Graph(tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props))
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+            if depth < 0:
+                return k
+        elif depth == 0 and c in " >":
+            return k
+        k += 1
+    return k
 
 
-FRAMEWORK_FORMATS = {"graphrag": (serialize_graphrag, parse_graphrag), "lightrag": (serialize_lightrag, parse_lightrag),
-                     "llamaindex": (serialize_llamaindex, parse_llamaindex), "langchain": (serialize_langchain, parse_langchain)}
+def _neo4j_literal(line_no: int, text: str, i: int) -> tuple[object, int]:
+    end = _literal_end(text, i)
+    try:
+        return ast.literal_eval(text[i:end]), end
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise format_error("neo4j_graphrag", line_no, f"expected a Python value at {text[i:i + 40]!r}") from None
+
+
+def _neo4j_expect(line_no: int, text: str, i: int, word: str) -> int:
+    if not text.startswith(word, i):
+        raise format_error("neo4j_graphrag", line_no, f"expected {word!r} at {text[i:i + 40]!r}")
+    return i + len(word)
+
+
+def _neo4j_node(line_no: int, text: str, i: int) -> tuple[dict, int]:
+    i = _neo4j_expect(line_no, text, i, "<Node element_id=")
+    element_id, i = _neo4j_literal(line_no, text, i)
+    i = _neo4j_expect(line_no, text, i, " labels=frozenset(")
+    labels: object = set()
+    if not text.startswith(")", i):
+        labels, i = _neo4j_literal(line_no, text, i)
+    i = _neo4j_expect(line_no, text, _neo4j_expect(line_no, text, i, ")"), " properties=")
+    properties, i = _neo4j_literal(line_no, text, i)
+    i = _neo4j_expect(line_no, text, i, ">")
+    if not isinstance(element_id, str) or not isinstance(labels, set) or len(labels) > 1 or not isinstance(properties, dict):
+        raise format_error("neo4j_graphrag", line_no, "expected a node's element id, at most one label and its properties")
+    label = next(iter(labels), DEFAULT_TYPE)
+    return {**properties, **({"type": label} if labels else {}), "\x00element_id": element_id}, i
+
+
+def _neo4j_record(line_no: int, line: str) -> dict:
+    i = _neo4j_expect(line_no, line, 0, "<Record ")
+    record = {}
+    while True:
+        key_end = line.find("=", i)
+        key = line[i:key_end] if key_end > i else ""
+        if key not in LANGCHAIN_RECORD or key in record:
+            raise format_error("neo4j_graphrag", line_no, f"expected a field of {', '.join(LANGCHAIN_RECORD)} at {line[i:i + 40]!r}")
+        i = key_end + 1
+        record[key], i = _neo4j_node(line_no, line, i) if line.startswith("<Node ", i) else _neo4j_literal(line_no, line, i)
+        if line[i:] == ">":
+            return record
+        i = _neo4j_expect(line_no, line, i, " ")
+
+
+def parse_neo4j_graphrag(text: str) -> Graph:
+    records = [_neo4j_record(k, line) for k, line in enumerate(text.split("\n"), 1)] if text else []
+    elements: dict[str, str] = {}
+
+    def node(value: object, where: str, seen: dict) -> Node:
+        if not isinstance(value, dict) or "\x00element_id" not in value:
+            raise format_error("neo4j_graphrag", 1, f"a record's {where} must be a node")
+        props = dict(value)
+        element_id = props.pop("\x00element_id")
+        found = _map_node("neo4j_graphrag", props, where, seen)
+        if elements.setdefault(found.id, element_id) != element_id:
+            raise format_error("neo4j_graphrag", 1, f"node {found.id!r} is shown with two element ids")
+        return found
+
+    graph = _from_records("neo4j_graphrag", records, node)
+    positions = [elements[n.id].removeprefix(NEO4J_DATABASE) for n in graph.nodes]
+    if not all(p.isdigit() for p in positions):
+        return graph  # element ids of another database: the nodes in the order they are first shown
+    order = sorted(range(len(graph.nodes)), key=lambda k: int(positions[k]))  # this layout's: the graph's own order
+    props = tuple(graph.node_props[k] for k in order) if graph.node_props else ()
+    return Graph(tuple(graph.nodes[k] for k in order), graph.edges, graph.edge_ids, props, graph.edge_props)
+
+
+FRAMEWORK_FORMATS = {
+    "graphrag": (serialize_graphrag, parse_graphrag),
+    "lightrag": (serialize_lightrag, parse_lightrag),
+    **{fmt: (llamaindex_serializer(fmt), llamaindex_parser(fmt)) for fmt in LLAMAINDEX_LAYOUTS},
+    "langchain": (serialize_langchain, parse_langchain),
+    "neo4j_graphrag": (serialize_neo4j_graphrag, parse_neo4j_graphrag),
+}
 FORMATS.update(FRAMEWORK_FORMATS)  # after the peers' formats, in the report order

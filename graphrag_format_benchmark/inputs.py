@@ -45,7 +45,7 @@ from benchmark import (
     warn,
 )
 
-from .stores import DEFAULT_RELATION, DEFAULT_TYPE, is_llamaindex_store, read_store, store_kind
+from .stores import DEFAULT_RELATION, DEFAULT_TYPE, is_llamaindex_store, read_store, store_kind, store_layout
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
 # through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named
@@ -55,19 +55,20 @@ TYPE_KEYS = ("type", "entity_type", "labels", "kind")
 RELATION_KEYS = ("relation", "label", "type", "predicate", "relationship")
 
 
-def read_graph_file(path: Path, kind: str | None = None, store_fields: str = "sent") -> tuple[dict, bytes, str]:
+def read_graph_file(path: Path, kind: str | None = None, store_fields: str = "sent", layouts: tuple[str, ...] = ()) -> tuple[dict, bytes, str]:
     """The graph of --graph as the tool's JSON records, its raw bytes, and the format it was read as: by
     --graph-format, else a framework's store by its folder, name or keys (stores.store_kind), else by the file's
-    extension (GRAPH_FORMATS)."""
+    extension (GRAPH_FORMATS). layouts: the baseline and the formats; a store is read as the first of its framework's
+    layouts among them sends it (stores.store_layout)."""
     if kind is None:
         kind = store_kind(path) or next((k for k, (extensions, _) in GRAPH_FORMATS.items() if path.suffix.lower() in extensions), "json")
     if kind in STORES:
-        return *read_store(kind, path, store_fields), kind
+        return *read_store(kind, path, store_fields, layout=store_layout(kind, layouts)), kind
     if kind == "json":
         data, raw = read_json(path, "--graph")
         if is_llamaindex_store(data):
             warn(f"--graph {display(path)}: read as LlamaIndex's property graph store (its nodes, relations and triplets)")
-            return *read_store("llamaindex", path, store_fields, (data, raw)), "llamaindex"
+            return *read_store("llamaindex", path, store_fields, (data, raw), store_layout("llamaindex", layouts)), "llamaindex"
         return data, raw, kind
     text, raw = read_text(path, "--graph")
     return GRAPH_FORMATS[kind][1](text, display(path)), raw, kind
@@ -369,11 +370,11 @@ def sorted_graph(graph: Graph) -> tuple[Graph, dict[int, int]]:
 
 def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
                 generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None, graph_format: str | None = None,
-                graph_order: str = "file", store_fields: str = "sent") -> RunInputs:
+                graph_order: str = "file", store_fields: str = "sent", layouts: tuple[str, ...] = ()) -> RunInputs:
     """benchmark.load_inputs for every input the package reads: --graph of any GRAPH_FORMATS (by --graph-format, else
     by its extension), questions with contexts of their own (read_given_context), --graph-order sorted
     (sorted_graph), and generated questions (generate: questions.draw_questions)."""
-    return benchmark_load_inputs(graph_path, questions_path, problems, generate, functools.partial(read_graph_file, kind=graph_format, store_fields=store_fields),
+    return benchmark_load_inputs(graph_path, questions_path, problems, generate, functools.partial(read_graph_file, kind=graph_format, store_fields=store_fields, layouts=layouts),
                                  sorted_graph if graph_order == "sorted" else None, read_given_context)
 
 

@@ -68,7 +68,7 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     problems = Problems()
     spec = make_generate_spec(args, plan)
     inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
-                         args.graph_format, args.graph_order, args.store_fields)
+                         args.graph_format, args.graph_order, args.store_fields, (*([args.baseline] if args.baseline else []), *plan.formats))
     if args.store_fields != "sent" and inputs.graph_format not in STORES:
         warn(f"--store-fields {args.store_fields} reads a framework's store; --graph was read as {inputs.graph_format}, "
              "whose fields are all read anyway")

@@ -95,16 +95,29 @@ BOOKKEEPING = frozenset((
 UNSENT = {"lightrag": frozenset(("keywords", "weight")), "graphrag": frozenset(), "llamaindex": frozenset()}
 UNTYPED = frozenset(("graphrag", "llamaindex"))  # frameworks whose context shows no entity type
 STORE_FIELDS = ("sent", "all")  # --store-fields: what the framework sends (default), or every field the store keeps
+# LlamaIndex's layouts send different fields: without include_properties a triplet shows node ids (a name with '"'
+# made spaces) and relation labels only; with it str() prints every property, bookkeeping included.
+LLAMAINDEX_WITH_PROPERTIES = frozenset(("llamaindex_properties", "llamaindex_text_properties"))
+DEFAULT_LAYOUT = {"graphrag": "graphrag", "lightrag": "lightrag", "llamaindex": "llamaindex"}  # a framework's default settings
+
+
+def store_layout(kind: str, formats: tuple[str, ...] = (), baseline: str | None = None) -> str:
+    """The layout of kind's framework whose context a store is read as: the baseline when it is one of the framework's
+    layouts, else the first of them in formats, else the framework's default."""
+    own = [f for f in (baseline, *formats) if f is not None and (f == kind or f.startswith(kind + "_"))]
+    return own[0] if own else DEFAULT_LAYOUT[kind]
 
 
 class Kept:
-    """The fields a store's records keep: with 'sent', what the framework's context shows; bookkeeping and the fields
-    the framework does not send are left out, counted by name and said once by report."""
+    """The fields a store's records keep: with 'sent', what the framework's context shows in layout; bookkeeping and the
+    fields the framework does not send are left out, counted by name and said once by report."""
 
-    def __init__(self, kind: str, store_fields: str = "sent") -> None:
-        self.everything = store_fields == "all"
+    def __init__(self, kind: str, store_fields: str = "sent", layout: str | None = None) -> None:
+        layout = layout or DEFAULT_LAYOUT[kind]
+        self.everything = store_fields == "all" or layout in LLAMAINDEX_WITH_PROPERTIES
+        self.nothing = kind == "llamaindex" and not self.everything  # a triplet of ids: no property is sent
         self.unsent = frozenset() if self.everything else UNSENT[kind]
-        self.untyped = kind in UNTYPED and not self.everything
+        self.untyped = kind in UNTYPED and store_fields != "all"
         self.dropped: dict[str, int] = {}  # bookkeeping
         self.not_sent: dict[str, int] = {}
 
@@ -125,7 +138,7 @@ class Kept:
             if key in BOOKKEEPING and not self.everything:
                 self.dropped[key] = self.dropped.get(key, 0) + 1
                 continue
-            if key in self.unsent:
+            if key in self.unsent or self.nothing:
                 self.not_sent[key] = self.not_sent.get(key, 0) + 1
                 continue
             if not isinstance(key, str):
@@ -190,10 +203,12 @@ def store_kind(path: Path) -> str | None:
     return None
 
 
-def read_store(kind: str, path: Path, store_fields: str = "sent", parsed: tuple[object, bytes] | None = None) -> tuple[dict, bytes]:
+def read_store(kind: str, path: Path, store_fields: str = "sent", parsed: tuple[object, bytes] | None = None,
+               layout: str | None = None) -> tuple[dict, bytes]:
     """The store of kind at path (its file, or the folder holding it) as the tool's JSON records, and its raw bytes.
-    parsed: a JSON file's data and bytes when already read (a .json file told apart by its keys), not read twice."""
-    kept = Kept(kind, store_fields)
+    parsed: a JSON file's data and bytes when already read (a .json file told apart by its keys), not read twice;
+    layout: the framework's layout whose context the store is read as (store_layout)."""
+    kept = Kept(kind, store_fields, layout)
     if kind == "graphrag":
         records, raw, where = read_graphrag(path, kept)
     elif kind == "lightrag":
@@ -242,13 +257,28 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
     return {"nodes": nodes, "edges": edges}, raw, display(folder)
 
 
+GRAPHRAG_NULL = "nan"  # what GraphRAG's local search prints for a null description: pandas reads it as NaN, and str(NaN)
+
+
+def _graphrag_description(row: dict, kept: Kept) -> str | None:
+    """A description as GraphRAG's context shows it: a null one (in a column that has it) as 'nan', an empty one not
+    at all (None)."""
+    if "description" not in row:
+        return None
+    value = row.pop("description")
+    if value is None and not kept.everything:
+        return GRAPHRAG_NULL
+    return _text(value) if isinstance(value, str) or value is None else str(value)
+
+
 def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:
     row = dict(row)
     title = _text(row.pop("title", None)) or _text(row.pop("name", None))
     if title is None:
         raise BenchmarkError(f"{where}: the entity has no title; give each entity its title")
     kind = kept.type_of(row.pop("type", None))
-    return {"id": title, "name": title, "type": kind, **kept.fields(row, where)}
+    description = _graphrag_description(row, kept)
+    return {"id": title, "name": title, "type": kind, **kept.fields(row, where), **({"description": description} if description else {})}
 
 
 def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
@@ -256,8 +286,9 @@ def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
     source, target = _text(row.pop("source", None)), _text(row.pop("target", None))
     if source is None or target is None:
         raise BenchmarkError(f"{where}: the relationship has no source or target title; give both")
-    description = row.pop("description", None)
-    relation = _text(description) or DEFAULT_RELATION
+    relation = _graphrag_description(row, kept) or DEFAULT_RELATION
+    if not kept.everything and not row.get("weight"):  # GraphRAG prints no weight of 0 (str(rel.weight if rel.weight else ""))
+        row.pop("weight", None)
     return {"source": source, "relation": relation, "target": target, **kept.fields(row, where)}
 
 
@@ -319,24 +350,61 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
     return nodes, edges
 
 
+LIGHTRAG_UNKNOWN = "UNKNOWN"  # LightRAG's entity type when it has none (entity.get("entity_type", "UNKNOWN")), as it sends it
+
+
+def lightrag_order(node_ids: list[str], edges: list[tuple[str, str, dict]]) -> list[int]:
+    """The edges (source, target, attributes) in the order LightRAG's local query sends them when every entity is
+    selected in the store's order (_find_most_related_edges_from_entities): each entity's edges in networkx's adjacency
+    order, each pair once, then ranked by edge degree (the sum of its ends' degrees) and weight (1.0 when it has none),
+    highest first, ties in that order."""
+    adjacency: dict[str, dict[str, int]] = {v: {} for v in node_ids}  # node -> neighbour -> the edge, first added first
+    for k, (source, target, _) in enumerate(edges):
+        adjacency.setdefault(source, {}).setdefault(target, k)
+        adjacency.setdefault(target, {}).setdefault(source, k)
+    degree = {v: len(n) + (v in n) for v, n in adjacency.items()}  # networkx: a self-loop counts twice
+    collected, seen = [], set()
+    for v, neighbours in adjacency.items():
+        for u, k in neighbours.items():
+            pair = (v, u) if v <= u else (u, v)
+            if pair not in seen:
+                seen.add(pair)
+                collected.append(k)
+    weight = [_lightrag_weight(data.get("weight")) for _, _, data in edges]
+    return sorted(collected, key=lambda k: (degree[edges[k][0]] + degree[edges[k][1]], weight[k]), reverse=True)
+
+
+def _lightrag_weight(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else 1.0
+
+
 def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
-    node_list, edges = streamed_graphml(raw, where)
+    node_list, edge_list = streamed_graphml(raw, where)
     nodes = []
     for node_id, data in node_list:
-        kind = _text(data.pop("entity_type", None)) or DEFAULT_TYPE
+        kind = _text(data.pop("entity_type", None)) or LIGHTRAG_UNKNOWN
         nodes.append({"id": node_id, "name": node_id, "type": kind, **kept.fields(data, f"{where}: node {node_id!r}")})
-    records = []
-    for source, target, data in edges:
-        description = data.pop("description", None)
-        relation = _text(description) or _text(data.get("keywords")) or DEFAULT_RELATION
-        records.append({"source": source, "relation": relation, "target": target,
-                        **kept.fields(data, f"{where}: the edge {source!r} - {target!r}")})
     declared = {n["id"] for n in nodes}
-    implicit = [v for v in dict.fromkeys(end for e in records for end in (e["source"], e["target"])) if v not in declared]
+    implicit = [v for v in dict.fromkeys(end for s, t, _ in edge_list for end in (s, t)) if v not in declared]
     if implicit:  # GraphML lets an edge name a node it never declares; networkx (and so LightRAG) reads it as a node
         warn(f"{where}: {len(implicit):,} node(s) only an edge names ({implicit[0]!r}{', ...' if len(implicit) > 1 else ''}) are read "
-             f"as entities of type {DEFAULT_TYPE!r} with no description")
-        nodes += [{"id": v, "name": v, "type": DEFAULT_TYPE} for v in implicit]
+             f"as entities of type {LIGHTRAG_UNKNOWN!r} with no description, as LightRAG sends them")
+        nodes += [{"id": v, "name": v, "type": LIGHTRAG_UNKNOWN} for v in implicit]
+    merged: dict[tuple[str, str], tuple[str, str, dict]] = {}  # a pair given twice is one edge, as networkx's Graph keeps it
+    for source, target, data in edge_list:
+        pair = (source, target) if source <= target else (target, source)
+        merged[pair] = (*pair, {**merged[pair][2], **data}) if pair in merged else (*pair, data)
+    if len(merged) < len(edge_list):
+        warn(f"{where}: {len(edge_list) - len(merged):,} edge(s) join a pair of entities another edge joins; each pair is one "
+             "relationship, its attributes the later edge's, as LightRAG's networkx graph keeps them")
+    edges = list(merged.values())
+    records = []
+    for k in lightrag_order([n["id"] for n in nodes], edges):  # its ends in order, as LightRAG writes them: tuple(sorted(e))
+        source, target, data = edges[k][0], edges[k][1], dict(edges[k][2])
+        description = _text(data.pop("description", None))
+        relation = description or (kept.everything and _text(data.get("keywords"))) or DEFAULT_RELATION
+        records.append({"source": source, "relation": relation, "target": target,
+                        **kept.fields(data, f"{where}: the edge {source!r} - {target!r}")})
     return {"nodes": nodes, "edges": records}
 
 
@@ -367,7 +435,8 @@ def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
         name, label, props = node.get("name"), node.get("label") or DEFAULT_TYPE, node.get("properties") or {}
         if not isinstance(name, str) or not isinstance(label, str) or not isinstance(props, dict):
             raise BenchmarkError(f"{at}: expected a string name and label and a map of properties; fix the store")
-        nodes.append({"id": key, "name": name, "type": kept.type_of(label), **kept.fields(props, at)})
+        shown = key if kept.nothing else name  # a triplet without properties shows the node's id (EntityNode.id)
+        nodes.append({"id": key, "name": shown, "type": kept.type_of(label), **kept.fields(props, at)})
     edges, left_out = [], 0
     for key, relation in data["relations"].items():
         at = f"{where}: relation {key!r}"

@@ -1433,7 +1433,8 @@ def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
         {"answer": "Максим", "path": [11, 8, 5, 2], "evidence": [E[i] for i in (11, 8, 5, 2)]}, ensure_ascii=False) + "\n```",
         "q3": DIAGNOSED["no_json"][1], "q4": DIAGNOSED["wrong_branch"][1], "q5": DIAGNOSED["miscounted_indices"][1],
         "q6": DIAGNOSED["missed_abstention"][1]}
-    fake = FakeOpenAI(answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)])
+    fake = FakeOpenAI(answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)],
+                      usage=lambda prompt: {"prompt_tokens": 10_000, "completion_tokens": 20, "total_tokens": 10_020})  # no prompt cut
     try:
         assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(tmp_path), "--formats", fmt]) == 0
     finally:

@@ -42,13 +42,16 @@ def test_each_store_reads_with_the_counts_we_wrote_by_its_folder_and_by_its_file
         assert read_as == kind
         assert len(records["nodes"]) == len(ENTITIES) and len(records["edges"]) == len(RELATIONS)
     assert [n["id"] for n in records["nodes"]] == [name for name, _, _ in ENTITIES]
-    lamport = records["nodes"][0]  # as sent: GraphRAG's and LlamaIndex's contexts show no entity type
+    lamport = records["nodes"][0]  # as sent: GraphRAG's and LlamaIndex's contexts show no entity type, LlamaIndex's triplets no property
     assert lamport == {"id": "Leslie Lamport", "name": "Leslie Lamport", "type": "person" if kind == "lightrag" else "entity",
-                       "description": ENTITIES[0][2]}
+                       **({} if kind == "llamaindex" else {"description": ENTITIES[0][2]})}
     first = records["edges"][0]
     assert (first["source"], first["target"]) == ("Leslie Lamport", "Paxos")
-    if kind == "llamaindex":  # a typed relation, its description a property
-        assert first == {"source": "Leslie Lamport", "relation": "ALGORITHM_DESIGN", "target": "Paxos", "description": RELATIONS[0][2]}
+    if kind == "llamaindex":  # a typed relation; its description a property, sent with include_properties
+        assert first == {"source": "Leslie Lamport", "relation": "ALGORITHM_DESIGN", "target": "Paxos"}
+        shown, _, _ = inputs.read_graph_file(folder, layouts=("llamaindex_properties",))
+        assert shown["edges"][0] == {**first, "description": RELATIONS[0][2], "file_name": "lamport.txt",
+                                     "triplet_source_id": "c0ffee00-0000-4000-8000-000000000001"}  # str() prints every property
     else:  # no relation type: the relationship is its description; GraphRAG shows a weight, LightRAG neither it nor keywords
         assert first == {"source": "Leslie Lamport", "relation": RELATIONS[0][2], "target": "Paxos", **({"weight": 9.0} if kind == "graphrag" else {})}
     assert benchmark.validate_graph(records, "store", benchmark.Problems()).edges[0].relation == first["relation"]
@@ -176,8 +179,8 @@ def test_the_control_solver_scores_1_over_each_store_in_each_framework_format(tm
         assert json.dumps({"entity1": "Leslie Lamport", "entity2": "Paxos", "description": RELATIONS[0][2]}) in lines
     if kind == "graphrag":  # line for line GraphRAG's local search tables
         assert lines[:3] == ["-----Entities-----", "id|entity|description|number of relationships", f"0|Leslie Lamport|{ENTITIES[0][2]}|5"]
-        assert lines[len(ENTITIES) + 4:len(ENTITIES) + 7] == ["-----Relationships-----", "id|source|target|description|weight",
-                                                              f"0|Leslie Lamport|Paxos|{RELATIONS[0][2]}|9.0"]
+        assert lines[len(ENTITIES) + 4:len(ENTITIES) + 7] == ["-----Relationships-----", "id|source|target|description|weight|links",
+                                                              f"0|Leslie Lamport|Paxos|{RELATIONS[0][2]}|9.0|1"]
 
 
 def test_an_undirected_store_scores_a_path_and_evidence_named_either_way(tmp_path, capsys):
@@ -423,9 +426,9 @@ def test_a_node_only_an_edge_names_is_read_as_networkx_reads_it(tmp_path, capsys
                     'attr.name="entity_type" attr.type="string"/><graph edgedefault="undirected"><node id="A"><data key="t">person'
                     '</data></node><edge source="A" target="B"><data key="k">knows</data></edge></graph></graphml>', encoding="utf-8")
     records, _, kind = inputs.read_graph_file(path)
-    assert kind == "lightrag" and records["nodes"][1] == {"id": "B", "name": "B", "type": "entity"}
-    assert (f"warning: {benchmark.display(path)}: 1 node(s) only an edge names ('B') are read as entities of type 'entity' with "
-            "no description") in capsys.readouterr().err
+    assert kind == "lightrag" and records["nodes"][1] == {"id": "B", "name": "B", "type": "UNKNOWN"}
+    assert (f"warning: {benchmark.display(path)}: 1 node(s) only an edge names ('B') are read as entities of type 'UNKNOWN' with "
+            "no description, as LightRAG sends them") in capsys.readouterr().err
 
 
 def test_store_fields_on_a_plain_graph_says_it_changes_nothing(tmp_path, capsys):

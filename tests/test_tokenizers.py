@@ -31,9 +31,11 @@ TINY = Graph((Node("a", "Ирина", "person"), Node("b", "Орион", "projec
 # encoding -> format -> tokens of the tiny graph alone
 TINY_TOKENS = {
     "o200k_base": {"json": 95, "jsonl": 55, "tsv": 31, "edge_list": 27, "dsl": 40, "json_compact": 49, "pipe_table": 43,
-                   "toon": 42, "yaml": 52, "markdown_kv": 46, "turtle": 103, "graphrag": 63, "lightrag": 89, "llamaindex": 45, "langchain": 54},
+                   "toon": 42, "yaml": 52, "markdown_kv": 46, "turtle": 103, "graphrag": 60, "lightrag": 178, "llamaindex": 35, "llamaindex_properties": 35,
+                   "llamaindex_text": 45, "llamaindex_text_properties": 45, "langchain": 54, "neo4j_graphrag": 143},
     "cl100k_base": {"json": 96, "jsonl": 56, "tsv": 31, "edge_list": 28, "dsl": 41, "json_compact": 48, "pipe_table": 45,
-                    "toon": 43, "yaml": 53, "markdown_kv": 47, "turtle": 101, "graphrag": 65, "lightrag": 90, "llamaindex": 46, "langchain": 55},
+                    "toon": 43, "yaml": 53, "markdown_kv": 47, "turtle": 101, "graphrag": 62, "lightrag": 179, "llamaindex": 36, "llamaindex_properties": 36,
+                    "llamaindex_text": 46, "llamaindex_text_properties": 46, "langchain": 55, "neo4j_graphrag": 145},
 }
 TINY_PROMPT_TOKENS = {"o200k_base": 172, "cl100k_base": 209}  # dsl prompt for the question "Кто?"
 

@@ -1,0 +1,233 @@
+"""Each framework's own context builder, run on a fixture: what the framework itself sends for a retrieved subgraph.
+
+Run by bench/framework_goldens.py inside a venv that holds one framework at its pinned version (never the project's
+venv, never CI): `VENV/bin/python bench/framework_drivers.py FRAMEWORK FIXTURE_DIR` prints a JSON object, layout name ->
+the context text the framework built. Standard library and the framework only: nothing of the project is imported.
+
+The retrieval step is ours (the fixture is the retrieved subgraph: every entity of it selected, in its store's order;
+every relationship of it retrieved); everything after it is the framework's own code:
+- graphrag: the store's parquet tables read by graphrag's own loaders (read_entities / read_relationships with the
+  columns read_indexer_entities and read_indexer_relationships pass), the local context built by
+  LocalSearchMixedContext._build_local_context with the query factory's settings (include_entity_rank and
+  include_relationship_weight on, top_k_relationships 10, ranked by "rank").
+- lightrag: the GraphML store loaded by LightRAG's NetworkXStorage; entities as _get_node_data makes them, relations by
+  _find_most_related_edges_from_entities, then _apply_token_truncation and _build_context_str (the kg_query_context
+  template, with no text chunks).
+- llamaindex: property_graph_store.json loaded by SimplePropertyGraphStore.from_persist_path; its triplets (in the
+  file's "triplets" order) made into nodes by BasePGRetriever._get_nodes_with_score, source text added by
+  add_source_text where include_text is on, the prompt made by the default (compact) response synthesizer; the context
+  is what stands between its "---------------------" lines.
+- langchain, neo4j_graphrag: a graph.json as Neo4j would return it for MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS
+  relation, t AS target (and properties(r) AS properties when an edge has any): neo4j's own Record and Node. LangChain:
+  Neo4jGraph.query's r.data() per record, cut to GraphCypherQAChain's top_k, put into its CYPHER_QA_PROMPT by its own QA
+  chain. neo4j-graphrag: each record through Retriever.default_record_formatter (str(record)), joined by GraphRAG.search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+NEO4J_DATABASE = "4:5f1c2a9e-7b3d-4c8e-9a61-0d2e4f6b8c17:"  # a Neo4j 5 element id's prefix: the database's own id
+
+
+def graphrag(folder: Path) -> dict[str, str]:
+    import pandas as pd
+    from graphrag.query.input.loaders.dfs import read_entities, read_relationships
+    from graphrag.query.structured_search.local_search.mixed_context import LocalSearchMixedContext
+    from graphrag.tokenizer.get_tokenizer import get_tokenizer
+
+    entities = read_entities(df=pd.read_parquet(folder / "entities.parquet"), id_col="id", title_col="title", type_col="type",
+                             short_id_col="human_readable_id", description_col="description", community_col=None,
+                             rank_col="degree", name_embedding_col=None, description_embedding_col=None, text_unit_ids_col=None)
+    relationships = read_relationships(df=pd.read_parquet(folder / "relationships.parquet"), short_id_col="human_readable_id",
+                                       rank_col="combined_degree", description_embedding_col=None, attributes_cols=None)
+    out = {}
+    for layout, weight in (("graphrag", True), ("graphrag_no_weight", False)):
+        builder = LocalSearchMixedContext(entities=entities, entity_text_embeddings=None, text_embedder=None,
+                                          relationships=[r.model_copy() if hasattr(r, "model_copy") else _copy(r) for r in relationships],
+                                          tokenizer=get_tokenizer(encoding_model="o200k_base"))
+        text, _ = builder._build_local_context(selected_entities=entities, max_context_tokens=10**9, include_entity_rank=True,
+                                               rank_description="number of relationships", include_relationship_weight=weight,
+                                               top_k_relationships=10, relationship_ranking_attribute="rank")
+        out[layout] = text
+    return out
+
+
+def _copy(record):
+    import copy
+
+    return copy.deepcopy(record)
+
+
+def lightrag(folder: Path) -> dict[str, str]:
+    from lightrag.base import QueryParam
+    from lightrag.kg.networkx_impl import NetworkXStorage
+    from lightrag.kg.shared_storage import initialize_share_data
+    from lightrag.operate import _apply_token_truncation, _build_context_str, _find_most_related_edges_from_entities
+    from lightrag.utils import TiktokenTokenizer
+
+    async def build() -> str:
+        initialize_share_data()
+        work = tempfile.mkdtemp()
+        (Path(work) / "graph_chunk_entity_relation.graphml").write_bytes((folder / "graph_chunk_entity_relation.graphml").read_bytes())
+        store = NetworkXStorage(namespace="chunk_entity_relation", workspace="", global_config={"working_dir": work}, embedding_func=None)
+        await store.initialize()
+        names = [n for n in (await store._get_graph()).nodes()]
+        nodes, degrees = await store.get_nodes_batch(names), await store.node_degrees_batch(names)
+        node_datas = [{**nodes[n], "entity_name": n, "rank": degrees.get(n, 0), "created_at": nodes[n].get("created_at")} for n in names]
+        param = QueryParam(mode="local")
+        relations = await _find_most_related_edges_from_entities(node_datas, param, store)
+        config = {"tokenizer": TiktokenTokenizer("gpt-4o-mini"), "max_total_tokens": 10**9}
+        param.max_entity_tokens = param.max_relation_tokens = 10**9
+        cut = await _apply_token_truncation({"final_entities": node_datas, "final_relations": relations}, param, config)
+        text, _ = await _build_context_str(cut["entities_context"], cut["relations_context"], [], "", param, config)
+        return text
+
+    return {"lightrag": asyncio.run(build())}
+
+
+def llamaindex(folder: Path) -> dict[str, str]:
+    from llama_index.core.graph_stores.simple_labelled import SimplePropertyGraphStore
+    from llama_index.core.indices.property_graph.retriever import PGRetriever
+    from llama_index.core.indices.property_graph.sub_retrievers.base import BasePGRetriever
+    from llama_index.core.llms.mock import MockLLM
+    from llama_index.core.response_synthesizers import get_response_synthesizer
+
+    store = SimplePropertyGraphStore.from_persist_path(str(folder / "property_graph_store.json"))
+    order = json.loads((folder / "property_graph_store.json").read_text(encoding="utf-8"))["triplets"]
+    graph = store.graph
+    triplets = [(graph.nodes[s], graph.relations[graph._get_relation_key(subj_id=s, rel_id=r, obj_id=o)], graph.nodes[o]) for s, r, o in order]
+
+    class Given(BasePGRetriever):  # the retrieval step: the fixture's triplets, in its order
+        def retrieve_from_graph(self, query_bundle):
+            return self._get_nodes_with_score(triplets)
+
+        async def aretrieve_from_graph(self, query_bundle):
+            return self._get_nodes_with_score(triplets)
+
+    class Wide(MockLLM):  # a model with a 128k window: the synthesizer sends the context in one prompt, not refined in parts
+        @property
+        def metadata(self):
+            return super().metadata.model_copy(update={"context_window": 128_000})
+
+    out = {}
+    for layout, text_on, props_on in (("llamaindex", False, False), ("llamaindex_properties", False, True),
+                                      ("llamaindex_text", True, False), ("llamaindex_text_properties", True, True)):
+        nodes = PGRetriever(sub_retrievers=[Given(graph_store=store, include_text=text_on, include_properties=props_on)], use_async=False).retrieve("")
+        prompt = str(get_response_synthesizer(llm=Wide(), response_mode="compact").synthesize("QUERY", nodes))
+        head = "Context information is below.\n---------------------\n"
+        tail = "\n---------------------\nGiven the context information and not prior knowledge, answer the query.\nQuery: QUERY\nAnswer: "
+        if not (prompt.startswith(head) and prompt.endswith(tail)):
+            raise SystemExit(f"llamaindex: the synthesizer's prompt is not the default text QA template: {prompt[:200]!r}")
+        out[layout] = prompt[len(head) : -len(tail)]
+    return out
+
+
+def _records(graph: dict):
+    """graph.json's edges as the Neo4j records of MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS target
+    (properties(r) AS properties when an edge has any); a node in no edge as OPTIONAL MATCH returns it."""
+    from neo4j import Record
+    from neo4j.graph import Graph, Node
+
+    fixed = {"id", "name", "type"}
+    store = Graph()
+    nodes = {}
+    for k, n in enumerate(graph["nodes"]):
+        properties = {"id": n["id"], **({"name": n["name"]} if n["name"] != n["id"] else {}),
+                      **{key: v for key, v in n.items() if key not in fixed}}
+        labels = [] if n["type"] == "entity" else [n["type"]]
+        nodes[n["id"]] = Node(store, f"{NEO4J_DATABASE}{k}", k, labels, properties)
+    with_props = any(set(e) - {"source", "relation", "target", "id"} for e in graph["edges"])
+    records, linked = [], set()
+    for e in graph["edges"]:
+        props = {key: v for key, v in e.items() if key not in ("source", "relation", "target", "id")}
+        record = {"source": nodes[e["source"]], "relation": e["relation"], "target": nodes[e["target"]]}
+        records.append(Record({**record, **({"properties": props} if with_props else {})}))
+        linked |= {e["source"], e["target"]}
+    for n in graph["nodes"]:
+        if n["id"] not in linked:
+            records.append(Record({"source": nodes[n["id"]], "relation": None, "target": None, **({"properties": None} if with_props else {})}))
+    return records
+
+
+def langchain(folder: Path) -> dict[str, str]:
+    from langchain_core.language_models.fake import FakeListLLM
+    from langchain_neo4j import GraphCypherQAChain, Neo4jGraph
+
+    records = _records(json.loads((folder / "graph.json").read_text(encoding="utf-8")))
+
+    class Driver:  # Neo4j's answer to the generated query: the fixture's records
+        def execute_query(self, query, database_=None, parameters_=None):
+            return records, None, None
+
+    graph = Neo4jGraph.__new__(Neo4jGraph)
+    graph.__dict__.update(_driver=Driver(), _database="neo4j", timeout=None, sanitize=False, schema="", structured_schema={})
+    graph._check_driver_state = lambda: None
+    out = {}
+    for layout, top_k in (("langchain", 10**9), ("langchain_top_k", 10)):
+        seen = []
+
+        class Seen(FakeListLLM):
+            def _call(self, prompt, stop=None, run_manager=None, **kwargs):
+                seen.append(prompt)
+                return super()._call(prompt, stop, run_manager, **kwargs)
+
+        chain = GraphCypherQAChain.from_llm(cypher_llm=FakeListLLM(responses=["MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS target"]),
+                                            qa_llm=Seen(responses=["answer"]), graph=graph, allow_dangerous_requests=True, top_k=top_k)
+        chain.invoke({"query": "QUERY"})
+        head, tail = "Information:\n", "\n\nQuestion: QUERY\nHelpful Answer:"
+        prompt = seen[0]
+        out[layout] = prompt[prompt.index(head) + len(head) : prompt.rindex(tail)]
+    return out
+
+
+def neo4j_graphrag(folder: Path) -> dict[str, str]:
+    from neo4j_graphrag.generation import GraphRAG
+    from neo4j_graphrag.llm import LLMInterface, LLMResponse
+    from neo4j_graphrag.retrievers.base import Retriever
+    from neo4j_graphrag.types import RawSearchResult
+
+    records = _records(json.loads((folder / "graph.json").read_text(encoding="utf-8")))
+
+    class Given(Retriever):  # Text2CypherRetriever's records, formatted by the base class's default_record_formatter
+        VERIFY_NEO4J_VERSION = False
+
+        def __init__(self):
+            self.driver, self.neo4j_database, self.result_formatter = None, None, None
+
+        def get_search_results(self, *args, **kwargs):
+            return RawSearchResult(records=records)
+
+    seen = []
+
+    class Seen(LLMInterface):
+        def invoke(self, input, message_history=None, system_instruction=None):
+            seen.append(input)
+            return LLMResponse(content="answer")
+
+        async def ainvoke(self, input, message_history=None, system_instruction=None):
+            return self.invoke(input)
+
+    GraphRAG(retriever=Given(), llm=Seen(model_name="fake")).search(query_text="QUERY", return_context=False)
+    head, tail = "Context:\n", "\n\nExamples:"
+    prompt = seen[0]
+    return {"neo4j_graphrag": prompt[prompt.index(head) + len(head) : prompt.index(tail)]}
+
+
+DRIVERS = {"graphrag": graphrag, "lightrag": lightrag, "llamaindex": llamaindex, "langchain": langchain, "neo4j_graphrag": neo4j_graphrag}
+
+
+def main(argv: list[str] | None = None) -> int:
+    framework, folder = (argv if argv is not None else sys.argv[1:])[:2]
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(Path(__file__).resolve().parent.parent / "data" / "tiktoken"))
+    print(json.dumps(DRIVERS[framework](Path(folder)), ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
