@@ -35,7 +35,7 @@ import ast
 import bisect
 import json
 from collections import Counter
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from benchmark import (
     FORMATS,
@@ -730,6 +730,39 @@ def parse_neo4j_graphrag(text: str) -> Graph:
     order = sorted(range(len(graph.nodes)), key=lambda k: int(positions[k]))  # this layout's: the graph's own order
     props = tuple(graph.node_props[k] for k in order) if graph.node_props else ()
     return Graph(tuple(graph.nodes[k] for k in order), graph.edges, graph.edge_ids, props, graph.edge_props)
+
+
+# -----------------------------------------------------------------------------
+# budgets: how much of a retrieved subgraph each framework sends by default (--context-tokens FRAMEWORK)
+
+
+class Budget(NamedTuple):
+    """A framework's default budget for the graph part of its context."""
+
+    limit: int | None  # None: the framework sends everything it retrieved
+    unit: str  # "tokens", counted in layout; or "records", its rows: relationships, and nodes in none
+    layout: str  # the layout the budget is counted in
+    source: str  # where the number comes from, at the pinned version
+
+
+GRAPHRAG_LOCAL_TOKENS = int(12_000 * (1 - 0.15 - 0.5))  # 4,200: as mixed_context.py computes local_tokens
+FRAMEWORK_BUDGETS = {
+    "graphrag": Budget(GRAPHRAG_LOCAL_TOKENS, "tokens", "graphrag", "local search's max_context_tokens 12,000 less its community_prop "
+                       "0.15 and text_unit_prop 0.5 (graphrag 3.3.0 LocalSearchDefaults): int(12000 * 0.35)"),
+    "lightrag": Budget(14_000, "tokens", "lightrag", "max_entity_tokens 6,000 and max_relation_tokens 8,000 (lightrag-hku 1.5.7 "
+                       "constants), one total here"),
+    **{fmt: Budget(30, "records", fmt, "a property graph sub-retriever's limit of 30 triplets (llama-index-core 0.14.25; over a "
+                   "SimplePropertyGraphStore the default retriever is LLMSynonymRetriever alone)") for fmt in LLAMAINDEX_LAYOUTS},
+    "langchain": Budget(10, "records", "langchain", "GraphCypherQAChain's top_k 10 (langchain-neo4j 0.11.0): the first 10 records"),
+    "neo4j_graphrag": Budget(None, "records", "neo4j_graphrag", "Text2CypherRetriever sends every record its query returns "
+                             "(neo4j-graphrag 1.22.0): no budget"),
+}
+
+
+def records(graph: Graph) -> int:
+    """A graph's records as the frameworks count rows: its edges, and its nodes in no edge."""
+    linked = {end for e in graph.edges for end in (e.source, e.target)}
+    return len(graph.edges) + sum(n.id not in linked for n in graph.nodes)
 
 
 FRAMEWORK_FORMATS = {

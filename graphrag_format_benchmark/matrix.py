@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from benchmark import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 
+from .frameworks import records
 from .solver import edge_index, solver_problem
 from .variants.contexts import Context, KHop, TokenBudget, Variant, context_summary, given_context
 from .variants.distractors import Distractors, with_distractors
@@ -66,8 +67,9 @@ class Plan:
     context: str = "shared"  # shared: one graph for every question; given: each question's own; khop: cut per question
     context_hops: int | None = None  # khop: the depth of the neighbourhood; None: each question's own hop count
     context_edges: int = 300  # khop: the most edges a context holds besides its gold paths' own
-    context_tokens: int | None = None  # khop: the most tokens a context's graph counts in context_tokens_format
-    context_tokens_format: str = "json"  # the baseline's format, which the budget is counted in
+    context_tokens: int | None = None  # khop: the most a context's graph counts (context_tokens_unit) in context_tokens_format
+    context_tokens_format: str = "json"  # the format the budget is counted in: the baseline's, or the framework layout's
+    context_tokens_unit: str = "tokens"  # tokens of the first encoding, or records (a framework's rows: frameworks.records)
     undirected: bool = False  # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
 
     @property
@@ -195,7 +197,8 @@ def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict]:
         tokens = None
         if plan.context_tokens is not None:
             fmt, tokenizer = plan.context_tokens_format, plan.tokenizers[0]
-            tokens = TokenBudget(lambda graph: tokenizer.count(serialized(fmt, graph)), plan.context_tokens, largest_fitting)
+            count = records if plan.context_tokens_unit == "records" else lambda graph: tokenizer.count(serialized(fmt, graph))
+            tokens = TokenBudget(count, plan.context_tokens, largest_fitting)
         retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed, tokens)
         contexts = [retriever.context(q) for q in questions]
         return contexts, retriever.summary(contexts)

@@ -18,10 +18,11 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable
 
-from benchmark import ARTICLE_FORMATS, CONTEXT_WINDOW, DATA, FORMATS, GENERATED_QUESTIONS, OUTPUTS, BenchmarkError, Parser, display
+from benchmark import ARTICLE_FORMATS, CONTEXT_WINDOW, DATA, FORMATS, GENERATED_QUESTIONS, OUTPUTS, BenchmarkError, Parser, display, warn
 
 from .encodings import tokenizer_for
 from .formats import FORMAT_LIBRARIES
+from .frameworks import FRAMEWORK_BUDGETS, Budget
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, GateSpec
 from .inputs import GRAPH_FORMATS, GRAPH_ORDERS, load_template
 from .leakage import LEAKAGE_MODES
@@ -146,11 +147,11 @@ FLAGS: list[tuple[str | None, str, dict]] = [
              "the question's own hop count)")),
     (None, "--context-edges", dict(type=whole_number, metavar="N",
         help="--context khop: the most edges of a context besides its gold paths' (default: 300)")),
-    (None, "--context-tokens", dict(metavar="N|graphrag|lightrag",
+    (None, "--context-tokens", dict(metavar="N|FRAMEWORK",
         help="--context khop: cut each context, farthest edges first, until the graph written in the baseline format "
-             "counts at most N tokens (the first --encoding), as the frameworks budget what they send: graphrag 4800 "
-             "(local search's 12,000 less its text-unit and community shares), lightrag 14000 (its entity and relation "
-             "budgets); gold edges always stay")),
+             "counts at most N tokens (the first --encoding); or to a framework layout's own default budget: graphrag "
+             "4200 tokens and lightrag 14000 tokens counted in their layouts, llamaindex 30 triplets, langchain 10 "
+             "records (top_k), neo4j_graphrag none (docs/contexts.md); gold edges always stay")),
     (None, "--skip-invalid-questions", dict(action="store_true",
         help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on")),
     ("model runs and scoring", "--model", dict(
@@ -395,7 +396,6 @@ def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
 def make_plan(args: argparse.Namespace) -> Plan:
     if args.context != "khop" and (args.context_hops is not None or args.context_edges is not None or args.context_tokens is not None):
         raise BenchmarkError("--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with it")
-    context_tokens = context_token_budget(args.context_tokens)
     for flag, value in (("--permutations", args.permutations), ("--budget", args.budget), ("--context-window", args.context_window),
                         ("--context-hops", args.context_hops), ("--context-edges", args.context_edges)):
         if value is not None and value < 1:
@@ -415,6 +415,9 @@ def make_plan(args: argparse.Namespace) -> Plan:
     sizes = [s for s in SIZES if s in parse_names(args.sizes, SIZES, "--sizes")]
     ids = [i for i in ID_VARIANTS if i in parse_names(args.ids, ID_VARIANTS, "--ids") or (i == "pseudonyms" and args.pseudonymize)]
     article_layout = sizes == ["small"] and ids == ["original"] and args.permutations == 1 and args.budget is None
+    budget = context_budget(args.context_tokens, args.baseline or ("json" if "json" in formats else formats[0]))
+    if budget is not None and budget.limit is None:
+        warn(f"--context-tokens {args.context_tokens}: {budget.source}; the contexts are not cut")
     return Plan(
         formats=formats,
         tokenizers=[tokenizer_for(name) for name in encodings],
@@ -430,25 +433,27 @@ def make_plan(args: argparse.Namespace) -> Plan:
         context=args.context or "shared",
         context_hops=args.context_hops,
         context_edges=300 if args.context_edges is None else args.context_edges,
-        context_tokens=context_tokens,
-        context_tokens_format=args.baseline or ("json" if "json" in formats else formats[0]),
+        context_tokens=budget.limit if budget else None,
+        context_tokens_format=budget.layout if budget else args.baseline or ("json" if "json" in formats else formats[0]),
+        context_tokens_unit=budget.unit if budget else "tokens",
     )
 
 
-# What the frameworks' retrievers send of the graph by default: GraphRAG's local search 12,000 tokens less its text-unit
-# (0.5) and community (0.1) shares; LightRAG's entity (6,000) and relation (8,000) budgets.
-FRAMEWORK_CONTEXT_TOKENS = {"graphrag": 4800, "lightrag": 14000}
+MAX_CONTEXT_TOKENS = 10**12  # beyond any context: a longer number is refused, not parsed (int() refuses past 4,300 digits)
 
 
-def context_token_budget(value: str | None) -> int | None:
-    """--context-tokens: a whole number of tokens, or a framework's default budget (FRAMEWORK_CONTEXT_TOKENS)."""
+def context_budget(value: str | None, baseline: str) -> Budget | None:
+    """--context-tokens: a whole number of tokens counted in the baseline's format, or a framework layout's own default
+    budget (frameworks.FRAMEWORK_BUDGETS)."""
     if value is None:
         return None
-    if value in FRAMEWORK_CONTEXT_TOKENS:
-        return FRAMEWORK_CONTEXT_TOKENS[value]
-    if not value.isdigit() or int(value) < 1:
-        raise BenchmarkError(f"--context-tokens takes a number of tokens of 1 or more, or {', '.join(FRAMEWORK_CONTEXT_TOKENS)}; got {value!r}")
-    return int(value)
+    if value in FRAMEWORK_BUDGETS:
+        return FRAMEWORK_BUDGETS[value]
+    digits = value.strip()
+    if not digits.isdigit() or len(digits) > len(str(MAX_CONTEXT_TOKENS)) or not 1 <= int(digits) <= MAX_CONTEXT_TOKENS:
+        raise BenchmarkError(f"--context-tokens takes a number of tokens from 1 to {MAX_CONTEXT_TOKENS:,}, or a framework layout "
+                             f"({', '.join(FRAMEWORK_BUDGETS)}); got {value[:40]!r}{'...' if len(value) > 40 else ''}")
+    return Budget(int(digits), "tokens", baseline, "--context-tokens")
 
 
 def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | None:

@@ -33,7 +33,7 @@ from benchmark import (
 
 from .artifacts import OutLock, Outputs, format_library_versions
 from .charts import size_report_svg
-from .frameworks import FRAMEWORK_FORMATS
+from .frameworks import FRAMEWORK_BUDGETS, FRAMEWORK_FORMATS
 from .inputs import STORES, load_inputs
 from .leakage import leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
@@ -156,7 +156,7 @@ def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: Ru
         "graph_order": args.graph_order,
         "store_fields": args.store_fields,
         "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges,
-                    **({"tokens": plan.context_tokens, "counted_in": plan.context_tokens_format} if plan.context_tokens else {})}
+                    **({plan.context_tokens_unit: plan.context_tokens, "counted_in": plan.context_tokens_format} if plan.context_tokens else {})}
                    if plan.context == "khop" else plan.context,
         "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
         "generate_questions": None if args.generate_questions is None else {
@@ -195,7 +195,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
     plan = replace(plan, undirected=inputs.graph_format in UNDIRECTED)
     if args.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
-        plan = replace(plan, context_tokens_format=inputs.graph_format)
+        if args.context_tokens not in FRAMEWORK_BUDGETS:  # a number of tokens: counted in the baseline's format
+            plan = replace(plan, context_tokens_format=inputs.graph_format)
         gate_spec = gate_spec._replace(baseline=inputs.graph_format) if gate_spec is not None else None  # None: no model run
         if model is not None or plan.context_tokens:
             warn(f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what your framework "

@@ -251,9 +251,42 @@ def test_context_tokens_cuts_each_khop_context_to_the_budget_in_the_baseline_for
     assert all(prompts["lightrag"][q] <= max(prompts[None][q], 14000) for q in prompts[None])
 
 
+@pytest.mark.parametrize("budget, unit, limit, counted_in", [
+    ("graphrag", "tokens", 4200, "graphrag"), ("llamaindex", "records", 30, "llamaindex"),
+    ("llamaindex_properties", "records", 30, "llamaindex_properties"), ("langchain", "records", 10, "langchain"),
+])
+def test_context_tokens_cuts_to_each_frameworks_own_budget_in_its_own_layout(tmp_path, capsys, budget, unit, limit, counted_in):
+    store = str(made(tmp_path, "graphrag", *large_records(400)))
+    out = tmp_path / "out"
+    argv = ["--graph", store, "--generate-questions", "12", "--prompt", "en", "--context", "khop", "--context-edges", "2000",
+            "--formats", f"json,{counted_in}", "--baseline", "json", "--model", "solver", "--write-prompts", "--out", str(out),
+            "--context-tokens", budget]
+    assert benchmark.main(argv) == 0
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["context"] == {"kind": "khop", "hops": None, "edges": 2000, unit: limit, "counted_in": counted_in}
+    over = manifest["preflight"]["contexts"]["gold_over_tokens"]
+    rows = [r for r in json.loads((out / "size_report.json").read_text(encoding="utf-8")) if r["format"] == counted_in]
+    sizes = [r["edges_total"] if unit == "records" else r["graph_tokens"] for r in rows]  # a khop context: a record an edge
+    assert len(sizes) == 12 and sum(n > limit for n in sizes) == over and max(sizes) > limit / 3  # cut to the budget, not far below
+    accuracy = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
+    assert all(a["path_exact"]["rate"] == 1.0 for a in accuracy)  # gold edges always stay
+
+
+def test_a_framework_without_a_budget_cuts_nothing_and_says_so(tmp_path, capsys):
+    assert benchmark.main(["--context", "khop", "--context-tokens", "neo4j_graphrag", "--formats", "json,neo4j_graphrag",
+                           "--out", str(tmp_path / "out")]) == 0
+    assert ("warning: --context-tokens neo4j_graphrag: Text2CypherRetriever sends every record its query returns "
+            "(neo4j-graphrag 1.22.0): no budget; the contexts are not cut\n") in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--context-tokens", "500"], "--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with it"),
-    (["--context", "khop", "--context-tokens", "lots"], "--context-tokens takes a number of tokens of 1 or more, or graphrag, lightrag; got 'lots'"),
+    (["--context", "khop", "--context-tokens", "lots"], "--context-tokens takes a number of tokens from 1 to 1,000,000,000,000, or a framework "
+     "layout (graphrag, lightrag, llamaindex, llamaindex_properties, llamaindex_text, llamaindex_text_properties, langchain, "
+     "neo4j_graphrag); got 'lots'"),
+    (["--context", "khop", "--context-tokens", "9" * 5000], "--context-tokens takes a number of tokens from 1 to 1,000,000,000,000, or a "
+     "framework layout (graphrag, lightrag, llamaindex, llamaindex_properties, llamaindex_text, llamaindex_text_properties, langchain, "
+     "neo4j_graphrag); got '9999999999999999999999999999999999999999'..."),
 ])
 def test_context_tokens_refuses_what_it_cannot_use(tmp_path, capsys, flags, message):
     assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
