@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 NEO4J_DATABASE = "4:5f1c2a9e-7b3d-4c8e-9a61-0d2e4f6b8c17:"  # a Neo4j 5 element id's prefix: the database's own id
+QUERY = "Which organization did Leslie Lamport work at?"  # the question each full request asks
 
 
 def graphrag(folder: Path) -> dict[str, str]:
@@ -55,6 +56,12 @@ def graphrag(folder: Path) -> dict[str, str]:
                                                rank_description="number of relationships", include_relationship_weight=weight,
                                                top_k_relationships=10, relationship_ranking_attribute="rank")
         out[layout] = text
+    from graphrag.prompts.query.local_search_system_prompt import LOCAL_SEARCH_SYSTEM_PROMPT
+
+    # LocalSearch.search: the system prompt with the context chunks (here the local context alone), then the query
+    out["prompt:graphrag"] = [{"role": "system", "content": LOCAL_SEARCH_SYSTEM_PROMPT.format(context_data=out["graphrag"],
+                                                                                               response_type="multiple paragraphs")},
+                              {"role": "user", "content": QUERY}]
     return out
 
 
@@ -88,7 +95,14 @@ def lightrag(folder: Path) -> dict[str, str]:
         text, _ = await _build_context_str(cut["entities_context"], cut["relations_context"], [], "", param, config)
         return text
 
-    return {"lightrag": asyncio.run(build())}
+    from lightrag.prompt import PROMPTS
+    from lightrag.utils import resolve_user_prompt
+
+    context = asyncio.run(build())
+    # kg_query: the rag_response system prompt with the context, then the query as the user's message
+    system = PROMPTS["rag_response"].format(response_type="Multiple Paragraphs", user_prompt=resolve_user_prompt(None, "", False).slot,
+                                            context_data=context)
+    return {"lightrag": context, "prompt:lightrag": [{"role": "system", "content": system}, {"role": "user", "content": QUERY}]}
 
 
 def llamaindex(folder: Path) -> dict[str, str]:
@@ -119,12 +133,27 @@ def llamaindex(folder: Path) -> dict[str, str]:
     for layout, text_on, props_on in (("llamaindex", False, False), ("llamaindex_properties", False, True),
                                       ("llamaindex_text", True, False), ("llamaindex_text_properties", True, True)):
         nodes = PGRetriever(sub_retrievers=[Given(graph_store=store, include_text=text_on, include_properties=props_on)], use_async=False).retrieve("")
-        prompt = str(get_response_synthesizer(llm=Wide(), response_mode="compact").synthesize("QUERY", nodes))
+        prompt = str(get_response_synthesizer(llm=Wide(), response_mode="compact").synthesize(QUERY, nodes))
         head = "Context information is below.\n---------------------\n"
-        tail = "\n---------------------\nGiven the context information and not prior knowledge, answer the query.\nQuery: QUERY\nAnswer: "
+        tail = f"\n---------------------\nGiven the context information and not prior knowledge, answer the query.\nQuery: {QUERY}\nAnswer: "
         if not (prompt.startswith(head) and prompt.endswith(tail)):
             raise SystemExit(f"llamaindex: the synthesizer's prompt is not the default text QA template: {prompt[:200]!r}")
         out[layout] = prompt[len(head) : -len(tail)]
+        seen = []
+
+        class Chat(Wide):  # a chat model: the synthesizer sends its chat text QA template's messages
+            is_chat_model: bool = True
+
+            @property
+            def metadata(self):
+                return super().metadata.model_copy(update={"is_chat_model": True})
+
+            def chat(self, messages, **kwargs):
+                seen.append([{"role": m.role.value, "content": m.content} for m in messages])
+                return super().chat(messages, **kwargs)
+
+        get_response_synthesizer(llm=Chat(), response_mode="compact").synthesize(QUERY, nodes)
+        out[f"prompt:{layout}"] = seen[0]
     return out
 
 
@@ -179,10 +208,11 @@ def langchain(folder: Path) -> dict[str, str]:
 
         chain = GraphCypherQAChain.from_llm(cypher_llm=FakeListLLM(responses=["MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS target"]),
                                             qa_llm=Seen(responses=["answer"]), graph=graph, allow_dangerous_requests=True, top_k=top_k)
-        chain.invoke({"query": "QUERY"})
-        head, tail = "Information:\n", "\n\nQuestion: QUERY\nHelpful Answer:"
+        chain.invoke({"query": QUERY})
+        head, tail = "Information:\n", f"\n\nQuestion: {QUERY}\nHelpful Answer:"
         prompt = seen[0]
         out[layout] = prompt[prompt.index(head) + len(head) : prompt.rindex(tail)]
+        out[f"prompt:{layout}"] = [{"role": "user", "content": prompt}]  # a chat model gets the QA prompt as the human message
     return out
 
 
@@ -207,16 +237,18 @@ def neo4j_graphrag(folder: Path) -> dict[str, str]:
 
     class Seen(LLMInterface):
         def invoke(self, input, message_history=None, system_instruction=None):
-            seen.append(input)
+            seen.append((system_instruction, input))
             return LLMResponse(content="answer")
 
         async def ainvoke(self, input, message_history=None, system_instruction=None):
             return self.invoke(input)
 
-    GraphRAG(retriever=Given(), llm=Seen(model_name="fake")).search(query_text="QUERY", return_context=False)
+    GraphRAG(retriever=Given(), llm=Seen(model_name="fake")).search(query_text=QUERY, return_context=False)
     head, tail = "Context:\n", "\n\nExamples:"
-    prompt = seen[0]
-    return {"neo4j_graphrag": prompt[prompt.index(head) + len(head) : prompt.index(tail)]}
+    system, prompt = seen[0]
+    # OpenAILLM's messages: the system instruction, then the prompt
+    return {"neo4j_graphrag": prompt[prompt.index(head) + len(head) : prompt.index(tail)],
+            "prompt:neo4j_graphrag": [*([{"role": "system", "content": system}] if system else []), {"role": "user", "content": prompt}]}
 
 
 DRIVERS = {"graphrag": graphrag, "lightrag": lightrag, "llamaindex": llamaindex, "langchain": langchain, "neo4j_graphrag": neo4j_graphrag}

@@ -7,7 +7,8 @@ For each framework, a venv of its own (under --venvs, default bench/.framework-v
 never CI) gets the framework at its pinned version (FRAMEWORKS); each fixture's store is written by
 bench/framework_stores.py (the same bytes every time), and bench/framework_drivers.py, run with that venv's Python,
 builds the context with the framework's own code. What it printed lands, unchanged, in
-tests/golden/frameworks/FIXTURE/LAYOUT.txt; VERSIONS.json says which versions made them (pip freeze of each venv).
+tests/golden/frameworks/FIXTURE/LAYOUT.txt, and the whole request the framework sends (its messages, the context in
+its own prompt) in FIXTURE/LAYOUT.request.json; VERSIONS.json says which versions made them (pip freeze of each venv).
 tests/test_framework_goldens.py reads the same stores with our readers and compares our layouts with these bytes.
 Needs the package index (pip) the first time; about 3 minutes and 2.5 GB of venvs.
 """
@@ -91,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
                     print(done.stderr[-3000:], file=sys.stderr)
                     return 1
                 for layout, text in json.loads(done.stdout).items():
-                    path = args.out / name / f"{layout}.txt"
+                    if layout.startswith("prompt:"):  # the whole request the framework sends: its messages
+                        path, text = args.out / name / f"{layout[7:]}.request.json", json.dumps({"messages": text}, ensure_ascii=False, indent=1)
+                    else:
+                        path = args.out / name / f"{layout}.txt"
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_bytes(text.encode("utf-8"))
                     print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {len(text):,} characters")

@@ -156,6 +156,10 @@ def run_command(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | N
         return run_compare(args, argv), None
     if args.models is not None:
         return run_models(args, argv)
+    if args.from_prompts is not None:
+        from .logged.run import run_logged  # only here: a run over logged prompts reads no graph
+
+        return run_logged(args, argv)
     return run(args, argv)
 
 

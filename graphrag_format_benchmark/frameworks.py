@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import json
+import re
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -447,6 +449,23 @@ def llamaindex_serializer(fmt: str) -> Callable[[Graph], str]:
 
 def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
     """The (text, properties) of each ' -> '-separated part of a line, unescaped."""
+    if "\\" not in line:  # nothing escaped: every ' -> ' and ' ({' is the layout's own
+        out = []
+        for part in line.split(" -> "):
+            cut = part.find(" ({")
+            if cut == -1:
+                out.append((part, {}))
+                continue
+            if not part.endswith(")"):
+                raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
+            try:
+                props = py_literal(part[cut + 2 : -1])
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                props = None
+            if not isinstance(props, dict) or not props or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
+                raise format_error(fmt, line_no, "expected a Python dict of properties in the parentheses")
+            out.append((part[:cut], props))
+        return out
     chars = lex(fmt, line_no, line)
     parts, start = [], 0
     for k in range(len(chars) - 3):
@@ -463,7 +482,7 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
         if part[-1] != (")", False):
             raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
         try:
-            props = ast.literal_eval(lexed_text(part[cut + 1 : -1]))
+            props = py_literal(lexed_text(part[cut + 1 : -1]))
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             props = None
         if not isinstance(props, dict) or not props or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
@@ -637,37 +656,46 @@ def serialize_neo4j_graphrag(graph: Graph) -> str:
                      for record in _cypher_records(graph, nodes))
 
 
+LITERAL_TOKENS = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[\[\](){} >]""")  # a repr's strings, brackets, and ends
+
+
 def _literal_end(text: str, i: int) -> int:
     """Where the Python literal (a repr) starting at text[i] ends: a string, a bracketed value, or a bare word or number."""
-    depth, k = 0, i
-    while k < len(text):
-        c = text[k]
-        if c in "'\"":
-            k += 1
-            while k < len(text) and text[k] != c:
-                k += 2 if text[k] == "\\" else 1
-            k += 1
+    depth = 0
+    for m in LITERAL_TOKENS.finditer(text, i):
+        c = m.group()
+        if c[0] in "'\"":
             if depth == 0:
-                return k
-            continue
-        if c in "([{":
+                return m.end()
+        elif c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
             if depth == 0:
-                return k + 1
+                return m.end()
             if depth < 0:
-                return k
-        elif depth == 0 and c in " >":
-            return k
-        k += 1
-    return k
+                return m.start()
+        elif depth == 0:  # a space or '>' after a bare word
+            return m.start()
+    return len(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_literal(text: str) -> object:
+    return ast.literal_eval(text)
+
+
+def py_literal(text: str) -> object:
+    """ast.literal_eval, remembered for texts shown again (a node's properties in every record it is in): a dict comes
+    back as a copy, which the caller may change."""
+    value = _cached_literal(text)
+    return dict(value) if isinstance(value, dict) else value
 
 
 def _neo4j_literal(line_no: int, text: str, i: int) -> tuple[object, int]:
     end = _literal_end(text, i)
     try:
-        return ast.literal_eval(text[i:end]), end
+        return py_literal(text[i:end]), end
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise format_error("neo4j_graphrag", line_no, f"expected a Python value at {text[i:i + 40]!r}") from None
 
@@ -683,15 +711,16 @@ def _neo4j_node(line_no: int, text: str, i: int) -> tuple[dict, int]:
     element_id, i = _neo4j_literal(line_no, text, i)
     i = _neo4j_expect(line_no, text, i, " labels=frozenset(")
     labels: object = set()
+    labels_at = i
     if not text.startswith(")", i):
         labels, i = _neo4j_literal(line_no, text, i)
+    labels_text = text[labels_at:i]
     i = _neo4j_expect(line_no, text, _neo4j_expect(line_no, text, i, ")"), " properties=")
     properties, i = _neo4j_literal(line_no, text, i)
     i = _neo4j_expect(line_no, text, i, ">")
-    if not isinstance(element_id, str) or not isinstance(labels, set) or len(labels) > 1 or not isinstance(properties, dict):
-        raise format_error("neo4j_graphrag", line_no, "expected a node's element id, at most one label and its properties")
-    label = next(iter(labels), DEFAULT_TYPE)
-    return {**properties, **({"type": label} if labels else {}), "\x00element_id": element_id}, i
+    if not isinstance(element_id, str) or not isinstance(labels, set) or not all(isinstance(v, str) for v in labels) or not isinstance(properties, dict):
+        raise format_error("neo4j_graphrag", line_no, "expected a node's element id, its labels and its properties")
+    return {**properties, "\x00element_id": element_id, "\x00labels": labels, "\x00labels_text": labels_text}, i
 
 
 def _neo4j_record(line_no: int, line: str) -> dict:
@@ -717,8 +746,11 @@ def parse_neo4j_graphrag(text: str) -> Graph:
         if not isinstance(value, dict) or "\x00element_id" not in value:
             raise format_error("neo4j_graphrag", 1, f"a record's {where} must be a node")
         props = dict(value)
-        element_id = props.pop("\x00element_id")
-        found = _map_node("neo4j_graphrag", props, where, seen)
+        element_id, labels = props.pop("\x00element_id"), props.pop("\x00labels")
+        props.pop("\x00labels_text")
+        if len(labels) > 1 or "type" in props:
+            raise format_error("neo4j_graphrag", 1, "a node with more than one label, or a 'type' property: this layout writes one label, its type")
+        found = _map_node("neo4j_graphrag", {**props, **({"type": next(iter(labels))} if labels else {})}, where, seen)
         if elements.setdefault(found.id, element_id) != element_id:
             raise format_error("neo4j_graphrag", 1, f"node {found.id!r} is shown with two element ids")
         return found

@@ -97,6 +97,10 @@ FLAGS: list[tuple[str | None, str, dict]] = [
              "source, relation, target), the same whatever file the graph comes from")),
     (None, "--questions", dict(type=Path, help="questions file (default: data/questions.json)")),
     (None, "--out", dict(type=_out_folder, default=DEFAULT_OUT, help="output folder (default: outputs/)")),
+    (None, "--from-prompts", dict(type=Path, metavar="FILE",
+        help="the prompts your framework logged (JSON Lines: chat request bodies, or {\"question\", \"prompt\"}): each one's "
+             "context read back exactly and measured in every format; results.md says what each format would save on that "
+             "traffic (docs/logged-prompts.md)")),
     (None, "--formats", dict(default=",".join(ARTICLE_FORMATS),
         help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {','.join(FORMATS)})")),
     (None, "--sizes", dict(default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")),

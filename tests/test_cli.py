@@ -437,6 +437,9 @@ def test_every_example_command_of_the_readme_that_needs_no_server_works(tmp_path
     commands = readme_commands()
     assert len(commands) >= 6
     lightrag_store(tmp_path / "rag_storage", *large_records(300))  # the quick start's store: a LightRAG working folder
+    requests = sorted((ROOT / "tests" / "golden" / "frameworks" / "small").glob("*.request.json"))  # the quick start's log
+    (tmp_path / "prompts.jsonl").write_text("".join(json.dumps({"model": "m", **json.loads(r.read_text(encoding="utf-8"))}) + "\n"
+                                                    for r in requests), encoding="utf-8")
     for command in commands:
         argv = command.split()[1:]
         argv[0] = str(ROOT / argv[0])

@@ -274,3 +274,24 @@ def test_the_page_draws_a_long_prompts_first_and_last_lines(browser, long_run):
     assert drawn == ("\n".join(lines[:report.PROMPT_HEAD]) + "\n" + f"… {left:,} lines of {len(lines):,} not drawn …\n"
                      + "\n".join(lines[-report.PROMPT_TAIL:]))
     assert errors == []
+
+
+def test_a_logged_prompts_page_shows_what_was_sent_beside_each_alternative(browser, tmp_path):
+    requests = [ROOT / "tests" / "golden" / "frameworks" / "small" / f"{f}.request.json" for f in ("lightrag", "graphrag")]
+    log = tmp_path / "logged.jsonl"
+    log.write_text("".join(json.dumps({"id": r.stem, **json.loads(r.read_text(encoding="utf-8"))}) + "\n" for r in requests), encoding="utf-8")
+    done = run_cli("--from-prompts", str(log), "--formats", "json,tsv", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    page, errors = open_page(browser, tmp_path / "out" / "report.html")
+    shown = page.eval_on_selector_all("#sizes0 tr", "rows => rows.slice(1).map(r => r.cells[0].textContent)")
+    assert shown == ["logged", "json", "tsv"]
+    page.wait_for_function("document.querySelectorAll('#prompts .prompt pre').length === 3")
+    heads = page.eval_on_selector_all("#prompts h4", "hs => hs.map(h => h.textContent)")
+    records = [json.loads(line) for line in (tmp_path / "out" / "logged.jsonl").read_text(encoding="utf-8").splitlines()]
+    tokens = records[0]["tokens"]["o200k_base"]
+    assert heads == [f"logged (lightrag) · {tokens['logged']['prompt']:,} prompt tokens (o200k_base)",
+                     f"json · {tokens['json']['prompt']:,} prompt tokens (o200k_base)", f"tsv · {tokens['tsv']['prompt']:,} prompt tokens (o200k_base)"]
+    texts = page.eval_on_selector_all("#prompts .prompt pre", "pres => pres.map(p => p.textContent)")
+    sent = json.loads(requests[0].read_text(encoding="utf-8"))["messages"][0]["content"]
+    assert texts[0] == sent and "Knowledge Graph Data (Entity)" not in texts[1] and '"nodes": [' in texts[1]
+    assert errors == []

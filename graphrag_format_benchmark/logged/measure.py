@@ -1,0 +1,242 @@
+"""One logged prompt measured in every format: its context read back (layouts.py), its subgraph written in each format,
+and the prompt it would have been with that format in place of the logged context.
+
+In: a Logged request (read.py), the formats, the tokenizers. Out: Measured (the layout, the subgraph's size, per
+encoding and format the graph's and the whole prompt's tokens; the logged layout's row is the logged bytes' own
+count), or Skipped with the reason and the character where the reading failed. A prompt whose context spans several
+places (LlamaIndex's source-text groups) has the alternative written at the first and the others taken out.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from benchmark import SPLIT_SEARCH, BenchmarkError, Graph, Tokenizer, last_split, serialize_checked, splits_between
+
+from .layouts import LayoutError, Span, find_spans, read_span
+from .read import Logged, Unread, parse_line, raw_lines
+
+LOGGED = "logged"  # the row of the logged bytes themselves
+
+
+@dataclass
+class Measured:
+    """A logged prompt read and measured."""
+
+    logged: Logged
+    layout: str  # the layout found: a framework's, or own:FORMAT for a prompt this tool made
+    message: int  # the index of the message that holds the context
+    nodes: int
+    edges: int
+    tokens: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)  # encoding -> format -> (graph, prompt) tokens
+    texts: dict[str, str] = field(default_factory=dict)  # format -> the prompt message with it in place (kept for a few only)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A logged prompt left out of the measurement, and why."""
+
+    logged: Logged
+    reason: str
+    at: int | None = None  # the character offset in its message where the reading failed
+    message: int | None = None
+
+
+def merged(graphs: list[Graph]) -> Graph:
+    """The spans' subgraphs as one: each node once (its first showing), every edge."""
+    nodes, node_props, seen = [], [], set()
+    edges, edge_props = [], []
+    for g in graphs:
+        for n, p in g.nodes_with_props():
+            if n.id not in seen:
+                seen.add(n.id)
+                nodes.append(n)
+                node_props.append(p)
+        edges += g.edges
+        edge_props += [p for _, p in g.edges_with_props()]
+    return Graph(tuple(nodes), tuple(edges), (), tuple(node_props), tuple(edge_props))
+
+
+def replaced(text: str, spans: list[Span], graph_text: str) -> tuple[str, str, str]:
+    """(before, graph_text, after): graph_text in the first span's place, the later spans taken out."""
+    rest, last = [], spans[0].end
+    for s in spans[1:]:
+        rest.append(text[last : s.start])
+        last = s.end
+    return text[: spans[0].start], graph_text, "".join(rest) + text[last:]
+
+
+def first_split(text: str) -> int | None:
+    """The first position p past text's first two characters with splits_between(text[:p], text[p:]), or None."""
+    p, tries = text.find("\n"), 0
+    while p != -1 and tries < SPLIT_SEARCH:
+        if p >= 1 and splits_between(text[p - 1 : p + 1], text[p + 1 : p + 2]):
+            return p + 1
+        p, tries = text.find("\n", p + 1), tries + 1
+    return None
+
+
+class Around:
+    """A prompt's text around its context, counted once: the tokens of before + graph + after for any graph, exactly,
+    tokenizing of before and after only the pieces next to the graph. Where the tokenizer surely splits (benchmark's
+    splits_between: a newline after a non-space, before a non-space) the count is the sum of the pieces' counts;
+    where no such place is found near a boundary, the whole is counted."""
+
+    def __init__(self, tokenizer: Tokenizer, before: str, after: str) -> None:
+        self.tokenizer, self.before, self.after = tokenizer, before, after
+        cut = last_split(before) if tokenizer.splits else None
+        self.cut_b = cut if cut is not None and cut >= 2 else 0
+        cut = first_split(after) if tokenizer.splits else None
+        self.cut_a = cut if cut is not None else len(after)
+        self.fixed = tokenizer.count(before[: self.cut_b]) + tokenizer.count(after[self.cut_a :])
+
+    def count(self, graph: str, graph_tokens: int) -> int:
+        count = self.tokenizer.count
+        head, tail = self.before[self.cut_b :], self.after[: self.cut_a]
+        f1, f2 = (first_split(graph), last_split(graph)) if self.tokenizer.splits else (None, None)
+        if f1 is None or f2 is None or f1 > f2:
+            return self.fixed + count(head + graph + tail)
+        inner = graph_tokens - count(graph[:f1]) - count(graph[f2:])
+        return self.fixed + count(head + graph[:f1]) + inner + count(graph[f2:] + tail)
+
+
+@dataclass
+class Prepared:
+    """A logged prompt read back and written in every format, ready to be counted (count_prepared)."""
+
+    logged: Logged
+    layout: str
+    message: int
+    text: str  # the message that holds the context
+    spans: list[Span]
+    graph: Graph
+    graph_texts: dict[str, str]  # format -> the subgraph in it, round-trip proven
+
+
+def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
+    """The logged prompt's context found, read back exactly, and its subgraph written in every format."""
+    for k, (_, text) in enumerate(logged.messages):
+        spans = find_spans(text)
+        if spans:
+            break
+    else:
+        return Skipped(logged, "no graph context of a known layout (GraphRAG, LightRAG, LlamaIndex, LangChain, neo4j-graphrag, or this tool's "
+                               "own prompt) in its messages")
+    try:
+        for span in spans:
+            read_span(span, text)
+    except LayoutError as e:
+        return Skipped(logged, e.reason, e.at, k)
+    graph = merged([s.graph for s in spans])
+    if not graph.edges:
+        return Skipped(logged, f"its {spans[0].layout} context shows no relationship", spans[0].start, k)
+    graph_texts = {}
+    for fmt in formats:
+        try:
+            graph_texts[fmt] = serialize_checked(fmt, graph)
+        except BenchmarkError as e:
+            return Skipped(logged, f"its subgraph cannot be written in {fmt}: {e}")
+    return Prepared(logged, spans[0].layout, k, text, spans, graph, graph_texts)
+
+
+def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = False) -> Measured:
+    """Every count of a prepared prompt: the logged context and prompt, and each format's graph and prompt (tiktoken
+    releases the GIL: this runs on another thread while the next prompt is read)."""
+    text, spans = p.text, p.spans
+    measured = Measured(p.logged, p.layout, p.message, len(p.graph.nodes), len(p.graph.edges))
+    others = [t for j, (_, t) in enumerate(p.logged.messages) if j != p.message]
+    logged_graph = "".join(text[s.start : s.end] for s in spans)
+    for tokenizer in tokenizers:
+        rest = sum(tokenizer.count(t) for t in others)
+        logged_tokens = sum(tokenizer.count(text[s.start : s.end]) for s in spans)
+        before, _, after = replaced(text, spans, "")
+        around = Around(tokenizer, before, after)
+        rows = {LOGGED: (logged_tokens, (tokenizer.count(text) if len(spans) > 1 else around.count(logged_graph, logged_tokens)) + rest)}
+        for fmt, graph_text in p.graph_texts.items():
+            graph_tokens = tokenizer.count(graph_text)
+            rows[fmt] = (graph_tokens, around.count(graph_text, graph_tokens) + rest)
+        measured.tokens[tokenizer.name] = rows
+    if keep_texts:
+        measured.texts = {LOGGED: text, **{fmt: "".join(replaced(text, spans, t)) for fmt, t in p.graph_texts.items()}}
+    return measured
+
+
+def measure_logged(logged: Logged, formats: list[str], tokenizers: list[Tokenizer], keep_texts: bool = False) -> Measured | Skipped:
+    """The logged prompt's context found, read back exactly, and measured in every format."""
+    prepared = prepare_logged(logged, formats)
+    return prepared if isinstance(prepared, Skipped) else count_prepared(prepared, tokenizers, keep_texts)
+
+
+# -----------------------------------------------------------------------------
+# the file streamed: chunks of lines measured on both cores (forked workers), results in the file's order
+
+CHUNK = 32  # lines a worker measures at a time
+IN_FLIGHT = 4  # chunks under way at once: memory holds at most these
+_WORK: tuple[list[str], list[Tokenizer]] = ([], [])  # what forked workers measure with, set before they are forked
+
+
+def slim(result: Measured | Skipped | Unread) -> Measured | Skipped | Unread:
+    """The result without its logged messages (the prompt texts stay where they were read)."""
+    if isinstance(result, Unread):
+        return result
+    logged = result.logged
+    light = Logged(logged.line, logged.id, logged.question[:400], (), logged.model)
+    if isinstance(result, Measured):
+        result.logged = light
+        return result
+    return Skipped(light, result.reason, result.at, result.message)
+
+
+def measure_chunk(chunk: list[tuple[int, bytes | Unread]], keep: int = 0) -> list[Measured | Skipped | Unread]:
+    """A chunk of raw lines parsed and measured (blank lines give nothing); the first keep measured ones keep their
+    alternatives' texts."""
+    formats, tokenizers = _WORK
+    out: list[Measured | Skipped | Unread] = []
+    for line_no, raw in chunk:
+        item = raw if isinstance(raw, Unread) else parse_line(line_no, raw)
+        if item is None:
+            continue
+        result = item if isinstance(item, Unread) else measure_logged(item, formats, tokenizers, keep_texts=keep > 0)
+        keep -= isinstance(result, Measured)
+        out.append(slim(result))
+    return out
+
+
+def measured_lines(path: Path, formats: list[str], tokenizers: list[Tokenizer], keep: int, workers: int) -> Iterator[Measured | Skipped | Unread]:
+    """Each line of the file measured, in the file's order: in this process, or in chunks on forked workers (where the
+    platform forks and workers > 1); the first chunk here, keeping the texts of its first keep measured prompts."""
+    global _WORK
+    _WORK = (formats, tokenizers)
+    chunks = _chunks(raw_lines(path))
+    first = next(chunks, None)
+    if first is None:
+        return
+    yield from measure_chunk(first, keep)
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for chunk in chunks:
+            yield from measure_chunk(chunk)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        pending: deque = deque()
+        for chunk in chunks:
+            pending.append(pool.submit(measure_chunk, chunk))
+            if len(pending) >= IN_FLIGHT * workers:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
+
+
+def _chunks(lines: Iterator[tuple[int, bytes | Unread]]) -> Iterator[list[tuple[int, bytes | Unread]]]:
+    chunk = []
+    for line in lines:
+        chunk.append(line)
+        if len(chunk) == CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

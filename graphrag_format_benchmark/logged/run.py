@@ -1,0 +1,256 @@
+"""The --from-prompts run: every logged prompt read back and measured, what each format would save on that traffic.
+
+In: the parsed flags (--from-prompts FILE, --formats, --encoding, --out, the price flags). Out, in --out (written only
+when the run succeeded, replacing the previous run's files as a whole): logged.jsonl (a line per logged line: measured,
+with each format's tokens, or left out with the reason), results.md and results.json (the savings, per encoding and
+format: sum, mean and p95 of the whole prompts' and the graphs' tokens, and the cost with the price flags),
+report.html (the first logged prompts beside their alternatives), manifest.json. The file is streamed: memory holds
+the counts, not the prompts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+
+from benchmark import ARTICLE_FORMATS, FORMATS, BenchmarkError, build_manifest, display, json_bytes, publish
+
+from ..artifacts import OutLock, Outputs, format_library_versions
+from ..encodings import tokenizer_for
+from ..frameworks import FRAMEWORK_FORMATS
+from ..options import parse_names
+from ..progress import Progress
+from ..report import drawn_lines, render_report
+from .measure import LOGGED, Measured, Skipped, measured_lines
+from .read import Unread
+
+# The flags that shape a run over a graph, meaningless over logged prompts: said, not ignored.
+GRAPH_FLAGS = ("--graph", "--questions", "--generate-questions", "--context", "--context-hops", "--context-edges", "--context-tokens",
+               "--sizes", "--ids", "--pseudonymize", "--permutations", "--budget", "--edge-ids", "--graph-format", "--graph-order",
+               "--store-fields", "--prompt", "--write-prompts", "--baseline")
+DEFAULT_FORMATS = [*ARTICLE_FORMATS, "graphrag", "lightrag", "llamaindex", "langchain", "neo4j_graphrag"]
+SHOWN = 3  # logged prompts report.html shows beside their alternatives
+WORKERS = min(2, os.cpu_count() or 1)  # processes that measure a long file's lines: this machine's cores, at most 2
+
+
+class Totals:
+    """Per encoding and format, every prompt's graph and prompt tokens (ints: what the summary's p95 needs), and bytes."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, dict[str, tuple[list[int], list[int]]]] = {}
+
+    def add(self, m: Measured) -> None:
+        for encoding, rows in m.tokens.items():
+            for fmt, (graph, prompt) in rows.items():
+                lists = self.tokens.setdefault(encoding, {}).setdefault(fmt, ([], []))
+                lists[0].append(graph)
+                lists[1].append(prompt)
+
+
+def p95(values: list[int]) -> int:
+    """The 95th percentile, nearest rank: the smallest value at least 95% of the values do not exceed."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def summary(totals: Totals, price: float | None) -> dict:
+    """Per encoding, a row per format (the logged layout first): sums, means and p95 of prompt and graph tokens, the
+    saving against what was sent, and the cost of the prompts at price USD per million input tokens."""
+    out = {}
+    for encoding, by_format in totals.tokens.items():
+        sent = sum(by_format[LOGGED][1])
+        rows = []
+        for fmt, (graph, prompt) in by_format.items():
+            rows.append({"format": fmt, "prompts": len(prompt), "prompt_tokens_sum": sum(prompt), "prompt_tokens_mean": round(sum(prompt) / len(prompt), 1),
+                         "prompt_tokens_p95": p95(prompt), "graph_tokens_sum": sum(graph), "graph_tokens_mean": round(sum(graph) / len(graph), 1),
+                         "graph_tokens_p95": p95(graph), "saving": round(1 - sum(prompt) / sent, 4) if sent else None,
+                         "cost_usd": round(sum(prompt) * price / 1e6, 6) if price is not None else None})
+        out[encoding] = rows
+    return out
+
+
+def _row(r: dict, layouts: str, price: float | None) -> str:
+    name = f"what was sent ({layouts})" if r["format"] == LOGGED else r["format"]
+    saving = "" if r["format"] == LOGGED else f"{r['saving']:.1%}"
+    cells = [name, f"{r['prompt_tokens_sum']:,}", f"{r['prompt_tokens_mean']:,.0f}", f"{r['prompt_tokens_p95']:,}", saving or "baseline",
+             f"{r['graph_tokens_sum']:,}", f"{r['graph_tokens_mean']:,.0f}", f"{r['graph_tokens_p95']:,}"]
+    return "| " + " | ".join(cells + ([f"{r['cost_usd']:,.4f}"] if price is not None else [])) + " |"
+
+
+def results_md(summ: dict, counts: dict, source: str, price: float | None) -> str:
+    layouts = ", ".join(f"{k} {v:,}" for k, v in sorted(counts["layouts"].items(), key=lambda kv: -kv[1]))
+    lines = ["# What each format would save on your logged traffic", "",
+             f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured ({layouts}); "
+             f"{counts['left_out']:,} left out (logged.jsonl says why, line by line).", ""]
+    for encoding, rows in summ.items():
+        best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
+        base = next(r for r in rows if r["format"] == LOGGED)
+        if best is not None:
+            lines += [f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your framework sent "
+                      f"{base['prompt_tokens_sum']:,} ({best['saving']:.1%} less){'; ' + format(best['cost_usd'], ',.2f') + ' USD against ' + format(base['cost_usd'], ',.2f') if price is not None else ''}.** "
+                      "Tokens only: whether answers stay as good is what a model run says (--model).", ""]
+        lines += [f"## {encoding}", "",
+                  "| format | prompt tokens, sum | mean | p95 | saving | graph tokens, sum | mean | p95 |" + (" cost (USD) |" if price is not None else ""),
+                  "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if price is not None else "")]
+        lines += [_row(r, layouts, price) for r in rows]
+        lines.append("")
+    lines += ["A prompt's tokens are its messages' text as sent (chat framing not counted); a format's prompt is the logged one "
+              "with that format's text in place of the framework's context, which was read back and written again to the same "
+              "bytes before anything was counted. The saving is against what was sent, over all measured prompts.", ""]
+    if counts["reasons"]:
+        lines += ["## Left out", "", "| reason | lines | first |", "|---|---:|---|"]
+        lines += [f"| {reason} | {n:,} | {first} |" for reason, (n, first) in sorted(counts["reasons"].items(), key=lambda kv: -kv[1][0])]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _reason_key(reason: str) -> str:
+    """A reason grouped by kind: quoted values cut off."""
+    return reason.split(" (at ")[0].split(": '")[0].split(': "')[0][:160]
+
+
+def _prompt_view(shown: list[Measured], encoding: str) -> dict:
+    """report.html's prompt view: each shown logged prompt whole, in each format."""
+    graphs, questions = {}, []
+    for m in shown:
+        cells = {}
+        for fmt, text in m.texts.items():
+            if fmt.startswith("\x00"):
+                continue
+            key = f"{fmt}|{m.logged.line}"
+            graphs[key] = drawn_lines(text)
+            name = f"{LOGGED} ({m.layout})" if fmt == LOGGED else fmt
+            cells[name] = {"graph": key, "tokens": m.tokens[encoding][fmt][1], "whole": True}
+        questions.append({"id": m.logged.id, "text": m.logged.question[:400], "hops": m.layout, "context": "", "cells": cells})
+    from ..report import PROMPT_HEAD, PROMPT_TAIL
+
+    return {"heads": {}, "graphs": graphs, "head": PROMPT_HEAD, "tail": PROMPT_TAIL, "questions": questions, "encoding": encoding,
+            "distractors": [], "edge_ids": False}
+
+
+def _size_view(summ: dict) -> list[dict]:
+    groups = []
+    for encoding, rows in summ.items():
+        table = [{"format": f"{LOGGED}" if r["format"] == LOGGED else r["format"], "graph_tokens": r["graph_tokens_mean"],
+                  "prompt_min": r["prompt_tokens_mean"], "prompt_max": r["prompt_tokens_p95"], "bytes": r["prompt_tokens_sum"],
+                  "overflow": 0, "prompts": r["prompts"], "vs_baseline": None if r["saving"] is None else -r["saving"]} for r in rows]
+        groups.append({"group": f"{encoding} · logged prompts (prompt min: the mean; max: the p95; bytes: the prompt tokens' sum)", "rows": table})
+    return groups
+
+
+def check_logged_flags(argv: list[str]) -> None:
+    given = [f for f in GRAPH_FLAGS if any(a == f or a.startswith(f + "=") for a in argv)]
+    if given:
+        raise BenchmarkError(f"--from-prompts measures the prompts your framework logged: {', '.join(given)} shape a run over a graph; "
+                             "leave them out")
+
+
+def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
+    """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
+    check_logged_flags(argv)
+    if args.model is not None:
+        raise BenchmarkError("--from-prompts with --model is not built yet: measure the tokens without --model")
+    formats = parse_names(args.formats, list(FORMATS), "--formats") if any(a == "--formats" or a.startswith("--formats=") for a in argv) else DEFAULT_FORMATS
+    tokenizers = [tokenizer_for(name.strip()) for name in args.encoding.split(",")]
+    price = args.input_price_per_million
+    totals, shown = Totals(), []
+    counts: dict = {"lines": 0, "measured": 0, "left_out": 0, "layouts": {}, "reasons": {}}
+    staging, lock = Outputs(args.out), OutLock(args.out)
+    progress = Progress(count_lines(args.from_prompts), "logged prompts")
+    digest = hashlib.sha256()
+    try:
+        lock.acquire()
+        with open(staging.staged("logged.jsonl"), "wb") as out:
+            for result in measured_lines(args.from_prompts, formats, tokenizers, SHOWN, WORKERS):
+                counts["lines"] += 1
+                line = (json.dumps(_record(result), ensure_ascii=False) + "\n").encode("utf-8")
+                out.write(line)
+                digest.update(line)
+                tally(result, counts, totals, shown)
+                progress.advance(1, f"{counts['measured']:,} measured, {counts['left_out']:,} left out")
+        progress.close()
+        staging.sha["logged.jsonl"] = digest.hexdigest()
+        if not counts["measured"]:
+            reasons = "; ".join(f"{k} ({n})" for k, (n, _) in list(counts["reasons"].items())[:3]) or "the file has no line"
+            raise BenchmarkError(f"--from-prompts {display(args.from_prompts)}: none of its {counts['lines']:,} line(s) could be read back "
+                                 f"exactly: {reasons}; logged.jsonl is not written")
+        summ = summary(totals, price)
+        md = results_md(summ, counts, display(args.from_prompts), price)
+        staging.add("results.md", md.encode("utf-8"))
+        staging.add("results.json", json_bytes({"kind": "logged", "source": display(args.from_prompts), "counts": counts, "summary": summ}))
+        data = {"kind": "run", "title": "graphrag-format-benchmark · logged prompts", "baseline": LOGGED, "sizes": _size_view(summ),
+                "tokens": [], "prompts": _prompt_view(shown, tokenizers[0].name), "model": None,
+                "notes": [f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl hold every count"]}
+        staging.add("report.html", render_report(data))
+        config = {"argv": argv, "from_prompts": display(args.from_prompts), "formats": formats, "encodings": [t.name for t in tokenizers],
+                  "input_price_per_million": price, "out": display(args.out)}
+        manifest = build_manifest(config, tokenizers, _NoInputs(), staging.sha, {"logged": counts}, argv, format_library_versions(formats))
+        manifest["inputs"] = {display(args.from_prompts): file_digest(args.from_prompts)}
+        publish(staging, manifest, lock.release)
+    except BaseException:
+        lock.release()
+        staging.discard()
+        raise
+    finally:
+        lock.release()
+    return md.split("\n## Left out")[0].rstrip(), None
+
+
+def tally(result: Measured | Skipped | Unread, counts: dict, totals: Totals, shown: list[Measured]) -> None:
+    """One result into the counts: measured (by layout), or left out (by reason, with the first line of each)."""
+    if isinstance(result, Measured):
+        counts["measured"] += 1
+        counts["layouts"][result.layout] = counts["layouts"].get(result.layout, 0) + 1
+        totals.add(result)
+        if result.texts:
+            shown.append(result)
+        return
+    counts["left_out"] += 1
+    key = _reason_key(result.reason)
+    n, first = counts["reasons"].get(key, (0, _where(result)))
+    counts["reasons"][key] = (n + 1, first)
+
+
+def _where(result: Unread | Skipped) -> str:
+    logged = result if isinstance(result, Unread) else result.logged
+    at = getattr(result, "at", None)
+    return f"line {logged.line}" + (f", character {at:,}" if at is not None else "")
+
+
+def _record(result: Measured | Skipped | Unread) -> dict:
+    if isinstance(result, Unread):
+        return {"line": result.line, "id": result.id, "left_out": result.reason}
+    if isinstance(result, Skipped):
+        return {"line": result.logged.line, "id": result.logged.id, "left_out": result.reason,
+                **({"message": result.message, "at": result.at} if result.at is not None else {})}
+    return {"line": result.logged.line, "id": result.logged.id, "layout": result.layout, "message": result.message, "nodes": result.nodes,
+            "edges": result.edges, "tokens": {enc: {fmt: {"graph": g, "prompt": p} for fmt, (g, p) in rows.items()}
+                                              for enc, rows in result.tokens.items()}}
+
+
+class _NoInputs:
+    """build_manifest's inputs: the logged file is hashed apart (file_digest), a piece at a time."""
+
+    files: dict[str, bytes] = {}
+
+
+def file_digest(path: Path) -> dict:
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        for piece in iter(lambda: f.read(1 << 20), b""):
+            digest.update(piece)
+            size += len(piece)
+    return {"sha256": digest.hexdigest(), "bytes": size}
+
+
+def count_lines(path: Path) -> int:
+    """The file's lines, for the progress line (a piece at a time; an unreadable file is said by read_log)."""
+    try:
+        with open(path, "rb") as f:
+            return sum(piece.count(b"\n") for piece in iter(lambda: f.read(1 << 20), b"")) or 1
+    except OSError:
+        return 1

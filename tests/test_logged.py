@@ -1,0 +1,205 @@
+"""logged/: the prompts a framework logged, read back exactly and measured in every format.
+
+The requests are the frameworks' own (tests/golden/frameworks/*/LAYOUT.request.json, made by their code at pinned
+versions); a prompt's counts are checked against counting the whole texts."""
+
+import json
+import random
+import sys
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+sys.path.insert(0, str(ROOT / "bench"))
+import framework_goldens  # noqa: E402
+
+import benchmark
+from graphrag_format_benchmark import inputs
+from graphrag_format_benchmark.logged import layouts, measure, read, run
+
+GOLDEN = ROOT / "tests" / "golden" / "frameworks"
+REQUESTS = sorted(p for p in GOLDEN.glob("*/*.request.json") if p.parent.name != "hostile")
+LAYOUT_OF = {"graphrag": "graphrag", "lightrag": "lightrag", "langchain": "langchain", "langchain_top_k": "langchain",
+             "neo4j_graphrag": "neo4j_graphrag", **{f: "llamaindex" for f in ("llamaindex", "llamaindex_properties", "llamaindex_text",
+                                                                                "llamaindex_text_properties")}}
+
+
+def request(path) -> read.Logged:
+    messages = json.loads(path.read_text(encoding="utf-8"))["messages"]
+    return read.Logged(1, path.name, "?", tuple((m["role"], m["content"]) for m in messages))
+
+
+def edges_of(graph: benchmark.Graph) -> list:
+    return sorted(graph.edges)
+
+
+@pytest.mark.parametrize("path", REQUESTS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_each_frameworks_own_request_is_read_back_exactly(path, tmp_path):
+    logged = request(path)
+    prepared = measure.prepare_logged(logged, ["json"])
+    assert isinstance(prepared, measure.Prepared), prepared
+    assert prepared.layout == LAYOUT_OF[path.name.removesuffix(".request.json")]
+    fixture, layout = path.parent.name, path.name.removesuffix(".request.json")
+    if layout == "langchain_top_k":
+        assert len(prepared.graph.edges) == min(10, len(prepared.graph.edges))
+        return
+    folder = tmp_path / fixture
+    framework_goldens.write_fixture(folder, framework_goldens.fixtures()[fixture])
+    kind, file = {"graphrag": ("graphrag", "entities.parquet"), "lightrag": ("lightrag", "graph_chunk_entity_relation.graphml")}.get(
+        layout, ("neo4j", "graph.json") if layout in ("langchain", "neo4j_graphrag") else ("llamaindex", "property_graph_store.json"))
+    records, _, _ = inputs.read_graph_file(folder / file, layouts=(layout,))
+    stored = benchmark.validate_graph(records, "store", benchmark.Problems())
+    assert edges_of(prepared.graph) == edges_of(stored)  # the same facts as the store the framework read
+    assert sorted(n.name for n in prepared.graph.nodes) == sorted(n.name for n in stored.nodes)
+
+
+@pytest.mark.parametrize("layout, reason", [
+    ("graphrag", "an entity row has 6 cells where its header has 4: a value holds '|' or a newline, which GraphRAG writes raw, so the row "
+                 "cannot be read back"),
+    ("llamaindex", "not a triplet 'subject -> relation -> object' (a name holding ' -> ' is ambiguous): 'Arrow -> Corp (old) -> MERGER -> "
+                   "ACME | Widgets'"),
+])
+def test_a_context_that_cannot_be_read_back_is_left_out_with_its_reason(layout, reason):
+    skipped = measure.prepare_logged(request(GOLDEN / "hostile" / f"{layout}.request.json"), ["json"])
+    assert isinstance(skipped, measure.Skipped) and skipped.reason == reason
+    text = request(GOLDEN / "hostile" / f"{layout}.request.json").messages[skipped.message][1]
+    assert text[skipped.at:].startswith(("-----Entities-----", "ACME | Widgets", "Arrow -> Corp"))
+
+
+def test_a_context_written_otherwise_than_the_framework_writes_is_refused_at_the_first_differing_character():
+    logged = request(GOLDEN / "small" / "graphrag.request.json")
+    system = logged.messages[0][1].replace("|9.0|", "|9|", 1)  # a weight GraphRAG would print as 9.0
+    skipped = measure.prepare_logged(read.Logged(1, "x", "?", (("system", system), logged.messages[1])), ["json"])
+    assert isinstance(skipped, measure.Skipped)
+    assert skipped.reason.startswith("its graphrag context does not come back the same when written again (at '")
+    assert system[skipped.at - 1 : skipped.at + 1] == "9|"  # where the rewrite says 9.0
+
+
+def test_counting_around_the_context_is_exact(tmp_path):
+    rng = random.Random(5)
+    logged = request(GOLDEN / "medium" / "lightrag.request.json")
+    prepared = measure.prepare_logged(logged, ["json", "tsv", "graphrag", "llamaindex", "neo4j_graphrag"])
+    text, span = prepared.text, prepared.spans[0]
+    pads = ["", "\n", "\n\n", " ", "x", "\n \n", "---Context---\n\n", "}\n\n"]
+    for name in benchmark.SHIPPED_ENCODINGS:
+        tokenizer = benchmark.load_tokenizer(name)
+        for _ in range(20):
+            before = text[: span.start - rng.randrange(0, 3)] + rng.choice(pads)
+            after = rng.choice(pads) + text[span.end + rng.randrange(0, 3) :]
+            around = measure.Around(tokenizer, before, after)
+            for graph_text in prepared.graph_texts.values():
+                assert around.count(graph_text, tokenizer.count(graph_text)) == tokenizer.count(before + graph_text + after)
+
+
+def log_file(tmp_path, lines: list) -> str:
+    path = tmp_path / "logged.jsonl"
+    path.write_text("".join((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n" for line in lines),
+                    encoding="utf-8")
+    return str(path)
+
+
+def test_a_log_is_measured_line_by_line_and_every_line_is_accounted_for(tmp_path):
+    lightrag = json.loads((GOLDEN / "small" / "lightrag.request.json").read_text(encoding="utf-8"))["messages"]
+    llama = json.loads((GOLDEN / "small" / "llamaindex.request.json").read_text(encoding="utf-8"))["messages"]
+    path = log_file(tmp_path, [
+        {"model": "gpt-4o-mini", "messages": lightrag, "id": "req-1"},
+        {"custom_id": "b2", "method": "POST", "url": "/v1/chat/completions", "body": {"model": "m", "messages": llama}},
+        "",
+        {"question": "Where?", "prompt": llama[1]["content"]},
+        "{not json",
+        {"messages": [{"role": "user", "content": "What is a graph?"}]},
+    ])
+    done = run_cli("--from-prompts", path, "--formats", "json,tsv", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in (tmp_path / "out" / "logged.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(r["line"], r["id"], r.get("layout"), r.get("left_out", "")[:20]) for r in records] == [
+        (1, "req-1", "lightrag", ""), (2, "b2", "llamaindex", ""), (4, "line 4", "llamaindex", ""),
+        (5, "line 5", None, "not JSON (Expecting "), (6, "line 6", None, "no graph context of ")]
+    tokenizer = benchmark.load_tokenizer("o200k_base")
+    first = records[0]["tokens"]["o200k_base"]
+    assert first["logged"]["prompt"] == sum(tokenizer.count(m["content"]) for m in lightrag)  # what was sent, counted whole
+    for fmt in ("json", "tsv"):
+        prepared = measure.prepare_logged(request(GOLDEN / "small" / "lightrag.request.json"), [fmt])
+        alternative = "".join(measure.replaced(prepared.text, prepared.spans, prepared.graph_texts[fmt]))
+        assert first[fmt]["prompt"] == tokenizer.count(alternative) + tokenizer.count(lightrag[1]["content"])
+        assert first[fmt]["graph"] == tokenizer.count(prepared.graph_texts[fmt])
+    md = (tmp_path / "out" / "results.md").read_text(encoding="utf-8").splitlines()
+    assert md[0] == "# What each format would save on your logged traffic"
+    assert md[2].startswith("5 logged request(s) in ") and md[2].endswith(": 3 read back exactly and measured (llamaindex 2, lightrag 1); "
+                                                                          "2 left out (logged.jsonl says why, line by line).")
+    assert md[4].startswith("**o200k_base: tsv would send ")
+    assert done.stdout.startswith("# What each format would save on your logged traffic\n")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["preflight"]["logged"]["left_out"] == 2 and manifest["config"]["formats"] == ["json", "tsv"]
+    assert (tmp_path / "out" / "report.html").read_bytes().startswith(b"<!DOCTYPE html>")
+
+
+def test_a_long_log_measured_on_two_processes_gives_the_bytes_of_one(tmp_path, monkeypatch):
+    messages = json.loads((GOLDEN / "small" / "graphrag.request.json").read_text(encoding="utf-8"))["messages"]
+    lines = [{"id": f"q{k}", "messages": messages} if k % 7 else "oops" for k in range(3 * measure.CHUNK + 5)]
+    path = log_file(tmp_path, lines)
+    outs = {}
+    for workers in (1, 2):
+        monkeypatch.setattr(run, "WORKERS", workers)
+        out = tmp_path / f"w{workers}"
+        assert benchmark.main(["--from-prompts", path, "--formats", "json,graphrag", "--out", str(out)]) == 0
+        outs[workers] = ((out / "logged.jsonl").read_bytes(), (out / "results.md").read_bytes())
+    assert outs[1] == outs[2]
+    assert outs[1][0].count(b"\n") == len(lines)
+
+
+def test_our_own_prompts_are_read_by_the_format_they_name(tmp_path):
+    assert benchmark.main(["--formats", "json,dsl,graphrag", "--out", str(tmp_path / "made")]) == 0
+    prompts = sorted((tmp_path / "made").glob("prompt.*.txt"))
+    path = log_file(tmp_path, [{"question": p.name, "prompt": p.read_text(encoding="utf-8")} for p in prompts])
+    assert benchmark.main(["--from-prompts", path, "--formats", "json,tsv", "--out", str(tmp_path / "out")]) == 0
+    records = [json.loads(line) for line in (tmp_path / "out" / "logged.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {r["layout"] for r in records} == {"own:json", "own:dsl", "own:graphrag"}
+    assert all(r["edges"] == 13 and r["nodes"] == 14 for r in records)  # the article's graph, each time
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--graph", "g.json"], "--from-prompts measures the prompts your framework logged: --graph shape a run over a graph; leave them out"),
+    (["--context", "khop", "--sizes", "small"], "--from-prompts measures the prompts your framework logged: --context, --sizes shape a run "
+                                                "over a graph; leave them out"),
+])
+def test_flags_of_a_graph_run_are_refused(tmp_path, capsys, flags, message):
+    path = log_file(tmp_path, [{"prompt": "x"}])
+    assert benchmark.main(["--from-prompts", path, *flags, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_a_log_with_nothing_readable_stops_and_writes_nothing(tmp_path, capsys):
+    path = log_file(tmp_path, [{"prompt": "no graph"}, "[1]"])
+    assert benchmark.main(["--from-prompts", path, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --from-prompts {path}: none of its 2 line(s) could be read back exactly: ")
+    assert err.endswith("; logged.jsonl is not written\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_log_is_one_line(tmp_path, capsys):
+    assert benchmark.main(["--from-prompts", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == (f"error: --from-prompts {tmp_path / 'none.jsonl'}: no such file; give the JSON Lines file your "
+                                       "framework's prompts were logged to\n")
+
+
+@pytest.mark.parametrize("line, reason", [
+    (b"[1, 2]", "not a JSON object"),
+    (b'{"messages": [{"role": "user", "content": 5}]}', "message 1's content is neither text nor a list of text parts"),
+    (b'{"model": "m"}', 'neither a chat request ("messages") nor {"question", "prompt"}'),
+    (b'{"messages": []}', "no messages"),
+])
+def test_a_line_that_is_no_request_says_why(line, reason):
+    assert read.parse_line(3, line) == read.Unread(3, "line 3", reason)
+
+
+def test_content_parts_are_read_as_their_text():
+    logged = read.parse_line(1, json.dumps({"messages": [{"role": "system", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+                                                         {"role": "user", "content": "Who?"}]}).encode())
+    assert logged.messages == (("system", "ab"), ("user", "Who?")) and logged.question == "Who?"
+
+
+def test_p95_is_the_nearest_rank():
+    assert run.p95([1]) == 1 and run.p95(list(range(1, 21))) == 19 and run.p95(list(range(1, 101))) == 95
