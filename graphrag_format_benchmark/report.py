@@ -330,6 +330,7 @@ highlighted; lines naming a distractor node are in brown; stable edge ids (--edg
 <p class="note" id="shown"></p>
 <div id="cells"></div>
 </div>
+<div id="agreePart" hidden><h2>Your questions: agreement with the answers to what was sent</h2><div id="agreement"></div><h3>Every disagreement</h3><div id="disagreements"></div></div>
 <div id="comparePart" hidden><h2>Models compared</h2><div id="leaderboard"></div><div>@@COMPARE_SVG@@</div><h3>Why answers failed, per model</h3><div id="compareDiagnoses"></div></div>
 <script type="application/json" id="data">@@DATA@@</script>
 <script>
@@ -483,6 +484,20 @@ if (M) {
     $("cells").replaceChildren(t);
   }
   showCells();
+}
+// Logged prompts asked again in every format
+const A = D.agreement;
+if (A) {
+  $("agreePart").hidden = false;
+  $("agreement").appendChild(el("p", A.model + ": two answers agree when equal after the article's normalization; logged questions have no gold answer, so this is agreement, not accuracy."));
+  $("agreement").appendChild(table([{label: "format", text: true, value: (r) => r.format}, {label: "agree", value: (r) => r.agree},
+    {label: "compared", value: (r) => r.compared}, {label: "rate", value: (r) => r.rate}, {label: "not compared", value: (r) => r.failed}], A.rows, "agreeTable"));
+  const t = el("table"); t.id = "disagreeTable";
+  const head = el("tr"); ["line", "id", "format", "question", "answer to what was sent", "answer in this format"].forEach((c) => head.appendChild(el("th", c))); t.appendChild(head);
+  A.disagreements.slice(0, 2000).forEach((d) => { const tr = el("tr"); [d.line, d.id, d.format, d.question].forEach((v) => tr.appendChild(el("td", String(v), "t")));
+    [d.sent, d.answer].forEach((v) => tr.appendChild(el("td", v, "answer"))); t.appendChild(tr); });
+  $("disagreements").replaceChildren(t);
+  if (A.disagreements.length > 2000) $("disagreements").appendChild(el("p", "The first 2,000 of " + A.disagreements.length + "; results.md and results.json hold them all."));
 }
 // Comparison
 const C = D.compare;

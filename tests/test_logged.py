@@ -203,3 +203,56 @@ def test_content_parts_are_read_as_their_text():
 
 def test_p95_is_the_nearest_rank():
     assert run.p95([1]) == 1 and run.p95(list(range(1, 21))) == 19 and run.p95(list(range(1, 101))) == 95
+
+
+def test_with_a_model_each_format_is_asked_and_its_answer_compared_with_the_answer_to_what_was_sent(tmp_path):
+    from fake_openai import FakeOpenAI
+
+    requests = [GOLDEN / "small" / "lightrag.request.json", GOLDEN / "small" / "graphrag.request.json"]
+    path = log_file(tmp_path, [{"id": r.stem, **json.loads(r.read_text(encoding="utf-8"))} for r in requests])
+    seen = []
+
+    def answer(system: str) -> str:  # the context is in the system message: the answer depends on the layout it is in
+        seen.append(system)
+        if '"nodes": [' in system:
+            return "  microsoft research "  # json: the same answer once normalized
+        if "\tedge\t" in system or system.count("\t") > 20:
+            return "Bell Labs"  # tsv: another answer
+        return "Microsoft Research"
+
+    fake = FakeOpenAI(answer=answer)
+    try:
+        argv = ["--from-prompts", path, "--formats", "json,tsv", "--model", "m", "--base-url", fake.url, "--out", str(tmp_path / "out")]
+        assert benchmark.main(argv) == 0
+        assert len(seen) == 6  # two logged prompts, each as sent and in two formats
+        assert benchmark.main(argv) == 0
+        assert len(seen) == 6  # resumed from the log: nothing sent again
+    finally:
+        fake.close()
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    rows = {r["format"]: r for r in results["agreement"]["rows"]}
+    assert (rows["json"]["agree"], rows["json"]["compared"], rows["tsv"]["agree"], rows["tsv"]["compared"]) == (2, 2, 0, 2)
+    assert [(d["id"], d["format"], d["sent"], d["answer"]) for d in results["agreement"]["disagreements"]] == [
+        ("lightrag.request", "tsv", "Microsoft Research", "Bell Labs"), ("graphrag.request", "tsv", "Microsoft Research", "Bell Labs")]
+    md = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+    assert ("With m, the answers agree with the answers to what was sent most often in json (2 of 2); the evidence is agreement on your "
+            "questions, not accuracy.") in md
+    assert "| 1 | lightrag.request | tsv | Which organization did Leslie Lamport work at? | Microsoft Research | Bell Labs |" in md
+    log = [json.loads(line) for line in (tmp_path / "out" / "requests.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted((r["id"], r["format"]) for r in log) == sorted((r.stem, f) for r in requests for f in ("logged", "json", "tsv"))
+
+
+def test_the_control_solver_cannot_answer_a_logged_prompt(tmp_path, capsys):
+    path = log_file(tmp_path, [{"prompt": "x"}])
+    assert benchmark.main(["--from-prompts", path, "--model", "solver", "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith("error: --model solver answers this tool's own questions from its own graph;")
+
+
+def test_the_union_of_the_logged_subgraphs_is_a_graph_the_tool_reads(tmp_path):
+    requests = [GOLDEN / "small" / f"{f}.request.json" for f in ("lightrag", "graphrag", "llamaindex")]
+    path = log_file(tmp_path, [json.loads(r.read_text(encoding="utf-8")) for r in requests])
+    assert benchmark.main(["--from-prompts", path, "--formats", "json", "--out", str(tmp_path / "out")]) == 0
+    records = json.loads((tmp_path / "out" / "logged_graph.json").read_text(encoding="utf-8"))
+    graph = benchmark.validate_graph(records, "logged_graph.json", benchmark.Problems())
+    assert len(graph.edges) == 11 + 11 + 11  # LightRAG's and GraphRAG's relationships (descriptions), LlamaIndex's triplets (labels)
+    assert "Leslie Lamport" in {n.id for n in graph.nodes}

@@ -35,6 +35,7 @@ class Measured:
     edges: int
     tokens: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)  # encoding -> format -> (graph, prompt) tokens
     texts: dict[str, str] = field(default_factory=dict)  # format -> the prompt message with it in place (kept for a few only)
+    graph: Graph | None = None  # the subgraph it shows (for the union of the logged subgraphs)
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = 
     """Every count of a prepared prompt: the logged context and prompt, and each format's graph and prompt (tiktoken
     releases the GIL: this runs on another thread while the next prompt is read)."""
     text, spans = p.text, p.spans
-    measured = Measured(p.logged, p.layout, p.message, len(p.graph.nodes), len(p.graph.edges))
+    measured = Measured(p.logged, p.layout, p.message, len(p.graph.nodes), len(p.graph.edges), graph=p.graph)
     others = [t for j, (_, t) in enumerate(p.logged.messages) if j != p.message]
     logged_graph = "".join(text[s.start : s.end] for s in spans)
     for tokenizer in tokenizers:

@@ -17,14 +17,17 @@ import math
 import os
 from pathlib import Path
 
-from benchmark import ARTICLE_FORMATS, FORMATS, BenchmarkError, build_manifest, display, json_bytes, publish
+from benchmark import ARTICLE_FORMATS, FORMATS, BenchmarkError, Graph, build_manifest, display, json_bytes, publish
 
 from ..artifacts import OutLock, Outputs, format_library_versions
 from ..encodings import tokenizer_for
 from ..frameworks import FRAMEWORK_FORMATS
-from ..options import parse_names
 from ..progress import Progress
 from ..report import drawn_lines, render_report
+from ..options import make_model_config, parse_names
+from ..runner.config import SOLVER_MODEL, public_url
+from ..runner.log import LOG_NAME
+from .answers import ask_all
 from .measure import LOGGED, Measured, Skipped, measured_lines
 from .read import Unread
 
@@ -34,7 +37,31 @@ GRAPH_FLAGS = ("--graph", "--questions", "--generate-questions", "--context", "-
                "--store-fields", "--prompt", "--write-prompts", "--baseline")
 DEFAULT_FORMATS = [*ARTICLE_FORMATS, "graphrag", "lightrag", "llamaindex", "langchain", "neo4j_graphrag"]
 SHOWN = 3  # logged prompts report.html shows beside their alternatives
+UNION = "logged_graph.json"  # the union of the logged subgraphs, for generated questions over them
 WORKERS = min(2, os.cpu_count() or 1)  # processes that measure a long file's lines: this machine's cores, at most 2
+
+
+class Union:
+    """The logged subgraphs as one graph: each node once (its first showing; another showing with other values counted),
+    each distinct edge once. Memory grows with the distinct facts, not with the prompts."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, tuple] = {}
+        self.edges: dict[tuple, None] = {}
+        self.conflicts = 0
+
+    def add(self, graph: Graph) -> None:
+        for n, props in graph.nodes_with_props():
+            known = self.nodes.setdefault(n.id, (n, props))
+            self.conflicts += known != (n, props)
+        for e, props in graph.edges_with_props():
+            self.edges.setdefault((e, props), None)
+
+    def records(self) -> dict:
+        """graph.json's records (benchmark.validate_graph reads them)."""
+        nodes = [{"id": n.id, "name": n.name, "type": n.type, **dict(p)} for n, p in self.nodes.values()]
+        edges = [{"source": e.source, "relation": e.relation, "target": e.target, **dict(p)} for e, p in self.edges]
+        return {"nodes": nodes, "edges": edges}
 
 
 class Totals:
@@ -42,8 +69,11 @@ class Totals:
 
     def __init__(self) -> None:
         self.tokens: dict[str, dict[str, tuple[list[int], list[int]]]] = {}
+        self.union = Union()
 
     def add(self, m: Measured) -> None:
+        if m.graph is not None:
+            self.union.add(m.graph)
         for encoding, rows in m.tokens.items():
             for fmt, (graph, prompt) in rows.items():
                 lists = self.tokens.setdefault(encoding, {}).setdefault(fmt, ([], []))
@@ -81,11 +111,39 @@ def _row(r: dict, layouts: str, price: float | None) -> str:
     return "| " + " | ".join(cells + ([f"{r['cost_usd']:,.4f}"] if price is not None else [])) + " |"
 
 
-def results_md(summ: dict, counts: dict, source: str, price: float | None) -> str:
+def agreement_md(model: str, rows: list[dict], disagreements: list[dict]) -> list[str]:
+    """The agreement table, and every disagreement side by side."""
+    lines = [f"## {model}: does each format's answer agree with the answer to what was sent?", "",
+             "The same model asked each logged question again with its context in each format; two answers agree when they are "
+             "equal after the article's normalization (trimmed, casefolded, ё as е). Logged questions have no gold answer: "
+             "agreement is not accuracy; the verified accuracy comes from generated questions over the same subgraphs "
+             "(logged_graph.json, docs/logged-prompts.md).", "",
+             "| format | agree | compared | rate | 95% interval (Wilson) | not compared (a request failed) |", "|---|---:|---:|---:|---|---:|"]
+    for r in rows:
+        rate = "" if r["rate"] is None else f"{r['rate']:.1%}"
+        interval = "" if r["low"] is None else f"{r['low']:.1%}-{r['high']:.1%}"
+        lines.append(f"| {r['format']} | {r['agree']:,} | {r['compared']:,} | {rate} | {interval} | {r['failed']:,} |")
+    lines.append("")
+    if disagreements:
+        lines += ["### Every disagreement", "", "| line | id | format | question | answer to what was sent | answer in this format |",
+                  "|---:|---|---|---|---|---|"]
+        cell = lambda text: " ".join(str(text).split()).replace("|", "\\|")[:300]  # noqa: E731
+        lines += [f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | {cell(d['answer'])} |"
+                  for d in disagreements]
+        lines.append("")
+    return lines
+
+
+def results_md(summ: dict, counts: dict, source: str, price: float | None, agreed: tuple | None = None) -> str:
     layouts = ", ".join(f"{k} {v:,}" for k, v in sorted(counts["layouts"].items(), key=lambda kv: -kv[1]))
     lines = ["# What each format would save on your logged traffic", "",
              f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured ({layouts}); "
              f"{counts['left_out']:,} left out (logged.jsonl says why, line by line).", ""]
+    if agreed is not None:
+        best = max((r for r in agreed[1] if r["rate"] is not None), key=lambda r: (r["rate"], r["format"]), default=None)
+        if best is not None:
+            lines += [f"With {agreed[0]}, the answers agree with the answers to what was sent most often in {best['format']} "
+                      f"({best['agree']:,} of {best['compared']:,}); the evidence is agreement on your questions, not accuracy.", ""]
     for encoding, rows in summ.items():
         best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
         base = next(r for r in rows if r["format"] == LOGGED)
@@ -98,7 +156,12 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None) -> st
                   "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if price is not None else "")]
         lines += [_row(r, layouts, price) for r in rows]
         lines.append("")
-    lines += ["A prompt's tokens are its messages' text as sent (chat framing not counted); a format's prompt is the logged one "
+    if agreed is not None:
+        lines += agreement_md(*agreed)
+    lines += [f"The union of the logged subgraphs is in {UNION}: questions drawn from it and proven against it give the verified "
+              f"accuracy a model reaches in each format (python benchmark.py --graph OUT/{UNION} --generate-questions 200 --prompt en "
+              "--context khop --model NAME --base-url URL ...).", "",
+              "A prompt's tokens are its messages' text as sent (chat framing not counted); a format's prompt is the logged one "
               "with that format's text in place of the framework's context, which was read back and written again to the same "
               "bytes before anything was counted. The saving is against what was sent, over all measured prompts.", ""]
     if counts["reasons"]:
@@ -152,8 +215,14 @@ def check_logged_flags(argv: list[str]) -> None:
 def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
     check_logged_flags(argv)
+    model = None
     if args.model is not None:
-        raise BenchmarkError("--from-prompts with --model is not built yet: measure the tokens without --model")
+        if args.model == SOLVER_MODEL:
+            raise BenchmarkError("--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own words: "
+                                 "give the model your framework uses (--model NAME --base-url URL)")
+        if args.score is not None or args.export_batch is not None or args.batch:
+            raise BenchmarkError("--from-prompts sends its requests itself: leave out --score, --export-batch and --batch")
+        model = make_model_config(args)
     formats = parse_names(args.formats, list(FORMATS), "--formats") if any(a == "--formats" or a.startswith("--formats=") for a in argv) else DEFAULT_FORMATS
     tokenizers = [tokenizer_for(name.strip()) for name in args.encoding.split(",")]
     price = args.input_price_per_million
@@ -179,15 +248,26 @@ def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | No
             raise BenchmarkError(f"--from-prompts {display(args.from_prompts)}: none of its {counts['lines']:,} line(s) could be read back "
                                  f"exactly: {reasons}; logged.jsonl is not written")
         summ = summary(totals, price)
-        md = results_md(summ, counts, display(args.from_prompts), price)
+        agreement = None
+        if model is not None:
+            agreement, asked = ask_all(args.from_prompts, formats, model, args.out)
+            counts["asked"] = {**asked, "log": {LOG_NAME: file_digest(args.out / LOG_NAME)}}  # kept across runs: not an output replaced
+        md = results_md(summ, counts, display(args.from_prompts), price, agreement and (model.model, agreement.rows(formats), agreement.disagreements))
         staging.add("results.md", md.encode("utf-8"))
-        staging.add("results.json", json_bytes({"kind": "logged", "source": display(args.from_prompts), "counts": counts, "summary": summ}))
-        data = {"kind": "run", "title": "graphrag-format-benchmark · logged prompts", "baseline": LOGGED, "sizes": _size_view(summ),
-                "tokens": [], "prompts": _prompt_view(shown, tokenizers[0].name), "model": None,
+        union = totals.union.records()
+        staging.add(UNION, json.dumps(union, ensure_ascii=False, indent=1).encode("utf-8"))
+        counts["union"] = {"nodes": len(union["nodes"]), "edges": len(union["edges"]), "node_conflicts": totals.union.conflicts}
+        agreed = {"model": model.model, "rows": agreement.rows(formats), "disagreements": agreement.disagreements} if agreement else None
+        staging.add("results.json", json_bytes({"kind": "logged", "source": display(args.from_prompts), "counts": counts, "summary": summ,
+                                                **({"agreement": agreed} if agreed else {})}))
+        data = {"kind": "run", "title": "graphrag-format-benchmark · logged prompts" + (f" · {model.model}" if model else ""), "baseline": LOGGED,
+                "sizes": _size_view(summ), "tokens": [], "prompts": _prompt_view(shown, tokenizers[0].name), "model": None,
+                "agreement": agreed,
                 "notes": [f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl hold every count"]}
         staging.add("report.html", render_report(data))
         config = {"argv": argv, "from_prompts": display(args.from_prompts), "formats": formats, "encodings": [t.name for t in tokenizers],
-                  "input_price_per_million": price, "out": display(args.out)}
+                  "input_price_per_million": price, "out": display(args.out),
+                  **({"model": {"model": model.model, "base_url": public_url(model.base_url), "sampling": model.sampling(0)}} if model else {})}
         manifest = build_manifest(config, tokenizers, _NoInputs(), staging.sha, {"logged": counts}, argv, format_library_versions(formats))
         manifest["inputs"] = {display(args.from_prompts): file_digest(args.from_prompts)}
         publish(staging, manifest, lock.release)
