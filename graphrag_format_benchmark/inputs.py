@@ -460,6 +460,25 @@ def check_template(name: str, text: str) -> None:
 MAX_TEMPLATE_BYTES = 1_000_000
 
 
+# The built-in templates' two lines about direction, and what they say of a graph without one (a GraphRAG or LightRAG
+# store: networkx Graphs, each edge stored once in either direction).
+DIRECTED_LINES = {"ru": ("точный обход направленного графа.", "Не обращай направление связи."),
+                  "en": ("an exact traversal of a directed graph.", "Do not reverse the direction of a relation.")}
+UNDIRECTED_LINES = {"ru": ("точный обход неориентированного графа.", "Ребро можно пройти в любую сторону."),
+                    "en": ("an exact traversal of an undirected graph.", "An edge may be walked in either direction.")}
+
+
+def undirected_template(template: Template) -> Template:
+    """A built-in template as it speaks of a graph without direction; a template file says what it says."""
+    base = template.name.split("+")[0]
+    if base not in DIRECTED_LINES or "+undirected" in template.name:
+        return template
+    text = template.text
+    for said, meant in zip(DIRECTED_LINES[base], UNDIRECTED_LINES[base]):
+        text = text.replace(said, meant)
+    return Template.parse(template.name + "+undirected", text)
+
+
 def load_template(value: str, edge_ids: bool = False) -> Template:
     """--prompt: a built-in name (ru, the article's; en) or a UTF-8 file with the three fields. With edge_ids a
     built-in template asks for the path as edge ids (a file says what it says)."""

@@ -34,7 +34,7 @@ from benchmark import (
 from .artifacts import OutLock, Outputs, format_library_versions
 from .charts import size_report_svg
 from .frameworks import FRAMEWORK_BUDGETS, FRAMEWORK_FORMATS
-from .inputs import STORES, load_inputs
+from .inputs import STORES, load_inputs, undirected_template
 from .leakage import leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
 from .measure import ThreadedCounts, measure
@@ -193,7 +193,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
                                           args.out, args.overwrite_batch,
                                           [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS])
     plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
-    plan = replace(plan, undirected=inputs.graph_format in UNDIRECTED)
+    if inputs.graph_format in UNDIRECTED:  # a store without direction: its prompt says so, and evidence may name an edge either way
+        plan = replace(plan, undirected=True, template=undirected_template(plan.template))
     if args.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
         if args.context_tokens not in FRAMEWORK_BUDGETS:  # a number of tokens: counted in the baseline's format
             plan = replace(plan, context_tokens_format=inputs.graph_format)

@@ -37,6 +37,7 @@ def singular_or_plural(singular: str, plural: str, values: tuple | list) -> dict
 
 
 GENERATION_DRAWS = 200  # draws per question before a hop count is given up as unable to yield more
+EXHAUSTED = 3  # slots in a row of one hop count and kind left unfilled: the graph yields no more of them, and no draw is spent on the rest
 POOL_EXACT = 5_000  # a role's (peer, hop) entries up to which a near miss is drawn from exact counts; beyond, by sampling
 NEAR_MISS_TRIES = 64  # entries drawn at random for a near miss of a larger role before this draw gives up
 MAX_GOLD_PATHS = 20  # a generated query with more complete walks than this is drawn again
@@ -192,24 +193,35 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     n_abstain = round(spec.n * spec.abstain_share)
     plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
     plan += [(lo + k % (hi - lo + 1), True) for k in range(n_abstain)]
-    made, seen, counts = [], set(), Counter()
+    made, seen, texts, counts = [], set(), set(), Counter()
+    missed: Counter = Counter()  # (hops, abstain) -> slots in a row its draws could not fill: past EXHAUSTED, the graph has no more
     for hops_n, abstain in plan:
+        if missed[hops_n, abstain] >= EXHAUSTED:
+            continue
         for _ in range(GENERATION_DRAWS if starts else 0):
             q = draw(hops_n, abstain)
             if q is not None and word.reads and not reads_one_way(graph, validate_query(q["query"], "", set(names)), index, incident, word.reads):
                 continue  # its wording would not say which of several facts to follow
-            if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen:
+            if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen and q["question"] not in texts:
                 seen.add((q["query"]["start"], json.dumps(q["query"]["hops"])))
+                texts.add(q["question"])  # no two questions read alike: a reader could not tell them apart
                 made.append(q)
                 counts[hops_n] += 1
+                missed[hops_n, abstain] = 0
                 break
+        else:
+            missed[hops_n, abstain] += 1
     # An abstention question asks for "nodes" as often as a positive one has an answer set: the wording says nothing.
     positives = [q for q in made if not q["insufficient"]]
     share = sum("answers" in q for q in positives) / len(positives) if positives else 0.0
     for q in made:
         if q["insufficient"] and rng.random() < share:
             query = validate_query(q["query"], "", set(names))
-            q["question"] = word(names[query.start], list(query.hops), several=True, ask=query.ask)
+            text = word(names[query.start], list(query.hops), several=True, ask=query.ask)
+            if text not in texts:
+                texts.discard(q["question"])
+                texts.add(text)
+                q["question"] = text
     ordered = sorted(made, key=lambda q: (len(q["query"]["hops"]), q["insufficient"]))
     for k, q in enumerate(ordered, 1):
         q["id"] = f"g{k:0{len(str(len(ordered)))}d}"

@@ -179,9 +179,30 @@ MASK = "___"  # a name in a described relation, where the question would give it
 DESCRIBED_WORDS = 24  # a described hop quotes at most this many words of the description, then "…"
 
 
+def sentence_hop(form: str, x: str, hop: Hop, template: str) -> str:
+    """A one-hop question of a store's edge whose description names both its ends ({S} and {T} in template), as a person
+    asks it: the known end named, the other asked for. ('asked', 'Paxos', in, '{S} was designed as an alternative to
+    {T}') -> 'What was designed as an alternative to Paxos?'; ('asked', 'Leslie Lamport', out, '{S} has worked at {T}
+    since 2001') -> 'Leslie Lamport has worked at what since 2001?'; nested: 'the one that Leslie Lamport has worked at
+    since 2001'."""
+    known, unknown = ("{S}", "{T}") if hop.direction == "out" else ("{T}", "{S}")
+    text, c = template.replace(known, x), _condition_words(hop.where)
+    if form == "nested":
+        if text.startswith(unknown):
+            return "the one that" + text[len(unknown):] + c
+        return "the one that " + " ".join(text.replace(unknown, " ").split()) + c
+    if text.startswith(unknown):
+        return "What" + text[len(unknown):] + c + "?"
+    return text.replace(unknown, "what") + c + "?"
+
+
 def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
     """One hop in one of PHRASINGS' forms: ('asked', 'Irina', LEADS out) -> 'What does Irina lead?' (an upper-case verb
     ending in s reads 'does ... lead'); ('nested', 'Irina', LEADS out) -> 'the one Irina leads'."""
+    if p.kind == "sentence":
+        if form == "asked":
+            return sentence_hop(form, x, hop, p.words)
+        p = Phrase(p.inverse, "described")  # inside a longer walk the masked description says it: nested clauses of sentences lose a reader
     out = hop.direction == "out"
     first, *rest = p.words.split()
     if form == "asked" and p.kind == "act" and out and first.endswith("s") and not first.endswith("ss"):
@@ -192,7 +213,7 @@ def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
     return text[0].upper() + text[1:] if form == "stated" else text
 
 
-NESTING_KINDS = frozenset(("noun", "pair", "made", "link", "described"))  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
+NESTING_KINDS = frozenset(("noun", "pair", "made", "link", "described", "sentence"))  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
 
 
 def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
@@ -203,6 +224,8 @@ def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
     participle key with dates (founded); of the last edge's: 'What is the since of the leads link from Irina?'."""
     if len(hops) > 1 and not {phrases(h.relation).kind for h in hops} <= NESTING_KINDS:
         return _sequential_question(start, hops, phrases, several, ask, dated)
+    if len(hops) > 1 or ask is not None:  # a store's description reads as a person's question for one hop, asked of its far end
+        phrases = _as_described(phrases)
     np = start
     for hop in hops[:-1]:
         np = phrase_hop("nested", np, hop, phrases(hop.relation))
@@ -217,6 +240,14 @@ def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
     else:
         text = _property_question(phrase_hop("nested", np, last, phrases(last.relation)), ask.key, dated)
     return text + (" (There may be several; name any one.)" if several else "")
+
+
+def _as_described(phrases: Callable[[str], Phrase]) -> Callable[[str], Phrase]:
+    def phrase(relation: str) -> Phrase:
+        p = phrases(relation)
+        return Phrase(p.inverse, "described") if p.kind == "sentence" else p
+
+    return phrase
 
 
 def _property_question(reached: str, key: str, dated: Callable[[str], bool]) -> str:
@@ -299,7 +330,7 @@ def russian_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
     return asked + (f" Каково значение «{ask.key}» у этой связи?" if ask is not None else "")
 
 
-STORE_KINDS = ("link", "described")
+STORE_KINDS = ("link", "described", "sentence")
 
 
 def store_phrases(graph: Graph) -> dict[str, Phrase]:
@@ -310,10 +341,13 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
     ends: dict[str, set[str]] = {}
     keywords: dict[str, set[str]] = {}
     names = {n.id: n.name for n in graph.nodes}
+    edges_of: dict[str, list[tuple[str, str]]] = {}
     for e, props in graph.edges_with_props():
         if is_description(e.relation):
             ends.setdefault(e.relation, set()).update((names[e.source], names[e.target]))
+            edges_of.setdefault(e.relation, []).append((names[e.source], names[e.target]))
             keywords.setdefault(e.relation, set()).update(str(v) for k, v in props if k == "keywords" and str(v).strip())
+    single = {r: pair[0] for r, pair in edges_of.items() if len(pair) == 1}  # a description of one edge: its ends known
     by_keywords: dict[str, int] = {}
     for words in keywords.values():
         for w in words:
@@ -328,8 +362,23 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
         words = text.split(" ")
         if len(words) > DESCRIBED_WORDS:  # a long description (GraphRAG summarizes into paragraphs): its opening says which
             text = " ".join(words[:DESCRIBED_WORDS]) + "…"
-        phrases[relation] = Phrase(text[:-1] if text.endswith(".") and not text.endswith("..") else text, "described")
+        masked = text[:-1] if text.endswith(".") and not text.endswith("..") else text
+        template = sentence_template(relation, *single[relation]) if relation in single and len(words) <= DESCRIBED_WORDS else None
+        phrases[relation] = Phrase(template, "sentence", masked) if template else Phrase(masked, "described")
     return phrases
+
+
+def sentence_template(description: str, source: str, target: str) -> str | None:
+    """The description with its edge's ends as {S} and {T}, where it names each once as whole words and nothing else
+    of the edge is in braces: 'Raft was designed as an alternative to Paxos.' -> '{S} was designed as an alternative to
+    {T}'; None where a person's question cannot be made of it (an end unnamed or named twice, a self-loop)."""
+    text = " ".join(description.split())
+    if source.casefold() == target.casefold() or "{" in text or "}" in text:
+        return None
+    marked = replace_names(text, {source: "{S}", target: "{T}"})
+    if marked.count("{S}") != 1 or marked.count("{T}") != 1:
+        return None
+    return marked[:-1] if marked.endswith(".") and not marked.endswith("..") else marked
 
 
 
@@ -346,7 +395,7 @@ class Wording:
         self.russian = {r for r, p in self.phrases.items() if p.kind == "ru"} if wording == "natural" and language == "ru" else set()
         stored = store_phrases(graph)
         # a store's relation -> how its hop reads: two relations that read alike are one to a reader, either way
-        self.reads = {r: (p.kind, p.words) for r, p in stored.items() if r not in self.phrases}
+        self.reads = {r: ("described", p.inverse) if p.kind == "sentence" else (p.kind, p.words) for r, p in stored.items() if r not in self.phrases}
         self.phrases = {**stored, **self.phrases}
         if wording == "natural" and language == "ru":
             missing = sorted({e.relation for e in graph.edges} - self.russian)
@@ -360,7 +409,8 @@ class Wording:
         if self.russian and all(h.relation in self.russian for h in hops):
             return russian_question(start, hops, self.phrase, several, ask)
         if not self.natural:  # a store's relation is shown as its phrase: its description would name the answer
-            hops = [h._replace(relation=f'"{p.words}"') if (p := self.phrase(h.relation)).kind in STORE_KINDS else h for h in hops]
+            hops = [h._replace(relation=f'"{p.inverse if p.kind == "sentence" else p.words}"') if (p := self.phrase(h.relation)).kind in STORE_KINDS
+                    else h for h in hops]
             return question_text(self.language, start, hops, several=several, ask=ask)
         return natural_question(start, hops, self.phrase, several, ask, self.dated)
 

@@ -10,6 +10,7 @@ import pytest
 
 import benchmark
 from graphrag_format_benchmark import (
+    inputs as inputs_module,
     questions as questions_module,
 )
 
@@ -102,3 +103,31 @@ def test_natural_generated_questions_name_no_relation_and_are_proven(tmp_path):
         assert not [r for r in relations if "_" in r and r in q["question"]], q["question"]
     table = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) for e in table} == {(1.0, 1.0, 1.0)}
+
+
+def test_no_two_generated_questions_read_alike(tmp_path):
+    sys.path.insert(0, str(ROOT / "bench"))
+    from framework_stores import large_records, lightrag_store
+
+    records, _, _ = inputs_module.read_graph_file(lightrag_store(tmp_path / "s", *large_records(60)), store_fields="all")
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    for seed in range(4):
+        drawn, _ = questions_module.generate_questions(graph, questions_module.GenerateSpec(60, (1, 3), 0.25, seed, "en"))
+        texts = [q["question"] for q in drawn]
+        assert len(set(texts)) == len(texts) and len(texts) >= 40
+
+
+def test_a_graph_that_yields_no_more_spends_no_more_draws(tmp_path, monkeypatch):
+    graph = benchmark.Graph((benchmark.Node("a", "Ann", "person"), benchmark.Node("b", "Bob", "person")), (benchmark.Edge("a", "KNOWS", "b"),))
+    draws = collections.Counter()
+    real = questions_module.QuestionDraw.__call__
+
+    def counted(self, hops_n, abstain):
+        draws[hops_n, abstain] += 1
+        return real(self, hops_n, abstain)
+
+    monkeypatch.setattr(questions_module.QuestionDraw, "__call__", counted)
+    drawn, counts = questions_module.generate_questions(graph, questions_module.GenerateSpec(20_000, (1, 1), 0.2, 7, "en"))
+    assert counts == {1: 2} and len(drawn) == 2  # Ann -> Bob and Bob -> Ann; no near miss on a graph of one relation
+    # each (hop count, kind) gives up after EXHAUSTED slots in a row without a question: not 200 draws for each of 20,000 slots
+    assert sum(draws.values()) <= (2 + questions_module.EXHAUSTED) * questions_module.GENERATION_DRAWS * 2

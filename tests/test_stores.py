@@ -145,11 +145,16 @@ def test_store_relations_are_worded_by_unique_keywords_else_by_the_masked_descri
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
     phrases = wording.store_phrases(graph)
     assert phrases[RELATIONS[0][2]] == wording.Phrase("algorithm design, consensus", "link")
-    assert phrases[RELATIONS[4][2]] == wording.Phrase("___ received the ___ in 2013", "described")  # 'recognition, award' is shared
+    # 'recognition, award' is shared: the description, which names both ends, reads as a person's question about one hop
+    assert phrases[RELATIONS[4][2]] == wording.Phrase("{S} received the {T} in 2013", "sentence", "___ received the ___ in 2013")
     assert len(set(phrases.values())) == len(RELATIONS)  # no two read alike here
     word = wording.Wording(graph, "en", "natural")
     hop = benchmark.Hop(RELATIONS[0][2], "in")
     assert word("Paxos", [hop]) == 'What is linked by "algorithm design, consensus" to Paxos?'
+    # "Leslie Lamport received the Turing Award in 2013.", its ends read sorted (Leslie Lamport -> Turing Award): from either end
+    assert [e for e in graph.edges if e.relation == RELATIONS[4][2]][0][::2] == ("Leslie Lamport", "Turing Award")
+    assert word("Turing Award", [benchmark.Hop(RELATIONS[4][2], "in")]) == "What received the Turing Award in 2013?"
+    assert word("Leslie Lamport", [benchmark.Hop(RELATIONS[4][2], "out")]) == "Leslie Lamport received the what in 2013?"
     assert word("Turing Award", [benchmark.Hop(RELATIONS[4][2], "out"), benchmark.Hop(RELATIONS[0][2], "out")]) == (
         'What is linked by "algorithm design, consensus" to the one linked, as "___ received the ___ in 2013" says, to "Turing Award"?'
         .replace('"Turing Award"', "Turing Award"))
@@ -305,7 +310,7 @@ def test_an_untyped_store_yields_abstention_questions_from_relations_of_the_same
     abstaining = [q for q in drawn if q["insufficient"]]
     assert len(abstaining) == 10
     assert all(q["near_miss"]["role"].startswith("reached by keywords ") for q in abstaining if q["near_miss"]["hop"] != "ask")
-    assert all(q["question"].startswith("What is linked") for q in abstaining)
+    assert all(q["question"].startswith("What is linked") or q["query"]["hops"].__len__() == 1 for q in abstaining)
 
 
 @pytest.mark.parametrize("kind", MAKERS)
@@ -506,3 +511,22 @@ def test_evidence_may_name_a_store_edge_by_its_ends_and_a_piece_of_its_descripti
     cited = key.score(json.dumps({"answer": "Leslie Lamport", "path": [0, 1], "evidence": [{"source": "Leslie Lamport", "relation": "designed",
                                                                                           "target": "TLA+"}]}))
     assert cited["diagnosis"] == "miscounted_indices"  # the evidence names the gold edge; the indices do not
+
+
+@pytest.mark.parametrize("prompt, lines", [
+    ("en", ("You are performing an exact traversal of an undirected graph.", "An edge may be walked in either direction.")),
+    ("ru", ("Ты выполняешь точный обход неориентированного графа.", "Ребро можно пройти в любую сторону.")),
+])
+def test_a_store_without_direction_is_prompted_as_one(tmp_path, prompt, lines):
+    out = tmp_path / "out"
+    argv = ["--graph", str(made(tmp_path, "lightrag")), "--generate-questions", "4", "--prompt", prompt, "--formats", "json",
+            "--write-prompts", "--out", str(out), "--leakage", "warn"]
+    assert benchmark.main(argv) == 0
+    text = sorted(out.glob("prompt.*.txt"))[0].read_text(encoding="utf-8")
+    assert lines[1] in text.splitlines() and lines[0].split(" ", 1)[1] in text
+    assert "directed graph" not in text.replace("undirected graph", "") and "направленного" not in text
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["prompt"]["template"] == f"{prompt}+undirected"
+    plain = tmp_path / "plain"  # a graph file keeps its direction, and the article's words
+    assert benchmark.main(["--prompt", prompt, "--formats", "json", "--out", str(plain), "--write-prompts"]) == 0
+    assert lines[1] not in sorted(plain.glob("prompt.*.txt"))[0].read_text(encoding="utf-8")
