@@ -36,6 +36,7 @@ import bisect
 import functools
 import json
 import re
+import warnings
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -620,7 +621,10 @@ def _from_records(fmt: str, records: list[dict], node: Callable[[object, str, di
 
 def parse_langchain(text: str) -> Graph:
     try:
-        records = ast.literal_eval(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            records = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         records = None
     if not isinstance(records, list) or not all(isinstance(r, dict) and set(r) <= set(LANGCHAIN_RECORD) for r in records):
@@ -682,7 +686,10 @@ def _literal_end(text: str, i: int) -> int:
 
 @functools.lru_cache(maxsize=8192)
 def _cached_literal(text: str) -> object:
-    return ast.literal_eval(text)
+    with warnings.catch_warnings():  # "invalid escape sequence" in a text read back is the text's business, not stderr's
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.literal_eval(text)
 
 
 def py_literal(text: str) -> object:

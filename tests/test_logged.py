@@ -256,3 +256,24 @@ def test_the_union_of_the_logged_subgraphs_is_a_graph_the_tool_reads(tmp_path):
     graph = benchmark.validate_graph(records, "logged_graph.json", benchmark.Problems())
     assert len(graph.edges) == 11 + 11 + 11  # LightRAG's and GraphRAG's relationships (descriptions), LlamaIndex's triplets (labels)
     assert "Leslie Lamport" in {n.id for n in graph.nodes}
+
+
+def test_a_damaged_request_is_read_or_left_out_with_a_reason_never_raised():
+    """The frameworks' own requests, each damaged by up to three random edits of the characters their layouts use."""
+    rng = random.Random(3)
+    pieces = ["|", "\n", "'", '"', "{", "}", "(", ")", " -> ", "\\", "<Record ", "x", "", "```", "\n\n", ", ", "[", "]"]
+    files = sorted(GOLDEN.glob("*/*.request.json"))
+    outcomes = {"read": 0, "left out": 0}
+    for _ in range(400):
+        messages = json.loads(rng.choice(files).read_text(encoding="utf-8"))["messages"]
+        k = next(i for i, m in enumerate(messages) if len(m["content"]) > 200)
+        text = messages[k]["content"]
+        for _ in range(rng.randrange(1, 4)):
+            i, op = rng.randrange(len(text)), rng.randrange(4)
+            text = text[:i] + rng.choice(pieces) + text[i + (op == 0):] if op < 3 else text[:i] + text[i + rng.randrange(1, 50):]
+        messages[k]["content"] = text
+        result = measure.prepare_logged(read.Logged(1, "x", "?", tuple((m["role"], m["content"]) for m in messages)),
+                                        ["json", "tsv", "graphrag", "lightrag", "llamaindex", "langchain", "neo4j_graphrag"])
+        outcomes["read" if isinstance(result, measure.Prepared) else "left out"] += 1
+        assert isinstance(result, measure.Prepared) or result.reason
+    assert outcomes["read"] > 100 and outcomes["left out"] > 100

@@ -15,7 +15,6 @@ guessed. A span of our own formats (a prompt made by this tool's templates) is r
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from ..frameworks import (
     LIGHTRAG_UNKNOWN,
     LLAMAINDEX_PREAMBLE,
     _literal_end,
+    py_literal,
 )
 from ..stores import DEFAULT_RELATION, DEFAULT_TYPE
 
@@ -196,7 +196,7 @@ def _json_lines(block: str, what: str, at: int) -> list[dict]:
         except ValueError:
             record = None
         if not isinstance(record, dict):
-            raise LayoutError(f"a {what} line is not one JSON object: {line[:60]!r}", at)
+            raise LayoutError(f"{'an' if what[0] in 'aeiou' else 'a'} {what} line is not one JSON object: {line[:60]!r}", at)
         records.append(record)
     return records
 
@@ -251,7 +251,7 @@ def _llama_part(line: str, i: int) -> tuple[str, dict | None, int]:
     if props_at != -1 and (end == -1 or props_at < end):
         close = _literal_end(line, props_at + 2)
         try:
-            props = ast.literal_eval(line[props_at + 2 : close])
+            props = py_literal(line[props_at + 2 : close])
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             raise LayoutError(f"properties that are not a Python dict: {line[props_at:props_at + 60]!r}") from None
         if not isinstance(props, dict) or line[close : close + 1] != ")":
@@ -420,7 +420,7 @@ def find_langchain(text: str) -> list[tuple[int, int]]:
             continue
         end = _literal_end(text, m.start())
         try:
-            records = ast.literal_eval(text[m.start() : end])
+            records = py_literal(text[m.start() : end])
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             continue
         if isinstance(records, list) and records and all(isinstance(r, dict) for r in records):
@@ -430,7 +430,7 @@ def find_langchain(text: str) -> list[tuple[int, int]]:
 
 def read_langchain(text: str) -> tuple[Graph, dict]:
     parts = Parts()
-    shapes = _records(ast.literal_eval(text), parts)
+    shapes = _records(py_literal(text), parts)
     return parts.graph(), {"shapes": shapes}
 
 

@@ -133,6 +133,8 @@ def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
             read_span(span, text)
     except LayoutError as e:
         return Skipped(logged, e.reason, e.at, k)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError, MemoryError) as e:  # a text no reader foresaw: said, not raised
+        return Skipped(logged, f"its {spans[0].layout} context could not be read ({type(e).__name__}: {str(e)[:120]})", spans[0].start, k)
     graph = merged([s.graph for s in spans])
     if not graph.edges:
         return Skipped(logged, f"its {spans[0].layout} context shows no relationship", spans[0].start, k)
@@ -140,7 +142,7 @@ def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
     for fmt in formats:
         try:
             graph_texts[fmt] = serialize_checked(fmt, graph)
-        except BenchmarkError as e:
+        except (BenchmarkError, ValueError, TypeError, RecursionError) as e:
             return Skipped(logged, f"its subgraph cannot be written in {fmt}: {e}")
     return Prepared(logged, spans[0].layout, k, text, spans, graph, graph_texts)
 
