@@ -463,7 +463,7 @@ def context_budget(value: str | None, baseline: str) -> Budget | None:
 def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | None:
     if args.generate_questions is None:
         return None
-    match = re.fullmatch(r"(\d+)(?:-(\d+))?", (args.hops or "1-4").strip())
+    match = re.fullmatch(r"(\d{1,6})(?:-(\d{1,6}))?", (args.hops or "1-4").strip())  # a longer number is no hop count, and int() refuses one past 4,300 digits
     lo, hi = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
     share = 0.2 if args.abstain_share is None else args.abstain_share
     about_props = DEFAULT_PROPERTY_SHARE if args.property_share is None else args.property_share

@@ -31,7 +31,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from benchmark import BenchmarkError, display, read_input, read_text, warn
+from benchmark import MAX_INPUT_BYTES, BenchmarkError, display, read_input, read_text, warn
 
 DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")  # four words or more: an edge's description as its relation, not a relation's name
 
@@ -143,7 +143,10 @@ class Kept:
                 continue
             if not isinstance(key, str):
                 raise BenchmarkError(f"{where}: a field name is {key!r}, not a string; fix the store")
-            kept[key] = value if isinstance(value, (str, int, float, bool)) else json.dumps(_plain(value), ensure_ascii=False)
+            try:
+                kept[key] = value if isinstance(value, (str, int, float, bool)) else json.dumps(_plain(value), ensure_ascii=False)
+            except TooDeep:
+                raise BenchmarkError(f"{where}: its {key!r} is nested more than {MAX_NESTING} levels deep; fix the store") from None
         return kept
 
     def report(self, where: str) -> None:
@@ -156,12 +159,21 @@ class Kept:
             warn(f"{where}: left out what the framework does not send: {'; '.join(said)}; --store-fields all keeps them")
 
 
-def _plain(value: object) -> object:
+MAX_NESTING = 100  # levels of lists and maps in one property value: deeper is no fact a context shows, and recursion has a floor
+
+
+class TooDeep(ValueError):
+    """A property value nested past MAX_NESTING levels."""
+
+
+def _plain(value: object, depth: int = 0) -> object:
     """A parquet or JSON value as JSON can write it: numpy-like arrays and tuples as lists."""
+    if depth > MAX_NESTING:
+        raise TooDeep
     if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
-        return [_plain(v) for v in (value.tolist() if hasattr(value, "tolist") else value)]
+        return [_plain(v, depth + 1) for v in (value.tolist() if hasattr(value, "tolist") else value)]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
     return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
 
 
@@ -231,6 +243,32 @@ def read_store(kind: str, path: Path, store_fields: str = "sent", parsed: tuple[
 # Microsoft GraphRAG: the output folder's parquet tables
 
 
+DECODED_RATIO = 20  # text a parquet table may decode to, per byte of the file (GraphRAG's compress a few times)
+MIN_DECODED_LIMIT = 64_000_000  # ... and at least this much
+
+
+def _is_text(kind: object) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def decoded_text(table: object) -> int:
+    """The bytes a table's text columns decode to, counted without decoding them (a dictionary's value lengths taken by
+    its indices)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    total = 0
+    for column in table.columns:
+        for chunk in column.chunks:
+            if pa.types.is_dictionary(chunk.type) and _is_text(chunk.type.value_type):
+                total += pc.sum(pc.take(pc.binary_length(chunk.dictionary), chunk.indices)).as_py() or 0
+            elif _is_text(chunk.type):
+                total += pc.sum(pc.binary_length(chunk)).as_py() or 0
+    return total
+
+
 def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
     folder = path if path.is_dir() else path.parent
     names = next((pair for pair in GRAPHRAG_FILES if all((folder / f).is_file() for f in pair)), None)
@@ -248,9 +286,14 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
         data = file.read_bytes()
         raw += data
         try:
-            tables.append((pq.read_table(file).to_pylist(), display(file)))
+            table = pq.read_table(file, read_dictionary=[f.name for f in pq.read_schema(file) if _is_text(f.type)])
         except Exception as e:  # pyarrow raises its own errors for a file it cannot read
             raise BenchmarkError(f"{display(file)}: not a parquet table ({str(e).splitlines()[0][:200]}); give GraphRAG's output") from None
+        decoded, limit = decoded_text(table), min(MAX_INPUT_BYTES, max(MIN_DECODED_LIMIT, DECODED_RATIO * len(data)))
+        if decoded > limit:  # a few repeated values can decode to gigabytes: what the input cap means, on what is decoded
+            raise BenchmarkError(f"{display(file)}: its text decodes to {decoded:,} bytes from {len(data):,}, over the {limit:,} this tool "
+                                 "reads of a table that size; give GraphRAG's own output, or a smaller table")
+        tables.append((table.to_pylist(), display(file)))
     (entities, entities_at), (relationships, relationships_at) = tables
     nodes = [_graphrag_entity(row, f"{entities_at} row {k}", kept) for k, row in enumerate(entities)]
     edges = [_graphrag_relationship(row, f"{relationships_at} row {k}", kept) for k, row in enumerate(relationships)]
@@ -336,7 +379,11 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
                 default = next((c.text for c in element if c.tag.rpartition("}")[2] == "default"), None)
                 keys[element.get("id")] = (element.get("attr.name") or element.get("id"), convert, default)
                 if default is not None and element.get("for") in defaults:
-                    defaults[element.get("for")][keys[element.get("id")][0]] = convert(default)
+                    try:
+                        defaults[element.get("for")][keys[element.get("id")][0]] = convert(default)
+                    except ValueError:
+                        raise BenchmarkError(f"{where}: the key {element.get('id')!r} declares the default {default[:40]!r}, not of its "
+                                             f"type {element.get('attr.type', 'string')!r}; fix the file") from None
             elif tag == "node":
                 nodes.append((element.get("id"), attributes(element, "node")))
                 element.clear()

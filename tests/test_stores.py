@@ -530,3 +530,49 @@ def test_a_store_without_direction_is_prompted_as_one(tmp_path, prompt, lines):
     plain = tmp_path / "plain"  # a graph file keeps its direction, and the article's words
     assert benchmark.main(["--prompt", prompt, "--formats", "json", "--out", str(plain), "--write-prompts"]) == 0
     assert lines[1] not in sorted(plain.glob("prompt.*.txt"))[0].read_text(encoding="utf-8")
+
+
+def test_a_graphml_key_whose_default_is_not_of_its_type_is_one_line(tmp_path, capsys):
+    path = tmp_path / stores.LIGHTRAG_FILE
+    path.write_text('<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"><default>abc</default></key>'
+                    '<key id="k" for="edge" attr.name="keywords" attr.type="string"/><key id="t" for="node" attr.name="entity_type" '
+                    'attr.type="string"/><graph edgedefault="undirected"><node id="A"/><node id="B"/><edge source="A" target="B"/>'
+                    '</graph></graphml>', encoding="utf-8")
+    assert benchmark.main(["--graph", str(path), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.endswith(f"error: {path}: the key 'w' declares the default 'abc', not of its type 'double'; fix the file\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_property_nested_past_a_hundred_levels_is_one_line(tmp_path, capsys):
+    folder = made(tmp_path, "llamaindex")
+    store = json.loads((folder / stores.LLAMAINDEX_FILE).read_text(encoding="utf-8"))
+    deep: object = "x"
+    for _ in range(900):
+        deep = [deep]
+    store["nodes"]["Paxos"]["properties"]["deep"] = deep
+    (folder / stores.LLAMAINDEX_FILE).write_text(json.dumps(store), encoding="utf-8")
+    assert benchmark.main(["--graph", str(folder), "--store-fields", "all", "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.endswith(f"error: {folder / stores.LLAMAINDEX_FILE}: node 'Paxos': its 'deep' is nested more than "
+                                            "100 levels deep; fix the store\n")
+
+
+def test_a_hop_range_of_a_five_thousand_digit_number_is_refused_in_one_line(tmp_path, capsys):
+    assert benchmark.main(["--generate-questions", "5", "--hops", "1-" + "9" * 5000, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith("error: --generate-questions takes N of 1 or more, --hops LO-HI with 1 <= LO <= HI")
+
+
+def test_a_parquet_table_whose_text_decodes_to_gigabytes_is_refused_before_it_is_decoded(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = made(tmp_path, "graphrag")
+    n, text = 100_000, "x" * 10_000
+    rows = pa.table({"id": [str(k) for k in range(n)], "human_readable_id": list(range(n)), "title": [f"E{k}" for k in range(n)],
+                     "description": pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array([text]))})
+    pq.write_table(rows, folder / "entities.parquet")
+    size = (folder / "entities.parquet").stat().st_size
+    assert size < 2_000_000  # a few hundred KB on disk
+    assert benchmark.main(["--graph", str(folder), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.endswith(f"error: {folder / 'entities.parquet'}: its text decodes to {n * 10_000 + sum(len(f'E{k}') + len(str(k)) for k in range(n)):,} "
+                                            f"bytes from {size:,}, over the 64,000,000 this tool reads of a table that size; give "
+                                            "GraphRAG's own output, or a smaller table\n")
