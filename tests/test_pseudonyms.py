@@ -233,3 +233,37 @@ def test_the_replacer_substitutes_as_a_regex_of_the_keys_longest_first_would(tex
     keys = sorted((k for k in mapping if k.strip()), key=len, reverse=True)
     expected = re.sub("|".join(map(re.escape, keys)), lambda m: mapping[m.group(0)], text)
     assert pseudonyms.Replacer(mapping).sub(text) == expected
+
+
+def test_a_stores_upper_case_titles_are_renamed_in_its_descriptions_in_any_case_and_as_whole_words(tmp_path):
+    sys.path.insert(0, str(ROOT / "bench"))
+    from framework_stores import graphrag_store
+
+    entities = [("ADA LOVELACE", "person", "Ada Lovelace wrote the first program."), ("CAMBRIDGE", "location", "Cambridge is a city in Cambridgeshire."),
+                ("ALLEN", "organization", "Allen hired ADA LOVELACE."), ("UNIX", "technology", "Unix and Unixes ran at Allen.")]
+    relations = [("ADA LOVELACE", "ALLEN", "Ada Lovelace worked at this organization, Allen.", "work", 1.0),
+                 ("ALLEN", "CAMBRIDGE", "Allen is based in Cambridge, Cambridgeshire.", "location", 2.0),
+                 ("ALLEN", "UNIX", "Allen ran Unix on its machines since the seventies.", "software", 3.0)]
+    out = tmp_path / "out"
+    assert benchmark.main(["--graph", str(graphrag_store(tmp_path / "store", entities, relations)), "--generate-questions", "4",
+                           "--prompt", "en", "--pseudonymize", "--formats", "json", "--out", str(out), "--leakage", "warn"]) == 0
+    text = (out / "graph.small.pseudonyms.json.txt").read_text(encoding="utf-8")
+    graph = json.loads(text)
+    left = text
+    for node in graph["nodes"]:  # the pseudonyms themselves taken out (one may be a word of a real name: another matter)
+        left = re.sub(rf"(?<!\w){re.escape(node['name'])}(?!\w)", " ", left, flags=re.IGNORECASE)
+    for name in ("Ada Lovelace", "Allen", "Cambridge", "Unix"):
+        assert not re.search(rf"(?<!\w){name}(?!\w)", left, re.IGNORECASE), name  # no real name left, in any case
+    assert "Cambridgeshire" in text and "Unixes" in text  # a name inside a longer word is no name
+    ada = next(n for n in graph["nodes"] if "wrote the first program" in n.get("properties", {}).get("description", ""))
+    assert ada["properties"]["description"].startswith(" ".join(w[:1] + w[1:].lower() for w in ada["name"].split(" ")))  # title case
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ADA LOVELACE met Ada Lovelace and ada lovelace.", "DENNIS RESEARCH met Dennis Research and dennis research."),
+    ("Cambridgeshire is not Cambridge.", "Cambridgeshire is not Geneva."),
+    ("Unixes ran Unix; unix_like is one word.", "Unixes ran Cobol; unix_like is one word."),
+])
+def test_the_replacer_of_words_takes_whole_words_in_any_case_and_gives_the_case_it_found(text, expected):
+    mapping = {"ADA LOVELACE": "DENNIS RESEARCH", "Cambridge": "Geneva", "Unix": "Cobol"}
+    assert pseudonyms.Replacer(mapping, words=True).sub(text) == expected

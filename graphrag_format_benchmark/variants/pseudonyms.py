@@ -283,7 +283,7 @@ def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudony
     graph = context.graph
     by_name = {n.name: renamed[n.id].name for n in graph.nodes}
     by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2 and n.id not in by_name})  # an id quoted in a question
-    text = Replacer(by_name).sub
+    text = Replacer(by_name, words=True).sub
     relations = {e.relation: text(e.relation) for e in graph.edges if is_description(e.relation)}  # a store's: names in it follow
     folded = {fold_answer(n.name): renamed[n.id].name for n in graph.nodes}
 
@@ -316,25 +316,49 @@ class Replacer:
     """Every occurrence in a text of a key of mapping (keys of blanks aside) replaced by its value, leftmost first and
     the longest at each place, as a regex of the keys sorted longest first would, without compiling one: 6,600 names
     took 1.6 s to compile, for each size. At each place only the lengths of the keys that begin with its character
-    are tried."""
+    are tried. With words, a key counts only as a whole word or words, in any case ('ADA LOVELACE' is 'Ada Lovelace',
+    'Cambridge' is not in 'Cambridgeshire'), and its value takes the case the text gives it (upper, title or lower)."""
 
-    def __init__(self, mapping: dict[str, str]) -> None:
-        self.mapping = {k: v for k, v in mapping.items() if k.strip()}
+    def __init__(self, mapping: dict[str, str], words: bool = False) -> None:
+        self.words = words
+        keyed = {k: v for k, v in mapping.items() if k.strip()}
+        if words:  # by the lower case of each key, where lowering keeps its length (a key whose case is tricky stays as it is)
+            keyed = {**{k: v for k, v in keyed.items() if len(k.lower()) != len(k)},
+                     **{k.lower(): v for k, v in sorted(keyed.items(), key=lambda kv: kv[0] != kv[0].lower()) if len(k.lower()) == len(k)}}
+        self.mapping = keyed
         lengths: dict[str, set[int]] = {}
         for key in self.mapping:
             lengths.setdefault(key[0], set()).add(len(key))
         self.lengths = {c: sorted(ns, reverse=True) for c, ns in lengths.items()}
 
     def sub(self, text: str) -> str:
+        seen = text.lower() if self.words and len(text.lower()) == len(text) else text
         out, i, last = [], 0, 0
         while i < len(text):
-            n = next((n for n in self.lengths.get(text[i], ()) if text[i : i + n] in self.mapping), 0)
+            n = next((n for n in self.lengths.get(seen[i], ()) if seen[i : i + n] in self.mapping and self._whole(seen, i, n)), 0)
             if n:
-                out += [text[last:i], self.mapping[text[i : i + n]]]
+                out += [text[last:i], self._cased(text[i : i + n], self.mapping[seen[i : i + n]])]
                 i = last = i + n
             else:
                 i += 1
         return "".join(out) + text[last:]
+
+    def _whole(self, text: str, i: int, n: int) -> bool:
+        if not self.words:
+            return True
+        before, after = text[i - 1 : i], text[i + n : i + n + 1]
+        return not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
+
+    def _cased(self, found: str, value: str) -> str:
+        if not self.words or found == value:
+            return value
+        if found.isupper():
+            return value.upper()
+        if found.islower():
+            return value.lower()
+        if found.istitle() and value.isupper():
+            return " ".join(w[:1] + w[1:].lower() for w in value.split(" "))
+        return value
 
 
 def still_named(question: str, nodes: tuple[Node, ...]) -> list[str]:
