@@ -31,7 +31,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from benchmark import MAX_INPUT_BYTES, BenchmarkError, display, read_input, read_text, warn
+from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_text, warn
 
 DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")  # four words or more: an edge's description as its relation, not a relation's name
 
@@ -94,6 +94,7 @@ BOOKKEEPING = frozenset((
 # no type (a GraphRAG entity's type, a LlamaIndex node's label), so a store read as sent is untyped there.
 UNSENT = {"lightrag": frozenset(("keywords", "weight")), "graphrag": frozenset(), "llamaindex": frozenset()}
 UNTYPED = frozenset(("graphrag", "llamaindex"))  # frameworks whose context shows no entity type
+NODE_OWN, EDGE_OWN = frozenset(("name", "type")), frozenset(("source", "relation", "target"))  # a record's own fields, besides "id"
 STORE_FIELDS = ("sent", "all")  # --store-fields: what the framework sends (default), or every field the store keeps
 # LlamaIndex's layouts send different fields: without include_properties a triplet shows node ids (a name with '"'
 # made spaces) and relation labels only; with it str() prints every property, bookkeeping included.
@@ -120,6 +121,7 @@ class Kept:
         self.untyped = kind in UNTYPED and store_fields != "all"
         self.dropped: dict[str, int] = {}  # bookkeeping
         self.not_sent: dict[str, int] = {}
+        self.renamed: dict[str, int] = {}  # fields named like the record's own, kept as KEY_property
 
     def type_of(self, value: object) -> str:
         """A node's type as sent: its store's type (or label), or DEFAULT_TYPE where the framework shows none."""
@@ -127,12 +129,17 @@ class Kept:
             self.not_sent["type"] = self.not_sent.get("type", 0) + 1
         return _text(value) if _text(value) is not None and not self.untyped else DEFAULT_TYPE
 
-    def fields(self, record: dict, where: str) -> dict:
+    def fields(self, record: dict, where: str, own: frozenset[str] = frozenset()) -> dict:
         """The record's properties: None and NaN are no value; a list or map is its JSON text; bookkeeping and what the
         framework does not send are left out (a store's own row id, "id", always: the node's id is what the framework
-        keys it by)."""
+        keys it by). A field named like one of the record's own (own: a node's name and type, an edge's source,
+        relation and target) or like a word the formats keep (benchmark.RESERVED_KEYS) is kept as KEY_property: the
+        record's own field wins, and nothing is lost."""
         kept = {}
         for key, value in record.items():
+            if key in own or key in RESERVED_KEYS:
+                self.renamed[key] = self.renamed.get(key, 0) + 1
+                key = f"{key}_property"
             if value is None or isinstance(value, float) and math.isnan(value) or key == "id":  # a row key, never a fact
                 continue
             if key in BOOKKEEPING and not self.everything:
@@ -157,6 +164,10 @@ class Kept:
                 said.append(f"{len(names)} {what} ({', '.join(names[:6])}{', ...' if len(names) > 6 else ''})")
         if said:
             warn(f"{where}: left out what the framework does not send: {'; '.join(said)}; --store-fields all keeps them")
+        if self.renamed:
+            names = sorted(self.renamed)
+            warn(f"{where}: {sum(self.renamed.values()):,} field(s) named like a record's own ({', '.join(names[:6])}) kept as "
+                 f"{', '.join(n + '_property' for n in names[:6])}: the record's own field is the one its layout shows")
 
 
 MAX_NESTING = 100  # levels of lists and maps in one property value: deeper is no fact a context shows, and recursion has a floor
@@ -316,12 +327,14 @@ def _graphrag_description(row: dict, kept: Kept) -> str | None:
 
 def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:
     row = dict(row)
-    title = _text(row.pop("title", None)) or _text(row.pop("name", None))
+    given = row.pop("title", None)
+    title = _text(given) or (None if given is not None else _text(row.pop("name", None)))
     if title is None:
-        raise BenchmarkError(f"{where}: the entity has no title; give each entity its title")
+        said = "no title" if given is None else f"the title {str(given)[:40]!r}, {type(given).__name__}, not text" if not isinstance(given, str) else "an empty title"
+        raise BenchmarkError(f"{where}: the entity has {said}; give each entity its title as text")
     kind = kept.type_of(row.pop("type", None))
     description = _graphrag_description(row, kept)
-    return {"id": title, "name": title, "type": kind, **kept.fields(row, where), **({"description": description} if description else {})}
+    return {"id": title, "name": title, "type": kind, **kept.fields(row, where, NODE_OWN), **({"description": description} if description else {})}
 
 
 def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
@@ -332,7 +345,7 @@ def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
     relation = _graphrag_description(row, kept) or DEFAULT_RELATION
     if not kept.everything and not row.get("weight"):  # GraphRAG prints no weight of 0 (str(rel.weight if rel.weight else ""))
         row.pop("weight", None)
-    return {"source": source, "relation": relation, "target": target, **kept.fields(row, where)}
+    return {"source": source, "relation": relation, "target": target, **kept.fields(row, where, EDGE_OWN)}
 
 
 
@@ -430,7 +443,7 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
     nodes = []
     for node_id, data in node_list:
         kind = _text(data.pop("entity_type", None)) or LIGHTRAG_UNKNOWN
-        nodes.append({"id": node_id, "name": node_id, "type": kind, **kept.fields(data, f"{where}: node {node_id!r}")})
+        nodes.append({"id": node_id, "name": node_id, "type": kind, **kept.fields(data, f"{where}: node {node_id!r}", NODE_OWN)})
     declared = {n["id"] for n in nodes}
     implicit = [v for v in dict.fromkeys(end for s, t, _ in edge_list for end in (s, t)) if v not in declared]
     if implicit:  # GraphML lets an edge name a node it never declares; networkx (and so LightRAG) reads it as a node
@@ -451,7 +464,7 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
         description = _text(data.pop("description", None))
         relation = description or (kept.everything and _text(data.get("keywords"))) or DEFAULT_RELATION
         records.append({"source": source, "relation": relation, "target": target,
-                        **kept.fields(data, f"{where}: the edge {source!r} - {target!r}")})
+                        **kept.fields(data, f"{where}: the edge {source!r} - {target!r}", EDGE_OWN)})
     return {"nodes": nodes, "edges": records}
 
 
@@ -483,7 +496,7 @@ def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
         if not isinstance(name, str) or not isinstance(label, str) or not isinstance(props, dict):
             raise BenchmarkError(f"{at}: expected a string name and label and a map of properties; fix the store")
         shown = key if kept.nothing else name  # a triplet without properties shows the node's id (EntityNode.id)
-        nodes.append({"id": key, "name": shown, "type": kept.type_of(label), **kept.fields(props, at)})
+        nodes.append({"id": key, "name": shown, "type": kept.type_of(label), **kept.fields(props, at, NODE_OWN)})
     edges, left_out = [], 0
     for key, relation in data["relations"].items():
         at = f"{where}: relation {key!r}"
@@ -495,7 +508,8 @@ def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
         props = relation.get("properties") or {}
         if not isinstance(props, dict):
             raise BenchmarkError(f"{at}: its properties are not a map; fix the store")
-        edges.append({"source": relation["source_id"], "relation": relation["label"], "target": relation["target_id"], **kept.fields(props, at)})
+        edges.append({"source": relation["source_id"], "relation": relation["label"], "target": relation["target_id"],
+                      **kept.fields(props, at, EDGE_OWN)})
     if chunks:
         warn(f"{where}: left out {len(chunks):,} chunk node(s) and {left_out:,} relation(s) to them: the source text, not the graph")
     return {"nodes": nodes, "edges": edges}

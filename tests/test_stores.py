@@ -576,3 +576,37 @@ def test_a_parquet_table_whose_text_decodes_to_gigabytes_is_refused_before_it_is
     assert capsys.readouterr().err.endswith(f"error: {folder / 'entities.parquet'}: its text decodes to {n * 10_000 + sum(len(f'E{k}') + len(str(k)) for k in range(n)):,} "
                                             f"bytes from {size:,}, over the 64,000,000 this tool reads of a table that size; give "
                                             "GraphRAG's own output, or a smaller table\n")
+
+
+def test_a_stores_fields_named_like_a_records_own_are_kept_apart_and_said(tmp_path, capsys):
+    folder = made(tmp_path, "llamaindex")
+    store = json.loads((folder / stores.LLAMAINDEX_FILE).read_text(encoding="utf-8"))
+    for node in store["nodes"].values():
+        if "name" in node:
+            node["properties"].update(type="Paper", name="from the extractor")
+    for relation in store["relations"].values():
+        relation["properties"].update(source="doc.pdf", target="page 3")  # document metadata an extractor copies onto relations
+    (folder / stores.LLAMAINDEX_FILE).write_text(json.dumps(store), encoding="utf-8")
+    records, _, _ = inputs.read_graph_file(folder, layouts=("llamaindex_properties",))
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    paxos = next((n, dict(p)) for n, p in graph.nodes_with_props() if n.id == "Paxos")
+    assert (paxos[0].name, paxos[0].type, paxos[1]["type_property"], paxos[1]["name_property"]) == ("Paxos", "entity", "Paper", "from the extractor")
+    first = graph.edges[0], dict(graph.edge_props[0])
+    assert first[0][::2] == ("Leslie Lamport", "Paxos") and (first[1]["source_property"], first[1]["target_property"]) == ("doc.pdf", "page 3")
+    err = capsys.readouterr().err
+    assert "field(s) named like a record's own (name, source, target, type) kept as name_property, source_property, target_property, type_property" in err
+
+
+def test_a_graphrag_name_column_beside_title_and_a_title_that_is_no_text(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = made(tmp_path, "graphrag")
+    table = pq.read_table(folder / "entities.parquet")
+    pq.write_table(table.append_column("name", pa.array(["other"] * table.num_rows)), folder / "entities.parquet")
+    records, _, _ = inputs.read_graph_file(folder)
+    assert records["nodes"][0]["name"] == "Leslie Lamport" and records["nodes"][0]["name_property"] == "other"
+    pq.write_table(table.set_column(table.column_names.index("title"), "title", pa.array(range(table.num_rows))), folder / "entities.parquet")
+    assert benchmark.main(["--graph", str(folder), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.endswith(f"error: {folder / 'entities.parquet'} row 0: the entity has the title '0', int, not text; give each "
+                                            "entity its title as text\n")
