@@ -353,7 +353,8 @@ def read_input(path: Path, flag: str) -> bytes:
                 raise BenchmarkError(f"{where} takes {info.st_size:,} bytes, over the {MAX_INPUT_BYTES:,} this tool reads; pass a smaller file")
             return f.read(MAX_INPUT_BYTES + 1)
     except IsADirectoryError:
-        raise BenchmarkError(f"{where} is a folder; pass a file with {flag}") from None
+        store = " (a framework's store folder is read by the package graphrag_format_benchmark, beside this script)" if flag == "--graph" else ""
+        raise BenchmarkError(f"{where} is a folder; pass a file with {flag}{store}") from None
     except OSError as e:
         raise BenchmarkError(f"{where}: cannot read it ({e.strerror}); pass a readable file with {flag}") from None
 

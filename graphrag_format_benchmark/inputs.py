@@ -61,7 +61,12 @@ def read_graph_file(path: Path, kind: str | None = None, store_fields: str = "se
     extension (GRAPH_FORMATS). layouts: the baseline and the formats; a store is read as the first of its framework's
     layouts among them sends it (stores.store_layout)."""
     if kind is None:
-        kind = store_kind(path) or next((k for k, (extensions, _) in GRAPH_FORMATS.items() if path.suffix.lower() in extensions), "json")
+        kind = store_kind(path) or next((k for k, (extensions, _) in GRAPH_FORMATS.items() if path.suffix.lower() in extensions), None)
+        if kind is None:  # no extension says: JSON, unless the content plainly is GraphML
+            kind = "json"
+            if path.is_file() and looks_like_graphml(path):
+                raise BenchmarkError(f"--graph {display(path)}: its content is GraphML, but its name does not end in .graphml; pass "
+                                     "--graph-format graphml (or --graph-format lightrag for LightRAG's store)")
     if kind in STORES:
         return *read_store(kind, path, store_fields, layout=store_layout(kind, layouts)), kind
     if kind == "json":
@@ -72,6 +77,16 @@ def read_graph_file(path: Path, kind: str | None = None, store_fields: str = "se
         return data, raw, kind
     text, raw = read_text(path, "--graph")
     return GRAPH_FORMATS[kind][1](text, display(path)), raw, kind
+
+
+def looks_like_graphml(path: Path) -> bool:
+    """Whether a file begins as GraphML does (its first kilobytes hold a <graphml element)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<") and b"<graphml" in head
 
 
 def _node_record(node_id: str, data: dict, where: str) -> dict:

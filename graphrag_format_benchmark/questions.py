@@ -169,6 +169,9 @@ def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dic
     """What load_inputs calls to draw the questions of --generate-questions from the graph it read (named where)."""
 
     def draw(graph: Graph, where: str) -> tuple[list[dict], dict[int, int]]:
+        if not graph.edges:
+            raise BenchmarkError(f"{where}: the graph has {len(graph.nodes):,} node(s) and no edge: no question can walk it; give a graph "
+                                 "with relationships")
         questions, counts = generate_questions(graph, spec)
         if not questions:
             raise BenchmarkError(f"{where}: the graph yields no question of {spec.hops[0]}-{spec.hops[1]} hops (a start needs a "
@@ -202,6 +205,8 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
             q = draw(hops_n, abstain)
             if q is not None and word.reads and not reads_one_way(graph, validate_query(q["query"], "", set(names)), index, incident, word.reads):
                 continue  # its wording would not say which of several facts to follow
+            if q is not None and not q["insufficient"] and any(name_count[fold_answer(a)] > 1 for a in q.get("answers", [q.get("answer")])):
+                continue  # an answer another node's name equals, case aside (PARIS beside Paris): scored right for either
             if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen and q["question"] not in texts:
                 seen.add((q["query"]["start"], json.dumps(q["query"]["hops"])))
                 texts.add(q["question"])  # no two questions read alike: a reader could not tell them apart

@@ -31,7 +31,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_text, warn
+from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
 
 DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")  # four words or more: an edge's description as its relation, not a relation's name
 
@@ -80,7 +80,7 @@ BOOKKEEPING = frozenset((
     "source_id", "file_path", "created_at", "updated_at", "truncate", "entity_id",
     # Microsoft GraphRAG: row ids, text units, layout, degrees and frequencies it derives
     "id", "human_readable_id", "short_id", "text_unit_ids", "document_ids", "community_ids", "x", "y", "degree",
-    "combined_degree", "frequency", "rank", "level", "n_tokens",
+    "combined_degree", "source_degree", "target_degree", "frequency", "rank", "level", "n_tokens",
     # LlamaIndex: the chunk a triplet came from, document metadata its readers attach
     "triplet_source_id", "ref_doc_id", "doc_id", "document_id", "file_name", "file_type", "file_size", "creation_date",
     "last_modified_date", "_node_content", "_node_type",
@@ -151,7 +151,7 @@ class Kept:
             if not isinstance(key, str):
                 raise BenchmarkError(f"{where}: a field name is {key!r}, not a string; fix the store")
             try:
-                kept[key] = value if isinstance(value, (str, int, float, bool)) else json.dumps(_plain(value), ensure_ascii=False)
+                kept[key] = value if isinstance(value, (str, int, float, bool)) else _scalar(value) or json.dumps(_plain(value), ensure_ascii=False)
             except TooDeep:
                 raise BenchmarkError(f"{where}: its {key!r} is nested more than {MAX_NESTING} levels deep; fix the store") from None
         return kept
@@ -188,6 +188,26 @@ def _plain(value: object, depth: int = 0) -> object:
     return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
 
 
+def _scalar(value: object) -> str | float | None:
+    """A parquet value of a scalar type JSON has no word for, as text a reader reads: a date or time in ISO form, a
+    decimal as its number, bytes as UTF-8 (else hex); None for a list or map (written as JSON)."""
+    import datetime
+    import decimal
+
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return str(value)
+    if isinstance(value, decimal.Decimal):
+        return float(value) if value.is_finite() else str(value)
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return bytes(value).hex()
+    return None
+
+
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value != "" else None
 
@@ -202,12 +222,19 @@ def store_kind(path: Path) -> str | None:
     """The store --graph points at, or None for a plain graph file: a folder holding a store's files, a store file by
     its name, a .parquet file of GraphRAG's, a GraphML file with LightRAG's keys (entity_type and keywords)."""
     if path.is_dir():
-        if any((path / e).is_file() for e, _ in GRAPHRAG_FILES):
-            return "graphrag"
-        if (path / LIGHTRAG_FILE).is_file():
-            return "lightrag"
-        if (path / LLAMAINDEX_FILE).is_file():
-            return "llamaindex"
+        found = [kind for kind, here in (("graphrag", any((path / e).is_file() for e, _ in GRAPHRAG_FILES)),
+                                         ("lightrag", (path / LIGHTRAG_FILE).is_file()), ("llamaindex", (path / LLAMAINDEX_FILE).is_file())) if here]
+        if len(found) > 1:
+            warn(f"--graph {display(path)}: holds the stores of {', '.join(found)}; read as {found[0]}'s (--graph-format "
+                 f"{' or '.join(found[1:])} reads another)")
+        if found:
+            return found[0]
+        if path.name in (LIGHTRAG_FILE, LLAMAINDEX_FILE, *GRAPHRAG_FILES[0], *GRAPHRAG_FILES[1]):
+            raise BenchmarkError(f"--graph {display(path)}: a folder named like a store's file; point --graph at the file, or at the "
+                                 "folder that holds it")
+        inside = [sub for sub in ("output", "storage", "rag_storage") if (path / sub).is_dir() and _holds_store(path / sub)]
+        if inside:
+            raise BenchmarkError(f"--graph {display(path)}: the store is in {display(path / inside[0])}; point --graph there")
         raise BenchmarkError(f"--graph {display(path)}: a folder, but not a store ({GRAPHRAG_FILES[0][0]} and {GRAPHRAG_FILES[0][1]}; "
                              f"{LIGHTRAG_FILE}; {LLAMAINDEX_FILE}); give the store's folder or a graph file")
     if path.name == LIGHTRAG_FILE:
@@ -224,6 +251,10 @@ def store_kind(path: Path) -> str | None:
                  "--graph-format graphml reads it as a plain GraphML file")
             return "lightrag"
     return None
+
+
+def _holds_store(folder: Path) -> bool:
+    return any((folder / f).is_file() for f in (LIGHTRAG_FILE, LLAMAINDEX_FILE, GRAPHRAG_FILES[0][0], GRAPHRAG_FILES[1][0]))
 
 
 def read_store(kind: str, path: Path, store_fields: str = "sent", parsed: tuple[object, bytes] | None = None,
@@ -367,7 +398,7 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
 
     keys: dict[str, tuple[str, Callable, object]] = {}  # key id -> (attribute name, type, default)
     defaults: dict[str, dict] = {"node": {}, "edge": {}}
-    nodes, edges, graphs = [], [], 0
+    nodes, edges, graphs, directed = [], [], 0, []
 
     def attributes(element: object, kind: str) -> dict:
         data = dict(defaults[kind])
@@ -377,15 +408,18 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
                 try:
                     data[name] = convert(child.text or "")
                 except ValueError:
-                    raise BenchmarkError(f"{where}: {kind} {element.get('id') or element.get('source')!r} has {name} "
-                                         f"{child.text!r}, not of its declared type; fix the file") from None
+                    shown = (child.text or "")[:40] + ("..." if len(child.text or "") > 40 else "")
+                    raise BenchmarkError(f"{where}: {kind} {(element.get('id') or element.get('source') or '')[:80]!r} has {name} "
+                                         f"{shown!r}, not of its declared type; fix the file") from None
         return data
 
     try:
         for event, element in ET.iterparse(io.BytesIO(raw), events=("start", "end")):
             tag = element.tag.rpartition("}")[2]
             if event == "start":
-                graphs += tag == "graph"
+                if tag == "graph":
+                    graphs += 1
+                    directed.append(element.get("edgedefault") == "directed")
                 continue
             if tag == "key":
                 convert = GRAPHML_TYPES.get(element.get("attr.type", "string"), str)
@@ -407,6 +441,9 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
         raise BenchmarkError(f"{where}: not GraphML ({e}); fix the file") from None
     if graphs != 1:
         raise BenchmarkError(f"{where}: holds {graphs} graphs; give one")
+    if directed[0]:
+        warn(f"{where}: declares its edges directed (edgedefault=\"directed\"), which LightRAG never writes; read as LightRAG "
+             "reads its store, each edge once whichever way it is written")
     return nodes, edges
 
 
@@ -442,6 +479,8 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
     node_list, edge_list = streamed_graphml(raw, where)
     nodes = []
     for node_id, data in node_list:
+        if not (node_id or "").strip():
+            raise BenchmarkError(f"{where}: a node has an empty id (LightRAG's entity name); fix the store")
         kind = _text(data.pop("entity_type", None)) or LIGHTRAG_UNKNOWN
         nodes.append({"id": node_id, "name": node_id, "type": kind, **kept.fields(data, f"{where}: node {node_id!r}", NODE_OWN)})
     declared = {n["id"] for n in nodes}
@@ -473,11 +512,8 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
 
 
 def read_llamaindex_json(file: Path) -> tuple[object, bytes]:
-    text, raw = read_text(file, "--graph")
-    try:
-        return json.loads(text), raw
-    except (ValueError, RecursionError) as e:
-        raise BenchmarkError(f"{display(file)}: not JSON ({str(e)[:200]}); fix the file") from None
+    """The store's JSON: a key given twice in one object is refused, as for every JSON input (benchmark.read_json)."""
+    return read_json(file, "--graph")
 
 
 def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
@@ -495,6 +531,8 @@ def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
         name, label, props = node.get("name"), node.get("label") or DEFAULT_TYPE, node.get("properties") or {}
         if not isinstance(name, str) or not isinstance(label, str) or not isinstance(props, dict):
             raise BenchmarkError(f"{at}: expected a string name and label and a map of properties; fix the store")
+        if not name.strip() or not key.strip():
+            raise BenchmarkError(f"{at}: an entity with an empty name; fix the store")
         shown = key if kept.nothing else name  # a triplet without properties shows the node's id (EntityNode.id)
         nodes.append({"id": key, "name": shown, "type": kept.type_of(label), **kept.fields(props, at, NODE_OWN)})
     edges, left_out = [], 0

@@ -131,3 +131,13 @@ def test_a_graph_that_yields_no_more_spends_no_more_draws(tmp_path, monkeypatch)
     assert counts == {1: 2} and len(drawn) == 2  # Ann -> Bob and Bob -> Ann; no near miss on a graph of one relation
     # each (hop count, kind) gives up after EXHAUSTED slots in a row without a question: not 200 draws for each of 20,000 slots
     assert sum(draws.values()) <= (2 + questions_module.EXHAUSTED) * questions_module.GENERATION_DRAWS * 2
+
+
+def test_no_generated_answer_is_a_name_another_node_has_case_aside():
+    nodes = tuple(benchmark.Node(i, name, "city") for i, name in (("p1", "Paris"), ("p2", "PARIS"), ("l", "Lyon"), ("f", "France"),
+                                                                   ("g", "Germany"), ("b", "Berlin")))
+    edges = tuple(benchmark.Edge(s, "LOCATED_IN", t) for s, t in (("p1", "f"), ("p2", "f"), ("l", "f"), ("b", "g")))
+    graph = benchmark.Graph(nodes, edges)
+    drawn, _ = questions_module.generate_questions(graph, questions_module.GenerateSpec(40, (1, 1), 0.0, 3, "en"))
+    answers = {a for q in drawn for a in q.get("answers", [q.get("answer")])}
+    assert answers and not answers & {"Paris", "PARIS"}

@@ -610,3 +610,73 @@ def test_a_graphrag_name_column_beside_title_and_a_title_that_is_no_text(tmp_pat
     assert benchmark.main(["--graph", str(folder), "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.endswith(f"error: {folder / 'entities.parquet'} row 0: the entity has the title '0', int, not text; give each "
                                             "entity its title as text\n")
+
+
+def test_what_a_user_meets_first_on_a_store_says_what_to_do(tmp_path, capsys):
+    # a GraphML file without its extension
+    path = tmp_path / "graph_export"
+    path.write_bytes(made(tmp_path, "lightrag").joinpath(stores.LIGHTRAG_FILE).read_bytes())
+    assert benchmark.main(["--graph", str(path), "--out", str(tmp_path / "o1")]) == 2
+    assert capsys.readouterr().err == (f"error: --graph {path}: its content is GraphML, but its name does not end in .graphml; pass "
+                                       "--graph-format graphml (or --graph-format lightrag for LightRAG's store)\n")
+    # a folder holding every framework's store
+    both = tmp_path / "both"
+    for kind in ("graphrag", "lightrag", "llamaindex"):
+        MAKERS[kind](both)
+    assert inputs.read_graph_file(both)[2] == "graphrag"
+    assert ("holds the stores of graphrag, lightrag, llamaindex; read as graphrag's (--graph-format lightrag or llamaindex reads another)"
+            in capsys.readouterr().err)
+    # a store of no relationship
+    empty = tmp_path / "empty"
+    lightrag_store(empty, ENTITIES[:3], [])
+    assert benchmark.main(["--graph", str(empty), "--generate-questions", "5", "--out", str(tmp_path / "o2")]) == 2
+    assert capsys.readouterr().err.endswith(f"error: {empty}: the graph has 3 node(s) and no edge: no question can "
+                                            "walk it; give a graph with relationships\n")
+
+
+def test_a_llamaindex_store_with_a_key_given_twice_and_an_entity_with_no_name_are_refused(tmp_path, capsys):
+    folder = made(tmp_path, "llamaindex")
+    text = (folder / stores.LLAMAINDEX_FILE).read_text(encoding="utf-8")
+    (folder / stores.LLAMAINDEX_FILE).write_text(text.replace('{"nodes": {', '{"nodes": {"Paxos": {}, ', 1), encoding="utf-8")
+    assert benchmark.main(["--graph", str(folder), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.endswith(f"error: {folder / stores.LLAMAINDEX_FILE}: key 'Paxos' appears twice in one object; keep one "
+                                            "value per key\n")
+    store = json.loads(text)
+    store["nodes"]["Paxos"]["name"] = "  "
+    (folder / stores.LLAMAINDEX_FILE).write_text(json.dumps(store), encoding="utf-8")
+    assert benchmark.main(["--graph", str(folder), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.endswith("node 'Paxos': an entity with an empty name; fix the store\n")
+
+
+def test_parquet_dates_decimals_and_bytes_are_read_as_text_a_reader_reads(tmp_path):
+    import datetime
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = made(tmp_path, "graphrag")
+    table = pq.read_table(folder / "entities.parquet")
+    n = table.num_rows
+    table = (table.append_column("founded", pa.array([datetime.date(2020, 1, 1)] * n))
+             .append_column("price", pa.array([decimal.Decimal("12.50")] * n)).append_column("tag", pa.array([b"abc"] * n))
+             .append_column("source_degree", pa.array([3] * n)))
+    pq.write_table(table, folder / "entities.parquet")
+    node = inputs.read_graph_file(folder)[0]["nodes"][0]
+    assert (node["founded"], node["price"], node["tag"]) == ("2020-01-01", 12.5, "abc") and "source_degree" not in node
+
+
+def test_a_folder_meant_as_a_store_is_named_for_what_it_is(tmp_path, capsys):
+    (tmp_path / "named" / stores.LLAMAINDEX_FILE).mkdir(parents=True)
+    assert benchmark.main(["--graph", str(tmp_path / "named" / stores.LLAMAINDEX_FILE), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (f"error: --graph {tmp_path / 'named' / stores.LLAMAINDEX_FILE}: a folder named like a store's file; "
+                                       "point --graph at the file, or at the folder that holds it\n")
+    graphrag_store(tmp_path / "project" / "output")
+    assert benchmark.main(["--graph", str(tmp_path / "project"), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == f"error: --graph {tmp_path / 'project'}: the store is in {tmp_path / 'project' / 'output'}; point --graph there\n"
+    directed = tmp_path / "d" / stores.LIGHTRAG_FILE
+    directed.parent.mkdir()
+    directed.write_text(made(tmp_path, "lightrag").joinpath(stores.LIGHTRAG_FILE).read_text(encoding="utf-8").replace(
+        'edgedefault="undirected"', 'edgedefault="directed"'), encoding="utf-8")
+    inputs.read_graph_file(directed)
+    assert 'declares its edges directed (edgedefault="directed"), which LightRAG never writes' in capsys.readouterr().err
