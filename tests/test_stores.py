@@ -680,3 +680,28 @@ def test_a_folder_meant_as_a_store_is_named_for_what_it_is(tmp_path, capsys):
         'edgedefault="undirected"', 'edgedefault="directed"'), encoding="utf-8")
     inputs.read_graph_file(directed)
     assert 'declares its edges directed (edgedefault="directed"), which LightRAG never writes' in capsys.readouterr().err
+
+
+def test_a_fifo_or_a_symlink_loop_named_like_a_store_file_is_one_line(tmp_path, capsys):
+    import os
+
+    fifo = tmp_path / "f" / stores.LIGHTRAG_FILE
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    assert benchmark.main(["--graph", str(fifo), "--out", str(tmp_path / "o")]) == 2  # never blocks on the FIFO
+    assert capsys.readouterr().err.endswith(f"error: {fifo} is not a regular file; pass a file with --graph\n")
+    loop = tmp_path / "l" / stores.LLAMAINDEX_FILE
+    loop.parent.mkdir()
+    os.symlink(loop, loop)
+    assert benchmark.main(["--graph", str(loop), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.endswith("; pass a readable file with --graph\n")
+
+
+def test_an_empty_lightrag_description_is_no_relation_and_its_keywords_stay_unsent(tmp_path):
+    relations = [("Leslie Lamport", "Paxos", "", "algorithm design, consensus", 9.0), *RELATIONS[1:]]
+    records, _, _ = inputs.read_graph_file(lightrag_store(tmp_path / "s", ENTITIES, relations))
+    first = next(e for e in records["edges"] if {e["source"], e["target"]} == {"Leslie Lamport", "Paxos"})
+    assert first["relation"] == stores.DEFAULT_RELATION and "keywords" not in first  # no relation; the unsent keywords stay unsent
+    graph = benchmark.validate_graph(records, "store", benchmark.Problems())
+    # LightRAG prints "" for an empty description and "UNKNOWN" for none; a relationship with no words is none here (docs/formats.md)
+    assert '{"entity1": "Leslie Lamport", "entity2": "Paxos", "description": "UNKNOWN"}' in benchmark.serialize_checked("lightrag", graph)
