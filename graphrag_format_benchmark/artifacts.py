@@ -13,6 +13,7 @@ import hashlib
 import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
@@ -101,6 +102,23 @@ class Outputs(Staging):
         except OSError as e:
             raise self.cannot_write(e) from None
         self.sha[name] = digest.hexdigest()
+
+
+@contextmanager
+def held_outputs(out_dir: Path, staging_class: type[Staging] | None = None) -> Iterator[tuple[Staging, OutLock]]:
+    """One run's outputs: the folder held (OutLock) and its files staged until benchmark.publish(staging, manifest,
+    lock.release) moves them into place; on any failure (Ctrl-C included) the lock is let go and every staged file
+    removed, so the previous run's outputs stand as they were."""
+    staging, lock = (staging_class or Outputs)(out_dir), OutLock(out_dir)
+    try:
+        lock.acquire()
+        yield staging, lock
+    except BaseException:
+        lock.release()
+        staging.discard()
+        raise
+    finally:
+        lock.release()
 
 
 def format_library_versions(formats: list[str]) -> dict[str, str]:

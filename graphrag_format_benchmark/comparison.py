@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from benchmark import MANIFEST_SCHEMA_VERSION, BenchmarkError, Staging, display, git_state, json_bytes, publish
 
-from .artifacts import OutLock
+from .artifacts import held_outputs
 from .charts import comparison_svg
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, TODAY, Paired, baseline_words, verdicts
 from .matrix import group_key
@@ -222,9 +222,7 @@ def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
     if any(args.out.resolve() == folder.resolve() for folder in args.compare):
         raise BenchmarkError(f"--out {display(args.out)} is one of the compared runs: its files would be replaced; name another folder")
     comparison = compare_runs(list(args.compare))
-    staging, lock = Staging(args.out), OutLock(args.out)
-    try:
-        lock.acquire()
+    with held_outputs(args.out, Staging) as (staging, lock):
         staging.add("comparison.json", json_bytes(comparison))
         staging.add("comparison.md", comparison_markdown(comparison).encode("utf-8"))
         svg = comparison_svg(comparison)
@@ -234,10 +232,6 @@ def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
                     "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "git": git_state(),
                     "command": ["benchmark.py", *public_argv(argv)], "compared": comparison["runs"], "outputs": dict(sorted(staging.sha.items()))}
         publish(staging, manifest, lock.release)
-    except BaseException:
-        lock.release()
-        staging.discard()
-        raise
     lines = [f"{note}" for note in comparison["notes"]]
     for acc in comparison["accepted_for_every_model"]:
         group = " · ".join((acc["size"], acc["ids"], acc["mode"]))

@@ -31,7 +31,7 @@ from benchmark import (
     warn,
 )
 
-from .artifacts import OutLock, Outputs, format_library_versions
+from .artifacts import Outputs, format_library_versions, held_outputs
 from .charts import size_report_svg
 from .frameworks import FRAMEWORK_BUDGETS, FRAMEWORK_FORMATS
 from .inputs import STORES, load_inputs, undirected_template
@@ -207,27 +207,20 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     variants = build_variants(inputs, plan, counts, contexts)
     record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record,
               "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
-    staging = Outputs(args.out)
-    lock = OutLock(args.out)
     try:
-        lock.acquire()
-        measured, hints, stdout = measured_sizes(args, plan, inputs, variants, counts, record, staging)
-        config = run_config(args, argv, plan, inputs, measured)
-        extra, failure = {}, None
-        if model is not None:
-            stdout, extra, failure = model_run.model_outputs(args, argv, model, measured, plan, staging, config, gate_spec, hints,
-                                                             record, stdout)
-        staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
-                                               {n.id for n in inputs.graph.nodes}))
-        manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record, public_argv(argv),
-                                  format_library_versions(plan.formats))
-        publish(staging, {**manifest, **extra}, lock.release)
-    except BaseException:
-        lock.release()
-        staging.discard()
-        raise
+        with held_outputs(args.out) as (staging, lock):
+            measured, hints, stdout = measured_sizes(args, plan, inputs, variants, counts, record, staging)
+            config = run_config(args, argv, plan, inputs, measured)
+            extra, failure = {}, None
+            if model is not None:
+                stdout, extra, failure = model_run.model_outputs(args, argv, model, measured, plan, staging, config, gate_spec, hints,
+                                                                 record, stdout)
+            staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
+                                                   {n.id for n in inputs.graph.nodes}))
+            manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record, public_argv(argv),
+                                      format_library_versions(plan.formats))
+            publish(staging, {**manifest, **extra}, lock.release)
     finally:
-        lock.release()
         counts.close()
     return stdout, failure
 

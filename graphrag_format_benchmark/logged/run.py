@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmark import ARTICLE_FORMATS, FORMATS, BenchmarkError, Graph, build_manifest, display, json_bytes, publish
 
-from ..artifacts import OutLock, Outputs, format_library_versions
+from ..artifacts import format_library_versions, held_outputs
 from ..encodings import tokenizer_for
 from ..frameworks import FRAMEWORK_FORMATS
 from ..progress import Progress
@@ -228,11 +228,9 @@ def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | No
     price = args.input_price_per_million
     totals, shown = Totals(), []
     counts: dict = {"lines": 0, "measured": 0, "left_out": 0, "layouts": {}, "reasons": {}}
-    staging, lock = Outputs(args.out), OutLock(args.out)
     progress = Progress(count_lines(args.from_prompts), "logged prompts")
     digest = hashlib.sha256()
-    try:
-        lock.acquire()
+    with held_outputs(args.out) as (staging, lock):
         with open(staging.staged("logged.jsonl"), "wb") as out:
             for result in measured_lines(args.from_prompts, formats, tokenizers, SHOWN, WORKERS):
                 counts["lines"] += 1
@@ -271,12 +269,6 @@ def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | No
         manifest = build_manifest(config, tokenizers, _NoInputs(), staging.sha, {"logged": counts}, argv, format_library_versions(formats))
         manifest["inputs"] = {display(args.from_prompts): file_digest(args.from_prompts)}
         publish(staging, manifest, lock.release)
-    except BaseException:
-        lock.release()
-        staging.discard()
-        raise
-    finally:
-        lock.release()
     return md.split("\n## Left out")[0].rstrip(), None
 
 
