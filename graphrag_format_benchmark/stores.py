@@ -122,6 +122,7 @@ class Kept:
         self.dropped: dict[str, int] = {}  # bookkeeping
         self.not_sent: dict[str, int] = {}
         self.renamed: dict[str, int] = {}  # fields named like the record's own, kept as KEY_property
+        self.not_text = 0  # descriptions of another type than text
 
     def type_of(self, value: object) -> str:
         """A node's type as sent: its store's type (or label), or DEFAULT_TYPE where the framework shows none."""
@@ -168,6 +169,9 @@ class Kept:
             names = sorted(self.renamed)
             warn(f"{where}: {sum(self.renamed.values()):,} field(s) named like a record's own ({', '.join(names[:6])}) kept as "
                  f"{', '.join(n + '_property' for n in names[:6])}: the record's own field is the one its layout shows")
+        if self.not_text:
+            warn(f"{where}: {self.not_text:,} description(s) are not text; each is shown as the framework prints it (str(), none for "
+                 "a zero)")
 
 
 MAX_NESTING = 100  # levels of lists and maps in one property value: deeper is no fact a context shows, and recursion has a floor
@@ -353,7 +357,10 @@ def _graphrag_description(row: dict, kept: Kept) -> str | None:
     value = row.pop("description")
     if value is None and not kept.everything:
         return GRAPHRAG_NULL
-    return _text(value) if isinstance(value, str) or value is None else str(value)
+    if value is not None and not isinstance(value, str):
+        kept.not_text += 1
+        return str(value) if value else None  # GraphRAG's table: description if description else ""
+    return _text(value)
 
 
 def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:

@@ -705,3 +705,34 @@ def test_an_empty_lightrag_description_is_no_relation_and_its_keywords_stay_unse
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
     # LightRAG prints "" for an empty description and "UNKNOWN" for none; a relationship with no words is none here (docs/formats.md)
     assert '{"entity1": "Leslie Lamport", "entity2": "Paxos", "description": "UNKNOWN"}' in benchmark.serialize_checked("lightrag", graph)
+
+
+def test_the_scripts_own_reader_given_a_store_folder_names_the_package_that_reads_it(tmp_path):
+    folder = made(tmp_path, "lightrag")
+    with pytest.raises(benchmark.BenchmarkError) as error:
+        benchmark.read_input(folder, "--graph")
+    assert str(error.value) == (f"{folder} is a folder; pass a file with --graph (a framework's store folder is read by the package "
+                                "graphrag_format_benchmark, beside this script)")
+
+
+def test_a_graphml_value_of_thousands_of_digits_is_cut_in_its_message(tmp_path, capsys):
+    path = tmp_path / stores.LIGHTRAG_FILE
+    path.write_text('<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"/><key id="k" for="edge" attr.name="keywords" '
+                    'attr.type="string"/><key id="t" for="node" attr.name="entity_type" attr.type="string"/><graph edgedefault="undirected">'
+                    f'<node id="A"/><node id="B"/><edge source="A" target="B"><data key="w">{"9" * 5000}x</data></edge></graph></graphml>',
+                    encoding="utf-8")
+    assert benchmark.main(["--graph", str(path), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.endswith(f"error: {path}: edge 'A' has weight '{'9' * 40}...', not of its declared type; fix the file\n")
+
+
+def test_a_parquet_description_that_is_no_text_is_shown_as_graphrag_prints_it(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = made(tmp_path, "graphrag")
+    table = pq.read_table(folder / "relationships.parquet")
+    numbers = pa.array([float(k) for k in range(table.num_rows)])
+    pq.write_table(table.set_column(table.column_names.index("description"), "description", numbers), folder / "relationships.parquet")
+    records, _, _ = inputs.read_graph_file(folder)
+    assert [e["relation"] for e in records["edges"]][:3] == [stores.DEFAULT_RELATION, "1.0", "2.0"]  # as GraphRAG's table prints them
+    assert f"{folder}: {table.num_rows} description(s) are not text; each is shown as the framework prints it" in capsys.readouterr().err
