@@ -160,6 +160,8 @@ def test_our_own_prompts_are_read_by_the_format_they_name(tmp_path):
 
 
 @pytest.mark.parametrize("flags, message", [
+    (["--input-price-per-million", "nan"], "--input-price-per-million is nan; give a finite number"),
+    (["--input-price-per-million", "-1"], "--input-price-per-million is -1.0; give 0 or more"),
     (["--graph", "g.json"], "--from-prompts measures the prompts your framework logged: --graph shape a run over a graph; leave them out"),
     (["--context", "khop", "--sizes", "small"], "--from-prompts measures the prompts your framework logged: --context, --sizes shape a run "
                                                 "over a graph; leave them out"),
@@ -277,3 +279,12 @@ def test_a_damaged_request_is_read_or_left_out_with_a_reason_never_raised():
         outcomes["read" if isinstance(result, measure.Prepared) else "left out"] += 1
         assert isinstance(result, measure.Prepared) or result.reason
     assert outcomes["read"] > 100 and outcomes["left out"] > 100
+
+
+def test_the_price_flag_costs_the_prompts_without_a_model(tmp_path):
+    messages = json.loads((GOLDEN / "small" / "lightrag.request.json").read_text(encoding="utf-8"))["messages"]
+    path = log_file(tmp_path, [{"messages": messages}])
+    assert benchmark.main(["--from-prompts", path, "--formats", "tsv", "--input-price-per-million", "2.5", "--out", str(tmp_path / "o")]) == 0
+    rows = {r["format"]: r for r in json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))["summary"]["o200k_base"]}
+    assert rows["logged"]["cost_usd"] == round(rows["logged"]["prompt_tokens_sum"] * 2.5 / 1e6, 6)
+    assert f"{rows['tsv']['cost_usd']:,.4f} USD against {rows['logged']['cost_usd']:,.4f}" in (tmp_path / "o" / "results.md").read_text(encoding="utf-8")

@@ -24,7 +24,7 @@ from ..encodings import tokenizer_for
 from ..frameworks import FRAMEWORK_FORMATS
 from ..progress import Progress
 from ..report import drawn_lines, render_report
-from ..options import make_model_config, parse_names
+from ..options import check_flags, make_model_config, parse_names
 from ..runner.config import SOLVER_MODEL, public_url
 from ..runner.log import LOG_NAME
 from .answers import ask_all
@@ -149,7 +149,7 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
         base = next(r for r in rows if r["format"] == LOGGED)
         if best is not None:
             lines += [f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your framework sent "
-                      f"{base['prompt_tokens_sum']:,} ({best['saving']:.1%} less){'; ' + format(best['cost_usd'], ',.2f') + ' USD against ' + format(base['cost_usd'], ',.2f') if price is not None else ''}.** "
+                      f"{base['prompt_tokens_sum']:,} ({best['saving']:.1%} less){'; ' + format(best['cost_usd'], ',.4f') + ' USD against ' + format(base['cost_usd'], ',.4f') if price is not None else ''}.** "
                       "Tokens only: whether answers stay as good is what a model run says (--model).", ""]
         lines += [f"## {encoding}", "",
                   "| format | prompt tokens, sum | mean | p95 | saving | graph tokens, sum | mean | p95 |" + (" cost (USD) |" if price is not None else ""),
@@ -214,6 +214,7 @@ def check_logged_flags(argv: list[str]) -> None:
 
 def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
+    check_flags(args)  # every number finite and in range, --out a folder this run may write
     check_logged_flags(argv)
     model = None
     if args.model is not None:
@@ -226,6 +227,8 @@ def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | No
     formats = parse_names(args.formats, list(FORMATS), "--formats") if any(a == "--formats" or a.startswith("--formats=") for a in argv) else DEFAULT_FORMATS
     tokenizers = [tokenizer_for(name.strip()) for name in args.encoding.split(",")]
     price = args.input_price_per_million
+    if price is not None and price < 0:
+        raise BenchmarkError(f"--input-price-per-million is {price}; give 0 or more")
     totals, shown = Totals(), []
     counts: dict = {"lines": 0, "measured": 0, "left_out": 0, "layouts": {}, "reasons": {}}
     progress = Progress(count_lines(args.from_prompts), "logged prompts")
