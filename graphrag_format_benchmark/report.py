@@ -307,10 +307,10 @@ label { margin-right: 1em; } select { margin-left: .3em; }
 <div id="runPart">
 <h2>Sizes</h2>
 <div id="sizes"></div>
-<h2>Where the tokens go</h2>
+<div id="tokenPart"><h2>Where the tokens go</h2>
 <p><label>format and encoding<select id="tokenPick"></select></label></p>
 <div id="tokenSummary"></div>
-<div id="tokenView" class="tokens"></div>
+<div id="tokenView" class="tokens"></div></div>
 <h2>One question, every format</h2>
 <p><label>question<select id="questionPick"></select></label> <span class="note">Lines not in the baseline's prompt are
 highlighted; lines naming a distractor node are in brown; stable edge ids (--edge-ids) are boxed.</span></p>
@@ -368,6 +368,7 @@ D.sizes.forEach((g, gi) => {
   ], g.rows, "sizes" + gi));
 });
 // Where the tokens go
+$("tokenPart").hidden = D.tokens.length === 0;  // a run over logged prompts draws no token view
 D.tokens.forEach((v, k) => { const o = el("option", v.format + " · " + v.encoding); o.value = k; $("tokenPick").appendChild(o); });
 function showTokens() {
   const v = D.tokens[Number($("tokenPick").value)]; if (!v) return;

@@ -16,7 +16,7 @@ import framework_goldens  # noqa: E402
 
 import benchmark
 from graphrag_format_benchmark import inputs
-from graphrag_format_benchmark.logged import layouts, measure, read, run
+from graphrag_format_benchmark.logged import measure, read, run
 
 GOLDEN = ROOT / "tests" / "golden" / "frameworks"
 REQUESTS = sorted(p for p in GOLDEN.glob("*/*.request.json") if p.parent.name != "hostile")
@@ -237,8 +237,8 @@ def test_with_a_model_each_format_is_asked_and_its_answer_compared_with_the_answ
     assert [(d["id"], d["format"], d["sent"], d["answer"]) for d in results["agreement"]["disagreements"]] == [
         ("lightrag.request", "tsv", "Microsoft Research", "Bell Labs"), ("graphrag.request", "tsv", "Microsoft Research", "Bell Labs")]
     md = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
-    assert ("With m, the answers agree with the answers to what was sent most often in json (2 of 2); the evidence is agreement on your "
-            "questions, not accuracy.") in md
+    assert ("With m, no format's agreement with the answers to what was sent stands apart from the others' (rates 0%-100% over 2 "
+            "question(s), their 95% intervals overlapping)") in md  # two questions decide nothing
     assert "| 1 | lightrag.request | tsv | Which organization did Leslie Lamport work at? | Microsoft Research | Bell Labs |" in md
     log = [json.loads(line) for line in (tmp_path / "out" / "requests.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted((r["id"], r["format"]) for r in log) == sorted((r.stem, f) for r in requests for f in ("logged", "json", "tsv"))
@@ -288,3 +288,33 @@ def test_the_price_flag_costs_the_prompts_without_a_model(tmp_path):
     rows = {r["format"]: r for r in json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))["summary"]["o200k_base"]}
     assert rows["logged"]["cost_usd"] == round(rows["logged"]["prompt_tokens_sum"] * 2.5 / 1e6, 6)
     assert f"{rows['tsv']['cost_usd']:,.4f} USD against {rows['logged']['cost_usd']:,.4f}" in (tmp_path / "o" / "results.md").read_text(encoding="utf-8")
+
+
+def test_a_log_kept_in_the_output_folder_under_an_outputs_name_is_never_replaced(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    messages = json.loads((GOLDEN / "small" / "lightrag.request.json").read_text(encoding="utf-8"))["messages"]
+    log = out / "logged.jsonl"
+    log.write_text(json.dumps({"messages": messages}) + "\n", encoding="utf-8")
+    before = log.read_bytes()
+    assert benchmark.main(["--from-prompts", str(log), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (f"error: --from-prompts {log} is where this run writes its own logged.jsonl; move the log out of "
+                                       f"--out {out}, or choose another --out\n")
+    assert log.read_bytes() == before
+    other = out / "traffic.jsonl"  # another name in the same folder is read, and left as it was
+    other.write_bytes(before)
+    assert benchmark.main(["--from-prompts", str(other), "--out", str(out)]) == 0 and other.read_bytes() == before
+
+
+@pytest.mark.parametrize("rows, said", [
+    ([{"format": "json", "agree": 20, "compared": 20}, {"format": "tsv", "agree": 0, "compared": 20}], "the answers in json agree"),
+    ([{"format": "json", "agree": 2, "compared": 2}, {"format": "tsv", "agree": 0, "compared": 2}], "no format's agreement"),
+    ([{"format": "json", "agree": 15, "compared": 20}, {"format": "tsv", "agree": 15, "compared": 20}], "no format's agreement"),  # a tie
+    ([{"format": "json", "agree": 0, "compared": 0}], "no answer could be compared"),  # a dead server: every request failed
+])
+def test_the_agreement_names_a_format_only_when_its_interval_stands_above_the_others(rows, said):
+    from graphrag_format_benchmark.statistics import wilson
+
+    full = [{**r, "rate": r["agree"] / r["compared"] if r["compared"] else None,
+             **dict(zip(("low", "high"), wilson(r["agree"], r["compared"]) if r["compared"] else (None, None)))} for r in rows]
+    assert said in run.agreement_headline("m", full)

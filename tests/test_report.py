@@ -289,7 +289,10 @@ def test_a_logged_prompts_page_shows_what_was_sent_beside_each_alternative(brows
     heads = page.eval_on_selector_all("#prompts h4", "hs => hs.map(h => h.textContent)")
     records = [json.loads(line) for line in (tmp_path / "out" / "logged.jsonl").read_text(encoding="utf-8").splitlines()]
     tokens = records[0]["tokens"]["o200k_base"]
-    assert heads == [f"logged (lightrag) · {tokens['logged']['prompt']:,} prompt tokens (o200k_base)",
+    assert page.eval_on_selector("#tokenPart", "p => p.hidden")  # no token view to draw
+    differs = page.eval_on_selector_all("#prompts .prompt", "ps => ps.map(p => p.querySelectorAll('.differs').length)")
+    assert differs[0] == 0 and differs[1] > 0  # what was sent is the baseline; json's lines differ from it
+    assert heads == [f"logged · {tokens['logged']['prompt']:,} prompt tokens (o200k_base)",
                      f"json · {tokens['json']['prompt']:,} prompt tokens (o200k_base)", f"tsv · {tokens['tsv']['prompt']:,} prompt tokens (o200k_base)"]
     texts = page.eval_on_selector_all("#prompts .prompt pre", "pres => pres.map(p => p.textContent)")
     sent = json.loads(requests[0].read_text(encoding="utf-8"))["messages"][0]["content"]

@@ -36,6 +36,7 @@ class Measured:
     tokens: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)  # encoding -> format -> (graph, prompt) tokens
     texts: dict[str, str] = field(default_factory=dict)  # format -> the prompt message with it in place (kept for a few only)
     graph: Graph | None = None  # the subgraph it shows (for the union of the logged subgraphs)
+    graph_bytes: dict[str, int] = field(default_factory=dict)  # format -> its text's UTF-8 bytes (LOGGED: the logged context's)
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,7 @@ def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = 
     measured = Measured(p.logged, p.layout, p.message, len(p.graph.nodes), len(p.graph.edges), graph=p.graph)
     others = [t for j, (_, t) in enumerate(p.logged.messages) if j != p.message]
     logged_graph = "".join(text[s.start : s.end] for s in spans)
+    measured.graph_bytes = {LOGGED: len(logged_graph.encode("utf-8")), **{f: len(t.encode("utf-8")) for f, t in p.graph_texts.items()}}
     for tokenizer in tokenizers:
         rest = sum(tokenizer.count(t) for t in others)
         logged_tokens = sum(tokenizer.count(text[s.start : s.end]) for s in spans)

@@ -17,11 +17,10 @@ import math
 import os
 from pathlib import Path
 
-from benchmark import ARTICLE_FORMATS, FORMATS, BenchmarkError, Graph, build_manifest, display, json_bytes, publish
+from benchmark import ARTICLE_FORMATS, FORMATS, MANIFEST, BenchmarkError, Graph, build_manifest, display, json_bytes, publish
 
 from ..artifacts import format_library_versions, held_outputs
 from ..encodings import tokenizer_for
-from ..frameworks import FRAMEWORK_FORMATS
 from ..progress import Progress
 from ..report import drawn_lines, render_report
 from ..options import check_flags, make_model_config, parse_names
@@ -38,6 +37,7 @@ GRAPH_FLAGS = ("--graph", "--questions", "--generate-questions", "--context", "-
 DEFAULT_FORMATS = [*ARTICLE_FORMATS, "graphrag", "lightrag", "llamaindex", "langchain", "neo4j_graphrag"]
 SHOWN = 3  # logged prompts report.html shows beside their alternatives
 UNION = "logged_graph.json"  # the union of the logged subgraphs, for generated questions over them
+OUTPUTS = ("logged.jsonl", UNION, "results.md", "results.json", "report.html", MANIFEST, LOG_NAME, LOG_NAME + ".torn")  # what a run writes
 WORKERS = min(2, os.cpu_count() or 1)  # processes that measure a long file's lines: this machine's cores, at most 2
 
 
@@ -69,11 +69,14 @@ class Totals:
 
     def __init__(self) -> None:
         self.tokens: dict[str, dict[str, tuple[list[int], list[int]]]] = {}
+        self.bytes: dict[str, int] = {}  # format -> the graph texts' bytes, summed
         self.union = Union()
 
     def add(self, m: Measured) -> None:
         if m.graph is not None:
             self.union.add(m.graph)
+        for fmt, size in m.graph_bytes.items():
+            self.bytes[fmt] = self.bytes.get(fmt, 0) + size
         for encoding, rows in m.tokens.items():
             for fmt, (graph, prompt) in rows.items():
                 lists = self.tokens.setdefault(encoding, {}).setdefault(fmt, ([], []))
@@ -96,7 +99,8 @@ def summary(totals: Totals, price: float | None) -> dict:
         rows = []
         for fmt, (graph, prompt) in by_format.items():
             rows.append({"format": fmt, "prompts": len(prompt), "prompt_tokens_sum": sum(prompt), "prompt_tokens_mean": round(sum(prompt) / len(prompt), 1),
-                         "prompt_tokens_p95": p95(prompt), "graph_tokens_sum": sum(graph), "graph_tokens_mean": round(sum(graph) / len(graph), 1),
+                         "prompt_tokens_p95": p95(prompt), "prompt_tokens_min": min(prompt), "prompt_tokens_max": max(prompt),
+                         "graph_bytes_mean": round(totals.bytes.get(fmt, 0) / len(graph), 1), "graph_tokens_sum": sum(graph), "graph_tokens_mean": round(sum(graph) / len(graph), 1),
                          "graph_tokens_p95": p95(graph), "saving": round(1 - sum(prompt) / sent, 4) if sent else None,
                          "cost_usd": round(sum(prompt) * price / 1e6, 6) if price is not None else None})
         out[encoding] = rows
@@ -134,16 +138,28 @@ def agreement_md(model: str, rows: list[dict], disagreements: list[dict]) -> lis
     return lines
 
 
+def agreement_headline(model: str, rows: list[dict]) -> str:
+    """The format whose answers agree most often with the answers to what was sent, when its 95% interval lies above
+    every other's; else that none stands apart (few questions, or rates too close): never a winner by chance."""
+    rated = [r for r in rows if r["rate"] is not None]
+    if not rated:
+        return f"With {model}, no answer could be compared: every pair had a failed request (requests.jsonl says why)."
+    top = max(rated, key=lambda r: r["low"])
+    span = f"{min(r['rate'] for r in rated):.0%}-{max(r['rate'] for r in rated):.0%} over {max(r['compared'] for r in rated):,} question(s)"
+    if len(rated) > 1 and all(top["low"] > r["high"] for r in rated if r is not top):
+        return (f"With {model}, the answers in {top['format']} agree with the answers to what was sent more often than in any other "
+                f"format ({top['agree']:,} of {top['compared']:,}; rates {span}); the evidence is agreement on your questions, not accuracy.")
+    return (f"With {model}, no format's agreement with the answers to what was sent stands apart from the others' (rates {span}, "
+            "their 95% intervals overlapping); the evidence is agreement on your questions, not accuracy.")
+
+
 def results_md(summ: dict, counts: dict, source: str, price: float | None, agreed: tuple | None = None) -> str:
     layouts = ", ".join(f"{k} {v:,}" for k, v in sorted(counts["layouts"].items(), key=lambda kv: -kv[1]))
     lines = ["# What each format would save on your logged traffic", "",
              f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured ({layouts}); "
              f"{counts['left_out']:,} left out (logged.jsonl says why, line by line).", ""]
     if agreed is not None:
-        best = max((r for r in agreed[1] if r["rate"] is not None), key=lambda r: (r["rate"], r["format"]), default=None)
-        if best is not None:
-            lines += [f"With {agreed[0]}, the answers agree with the answers to what was sent most often in {best['format']} "
-                      f"({best['agree']:,} of {best['compared']:,}); the evidence is agreement on your questions, not accuracy.", ""]
+        lines += [agreement_headline(*agreed[:2]), ""]
     for encoding, rows in summ.items():
         best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
         base = next(r for r in rows if r["format"] == LOGGED)
@@ -186,9 +202,8 @@ def _prompt_view(shown: list[Measured], encoding: str) -> dict:
                 continue
             key = f"{fmt}|{m.logged.line}"
             graphs[key] = drawn_lines(text)
-            name = f"{LOGGED} ({m.layout})" if fmt == LOGGED else fmt
-            cells[name] = {"graph": key, "tokens": m.tokens[encoding][fmt][1], "whole": True}
-        questions.append({"id": m.logged.id, "text": m.logged.question[:400], "hops": m.layout, "context": "", "cells": cells})
+            cells[fmt] = {"graph": key, "tokens": m.tokens[encoding][fmt][1], "whole": True}  # LOGGED: the baseline the page compares with
+        questions.append({"id": m.logged.id, "text": m.logged.question[:400], "hops": f"sent as {m.layout}", "context": "", "cells": cells})
     from ..report import PROMPT_HEAD, PROMPT_TAIL
 
     return {"heads": {}, "graphs": graphs, "head": PROMPT_HEAD, "tail": PROMPT_TAIL, "questions": questions, "encoding": encoding,
@@ -198,24 +213,29 @@ def _prompt_view(shown: list[Measured], encoding: str) -> dict:
 def _size_view(summ: dict) -> list[dict]:
     groups = []
     for encoding, rows in summ.items():
-        table = [{"format": f"{LOGGED}" if r["format"] == LOGGED else r["format"], "graph_tokens": r["graph_tokens_mean"],
-                  "prompt_min": r["prompt_tokens_mean"], "prompt_max": r["prompt_tokens_p95"], "bytes": r["prompt_tokens_sum"],
-                  "overflow": 0, "prompts": r["prompts"], "vs_baseline": None if r["saving"] is None else -r["saving"]} for r in rows]
-        groups.append({"group": f"{encoding} · logged prompts (prompt min: the mean; max: the p95; bytes: the prompt tokens' sum)", "rows": table})
+        table = [{"format": r["format"], "graph_tokens": r["graph_tokens_mean"], "prompt_min": r["prompt_tokens_min"],
+                  "prompt_max": r["prompt_tokens_max"], "bytes": r["graph_bytes_mean"], "overflow": 0, "prompts": r["prompts"],
+                  "vs_baseline": None if r["saving"] is None else -r["saving"]} for r in rows]
+        groups.append({"group": f"{encoding} · {rows[0]['prompts']:,} logged prompts: graph tokens and bytes are means; against what was "
+                                "sent, the prompts' tokens in all", "rows": table})
     return groups
 
 
-def check_logged_flags(argv: list[str]) -> None:
+def check_logged_flags(args: argparse.Namespace, argv: list[str]) -> None:
     given = [f for f in GRAPH_FLAGS if any(a == f or a.startswith(f + "=") for a in argv)]
     if given:
         raise BenchmarkError(f"--from-prompts measures the prompts your framework logged: {', '.join(given)} shape a run over a graph; "
                              "leave them out")
+    log = args.from_prompts
+    if log.name in OUTPUTS and log.resolve().parent == args.out.resolve():  # the run would replace the very file it reads
+        raise BenchmarkError(f"--from-prompts {display(log)} is where this run writes its own {log.name}; move the log out of --out "
+                             f"{display(args.out)}, or choose another --out")
 
 
 def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
     check_flags(args)  # every number finite and in range, --out a folder this run may write
-    check_logged_flags(argv)
+    check_logged_flags(args, argv)
     model = None
     if args.model is not None:
         if args.model == SOLVER_MODEL:
