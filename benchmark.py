@@ -62,7 +62,7 @@ import sys
 import tempfile
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, NamedTuple, NoReturn
@@ -767,6 +767,7 @@ class RunInputs:
     generated: dict | None = None  # with --generate-questions: hop count -> questions drawn
     generated_bytes: bytes | None = None  # questions.generated.json, written with the outputs
     graph_format: str = "json"  # what --graph was read as (GRAPH_FORMATS)
+    kinds: dict[str, str] = field(default_factory=dict)  # the package's stores: node id -> a type the store holds and no format shows
 
 
 GENERATED_QUESTIONS = "questions.generated.json"
@@ -882,10 +883,10 @@ def prop_key(fmt: str, line_no: int, key: str) -> str:
 def _read_pairs(fmt: str, line_no: int, fields: list[str]) -> Props:
     """Props from 'key=value' fields (the value as scalar_text wrote it): ['founded=1005'] -> (('founded', 1005),)."""
     props = {}
-    for field in fields:
-        key, sep, text = field.partition("=")
+    for pair in fields:
+        key, sep, text = pair.partition("=")
         if not sep:
-            raise format_error(fmt, line_no, f"expected key=value after the record's fields, found {field[:40]!r}")
+            raise format_error(fmt, line_no, f"expected key=value after the record's fields, found {pair[:40]!r}")
         if prop_key(fmt, line_no, key) in props:
             raise format_error(fmt, line_no, f"the property {key!r} is given twice")
         props[key] = scalar_value(fmt, line_no, text)

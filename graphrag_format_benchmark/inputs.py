@@ -17,6 +17,7 @@ import itertools
 import json
 import math
 import re
+import unicodedata
 import urllib.parse
 from collections import Counter
 from dataclasses import replace
@@ -25,6 +26,7 @@ from typing import Callable
 
 from benchmark import (
     JSON_NUMBER,
+    NORMALIZATION,
     PROMPT_TEMPLATES,
     TEMPLATE_FIELDS,
     BenchmarkError,
@@ -45,7 +47,7 @@ from benchmark import (
     warn,
 )
 
-from .stores import DEFAULT_RELATION, DEFAULT_TYPE, is_llamaindex_store, read_store, store_kind, store_layout
+from .stores import DEFAULT_RELATION, DEFAULT_TYPE, STORE_KINDS, is_llamaindex_store, read_store, store_kind, store_layout
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
 # through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named
@@ -389,8 +391,17 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
     """benchmark.load_inputs for every input the package reads: --graph of any GRAPH_FORMATS (by --graph-format, else
     by its extension), questions with contexts of their own (read_given_context), --graph-order sorted
     (sorted_graph), and generated questions (generate: questions.draw_questions)."""
-    return benchmark_load_inputs(graph_path, questions_path, problems, generate, functools.partial(read_graph_file, kind=graph_format, store_fields=store_fields, layouts=layouts),
-                                 sorted_graph if graph_order == "sorted" else None, read_given_context)
+    kinds: dict[str, str] = {}
+
+    def read_graph(path: Path) -> tuple[dict, bytes, str]:
+        records, raw, kind = read_graph_file(path, graph_format, store_fields, layouts)
+        if kind in STORES and STORE_KINDS in records:  # the store's types its framework does not show: for naming only
+            kinds.update((unicodedata.normalize(NORMALIZATION, k), v) for k, v in records.pop(STORE_KINDS).items())
+        return records, raw, kind
+
+    inputs = benchmark_load_inputs(graph_path, questions_path, problems, generate, read_graph,
+                                   sorted_graph if graph_order == "sorted" else None, read_given_context)
+    return replace(inputs, kinds=kinds) if kinds else inputs
 
 
 def read_given_context(value: object, where: str, scope: GraphScope, not_nfc: list[str]) -> tuple[GivenContext, GraphScope | None]:

@@ -229,7 +229,7 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts:
     input graph."""
     bases = input_contexts(inputs, plan)[0] if contexts is None else contexts
     shared = len(bases) == 1 and not bases[0].id
-    namer = None if shared or plan.sizes == ["small"] else Namer(inputs.graph, random.Random(f"{plan.seed}/names"))
+    namer = None if shared or plan.sizes == ["small"] else Namer(inputs.graph, random.Random(f"{plan.seed}/names"), inputs.kinds)
     streams: dict[str, Distractors] = {}  # medium and large draw from one stream per context: large extends medium
     pseudonyms: Pseudonyms | None = None  # one renaming for every size and context
     variants = []
@@ -238,7 +238,7 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts:
         for base in bases:
             made, note = 0, ""
             if size != "small":
-                stream = streams.get(base.id) or streams.setdefault(base.id, Distractors(base.graph, base.questions, plan.seed, base.id, namer))
+                stream = streams.get(base.id) or streams.setdefault(base.id, Distractors(base.graph, base.questions, plan.seed, base.id, namer, inputs.kinds))
                 n, spent = large_branches(base, stream, plan, counts) if size == "large" else (stream.medium, False)
                 base, made = with_distractors(base, stream, size, n, plan.seed)
                 if size == "medium" and made < n or spent:

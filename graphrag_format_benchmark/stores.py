@@ -109,6 +109,9 @@ def store_layout(kind: str, formats: tuple[str, ...] = (), baseline: str | None 
     return own[0] if own else DEFAULT_LAYOUT[kind]
 
 
+STORE_KINDS = "kinds not sent"  # read_store's records: node id -> the store's type where its framework shows none
+
+
 class Kept:
     """The fields a store's records keep: with 'sent', what the framework's context shows in layout; bookkeeping and the
     fields the framework does not send are left out, counted by name and said once by report."""
@@ -123,11 +126,14 @@ class Kept:
         self.not_sent: dict[str, int] = {}
         self.renamed: dict[str, int] = {}  # fields named like the record's own, kept as KEY_property
         self.not_text = 0  # descriptions of another type than text
+        self.kinds: dict[str, str] = {}  # node id -> the type its store holds and its framework does not show
 
-    def type_of(self, value: object) -> str:
-        """A node's type as sent: its store's type (or label), or DEFAULT_TYPE where the framework shows none."""
+    def type_of(self, value: object, node_id: str) -> str:
+        """A node's type as sent: its store's type (or label), or DEFAULT_TYPE where the framework shows none (the
+        store's type then kept in kinds: new nodes are named like the nodes of their kind, and nothing shows it)."""
         if self.untyped and _text(value) is not None:
             self.not_sent["type"] = self.not_sent.get("type", 0) + 1
+            self.kinds[node_id] = _text(value)
         return _text(value) if _text(value) is not None and not self.untyped else DEFAULT_TYPE
 
     def fields(self, record: dict, where: str, own: frozenset[str] = frozenset()) -> dict:
@@ -280,6 +286,8 @@ def read_store(kind: str, path: Path, store_fields: str = "sent", parsed: tuple[
         where = display(file)
         records = read_llamaindex(data, where, kept)
     kept.report(where)
+    if kept.kinds:
+        records[STORE_KINDS] = kept.kinds
     if kind in UNDIRECTED:
         warn(f"{where}: {kind}'s graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way")
     return records, raw
@@ -370,7 +378,7 @@ def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:
     if title is None:
         said = "no title" if given is None else f"the title {str(given)[:40]!r}, {type(given).__name__}, not text" if not isinstance(given, str) else "an empty title"
         raise BenchmarkError(f"{where}: the entity has {said}; give each entity its title as text")
-    kind = kept.type_of(row.pop("type", None))
+    kind = kept.type_of(row.pop("type", None), title)
     description = _graphrag_description(row, kept)
     return {"id": title, "name": title, "type": kind, **kept.fields(row, where, NODE_OWN), **({"description": description} if description else {})}
 
@@ -541,7 +549,7 @@ def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
         if not name.strip() or not key.strip():
             raise BenchmarkError(f"{at}: an entity with an empty name; fix the store")
         shown = key if kept.nothing else name  # a triplet without properties shows the node's id (EntityNode.id)
-        nodes.append({"id": key, "name": shown, "type": kept.type_of(label), **kept.fields(props, at, NODE_OWN)})
+        nodes.append({"id": key, "name": shown, "type": kept.type_of(label, key), **kept.fields(props, at, NODE_OWN)})
     edges, left_out = [], 0
     for key, relation in data["relations"].items():
         at = f"{where}: relation {key!r}"

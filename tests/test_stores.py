@@ -3,6 +3,7 @@ wrote, bookkeeping left out, told apart by folder, name or keys; questions over 
 descriptions; the control solver scores 1.00 over each store in each framework format."""
 
 import json
+import re
 import sys
 
 import pytest
@@ -378,6 +379,39 @@ def test_distractors_over_a_store_describe_their_own_ends_not_the_edge_they_copy
         assert names[e["source"]].casefold() in e["relation"].casefold() and names[e["target"]].casefold() in e["relation"].casefold(), e
     aggregates = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {a["size"] for a in aggregates} == {"small", "medium"} and all(a["path_exact"]["rate"] == 1.0 for a in aggregates)
+
+
+@pytest.mark.parametrize("kind", ["graphrag", "llamaindex"])
+def test_a_store_whose_types_are_not_sent_names_distractors_by_them_and_shows_none(tmp_path, kind, capsys):
+    """GraphRAG's and LlamaIndex's contexts show no entity type, so their stores are read untyped; each relation is a
+    description of its own, so no two names share a role. Read as sent, the store's types still name the new nodes
+    (a person's copy from people's names, an organization's from organizations'): medium grows as LightRAG's store,
+    whose types are sent, does; before, medium was small (0 branches)."""
+    out = tmp_path / "out"
+    argv = ["--graph", str(made(tmp_path, kind)), "--generate-questions", "12", "--prompt", "en", "--sizes", "small,medium",
+            "--formats", kind, "--model", "solver", "--out", str(out)]
+    assert benchmark.main(argv) == 0
+    small, medium = (json.loads((out / f"graph.{size}.original.json").read_text(encoding="utf-8")) for size in ("small", "medium"))
+    assert {n["type"] for n in medium["nodes"]} == {"entity"}  # nothing shows the store's types
+    new = [n["name"] for n in medium["nodes"] if n["name"] not in {m["name"] for m in small["nodes"]}]
+    assert len(new) >= 3 and len(medium["edges"]) > len(small["edges"])
+    words = {}  # the words of each type's names
+    for name, entity_type, _ in ENTITIES:
+        words.setdefault(entity_type, set()).update(name.split(" "))
+    for name in new:  # each new name is made of the words of one type's names
+        assert any(set(name.split(" ")) <= kind_words for kind_words in words.values()), name
+    assert "left out what the framework does not send" in capsys.readouterr().err
+
+
+def test_a_store_of_one_type_says_why_its_distractors_run_short(tmp_path, capsys):
+    untyped = [(name, None, description) for name, _, description in ENTITIES]
+    argv = ["--graph", str(graphrag_store(tmp_path / "store", untyped)), "--generate-questions", "12", "--prompt", "en",
+            "--sizes", "small,medium", "--formats", "graphrag", "--out", str(tmp_path / "out")]
+    assert benchmark.main(argv) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"warning: medium: \d+ of the \d+ distractor branches it needs could be made: the graph's names are too few "
+                     r"to vary into more new names without numbers or blends \(spent first: like [^)]*\); its entities have one "
+                     r"type and each relation is a description of its own, so few names share a role\n", err), err
 
 
 def test_a_long_description_is_quoted_by_its_opening_and_two_alike_are_not_walked():

@@ -47,9 +47,11 @@ class Branch(NamedTuple):
 class Distractors:
     """A seeded, endless stream of safe distractor branches; its first n items are the same for any n. key: the
     context they are drawn for ("" for the shared graph); namer: a namer of the whole input graph to fork, so that a
-    context's new nodes are named from every name of their role and never by a name in use anywhere in it."""
+    context's new nodes are named from every name of their role and never by a name in use anywhere in it; kinds:
+    without one, the input's kinds its formats do not show (RunInputs.kinds), for a namer of its own."""
 
-    def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int, key: str = "", namer: Namer | None = None):
+    def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int, key: str = "", namer: Namer | None = None,
+                 kinds: dict[str, str] | None = None):
         self.rng = random.Random(f"{seed}/{key}/distractors" if key else f"{seed}/distractors")
         self.graph = graph
         self.incident: dict[str, list[int]] = {}  # node id -> the edges that touch it
@@ -58,7 +60,7 @@ class Distractors:
             if e.target != e.source:
                 self.incident.setdefault(e.target, []).append(i)
         self.reach = self._reach(graph, [q for q in questions if q.query])
-        self.namer = Namer(graph, self.rng) if namer is None else namer.fork(self.rng)
+        self.namer = Namer(graph, self.rng, kinds) if namer is None else namer.fork(self.rng)
         self.pools = self._property_pools(graph) if graph.has_props else None
         starts = list(dict.fromkeys(q.query.start for q in questions if q.query))
         self.anchors = [a for a in starts if a in self.incident]
@@ -155,6 +157,9 @@ class Distractors:
         roles = ", ".join(role for role, _ in self.namer.unnamed.most_common(3))
         why = (f"the graph's names are too few to vary into more new names without numbers or blends (spent first: "
                f"{roles})") if roles else "no anchor can take another branch without completing a question's path"
+        sample = self.graph.edges[:100]
+        if roles and not self.namer.typed and 2 * sum(is_description(e.relation) for e in sample) > len(sample):
+            why += "; its entities have one type and each relation is a description of its own, so few names share a role"
         if wanted is None:
             return f"large: {made} distractor branches could be made, fewer than it takes to fill --context-window: {why}"
         return f"{size}: {made} of the {wanted} distractor branches it needs could be made: {why}"

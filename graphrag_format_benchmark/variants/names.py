@@ -561,23 +561,24 @@ class Namer:
     relation, then those of every role the copied node plays). When a role's names run out, no name is made
     (new_node returns None) rather than a numbered or blended one that a model could tell apart."""
 
-    def __init__(self, graph: Graph, rng: random.Random) -> None:
+    def __init__(self, graph: Graph, rng: random.Random, kinds: dict[str, str] | None = None) -> None:
         self.rng = rng
+        self.kinds = kinds or {}  # node id -> its kind where the input holds one its formats do not show (a store read as sent)
         self.names = {n.name.casefold() for n in graph.nodes}  # every name in use, folded
         self.input_names = set(self.names)
         self.graph_words = frozenset(w for n in graph.nodes for w in n.name.split(" "))
         self.ids = {n.id for n in graph.nodes}  # every id in use
         self.nodes = {n.id: n for n in graph.nodes}
-        self.typed = len({n.type for n in graph.nodes}) > 1
+        self.typed = len({self.kinds.get(n.id, n.type) for n in graph.nodes}) > 1
         self.role_names: dict[tuple[str, str], list[str]] = {}  # (relation, "out"|"in") -> names at that end
         self.roles_of: dict[str, set[tuple[str, str]]] = {}  # node id -> the roles it plays
         for e in graph.edges:
             for role, end in (((e.relation, "out"), e.target), ((e.relation, "in"), e.source)):
                 self.role_names.setdefault(role, []).append(self.nodes[end].name)
                 self.roles_of.setdefault(end, set()).add(role)
-        self.type_names: dict[str, list[str]] = {}
+        self.type_names: dict[str, list[str]] = {}  # a node's kind (kind_of) -> the names of its nodes
         for n in graph.nodes:
-            self.type_names.setdefault(n.type, []).append(n.name)
+            self.type_names.setdefault(self.kinds.get(n.id, n.type), []).append(n.name)
         self.vocabularies: dict[object, Vocabulary] = {}  # never changed once made: forks share them
         self.spent: set = set()  # keys of the vocabularies that gave no fresh name in NAME_DRAWS draws
         self.held_made: dict = {}  # key -> (new nodes of its type, times in a row) when its fresh names were all held back
@@ -635,7 +636,15 @@ class Namer:
     def new_node(self, like: Node, role: tuple[str, str]) -> Node | None:
         """A node that plays the role of the input node like (reached over role = (relation, direction)), or None:
         when the names of its role are spent, or (self.held) when its type or the names it could take are
-        as common among the new nodes as they may be for now."""
+        as common among the new nodes as they may be for now. A node of a kind its type does not show (kinds) is
+        named as a node of that kind and typed as like is."""
+        kind = self.kinds.get(like.id)
+        if kind is None or kind == like.type:
+            return self._new_node(like, role)
+        node = self._new_node(like._replace(type=kind), role)
+        return node._replace(type=like.type) if node is not None else None
+
+    def _new_node(self, like: Node, role: tuple[str, str]) -> Node | None:
         self.held = not self._type_has_room(like.type)
         if self.held:
             return None
