@@ -385,6 +385,34 @@ def role_kind(names: list[str]) -> str | None:
     return None
 
 
+
+# Values of a small closed class, which a pseudonym keeps as they are: a month, a weekday, a gender, a profession or
+# a language names no one, and any other value of its class would be a real one of the graph swapped in (a
+# counterfactual: 'October' read as 'September'). The entities beside them are renamed, so a kept value gives a model
+# nothing to answer from memory. Numbers (years) are kept too (closed_value).
+CLOSED_CLASSES = {
+    "month": ("january february march april may june july august september october november december "
+              "январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь").split(),
+    "weekday": ("monday tuesday wednesday thursday friday saturday sunday "
+                "понедельник вторник среда четверг пятница суббота воскресенье").split(),
+    "gender": "male female man woman men women non-binary nonbinary intersex transgender мужской женский мужчина женщина".split(),
+    "profession": KIND_POOLS["profession"],
+    "language": KIND_POOLS["language"],
+}
+_CLOSED = {word: kind for kind, pool in CLOSED_CLASSES.items() for word in pool}
+
+
+def closed_value(name: str) -> str | None:
+    """The closed class (CLOSED_CLASSES; 'number', 'letter', 'symbol') a one-word name is a value of, or None:
+    'October' -> 'month', '1987' -> 'number', 'B' -> 'letter' (a grade), '♥ ♥' -> 'symbol', 'France' -> None."""
+    if name.isdecimal() and name.isascii():
+        return "number"
+    if len(name.strip()) == 1 and name.strip().isalpha():
+        return "letter"
+    if name.strip() and not any(c.isalnum() for c in name):
+        return "symbol"
+    return _CLOSED.get(name.casefold()) if " " not in name.strip() else None
+
 def in_case_of(word: str, like: str) -> str:
     """word in the case style of like: ('belgium', 'Portugal') -> 'Belgium'; ('belgium', 'PORTUGAL') -> 'BELGIUM'."""
     return word.upper() if like.isupper() else word.title() if like.istitle() else word
@@ -422,7 +450,8 @@ class Vocabulary:
     Hill Park' may give 'Tower Gate Bridge'; 'North of Nowhere' mixes only with names like it); a one-word name by
     a WordModel of the role's one-word names. No digit or word comes in that the role's names lack."""
 
-    def __init__(self, names: list[str], graph_words: frozenset[str] = frozenset(), real_words: bool = False) -> None:
+    def __init__(self, names: list[str], graph_words: frozenset[str] = frozenset(), real_words: bool = False,
+                 kind_words: bool = True) -> None:
         self.names = sorted(n for n in set(names) if any(c.isalnum() for c in n))  # a name like "." carries no words
         self.slots: dict[tuple, list[list[str]]] = {}  # shape of a name -> the words at each position, over its names
         self.templates: list[list[list[str]] | None] = []  # per name: the slots of its shape, None for one word
@@ -454,7 +483,7 @@ class Vocabulary:
         # head word of the names of several words, never the word model's blend ('mozambodia', 'Freedland')
         self.real_words = bool(single) and (real_words or self.model is not None)
         if self.real_words:
-            kind = role_kind(self.names)
+            kind = role_kind(self.names) if kind_words else None  # a pseudonym: no real country for a real one
             self.single = sorted({*head_words(self.names), *(KIND_POOLS[kind] if kind else ())})
             self.model = None
 
@@ -476,6 +505,8 @@ class Vocabulary:
             slots = self.slots[shape] if len(shape) > 1 else None
         elif shape is not None and len(shape) > 1:
             return None  # no name of like's shape and no word for one of its places: never another shape
+        elif shape is not None:
+            slots = None  # a one-word name of a shape no name of the role has: a one-word name all the same
         else:
             slots = rng.choice(self.templates)  # a real name as the template: its shape's slots
         if slots is None:
@@ -602,6 +633,8 @@ class Namer:
         self.avoid: set[str] = set()  # with_pseudonyms: words (folded) the new name may not have: those of the name it replaces
         self.keep: set[str] = set()  # with_pseudonyms: words (folded) of the name it replaces that stay in their place
         self.keep_shape = False  # with_pseudonyms: a new name has the shape of the name it replaces (words, case, punctuation)
+        self.kind_words = True  # one-word names may be words of their kind's pool (KIND_POOLS); not for pseudonyms
+        self.replacing: list[str] = []  # with_pseudonyms: the words (folded) of the name being replaced
         self.type_slack = TYPE_SHARE_SLACK
         # No first word (and no digit) may be more common among a type's new names than among its real ones.
         self.real_marks = {t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
@@ -653,7 +686,7 @@ class Namer:
             if node is not None:
                 return node
         for key, names in self._vocabularies(like, role):
-            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names, self.graph_words, not self.typed))
+            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names, self.graph_words, not self.typed, self.kind_words))
             misses = held_back = 0
             while key not in self.spent and vocabulary.names and misses < NAME_DRAWS:
                 name = vocabulary.draw(self.rng, like.name if self.keep_shape else None, misses >= NAME_DRAWS // 2, self.avoid, self.keep)
@@ -756,8 +789,10 @@ class Namer:
         return self.holds_input is None or not self.holds_input.held_in(name.casefold())
 
     def _extends(self, name: str) -> bool:
+        """name is an input name followed by more words, and that input name is not how the name it replaces opens
+        too ('Queen Victoria' opens with the band 'Queen': 'Queen Alvina' may replace it)."""
         words = name.casefold().split(" ")
-        return any(" ".join(words[:k]) in self.input_names for k in range(1, len(words)))
+        return any(" ".join(words[:k]) in self.input_names and words[:k] != self.replacing[:k] for k in range(1, len(words)))
 
     def _id(self, like: Node, name: str, longer: int = 0) -> str | None:
         """An id for name in the style of like's id, or None if it would equal or extend one in use: the same

@@ -21,7 +21,7 @@ from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
 from ..progress import Progress
 from ..solver import fold_answer
 from ..stores import is_description
-from .names import KIND_POOLS, NAME_DRAWS, Held, Namer, Vocabulary, common_words, head_words, in_case_of, kept_words, redrawn, role_kind, script
+from .names import NAME_DRAWS, WORD_MODEL_MIN_WORDS, Held, Namer, Vocabulary, WordModel, closed_value, common_words, head_words, in_case_of, kept_words, redrawn, script
 
 if TYPE_CHECKING:
     from benchmark import Props
@@ -85,18 +85,19 @@ class Pseudonyms:
         self.namer = Namer(graph, random.Random(f"{seed}/pseudonyms"))
         self.namer.type_slack = math.inf  # every node is renamed: the mix of types is the input's by construction
         self.namer.keep_shape = True
+        self.namer.kind_words = False  # a real country for a real country is a counterfactual, not a pseudonym
         several = [n.name.casefold() for n in graph.nodes if " " in n.name.strip()]
         self.namer.holds_input = Held(several) if several else None
         self.rng = random.Random(f"{seed}/pseudonyms/fallback")
-        self.role_kinds: dict[tuple[str, str], str | None] = {}  # role -> its kind (role_kind), read once
         self.head_decks: dict[str | None, list[str]] = {}  # group -> its head words in a seeded order, dealt in turn
-        self.kind_order: dict[str, list[str]] = {}  # kind -> its pool in a seeded order, drawn from in turn
+        self.models: dict[str, WordModel | None] = {}  # group -> the character model of its one-word names (_invented)
+        self.one_words = sorted({w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4})  # the graph's words
+        self.graph_words = {w.casefold() for w in self.namer.graph_words}  # no made-up word is a word of a real name
+        self.kept: Counter = Counter()  # closed class -> names kept as they are (closed_value)
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
         self.real = graph.nodes  # the input's nodes: the names a question text may still hold
         self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
         self.everyone = Vocabulary([n.name for n in graph.nodes], self.namer.graph_words)  # the fallback: every name's words
-        numbers = [int(n.name) for n in graph.nodes if n.name.isdecimal() and n.name.isascii()]
-        self.numbers = (min(numbers), max(numbers)) if numbers else None  # names that are numbers (years) get numbers
         # node id -> its kind: its type, or on an untyped graph its role group, read from its relations
         self.groups = {n.id: n.type for n in graph.nodes} if self.namer.typed else role_groups(graph)
         by_group: dict[str, list[str]] = {}
@@ -112,10 +113,8 @@ class Pseudonyms:
             for role, end in (((e.relation, "out"), e.target), ((e.relation, "in"), e.source)):
                 played.setdefault(role, Counter())[self.groups.get(end)] += 1
         self.role_group = {role: groups.most_common(1)[0][0] for role, groups in played.items()}
-        self.heads[""] = head_words([n.name for n in graph.nodes]) if self.groups else []  # then any group's
         self.reported: Counter = Counter()  # namer.fallbacks already said, by kind
         self.examples: dict[str, str] = {}  # a kind of fallback -> its first case, for the warning
-        self.swaps = self._swaps(graph)
         self.rename(graph)
 
     def rename(self, graph: Graph) -> dict[str, Node]:
@@ -136,6 +135,10 @@ class Pseudonyms:
 
     def _new(self, n: Node, role: tuple[str, str]) -> Node:
         namer = self.namer
+        if closed_value(n.name) is not None:  # a month, a gender, a year: no one's name, and any other would be real
+            self.kept[closed_value(n.name)] += 1
+            self.examples.setdefault("kept", n.name)
+            return n
         common = self.common.get(role[1], set()) if role[0] == "group" else set()  # 'of', 'sir', 'university': no one's own
         titles = kept_words(n.name)
         own = {w.casefold() for w in n.name.split(" ")} - titles
@@ -143,33 +146,57 @@ class Pseudonyms:
         kept = {part for w in namer.keep for part in re.findall(r"[^\W_]+", w)}  # 'inc' of 'inc.'
         kept |= {part for w in titles for part in re.findall(r"[^\W_]+", w)}
         namer.avoid = {w.casefold() for w in re.findall(r"[^\W_]+", n.name)} - kept
+        namer.replacing = n.name.casefold().split(" ")
         try:
-            one_word = len(n.name.split()) == 1  # a word of the role's kind first, if it has one (untyped), then another
-            node = self._from_kind(n, role) if one_word and not namer.typed else None  # of its group's one-word names,
-            node = node or (self.swaps.get(n.id) if one_word else None)  # then a head word of its group: never a blend
-            node = node or (self._from_heads(n, role) if one_word else None)
-            node = node or (None if one_word and role[0] == "group" else namer.new_node(n, role))
+            if len(n.name.split()) == 1:
+                return self._one_word(n, role)
+            node = namer.new_node(n, role)
             if node is None and namer.keep:  # every name with its common words kept is in use: all its words drawn
                 namer.avoid |= {part for w in namer.keep for part in re.findall(r"[^\W_]+", w)}
                 namer.keep = set()
                 node = namer.new_node(n, role)
-            if node is None and not namer.typed:  # the group's own names are spent: words of its kind, if it has one
-                node = self._from_kind(n, role)
-            number = self.numbers and n.name.isdecimal() and n.name.isascii()
-            for attempt in range(NAME_DRAWS if number or not one_word else 0):  # the group's names are spent: a number
-                if node is not None:  # for a number; the words at the same places of the names of every group
+            for attempt in range(NAME_DRAWS):  # the group's names are spent: the words at the same places of every group's
+                if node is not None:
                     return node
-                if number:
-                    low, high = self.numbers
-                    name = str(self.rng.randint(max(low - (high - low) // 2, 0), high + (high - low) // 2)).zfill(len(n.name))
-                else:
-                    name = self.everyone.draw(self.rng, n.name, attempt >= NAME_DRAWS // 2, namer.avoid, namer.keep)
+                name = self.everyone.draw(self.rng, n.name, attempt >= NAME_DRAWS // 2, namer.avoid, namer.keep)
                 node = namer._named(n, name) if name and namer._fresh(name) else None
-                if node is not None and not number:
+                if node is not None:
                     self._count(n, name, "words of other groups' names at the same places")
             return node or self._last_resort(n)
         finally:
-            namer.avoid, namer.keep = set(), set()
+            namer.avoid, namer.keep, namer.replacing = set(), set(), []
+
+    def _one_word(self, n: Node, role: tuple[str, str]) -> Node:
+        """A one-word name's pseudonym, never another name of the graph: a word of its type's pool or of its group's
+        names (new_node: a first name, a head word 'Petersburg'), else a word made by a character model of its
+        group's one-word names ('Lorvia') or of all the graph's words, else the name redrawn by syllables. Never a
+        word of another group's names: a city is not renamed 'Esposito', a religion not 'Petersburg'."""
+        node = self.namer.new_node(n, role)
+        node = node or self._from_heads(n, role)
+        node = node or self._invented(n, role)
+        return node or self._last_resort(n)
+
+    def _invented(self, n: Node, role: tuple[str, str]) -> Node | None:
+        """A word drawn by a character model (WordModel) of the one-word names of n's group, then of all the graph's
+        words of four letters or more, in n's case, that is no name nor word of the graph (NAME_DRAWS tries)."""
+        if not re.sub(r"[-'.]", "", n.name).isalpha():  # a code, a symbol, a number: redrawn in its own shape instead
+            return None
+        group = role[1] if role[0] == "group" else ""
+        if group not in self.models:
+            words = [w for w in self.namer.role_names.get(("group", group), []) if " " not in w.strip() and w.isalpha()]
+            self.models[group] = WordModel(words) if len(set(words)) >= WORD_MODEL_MIN_WORDS else None
+        if "" not in self.models:
+            self.models[""] = WordModel(self.one_words) if len(set(self.one_words)) >= WORD_MODEL_MIN_WORDS else None
+        models = [m for m in (self.models[group], self.models[""]) if m is not None]  # its group's, then the graph's
+        for attempt in range(NAME_DRAWS if models else 0):
+            word = models[min(2 * attempt // NAME_DRAWS, len(models) - 1)].draw(self.rng)
+            name = (word[:1].upper() + word[1:].lower() if n.name[:1].isupper() and not n.name.isupper() else in_case_of(word.casefold(), n.name)) if word else None
+            if name and name.casefold() not in self.graph_words and self.namer._fresh(name):
+                node = self.namer._named(n, name)
+                if node is not None:
+                    self._count(n, name, "words made by a character model of their group's one-word names")
+                    return node
+        return None
 
     def report(self) -> None:
         """Say, once per kind, what the pseudonyms made so far could not keep (namer.fallbacks), with an example."""
@@ -179,6 +206,12 @@ class Pseudonyms:
                 warn(f"--pseudonymize: {times} of {len(self.renamed)} pseudonym(s) so far are {what}{example}: no real name of "
                      "their group was left to draw from")
                 self.reported[what] = times
+        kept = sum(self.kept.values())
+        if kept > self.reported["kept"]:
+            classes = ", ".join(f"{k} {kind}(s)" for kind, k in sorted(self.kept.items()))
+            warn(f"--pseudonymize: {kept} name(s) are kept as they are, values of a small closed class ({classes}; such as "
+                 f"{self.examples['kept']!r}): they name no one, and another value would be a real one swapped in")
+            self.reported["kept"] = kept
 
     def _last_resort(self, n: Node) -> Node:
         """A pseudonym for a name no real word can rename: the name redrawn in its own shape (redrawn: a catalogue
@@ -206,62 +239,19 @@ class Pseudonyms:
         self.namer.fallbacks[what] += 1
         self.examples.setdefault(what, f" (such as {n.name!r} -> {name!r})")
 
-    def _swaps(self, graph: Graph) -> dict[str, Node]:
-        """The one-word names of each group (a type, or an untyped graph's role group), deranged among themselves (a
-        seeded shuffle, each taking the name and id of the next one still free that is another word): a country
-        becomes another of the graph's countries, 'male' 'female', a year another year; real words of the kind, as
-        many of each as before. A group of one gets none (kind pool, head words)."""
-        members: dict[tuple[str, int], list[Node]] = {}
-        for n in graph.nodes:
-            if n.id in self.groups and len(n.name.split()) == 1:
-                members.setdefault((self.groups[n.id], 1), []).append(n)
-        swaps = {}
-        for key in sorted(members):
-            order, taken = self.rng.sample(members[key], len(members[key])), set()
-            for k, n in enumerate(order):
-                own = {w.casefold() for w in n.name.split()}
-                for step in range(1, len(order)):  # the next name after it that is free and shares no word with it
-                    other = order[(k + step) % len(order)]
-                    if other.id not in taken and not {w.casefold() for w in other.name.split()} & own:
-                        swaps[n.id] = Node(other.id, other.name, n.type)
-                        taken.add(other.id)
-                        break
-        return swaps
-
     def _from_heads(self, n: Node, role: tuple[str, str]) -> Node | None:
-        """A head word (head_words) of the node's group, in its case, fresh, drawn in a seeded order, then one of
-        the whole graph's (a real word still, if of another kind); else None."""
-        for group in (role[1] if role[0] == "group" else None, ""):
-            words = self.heads.get(group, [])
-            deck = self.head_decks.setdefault(group, self.rng.sample(words, len(words)))  # dealt in turn: each node
-            for _ in range(min(len(deck), 4 * NAME_DRAWS)):  # tries the next ones, a bounded number (a group of 5,000
-                name = in_case_of(deck[-1], n.name)  # one-word names tried whole per node cost 25 million tries)
-                deck.insert(0, deck.pop())
-                if name.isalpha() == n.name.isalpha() and self.namer._fresh(name):
-                    node = self.namer._named(n, name)
-                    if node is not None:
-                        if group == "":
-                            self._count(n, name, "a head word of another group (theirs were all in use)")
-                        return node
-        return None
-
-    def _from_kind(self, n: Node, role: tuple[str, str]) -> Node | None:
-        """A word of the role's kind (KIND_POOLS) with as many words as n's name, fresh, in its case, or None."""
-        if role not in self.role_kinds:
-            self.role_kinds[role] = role_kind(self.namer.role_names.get(role, []))
-        kind = self.role_kinds[role]
-        if kind is None:
-            return None
-        pool = self.kind_order.setdefault(kind, self.rng.sample(KIND_POOLS[kind], len(KIND_POOLS[kind])))
-        size = len(n.name.split())
-        for word in pool:
-            name = in_case_of(word, n.name)
-            if len(name.split()) == size and self.namer._fresh(name) and not {w.casefold() for w in name.split()} & self.namer.avoid:
+        """A head word (head_words) of the node's group, in its case, fresh, drawn in a seeded order; else None."""
+        group = role[1] if role[0] == "group" else None
+        words = self.heads.get(group, [])
+        deck = self.head_decks.setdefault(group, self.rng.sample(words, len(words)))  # dealt in turn: each node tries
+        for _ in range(min(len(deck), 4 * NAME_DRAWS)):  # the next ones, a bounded number (a group of 5,000 one-word
+            name = in_case_of(deck[-1], n.name)  # names tried whole per node cost 25 million tries)
+            deck.insert(0, deck.pop())
+            if name.isalpha() == n.name.isalpha() and self.namer._fresh(name):
                 node = self.namer._named(n, name)
                 if node is not None:
                     return node
         return None
-
 
 def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
     """--pseudonymize: every node renamed to its pseudonym (see Pseudonyms) with an id in its id's style; edges,
