@@ -391,3 +391,29 @@ def test_a_tls_server_sees_at_most_one_handshake_per_worker(tmp_path, monkeypatc
     finally:
         server.close()
     assert len(server.requests) == 60 and 1 <= server.handshakes <= 4
+
+
+def test_every_worker_client_shares_one_tls_context_read_once(monkeypatch):
+    """Each worker's client read the certificates again (25-50 ms each): 8 workers started 0.2-0.4 s late. One context
+    for all, read once, by the first worker while the others wait for it."""
+    import httpx2
+
+    made = []
+    real = httpx2.create_ssl_context
+    monkeypatch.setattr(httpx2, "create_ssl_context", lambda **kw: made.append(real(**kw)) or made[-1])
+    transport._tls_context.cache_clear()
+    clients = []
+
+    def worker():
+        transport._connections.__dict__.clear()  # a fresh thread has no client: this one builds its own
+        clients.append(transport._worker_client()[0])
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    transport._tls_context.cache_clear()
+    assert len(made) == 1 and len({id(c) for c in clients}) == 4
+    contexts = {id(pool._ssl_context) for c in clients for pool in c.pools()}
+    assert contexts == {id(made[0])}
