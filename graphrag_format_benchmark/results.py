@@ -38,7 +38,7 @@ from .charts import results_svg
 from .gate import baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
 from .matrix import HOP_BUCKETS, group_key
 from .runner.config import SOLVER_MODEL, public_url
-from .scoring import DIAGNOSES, gc_paused, score_log
+from .scoring import DIAGNOSES, gc_paused, score_cells
 from .sizes import skipped_text
 from .statistics import question_values, rate_interval, summary_stats
 
@@ -541,7 +541,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
     examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
     with gc_paused():
-        scored = score_log(answers.best, report.measured.items, model, examples)
+        scored = score_cells(answers.best, report.measured.items, model, examples)
         table = aggregate(scored, report.prices)
         gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
     head = {"schema_version": 1, "tool_version": TOOL_VERSION, **report.header, "questions_sha256": questions_sha256(report.measured),

@@ -165,3 +165,23 @@ def test_padded_answers_and_triples_in_the_path(small):
     assert scoring.score_answer(as_triples, graph, q["q1"])["path_exact"] is True
     assert scoring.score_answer(json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
                                   graph, q["q1"])["answer_correct"] is False  # no fuzzy match: scenario 5
+
+
+def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path, monkeypatch):
+    """score_cells scores the second half of the items on a forked process from FORK_CELLS cells: the rows (and so
+    results.json's cells, cells.csv and every figure) and the first example of each diagnosis are score_log's."""
+    import benchmark
+    from graphrag_format_benchmark import scoring
+
+    outputs = {}
+    for fork_from in (10**9, 1):
+        monkeypatch.setattr(scoring, "FORK_CELLS", fork_from)
+        out = tmp_path / str(fork_from)
+        assert benchmark.main(["--model", "solver", "--repeats", "2", "--permutations", "2", "--no-write-prompts", "--out", str(out)]) == 0
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        outputs[fork_from] = (results["cells"], results["diagnosis_examples"], (out / "cells.csv").read_bytes())
+    assert outputs[1] == outputs[10**9] and len(outputs[1][0]) == 2 * 2 * 30
+    items = [object()] * 3  # and a run under FORK_CELLS, or on one core, never forks
+    monkeypatch.setattr(scoring, "FORK_CELLS", 10**9)
+    monkeypatch.setattr(scoring, "score_log", lambda *a: ["scored here"])
+    assert scoring.score_cells({}, items, type("C", (), {"repeats": 2})()) == ["scored here"]

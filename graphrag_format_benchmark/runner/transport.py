@@ -41,6 +41,8 @@ def untrusted_json(text: str) -> object:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:  # no deeper than its opening brackets: no walk needed
+        return value  # (the walk cost 2.5 s of scoring 100,800 Batch lines)
     return value if json_depth(value) <= MAX_JSON_DEPTH else None
 
 
