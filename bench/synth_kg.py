@@ -466,7 +466,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--edges", type=int, default=5000)
-    parser.add_argument("--relations", type=int, default=400)
+    parser.add_argument("--relations", type=int, default=400,
+                        help="made-up relations; parents, children and spouse come on top, so --relations 200 makes 202 (the "
+                             "made-up ones that draw no edge are not counted): the graphs the figures were measured on stay as they were")
     parser.add_argument("--questions", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--typed", action="store_true", help="node types are kinds (person, place...) instead of 'entity'")
