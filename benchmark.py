@@ -77,10 +77,13 @@ except ImportError:  # main() says how to install it, instead of a traceback
 # constants and the prompt templates
 
 ROOT = Path(__file__).resolve().parent
-DATA = ROOT / "data"
-OUTPUTS = ROOT / "outputs"
-TIKTOKEN_DIR = DATA / "tiktoken"  # shipped BPE files, named as tiktoken's cache names them
 PACKAGE = "graphrag_format_benchmark"  # beside this file (or installed): it runs every command line (main)
+# A clone has data/ beside this file; `pip install .` puts this file in site-packages and data/ in the package (its
+# package data: the article's graph and questions, the shipped BPE files), and writes outputs/ in the working folder.
+INSTALLED = not (ROOT / "data").is_dir() and (ROOT / PACKAGE / "data").is_dir()
+DATA = ROOT / PACKAGE / "data" if INSTALLED else ROOT / "data"
+OUTPUTS = Path("outputs") if INSTALLED else ROOT / "outputs"
+TIKTOKEN_DIR = DATA / "tiktoken"  # shipped BPE files, named as tiktoken's cache names them
 MANIFEST_SCHEMA_VERSION = 1
 NORMALIZATION = "NFC"
 ABSTAIN = "INSUFFICIENT_DATA"  # the abstention label; every prompt names it, so it leaks nothing
@@ -320,13 +323,39 @@ class InputProblems(BenchmarkError):
     """Several problems at once; main() prints one line each."""
 
     def __init__(self, lines: list[str], hint: str) -> None:
-        shown = lines[:MAX_SHOWN_PROBLEMS]
-        if len(lines) > len(shown):
-            shown.append(f"... and {len(lines) - len(shown)} more problems")
+        grouped = grouped_problems(lines)
+        shown = grouped[:MAX_SHOWN_PROBLEMS]
+        if len(grouped) > len(shown):
+            shown.append(f"... and {len(grouped) - len(shown)} more problems")
         if len(lines) > 1:
             shown.append(f"{len(lines)} problems found; nothing was written{hint}")
         self.lines = shown
         super().__init__("\n".join(shown))
+
+
+_POSITION = re.compile(r"\b\w+\[\d+\](?:\.\w+(?:\[\d+\])?)*|\bline \d+")  # where a problem is: nodes[12], edges[3].source, line 40
+GROUPED_FROM = 4  # the same problem at this many places or more is said once
+
+
+def grouped_problems(lines: list[str]) -> list[str]:
+    """The same problem at many places said once, with its count and its first three places, in the order each was
+    first found: 10,318 lines "graph.json: nodes[0] has no 'type'; ..." become "graph.json: nodes[0], nodes[1],
+    nodes[2] and 10,315 more (10,318 in all) have no 'type'; ...". A problem at fewer than GROUPED_FROM places keeps a
+    line for each."""
+    groups: dict[str, list[tuple[str, re.Match | None]]] = {}
+    for line in lines:
+        groups.setdefault(_POSITION.sub("#", line), []).append((line, _POSITION.search(line)))
+    out = []
+    for members in groups.values():
+        line, first = members[0]
+        if len(members) < GROUPED_FROM or first is None:
+            out.extend(m[0] for m in members)
+            continue
+        places = ", ".join(m.group(0) for _, m in members[:3] if m is not None)
+        more = f" and {len(members) - 3:,} more ({len(members):,} in all)"
+        rest = line[first.end():].replace(" has ", " have ", 1).replace(" is ", " are ", 1)
+        out.append(line[:first.start()] + places + more + rest)
+    return out
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
@@ -355,6 +384,10 @@ def read_input(path: Path, flag: str) -> bytes:
     except IsADirectoryError:
         store = " (a framework's store folder is read by the package graphrag_format_benchmark, beside this script)" if flag == "--graph" else ""
         raise BenchmarkError(f"{where} is a folder; pass a file with {flag}{store}") from None
+    except FileNotFoundError:
+        store = (", or a framework's store folder (LightRAG's rag_storage, GraphRAG's output, LlamaIndex's storage)"
+                 if flag == "--graph" else "")
+        raise BenchmarkError(f"{where}: no such file or folder; pass a readable file{store} with {flag}") from None
     except OSError as e:
         raise BenchmarkError(f"{where}: cannot read it ({e.strerror}); pass a readable file with {flag}") from None
 
@@ -408,7 +441,8 @@ def _record(item: object, where: str, fields: tuple[str, ...], kind: str, not_nf
         raise BenchmarkError(f"{where} is not a JSON object; each {kind} is {{{', '.join(map(repr, fields))}}}")
     for name in fields:
         if name not in item:
-            raise BenchmarkError(f"{where} has no {name!r}; each {kind} needs string fields {', '.join(fields)}")
+            untyped = "; an untyped graph: give each node \"type\": \"entity\", as the TSV reader does" if name == "type" else ""
+            raise BenchmarkError(f"{where} has no {name!r}; each {kind} needs string fields {', '.join(fields)}{untyped}")
     return tuple(check_text(item[name], f"{where}.{name}", not_nfc) for name in fields)
 
 

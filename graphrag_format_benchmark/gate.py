@@ -313,31 +313,33 @@ def why_not_accepted(v: dict) -> str:
 
 
 def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str]:
-    """The verdict table and one recommendation line per group, for the top of results.md."""
+    """The top of results.md: what to ship (one recommendation per group), the verdict table, then how the gate
+    decides."""
     if not gate:
         return []
     abstention = gate[0]["abstention_tolerance"]
     named = f"{baseline}, {TODAY}" if baseline in FRAMEWORK_FORMATS else baseline
-    lines = ["", f"## Verdicts against {named} (tolerance {tolerance:g}, abstention {abstention:g})", "",
-             "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
-             f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
-             "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "
-             "(with several: a question right in every permutation), and, the formats being judged together, Holm's "
-             "procedure over the paths' p-values keeps the chance of accepting any format whose paths are worse than the "
-             "tolerance at 5%. Bounds: Newcombe's score "
-             "interval with continuity correction for one run per question, else a paired t interval over questions with a "
-             f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of the "
-             "paths right.", "",
-             "| group | format | verdict | positive questions | abstention questions | why | saving in prompt tokens |",
-             "|---|---|---|---:|---:|---|---:|"]
+    lines = [""]
+    for group in dict.fromkeys(group_key(v) for v in gate):
+        mine = [v for v in gate if group_key(v) == group]
+        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline)}.")
+        lines.append("")
+    lines += [f"## Verdicts against {named} (tolerance {tolerance:g}, abstention {abstention:g})", "",
+              "| group | format | verdict | positive questions | abstention questions | why | saving in prompt tokens |",
+              "|---|---|---|---:|---:|---|---:|"]
     for v in gate:
         saving = "" if v["saving"] is None else f"{percent(v['saving'])} ({v['saving_counted_by']})"
         lines.append(f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['positive_questions']} | "
                      f"{v['abstention_questions']} | {md_cell(why_not_accepted(v))} | {saving} |")
-    lines.append("")
-    for group in dict.fromkeys(group_key(v) for v in gate):
-        mine = [v for v in gate if group_key(v) == group]
-        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline)}.")
+    lines += ["", "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
+              f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
+              "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "
+              "(with several: a question right in every permutation), and, the formats being judged together, Holm's "
+              "procedure over the paths' p-values keeps the chance of accepting any format whose paths are worse than the "
+              "tolerance at 5%. Bounds: Newcombe's score "
+              "interval with continuity correction for one run per question, else a paired t interval over questions with a "
+              f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of the "
+              "paths right (docs/statistics.md, the acceptance gate)."]
     return lines
 
 

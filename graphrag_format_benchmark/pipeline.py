@@ -9,6 +9,7 @@ manifest.json last.
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,7 +42,7 @@ from .measure import ThreadedCounts, measure
 from .options import check_flags, make_gate_spec, make_generate_spec, make_model_config, make_plan
 from .questions import question_drawer
 from .report import report_html
-from .runner.config import public_argv
+from .runner.config import SOLVER_MODEL, public_argv
 from .runner.log import LOG_NAME
 from .sizes import budget_hints, console_summary, markdown_report, part_cost_line, skipped_text, summarize
 from .solver import check_questions
@@ -127,9 +128,25 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     if args.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
         warn("the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
              "for an English graph try --prompt en")
+    if inputs.graph_format != "json":  # a store or another kind of file: what was made of it (the manifest has it always)
+        print(read_summary(inputs, args.graph), file=sys.stderr)
     questions = inputs.questions
     record = {"questions": question_counts(questions), "skipped_questions": skipped}
     return inputs, record
+
+
+READ_AS = {"json": "the tool's graph JSON", "tsv": "TSV/CSV triples", "turtle": "Turtle", "ntriples": "N-Triples", "graphml": "GraphML",
+           "neo4j": "a Neo4j APOC export", "lightrag": "LightRAG's GraphML store", "graphrag": "GraphRAG's parquet output",
+           "llamaindex": "LlamaIndex's property graph store"}
+
+
+def read_summary(inputs: RunInputs, path: Path) -> str:
+    """What --graph was read as, said on stderr, in the manifest and results.md: 'read 58 entities, 97 relations from
+    rag_storage, LightRAG's GraphML store (undirected)'."""
+    kind = inputs.graph_format
+    direction = " (undirected: either end may come first)" if kind in UNDIRECTED else ""
+    return (f"read {len(inputs.graph.nodes):,} entities, {len(inputs.graph.edges):,} relations from {display(path)}, "
+            f"{READ_AS.get(kind, kind)}{direction}")
 
 
 def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
@@ -153,6 +170,7 @@ def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: Ru
         "encodings": [t.name for t in plan.tokenizers],
         "graph": display(args.graph),
         "graph_format": inputs.graph_format,
+        "graph_read": read_summary(inputs, args.graph),
         "graph_order": args.graph_order,
         "store_fields": args.store_fields,
         "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges,
@@ -183,6 +201,11 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     plan = make_plan(args)
     model = make_model_config(args)
     gate_spec = make_gate_spec(args, plan)
+    if model is not None and args.score is None and args.export_batch is None:
+        from .runner.endpoint import check_server  # the runner is loaded only for a model run
+
+        if model.model != SOLVER_MODEL:
+            check_server(model.base_url)  # before the inputs are read and every cell built
     inputs, record = preflight(args, plan)
     if model is not None:
         from . import model_run  # only here: a run without --model never loads the runner, scoring or the results

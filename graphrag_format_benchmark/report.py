@@ -233,7 +233,7 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
         q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"]}
     notes = []
     if any(not isinstance(g, str) for g in graphs.values()):
-        notes.append(f"of a prompt longer than {PROMPT_HEAD + PROMPT_TAIL + 1} lines, the page holds the first {PROMPT_HEAD} and the last "
+        notes.append(f"a prompt longer than {PROMPT_HEAD + PROMPT_TAIL + 1} lines shows its first {PROMPT_HEAD} and its last "
                      f"{PROMPT_TAIL} lines (the prompt files and the token counts hold it all)")
     shown_ids = {n.id for c in base.contexts for n in c.graph.nodes}
     distractors = sorted(shown_ids - input_ids) if base.ids == "original" else []  # renamed ids are all new: nothing to tell
@@ -296,13 +296,14 @@ th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }
 .prompts { display: flex; gap: .8em; overflow-x: auto; } .prompt { flex: 0 0 32em; }
 .prompt pre { font: 11px/1.4 monospace; white-space: pre-wrap; word-break: break-all; border: 1px solid #ddd; max-height: 40em; overflow: auto; margin: 0; }
 .differs { background: #fef3c7; } .distractor { color: #9a3412; } .note { color: #555; } .edgeid { outline: 1px solid #7c3aed; color: #5b21b6; }
-.answer { font: 11px/1.3 monospace; white-space: pre-wrap; max-width: 40em; text-align: left; }
+.answer { font: 11px/1.3 monospace; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 40em; text-align: left; }
 .ok { color: #166534; } .bad { color: #b91c1c; } .mark-shown { color: #166534; } .mark-reversed { color: #b45309; } .mark-not { color: #b91c1c; }
 label { margin-right: 1em; } select { margin-left: .3em; }
 </style>
 </head>
 <body>
 <h1 id="title"></h1>
+<div id="verdicts"></div>
 <p class="note" id="holds"></p>
 <div id="runPart">
 <h2>Sizes</h2>
@@ -319,7 +320,6 @@ highlighted; lines naming a distractor node are in brown; stable edge ids (--edg
 </div>
 <div id="modelPart" hidden>
 <h2>Model run</h2>
-<div id="verdicts"></div>
 <div id="chart">@@SVG@@</div>
 <h3>Why answers failed</h3>
 <div id="diagnoses"></div>
@@ -338,7 +338,7 @@ highlighted; lines naming a distractor node are in brown; stable edge ids (--edg
 const D = JSON.parse(document.getElementById("data").textContent);
 const $ = (id) => document.getElementById(id);
 function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined && text !== null) e.textContent = String(text); if (cls) e.className = cls; return e; }
-function fmt(v) { return v === null || v === undefined ? "" : typeof v === "number" ? (Number.isInteger(v) ? v.toLocaleString("en-US") : v.toFixed(v < 1 && v > -1 ? 4 : 1)) : String(v); }
+function fmt(v) { return v === null || v === undefined ? "" : typeof v === "number" ? (Number.isInteger(v) ? v.toLocaleString("en-US") : v < 1 && v > -1 ? v.toFixed(4) : v.toLocaleString("en-US", {minimumFractionDigits: 1, maximumFractionDigits: 1})) : String(v); }
 function table(columns, rows, id) {
   const t = el("table"); if (id) t.id = id; const head = el("tr");
   columns.forEach((c, k) => { const th = el("th", c.label, c.text ? "t" : ""); th.dataset.k = k; head.appendChild(th); });
@@ -356,7 +356,7 @@ function sortBy(t, k, th) {
 }
 $("title").textContent = D.title;
 $("runPart").hidden = D.kind !== "run";
-$("holds").textContent = D.notes.length ? "This page holds: " + D.notes.join("; ") + "." : "This page holds every figure of the run.";
+$("holds").textContent = D.notes.length ? "Shown in part: " + D.notes.join("; ") + "." : "This page holds every figure of the run.";
 // Sizes
 D.sizes.forEach((g, gi) => {
   $("sizes").appendChild(el("h3", g.group));
@@ -444,11 +444,12 @@ $("questionPick").addEventListener("change", showQuestion); showQuestion();
 const M = D.model;
 if (M) {
   $("modelPart").hidden = false;
-  $("verdicts").appendChild(el("p", "Verdicts against " + M.baseline + "; tolerance " + M.tolerance + " (README: the acceptance gate):"));
+  $("verdicts").appendChild(el("h2", "Verdict: what to ship"));
+  const rl = el("ul"); M.recommendations.forEach((v) => rl.appendChild(el("li", v))); $("verdicts").appendChild(rl);
+  $("verdicts").appendChild(el("p", "Verdicts against " + M.baseline + "; tolerance " + M.tolerance + " (docs/statistics.md: the acceptance gate):"));
   $("verdicts").appendChild(table([{label: "group", text: true, value: (r) => r.group}, {label: "format", text: true, value: (r) => r.format},
     {label: "verdict", text: true, value: (r) => r.verdict}, {label: "why", text: true, value: (r) => r.why},
     {label: "saving", value: (r) => r.saving, show: (v) => v === null ? "" : (100 * v).toFixed(1) + "%"}], M.verdicts, "verdictTable"));
-  const rl = el("ul"); M.recommendations.forEach((v) => rl.appendChild(el("li", v))); $("verdicts").appendChild(rl);
   const names = M.diagnosis_names;
   $("diagnoses").appendChild(table([{label: "format", text: true, value: (r) => r.format}, {label: "cells", value: (r) => r.n},
     ...names.map((n) => ({label: n.replaceAll("_", " "), value: (r) => r.diagnoses[n] || 0}))], M.aggregates, "diagnosisTable"));

@@ -336,10 +336,11 @@ def _wide_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
 
 def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
                      questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float, skipped: list[dict] = (),
-                     examples: dict | None = None) -> str:
+                     examples: dict | None = None, read: str = "") -> str:
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
     lines = [
         f"# Results: {config.model}",
+        *verdict_lines(gate, tolerance, baseline),  # the outcome first: what to ship, then the verdicts
         "",
         f"Endpoint: {public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver, which has no context window)'}. "
         f"Sampling: {json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
@@ -356,8 +357,8 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         f"Questions: {len(questions)}: {len(questions) - sum(q.insufficient for q in questions)} positive questions (of which "
         f"{sum(q.several for q in questions)} have several acceptable answers or gold paths) and "
         f"{sum(q.insufficient for q in questions)} abstention questions."
-        + (f" Skipped by --skip-invalid-questions: {len(skipped)} question(s): {skipped_text(skipped)}." if skipped else ""),
-        *verdict_lines(gate, tolerance, baseline),
+        + (f" Skipped by --skip-invalid-questions: {len(skipped)} question(s): {skipped_text(skipped)}." if skipped else "")
+        + (f" Graph: {read}." if read else ""),
         "", "![Prompt tokens against path exact match](results.svg)",
     ]
     first, *rest = summary_lines(summary, config)
@@ -552,7 +553,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
         out.add_chunks("results.json", json_with_rows(head, "cells", scored))
     questions = report.measured.variants[0].questions
     out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
-                                           tolerance, report.skipped, examples).encode("utf-8"))
+                                           tolerance, report.skipped, examples, report.header.get("run", {}).get("graph_read", "")).encode("utf-8"))
     svg = results_svg(table, baseline, gate, report.context_window)
     out.add("results.svg", svg.encode("utf-8"))
     out.add("cells.csv", cells_csv(scored))

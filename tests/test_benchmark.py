@@ -12,7 +12,7 @@ import pytest
 
 import benchmark
 
-from conftest import ROOT
+from conftest import ROOT, run_cli
 
 SITE = Path(benchmark.tiktoken.__file__).resolve().parent.parent  # where tiktoken and what it needs are installed
 TIKTOKEN_ONLY = ("tiktoken", "tiktoken_ext", "regex")  # tiktoken's own modules and its one dependency
@@ -120,3 +120,20 @@ def test_without_the_package_main_runs_the_article_and_with_it_hands_off(monkeyp
     monkeypatch.undo()
     assert benchmark.main(["--out", str(tmp_path / "b")]) == 0
     assert (tmp_path / "b" / "report.html").exists()
+
+
+def test_one_problem_at_many_places_is_said_once_with_its_count_and_first_places(tmp_path):
+    """60 nodes without a type printed 60 identical lines (10,318 for FB15k-237): one line now, with the count and the
+    first three places; another problem found once keeps its own line."""
+    nodes = [{"id": f"n{k}", "name": f"Name {k}"} for k in range(60)] + [{"id": "x", "name": 7, "type": "t"}]
+    (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": []}), encoding="utf-8")
+    done = run_cli("--graph", str(tmp_path / "g.json"), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and not (tmp_path / "out").exists()
+    lines = done.stderr.splitlines()
+    assert lines[0] == (f"error: {tmp_path / 'g.json'}: nodes[0], nodes[1], nodes[2] and 57 more (60 in all) have no 'type'; each node "
+                        "needs string fields id, name, type; an untyped graph: give each node \"type\": \"entity\", as the TSV reader does")
+    assert lines[1].startswith(f"error: {tmp_path / 'g.json'}: nodes[60]") and lines[-1].startswith("error: ")
+    assert not [line for line in lines if "nodes[3]" in line or "nodes[59]" in line]
+    lines = [f"f: line {k} is bad" for k in (3, 9, 12, 40)] + ["g: edges[2].source is not a node id"]
+    assert benchmark.grouped_problems(lines) == ["f: line 3, line 9, line 12 and 1 more (4 in all) are bad", lines[-1]]
+    assert benchmark.grouped_problems(lines[1:]) == lines[1:]  # at three places: a line each

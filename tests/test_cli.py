@@ -1,6 +1,8 @@
 """The command line: the default run byte for byte, reproducibility, bad input, safe publishing."""
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -148,7 +150,7 @@ DELETE = object()
 BAD_INPUTS = {
     "missing graph file": (
         None, None, ["--graph", "nope.json"],
-        "nope.json: cannot read it (No such file or directory); pass a readable file with --graph",
+        "nope.json: no such file or folder; pass a readable file, or a framework's store folder (LightRAG's rag_storage, GraphRAG's output, LlamaIndex's storage) with --graph",
     ),
     "malformed json": (
         '{"nodes": [}', None, [],
@@ -491,3 +493,24 @@ def test_fields_beyond_a_records_own_are_its_properties_sorted_by_name():
     graph = benchmark._sound_graph(data, "g")
     assert graph.node_props[0] == (("alive", True), ("founded", 1969), ("source", "x")) and graph.node_props[1] == ()
     assert graph.edge_props[1] == (("type", "y"), ("weight", 0.5)) and graph.edge_props[0] == ()  # "type" is not an edge's field
+
+
+def test_the_installed_layout_runs_the_article_offline_and_writes_in_the_working_folder(tmp_path):
+    """`pip install .` puts benchmark.py in site-packages with the package beside it, and data/ inside the package (its
+    package data): the installed command ran without the shipped BPE files (a download, refused offline) and read
+    site-packages/data/graph.json. Laid out so here, with no TIKTOKEN_CACHE_DIR, it runs the article's measurement to
+    the same bytes and writes outputs/ where it is run."""
+    site = tmp_path / "site-packages"
+    shutil.copytree(ROOT / "graphrag_format_benchmark", site / "graphrag_format_benchmark", symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "benchmark.py", site / "benchmark.py")
+    assert (site / "graphrag_format_benchmark" / "data" / "tiktoken").is_dir() and not (site / "data").exists()
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
+    done = subprocess.run([sys.executable, str(site / "benchmark.py"), "--encoding", "o200k_base"], cwd=work, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not (site / "outputs").exists()
+    for name in ("graph.json.txt", "graph.dsl.txt", "prompt.json.q1.txt"):
+        assert (work / "outputs" / name).read_bytes() == (ROOT / "tests" / "golden" / "article" / name).read_bytes()

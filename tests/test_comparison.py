@@ -183,7 +183,7 @@ def test_a_model_that_fails_does_not_stop_the_others_and_the_command_says_how_to
         server.close()
     assert len(server.requests) == 3 and (tmp_path / "out" / "up" / "results.json").exists()
     err = capsys.readouterr().err.splitlines()[-1]
-    assert err.startswith("error: 1 of 2 model(s) did not finish (down: no server answers at http://127.0.0.1:9/v1 ")
+    assert err.startswith("error: 1 of 2 model(s) did not finish (down: --base-url http://127.0.0.1:9/v1: no server answers there ")
     assert err.endswith("run the same command again: each model resumes from its own log")
 
 

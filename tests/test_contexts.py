@@ -11,6 +11,7 @@ import benchmark
 from benchmark import Ask, Condition, Edge, Graph, Hop, Node, Query
 from graphrag_format_benchmark import formats, inputs, matrix, scoring, solver as solver_module
 
+from fake_openai import FakeOpenAI
 from conftest import ROOT, run_cli
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -470,15 +471,19 @@ def test_graphml_whose_edge_ids_are_unique_keeps_them(tmp_path):
 def test_a_run_whose_baseline_prompts_all_overflow_stops_before_the_first_request(tmp_path):
     write(tmp_path / "g.json", SMALL)
     write(tmp_path / "q.json", given_questions()[:1])
+    server = FakeOpenAI()
     common = ["--graph", "g.json", "--questions", "q.json", "--prompt", "en", "--formats", "json,dsl", "--context-window", "400",
-              "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", "out"]  # json does not fit, dsl does
-    done = run_cli(*common, cwd=tmp_path)
-    assert done.returncode == 2 and not (tmp_path / "out").exists()
-    assert done.stderr.startswith("error: no verdict is possible, so nothing was sent: every json prompt (the baseline) of "
-                                  "o200k_base · small · original · A is over --context-window 400 (the smallest takes ")
-    assert done.stderr.rstrip().endswith("or pass --allow-no-verdict to send the prompts anyway") and len(done.stderr.splitlines()) == 1
-    anyway = run_cli(*common, "--allow-no-verdict", cwd=tmp_path)  # goes on: here to a port where nothing listens
-    assert anyway.returncode == 2 and "no server answers at http://127.0.0.1:9/v1" in anyway.stderr
+              "--model", "m", "--base-url", server.url, "--out", "out"]  # json does not fit, dsl does
+    try:
+        done = run_cli(*common, cwd=tmp_path)
+        assert done.returncode == 2 and not (tmp_path / "out").exists() and server.requests == []
+        assert done.stderr.startswith("error: no verdict is possible, so nothing was sent: every json prompt (the baseline) of "
+                                      "o200k_base · small · original · A is over --context-window 400 (the smallest takes ")
+        assert done.stderr.rstrip().endswith("or pass --allow-no-verdict to send the prompts anyway") and len(done.stderr.splitlines()) == 1
+        anyway = run_cli(*common, "--allow-no-verdict", cwd=tmp_path)  # goes on: the prompts are sent
+        assert anyway.returncode in (0, 1) and server.requests, anyway.stderr
+    finally:
+        server.close()
     solver = run_cli(*common[:-6], "--model", "solver", "--out", "out", cwd=tmp_path)  # the solver has no window: nothing to stop
     assert solver.returncode == 0, solver.stderr
 

@@ -222,7 +222,7 @@ def test_a_batch_output_without_its_error_file_counts_the_missing_prompts_as_fai
 @pytest.mark.parametrize("change, message", [
     (lambda out, batch: out + [out[0].replace('"custom_id": "', '"custom_id": "f00')], "matches no prompt of this command"),
     (lambda out, batch: out + [out[0].replace('"batch_req_0"', '"batch_req_x"')], "was given before, at "),
-    (lambda out, batch: batch, "is a Batch input line (custom_id, method, url, body): pass the batch's output file and its error file"),
+    (lambda out, batch: batch, "are a Batch input line (custom_id, method, url, body): pass the batch's output file and its error file"),
 ])
 def test_unknown_conflicting_and_input_format_lines_are_refused(tmp_path, capsys, change, message):
     batch, output, _ = batch_files(tmp_path)
@@ -345,7 +345,21 @@ def test_failures_are_logged_counted_and_the_run_goes_on(server, tmp_path, capsy
     assert [(e["format"], e["n"], e["errors"]) for e in table if e["n"]] == [("json", 1, 1), ("jsonl", 1, 0)]
 
 
-def test_no_server_listening_stops_at_once_with_one_line(tmp_path, capsys):
+def test_no_server_listening_is_found_before_anything_is_built_with_one_line(tmp_path, capsys):
+    """The server is asked first: a run against none built every cell (45 s for 1,000) before its first request."""
+    closed = FakeOpenAI()
+    closed.close()
+    assert benchmark.main(["--model", "m", "--base-url", closed.url, "--out", str(tmp_path / "out")]) == 2
+    assert run_stderr(capsys) == (f"error: --base-url {closed.url}: no server answers there (Connection refused); start it, or fix "
+                                  "--base-url; nothing was measured or sent\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_no_server_listening_mid_run_stops_at_once_with_one_line(tmp_path, capsys, monkeypatch):
+    """A server gone after the check (or never reached, behind a proxy) stops the runner at its first requests."""
+    from graphrag_format_benchmark.runner import endpoint
+
+    monkeypatch.setattr(endpoint, "check_server", lambda url: None)
     closed = FakeOpenAI()
     closed.close()
     started = time.monotonic()

@@ -770,3 +770,19 @@ def test_a_parquet_description_that_is_no_text_is_shown_as_graphrag_prints_it(tm
     records, _, _ = inputs.read_graph_file(folder)
     assert [e["relation"] for e in records["edges"]][:3] == [stores.DEFAULT_RELATION, "1.0", "2.0"]  # as GraphRAG's table prints them
     assert f"{folder}: {table.num_rows} description(s) are not text; each is shown as the framework prints it" in capsys.readouterr().err
+
+
+def test_a_store_run_says_what_it_read_and_results_md_opens_with_what_to_ship(tmp_path, capsys):
+    """How many entities and relations, from what, and whether direction counts: on stderr, in the manifest and in
+    results.md, whose first lines after its title are the recommendation, then the verdicts."""
+    graphrag_store(tmp_path / "output")
+    out = tmp_path / "run"
+    assert benchmark.main(["--graph", str(tmp_path / "output"), "--generate-questions", "6", "--prompt", "en", "--model", "solver",
+                           "--formats", "json,tsv", "--out", str(out)]) == 0
+    said = (f"read 12 entities, 11 relations from {tmp_path / 'output'}, GraphRAG's parquet output (undirected: either end may "
+            "come first)")
+    assert said + "\n" in capsys.readouterr().err
+    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["config"]["graph_read"] == said
+    md = (out / "results.md").read_text(encoding="utf-8").splitlines()
+    assert md[0] == "# Results: solver" and md[2].startswith("Recommendation for o200k_base · small · original · A: ")
+    assert md[4].startswith("## Verdicts against json") and f"Graph: {said}." in "\n".join(md)

@@ -15,7 +15,7 @@ import urllib.parse
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from benchmark import warn
+from benchmark import BenchmarkError, warn
 
 from .config import STRUCTURED_FORMS, public_url
 from .pacing import Pacer
@@ -178,6 +178,26 @@ def no_server(e: BaseException) -> bool:
     import socket
 
     return isinstance(e, (ConnectionRefusedError, socket.gaierror, ProxyFailure)) or getattr(e, "errno", None) in (101, 113)
+
+
+def check_server(base_url: str, timeout: float = 5.0) -> None:
+    """Before any work: is anything listening at --base-url? A run against no server built every cell first (45 s for
+    1,000) to learn it from its first request. Only a certain absence (no_server: refused, unknown host, unreachable)
+    stops the run, with one line; a slow or odd answer is the runner's to judge, and behind a proxy from the
+    environment the server is the proxy's to reach, so nothing is asked here."""
+    import socket
+    import urllib.request
+
+    url = urllib.parse.urlsplit(base_url)
+    if url.scheme not in ("http", "https") or not url.hostname or urllib.request.getproxies().get(url.scheme):
+        return
+    try:
+        port = url.port or (443 if url.scheme == "https" else 80)
+        socket.create_connection((url.hostname, port), timeout=timeout).close()
+    except (OSError, ValueError) as e:
+        if isinstance(e, OSError) and no_server(e):
+            raise BenchmarkError(f"--base-url {public_url(base_url)}: no server answers there ({e.strerror or e}); start it, or "
+                                 "fix --base-url; nothing was measured or sent") from None
 
 
 def timed_out(e: BaseException) -> bool:

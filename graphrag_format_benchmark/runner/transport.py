@@ -13,6 +13,7 @@ import functools
 import heapq
 import itertools
 import json
+import os
 import ssl
 import threading
 import time
@@ -178,8 +179,8 @@ def _client_class() -> type:
     return Client
 
 
-@functools.lru_cache(maxsize=1)
-def _tls_context() -> ssl.SSLContext:
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None = None, cert_dir: str | None = None) -> ssl.SSLContext:
     """The certificates (the environment's SSL_CERT_FILE or SSL_CERT_DIR, else certifi's), read once for every worker's
     client: each client read them again (25-50 ms each), so 8 workers started 0.2-0.4 s late, the first answers with
     them (a run of 180 requests at 100 ms, 8 in flight: 1.46x the ideal)."""
@@ -199,7 +200,7 @@ def _worker_client() -> tuple:
         import httpx2
 
         with _tls_lock:  # the first worker reads the certificates; the others wait for them instead of reading them too
-            tls = _tls_context()
+            tls = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))  # read again if they change
         state["backend"] = _Sockets()
         state["client"] = _client_class()(
             state["backend"], verify=tls, follow_redirects=False, trust_env=True, timeout=None,
