@@ -452,7 +452,6 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
     return scored
 
 
-
 FORK_CELLS = 20_000  # from this many cells, score_cells scores half of them on a forked process (a second core)
 _FORKED: tuple = ()  # what the forked scorer reads: set before the fork, inherited, never pickled
 
@@ -486,6 +485,7 @@ def _score_forked() -> tuple[list[dict], dict]:
     found: dict = {}
     with gc_paused():
         return score_log(answers, items, config, found if with_examples else None), found
+
 
 # Why answers fail: one diagnosis per cell that is not fully right, by the first rule that holds, in this order
 # (cell_diagnosis, then AnswerKey._diagnose), each with the article's remedy. README: "Why answers fail".

@@ -385,7 +385,6 @@ def role_kind(names: list[str]) -> str | None:
     return None
 
 
-
 # Values of a small closed class, which a pseudonym keeps as they are: a month, a weekday, a gender, a profession or
 # a language names no one, and any other value of its class would be a real one of the graph swapped in (a
 # counterfactual: 'October' read as 'September'). The entities beside them are renamed, so a kept value gives a model
@@ -412,6 +411,7 @@ def closed_value(name: str) -> str | None:
     if name.strip() and not any(c.isalnum() for c in name):
         return "symbol"
     return _CLOSED.get(name.casefold()) if " " not in name.strip() else None
+
 
 def in_case_of(word: str, like: str) -> str:
     """word in the case style of like: ('belgium', 'Portugal') -> 'Belgium'; ('belgium', 'PORTUGAL') -> 'BELGIUM'."""
@@ -441,6 +441,16 @@ def head_words(names: list[str]) -> list[str]:
     limit = max(HEAD_WORD_SHARE * len(names), 1)
     return sorted({n.split(" ")[-1] for n in names if " " in n and len(n.split(" ")[-1]) >= 4
                    and sum(c.isalpha() for c in n.split(" ")[-1]) >= 4 and counts[n.split(" ")[-1].casefold()] <= limit})
+
+
+def name_words(names: list[str]) -> list[str]:
+    """Real words for a group's one-word names once its head words are spent: any word of its names of several words
+    but the last, held to head_words' rules (four letters or more, in at most HEAD_WORD_SHARE of its names, no
+    function word): 'the silent heat' lends 'silent'; sorted."""
+    counts = Counter(w.casefold() for n in names for w in set(n.split(" ")))
+    limit = max(HEAD_WORD_SHARE * len(names), 1)
+    return sorted({w for n in names if " " in n for w in n.split(" ")[:-1] if len(w) >= 4 and w.isalpha()
+                   and w.casefold() not in FUNCTION_WORDS and counts[w.casefold()] <= limit})
 
 
 class Vocabulary:

@@ -21,7 +21,7 @@ from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
 from ..progress import Progress
 from ..solver import fold_answer
 from ..stores import is_description
-from .names import NAME_DRAWS, WORD_MODEL_MIN_WORDS, Held, Namer, Vocabulary, WordModel, closed_value, common_words, head_words, in_case_of, kept_words, redrawn, script
+from .names import NAME_DRAWS, WORD_MODEL_MIN_WORDS, Held, Namer, Vocabulary, WordModel, closed_value, common_words, head_words, in_case_of, name_words, kept_words, redrawn, script
 
 if TYPE_CHECKING:
     from benchmark import Props
@@ -89,9 +89,9 @@ class Pseudonyms:
         several = [n.name.casefold() for n in graph.nodes if " " in n.name.strip()]
         self.namer.holds_input = Held(several) if several else None
         self.rng = random.Random(f"{seed}/pseudonyms/fallback")
-        self.head_decks: dict[str | None, list[str]] = {}  # group -> its head words in a seeded order, dealt in turn
+        self.head_decks: dict[tuple, list[str]] = {}  # (group, 'head' or 'word') -> its words in a seeded order, dealt in turn
         self.models: dict[str, WordModel | None] = {}  # group -> the character model of its one-word names (_invented)
-        self.one_words = sorted({w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4})  # the graph's words
+        self.model_words = sorted({w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4})  # the graph's words
         self.graph_words = {w.casefold() for w in self.namer.graph_words}  # no made-up word is a word of a real name
         self.kept: Counter = Counter()  # closed class -> names kept as they are (closed_value)
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
@@ -107,6 +107,7 @@ class Pseudonyms:
         for group, names in by_group.items():
             self.namer.role_names[("group", group)] = names
         self.heads = {group: head_words(names) for group, names in by_group.items()}
+        self.words = {group: sorted(set(name_words(names)) - set(self.heads[group])) for group, names in by_group.items()}
         self.common = {group: common_words(names) for group, names in by_group.items()}  # words a pseudonym keeps
         played: dict[tuple[str, str], Counter] = {}  # (relation, 'out' | 'in') -> the groups of the input's nodes in it
         for e in graph.edges:
@@ -186,7 +187,7 @@ class Pseudonyms:
             words = [w for w in self.namer.role_names.get(("group", group), []) if " " not in w.strip() and w.isalpha()]
             self.models[group] = WordModel(words) if len(set(words)) >= WORD_MODEL_MIN_WORDS else None
         if "" not in self.models:
-            self.models[""] = WordModel(self.one_words) if len(set(self.one_words)) >= WORD_MODEL_MIN_WORDS else None
+            self.models[""] = WordModel(self.model_words) if len(set(self.model_words)) >= WORD_MODEL_MIN_WORDS else None
         models = [m for m in (self.models[group], self.models[""]) if m is not None]  # its group's, then the graph's
         for attempt in range(NAME_DRAWS if models else 0):
             word = models[min(2 * attempt // NAME_DRAWS, len(models) - 1)].draw(self.rng)
@@ -240,17 +241,20 @@ class Pseudonyms:
         self.examples.setdefault(what, f" (such as {n.name!r} -> {name!r})")
 
     def _from_heads(self, n: Node, role: tuple[str, str]) -> Node | None:
-        """A head word (head_words) of the node's group, in its case, fresh, drawn in a seeded order; else None."""
+        """A head word (head_words) of the node's group, then another word of its names (name_words), in its case,
+        fresh, drawn in a seeded order; else None. Real words of the group's own names: a one-word film title
+        takes 'Silent' of 'The Silent Heat' before a made-up word, which an n-gram classifier tells apart more."""
         group = role[1] if role[0] == "group" else None
-        words = self.heads.get(group, [])
-        deck = self.head_decks.setdefault(group, self.rng.sample(words, len(words)))  # dealt in turn: each node tries
-        for _ in range(min(len(deck), 4 * NAME_DRAWS)):  # the next ones, a bounded number (a group of 5,000 one-word
-            name = in_case_of(deck[-1], n.name)  # names tried whole per node cost 25 million tries)
-            deck.insert(0, deck.pop())
-            if name.isalpha() == n.name.isalpha() and self.namer._fresh(name):
-                node = self.namer._named(n, name)
-                if node is not None:
-                    return node
+        for kind, pool in (("head", self.heads), ("word", self.words)):
+            words = pool.get(group, [])
+            deck = self.head_decks.setdefault((group, kind), self.rng.sample(words, len(words)))  # dealt in turn: each node
+            for _ in range(min(len(deck), 4 * NAME_DRAWS)):  # tries the next ones, a bounded number (a group of 5,000
+                name = in_case_of(deck[-1], n.name)  # one-word names tried whole per node cost 25 million tries)
+                deck.insert(0, deck.pop())
+                if name.isalpha() == n.name.isalpha() and self.namer._fresh(name):
+                    node = self.namer._named(n, name)
+                    if node is not None:
+                        return node
         return None
 
 def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
