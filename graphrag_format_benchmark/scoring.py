@@ -14,6 +14,7 @@ import json
 import multiprocessing
 import os
 import re
+import zlib
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -365,9 +366,10 @@ FAILED_SCORES = {  # a request that failed or was never sent is a failed task, n
 NO_SCORES = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
 
 
-def cell_diagnosis(status: str, diagnosis: str | None, record: Answer | None, truncated: bool, cap: int) -> str | None:
-    """One cell's diagnosis: what the request's fate says first (request_failed, context_overflow, cut_by_output_cap,
-    cut_by_context), else what AnswerKey found in the answer; None for a cell fully right."""
+def cell_diagnosis(status: str, diagnosis: str | None, record: Answer | None, truncated: bool, cap: int, question: str = "") -> str | None:
+    """One cell's diagnosis: what the request's fate says first (request_failed, context_overflow, an answer cut at
+    the cap: cut_echoing_the_prompt, cut_in_a_loop, cut_by_output_cap; cut_by_context), else what AnswerKey found in
+    the answer; None for a cell fully right. question: the question's text, which an echoed prompt holds."""
     if status == "ERROR":
         return "request_failed"
     if status == "CONTEXT_OVERFLOW":
@@ -375,8 +377,32 @@ def cell_diagnosis(status: str, diagnosis: str | None, record: Answer | None, tr
     if status != "OK" or diagnosis is None:
         return None
     if record is not None and record.finish_reason == "length":
-        return "cut_by_context" if isinstance(record.completion_tokens, int) and record.completion_tokens < cap else "cut_by_output_cap"
+        if isinstance(record.completion_tokens, int) and record.completion_tokens < cap:
+            return "cut_by_context"
+        return why_cut(record.content if isinstance(record.content, str) else "", question)
     return "cut_by_context" if truncated else diagnosis
+
+
+# What a chat template leaves in a reply when the server applies the wrong one: the model writes the next turn's markers
+TEMPLATE_MARKERS = ("<|im_start|>", "<|im_end|>", "<|user|>", "<|assistant|>", "<|system|>", "[INST]", "[/INST]", "<start_of_turn>",
+                    "<end_of_turn>", "<|start_header_id|>", "<|eot_id|>", "<|endoftext|>", "<|end|>", "</s>")
+LOOP_TAIL, LOOP_MIN, LOOP_PROBE, LOOP_RATIO = 2000, 200, 24, 0.1  # a cut reply repeats itself when, in its last LOOP_TAIL
+# characters (LOOP_MIN at least), the LOOP_PROBE characters just before its cut end stand three times or more, or they
+# compress under LOOP_RATIO: a right answer's JSON compresses to 0.7 of its size, 400 words drawn at random from 15 to
+# 0.24, '1, 2, ' repeated to 0.015. On SmolLM2-135M's 7 cut answers (bench/real): 5 repeat a date or an object's fields
+
+
+def why_cut(content: str, question: str) -> str:
+    """Why an answer ran to the output cap: it echoes the prompt (a chat template's markers, or the question's text: the
+    server's template does not fit the model), it repeats itself (a loop: a longer cap makes it longer), or neither."""
+    if any(marker in content for marker in TEMPLATE_MARKERS) or (len(question) >= 20 and question in content):
+        return "cut_echoing_the_prompt"
+    tail = content[-LOOP_TAIL:]
+    if len(tail) >= LOOP_MIN:
+        probe, packed = tail[-LOOP_PROBE - 10:-10], tail.encode("utf-8")
+        if tail.count(probe) >= 3 or len(zlib.compress(packed)) < LOOP_RATIO * len(packed):
+            return "cut_in_a_loop"
+    return "cut_by_output_cap"
 
 
 EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
@@ -431,7 +457,8 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
             server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
             truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
             if scores is not None:
-                scores = {**scores, "diagnosis": cell_diagnosis(status, scores["diagnosis"], record, truncated, config.max_output_tokens)}
+                scores = {**scores, "diagnosis": cell_diagnosis(status, scores["diagnosis"], record, truncated, config.max_output_tokens,
+                                                                item.question.question)}
                 if examples is not None and scores["diagnosis"] and (row["format"], scores["diagnosis"]) not in examples:
                     examples[(row["format"], scores["diagnosis"])] = diagnosis_example(item, record, status)
             scored.append({
@@ -494,6 +521,12 @@ DIAGNOSES = {  # name -> (what it means, the remedy the article gives)
                        "prompts are sent again"),
     "context_overflow": ("the prompt did not fit the context window (the tool's --context-window or the server's)",
                          "a smaller context (--context-edges), a more compact format, or a larger window (scenario 3)"),
+    "cut_echoing_the_prompt": ("the answer was cut at --max-output-tokens while writing a chat template's turn markers or the "
+                               "prompt's question again", "the server's chat template does not fit the model: serve it with "
+                               "the model's own (llama.cpp: --jinja, or --chat-template NAME); a longer cap only echoes more"),
+    "cut_in_a_loop": ("the answer was cut at --max-output-tokens while repeating itself (the text before its cut stands "
+                      "three times in its last 2,000 characters, or they compress to a tenth)", "a loop, not a short cap: a repetition penalty, a temperature above 0, or --structured "
+                      "json_object; raising --max-output-tokens only makes the loop longer"),
     "cut_by_output_cap": ("the answer was cut at --max-output-tokens (finish_reason length)", "raise --max-output-tokens"),
     "cut_by_context": ("the answer or the prompt was cut by the server's context before the output cap", "a server with a "
                        "larger context (llama.cpp: --n_ctx), or a smaller context"),

@@ -111,7 +111,8 @@ def test_a_hand_made_answer_gets_its_diagnosis(small, diagnosis):
 
 
 def test_every_diagnosis_is_defined_and_hand_made():
-    assert set(DIAGNOSED) | {"request_failed", "context_overflow", "cut_by_output_cap", "cut_by_context"} == set(scoring.DIAGNOSES)
+    assert set(DIAGNOSED) | {"request_failed", "context_overflow", "cut_by_output_cap", "cut_by_context", "cut_in_a_loop",
+                                     "cut_echoing_the_prompt"} == set(scoring.DIAGNOSES)
 
 
 # Real answers of Qwen2.5-Coder-1.5B-Instruct (Q4, llama.cpp) to the article's prompts, as the hand audit judged them
@@ -185,3 +186,22 @@ def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path,
     monkeypatch.setattr(scoring, "FORK_CELLS", 10**9)
     monkeypatch.setattr(scoring, "score_log", lambda *a: ["scored here"])
     assert scoring.score_cells({}, items, type("C", (), {"repeats": 2})()) == ["scored here"]
+
+
+@pytest.mark.parametrize("content, question, expected", [
+    ('{"answer": "Paris", "path": [' + ", ".join(["1, 2"] * 300), "", "cut_in_a_loop"),
+    ("The answer is:\nSandra_Allen -" + "2019-08-31 20:47:56.125-date = 2019-08-31 20:47:56.125-time = " * 4, "", "cut_in_a_loop"),
+    ('{"answer": "x"}<|im_end|>\n<|im_start|>user\nWhat next', "", "cut_echoing_the_prompt"),
+    ("Question: Which project does Irina Belova lead?\nGraph:\n" + "a" * 50, "Which project does Irina Belova lead?",
+     "cut_echoing_the_prompt"),
+    ('{"answer": "Paris", "path": [3, 17, 4], "evidence": [' + ", ".join(f'["n{k}", "r{k * 7 % 13}", "m{k * 5 % 11}"]' for k in range(20)),
+     "", "cut_by_output_cap"),
+    ("", "", "cut_by_output_cap"),
+])
+def test_an_answer_cut_at_the_cap_is_told_a_loop_or_an_echoed_prompt_from_a_short_cap(content, question, expected):
+    """Raising --max-output-tokens mends a long answer, never a loop (it only grows) or a wrong chat template."""
+    from graphrag_format_benchmark.answers import Answer
+
+    record = Answer(None, content, "length", None, 0.0, 700, 1024, None)
+    assert scoring.cell_diagnosis("OK", "no_json", record, False, 1024, question) == expected
+    assert expected in scoring.DIAGNOSES
