@@ -33,7 +33,10 @@ from benchmark import (
     GivenContext,
     Graph,
     GraphScope,
+    Hop,
     Problems,
+    Query,
+    Question,
     RunInputs,
     Template,
     check_text,
@@ -47,6 +50,7 @@ from benchmark import (
     warn,
 )
 
+from .solver import fold_answer, gold_answers, solve
 from .stores import DEFAULT_RELATION, DEFAULT_TYPE, STORE_KINDS, is_llamaindex_store, read_store, store_kind, store_layout
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
@@ -401,7 +405,71 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
 
     inputs = benchmark_load_inputs(graph_path, questions_path, problems, generate, read_graph,
                                    sorted_graph if graph_order == "sorted" else None, read_given_context)
+    inputs = with_derived_queries(inputs)
     return replace(inputs, kinds=kinds) if kinds else inputs
+
+
+def with_derived_queries(inputs: RunInputs) -> RunInputs:
+    """A hand-written question without 'query' made the control solver abstain with no word why: its walk is derived
+    from its first gold path (derived_query) where that walk finds exactly its gold paths and answers, and the run says
+    once how many were derived and how many could not be (those the solver still abstains on, and distractor sizes
+    refuse)."""
+    missing = [q for q in inputs.questions if q.query is None]
+    if not missing:
+        return inputs
+    derived = {}
+    for q in missing:
+        graph = q.context.graph if q.context is not None and q.context.graph is not None else inputs.graph
+        query = derived_query(graph, q)
+        if query is not None:
+            derived[q.id] = query
+    left = [q.id for q in missing if q.id not in derived]
+    said = (f"{len(derived)} question(s) of {inputs.questions_file} have no 'query': the control solver walks the one derived from "
+            "each one's gold path (its start, relations and directions)" if derived else "")
+    if left:
+        said += ("; " if said else f"{len(left)} question(s) of {inputs.questions_file} have no 'query': ") + (
+            f"{len(left)} could not be derived from a gold path ({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: an abstention "
+            "question, no path, or a path whose walk finds other answers), and the control solver abstains on them; add a 'query'")
+    warn(said)
+    return replace(inputs, questions=tuple(replace(q, query=derived[q.id]) if q.id in derived else q for q in inputs.questions))
+
+
+def derived_query(graph: Graph, q: Question) -> Query | None:
+    """The query a positive question's first gold path walks: from the end of its first edge that the second does not
+    touch (a one-edge path: the end that is not the answer), each edge out or in as the walk meets it; None when the
+    path is no chain, or when that query finds other paths or answers than the question gives."""
+    if q.insufficient or not q.paths or not q.paths[0]:
+        return None
+    path, edges = q.paths[0], graph.edges
+    first = edges[path[0]]
+    if len(path) > 1:
+        nxt = edges[path[1]]
+        starts = [end for end in (first.source, first.target) if end not in (nxt.source, nxt.target)] or [first.source]
+    else:
+        answer_ids = set(q.answer_ids) or {n.id for n in graph.nodes if fold_answer(n.name) in {fold_answer(a) for a in q.answers}}
+        starts = [end for end, other in ((first.source, first.target), (first.target, first.source)) if other in answer_ids]
+    for start in starts[:2]:
+        hops, here = [], start
+        for i in path:
+            e = edges[i]
+            if e.source == here:
+                hops.append(Hop(e.relation, "out"))
+                here = e.target
+            elif e.target == here:
+                hops.append(Hop(e.relation, "in"))
+                here = e.source
+            else:
+                break
+        else:
+            query = Query(start, tuple(hops))
+            try:
+                walks = solve(graph, query)
+            except BenchmarkError:  # a walk too wide to enumerate: no query is derived
+                continue
+            if sorted(p for p, _ in walks) == sorted(q.paths) and {fold_answer(a) for a in gold_answers(graph, query, walks)} == {
+                    fold_answer(a) for a in q.answers}:
+                return query
+    return None
 
 
 def read_given_context(value: object, where: str, scope: GraphScope, not_nfc: list[str]) -> tuple[GivenContext, GraphScope | None]:

@@ -1,5 +1,6 @@
 """inputs.py and benchmark.py's reading: every problem of the inputs at once, one line each; templates; questions skipped with their reasons."""
 
+import dataclasses
 import json
 import re
 
@@ -13,6 +14,9 @@ from kg_graphs import (
 )
 
 import benchmark
+from graphrag_format_benchmark import inputs
+
+from conftest import ROOT, run_cli
 
 
 def test_singular_and_plural_forms_must_agree(tmp_path, capsys):
@@ -128,3 +132,30 @@ def test_an_english_graph_under_the_default_russian_prompt_gets_a_hint(tmp_path,
                                        "(the default, --prompt ru); for an English graph try --prompt en\n")
     assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", "ru"]) == 0  # said on purpose: no hint
     assert capsys.readouterr().err == ""
+
+
+def test_a_question_without_a_query_is_walked_from_its_gold_path_and_the_run_says_so(tmp_path):
+    """The control solver abstained on a hand-written question without 'query', with no word why: its walk is now
+    derived from its gold path where that walk finds exactly its paths and answers; an abstention question has none to
+    derive from, and the run says both, once."""
+    questions = json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))
+    for q in questions:
+        q.pop("query", None)
+    (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
+    done = run_cli("--questions", str(tmp_path / "q.json"), "--model", "solver", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert (f"warning: 5 question(s) of {tmp_path / 'q.json'} have no 'query': the control solver walks the one derived from each "
+            "one's gold path (its start, relations and directions); 1 could not be derived from a gold path (q6: an abstention "
+            "question, no path, or a path whose walk finds other answers), and the control solver abstains on them; add a 'query'\n"
+            ) in done.stderr
+    cells = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["cells"]
+    assert {c["path_exact"] for c in cells if not c["insufficient"]} == {True}
+    article = {q["id"]: q for q in json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))}
+    graph = benchmark.load_inputs(ROOT / "data" / "graph.json", ROOT / "data" / "questions.json").graph
+    for q in benchmark.load_inputs(ROOT / "data" / "graph.json", tmp_path / "q.json").questions:
+        derived = inputs.derived_query(graph, q)
+        if q.id != "q6":  # each derived query is the one the article's file gives
+            assert derived is not None and (derived.start, [list(h[:2]) for h in derived.hops]) == (
+                article[q.id]["query"]["start"], [[h["relation"], h["direction"]] for h in article[q.id]["query"]["hops"]])
+    q1 = benchmark.load_inputs(ROOT / "data" / "graph.json", tmp_path / "q.json").questions[0]
+    assert inputs.derived_query(graph, dataclasses.replace(q1, answers=("Москва",))) is None  # the walk finds another answer
