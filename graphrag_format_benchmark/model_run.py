@@ -26,7 +26,7 @@ from .answers import Answers, Collected, batch_notes, collect_batch, files_sha25
 from .artifacts import LOCK_NAME
 from .matrix import group_key
 from .options import make_parser
-from .results import ResultsReport, write_results
+from .results import TOOL_VERSION, ResultsReport, questions_sha256, write_results
 from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, run_batch
 from .runner.config import SOLVER_MODEL, public_argv, public_url
 from .runner.jobs import left_out, run_model
@@ -141,9 +141,10 @@ MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations
                   "hops", "abstain_share", "property_share", "edge_ids", "pseudonymize", "limit")
 
 
-def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str], names: list[str]) -> None:
+def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str], names: list[str], measured: Measurement) -> None:
     """Stop unless some answer in the logs is to a prompt of this command, by this model, with this sampling;
-    the error names what differs from the invocations that wrote the logs (their header lines)."""
+    the error names what differs from the invocations that wrote the logs (their header lines), or, with the same
+    flags, the version that wrote them and this one (versions_differ)."""
     if collected.best:
         return
     here, differ = make_parser().parse_args(argv), []
@@ -160,9 +161,29 @@ def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str],
         for flag in MATCHING_FLAGS:
             if getattr(there, flag) != getattr(here, flag):
                 differ.append(f"--{flag.replace('_', '-')} {getattr(there, flag)} (here {getattr(here, flag)})")
-    shown = "; ".join(dict.fromkeys(differ)) or "no header line says how they were made"
-    raise BenchmarkError(f"{', '.join(names)}: no answer to a prompt of this command; the log was written with {shown}; "
-                         "pass the same flags as the run that wrote it")
+    if differ:
+        raise BenchmarkError(f"{', '.join(names)}: no answer to a prompt of this command; the log was written with "
+                             f"{'; '.join(dict.fromkeys(differ))}; pass the same flags as the run that wrote it")
+    raise BenchmarkError(f"{', '.join(names)}: no answer to a prompt of this command; {versions_differ(collected.headers, measured)}")
+
+
+def versions_differ(headers: list[dict], measured: Measurement) -> str:
+    """Why a log written with this command's flags answers none of its prompts: another version made them (its
+    questions drawn or worded otherwise); both versions named, and what to do."""
+    if not headers:
+        return "the log has no header line to say how it was made; score it with the version and flags that wrote it"
+    header = headers[-1]
+    git = header.get("git") if isinstance(header.get("git"), dict) else {}
+    there = f"{header.get('tool_version') or 'an earlier version (its header names none)'}" + (
+        f", git {str(git['commit'])[:12]}" if git.get("commit") else "")
+    here_git = git_state().get("commit")
+    here = f"{TOOL_VERSION}" + (f", git {here_git[:12]}" if here_git else "")
+    same = header.get("questions_sha256") == questions_sha256(measured) if header.get("questions_sha256") else None
+    what = ("its questions are this command's, so its prompts were laid out otherwise" if same else
+            "its questions differ from this command's (drawn or worded otherwise)" if same is False else
+            "its prompts are not this version's (questions drawn or worded otherwise, or another layout)")
+    return (f"the log was written with the same flags by graphrag-format-benchmark {there}, and this is {here}: {what}; score it "
+            "with the version that wrote it, or run the same command with --model to send this version's prompts")
 
 
 def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Outputs, config: dict, gate_spec: GateSpec,
@@ -211,7 +232,7 @@ def _collect_scored(args, argv, model: ModelConfig, measured: Measurement) -> tu
         with gc_paused():
             for path in args.score:
                 collected.log(path)
-        check_log_matches(collected, model, argv, [display(p) for p in args.score])
+        check_log_matches(collected, model, argv, [display(p) for p in args.score], measured)
         summary = {"mode": "log", "files": [display(p) for p in args.score], **log_summary(collected, measured.items, model)}
     for name, lines in collected.unreadable.items():
         warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
@@ -233,7 +254,8 @@ def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Pl
         "sampling": model.sampling(0),
         "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
         "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
-        "git": git_state(), "command": ["benchmark.py", *public_argv(argv)],
+        "git": git_state(), "command": ["benchmark.py", *public_argv(argv)], "tool_version": TOOL_VERSION,
+        "questions_sha256": questions_sha256(measured),
     }
     summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
     collected = Collected(measured.items, model)

@@ -22,6 +22,7 @@ from graphrag_format_benchmark import (
     options,
     pipeline,
     progress,
+    results as results_module,
     scoring,
     solver,
 )
@@ -1464,3 +1465,24 @@ def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
 
 
 QUESTION_TEXT = {q["id"]: q["question"] for q in json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))}
+
+
+def test_a_log_of_another_version_with_the_same_flags_names_both_versions(tmp_path, capsys):
+    """--score of a log whose prompts another version made (an older question generator) said "the log was written
+    with no header line says how they were made": now both versions, and what to do."""
+    assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "run")]) == 0
+    lines = (tmp_path / "run" / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    assert header["tool_version"] == results_module.TOOL_VERSION and set(header["questions_sha256"]) == {"small/original"}
+    del header["tool_version"], header["questions_sha256"]  # as an older version wrote it
+    header["git"] = {"commit": "0123456789abcdef0123", "dirty": False}
+    old = [json.dumps(header)] + [line.replace('"prompt_sha256": "', '"prompt_sha256": "0') for line in lines[1:]]
+    (tmp_path / "old.jsonl").write_text("\n".join(old) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert benchmark.main(["--model", "solver", "--score", str(tmp_path / "old.jsonl"), "--out", str(tmp_path / "score")]) == 2
+    err = run_stderr(capsys)
+    assert err.startswith(f"error: {tmp_path / 'old.jsonl'}: no answer to a prompt of this command; the log was written with the "
+                          "same flags by graphrag-format-benchmark an earlier version (its header names none), git "
+                          f"0123456789ab, and this is {results_module.TOOL_VERSION}")
+    assert err.endswith(": its prompts are not this version's (questions drawn or worded otherwise, or another layout); score it "
+                        "with the version that wrote it, or run the same command with --model to send this version's prompts\n")
