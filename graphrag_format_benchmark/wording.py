@@ -284,28 +284,79 @@ RU_DEMONSTRATIVES = {**dict.fromkeys("кто кого кому кем ком ч�
 RU_PREPOSITIONS = frozenset("без в во для до за из к ко на над о об от по под при про с со у через".split())
 RU_CONDITIONS = {"=": "равно", "!=": "не равно", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
 RU_SEVERAL = " (Их может быть несколько; назови любой.)"
+# какой and its forms open a question too ('Какой проект возглавляет {x}?', 'В каком городе находится {x}?'): nested,
+# they read 'тот, который возглавляет «Ирина»', 'то место... ' aside: the question's noun is left out (it would have to be
+# declined), the relative pronoun takes the question word's own form (каком -> котором) and the demonstrative its gender
+RU_WHICH = {"какой": "m", "какого": "m", "какому": "m", "каким": "m", "каком": "m", "какая": "f", "какую": "f", "какое": "n",
+            "какие": "p", "каких": "p", "какими": "p"}
+RU_COUNT = frozenset(("сколько",))  # asks a count: a question of its own, never nested (the walk is then templated)
+RU_CASES = {"nom": 0, "gen": 1, "dat": 2, "acc": 3, "ins": 4, "pre": 5, "им": 0, "род": 1, "дат": 2, "вин": 3, "твор": 4, "пред": 5}
+# the demonstrative of a nested question, declined: {x:ins} in 'Кто руководит {x:ins}?' gives 'тем, чем руководит «Ирина»'
+RU_DECLINED = {
+    "тот": ("тот", "того", "тому", "того", "тем", "том"), "то": ("то", "того", "тому", "то", "тем", "том"),
+    "та": ("та", "той", "той", "ту", "той", "той"), "те": ("те", "тех", "тем", "тех", "теми", "тех"),
+    "то место": ("то место", "того места", "тому месту", "то место", "тем местом", "том месте"),
+    "то время": ("то время", "того времени", "тому времени", "то время", "тем временем", "том времени"),
+}
+RU_GENDERED = {"m": "тот", "f": "та", "n": "то", "p": "те"}
+# a preposition right before {x} that takes one case only says it: 'для {x}' is genitive, 'к {x}' dative
+RU_PREPOSITION_CASE = {**dict.fromkeys("без для до из от у около после против вокруг кроме среди".split(), 1),
+                       **dict.fromkeys("к ко по".split(), 2), **dict.fromkeys("через про сквозь".split(), 3),
+                       **dict.fromkeys("над перед между".split(), 4), **dict.fromkeys("при о об".split(), 5)}
+RU_SLOT = re.compile(r"\{x(?::(\w+))?\}")
+
+
+def _question_word(question: str) -> str:
+    words = question.split()
+    return (words[1] if len(words) > 1 and words[0].casefold() in RU_PREPOSITIONS else words[0]).casefold().strip(",?")
 
 
 def russian_phrase(questions: list[str], where: str) -> Phrase:
-    """A Russian line of --relation-phrases: the question forwards and backwards, each with {x} once and a question word
-    (RU_DEMONSTRATIVES) first or after a preposition, ending in '?'; as a Phrase of kind 'ru'."""
+    """A Russian line of --relation-phrases: the question forwards and backwards, each with {x} once (or {x:CASE}, the
+    case the verb governs there: nom gen dat acc ins pre, or им род дат вин твор пред) and a question word
+    (RU_DEMONSTRATIVES, a form of какой, сколько) first or after a preposition, ending in '?'; as a Phrase of kind 'ru'."""
     if len(questions) != 2:
         raise BenchmarkError(f"{where}: a Russian line is 'relation<TAB>question forwards<TAB>question backwards', each with "
                              "{x} where the name stands: 'LEADS<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")
+    openers = sorted({*RU_DEMONSTRATIVES, *RU_WHICH, *RU_COUNT})
     for question in questions:
-        words = question.split()
-        word = words[1].casefold() if len(words) > 1 and words[0].casefold() in RU_PREPOSITIONS else words[0].casefold()
-        if question.count("{x}") != 1 or not question.endswith("?") or word not in RU_DEMONSTRATIVES:
+        slots = RU_SLOT.findall(question)
+        if len(slots) != 1 or not question.endswith("?") or _question_word(question) not in openers:
             raise BenchmarkError(f"{where}: {question!r} must hold {{x}} once, end with '?' and open with a question word "
-                                 f"({', '.join(sorted(RU_DEMONSTRATIVES))}), after a preposition if any: 'Под чьим руководством находится {{x}}?'")
+                                 f"({', '.join(openers)}), after a preposition if any: 'Под чьим руководством находится {{x}}?'")
+        if slots[0] and slots[0].casefold() not in RU_CASES:
+            raise BenchmarkError(f"{where}: {question!r} marks {{x:{slots[0]}}}, no case this tool knows; write {{x:CASE}} with one "
+                                 f"of {', '.join(RU_CASES)}, or {{x}} where the name stands in the nominative")
     return Phrase(questions[0], "ru", questions[1])
 
 
-def russian_nested(question: str, x: str) -> str:
-    """The question as a noun phrase: ('Чем руководит {x}?', '«Ирина»') -> 'то, чем руководит «Ирина»'."""
+def russian_case(question: str) -> int:
+    """The case the nested phrase takes at question's {x}: its mark ({x:ins}), else the one case of a preposition right
+    before it ('для {x}': genitive), else the nominative (index into RU_DECLINED's forms)."""
+    found = RU_SLOT.search(question)
+    if found and found.group(1):
+        return RU_CASES[found.group(1).casefold()]
+    before = question[: found.start()].split() if found else []
+    return RU_PREPOSITION_CASE.get(before[-1].casefold(), 0) if before else 0
+
+
+def russian_nested(question: str, x: str, case: int = 0) -> str:
+    """The question as a noun phrase in the case of the slot it fills: ('Чем руководит {x}?', '«Ирина»') -> 'то, чем
+    руководит «Ирина»'; in the instrumental, 'тем, чем руководит «Ирина»'; 'Какой проект возглавляет {x}?' -> 'тот,
+    который возглавляет «Ирина»'."""
     words = question.split()
-    word = words[1] if words[0].casefold() in RU_PREPOSITIONS else words[0]
-    return f"{RU_DEMONSTRATIVES[word.casefold()]}, {question[0].lower()}{question[1:-1]}".replace("{x}", x)
+    k = 1 if words[0].casefold() in RU_PREPOSITIONS else 0
+    word = _question_word(question)
+    if word in RU_WHICH:  # the question's noun left out, the pronoun in the question word's form
+        demonstrative = RU_GENDERED[RU_WHICH[word]]
+        pronoun = "котор" + (word[len("как"):] if word != "какой" else "ый")
+        nxt = k + 2 if len(words) > k + 1 and words[k + 1].casefold() not in ("{x}",) and not words[k + 1].startswith("{x") else k + 1
+        clause = " ".join([*(w.lower() for w in words[:k]), pronoun, *words[nxt:]])
+    else:
+        demonstrative = RU_DEMONSTRATIVES[word]
+        clause = question[0].lower() + question[1:]
+    clause = clause[:-1] if clause.endswith("?") else clause
+    return f"{RU_DECLINED[demonstrative][case]}, {clause}".replace(RU_SLOT.search(clause).group(0), x)
 
 
 def russian_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
@@ -320,13 +371,14 @@ def russian_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
         return question
 
     x = quoted("ru", start)
-    for hop in hops[:-1]:
-        x = russian_nested(text(hop), x)
-    last = text(hops[-1])
+    texts = [text(hop) for hop in hops]
+    for k, question in enumerate(texts[:-1]):
+        x = russian_nested(question, x, russian_case(texts[k + 1]))
+    last = texts[-1]
     if ask is not None and ask.of_ == "node":
         reached = russian_nested(last, x)
         return f"{reached[0].upper()}{reached[1:]}: каково значение «{ask.key}»?" + (RU_SEVERAL if several else "")
-    asked = last.replace("{x}", x) + (RU_SEVERAL if several else "")
+    asked = RU_SLOT.sub(lambda _: x, last, count=1) + (RU_SEVERAL if several else "")
     return asked + (f" Каково значение «{ask.key}» у этой связи?" if ask is not None else "")
 
 
@@ -399,6 +451,13 @@ class Wording:
         self.phrases = {**stored, **self.phrases}
         if wording == "natural" and language == "ru":
             missing = sorted({e.relation for e in graph.edges} - self.russian)
+            pairs = [r for r in missing if r in dict(phrases)]  # a line of nouns ('руководитель'), not of questions
+            if pairs:
+                p = dict(phrases)[pairs[0]]
+                warn(f"--prompt ru: {len(pairs)} relation(s) of --relation-phrases have a line of nouns, not of questions ({pairs[0]}: "
+                     f"{p.words!r}{' / ' + repr(p.inverse) if p.inverse else ''}{', ...' if len(pairs) > 1 else ''}): Russian questions "
+                     "are read from two questions with {x}, 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")
+                missing = [r for r in missing if r not in pairs]
             if missing:
                 warn(f"--prompt ru: generated questions that walk any of {len(missing)} relation(s) without a Russian line in "
                      f"--relation-phrases ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) are templated ('Начни с «X». "
@@ -406,7 +465,9 @@ class Wording:
                      "one a line 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")
 
     def __call__(self, start: str, hops: list[Hop], several: bool = False, ask: Ask | None = None) -> str:
-        if self.russian and all(h.relation in self.russian for h in hops):
+        if self.russian and all(h.relation in self.russian for h in hops) and not any(
+                _question_word(p.words if h.direction == "out" else p.inverse) in RU_COUNT  # a count nests in no question
+                for h in hops[:-1] if (p := self.phrase(h.relation))):
             return russian_question(start, hops, self.phrase, several, ask)
         if not self.natural:  # a store's relation is shown as its phrase: its description would name the answer
             hops = [h._replace(relation=f'"{p.inverse if p.kind == "sentence" else p.words}"') if (p := self.phrase(h.relation)).kind in STORE_KINDS

@@ -159,3 +159,53 @@ def test_without_russian_phrases_the_run_says_once_that_its_questions_are_templa
             "(DEVELOPED_BY, LEADS, LOCATED_IN, ...) are templated ('Начни с «X». Пройди по R...'): Russian inflects names, so no "
             "wording can be derived from a relation's name; give each one a line 'relation<TAB>Чем руководит {x}?<TAB>Под чьим "
             "руководством находится {x}?'") in err
+
+
+RU_MORE = RU_LINES + """HEADS\tКто руководит {x:твор}?\tЧем руководит {x}?
+SUPPORTS\tДля чего {x} — опора?\tЧто опирается на {x:вин}?
+RUNS_PROJECT\tКакой проект возглавляет {x}?\tКто возглавляет {x}?
+CITY\tВ каком городе находится {x}?\tЧто находится в {x:пред}?
+STAFF\tСколько сотрудников у {x}?\tУ кого {x} сотрудников?
+"""
+
+
+@pytest.mark.parametrize("hops, expected", [
+    ([("LEADS", "out"), ("HEADS", "out")], "Кто руководит тем, чем руководит «Ирина»?"),  # {x:твор}: the verb's instrumental
+    ([("LEADS", "out"), ("SUPPORTS", "out")], "Для чего то, чем руководит «Ирина» — опора?"),
+    ([("USES", "in"), ("SUPPORTS", "in")], "Что опирается на того, кем используется «Ирина»?"),  # {x:вин}, тот animate
+    ([("RUNS_PROJECT", "out"), ("USES", "out")], "Что использует тот, который возглавляет «Ирина»?"),  # какой: its noun left out
+    ([("CITY", "out"), ("LEADS", "in")], "Под чьим руководством находится тот, в котором находится «Ирина»?"),
+    ([("LEADS", "out"), ("STAFF", "out")], "Сколько сотрудников у того, чем руководит «Ирина»?"),  # у: the genitive
+    ([("LEADS", "out"), ("CITY", "in")], "Что находится в том, чем руководит «Ирина»?"),
+])
+def test_a_nested_russian_question_takes_the_case_its_slot_governs_and_any_question_word(tmp_path, hops, expected):
+    """'Кто руководит то место, где ...' kept the demonstrative in the nominative where the verb governs another case;
+    {x:CASE} or a preposition of one case says it. 'Какой проект ...' and 'Сколько ...' open questions too."""
+    (tmp_path / "ru.tsv").write_text(RU_MORE, encoding="utf-8")
+    phrases = wording.read_relation_phrases(tmp_path / "ru.tsv")
+    assert wording.russian_question("Ирина", [benchmark.Hop(r, d) for r, d in hops], phrases.__getitem__) == expected
+
+
+def test_a_count_question_is_never_nested_and_an_unknown_case_is_refused(tmp_path):
+    (tmp_path / "ru.tsv").write_text(RU_MORE, encoding="utf-8")
+    phrases = tuple(wording.read_relation_phrases(tmp_path / "ru.tsv").items())
+    graph = benchmark.Graph((benchmark.Node("a", "Ирина", "person"),), ())
+    say = wording.Wording(graph, "ru", "natural", phrases)
+    assert say("Ирина", [benchmark.Hop("STAFF", "out"), benchmark.Hop("LEADS", "out")]).startswith("Начни с «Ирина».")
+    assert say("Ирина", [benchmark.Hop("LEADS", "out"), benchmark.Hop("STAFF", "out")]) == "Сколько сотрудников у того, чем руководит «Ирина»?"
+    (tmp_path / "bad.tsv").write_text("LEADS\tКто руководит {x:abl}?\tЧем руководит {x}?\n", encoding="utf-8")
+    with pytest.raises(benchmark.BenchmarkError, match=r"marks \{x:abl\}, no case this tool knows; write \{x:CASE\} with one of nom, gen"):
+        wording.read_relation_phrases(tmp_path / "bad.tsv")
+
+
+def test_a_line_of_nouns_under_the_russian_prompt_is_said_to_be_nouns_with_the_question_form(tmp_path, capsys):
+    (tmp_path / "ru.tsv").write_text(RU_LINES.replace("LEADS\tЧем руководит {x}?\tПод чьим руководством находится {x}?",
+                                                      "LEADS\tруководитель\tрезультат руководства"), encoding="utf-8")
+    phrases = tuple(wording.read_relation_phrases(tmp_path / "ru.tsv").items())
+    graph = benchmark.Graph((benchmark.Node("a", "Ирина", "person"), benchmark.Node("b", "Орион", "project")),
+                            (benchmark.Edge("a", "LEADS", "b"),))
+    wording.Wording(graph, "ru", "natural", phrases)
+    assert capsys.readouterr().err == (
+        "warning: --prompt ru: 1 relation(s) of --relation-phrases have a line of nouns, not of questions (LEADS: 'руководитель' / "
+        "'результат руководства'): Russian questions are read from two questions with {x}, 'relation<TAB>Чем руководит {x}?<TAB>Под "
+        "чьим руководством находится {x}?'\n")
