@@ -802,6 +802,7 @@ class RunInputs:
     generated_bytes: bytes | None = None  # questions.generated.json, written with the outputs
     graph_format: str = "json"  # what --graph was read as (GRAPH_FORMATS)
     kinds: dict[str, str] = field(default_factory=dict)  # the package's stores: node id -> a type the store holds and no format shows
+    derived_queries: tuple[str, ...] = ()  # the package's: questions whose query was derived from their gold path
 
 
 GENERATED_QUESTIONS = "questions.generated.json"

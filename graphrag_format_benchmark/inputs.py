@@ -411,27 +411,36 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
 
 def with_derived_queries(inputs: RunInputs) -> RunInputs:
     """A hand-written question without 'query' made the control solver abstain with no word why: its walk is derived
-    from its first gold path (derived_query) where that walk finds exactly its gold paths and answers, and the run says
-    once how many were derived and how many could not be (those the solver still abstains on, and distractor sizes
-    refuse)."""
-    missing = [q for q in inputs.questions if q.query is None]
-    if not missing:
-        return inputs
+    from its first gold path (derived_query) where that walk finds exactly its gold paths and answers (so distractor
+    sizes can prove it too); the solver's run says how many (derived_queries_note)."""
     derived = {}
-    for q in missing:
-        graph = q.context.graph if q.context is not None and q.context.graph is not None else inputs.graph
-        query = derived_query(graph, q)
-        if query is not None:
-            derived[q.id] = query
-    left = [q.id for q in missing if q.id not in derived]
-    said = (f"{len(derived)} question(s) of {inputs.questions_file} have no 'query': the control solver walks the one derived from "
-            "each one's gold path (its start, relations and directions)" if derived else "")
+    for q in inputs.questions:
+        if q.query is None:
+            graph = q.context.graph if q.context is not None and q.context.graph is not None else inputs.graph
+            query = derived_query(graph, q)
+            if query is not None:
+                derived[q.id] = query
+    if not derived:
+        return inputs
+    return replace(inputs, questions=tuple(replace(q, query=derived[q.id]) if q.id in derived else q for q in inputs.questions),
+                   derived_queries=tuple(derived))
+
+
+def derived_queries_note(inputs: RunInputs) -> str | None:
+    """For a run of the control solver: how many questions have no 'query' of their own, walked from their gold path or
+    not walked at all (the solver abstains on those); None when every question has its own."""
+    left = [q.id for q in inputs.questions if q.query is None]
+    if not left and not inputs.derived_queries:
+        return None
+    n = len(left) + len(inputs.derived_queries)
+    said = f"{n} question(s) of {inputs.questions_file} have no 'query'"
+    if inputs.derived_queries:
+        said += ": the control solver walks the one derived from each one's gold path (its start, relations and directions)"
     if left:
-        said += ("; " if said else f"{len(left)} question(s) of {inputs.questions_file} have no 'query': ") + (
-            f"{len(left)} could not be derived from a gold path ({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: an abstention "
-            "question, no path, or a path whose walk finds other answers), and the control solver abstains on them; add a 'query'")
-    warn(said)
-    return replace(inputs, questions=tuple(replace(q, query=derived[q.id]) if q.id in derived else q for q in inputs.questions))
+        said += (f"; {len(left)} could not be derived from a gold path ({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: an "
+                 "abstention question, no path, or a path whose walk finds other answers), and the control solver abstains on them; "
+                 "add a 'query'")
+    return said
 
 
 def derived_query(graph: Graph, q: Question) -> Query | None:

@@ -35,7 +35,7 @@ from benchmark import (
 from .artifacts import Outputs, format_library_versions, held_outputs
 from .charts import size_report_svg
 from .frameworks import FRAMEWORK_BUDGETS, FRAMEWORK_FORMATS
-from .inputs import STORES, load_inputs, undirected_template
+from .inputs import STORES, derived_queries_note, load_inputs, undirected_template
 from .leakage import leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
 from .measure import ThreadedCounts, measure
@@ -207,6 +207,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
         if model.model != SOLVER_MODEL:
             check_server(model.base_url)  # before the inputs are read and every cell built
     inputs, record = preflight(args, plan)
+    if model is not None and model.model == SOLVER_MODEL and (note := derived_queries_note(inputs)):
+        warn(note)
     if model is not None:
         from . import model_run  # only here: a run without --model never loads the runner, scoring or the results
 

@@ -144,7 +144,8 @@ def test_a_question_without_a_query_is_walked_from_its_gold_path_and_the_run_say
     (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
     done = run_cli("--questions", str(tmp_path / "q.json"), "--model", "solver", "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
-    assert (f"warning: 5 question(s) of {tmp_path / 'q.json'} have no 'query': the control solver walks the one derived from each "
+    assert "have no 'query'" not in run_cli("--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "offline")).stderr
+    assert (f"warning: 6 question(s) of {tmp_path / 'q.json'} have no 'query': the control solver walks the one derived from each "
             "one's gold path (its start, relations and directions); 1 could not be derived from a gold path (q6: an abstention "
             "question, no path, or a path whose walk finds other answers), and the control solver abstains on them; add a 'query'\n"
             ) in done.stderr

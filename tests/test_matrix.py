@@ -434,12 +434,11 @@ def test_bad_matrix_flags(tmp_path, capsys, flags, message):
 def test_medium_needs_queries(tmp_path, capsys):
     questions = [{k: v for k, v in q.items() if k != "query"} for q in QUESTIONS]
     assert benchmark.main([*write_inputs(tmp_path, questions), "--sizes", "medium"]) == 2
-    err = capsys.readouterr().err.splitlines()
-    assert err[0] == (
-        f"error: {benchmark.display(tmp_path / 'q.json')}: question q1 has no 'query': distractor graphs need every "
+    err = capsys.readouterr().err.splitlines()  # the positive questions' queries are derived from their gold paths
+    assert err == [
+        f"error: {benchmark.display(tmp_path / 'q.json')}: question q6 has no 'query': distractor graphs need every "
         "question's query to prove they leave its answer alone (see README, questions); add it or use --sizes small"
-    )
-    assert len(err) == 7 and err[-1].startswith("error: 6 problems found; nothing was written")
+    ]
 
 
 def test_progress_line_on_long_runs(tmp_path, capsys, monkeypatch):
