@@ -745,11 +745,11 @@ class Namer:
                 return node
         return None
 
-    def _named(self, like: Node, name: str, forced: bool = False) -> Node | None:
+    def _named(self, like: Node, name: str, forced: bool = False, namesake: bool = False) -> Node | None:
         """The node named name, with an id in like's style, or None when no such id is free (forced: any free id,
-        _forced_id)."""
+        _forced_id; namesake: a second entity of that name, whose id with a number added is the graph's own style)."""
         for longer in range(1 if forced else 4):
-            node_id = self._forced_id(like, name) if forced else self._id(like, name, longer)
+            node_id = self._forced_id(like, name, not namesake) if forced else self._id(like, name, longer)
             if node_id is not None:
                 self.names.add(name.casefold())
                 self.ids.add(node_id)
@@ -760,14 +760,15 @@ class Namer:
                 return Node(node_id, name, like.type)
         return None
 
-    def _forced_id(self, like: Node, name: str) -> str:
+    def _forced_id(self, like: Node, name: str, counted: bool = True) -> str:
         """An id for name that is free whatever ids are in use: one in like's style if any is (_id), else the name in
-        the graph's own id scheme, with '_2', '_3'... until free (counted in fallbacks)."""
+        the graph's own id scheme, with '_2', '_3'... until free (counted in fallbacks, unless not counted)."""
         for longer in range(4):
             node_id = self._id(like, name, longer)
             if node_id is not None:
                 return node_id
-        self.fallbacks["ids in the graph's scheme with a number added (no id in the style of the one it replaces was free)"] += 1
+        if counted:
+            self.fallbacks["ids in the graph's scheme with a number added (no id in the style of the one it replaces was free)"] += 1
         base = self.id_schemes[0](name) or "node"
         node_id = base
         for k in range(2, len(self.ids) + 3):  # one of these is free: there are fewer ids in use

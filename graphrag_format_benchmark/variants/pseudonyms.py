@@ -94,6 +94,7 @@ class Pseudonyms:
         self.model_words = sorted({w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4})  # the graph's words
         self.graph_words = {w.casefold() for w in self.namer.graph_words}  # no made-up word is a word of a real name
         self.kept: Counter = Counter()  # closed class -> names kept as they are (closed_value)
+        self.namesakes: dict[tuple, str] = {}  # (role, folded real name) -> its pseudonym, for the name's other entities
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
         self.real = graph.nodes  # the input's nodes: the names a question text may still hold
         self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
@@ -135,11 +136,20 @@ class Pseudonyms:
         return {n.id: self.renamed[n.id] for n in graph.nodes}
 
     def _new(self, n: Node, role: tuple[str, str]) -> Node:
-        namer = self.namer
         if closed_value(n.name) is not None:  # a month, a gender, a year: no one's name, and any other would be real
             self.kept[closed_value(n.name)] += 1
             self.examples.setdefault("kept", n.name)
             return n
+        homonym = (role, n.name.casefold())  # real namesakes of one kind (three films 'Heat') stay namesakes: one
+        if homonym in self.namesakes:  # pseudonym for the name, each with an id of its own
+            name = self.namesakes[homonym]
+            return self.namer._named(n, name) or self.namer._named(n, name, forced=True, namesake=True)
+        node = self._drawn(n, role)
+        self.namesakes[homonym] = node.name
+        return node
+
+    def _drawn(self, n: Node, role: tuple[str, str]) -> Node:
+        namer = self.namer
         common = self.common.get(role[1], set()) if role[0] == "group" else set()  # 'of', 'sir', 'university': no one's own
         titles = kept_words(n.name)
         own = {w.casefold() for w in n.name.split(" ")} - titles
