@@ -104,10 +104,11 @@ def _overlap(a: tuple, b: tuple) -> float:
 
 
 def place_labels(marks: list[tuple[float, float, str]], bounds: tuple[float, float, float, float],
-                 taken: list[tuple] | None = None) -> list[tuple[float, float, bool]]:
+                 taken: list[tuple] | None = None, soft: list[tuple] = ()) -> list[tuple[float, float, bool]]:
     """(x, y, moved) for each mark's label: the first of a ring of places around the mark, then further above
-    and below, whose box overlaps no label placed before and no mark, inside bounds; the least bad one when
-    none is free. moved: not the first place, so a leader line joins it to its mark."""
+    and below, whose box overlaps no label placed before, no mark and nothing soft (a whisker), inside bounds; the
+    least bad one when none is free, where crossing something soft costs a tenth of covering a label. moved: not the
+    first place, so a leader line joins it to its mark."""
     taken = list(taken or [])
     taken += [(mx - 6, my - 6, mx + 6, my + 6) for mx, my, _ in marks]
     placed: dict[int, tuple[float, float, bool]] = {}
@@ -120,7 +121,7 @@ def place_labels(marks: list[tuple[float, float, str]], bounds: tuple[float, flo
         for n, (dx, dy) in enumerate(offsets):
             box = label_box(mx + dx, my + dy, text)
             outside = (box[0] < bounds[0]) + (box[2] > bounds[2]) + (box[1] < bounds[1]) + (box[3] > bounds[3])
-            cost = sum(_overlap(box, t) for t in taken) + 1e4 * outside
+            cost = sum(_overlap(box, t) for t in taken) + 0.1 * sum(_overlap(box, t) for t in soft) + 1e4 * outside
             if best_cost is None or cost < best_cost:
                 best, best_cost = (mx + dx, my + dy, n > 0), cost
             if cost == 0:
@@ -249,17 +250,18 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
         _, dash, colour = format_style(line["format"])
         pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line["points"])
         out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.5"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
-    marks = []
+    marks, whiskers = [], []
     for p in panel["points"]:
         x, y = px(p["x"]), py(p["y"])
         marker, _, colour = p.get("style") or format_style(p["format"])
         data = " ".join(f'data-{k}="{v}"' for k, v in p["data"].items())
         if p.get("low") is not None:
             out.append(f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" stroke="{colour}" {data}/>')
+            whiskers.append((x - 2, min(py(p["low"]), py(p["high"])), x + 2, max(py(p["low"]), py(p["high"]))))  # no label across it
         out.append(_marker(marker, x, y, colour, p.get("filled", False), data))
         if p["label"]:
             marks.append((x, y, p["label"]))
-    for (mx, my, text), (lx, ly, moved) in zip(marks, place_labels(marks, (left, top, left + w, top + h), taken)):
+    for (mx, my, text), (lx, ly, moved) in zip(marks, place_labels(marks, (left, top, left + w, top + h), taken, whiskers)):
         if moved:
             out.append(f'<line class="leader" x1="{mx:.1f}" y1="{my:.1f}" x2="{lx if lx > mx else lx + text_width(text):.1f}" '
                        f'y2="{ly - 4:.1f}" stroke="#999" stroke-width="0.8"/>')

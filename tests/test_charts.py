@@ -104,3 +104,18 @@ def test_chart_labels_never_overlap_ticks_are_round_and_formats_keep_their_style
     assert 'class="hline"' in (tmp_path / "out" / "size_report.svg").read_text(encoding="utf-8")  # large reaches the window
     assert charts.nice_ticks(400, 60000, log=True) == [500, 1000, 2000, 5000, 10000, 20000, 50000]
     assert charts.nice_ticks(80000, 230000) == [100000, 150000, 200000]
+
+
+def test_a_results_chart_label_never_lies_across_a_whisker(tmp_path):
+    """Labels kept off each other, but one could sit across another format's 95% whisker (the article's five formats
+    at 1.00, their whiskers side by side): the whiskers are obstacles too."""
+    import xml.etree.ElementTree as ET
+
+    assert benchmark.main(["--out", str(tmp_path / "out"), "--model", "solver", "--permutations", "2", "--no-write-prompts"]) == 0
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(tmp_path / "out" / "results.svg").getroot()
+    whiskers = [(float(w.get("x1")), *sorted((float(w.get("y1")), float(w.get("y2"))))) for w in root.iter(f"{ns}line")
+                if w.get("class") == "whisker"]
+    boxes = [box for found in svg_label_boxes(tmp_path / "out" / "results.svg").values() for box in found]
+    assert len(whiskers) == 5 and len(boxes) == 5
+    assert [(b, w) for b in boxes for w in whiskers if b[0] < w[0] < b[2] and b[1] < w[2] and w[1] < b[3]] == []
