@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchmark import (
+    DATA,
     DEFAULT_QUESTIONS,
     GENERATED_QUESTIONS,
     MANIFEST,
@@ -128,7 +129,7 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
     if args.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
         warn("the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
              "for an English graph try --prompt en")
-    if inputs.graph_format != "json":  # a store or another kind of file: what was made of it (the manifest has it always)
+    if args.graph.resolve() != (DATA / "graph.json").resolve():  # what was made of --graph (the article's own goes unsaid)
         print(read_summary(inputs, args.graph), file=sys.stderr)
     questions = inputs.questions
     record = {"questions": question_counts(questions), "skipped_questions": skipped}

@@ -12,7 +12,7 @@ from benchmark import Ask, Condition, Edge, Graph, Hop, Node, Query
 from graphrag_format_benchmark import formats, inputs, matrix, scoring, solver as solver_module
 
 from fake_openai import FakeOpenAI
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, without_read
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth_kg  # noqa: E402
@@ -477,9 +477,9 @@ def test_a_run_whose_baseline_prompts_all_overflow_stops_before_the_first_reques
     try:
         done = run_cli(*common, cwd=tmp_path)
         assert done.returncode == 2 and not (tmp_path / "out").exists() and server.requests == []
-        assert done.stderr.startswith("error: no verdict is possible, so nothing was sent: every json prompt (the baseline) of "
+        assert without_read(done.stderr).startswith("error: no verdict is possible, so nothing was sent: every json prompt (the baseline) of "
                                       "o200k_base · small · original · A is over --context-window 400 (the smallest takes ")
-        assert done.stderr.rstrip().endswith("or pass --allow-no-verdict to send the prompts anyway") and len(done.stderr.splitlines()) == 1
+        assert done.stderr.rstrip().endswith("or pass --allow-no-verdict to send the prompts anyway") and len(without_read(done.stderr).splitlines()) == 1
         anyway = run_cli(*common, "--allow-no-verdict", cwd=tmp_path)  # goes on: the prompts are sent
         assert anyway.returncode in (0, 1) and server.requests, anyway.stderr
     finally:

@@ -14,7 +14,7 @@ from graphrag_format_benchmark import (
     questions as questions_module,
 )
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, without_read
 
 sys.path.insert(0, str(ROOT / "bench"))
 from kg_graphs import (
@@ -35,7 +35,7 @@ def test_generated_questions_are_spread_proven_and_reproducible(tmp_path):
     argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "100", "--hops", "1-4", "--prompt", "en",
             "--model", "solver", "--formats", "json,dsl", "--no-write-prompts", "--wording", "template"]
     done = run_cli(*argv, "--out", str(tmp_path / "a"))
-    assert (done.returncode, done.stderr) == (0, "")  # the solver and every leakage check accept them
+    assert (done.returncode, without_read(done.stderr)) == (0, "")  # the solver and every leakage check accept them
     generated = (tmp_path / "a" / "questions.generated.json").read_bytes()
     questions = json.loads(generated)
     kinds = collections.Counter((len(q["query"]["hops"]), q["insufficient"]) for q in questions)
@@ -94,7 +94,7 @@ def test_natural_generated_questions_name_no_relation_and_are_proven(tmp_path):
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "100", "--hops", "1-4", "--prompt", "en",
                    "--model", "solver", "--formats", "json", "--no-write-prompts", "--out", str(tmp_path / "a"))
-    assert (done.returncode, done.stderr) == (0, "")  # the solver and every leakage check accept them
+    assert (done.returncode, without_read(done.stderr)) == (0, "")  # the solver and every leakage check accept them
     questions = json.loads((tmp_path / "a" / "questions.generated.json").read_text(encoding="utf-8"))
     relations = {e["relation"] for e in graph["edges"]}
     assert len(questions) == 100
