@@ -52,19 +52,33 @@ if TYPE_CHECKING:
     from .runner.config import ModelConfig
 
 
-def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000) -> Iterator[bytes]:
+def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000, encoded: list[bytes] | None = None) -> Iterator[bytes]:
     """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
-    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory."""
+    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. encoded:
+    the rows' lines made beforehand, a part per run of rows (row_lines), in order."""
     body = json_bytes({**head, key: []}).rstrip()
     if not rows:
         yield body + b"\n"
         return
     yield body[: -len(b"[]\n}")] + b"[\n"
+    parts = [p for p in encoded if p] if encoded is not None else [row_lines(rows[start:start + per_chunk])
+                                                                    for start in range(0, len(rows), per_chunk)]
+    for k, part in enumerate(parts):
+        yield part + (b"\n  ]\n}\n" if k == len(parts) - 1 else b",\n")
+
+
+def row_lines(rows: list[dict], per_chunk: int = 2000) -> bytes:
+    """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last); encoded a chunk at a
+    time, so that the text of all of them is never held beside its bytes."""
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    for start in range(0, len(rows), per_chunk):
-        last = start + per_chunk >= len(rows)
-        lines = ",\n".join("    " + encode(r) for r in rows[start:start + per_chunk])
-        yield (lines + ("\n  ]\n}\n" if last else ",\n")).encode("utf-8")
+    return b",\n".join(",\n".join("    " + encode(r) for r in rows[start:start + per_chunk]).encode("utf-8")
+                        for start in range(0, len(rows), per_chunk))
+
+
+def encoded_cells(rows: list[dict]) -> tuple[bytes, bytes]:
+    """A run of scored rows as results.json and cells.csv hold them (row_lines, csv_lines): made on the core that
+    scored them (scoring.score_cells)."""
+    return row_lines(rows), csv_lines(rows)
 
 
 RATE_METRICS = ("parse_success", "answer_correct", "path_exact", "valid_path", "evidence_match", "path_supports_answer", "false_abstention")
@@ -526,12 +540,18 @@ CSV_FIELDS = ("encoding", "size", "ids", "permutation", "mode", "format", "quest
               "finish_reason", "latency_s", "error")
 
 
-def cells_csv(scored: list[dict]) -> bytes:
-    """cells.csv: one line per scored cell, for a spreadsheet."""
+def cells_csv(scored: list[dict], lines: list[bytes] | None = None) -> bytes:
+    """cells.csv: one line per scored cell, for a spreadsheet. lines: its lines made beforehand (csv_lines), in order."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(CSV_FIELDS)
+    return out.getvalue().encode("utf-8") + b"".join(lines if lines is not None else [csv_lines(scored)])
+
+
+def csv_lines(rows: list[dict]) -> bytes:
+    """The rows' lines of cells.csv, without its header."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
-    for s in scored:
+    for s in rows:
         writer.writerow(["" if (v := s.get(f)) is None else v for f in CSV_FIELDS])
     return out.getvalue().encode("utf-8")
 
@@ -542,7 +562,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
     examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
     with gc_paused():
-        scored = score_cells(answers.best, report.measured.items, model, examples)
+        scored, parts = score_cells(answers.best, report.measured.items, model, examples, encoded_cells)
         table = aggregate(scored, report.prices)
         gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
     head = {"schema_version": 1, "tool_version": TOOL_VERSION, **report.header, "questions_sha256": questions_sha256(report.measured),
@@ -550,13 +570,13 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
             "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table,
             "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)]}
     with gc_paused():
-        out.add_chunks("results.json", json_with_rows(head, "cells", scored))
+        out.add_chunks("results.json", json_with_rows(head, "cells", scored, encoded=[json_part for json_part, _ in parts]))
     questions = report.measured.variants[0].questions
     out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
                                            tolerance, report.skipped, examples, report.header.get("run", {}).get("graph_read", "")).encode("utf-8"))
     svg = results_svg(table, baseline, gate, report.context_window)
     out.add("results.svg", svg.encode("utf-8"))
-    out.add("cells.csv", cells_csv(scored))
+    out.add("cells.csv", cells_csv(scored, [csv_part for _, csv_part in parts]))
     out.report.update(svg=svg, model=report_model(scored, answers, report, table, gate, baseline, tolerance))
     return console_results(table, answers.summary, model, gate, baseline, report.skipped), run_failure(answers.summary)
 

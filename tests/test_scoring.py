@@ -185,7 +185,8 @@ def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path,
     items = [object()] * 3  # and a run under FORK_CELLS, or on one core, never forks
     monkeypatch.setattr(scoring, "FORK_CELLS", 10**9)
     monkeypatch.setattr(scoring, "score_log", lambda *a: ["scored here"])
-    assert scoring.score_cells({}, items, type("C", (), {"repeats": 2})()) == ["scored here"]
+    assert scoring.score_cells({}, items, type("C", (), {"repeats": 2})()) == (["scored here"], [])
+    assert scoring.score_cells({}, items, type("C", (), {"repeats": 2})(), None, len) == (["scored here"], [1])
 
 
 @pytest.mark.parametrize("content, question, expected", [
