@@ -24,10 +24,10 @@ everything the tool does beyond it, one module per concern, in the order data fl
     scoring        answers scored and diagnosed
     answers        the answers that count, from logs and Batch files
     gate           the acceptance gate
-    results        results.json, results.md
+    results        results.json, results.md, results.svg, cells.csv
     charts         the SVG charts
     comparison     --compare
-    report         report.html, cells.csv
+    report         report.html
     options        the flags and what they make
     pipeline       one run, from the flags to the published folder
     cli            main(): python -m graphrag_format_benchmark, or python benchmark.py with any flag

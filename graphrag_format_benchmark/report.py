@@ -1,4 +1,4 @@
-"""report.html: one page for what each format costs and what the model did with it; and cells.csv.
+"""report.html: one page for what each format costs and what the model did with it (cells.csv is results.py's).
 
 In: the measurement, the run's tokenizers, and what the results keep for the page (the scored cells, the verdicts,
 the chart). Out: one file that opens from file:// with no network: plain HTML, CSS and a little JavaScript
@@ -81,12 +81,6 @@ def shown_start(tokenizer: Tokenizer, text: str) -> tuple[str, list[int]]:
                 return text[:cut], ends
         size *= 2
     return text, token_ends(tokenizer, text)
-
-
-def token_pieces(tokenizer: Tokenizer, text: str) -> list[str]:
-    """The text cut at its token boundaries (token_ends): 'Ирина' -> ['Ир', 'ина'] (o200k_base)."""
-    ends = token_ends(tokenizer, text)
-    return [text[a:b] for a, b in zip([0, *ends], ends)]
 
 
 def value_words(graph: Graph) -> set[str]:

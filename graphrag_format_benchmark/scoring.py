@@ -352,11 +352,6 @@ def answer_forms(answer: str) -> frozenset[str]:
     return frozenset(forms - {""})
 
 
-def score_answer(content: object, shown: Graph, q: Question, names: dict[str, str] | None = None) -> dict:
-    """Every metric of one answer to one prompt. shown: what the prompt displayed; q.paths: gold positions."""
-    return AnswerKey(shown, q, names).score(content)
-
-
 FAILED_SCORES = {  # a request that failed or was never sent is a failed task, not a missing one
     "parse_success": False, "json_as_asked": False, "abstained": False, "answer_correct": False, "false_abstention": False, "path_exact": False,
     "edge_precision": 0.0, "edge_recall": 0.0, "valid_path": False, "evidence_match": False,

@@ -16,6 +16,7 @@ from graphrag_format_benchmark import (
     measure,
     options,
     questions as questions_module,
+    scoring,
     wording,
 )
 from graphrag_format_benchmark.variants import names as variants_names
@@ -335,3 +336,8 @@ def hostile_names_graph(namesakes: int = 5000) -> dict:
         name = f"john {lasts[k % len(lasts)]} {synth_kg.FIRST[k // len(lasts) % len(synth_kg.FIRST)]}{'' if k < 5000 else k}"
         add(name, f"john_{k}", "member_of", "club")
     return {"nodes": nodes, "edges": edges}
+
+
+def score_answer(content, shown, q, names=None) -> dict:
+    """Every metric of one answer to one prompt, as scoring judges it (an AnswerKey of what the prompt showed)."""
+    return scoring.AnswerKey(shown, q, names).score(content)

@@ -9,9 +9,10 @@ import pytest
 
 import benchmark
 from benchmark import Ask, Condition, Edge, Graph, Hop, Node, Query
-from graphrag_format_benchmark import formats, inputs, matrix, scoring, solver as solver_module
+from graphrag_format_benchmark import formats, inputs, matrix, solver as solver_module
 
 from fake_openai import FakeOpenAI
+from kg_graphs import score_answer
 from conftest import ROOT, run_cli, without_read
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -104,7 +105,7 @@ def test_property_questions_are_checked_and_scored_by_value(tmp_path):
     assert {c["answer_correct"] for c in cells} == {True}
     q = inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json").questions[0]
     shown = small_graph()
-    score = lambda answer: scoring.score_answer(json.dumps({"answer": answer, "path": [1], "evidence": []}), shown, q)  # noqa: E731
+    score = lambda answer: score_answer(json.dumps({"answer": answer, "path": [1], "evidence": []}), shown, q)  # noqa: E731
     assert score("1989")["answer_correct"] and score("1989")["path_supports_answer"] and score("1989")["path_exact"]
     assert not score("Globex")["answer_correct"]  # the node, not the value asked for
     assert not score("1950")["answer_correct"]

@@ -47,6 +47,11 @@ def plan(**overrides):
 # ---- the control solver
 
 
+def shared_variant(graph, questions):
+    """The article's setting: one graph that every question is asked on."""
+    return contexts.Variant("small", "original", (contexts.Context("", graph, questions),), 0)
+
+
 def test_solver_finds_each_gold_path_of_the_article(canonical):
     for q in canonical.questions:
         found = solver.solve(canonical.graph, q.query)
@@ -69,7 +74,7 @@ def test_preflight_names_question_variant_and_paths(canonical):
     broken = tuple(
         replace(q, paths=((0, 3, 6, 11),)) if q.id == "q1" else q for q in canonical.questions
     )
-    variant = contexts.shared_variant(canonical.graph, broken)
+    variant = shared_variant(canonical.graph, broken)
     with pytest.raises(BenchmarkError) as caught:
         matrix.preflight_solver(variant)
     assert str(caught.value) == (
@@ -84,7 +89,7 @@ def test_preflight_names_question_variant_and_paths(canonical):
 
 def test_preflight_catches_a_completed_abstention(canonical):
     graph = Graph(canonical.graph.nodes, canonical.graph.edges + (Edge("org_north", "LOCATED_IN", "city_tomsk"),))
-    variant = contexts.shared_variant(graph, canonical.questions)
+    variant = shared_variant(graph, canonical.questions)
     with pytest.raises(BenchmarkError, match=r"question q6 on graph variant small/original: an abstention question, but the "
                        r"query finds 1 complete path\(s\): \[9, 13\] \(method_hybrid -DEVELOPED_BY-> org_north, "):
         matrix.preflight_solver(variant)
@@ -161,7 +166,7 @@ def test_when_names_run_out_fewer_branches_are_made_never_numbered_or_repeated(c
 
 
 def test_short_ids_rename_everything_consistently(canonical):
-    base = contexts.shared_variant(canonical.graph, canonical.questions)
+    base = shared_variant(canonical.graph, canonical.questions)
     short = variants_ids.with_short_ids(base, 3)
     assert sorted(n.id for n in short.contexts[0].graph.nodes) == sorted(f"n{i}" for i in range(1, 15))
     assert [n.name for n in short.contexts[0].graph.nodes] == [n.name for n in canonical.graph.nodes]

@@ -23,7 +23,6 @@ from graphrag_format_benchmark import (
     pipeline,
     progress,
     results as results_module,
-    scoring,
     solver,
 )
 from graphrag_format_benchmark.runner import config as runner_config, endpoint, jobs as runner_jobs, pacing, send, transport
@@ -31,6 +30,7 @@ from graphrag_format_benchmark.variants import contexts
 
 import conftest
 from conftest import ROOT, run_stderr
+from kg_graphs import score_answer
 from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 
 SECRET = "sk-test-secret-4f1c9a"
@@ -87,7 +87,7 @@ def test_index_of_the_right_edge_in_another_permutation(small):
     graph, q = small
     order = contexts.edge_order(THIRTEEN, "small", 1, contexts.DEFAULT_SEED)
     wrong = [order.index(i) for i in (0, 3, 6, 10)]  # where the gold edges sit in permutation 1
-    scores = scoring.score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
+    scores = score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
     hits = len(set(wrong) & {0, 3, 6, 10})
     assert scores == {
         **PERFECT, "path_exact": False, "edge_precision": hits / 4, "edge_recall": hits / 4,

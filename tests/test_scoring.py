@@ -4,7 +4,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from kg_graphs import FAMILY, QUESTIONS, write
+from kg_graphs import FAMILY, QUESTIONS, score_answer, write
 from test_runner import DIAGNOSED, PERFECT, E, answer
 
 import benchmark
@@ -30,7 +30,7 @@ def test_scoring_takes_any_answer_and_path_and_the_best_matching_gold_path():
 
     def score(answer, path):
         evidence = [graph.edges[i]._asdict() for i in path]
-        return scoring.score_answer(json.dumps({"answer": answer, "path": path, "evidence": evidence}), graph, q)
+        return score_answer(json.dumps({"answer": answer, "path": path, "evidence": evidence}), graph, q)
 
     assert score("bob", [3])["answer_correct"] and score("bob", [3])["path_exact"]
     assert score("Ann", [2])["path_exact"] and not score("Carl", [2])["answer_correct"]
@@ -40,24 +40,24 @@ def test_scoring_takes_any_answer_and_path_and_the_best_matching_gold_path():
 
 def test_perfect_answer(small):
     graph, q = small
-    assert scoring.score_answer(answer("Казань", [0, 3, 6, 10], graph=graph), graph, q["q1"]) == PERFECT
+    assert score_answer(answer("Казань", [0, 3, 6, 10], graph=graph), graph, q["q1"]) == PERFECT
 
 
 def test_backward_path_of_q2_is_valid_and_supports_the_answer(small):
     graph, q = small
-    assert scoring.score_answer(answer(" максим ", [11, 8, 5, 2], graph=graph), graph, q["q2"]) == PERFECT
+    assert score_answer(answer(" максим ", [11, 8, 5, 2], graph=graph), graph, q["q2"]) == PERFECT
 
 
 def test_reversed_edge_in_evidence(small):
     graph, q = small
     evidence = [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]
     evidence[3] = {"source": "city_kazan", "relation": "LOCATED_IN", "target": "org_vector"}
-    assert scoring.score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"]) == {**PERFECT, "evidence_match": False}
+    assert score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"]) == {**PERFECT, "evidence_match": False}
 
 
 def test_right_answer_wrong_path_is_visible(small):
     graph, q = small
-    assert scoring.score_answer(answer("Казань", [11], graph=graph), graph, q["q1"]) == {
+    assert score_answer(answer("Казань", [11], graph=graph), graph, q["q1"]) == {
         **PERFECT, "path_exact": False, "edge_precision": 0.0, "edge_recall": 0.0, "path_supports_answer": False,
         "right_answer_wrong_path": True, "diagnosis": "right_answer_wrong_path",
     }
@@ -66,12 +66,12 @@ def test_right_answer_wrong_path_is_visible(small):
 def test_fenced_json_is_read_and_said_not_as_asked(small):
     graph, q = small
     content = "```json\n" + answer("Казань", [0, 3, 6, 10], graph=graph) + "\n```"
-    assert scoring.score_answer(content, graph, q["q1"]) == {**PERFECT, "json_as_asked": False}
+    assert score_answer(content, graph, q["q1"]) == {**PERFECT, "json_as_asked": False}
 
 
 def test_abstaining_on_an_answerable_question(small):
     graph, q = small
-    assert scoring.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"]) == {
+    assert score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"]) == {
         **scoring.FAILED_SCORES, "parse_success": True, "abstained": True, "false_abstention": True, "json_as_asked": True,
         "diagnosis": "false_abstention",
     }
@@ -81,14 +81,14 @@ def test_abstention_question(small):
     graph, q = small
     nulls = dict.fromkeys(["false_abstention", "path_exact", "edge_precision", "edge_recall", "valid_path",
                            "evidence_match", "path_supports_answer", "right_answer_wrong_path"])
-    assert scoring.score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"]) == {
+    assert score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"]) == {
         "parse_success": True, "abstained": True, "answer_correct": True, **nulls, "json_as_asked": True, "diagnosis": None}
-    assert scoring.score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"])["answer_correct"] is False
+    assert score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"])["answer_correct"] is False
 
 
 def test_index_out_of_range(small):
     graph, q = small
-    scores = scoring.score_answer(answer("Казань", [0, 99], [graph.edges[0]._asdict()]), graph, q["q1"])
+    scores = score_answer(answer("Казань", [0, 99], [graph.edges[0]._asdict()]), graph, q["q1"])
     assert (scores["path_exact"], scores["valid_path"], scores["edge_precision"], scores["edge_recall"]) == (False, False, 0.5, 0.25)
 
 
@@ -97,9 +97,9 @@ def test_with_edge_ids_an_index_path_is_no_path(small):
     graph = replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
     q = questions["q1"]  # gold path [0, 3, 6, 10]
     by_ids = {"answer": "Казань", "path": ["e1", "e4", "e7", "e11"], "evidence": [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]}
-    assert scoring.score_answer(json.dumps(by_ids), graph, q)["path_exact"] is True
+    assert score_answer(json.dumps(by_ids), graph, q)["path_exact"] is True
     by_index = dict(by_ids, path=[0, 3, 6, 10])
-    scores = scoring.score_answer(json.dumps(by_index), graph, q)
+    scores = score_answer(json.dumps(by_index), graph, q)
     assert (scores["path_exact"], scores["valid_path"], scores["answer_correct"]) == (False, False, True)
 
 
@@ -107,7 +107,7 @@ def test_with_edge_ids_an_index_path_is_no_path(small):
 def test_a_hand_made_answer_gets_its_diagnosis(small, diagnosis):
     graph, q = small
     qid, content = DIAGNOSED[diagnosis]
-    assert scoring.score_answer(content, graph, q[qid])["diagnosis"] == diagnosis
+    assert score_answer(content, graph, q[qid])["diagnosis"] == diagnosis
 
 
 def test_every_diagnosis_is_defined_and_hand_made():
@@ -138,7 +138,7 @@ REAL_ANSWERS = [
 @pytest.mark.parametrize("qid, content, right, exact, diagnosis", REAL_ANSWERS)
 def test_real_answers_are_scored_as_the_audit_judged(small, qid, content, right, exact, diagnosis):
     graph, q = small
-    scores = scoring.score_answer(content, graph, q[qid])
+    scores = score_answer(content, graph, q[qid])
     assert (scores["answer_correct"], scores["path_exact"], scores["diagnosis"]) == (right, exact, diagnosis)
 
 
@@ -160,11 +160,11 @@ def test_padded_answers_and_triples_in_the_path(small):
     graph, q = small
     path = [E[i] for i in (0, 3, 6, 10)]
     for said in ("Казань.", '"Казань"', "Казань (city_kazan)", "city_kazan"):
-        scores = scoring.score_answer(json.dumps({"answer": said, "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False), graph, q["q1"])
+        scores = score_answer(json.dumps({"answer": said, "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False), graph, q["q1"])
         assert (scores["answer_correct"], scores["diagnosis"]) == (True, None), said
     as_triples = json.dumps({"answer": "Казань", "path": [list(e.values()) for e in path], "evidence": path}, ensure_ascii=False)
-    assert scoring.score_answer(as_triples, graph, q["q1"])["path_exact"] is True
-    assert scoring.score_answer(json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
+    assert score_answer(as_triples, graph, q["q1"])["path_exact"] is True
+    assert score_answer(json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
                                   graph, q["q1"])["answer_correct"] is False  # no fuzzy match: scenario 5
 
 

@@ -65,11 +65,6 @@ class Variant:
         return len(self.contexts) == 1 and not self.contexts[0].id
 
 
-def shared_variant(graph: Graph, questions: tuple[Question, ...], size: str = "small", ids: str = "original") -> Variant:
-    """The article's setting: one graph that every question is asked on."""
-    return Variant(size, ids, (Context("", graph, questions),), 0)
-
-
 # Contexts: what each question's prompt shows. The article's setting is one shared graph. A GraphRAG prompt
 # shows the subgraph retrieved for its question instead: given by the questions file ("context": edges and
 # nodes of the input graph, or a graph of its own), or cut by --context khop. Either way a context is a small
