@@ -9,6 +9,7 @@ everything the tool does beyond it, one module per concern, in the order data fl
     formats        the formats beyond the article's five, registered into benchmark.FORMATS
     frameworks     the GraphRAG frameworks' own context layouts as formats (graphrag, lightrag, llamaindex, langchain)
     solver         the control solver (article 8.5)
+    whole_words    whole words in texts and ids: what the leakage checks, the namer and questions match
     wording        how a generated question reads
     questions      questions drawn from the graph (--generate-questions), and written in the file's shape
     variants/      contexts, distractors, names, short and edge ids, pseudonyms

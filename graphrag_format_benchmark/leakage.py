@@ -3,7 +3,7 @@
 In: the questions, the graph variants, the template and the names of the files a run writes. Out: each check with its
 result (pass, fail or warn) and what it found, by question. Matching is by whole words, where letters, digits and '_'
 form words: 'gold' is not in 'Golden_Gate_Bridge', and 'russia' is not in the id 'grand_duke_of_russia' unless it
-stands as a word of its own; a text with no letter or digit (a node named '.') never matches (words.py).
+stands as a word of its own; a text with no letter or digit (a node named '.') never matches (whole_words.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from benchmark import ABSTAIN
 
 from .solver import fold_answer
-from .words import LEAKY_ID_WORDS, leaky_markers, mentioned, mentions
+from .whole_words import LEAKY_ID_WORDS, leaky_markers, mentioned, mentions
 
 if TYPE_CHECKING:
     from benchmark import Question, Template

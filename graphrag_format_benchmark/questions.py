@@ -23,7 +23,7 @@ from .formats import graph_dict
 from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, partial_walks, prop_of, solve
 from .stores import is_description
 from .wording import Wording
-from .words import mentions
+from .whole_words import mentions
 
 if TYPE_CHECKING:
     from benchmark import Graph, Question

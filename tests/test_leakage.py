@@ -1,4 +1,4 @@
-"""leakage.py and words.py: the leakage checks of article 8.3, by whole words."""
+"""leakage.py and whole_words.py: the leakage checks of article 8.3, by whole words."""
 
 import json
 
@@ -13,7 +13,7 @@ from kg_graphs import (
 import benchmark
 from benchmark import Node
 from graphrag_format_benchmark import (
-    words,
+    whole_words,
 )
 
 from conftest import without_read
@@ -46,7 +46,7 @@ def test_leakage_warn_records_the_warning_and_measures(tmp_path, capsys):
     ("prompt.json.q1.txt", "q1", True), ("prompt.json.q11.txt", "q1", False),
 ])
 def test_leakage_matches_whole_words_only(text, needle, found):
-    assert words.mentions(text, needle) is found
+    assert whole_words.mentions(text, needle) is found
 
 
 def test_a_template_that_holds_an_answer_fails_the_leakage_check(tmp_path, capsys):
@@ -81,4 +81,4 @@ def test_a_real_entity_named_gold_runs_and_a_marker_id_stops_naming_the_graph_an
     (Node("correctAnswer", "Kazan", "city"), ["answer", "correct"]), (Node("golden_gate", "Golden Gate", "bridge"), []),
 ])
 def test_leaky_markers(node, markers):
-    assert words.leaky_markers(node) == markers
+    assert whole_words.leaky_markers(node) == markers

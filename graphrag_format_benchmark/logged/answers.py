@@ -26,7 +26,7 @@ from typing import Callable, Iterator
 from benchmark import BenchmarkError, display
 
 from ..runner.config import ModelConfig, Redactor, public_url
-from ..runner.endpoint import TRANSIENT_STATUSES, Gate, context_refusal
+from ..runner.endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal
 from ..runner.log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines
 from ..runner.send import outcome_record, send
 from ..runner.transport import http_post
@@ -123,7 +123,7 @@ def ask_all(path: Path, formats: list[str], config: ModelConfig, out_dir: Path, 
     done = answered(log_path)
     url = config.base_url.rstrip("/") + "/chat/completions"
     headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark", **({"Authorization": f"Bearer {key}"} if key else {})}
-    gate, lock = Gate(config), threading.Lock()
+    endpoint, lock = Endpoint(config), threading.Lock()
     counts = {"sent": 0, "already": 0, "failed": 0}
     agreement = Agreement()
 
@@ -132,17 +132,17 @@ def ask_all(path: Path, formats: list[str], config: ModelConfig, out_dir: Path, 
             with lock:
                 counts["already"] += 1
             return done[ask.key]
-        if gate.halt.is_set():
-            return {"content": None, "error": f"not sent: {gate.reason}"}
-        gate.enter()
+        if endpoint.halt.is_set():
+            return {"content": None, "error": f"not sent: {endpoint.reason}"}
+        endpoint.enter()
         try:
-            outcome = send(config, post, url, headers, ask.body, f"{config.seed}/{ask.key}", gate)
+            outcome = send(config, post, url, headers, ask.body, f"{config.seed}/{ask.key}", endpoint)
         except Exception as e:  # every request ends in the log, even on a bug of ours
             outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, 0.0)
         finally:
-            gate.leave()
+            endpoint.leave()
         if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
-            gate.repeated(outcome["error"])
+            endpoint.repeated(outcome["error"])
         log.write({"type": "logged_request", "schema_version": LOG_SCHEMA_VERSION, "key": ask.key, "line": ask.line, "id": ask.id,
                    "format": ask.format, "model": config.model, "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                    **outcome})
@@ -167,12 +167,12 @@ def ask_all(path: Path, formats: list[str], config: ModelConfig, out_dir: Path, 
             if line is not None:
                 agreement.add(*line, answers)
     except KeyboardInterrupt:
-        gate.halt.set()
+        endpoint.halt.set()
         raise
     finally:
         log.close()
-    if gate.reason and not counts["sent"] - counts["failed"] and not counts["already"]:
-        raise BenchmarkError(f"{redact(gate.reason)}; no answer came")
+    if endpoint.reason and not counts["sent"] - counts["failed"] and not counts["already"]:
+        raise BenchmarkError(f"{redact(endpoint.reason)}; no answer came")
     return agreement, counts
 
 

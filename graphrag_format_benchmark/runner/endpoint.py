@@ -1,4 +1,4 @@
-"""What the answers say about the endpoint (Gate), and how an error reads.
+"""What the answers say about the endpoint (Endpoint), and how an error reads.
 
 In: each attempt's outcome. Out: whether the run goes on: until one request succeeds, a connection that fails or an
 error repeated on the first requests stops the run with the reason (url_hint on a 404); a timeout halves the
@@ -38,9 +38,9 @@ def error_code(body: object) -> str:
 SERVER_DOWN_AFTER = 3  # connection failures in a row, once the server has answered, that stop the run
 
 
-class Gate:
+class Endpoint:
     """What the answers say about the endpoint. Until one request succeeds, a connection that fails (no server
-    there) or HTTP 401, 403 or 404 (key rejected, unknown model or URL) closes the gate: the run stops at once
+    there) or HTTP 401, 403 or 404 (key rejected, unknown model or URL) closes the endpoint: the run stops at once
     with that reason, instead of spending every prompt's retries on it. Once it has answered, SERVER_DOWN_AFTER
     connection failures in a row mean the server went away: the run stops too (stopped), keeps what it has,
     and a re-run resumes."""
@@ -112,7 +112,7 @@ class Gate:
                      f"{self.limit} in flight instead of {self.limit * 2} (set --concurrency {self.limit} next time, or raise --timeout)")
 
     def fail(self, reason: str) -> bool:
-        """Close the gate with reason unless a request has succeeded already; True if it is closed now."""
+        """Close the endpoint with reason unless a request has succeeded already; True if it is closed now."""
         if self.opened.is_set():
             return False
         with self.lock:

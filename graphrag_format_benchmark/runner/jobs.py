@@ -26,7 +26,7 @@ from benchmark import BenchmarkError, display
 from ..matrix import HOP_BUCKETS, hop_bucket
 from ..progress import Progress
 from .config import SOLVER_MODEL, Redactor, public_url
-from .endpoint import TRANSIENT_STATUSES, Gate, context_refusal, failure_kind
+from .endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal, failure_kind
 from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
 from .send import outcome_record, send, solver_outcome
 from .transport import http_post, server_count
@@ -132,26 +132,26 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
             sender.start(min(config.concurrency, len(jobs)))
             sender.wait(lambda: tally.beat(sender.in_flight_text) if config.model != SOLVER_MODEL else None)
         except KeyboardInterrupt:
-            sender.gate.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
+            sender.endpoint.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
             if sender.in_flight:
                 print(f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most --timeout "
                       f"{config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them", file=sys.stderr)
                 sender.wait()
             raise
         finally:
-            sender.gate.halt.set()
+            sender.endpoint.halt.set()
             tally.progress.close()
         if sender.log_error:  # the log could not be written (a full disk): stopped before paying for more
             raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({sender.log_error}); nothing more was "
                                  "sent, and what the log holds is kept: free some space and run the same command again")
     finally:
         log.close()
-    gate = sender.gate
-    if gate.reason and not tally.answered:
-        raise BenchmarkError(f"{redact(gate.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
-    if gate.reason:  # requests in flight when the gate closed were answered: their results are written, the run stops
-        gate.stopped = gate.reason
-    return {**tally.summary(), "skipped": skipped, "stopped": redact(gate.stopped) if gate.stopped else None,
+    endpoint = sender.endpoint
+    if endpoint.reason and not tally.answered:
+        raise BenchmarkError(f"{redact(endpoint.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
+    if endpoint.reason:  # requests in flight when the endpoint closed were answered: their results are written, the run stops
+        endpoint.stopped = endpoint.reason
+    return {**tally.summary(), "skipped": skipped, "stopped": redact(endpoint.stopped) if endpoint.stopped else None,
             "not_sent": len(jobs) - tally.sent}
 
 
@@ -318,7 +318,7 @@ class Sender:
         self.headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
         if key:
             self.headers["Authorization"] = f"Bearer {key}"
-        self.gate = Gate(config)
+        self.endpoint = Endpoint(config)
         self.schedule = Schedule(jobs, warm=config.model != SOLVER_MODEL)
         self.log_error: str | None = None  # why the log could not be written: the run stops
         self.shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
@@ -346,7 +346,7 @@ class Sender:
     def work(self) -> None:
         """A worker: take jobs until none is left or the run stops."""
         try:
-            while (taken := self.schedule.take(self.gate.halt)) is not None:
+            while (taken := self.schedule.take(self.endpoint.halt)) is not None:
                 job, rest = taken
                 with self.lock:
                     self.in_flight += 1
@@ -355,7 +355,7 @@ class Sender:
                     outcome = self.send(job)
                 except OSError as e:
                     self.log_error = e.strerror or str(e)
-                    self.gate.halt.set()
+                    self.endpoint.halt.set()
                     return
                 finally:
                     with self.lock:
@@ -396,15 +396,15 @@ class Sender:
         return {**outcome, "prompt_tokens": row["prompt_tokens"]}
 
     def _outcome(self, job: Job) -> dict:
-        config, gate = self.config, self.gate
+        config, endpoint = self.config, self.endpoint
         if config.model == SOLVER_MODEL:
             return solver_outcome(job.item, self.shown_graphs)
-        gate.enter()
+        endpoint.enter()
         try:
             outcome = send(config, self.post, self.url, self.headers, config.body(self.prompts.get(job.item), job.repeat),
-                           f"{config.seed}/{job.sha}/{job.repeat}", gate, job.item.row["prompt_tokens"] + config.max_output_tokens)
+                           f"{config.seed}/{job.sha}/{job.repeat}", endpoint, job.item.row["prompt_tokens"] + config.max_output_tokens)
         finally:
-            gate.leave()
+            endpoint.leave()
         if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
-            gate.repeated(outcome["error"])  # here, before this worker takes its next job
+            endpoint.repeated(outcome["error"])  # here, before this worker takes its next job
         return outcome

@@ -1,6 +1,6 @@
 """One request with bounded retries (send), as the log records it; the control solver as a model (--model solver).
 
-In: a prompt, the ModelConfig, the Gate and the Pacer. Out: the outcome record: status, attempts, latency, the
+In: a prompt, the ModelConfig, the Endpoint and the Pacer. Out: the outcome record: status, attempts, latency, the
 response (or its text, or the error), and the usage the server reported.
 """
 
@@ -16,7 +16,7 @@ from benchmark import ABSTAIN
 
 from ..solver import asked, edge_index, solve, value_text
 from .config import SOLVER_MODEL, public_url
-from .endpoint import RETRY_STATUSES, TRANSIENT_STATUSES, Gate, error_code, error_text, no_server, timed_out
+from .endpoint import RETRY_STATUSES, TRANSIENT_STATUSES, Endpoint, error_code, error_text, no_server, timed_out
 from .pacing import retry_wait
 from .transport import MAX_JSON_DEPTH, ProxyFailure, ResponseTooLarge, json_depth, untrusted_json
 
@@ -28,20 +28,20 @@ if TYPE_CHECKING:
 TRUNCATION_RATIO = 0.6  # server prompt_tokens below this share of the local count: the server cut the prompt
 
 
-def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, gate: Gate | None = None,
+def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, endpoint: Endpoint | None = None,
          tokens: int = 0) -> dict:
     """One request with bounded retries: the outcome as the log records it (without the cell fields), with
     rate_wait_s when it waited for the rate limit (tokens: what it counts against it). A timeout is sent again
-    once at most, and only to a server seen to work on several requests at once (Gate.end)."""
-    gate = gate or Gate(config)
+    once at most, and only to a server seen to work on several requests at once (Endpoint.end)."""
+    endpoint = endpoint or Endpoint(config)
     paced = [0.0]
-    outcome = _attempts(config, post, url, headers, body, seed, gate, tokens, paced)
+    outcome = _attempts(config, post, url, headers, body, seed, endpoint, tokens, paced)
     if paced[0] >= 0.001:
         outcome["rate_wait_s"] = round(paced[0], 3)
     return outcome
 
 
-def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, gate: Gate, tokens: int,
+def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, endpoint: Endpoint, tokens: int,
               paced: list[float]) -> dict:
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     first = time.monotonic()
@@ -49,21 +49,21 @@ def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body
     previous, rng = None, None  # the last attempt's HTTP error
     while True:
         attempt += 1
-        paced[0] += gate.pacer.acquire(tokens, gate.halt)  # seconds waited for the rate limit
+        paced[0] += endpoint.pacer.acquire(tokens, endpoint.halt)  # seconds waited for the rate limit
         started = time.monotonic()  # latency is the last attempt's; earlier attempts and waits are retry_wait_s
         status, parsed, raw_text, wait_headers = None, None, None, {}
-        ticket = gate.begin()
+        ticket = endpoint.begin()
         try:
             status, wait_headers, raw = post(url, headers, data, config.timeout)
         except OSError as e:  # refused, reset, timed out, DNS, a malformed answer...
-            gate.pacer.settle(tokens)
-            gate.end(ticket, answered=False)
+            endpoint.pacer.settle(tokens)
+            endpoint.end(ticket, answered=False)
             error, retry = f"connection error: {type(e).__name__}: {e}", True
             if isinstance(e, ResponseTooLarge):
                 error, retry = f"connection error: {e}", False
             elif timed_out(e):
                 timeouts += 1
-                if gate.parallel:  # sent again, once: the server works on several at a time, so the copy is not queued behind it
+                if endpoint.parallel:  # sent again, once: the server works on several at a time, so the copy is not queued behind it
                     error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
                              "late; lower --concurrency or raise --timeout")
                     retry = timeouts < 2
@@ -71,26 +71,26 @@ def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body
                     error = (f"timed out after {config.timeout:g} s: not sent again, since the server answers one request at a time "
                              "and is still computing it; raise --timeout or cap --max-output-tokens")
                     retry = False
-                gate.slow()
-            elif isinstance(e, ProxyFailure) and gate.fail(f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
+                endpoint.slow()
+            elif isinstance(e, ProxyFailure) and endpoint.fail(f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
                                                           "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"):
                 return outcome_record(None, None, error, None, attempt, started, first)
             elif not no_server(e):
                 pass  # a reset or a cut body: the server is there; retried like load
-            elif gate.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
+            elif endpoint.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
                 return outcome_record(None, None, error, None, attempt, started, first)
-            elif gate.down(f"{type(e).__name__}: {e}"):
+            elif endpoint.down(f"{type(e).__name__}: {e}"):
                 return outcome_record(None, None, error, None, attempt, started, first)
         else:
-            gate.end(ticket, answered=True)
-            gate.pacer.settle(tokens)
-            gate.pacer.observe(wait_headers)
+            endpoint.end(ticket, answered=True)
+            endpoint.pacer.settle(tokens)
+            endpoint.pacer.observe(wait_headers)
             raw_text = raw.decode("utf-8", errors="replace")
             parsed = untrusted_json(raw_text)
             if 200 <= status < 300:
                 carries_error = isinstance(parsed, dict) and bool(parsed.get("error"))  # a failure, whatever else it holds
                 if reply_message(parsed) is not None and not carries_error:
-                    gate.success()
+                    endpoint.success()
                     return outcome_record(parsed, raw_text, None, status, attempt, started, first)
                 error, retry = "the response is not a chat completion with a message", False
                 if carries_error:
@@ -99,23 +99,23 @@ def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body
                 where = urllib.parse.urlsplit(wait_headers.get("location", "")).netloc or "another address"
                 error, retry = (f"HTTP {status}: redirected to {where}, not followed: the key goes to the host of --base-url "
                                 "only; give the final address as --base-url"), False
-                if gate.fail(f"{public_url(config.base_url)} answered {error}"):
+                if endpoint.fail(f"{public_url(config.base_url)} answered {error}"):
                     return outcome_record(parsed, raw_text, error, status, attempt, started, first)
             else:
                 error = error_text(status, parsed, raw_text)
-                if gate.http_failure(status, error):
+                if endpoint.http_failure(status, error):
                     return outcome_record(parsed, raw_text, error, status, attempt, started, first)
                 code = error_code(parsed)
                 retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
-                if retry and status not in TRANSIENT_STATUSES and error == previous and not gate.opened.is_set():
+                if retry and status not in TRANSIENT_STATUSES and error == previous and not endpoint.opened.is_set():
                     retry = False  # the same 500 twice before anything worked: deterministic, not load
                 previous = error
-        if not retry or attempt > config.max_retries or gate.halt.is_set():
-            if retry and not gate.halt.is_set():
+        if not retry or attempt > config.max_retries or endpoint.halt.is_set():
+            if retry and not endpoint.halt.is_set():
                 error += f"; gave up after {attempt} attempts"
             return outcome_record(parsed, raw_text, error, status, attempt, started, first)
         rng = rng or random.Random(seed)  # jitter, seeded like everything else; made only when a retry needs it
-        if gate.halt.wait(retry_wait(wait_headers, attempt, rng)):
+        if endpoint.halt.wait(retry_wait(wait_headers, attempt, rng)):
             return outcome_record(parsed, raw_text, error, status, attempt, started, first)  # the run stops: no more retries
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 
 from benchmark import Node
 
-from ..words import leaky_markers
+from ..whole_words import leaky_markers
 
 if TYPE_CHECKING:
     from benchmark import Graph
