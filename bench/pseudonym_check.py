@@ -34,8 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
-import synth_kg  # noqa: E402
 from realism import auc, classes, naive_bayes_scores  # noqa: E402
+
+import synth_kg  # noqa: E402
 
 FB15K = ROOT.parent / "shared" / "datasets" / "fb15k237" / "graph.json"
 

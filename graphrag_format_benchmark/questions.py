@@ -22,8 +22,8 @@ from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, valid
 from .formats import graph_dict
 from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, partial_walks, prop_of, solve
 from .stores import is_description
-from .wording import Wording
 from .whole_words import mentions
+from .wording import Wording
 
 if TYPE_CHECKING:
     from benchmark import Graph, Question

@@ -6,14 +6,14 @@ import sys
 from dataclasses import replace
 
 import pytest
+from kg_graphs import score_answer
 
 import benchmark
 from benchmark import Ask, Condition, Edge, Graph, Hop, Node, Query
 from graphrag_format_benchmark import formats, inputs, matrix, solver as solver_module
 
-from fake_openai import FakeOpenAI
-from kg_graphs import score_answer
 from conftest import ROOT, run_cli, without_read
+from fake_openai import FakeOpenAI
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth_kg  # noqa: E402

@@ -12,6 +12,7 @@ import threading
 import time
 
 import pytest
+from kg_graphs import score_answer
 
 import benchmark
 from benchmark import Edge
@@ -30,7 +31,6 @@ from graphrag_format_benchmark.variants import contexts
 
 import conftest
 from conftest import ROOT, run_stderr
-from kg_graphs import score_answer
 from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 
 SECRET = "sk-test-secret-4f1c9a"

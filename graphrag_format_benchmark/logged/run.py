@@ -21,9 +21,9 @@ from benchmark import ARTICLE_FORMATS, FORMATS, MANIFEST, BenchmarkError, Graph,
 
 from ..artifacts import format_library_versions, held_outputs
 from ..encodings import tokenizer_for
+from ..options import check_flags, make_model_config, parse_names
 from ..progress import Progress
 from ..report import drawn_lines, render_report
-from ..options import check_flags, make_model_config, parse_names
 from ..runner.config import SOLVER_MODEL, public_url
 from ..runner.log import LOG_NAME
 from .answers import ask_all

@@ -21,7 +21,22 @@ from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
 from ..progress import Progress
 from ..solver import fold_answer
 from ..stores import is_description
-from .names import NAME_DRAWS, WORD_MODEL_MIN_WORDS, Held, Namer, Vocabulary, WordModel, closed_value, common_words, head_words, in_case_of, name_words, kept_words, redrawn, script
+from .names import (
+    NAME_DRAWS,
+    WORD_MODEL_MIN_WORDS,
+    Held,
+    Namer,
+    Vocabulary,
+    WordModel,
+    closed_value,
+    common_words,
+    head_words,
+    in_case_of,
+    kept_words,
+    name_words,
+    redrawn,
+    script,
+)
 
 if TYPE_CHECKING:
     from benchmark import Props
