@@ -78,8 +78,7 @@ def _out_folder(value: str) -> Path | None:
     return Path(value) if value.strip() else None
 
 
-# outputs/ beside benchmark.py in a checkout; installed (no data/ beside it), the current folder's, never site-packages
-DEFAULT_OUT = OUTPUTS if DATA.is_dir() else Path("outputs")
+DEFAULT_OUT = OUTPUTS  # outputs/ beside benchmark.py in a checkout; installed, the working folder's (benchmark.INSTALLED)
 
 # Every flag in --help's order: (group, flag, argparse's keywords), group None being the main one.
 FLAGS: list[tuple[str | None, str, dict]] = [
