@@ -65,7 +65,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, NamedTuple, NoReturn
+from typing import Callable, Iterable, Iterator, NamedTuple, NoReturn, Protocol
 
 try:
     import tiktoken
@@ -1510,10 +1510,16 @@ def bpe_cache_name(url: str) -> str:
     return hashlib.sha1(url.encode()).hexdigest()
 
 
+class Encoder(Protocol):
+    """What counts tokens: tiktoken.Encoding, or the package's HFEncoding (a Hugging Face tokenizer.json)."""
+
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+
 @dataclass(frozen=True)
 class Tokenizer:
     name: str  # tiktoken encoding name, or hf:<file name>@<first 8 of its SHA-256> for a Hugging Face tokenizer.json
-    encoding: tiktoken.Encoding  # or HFEncoding: anything with encode_ordinary(text) -> token ids
+    encoding: Encoder  # tiktoken.Encoding or HFEncoding: encode_ordinary(text) -> token ids
     bpe_sha256: str | None  # SHA-256 of the BPE (or tokenizer.json) file, None when tiktoken does not tell us
     bpe_source: str  # where the BPE file came from
     library: str = ""  # what counts, with its version, for the rows: "tiktoken 0.14.0", "tokenizers 0.23.3"
