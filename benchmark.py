@@ -43,6 +43,7 @@ the size report; artifacts (Staging, publish, manifest.json); the command line (
 from __future__ import annotations
 
 import argparse
+import base64
 import csv
 import difflib
 import functools
@@ -60,6 +61,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import types
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -1533,6 +1536,28 @@ class Tokenizer:
         return sha256_hex(getattr(self.encoding, "_pat_str", "")) in SPLIT_PATTERNS
 
 
+_SHIPPED: dict[str, tiktoken.Encoding] = {}
+_SHIPPED_LOCK = threading.Lock()
+
+
+def shipped_encoding(name: str, bpe: bytes) -> tiktoken.Encoding:
+    """tiktoken's own constructor of the encoding, its BPE file read from bpe (the shipped file's bytes) instead of
+    tiktoken's cache or a download. The constructor runs in a copy of its module's globals whose load_tiktoken_bpe
+    parses bpe as tiktoken's does, so nothing process-wide changes (TIKTOKEN_CACHE_DIR used to be set for the whole
+    process around the load). Made once per name."""
+    with _SHIPPED_LOCK:
+        if name not in _SHIPPED:
+            tiktoken.list_encoding_names()  # finds the constructors
+            constructor = tiktoken.registry.ENCODING_CONSTRUCTORS[name]
+            ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in bpe.splitlines() if line)}
+            scope = dict(constructor.__globals__, load_tiktoken_bpe=lambda *_, **__: dict(ranks))
+            for key, value in list(scope.items()):  # o200k_harmony calls o200k_base: every function of the module, rebound
+                if isinstance(value, types.FunctionType) and value.__globals__ is constructor.__globals__:
+                    scope[key] = types.FunctionType(value.__code__, scope, value.__name__, value.__defaults__, value.__closure__)
+            _SHIPPED[name] = tiktoken.Encoding(**scope[constructor.__name__]())
+        return _SHIPPED[name]
+
+
 def load_tokenizer(name: str) -> Tokenizer:
     known = tiktoken.list_encoding_names()
     if name not in known:
@@ -1542,22 +1567,14 @@ def load_tokenizer(name: str) -> Tokenizer:
     key = bpe_cache_name(url) if url else None
     shipped = TIKTOKEN_DIR / key if key else None
     if shipped and shipped.is_file() and not (user_dir and (Path(user_dir) / key).is_file()):
-        actual = sha256_hex(shipped.read_bytes())
+        data = shipped.read_bytes()
+        actual = sha256_hex(data)
         if actual != sha:
             raise BenchmarkError(
                 f"{display(shipped)} ({name}) has SHA-256 {actual}, tiktoken expects {sha}; restore it with "
                 f"'git checkout -- {display(shipped)}' (it is stored as binary, see .gitattributes)"
             )
-        # tiktoken reads TIKTOKEN_CACHE_DIR on each load; point it at our files for this call only.
-        os.environ["TIKTOKEN_CACHE_DIR"] = str(TIKTOKEN_DIR)
-        try:
-            encoding = tiktoken.get_encoding(name)
-        finally:
-            if user_dir is None:
-                del os.environ["TIKTOKEN_CACHE_DIR"]
-            else:
-                os.environ["TIKTOKEN_CACHE_DIR"] = user_dir
-        return Tokenizer(name, encoding, sha, f"data/tiktoken/{key}", f"tiktoken {tiktoken.__version__}")
+        return Tokenizer(name, shipped_encoding(name, data), sha, f"data/tiktoken/{key}", f"tiktoken {tiktoken.__version__}")
     try:
         encoding = tiktoken.get_encoding(name)
     except Exception as e:  # tiktoken raises whatever its download raised
