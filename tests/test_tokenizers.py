@@ -3,6 +3,7 @@
 import hashlib
 import inspect
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -246,3 +247,27 @@ def test_the_shipped_encodings_have_proven_patterns():
     assert all(t.splits for t in TOKENIZERS.values())
     import tiktoken_ext.openai_public as public
     assert benchmark.sha256_hex(public.r50k_pat_str) in benchmark.SPLIT_PATTERNS
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base", "o200k_harmony"])
+def test_a_shipped_encoding_is_tiktokens_own_and_the_environment_is_left_alone(name, monkeypatch):
+    """load_tokenizer set TIKTOKEN_CACHE_DIR for the whole process around each load; it now runs tiktoken's own
+    constructor on the shipped file's bytes, and the result is the encoding tiktoken builds from its cache."""
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    written = []
+
+    class Watched(dict):  # the process's environment, every write to it recorded
+        def __setitem__(self, key, value):
+            written.append(key)
+            super().__setitem__(key, value)
+
+    monkeypatch.setattr(os, "environ", Watched(os.environ))
+    benchmark._SHIPPED.pop(name, None)  # made again here, not taken from an earlier test's load
+    ours = benchmark.load_tokenizer(name).encoding
+    monkeypatch.undo()
+    assert written == []
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(ROOT / "data" / "tiktoken"))
+    theirs = tiktoken.get_encoding(name)
+    text = 'Ирина руководит «Орион» {"a": [1, 2]} 日本語 <|endoftext|> x\u0301 🙂\n\n  done'
+    assert (ours._pat_str, ours._special_tokens, ours.n_vocab) == (theirs._pat_str, theirs._special_tokens, theirs.n_vocab)
+    assert ours.encode_ordinary(text) == theirs.encode_ordinary(text) and ours is not theirs
