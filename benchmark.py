@@ -1361,6 +1361,15 @@ FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
 
 
+def register_formats(formats: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]]) -> None:
+    """Add formats to FORMATS, after those it holds (the report order): the only way in, and a name taken already is
+    refused, so that one module's format never silently replaces another's."""
+    taken = sorted(set(formats) & set(FORMATS))
+    if taken:
+        raise ValueError(f"format(s) {', '.join(taken)} registered twice; each name is one format")
+    FORMATS.update(formats)
+
+
 # -----------------------------------------------------------------------------
 # round-trip check (article 4.3, 8.1): what a format writes must parse back to the same graph
 

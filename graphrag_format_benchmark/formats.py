@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from benchmark import (
     ESCAPES,
-    FORMATS,
     PIPE_ESCAPES,
     BenchmarkError,
     Edge,
@@ -37,6 +36,7 @@ from benchmark import (
     prop_cells,
     prop_columns,
     prop_key,
+    register_formats,
     scalar_text,
     scalar_value,
     split_fields,
@@ -462,7 +462,7 @@ def check_roundtrip_once(fmt: str, graph: Graph, text: str, proven: dict) -> Non
 
 
 # The peers' formats join the article's registry, after its five: benchmark.FORMATS, in the report order.
-FORMATS.update({
+register_formats({
     "json_compact": (serialize_json_compact, parse_json_compact),
     "pipe_table": (serialize_pipe_table, parse_pipe_table),
     "toon": (serialize_toon, parse_toon),

@@ -41,7 +41,6 @@ from collections import Counter
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from benchmark import (
-    FORMATS,
     PIPE_ESCAPES,
     BenchmarkError,
     Edge,
@@ -53,6 +52,7 @@ from benchmark import (
     lexed_text,
     prop_columns,
     prop_key,
+    register_formats,
     scalar_text,
     scalar_value,
     split_fields,
@@ -811,4 +811,4 @@ FRAMEWORK_FORMATS = {
     "langchain": (serialize_langchain, parse_langchain),
     "neo4j_graphrag": (serialize_neo4j_graphrag, parse_neo4j_graphrag),
 }
-FORMATS.update(FRAMEWORK_FORMATS)  # after the peers' formats, in the report order
+register_formats(FRAMEWORK_FORMATS)  # after the peers' formats, in the report order

@@ -519,3 +519,11 @@ def test_what_a_permutation_proof_rests_on_holds_for_any_graph(fmt, graph, seed)
     if parts(first) is not None and parts(first) == parts(second):
         parse = benchmark.FORMATS[fmt][1]
         assert benchmark.first_difference(parse(first), parse(second)) is None
+
+
+def test_a_format_name_registered_twice_is_refused_and_the_registry_keeps_its_order():
+    """formats.py and frameworks.py join benchmark.FORMATS through register_formats: a second format of a taken name
+    would have replaced the first without a word."""
+    with pytest.raises(ValueError, match=r"format\(s\) json, lightrag registered twice; each name is one format"):
+        benchmark.register_formats({"lightrag": benchmark.FORMATS["lightrag"], "json": benchmark.FORMATS["json"]})
+    assert list(benchmark.FORMATS)[:5] == list(benchmark.ARTICLE_FORMATS) and list(benchmark.FORMATS)[-1] == "neo4j_graphrag"
