@@ -120,7 +120,7 @@ def model_outputs(args: argparse.Namespace, argv: list[str], model: ModelConfig,
             warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
                  f"{missing['outside_limit']} outside --limit")
         return stdout, {"batch": {"files": written, "left_out": missing}}, None
-    extra = {}
+    extra, score = {}, args.score  # the files to score: --score's, or what --batch brought back
     if args.batch:
         files, parts = run_batch(measured, model, args.out, args.poll_interval, args.batch_max_requests, args.batch_max_bytes)
         extra["batch"] = {"parts": parts}
@@ -131,8 +131,9 @@ def model_outputs(args: argparse.Namespace, argv: list[str], model: ModelConfig,
                                  f"errors say, then move {display(args.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
         for line in ended:
             warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
-        args.score = files
-    stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"])
+        score = files
+    stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"],
+                                         score)
     return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
 
 
@@ -187,10 +188,12 @@ def versions_differ(headers: list[dict], measured: Measurement) -> str:
 
 
 def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Outputs, config: dict, gate_spec: GateSpec,
-                  hints: dict[GroupKey, str], skipped: list[dict]) -> tuple[str, dict, str | None]:
-    """Collect the answers (send the prompts, or read --score FILE), then score them and write the results."""
+                  hints: dict[GroupKey, str], skipped: list[dict], score: list[Path] | None) -> tuple[str, dict, str | None]:
+    """Collect the answers (send the prompts, or read the files to score: --score's, or a batch's), then score them and
+    write the results."""
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
-    answers = scored_answers(args, argv, model, measured) if args.score is not None else sent_answers(args, argv, model, measured, plan)
+    answers = (scored_answers(argv, model, measured, score, args.accept_other_model) if score is not None
+               else sent_answers(args, argv, model, measured, plan))
     prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
     report = ResultsReport(measured, model, prices, gate_spec, hints, skipped, plan.context_window,
                            {"model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
@@ -199,19 +202,19 @@ def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: P
     return stdout + f"\nresults: {display(args.out / 'results.md')}", answers.log, failure
 
 
-def scored_answers(args, argv, model: ModelConfig, measured: Measurement) -> Answers:
+def scored_answers(argv, model: ModelConfig, measured: Measurement, score: list[Path], accept_other: bool) -> Answers:
     """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
     is a Batch file when its first readable line has a custom_id."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256") as hasher:
-        sha256 = hasher.submit(files_sha256, list(args.score))  # beside the parsing: both read the files
-        collected, summary = _collect_scored(args, argv, model, measured)
-    return Answers(collected.best, summary, log_info(list(args.score), collected.unreadable, sha256.result()))
+        sha256 = hasher.submit(files_sha256, list(score))  # beside the parsing: both read the files
+        collected, summary = _collect_scored(argv, model, measured, score, accept_other)
+    return Answers(collected.best, summary, log_info(list(score), collected.unreadable, sha256.result()))
 
 
-def _collect_scored(args, argv, model: ModelConfig, measured: Measurement) -> tuple[Collected, dict]:
+def _collect_scored(argv, model: ModelConfig, measured: Measurement, score: list[Path], accept_other: bool) -> tuple[Collected, dict]:
     """The answers of the --score files and their summary, as logs of this tool or as Batch files."""
     kinds = []
-    for path in args.score:
+    for path in score:
         if not path.exists():
             raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
         first = next((r for _, _, r in file_lines(path) if r is not None), None)
@@ -220,9 +223,9 @@ def _collect_scored(args, argv, model: ModelConfig, measured: Measurement) -> tu
         if not all(kinds):
             raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
         with gc_paused():
-            collected, summary = collect_batch(list(args.score), measured.items, model)
+            collected, summary = collect_batch(list(score), measured.items, model)
         others = other_models(summary["models"], model.model)
-        if others and not args.accept_other_model:
+        if others and not accept_other:
             raise BenchmarkError(f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
                                  f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
                                  "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
@@ -230,10 +233,10 @@ def _collect_scored(args, argv, model: ModelConfig, measured: Measurement) -> tu
     else:
         collected = Collected(measured.items, model)
         with gc_paused():
-            for path in args.score:
+            for path in score:
                 collected.log(path)
-        check_log_matches(collected, model, argv, [display(p) for p in args.score], measured)
-        summary = {"mode": "log", "files": [display(p) for p in args.score], **log_summary(collected, measured.items, model)}
+        check_log_matches(collected, model, argv, [display(p) for p in score], measured)
+        summary = {"mode": "log", "files": [display(p) for p in score], **log_summary(collected, measured.items, model)}
     for name, lines in collected.unreadable.items():
         warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
              "not scored; their prompts count as not run")
