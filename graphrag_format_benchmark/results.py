@@ -40,7 +40,7 @@ from .matrix import HOP_BUCKETS, group_key
 from .runner.config import SOLVER_MODEL, public_url
 from .scoring import DIAGNOSES, gc_paused, score_cells
 from .sizes import skipped_text
-from .statistics import question_values, rate_interval, summary_stats
+from .statistics import question_means, rate_interval, summary_stats
 
 if TYPE_CHECKING:
     from benchmark import Question
@@ -101,18 +101,20 @@ def answer_metrics(col: dict[str, tuple]) -> dict:
     """The rates and means of some scored cells, given as columns (METRIC_FIELDS and question_id at least), each over
     questions with a 95% interval: answers and paths over the positive questions, abstention over the others.
     k and n count the cells (runs) behind them."""
-    positive = list(map(operator.not_, col["insufficient"]))
+    by_question: dict[str, dict[str, list[int]]] = {"positive": {}, "abstention": {}, "all": {}}  # built once
+    for k, (qid, insufficient) in enumerate(zip(col["question_id"], col["insufficient"])):
+        by_question["abstention" if insufficient else "positive"].setdefault(qid, []).append(k)
+        by_question["all"].setdefault(qid, []).append(k)
     out = {}
     for metric in (*RATE_METRICS, "abstention_correct", *MEAN_METRICS):
-        keep = col["insufficient"] if metric == "abstention_correct" else positive if metric != "parse_success" else itertools.repeat(True)
+        groups = by_question["abstention" if metric == "abstention_correct" else "all" if metric == "parse_success" else "positive"]
         values = col["answer_correct" if metric == "abstention_correct" else metric]
-        pairs = list(itertools.compress(zip(col["question_id"], values), keep))
-        means, binary = question_values(iter(pairs))
-        entry = rate_interval(means, binary and metric not in MEAN_METRICS)
+        means, runs, k = question_means(values, groups)
+        entry = rate_interval(means, runs == len(means) and metric not in MEAN_METRICS)
         if metric in MEAN_METRICS:
-            out[metric] = {"mean": entry["rate"], "n": len(pairs), **{k: entry[k] for k in ("questions", "ci95", "method")}}
+            out[metric] = {"mean": entry["rate"], "n": runs, **{key: entry[key] for key in ("questions", "ci95", "method")}}
         else:
-            out[metric] = {"k": sum(1 for _, v in pairs if v), "n": len(pairs), **entry}
+            out[metric] = {"k": k, "n": runs, **entry}
     return out
 
 

@@ -47,5 +47,9 @@ def test_intervals_are_over_questions_stay_within_0_and_1_and_keep_a_width():
     assert statistics.rate_interval([1.0, 1.0], binary=False)["ci95"] == [0.0, 1.0] and statistics.rate_interval([0.5], binary=False)["ci95"] is None
     # three permutations of 60 questions: the interval is over 60 questions, not 180 cells
     cells = [(f"q{i}", (i + k) % 3 != 0) for i in range(60) for k in range(3)]
-    means, binary = statistics.question_values(iter(cells))
-    assert len(means) == 60 and not binary and statistics.rate_interval(means, binary)["questions"] == 60
+    groups: dict[str, list[int]] = {}
+    for position, (qid, _) in enumerate(cells):
+        groups.setdefault(qid, []).append(position)
+    means, runs, right = statistics.question_means(tuple(v for _, v in cells), groups)
+    assert len(means) == 60 and runs == 180 and right == 120 and statistics.rate_interval(means, runs == len(means))["questions"] == 60
+    assert statistics.question_means((1, 0, 1), {"q1": [0, 1], "q2": [2]}) == ([0.5, 1.0], 3, 2)
