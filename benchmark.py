@@ -1361,6 +1361,13 @@ FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
 
 
+def register_template(name: str, text: str) -> None:
+    """Add a built-in prompt template (--prompt NAME) beside the article's: a name taken already is refused."""
+    if name in PROMPT_TEMPLATES:
+        raise ValueError(f"prompt template {name!r} registered twice; each name is one template")
+    PROMPT_TEMPLATES[name] = text
+
+
 def register_formats(formats: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]]) -> None:
     """Add formats to FORMATS, after those it holds (the report order): the only way in, and a name taken already is
     refused, so that one module's format never silently replaces another's."""

@@ -527,3 +527,5 @@ def test_a_format_name_registered_twice_is_refused_and_the_registry_keeps_its_or
     with pytest.raises(ValueError, match=r"format\(s\) json, lightrag registered twice; each name is one format"):
         benchmark.register_formats({"lightrag": benchmark.FORMATS["lightrag"], "json": benchmark.FORMATS["json"]})
     assert list(benchmark.FORMATS)[:5] == list(benchmark.ARTICLE_FORMATS) and list(benchmark.FORMATS)[-1] == "neo4j_graphrag"
+    with pytest.raises(ValueError, match=r"prompt template 'en' registered twice; each name is one template"):
+        benchmark.register_template("en", "anything")
