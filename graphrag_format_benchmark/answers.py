@@ -14,10 +14,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from benchmark import InputProblems, display
 
+from .cores import forked, two_cores
 from .runner.endpoint import context_refusal, error_text, failure_kind
 from .runner.jobs import context_end, cut_before_cap, planned_keys
 from .runner.log import file_lines
@@ -93,25 +94,27 @@ class Collected:
             self.unreadable[display(path)] = bad
 
 
+FORK_BYTES = 8_000_000  # from this many bytes of Batch files, collect_batch reads the second half on a forked process
+
+
 def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict]:
     """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
     '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
     (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
-    bytes, and a line of the Batch input format are errors that name the file and line."""
+    bytes, and a line of the Batch input format are errors that name the file and line. Each line is read on its own
+    (batch_lines), the files' second half on a forked process (cores.forked), then taken in the files' order here."""
     collected = Collected(items, config)
     by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
     seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
     problems, models, failures = [], Counter(), Counter()
     best, repeats = collected.best, config.repeats
-    for path in paths:
-        name, bad = display(path), []
-        for line_no, line, r in file_lines(path):
-            if r is None:
-                bad.append(line_no)
+    for path, read in _read_in_halves(paths):  # a file cut in two comes as its two parts, one after the other
+        name = display(path)
+        for line_no, custom_id, digest, model, answer in read:
+            if custom_id is None:
+                collected.unreadable.setdefault(name, []).append(line_no)
                 continue
-            custom_id = r.get("custom_id")
-            custom_id = custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
-            if "method" in r or "body" in r:
+            if answer is None:
                 problems.append(f"{name} line {line_no} is a Batch input line (custom_id, method, url, body): pass the batch's "
                                 "output file and its error file, not the file that was uploaded")
                 continue
@@ -122,7 +125,6 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
                 problems.append(f"{name} line {line_no}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
                                 "--model, matrix and prompt flags as the --export-batch run, or the right file")
                 continue
-            digest = hash(line.strip())  # 64 bits: two different lines that collide are not a practical concern
             first = seen.get(custom_id)
             if first is not None:
                 if first[2] != digest:
@@ -130,35 +132,13 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
                                     "with other content; keep one of the two files")
                 continue
             seen[custom_id] = (name, line_no, digest)
-            response = r.get("response")
-            body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
-            message, usage = None, None
-            if type(body) is dict:
-                model = body.get("model")
-                if type(model) is str:
-                    models[model] += 1
-                message = reply_message(body)
-                usage = body.get("usage")
-            if status == 200 and message is not None and not r.get("error"):
-                error = None
-            else:
-                if isinstance(r.get("error"), dict):  # a line of the error file
-                    error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
-                else:
-                    error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-                failures[error] += 1
-            if type(usage) is dict:
-                counts = (server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage))
-            else:
-                counts = (None, None, None)
-            content = message.get("content") if message is not None else None
-            answer = Answer(error, content if type(content) is str else None,
-                            _text_or_none(body["choices"][0].get("finish_reason")) if message is not None else None, None, 0.0, *counts)
+            if model is not None:
+                models[model] += 1
+            if answer.error is not None:
+                failures[answer.error] += 1
             old = best.get((sha, repeat))
             if old is None or old.error is not None:  # Collected.offer, inlined: a success is never replaced
                 best[(sha, repeat)] = answer
-        if bad:
-            collected.unreadable[name] = bad
     if problems:
         raise InputProblems(problems, "")
     planned = planned_keys(items, config)
@@ -171,6 +151,94 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
                "missing": len(missing), "failed": sum(failures.values()), "failures": dict(failures.most_common()),
                "models": dict(models.most_common())}
     return collected, summary
+
+
+Segment = tuple[Path, int, "int | None", int]  # a file, the byte range of its lines read, and the lines before it
+
+
+def _read_in_halves(paths: list[Path]) -> Iterator[tuple[Path, list[tuple]]]:
+    """Each file's lines as batch_lines reads them, in the files' order, a line number each counted from the file's
+    start: the second half of the bytes read on a forked process while this one reads the first."""
+    first, second = _halves(paths)
+    if not second:
+        for segment in first:
+            yield segment[0], batch_lines(segment)
+        return
+    with forked(lambda: [batch_lines(segment) for segment in second]) as theirs:
+        mine = [batch_lines(segment) for segment in first]
+        yield from zip([segment[0] for segment in (*first, *second)], (*mine, *theirs()))
+
+
+def _halves(paths: list[Path]) -> tuple[list[Segment], list[Segment]]:
+    """The files cut in two at the line that begins at or after half their bytes, from FORK_BYTES on two cores; else
+    all in the first."""
+    sizes = [path.stat().st_size if path.is_file() else 0 for path in paths]
+    if sum(sizes) < FORK_BYTES or not two_cores():
+        return [(path, 0, None, 0) for path in paths], []
+    before, half = 0, sum(sizes) // 2
+    for k, (path, size) in enumerate(zip(paths, sizes)):
+        if before + size > half:
+            cut = 0
+            if half > before:
+                with open(path, "rb") as f:
+                    f.seek(half - before - 1)
+                    f.readline()  # to the beginning of the line that begins at or after the half
+                    cut = f.tell()
+            return ([(p, 0, None, 0) for p in paths[:k]] + [(path, 0, cut, 0)] * (cut > 0),
+                    [(path, cut, None, _newlines(path, cut))] * (cut < size) + [(p, 0, None, 0) for p in paths[k + 1:]])
+        before += size
+    return [(path, 0, None, 0) for path in paths], []
+
+
+def _newlines(path: Path, end: int) -> int:
+    """The lines of a file that end before byte end."""
+    count = 0
+    with open(path, "rb") as f:
+        while end > 0:
+            block = f.read(min(end, 1 << 20))
+            if not block:
+                break
+            count += block.count(b"\n")
+            end -= len(block)
+    return count
+
+
+def batch_lines(segment: Segment) -> list[tuple]:
+    """Each line of a Batch file's segment read on its own, in order: (line number, custom_id, hash of its bytes, the
+    model that answered, Answer); custom_id None for a line that is not a JSON object, Answer None for a line of the
+    Batch input format."""
+    path, start, end, lines_before = segment
+    read = []
+    for line_no, line, r in file_lines(path, start, end):
+        line_no += lines_before
+        if r is None:
+            read.append((line_no, None, None, None, None))
+            continue
+        custom_id = r.get("custom_id")
+        custom_id = custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
+        if "method" in r or "body" in r:
+            read.append((line_no, custom_id, None, None, None))
+            continue
+        response = r.get("response")
+        body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
+        model, message, usage = None, None, None
+        if type(body) is dict:
+            model = body.get("model") if type(body.get("model")) is str else None
+            message = reply_message(body)
+            usage = body.get("usage")
+        if status == 200 and message is not None and not r.get("error"):
+            error = None
+        elif isinstance(r.get("error"), dict):  # a line of the error file
+            error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
+        else:
+            error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
+        counts = ((server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage))
+                  if type(usage) is dict else (None, None, None))
+        content = message.get("content") if message is not None else None
+        answer = Answer(error, content if type(content) is str else None,
+                        _text_or_none(body["choices"][0].get("finish_reason")) if message is not None else None, None, 0.0, *counts)
+        read.append((line_no, custom_id, hash(line.strip()), model, answer))  # 64 bits: a collision is no practical concern
+    return read
 
 
 def batch_notes(summary: dict, config: ModelConfig) -> list[str]:

@@ -103,6 +103,10 @@ class Outputs(Staging):
             raise self.cannot_write(e) from None
         self.sha[name] = digest.hexdigest()
 
+    def adopt(self, name: str, sha256: str) -> None:
+        """A file another process wrote at staged(name) (results.encode_cells, on a fork), with its SHA-256."""
+        self.sha[name] = sha256
+
 
 @contextmanager
 def held_outputs(out_dir: Path, staging_class: type[Staging] | None = None) -> Iterator[tuple[Staging, OutLock]]:

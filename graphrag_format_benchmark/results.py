@@ -7,10 +7,29 @@ article's final table (8.6), results per hop count, why answers failed, the verd
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import csv
+import io
+import itertools
+import json
+import math
+import operator
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from benchmark import json_bytes, sha256_hex
+
+from .charts import results_svg
+from .cores import forked
+from .gate import baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
+from .matrix import HOP_BUCKETS, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
-from .scoring import AnswerKey, evidence_triple, parse_answer, reversed_triple
+from .runner.config import SOLVER_MODEL, public_url
+from .scoring import DIAGNOSES, AnswerKey, evidence_triple, gc_paused, parse_answer, reversed_triple, score_cells, worth_forking
+from .sizes import skipped_text
+from .statistics import question_means, rate_interval, summary_stats
 
 if TYPE_CHECKING:
     from benchmark import Question
@@ -21,50 +40,21 @@ if TYPE_CHECKING:
     from .measure import Item, Measurement
     from .runner.config import ModelConfig
 
-import csv
-import io
-import itertools
-import json
-import math
-import operator
-import statistics
-from collections import Counter
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator
 
-from benchmark import json_bytes, sha256_hex
-
-from .charts import results_svg
-from .gate import baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
-from .matrix import HOP_BUCKETS, group_key
-from .runner.config import SOLVER_MODEL, public_url
-from .scoring import DIAGNOSES, gc_paused, score_cells
-from .sizes import skipped_text
-from .statistics import question_means, rate_interval, summary_stats
-
-if TYPE_CHECKING:
-    from benchmark import Question
-
-    from .answers import Answers
-    from .artifacts import Outputs
-    from .gate import GateSpec
-    from .measure import Measurement
-    from .runner.config import ModelConfig
-
-
-def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000, encoded: list[bytes] | None = None) -> Iterator[bytes]:
+def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000, lines: Iterable[bytes] | None = None) -> Iterator[bytes]:
     """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
-    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. encoded:
-    the rows' lines made beforehand, a part per run of rows (row_lines), in order."""
+    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
+    rows' lines made beforehand (row_lines), in pieces of any size."""
     body = json_bytes({**head, key: []}).rstrip()
     if not rows:
         yield body + b"\n"
         return
     yield body[: -len(b"[]\n}")] + b"[\n"
-    parts = [p for p in encoded if p] if encoded is not None else [row_lines(rows[start:start + per_chunk])
-                                                                    for start in range(0, len(rows), per_chunk)]
-    for k, part in enumerate(parts):
-        yield part + (b"\n  ]\n}\n" if k == len(parts) - 1 else b",\n")
+    if lines is None:
+        lines = (row_lines(rows[start:start + per_chunk]) + (b",\n" if start + per_chunk < len(rows) else b"")
+                 for start in range(0, len(rows), per_chunk))
+    yield from lines
+    yield b"\n  ]\n}\n"
 
 
 def row_lines(rows: list[dict], per_chunk: int = 2000) -> bytes:
@@ -75,10 +65,23 @@ def row_lines(rows: list[dict], per_chunk: int = 2000) -> bytes:
                         for start in range(0, len(rows), per_chunk))
 
 
-def encoded_cells(rows: list[dict]) -> tuple[bytes, bytes]:
-    """A run of scored rows as results.json and cells.csv hold them (row_lines, csv_lines): made on the core that
-    scored them (scoring.score_cells)."""
-    return row_lines(rows), csv_lines(rows)
+CELL_LINES = ".results.json.cells"  # results.json's cell lines, staged by encode_cells and read back once
+
+
+def encode_cells(rows: list[dict], json_lines: Path, csv_path: Path) -> str:
+    """The scored rows as results.json (row_lines, into json_lines) and cells.csv (whole, into csv_path) hold them,
+    written into the staging folder; cells.csv's SHA-256 returned. Run on a forked process while this one makes the
+    figures (write_results): what it makes never travels back through a pipe."""
+    json_lines.write_bytes(row_lines(rows))
+    data = cells_csv(rows)
+    csv_path.write_bytes(data)
+    return sha256_hex(data)
+
+
+def file_pieces(path: Path, size: int = 1 << 22) -> Iterator[bytes]:
+    """A file's bytes, 4 MiB at a time."""
+    with open(path, "rb") as f:
+        yield from iter(lambda: f.read(size), b"")
 
 
 RATE_METRICS = ("parse_success", "answer_correct", "path_exact", "valid_path", "evidence_match", "path_supports_answer", "false_abstention")
@@ -542,18 +545,12 @@ CSV_FIELDS = ("encoding", "size", "ids", "permutation", "mode", "format", "quest
               "finish_reason", "latency_s", "error")
 
 
-def cells_csv(scored: list[dict], lines: list[bytes] | None = None) -> bytes:
-    """cells.csv: one line per scored cell, for a spreadsheet. lines: its lines made beforehand (csv_lines), in order."""
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow(CSV_FIELDS)
-    return out.getvalue().encode("utf-8") + b"".join(lines if lines is not None else [csv_lines(scored)])
-
-
-def csv_lines(rows: list[dict]) -> bytes:
-    """The rows' lines of cells.csv, without its header."""
+def cells_csv(scored: list[dict]) -> bytes:
+    """cells.csv: one line per scored cell, for a spreadsheet."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    for s in rows:
+    writer.writerow(CSV_FIELDS)
+    for s in scored:
         writer.writerow(["" if (v := s.get(f)) is None else v for f in CSV_FIELDS])
     return out.getvalue().encode("utf-8")
 
@@ -564,22 +561,27 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
     examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
     with gc_paused():
-        scored, parts = score_cells(answers.best, report.measured.items, model, examples, encoded_cells)
-        table = aggregate(scored, report.prices)
-        gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
+        scored = score_cells(answers.best, report.measured.items, model, examples)
+        try:
+            with forked(encode_cells, scored, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(scored))) as encoded:
+                table = aggregate(scored, report.prices)  # the figures, while the fork encodes the cells
+                gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
+                out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance)
+                out.adopt("cells.csv", encoded())
+        except OSError as e:
+            raise out.cannot_write(e) from None
     head = {"schema_version": 1, "tool_version": TOOL_VERSION, **report.header, "questions_sha256": questions_sha256(report.measured),
             "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
             "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table,
             "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)]}
     with gc_paused():
-        out.add_chunks("results.json", json_with_rows(head, "cells", scored, encoded=[json_part for json_part, _ in parts]))
+        out.add_chunks("results.json", json_with_rows(head, "cells", scored, lines=file_pieces(out.staged(CELL_LINES))))
     questions = report.measured.variants[0].questions
     out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
                                            tolerance, report.skipped, examples, report.header.get("run", {}).get("graph_read", "")).encode("utf-8"))
     svg = results_svg(table, baseline, gate, report.context_window)
     out.add("results.svg", svg.encode("utf-8"))
-    out.add("cells.csv", cells_csv(scored, [csv_part for _, csv_part in parts]))
-    out.report.update(svg=svg, model=report_model(scored, answers, report, table, gate, baseline, tolerance))
+    out.report["svg"] = svg
     return console_results(table, answers.summary, model, gate, baseline, report.skipped), run_failure(answers.summary)
 
 

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import gc
 import json
-import multiprocessing
-import os
 import re
 import zlib
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from benchmark import ABSTAIN
 
+from .cores import forked, two_cores
 from .matrix import hop_bucket
 from .runner.config import SOLVER_MODEL
 from .runner.endpoint import context_refusal
@@ -474,44 +472,36 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
     return scored
 
 
-FORK_CELLS = 20_000  # from this many cells, score_cells scores half of them on a forked process (a second core)
-_FORKED: tuple = ()  # what the forked scorer reads: set before the fork, inherited, never pickled
+FORK_CELLS = 20_000  # from this many cells, their scoring and encoding pay for a forked process (a second core)
 
 
-def score_cells(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None,
-                encode: Callable[[list[dict]], object] | None = None) -> tuple[list[dict], list]:
+def worth_forking(cells: int) -> bool:
+    """Whether work over this many cells pays for a forked process."""
+    return cells >= FORK_CELLS
+
+
+def score_cells(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig,
+                examples: dict | None = None) -> list[dict]:
     """score_log, the same rows in the same order, on both cores where the platform forks and the run is large: the
-    items' second half is scored by a forked process (it inherits the answers, nothing is sent to it) and its rows come
-    back pickled, while this process scores the first half. encode, when given, turns each half's rows into what the
-    results files hold, each half on its own core; returned in the halves' order (one part on one core). An example of
-    a (format, diagnosis) is the first in the items' order, as score_log keeps it. 100,800 cells: 1.8 s -> about 1.0."""
-    global _FORKED
-    cells = len(items) * config.repeats
-    if cells < FORK_CELLS or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        rows = score_log(answers, items, config, examples)
-        return rows, [encode(rows)] if encode is not None else []
+    items' second half is scored by a forked process (cores.forked: it inherits the answers, nothing is sent to it) and
+    its rows come back pickled, while this process scores the first half. An example of a (format, diagnosis) is the
+    first in the items' order, as score_log keeps it. 100,800 cells: 1.6 s -> about 0.9."""
     cut = len(items) // 2
-    _FORKED = (answers, items[cut:], config, examples is not None, encode)
-    try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
-            later = pool.submit(_score_forked)
-            first = score_log(answers, items[:cut], config, examples)
-            first_part = encode(first) if encode is not None else None  # while the fork encodes its own half
-            rows, found, second_part = later.result()
-    finally:
-        _FORKED = ()
+    if not worth_forking(len(items) * config.repeats) or not two_cores():
+        return score_log(answers, items, config, examples)
+    with forked(_score_half, answers, items[cut:], config, examples is not None) as theirs:
+        first = score_log(answers, items[:cut], config, examples)
+        rows, found = theirs()
     if examples is not None:
         for key, example in found.items():
             examples.setdefault(key, example)
-    return first + rows, [first_part, second_part] if encode is not None else []
+    return first + rows
 
 
-def _score_forked() -> tuple[list[dict], dict, object]:
-    answers, items, config, with_examples, encode = _FORKED
+def _score_half(answers: dict, items: list[Item], config: ModelConfig, with_examples: bool) -> tuple[list[dict], dict]:
     found: dict = {}
     with gc_paused():
-        rows = score_log(answers, items, config, found if with_examples else None)
-        return rows, found, encode(rows) if encode is not None else None
+        return score_log(answers, items, config, found if with_examples else None), found
 
 
 # Why answers fail: one diagnosis per cell that is not fully right, by the first rule that holds, in this order

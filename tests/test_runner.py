@@ -1486,3 +1486,15 @@ def test_a_log_of_another_version_with_the_same_flags_names_both_versions(tmp_pa
                           f"0123456789ab, and this is {results_module.TOOL_VERSION}")
     assert err.endswith(": its prompts are not this version's (questions drawn or worded otherwise, or another layout); score it "
                         "with the version that wrote it, or run the same command with --model to send this version's prompts\n")
+
+
+def test_file_lines_reads_the_lines_that_begin_in_a_byte_range_numbered_from_its_start(tmp_path):
+    from graphrag_format_benchmark.runner.log import file_lines
+
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"a": 1}\n\n{"b": 2}\n{torn\n{"c": 3}')
+    assert [(n, r) for n, _, r in file_lines(path)] == [(1, {"a": 1}), (3, {"b": 2}), (4, None), (5, {"c": 3})]
+    assert [(n, r) for n, _, r in file_lines(path, 0, 10)] == [(1, {"a": 1})]  # the blank line 2 begins at byte 9
+    assert [(n, r) for n, _, r in file_lines(path, 10, 25)] == [(1, {"b": 2}), (2, None)]
+    assert [(n, r) for n, _, r in file_lines(path, 25)] == [(1, {"c": 3})]
+    assert list(file_lines(tmp_path / "absent.jsonl", 5, 9)) == []

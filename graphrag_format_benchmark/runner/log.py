@@ -27,10 +27,11 @@ def request_key(sha: str, model: str, sampling: dict, repeat: int) -> str:
     return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
 
 
-def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
+def file_lines(path: Path, start: int = 0, end: int | None = None) -> Iterator[tuple[int, bytes, dict | None]]:
     """Each non-blank line of a log or a Batch file, streamed: its number, its bytes and its record, None when the
     line is not a JSON object (a torn last line from a killed run, or a line damaged by hand). A missing file
-    has no lines."""
+    has no lines. start and end: the lines that begin in that byte range only (start at a line's beginning), numbered
+    from 1 at start."""
     try:
         f = open(path, "rb")
     except FileNotFoundError:
@@ -39,7 +40,9 @@ def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
         raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file") from None
     loads = json.loads
     with f:
-        for line_no, line in enumerate(f, 1):
+        f.seek(start)
+        lines = f if end is None else _lines_before(f, end - start)
+        for line_no, line in enumerate(lines, 1):
             if line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
                 continue
             try:
@@ -47,6 +50,15 @@ def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
             except (ValueError, RecursionError):  # UnicodeDecodeError included; a line nested past what json reads
                 record = None
             yield line_no, line, record if isinstance(record, dict) else None
+
+
+def _lines_before(f, size: int) -> Iterator[bytes]:
+    """The lines of an open file from where it stands that begin within size bytes."""
+    for line in f:
+        if size <= 0:
+            return
+        size -= len(line)
+        yield line
 
 
 def _last_line_start(f, size: int) -> int:

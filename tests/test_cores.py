@@ -1,0 +1,43 @@
+"""cores.forked: a share of the work on a forked process, or here, with the same result either way."""
+
+import os
+
+import pytest
+
+from graphrag_format_benchmark import cores
+
+
+def pid_and(value):
+    return os.getpid(), value * 2
+
+
+def fails(message):
+    raise ValueError(message)
+
+
+def test_the_forked_share_runs_on_another_process_and_gives_its_result():
+    if not cores.two_cores():
+        pytest.skip("one core: nothing is forked")
+    with cores.forked(pid_and, 21) as theirs:
+        pid, value = theirs()
+    assert pid != os.getpid() and value == 42 and cores._FORKED == ()
+
+
+def test_without_a_fork_the_share_runs_here_once_when_asked(monkeypatch):
+    calls = []
+    monkeypatch.setattr(cores, "two_cores", lambda: False)
+    with cores.forked(lambda v: calls.append(v) or (os.getpid(), v), 7) as theirs:
+        assert calls == []  # nothing is done before it is asked for
+        assert theirs() == (os.getpid(), 7) and theirs() == (os.getpid(), 7)
+    assert calls == [7]
+    monkeypatch.undo()
+    with cores.forked(pid_and, 3, fork=False) as theirs:  # work too small for a fork
+        assert theirs() == (os.getpid(), 6)
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_an_error_of_the_share_is_raised_by_its_result(fork):
+    with pytest.raises(ValueError, match="^no space$"):
+        with cores.forked(fails, "no space", fork=fork) as theirs:
+            theirs()
+    assert cores._FORKED == ()
