@@ -13,7 +13,9 @@ import re
 import sys
 import threading
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
+from typing import Sequence
 
 from benchmark import (
     ROOT,
@@ -23,7 +25,7 @@ from benchmark import (
     tiktoken,  # None when it is not installed: main() says how to install it
 )
 
-from .options import make_parser
+from .options import RunConfig, make_parser, parse_config, read_config
 from .pipeline import run
 from .runner.config import SOLVER_MODEL
 
@@ -74,7 +76,25 @@ def read_models(path: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _without(argv: list[str], flags: tuple[str, ...]) -> list[str]:
+def model_configs(base: RunConfig, models: list[tuple[str, list[str]]]) -> list[tuple[str, RunConfig]]:
+    """--models: each model's RunConfig, the command's own with the model's fields over it and --out/NAME. A model's
+    fields are parsed as its flags (the same types, choices and errors), over the command's values, not its argv again."""
+    common = _without(base.argv, ("--models", "--out"))
+    out = []
+    for name, flags in models:
+        values = make_parser().parse_args(flags, namespace=argparse.Namespace(**{**vars_of(base), "models": None}))
+        folder = base.out / name
+        argv = [*common, *flags, "--out", str(folder)]  # what the model's run records as its command
+        out.append((name, read_config(argparse.Namespace(**{**vars(values), "out": folder}), argv)))
+    return out
+
+
+def vars_of(config: RunConfig) -> dict:
+    """A RunConfig's flag values, by argparse's names (a tuple a list again)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items() if k not in ("argv", "given")}
+
+
+def _without(argv: Sequence[str], flags: tuple[str, ...]) -> list[str]:
     """argv less the given flags and their values, in either spelling (--out DIR, --out=DIR)."""
     kept, skip = [], False
     for arg in argv:
@@ -90,29 +110,26 @@ def _without(argv: list[str], flags: tuple[str, ...]) -> list[str]:
     return kept
 
 
-def run_models(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
+def run_models(run_config: RunConfig) -> tuple[str, str | None]:
     """--models: each model's run into --out/NAME (the same command's other flags; each resumes from its own log),
     one after another, a model that fails not stopping the others; then --compare of those with results."""
-    given = [flag for flag in ("--model", "--base-url") if any(a == flag or a.startswith(flag + "=") for a in argv)]
+    given = run_config.named("--model", "--base-url")
     if given:
         raise BenchmarkError(f"--models names each model and its base_url in its file: leave out {' and '.join(given)}")
-    models = read_models(args.models)
-    common = _without(argv, ("--models", "--out"))
+    models = model_configs(run_config, read_models(run_config.models))
     stdout, failed = [], []
-    for k, (name, flags) in enumerate(models, 1):
-        sub = [*common, *flags, "--out", str(args.out / name)]
-        print(f"model {k}/{len(models)}: {name} into {display(args.out / name)}", file=sys.stderr, flush=True)
+    for k, (name, config) in enumerate(models, 1):
+        print(f"model {k}/{len(models)}: {name} into {display(config.out)}", file=sys.stderr, flush=True)
         try:
-            text, failure = run(make_parser().parse_args(sub), sub)
+            text, failure = run(config)
         except BenchmarkError as e:
             text, failure = "", " ".join(getattr(e, "lines", [str(e)]))
         stdout.append(f"## {name}\n{text}".rstrip())
         if failure:
             failed.append(f"{name}: {failure}")
-    finished = [args.out / name for name, _ in models if (args.out / name / "results.json").exists()]
+    finished = [config.out for _, config in models if (config.out / "results.json").exists()]
     if len(finished) >= 2:
-        compare = ["--compare", *map(str, finished), "--out", str(args.out)]
-        stdout.append("## comparison\n" + run_command(make_parser().parse_args(compare), compare)[0])
+        stdout.append("## comparison\n" + run_command(parse_config(["--compare", *map(str, finished), "--out", str(run_config.out)]))[0])
     failure = None
     if failed:
         failure = (f"{len(failed)} of {len(models)} model(s) did not finish ({'; '.join(failed)}); run the same command again: "
@@ -148,31 +165,31 @@ def stops_like_ctrl_c():
             signal.signal(signum, handler)
 
 
-def run_command(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
+def run_command(run_config: RunConfig) -> tuple[str, str | None]:
     """The run the flags ask for: a comparison of finished runs (--compare), one run per model (--models), or one run."""
-    if args.compare is not None:
+    if run_config.compare is not None:
         from .comparison import run_compare  # only here: a comparison reads finished runs and measures nothing
 
-        return run_compare(args, argv), None
-    if args.models is not None:
-        return run_models(args, argv)
-    if args.from_prompts is not None:
+        return run_compare(run_config), None
+    if run_config.models is not None:
+        return run_models(run_config)
+    if run_config.from_prompts is not None:
         from .logged.run import run_logged  # only here: a run over logged prompts reads no graph
 
-        return run_logged(args, argv)
-    return run(args, argv)
+        return run_logged(run_config)
+    return run(run_config)
 
 
 def main(argv: list[str] | None = None, prog: str = "benchmark.py") -> int:
     """Run the command line argv (sys.argv's by default); the exit code. prog: how the command is named in messages."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = make_parser(prog).parse_args(argv)
+    run_config = parse_config(argv, prog)  # the command line, read once: nothing below sees argparse's namespace
     if tiktoken is None:
         print(f"error: {missing_tiktoken(ROOT, sys.executable)}", file=sys.stderr)
         return 2
     try:
         with stops_like_ctrl_c():
-            stdout, failure = run_command(args, argv)
+            stdout, failure = run_command(run_config)
         print(stdout)
         if failure:
             print(f"error: {failure}", file=sys.stderr)
@@ -185,7 +202,8 @@ def main(argv: list[str] | None = None, prog: str = "benchmark.py") -> int:
         import signal
 
         how = f"stopped by {signal.Signals(e.signum).name}" if isinstance(e, Terminated) else "interrupted"
-        resume = "; run the same command to resume: what was answered is in the log" if (args.model or args.models) and not args.score else ""
+        resume = ("; run the same command to resume: what was answered is in the log"
+                  if (run_config.model or run_config.models) and not run_config.score else "")
         print(f"error: {how}{resume}", file=sys.stderr)
         return 128 + e.signum if isinstance(e, Terminated) else 130
     return 0

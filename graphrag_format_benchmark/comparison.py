@@ -8,7 +8,6 @@ paired difference on the same questions and the formats every model's gate accep
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 from collections import Counter
@@ -22,7 +21,7 @@ from .artifacts import held_outputs
 from .charts import comparison_svg
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, TODAY, Paired, baseline_words, verdicts
 from .matrix import group_key
-from .options import check_out_folder
+from .options import RunConfig, check_out_folder
 from .report import comparison_report
 from .results import TOOL_VERSION, aggregate
 from .runner.config import public_argv
@@ -211,18 +210,18 @@ def compared_diagnoses(mine: list[dict], models: list[str]) -> list[str]:
     return lines
 
 
-def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
+def run_compare(run_config: RunConfig) -> str:
     """--compare: read the runs, write comparison.json, .md and .svg into --out, and say what every model accepts."""
-    given = [flag for flag, value in (("--model", args.model), ("--score", args.score), ("--export-batch", args.export_batch)) if value]
+    given = [flag for flag, value in (("--model", run_config.model), ("--score", run_config.score), ("--export-batch", run_config.export_batch)) if value]
     if given:
         raise BenchmarkError(f"--compare reads finished runs: leave out {', '.join(given)}")
-    if len(args.compare) < 2:
+    if len(run_config.compare) < 2:
         raise BenchmarkError("--compare needs two runs or more (their --out folders)")
-    check_out_folder(args.out)
-    if any(args.out.resolve() == folder.resolve() for folder in args.compare):
-        raise BenchmarkError(f"--out {display(args.out)} is one of the compared runs: its files would be replaced; name another folder")
-    comparison = compare_runs(list(args.compare))
-    with held_outputs(args.out, Staging) as (staging, lock):
+    check_out_folder(run_config.out)
+    if any(run_config.out.resolve() == folder.resolve() for folder in run_config.compare):
+        raise BenchmarkError(f"--out {display(run_config.out)} is one of the compared runs: its files would be replaced; name another folder")
+    comparison = compare_runs(list(run_config.compare))
+    with held_outputs(run_config.out, Staging) as (staging, lock):
         staging.add("comparison.json", json_bytes(comparison))
         staging.add("comparison.md", comparison_markdown(comparison).encode("utf-8"))
         svg = comparison_svg(comparison)
@@ -230,7 +229,7 @@ def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
         staging.add("report.html", comparison_report(comparison, svg, DIAGNOSES))
         manifest = {"schema_version": MANIFEST_SCHEMA_VERSION, "tool": "graphrag-format-benchmark", "tool_version": TOOL_VERSION,
                     "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "git": git_state(),
-                    "command": ["benchmark.py", *public_argv(argv)], "compared": comparison["runs"], "outputs": dict(sorted(staging.sha.items()))}
+                    "command": ["benchmark.py", *public_argv(run_config.argv)], "compared": comparison["runs"], "outputs": dict(sorted(staging.sha.items()))}
         publish(staging, manifest, lock.release)
     lines = [f"{note}" for note in comparison["notes"]]
     for acc in comparison["accepted_for_every_model"]:
@@ -240,4 +239,4 @@ def run_compare(args: argparse.Namespace, argv: list[str]) -> str:
         else:
             why = "; ".join(f"{fmt}: {', '.join(reasons)}" for fmt, reasons in acc["not_accepted"].items()) or "only the baseline was run"
             lines.append(f"{group}: no format is accepted for every model ({why})")
-    return "\n".join(lines + [f"comparison: {display(args.out / 'comparison.md')}"])
+    return "\n".join(lines + [f"comparison: {display(run_config.out / 'comparison.md')}"])

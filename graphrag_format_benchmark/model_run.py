@@ -8,7 +8,6 @@ request: where an export may write (check_export_target), and whether any verdic
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -25,7 +24,7 @@ from benchmark import GENERATED_QUESTIONS, BenchmarkError, display, git_state, p
 from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
 from .artifacts import LOCK_NAME
 from .matrix import group_key
-from .options import make_parser
+from .options import RunConfig, parse_config
 from .results import TOOL_VERSION, ResultsReport, questions_sha256, write_results
 from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, run_batch
 from .runner.config import SOLVER_MODEL, public_argv, public_url
@@ -103,16 +102,16 @@ def check_verdict_possible(rows: list[dict], hints: dict[GroupKey, str], baselin
         warn(f"no verdict is possible for this group: {reason}")
 
 
-def model_outputs(args: argparse.Namespace, argv: list[str], model: ModelConfig, measured: Measurement, plan: Plan,
+def model_outputs(run_config: RunConfig, model: ModelConfig, measured: Measurement, plan: Plan,
                   staging: Outputs, config: dict, gate_spec: GateSpec | None, hints: dict[GroupKey, str], record: dict,
                   stdout: str) -> tuple[str, dict, str | None]:
     """The model's answers, through the Batch API (--batch), as Batch request files (--export-batch), or sent and logged,
     and then their results. Returns what stdout says, what the manifest adds ("log", "batch"), and why the run did not
     fully succeed."""
-    if model.model != SOLVER_MODEL and args.score is None:
-        check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], args.allow_no_verdict)
-    if args.export_batch is not None and not args.batch:
-        written = export_batch(measured, model, args.export_batch, args.batch_max_requests, args.batch_max_bytes)
+    if model.model != SOLVER_MODEL and run_config.score is None:
+        check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], run_config.allow_no_verdict)
+    if run_config.export_batch is not None and not run_config.batch:
+        written = export_batch(measured, model, run_config.export_batch, run_config.batch_max_requests, run_config.batch_max_bytes)
         missing = left_out(measured.items, model)
         for part in written:
             stdout += f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
@@ -120,19 +119,19 @@ def model_outputs(args: argparse.Namespace, argv: list[str], model: ModelConfig,
             warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
                  f"{missing['outside_limit']} outside --limit")
         return stdout, {"batch": {"files": written, "left_out": missing}}, None
-    extra, score = {}, args.score  # the files to score: --score's, or what --batch brought back
-    if args.batch:
-        files, parts = run_batch(measured, model, args.out, args.poll_interval, args.batch_max_requests, args.batch_max_bytes)
+    extra, score = {}, run_config.score  # the files to score: --score's, or what --batch brought back
+    if run_config.batch:
+        files, parts = run_batch(measured, model, run_config.out, run_config.poll_interval, run_config.batch_max_requests, run_config.batch_max_bytes)
         extra["batch"] = {"parts": parts}
         ended = [f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
                  for p in parts if p.get("status") != "completed"]
         if not files:
             raise BenchmarkError(f"no batch returned a file to score: {', '.join(ended) or 'nothing was planned'}; fix what the "
-                                 f"errors say, then move {display(args.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
+                                 f"errors say, then move {display(run_config.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
         for line in ended:
             warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
-        score = files
-    stdout, log, failure = model_results(args, argv, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"],
+        score = tuple(files)
+    stdout, log, failure = model_results(run_config, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"],
                                          score)
     return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
 
@@ -142,13 +141,13 @@ MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations
                   "hops", "abstain_share", "property_share", "edge_ids", "pseudonymize", "limit")
 
 
-def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str], names: list[str], measured: Measurement) -> None:
+def check_log_matches(collected: Collected, model: ModelConfig, here: RunConfig, names: list[str], measured: Measurement) -> None:
     """Stop unless some answer in the logs is to a prompt of this command, by this model, with this sampling;
     the error names what differs from the invocations that wrote the logs (their header lines), or, with the same
     flags, the version that wrote them and this one (versions_differ)."""
     if collected.best:
         return
-    here, differ = make_parser().parse_args(argv), []
+    differ = []
     for header in collected.headers:
         if header.get("model") != model.model:
             differ.append(f"--model {header.get('model')} (here {model.model})")
@@ -156,7 +155,7 @@ def check_log_matches(collected: Collected, model: ModelConfig, argv: list[str],
             if model.sampling(0).get(key) != value:
                 differ.append(f"{key} {json.dumps(value)} (here {json.dumps(model.sampling(0).get(key))})")
         try:
-            there = make_parser().parse_args(list(header.get("command") or [])[1:])
+            there = parse_config(list(header.get("command") or [])[1:])
         except SystemExit:
             continue
         for flag in MATCHING_FLAGS:
@@ -187,31 +186,31 @@ def versions_differ(headers: list[dict], measured: Measurement) -> str:
             "with the version that wrote it, or run the same command with --model to send this version's prompts")
 
 
-def model_results(args, argv, model: ModelConfig, measured: Measurement, plan: Plan, out: Outputs, config: dict, gate_spec: GateSpec,
-                  hints: dict[GroupKey, str], skipped: list[dict], score: list[Path] | None) -> tuple[str, dict, str | None]:
+def model_results(run_config: RunConfig, model: ModelConfig, measured: Measurement, plan: Plan, out: Outputs, config: dict, gate_spec: GateSpec,
+                  hints: dict[GroupKey, str], skipped: list[dict], score: tuple[Path, ...] | None) -> tuple[str, dict, str | None]:
     """Collect the answers (send the prompts, or read the files to score: --score's, or a batch's), then score them and
     write the results."""
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
-    answers = (scored_answers(argv, model, measured, score, args.accept_other_model) if score is not None
-               else sent_answers(args, argv, model, measured, plan))
-    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
+    answers = (scored_answers(run_config, model, measured, score) if score is not None
+               else sent_answers(run_config, model, measured, plan))
+    prices = (run_config.input_price_per_million, run_config.output_price_per_million, run_config.cached_input_price_per_million)
     report = ResultsReport(measured, model, prices, gate_spec, hints, skipped, plan.context_window,
                            {"model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
-                            "command": ["benchmark.py", *public_argv(argv)]})
+                            "command": ["benchmark.py", *public_argv(run_config.argv)]})
     stdout, failure = write_results(out, answers, report)
-    return stdout + f"\nresults: {display(args.out / 'results.md')}", answers.log, failure
+    return stdout + f"\nresults: {display(run_config.out / 'results.md')}", answers.log, failure
 
 
-def scored_answers(argv, model: ModelConfig, measured: Measurement, score: list[Path], accept_other: bool) -> Answers:
+def scored_answers(run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]) -> Answers:
     """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
     is a Batch file when its first readable line has a custom_id."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256") as hasher:
         sha256 = hasher.submit(files_sha256, list(score))  # beside the parsing: both read the files
-        collected, summary = _collect_scored(argv, model, measured, score, accept_other)
+        collected, summary = _collect_scored(run_config, model, measured, score)
     return Answers(collected.best, summary, log_info(list(score), collected.unreadable, sha256.result()))
 
 
-def _collect_scored(argv, model: ModelConfig, measured: Measurement, score: list[Path], accept_other: bool) -> tuple[Collected, dict]:
+def _collect_scored(run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]) -> tuple[Collected, dict]:
     """The answers of the --score files and their summary, as logs of this tool or as Batch files."""
     kinds = []
     for path in score:
@@ -225,7 +224,7 @@ def _collect_scored(argv, model: ModelConfig, measured: Measurement, score: list
         with gc_paused():
             collected, summary = collect_batch(list(score), measured.items, model)
         others = other_models(summary["models"], model.model)
-        if others and not accept_other:
+        if others and not run_config.accept_other_model:
             raise BenchmarkError(f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
                                  f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
                                  "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
@@ -235,7 +234,7 @@ def _collect_scored(argv, model: ModelConfig, measured: Measurement, score: list
         with gc_paused():
             for path in score:
                 collected.log(path)
-        check_log_matches(collected, model, argv, [display(p) for p in score], measured)
+        check_log_matches(collected, model, run_config, [display(p) for p in score], measured)
         summary = {"mode": "log", "files": [display(p) for p in score], **log_summary(collected, measured.items, model)}
     for name, lines in collected.unreadable.items():
         warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
@@ -245,11 +244,11 @@ def _collect_scored(argv, model: ModelConfig, measured: Measurement, score: list
     return collected, summary
 
 
-def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
+def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
     """A model run: send what the log lacks, then every answer the log holds for this command."""
     import tiktoken
 
-    log_path = args.out / LOG_NAME
+    log_path = run_config.out / LOG_NAME
     header = {
         "schema_version": LOG_SCHEMA_VERSION, "tool": "graphrag-format-benchmark",
         "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
@@ -257,10 +256,10 @@ def sent_answers(args, argv, model: ModelConfig, measured: Measurement, plan: Pl
         "sampling": model.sampling(0),
         "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
         "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
-        "git": git_state(), "command": ["benchmark.py", *public_argv(argv)], "tool_version": TOOL_VERSION,
+        "git": git_state(), "command": ["benchmark.py", *public_argv(run_config.argv)], "tool_version": TOOL_VERSION,
         "questions_sha256": questions_sha256(measured),
     }
-    summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, args.out)}
+    summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, run_config.out)}
     collected = Collected(measured.items, model)
     with gc_paused():
         collected.log(log_path)

@@ -1,8 +1,8 @@
 """The flags: the parser (make_parser), their checks, and the settings they make.
 
-In: the command line. Out: argparse's namespace, checked before any work (check_flags: every number finite and in
-range, no flag that the others make meaningless), and the run's settings: the Plan, the ModelConfig, the GateSpec
-and the GenerateSpec.
+In: the command line. Out: a frozen RunConfig (read_config: argparse's namespace read once, typed), checked before any
+work (check_flags: every number finite and in range, no flag that the others make meaningless), and the run's
+settings: the Plan, the ModelConfig, the GateSpec and the GenerateSpec.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import re
 import stat
 import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -251,46 +252,136 @@ def make_parser(prog: str = "benchmark.py") -> Parser:
     return parser
 
 
+@dataclass(frozen=True)
+class RunConfig:
+    """The command line read once (read_config): every flag's value, typed and frozen, as argparse made it (a list
+    made a tuple), with the command as given and the flags it named. Below the command line this is what a run
+    reads; the namespace stays in cli and here. One field per flag of FLAGS, named as argparse names it."""
+
+    encoding: str
+    graph: Path
+    graph_format: str | None
+    store_fields: str
+    graph_order: str
+    questions: Path | None
+    out: Path  # None (an empty --out) only until check_flags refuses it
+    from_prompts: Path | None
+    formats: str
+    sizes: str
+    ids: str
+    permutations: int
+    budget: int | None
+    context_window: int
+    seed: int | None
+    write_prompts: bool | None
+    prompt: str | None
+    leakage: str
+    generate_questions: int | None
+    hops: str | None
+    abstain_share: float | None
+    property_share: float | None
+    wording: str | None
+    relation_phrases: Path | None
+    pseudonymize: bool
+    edge_ids: bool
+    context: str | None
+    context_hops: int | None
+    context_edges: int | None
+    context_tokens: str | None
+    skip_invalid_questions: bool
+    model: str | None
+    base_url: str
+    api_key_env: str | None
+    temperature: float | None
+    reasoning_effort: str | None
+    max_output_tokens: int
+    max_tokens_field: str
+    structured: str | None
+    concurrency: int
+    repeats: int
+    limit: int | None
+    timeout: float
+    max_retries: int
+    tokens_per_minute: int | None
+    requests_per_minute: int | None
+    input_price_per_million: float | None
+    output_price_per_million: float | None
+    cached_input_price_per_million: float | None
+    baseline: str | None
+    tolerance: float | None
+    abstention_tolerance: float | None
+    allow_no_verdict: bool
+    models: Path | None
+    compare: tuple[Path, ...] | None
+    score: tuple[Path, ...] | None
+    accept_other_model: bool
+    export_batch: Path | None
+    overwrite_batch: bool
+    batch: bool
+    poll_interval: float
+    batch_max_requests: int
+    batch_max_bytes: int
+    argv: tuple[str, ...] = ()  # the command line as given, for the records (runner.config.public_argv hides keys)
+    given: frozenset[str] = frozenset()  # the flags the command line named, as typed ('--formats')
+
+    def named(self, *flags: str) -> list[str]:
+        """Those of flags the command line named: named('--model', '--base-url') -> ['--model']."""
+        return [flag for flag in flags if flag in self.given]
+
+
+def read_config(args: argparse.Namespace, argv: list[str] | tuple[str, ...]) -> RunConfig:
+    """The namespace of make_parser().parse_args(argv) as a RunConfig."""
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(args).items()}
+    known = {flag for _, flag, _ in FLAGS}
+    given = frozenset(flag for flag in (a.split("=", 1)[0] for a in argv if a.startswith("--")) if flag in known)
+    return RunConfig(**values, argv=tuple(argv), given=given)
+
+
+def parse_config(argv: list[str] | tuple[str, ...], prog: str = "benchmark.py") -> RunConfig:
+    """read_config of argv parsed by make_parser (argparse's own error and exit on a bad flag)."""
+    return read_config(make_parser(prog).parse_args(list(argv)), argv)
+
+
 # Sizes past these are refused before any work: each would run for hours or fill the memory with no word.
 FLAG_LIMITS = {"permutations": 1000, "generate_questions": 100_000, "repeats": 1000, "concurrency": 256,
                "context_window": 10_000_000, "budget": 10_000_000, "max_output_tokens": 1_000_000, "max_retries": 100,
                "batch_max_requests": 50_000, "tokens_per_minute": 10**12, "requests_per_minute": 10**9, "batch_max_bytes": 200_000_000, "context_hops": 20, "context_edges": 1_000_000}
 
 
-def check_flags(args: argparse.Namespace) -> None:
+def check_flags(run_config: RunConfig) -> None:
     """Every number flag finite and in range, and no flag that the others make meaningless, before any work."""
     for flag in ("temperature", "timeout", "tolerance", "abstention_tolerance", "abstain_share", "property_share", "input_price_per_million", "output_price_per_million",
                  "cached_input_price_per_million"):
-        value = getattr(args, flag)
+        value = getattr(run_config, flag)
         if value is not None and not math.isfinite(value):
             raise BenchmarkError(f"--{flag.replace('_', '-')} is {value}; give a finite number")
     for flag, most in FLAG_LIMITS.items():
-        value = getattr(args, flag)
+        value = getattr(run_config, flag)
         if value is not None and value > most:
             raise BenchmarkError(f"--{flag.replace('_', '-')} {value:,} is over the {most:,} this tool takes; ask for less")
-    if args.temperature is not None and not 0 <= args.temperature <= 2:
-        raise BenchmarkError(f"--temperature must be between 0 and 2, got {args.temperature}")
-    if args.timeout > 3600:
-        raise BenchmarkError(f"--timeout {args.timeout:g} is over an hour per attempt; give at most 3600 seconds")
-    if args.timeout < MIN_TIMEOUT:
-        raise BenchmarkError(f"--timeout {args.timeout:g} is under {MIN_TIMEOUT:g} s: no server answers that fast; give at least {MIN_TIMEOUT:g}")
-    if args.out is None:
+    if run_config.temperature is not None and not 0 <= run_config.temperature <= 2:
+        raise BenchmarkError(f"--temperature must be between 0 and 2, got {run_config.temperature}")
+    if run_config.timeout > 3600:
+        raise BenchmarkError(f"--timeout {run_config.timeout:g} is over an hour per attempt; give at most 3600 seconds")
+    if run_config.timeout < MIN_TIMEOUT:
+        raise BenchmarkError(f"--timeout {run_config.timeout:g} is under {MIN_TIMEOUT:g} s: no server answers that fast; give at least {MIN_TIMEOUT:g}")
+    if run_config.out is None:
         raise BenchmarkError("--out is empty; name an output folder (default: outputs/)")
-    check_out_folder(args.out)
-    if args.model is not None and not args.model.strip():
+    check_out_folder(run_config.out)
+    if run_config.model is not None and not run_config.model.strip():
         raise BenchmarkError("--model is empty; name the model the endpoint serves (or 'solver')")
-    if args.generate_questions is None and (args.hops is not None or args.abstain_share is not None or args.property_share is not None
-                                            or args.wording is not None or args.relation_phrases is not None):
+    if run_config.generate_questions is None and (run_config.hops is not None or run_config.abstain_share is not None or run_config.property_share is not None
+                                            or run_config.wording is not None or run_config.relation_phrases is not None):
         raise BenchmarkError("--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
                              "use them with --generate-questions N")
-    if args.score is not None and args.export_batch is not None:
+    if run_config.score is not None and run_config.export_batch is not None:
         raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
-    if args.batch and (args.score is not None or args.export_batch is not None):
-        raise BenchmarkError(f"--batch sends and scores a batch itself: leave out {'--score' if args.score is not None else '--export-batch'}")
-    if args.batch and (args.model is None or args.model == SOLVER_MODEL):
+    if run_config.batch and (run_config.score is not None or run_config.export_batch is not None):
+        raise BenchmarkError(f"--batch sends and scores a batch itself: leave out {'--score' if run_config.score is not None else '--export-batch'}")
+    if run_config.batch and (run_config.model is None or run_config.model == SOLVER_MODEL):
         raise BenchmarkError("--batch sends the prompts to a model's Batch API: give --model and --base-url (the solver needs no batch)")
-    if not math.isfinite(args.poll_interval) or not 0 < args.poll_interval <= 3600:
-        raise BenchmarkError(f"--poll-interval {args.poll_interval:g} is not a number of seconds between 0 and 3600; e.g. 30")
+    if not math.isfinite(run_config.poll_interval) or not 0 < run_config.poll_interval <= 3600:
+        raise BenchmarkError(f"--poll-interval {run_config.poll_interval:g} is not a number of seconds between 0 and 3600; e.g. 30")
 
 
 MIN_TIMEOUT = 0.01
@@ -313,42 +404,42 @@ def check_out_folder(out: Path) -> None:
         raise BenchmarkError(f"--out {where} is not a folder; name a folder (it is made if missing)")
 
 
-def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
-    if args.model is None:
+def make_model_config(run_config: RunConfig) -> ModelConfig | None:
+    if run_config.model is None:
         for flag in ("score", "export_batch", "limit", "input_price_per_million", "output_price_per_million", "cached_input_price_per_million"):
-            if getattr(args, flag) is not None:
+            if getattr(run_config, flag) is not None:
                 raise BenchmarkError(f"--{flag.replace('_', '-')} needs --model: the model whose answers it is about")
-        if args.repeats != 1 or args.structured or args.reasoning_effort:
+        if run_config.repeats != 1 or run_config.structured or run_config.reasoning_effort:
             raise BenchmarkError("--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about")
         return None
     for flag in ("concurrency", "repeats", "limit", "max_output_tokens", "batch_max_requests", "batch_max_bytes"):
-        value = getattr(args, flag)
+        value = getattr(run_config, flag)
         if value is not None and value < 1:
             raise BenchmarkError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
-    if args.max_retries < 0 or args.timeout <= 0:
+    if run_config.max_retries < 0 or run_config.timeout <= 0:
         raise BenchmarkError("--max-retries must be 0 or more and --timeout above 0")
-    sends = args.model != SOLVER_MODEL and args.score is None and args.export_batch is None
+    sends = run_config.model != SOLVER_MODEL and run_config.score is None and run_config.export_batch is None
     if sends and importlib.util.find_spec("httpx2") is None:
         raise BenchmarkError("sending to --model needs the httpx2 package, which is not installed; run: pip install -r "
                              "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')")
-    prices = (args.input_price_per_million, args.output_price_per_million, args.cached_input_price_per_million)
+    prices = (run_config.input_price_per_million, run_config.output_price_per_million, run_config.cached_input_price_per_million)
     if (prices[0] is None) != (prices[1] is None) or any(p is not None and p < 0 for p in prices):
         raise BenchmarkError("give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither")
     if prices[2] is not None and prices[0] is None:
         raise BenchmarkError("--cached-input-price-per-million needs --input-price-per-million and --output-price-per-million")
     try:
-        parts = urllib.parse.urlsplit(args.base_url)
+        parts = urllib.parse.urlsplit(run_config.base_url)
         parts.port  # noqa: B018 - raises for a port out of range
     except ValueError as e:
         raise BenchmarkError(f"--base-url is not a valid URL ({e}); e.g. http://127.0.0.1:8000/v1") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BenchmarkError(f"--base-url {public_url(args.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1")
+        raise BenchmarkError(f"--base-url {public_url(run_config.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1")
     openai = parts.hostname == "openai.com" or parts.hostname.endswith(".openai.com")
-    key_env = args.api_key_env or ("OPENAI_API_KEY" if openai else None)  # OpenAI's key goes to OpenAI only
-    field = args.max_tokens_field
+    key_env = run_config.api_key_env or ("OPENAI_API_KEY" if openai else None)  # OpenAI's key goes to OpenAI only
+    field = run_config.max_tokens_field
     if field == "auto":
         field = "max_completion_tokens" if openai else "max_tokens"
-    if args.model != SOLVER_MODEL and args.score is None and args.export_batch is None:
+    if run_config.model != SOLVER_MODEL and run_config.score is None and run_config.export_batch is None:
         key = os.environ.get(key_env, "") if key_env else ""
         if key_env and not key and openai:
             raise BenchmarkError(f"no API key: set {key_env} (or name another variable with --api-key-env)")
@@ -362,82 +453,82 @@ def make_model_config(args: argparse.Namespace) -> ModelConfig | None:
                                  f"{len(key)}; set it again as the provider gave it")
         loopback = is_loopback(parts.hostname)
         if key and parts.scheme == "http" and not loopback:
-            raise BenchmarkError(f"--base-url {public_url(args.base_url)} is plain http: the key in {key_env} would cross the "
+            raise BenchmarkError(f"--base-url {public_url(run_config.base_url)} is plain http: the key in {key_env} would cross the "
                                  "network in clear text; use https (plain http is fine on 127.0.0.1)")
     return ModelConfig(
-        model=args.model, base_url=args.base_url.rstrip("/"), api_key_env=key_env, temperature=args.temperature,
-        seed=args.seed, max_output_tokens=args.max_output_tokens, max_tokens_field=field, structured=args.structured,
-        reasoning_effort=args.reasoning_effort,
-        concurrency=args.concurrency, repeats=args.repeats, limit=args.limit, timeout=args.timeout, max_retries=args.max_retries,
-        edge_ids=args.edge_ids, tokens_per_minute=args.tokens_per_minute, requests_per_minute=args.requests_per_minute,
+        model=run_config.model, base_url=run_config.base_url.rstrip("/"), api_key_env=key_env, temperature=run_config.temperature,
+        seed=run_config.seed, max_output_tokens=run_config.max_output_tokens, max_tokens_field=field, structured=run_config.structured,
+        reasoning_effort=run_config.reasoning_effort,
+        concurrency=run_config.concurrency, repeats=run_config.repeats, limit=run_config.limit, timeout=run_config.timeout, max_retries=run_config.max_retries,
+        edge_ids=run_config.edge_ids, tokens_per_minute=run_config.tokens_per_minute, requests_per_minute=run_config.requests_per_minute,
     )
 
 
-def make_gate_spec(args: argparse.Namespace, plan: Plan) -> GateSpec | None:
+def make_gate_spec(run_config: RunConfig, plan: Plan) -> GateSpec | None:
     """--baseline and --tolerance, checked: they judge a model's answers, so they need a model run or --score."""
-    given = [f for f, v in (("--baseline", args.baseline), ("--tolerance", args.tolerance), ("--abstention-tolerance", args.abstention_tolerance))
+    given = [f for f, v in (("--baseline", run_config.baseline), ("--tolerance", run_config.tolerance), ("--abstention-tolerance", run_config.abstention_tolerance))
              if v is not None]
-    if args.model is None or args.export_batch is not None:
+    if run_config.model is None or run_config.export_batch is not None:
         if given:
             raise BenchmarkError(f"{' and '.join(given)} judge a model's answers: use {'them' if len(given) > 1 else 'it'} "
                                  "with --model (a run or --score), not without one or with --export-batch")
         return None
-    baseline = args.baseline if args.baseline is not None else "json" if "json" in plan.formats else plan.formats[0]
+    baseline = run_config.baseline if run_config.baseline is not None else "json" if "json" in plan.formats else plan.formats[0]
     if baseline not in FORMATS:
         raise BenchmarkError(f"unknown format {baseline!r} in --baseline; choose one of --formats: {', '.join(plan.formats)}")
     if baseline not in plan.formats:
         raise BenchmarkError(f"--baseline {baseline} is not among --formats {','.join(plan.formats)}; add it to --formats "
                              "or choose one of them")
-    tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
-    abstention = DEFAULT_ABSTENTION_TOLERANCE if args.abstention_tolerance is None else args.abstention_tolerance
+    tolerance = DEFAULT_TOLERANCE if run_config.tolerance is None else run_config.tolerance
+    abstention = DEFAULT_ABSTENTION_TOLERANCE if run_config.abstention_tolerance is None else run_config.abstention_tolerance
     for flag, value, example in (("--tolerance", tolerance, 0.05), ("--abstention-tolerance", abstention, 0.15)):
         if not math.isfinite(value) or not 0 < value < 1:
             raise BenchmarkError(f"{flag} must be a share between 0 and 1 (exclusive), got {value}; e.g. {example}")
     return GateSpec(baseline, tolerance, abstention)
 
 
-def make_plan(args: argparse.Namespace) -> Plan:
-    if args.context != "khop" and (args.context_hops is not None or args.context_edges is not None or args.context_tokens is not None):
+def make_plan(run_config: RunConfig) -> Plan:
+    if run_config.context != "khop" and (run_config.context_hops is not None or run_config.context_edges is not None or run_config.context_tokens is not None):
         raise BenchmarkError("--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with it")
-    for flag, value in (("--permutations", args.permutations), ("--budget", args.budget), ("--context-window", args.context_window),
-                        ("--context-hops", args.context_hops), ("--context-edges", args.context_edges)):
+    for flag, value in (("--permutations", run_config.permutations), ("--budget", run_config.budget), ("--context-window", run_config.context_window),
+                        ("--context-hops", run_config.context_hops), ("--context-edges", run_config.context_edges)):
         if value is not None and value < 1:
             raise BenchmarkError(f"{flag} must be at least 1, got {value}")
     import tiktoken
 
-    hf = [name.strip() for name in args.encoding.split(",") if name.strip().startswith("hf:")]
-    encodings = parse_names(args.encoding, [*tiktoken.list_encoding_names(), *hf], "--encoding")
-    formats = parse_names(args.formats, list(FORMATS), "--formats")
-    if args.edge_ids and "turtle" in formats:
+    hf = [name.strip() for name in run_config.encoding.split(",") if name.strip().startswith("hf:")]
+    encodings = parse_names(run_config.encoding, [*tiktoken.list_encoding_names(), *hf], "--encoding")
+    formats = parse_names(run_config.formats, list(FORMATS), "--formats")
+    if run_config.edge_ids and "turtle" in formats:
         raise BenchmarkError("--edge-ids: format turtle cannot carry edge ids (an RDF triple has no id of its own); leave turtle out of --formats")
     for fmt in formats:
         module, package = FORMAT_LIBRARIES.get(fmt, (None, None))
         if module and importlib.util.find_spec(module) is None:
             raise BenchmarkError(f"--formats {fmt} needs the {package} package, which is not installed; run: "
                                  "pip install -r requirements.lock.txt")
-    sizes = [s for s in SIZES if s in parse_names(args.sizes, SIZES, "--sizes")]
-    ids = [i for i in ID_VARIANTS if i in parse_names(args.ids, ID_VARIANTS, "--ids") or (i == "pseudonyms" and args.pseudonymize)]
-    article_layout = sizes == ["small"] and ids == ["original"] and args.permutations == 1 and args.budget is None
-    budget = context_budget(args.context_tokens, args.baseline or ("json" if "json" in formats else formats[0]))
+    sizes = [s for s in SIZES if s in parse_names(run_config.sizes, SIZES, "--sizes")]
+    ids = [i for i in ID_VARIANTS if i in parse_names(run_config.ids, ID_VARIANTS, "--ids") or (i == "pseudonyms" and run_config.pseudonymize)]
+    article_layout = sizes == ["small"] and ids == ["original"] and run_config.permutations == 1 and run_config.budget is None
+    budget = context_budget(run_config.context_tokens, run_config.baseline or ("json" if "json" in formats else formats[0]))
     if budget is not None and budget.limit is None:
-        warn(f"--context-tokens {args.context_tokens}: {budget.source}; the contexts are not cut")
+        warn(f"--context-tokens {run_config.context_tokens}: {budget.source}; the contexts are not cut")
     return Plan(
         formats=formats,
         tokenizers=[tokenizer_for(name) for name in encodings],
         sizes=sizes,
         ids=ids,
-        permutations=args.permutations,
-        budget=args.budget,
-        context_window=args.context_window,
-        seed=DEFAULT_SEED if args.seed is None else args.seed,
-        write_prompts=(None if article_layout else False) if args.write_prompts is None else args.write_prompts,
-        template=load_template(args.prompt or "ru", args.edge_ids),
-        edge_ids=args.edge_ids,
-        context=args.context or "shared",
-        context_hops=args.context_hops,
-        context_edges=300 if args.context_edges is None else args.context_edges,
+        permutations=run_config.permutations,
+        budget=run_config.budget,
+        context_window=run_config.context_window,
+        seed=DEFAULT_SEED if run_config.seed is None else run_config.seed,
+        write_prompts=(None if article_layout else False) if run_config.write_prompts is None else run_config.write_prompts,
+        template=load_template(run_config.prompt or "ru", run_config.edge_ids),
+        edge_ids=run_config.edge_ids,
+        context=run_config.context or "shared",
+        context_hops=run_config.context_hops,
+        context_edges=300 if run_config.context_edges is None else run_config.context_edges,
         context_tokens=budget.limit if budget else None,
-        context_tokens_format=budget.layout if budget else args.baseline or ("json" if "json" in formats else formats[0]),
+        context_tokens_format=budget.layout if budget else run_config.baseline or ("json" if "json" in formats else formats[0]),
         context_tokens_unit=budget.unit if budget else "tokens",
     )
 
@@ -459,18 +550,18 @@ def context_budget(value: str | None, baseline: str) -> Budget | None:
     return Budget(int(digits), "tokens", baseline, "--context-tokens")
 
 
-def make_generate_spec(args: argparse.Namespace, plan: Plan) -> GenerateSpec | None:
-    if args.generate_questions is None:
+def make_generate_spec(run_config: RunConfig, plan: Plan) -> GenerateSpec | None:
+    if run_config.generate_questions is None:
         return None
-    match = re.fullmatch(r"(\d{1,6})(?:-(\d{1,6}))?", (args.hops or "1-4").strip())  # a longer number is no hop count, and int() refuses one past 4,300 digits
+    match = re.fullmatch(r"(\d{1,6})(?:-(\d{1,6}))?", (run_config.hops or "1-4").strip())  # a longer number is no hop count, and int() refuses one past 4,300 digits
     lo, hi = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
-    share = 0.2 if args.abstain_share is None else args.abstain_share
-    about_props = DEFAULT_PROPERTY_SHARE if args.property_share is None else args.property_share
-    if args.generate_questions < 1 or not 1 <= lo <= hi or not 0 <= share <= 1 or not 0 <= about_props <= 1:
+    share = 0.2 if run_config.abstain_share is None else run_config.abstain_share
+    about_props = DEFAULT_PROPERTY_SHARE if run_config.property_share is None else run_config.property_share
+    if run_config.generate_questions < 1 or not 1 <= lo <= hi or not 0 <= share <= 1 or not 0 <= about_props <= 1:
         raise BenchmarkError("--generate-questions takes N of 1 or more, --hops LO-HI with 1 <= LO <= HI (e.g. 1-4), "
                              "--abstain-share and --property-share a share from 0 to 1")
-    if args.questions is not None:
+    if run_config.questions is not None:
         raise BenchmarkError("--generate-questions draws the questions: leave --questions out")
     language = plan.template.name if plan.template.name in QUESTION_TEXTS else "en"
-    phrases = tuple(sorted(read_relation_phrases(args.relation_phrases).items())) if args.relation_phrases else ()
-    return GenerateSpec(args.generate_questions, (lo, hi), share, plan.seed, language, about_props, args.wording or "natural", phrases)
+    phrases = tuple(sorted(read_relation_phrases(run_config.relation_phrases).items())) if run_config.relation_phrases else ()
+    return GenerateSpec(run_config.generate_questions, (lo, hi), share, plan.seed, language, about_props, run_config.wording or "natural", phrases)

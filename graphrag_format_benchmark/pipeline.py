@@ -8,7 +8,6 @@ manifest.json last.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -40,7 +39,7 @@ from .inputs import STORES, derived_queries_note, load_inputs, undirected_templa
 from .leakage import leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
 from .measure import ThreadedCounts, measure
-from .options import check_flags, make_gate_spec, make_generate_spec, make_model_config, make_plan
+from .options import RunConfig, check_flags, make_gate_spec, make_generate_spec, make_model_config, make_plan
 from .questions import question_drawer
 from .report import report_html
 from .runner.config import SOLVER_MODEL, public_argv
@@ -63,29 +62,29 @@ EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_report.svg", "size_
                  "results.md", "results.svg")
 
 
-def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
+def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
     """Read and check everything before the first token is counted: the inputs, every question against the
     solver, the leakage checks. Every problem is reported at once; --skip-invalid-questions drops the
     questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
     problems = Problems()
-    spec = make_generate_spec(args, plan)
-    inputs = load_inputs(args.graph, args.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
-                         args.graph_format, args.graph_order, args.store_fields, (*([args.baseline] if args.baseline else []), *plan.formats))
-    if args.store_fields != "sent" and inputs.graph_format not in STORES:
-        warn(f"--store-fields {args.store_fields} reads a framework's store; --graph was read as {inputs.graph_format}, "
+    spec = make_generate_spec(run_config, plan)
+    inputs = load_inputs(run_config.graph, run_config.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
+                         run_config.graph_format, run_config.graph_order, run_config.store_fields, (*([run_config.baseline] if run_config.baseline else []), *plan.formats))
+    if run_config.store_fields != "sent" and inputs.graph_format not in STORES:
+        warn(f"--store-fields {run_config.store_fields} reads a framework's store; --graph was read as {inputs.graph_format}, "
              "whose fields are all read anyway")
-    if args.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
-        inputs.files[display(args.relation_phrases)] = read_input(args.relation_phrases, "--relation-phrases")
+    if run_config.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
+        inputs.files[display(run_config.relation_phrases)] = read_input(run_config.relation_phrases, "--relation-phrases")
     if inputs.generated is not None:
         drawn = sum(inputs.generated.values())
-        if drawn < args.generate_questions:
+        if drawn < run_config.generate_questions:
             per_hop = ", ".join(f"{h} hop(s): {n}" for h, n in inputs.generated.items()) or "none"
             abstaining = sum(q.insufficient for q in inputs.questions)
-            asked = round(args.generate_questions * spec.abstain_share)
+            asked = round(run_config.generate_questions * spec.abstain_share)
             short = (f"; {abstaining} of the {asked} abstention questions: a near miss needs a relation that other nodes of the "
                      "reached node's role have and it has not (its type's; on an untyped graph, the nodes' at the same end of "
                      "its relation)" if abstaining < asked else "")
-            warn(f"the graph yields {drawn} of the {args.generate_questions} questions asked for ({per_hop}){short}")
+            warn(f"the graph yields {drawn} of the {run_config.generate_questions} questions asked for ({per_hop}){short}")
     src = inputs.questions_file
     if not problems.fatal():
         check_questions(inputs.graph, inputs.questions, src, problems)
@@ -103,18 +102,18 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
                                  "to prove they leave its answer alone (see README, questions); add it or use --sizes small", q.id)
         names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
         for check in leakage_checks(inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names):
-            if check["result"] == "fail" and args.leakage == "fail":
+            if check["result"] == "fail" and run_config.leakage == "fail":
                 for found in check["found"]:
                     if found["question"]:
                         where, fix = f"{src}: question {found['question']}", "fix the question"
                     elif check["check"] == "ids_are_neutral":
-                        where, fix = display(args.graph), "rename the id"
+                        where, fix = display(run_config.graph), "rename the id"
                     else:
                         where, fix = plan.template.name, "fix the template"
                     problems.add(f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
                                  "warn to measure anyway", found["question"])
     by_question, fatal = problems.questions(), problems.fatal()
-    if fatal or (by_question and not args.skip_invalid_questions):
+    if fatal or (by_question and not run_config.skip_invalid_questions):
         hint = "; pass --skip-invalid-questions to drop the questions at fault and go on" if by_question and not fatal else ""
         raise InputProblems([m for _, m in problems.lines], hint)
     skipped = [{"question": key, "reasons": reasons} for key, reasons in by_question.items()]
@@ -126,11 +125,11 @@ def preflight(args: argparse.Namespace, plan: Plan) -> tuple[RunInputs, dict]:
             raise BenchmarkError(f"{src}: every question was skipped ({len(skipped)} with problems); nothing was written")
         warn(f"{len(skipped)} question(s) skipped, {len(kept)} kept")
         inputs = replace(inputs, questions=kept, skipped=tuple(skipped))
-    if args.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
+    if run_config.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
         warn("the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
              "for an English graph try --prompt en")
-    if args.graph.resolve() != (DATA / "graph.json").resolve():  # what was made of --graph (the article's own goes unsaid)
-        print(read_summary(inputs, args.graph), file=sys.stderr)
+    if run_config.graph.resolve() != (DATA / "graph.json").resolve():  # what was made of --graph (the article's own goes unsaid)
+        print(read_summary(inputs, run_config.graph), file=sys.stderr)
     questions = inputs.questions
     record = {"questions": question_counts(questions), "skipped_questions": skipped}
     return inputs, record
@@ -150,13 +149,13 @@ def read_summary(inputs: RunInputs, path: Path) -> str:
             f"{READ_AS.get(kind, kind)}{direction}")
 
 
-def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
+def variant_checks(run_config: RunConfig, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
     """The leakage checks on every graph variant, as recorded; with --leakage warn, failures become warnings."""
     names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
     checks = leakage_checks(inputs.questions, [(v.name, v.contexts) for v in variants], plan.template, names)
     for check in checks:
         if check["result"] == "fail":
-            if args.leakage == "fail":
+            if run_config.leakage == "fail":
                 raise BenchmarkError(f"leakage check {check['check']} failed ({check['detail']}); nothing was written")
             check["result"] = "warn"
         if check["result"] == "warn":
@@ -164,23 +163,23 @@ def variant_checks(args: argparse.Namespace, plan: Plan, inputs: RunInputs, vari
     return checks
 
 
-def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: RunInputs, measured: Measurement) -> dict:
+def manifest_config(run_config: RunConfig, plan: Plan, inputs: RunInputs, measured: Measurement) -> dict:
     """The resolved configuration of a run, for its manifest: every flag as used, what generated questions drew."""
     return {
-        "argv": argv,
+        "argv": list(run_config.argv),
         "encodings": [t.name for t in plan.tokenizers],
-        "graph": display(args.graph),
+        "graph": display(run_config.graph),
         "graph_format": inputs.graph_format,
-        "graph_read": read_summary(inputs, args.graph),
-        "graph_order": args.graph_order,
-        "store_fields": args.store_fields,
+        "graph_read": read_summary(inputs, run_config.graph),
+        "graph_order": run_config.graph_order,
+        "store_fields": run_config.store_fields,
         "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges,
                     **({plan.context_tokens_unit: plan.context_tokens, "counted_in": plan.context_tokens_format} if plan.context_tokens else {})}
                    if plan.context == "khop" else plan.context,
-        "questions": display(args.questions or DEFAULT_QUESTIONS) if args.generate_questions is None else GENERATED_QUESTIONS,
-        "generate_questions": None if args.generate_questions is None else {
-            "n": args.generate_questions, "hops": args.hops, "abstain_share": args.abstain_share, "drawn": inputs.generated},
-        "out": display(args.out),
+        "questions": display(run_config.questions or DEFAULT_QUESTIONS) if run_config.generate_questions is None else GENERATED_QUESTIONS,
+        "generate_questions": None if run_config.generate_questions is None else {
+            "n": run_config.generate_questions, "hops": run_config.hops, "abstain_share": run_config.abstain_share, "drawn": inputs.generated},
+        "out": display(run_config.out),
         "formats": plan.formats,
         "sizes": plan.sizes,
         "ids": plan.ids,
@@ -189,40 +188,40 @@ def run_config(args: argparse.Namespace, argv: list[str], plan: Plan, inputs: Ru
         "context_window": plan.context_window,
         "seed": plan.seed,
         "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
-        "leakage": args.leakage,
-        "skip_invalid_questions": args.skip_invalid_questions,
+        "leakage": run_config.leakage,
+        "skip_invalid_questions": run_config.skip_invalid_questions,
         **measured.facts,
     }
 
 
-def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
+def run(run_config: RunConfig) -> tuple[str, str | None]:
     """Do the whole run; return what goes to stdout, and why the run did not fully succeed (exit code 1)
     when some requests failed after their retries."""
-    check_flags(args)
-    plan = make_plan(args)
-    model = make_model_config(args)
-    gate_spec = make_gate_spec(args, plan)
-    if model is not None and args.score is None and args.export_batch is None:
+    check_flags(run_config)
+    plan = make_plan(run_config)
+    model = make_model_config(run_config)
+    gate_spec = make_gate_spec(run_config, plan)
+    if model is not None and run_config.score is None and run_config.export_batch is None:
         from .runner.endpoint import check_server  # the runner is loaded only for a model run
 
         if model.model != SOLVER_MODEL:
             check_server(model.base_url)  # before the inputs are read and every cell built
-    inputs, record = preflight(args, plan)
+    inputs, record = preflight(run_config, plan)
     if model is not None and model.model == SOLVER_MODEL and (note := derived_queries_note(inputs)):
         warn(note)
     if model is not None:
         from . import model_run  # only here: a run without --model never loads the runner, scoring or the results
 
-        if args.export_batch is not None:
-            model_run.check_export_target(args.export_batch, [args.graph, args.questions or DEFAULT_QUESTIONS]
-                                          + ([Path(args.prompt)] if args.prompt and args.prompt not in PROMPT_TEMPLATES else []),
-                                          args.out, args.overwrite_batch,
+        if run_config.export_batch is not None:
+            model_run.check_export_target(run_config.export_batch, [run_config.graph, run_config.questions or DEFAULT_QUESTIONS]
+                                          + ([Path(run_config.prompt)] if run_config.prompt and run_config.prompt not in PROMPT_TEMPLATES else []),
+                                          run_config.out, run_config.overwrite_batch,
                                           [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS])
     plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
     if inputs.graph_format in UNDIRECTED:  # a store without direction: its prompt says so, and evidence may name an edge either way
         plan = replace(plan, undirected=True, template=undirected_template(plan.template))
-    if args.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
-        if args.context_tokens not in FRAMEWORK_BUDGETS:  # a number of tokens: counted in the baseline's format
+    if run_config.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
+        if run_config.context_tokens not in FRAMEWORK_BUDGETS:  # a number of tokens: counted in the baseline's format
             plan = replace(plan, context_tokens_format=inputs.graph_format)
         gate_spec = gate_spec._replace(baseline=inputs.graph_format) if gate_spec is not None else None  # None: no model run
         if model is not None or plan.context_tokens:
@@ -231,19 +230,19 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     counts = ThreadedCounts()
     contexts, record["contexts"] = input_contexts(inputs, plan)
     variants = build_variants(inputs, plan, counts, contexts)
-    record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(args, plan, inputs, variants), **record,
+    record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(run_config, plan, inputs, variants), **record,
               "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
     try:
-        with held_outputs(args.out) as (staging, lock):
-            measured, hints, stdout = measured_sizes(args, plan, inputs, variants, counts, record, staging)
-            config = run_config(args, argv, plan, inputs, measured)
+        with held_outputs(run_config.out) as (staging, lock):
+            measured, hints, stdout = measured_sizes(run_config, plan, inputs, variants, counts, record, staging)
+            config = manifest_config(run_config, plan, inputs, measured)
             extra, failure = {}, None
             if model is not None:
-                stdout, extra, failure = model_run.model_outputs(args, argv, model, measured, plan, staging, config, gate_spec, hints,
+                stdout, extra, failure = model_run.model_outputs(run_config, model, measured, plan, staging, config, gate_spec, hints,
                                                                  record, stdout)
             staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
                                                    {n.id for n in inputs.graph.nodes}))
-            manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record, public_argv(argv),
+            manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record, public_argv(run_config.argv),
                                       format_library_versions(plan.formats))
             publish(staging, {**manifest, **extra}, lock.release)
     finally:
@@ -251,7 +250,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
     return stdout, failure
 
 
-def measured_sizes(args: argparse.Namespace, plan: Plan, inputs: RunInputs, variants: list[Variant], counts: ThreadedCounts,
+def measured_sizes(run_config: RunConfig, plan: Plan, inputs: RunInputs, variants: list[Variant], counts: ThreadedCounts,
                    record: dict, staging: Outputs) -> tuple[Measurement, dict[GroupKey, str], str]:
     """The measurement and its size reports into staging (size_report.json; for a matrix run also size_summary.json,
     size_report.md and size_report.svg); the mode B groups whose budget blocks a verdict; and what stdout says."""
@@ -269,7 +268,7 @@ def measured_sizes(args: argparse.Namespace, plan: Plan, inputs: RunInputs, vari
         staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
     stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
         console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
-        + f"\nreport: {display(args.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
+        + f"\nreport: {display(run_config.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
     )
     if plan.edge_ids:
         stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")

@@ -215,7 +215,7 @@ def scripted_run(tmp_path, answer_of, *flags):
     """A model run against a fake server whose answer to each prompt is answer_of(item)."""
     from fake_openai import FakeOpenAI
     argv = [*flags, "--model", "m"]
-    args = options.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
+    args = options.parse_config([*argv, "--base-url", "http://127.0.0.1:9/v1"])
     plan = options.make_plan(args)
     spec = options.make_generate_spec(args, plan)
     inputs = inputs_module.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,

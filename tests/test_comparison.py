@@ -25,7 +25,7 @@ def model_run(tmp_path, name, worse_on, *flags):
     """A run of model `name` through a fake server: the control solver's answers, except on `worse_on`'s prompts of the
     questions that misses() picks, where it answers wrong."""
     argv = [*gate_inputs(tmp_path, 150), "--formats", "json,tsv", "--model", name, *flags]
-    args = options.make_parser().parse_args([*argv, "--base-url", "http://127.0.0.1:9/v1"])
+    args = options.parse_config([*argv, "--base-url", "http://127.0.0.1:9/v1"])
     plan = options.make_plan(args)
     spec = options.make_generate_spec(args, plan)
     inputs = inputs_module.load_inputs(args.graph, args.questions, None, questions.question_drawer(spec))

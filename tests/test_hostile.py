@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 def solver_contents() -> dict[str, str]:
-    args = options.make_parser().parse_args(["--model", "solver"])
+    args = options.parse_config(["--model", "solver"])
     inputs = inputs_module.load_inputs(args.graph, benchmark.DEFAULT_QUESTIONS)
     items = measure.measure(inputs, options.make_plan(args)).items
     return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in items}

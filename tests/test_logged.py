@@ -224,9 +224,11 @@ def test_with_a_model_each_format_is_asked_and_its_answer_compared_with_the_answ
 
     fake = FakeOpenAI(answer=answer)
     try:
-        argv = ["--from-prompts", path, "--formats", "json,tsv", "--model", "m", "--base-url", fake.url, "--out", str(tmp_path / "out")]
+        url = fake.url.replace("http://", "http://user:sk-in-the-url@")  # user info: never written down
+        argv = ["--from-prompts", path, "--formats", "json,tsv", "--model", "m", "--base-url", url, "--out", str(tmp_path / "out")]
         assert benchmark.main(argv) == 0
         assert len(seen) == 6  # two logged prompts, each as sent and in two formats
+        assert [f.name for f in (tmp_path / "out").iterdir() if "sk-in-the-url" in f.read_text(encoding="utf-8")] == []
         assert benchmark.main(argv) == 0
         assert len(seen) == 6  # resumed from the log: nothing sent again
     finally:

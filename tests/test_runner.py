@@ -46,7 +46,7 @@ def fast_retries(monkeypatch):
 
 def solver_contents(*flags: str) -> dict[str, str]:
     """prompt -> the control solver's answer, for the plan these flags describe."""
-    args = options.make_parser().parse_args(list(flags))
+    args = options.parse_config(list(flags))
     inputs = inputs_module.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None, None, args.graph_format, args.graph_order)
     measured = measure.measure(inputs, options.make_plan(args))
     return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in measured.items}
@@ -658,7 +658,7 @@ def test_a_node_on_no_edge_leaves_every_prompt_rebuildable_at_every_size_and_mod
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     flags = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "8", "--prompt", "en", "--sizes", "small,medium,large",
              "--budget", "3000", "--context-window", "20000", "--no-write-prompts"]
-    args = options.make_parser().parse_args(flags)
+    args = options.parse_config(flags)
     plan = options.make_plan(args)
     inputs, _ = pipeline.preflight(args, plan)
     answers = {}
@@ -920,7 +920,7 @@ def test_a_free_worker_takes_a_warm_groups_job_else_the_next_groups_first_and_wa
 
 
 def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
-    args = options.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--model", "m", "--limit", "20",
+    args = options.parse_config(["--sizes", "small,medium", "--budget", "3000", "--model", "m", "--limit", "20",
                                                "--base-url", "http://127.0.0.1:9/v1"])
     measured = measure.measure(canonical, options.make_plan(args))
     jobs = runner_jobs.plan_jobs(measured.items, options.make_model_config(args))
@@ -935,7 +935,7 @@ def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
     ("m", []), ("m", ["--limit", "13"]), ("solver", []), ("m", ["--context-window", "900"]), ("solver", ["--context-window", "900"]),
 ])
 def test_planned_keys_are_the_jobs_in_their_order_without_making_them(canonical, model, flags):
-    args = options.make_parser().parse_args(["--sizes", "small,medium", "--budget", "3000", "--permutations", "2", "--model", model,
+    args = options.parse_config(["--sizes", "small,medium", "--budget", "3000", "--permutations", "2", "--model", model,
                                                "--repeats", "3", "--base-url", "http://127.0.0.1:9/v1", *flags])
     measured = measure.measure(canonical, options.make_plan(args))
     config = options.make_model_config(args)

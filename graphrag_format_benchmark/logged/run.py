@@ -10,7 +10,6 @@ the counts, not the prompts.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -21,10 +20,10 @@ from benchmark import ARTICLE_FORMATS, FORMATS, MANIFEST, BenchmarkError, Graph,
 
 from ..artifacts import format_library_versions, held_outputs
 from ..encodings import tokenizer_for
-from ..options import check_flags, make_model_config, parse_names
+from ..options import RunConfig, check_flags, make_model_config, parse_names
 from ..progress import Progress
 from ..report import drawn_lines, render_report
-from ..runner.config import SOLVER_MODEL, public_url
+from ..runner.config import SOLVER_MODEL, public_argv, public_url
 from ..runner.log import LOG_NAME
 from .answers import ask_all
 from .measure import LOGGED, Measured, Skipped, measured_lines
@@ -221,41 +220,41 @@ def _size_view(summ: dict) -> list[dict]:
     return groups
 
 
-def check_logged_flags(args: argparse.Namespace, argv: list[str]) -> None:
-    given = [f for f in GRAPH_FLAGS if any(a == f or a.startswith(f + "=") for a in argv)]
+def check_logged_flags(run_config: RunConfig) -> None:
+    given = run_config.named(*GRAPH_FLAGS)
     if given:
         raise BenchmarkError(f"--from-prompts measures the prompts your framework logged: {', '.join(given)} shape a run over a graph; "
                              "leave them out")
-    log = args.from_prompts
-    if log.name in OUTPUTS and log.resolve().parent == args.out.resolve():  # the run would replace the very file it reads
+    log = run_config.from_prompts
+    if log.name in OUTPUTS and log.resolve().parent == run_config.out.resolve():  # the run would replace the very file it reads
         raise BenchmarkError(f"--from-prompts {display(log)} is where this run writes its own {log.name}; move the log out of --out "
-                             f"{display(args.out)}, or choose another --out")
+                             f"{display(run_config.out)}, or choose another --out")
 
 
-def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | None]:
+def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
-    check_flags(args)  # every number finite and in range, --out a folder this run may write
-    check_logged_flags(args, argv)
+    check_flags(run_config)  # every number finite and in range, --out a folder this run may write
+    check_logged_flags(run_config)
     model = None
-    if args.model is not None:
-        if args.model == SOLVER_MODEL:
+    if run_config.model is not None:
+        if run_config.model == SOLVER_MODEL:
             raise BenchmarkError("--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own words: "
                                  "give the model your framework uses (--model NAME --base-url URL)")
-        if args.score is not None or args.export_batch is not None or args.batch:
+        if run_config.score is not None or run_config.export_batch is not None or run_config.batch:
             raise BenchmarkError("--from-prompts sends its requests itself: leave out --score, --export-batch and --batch")
-        model = make_model_config(args)
-    formats = parse_names(args.formats, list(FORMATS), "--formats") if any(a == "--formats" or a.startswith("--formats=") for a in argv) else DEFAULT_FORMATS
-    tokenizers = [tokenizer_for(name.strip()) for name in args.encoding.split(",")]
-    price = args.input_price_per_million
+        model = make_model_config(run_config)
+    formats = parse_names(run_config.formats, list(FORMATS), "--formats") if run_config.named("--formats") else DEFAULT_FORMATS
+    tokenizers = [tokenizer_for(name.strip()) for name in run_config.encoding.split(",")]
+    price = run_config.input_price_per_million
     if price is not None and price < 0:
         raise BenchmarkError(f"--input-price-per-million is {price}; give 0 or more")
     totals, shown = Totals(), []
     counts: dict = {"lines": 0, "measured": 0, "left_out": 0, "layouts": {}, "reasons": {}}
-    progress = Progress(count_lines(args.from_prompts), "logged prompts")
+    progress = Progress(count_lines(run_config.from_prompts), "logged prompts")
     digest = hashlib.sha256()
-    with held_outputs(args.out) as (staging, lock):
+    with held_outputs(run_config.out) as (staging, lock):
         with open(staging.staged("logged.jsonl"), "wb") as out:
-            for result in measured_lines(args.from_prompts, formats, tokenizers, SHOWN, WORKERS):
+            for result in measured_lines(run_config.from_prompts, formats, tokenizers, SHOWN, WORKERS):
                 counts["lines"] += 1
                 line = (json.dumps(_record(result), ensure_ascii=False) + "\n").encode("utf-8")
                 out.write(line)
@@ -266,31 +265,32 @@ def run_logged(args: argparse.Namespace, argv: list[str]) -> tuple[str, str | No
         staging.sha["logged.jsonl"] = digest.hexdigest()
         if not counts["measured"]:
             reasons = "; ".join(f"{k} ({n})" for k, (n, _) in list(counts["reasons"].items())[:3]) or "the file has no line"
-            raise BenchmarkError(f"--from-prompts {display(args.from_prompts)}: none of its {counts['lines']:,} line(s) could be read back "
+            raise BenchmarkError(f"--from-prompts {display(run_config.from_prompts)}: none of its {counts['lines']:,} line(s) could be read back "
                                  f"exactly: {reasons}; logged.jsonl is not written")
         summ = summary(totals, price)
         agreement = None
         if model is not None:
-            agreement, asked = ask_all(args.from_prompts, formats, model, args.out)
-            counts["asked"] = {**asked, "log": {LOG_NAME: file_digest(args.out / LOG_NAME)}}  # kept across runs: not an output replaced
-        md = results_md(summ, counts, display(args.from_prompts), price, agreement and (model.model, agreement.rows(formats), agreement.disagreements))
+            agreement, asked = ask_all(run_config.from_prompts, formats, model, run_config.out)
+            counts["asked"] = {**asked, "log": {LOG_NAME: file_digest(run_config.out / LOG_NAME)}}  # kept across runs: not an output replaced
+        md = results_md(summ, counts, display(run_config.from_prompts), price, agreement and (model.model, agreement.rows(formats), agreement.disagreements))
         staging.add("results.md", md.encode("utf-8"))
         union = totals.union.records()
         staging.add(UNION, json.dumps(union, ensure_ascii=False, indent=1).encode("utf-8"))
         counts["union"] = {"nodes": len(union["nodes"]), "edges": len(union["edges"]), "node_conflicts": totals.union.conflicts}
         agreed = {"model": model.model, "rows": agreement.rows(formats), "disagreements": agreement.disagreements} if agreement else None
-        staging.add("results.json", json_bytes({"kind": "logged", "source": display(args.from_prompts), "counts": counts, "summary": summ,
+        staging.add("results.json", json_bytes({"kind": "logged", "source": display(run_config.from_prompts), "counts": counts, "summary": summ,
                                                 **({"agreement": agreed} if agreed else {})}))
         data = {"kind": "run", "title": "graphrag-format-benchmark · logged prompts" + (f" · {model.model}" if model else ""), "baseline": LOGGED,
                 "sizes": _size_view(summ), "tokens": [], "prompts": _prompt_view(shown, tokenizers[0].name), "model": None,
                 "agreement": agreed,
                 "notes": [f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl hold every count"]}
         staging.add("report.html", render_report(data))
-        config = {"argv": argv, "from_prompts": display(args.from_prompts), "formats": formats, "encodings": [t.name for t in tokenizers],
-                  "input_price_per_million": price, "out": display(args.out),
+        config = {"from_prompts": display(run_config.from_prompts), "formats": formats, "encodings": [t.name for t in tokenizers],
+                  "input_price_per_million": price, "out": display(run_config.out),
                   **({"model": {"model": model.model, "base_url": public_url(model.base_url), "sampling": model.sampling(0)}} if model else {})}
-        manifest = build_manifest(config, tokenizers, _NoInputs(), staging.sha, {"logged": counts}, argv, format_library_versions(formats))
-        manifest["inputs"] = {display(args.from_prompts): file_digest(args.from_prompts)}
+        manifest = build_manifest(config, tokenizers, _NoInputs(), staging.sha, {"logged": counts}, public_argv(run_config.argv),
+                                  format_library_versions(formats))
+        manifest["inputs"] = {display(run_config.from_prompts): file_digest(run_config.from_prompts)}
         publish(staging, manifest, lock.release)
     return md.split("\n## Left out")[0].rstrip(), None
 

@@ -12,6 +12,7 @@ import math
 import re
 import urllib.parse
 from dataclasses import dataclass
+from typing import Sequence
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
 BATCH_MAX_BYTES = 200_000_000
@@ -102,7 +103,7 @@ def public_url(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def public_argv(argv: list[str]) -> list[str]:
+def public_argv(argv: Sequence[str]) -> list[str]:
     """The command line as it may be written down: --base-url without user info, query or fragment."""
     out, i = [], 0
     while i < len(argv):
