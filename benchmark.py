@@ -1349,13 +1349,24 @@ def parse_dsl(text: str) -> Graph:
     return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
-# name -> (serialize, parse). The order is the report order: the article's five, then the formats others register here.
-FORMATS: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]] = {
-    "json": (serialize_json, parse_json),
-    "jsonl": (serialize_jsonl, parse_jsonl),
-    "tsv": (serialize_tsv, parse_tsv),
-    "edge_list": (serialize_edge_list, parse_edge_list),
-    "dsl": (serialize_dsl, parse_dsl),
+class Format(NamedTuple):
+    """One format: how a graph is written (serialize) and read back (parse), the library it needs beyond the standard
+    library ((module, package), imported only when the format is asked for), and, when it cannot carry an edge id,
+    why not. format[0] and format[1] are its serializer and parser."""
+
+    serialize: Callable[[Graph], str]
+    parse: Callable[[str], Graph]
+    library: tuple[str, str] | None = None
+    no_edge_ids: str | None = None
+
+
+# name -> Format. The order is the report order: the article's five, then the formats others register here.
+FORMATS: dict[str, Format] = {
+    "json": Format(serialize_json, parse_json),
+    "jsonl": Format(serialize_jsonl, parse_jsonl),
+    "tsv": Format(serialize_tsv, parse_tsv),
+    "edge_list": Format(serialize_edge_list, parse_edge_list),
+    "dsl": Format(serialize_dsl, parse_dsl),
 }
 
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
@@ -1368,12 +1379,15 @@ def register_template(name: str, text: str) -> None:
     PROMPT_TEMPLATES[name] = text
 
 
-def register_formats(formats: dict[str, tuple[Callable[[Graph], str], Callable[[str], Graph]]]) -> None:
-    """Add formats to FORMATS, after those it holds (the report order): the only way in, and a name taken already is
-    refused, so that one module's format never silently replaces another's."""
+def register_formats(formats: dict[str, Format]) -> None:
+    """Add formats to FORMATS, after those it holds (the report order): the only way in. A name taken already is
+    refused, so that one module's format never silently replaces another's, and so is anything but a Format."""
     taken = sorted(set(formats) & set(FORMATS))
     if taken:
         raise ValueError(f"format(s) {', '.join(taken)} registered twice; each name is one format")
+    loose = sorted(name for name, fmt in formats.items() if not isinstance(fmt, Format))
+    if loose:
+        raise TypeError(f"format(s) {', '.join(loose)}: register a benchmark.Format (serializer, parser, library, no_edge_ids)")
     FORMATS.update(formats)
 
 
@@ -1425,12 +1439,12 @@ def serialized(fmt: str, graph: Graph) -> str:
     is written as backslash and 'n', and NFC would merge the 'n' with the mark into 'ń', changing what the text says.
     Such a text is left as written when its normal form does not read back the same (the round trip then proves the
     text as written), instead of refusing a valid name."""
-    text = FORMATS[fmt][0](graph)
+    text = FORMATS[fmt].serialize(graph)
     if unicodedata.is_normalized(NORMALIZATION, text):
         return text
     normal = unicodedata.normalize(NORMALIZATION, text)
     try:
-        return normal if first_difference(graph, FORMATS[fmt][1](normal)) is None else text
+        return normal if first_difference(graph, FORMATS[fmt].parse(normal)) is None else text
     except BenchmarkError:
         return text
 
@@ -1438,7 +1452,7 @@ def serialized(fmt: str, graph: Graph) -> str:
 def check_roundtrip(fmt: str, graph: Graph, text: str) -> None:
     """Raise unless text, the graph in format fmt, parses back to the same graph."""
     try:
-        difference = first_difference(graph, FORMATS[fmt][1](text))
+        difference = first_difference(graph, FORMATS[fmt].parse(text))
     except BenchmarkError as e:
         difference = f"its own output does not parse ({e})"
     if difference:

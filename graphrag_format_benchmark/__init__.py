@@ -6,7 +6,7 @@ everything the tool does beyond it, one module per concern, in the order data fl
 
     stores         the GraphRAG frameworks' stores read as graphs (GraphRAG parquet, LightRAG GraphML, LlamaIndex JSON)
     inputs         graph files (triples, RDF, GraphML, Neo4j, the frameworks' stores) and prompt templates as users have them
-    formats        the formats beyond the article's five, registered into benchmark.FORMATS
+    formats        the formats beyond the article's five, as benchmark.Format records (join_registries adds them)
     frameworks     the GraphRAG frameworks' own context layouts as formats (graphrag, lightrag, llamaindex, langchain)
     solver         the control solver (article 8.5)
     whole_words    whole words in texts and ids: what the leakage checks, the namer and questions match
@@ -34,4 +34,22 @@ everything the tool does beyond it, one module per concern, in the order data fl
     cli            main(): python -m graphrag_format_benchmark, or python benchmark.py with any flag
 """
 
-from . import formats, frameworks, inputs  # noqa: F401  the peers' and frameworks' formats, the English template join the registries
+from benchmark import FORMATS, PROMPT_TEMPLATES, register_formats, register_template
+
+from .formats import PEER_FORMATS
+from .frameworks import FRAMEWORK_FORMATS
+from .inputs import ENGLISH_TEMPLATE
+
+
+def join_registries() -> None:
+    """The package's formats (the peers', then the frameworks', in the report order) and the English prompt join the
+    script's registries, benchmark.FORMATS and benchmark.PROMPT_TEMPLATES, each through the one function that refuses a
+    name taken already: the one place anything is registered, here, once for the package (a second call does nothing)."""
+    if "en" in PROMPT_TEMPLATES and all(name in FORMATS for name in (*PEER_FORMATS, *FRAMEWORK_FORMATS)):
+        return
+    register_formats(PEER_FORMATS)
+    register_formats(FRAMEWORK_FORMATS)
+    register_template("en", ENGLISH_TEMPLATE)
+
+
+join_registries()

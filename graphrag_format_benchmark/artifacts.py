@@ -18,9 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-from benchmark import BenchmarkError, Staging, display
-
-from .formats import FORMAT_LIBRARIES
+from benchmark import FORMATS, BenchmarkError, Staging, display
 
 LOCK_NAME = ".benchmark.lock"
 
@@ -129,10 +127,10 @@ def format_library_versions(formats: list[str]) -> dict[str, str]:
     """The version of each library a measured format was written and read with: {'toon-format': '1.2.0'}."""
     out = {}
     for fmt in formats:
-        if fmt in FORMAT_LIBRARIES:
+        if FORMATS[fmt].library is not None:
             from importlib.metadata import PackageNotFoundError, version  # only for such a format: it takes 10 ms to import
 
-            package = FORMAT_LIBRARIES[fmt][1]
+            package = FORMATS[fmt].library[1]
             try:
                 out[package] = version(package)
             except PackageNotFoundError:

@@ -2,7 +2,7 @@
 
 In: a benchmark.Graph. Out: its text in json_compact, pipe_table (GraphRAG's context tables), toon, yaml, turtle or
 markdown_kv, and a parser that reads exactly that text back. The peers' formats are written and read with their own
-ecosystem's library (FORMAT_LIBRARIES: toon-format, PyYAML, rdflib), imported only when the format is asked for.
+ecosystem's library (each Format's library: toon-format, PyYAML, rdflib), imported only when the format is asked for.
 Also here: the round-trip proofs that spare a matrix the parsers of Turtle and YAML for another edge order of a text
 already checked (check_roundtrip_once).
 """
@@ -22,6 +22,7 @@ from benchmark import (
     PIPE_ESCAPES,
     BenchmarkError,
     Edge,
+    Format,
     Graph,
     Node,
     check_roundtrip,
@@ -36,7 +37,6 @@ from benchmark import (
     prop_cells,
     prop_columns,
     prop_key,
-    register_formats,
     scalar_text,
     scalar_value,
     split_fields,
@@ -136,7 +136,7 @@ def parse_pipe_table(text: str) -> Graph:
 
 
 # The peers' formats. Each is written and read with its own ecosystem's library where one exists, imported
-# only when the format is asked for (FORMAT_LIBRARIES says which package; make_plan checks it is there).
+# only when the format is asked for (its Format says which package; make_plan checks it is there).
 # Properties are keys of their records, after the record's own.
 def _from_plain(fmt: str, records: object) -> Graph:
     """Graph from {"nodes": [...], "edges": [...]} as a library read it back, checking its exact shape."""
@@ -408,7 +408,6 @@ def parse_markdown_kv(text: str) -> Graph:
     return from_records("markdown_kv", records, flat=True)
 
 
-FORMAT_LIBRARIES = {"toon": ("toon_format", "toon-format"), "yaml": ("yaml", "PyYAML"), "turtle": ("rdflib", "rdflib")}  # format -> (module, package)
 
 
 def turtle_statements(text: str) -> tuple[str, Counter] | None:
@@ -461,12 +460,12 @@ def check_roundtrip_once(fmt: str, graph: Graph, text: str, proven: dict) -> Non
         proven[fmt] = (lines, graph)
 
 
-# The peers' formats join the article's registry, after its five: benchmark.FORMATS, in the report order.
-register_formats({
-    "json_compact": (serialize_json_compact, parse_json_compact),
-    "pipe_table": (serialize_pipe_table, parse_pipe_table),
-    "toon": (serialize_toon, parse_toon),
-    "yaml": (serialize_yaml, parse_yaml),
-    "turtle": (serialize_turtle, parse_turtle),
-    "markdown_kv": (serialize_markdown_kv, parse_markdown_kv),
-})
+# The peers' formats, in the report order after the article's five; the package's face joins them to benchmark.FORMATS.
+PEER_FORMATS = {
+    "json_compact": Format(serialize_json_compact, parse_json_compact),
+    "pipe_table": Format(serialize_pipe_table, parse_pipe_table),
+    "toon": Format(serialize_toon, parse_toon, ("toon_format", "toon-format")),
+    "yaml": Format(serialize_yaml, parse_yaml, ("yaml", "PyYAML")),
+    "turtle": Format(serialize_turtle, parse_turtle, ("rdflib", "rdflib"), "an RDF triple has no id of its own"),
+    "markdown_kv": Format(serialize_markdown_kv, parse_markdown_kv),
+}

@@ -44,6 +44,7 @@ from benchmark import (
     PIPE_ESCAPES,
     BenchmarkError,
     Edge,
+    Format,
     Graph,
     Node,
     format_error,
@@ -52,7 +53,6 @@ from benchmark import (
     lexed_text,
     prop_columns,
     prop_key,
-    register_formats,
     scalar_text,
     scalar_value,
     split_fields,
@@ -804,11 +804,10 @@ def records(graph: Graph) -> int:
     return len(graph.edges) + sum(n.id not in linked for n in graph.nodes)
 
 
-FRAMEWORK_FORMATS = {
-    "graphrag": (serialize_graphrag, parse_graphrag),
-    "lightrag": (serialize_lightrag, parse_lightrag),
-    **{fmt: (llamaindex_serializer(fmt), llamaindex_parser(fmt)) for fmt in LLAMAINDEX_LAYOUTS},
-    "langchain": (serialize_langchain, parse_langchain),
-    "neo4j_graphrag": (serialize_neo4j_graphrag, parse_neo4j_graphrag),
+FRAMEWORK_FORMATS = {  # the frameworks' layouts, after the peers' formats in the report order
+    "graphrag": Format(serialize_graphrag, parse_graphrag),
+    "lightrag": Format(serialize_lightrag, parse_lightrag),
+    **{fmt: Format(llamaindex_serializer(fmt), llamaindex_parser(fmt)) for fmt in LLAMAINDEX_LAYOUTS},
+    "langchain": Format(serialize_langchain, parse_langchain),
+    "neo4j_graphrag": Format(serialize_neo4j_graphrag, parse_neo4j_graphrag),
 }
-register_formats(FRAMEWORK_FORMATS)  # after the peers' formats, in the report order

@@ -46,7 +46,6 @@ from benchmark import (
     read_json,
     read_path,
     read_text,
-    register_template,
     validate_graph,
     warn,
 )
@@ -514,8 +513,8 @@ def read_given_context(value: object, where: str, scope: GraphScope, not_nfc: li
 # -----------------------------------------------------------------------------
 # prompt templates: the article's (ru), its English rendering (en), or a file of the user's
 
-# An English rendering of the article's prompt: the same instruction, answer schema and rules in the same layout,
-# registered beside it in benchmark.PROMPT_TEMPLATES.
+# An English rendering of the article's prompt: the same instruction, answer schema and rules in the same layout; the
+# package's face registers it beside the article's in benchmark.PROMPT_TEMPLATES.
 ENGLISH_TEMPLATE = """You are performing an exact traversal of a directed graph.
 
 Graph format: {format_name}.
@@ -539,7 +538,6 @@ GRAPH
 QUESTION
 {question}
 """
-register_template("en", ENGLISH_TEMPLATE)
 # The answer schema's path line, and what it says with --edge-ids instead.
 PATH_LINES = {"ru": '"path": [индексы рёбер по порядку],', "en": '"path": [edge indices in order, counting the edges from 0 in the order shown],'}
 EDGE_ID_PATH_LINES = {"ru": '"path": [id рёбер по порядку],', "en": '"path": [edge ids in order],'}

@@ -22,7 +22,6 @@ from typing import Callable
 from benchmark import ARTICLE_FORMATS, CONTEXT_WINDOW, DATA, FORMATS, GENERATED_QUESTIONS, OUTPUTS, BenchmarkError, Parser, display, warn
 
 from .encodings import tokenizer_for
-from .formats import FORMAT_LIBRARIES
 from .frameworks import FRAMEWORK_BUDGETS, Budget
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, GateSpec
 from .inputs import GRAPH_FORMATS, GRAPH_ORDERS, load_template
@@ -102,7 +101,7 @@ FLAGS: list[tuple[str | None, str, dict]] = [
              "context read back exactly and measured in every format; results.md says what each format would save on that "
              "traffic (docs/logged-prompts.md)")),
     (None, "--formats", dict(default=",".join(ARTICLE_FORMATS),
-        help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {','.join(FORMATS)})")),
+        help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {{known_formats}})")),
     (None, "--sizes", dict(default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")),
     (None, "--ids", dict(default="original", help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)")),
     (None, "--permutations", dict(type=whole_number, default=1, metavar="K",
@@ -248,6 +247,8 @@ def make_parser(prog: str = "benchmark.py") -> Parser:
     for group, flag, keywords in FLAGS:
         if group not in groups:
             groups[group] = parser.add_argument_group(group)
+        if "{known_formats}" in keywords.get("help", ""):  # the registry as it stands when the parser is made, not at import
+            keywords = {**keywords, "help": keywords["help"].replace("{known_formats}", ",".join(FORMATS))}
         groups[group].add_argument(flag, **keywords)
     return parser
 
@@ -499,10 +500,10 @@ def make_plan(run_config: RunConfig) -> Plan:
     hf = [name.strip() for name in run_config.encoding.split(",") if name.strip().startswith("hf:")]
     encodings = parse_names(run_config.encoding, [*tiktoken.list_encoding_names(), *hf], "--encoding")
     formats = parse_names(run_config.formats, list(FORMATS), "--formats")
-    if run_config.edge_ids and "turtle" in formats:
-        raise BenchmarkError("--edge-ids: format turtle cannot carry edge ids (an RDF triple has no id of its own); leave turtle out of --formats")
     for fmt in formats:
-        module, package = FORMAT_LIBRARIES.get(fmt, (None, None))
+        if run_config.edge_ids and FORMATS[fmt].no_edge_ids:
+            raise BenchmarkError(f"--edge-ids: format {fmt} cannot carry edge ids ({FORMATS[fmt].no_edge_ids}); leave {fmt} out of --formats")
+        module, package = FORMATS[fmt].library or (None, None)
         if module and importlib.util.find_spec(module) is None:
             raise BenchmarkError(f"--formats {fmt} needs the {package} package, which is not installed; run: "
                                  "pip install -r requirements.lock.txt")

@@ -116,7 +116,7 @@ def test_hostile_graph_is_measured_exactly(tmp_path):
     )
     assert (done.returncode, without_read(done.stderr)) == (0, "")
     graph = benchmark.validate_graph(json.loads((tmp_path / "g.json").read_text(encoding="utf-8")), "g.json", benchmark.Problems())
-    for fmt, (_, parse) in benchmark.FORMATS.items():
+    for fmt, (_, parse, *_) in benchmark.FORMATS.items():
         parsed = parse((tmp_path / "out" / f"graph.{fmt}.txt").read_bytes().decode("utf-8"))
         if fmt == "turtle" or fmt in frameworks.LLAMAINDEX_LAYOUTS or fmt == "langchain":  # a set; triplets, records: nodes as first shown
             assert benchmark.first_difference(graph, parsed) is None and (fmt == "turtle" or parsed.edges == graph.edges), fmt

@@ -3,6 +3,7 @@
 import importlib
 import json
 import random
+import re
 import subprocess
 import sys
 import unicodedata
@@ -39,7 +40,7 @@ def same_graph(fmt: str, graph: Graph, parsed: Graph) -> bool:
 
 def read_back(fmt: str, graph: Graph) -> bool:
     """The graph serialized in fmt parses back to the same graph (as a multiset where the format has no order)."""
-    return same_graph(fmt, graph, benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph)))
+    return same_graph(fmt, graph, benchmark.FORMATS[fmt].parse(benchmark.serialize_checked(fmt, graph)))
 
 # Every delimiter any format uses, and the shapes that break naive grammars.
 HOSTILE = [
@@ -149,7 +150,7 @@ def test_any_valid_graph_with_edge_ids_round_trips_exactly(fmt, graph):
 @settings(max_examples=150, deadline=None)
 @given(graph=graphs())
 def test_any_valid_graph_round_trips_exactly(fmt, graph):
-    serialize, parse = benchmark.FORMATS[fmt]
+    serialize, parse = benchmark.FORMATS[fmt][:2]
     if fmt in SETS_OF_TRIPLES and len(set(graph.edges)) < len(graph.edges):
         with pytest.raises(BenchmarkError, match="format turtle cannot carry the edge"):
             serialize(graph)
@@ -221,7 +222,7 @@ def test_escaped_bytes(fmt, graph, expected):
 )
 def test_parsers_refuse_malformed_text(fmt, text, message):
     with pytest.raises(BenchmarkError) as caught:
-        benchmark.FORMATS[fmt][1](text)
+        benchmark.FORMATS[fmt].parse(text)
     assert str(caught.value) == message
 
 
@@ -230,7 +231,7 @@ def test_round_trip_failure_names_format_and_record(monkeypatch):
         graph = benchmark.parse_dsl(text)
         return Graph(graph.nodes, graph.edges[:-1])
 
-    monkeypatch.setitem(benchmark.FORMATS, "dsl", (benchmark.serialize_dsl, drops_last_edge))
+    monkeypatch.setitem(benchmark.FORMATS, "dsl", benchmark.Format(benchmark.serialize_dsl, drops_last_edge))
     graph = Graph((Node("a", "A", "t"),), (Edge("a", "R", "a"), Edge("a", "S", "a")))
     with pytest.raises(BenchmarkError) as caught:
         benchmark.serialize_checked("dsl", graph)
@@ -244,7 +245,7 @@ def test_round_trip_check_survives_python_O():
     # The check must not be an assert: run it under -O with a parser that loses a node.
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); import benchmark as b\n"
-        "b.FORMATS['json'] = (b.serialize_json, lambda t: b.Graph((), ()))\n"
+        "b.FORMATS['json'] = b.Format(b.serialize_json, lambda t: b.Graph((), ()))\n"
         "g = b.Graph((b.Node('a', 'A', 't'),), ())\n"
         "try:\n    b.serialize_checked('json', g)\nexcept b.BenchmarkError as e:\n    print(e)\n"
     )
@@ -269,7 +270,7 @@ def test_hand_written_json_matches_json_dumps(graph):
 def test_empty_graph_in_every_format():
     empty = Graph((), ())
     assert benchmark.serialize_json(empty) == '{\n  "edges": [],\n  "nodes": []\n}'
-    for fmt, (serialize, parse) in benchmark.FORMATS.items():
+    for fmt, (serialize, parse, *_) in benchmark.FORMATS.items():
         assert parse(serialize(empty)) == empty, fmt
 
 
@@ -321,7 +322,7 @@ def graph_with_props(value) -> Graph:
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_property_values_round_trip_with_their_types(fmt, value):
     graph = graph_with_props(value)
-    parsed = benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph))
+    parsed = benchmark.FORMATS[fmt].parse(benchmark.serialize_checked(fmt, graph))
     assert benchmark.first_difference(graph, parsed) is None
     value_back = dict(parsed.node_props[parsed.nodes.index(Node("a", "A", "t"))])["description"]
     assert type(value_back) is type(value) or isinstance(value, float) and isinstance(value_back, (int, float)), (value, value_back)
@@ -339,7 +340,7 @@ def test_a_format_that_turns_a_boolean_into_a_number_fails_the_round_trip(monkey
         graph = benchmark.parse_dsl(text)
         return replace(graph, node_props=tuple(tuple((k, 1 if v is True else v) for k, v in p) for p in graph.node_props))
 
-    monkeypatch.setitem(benchmark.FORMATS, "dsl", (benchmark.serialize_dsl, reads_true_as_one))
+    monkeypatch.setitem(benchmark.FORMATS, "dsl", benchmark.Format(benchmark.serialize_dsl, reads_true_as_one))
     with pytest.raises(BenchmarkError) as caught:
         benchmark.serialize_checked("dsl", graph_with_props(True))
     assert str(caught.value) == (
@@ -388,12 +389,12 @@ def test_any_graph_with_properties_round_trips(fmt, graph, data):
                               edge_props=tuple(data.draw(props) for _ in graph.edges))
     if fmt in SETS_OF_TRIPLES and len(set(graph.edges)) < len(graph.edges):
         return  # refused, see test_duplicate_edges_survive
-    text = benchmark.FORMATS[fmt][0](graph)
+    text = benchmark.FORMATS[fmt].serialize(graph)
     if unicodedata.normalize("NFC", text) != text:
         with pytest.raises(BenchmarkError, match=f"round-trip check failed for format {fmt}"):
             benchmark.serialize_checked(fmt, graph)
     else:
-        parsed = benchmark.FORMATS[fmt][1](benchmark.serialize_checked(fmt, graph))
+        parsed = benchmark.FORMATS[fmt].parse(benchmark.serialize_checked(fmt, graph))
         assert benchmark.first_difference(graph, parsed) is None
 
 
@@ -454,7 +455,7 @@ def test_yaml_joined_is_the_whole_dump_on_any_graph(graph):
 def test_a_permuted_turtle_text_is_proven_from_the_checked_one_and_anything_else_is_parsed(monkeypatch):
     parsed = []
     real_parse = formats.parse_turtle
-    monkeypatch.setitem(benchmark.FORMATS, "turtle", (formats.serialize_turtle, lambda t: parsed.append(t) or real_parse(t)))
+    monkeypatch.setitem(benchmark.FORMATS, "turtle", benchmark.Format(formats.serialize_turtle, lambda t: parsed.append(t) or real_parse(t)))
     nodes = tuple(Node(f"n{i}", f"Node {i}", "t") for i in range(6))
     edges = tuple(Edge(f"n{i}", "R", f"n{(i + 1) % 6}") for i in range(6))
     graph = Graph(nodes, edges)
@@ -487,7 +488,7 @@ def test_a_permuted_turtle_text_with_a_statement_changed_is_parsed_and_fails(mon
 def test_a_permuted_yaml_text_is_proven_from_the_checked_one_unless_an_anchor_could_tie_its_items(monkeypatch):
     parsed = []
     real_parse = formats.parse_yaml
-    monkeypatch.setitem(benchmark.FORMATS, "yaml", (formats.serialize_yaml, lambda t: parsed.append(t) or real_parse(t)))
+    monkeypatch.setitem(benchmark.FORMATS, "yaml", benchmark.Format(formats.serialize_yaml, lambda t: parsed.append(t) or real_parse(t)))
     nodes = tuple(Node(f"n{i}", f"Node {i}\nsecond line" if i == 2 else f"Node {i}", "t") for i in range(5))
     graph = Graph(nodes, tuple(Edge(f"n{i}", "R", f"n{(i + 2) % 5}") for i in range(5)))
     proven: dict = {}
@@ -517,15 +518,43 @@ def test_what_a_permutation_proof_rests_on_holds_for_any_graph(fmt, graph, seed)
     first, second = benchmark.serialized(fmt, graph), benchmark.serialized(fmt, graph.pick(order))
     parts = formats.PERMUTATION_PROOFS[fmt]
     if parts(first) is not None and parts(first) == parts(second):
-        parse = benchmark.FORMATS[fmt][1]
+        parse = benchmark.FORMATS[fmt].parse
         assert benchmark.first_difference(parse(first), parse(second)) is None
 
 
 def test_a_format_name_registered_twice_is_refused_and_the_registry_keeps_its_order():
-    """formats.py and frameworks.py join benchmark.FORMATS through register_formats: a second format of a taken name
-    would have replaced the first without a word."""
+    """The package's face joins the peers' and frameworks' Format records to benchmark.FORMATS through register_formats:
+    a second format of a taken name would have replaced the first without a word, and a bare pair carries no library."""
     with pytest.raises(ValueError, match=r"format\(s\) json, lightrag registered twice; each name is one format"):
         benchmark.register_formats({"lightrag": benchmark.FORMATS["lightrag"], "json": benchmark.FORMATS["json"]})
     assert list(benchmark.FORMATS)[:5] == list(benchmark.ARTICLE_FORMATS) and list(benchmark.FORMATS)[-1] == "neo4j_graphrag"
     with pytest.raises(ValueError, match=r"prompt template 'en' registered twice; each name is one template"):
         benchmark.register_template("en", "anything")
+    with pytest.raises(TypeError, match=r"^format\(s\) mine: register a benchmark.Format \(serializer, parser, library, no_edge_ids\)$"):
+        benchmark.register_formats({"mine": (benchmark.serialize_json, benchmark.parse_json)})
+    assert "mine" not in benchmark.FORMATS
+
+
+def test_only_the_packages_face_registers_and_each_module_holds_its_formats_as_records():
+    """No module joins a registry by being imported: formats.py, frameworks.py and inputs.py hold data, and
+    graphrag_format_benchmark/__init__.py registers it, in one place, once (a second call changes nothing)."""
+    import graphrag_format_benchmark
+    from graphrag_format_benchmark import frameworks
+
+    package = ROOT / "graphrag_format_benchmark"
+    callers = sorted(str(f.relative_to(package)) for f in package.rglob("*.py")
+                     if re.search(r"\bregister_(formats|template)\(", f.read_text(encoding="utf-8")))
+    assert callers == ["__init__.py"]
+    records = {**formats.PEER_FORMATS, **frameworks.FRAMEWORK_FORMATS}
+    assert all(isinstance(f, benchmark.Format) and benchmark.FORMATS[name] is f for name, f in records.items())
+    assert {name: f.library[1] for name, f in benchmark.FORMATS.items() if f.library} == {
+        "toon": "toon-format", "yaml": "PyYAML", "turtle": "rdflib"}
+    before = list(benchmark.FORMATS)
+    graphrag_format_benchmark.join_registries()
+    assert list(benchmark.FORMATS) == before
+
+
+def test_a_format_that_cannot_carry_edge_ids_is_refused_with_edge_ids_by_its_own_reason(tmp_path, capsys):
+    assert benchmark.main(["--edge-ids", "--formats", "json,turtle", "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == ("error: --edge-ids: format turtle cannot carry edge ids (an RDF triple has no id of its "
+                                       "own); leave turtle out of --formats\n")

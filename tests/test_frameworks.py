@@ -36,7 +36,7 @@ def test_graphrag_ranks_relationships_by_combined_degree_and_keeps_their_ids():
     graph = Graph(tuple(Node(v, v, "entity") for v in "abcd"), (Edge("a", "x", "b"), Edge("c", "y", "d"), Edge("b", "z", "c")))
     rows = benchmark.serialize_checked("graphrag", graph).partition("-----Relationships-----\n")[2].split("\n")
     assert rows == ["id|source|target|description", "2|b|c|z", "0|a|b|x", "1|c|d|y"]  # one led out at a time: no links
-    assert benchmark.FORMATS["graphrag"][1](benchmark.serialize_checked("graphrag", graph)) == graph  # back in the graph's order
+    assert benchmark.FORMATS["graphrag"].parse(benchmark.serialize_checked("graphrag", graph)) == graph  # back in the graph's order
 
 
 # As graphrag 3.3.0's LocalSearchMixedContext._build_local_context printed these graphs' relationship tables (each node
@@ -106,7 +106,7 @@ def test_a_relation_with_no_description_is_shown_as_the_framework_shows_none(fmt
     graph = Graph((Node("a", "a", "entity"), Node("b", "b", "entity")), (Edge("a", relation, "b"),))
     text = benchmark.serialize_checked(fmt, graph)
     assert cell in text.split("\n")
-    assert benchmark.FORMATS[fmt][1](text) == graph
+    assert benchmark.FORMATS[fmt].parse(text) == graph
 
 
 @pytest.mark.parametrize("fmt, props, message", [
@@ -134,7 +134,7 @@ def test_a_property_named_like_a_field_of_the_layout_is_refused(fmt, props, mess
 ])
 def test_a_broken_framework_text_names_its_line(fmt, text, message):
     with pytest.raises(BenchmarkError) as error:
-        benchmark.FORMATS[fmt][1](text)
+        benchmark.FORMATS[fmt].parse(text)
     assert str(error.value) == message
 
 
@@ -169,7 +169,7 @@ def test_llamaindex_escapes_only_what_would_break_its_arrows_and_properties():
                   (Edge("a -> b", "x\\y", "c (d)"), Edge("c (d)", "R", "e ({f})")), (), (), ((("note", "p -> q"),), ()))
     text = benchmark.serialize_checked("llamaindex", graph)
     assert text.split("\n\n") == ["a \\-> b -> x\\\\y ({'note': 'p \\-> q'}) -> c (d)", "c (d) -> R -> e \\({f})"]
-    assert benchmark.FORMATS["llamaindex"][1](text) == graph
+    assert benchmark.FORMATS["llamaindex"].parse(text) == graph
 
 
 def test_langchain_is_the_cypher_records_as_python_prints_them_into_the_prompt():

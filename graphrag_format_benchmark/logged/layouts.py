@@ -546,8 +546,8 @@ def read_span(span: Span, text: str) -> Span:
     if span.layout.startswith("own:"):
         fmt = span.layout[4:]
         try:
-            graph = FORMATS[fmt][1](piece)
-            again = FORMATS[fmt][0](graph)
+            graph = FORMATS[fmt].parse(piece)
+            again = FORMATS[fmt].serialize(graph)
         except BenchmarkError as e:
             raise LayoutError(str(e)) from None
         state = fmt
