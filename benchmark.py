@@ -68,12 +68,12 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, NamedTuple, NoReturn, Protocol
+from typing import Any, Callable, Final, Iterable, Iterator, NamedTuple, NoReturn, Protocol, cast
 
 try:
     import tiktoken
 except ImportError:  # main() says how to install it, instead of a traceback
-    tiktoken = None
+    tiktoken = None  # type: ignore[assignment]
 
 
 # -----------------------------------------------------------------------------
@@ -88,7 +88,7 @@ DATA = ROOT / PACKAGE / "data" if INSTALLED else ROOT / "data"
 OUTPUTS = Path("outputs") if INSTALLED else ROOT / "outputs"
 TIKTOKEN_DIR = DATA / "tiktoken"  # shipped BPE files, named as tiktoken's cache names them
 MANIFEST_SCHEMA_VERSION = 1
-NORMALIZATION = "NFC"
+NORMALIZATION: Final = "NFC"
 ABSTAIN = "INSUFFICIENT_DATA"  # the abstention label; every prompt names it, so it leaks nothing
 
 PROMPT_SCOPE = (
@@ -151,7 +151,7 @@ class Edge(NamedTuple):
 # A record's properties: (key, value) pairs sorted by key, each value a str, int, float or bool (a date is its
 # ISO string): (("description", "A city on the Volga"), ("founded", 1005)). Ordered pairs, not a dict, so that
 # a record with its properties stays hashable and comparable.
-Props = tuple
+Props = tuple[tuple[str, Any], ...]
 
 
 @dataclass(frozen=True)
@@ -348,7 +348,7 @@ def grouped_problems(lines: list[str]) -> list[str]:
     groups: dict[str, list[tuple[str, re.Match | None]]] = {}
     for line in lines:
         groups.setdefault(_POSITION.sub("#", line), []).append((line, _POSITION.search(line)))
-    out = []
+    out: list[str] = []
     for members in groups.values():
         line, first = members[0]
         if len(members) < GROUPED_FROM or first is None:
@@ -491,8 +491,9 @@ def _sound_graph(data: dict, src: str) -> Graph | None:
     if (not unicodedata.is_normalized(NORMALIZATION, text) or len(ids) != len(nodes)
             or not ids.issuperset(map(operator.attrgetter("source"), edges)) or not ids.issuperset(map(operator.attrgetter("target"), edges))):
         return None
-    node_props = edge_props = ()
-    nulls = []
+    node_props: tuple[Props, ...] = ()
+    edge_props: tuple[Props, ...] = ()
+    nulls: list[str] = []
     try:
         if node_extra:
             node_props = tuple(read_props(item, NODE_FIELDS, "", None, nulls) for item in node_items)
@@ -506,7 +507,9 @@ def _sound_graph(data: dict, src: str) -> Graph | None:
 
 def _checked_graph(data: dict, src: str, problems: Problems) -> Graph:
     """validate_graph record by record: each problem named, bad records left out."""
-    nodes, node_props, first_index = [], [], {}  # node id -> index of the node that defines it
+    nodes: list[Node] = []
+    node_props: list[Props] = []
+    first_index: dict[str, int] = {}  # node id -> index of the node that defines it
     nulls: list[str] = []
     for i, item in enumerate(data["nodes"]):
         where = f"{src}: nodes[{i}]"
@@ -655,7 +658,8 @@ def validate_questions(data: object, src: str, scope: GraphScope, problems: Prob
         raise BenchmarkError(f"{src}: expected a JSON list of questions")
     if not data:
         problems.add(f"{src}: the list of questions is empty; add at least one, or draw them with --generate-questions N")
-    questions, seen = [], {}
+    questions: list[Question] = []
+    seen: dict[str, int] = {}
     for i, item in enumerate(data):
         where = f"{src}: questions[{i}]"
         key = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"questions[{i}]"
@@ -822,7 +826,7 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
     draws the questions from the graph (checked the same way) instead of reading them; reorder(graph) -> (graph,
     old edge index -> new) shows another order, which paths and contexts follow; read_context reads contexts."""
     own = problems is None
-    problems = Problems() if own else problems
+    problems = Problems() if problems is None else problems
     graph_data, graph_raw, graph_format = (read_graph or read_graph_json)(graph_path)
     if generate is None:
         questions_data, questions_raw = read_json(questions_path, "--questions")
@@ -836,6 +840,7 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
             raise InputProblems([m for _, m in problems.lines], "")
         questions_data, generated = generate(graph, display(graph_path))
         questions_raw, questions_path = json_bytes(questions_data), Path(GENERATED_QUESTIONS)
+    graph_data = cast(dict, graph_data)  # a graph's records: validate_graph has refused anything else
     n_edges = len(graph_data["edges"])  # of the file: a broken edge does not move the others' indices
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
     scope = GraphScope(n_edges, named, edge_names(graph_data, display(graph_path), problems))
@@ -887,10 +892,11 @@ def scalar_text(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return json.dumps(value)
-    if (not value or value != value.strip() or value[0] == '"' or value in ("true", "false", "null")
-            or JSON_NUMBER.fullmatch(value)):
-        return json.dumps(value, ensure_ascii=False)
-    return value
+    text = cast(str, value)  # the one kind left
+    if (not text or text != text.strip() or text[0] == '"' or text in ("true", "false", "null")
+            or JSON_NUMBER.fullmatch(text)):
+        return json.dumps(text, ensure_ascii=False)
+    return text
 
 
 def scalar_value(fmt: str, line_no: int, text: str) -> object:
@@ -969,7 +975,8 @@ def from_records(fmt: str, records: object, flat: bool = False) -> Graph:
         props = () if good else tuple(_record_props(fmt, key, i, item, fields, flat) for i, item in enumerate(items))
         parts.append((tuple(map(functools.partial(tuple.__new__, cls), map(operator.itemgetter(*cls._fields), items))), props))
     (nodes, node_props), (edge_list, edge_props) = parts
-    return Graph(nodes, edge_list, tuple(item["id"] for item in edges) if with_ids else (), node_props, edge_props)
+    return Graph(cast(tuple[Node, ...], nodes), cast(tuple[Edge, ...], edge_list), tuple(item["id"] for item in edges) if with_ids else (),
+                 node_props, edge_props)
 
 
 def _record_props(fmt: str, key: str, i: int, item: object, fields: set[str], flat: bool) -> Props:
@@ -1073,7 +1080,11 @@ def parse_jsonl(text: str) -> Graph:
 
 def _parse_jsonl_lines(text: str) -> Graph:
     """parse_jsonl line by line: a graph with edge ids or properties, or the line that is wrong."""
-    nodes, edges, ids, node_props, edge_props = [], [], [], [], []
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    ids: list[str] = []
+    node_props: list[Props] = []
+    edge_props: list[Props] = []
     for line_no, line in enumerate(text.split("\n"), 1):
         if not line:
             continue
@@ -1138,11 +1149,15 @@ def serialize_tsv(graph: Graph) -> str:
 
 
 def parse_tsv(text: str) -> Graph:
-    nodes, edges, ids, node_props, edge_props = [], [], [], [], []
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    ids: list[str] = []
+    node_props: list[Props] = []
+    edge_props: list[Props] = []
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", strict=True)
     limit = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))  # a long name is a value, not an attack: the text is ours
     try:
-        header = tuple(next(reader, None) or ())
+        header = tuple(next(reader, []))
         fixed = TSV_ID_HEADER if header[:5] == TSV_ID_HEADER else TSV_HEADER
         if header[: len(fixed)] != fixed:
             raise format_error("tsv", 1, f"expected the header {TSV_HEADER_LINE!r}")
@@ -1154,7 +1169,10 @@ def parse_tsv(text: str) -> Graph:
             if len(row) != width or row[0] not in ("node", "edge") or (len(fixed) == 5 and row[0] == "node" and row[4]):
                 raise format_error("tsv", reader.line_num, f"expected {width} tab-separated fields starting with node or edge")
             is_node = row[0] == "node"
-            (nodes if is_node else edges).append((Node if is_node else Edge)(*row[1:4]))
+            if is_node:
+                nodes.append(Node(*row[1:4]))
+            else:
+                edges.append(Edge(*row[1:4]))
             if len(fixed) == 5 and not is_node:
                 ids.append(row[4])
             cells = row[len(fixed):]
@@ -1202,7 +1220,7 @@ def split_fields(fmt: str, line_no: int, line: str, count: int, more: bool = Fal
     if "\\" not in line:  # the common case needs no lexer
         fields = line.split("|")
     else:
-        fields, current = [], []
+        fields, current = [], cast(list[tuple[str, bool]], [])
         for c, literal in lex(fmt, line_no, line):
             if c == "|" and not literal:
                 fields.append(lexed_text(current))
@@ -1255,7 +1273,7 @@ def serialize_edge_list(graph: Graph) -> str:
 
 def _parse_arrow(line_no: int, line: str) -> tuple[Edge, Props]:
     if "\\" not in line:  # no escapes: the first " -" and the next "-> " are the arrow
-        chars, raw = None, line
+        chars, raw = None, line  # type: list[tuple[str, bool]] | None, str | list[str | None]
         dash = line.find(" -") + 1 or None
         head = line.find("-> ", dash + 1) if dash else -1
     else:
@@ -1270,7 +1288,8 @@ def _parse_arrow(line_no: int, line: str) -> tuple[Edge, Props]:
     if chars is None:
         target, *pairs = line[head + 3 :].split("|")
         return Edge(line[: dash - 1], line[dash + 1 : head], target), _read_pairs("edge_list", line_no, pairs)
-    fields, current = [], []
+    fields: list[str] = []
+    current: list[tuple[str, bool]] = []
     for c, literal in chars[head + 3 :]:
         if c == "|" and not literal:
             fields.append(lexed_text(current))
@@ -1282,7 +1301,13 @@ def _parse_arrow(line_no: int, line: str) -> tuple[Edge, Props]:
 
 
 def parse_edge_list(text: str) -> Graph:
-    nodes, edges, ids, node_props, edge_props, section, with_ids = [], [], [], [], [], None, False
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    ids: list[str] = []
+    node_props: list[Props] = []
+    edge_props: list[Props] = []
+    section: str | None = None
+    with_ids = False
     for line_no, line in enumerate(text.split("\n"), 1):
         if line in ("NODES", "EDGES"):
             section = line
@@ -1578,7 +1603,7 @@ def shipped_encoding(name: str, bpe: bytes) -> tiktoken.Encoding:
     with _SHIPPED_LOCK:
         if name not in _SHIPPED:
             tiktoken.list_encoding_names()  # finds the constructors
-            constructor = tiktoken.registry.ENCODING_CONSTRUCTORS[name]
+            constructor = (tiktoken.registry.ENCODING_CONSTRUCTORS or {})[name]
             ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in bpe.splitlines() if line)}
             scope = dict(constructor.__globals__, load_tiktoken_bpe=lambda *_, **__: dict(ranks))
             for key, value in list(scope.items()):  # o200k_harmony calls o200k_base: every function of the module, rebound
@@ -1596,7 +1621,7 @@ def load_tokenizer(name: str) -> Tokenizer:
     user_dir = os.environ.get("TIKTOKEN_CACHE_DIR")
     key = bpe_cache_name(url) if url else None
     shipped = TIKTOKEN_DIR / key if key else None
-    if shipped and shipped.is_file() and not (user_dir and (Path(user_dir) / key).is_file()):
+    if key and shipped and shipped.is_file() and not (user_dir and (Path(user_dir) / key).is_file()):
         data = shipped.read_bytes()
         actual = sha256_hex(data)
         if actual != sha:
@@ -1696,7 +1721,8 @@ class FormattedGraph:
         data = text.encode("utf-8")
         self.sha, self.bytes = sha or sha256_hex(data), len(data)
         parts = template.around(fmt)
-        self.before = self.head = self.middle = self.end = None
+        self.before: str | None = None  # None: the template puts the graph nowhere a question follows it
+        self.head = self.middle = self.end = ""
         if parts:
             self.head, self.middle, self.end = parts
             self.before = self.head + text + self.middle  # shared by every prompt of this text
@@ -1862,7 +1888,7 @@ class Staging:
     that memory never holds them all; publish() moves them into place, discard() removes them."""
 
     def __init__(self, out_dir: Path) -> None:
-        self.out_dir, self.folder = out_dir, None
+        self.out_dir, self.folder = out_dir, cast("Path | None", None)
         self.made_out_dir = not out_dir.exists()
         self.sha: dict[str, str] = {}  # name -> SHA-256, in the order written
 
@@ -1886,7 +1912,7 @@ class Staging:
                               "folder, and run the same command again (a model run's log is kept), or choose another folder with --out")
 
     def read(self, name: str) -> bytes:
-        return (self.folder / name).read_bytes()
+        return self.staged(name).read_bytes()
 
     def discard(self) -> None:
         """Remove every staged file, and the output folder if this run made it and it is empty."""
@@ -1912,10 +1938,10 @@ def publish(staging: Staging, manifest: dict, release: Callable[[], None] | None
         (out_dir / MANIFEST).unlink(missing_ok=True)
         for name in staging.sha:
             if name != MANIFEST:
-                os.replace(staging.folder / name, out_dir / name)
+                os.replace(staging.staged(name), out_dir / name)
         for name in stale:
             (out_dir / name).unlink(missing_ok=True)
-        os.replace(staging.folder / MANIFEST, out_dir / MANIFEST)
+        os.replace(staging.staged(MANIFEST), out_dir / MANIFEST)
     except OSError as e:
         raise BenchmarkError(f"{display(out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
     finally:

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 from benchmark import FORMATS, BenchmarkError, Staging, display
 
@@ -29,7 +29,8 @@ class OutLock:
     still writing its pid, for a dead one. The file says who holds it, for the message a second run prints."""
 
     def __init__(self, out_dir: Path) -> None:
-        self.path, self.held, self.file = out_dir / LOCK_NAME, False, None
+        self.path, self.held = out_dir / LOCK_NAME, False
+        self.file: BinaryIO | None = None
 
     def acquire(self) -> None:
         import fcntl
@@ -65,7 +66,7 @@ class OutLock:
             shutil.rmtree(leftover, ignore_errors=True)
 
     def release(self) -> None:
-        if self.held:
+        if self.held and self.file is not None:
             self.path.unlink(missing_ok=True)  # while still locked: a run that opened it meanwhile sees it gone and retries
             self.file.close()
             self.held, self.file = False, None
@@ -107,11 +108,11 @@ class Outputs(Staging):
 
 
 @contextmanager
-def held_outputs(out_dir: Path, staging_class: type[Staging] | None = None) -> Iterator[tuple[Staging, OutLock]]:
+def held_outputs(out_dir: Path) -> Iterator[tuple[Outputs, OutLock]]:
     """One run's outputs: the folder held (OutLock) and its files staged until benchmark.publish(staging, manifest,
     lock.release) moves them into place; on any failure (Ctrl-C included) the lock is let go and every staged file
     removed, so the previous run's outputs stand as they were."""
-    staging, lock = (staging_class or Outputs)(out_dir), OutLock(out_dir)
+    staging, lock = Outputs(out_dir), OutLock(out_dir)
     try:
         lock.acquire()
         yield staging, lock
@@ -127,10 +128,11 @@ def format_library_versions(formats: list[str]) -> dict[str, str]:
     """The version of each library a measured format was written and read with: {'toon-format': '1.2.0'}."""
     out = {}
     for fmt in formats:
-        if FORMATS[fmt].library is not None:
+        library = FORMATS[fmt].library
+        if library is not None:
             from importlib.metadata import PackageNotFoundError, version  # only for such a format: it takes 10 ms to import
 
-            package = FORMATS[fmt].library[1]
+            package = library[1]
             try:
                 out[package] = version(package)
             except PackageNotFoundError:

@@ -15,7 +15,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Iterator, Sequence
 
 from benchmark import (
     ROOT,
@@ -89,7 +89,7 @@ def model_configs(base: RunConfig, models: list[tuple[str, list[str]]]) -> list[
     return out
 
 
-def vars_of(config: RunConfig) -> dict:
+def vars_of(config: RunConfig) -> dict[str, Any]:
     """A RunConfig's flag values, by argparse's names (a tuple a list again)."""
     return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items() if k not in ("argv", "given")}
 
@@ -110,13 +110,13 @@ def _without(argv: Sequence[str], flags: tuple[str, ...]) -> list[str]:
     return kept
 
 
-def run_models(run_config: RunConfig) -> tuple[str, str | None]:
+def run_models(run_config: RunConfig, models_file: Path) -> tuple[str, str | None]:
     """--models: each model's run into --out/NAME (the same command's other flags; each resumes from its own log),
     one after another, a model that fails not stopping the others; then --compare of those with results."""
     given = run_config.named("--model", "--base-url")
     if given:
         raise BenchmarkError(f"--models names each model and its base_url in its file: leave out {' and '.join(given)}")
-    models = model_configs(run_config, read_models(run_config.models))
+    models = model_configs(run_config, read_models(models_file))
     stdout, failed = [], []
     for k, (name, config) in enumerate(models, 1):
         print(f"model {k}/{len(models)}: {name} into {display(config.out)}", file=sys.stderr, flush=True)
@@ -147,7 +147,7 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextmanager
-def stops_like_ctrl_c():
+def stops_like_ctrl_c() -> Iterator[None]:
     """SIGTERM and SIGHUP raise Terminated in the main thread while the run works; the previous handlers come back after."""
     import signal
 
@@ -172,7 +172,7 @@ def run_command(run_config: RunConfig) -> tuple[str, str | None]:
 
         return run_compare(run_config), None
     if run_config.models is not None:
-        return run_models(run_config)
+        return run_models(run_config, run_config.models)
     if run_config.from_prompts is not None:
         from .logged.run import run_logged  # only here: a run over logged prompts reads no graph
 

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
-from benchmark import MANIFEST_SCHEMA_VERSION, BenchmarkError, Staging, display, git_state, json_bytes, publish
+from benchmark import MANIFEST_SCHEMA_VERSION, BenchmarkError, display, git_state, json_bytes, publish
 
 from .artifacts import held_outputs
 from .charts import comparison_svg
@@ -63,7 +63,7 @@ def read_runs(folders: list[Path]) -> list[Run]:
     runs = []
     for folder, results, cells in loaded:
         encodings = (results.get("run") or {}).get("encodings") or []
-        encoding = encodings[0] if encodings else next((c.get("encoding") for c in cells), "")
+        encoding = str(encodings[0] if encodings else next((c.get("encoding") for c in cells), ""))
         model = str(results["model"].get("model"))
         mine = {tuple(c.get(k) for k in COMPARE_KEY): c for c in cells if isinstance(c, dict) and c.get("encoding") == encoding}
         runs.append(Run(folder, model if names[model] == 1 else f"{model} ({folder.name})", results, mine, encoding))
@@ -94,9 +94,10 @@ def compare_runs(folders: list[Path]) -> dict:
     baseline_of = {}
     for run in runs:
         cells = [{"diagnosis": None, "json_as_asked": None, **run.cells[k]} for k in sorted(shared, key=_compare_order)]  # older runs had neither
-        prices = tuple((run.results.get("prices_per_million") or {}).get(k) for k in ("input", "output", "cached_input"))
+        given = run.results.get("prices_per_million") or {}
+        prices = (given.get("input"), given.get("output"), given.get("cached_input"))
         table = aggregate(cells, prices)
-        spec = next(iter(run.results.get("verdicts") or []), {})
+        spec: dict = next(iter(run.results.get("verdicts") or []), {})
         baseline = spec.get("baseline") or table[0]["format"]
         baseline_of[run.label] = baseline
         tolerance, abstention = spec.get("tolerance", DEFAULT_TOLERANCE), spec.get("abstention_tolerance", DEFAULT_ABSTENTION_TOLERANCE)
@@ -215,13 +216,14 @@ def run_compare(run_config: RunConfig) -> str:
     given = [flag for flag, value in (("--model", run_config.model), ("--score", run_config.score), ("--export-batch", run_config.export_batch)) if value]
     if given:
         raise BenchmarkError(f"--compare reads finished runs: leave out {', '.join(given)}")
-    if len(run_config.compare) < 2:
+    folders = run_config.compare or ()
+    if len(folders) < 2:
         raise BenchmarkError("--compare needs two runs or more (their --out folders)")
     check_out_folder(run_config.out)
-    if any(run_config.out.resolve() == folder.resolve() for folder in run_config.compare):
+    if any(run_config.out.resolve() == folder.resolve() for folder in folders):
         raise BenchmarkError(f"--out {display(run_config.out)} is one of the compared runs: its files would be replaced; name another folder")
-    comparison = compare_runs(list(run_config.compare))
-    with held_outputs(run_config.out, Staging) as (staging, lock):
+    comparison = compare_runs(list(folders))
+    with held_outputs(run_config.out) as (staging, lock):
         staging.add("comparison.json", json_bytes(comparison))
         staging.add("comparison.md", comparison_markdown(comparison).encode("utf-8"))
         svg = comparison_svg(comparison)

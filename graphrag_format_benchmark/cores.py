@@ -13,10 +13,10 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, TypeVar, cast
 
 T = TypeVar("T")
-_FORKED: tuple = ()  # what the forked process runs: set just before the fork, inherited, never pickled
+_FORKED: tuple[Any, ...] = ()  # what the forked process runs: set just before the fork, inherited, never pickled
 
 
 def two_cores() -> bool:
@@ -32,7 +32,7 @@ def forked(fn: Callable[..., T], *args: object, fork: bool = True) -> Iterator[C
     however it ends. One at a time."""
     global _FORKED
     if not fork or not two_cores():
-        done: list = []
+        done: list[T] = []
 
         def here() -> T:
             if not done:
@@ -46,11 +46,12 @@ def forked(fn: Callable[..., T], *args: object, fork: bool = True) -> Iterator[C
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
             later = pool.submit(_run_forked)  # the fork happens here, so _FORKED is what it inherits
             _FORKED = ()
-            yield later.result
+            yield lambda: cast(T, later.result())
     finally:
         _FORKED = ()
 
 
 def _run_forked() -> object:
     fn, args = _FORKED
-    return fn(*args)
+    result: object = fn(*args)
+    return result

@@ -56,7 +56,7 @@ class Paired(NamedTuple):
         for pairs in self.runs.values():
             for pair in pairs:
                 counts[PAIRED_OUTCOMES[pair]] += 1 / len(pairs)
-        return tuple(counts)
+        return counts[0], counts[1], counts[2], counts[3]
 
     def differences(self) -> list[float]:
         return [math.fsum(f - b for f, b in pairs) / len(pairs) for pairs in self.runs.values()]
@@ -64,7 +64,8 @@ class Paired(NamedTuple):
     def bounds(self, alpha: float) -> tuple[float, float, float]:
         """(difference, lower, upper), each bound one-sided at 1 - alpha."""
         if self.binary:
-            return newcombe_cc(*map(round, self.table()), statistics.NormalDist().inv_cdf(1 - alpha))
+            both, only_format, only_baseline, neither = map(round, self.table())
+            return newcombe_cc(both, only_format, only_baseline, neither, statistics.NormalDist().inv_cdf(1 - alpha))
         return guarded_t(self.differences(), alpha, -1.0, 1.0)
 
     @property

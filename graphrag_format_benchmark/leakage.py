@@ -89,17 +89,18 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tupl
         f"no node id adds a marker word ({', '.join(LEAKY_ID_WORDS)}) that its node's name does not have: 'gold_1' for "
         "'Paris' would, 'Gold' for 'Gold' does not",
     )
-    always_first = []
+    always_first: list[tuple[str | None, str]] = []
     for name, contexts in graphs:  # over every context of a variant: one question's own context is always "first" by chance
         led = firsts = 0
         for c in contexts:
-            first, types = {}, {n.id: n.type for n in c.graph.nodes}
+            first: dict[str, str] = {}
+            types = {n.id: n.type for n in c.graph.nodes}
             for n in c.graph.nodes:
                 first.setdefault(n.type, n.id)
             for q in c.questions:
                 if q.answer_ids:
                     led += 1
-                    firsts += any(first.get(types.get(a)) == a for a in q.answer_ids)
+                    firsts += any((t := types.get(a)) is not None and first.get(t) == a for a in q.answer_ids)
         if led and firsts == led and (len(contexts) == 1 or led > 1):
             always_first.append((None, name))
     check(

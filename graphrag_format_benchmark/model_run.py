@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .runner.config import ModelConfig
 
 
-def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool, planned: list[str] = ()) -> None:
+def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool, planned: list[str] | tuple[()] = ()) -> None:
     """--export-batch writes only where nothing of value is: never over an input or a file of the output folder (the
     run's own outputs included), and over an earlier export (the file or its numbered parts) only with
     --overwrite-batch, and only over files that are batch request files."""
@@ -173,7 +173,7 @@ def versions_differ(headers: list[dict], measured: Measurement) -> str:
     if not headers:
         return "the log has no header line to say how it was made; score it with the version and flags that wrote it"
     header = headers[-1]
-    git = header.get("git") if isinstance(header.get("git"), dict) else {}
+    git: dict = header["git"] if isinstance(header.get("git"), dict) else {}
     there = f"{header.get('tool_version') or 'an earlier version (its header names none)'}" + (
         f", git {str(git['commit'])[:12]}" if git.get("commit") else "")
     here_git = git_state().get("commit")

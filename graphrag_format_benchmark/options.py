@@ -17,7 +17,7 @@ import stat
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from benchmark import ARTICLE_FORMATS, CONTEXT_WINDOW, DATA, FORMATS, GENERATED_QUESTIONS, OUTPUTS, BenchmarkError, Parser, display, warn
 
@@ -81,7 +81,7 @@ def _out_folder(value: str) -> Path | None:
 DEFAULT_OUT = OUTPUTS  # outputs/ beside benchmark.py in a checkout; installed, the working folder's (benchmark.INSTALLED)
 
 # Every flag in --help's order: (group, flag, argparse's keywords), group None being the main one.
-FLAGS: list[tuple[str | None, str, dict]] = [
+FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
     (None, "--encoding", dict(default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)")),
     (None, "--graph", dict(type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")),
     (None, "--graph-format", dict(choices=list(GRAPH_FORMATS),
@@ -243,7 +243,7 @@ def make_parser(prog: str = "benchmark.py") -> Parser:
                "2 bad input or flags, or an endpoint that cannot serve the run (no server at --base-url, key rejected, "
                "model unknown), found before anything is written; 130 interrupted",
     )
-    groups: dict = {None: parser}  # group name -> where its flags go
+    groups: dict[str | None, Any] = {None: parser}  # group name -> where its flags go
     for group, flag, keywords in FLAGS:
         if group not in groups:
             groups[group] = parser.add_argument_group(group)
@@ -332,7 +332,7 @@ class RunConfig:
 
 def read_config(args: argparse.Namespace, argv: list[str] | tuple[str, ...]) -> RunConfig:
     """The namespace of make_parser().parse_args(argv) as a RunConfig."""
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(args).items()}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(args).items()}
     known = {flag for _, flag, _ in FLAGS}
     given = frozenset(flag for flag in (a.split("=", 1)[0] for a in argv if a.startswith("--")) if flag in known)
     return RunConfig(**values, argv=tuple(argv), given=given)

@@ -236,7 +236,8 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
         with held_outputs(run_config.out) as (staging, lock):
             measured, hints, stdout = measured_sizes(run_config, plan, inputs, variants, counts, record, staging)
             config = manifest_config(run_config, plan, inputs, measured)
-            extra, failure = {}, None
+            extra: dict = {}
+            failure = None
             if model is not None:
                 stdout, extra, failure = model_run.model_outputs(run_config, model, measured, plan, staging, config, gate_spec, hints,
                                                                  record, stdout)

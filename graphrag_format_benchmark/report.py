@@ -12,7 +12,7 @@ import itertools
 import json
 import re
 import statistics
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from benchmark import serialized
 
@@ -62,7 +62,7 @@ def token_chars(tokenizer: Tokenizer, ids: list[int]) -> dict[int, int]:
     """Token id -> the characters it starts (its bytes less UTF-8 continuation bytes), for these ids (each decoded once
     per tokenizer, not the whole vocabulary): a token's share of a text is the same wherever it stands."""
     table = _TOKEN_CHARS.setdefault(tokenizer.name, {})
-    decode = tokenizer.encoding.decode_single_token_bytes
+    decode = cast(Any, tokenizer.encoding).decode_single_token_bytes  # tiktoken's: token_ends reads HF tokenizers' offsets
     for i in set(ids).difference(table):
         table[i] = len(decode(i).translate(None, UTF8_CONTINUATION))
     return table
@@ -203,7 +203,7 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
     """Per question, each format's prompt as head + graph + middle + question + end (graphs stored once each), the first
     encoding's token count, and the ids of distractor nodes (on no node of the input graph)."""
     encoding = measured.rows[0]["encoding"]
-    graphs: dict[str, str] = {}
+    graphs: dict[str, str | dict] = {}
     questions: dict[str, dict] = {}
     heads: dict[str, list[str]] = {}
     base = measured.variants[0]

@@ -137,7 +137,7 @@ def hop_metrics(cells: list[dict], buckets: tuple[str, ...]) -> dict[str, dict]:
             for bucket in HOP_BUCKETS if bucket in hops}
 
 
-def aggregate(scored: list[dict], prices: tuple[float | None, float | None]) -> list[dict]:
+def aggregate(scored: list[dict], prices: tuple[float | None, ...]) -> list[dict]:
     """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
     permutations and repeats, tokens per correct path, usage and cost."""
     groups: dict[tuple, list[dict]] = {}
@@ -295,7 +295,7 @@ def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
     for bucket in HOP_BUCKETS:
         parts = [e["by_hops"][bucket] for e in entries if bucket in e["by_hops"]]
         if parts:
-            total = Counter()
+            total: Counter[str] = Counter()
             for part in parts:
                 total.update(part["diagnoses"])
             lines.append(f"| {bucket} | {sum(p['n'] for p in parts)} | " + " | ".join(str(total[n]) if total[n] else "" for n in names) + " |")
@@ -354,7 +354,7 @@ def _wide_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
 
 
 def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
-                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float, skipped: list[dict] = (),
+                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float, skipped: list[dict] | tuple[()] = (),
                      examples: dict | None = None, read: str = "") -> str:
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
     lines = [
@@ -510,7 +510,8 @@ def report_cells(scored: list[dict], answers: dict[tuple[str, int], Answer], ite
     evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown."""
     by_sha = {item.row["prompt_sha256"]: item for item in items}
     keys: dict[str, AnswerKey] = {}
-    cells, notes = [], []
+    cells: list[dict] = []
+    notes: list[str] = []
     for s in scored:
         if len(cells) >= REPORT_CELLS:
             notes.append(f"the page holds the first {REPORT_CELLS:,} of {len(scored):,} cells; cells.csv has them all")

@@ -356,7 +356,9 @@ def russian_nested(question: str, x: str, case: int = 0) -> str:
         demonstrative = RU_DEMONSTRATIVES[word]
         clause = question[0].lower() + question[1:]
     clause = clause[:-1] if clause.endswith("?") else clause
-    return f"{RU_DECLINED[demonstrative][case]}, {clause}".replace(RU_SLOT.search(clause).group(0), x)
+    slot = RU_SLOT.search(clause)  # read_relation_phrases keeps only lines with one
+    nested = f"{RU_DECLINED[demonstrative][case]}, {clause}"
+    return nested.replace(slot.group(0), x) if slot else nested
 
 
 def russian_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
@@ -411,11 +413,11 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
             phrases[relation] = Phrase(own[0], "link")
             continue
         text = replace_names(" ".join(relation.split()), dict.fromkeys(named, MASK))
-        words = text.split(" ")
-        if len(words) > DESCRIBED_WORDS:  # a long description (GraphRAG summarizes into paragraphs): its opening says which
-            text = " ".join(words[:DESCRIBED_WORDS]) + "…"
+        said = text.split(" ")
+        if len(said) > DESCRIBED_WORDS:  # a long description (GraphRAG summarizes into paragraphs): its opening says which
+            text = " ".join(said[:DESCRIBED_WORDS]) + "…"
         masked = text[:-1] if text.endswith(".") and not text.endswith("..") else text
-        template = sentence_template(relation, *single[relation]) if relation in single and len(words) <= DESCRIBED_WORDS else None
+        template = sentence_template(relation, *single[relation]) if relation in single and len(said) <= DESCRIBED_WORDS else None
         phrases[relation] = Phrase(template, "sentence", masked) if template else Phrase(masked, "described")
     return phrases
 
@@ -441,7 +443,8 @@ class Wording:
 
     def __init__(self, graph: Graph, language: str, wording: str, phrases: tuple[tuple[str, Phrase], ...] = ()) -> None:
         self.language, self.natural = language, wording == "natural" and language == "en"
-        self.phrases, self.derived = dict(phrases), {}
+        self.phrases: dict[str, Phrase] = dict(phrases)
+        self.derived: dict[str, Phrase] = {}
         self.graph = graph
         self.dates: dict[str, bool] = {}
         self.russian = {r for r, p in self.phrases.items() if p.kind == "ru"} if wording == "natural" and language == "ru" else set()

@@ -107,7 +107,7 @@ class Agreement:
         out = []
         for fmt in formats:
             n, k = self.compared.get(fmt, 0), self.agree.get(fmt, 0)
-            low, high = wilson(k, n) if n else (None, None)
+            low, high = (wilson(k, n) if n else None) or (None, None)
             out.append({"format": fmt, "compared": n, "agree": k, "rate": round(k / n, 4) if n else None, "low": low, "high": high,
                         "failed": self.failed.get(fmt, 0)})
         return out
@@ -176,7 +176,7 @@ def ask_all(path: Path, formats: list[str], config: ModelConfig, out_dir: Path, 
     return agreement, counts
 
 
-def _collect(entry: tuple[Ask, Future], line: tuple | None, answers: dict, agreement: Agreement) -> tuple[tuple, dict]:
+def _collect(entry: tuple[Ask, Future], line: tuple[int, str, str] | None, answers: dict, agreement: Agreement) -> tuple[tuple[int, str, str], dict]:
     """One request's outcome into its line's answers; a line's answers compared when the next line begins."""
     ask, future = entry
     here = (ask.line, ask.id, ask.question)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from benchmark import SPLIT_SEARCH, BenchmarkError, Graph, Tokenizer, last_split, serialize_checked, splits_between
+from benchmark import SPLIT_SEARCH, BenchmarkError, Edge, Graph, Props, Tokenizer, last_split, serialize_checked, splits_between
 
 from .layouts import LayoutError, Span, find_spans, read_span
 from .read import Logged, Unread, parse_line, raw_lines
@@ -52,7 +52,8 @@ class Skipped:
 def merged(graphs: list[Graph]) -> Graph:
     """The spans' subgraphs as one: each node once (its first showing), every edge."""
     nodes, node_props, seen = [], [], set()
-    edges, edge_props = [], []
+    edges: list[Edge] = []
+    edge_props: list[Props] = []
     for g in graphs:
         for n, p in g.nodes_with_props():
             if n.id not in seen:

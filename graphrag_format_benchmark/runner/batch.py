@@ -60,7 +60,7 @@ def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_req
     is the prompt's SHA-256 prefix and repeat. One file is written as path; several as path's stem with
     .001-of-003 and so on. Lines are streamed to disk: no more than one prompt is in memory at a time."""
     parts: list[tuple[Path, int, int, str]] = []  # (temp file, requests, bytes, sha256)
-    handle, count, size, digest = None, 0, 0, None
+    handle, count, size, digest = None, 0, 0, hashlib.sha256()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         for job in plan_jobs(measured.items, config):
@@ -287,7 +287,7 @@ def _take_batch(entry: dict, batch: dict) -> None:
     """A batch object's fields that matter here, each checked before it is kept."""
     status = batch.get("status")
     entry["status"] = status if isinstance(status, str) and status.isprintable() and len(status) < 40 else "unknown"
-    counts = batch.get("request_counts") if isinstance(batch.get("request_counts"), dict) else {}
+    counts: dict = batch["request_counts"] if isinstance(batch.get("request_counts"), dict) else {}
     for name in ("total", "completed", "failed"):
         if server_count(counts.get(name)) is not None:
             entry[name] = counts[name]

@@ -12,7 +12,7 @@ import math
 import re
 import urllib.parse
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
 BATCH_MAX_BYTES = 200_000_000
@@ -68,7 +68,7 @@ class ModelConfig:
         fields[self.max_tokens_field] = self.max_output_tokens
         if self.reasoning_effort is not None:
             fields["reasoning_effort"] = self.reasoning_effort
-        schema = ANSWER_SCHEMA
+        schema: dict[str, Any] = ANSWER_SCHEMA
         if self.edge_ids:
             schema = {**schema, "properties": {**schema["properties"], "path": {"type": "array", "items": {"type": "string"}}}}
         if self.structured == "json_schema":

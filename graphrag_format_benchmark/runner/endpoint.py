@@ -46,7 +46,8 @@ class Endpoint:
     and a re-run resumes."""
 
     def __init__(self, config: ModelConfig) -> None:
-        self.config, self.opened, self.reason = config, threading.Event(), None
+        self.config, self.opened = config, threading.Event()
+        self.reason: str | None = None
         self.lock = threading.Lock()
         self.limit, self.active, self.room = config.concurrency, 0, threading.Condition()  # requests in flight
         self.errors: Counter = Counter()  # non-transient errors that ended a request, before the first success

@@ -22,8 +22,9 @@ LOG_NAME = "requests.jsonl"
 LOG_SCHEMA_VERSION = 1
 
 
-def request_key(sha: str, model: str, sampling: dict, repeat: int) -> str:
-    """What makes two requests the same for resuming: prompt, model, sampling and repeat."""
+def request_key(sha: object, model: object, sampling: object, repeat: object) -> str:
+    """What makes two requests the same for resuming: prompt, model, sampling and repeat (as a log line holds them:
+    any JSON values)."""
     return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
 
 
@@ -81,7 +82,8 @@ class Log:
     is waiting, the others wait for it, so the disk's cost per line falls as the requests in flight rise."""
 
     def __init__(self, path: Path, redact: Redactor) -> None:
-        self.path, self.redact, self.broken = path, redact, None
+        self.path, self.redact = path, redact
+        self.broken: str | None = None
         self.cond = threading.Condition()
         self.waiting: list[bytes] = []  # lines not yet written
         self.queued = self.durable = 0  # lines handed to write(), lines on disk

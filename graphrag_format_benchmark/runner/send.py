@@ -10,7 +10,7 @@ import json
 import random
 import time
 import urllib.parse
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from benchmark import ABSTAIN
 
@@ -121,7 +121,7 @@ def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body
 
 def reply_message(parsed: object) -> dict | None:
     try:
-        message = parsed["choices"][0]["message"]
+        message = cast(Any, parsed)["choices"][0]["message"]
     except (TypeError, KeyError, IndexError):
         return None
     return message if isinstance(message, dict) else None
@@ -130,7 +130,7 @@ def reply_message(parsed: object) -> dict | None:
 def outcome_record(parsed: object, raw_text: str | None, error: str | None, status: int | None, attempts: int, started: float,
              first: float | None = None) -> dict:
     message = reply_message(parsed) or {}
-    choice = parsed["choices"][0] if message else {}
+    choice = cast(Any, parsed)["choices"][0] if message else {}
     content = message.get("content")
     shallow = parsed is not None and json_depth(parsed) <= MAX_JSON_DEPTH  # a deeper body is logged as its text
     return {

@@ -17,7 +17,7 @@ import os
 import ssl
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable, cast
 
 MAX_JSON_DEPTH = 64  # deeper JSON from a server or a file is refused: nothing this tool reads nests half as deep
 
@@ -174,7 +174,7 @@ def _client_class() -> type:
             return transport
 
         def pools(self) -> list:
-            return [t._pool for t in (self._transport, *self._mounts.values()) if t is not None]
+            return [cast(Any, t)._pool for t in (self._transport, *self._mounts.values()) if t is not None]
 
     return Client
 
