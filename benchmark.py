@@ -68,7 +68,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Final, Iterable, Iterator, NamedTuple, NoReturn, Protocol, cast
+from typing import Any, Callable, Final, Iterable, Iterator, NamedTuple, NoReturn, NotRequired, Protocol, TypedDict, cast
 
 try:
     import tiktoken
@@ -1758,17 +1758,49 @@ CONTEXT_WINDOW = 128_000  # tokens: a prompt longer than this overflows (the pac
 PROMPT_FILES_MAX_BYTES = 50_000_000  # prompt files are written by default up to this much: 15,000 edges and 100 questions make a gigabyte
 
 
+class SizeRow(TypedDict):
+    """One row of size_report.json (size_report_row, the one place it is made): the article's fields, then ours."""
+
+    format: str
+    question_id: str
+    bytes: int
+    graph_tokens: int
+    prompt_tokens: int
+    roundtrip_ok: bool
+    graph_sha256: str
+    encoding: str
+    prompt_sha256: str
+    tokenizer: str
+    normalization: str
+    prompt_scope: str
+    size: str
+    ids: str
+    context: NotRequired[str]  # a given or khop context's name; absent for the shared graph
+    permutation: int
+    edge_order_sha256: str
+    mode: str
+    budget: int | None
+    context_window: int
+    edges_total: int
+    edges_included: int
+    gold_path: list[int]
+    gold_paths: NotRequired[list[list[int]]]  # only when the question has more than one
+    gold_edges_included: int
+    answerable: bool | None
+    overflow: bool
+
+
 def size_report_row(text: FormattedGraph, q: Question, tokenizer: Tokenizer, *, graph_tokens: int, prompt_tokens: int,
                     prompt_sha256: str, order_sha256: str, edges: int, included: int | None = None, answerable: bool | None,
                     context_window: int = CONTEXT_WINDOW, size: str = "small", ids: str = "original", context: str = "",
-                    permutation: int = 0, mode: str = "A", budget: int | None = None) -> dict:
+                    permutation: int = 0, mode: str = "A", budget: int | None = None) -> SizeRow:
     """One row of size_report.json: the article's fields first (format to encoding), then how the prompt was made and
     where it stands in the package's matrix (size, ids, context, permutation, mode; the article's run is small,
     original, the shared graph, its own edge order, mode A), and how much of the graph and the gold path it shows.
     included: the edges the prompt shows (all of them unless a mode B pack); answerable: the solver's outcome on
     them, None for a question without a query."""
     included = edges if included is None else included
-    return {  # the article's fields (its script's rows), then ours; the text was proven to round-trip before it was counted
+    return cast(SizeRow, {  # the article's fields (its script's rows), then ours; the text was proven to round-trip before it was counted
         "format": text.fmt, "question_id": q.id, "bytes": text.bytes, "graph_tokens": graph_tokens, "prompt_tokens": prompt_tokens,
         "roundtrip_ok": True, "graph_sha256": text.sha, "encoding": tokenizer.name,
         "prompt_sha256": prompt_sha256, "tokenizer": tokenizer.library, "normalization": NORMALIZATION, "prompt_scope": PROMPT_SCOPE,
@@ -1778,7 +1810,7 @@ def size_report_row(text: FormattedGraph, q: Question, tokenizer: Tokenizer, *, 
         **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
         "gold_edges_included": max((sum(i < included for i in p) for p in q.paths), default=0),
         "answerable": answerable, "overflow": prompt_tokens > context_window,
-    }
+    })  # a cast: mypy does not follow the optional keys spread in their places (the file's key order)
 
 
 def prompt_files_bytes(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template) -> int:
@@ -1805,7 +1837,7 @@ def question_counts(questions: tuple[Question, ...]) -> dict:
             "abstention": sum(q.insufficient for q in questions)}
 
 
-def console_table(rows: list[dict], formats: list[str]) -> str:
+def console_table(rows: list[SizeRow], formats: list[str]) -> str:
     """The article's console table: format, graph tokens, min and max prompt tokens; and how many prompts overflow."""
     lines = ["format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\toverflow"]
     for fmt in formats:
@@ -1998,7 +2030,7 @@ def article_parser() -> Parser:
 
 
 def measure_article(inputs: RunInputs, tokenizer: Tokenizer, counts: TokenCounts, add_file: Callable[[str, bytes], None]
-                    ) -> tuple[list[dict], dict]:
+                    ) -> tuple[list[SizeRow], dict]:
     """The rows of size_report.json for the article's run (article 4.1, 4.2, 7.1): the whole graph in each format,
     proven to round-trip, before every question. The graph and prompt files go to add_file as they are made. Returns
     the rows and whether the prompt files were written (prompt_files)."""

@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from benchmark import MANIFEST_SCHEMA_VERSION, BenchmarkError, display, git_state, json_bytes, publish
 
@@ -25,7 +25,7 @@ from .options import RunConfig, check_out_folder
 from .report import comparison_report
 from .results import TOOL_VERSION, aggregate
 from .runner.config import public_argv
-from .scoring import DIAGNOSES
+from .scoring import DIAGNOSES, Cell
 
 COMPARE_KEY = ("size", "ids", "mode", "format", "permutation", "question_id", "repeat")
 
@@ -93,7 +93,7 @@ def compare_runs(folders: list[Path]) -> dict:
     board, gates, accepted, differences = [], [], [], []
     baseline_of = {}
     for run in runs:
-        cells = [{"diagnosis": None, "json_as_asked": None, **run.cells[k]} for k in sorted(shared, key=_compare_order)]  # older runs had neither
+        cells = [cast(Cell, {"diagnosis": None, "json_as_asked": None, **run.cells[k]}) for k in sorted(shared, key=_compare_order)]  # older runs had neither
         given = run.results.get("prices_per_million") or {}
         prices = (given.get("input"), given.get("output"), given.get("cached_input"))
         table = aggregate(cells, prices)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from .frameworks import FRAMEWORK_FORMATS
 from .markdown import md_cell, percent
@@ -181,11 +181,11 @@ def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | N
     return reasons
 
 
-def verdicts(scored: list[dict], table: list[dict], baseline: str, tolerance: float, budget_notes: dict | None = None,
+def verdicts(scored: Sequence[Mapping[str, Any]], table: list[dict], baseline: str, tolerance: float, budget_notes: dict | None = None,
              abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE) -> list[dict]:
     """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
     when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
-    cells: dict[tuple, dict[str, dict[tuple, dict]]] = {}  # group -> format -> (question, permutation, repeat) -> cell
+    cells: dict[tuple, dict[str, dict[tuple, Mapping[str, Any]]]] = {}  # group -> format -> (question, permutation, repeat) -> cell
     for c in scored:
         if c["status"] != "NOT_RUN":
             cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[(c["question_id"], c["permutation"], c["repeat"])] = c

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
 from benchmark import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 
@@ -35,7 +35,7 @@ class GroupKey(NamedTuple):
     mode: str
 
 
-def group_key(row: dict) -> GroupKey:
+def group_key(row: Mapping[str, Any]) -> GroupKey:
     """The group of a size_report row, a scored cell, an aggregate or a verdict."""
     return GroupKey(row["encoding"], row["size"], row["ids"], row["mode"])
 

@@ -19,6 +19,7 @@ from benchmark import (
     SPLIT_SEARCH,
     BenchmarkError,
     FormattedGraph,
+    SizeRow,
     TokenCounts,
     json_bytes,
     prompt_files,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 class Item:
     """One row of size_report.json with what it takes to rebuild its prompt and to score an answer to it."""
 
-    row: dict
+    row: SizeRow
     variant: Variant
     context: Context  # the graph the prompt shows part or all of
     order: list[int]  # the context's edge indices in displayed order
@@ -72,7 +73,7 @@ class Item:
 
 @dataclass(frozen=True)
 class Measurement:
-    rows: list[dict]  # size_report.json
+    rows: list[SizeRow]  # size_report.json
     items: list[Item]  # one per row, same order
     variants: list[Variant]
     facts: dict  # resolved values for the manifest
@@ -170,7 +171,7 @@ class ThreadedCounts(TokenCounts):
             self.pool = None
 
 
-def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> dict:
+def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> SizeRow:
     """One row of size_report.json (benchmark.size_report_row) for a cell of the matrix."""
     return size_report_row(cell.shown, cell.question, tokenizer, graph_tokens=cell.graph_tokens, prompt_tokens=cell.prompt_tokens,
                            prompt_sha256=cell.prompt_sha256, order_sha256=order_sha, edges=cell.edges_total,

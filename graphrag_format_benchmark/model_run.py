@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import GENERATED_QUESTIONS, BenchmarkError, display, git_state, previous_outputs, warn
+from benchmark import GENERATED_QUESTIONS, BenchmarkError, SizeRow, display, git_state, previous_outputs, warn
 
 from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
 from .artifacts import LOCK_NAME
@@ -78,7 +78,7 @@ def is_batch_export(path: Path) -> bool:
     return isinstance(record, dict) and {"custom_id", "method", "url", "body"} <= record.keys()
 
 
-def check_verdict_possible(rows: list[dict], hints: dict[GroupKey, str], baseline: str, allow: bool) -> None:
+def check_verdict_possible(rows: list[SizeRow], hints: dict[GroupKey, str], baseline: str, allow: bool) -> None:
     """Before the first request: the groups where no verdict can come out whatever the model answers (every
     baseline prompt over --context-window, or a mode B budget that leaves a whole gold path out of most prompts).
     When that is every group the run stops, saying what to change, unless allow; else each is named on stderr."""

@@ -14,7 +14,7 @@ import re
 import statistics
 from typing import TYPE_CHECKING, Any, cast
 
-from benchmark import serialized
+from benchmark import SizeRow, serialized
 
 from .encodings import HFEncoding
 from .matrix import hop_bucket
@@ -107,10 +107,10 @@ def syntax_split(text: str, ends: list[int], words: set[str]) -> dict:
     return {"tokens": len(ends), "names_and_values": content, "syntax": len(ends) - content}
 
 
-def _size_groups(rows: list[dict], baseline: str) -> list[dict]:
+def _size_groups(rows: list[SizeRow], baseline: str) -> list[dict]:
     """The size table per encoding, size, ids, permutation and mode: graph tokens, prompt tokens min and max, bytes,
     overflow, and the prompt tokens against the baseline's (mean over the group's questions)."""
-    groups: dict[tuple, dict[str, list[dict]]] = {}
+    groups: dict[tuple, dict[str, list[SizeRow]]] = {}
     for r in rows:
         key = (r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"])
         groups.setdefault(key, {}).setdefault(r["format"], []).append(r)

@@ -17,7 +17,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from benchmark import json_bytes, sha256_hex
 
@@ -27,7 +27,7 @@ from .gate import baseline_words, recommendation, verdict_lines, verdicts, why_n
 from .matrix import HOP_BUCKETS, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
-from .scoring import DIAGNOSES, AnswerKey, evidence_triple, gc_paused, parse_answer, reversed_triple, score_cells, worth_forking
+from .scoring import DIAGNOSES, AnswerKey, Cell, evidence_triple, gc_paused, parse_answer, reversed_triple, score_cells, worth_forking
 from .sizes import skipped_text
 from .statistics import question_means, rate_interval, summary_stats
 
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .runner.config import ModelConfig
 
 
-def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000, lines: Iterable[bytes] | None = None) -> Iterator[bytes]:
+def json_with_rows(head: dict, key: str, rows: Sequence[Mapping[str, object]], per_chunk: int = 2000, lines: Iterable[bytes] | None = None) -> Iterator[bytes]:
     """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
     encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
     rows' lines made beforehand (row_lines), in pieces of any size."""
@@ -57,7 +57,7 @@ def json_with_rows(head: dict, key: str, rows: list[dict], per_chunk: int = 2000
     yield b"\n  ]\n}\n"
 
 
-def row_lines(rows: list[dict], per_chunk: int = 2000) -> bytes:
+def row_lines(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> bytes:
     """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last); encoded a chunk at a
     time, so that the text of all of them is never held beside its bytes."""
     encode = json.JSONEncoder(ensure_ascii=False).encode
@@ -68,7 +68,7 @@ def row_lines(rows: list[dict], per_chunk: int = 2000) -> bytes:
 CELL_LINES = ".results.json.cells"  # results.json's cell lines, staged by encode_cells and read back once
 
 
-def encode_cells(rows: list[dict], json_lines: Path, csv_path: Path) -> str:
+def encode_cells(rows: list[Cell], json_lines: Path, csv_path: Path) -> str:
     """The scored rows as results.json (row_lines, into json_lines) and cells.csv (whole, into csv_path) hold them,
     written into the staging folder; cells.csv's SHA-256 returned. Run on a forked process while this one makes the
     figures (write_results): what it makes never travels back through a pipe."""
@@ -92,7 +92,7 @@ AGGREGATE_FIELDS = (*METRIC_FIELDS, "status", "hops", "error", "truncated_by_ser
                     "usage_cached_tokens", "latency_s", "retry_wait_s", "right_answer_wrong_path", "diagnosis", "json_as_asked")
 
 
-def columns(rows: list[dict], fields: tuple[str, ...]) -> dict[str, tuple]:
+def columns(rows: Sequence[Mapping[str, object]], fields: tuple[str, ...]) -> dict[str, tuple]:
     """The rows' fields as columns, in one pass over the rows: counting then runs in C loops over the columns
     (a pass per metric over 100,000 row dicts cost more in memory traffic than the counting itself)."""
     if not rows:
@@ -127,9 +127,9 @@ def diagnosis_counts(values) -> dict[str, int]:
     return {name: counts[name] for name in DIAGNOSES if counts[name]}
 
 
-def hop_metrics(cells: list[dict], buckets: tuple[str, ...]) -> dict[str, dict]:
+def hop_metrics(cells: list[Cell], buckets: tuple[str, ...]) -> dict[str, dict]:
     """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses."""
-    hops: dict[str, list[dict]] = {}
+    hops: dict[str, list[Cell]] = {}
     for s, bucket in zip(cells, buckets):
         hops.setdefault(bucket, []).append(s)
     return {bucket: {"n": len(hops[bucket]), **answer_metrics(columns(hops[bucket], METRIC_FIELDS)),
@@ -137,10 +137,10 @@ def hop_metrics(cells: list[dict], buckets: tuple[str, ...]) -> dict[str, dict]:
             for bucket in HOP_BUCKETS if bucket in hops}
 
 
-def aggregate(scored: list[dict], prices: tuple[float | None, ...]) -> list[dict]:
+def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict]:
     """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
     permutations and repeats, tokens per correct path, usage and cost."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[Cell]] = {}
     for s in scored:
         groups.setdefault((*group_key(s), s["format"]), []).append(s)
     table = []
@@ -199,16 +199,16 @@ def aggregate(scored: list[dict], prices: tuple[float | None, ...]) -> list[dict
         )
         table.append(entry)
     for group in dict.fromkeys(map(group_key, table)):
-        members = [e for e in table if group_key(e) == group and e["path_exact"]["rate"] is not None]
-        if not any(e["path_exact"]["k"] for e in members):
+        front = [e for e in table if group_key(e) == group and e["path_exact"]["rate"] is not None]
+        if not any(e["path_exact"]["k"] for e in front):
             continue  # no format has a correct path: nothing is on a front of accuracy
-        basis = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in members) else "prompt_tokens"
-        for e in members:
+        basis = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in front) else "prompt_tokens"
+        for e in front:
             e["pareto_tokens"] = basis  # the model's own count when every format has it, else tiktoken's
             e["pareto"] = not any(
                 o[basis] <= e[basis] and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
                 and (o[basis], o["path_exact"]["rate"]) != (e[basis], e["path_exact"]["rate"])
-                for o in members
+                for o in front
             )
     return table
 
@@ -489,7 +489,7 @@ def questions_sha256(measured: Measurement) -> dict[str, str]:
                                                  for q in v.questions), ensure_ascii=False)) for v in measured.variants}
 
 
-def report_model(scored: list[dict], answers: Answers, report: ResultsReport, table: list[dict], gate: list[dict], baseline: str,
+def report_model(scored: list[Cell], answers: Answers, report: ResultsReport, table: list[dict], gate: list[dict], baseline: str,
                  tolerance: float) -> dict:
     """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer."""
     cells, notes = report_cells(scored, answers.best, report.measured.items)
@@ -505,7 +505,7 @@ def report_model(scored: list[dict], answers: Answers, report: ResultsReport, ta
                            for e in table]}
 
 
-def report_cells(scored: list[dict], answers: dict[tuple[str, int], Answer], items: list[Item]) -> tuple[list[dict], list[str]]:
+def report_cells(scored: list[Cell], answers: dict[tuple[str, int], Answer], items: list[Item]) -> tuple[list[dict], list[str]]:
     """The model-run cells as the page shows them: scores, diagnosis, the raw answer, the gold path's edges, and each
     evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown."""
     by_sha = {item.row["prompt_sha256"]: item for item in items}
@@ -546,7 +546,7 @@ CSV_FIELDS = ("encoding", "size", "ids", "permutation", "mode", "format", "quest
               "finish_reason", "latency_s", "error")
 
 
-def cells_csv(scored: list[dict]) -> bytes:
+def cells_csv(scored: list[Cell]) -> bytes:
     """cells.csv: one line per scored cell, for a spreadsheet."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -14,7 +14,7 @@ import json
 import re
 import zlib
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from benchmark import ABSTAIN
 
@@ -409,14 +409,56 @@ def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict:
             "error": record.error if record is not None else None if status == "OK" else status}
 
 
-def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None) -> list[dict]:
+class Cell(TypedDict):
+    """One scored cell (score_log): a prompt of the matrix, a repeat, its request's fate, the answer's metrics (None
+    where the metric does not apply: an abstention question's path, a prompt not run) and the server's usage. What
+    results.json's cells and cells.csv hold, and what the aggregates, the gate and the page read."""
+
+    encoding: str
+    size: str
+    ids: str
+    permutation: int
+    mode: str
+    format: str
+    question_id: str
+    prompt_sha256: str
+    prompt_tokens: int
+    insufficient: bool
+    hops: str
+    repeat: int
+    status: str  # OK, ERROR, CONTEXT_OVERFLOW, NOT_RUN
+    parse_success: bool | None
+    json_as_asked: bool | None
+    abstained: bool | None
+    answer_correct: bool | None
+    false_abstention: bool | None
+    path_exact: bool | None
+    edge_precision: float | None
+    edge_recall: float | None
+    valid_path: bool | None
+    evidence_match: bool | None
+    path_supports_answer: bool | None
+    right_answer_wrong_path: bool | None
+    diagnosis: str | None
+    truncated_by_server: bool
+    usage_prompt_tokens: object  # as the server counted: any JSON value, checked where it is used
+    usage_cached_tokens: int | None
+    usage_completion_tokens: object
+    over_output_cap: bool
+    latency_s: object
+    retry_wait_s: object
+    finish_reason: object
+    error: str | None
+
+
+def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None) -> list[Cell]:
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
     answers: Collected.best, the answer that counts per (prompt SHA-256, repeat). examples, when given, gets the first
     cell of each (format, diagnosis) (diagnosis_example)."""
     planned = set(planned_keys(items, config)) if config.limit is not None else None  # None: every prompt that fits, every repeat
     shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]] = {}  # each shown graph, its names and edge index, built once
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
-    scored = []
+    scored: list[Cell] = []
     for item in items:
         row, sha = item.row, item.row["prompt_sha256"]
         cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
@@ -481,7 +523,7 @@ def worth_forking(cells: int) -> bool:
 
 
 def score_cells(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig,
-                examples: dict | None = None) -> list[dict]:
+                examples: dict | None = None) -> list[Cell]:
     """score_log, the same rows in the same order, on both cores where the platform forks and the run is large: the
     items' second half is scored by a forked process (cores.forked: it inherits the answers, nothing is sent to it) and
     its rows come back pickled, while this process scores the first half. An example of a (format, diagnosis) is the
@@ -498,7 +540,7 @@ def score_cells(answers: dict[tuple[str, int], Answer], items: list[Item], confi
     return first + rows
 
 
-def _score_half(answers: dict, items: list[Item], config: ModelConfig, with_examples: bool) -> tuple[list[dict], dict]:
+def _score_half(answers: dict, items: list[Item], config: ModelConfig, with_examples: bool) -> tuple[list[Cell], dict]:
     found: dict = {}
     with gc_paused():
         return score_log(answers, items, config, found if with_examples else None), found

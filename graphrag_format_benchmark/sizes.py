@@ -8,9 +8,9 @@ edge ids and properties cost); budget_hints for mode B groups where the budget l
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from benchmark import FormattedGraph, serialized
+from benchmark import FormattedGraph, SizeRow, serialized
 
 from .markdown import md_cell, percent
 from .matrix import HOP_BUCKETS, GroupKey, group_key, hop_bucket, variant_file
@@ -25,13 +25,14 @@ if TYPE_CHECKING:
     from .variants.contexts import Variant
 
 
-SUMMARY_METRICS = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")
+SummaryMetric = Literal["graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable"]
+SUMMARY_METRICS: tuple[SummaryMetric, ...] = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")
 
 
-def summarize(rows: list[dict]) -> list[dict]:
+def summarize(rows: list[SizeRow]) -> list[dict]:
     """Per encoding, size, ids, mode and format: each figure's mean over questions, then its mean, min, max
     and standard deviation across permutations (article 8.4). answerable is a fraction of questions."""
-    groups: dict[tuple, dict[int, list[dict]]] = {}
+    groups: dict[tuple, dict[int, list[SizeRow]]] = {}
     for r in rows:
         key = (*group_key(r), r["format"])
         groups.setdefault(key, {}).setdefault(r["permutation"], []).append(r)
@@ -43,7 +44,7 @@ def summarize(rows: list[dict]) -> list[dict]:
         for metric in SUMMARY_METRICS:
             per_perm = []
             for perm_rows in by_perm.values():
-                values = [r[metric] for r in perm_rows if r[metric] is not None]
+                values = [v for r in perm_rows if (v := r[metric]) is not None]
                 if values:
                     per_perm.append(statistics.fmean(values))
             entry[metric] = summary_stats(per_perm) if per_perm else None
@@ -69,7 +70,7 @@ def _ratio(value: dict | None, reference: dict | None) -> str:
     return f"{value['mean'] / reference['mean']:.2f}"
 
 
-def markdown_report(summary: list[dict], rows: list[dict], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str],
+def markdown_report(summary: list[dict], rows: list[SizeRow], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str],
                     facts: dict | None = None) -> str:
     import tiktoken
 
@@ -190,7 +191,7 @@ def _part_cost_lines(cost: dict | None, title: str, what: str) -> list[str]:
     return lines
 
 
-def _size_tables(summary: list[dict], rows: list[dict], variants: list[Variant], plan: Plan, reference: str) -> list[str]:
+def _size_tables(summary: list[dict], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str) -> list[str]:
     """A table per encoding, size, ids and mode: tokens in mode A, edges and answerable shares in mode B."""
     lines: list[str] = []
     by_table: dict[tuple, list[dict]] = {}
@@ -229,7 +230,7 @@ def _size_tables(summary: list[dict], rows: list[dict], variants: list[Variant],
     return lines
 
 
-def answerable_by_hops(rows: list[dict], buckets: dict[str, str]) -> list[str]:
+def answerable_by_hops(rows: list[SizeRow], buckets: dict[str, str]) -> list[str]:
     """Mode B's answerable share per format and hop count (all permutations), as table lines."""
     shares: dict[str, dict[str, list[bool]]] = {}
     for r in rows:
