@@ -12,12 +12,22 @@ import asyncio
 import json
 import sys
 
-ANSWER = json.dumps({
-    "id": "chatcmpl-bench", "object": "chat.completion", "model": "m", "system_fingerprint": "fp_bench",
-    "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"answer": "x", "path": [], "evidence": []}'},
-                 "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020},
-}).encode()
+ANSWER = json.dumps(
+    {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion",
+        "model": "m",
+        "system_fingerprint": "fp_bench",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": '{"answer": "x", "path": [], "evidence": []}'},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020},
+    }
+).encode()
 RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(ANSWER)) + ANSWER
 
 

@@ -38,8 +38,17 @@ def answers(run: Path) -> list[dict]:
         if cell is None or cell["status"] != "OK":
             continue
         content = r["response"]["choices"][0]["message"]["content"]
-        rows.append({"model": model, "sha": r["prompt_sha256"][:12], "format": r["format"], "question": r["question_id"],
-                     "permutation": r["permutation"], "content": content, "cell": cell})
+        rows.append(
+            {
+                "model": model,
+                "sha": r["prompt_sha256"][:12],
+                "format": r["format"],
+                "question": r["question_id"],
+                "permutation": r["permutation"],
+                "content": content,
+                "cell": cell,
+            }
+        )
     return rows
 
 
@@ -73,25 +82,38 @@ def main(argv: list[str] | None = None) -> int:
         model, sha, _, _, right, exact, abstained, parsed, diagnosis, *note = line.split("\t")
         hand[(model, sha)] = (right, exact, abstained, parsed, diagnosis, note[0] if note else "")
     agree = judged = 0
-    print("| model | format | q | answer (cut) | path, evidence | hand: right/exact/abst/parse, diagnosis | tool | agree |")
+    print(
+        "| model | format | q | answer (cut) | path, evidence | hand: right/exact/abst/parse, diagnosis | tool | agree |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         mine = hand.get((row["model"], row["sha"]))
         if mine is None or not mine[4]:
             continue
         cell = row["cell"]
-        tool = (flag(cell["answer_correct"] if not cell["insufficient"] else None), flag(cell["path_exact"]), flag(cell["abstained"]),
-                flag(cell["parse_success"]), cell["diagnosis"] or "-")
+        tool = (
+            flag(cell["answer_correct"] if not cell["insufficient"] else None),
+            flag(cell["path_exact"]),
+            flag(cell["abstained"]),
+            flag(cell["parse_success"]),
+            cell["diagnosis"] or "-",
+        )
         same = tool == mine[:5]
         judged += 1
         agree += same
         text = " ".join(row["content"].split())
         parsed = scoring.parse_answer(row["content"])
         said = parsed["answer"] if parsed else text[:40]
-        print(f"| {row['model']} | {row['format']} | {row['question']} | {said[:30]} | {evidence_note(row['content'])} | "
-              f"{'/'.join(mine[:4])}, {mine[4]}{' (' + mine[5] + ')' if mine[5] else ''} | {'/'.join(tool[:4])}, {tool[4]} | "
-              f"{'yes' if same else 'NO'} |")
-    print(f"\n{agree} of {judged} audited answers judged alike ({agree / judged:.1%})" if judged else "nothing audited yet")
+        print(
+            f"| {row['model']} | {row['format']} | {row['question']} | {said[:30]} | {evidence_note(row['content'])} | "
+            f"{'/'.join(mine[:4])}, {mine[4]}{' (' + mine[5] + ')' if mine[5] else ''} | {'/'.join(tool[:4])}, {tool[4]} | "
+            f"{'yes' if same else 'NO'} |"
+        )
+    print(
+        f"\n{agree} of {judged} audited answers judged alike ({agree / judged:.1%})"
+        if judged
+        else "nothing audited yet"
+    )
     return 0
 
 

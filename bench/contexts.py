@@ -51,8 +51,14 @@ def describe(contexts, tokenizer, real: set) -> dict:
                 counted[id(c.graph)] = tokenizer.count(benchmark.serialized("json", c.graph))
             tokens.append(counted[id(c.graph)])
     med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
-    return {"questions": len(others), "edges besides the gold path": med(others), "of a relation the question names": med(competing),
-            "touching the start": med(at_start), "of those, drawn": med(drawn), "json graph tokens": med(tokens)}
+    return {
+        "questions": len(others),
+        "edges besides the gold path": med(others),
+        "of a relation the question names": med(competing),
+        "touching the start": med(at_start),
+        "of those, drawn": med(drawn),
+        "json graph tokens": med(tokens),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,10 +80,20 @@ def main(argv: list[str] | None = None) -> int:
     questions = tuple(q for q in questions if q.id not in bad)
     inputs = benchmark.RunInputs(graph, questions, {})
     tokenizer = benchmark.load_tokenizer("o200k_base")
-    base = dict(formats=["json"], tokenizers=[tokenizer], ids=["original"], permutations=1, budget=None, context_window=128000,
-                seed=variants_contexts.DEFAULT_SEED, write_prompts=False)
+    base = dict(
+        formats=["json"],
+        tokenizers=[tokenizer],
+        ids=["original"],
+        permutations=1,
+        budget=None,
+        context_window=128000,
+        seed=variants_contexts.DEFAULT_SEED,
+        write_prompts=False,
+    )
     started = time.perf_counter()
-    khop_plan = matrix.Plan(sizes=["small"], context="khop", context_hops=args.hops, context_edges=args.context_edges, **base)
+    khop_plan = matrix.Plan(
+        sizes=["small"], context="khop", context_hops=args.hops, context_edges=args.context_edges, **base
+    )
     contexts, facts = matrix.input_contexts(inputs, khop_plan)
     variant = variants_contexts.Variant("small", "original", tuple(contexts), 0)
     matrix.preflight_solver(variant)
@@ -90,13 +106,19 @@ def main(argv: list[str] | None = None) -> int:
     with closing(measure.ThreadedCounts()) as counts:
         grown = matrix.build_variants(inputs, replace(khop_plan, sizes=["medium"]), counts, contexts)[0]
     real = set(graph.edges)
-    rows = [("--context khop: real neighbours", describe(contexts, tokenizer, real)),
-            ("--context khop --sizes medium: and drawn branches", describe(grown.contexts, tokenizer, real)),
-            ("--sizes medium: the whole graph and drawn branches", describe(per_question, tokenizer, real))]
-    print(f"{len(data['nodes'])} nodes, {len(data['edges'])} edges, {len(questions)} questions; khop: {args.hops} hops, at most "
-          f"{args.context_edges} edges; contexts cut and proven in {khop_seconds:.1f} s")
-    print(f"abstention contexts showing the failing relation: {facts['abstention_relation_shown']}; gold edges beyond the depth in "
-          f"{facts['gold_beyond_depth']} question(s)")
+    rows = [
+        ("--context khop: real neighbours", describe(contexts, tokenizer, real)),
+        ("--context khop --sizes medium: and drawn branches", describe(grown.contexts, tokenizer, real)),
+        ("--sizes medium: the whole graph and drawn branches", describe(per_question, tokenizer, real)),
+    ]
+    print(
+        f"{len(data['nodes'])} nodes, {len(data['edges'])} edges, {len(questions)} questions; khop: {args.hops} hops, at most "
+        f"{args.context_edges} edges; contexts cut and proven in {khop_seconds:.1f} s"
+    )
+    print(
+        f"abstention contexts showing the failing relation: {facts['abstention_relation_shown']}; gold edges beyond the depth in "
+        f"{facts['gold_beyond_depth']} question(s)"
+    )
     keys = list(rows[0][1])
     print("| what each prompt shows (median over positive questions) | " + " | ".join(keys) + " |")
     print("|---|" + "---:|" * len(keys))

@@ -42,26 +42,57 @@ def graphrag(folder: Path) -> dict[str, str]:
     from graphrag.query.structured_search.local_search.mixed_context import LocalSearchMixedContext
     from graphrag.tokenizer.get_tokenizer import get_tokenizer
 
-    entities = read_entities(df=pd.read_parquet(folder / "entities.parquet"), id_col="id", title_col="title", type_col="type",
-                             short_id_col="human_readable_id", description_col="description", community_col=None,
-                             rank_col="degree", name_embedding_col=None, description_embedding_col=None, text_unit_ids_col=None)
-    relationships = read_relationships(df=pd.read_parquet(folder / "relationships.parquet"), short_id_col="human_readable_id",
-                                       rank_col="combined_degree", description_embedding_col=None, attributes_cols=None)
+    entities = read_entities(
+        df=pd.read_parquet(folder / "entities.parquet"),
+        id_col="id",
+        title_col="title",
+        type_col="type",
+        short_id_col="human_readable_id",
+        description_col="description",
+        community_col=None,
+        rank_col="degree",
+        name_embedding_col=None,
+        description_embedding_col=None,
+        text_unit_ids_col=None,
+    )
+    relationships = read_relationships(
+        df=pd.read_parquet(folder / "relationships.parquet"),
+        short_id_col="human_readable_id",
+        rank_col="combined_degree",
+        description_embedding_col=None,
+        attributes_cols=None,
+    )
     out = {}
     for layout, weight in (("graphrag", True), ("graphrag_no_weight", False)):
-        builder = LocalSearchMixedContext(entities=entities, entity_text_embeddings=None, text_embedder=None,
-                                          relationships=[r.model_copy() if hasattr(r, "model_copy") else _copy(r) for r in relationships],
-                                          tokenizer=get_tokenizer(encoding_model="o200k_base"))
-        text, _ = builder._build_local_context(selected_entities=entities, max_context_tokens=10**9, include_entity_rank=True,
-                                               rank_description="number of relationships", include_relationship_weight=weight,
-                                               top_k_relationships=10, relationship_ranking_attribute="rank")
+        builder = LocalSearchMixedContext(
+            entities=entities,
+            entity_text_embeddings=None,
+            text_embedder=None,
+            relationships=[r.model_copy() if hasattr(r, "model_copy") else _copy(r) for r in relationships],
+            tokenizer=get_tokenizer(encoding_model="o200k_base"),
+        )
+        text, _ = builder._build_local_context(
+            selected_entities=entities,
+            max_context_tokens=10**9,
+            include_entity_rank=True,
+            rank_description="number of relationships",
+            include_relationship_weight=weight,
+            top_k_relationships=10,
+            relationship_ranking_attribute="rank",
+        )
         out[layout] = text
     from graphrag.prompts.query.local_search_system_prompt import LOCAL_SEARCH_SYSTEM_PROMPT
 
     # LocalSearch.search: the system prompt with the context chunks (here the local context alone), then the query
-    out["prompt:graphrag"] = [{"role": "system", "content": LOCAL_SEARCH_SYSTEM_PROMPT.format(context_data=out["graphrag"],
-                                                                                               response_type="multiple paragraphs")},
-                              {"role": "user", "content": QUERY}]
+    out["prompt:graphrag"] = [
+        {
+            "role": "system",
+            "content": LOCAL_SEARCH_SYSTEM_PROMPT.format(
+                context_data=out["graphrag"], response_type="multiple paragraphs"
+            ),
+        },
+        {"role": "user", "content": QUERY},
+    ]
     return out
 
 
@@ -81,12 +112,19 @@ def lightrag(folder: Path) -> dict[str, str]:
     async def build() -> str:
         initialize_share_data()
         work = tempfile.mkdtemp()
-        (Path(work) / "graph_chunk_entity_relation.graphml").write_bytes((folder / "graph_chunk_entity_relation.graphml").read_bytes())
-        store = NetworkXStorage(namespace="chunk_entity_relation", workspace="", global_config={"working_dir": work}, embedding_func=None)
+        (Path(work) / "graph_chunk_entity_relation.graphml").write_bytes(
+            (folder / "graph_chunk_entity_relation.graphml").read_bytes()
+        )
+        store = NetworkXStorage(
+            namespace="chunk_entity_relation", workspace="", global_config={"working_dir": work}, embedding_func=None
+        )
         await store.initialize()
         names = [n for n in (await store._get_graph()).nodes()]
         nodes, degrees = await store.get_nodes_batch(names), await store.node_degrees_batch(names)
-        node_datas = [{**nodes[n], "entity_name": n, "rank": degrees.get(n, 0), "created_at": nodes[n].get("created_at")} for n in names]
+        node_datas = [
+            {**nodes[n], "entity_name": n, "rank": degrees.get(n, 0), "created_at": nodes[n].get("created_at")}
+            for n in names
+        ]
         param = QueryParam(mode="local")
         relations = await _find_most_related_edges_from_entities(node_datas, param, store)
         config = {"tokenizer": TiktokenTokenizer("gpt-4o-mini"), "max_total_tokens": 10**9}
@@ -100,9 +138,13 @@ def lightrag(folder: Path) -> dict[str, str]:
 
     context = asyncio.run(build())
     # kg_query: the rag_response system prompt with the context, then the query as the user's message
-    system = PROMPTS["rag_response"].format(response_type="Multiple Paragraphs", user_prompt=resolve_user_prompt(None, "", False).slot,
-                                            context_data=context)
-    return {"lightrag": context, "prompt:lightrag": [{"role": "system", "content": system}, {"role": "user", "content": QUERY}]}
+    system = PROMPTS["rag_response"].format(
+        response_type="Multiple Paragraphs", user_prompt=resolve_user_prompt(None, "", False).slot, context_data=context
+    )
+    return {
+        "lightrag": context,
+        "prompt:lightrag": [{"role": "system", "content": system}, {"role": "user", "content": QUERY}],
+    }
 
 
 def llamaindex(folder: Path) -> dict[str, str]:
@@ -115,7 +157,10 @@ def llamaindex(folder: Path) -> dict[str, str]:
     store = SimplePropertyGraphStore.from_persist_path(str(folder / "property_graph_store.json"))
     order = json.loads((folder / "property_graph_store.json").read_text(encoding="utf-8"))["triplets"]
     graph = store.graph
-    triplets = [(graph.nodes[s], graph.relations[graph._get_relation_key(subj_id=s, rel_id=r, obj_id=o)], graph.nodes[o]) for s, r, o in order]
+    triplets = [
+        (graph.nodes[s], graph.relations[graph._get_relation_key(subj_id=s, rel_id=r, obj_id=o)], graph.nodes[o])
+        for s, r, o in order
+    ]
 
     class Given(BasePGRetriever):  # the retrieval step: the fixture's triplets, in its order
         def retrieve_from_graph(self, query_bundle):
@@ -124,20 +169,31 @@ def llamaindex(folder: Path) -> dict[str, str]:
         async def aretrieve_from_graph(self, query_bundle):
             return self._get_nodes_with_score(triplets)
 
-    class Wide(MockLLM):  # a model with a 128k window: the synthesizer sends the context in one prompt, not refined in parts
+    class Wide(
+        MockLLM
+    ):  # a model with a 128k window: the synthesizer sends the context in one prompt, not refined in parts
         @property
         def metadata(self):
             return super().metadata.model_copy(update={"context_window": 128_000})
 
     out = {}
-    for layout, text_on, props_on in (("llamaindex", False, False), ("llamaindex_properties", False, True),
-                                      ("llamaindex_text", True, False), ("llamaindex_text_properties", True, True)):
-        nodes = PGRetriever(sub_retrievers=[Given(graph_store=store, include_text=text_on, include_properties=props_on)], use_async=False).retrieve("")
+    for layout, text_on, props_on in (
+        ("llamaindex", False, False),
+        ("llamaindex_properties", False, True),
+        ("llamaindex_text", True, False),
+        ("llamaindex_text_properties", True, True),
+    ):
+        nodes = PGRetriever(
+            sub_retrievers=[Given(graph_store=store, include_text=text_on, include_properties=props_on)],
+            use_async=False,
+        ).retrieve("")
         prompt = str(get_response_synthesizer(llm=Wide(), response_mode="compact").synthesize(QUERY, nodes))
         head = "Context information is below.\n---------------------\n"
         tail = f"\n---------------------\nGiven the context information and not prior knowledge, answer the query.\nQuery: {QUERY}\nAnswer: "
         if not (prompt.startswith(head) and prompt.endswith(tail)):
-            raise SystemExit(f"llamaindex: the synthesizer's prompt is not the default text QA template: {prompt[:200]!r}")
+            raise SystemExit(
+                f"llamaindex: the synthesizer's prompt is not the default text QA template: {prompt[:200]!r}"
+            )
         out[layout] = prompt[len(head) : -len(tail)]
         seen = []
 
@@ -167,8 +223,11 @@ def _records(graph: dict):
     store = Graph()
     nodes = {}
     for k, n in enumerate(graph["nodes"]):
-        properties = {"id": n["id"], **({"name": n["name"]} if n["name"] != n["id"] else {}),
-                      **{key: v for key, v in n.items() if key not in fixed}}
+        properties = {
+            "id": n["id"],
+            **({"name": n["name"]} if n["name"] != n["id"] else {}),
+            **{key: v for key, v in n.items() if key not in fixed},
+        }
         labels = [] if n["type"] == "entity" else [n["type"]]
         nodes[n["id"]] = Node(store, f"{NEO4J_DATABASE}{k}", k, labels, properties)
     with_props = any(set(e) - {"source", "relation", "target", "id"} for e in graph["edges"])
@@ -180,7 +239,16 @@ def _records(graph: dict):
         linked |= {e["source"], e["target"]}
     for n in graph["nodes"]:
         if n["id"] not in linked:
-            records.append(Record({"source": nodes[n["id"]], "relation": None, "target": None, **({"properties": None} if with_props else {})}))
+            records.append(
+                Record(
+                    {
+                        "source": nodes[n["id"]],
+                        "relation": None,
+                        "target": None,
+                        **({"properties": None} if with_props else {}),
+                    }
+                )
+            )
     return records
 
 
@@ -195,7 +263,9 @@ def langchain(folder: Path) -> dict[str, str]:
             return records, None, None
 
     graph = Neo4jGraph.__new__(Neo4jGraph)
-    graph.__dict__.update(_driver=Driver(), _database="neo4j", timeout=None, sanitize=False, schema="", structured_schema={})
+    graph.__dict__.update(
+        _driver=Driver(), _database="neo4j", timeout=None, sanitize=False, schema="", structured_schema={}
+    )
     graph._check_driver_state = lambda: None
     out = {}
     for layout, top_k in (("langchain", 10**9), ("langchain_top_k", 10)):
@@ -206,13 +276,22 @@ def langchain(folder: Path) -> dict[str, str]:
                 seen.append(prompt)
                 return super()._call(prompt, stop, run_manager, **kwargs)
 
-        chain = GraphCypherQAChain.from_llm(cypher_llm=FakeListLLM(responses=["MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS target"]),
-                                            qa_llm=Seen(responses=["answer"]), graph=graph, allow_dangerous_requests=True, top_k=top_k)
+        chain = GraphCypherQAChain.from_llm(
+            cypher_llm=FakeListLLM(
+                responses=["MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS target"]
+            ),
+            qa_llm=Seen(responses=["answer"]),
+            graph=graph,
+            allow_dangerous_requests=True,
+            top_k=top_k,
+        )
         chain.invoke({"query": QUERY})
         head, tail = "Information:\n", f"\n\nQuestion: {QUERY}\nHelpful Answer:"
         prompt = seen[0]
         out[layout] = prompt[prompt.index(head) + len(head) : prompt.rindex(tail)]
-        out[f"prompt:{layout}"] = [{"role": "user", "content": prompt}]  # a chat model gets the QA prompt as the human message
+        out[f"prompt:{layout}"] = [
+            {"role": "user", "content": prompt}
+        ]  # a chat model gets the QA prompt as the human message
     return out
 
 
@@ -247,11 +326,22 @@ def neo4j_graphrag(folder: Path) -> dict[str, str]:
     head, tail = "Context:\n", "\n\nExamples:"
     system, prompt = seen[0]
     # OpenAILLM's messages: the system instruction, then the prompt
-    return {"neo4j_graphrag": prompt[prompt.index(head) + len(head) : prompt.index(tail)],
-            "prompt:neo4j_graphrag": [*([{"role": "system", "content": system}] if system else []), {"role": "user", "content": prompt}]}
+    return {
+        "neo4j_graphrag": prompt[prompt.index(head) + len(head) : prompt.index(tail)],
+        "prompt:neo4j_graphrag": [
+            *([{"role": "system", "content": system}] if system else []),
+            {"role": "user", "content": prompt},
+        ],
+    }
 
 
-DRIVERS = {"graphrag": graphrag, "lightrag": lightrag, "llamaindex": llamaindex, "langchain": langchain, "neo4j_graphrag": neo4j_graphrag}
+DRIVERS = {
+    "graphrag": graphrag,
+    "lightrag": lightrag,
+    "llamaindex": llamaindex,
+    "langchain": langchain,
+    "neo4j_graphrag": neo4j_graphrag,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,17 +38,25 @@ FRAMEWORKS = {
     "neo4j_graphrag": ("neo4j-graphrag==1.22.0", "neo4j==6.4.1"),
 }
 # the store each framework reads from a fixture's folder
-READS = {"graphrag": "graphrag", "lightrag": "lightrag", "llamaindex": "llamaindex", "langchain": "neo4j", "neo4j_graphrag": "neo4j"}
+READS = {
+    "graphrag": "graphrag",
+    "lightrag": "lightrag",
+    "llamaindex": "llamaindex",
+    "langchain": "neo4j",
+    "neo4j_graphrag": "neo4j",
+}
 
 
 def fixtures() -> dict[str, tuple[list, list] | Path]:
     """fixture -> its (entities, relations) records, or a graph.json to use as it is (the article's graph: typed, directed,
     ids that are not names; for the Neo4j layouts only)."""
     entities, relations = framework_stores.large_records(n_people=8, seed=3)
-    return {"small": (framework_stores.ENTITIES, framework_stores.RELATIONS),
-            "hostile": (framework_stores.HOSTILE_ENTITIES, framework_stores.HOSTILE_RELATIONS),
-            "medium": (entities, relations),
-            "article": ROOT / "data" / "graph.json"}
+    return {
+        "small": (framework_stores.ENTITIES, framework_stores.RELATIONS),
+        "hostile": (framework_stores.HOSTILE_ENTITIES, framework_stores.HOSTILE_RELATIONS),
+        "medium": (entities, relations),
+        "article": ROOT / "data" / "graph.json",
+    }
 
 
 def write_fixture(folder: Path, fixture: tuple[list, list] | Path) -> list[str]:
@@ -67,13 +75,18 @@ def venv(root: Path, framework: str) -> Path:
     python = root / framework / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(root / framework)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *FRAMEWORKS[framework]], check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *FRAMEWORKS[framework]],
+            check=True,
+        )
     return python
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--venvs", type=Path, default=HERE / ".framework-venvs", help="where the frameworks' venvs are made")
+    parser.add_argument(
+        "--venvs", type=Path, default=HERE / ".framework-venvs", help="where the frameworks' venvs are made"
+    )
     parser.add_argument("--only", choices=FRAMEWORKS, action="append", help="these frameworks only (repeatable)")
     parser.add_argument("--out", type=Path, default=GOLDEN)
     args = parser.parse_args(argv)
@@ -86,24 +99,39 @@ def main(argv: list[str] | None = None) -> int:
             readers = write_fixture(folder, fixture)
             for framework in (f for f in chosen if f in readers):
                 python = venv(args.venvs, framework)
-                done = subprocess.run([str(python), str(HERE / "framework_drivers.py"), framework, str(folder)],
-                                      capture_output=True, text=True, encoding="utf-8")
+                done = subprocess.run(
+                    [str(python), str(HERE / "framework_drivers.py"), framework, str(folder)],
+                    capture_output=True,
+                    text=True,
+                    encoding="utf-8",
+                )
                 if done.returncode != 0:
                     print(done.stderr[-3000:], file=sys.stderr)
                     return 1
                 for layout, text in json.loads(done.stdout).items():
                     if layout.startswith("prompt:"):  # the whole request the framework sends: its messages
-                        path, text = args.out / name / f"{layout[7:]}.request.json", json.dumps({"messages": text}, ensure_ascii=False, indent=1)
+                        path, text = (
+                            args.out / name / f"{layout[7:]}.request.json",
+                            json.dumps({"messages": text}, ensure_ascii=False, indent=1),
+                        )
                     else:
                         path = args.out / name / f"{layout}.txt"
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_bytes(text.encode("utf-8"))
                     print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {len(text):,} characters")
     for framework in chosen:
-        freeze = subprocess.run([str(venv(args.venvs, framework)), "-m", "pip", "freeze"], capture_output=True, text=True, check=True)
-        versions[framework] = {"pins": list(FRAMEWORKS[framework]), "python": subprocess.run(
-            [str(venv(args.venvs, framework)), "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True).stdout.strip(),
-            "freeze": sorted(freeze.stdout.split())}
+        freeze = subprocess.run(
+            [str(venv(args.venvs, framework)), "-m", "pip", "freeze"], capture_output=True, text=True, check=True
+        )
+        versions[framework] = {
+            "pins": list(FRAMEWORKS[framework]),
+            "python": subprocess.run(
+                [str(venv(args.venvs, framework)), "-c", "import sys; print(sys.version.split()[0])"],
+                capture_output=True,
+                text=True,
+            ).stdout.strip(),
+            "freeze": sorted(freeze.stdout.split()),
+        }
     args.out.mkdir(parents=True, exist_ok=True)
     versions_file.write_text(json.dumps(dict(sorted(versions.items())), indent=1) + "\n", encoding="utf-8")
     return 0

@@ -26,23 +26,56 @@ ENTITIES = [
     ("Google DeepMind", "organization", "Google DeepMind is an artificial intelligence laboratory."),
     ("AlphaFold", "technology", "AlphaFold predicts a protein's three-dimensional structure from its sequence."),
     ("Demis Hassabis", "person", "Demis Hassabis is a British researcher and the chief executive of Google DeepMind."),
-    ("Nobel Prize in Chemistry", "award", "The Nobel Prize in Chemistry is awarded by the Royal Swedish Academy of Sciences."),
+    (
+        "Nobel Prize in Chemistry",
+        "award",
+        "The Nobel Prize in Chemistry is awarded by the Royal Swedish Academy of Sciences.",
+    ),
     ("Raft", "concept", "Raft is a consensus algorithm designed to be easier to understand than Paxos."),
     ("Tomsk", "location", ""),  # an entity the text only names
 ]
 # (source, target, description, keywords, weight)
 RELATIONS = [
-    ("Leslie Lamport", "Paxos", "Leslie Lamport described the Paxos protocol in 1989.", "algorithm design, consensus", 9.0),
-    ("Leslie Lamport", "Microsoft Research", "Leslie Lamport has worked at Microsoft Research since 2001.", "employment", 8.0),
+    (
+        "Leslie Lamport",
+        "Paxos",
+        "Leslie Lamport described the Paxos protocol in 1989.",
+        "algorithm design, consensus",
+        9.0,
+    ),
+    (
+        "Leslie Lamport",
+        "Microsoft Research",
+        "Leslie Lamport has worked at Microsoft Research since 2001.",
+        "employment",
+        8.0,
+    ),
     ("Leslie Lamport", "LaTeX", "Leslie Lamport wrote the first version of LaTeX.", "software authorship", 7.0),
     ("Leslie Lamport", "TLA+", "Leslie Lamport designed TLA+.", "language design, formal methods", 9.0),
     ("Turing Award", "Leslie Lamport", "Leslie Lamport received the Turing Award in 2013.", "recognition, award", 6.0),
     ("Raft", "Paxos", "Raft was designed as an understandable alternative to Paxos.", "alternative, consensus", 5.0),
-    ("Demis Hassabis", "Google DeepMind", "Demis Hassabis co-founded Google DeepMind and leads it.", "leadership, founding", 9.0),
+    (
+        "Demis Hassabis",
+        "Google DeepMind",
+        "Demis Hassabis co-founded Google DeepMind and leads it.",
+        "leadership, founding",
+        9.0,
+    ),
     ("Google DeepMind", "AlphaFold", "Google DeepMind developed AlphaFold.", "development, research", 9.0),
-    ("Demis Hassabis", "Nobel Prize in Chemistry", "Demis Hassabis shared the 2024 Nobel Prize in Chemistry for AlphaFold.",
-     "recognition, award", 8.0),
-    ("Microsoft Research", "TLA+", "Microsoft Research uses TLA+ to check designs of its systems.", "adoption, verification", 4.0),
+    (
+        "Demis Hassabis",
+        "Nobel Prize in Chemistry",
+        "Demis Hassabis shared the 2024 Nobel Prize in Chemistry for AlphaFold.",
+        "recognition, award",
+        8.0,
+    ),
+    (
+        "Microsoft Research",
+        "TLA+",
+        "Microsoft Research uses TLA+ to check designs of its systems.",
+        "adoption, verification",
+        4.0,
+    ),
     ("Google DeepMind", "Tomsk", "Google DeepMind hosted a workshop in Tomsk.", "event, location", 2.0),
 ]
 SOURCE_SEP = "<SEP>"  # LightRAG's GRAPH_FIELD_SEP, joining the chunk ids a record came from
@@ -61,9 +94,21 @@ HOSTILE_ENTITIES = [
     ("UNKNOWN", "organization", "A company called Unknown."),
 ]
 HOSTILE_RELATIONS = [
-    ("ACME | Widgets", 'Ann "The Hammer" O\'Neil', "ACME | Widgets is run by Ann O\'Neil.<SEP>Ann leads ACME | Widgets since 2019.", "leadership", 7.0),
+    (
+        "ACME | Widgets",
+        'Ann "The Hammer" O\'Neil',
+        "ACME | Widgets is run by Ann O'Neil.<SEP>Ann leads ACME | Widgets since 2019.",
+        "leadership",
+        7.0,
+    ),
     ('Ann "The Hammer" O\'Neil', "Back\\slash Labs", 'Ann worked at Back\\slash Labs ("BSL").', "employment", 3.0),
-    ("Arrow -> Corp (old)", "ACME | Widgets", "Arrow -> Corp (old) merged into ACME | Widgets.\nThe merger closed in 2020.", "merger", 3.0),
+    (
+        "Arrow -> Corp (old)",
+        "ACME | Widgets",
+        "Arrow -> Corp (old) merged into ACME | Widgets.\nThe merger closed in 2020.",
+        "merger",
+        3.0,
+    ),
     ("Ёжик Сибирский", "東京大学", "Ёжик Сибирский изучают в 東京大学.", "research", 1.0),
     ("Rocket 🚀 Inc", "ACME | Widgets", None, "supply", 0.0),
     ("UNKNOWN", "Rocket 🚀 Inc", "Unknown invested in Rocket 🚀 Inc.", "investment", 2.5),
@@ -83,12 +128,25 @@ def large_records(n_people: int = 1500, seed: int = 3) -> tuple[list[tuple], lis
     pairs, relations = set(), []
     for e in graph["edges"]:
         source, target = names[e["source"]], names[e["target"]]
-        if seen[source] != e["source"] or seen[target] != e["target"] or source == target or frozenset((source, target)) in pairs:
+        if (
+            seen[source] != e["source"]
+            or seen[target] != e["target"]
+            or source == target
+            or frozenset((source, target)) in pairs
+        ):
             continue  # LightRAG's graph is simple and undirected: one edge per pair
         pairs.add(frozenset((source, target)))
         words = e["relation"].split(".")[-1].replace("_", " ")
         year = 1900 + len(relations) * 37 % 120
-        relations.append((source, target, f"{source} has {target} as {words} (recorded {year}).", words, float(1 + len(relations) % 9)))
+        relations.append(
+            (
+                source,
+                target,
+                f"{source} has {target} as {words} (recorded {year}).",
+                words,
+                float(1 + len(relations) % 9),
+            )
+        )
     return entities, relations
 
 
@@ -104,12 +162,25 @@ def lightrag_store(folder, entities=ENTITIES, relations=RELATIONS):
     rng = random.Random(5)
     graph = nx.Graph()
     for name, kind, description in entities:
-        graph.add_node(name, entity_id=name, **_given(entity_type=kind, description=description),
-                       source_id=SOURCE_SEP.join(f"chunk-{rng.getrandbits(64):016x}" for _ in range(2)),
-                       file_path="papers/lamport.txt", created_at=1733000000 + rng.randrange(1000))
+        graph.add_node(
+            name,
+            entity_id=name,
+            **_given(entity_type=kind, description=description),
+            source_id=SOURCE_SEP.join(f"chunk-{rng.getrandbits(64):016x}" for _ in range(2)),
+            file_path="papers/lamport.txt",
+            created_at=1733000000 + rng.randrange(1000),
+        )
     for source, target, description, keywords, weight in relations:
-        graph.add_edge(source, target, weight=weight, **_given(description=description), keywords=keywords,
-                       source_id=f"chunk-{rng.getrandbits(64):016x}", file_path="papers/lamport.txt", created_at=1733000000 + rng.randrange(1000))
+        graph.add_edge(
+            source,
+            target,
+            weight=weight,
+            **_given(description=description),
+            keywords=keywords,
+            source_id=f"chunk-{rng.getrandbits(64):016x}",
+            file_path="papers/lamport.txt",
+            created_at=1733000000 + rng.randrange(1000),
+        )
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "graph_chunk_entity_relation.graphml"
     nx.write_graphml(graph, path)
@@ -129,12 +200,34 @@ def graphrag_store(folder, entities=ENTITIES, relations=RELATIONS):
         degree[source] += 1
         degree[target] += 1
     units = lambda: [uuid.UUID(int=rng.getrandbits(128)).hex for _ in range(2)]
-    rows = [{"id": str(uuid.UUID(int=rng.getrandbits(128))), "human_readable_id": k, "title": name, "type": kind and kind.upper(),
-             "description": description, "text_unit_ids": units(), "frequency": 2, "degree": degree[name], "x": 0.0, "y": 0.0}
-            for k, (name, kind, description) in enumerate(entities)]
-    links = [{"id": str(uuid.UUID(int=rng.getrandbits(128))), "human_readable_id": k, "source": source, "target": target,
-              "description": description, "weight": weight, "combined_degree": degree[source] + degree[target], "text_unit_ids": units()}
-             for k, (source, target, description, _, weight) in enumerate(relations)]
+    rows = [
+        {
+            "id": str(uuid.UUID(int=rng.getrandbits(128))),
+            "human_readable_id": k,
+            "title": name,
+            "type": kind and kind.upper(),
+            "description": description,
+            "text_unit_ids": units(),
+            "frequency": 2,
+            "degree": degree[name],
+            "x": 0.0,
+            "y": 0.0,
+        }
+        for k, (name, kind, description) in enumerate(entities)
+    ]
+    links = [
+        {
+            "id": str(uuid.UUID(int=rng.getrandbits(128))),
+            "human_readable_id": k,
+            "source": source,
+            "target": target,
+            "description": description,
+            "weight": weight,
+            "combined_degree": degree[source] + degree[target],
+            "text_unit_ids": units(),
+        }
+        for k, (source, target, description, _, weight) in enumerate(relations)
+    ]
     folder.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows), folder / "entities.parquet")
     pq.write_table(pa.Table.from_pylist(links), folder / "relationships.parquet")
@@ -148,21 +241,52 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
     chunk, text = "c0ffee00-0000-4000-8000-000000000001", "Leslie Lamport described Paxos."
     # a chunk as PropertyGraphIndex keeps it: its TextNode's content in _node_content, so that include_text finds it
     content = {"id_": chunk, "metadata": {"file_name": "lamport.txt"}, "text": "", "class_name": "TextNode"}
-    nodes = {chunk: {"label": "text_chunk", "embedding": None, "text": text, "id_": chunk,
-                     "properties": {"file_name": "lamport.txt", "_node_content": json.dumps(content), "_node_type": "TextNode",
-                                    "document_id": "None", "doc_id": "None", "ref_doc_id": "None"}}}
+    nodes = {
+        chunk: {
+            "label": "text_chunk",
+            "embedding": None,
+            "text": text,
+            "id_": chunk,
+            "properties": {
+                "file_name": "lamport.txt",
+                "_node_content": json.dumps(content),
+                "_node_type": "TextNode",
+                "document_id": "None",
+                "doc_id": "None",
+                "ref_doc_id": "None",
+            },
+        }
+    }
     key = lambda name: name.replace('"', " ")  # EntityNode.id: the name, each '"' a space
-    for name, kind, description in entities:  # the extractors' order: the chunk's metadata, its id, then what the LLM gave
-        nodes[key(name)] = {"label": (kind or "entity").upper(), "embedding": None, "name": name,
-                            "properties": {"file_name": "lamport.txt", "triplet_source_id": chunk, **_given(description=description)}}
+    for (
+        name,
+        kind,
+        description,
+    ) in entities:  # the extractors' order: the chunk's metadata, its id, then what the LLM gave
+        nodes[key(name)] = {
+            "label": (kind or "entity").upper(),
+            "embedding": None,
+            "name": name,
+            "properties": {"file_name": "lamport.txt", "triplet_source_id": chunk, **_given(description=description)},
+        }
     rels, triplets = {}, []
     for source, target, description, keywords, _ in relations:
         label = keywords.split(",")[0].strip().upper().replace(" ", "_").replace("-", "_")
-        rels[f"{key(source)}_{label}_{key(target)}"] = {"label": label, "source_id": key(source), "target_id": key(target), "embedding": None,
-                                                        "properties": {"file_name": "lamport.txt", "triplet_source_id": chunk,
-                                                                       **_given(description=description)}}
+        rels[f"{key(source)}_{label}_{key(target)}"] = {
+            "label": label,
+            "source_id": key(source),
+            "target_id": key(target),
+            "embedding": None,
+            "properties": {"file_name": "lamport.txt", "triplet_source_id": chunk, **_given(description=description)},
+        }
         triplets.append([key(source), label, key(target)])
-    rels[f"{chunk}_MENTIONS_Paxos"] = {"label": "MENTIONS", "source_id": chunk, "target_id": "Paxos", "properties": {}, "embedding": None}
+    rels[f"{chunk}_MENTIONS_Paxos"] = {
+        "label": "MENTIONS",
+        "source_id": chunk,
+        "target_id": "Paxos",
+        "properties": {},
+        "embedding": None,
+    }
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "property_graph_store.json"
     path.write_text(json.dumps({"nodes": nodes, "relations": rels, "triplets": triplets}), encoding="utf-8")
@@ -172,9 +296,19 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
 def neo4j_graph(folder, entities=ENTITIES, relations=RELATIONS):
     """graph.json of the graph a LangChain or neo4j-graphrag user keeps in Neo4j, as LLMGraphTransformer writes it: a
     node keyed by its name with its type as its label, a relationship typed in upper case; descriptions as properties."""
-    nodes = [{"id": name, "name": name, "type": kind or "entity", **_given(description=description)} for name, kind, description in entities]
-    edges = [{"source": source, "relation": keywords.split(",")[0].strip().upper().replace(" ", "_").replace("-", "_"), "target": target,
-              **_given(description=description)} for source, target, description, keywords, _ in relations]
+    nodes = [
+        {"id": name, "name": name, "type": kind or "entity", **_given(description=description)}
+        for name, kind, description in entities
+    ]
+    edges = [
+        {
+            "source": source,
+            "relation": keywords.split(",")[0].strip().upper().replace(" ", "_").replace("-", "_"),
+            "target": target,
+            **_given(description=description),
+        }
+        for source, target, description, keywords, _ in relations
+    ]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "graph.json"
     path.write_text(json.dumps({"nodes": nodes, "edges": edges}, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -182,8 +316,12 @@ def neo4j_graph(folder, entities=ENTITIES, relations=RELATIONS):
 
 
 MAKERS = {"lightrag": lightrag_store, "graphrag": graphrag_store, "llamaindex": llamaindex_store, "neo4j": neo4j_graph}
-STORE_FILES = {"lightrag": ("graph_chunk_entity_relation.graphml",), "graphrag": ("entities.parquet", "relationships.parquet"),
-               "llamaindex": ("property_graph_store.json",), "neo4j": ("graph.json",)}
+STORE_FILES = {
+    "lightrag": ("graph_chunk_entity_relation.graphml",),
+    "graphrag": ("entities.parquet", "relationships.parquet"),
+    "llamaindex": ("property_graph_store.json",),
+    "neo4j": ("graph.json",),
+}
 
 
 def main(argv: list[str] | None = None) -> int:

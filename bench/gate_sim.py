@@ -63,23 +63,65 @@ def cell(fmt: str, qid: str, k: int, insufficient: bool, right: bool) -> dict:
     """A scored cell as score_log writes it, for an answered prompt."""
     metrics = {"parse_success": True, "abstained": insufficient and right, "answer_correct": right}
     if insufficient:
-        metrics.update(false_abstention=None, path_exact=None, edge_precision=None, edge_recall=None, valid_path=None,
-                       evidence_match=None, path_supports_answer=None, right_answer_wrong_path=None)
+        metrics.update(
+            false_abstention=None,
+            path_exact=None,
+            edge_precision=None,
+            edge_recall=None,
+            valid_path=None,
+            evidence_match=None,
+            path_supports_answer=None,
+            right_answer_wrong_path=None,
+        )
     else:
-        metrics.update(false_abstention=False, path_exact=right, edge_precision=float(right), edge_recall=float(right),
-                       valid_path=right, evidence_match=right, path_supports_answer=right, right_answer_wrong_path=False)
-    return {"encoding": "o200k_base", "size": "small", "ids": "original", "permutation": k, "mode": "A", "format": fmt,
-            "question_id": qid, "prompt_sha256": f"{fmt}{qid}{k}", "prompt_tokens": 1000 if fmt == "json" else 500,
-            "insufficient": insufficient, "hops": "abstention" if insufficient else "2", "repeat": 0, "status": "OK", **metrics,
-            "truncated_by_server": False, "usage_prompt_tokens": None, "usage_cached_tokens": None, "usage_completion_tokens": None,
-            "over_output_cap": False, "latency_s": 1.0, "retry_wait_s": 0.0, "finish_reason": "stop", "error": None}
+        metrics.update(
+            false_abstention=False,
+            path_exact=right,
+            edge_precision=float(right),
+            edge_recall=float(right),
+            valid_path=right,
+            evidence_match=right,
+            path_supports_answer=right,
+            right_answer_wrong_path=False,
+        )
+    return {
+        "encoding": "o200k_base",
+        "size": "small",
+        "ids": "original",
+        "permutation": k,
+        "mode": "A",
+        "format": fmt,
+        "question_id": qid,
+        "prompt_sha256": f"{fmt}{qid}{k}",
+        "prompt_tokens": 1000 if fmt == "json" else 500,
+        "insufficient": insufficient,
+        "hops": "abstention" if insufficient else "2",
+        "repeat": 0,
+        "status": "OK",
+        **metrics,
+        "truncated_by_server": False,
+        "usage_prompt_tokens": None,
+        "usage_cached_tokens": None,
+        "usage_completion_tokens": None,
+        "over_output_cap": False,
+        "latency_s": 1.0,
+        "retry_wait_s": 0.0,
+        "finish_reason": "stop",
+        "error": None,
+    }
 
 
 def draw(rng: random.Random, n: int, perms: int, scenario: str) -> tuple[list[dict], dict]:
     """Every scored cell of one run, and the true rates of each format."""
     path_loss, abstain_loss, tested = SCENARIOS[scenario]
     formats = ["json", *[f"f{k}" for k in range(1, tested + 1)]]
-    truth = {f: (BASE_PATH_RATE - (path_loss if f != "json" else 0), BASE_ABSTAIN_RATE - (abstain_loss if f != "json" else 0)) for f in formats}
+    truth = {
+        f: (
+            BASE_PATH_RATE - (path_loss if f != "json" else 0),
+            BASE_ABSTAIN_RATE - (abstain_loss if f != "json" else 0),
+        )
+        for f in formats
+    }
     n_abstain = round(n * ABSTAIN_SHARE)
     rows = []
     for q in range(n):
@@ -114,20 +156,43 @@ def main(argv: list[str] | None = None) -> int:
     global TAU, BASE_PATH_RATE, BASE_ABSTAIN_RATE, ABSTENTION_TOLERANCE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tau", type=float, default=TAU, help=f"spread of question difficulty (default: {TAU})")
-    parser.add_argument("--base-rate", type=float, default=BASE_PATH_RATE, help=f"the baseline's path exact rate (default: {BASE_PATH_RATE})")
-    parser.add_argument("--abstain-rate", type=float, default=BASE_ABSTAIN_RATE, help=f"its abstention rate (default: {BASE_ABSTAIN_RATE})")
-    parser.add_argument("--abstention-tolerance", type=float, help="passed to verdicts() (default: the judged code's own)")
+    parser.add_argument(
+        "--base-rate",
+        type=float,
+        default=BASE_PATH_RATE,
+        help=f"the baseline's path exact rate (default: {BASE_PATH_RATE})",
+    )
+    parser.add_argument(
+        "--abstain-rate",
+        type=float,
+        default=BASE_ABSTAIN_RATE,
+        help=f"its abstention rate (default: {BASE_ABSTAIN_RATE})",
+    )
+    parser.add_argument(
+        "--abstention-tolerance", type=float, help="passed to verdicts() (default: the judged code's own)"
+    )
     parser.add_argument("--replicates", type=int, default=200)
     parser.add_argument("--code", type=Path, default=ROOT / "benchmark.py")
     parser.add_argument("--sizes", default="30,60,150,200")
     parser.add_argument("--permutations", default="1,3")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
-    parser.add_argument("--rerun", action="store_true", help="also rerun undecided equal formats at the number of questions asked for")
+    parser.add_argument(
+        "--rerun", action="store_true", help="also rerun undecided equal formats at the number of questions asked for"
+    )
     args = parser.parse_args(argv)
-    TAU, BASE_PATH_RATE, BASE_ABSTAIN_RATE, ABSTENTION_TOLERANCE = args.tau, args.base_rate, args.abstain_rate, args.abstention_tolerance
+    TAU, BASE_PATH_RATE, BASE_ABSTAIN_RATE, ABSTENTION_TOLERANCE = (
+        args.tau,
+        args.base_rate,
+        args.abstain_rate,
+        args.abstention_tolerance,
+    )
     bm = load(args.code)
-    print(f"{args.code}: TAU {TAU}, baseline path exact {BASE_PATH_RATE}, abstention {BASE_ABSTAIN_RATE}, {args.replicates} replicates per cell")
-    print("| scenario | questions | permutations | accept | reject | undecided | interval covers the true rate | mean width |")
+    print(
+        f"{args.code}: TAU {TAU}, baseline path exact {BASE_PATH_RATE}, abstention {BASE_ABSTAIN_RATE}, {args.replicates} replicates per cell"
+    )
+    print(
+        "| scenario | questions | permutations | accept | reject | undecided | interval covers the true rate | mean width |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for scenario in args.scenarios.split(","):
         for n in map(int, args.sizes.split(",")):
@@ -139,16 +204,22 @@ def main(argv: list[str] | None = None) -> int:
                     rows, truth = draw(rng, n, perms, scenario)
                     table, gate = judge(bm, rows)
                     tested = [v for v in gate if v["format"] != "json"]
-                    counts["accept"] += any(v["verdict"] == "accept" for v in tested)  # the family: some format wrongly let through
+                    counts["accept"] += any(
+                        v["verdict"] == "accept" for v in tested
+                    )  # the family: some format wrongly let through
                     counts["reject"] += tested[0]["verdict"] == "reject"
-                    counts["undecided"] += tested[0]["verdict"] == "undecided" and not any(v["verdict"] == "accept" for v in tested)
+                    counts["undecided"] += tested[0]["verdict"] == "undecided" and not any(
+                        v["verdict"] == "accept" for v in tested
+                    )
                     entry = next(e for e in table if e["format"] == "f1")
                     low, high = entry["path_exact"]["ci95"]
                     covered += low <= truth["f1"][0] <= high
                     widths += high - low
                 r = args.replicates
-                print(f"| {scenario} | {n} | {perms} | {counts['accept'] / r:.3f} | {counts['reject'] / r:.3f} | {counts['undecided'] / r:.3f} | "
-                      f"{covered / r:.3f} | {widths / r:.3f} |")
+                print(
+                    f"| {scenario} | {n} | {perms} | {counts['accept'] / r:.3f} | {counts['reject'] / r:.3f} | {counts['undecided'] / r:.3f} | "
+                    f"{covered / r:.3f} | {widths / r:.3f} |"
+                )
     if args.rerun:
         print()
         print("| questions | permutations | undecided | asked for (median) | decided when drawn again at that number |")

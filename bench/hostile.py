@@ -36,8 +36,12 @@ def lock_race(rounds: int) -> int:
                 out.mkdir()
                 (out / ".benchmark.lock").write_bytes(b"")
             start = time.time() + 0.25
-            procs = [subprocess.Popen([sys.executable, "-c", RACE, str(ROOT), str(out), str(start)], stdout=subprocess.PIPE, text=True)
-                     for _ in range(3)]
+            procs = [
+                subprocess.Popen(
+                    [sys.executable, "-c", RACE, str(ROOT), str(out), str(start)], stdout=subprocess.PIPE, text=True
+                )
+                for _ in range(3)
+            ]
             doubles += holders_at_once([p.communicate(timeout=60)[0].strip() for p in procs]) > 0
     return doubles
 
@@ -48,8 +52,19 @@ def names(n: int) -> tuple[float, int]:
         many = [{**questions[k % len(questions)], "id": f"q{k}"} for k in range(n)]
         (Path(tmp) / "q.json").write_text(json.dumps(many, ensure_ascii=False), encoding="utf-8")
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--questions", str(Path(tmp) / "q.json"), "--write-prompts",
-                               "--out", str(Path(tmp) / "out")], capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "benchmark.py"),
+                "--questions",
+                str(Path(tmp) / "q.json"),
+                "--write-prompts",
+                "--out",
+                str(Path(tmp) / "out"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         took = time.perf_counter() - started
         assert done.returncode == 0, done.stderr
         return took, len(list((Path(tmp) / "out").glob("prompt.*")))

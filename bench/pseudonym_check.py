@@ -47,9 +47,25 @@ def run(graph: dict, folder: Path, questions: Path | None = None) -> tuple[list[
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
     asked = ["--questions", str(questions)] if questions else ["--generate-questions", "40", "--skip-invalid-questions"]
-    done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--graph", str(folder / "graph.json"), *asked,
-                           "--sizes", "small,medium", "--formats", "json", "--pseudonymize", "--no-write-prompts",
-                           "--out", str(folder / "out")], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmark.py"),
+            "--graph",
+            str(folder / "graph.json"),
+            *asked,
+            "--sizes",
+            "small,medium",
+            "--formats",
+            "json",
+            "--pseudonymize",
+            "--no-write-prompts",
+            "--out",
+            str(folder / "out"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"benchmark.py failed: {done.stderr[-2000:]}")
     real = {n["id"]: n["name"] for n in graph["nodes"]}
@@ -67,13 +83,25 @@ def run(graph: dict, folder: Path, questions: Path | None = None) -> tuple[list[
 def figures(pairs: list[tuple[str, str]], all_names: list[str]) -> dict:
     names = {n.casefold() for n in all_names}
     other = [(a, b) for a, b in pairs if b.casefold() in names and b != a]
-    numbered = [(a, b) for a, b in pairs if " " in b and b.rsplit(" ", 1)[1].isdigit()
-                and b.rsplit(" ", 1)[0].casefold() in names and not a.rsplit(" ", 1)[-1].isdigit()]
+    numbered = [
+        (a, b)
+        for a, b in pairs
+        if " " in b
+        and b.rsplit(" ", 1)[1].isdigit()
+        and b.rsplit(" ", 1)[0].casefold() in names
+        and not a.rsplit(" ", 1)[-1].isdigit()
+    ]
     kept = [(a, b) for a, b in pairs if a == b]
     shaped = sum(len(a.split()) == len(b.split()) and classes(a) == classes(b) for a, b in pairs)
-    return {"entities": len(pairs), "another_real_name": len(other), "another_real_name_share": round(len(other) / max(len(pairs), 1), 4),
-            "real_name_with_number": len(numbered), "kept_as_is": len(kept), "same_shape": round(shaped / max(len(pairs), 1), 3),
-            "examples": {"another real name": other[:6], "with a number": numbered[:6], "kept": kept[:8]}}
+    return {
+        "entities": len(pairs),
+        "another_real_name": len(other),
+        "another_real_name_share": round(len(other) / max(len(pairs), 1), 4),
+        "real_name_with_number": len(numbered),
+        "kept_as_is": len(kept),
+        "same_shape": round(shaped / max(len(pairs), 1), 3),
+        "examples": {"another real name": other[:6], "with a number": numbered[:6], "kept": kept[:8]},
+    }
 
 
 def halves_auc(graph: dict, folder: Path) -> float | None:
@@ -92,6 +120,7 @@ def halves_auc(graph: dict, folder: Path) -> float | None:
     def one_way(train, test):
         scores = naive_bayes_scores([(n, 0) for n in train[0]] + [(n, 1) for n in train[1]], test[0] + test[1])
         return auc(scores, [0] * len(test[0]) + [1] * len(test[1]))
+
     return round((one_way(sides[0], sides[1]) + one_way(sides[1], sides[0])) / 2, 3)
 
 
@@ -103,27 +132,38 @@ def main() -> None:
     graphs = [(Path(g).name, Path(g), None) for g in args.graph or []] or [
         ("the article's (14 nodes)", ROOT / "data" / "graph.json", ROOT / "data" / "questions.json"),
         ("people KG (untyped, lowercase, Faker's real names; synth_kg.py --people 400)", None, None),
-        *([("FB15k-237 (10,318 nodes)", FB15K, None)] if FB15K.exists() else [])]
+        *([("FB15k-237 (10,318 nodes)", FB15K, None)] if FB15K.exists() else []),
+    ]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for k, (label, path, questions) in enumerate(graphs):
-            graph = json.loads(path.read_text(encoding="utf-8")) if path else synth_kg.people_graph(400, random.Random(7))
+            graph = (
+                json.loads(path.read_text(encoding="utf-8")) if path else synth_kg.people_graph(400, random.Random(7))
+            )
             pairs, changed, stderr = run(graph, Path(tmp) / f"g{k}", questions)
-            row = {"graph": label, **figures(pairs, [n["name"] for n in graph["nodes"]]), "changed_between_sizes": changed,
-                   "cross_graph_auc": halves_auc(graph, Path(tmp) / f"g{k}"),
-                   "said": [line.split(": ", 2)[-1] for line in stderr.splitlines() if "--pseudonymize" in line]}
+            row = {
+                "graph": label,
+                **figures(pairs, [n["name"] for n in graph["nodes"]]),
+                "changed_between_sizes": changed,
+                "cross_graph_auc": halves_auc(graph, Path(tmp) / f"g{k}"),
+                "said": [line.split(": ", 2)[-1] for line in stderr.splitlines() if "--pseudonymize" in line],
+            }
             rows.append(row)
             print(f"{label}: done", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return
-    print("| graph | entities | another real name of the graph (goal <= 1%) | a real name + number (goal 0) | kept as is | "
-          "same shape (goal >= 0.90) | cross-graph AUC (goal 0.40-0.60) | changed between sizes (goal 0) |")
+    print(
+        "| graph | entities | another real name of the graph (goal <= 1%) | a real name + number (goal 0) | kept as is | "
+        "same shape (goal >= 0.90) | cross-graph AUC (goal 0.40-0.60) | changed between sizes (goal 0) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         auc_text = "(under 400 entities)" if r["cross_graph_auc"] is None else f"{r['cross_graph_auc']:.2f}"
-        print(f"| {r['graph']} | {r['entities']:,} | {r['another_real_name']:,} ({100 * r['another_real_name_share']:.1f}%) | "
-              f"{r['real_name_with_number']} | {r['kept_as_is']} | {r['same_shape']:.2f} | {auc_text} | {r['changed_between_sizes']} |")
+        print(
+            f"| {r['graph']} | {r['entities']:,} | {r['another_real_name']:,} ({100 * r['another_real_name_share']:.1f}%) | "
+            f"{r['real_name_with_number']} | {r['kept_as_is']} | {r['same_shape']:.2f} | {auc_text} | {r['changed_between_sizes']} |"
+        )
     for r in rows:
         for what, examples in r["examples"].items():
             if examples:

@@ -41,7 +41,9 @@ def overhead(log: Path) -> tuple[float, float, int] | None:
 
 def main(argv: list[str] | None = None) -> int:
     runs = [Path(a) for a in (argv if argv is not None else sys.argv[1:])]
-    print("| model | run | format | prompt tokens (model's) | answer | path exact | abstention | JSON as asked | diagnoses (share of cells) | verdict |")
+    print(
+        "| model | run | format | prompt tokens (model's) | answer | path exact | abstention | JSON as asked | diagnoses (share of cells) | verdict |"
+    )
     print("|---|---|---|---:|---|---|---|---:|---|---|")
     notes = []
     for run in runs:
@@ -50,17 +52,31 @@ def main(argv: list[str] | None = None) -> int:
         verdicts = {(v["size"], v["ids"], v["mode"], v["format"]): v for v in results.get("verdicts") or []}
         for e in results["aggregates"]:
             v = verdicts.get((e["size"], e["ids"], e["mode"], e["format"]))
-            verdict = "baseline" if v is None else v["verdict"] + (f" (asks for {v['questions_to_generate']:,} questions)"
-                                                                  if v.get("questions_to_generate") else "")
+            verdict = (
+                "baseline"
+                if v is None
+                else v["verdict"]
+                + (f" (asks for {v['questions_to_generate']:,} questions)" if v.get("questions_to_generate") else "")
+            )
             shares = ", ".join(f"{k.replace('_', ' ')} {n / e['n']:.0%}" for k, n in e["diagnoses"].items())
-            shown = e["format"] + ("" if e["ids"] == "original" else f" ({e['ids']})")  # --pseudonymize: both, row by row
-            print(f"| {model} | {run.name} | {shown} | {e['model_prompt_tokens'] or ''} | {rate(e['answer_correct'])} | "
-                  f"{rate(e['path_exact'])} | {rate(e['abstention_correct'])} | {e['json_as_asked']}/{e['n']} | {shares} | {verdict} |")
+            shown = e["format"] + (
+                "" if e["ids"] == "original" else f" ({e['ids']})"
+            )  # --pseudonymize: both, row by row
+            print(
+                f"| {model} | {run.name} | {shown} | {e['model_prompt_tokens'] or ''} | {rate(e['answer_correct'])} | "
+                f"{rate(e['path_exact'])} | {rate(e['abstention_correct'])} | {e['json_as_asked']}/{e['n']} | {shares} | {verdict} |"
+            )
         logged = Path(results["log"]["name"])  # a --score run names the log it read
         gap = overhead(logged if logged.is_file() else run / "requests.jsonl")
-        notes.append(f"- {model}, {run.name}: log SHA-256 `{results['log']['sha256']}`" + (
-            f"; tool time between requests {gap[0] * 1000:.0f} ms (median of {gap[2]}), model {gap[1]:.1f} s a request: "
-            f"{gap[0] / gap[1]:.2%}" if gap else ""))
+        notes.append(
+            f"- {model}, {run.name}: log SHA-256 `{results['log']['sha256']}`"
+            + (
+                f"; tool time between requests {gap[0] * 1000:.0f} ms (median of {gap[2]}), model {gap[1]:.1f} s a request: "
+                f"{gap[0] / gap[1]:.2%}"
+                if gap
+                else ""
+            )
+        )
     print("\n" + "\n".join(notes))
     return 0
 

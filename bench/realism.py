@@ -48,8 +48,18 @@ from graphrag_format_benchmark.variants import names as variants_names  # noqa: 
 import synth_kg  # noqa: E402
 
 UNIX = {  # a hand-made graph of the size a new user tries first
-    "person": ["Thompson, Ken", "Ritchie, Dennis", "Kernighan, Brian", "Pike, Rob", "McIlroy, Doug", "Joy, Bill", "Cox, Russ",
-               "Griesemer, Robert", "Aho, Alfred", "Weinberger, Peter"],
+    "person": [
+        "Thompson, Ken",
+        "Ritchie, Dennis",
+        "Kernighan, Brian",
+        "Pike, Rob",
+        "McIlroy, Doug",
+        "Joy, Bill",
+        "Cox, Russ",
+        "Griesemer, Robert",
+        "Aho, Alfred",
+        "Weinberger, Peter",
+    ],
     "project": ["Unix", "Plan 9", "Go", "C", "AWK", "BSD", "vi", "UTF-8", "Inferno", "grep"],
     "organization": ["Bell Labs", "Google", "UC Berkeley", "Sun Microsystems", "Princeton University"],
     "city": ["Murray Hill", "Mountain View", "Berkeley", "Princeton", "New York"],
@@ -57,25 +67,34 @@ UNIX = {  # a hand-made graph of the size a new user tries first
 
 
 def unix_graph(rng: random.Random) -> dict:
-    nodes = [{"id": f"{kind}_{re.sub(r'[^a-z0-9]+', '_', name.lower()).strip('_')}", "name": name, "type": kind}
-             for kind, names in UNIX.items() for name in names]
+    nodes = [
+        {"id": f"{kind}_{re.sub(r'[^a-z0-9]+', '_', name.lower()).strip('_')}", "name": name, "type": kind}
+        for kind, names in UNIX.items()
+        for name in names
+    ]
     by = {kind: [n["id"] for n in nodes if n["type"] == kind] for kind in UNIX}
     edges = []
     for p in by["person"]:
-        edges += [{"source": p, "relation": "WORKED_AT", "target": rng.choice(by["organization"])},
-                  {"source": p, "relation": "CREATED", "target": rng.choice(by["project"])}]
+        edges += [
+            {"source": p, "relation": "WORKED_AT", "target": rng.choice(by["organization"])},
+            {"source": p, "relation": "CREATED", "target": rng.choice(by["project"])},
+        ]
     edges += [{"source": o, "relation": "LOCATED_IN", "target": rng.choice(by["city"])} for o in by["organization"]]
-    edges += [{"source": j, "relation": "MAINTAINED_BY", "target": rng.choice(by["organization"])} for j in by["project"]]
+    edges += [
+        {"source": j, "relation": "MAINTAINED_BY", "target": rng.choice(by["organization"])} for j in by["project"]
+    ]
     return {"nodes": nodes, "edges": edges}
 
 
 def movie_graph(rng: random.Random, n_movies: int = 300) -> dict:
     """MetaQA-like and untyped: films, people, years, genres and languages as nodes, many of them one word or
     a number ("1994", "Drama", "Heat"), the names a blend or a numbered name would stand out among."""
-    words = ("heat ran vertigo alien rocky jaws psycho fargo rushmore memento arrival gravity interstellar inception "
-             "casablanca chinatown amadeus gandhi platoon unforgiven braveheart titanic gladiator crash departed argo "
-             "birdman spotlight moonlight parasite nomadland oppenheimer whiplash boyhood her room brooklyn lion fences "
-             "lady bird roma joker tenet dune elvis babylon tar aftersun").split()
+    words = (
+        "heat ran vertigo alien rocky jaws psycho fargo rushmore memento arrival gravity interstellar inception "
+        "casablanca chinatown amadeus gandhi platoon unforgiven braveheart titanic gladiator crash departed argo "
+        "birdman spotlight moonlight parasite nomadland oppenheimer whiplash boyhood her room brooklyn lion fences "
+        "lady bird roma joker tenet dune elvis babylon tar aftersun"
+    ).split()
     adjectives = "dark silent last lost wild broken golden secret".split()
     first = "james mary robert linda david susan mark karen paul nancy steven lisa kevin betty brian helen".split()
     last = "smith jones brown davis miller wilson moore taylor clark lewis walker hall young king wright hill".split()
@@ -87,19 +106,30 @@ def movie_graph(rng: random.Random, n_movies: int = 300) -> dict:
         return node_id
 
     years = [add(str(y)) for y in range(1950, 2024)]
-    genres = [add(g) for g in "Drama Comedy Thriller Horror Western Musical Romance Documentary Animation Crime Mystery Fantasy".split()]
+    genres = [
+        add(g)
+        for g in "Drama Comedy Thriller Horror Western Musical Romance Documentary Animation Crime Mystery Fantasy".split()
+    ]
     languages = [add(g) for g in "English French German Italian Spanish Japanese Korean Hindi Swedish Russian".split()]
     people = [add(f"{rng.choice(first).title()} {rng.choice(last).title()}") for _ in range(250)]
     edges = []
     for _ in range(n_movies):
         w = rng.choice(words).title()
-        title = w if rng.random() < 0.5 else f"The {rng.choice(adjectives).title()} {w}" if rng.random() < 0.5 else f"{w} {rng.randint(2, 4)}"
+        title = (
+            w
+            if rng.random() < 0.5
+            else f"The {rng.choice(adjectives).title()} {w}"
+            if rng.random() < 0.5
+            else f"{w} {rng.randint(2, 4)}"
+        )
         m = add(title)
-        edges += [{"source": m, "relation": "release_year", "target": rng.choice(years)},
-                  {"source": m, "relation": "has_genre", "target": rng.choice(genres)},
-                  {"source": m, "relation": "in_language", "target": rng.choice(languages)},
-                  {"source": m, "relation": "directed_by", "target": rng.choice(people)},
-                  {"source": m, "relation": "starred_actors", "target": rng.choice(people)}]
+        edges += [
+            {"source": m, "relation": "release_year", "target": rng.choice(years)},
+            {"source": m, "relation": "has_genre", "target": rng.choice(genres)},
+            {"source": m, "relation": "in_language", "target": rng.choice(languages)},
+            {"source": m, "relation": "directed_by", "target": rng.choice(people)},
+            {"source": m, "relation": "starred_actors", "target": rng.choice(people)},
+        ]
     return {"nodes": nodes, "edges": edges}
 
 
@@ -110,14 +140,25 @@ def graphs() -> dict[str, tuple[dict, dict | None]]:
     made = {
         "synthetic KG (typed, en)": lambda seed: synth_kg.make_graph(2400, 200, random.Random(seed), typed=True),
         "synthetic KG (untyped, en)": lambda seed: synth_kg.make_graph(2400, 200, random.Random(seed)),
-        "synthetic KG (untyped, m.0 ids)": lambda seed: synth_kg.make_graph(2400, 200, random.Random(seed), opaque=True),
+        "synthetic KG (untyped, m.0 ids)": lambda seed: synth_kg.make_graph(
+            2400, 200, random.Random(seed), opaque=True
+        ),
         "movies (untyped, years, one-word names)": movie_graph_seeded,
-        "people KG (untyped, lowercase, Faker's real names)": lambda seed: synth_kg.people_graph(800, random.Random(seed)),
-        "stand-in KG (untyped, lowercase, real KG shapes)": lambda seed: synth_kg.standin_graph(240, random.Random(seed)),
-        "stand-in KG (untyped, Title Case, real KG shapes)": lambda seed: synth_kg.standin_graph(240, random.Random(seed), title=True),
+        "people KG (untyped, lowercase, Faker's real names)": lambda seed: synth_kg.people_graph(
+            800, random.Random(seed)
+        ),
+        "stand-in KG (untyped, lowercase, real KG shapes)": lambda seed: synth_kg.standin_graph(
+            240, random.Random(seed)
+        ),
+        "stand-in KG (untyped, Title Case, real KG shapes)": lambda seed: synth_kg.standin_graph(
+            240, random.Random(seed), title=True
+        ),
     }
-    return {"article (14 nodes, ru, typed)": (article, None), "unix (30 nodes, en, typed)": (unix_graph(random.Random(1)), None),
-            **{name: (make(k + 2), make(k + 102)) for k, (name, make) in enumerate(made.items())}}
+    return {
+        "article (14 nodes, ru, typed)": (article, None),
+        "unix (30 nodes, en, typed)": (unix_graph(random.Random(1)), None),
+        **{name: (make(k + 2), make(k + 102)) for k, (name, make) in enumerate(made.items())},
+    }
 
 
 def movie_graph_seeded(seed: int) -> dict:
@@ -138,8 +179,10 @@ def naive_bayes_scores(train: list[tuple[str, int]], test: list[str]) -> list[fl
         counts[label].update(ngrams(name))
     vocab = len(set(counts[0]) | set(counts[1])) + 1
     totals = [sum(c.values()) + vocab for c in counts]
-    return [sum(math.log((counts[1][g] + 1) / totals[1]) - math.log((counts[0][g] + 1) / totals[0]) for g in ngrams(name))
-            for name in test]
+    return [
+        sum(math.log((counts[1][g] + 1) / totals[1]) - math.log((counts[0][g] + 1) / totals[0]) for g in ngrams(name))
+        for name in test
+    ]
 
 
 def auc(scores: list[float], labels: list[int]) -> float:
@@ -163,18 +206,31 @@ def cross_graph_auc(one: tuple[list[str], list[str]], other: tuple[list[str], li
     a made name recombines the real names' words, so the held-out real name's words were seen as made ones and the
     AUC falls far below 0.5 (0.21 for a plain recombiner of the people KG's names) without any tell. A twin drawn
     with another seed shares no such pairing: only what tells made names from real ones in general carries over."""
+
     def one_way(train, test):
         scores = naive_bayes_scores([(n, 0) for n in train[0]] + [(n, 1) for n in train[1]], test[0] + test[1])
         return auc(scores, [0] * len(test[0]) + [1] * len(test[1]))
+
     return (one_way(one, other) + one_way(other, one)) / 2
 
 
 def cross_validated_auc(real: list[str], fake: list[str], folds: int = 5, seed: int = 0) -> dict:
     data = [(n, 0) for n in real] + [(n, 1) for n in fake]
     random.Random(seed).shuffle(data)
-    result = {"naive_bayes": statistics_mean([auc(naive_bayes_scores([d for k, d in enumerate(data) if k % folds != f],
-                                                                      [n for k, (n, _) in enumerate(data) if k % folds == f]),
-                                                   [y for k, (_, y) in enumerate(data) if k % folds == f]) for f in range(folds)])}
+    result = {
+        "naive_bayes": statistics_mean(
+            [
+                auc(
+                    naive_bayes_scores(
+                        [d for k, d in enumerate(data) if k % folds != f],
+                        [n for k, (n, _) in enumerate(data) if k % folds == f],
+                    ),
+                    [y for k, (_, y) in enumerate(data) if k % folds == f],
+                )
+                for f in range(folds)
+            ]
+        )
+    }
     try:
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
@@ -183,7 +239,9 @@ def cross_validated_auc(real: list[str], fake: list[str], folds: int = 5, seed: 
         return result
     names, labels = [n for n, _ in data], [y for _, y in data]
     model = __import__("sklearn.pipeline", fromlist=["make_pipeline"]).make_pipeline(
-        TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4)), LogisticRegression(max_iter=2000, class_weight="balanced"))
+        TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4)),
+        LogisticRegression(max_iter=2000, class_weight="balanced"),
+    )
     result["logistic_regression"] = float(cross_val_score(model, names, labels, cv=folds, scoring="roc_auc").mean())
     return result
 
@@ -215,9 +273,26 @@ def top_first_word(nodes: list[dict]) -> tuple[float, str]:
 def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
     """The distractor nodes of medium and large, made by a real run of benchmark.py."""
     (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--graph", str(folder / "graph.json"), "--generate-questions",
-                           "40", "--sizes", "medium,large", "--formats", "json,edge_list", "--no-write-prompts",
-                           "--skip-invalid-questions", "--out", str(folder / "out")], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmark.py"),
+            "--graph",
+            str(folder / "graph.json"),
+            "--generate-questions",
+            "40",
+            "--sizes",
+            "medium,large",
+            "--formats",
+            "json,edge_list",
+            "--no-write-prompts",
+            "--skip-invalid-questions",
+            "--out",
+            str(folder / "out"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"benchmark.py failed: {done.stderr}")
     real = {n["id"] for n in graph["nodes"]}
@@ -231,8 +306,15 @@ def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
 
 def real_words(graph: dict) -> set[str]:
     """The words a made one-word name may be and still be a real word: the graph's own names' words and the tool's pools."""
-    words = {w.casefold() for n in graph["nodes"] for w in n["name"].split()} | {w for pool in variants_names.KIND_POOLS.values() for w in pool}
-    return words | {w.casefold() for pool in [*variants_names.WORD_POOLS, *variants_names.NAME_POOLS.values()] for name in pool for w in name.split()}
+    words = {w.casefold() for n in graph["nodes"] for w in n["name"].split()} | {
+        w for pool in variants_names.KIND_POOLS.values() for w in pool
+    }
+    return words | {
+        w.casefold()
+        for pool in [*variants_names.WORD_POOLS, *variants_names.NAME_POOLS.values()]
+        for name in pool
+        for w in name.split()
+    }
 
 
 def made_up(graph: dict, made: list[dict]) -> list[int]:
@@ -247,9 +329,27 @@ def pseudonyms(graph: dict, folder: Path) -> dict:
     input's nodes only): the n-gram adversary's AUC, the share that keeps its number of words, the share that keeps
     a word of its own, and the entities whose pseudonym differs between sizes."""
     (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--graph", str(folder / "graph.json"), "--generate-questions",
-                           "40", "--sizes", "small,medium", "--formats", "json", "--pseudonymize", "--no-write-prompts",
-                           "--skip-invalid-questions", "--out", str(folder / "pseudo")], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmark.py"),
+            "--graph",
+            str(folder / "graph.json"),
+            "--generate-questions",
+            "40",
+            "--sizes",
+            "small,medium",
+            "--formats",
+            "json",
+            "--pseudonymize",
+            "--no-write-prompts",
+            "--skip-invalid-questions",
+            "--out",
+            str(folder / "pseudo"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"benchmark.py failed: {done.stderr}")
     real = {n["id"]: n for n in graph["nodes"]}
@@ -263,15 +363,23 @@ def pseudonyms(graph: dict, folder: Path) -> dict:
     pairs = [(real[i]["name"], sorted(names)[0]) for i, names in named.items()]
     words = real_words(graph)
     one_word = [b for a, b in pairs if len(a.split()) == 1 and not b.isdecimal()]
-    out = {"entities": len(pairs), "changed_between_sizes": sum(len(names) > 1 for names in named.values()),
-           "made_up_one_word": [sum(b.casefold() not in words for b in one_word), len(one_word)], "pairs": pairs,
-           "same_word_count": round(sum(len(a.split()) == len(b.split()) for a, b in pairs) / len(pairs), 3),
-           "keeps_own_word": round(sum(bool(own_words(a) & own_words(b)) for a, b in pairs) / len(pairs), 3),
-           "same_shape": round(sum(classes(a) == classes(b) for a, b in pairs if " " in a) / max(sum(" " in a for a, _ in pairs), 1), 3),
-           "fallbacks": [line.split(": ", 2)[-1] for line in done.stderr.splitlines() if "pseudonym(s) so far" in line],
-           "warnings": sum("may still name" in line for line in done.stderr.splitlines())}
+    out = {
+        "entities": len(pairs),
+        "changed_between_sizes": sum(len(names) > 1 for names in named.values()),
+        "made_up_one_word": [sum(b.casefold() not in words for b in one_word), len(one_word)],
+        "pairs": pairs,
+        "same_word_count": round(sum(len(a.split()) == len(b.split()) for a, b in pairs) / len(pairs), 3),
+        "keeps_own_word": round(sum(bool(own_words(a) & own_words(b)) for a, b in pairs) / len(pairs), 3),
+        "same_shape": round(
+            sum(classes(a) == classes(b) for a, b in pairs if " " in a) / max(sum(" " in a for a, _ in pairs), 1), 3
+        ),
+        "fallbacks": [line.split(": ", 2)[-1] for line in done.stderr.splitlines() if "pseudonym(s) so far" in line],
+        "warnings": sum("may still name" in line for line in done.stderr.splitlines()),
+    }
     if len(pairs) >= 200:
-        out["auc"] = {k: round(v, 3) for k, v in cross_validated_auc([a for a, _ in pairs], [b for _, b in pairs]).items()}
+        out["auc"] = {
+            k: round(v, 3) for k, v in cross_validated_auc([a for a, _ in pairs], [b for _, b in pairs]).items()
+        }
     return out
 
 
@@ -282,8 +390,14 @@ def own_words(name: str) -> set[str]:
 
 def classes(name: str) -> list[str]:
     """A name's shape as the tool reads it, case aside: ['plain', 'ordinal', 'of', 'plain'] for 'maria ii of portugal'."""
-    return [kind[1].casefold() if kind[0] == "function" else kind[0] if kind[0] in ("honorific", "ordinal", "year", "code") else "plain"
-            for kind in variants_names.name_shape(name)]
+    return [
+        kind[1].casefold()
+        if kind[0] == "function"
+        else kind[0]
+        if kind[0] in ("honorific", "ordinal", "year", "code")
+        else "plain"
+        for kind in variants_names.name_shape(name)
+    ]
 
 
 def near_miss_share(graph: dict, questions: list[dict]) -> tuple[float, int]:
@@ -317,9 +431,28 @@ def near_miss_share(graph: dict, questions: list[dict]) -> tuple[float, int]:
 
 def generated(graph: dict, folder: Path) -> list[dict]:
     (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--graph", str(folder / "graph.json"), "--generate-questions",
-                           "200", "--abstain-share", "0.5", "--prompt", "en", "--formats", "json", "--no-write-prompts",
-                           "--skip-invalid-questions", "--out", str(folder / "gen")], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmark.py"),
+            "--graph",
+            str(folder / "graph.json"),
+            "--generate-questions",
+            "200",
+            "--abstain-share",
+            "0.5",
+            "--prompt",
+            "en",
+            "--formats",
+            "json",
+            "--no-write-prompts",
+            "--skip-invalid-questions",
+            "--out",
+            str(folder / "gen"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"benchmark.py failed: {done.stderr}")
     return json.loads((folder / "gen" / "questions.generated.json").read_text(encoding="utf-8"))
@@ -341,21 +474,43 @@ def measure(only: str = "") -> list[dict]:
             if twin is not None:
                 (folder / "twin").mkdir()
                 twin_made, twin_renamed = run_sizes(twin, folder / "twin"), pseudonyms(twin, folder / "twin")
-                renamed["cross_graph_auc"] = round(cross_graph_auc(tuple(map(list, zip(*renamed["pairs"]))),
-                                                                   tuple(map(list, zip(*twin_renamed["pairs"])))), 3)
+                renamed["cross_graph_auc"] = round(
+                    cross_graph_auc(
+                        tuple(map(list, zip(*renamed["pairs"]))), tuple(map(list, zip(*twin_renamed["pairs"])))
+                    ),
+                    3,
+                )
             del renamed["pairs"]
             for size in ("medium", "large"):
                 fake = made[size]
-                row = {"graph": name, "size": size, "real": len(real), "distractors": len(fake), "made_up_one_word": made_up(graph, fake),
-                       "digits": [round(digit_share([n["name"] for n in real]), 3), round(digit_share([n["name"] for n in fake]), 3)],
-                       "top_first_word": [top_first_word(real), top_first_word(fake)],
-                       "near_misses": [round(share, 3), n_abstain],
-                       "warnings": made["warnings"], "pseudonyms": renamed}
+                row = {
+                    "graph": name,
+                    "size": size,
+                    "real": len(real),
+                    "distractors": len(fake),
+                    "made_up_one_word": made_up(graph, fake),
+                    "digits": [
+                        round(digit_share([n["name"] for n in real]), 3),
+                        round(digit_share([n["name"] for n in fake]), 3),
+                    ],
+                    "top_first_word": [top_first_word(real), top_first_word(fake)],
+                    "near_misses": [round(share, 3), n_abstain],
+                    "warnings": made["warnings"],
+                    "pseudonyms": renamed,
+                }
                 if len(real) >= 200 and len(fake) >= 50:
-                    row["auc"] = {k: round(v, 3) for k, v in cross_validated_auc([n["name"] for n in real], [n["name"] for n in fake]).items()}
+                    row["auc"] = {
+                        k: round(v, 3)
+                        for k, v in cross_validated_auc([n["name"] for n in real], [n["name"] for n in fake]).items()
+                    }
                 if twin_made is not None:
-                    row["cross_graph_auc"] = round(cross_graph_auc(([n["name"] for n in real], [n["name"] for n in fake]),
-                                                                   ([n["name"] for n in twin["nodes"]], [n["name"] for n in twin_made[size]])), 3)
+                    row["cross_graph_auc"] = round(
+                        cross_graph_auc(
+                            ([n["name"] for n in real], [n["name"] for n in fake]),
+                            ([n["name"] for n in twin["nodes"]], [n["name"] for n in twin_made[size]]),
+                        ),
+                        3,
+                    )
                 rows.append(row)
     return rows
 
@@ -367,35 +522,45 @@ def cross(row: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--only", default="", metavar="TEXT", help="only the graphs whose name holds TEXT ('stand-in', 'people')")
+    parser.add_argument(
+        "--only", default="", metavar="TEXT", help="only the graphs whose name holds TEXT ('stand-in', 'people')"
+    )
     args = parser.parse_args(argv)
     rows = measure(args.only)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return 0
-    print("| graph | size | real / distractor nodes | digits real / distractors | top first word real / distractors | "
-          "n-gram AUC (NB; LR) | cross-graph AUC (NB) | made-up one-word distractors | near-miss abstentions |")
+    print(
+        "| graph | size | real / distractor nodes | digits real / distractors | top first word real / distractors | "
+        "n-gram AUC (NB; LR) | cross-graph AUC (NB) | made-up one-word distractors | near-miss abstentions |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         (real_top, real_word), (fake_top, fake_word) = r["top_first_word"]
         aucs = "; ".join(f"{v:.2f}" for v in r.get("auc", {}).values()) or "(under 200 nodes)"
-        print(f"| {r['graph']} | {r['size']} | {r['real']:,} / {r['distractors']:,} | {r['digits'][0]:.2f} / {r['digits'][1]:.2f} | "
-              f"{real_top:.2f} ({real_word}) / {fake_top:.2f} ({fake_word}) | {aucs} | {cross(r)} | "
-              f"{r['made_up_one_word'][0]} of {r['made_up_one_word'][1]} | "
-              f"{r['near_misses'][0]:.2f} of {r['near_misses'][1]} |")
+        print(
+            f"| {r['graph']} | {r['size']} | {r['real']:,} / {r['distractors']:,} | {r['digits'][0]:.2f} / {r['digits'][1]:.2f} | "
+            f"{real_top:.2f} ({real_word}) / {fake_top:.2f} ({fake_word}) | {aucs} | {cross(r)} | "
+            f"{r['made_up_one_word'][0]} of {r['made_up_one_word'][1]} | "
+            f"{r['near_misses'][0]:.2f} of {r['near_misses'][1]} |"
+        )
     for r in rows[::2]:  # the warnings of one run, shared by its two sizes
         for w in r["warnings"]:
             print(f"- {r['graph']}: {w.removeprefix('warning: ')}")
     print()
-    print("| graph | entities | n-gram AUC, real names against their pseudonyms (NB; LR) | cross-graph AUC (NB) | "
-          "made-up one-word pseudonyms | same number of words | same shape (multi-word) | keeps a word of its own | "
-          "entities renamed differently between sizes | 'may still name' warnings |")
+    print(
+        "| graph | entities | n-gram AUC, real names against their pseudonyms (NB; LR) | cross-graph AUC (NB) | "
+        "made-up one-word pseudonyms | same number of words | same shape (multi-word) | keeps a word of its own | "
+        "entities renamed differently between sizes | 'may still name' warnings |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows[::2]:
         p = r["pseudonyms"]
         aucs = "; ".join(f"{v:.2f}" for v in p.get("auc", {}).values()) or "(under 200 nodes)"
-        print(f"| {r['graph']} | {p['entities']:,} | {aucs} | {cross(p)} | {p['made_up_one_word'][0]} of {p['made_up_one_word'][1]} | "
-              f"{p['same_word_count']:.2f} | {p['same_shape']:.2f} | {p['keeps_own_word']:.2f} | {p['changed_between_sizes']} | {p['warnings']} |")
+        print(
+            f"| {r['graph']} | {p['entities']:,} | {aucs} | {cross(p)} | {p['made_up_one_word'][0]} of {p['made_up_one_word'][1]} | "
+            f"{p['same_word_count']:.2f} | {p['same_shape']:.2f} | {p['keeps_own_word']:.2f} | {p['changed_between_sizes']} | {p['warnings']} |"
+        )
     for r in rows[::2]:
         for line in r["pseudonyms"]["fallbacks"]:
             print(f"- {r['graph']}: {line}")

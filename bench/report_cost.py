@@ -60,10 +60,33 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="report-cost-"))
     cases = {"article": ["--graph", str(ROOT / "data" / "graph.json")]}
     for name, edges in (("kg15k", 15456), ("kg150k", 150000)):
-        subprocess.run([sys.executable, str(ROOT / "bench" / "synth_kg.py"), str(work / name), "--edges", str(edges), "--relations", "400",
-                        "--questions", "100", "--seed", "2"], check=True, stdout=subprocess.DEVNULL)
-        cases[name] = ["--graph", str(work / name / "graph.json"), "--questions", str(work / name / "questions.json"), "--prompt", "en",
-                       "--skip-invalid-questions", "--no-write-prompts"]
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "synth_kg.py"),
+                str(work / name),
+                "--edges",
+                str(edges),
+                "--relations",
+                "400",
+                "--questions",
+                "100",
+                "--seed",
+                "2",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        cases[name] = [
+            "--graph",
+            str(work / name / "graph.json"),
+            "--questions",
+            str(work / name / "questions.json"),
+            "--prompt",
+            "en",
+            "--skip-invalid-questions",
+            "--no-write-prompts",
+        ]
     seen: dict[str, list[tuple[float, float, float]]] = {name: [] for name in cases}
     for r in range(args.rounds):
         for name, flags in cases.items():
@@ -73,14 +96,19 @@ def main() -> int:
             process = time.perf_counter() - start
             inside, report = timed_run(argv)
             seen[name].append((process, inside, report))
-            print(f"round {r + 1}, {name}: run {process:.2f} s ({inside:.2f} s in process), report.html {report:.3f} s, "
-                  f"share {report / process:.1%}", file=sys.stderr)
+            print(
+                f"round {r + 1}, {name}: run {process:.2f} s ({inside:.2f} s in process), report.html {report:.3f} s, "
+                f"share {report / process:.1%}",
+                file=sys.stderr,
+            )
     for name, triples in seen.items():
         shares = sorted(x / p for p, _, x in triples)
         inner = statistics.median(x / i for _, i, x in triples)
-        print(f"{name}: run median {statistics.median(p for p, _, _ in triples):.2f} s, report.html median "
-              f"{statistics.median(x for _, _, x in triples):.3f} s, share of the run median {statistics.median(shares):.1%} "
-              f"(range {shares[0]:.1%}-{shares[-1]:.1%}; budget 10%), of the in-process run {inner:.1%}")
+        print(
+            f"{name}: run median {statistics.median(p for p, _, _ in triples):.2f} s, report.html median "
+            f"{statistics.median(x for _, _, x in triples):.3f} s, share of the run median {statistics.median(shares):.1%} "
+            f"(range {shares[0]:.1%}-{shares[-1]:.1%}; budget 10%), of the in-process run {inner:.1%}"
+        )
     return 0
 
 

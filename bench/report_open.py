@@ -14,8 +14,16 @@ import sys
 import time
 from pathlib import Path
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # the closed network's flags (see tests/conftest.py)
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]  # the closed network's flags (see tests/conftest.py)
 
 
 def main() -> int:
@@ -44,14 +52,19 @@ def main() -> int:
                 before = page.eval_on_selector("#questionText p", "p => p.textContent")
                 start = time.perf_counter()
                 page.select_option("#questionPick", str(min(1, options - 1)))
-                page.wait_for_function("t => document.querySelector('#questionText p').textContent !== t || "
-                                       "document.querySelectorAll('#questionPick option').length < 2", arg=before)
+                page.wait_for_function(
+                    "t => document.querySelector('#questionText p').textContent !== t || "
+                    "document.querySelectorAll('#questionPick option').length < 2",
+                    arg=before,
+                )
                 page.wait_for_selector("#prompts .prompt pre")
                 picks.append(time.perf_counter() - start)
                 page.close()
             size = page_file.stat().st_size / 1e6
-            print(f"{run}: {size:.1f} MB; opens in {min(opens):.2f}-{max(opens):.2f} s, a question in {min(picks):.2f}-{max(picks):.2f} s "
-                  f"({args.rounds} rounds)")
+            print(
+                f"{run}: {size:.1f} MB; opens in {min(opens):.2f}-{max(opens):.2f} s, a question in {min(picks):.2f}-{max(picks):.2f} s "
+                f"({args.rounds} rounds)"
+            )
         browser.close()
     return 0
 

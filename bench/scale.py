@@ -61,22 +61,67 @@ def main() -> int:
     python = sys.executable
     graphs = (("kg15k", 15456, 100), ("kg150k", 150000, 100))
     for name, edges, questions in (*graphs, ("kg5k", 5000, 40)):
-        subprocess.run([python, str(ROOT / "bench" / "synth_kg.py"), str(work / name), "--edges", str(edges),
-                        "--relations", "400", "--questions", str(questions), "--seed", "2"], check=True, stdout=subprocess.DEVNULL)
-    medium = [python, str(ROOT / "benchmark.py"), "--graph", str(work / "kg5k/graph.json"), "--questions",
-              str(work / "kg5k/questions.json"), "--out", str(work / "out5k"), "--sizes", "medium", "--permutations", "3",
-              "--prompt", "en", "--skip-invalid-questions"]
+        subprocess.run(
+            [
+                python,
+                str(ROOT / "bench" / "synth_kg.py"),
+                str(work / name),
+                "--edges",
+                str(edges),
+                "--relations",
+                "400",
+                "--questions",
+                str(questions),
+                "--seed",
+                "2",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    medium = [
+        python,
+        str(ROOT / "benchmark.py"),
+        "--graph",
+        str(work / "kg5k/graph.json"),
+        "--questions",
+        str(work / "kg5k/questions.json"),
+        "--out",
+        str(work / "out5k"),
+        "--sizes",
+        "medium",
+        "--permutations",
+        "3",
+        "--prompt",
+        "en",
+        "--skip-invalid-questions",
+    ]
     results: dict[str, dict[str, list[float]]] = {name: {"run": [], "floor": [], "rss": []} for name, _, _ in graphs}
     mediums = []
     for r in range(args.rounds):
         for name, _, _ in graphs:
             out = work / f"out-{name}"
-            default = [python, str(ROOT / "benchmark.py"), "--graph", str(work / name / "graph.json"), "--questions",
-                       str(work / name / "questions.json"), "--out", str(out), "--no-write-prompts", "--prompt", "en",
-                       "--skip-invalid-questions"]
-            floor = [python, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import benchmark; t = benchmark.load_tokenizer('o200k_base'); "
-                     "[t.count(open(f, encoding='utf-8').read()) for f in sys.argv[2:]]", str(ROOT),
-                     *[str(out / f"graph.{fmt}.txt") for fmt in benchmark.ARTICLE_FORMATS]]
+            default = [
+                python,
+                str(ROOT / "benchmark.py"),
+                "--graph",
+                str(work / name / "graph.json"),
+                "--questions",
+                str(work / name / "questions.json"),
+                "--out",
+                str(out),
+                "--no-write-prompts",
+                "--prompt",
+                "en",
+                "--skip-invalid-questions",
+            ]
+            floor = [
+                python,
+                "-c",
+                "import sys; sys.path.insert(0, sys.argv[1]); import benchmark; t = benchmark.load_tokenizer('o200k_base'); "
+                "[t.count(open(f, encoding='utf-8').read()) for f in sys.argv[2:]]",
+                str(ROOT),
+                *[str(out / f"graph.{fmt}.txt") for fmt in benchmark.ARTICLE_FORMATS],
+            ]
             if r % 2 == 1 and out.exists():  # alternate the order: noise hits both alike
                 results[name]["floor"].append(timed(floor)[0])
             wall, peak = timed(default)
@@ -84,14 +129,19 @@ def main() -> int:
             results[name]["rss"].append(peak / 1024)
             if len(results[name]["floor"]) < len(results[name]["run"]):
                 results[name]["floor"].append(timed(floor)[0])
-            print(f"round {r + 1}, {name}: run {wall:.2f} s ({peak / 1024:.0f} MiB), floor {results[name]['floor'][-1]:.2f} s, "
-                  f"ratio {wall / results[name]['floor'][-1]:.2f}", file=sys.stderr)
+            print(
+                f"round {r + 1}, {name}: run {wall:.2f} s ({peak / 1024:.0f} MiB), floor {results[name]['floor'][-1]:.2f} s, "
+                f"ratio {wall / results[name]['floor'][-1]:.2f}",
+                file=sys.stderr,
+            )
         mediums.append(timed(medium)[0])
     for name, edges, questions in graphs:
         runs, floors = results[name]["run"], results[name]["floor"]
-        print(f"{edges:,} edges, {questions} questions, default run --no-write-prompts: {spread(runs)} s, "
-              f"peak RSS {max(results[name]['rss']):.0f} MiB; floor (fresh process, five graph texts) {spread(floors)} s; "
-              f"ratio {spread([a / b for a, b in zip(runs, floors)])}")
+        print(
+            f"{edges:,} edges, {questions} questions, default run --no-write-prompts: {spread(runs)} s, "
+            f"peak RSS {max(results[name]['rss']):.0f} MiB; floor (fresh process, five graph texts) {spread(floors)} s; "
+            f"ratio {spread([a / b for a, b in zip(runs, floors)])}"
+        )
     print(f"--sizes medium --permutations 3 on 5,000 edges, 400 relations: {spread(mediums)} s")
     return 0
 

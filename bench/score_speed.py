@@ -31,8 +31,11 @@ MODEL = ["--model", "gpt-x", "--repeats", "20"]
 
 def timed(argv: list[str]) -> tuple[float, int]:
     """Wall seconds and peak RSS in MiB of one fresh process."""
-    done = subprocess.run(["/usr/bin/time", "-f", "%e %M", sys.executable, str(ROOT / "benchmark.py"), *argv],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%e %M", sys.executable, str(ROOT / "benchmark.py"), *argv],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode not in (0, 1):
         sys.exit(f"benchmark.py failed ({done.returncode}): {done.stderr[-2000:]}")
     wall, kib = done.stderr.strip().splitlines()[-1].split()
@@ -41,31 +44,83 @@ def timed(argv: list[str]) -> tuple[float, int]:
 
 def batch_files(tmp: Path) -> tuple[Path, Path]:
     solver = tmp / "solver"
-    subprocess.run([sys.executable, str(ROOT / "benchmark.py"), *FLAGS, "--model", "solver", "--repeats", "20", "--out", str(solver)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmark.py"),
+            *FLAGS,
+            "--model",
+            "solver",
+            "--repeats",
+            "20",
+            "--out",
+            str(solver),
+        ],
+        check=True,
+        capture_output=True,
+    )
     output, errors = tmp / "output.jsonl", tmp / "errors.jsonl"
-    with open(solver / "requests.jsonl", encoding="utf-8") as log, open(output, "w", encoding="utf-8") as out, \
-            open(errors, "w", encoding="utf-8") as err:
+    with (
+        open(solver / "requests.jsonl", encoding="utf-8") as log,
+        open(output, "w", encoding="utf-8") as out,
+        open(errors, "w", encoding="utf-8") as err,
+    ):
         for n, line in enumerate(log):
             r = json.loads(line)
             if r.get("type") != "request":
                 continue
             custom_id = f"{r['prompt_sha256'][:40]}-r{r['repeat']}"
             if n % 50 == 7:
-                err.write(json.dumps({"id": f"batch_req_{n}", "custom_id": custom_id, "response": None,
-                                      "error": {"code": "server_error", "message": "The server had an error."}}) + "\n")
+                err.write(
+                    json.dumps(
+                        {
+                            "id": f"batch_req_{n}",
+                            "custom_id": custom_id,
+                            "response": None,
+                            "error": {"code": "server_error", "message": "The server had an error."},
+                        }
+                    )
+                    + "\n"
+                )
                 continue
             answer = json.loads(r["content"])
-            variant = r["repeat"] % 4  # repeats that cite other paths: the solver's, reversed, one edge short, one edge more
+            variant = (
+                r["repeat"] % 4
+            )  # repeats that cite other paths: the solver's, reversed, one edge short, one edge more
             answer["path"] = [answer["path"], answer["path"][::-1], answer["path"][:-1], answer["path"] + [0]][variant]
             content = json.dumps(answer, ensure_ascii=False) + " " * r["repeat"]  # and no two answer texts alike
-            body = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1764000000, "model": "gpt-x-2024-08-06",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": None},
-                                 "logprobs": None, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 700, "completion_tokens": 40 + 3 * r["repeat"], "total_tokens": 740 + 3 * r["repeat"],
-                              "prompt_tokens_details": {"cached_tokens": 512}}, "system_fingerprint": "fp_0"}
-            out.write(json.dumps({"id": f"batch_req_{n}", "custom_id": custom_id,
-                                  "response": {"status_code": 200, "request_id": f"req_{n}", "body": body}, "error": None}) + "\n")
+            body = {
+                "id": f"chatcmpl-{n}",
+                "object": "chat.completion",
+                "created": 1764000000,
+                "model": "gpt-x-2024-08-06",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content, "refusal": None},
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": 700,
+                    "completion_tokens": 40 + 3 * r["repeat"],
+                    "total_tokens": 740 + 3 * r["repeat"],
+                    "prompt_tokens_details": {"cached_tokens": 512},
+                },
+                "system_fingerprint": "fp_0",
+            }
+            out.write(
+                json.dumps(
+                    {
+                        "id": f"batch_req_{n}",
+                        "custom_id": custom_id,
+                        "response": {"status_code": 200, "request_id": f"req_{n}", "body": body},
+                        "error": None,
+                    }
+                )
+                + "\n"
+            )
     return output, errors
 
 
@@ -81,17 +136,22 @@ def main() -> None:
         beyond, offline_rss, score_rss = [], [], []
         for round_ in range(args.rounds):
             runs = {}
-            for name in (("offline", "score") if round_ % 2 == 0 else ("score", "offline")):
+            for name in ("offline", "score") if round_ % 2 == 0 else ("score", "offline"):
                 extra = [*MODEL, "--score", str(output), str(errors)] if name == "score" else []
                 runs[name] = timed([*FLAGS, *extra, "--out", str(tmp / f"{name}{round_}")])
             beyond.append(runs["score"][0] - runs["offline"][0])
             offline_rss.append(runs["offline"][1])
             score_rss.append(runs["score"][1])
-            print(f"round {round_ + 1}: offline part {runs['offline'][0]:.2f} s ({runs['offline'][1]} MiB), score {runs['score'][0]:.2f} s "
-                  f"({runs['score'][1]} MiB): {beyond[-1]:.2f} s beyond the offline part", file=sys.stderr)
-        print(f"median of {args.rounds}: {statistics.median(beyond):.2f} s beyond the offline part (range {min(beyond):.2f}-"
-              f"{max(beyond):.2f}), peak RSS {statistics.median(score_rss)} MiB (offline part {statistics.median(offline_rss)} MiB)",
-              file=sys.stderr)
+            print(
+                f"round {round_ + 1}: offline part {runs['offline'][0]:.2f} s ({runs['offline'][1]} MiB), score {runs['score'][0]:.2f} s "
+                f"({runs['score'][1]} MiB): {beyond[-1]:.2f} s beyond the offline part",
+                file=sys.stderr,
+            )
+        print(
+            f"median of {args.rounds}: {statistics.median(beyond):.2f} s beyond the offline part (range {min(beyond):.2f}-"
+            f"{max(beyond):.2f}), peak RSS {statistics.median(score_rss)} MiB (offline part {statistics.median(offline_rss)} MiB)",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,9 @@ parser.add_argument("--delay", type=float, default=0.02, help="seconds the serve
 args = parser.parse_args()
 DELAY = args.delay
 
-server = subprocess.Popen([sys.executable, str(ROOT / "bench" / "answer_server.py"), str(DELAY)], stdout=subprocess.PIPE, text=True)
+server = subprocess.Popen(
+    [sys.executable, str(ROOT / "bench" / "answer_server.py"), str(DELAY)], stdout=subprocess.PIPE, text=True
+)
 url = server.stdout.readline().strip()
 ratios, beyond, phases, cpus, processes = [], [], [], [], []
 try:
@@ -52,8 +54,20 @@ try:
             offline = time.monotonic() - t
         with tempfile.TemporaryDirectory() as out:
             cpu, t = time.process_time(), time.monotonic()
-            code = benchmark.main(["--model", "m", "--base-url", url, "--out", out, "--concurrency", str(args.concurrency),
-                                   "--repeats", str(args.repeats)])
+            code = benchmark.main(
+                [
+                    "--model",
+                    "m",
+                    "--base-url",
+                    url,
+                    "--out",
+                    out,
+                    "--concurrency",
+                    str(args.concurrency),
+                    "--repeats",
+                    str(args.repeats),
+                ]
+            )
             wall, cpu = time.monotonic() - t, time.process_time() - cpu
             with open(Path(out) / "requests.jsonl", encoding="utf-8") as f:
                 records = [json.loads(line) for line in f]
@@ -61,8 +75,24 @@ try:
         n = len(requests)
         with tempfile.TemporaryDirectory() as out:  # the same command as a process of its own
             t = time.monotonic()
-            subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", url, "--out", out, "--concurrency",
-                            str(args.concurrency), "--repeats", str(args.repeats)], capture_output=True, check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "benchmark.py"),
+                    "--model",
+                    "m",
+                    "--base-url",
+                    url,
+                    "--out",
+                    out,
+                    "--concurrency",
+                    str(args.concurrency),
+                    "--repeats",
+                    str(args.repeats),
+                ],
+                capture_output=True,
+                check=True,
+            )
             processes.append((time.monotonic() - t) / (n / args.concurrency * DELAY))
         sending = stamp(max(r["time"] for r in requests)) - stamp(records[0]["started_at"])  # header to the last answer
         ideal = n / args.concurrency * DELAY
@@ -70,14 +100,20 @@ try:
         beyond.append((wall - offline) / ideal)
         phases.append(sending / ideal)
         cpus.append(cpu / n * 1000)
-        print(f"round {round_ + 1}: exit {code}; {n} requests, {args.concurrency} in flight: wall {wall:.2f} s, ideal {ideal:.2f} s, "
-              f"ratio {wall / ideal:.2f} (beyond the offline part's {offline:.2f} s: {(wall - offline) / ideal:.2f}; sending alone "
-              f"{sending:.2f} s, {sending / ideal:.2f}; as a process {processes[-1]:.2f}); client CPU {cpu:.2f} s = "
-              f"{cpu / n * 1000:.2f} ms per request", file=sys.stderr)
+        print(
+            f"round {round_ + 1}: exit {code}; {n} requests, {args.concurrency} in flight: wall {wall:.2f} s, ideal {ideal:.2f} s, "
+            f"ratio {wall / ideal:.2f} (beyond the offline part's {offline:.2f} s: {(wall - offline) / ideal:.2f}; sending alone "
+            f"{sending:.2f} s, {sending / ideal:.2f}; as a process {processes[-1]:.2f}); client CPU {cpu:.2f} s = "
+            f"{cpu / n * 1000:.2f} ms per request",
+            file=sys.stderr,
+        )
 finally:
     server.kill()
-print(f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), beyond the "
-      f"offline part {statistics.median(beyond):.2f} (range {min(beyond):.2f}-{max(beyond):.2f}), sending alone "
-      f"{statistics.median(phases):.2f} (range {min(phases):.2f}-{max(phases):.2f}), as a process "
-      f"{statistics.median(processes):.2f} (range {min(processes):.2f}-{max(processes):.2f}), "
-      f"client CPU {statistics.median(cpus):.2f} ms per request (range {min(cpus):.2f}-{max(cpus):.2f})", file=sys.stderr)
+print(
+    f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), beyond the "
+    f"offline part {statistics.median(beyond):.2f} (range {min(beyond):.2f}-{max(beyond):.2f}), sending alone "
+    f"{statistics.median(phases):.2f} (range {min(phases):.2f}-{max(phases):.2f}), as a process "
+    f"{statistics.median(processes):.2f} (range {min(processes):.2f}-{max(processes):.2f}), "
+    f"client CPU {statistics.median(cpus):.2f} ms per request (range {min(cpus):.2f}-{max(cpus):.2f})",
+    file=sys.stderr,
+)

@@ -50,17 +50,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         entities, relations = large_records()
-        stores = {"lightrag": lightrag_store(folder / "lightrag", entities, relations).parent,
-                  "graphrag": graphrag_store(folder / "graphrag", entities, relations),
-                  "llamaindex": llamaindex_store(folder / "llamaindex", entities, relations).parent}
+        stores = {
+            "lightrag": lightrag_store(folder / "lightrag", entities, relations).parent,
+            "graphrag": graphrag_store(folder / "graphrag", entities, relations),
+            "llamaindex": llamaindex_store(folder / "llamaindex", entities, relations).parent,
+        }
         floors = {}
         for kind, path in stores.items():  # the same records as the tool's JSON: the floor of reading a store
             records, _, _ = inputs.read_graph_file(path)
             floors[kind] = folder / f"{kind}.json"
             floors[kind].write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
         common = ["--generate-questions", "40", "--prompt", "en", "--formats", "json", "--no-write-prompts"]
-        pairs = {f"read {kind} store": ([*common, "--graph", str(path)], [*common, "--graph", str(floors[kind])])
-                 for kind, path in stores.items()}
+        pairs = {
+            f"read {kind} store": ([*common, "--graph", str(path)], [*common, "--graph", str(floors[kind])])
+            for kind, path in stores.items()
+        }
         khop = [*common, "--graph", str(stores["lightrag"]), "--context", "khop"]
         pairs["--context-tokens lightrag"] = ([*khop, "--context-tokens", "lightrag"], khop)
         ratios: dict[str, list[float]] = {name: [] for name in pairs}
@@ -69,7 +73,9 @@ def main() -> int:
                 ta = timed([*a, "--out", str(folder / f"a{r}")])
                 tb = timed([*b, "--out", str(folder / f"b{r}")])
                 ratios[name].append(ta / tb)
-        print(f"{len(entities):,} entities, {len(relations):,} relationships; {args.rounds} rounds, ratio to the floor run beside it")
+        print(
+            f"{len(entities):,} entities, {len(relations):,} relationships; {args.rounds} rounds, ratio to the floor run beside it"
+        )
         for name, values in ratios.items():
             print(f"{name:28s} median {statistics.median(values):.2f}x  (range {min(values):.2f}-{max(values):.2f})")
     return 0

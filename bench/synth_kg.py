@@ -43,7 +43,11 @@ def name_of(kind: str, rng: random.Random) -> str:
     if kind == "person":
         return f"{rng.choice(FIRST).title()} {rng.choice(LAST).title()}"
     if kind == "place":
-        return (rng.choice(PLACE) + rng.choice(PLACE_END)).title() if rng.random() < 0.6 else f"{rng.choice(PLACE).title()} {rng.choice(PLACE).title()}"
+        return (
+            (rng.choice(PLACE) + rng.choice(PLACE_END)).title()
+            if rng.random() < 0.6
+            else f"{rng.choice(PLACE).title()} {rng.choice(PLACE).title()}"
+        )
     if kind == "country":
         return rng.choice(COUNTRY).replace("_", " ").title()
     if kind == "organization":
@@ -66,17 +70,36 @@ def snake(name: str) -> str:
 
 
 PLAIN_RELATIONS = [  # --plain-relations: relations as a curated English KG names them, with their domain and range
-    ("nationality", "person", "country"), ("place_of_birth", "person", "place"), ("place_of_death", "person", "place"),
-    ("employer", "person", "organization"), ("educated_at", "person", "organization"), ("member_of", "person", "organization"),
-    ("located_in", "place", "country"), ("headquartered_in", "organization", "place"), ("founded_by", "organization", "person"),
-    ("directed_by", "work", "person"), ("written_by", "work", "person"), ("published_by", "work", "organization"),
-    ("set_in", "work", "place"), ("capital", "country", "place"), ("notable_work", "person", "work"),
-    ("based_on", "work", "work"), ("parent_organization", "organization", "organization"), ("twinned_with", "place", "place"),
+    ("nationality", "person", "country"),
+    ("place_of_birth", "person", "place"),
+    ("place_of_death", "person", "place"),
+    ("employer", "person", "organization"),
+    ("educated_at", "person", "organization"),
+    ("member_of", "person", "organization"),
+    ("located_in", "place", "country"),
+    ("headquartered_in", "organization", "place"),
+    ("founded_by", "organization", "person"),
+    ("directed_by", "work", "person"),
+    ("written_by", "work", "person"),
+    ("published_by", "work", "organization"),
+    ("set_in", "work", "place"),
+    ("capital", "country", "place"),
+    ("notable_work", "person", "work"),
+    ("based_on", "work", "work"),
+    ("parent_organization", "organization", "organization"),
+    ("twinned_with", "place", "place"),
 ]
 
 
-def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool = False, opaque: bool = False,
-               props: random.Random | None = None, plain: bool = False) -> dict:
+def make_graph(
+    n_edges: int,
+    n_relations: int,
+    rng: random.Random,
+    typed: bool = False,
+    opaque: bool = False,
+    props: random.Random | None = None,
+    plain: bool = False,
+) -> dict:
     """typed: each node's type is its kind (person, place...) instead of "entity"; opaque: Freebase-style ids
     (m.0 and five characters) instead of snake_case names; props: properties drawn with this generator."""
     n_nodes = max(n_edges // 3, 50)
@@ -97,7 +120,11 @@ def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool =
             by_kind[kind].append(node_id)
     relations, seen = ([(name, domain, range_) for name, domain, range_ in PLAIN_RELATIONS] if plain else []), set()
     while len(relations) < n_relations and not plain:
-        name = f"{rng.choice(VERBS)}_{rng.choice(PREPS)}_{rng.choice(NOUNS)}" if rng.random() < 0.7 else f"{rng.choice(NOUNS)}_{rng.choice(NOUNS)}"
+        name = (
+            f"{rng.choice(VERBS)}_{rng.choice(PREPS)}_{rng.choice(NOUNS)}"
+            if rng.random() < 0.7
+            else f"{rng.choice(NOUNS)}_{rng.choice(NOUNS)}"
+        )
         if name not in seen:
             seen.add(name)
             relations.append((name, rng.choice(KINDS), rng.choice(KINDS)))
@@ -126,13 +153,25 @@ def make_graph(n_edges: int, n_relations: int, rng: random.Random, typed: bool =
 # real-world ones, from Faker's locale lists (real given names, surnames and towns of ten locales, its 245 countries,
 # its job titles and languages), so that a name the tool makes must pass for a real one among thousands of distinct
 # words it did not choose; never from the tool's own word pools.
-CAUSES = ("meningitis pneumonia tuberculosis influenza cholera typhus malaria smallpox leukemia stroke sepsis "
-          "diphtheria dysentery syphilis tetanus measles asthma cirrhosis emphysema peritonitis heart_failure "
-          "heart_attack lung_cancer breast_cancer stomach_cancer pancreatic_cancer colorectal_cancer prostate_cancer "
-          "drowning suicide assassination homicide car_accident plane_crash alzheimer's_disease parkinson's_disease "
-          "kidney_failure liver_cancer brain_tumor aneurysm").replace("_", " ").split(" ")
-RELIGIONS = ("catholicism protestantism judaism islam buddhism hinduism lutheranism anglicanism atheism "
-             "eastern_orthodoxy presbyterianism methodism calvinism quakerism sikhism").replace("_", " ").split(" ")
+CAUSES = (
+    (
+        "meningitis pneumonia tuberculosis influenza cholera typhus malaria smallpox leukemia stroke sepsis "
+        "diphtheria dysentery syphilis tetanus measles asthma cirrhosis emphysema peritonitis heart_failure "
+        "heart_attack lung_cancer breast_cancer stomach_cancer pancreatic_cancer colorectal_cancer prostate_cancer "
+        "drowning suicide assassination homicide car_accident plane_crash alzheimer's_disease parkinson's_disease "
+        "kidney_failure liver_cancer brain_tumor aneurysm"
+    )
+    .replace("_", " ")
+    .split(" ")
+)
+RELIGIONS = (
+    (
+        "catholicism protestantism judaism islam buddhism hinduism lutheranism anglicanism atheism "
+        "eastern_orthodoxy presbyterianism methodism calvinism quakerism sikhism"
+    )
+    .replace("_", " ")
+    .split(" ")
+)
 PEOPLE_LOCALES = ("en_US", "en_GB", "de_DE", "fr_FR", "it_IT", "es_ES", "pl_PL", "nl_NL", "sv_SE", "pt_PT")
 TOWN_LOCALES = ("de_DE", "it_IT", "pl_PL", "nl_NL", "pt_PT", "da_DK", "fi_FI", "cs_CZ", "ro_RO", "sv_SE")
 
@@ -153,11 +192,19 @@ def people_graph(n_people: int, rng: random.Random) -> dict:
         given += lower(getattr(person, "first_names", ()))
         family += lower(getattr(person, "last_names", ()))
     given, family = sorted(set(given)), sorted(set(family))
-    towns = sorted({t for loc in TOWN_LOCALES for t in lower(importlib.import_module(f"faker.providers.address.{loc}").Provider.cities)})
+    towns = sorted(
+        {
+            t
+            for loc in TOWN_LOCALES
+            for t in lower(importlib.import_module(f"faker.providers.address.{loc}").Provider.cities)
+        }
+    )
     fake = Faker("en_US")
     fake.seed_instance(rng.randint(0, 2**31))
     countries = rng.sample(lower(importlib.import_module("faker.providers.address.en").Provider.countries), 70)
-    professions = rng.sample(lower(j.split(",")[0] for j in importlib.import_module("faker.providers.job.en_US").Provider.jobs), 90)
+    professions = rng.sample(
+        lower(j.split(",")[0] for j in importlib.import_module("faker.providers.job.en_US").Provider.jobs), 90
+    )
     languages = lower(fake.language_name() for _ in range(120))
     nodes, ids = [], set()
 
@@ -176,27 +223,50 @@ def people_graph(n_people: int, rng: random.Random) -> dict:
             return f"{rng.choice(given)} of {rng.choice(towns)}"
         return f"{rng.choice(given)} {rng.choice(family)}"
 
-    by = {"country": [add(c) for c in countries], "profession": [add(p) for p in professions],
-          "cause": [add(c) for c in CAUSES], "religion": [add(r) for r in RELIGIONS], "language": [add(x) for x in languages[:40]],
-          "gender": [add("male"), add("female")], "town": [add(t) for t in rng.sample(towns, max(n_people // 4, 20))]}
+    by = {
+        "country": [add(c) for c in countries],
+        "profession": [add(p) for p in professions],
+        "cause": [add(c) for c in CAUSES],
+        "religion": [add(r) for r in RELIGIONS],
+        "language": [add(x) for x in languages[:40]],
+        "gender": [add("male"), add("female")],
+        "town": [add(t) for t in rng.sample(towns, max(n_people // 4, 20))],
+    }
     by["person"] = [add(person_name()) for _ in range(n_people)]
-    edges = [{"source": c, "relation": "contains", "target": t} for t in by["town"] for c in [rng.choice(by["country"])]]
+    edges = [
+        {"source": c, "relation": "contains", "target": t} for t in by["town"] for c in [rng.choice(by["country"])]
+    ]
     for p in by["person"]:
-        for relation, kind, share in (("gender", "gender", 0.9), ("nationality", "country", 0.8), ("place_of_birth", "town", 0.6),
-                                      ("profession", "profession", 0.9), ("place_of_death", "town", 0.3), ("cause_of_death", "cause", 0.2),
-                                      ("religion", "religion", 0.2), ("languages", "language", 0.3)):
+        for relation, kind, share in (
+            ("gender", "gender", 0.9),
+            ("nationality", "country", 0.8),
+            ("place_of_birth", "town", 0.6),
+            ("profession", "profession", 0.9),
+            ("place_of_death", "town", 0.3),
+            ("cause_of_death", "cause", 0.2),
+            ("religion", "religion", 0.2),
+            ("languages", "language", 0.3),
+        ):
             if rng.random() < share:
-                edges.append({"source": p, "relation": relation, "target": by[kind][int(len(by[kind]) * rng.random() ** 2)]})
+                edges.append(
+                    {"source": p, "relation": relation, "target": by[kind][int(len(by[kind]) * rng.random() ** 2)]}
+                )
         if rng.random() < 0.25:
             edges.append({"source": p, "relation": "profession", "target": rng.choice(by["profession"])})
         if rng.random() < 0.2:
             other = rng.choice(by["person"])
             if other != p:
-                edges += [{"source": p, "relation": "spouse", "target": other}, {"source": other, "relation": "spouse", "target": p}]
+                edges += [
+                    {"source": p, "relation": "spouse", "target": other},
+                    {"source": other, "relation": "spouse", "target": p},
+                ]
         if rng.random() < 0.2:
             child = rng.choice(by["person"])
             if child != p:
-                edges += [{"source": child, "relation": "parents", "target": p}, {"source": p, "relation": "children", "target": child}]
+                edges += [
+                    {"source": child, "relation": "parents", "target": p},
+                    {"source": p, "relation": "children", "target": child},
+                ]
     seen, unique = set(), []
     for e in edges:
         if (e["source"], e["relation"], e["target"]) not in seen:
@@ -216,8 +286,10 @@ EPITHETS = "great bold fair wise pious good younger elder conqueror lionheart un
 PARTICLES = "de von van da di du der la del".split()
 TITLES = "sir saint lord lady dame prince princess king queen duke count".split()
 RIVERS = "tyne thames avon trent severn tees wear ouse hull mersey dee tweed wye eden derwent sea".split()
-EVENT_NAMES = ("fifa world cup|summer olympics|winter olympics|monaco grand prix|open championship|world series|"
-               "cannes film festival|general election|earthquake|tour de france|eurovision song contest").split("|")
+EVENT_NAMES = (
+    "fifa world cup|summer olympics|winter olympics|monaco grand prix|open championship|world series|"
+    "cannes film festival|general election|earthquake|tour de france|eurovision song contest"
+).split("|")
 CATALOGUE = ("ngc", "hd", "hip", "messier", "ic", "psr")
 
 
@@ -267,7 +339,9 @@ def standin_name(kind: str, rng: random.Random, words: dict) -> str:
         if shape < 0.3:
             return f"university of {pick('town')}"
         if shape < 0.55:
-            return f"{pick('family')} {rng.choice(('& sons', 'and co.', 'ltd', 'inc.', 'group', 'records', 'pictures'))}"
+            return (
+                f"{pick('family')} {rng.choice(('& sons', 'and co.', 'ltd', 'inc.', 'group', 'records', 'pictures'))}"
+            )
         if shape < 0.75:
             return f"{pick('town')} {rng.choice(('f.c.', 'city council', 'cathedral', 'university', 'symphony orchestra'))}"
         return f"royal {pick('word')} society"
@@ -282,37 +356,61 @@ def standin_name(kind: str, rng: random.Random, words: dict) -> str:
 
 STANDIN_RELATIONS = (  # (source kind, Freebase relation, target kind, share of the sources that have it): many relations,
     # most of them on a few nodes each, as in a question's neighbourhood of a real KG: its roles are small groups
-    ("person", "people.person.nationality", "country", 0.6), ("person", "people.person.place_of_birth", "place", 0.5),
-    ("person", "people.deceased_person.place_of_death", "place", 0.2), ("person", "people.person.profession", "profession", 0.6),
-    ("person", "people.deceased_person.cause_of_death", "cause", 0.15), ("person", "people.person.religion", "religion", 0.15),
-    ("person", "people.person.languages", "language", 0.1), ("person", "people.person.spouse_s", "person", 0.15),
-    ("person", "people.person.parents", "person", 0.15), ("person", "people.person.sibling_s", "person", 0.05),
-    ("person", "influence.influence_node.influenced_by", "person", 0.05), ("person", "royalty.monarch.kingdom", "country", 0.06),
-    ("person", "royalty.noble_person.titles", "country", 0.03), ("person", "people.person.education", "organization", 0.1),
-    ("person", "people.person.employment_history", "organization", 0.08), ("person", "book.author.works_written", "work", 0.08),
-    ("person", "film.actor.film", "work", 0.1), ("person", "music.artist.origin", "place", 0.05),
+    ("person", "people.person.nationality", "country", 0.6),
+    ("person", "people.person.place_of_birth", "place", 0.5),
+    ("person", "people.deceased_person.place_of_death", "place", 0.2),
+    ("person", "people.person.profession", "profession", 0.6),
+    ("person", "people.deceased_person.cause_of_death", "cause", 0.15),
+    ("person", "people.person.religion", "religion", 0.15),
+    ("person", "people.person.languages", "language", 0.1),
+    ("person", "people.person.spouse_s", "person", 0.15),
+    ("person", "people.person.parents", "person", 0.15),
+    ("person", "people.person.sibling_s", "person", 0.05),
+    ("person", "influence.influence_node.influenced_by", "person", 0.05),
+    ("person", "royalty.monarch.kingdom", "country", 0.06),
+    ("person", "royalty.noble_person.titles", "country", 0.03),
+    ("person", "people.person.education", "organization", 0.1),
+    ("person", "people.person.employment_history", "organization", 0.08),
+    ("person", "book.author.works_written", "work", 0.08),
+    ("person", "film.actor.film", "work", 0.1),
+    ("person", "music.artist.origin", "place", 0.05),
     ("person", "medicine.notable_person_with_medical_condition.condition", "cause", 0.05),
-    ("person", "olympics.olympic_athlete.medals_won", "event", 0.04), ("person", "government.politician.party", "organization", 0.05),
-    ("work", "film.film.directed_by", "person", 0.5), ("work", "film.film.written_by", "person", 0.2),
-    ("work", "film.film.initial_release_date", "year", 0.5), ("work", "film.film.featured_film_locations", "place", 0.1),
-    ("work", "film.film.language", "language", 0.2), ("work", "book.written_work.subjects", "cause", 0.05),
-    ("work", "media_common.adapted_work.adaptations", "work", 0.05), ("organization", "organization.organization.headquarters", "place", 0.6),
-    ("organization", "organization.organization.founders", "person", 0.3), ("organization", "organization.organization.date_founded", "year", 0.3),
-    ("organization", "sports.sports_team.location", "place", 0.1), ("object", "astronomy.astronomical_discovery.discoverer", "person", 0.8),
-    ("object", "astronomy.astronomical_discovery.discovery_date", "year", 0.4), ("object", "astronomy.celestial_object.category", "profession", 0.05),
-    ("event", "time.event.locations", "place", 0.7), ("event", "time.event.start_date", "year", 0.4),
-    ("event", "sports.sports_championship_event.champion", "organization", 0.2), ("place", "location.location.people_born_here", "person", 0.05),
-    ("place", "travel.travel_destination.tourist_attractions", "organization", 0.05), ("country", "location.country.official_language", "language", 0.4),
-    ("country", "location.country.capital", "place", 0.5), ("country", "location.country.form_of_government", "profession", 0.05),
-    ("cause", "medicine.disease.risk_factors", "cause", 0.3), ("cause", "medicine.disease.notable_people_with_this_condition", "person", 0.2),
+    ("person", "olympics.olympic_athlete.medals_won", "event", 0.04),
+    ("person", "government.politician.party", "organization", 0.05),
+    ("work", "film.film.directed_by", "person", 0.5),
+    ("work", "film.film.written_by", "person", 0.2),
+    ("work", "film.film.initial_release_date", "year", 0.5),
+    ("work", "film.film.featured_film_locations", "place", 0.1),
+    ("work", "film.film.language", "language", 0.2),
+    ("work", "book.written_work.subjects", "cause", 0.05),
+    ("work", "media_common.adapted_work.adaptations", "work", 0.05),
+    ("organization", "organization.organization.headquarters", "place", 0.6),
+    ("organization", "organization.organization.founders", "person", 0.3),
+    ("organization", "organization.organization.date_founded", "year", 0.3),
+    ("organization", "sports.sports_team.location", "place", 0.1),
+    ("object", "astronomy.astronomical_discovery.discoverer", "person", 0.8),
+    ("object", "astronomy.astronomical_discovery.discovery_date", "year", 0.4),
+    ("object", "astronomy.celestial_object.category", "profession", 0.05),
+    ("event", "time.event.locations", "place", 0.7),
+    ("event", "time.event.start_date", "year", 0.4),
+    ("event", "sports.sports_championship_event.champion", "organization", 0.2),
+    ("place", "location.location.people_born_here", "person", 0.05),
+    ("place", "travel.travel_destination.tourist_attractions", "organization", 0.05),
+    ("country", "location.country.official_language", "language", 0.4),
+    ("country", "location.country.capital", "place", 0.5),
+    ("country", "location.country.form_of_government", "profession", 0.05),
+    ("cause", "medicine.disease.risk_factors", "cause", 0.3),
+    ("cause", "medicine.disease.notable_people_with_this_condition", "person", 0.2),
 )
 
 
 def title_case(name: str) -> str:
     """'maria ii of portugal' -> 'Maria II of Portugal', 'the lord of the rings' -> 'The Lord of the Rings'."""
     words = name.split(" ")
-    return " ".join(w.upper() if w in ORDINALS and k else w if k and w in FUNCTION_WORDS else w[:1].upper() + w[1:]
-                    for k, w in enumerate(words))
+    return " ".join(
+        w.upper() if w in ORDINALS and k else w if k and w in FUNCTION_WORDS else w[:1].upper() + w[1:]
+        for k, w in enumerate(words)
+    )
 
 
 FUNCTION_WORDS = set("of the upon de von van da di du der la del and a".split())
@@ -333,10 +431,23 @@ def standin_graph(n_people: int, rng: random.Random, title: bool = False) -> dic
         words["given"] += lower(getattr(person, "first_names", ()))
         words["family"] += lower(getattr(person, "last_names", ()))
     words = {k: sorted(set(v)) for k, v in words.items()}
-    words["town"] = sorted({t for loc in TOWN_LOCALES for t in lower(importlib.import_module(f"faker.providers.address.{loc}").Provider.cities)})
+    words["town"] = sorted(
+        {
+            t
+            for loc in TOWN_LOCALES
+            for t in lower(importlib.import_module(f"faker.providers.address.{loc}").Provider.cities)
+        }
+    )
     words["country"] = lower(importlib.import_module("faker.providers.address.en").Provider.countries)
-    words["county"] = sorted({" ".join(c.lower().split()) for c in importlib.import_module("faker.providers.address.en_GB").Provider.counties})
-    words["word"] = [w for w in lower(importlib.import_module("faker.providers.lorem.en_US").Provider.word_list) if len(w) > 3]
+    words["county"] = sorted(
+        {
+            " ".join(c.lower().split())
+            for c in importlib.import_module("faker.providers.address.en_GB").Provider.counties
+        }
+    )
+    words["word"] = [
+        w for w in lower(importlib.import_module("faker.providers.lorem.en_US").Provider.word_list) if len(w) > 3
+    ]
     nodes, ids, names = [], set(), set()
 
     def add(kind: str, name: str | None = None) -> str:
@@ -351,16 +462,35 @@ def standin_graph(n_people: int, rng: random.Random, title: bool = False) -> dic
         nodes.append({"id": node_id, "name": name, "type": "entity"})
         return node_id
 
-    by = {kind: [add(kind) for _ in range(max(int(n_people * share), 3))]
-          for kind, share in (("person", 1.0), ("place", 0.4), ("work", 0.35), ("organization", 0.2), ("object", 0.15), ("event", 0.1))}
+    by = {
+        kind: [add(kind) for _ in range(max(int(n_people * share), 3))]
+        for kind, share in (
+            ("person", 1.0),
+            ("place", 0.4),
+            ("work", 0.35),
+            ("organization", 0.2),
+            ("object", 0.15),
+            ("event", 0.1),
+        )
+    }
     by["country"] = [add("country", c) for c in rng.sample(words["country"], 40)]
-    by["profession"] = [add("profession", p) for p in rng.sample(lower(j.split(",")[0] for j in importlib.import_module(
-        "faker.providers.job.en_US").Provider.jobs), 40)]
+    by["profession"] = [
+        add("profession", p)
+        for p in rng.sample(
+            lower(j.split(",")[0] for j in importlib.import_module("faker.providers.job.en_US").Provider.jobs), 40
+        )
+    ]
     by["cause"] = [add("cause", c) for c in CAUSES[:25]]
     by["year"] = [add("year", str(y)) for y in rng.sample(range(1800, 2024), 60)]
     by["religion"] = [add("religion", r) for r in RELIGIONS]
-    by["language"] = [add("language", x) for x in rng.sample(lower(importlib.import_module("faker.providers.person.en").Provider.language_names), 30)]
-    edges = [{"source": p, "relation": "location.location.containedby", "target": rng.choice(by["country"])} for p in by["place"]]
+    by["language"] = [
+        add("language", x)
+        for x in rng.sample(lower(importlib.import_module("faker.providers.person.en").Provider.language_names), 30)
+    ]
+    edges = [
+        {"source": p, "relation": "location.location.containedby", "target": rng.choice(by["country"])}
+        for p in by["place"]
+    ]
     for kind, relation, target, share in STANDIN_RELATIONS:
         for s in by[kind]:
             if rng.random() < share:
@@ -377,9 +507,18 @@ def standin_graph(n_people: int, rng: random.Random, title: bool = False) -> dic
 
 
 YEAR_KEY = {"person": "born", "place": "founded", "country": "founded", "organization": "founded", "work": "released"}
-DESCRIBE = {"person": "{name} is a person", "place": "{name} is a place", "country": "{name} is a country",
-            "organization": "{name} is an organization", "work": "{name} is a work"}
-DETAIL = "known for its history|mentioned in several sources|of regional importance|often cited|with a long record".split("|")
+DESCRIBE = {
+    "person": "{name} is a person",
+    "place": "{name} is a place",
+    "country": "{name} is a country",
+    "organization": "{name} is an organization",
+    "work": "{name} is a work",
+}
+DETAIL = (
+    "known for its history|mentioned in several sources|of regional importance|often cited|with a long record".split(
+        "|"
+    )
+)
 
 
 def add_props(graph: dict, kinds: dict[str, str], rng: random.Random) -> None:
@@ -405,8 +544,11 @@ def add_props(graph: dict, kinds: dict[str, str], rng: random.Random) -> None:
 def walks(edges: list[dict], index: dict, start: str, hops: list[tuple[str, str]]) -> list[tuple[tuple[int, ...], str]]:
     stage = [((), start)]
     for relation, direction in hops:
-        stage = [(p + (i,), edges[i]["target"] if direction == "out" else edges[i]["source"])
-                 for p, node in stage for i in index.get((node, relation, direction), ())]
+        stage = [
+            (p + (i,), edges[i]["target"] if direction == "out" else edges[i]["source"])
+            for p, node in stage
+            for i in index.get((node, relation, direction), ())
+        ]
         if len(stage) > 50:
             return []
     return stage
@@ -435,7 +577,12 @@ def make_questions(graph: dict, n: int, rng: random.Random) -> list[dict]:
                 break
             relation, direction = rng.choice(options)
             hops.append((relation, direction))
-            node = rng.choice([edges[i]["target"] if direction == "out" else edges[i]["source"] for i in index[(node, relation, direction)]])
+            node = rng.choice(
+                [
+                    edges[i]["target"] if direction == "out" else edges[i]["source"]
+                    for i in index[(node, relation, direction)]
+                ]
+            )
         if len(hops) != hops_n - (1 if abstain else 0):
             continue
         if abstain:
@@ -449,10 +596,17 @@ def make_questions(graph: dict, n: int, rng: random.Random) -> list[dict]:
         if (not abstain and not found) or (start, tuple(hops)) in seen:
             continue
         seen.add((start, tuple(hops)))
-        text = f'Start at "{names[start]}". Follow ' + ", then ".join(
-            f"{r}" + (" backwards" if d == "in" else "") for r, d in hops) + ". Which node do you reach?"
-        q = {"id": f"q{len(questions) + 1}", "question": text, "insufficient": abstain,
-             "query": {"start": start, "hops": [{"relation": r, "direction": d} for r, d in hops]}}
+        text = (
+            f'Start at "{names[start]}". Follow '
+            + ", then ".join(f"{r}" + (" backwards" if d == "in" else "") for r, d in hops)
+            + ". Which node do you reach?"
+        )
+        q = {
+            "id": f"q{len(questions) + 1}",
+            "question": text,
+            "insufficient": abstain,
+            "query": {"start": start, "hops": [{"relation": r, "direction": d} for r, d in hops]},
+        }
         if abstain:
             q.update(answer="INSUFFICIENT_DATA", path=[], answer_id=None)
         else:
@@ -466,31 +620,68 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--edges", type=int, default=5000)
-    parser.add_argument("--relations", type=int, default=400,
-                        help="made-up relations; parents, children and spouse come on top, so --relations 200 makes 202 (the "
-                             "made-up ones that draw no edge are not counted): the graphs the figures were measured on stay as they were")
+    parser.add_argument(
+        "--relations",
+        type=int,
+        default=400,
+        help="made-up relations; parents, children and spouse come on top, so --relations 200 makes 202 (the "
+        "made-up ones that draw no edge are not counted): the graphs the figures were measured on stay as they were",
+    )
     parser.add_argument("--questions", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--typed", action="store_true", help="node types are kinds (person, place...) instead of 'entity'")
+    parser.add_argument(
+        "--typed", action="store_true", help="node types are kinds (person, place...) instead of 'entity'"
+    )
     parser.add_argument("--opaque-ids", action="store_true", help="Freebase-style ids (m.0xxxxx) instead of snake_case")
-    parser.add_argument("--plain-relations", action="store_true",
-                        help="18 relations named as a curated English KG names them (nationality, place_of_birth...) instead of --relations made-up ones")
-    parser.add_argument("--props", action="store_true", help="properties on nodes and edges (description, years, source, confidence)")
-    parser.add_argument("--people", type=int, metavar="N",
-                        help="instead: a Freebase-like KG of N people with real-world lowercase names (needs Faker), no properties")
-    parser.add_argument("--standin", type=int, metavar="N",
-                        help="instead: an untyped KG of N people and the works, places, organisations, catalogue objects and events they "
-                             "link to, in the name shapes real KGs have (royals with 'of', titles, 'upon', catalogue numbers, years; needs Faker)")
+    parser.add_argument(
+        "--plain-relations",
+        action="store_true",
+        help="18 relations named as a curated English KG names them (nationality, place_of_birth...) instead of --relations made-up ones",
+    )
+    parser.add_argument(
+        "--props", action="store_true", help="properties on nodes and edges (description, years, source, confidence)"
+    )
+    parser.add_argument(
+        "--people",
+        type=int,
+        metavar="N",
+        help="instead: a Freebase-like KG of N people with real-world lowercase names (needs Faker), no properties",
+    )
+    parser.add_argument(
+        "--standin",
+        type=int,
+        metavar="N",
+        help="instead: an untyped KG of N people and the works, places, organisations, catalogue objects and events they "
+        "link to, in the name shapes real KGs have (royals with 'of', titles, 'upon', catalogue numbers, years; needs Faker)",
+    )
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    graph = standin_graph(args.standin, rng) if args.standin else people_graph(args.people, rng) if args.people else make_graph(args.edges, args.relations, rng, typed=args.typed, opaque=args.opaque_ids,
-                       props=random.Random(args.seed + 1) if args.props else None, plain=args.plain_relations)
+    graph = (
+        standin_graph(args.standin, rng)
+        if args.standin
+        else people_graph(args.people, rng)
+        if args.people
+        else make_graph(
+            args.edges,
+            args.relations,
+            rng,
+            typed=args.typed,
+            opaque=args.opaque_ids,
+            props=random.Random(args.seed + 1) if args.props else None,
+            plain=args.plain_relations,
+        )
+    )
     questions = make_questions(graph, args.questions, rng)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "graph.json").write_text(json.dumps(graph, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (args.out / "questions.json").write_text(json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(graph['nodes'])} nodes, {len(graph['edges'])} edges, {len({e['relation'] for e in graph['edges']})} relations, "
-          f"{len(questions)} questions -> {args.out}", file=sys.stderr)
+    (args.out / "questions.json").write_text(
+        json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    print(
+        f"{len(graph['nodes'])} nodes, {len(graph['edges'])} edges, {len({e['relation'] for e in graph['edges']})} relations, "
+        f"{len(questions)} questions -> {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 

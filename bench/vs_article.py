@@ -51,8 +51,10 @@ def main() -> int:
         print(f"article script: median {a * 1000:.0f} ms over {args.runs} runs")
         print(f"benchmark.py:   median {o * 1000:.0f} ms over {args.runs} runs")
         ratios = sorted(x / y for x, y in zip(ours, article))
-        print(f"ratio (ours / article): {o / a:.2f} (median of paired ratios {statistics.median(ratios):.2f}, "
-              f"range {ratios[0]:.2f}-{ratios[-1]:.2f}; budget 1.3)")
+        print(
+            f"ratio (ours / article): {o / a:.2f} (median of paired ratios {statistics.median(ratios):.2f}, "
+            f"range {ratios[0]:.2f}-{ratios[-1]:.2f}; budget 1.3)"
+        )
     return 0
 
 

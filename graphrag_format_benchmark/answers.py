@@ -50,11 +50,25 @@ class Answer(NamedTuple):
         """The answer of a log line; a field that is not what it can be (a count of 401 digits, a finish reason that is
         an object, an error that is not text) is read as absent, never trusted."""
         usage = record.get("usage")
-        counts = (server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage)) if isinstance(usage, dict) else (None, None, None)
+        counts = (
+            (
+                server_count(usage.get("prompt_tokens")),
+                server_count(usage.get("completion_tokens")),
+                _cached_tokens(usage),
+            )
+            if isinstance(usage, dict)
+            else (None, None, None)
+        )
         error = record.get("error")
         error = error if error is None or isinstance(error, str) else "the log's error field is not text"
-        return cls(error, record.get("content"), _text_or_none(record.get("finish_reason")), _seconds(record.get("latency_s")),
-                   _seconds(record.get("retry_wait_s")), *counts)
+        return cls(
+            error,
+            record.get("content"),
+            _text_or_none(record.get("finish_reason")),
+            _seconds(record.get("latency_s")),
+            _seconds(record.get("retry_wait_s")),
+            *counts,
+        )
 
 
 class Collected:
@@ -87,8 +101,13 @@ class Collected:
                 self.headers.append(r)
             elif kind == "request" and r.get("model") == self.config.model:
                 sha, repeat = r.get("prompt_sha256"), r.get("repeat")
-                if (type(repeat) is int and 0 <= repeat < len(self.samplings) and type(sha) is str and sha in self.shas
-                        and r.get("sampling") == self.samplings[repeat]):
+                if (
+                    type(repeat) is int
+                    and 0 <= repeat < len(self.samplings)
+                    and type(sha) is str
+                    and sha in self.shas
+                    and r.get("sampling") == self.samplings[repeat]
+                ):
                     self.offer(sha, repeat, Answer.of(r))
         if bad:
             self.unreadable[display(path)] = bad
@@ -115,21 +134,27 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
                 collected.unreadable.setdefault(name, []).append(line_no)
                 continue
             if answer is None:
-                problems.append(f"{name} line {line_no} is a Batch input line (custom_id, method, url, body): pass the batch's "
-                                "output file and its error file, not the file that was uploaded")
+                problems.append(
+                    f"{name} line {line_no} is a Batch input line (custom_id, method, url, body): pass the batch's "
+                    "output file and its error file, not the file that was uploaded"
+                )
                 continue
             prefix, _, repeat = custom_id.rpartition("-r")
             sha = by_prefix.get(prefix)
             repeat = int(repeat) if repeat.isdigit() and repeat.isascii() and len(repeat) <= 6 else repeats
             if sha is None or repeat >= repeats:
-                problems.append(f"{name} line {line_no}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
-                                "--model, matrix and prompt flags as the --export-batch run, or the right file")
+                problems.append(
+                    f"{name} line {line_no}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
+                    "--model, matrix and prompt flags as the --export-batch run, or the right file"
+                )
                 continue
             first = seen.get(custom_id)
             if first is not None:
                 if first[2] != digest:
-                    problems.append(f"{name} line {line_no}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
-                                    "with other content; keep one of the two files")
+                    problems.append(
+                        f"{name} line {line_no}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
+                        "with other content; keep one of the two files"
+                    )
                 continue
             seen[custom_id] = (name, line_no, digest)
             if model is not None:
@@ -147,9 +172,15 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
         collected.offer(sha, repeat, Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0}))
     failures[MISSING_FROM_BATCH] += len(missing)
     failures = +failures  # no zero count of missing lines
-    summary = {"files": [display(p) for p in paths], "lines": len(seen), "planned": len(collected.best),
-               "missing": len(missing), "failed": sum(failures.values()), "failures": dict(failures.most_common()),
-               "models": dict(models.most_common())}
+    summary = {
+        "files": [display(p) for p in paths],
+        "lines": len(seen),
+        "planned": len(collected.best),
+        "missing": len(missing),
+        "failed": sum(failures.values()),
+        "failures": dict(failures.most_common()),
+        "models": dict(models.most_common()),
+    }
     return collected, summary
 
 
@@ -184,8 +215,10 @@ def _halves(paths: list[Path]) -> tuple[list[Segment], list[Segment]]:
                     f.seek(half - before - 1)
                     f.readline()  # to the beginning of the line that begins at or after the half
                     cut = f.tell()
-            return ([(p, 0, None, 0) for p in paths[:k]] + [(path, 0, cut, 0)] * (cut > 0),
-                    [(path, cut, None, _newlines(path, cut))] * (cut < size) + [(p, 0, None, 0) for p in paths[k + 1:]])
+            return (
+                [(p, 0, None, 0) for p in paths[:k]] + [(path, 0, cut, 0)] * (cut > 0),
+                [(path, cut, None, _newlines(path, cut))] * (cut < size) + [(p, 0, None, 0) for p in paths[k + 1 :]],
+            )
         before += size
     return [(path, 0, None, 0) for path in paths], []
 
@@ -229,15 +262,32 @@ def batch_lines(segment: Segment) -> list[tuple]:
         if status == 200 and message is not None and not r.get("error"):
             error = None
         elif isinstance(r.get("error"), dict):  # a line of the error file
-            error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
+            error = (
+                f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
+            )
         else:
             error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-        counts = ((server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage))
-                  if type(usage) is dict else (None, None, None))
+        counts = (
+            (
+                server_count(usage.get("prompt_tokens")),
+                server_count(usage.get("completion_tokens")),
+                _cached_tokens(usage),
+            )
+            if type(usage) is dict
+            else (None, None, None)
+        )
         content = message.get("content") if message is not None else None
-        answer = Answer(error, content if type(content) is str else None,
-                        _text_or_none(body["choices"][0].get("finish_reason")) if message is not None else None, None, 0.0, *counts)
-        read.append((line_no, custom_id, hash(line.strip()), model, answer))  # 64 bits: a collision is no practical concern
+        answer = Answer(
+            error,
+            content if type(content) is str else None,
+            _text_or_none(body["choices"][0].get("finish_reason")) if message is not None else None,
+            None,
+            0.0,
+            *counts,
+        )
+        read.append(
+            (line_no, custom_id, hash(line.strip()), model, answer)
+        )  # 64 bits: a collision is no practical concern
     return read
 
 
@@ -245,11 +295,15 @@ def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
     """What a user must know about a scored batch: prompts with no line, answers from another model."""
     notes = []
     if summary["missing"]:
-        notes.append(f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file too "
-                     f"(they count as failed tasks, reason {MISSING_FROM_BATCH})")
+        notes.append(
+            f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file too "
+            f"(they count as failed tasks, reason {MISSING_FROM_BATCH})"
+        )
     others = other_models(summary["models"], config.model)
     if others:
-        notes.append(f"answers come from model {', '.join(others)}, not --model {config.model} (accepted with --accept-other-model)")
+        notes.append(
+            f"answers come from model {', '.join(others)}, not --model {config.model} (accepted with --accept-other-model)"
+        )
     return notes
 
 
@@ -303,13 +357,26 @@ def log_info(paths: list[Path], unreadable: dict[str, list[int]], sha256: str | 
 def log_summary(collected: Collected, items: list[Item], config: ModelConfig) -> dict:
     """Every invocation in a log, as the scorer sees them: planned requests, answered, failed, not yet run."""
     outcomes = [collected.best.get(key) for key in planned_keys(items, config)]
-    failures = Counter(failure_kind(r.error) for r in outcomes if r is not None and r.error and not context_refusal(r.error))
+    failures = Counter(
+        failure_kind(r.error) for r in outcomes if r is not None and r.error and not context_refusal(r.error)
+    )
     return {
-        "invocations": len(collected.headers), "planned": len(outcomes),
-        "answered": sum(1 for r in outcomes if r is not None and not r.error), "failed": sum(failures.values()),
-        "not_run": sum(1 for r in outcomes if r is None), "failures": dict(failures.most_common()),
+        "invocations": len(collected.headers),
+        "planned": len(outcomes),
+        "answered": sum(1 for r in outcomes if r is not None and not r.error),
+        "failed": sum(failures.values()),
+        "not_run": sum(1 for r in outcomes if r is None),
+        "failures": dict(failures.most_common()),
         "cut_by_length": sum(1 for r in outcomes if r is not None and not r.error and r.finish_reason == "length"),
-        **cut_before_cap([end for r in outcomes if r is not None and not r.error and r.finish_reason == "length"
-                          and (end := context_end(r.prompt_tokens, r.completion_tokens, config.max_output_tokens))]),
+        **cut_before_cap(
+            [
+                end
+                for r in outcomes
+                if r is not None
+                and not r.error
+                and r.finish_reason == "length"
+                and (end := context_end(r.prompt_tokens, r.completion_tokens, config.max_output_tokens))
+            ]
+        ),
         "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.error)),
     }

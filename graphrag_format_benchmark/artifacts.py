@@ -47,8 +47,10 @@ class OutLock:
                     handle.seek(0)
                     holder = handle.read(200).decode("utf-8", errors="replace").split()
                     handle.close()
-                    raise BenchmarkError(f"{display(self.path.parent)} is in use by another run of this tool (pid {holder[0] if holder else '?'}"
-                                         f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another --out") from None
+                    raise BenchmarkError(
+                        f"{display(self.path.parent)} is in use by another run of this tool (pid {holder[0] if holder else '?'}"
+                        f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another --out"
+                    ) from None
                 try:
                     current = os.stat(self.path)
                 except FileNotFoundError:
@@ -61,13 +63,17 @@ class OutLock:
             handle.flush()
             self.file, self.held = handle, True
         except OSError as e:
-            raise BenchmarkError(f"{display(self.path.parent)}: cannot write the outputs ({e.strerror}); choose another folder with --out") from None
+            raise BenchmarkError(
+                f"{display(self.path.parent)}: cannot write the outputs ({e.strerror}); choose another folder with --out"
+            ) from None
         for leftover in self.path.parent.glob(".staging-*"):  # a dead run's half-written outputs: nobody else is here
             shutil.rmtree(leftover, ignore_errors=True)
 
     def release(self) -> None:
         if self.held and self.file is not None:
-            self.path.unlink(missing_ok=True)  # while still locked: a run that opened it meanwhile sees it gone and retries
+            self.path.unlink(
+                missing_ok=True
+            )  # while still locked: a run that opened it meanwhile sees it gone and retries
             self.file.close()
             self.held, self.file = False, None
 
@@ -85,7 +91,10 @@ class Outputs(Staging):
         (both release the GIL), so memory holds two pieces at a time."""
         digest = hashlib.sha256()
         try:
-            with open(self.staged(name), "wb") as f, ThreadPoolExecutor(max_workers=1, thread_name_prefix="writer") as writer:
+            with (
+                open(self.staged(name), "wb") as f,
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="writer") as writer,
+            ):
                 pending = None
 
                 def put(chunk: bytes) -> None:
@@ -130,7 +139,10 @@ def format_library_versions(formats: list[str]) -> dict[str, str]:
     for fmt in formats:
         library = FORMATS[fmt].library
         if library is not None:
-            from importlib.metadata import PackageNotFoundError, version  # only for such a format: it takes 10 ms to import
+            from importlib.metadata import (
+                PackageNotFoundError,
+                version,
+            )  # only for such a format: it takes 10 ms to import
 
             package = library[1]
             try:

@@ -29,7 +29,18 @@ SVG_GAP = (90, 100)  # room around a panel: left for the y ticks, below for the 
 SVG_COLUMNS = 3  # panels per row: a page, not a 2,000-px strip
 FORMAT_MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down", "cross", "plus", "star", "hexagon", "x")
 FORMAT_DASHES = ("", "7,3", "2,2", "8,3,2,3", "1,3", "12,4", "4,2,1,2", "6,2,2,2,2,2", "3,5", "10,2")
-FORMAT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22")
+FORMAT_COLOURS = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#000000",
+    "#8C564B",
+    "#7F7F7F",
+    "#BCBD22",
+)
 LABEL_SIZE = 10  # font size of mark labels
 CHAR_EM = 0.62  # a character of sans-serif text is taken as this share of its size wide: over most fonts' average, so what the
 # chart lays out (labels, the legend, the footnote) stays inside its canvas in any renderer
@@ -43,7 +54,11 @@ def text_width(text: str, size: int = LABEL_SIZE) -> float:
 def format_style(fmt: str) -> tuple[str, str, str]:
     """(marker, dash pattern, colour) of a format, the same in every chart: FORMATS order, cycling past ten."""
     k = list(FORMATS).index(fmt) if fmt in FORMATS else len(FORMATS)
-    return FORMAT_MARKERS[k % len(FORMAT_MARKERS)], FORMAT_DASHES[k % len(FORMAT_DASHES)], FORMAT_COLOURS[k % len(FORMAT_COLOURS)]
+    return (
+        FORMAT_MARKERS[k % len(FORMAT_MARKERS)],
+        FORMAT_DASHES[k % len(FORMAT_DASHES)],
+        FORMAT_COLOURS[k % len(FORMAT_COLOURS)],
+    )
 
 
 def nice_ticks(lo: float, hi: float, log: bool = False, most: int = 8) -> list[float]:
@@ -52,11 +67,17 @@ def nice_ticks(lo: float, hi: float, log: bool = False, most: int = 8) -> list[f
     if hi <= lo:
         hi = lo + 1
     if log:
-        ticks = [m * 10 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) for m in (1, 2, 5)]
+        ticks = [m * 10**e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) for m in (1, 2, 5)]
         inside = [t for t in ticks if lo <= t <= hi]
-        return inside if len(inside) <= most else [t for t in inside if str(int(t) if t >= 1 else t).lstrip("0.")[0] == "1"]
+        return (
+            inside
+            if len(inside) <= most
+            else [t for t in inside if str(int(t) if t >= 1 else t).lstrip("0.")[0] == "1"]
+        )
     raw = (hi - lo) / max(most - 1, 1)
-    step = next(m * 10 ** math.floor(math.log10(raw)) for m in (1, 2, 5, 10) if m * 10 ** math.floor(math.log10(raw)) >= raw)
+    step = next(
+        m * 10 ** math.floor(math.log10(raw)) for m in (1, 2, 5, 10) if m * 10 ** math.floor(math.log10(raw)) >= raw
+    )
     first = math.ceil(lo / step - 1e-9) * step
     return [round(first + k * step, 10) for k in range(int((hi - first) / step + 1e-9) + 1)]
 
@@ -68,18 +89,26 @@ def _tick_label(value: float) -> str:
 def _svg_text(x: float, y: float, text: str, anchor: str = "start", size: int = 11, cls: str = "") -> str:
     safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     klass = f' class="{cls}"' if cls else ""
-    return (f'<text{klass} x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-            f'font-family="sans-serif">{safe}</text>')
+    return (
+        f'<text{klass} x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+        f'font-family="sans-serif">{safe}</text>'
+    )
 
 
 def _marker(shape: str, x: float, y: float, colour: str, filled: bool, attrs: str = "", r: float = 5.0) -> str:
     fill = colour if filled else "white"
     common = f'class="mark" fill="{fill}" stroke="{colour}" stroke-width="1.5" {attrs}'
     polygons = {
-        "triangle": [(0, -1.2), (1.1, 0.8), (-1.1, 0.8)], "triangle-down": [(0, 1.2), (1.1, -0.8), (-1.1, -0.8)],
+        "triangle": [(0, -1.2), (1.1, 0.8), (-1.1, 0.8)],
+        "triangle-down": [(0, 1.2), (1.1, -0.8), (-1.1, -0.8)],
         "diamond": [(0, -1.3), (1.3, 0), (0, 1.3), (-1.3, 0)],
-        "star": [(math.cos(math.pi / 2 + k * math.pi / 5) * (1.3 if k % 2 == 0 else 0.55),
-                  -math.sin(math.pi / 2 + k * math.pi / 5) * (1.3 if k % 2 == 0 else 0.55)) for k in range(10)],
+        "star": [
+            (
+                math.cos(math.pi / 2 + k * math.pi / 5) * (1.3 if k % 2 == 0 else 0.55),
+                -math.sin(math.pi / 2 + k * math.pi / 5) * (1.3 if k % 2 == 0 else 0.55),
+            )
+            for k in range(10)
+        ],
         "hexagon": [(math.cos(k * math.pi / 3) * 1.15, math.sin(k * math.pi / 3) * 1.15) for k in range(6)],
     }
     if shape == "circle":
@@ -91,7 +120,9 @@ def _marker(shape: str, x: float, y: float, colour: str, filled: bool, attrs: st
         return f'<polygon points="{pts}" {common}/>'
     arms = [(-1, 0, 1, 0), (0, -1, 0, 1)] if shape == "plus" else [(-1, -1, 1, 1), (-1, 1, 1, -1)]  # plus, cross, x
     path = " ".join(f"M{x + a * r:.1f},{y + b * r:.1f} L{x + c * r:.1f},{y + d * r:.1f}" for a, b, c, d in arms)
-    return f'<path d="{path}" class="mark" fill="none" stroke="{colour}" stroke-width="{2.5 if filled else 1.2}" {attrs}/>'
+    return (
+        f'<path d="{path}" class="mark" fill="none" stroke="{colour}" stroke-width="{2.5 if filled else 1.2}" {attrs}/>'
+    )
 
 
 def label_box(x: float, y: float, text: str, size: int = LABEL_SIZE) -> tuple[float, float, float, float]:
@@ -103,8 +134,12 @@ def _overlap(a: tuple, b: tuple) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
-def place_labels(marks: list[tuple[float, float, str]], bounds: tuple[float, float, float, float],
-                 taken: list[tuple] | None = None, soft: list[tuple] = ()) -> list[tuple[float, float, bool]]:
+def place_labels(
+    marks: list[tuple[float, float, str]],
+    bounds: tuple[float, float, float, float],
+    taken: list[tuple] | None = None,
+    soft: list[tuple] = (),
+) -> list[tuple[float, float, bool]]:
     """(x, y, moved) for each mark's label: the first of a ring of places around the mark, then further above
     and below, whose box overlaps no label placed before, no mark and nothing soft (a whisker), inside bounds; the
     least bad one when none is free, where crossing something soft costs a tenth of covering a label. moved: not the
@@ -116,7 +151,12 @@ def place_labels(marks: list[tuple[float, float, str]], bounds: tuple[float, flo
         mx, my, text = marks[k]
         width = text_width(text)
         offsets = [(8, -6), (8, 14), (-8 - width, -6), (-8 - width, 14)]
-        offsets += [(dx, dy) for step in range(1, 21) for dy in (-6 - 13 * step, 14 + 13 * step) for dx in (8, -8 - width, 40, -40 - width)]
+        offsets += [
+            (dx, dy)
+            for step in range(1, 21)
+            for dy in (-6 - 13 * step, 14 + 13 * step)
+            for dx in (8, -8 - width, 40, -40 - width)
+        ]
         best, best_cost = None, None
         for n, (dx, dy) in enumerate(offsets):
             box = label_box(mx + dx, my + dy, text)
@@ -140,7 +180,7 @@ class Axis:
         self.start, self.length, self.flip = start, length, flip
 
     def __call__(self, v: float) -> float:
-        v = math.log10(max(v, 10 ** self.lo)) if self.log else v
+        v = math.log10(max(v, 10**self.lo)) if self.log else v
         share = (v - self.lo) / (self.hi - self.lo) if self.hi > self.lo else 0.5
         return self.start + self.length * (1 - share if self.flip else share)
 
@@ -185,13 +225,18 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], cap
     rows = math.ceil(len(panels) / columns) or 1
     entries = [(f"{fmt}{what}", *rest) for fmt, what, *rest in legend]
     widest = max((30 + text_width(text) for text, *_ in entries), default=0)
-    width = max(columns * (w + gap_x) + 40, gap_x + widest + 10, gap_x + text_width(title, 14) + 10)  # a long name widens the canvas
+    width = max(
+        columns * (w + gap_x) + 40, gap_x + widest + 10, gap_x + text_width(title, 14) + 10
+    )  # a long name widens the canvas
     placed = legend_layout([30 + text_width(text) for text, *_ in entries], gap_x, width - 10)
     legend_rows = (placed[-1][1] + 1 if placed else 0) + 1
     notes = textwrap.wrap(caption, max(20, int((width - gap_x - 10) / (CHAR_EM * 10))), break_long_words=False) or [""]
     height = 40 + rows * (h + gap_y) + 16 * legend_rows + 14 * len(notes) + 10
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
-           f'<rect width="{width}" height="{height}" fill="white"/>', _svg_text(gap_x, 22, title, size=14)]
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        _svg_text(gap_x, 22, title, size=14),
+    ]
     for k, panel in enumerate(panels):
         left, top = gap_x + (k % columns) * (w + gap_x), 40 + 30 + (k // columns) * (h + gap_y)
         out += _svg_panel(panel, left, top, w, h)
@@ -199,9 +244,16 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], cap
     for (fmt, what, *style), (x, row) in zip(legend, placed):
         yy = y + 16 * row
         marker, dash, colour = style[0] if style else format_style(fmt)
-        out.append(f'<line x1="{x:.1f}" y1="{yy - 4:.1f}" x2="{x + 24:.1f}" y2="{yy - 4:.1f}" stroke="{colour}" stroke-width="1.5"'
-                   + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
-        out.append(_marker(marker, x + 12, yy - 4, colour, True, 'data-legend="1"', 4).replace('class="mark"', 'class="legend-mark"'))
+        out.append(
+            f'<line x1="{x:.1f}" y1="{yy - 4:.1f}" x2="{x + 24:.1f}" y2="{yy - 4:.1f}" stroke="{colour}" stroke-width="1.5"'
+            + (f' stroke-dasharray="{dash}"' if dash else "")
+            + "/>"
+        )
+        out.append(
+            _marker(marker, x + 12, yy - 4, colour, True, 'data-legend="1"', 4).replace(
+                'class="mark"', 'class="legend-mark"'
+            )
+        )
         out.append(_svg_text(x + 30, yy, f"{fmt}{what}", size=10, cls="legend"))
     out += [_svg_text(gap_x, height - 8 - 14 * (len(notes) - 1 - k), line, size=10) for k, line in enumerate(notes)]
     out.append("</svg>")
@@ -216,11 +268,18 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
     else:
         px = Axis(panel["x"][0], panel["x"][1], left, w, panel["x"][2])
     py = Axis(panel["y"][0], panel["y"][1], top, h, panel["y"][2], flip=True)
-    out = [f'<g class="panel" data-title="{panel["title"]}" data-x-log="{px.log}" data-y-log="{py.log}">',
-           f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="black"/>',
-           _svg_text(left, top - 26, panel["title"], size=12), _svg_text(left, top - 10, f"y: {panel['y_label']}", size=10),
-           _svg_text(left + w / 2, top + h + 36, panel["x_label"], "middle")]
-    x_ticks = [(x, label) for x, label in panel["x"]] if categorical else [(t, _tick_label(t)) for t in nice_ticks(*panel["x"][:2], log=px.log)]
+    out = [
+        f'<g class="panel" data-title="{panel["title"]}" data-x-log="{px.log}" data-y-log="{py.log}">',
+        f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="black"/>',
+        _svg_text(left, top - 26, panel["title"], size=12),
+        _svg_text(left, top - 10, f"y: {panel['y_label']}", size=10),
+        _svg_text(left + w / 2, top + h + 36, panel["x_label"], "middle"),
+    ]
+    x_ticks = (
+        [(x, label) for x, label in panel["x"]]
+        if categorical
+        else [(t, _tick_label(t)) for t in nice_ticks(*panel["x"][:2], log=px.log)]
+    )
     for x, label in x_ticks:
         out.append(f'<line x1="{px(x):.1f}" y1="{top + h}" x2="{px(x):.1f}" y2="{top + h + 4}" stroke="black"/>')
         out.append(_svg_text(px(x), top + h + 16, label, "middle", 10, "tick"))
@@ -242,29 +301,43 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
                 y1 = y2 = py(value)
                 x1, x2, tx, ty = left, left + w, left + w - 4, py(value) - 4
                 anchor = "end"
-            out.append(f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>')
+            out.append(
+                f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>'
+            )
             out.append(_svg_text(tx, ty, label, anchor, 9))
             width = text_width(label, 9)
             taken.append((tx - width, ty - 9, tx, ty + 2))
     for line in panel.get("lines", []):
         _, dash, colour = format_style(line["format"])
         pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line["points"])
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.5"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+        out.append(
+            f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.5"'
+            + (f' stroke-dasharray="{dash}"' if dash else "")
+            + "/>"
+        )
     marks, whiskers = [], []
     for p in panel["points"]:
         x, y = px(p["x"]), py(p["y"])
         marker, _, colour = p.get("style") or format_style(p["format"])
         data = " ".join(f'data-{k}="{v}"' for k, v in p["data"].items())
         if p.get("low") is not None:
-            out.append(f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" stroke="{colour}" {data}/>')
-            whiskers.append((x - 2, min(py(p["low"]), py(p["high"])), x + 2, max(py(p["low"]), py(p["high"]))))  # no label across it
+            out.append(
+                f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" stroke="{colour}" {data}/>'
+            )
+            whiskers.append(
+                (x - 2, min(py(p["low"]), py(p["high"])), x + 2, max(py(p["low"]), py(p["high"])))
+            )  # no label across it
         out.append(_marker(marker, x, y, colour, p.get("filled", False), data))
         if p["label"]:
             marks.append((x, y, p["label"]))
-    for (mx, my, text), (lx, ly, moved) in zip(marks, place_labels(marks, (left, top, left + w, top + h), taken, whiskers)):
+    for (mx, my, text), (lx, ly, moved) in zip(
+        marks, place_labels(marks, (left, top, left + w, top + h), taken, whiskers)
+    ):
         if moved:
-            out.append(f'<line class="leader" x1="{mx:.1f}" y1="{my:.1f}" x2="{lx if lx > mx else lx + text_width(text):.1f}" '
-                       f'y2="{ly - 4:.1f}" stroke="#999" stroke-width="0.8"/>')
+            out.append(
+                f'<line class="leader" x1="{mx:.1f}" y1="{my:.1f}" x2="{lx if lx > mx else lx + text_width(text):.1f}" '
+                f'y2="{ly - 4:.1f}" stroke="#999" stroke-width="0.8"/>'
+            )
         out.append(_svg_text(lx, ly, text, size=LABEL_SIZE, cls="label"))
     out.append("</g>")
     return out
@@ -275,7 +348,9 @@ def _whisker(e: dict) -> tuple[float, float]:
     return tuple(e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"]))
 
 
-def results_svg(table: list[dict], baseline: str, gate: list[dict] | None = None, context_window: int | None = None) -> str:
+def results_svg(
+    table: list[dict], baseline: str, gate: list[dict] | None = None, context_window: int | None = None
+) -> str:
     """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
     labelled with the gate's verdict; a line at the context window when prompts reach it."""
     verdict = {(group_key(v), v["format"]): v["verdict"] for v in gate or []}
@@ -285,24 +360,50 @@ def results_svg(table: list[dict], baseline: str, gate: list[dict] | None = None
             groups.setdefault(group_key(e), []).append(e)
     panels = []
     for group, entries in groups.items():
-        points = [{
-            "format": e["format"], "x": e["prompt_tokens"], "y": e["path_exact"]["rate"],
-            "label": f"{e['format']} · " + ("baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")),
-            "low": _whisker(e)[0], "high": _whisker(e)[1], "filled": bool(e.get("pareto")),
-            "data": {"format": e["format"], "tokens": e["prompt_tokens"], "rate": e["path_exact"]["rate"],
-                     "low": _whisker(e)[0], "high": _whisker(e)[1], "pareto": bool(e.get("pareto")),
-                     "verdict": "baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")},
-        } for e in entries]
+        points = [
+            {
+                "format": e["format"],
+                "x": e["prompt_tokens"],
+                "y": e["path_exact"]["rate"],
+                "label": f"{e['format']} · "
+                + ("baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")),
+                "low": _whisker(e)[0],
+                "high": _whisker(e)[1],
+                "filled": bool(e.get("pareto")),
+                "data": {
+                    "format": e["format"],
+                    "tokens": e["prompt_tokens"],
+                    "rate": e["path_exact"]["rate"],
+                    "low": _whisker(e)[0],
+                    "high": _whisker(e)[1],
+                    "pareto": bool(e.get("pareto")),
+                    "verdict": "baseline" if e["format"] == baseline else verdict.get((group, e["format"]), ""),
+                },
+            }
+            for e in entries
+        ]
         xs = [p["x"] for p in points]
         reach = context_window is not None and (max(xs) >= 0.8 * context_window or any(e["overflow"] for e in entries))
         log = wants_log(xs + ([context_window] if reach else []))
         lo, hi = value_range(xs + ([context_window] if reach else []), log)
-        panels.append({"title": " · ".join(group), "x_label": f"prompt tokens, mean ({group.encoding})", "y_label": "path exact",
-                       "x": (lo, hi, log), "y": (-0.05, 1.05, False), "points": points,
-                       "vline": (context_window, f"context window {context_window:,}") if reach else None})
+        panels.append(
+            {
+                "title": " · ".join(group),
+                "x_label": f"prompt tokens, mean ({group.encoding})",
+                "y_label": "path exact",
+                "x": (lo, hi, log),
+                "y": (-0.05, 1.05, False),
+                "points": points,
+                "vline": (context_window, f"context window {context_window:,}") if reach else None,
+            }
+        )
     legend = [(fmt, " (baseline)" if fmt == baseline else "") for fmt in dict.fromkeys(e["format"] for e in table)]
-    return svg_chart("Prompt tokens against path exact match", panels, legend,
-                     "filled: on the Pareto front; hollow: not on it; label: the gate's verdict against the baseline; whiskers: 95% interval")
+    return svg_chart(
+        "Prompt tokens against path exact match",
+        panels,
+        legend,
+        "filled: on the Pareto front; hollow: not on it; label: the gate's verdict against the baseline; whiskers: 95% interval",
+    )
 
 
 def size_report_svg(summary: list[dict], plan: Plan) -> str:
@@ -311,27 +412,56 @@ def size_report_svg(summary: list[dict], plan: Plan) -> str:
     panels = []
     for encoding in [t.name for t in plan.tokenizers]:
         for ids in plan.ids:
-            for mode, metric, label in (("A", "prompt_tokens", f"prompt tokens, mean ({encoding})"), ("B", "answerable", "answerable (share of all questions)")):
-                mine = [e for e in summary if (e["encoding"], e["ids"], e["mode"]) == (encoding, ids, mode) and e[metric]]
+            for mode, metric, label in (
+                ("A", "prompt_tokens", f"prompt tokens, mean ({encoding})"),
+                ("B", "answerable", "answerable (share of all questions)"),
+            ):
+                mine = [
+                    e for e in summary if (e["encoding"], e["ids"], e["mode"]) == (encoding, ids, mode) and e[metric]
+                ]
                 if not mine:
                     continue
                 points, lines = [], []
                 for fmt in plan.formats:
                     series = [(plan.sizes.index(e["size"]), e[metric]["mean"]) for e in mine if e["format"] == fmt]
                     lines.append({"format": fmt, "points": series})
-                    points += [{"format": fmt, "label": fmt if x == len(plan.sizes) - 1 else "", "x": x, "y": y,
-                                "data": {"format": fmt, "size": plan.sizes[x], metric.replace("_", "-"): y}} for x, y in series]
+                    points += [
+                        {
+                            "format": fmt,
+                            "label": fmt if x == len(plan.sizes) - 1 else "",
+                            "x": x,
+                            "y": y,
+                            "data": {"format": fmt, "size": plan.sizes[x], metric.replace("_", "-"): y},
+                        }
+                        for x, y in series
+                    ]
                 ys = [p["y"] for p in points]
                 reach = mode == "A" and (max(ys) >= 0.8 * plan.context_window or any(e["overflow"] for e in mine))
                 log = mode == "A" and wants_log(ys + ([plan.context_window] if reach else []))
-                y_range = (-0.05, 1.05, False) if mode == "B" else (*value_range(ys + ([plan.context_window] if reach else []), log), log)
-                panels.append({"title": f"{encoding} · {ids} · mode {mode}", "x_label": "graph size", "y_label": label,
-                               "x": list(enumerate(plan.sizes)), "y": y_range, "points": points, "lines": lines,
-                               "hline": (plan.context_window, f"context window {plan.context_window:,}") if reach else None})
+                y_range = (
+                    (-0.05, 1.05, False)
+                    if mode == "B"
+                    else (*value_range(ys + ([plan.context_window] if reach else []), log), log)
+                )
+                panels.append(
+                    {
+                        "title": f"{encoding} · {ids} · mode {mode}",
+                        "x_label": "graph size",
+                        "y_label": label,
+                        "x": list(enumerate(plan.sizes)),
+                        "y": y_range,
+                        "points": points,
+                        "lines": lines,
+                        "hline": (plan.context_window, f"context window {plan.context_window:,}") if reach else None,
+                    }
+                )
     modes = {p["title"].rsplit(" ", 1)[-1] for p in panels}
     caption = "one line per format, labelled at its last size; mode A: every edge" + (
-        "; mode B: packed into --budget, answerable share" if "B" in modes else "")
-    return svg_chart("Prompt tokens and answerable share across graph sizes", panels, [(fmt, "") for fmt in plan.formats], caption)
+        "; mode B: packed into --budget, answerable share" if "B" in modes else ""
+    )
+    return svg_chart(
+        "Prompt tokens and answerable share across graph sizes", panels, [(fmt, "") for fmt in plan.formats], caption
+    )
 
 
 def model_style(k: int) -> tuple[str, str, str]:
@@ -345,19 +475,51 @@ def comparison_svg(c: dict) -> str:
     panels = []
     for acc in c["accepted_for_every_model"]:
         group = (acc["size"], acc["ids"], acc["mode"])
-        mine = [e for e in c["leaderboard"] if (e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None]
+        mine = [
+            e
+            for e in c["leaderboard"]
+            if (e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None
+        ]
         formats = list(dict.fromkeys(e["format"] for e in mine))
         spread = min(0.6 / max(len(models), 1), 0.2)
         points = []
         for e in mine:
             k = models.index(e["model"])
             low, high = e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"])
-            points.append({"format": e["format"], "style": model_style(k), "label": "", "x": formats.index(e["format"]) + (k - (len(models) - 1) / 2) * spread,
-                           "y": e["path_exact"]["rate"], "low": low, "high": high, "filled": e["verdict"] in ("accept", "baseline"),
-                           "data": {"format": e["format"], "model": e["model"], "rate": e["path_exact"]["rate"], "low": low, "high": high,
-                                    "verdict": e["verdict"]}})
-        panels.append({"title": " · ".join(group), "x_label": "format", "y_label": "path exact", "x": list(enumerate(formats)),
-                       "y": (-0.05, 1.05, False), "points": points})
+            points.append(
+                {
+                    "format": e["format"],
+                    "style": model_style(k),
+                    "label": "",
+                    "x": formats.index(e["format"]) + (k - (len(models) - 1) / 2) * spread,
+                    "y": e["path_exact"]["rate"],
+                    "low": low,
+                    "high": high,
+                    "filled": e["verdict"] in ("accept", "baseline"),
+                    "data": {
+                        "format": e["format"],
+                        "model": e["model"],
+                        "rate": e["path_exact"]["rate"],
+                        "low": low,
+                        "high": high,
+                        "verdict": e["verdict"],
+                    },
+                }
+            )
+        panels.append(
+            {
+                "title": " · ".join(group),
+                "x_label": "format",
+                "y_label": "path exact",
+                "x": list(enumerate(formats)),
+                "y": (-0.05, 1.05, False),
+                "points": points,
+            }
+        )
     legend = [(model, "", model_style(k)) for k, model in enumerate(models)]
-    return svg_chart("Path exact per format, one mark per model", panels, legend,
-                     "filled: accepted by that model's gate (or its baseline); hollow: not accepted; whiskers: 95% interval over questions")
+    return svg_chart(
+        "Path exact per format, one mark per model",
+        panels,
+        legend,
+        "filled: accepted by that model's gate (or its baseline); hollow: not accepted; whiskers: 95% interval over questions",
+    )

@@ -30,11 +30,21 @@ from .pipeline import run
 from .runner.config import SOLVER_MODEL
 
 MODEL_FIELDS = {  # a --models entry's fields -> the flag each stands for
-    "model": "--model", "base_url": "--base-url", "api_key_env": "--api-key-env", "encoding": "--encoding",
-    "input_price_per_million": "--input-price-per-million", "output_price_per_million": "--output-price-per-million",
-    "cached_input_price_per_million": "--cached-input-price-per-million", "max_tokens_field": "--max-tokens-field",
-    "max_output_tokens": "--max-output-tokens", "structured": "--structured", "reasoning_effort": "--reasoning-effort",
-    "temperature": "--temperature", "concurrency": "--concurrency", "timeout": "--timeout", "tokens_per_minute": "--tokens-per-minute",
+    "model": "--model",
+    "base_url": "--base-url",
+    "api_key_env": "--api-key-env",
+    "encoding": "--encoding",
+    "input_price_per_million": "--input-price-per-million",
+    "output_price_per_million": "--output-price-per-million",
+    "cached_input_price_per_million": "--cached-input-price-per-million",
+    "max_tokens_field": "--max-tokens-field",
+    "max_output_tokens": "--max-output-tokens",
+    "structured": "--structured",
+    "reasoning_effort": "--reasoning-effort",
+    "temperature": "--temperature",
+    "concurrency": "--concurrency",
+    "timeout": "--timeout",
+    "tokens_per_minute": "--tokens-per-minute",
     "requests_per_minute": "--requests-per-minute",
 }
 
@@ -45,24 +55,38 @@ def read_models(path: Path) -> list[tuple[str, list[str]]]:
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise BenchmarkError(f"{where}: no such file; --models takes a JSON list of models, e.g. "
-                             '[{"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}]') from None
+        raise BenchmarkError(
+            f"{where}: no such file; --models takes a JSON list of models, e.g. "
+            '[{"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}]'
+        ) from None
     except (OSError, ValueError, RecursionError) as e:
         raise BenchmarkError(f"{where}: not readable JSON ({e}); --models takes a JSON list of models") from None
     if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
-        raise BenchmarkError(f"{where}: not a list of models (objects with model and base_url); give one object per model")
+        raise BenchmarkError(
+            f"{where}: not a list of models (objects with model and base_url); give one object per model"
+        )
     out, names = [], set()
     for k, entry in enumerate(entries, 1):
         unknown = sorted(set(entry) - set(MODEL_FIELDS) - {"name"})
         if unknown:
-            raise BenchmarkError(f"{where}: model {k}: unknown field {unknown[0]!r}; the fields are name, {', '.join(MODEL_FIELDS)}")
-        if not isinstance(entry.get("model"), str) or not entry["model"].strip() or (entry["model"] != SOLVER_MODEL and not isinstance(entry.get("base_url"), str)):
-            raise BenchmarkError(f"{where}: model {k}: give model and base_url (text), e.g. "
-                                 '{"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}')
+            raise BenchmarkError(
+                f"{where}: model {k}: unknown field {unknown[0]!r}; the fields are name, {', '.join(MODEL_FIELDS)}"
+            )
+        if (
+            not isinstance(entry.get("model"), str)
+            or not entry["model"].strip()
+            or (entry["model"] != SOLVER_MODEL and not isinstance(entry.get("base_url"), str))
+        ):
+            raise BenchmarkError(
+                f"{where}: model {k}: give model and base_url (text), e.g. "
+                '{"model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"}'
+            )
         name = entry.get("name", entry["model"])
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) or name in names:
-            raise BenchmarkError(f"{where}: model {k}: its folder name {name!r} is not a plain unique file name (letters, digits, "
-                                 ". _ -); give each model a name")
+            raise BenchmarkError(
+                f"{where}: model {k}: its folder name {name!r} is not a plain unique file name (letters, digits, "
+                ". _ -); give each model a name"
+            )
         names.add(name)
         flags = []
         for field, flag in MODEL_FIELDS.items():
@@ -70,7 +94,9 @@ def read_models(path: Path) -> list[tuple[str, list[str]]]:
             if value is None:
                 continue
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                raise BenchmarkError(f"{where}: model {k} ({name}): {field} must be text or a number, got {json.dumps(value)[:40]}")
+                raise BenchmarkError(
+                    f"{where}: model {k} ({name}): {field} must be text or a number, got {json.dumps(value)[:40]}"
+                )
             flags += [flag, str(value)]
         out.append((name, flags))
     return out
@@ -129,11 +155,16 @@ def run_models(run_config: RunConfig, models_file: Path) -> tuple[str, str | Non
             failed.append(f"{name}: {failure}")
     finished = [config.out for _, config in models if (config.out / "results.json").exists()]
     if len(finished) >= 2:
-        stdout.append("## comparison\n" + run_command(parse_config(["--compare", *map(str, finished), "--out", str(run_config.out)]))[0])
+        stdout.append(
+            "## comparison\n"
+            + run_command(parse_config(["--compare", *map(str, finished), "--out", str(run_config.out)]))[0]
+        )
     failure = None
     if failed:
-        failure = (f"{len(failed)} of {len(models)} model(s) did not finish ({'; '.join(failed)}); run the same command again: "
-                   "each model resumes from its own log")
+        failure = (
+            f"{len(failed)} of {len(models)} model(s) did not finish ({'; '.join(failed)}); run the same command again: "
+            "each model resumes from its own log"
+        )
     return "\n\n".join(stdout), failure
 
 
@@ -202,8 +233,11 @@ def main(argv: list[str] | None = None, prog: str = "benchmark.py") -> int:
         import signal
 
         how = f"stopped by {signal.Signals(e.signum).name}" if isinstance(e, Terminated) else "interrupted"
-        resume = ("; run the same command to resume: what was answered is in the log"
-                  if (run_config.model or run_config.models) and not run_config.score else "")
+        resume = (
+            "; run the same command to resume: what was answered is in the log"
+            if (run_config.model or run_config.models) and not run_config.score
+            else ""
+        )
         print(f"error: {how}{resume}", file=sys.stderr)
         return 128 + e.signum if isinstance(e, Terminated) else 130
     return 0

@@ -43,11 +43,19 @@ def load_run(folder: Path) -> tuple[dict, list[dict]]:
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise BenchmarkError(f"{display(folder)}: no results.json; compare the --out folders of model runs (or of --score)") from None
+        raise BenchmarkError(
+            f"{display(folder)}: no results.json; compare the --out folders of model runs (or of --score)"
+        ) from None
     except (OSError, ValueError, RecursionError) as e:
         raise BenchmarkError(f"{display(path)}: cannot read it ({e}); run or score that model again") from None
-    if not isinstance(results, dict) or not isinstance(results.get("cells"), list) or not isinstance(results.get("model"), dict):
-        raise BenchmarkError(f"{display(path)}: not a results.json of this tool; compare the --out folders of model runs")
+    if (
+        not isinstance(results, dict)
+        or not isinstance(results.get("cells"), list)
+        or not isinstance(results.get("model"), dict)
+    ):
+        raise BenchmarkError(
+            f"{display(path)}: not a results.json of this tool; compare the --out folders of model runs"
+        )
     return results, results.pop("cells")
 
 
@@ -56,22 +64,32 @@ def read_runs(folders: list[Path]) -> list[Run]:
     loaded = [(folder, *load_run(folder)) for folder in folders]
     versions = {display(folder): results.get("tool_version") for folder, results, _ in loaded}
     if len(set(versions.values())) > 1:
-        shown = ", ".join(f"{name} {version or 'before tool_version was recorded'}" for name, version in versions.items())
-        raise BenchmarkError(f"the runs were scored by different versions of the tool ({shown}); score each log again with this "
-                             "one (--score DIR/requests.jsonl with the run's flags) before comparing")
+        shown = ", ".join(
+            f"{name} {version or 'before tool_version was recorded'}" for name, version in versions.items()
+        )
+        raise BenchmarkError(
+            f"the runs were scored by different versions of the tool ({shown}); score each log again with this "
+            "one (--score DIR/requests.jsonl with the run's flags) before comparing"
+        )
     names = Counter(str(results["model"].get("model")) for _, results, _ in loaded)
     runs = []
     for folder, results, cells in loaded:
         encodings = (results.get("run") or {}).get("encodings") or []
         encoding = str(encodings[0] if encodings else next((c.get("encoding") for c in cells), ""))
         model = str(results["model"].get("model"))
-        mine = {tuple(c.get(k) for k in COMPARE_KEY): c for c in cells if isinstance(c, dict) and c.get("encoding") == encoding}
+        mine = {
+            tuple(c.get(k) for k in COMPARE_KEY): c
+            for c in cells
+            if isinstance(c, dict) and c.get("encoding") == encoding
+        }
         runs.append(Run(folder, model if names[model] == 1 else f"{model} ({folder.name})", results, mine, encoding))
     for a, b in itertools.combinations(runs, 2):
         for variant in set(a.results.get("questions_sha256") or {}) & set(b.results.get("questions_sha256") or {}):
             if a.results["questions_sha256"][variant] != b.results["questions_sha256"][variant]:
-                raise BenchmarkError(f"{display(a.folder)} and {display(b.folder)} ask different questions under "
-                                     f"{variant.replace('/', ' · ')}; compare runs over the same questions")
+                raise BenchmarkError(
+                    f"{display(a.folder)} and {display(b.folder)} ask different questions under "
+                    f"{variant.replace('/', ' · ')}; compare runs over the same questions"
+                )
     return runs
 
 
@@ -81,72 +99,142 @@ def compare_runs(folders: list[Path]) -> dict:
     shared = set.intersection(*(set(k for k, c in run.cells.items() if c.get("status") != "NOT_RUN") for run in runs))
     if not shared:
         formats = [sorted({k[3] for k in run.cells}) for run in runs]
-        raise BenchmarkError(f"{', '.join(display(r.folder) for r in runs)} share no answered question of the same size, ids, mode "
-                             f"and format (formats: {'; '.join(','.join(f) for f in formats)}); compare runs of the same command")
+        raise BenchmarkError(
+            f"{', '.join(display(r.folder) for r in runs)} share no answered question of the same size, ids, mode "
+            f"and format (formats: {'; '.join(','.join(f) for f in formats)}); compare runs of the same command"
+        )
     notes = []
     for run in runs:
         extra = len([k for k, c in run.cells.items() if c.get("status") != "NOT_RUN"]) - len(shared)
         if extra:
             left = sorted({k[3] for k in run.cells} - {k[3] for k in shared})
-            notes.append(f"{display(run.folder)}: {extra} answered cell(s) no other run has are left out"
-                         + (f" (formats {', '.join(left)} are not in every run)" if left else ""))
+            notes.append(
+                f"{display(run.folder)}: {extra} answered cell(s) no other run has are left out"
+                + (f" (formats {', '.join(left)} are not in every run)" if left else "")
+            )
     board, gates, accepted, differences = [], [], [], []
     baseline_of = {}
     for run in runs:
-        cells = [cast(Cell, {"diagnosis": None, "json_as_asked": None, **run.cells[k]}) for k in sorted(shared, key=_compare_order)]  # older runs had neither
+        cells = [
+            cast(Cell, {"diagnosis": None, "json_as_asked": None, **run.cells[k]})
+            for k in sorted(shared, key=_compare_order)
+        ]  # older runs had neither
         given = run.results.get("prices_per_million") or {}
         prices = (given.get("input"), given.get("output"), given.get("cached_input"))
         table = aggregate(cells, prices)
         spec: dict = next(iter(run.results.get("verdicts") or []), {})
         baseline = spec.get("baseline") or table[0]["format"]
         baseline_of[run.label] = baseline
-        tolerance, abstention = spec.get("tolerance", DEFAULT_TOLERANCE), spec.get("abstention_tolerance", DEFAULT_ABSTENTION_TOLERANCE)
+        tolerance, abstention = (
+            spec.get("tolerance", DEFAULT_TOLERANCE),
+            spec.get("abstention_tolerance", DEFAULT_ABSTENTION_TOLERANCE),
+        )
         gate = verdicts(cells, table, baseline, tolerance, None, abstention)
         verdict = {(group_key(v)[1:], v["format"]): v for v in gate}
         base_tokens = {group_key(e)[1:]: e["prompt_tokens"] for e in table if e["format"] == baseline}
         for e in table:
             group = group_key(e)[1:]
             v = verdict.get((group, e["format"]))
-            board.append({"size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": e["format"], "model": run.label,
-                          "encoding": run.encoding, "questions": e["path_exact"]["questions"],
-                          "path_exact": {k: e["path_exact"][k] for k in ("rate", "ci95", "questions", "method")},
-                          "answer_correct": {k: e["answer_correct"][k] for k in ("rate", "ci95", "questions", "method")},
-                          "prompt_tokens": e["prompt_tokens"],
-                          "saving": round(1 - e["prompt_tokens"] / base_tokens[group], 4) if base_tokens.get(group) else None,
-                          "cost": e["cost"], "latency_s": e["latency_s"], "cells": e["n"], "diagnoses": e["diagnoses"],
-                          "verdict": "baseline" if e["format"] == baseline else v["verdict"] if v else None,
-                          "blocked_by": v["blocked_by"] if v else []})
-        gates.append({"model": run.label, "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention})
+            board.append(
+                {
+                    "size": e["size"],
+                    "ids": e["ids"],
+                    "mode": e["mode"],
+                    "format": e["format"],
+                    "model": run.label,
+                    "encoding": run.encoding,
+                    "questions": e["path_exact"]["questions"],
+                    "path_exact": {k: e["path_exact"][k] for k in ("rate", "ci95", "questions", "method")},
+                    "answer_correct": {k: e["answer_correct"][k] for k in ("rate", "ci95", "questions", "method")},
+                    "prompt_tokens": e["prompt_tokens"],
+                    "saving": round(1 - e["prompt_tokens"] / base_tokens[group], 4) if base_tokens.get(group) else None,
+                    "cost": e["cost"],
+                    "latency_s": e["latency_s"],
+                    "cells": e["n"],
+                    "diagnoses": e["diagnoses"],
+                    "verdict": "baseline" if e["format"] == baseline else v["verdict"] if v else None,
+                    "blocked_by": v["blocked_by"] if v else [],
+                }
+            )
+        gates.append(
+            {"model": run.label, "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention}
+        )
     for group in dict.fromkeys((e["size"], e["ids"], e["mode"]) for e in board):
         mine = [e for e in board if (e["size"], e["ids"], e["mode"]) == group]
         formats = list(dict.fromkeys(e["format"] for e in mine))
-        every = [f for f in formats if all(e["verdict"] in ("accept", "baseline") for e in mine if e["format"] == f)
-                 and any(e["verdict"] == "accept" for e in mine if e["format"] == f)]
-        why = {f: sorted(f"{e['model']}: {e['verdict']}" for e in mine if e["format"] == f and e["verdict"] not in ("accept", "baseline"))
-               for f in formats if f not in every and any(e["verdict"] != "baseline" for e in mine if e["format"] == f)}
+        every = [
+            f
+            for f in formats
+            if all(e["verdict"] in ("accept", "baseline") for e in mine if e["format"] == f)
+            and any(e["verdict"] == "accept" for e in mine if e["format"] == f)
+        ]
+        why = {
+            f: sorted(
+                f"{e['model']}: {e['verdict']}"
+                for e in mine
+                if e["format"] == f and e["verdict"] not in ("accept", "baseline")
+            )
+            for f in formats
+            if f not in every and any(e["verdict"] != "baseline" for e in mine if e["format"] == f)
+        }
         accepted.append({"size": group[0], "ids": group[1], "mode": group[2], "formats": every, "not_accepted": why})
         for fmt in formats:
             for a, b in itertools.combinations(runs, 2):
                 runs_by_q: dict[str, list[tuple[bool, bool]]] = {}
                 for key in shared:
                     if (key[0], key[1], key[2], key[3]) == (*group, fmt) and not a.cells[key]["insufficient"]:
-                        runs_by_q.setdefault(key[5], []).append((bool(a.cells[key]["path_exact"]), bool(b.cells[key]["path_exact"])))
+                        runs_by_q.setdefault(key[5], []).append(
+                            (bool(a.cells[key]["path_exact"]), bool(b.cells[key]["path_exact"]))
+                        )
                 if not runs_by_q:
                     continue
                 paired = Paired(runs_by_q)
                 diff, lower, upper = paired.bounds(0.025)
-                differences.append({"size": group[0], "ids": group[1], "mode": group[2], "format": fmt, "model": a.label,
-                                    "other": b.label, "metric": "path_exact", "questions": len(runs_by_q),
-                                    "difference": round(diff, 4), "ci95": [round(lower, 4), round(upper, 4)], "method": paired.method})
+                differences.append(
+                    {
+                        "size": group[0],
+                        "ids": group[1],
+                        "mode": group[2],
+                        "format": fmt,
+                        "model": a.label,
+                        "other": b.label,
+                        "metric": "path_exact",
+                        "questions": len(runs_by_q),
+                        "difference": round(diff, 4),
+                        "ci95": [round(lower, 4), round(upper, 4)],
+                        "method": paired.method,
+                    }
+                )
     for e in board:  # a framework's own layout as the baseline is named in the user's words
         if e["verdict"] == "baseline" and baseline_words(e["format"]) != e["format"]:
             e["verdict"] = f"baseline: {TODAY}"
-    notes = [*notes, *(f"{g['model']}: the baseline is {baseline_words(g['baseline'])}" for g in gates if baseline_words(g["baseline"]) != g["baseline"])]
-    return {"tool_version": TOOL_VERSION, "runs": [{"folder": display(r.folder), "model": r.label, "encoding": r.encoding,
-                                                    "cells": len(r.cells), "compared": len(shared),
-                                                    "prices_per_million": r.results.get("prices_per_million")} for r in runs],
-            "notes": notes, "gates": gates, "leaderboard": board, "accepted_for_every_model": accepted,
-            "model_differences": differences}
+    notes = [
+        *notes,
+        *(
+            f"{g['model']}: the baseline is {baseline_words(g['baseline'])}"
+            for g in gates
+            if baseline_words(g["baseline"]) != g["baseline"]
+        ),
+    ]
+    return {
+        "tool_version": TOOL_VERSION,
+        "runs": [
+            {
+                "folder": display(r.folder),
+                "model": r.label,
+                "encoding": r.encoding,
+                "cells": len(r.cells),
+                "compared": len(shared),
+                "prices_per_million": r.results.get("prices_per_million"),
+            }
+            for r in runs
+        ],
+        "notes": notes,
+        "gates": gates,
+        "leaderboard": board,
+        "accepted_for_every_model": accepted,
+        "model_differences": differences,
+    }
 
 
 def _compare_order(key: tuple) -> tuple:
@@ -155,17 +243,27 @@ def _compare_order(key: tuple) -> tuple:
 
 def comparison_markdown(c: dict) -> str:
     models = [r["model"] for r in c["runs"]]
-    lines = ["# Models compared", "",
-             f"{len(models)} runs over the same questions: " + "; ".join(f"{r['model']} ({r['folder']}, counted with {r['encoding']})"
-                                                                       for r in c["runs"]) + ".",
-             "Each cell: path exact over the positive questions [95% interval over questions] · mean prompt tokens by the model's "
-             "own tokenizer (saving against its baseline) · cost of every request at its prices · median latency · the model's "
-             "gate on the questions compared.", ""]
+    lines = [
+        "# Models compared",
+        "",
+        f"{len(models)} runs over the same questions: "
+        + "; ".join(f"{r['model']} ({r['folder']}, counted with {r['encoding']})" for r in c["runs"])
+        + ".",
+        "Each cell: path exact over the positive questions [95% interval over questions] · mean prompt tokens by the model's "
+        "own tokenizer (saving against its baseline) · cost of every request at its prices · median latency · the model's "
+        "gate on the questions compared.",
+        "",
+    ]
     lines += [f"- {note}" for note in c["notes"]] + ([""] if c["notes"] else [])
     for acc in c["accepted_for_every_model"]:
         group = (acc["size"], acc["ids"], acc["mode"])
         mine = [e for e in c["leaderboard"] if (e["size"], e["ids"], e["mode"]) == group]
-        lines += [f"## {' · '.join(group)}", "", "| format | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+        lines += [
+            f"## {' · '.join(group)}",
+            "",
+            "| format | " + " | ".join(models) + " |",
+            "|---|" + "---|" * len(models),
+        ]
         for fmt in dict.fromkeys(e["format"] for e in mine):
             row = []
             for model in models:
@@ -175,23 +273,39 @@ def comparison_markdown(c: dict) -> str:
                     continue
                 ci = e["path_exact"]["ci95"]
                 saving = f" ({e['saving']:+.0%})".replace("+", "−" if e["saving"] > 0 else "+") if e["saving"] else ""
-                row.append(f"{e['path_exact']['rate']:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
-                           + f" · {e['prompt_tokens']:,.0f}{saving}" + (f" · ${e['cost']:.4f}" if e["cost"] is not None else "")
-                           + (f" · {e['latency_s']['median']:g} s" if e["latency_s"] else "") + f" · {e['verdict']}")
+                row.append(
+                    f"{e['path_exact']['rate']:.2f}"
+                    + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+                    + f" · {e['prompt_tokens']:,.0f}{saving}"
+                    + (f" · ${e['cost']:.4f}" if e["cost"] is not None else "")
+                    + (f" · {e['latency_s']['median']:g} s" if e["latency_s"] else "")
+                    + f" · {e['verdict']}"
+                )
             lines.append(f"| {fmt} | " + " | ".join(row) + " |")
         lines.append("")
         if acc["formats"]:
             lines.append(f"**Accepted for every model:** {', '.join(acc['formats'])}.")
         else:
-            reasons = "; ".join(f"{fmt}: {', '.join(why)}" for fmt, why in acc["not_accepted"].items()) or "only the baseline was run"
+            reasons = (
+                "; ".join(f"{fmt}: {', '.join(why)}" for fmt, why in acc["not_accepted"].items())
+                or "only the baseline was run"
+            )
             lines.append(f"**No format is accepted for every model** ({reasons}).")
         lines += compared_diagnoses(mine, models)
         diffs = [d for d in c["model_differences"] if (d["size"], d["ids"], d["mode"]) == group]
         if diffs:
-            lines += ["", "Paired differences in path exact between models, on the same questions (95% interval):", "",
-                      "| format | models | questions | difference | 95% interval |", "|---|---|---:|---:|---|"]
-            lines += [f"| {d['format']} | {d['model']} − {d['other']} | {d['questions']} | {d['difference']:+.3f} | "
-                      f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] |" for d in diffs]
+            lines += [
+                "",
+                "Paired differences in path exact between models, on the same questions (95% interval):",
+                "",
+                "| format | models | questions | difference | 95% interval |",
+                "|---|---|---:|---:|---|",
+            ]
+            lines += [
+                f"| {d['format']} | {d['model']} − {d['other']} | {d['questions']} | {d['difference']:+.3f} | "
+                f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] |"
+                for d in diffs
+            ]
         lines.append("")
     lines += ["![Path exact per format and model](comparison.svg)", ""]
     return "\n".join(lines)
@@ -202,18 +316,34 @@ def compared_diagnoses(mine: list[dict], models: list[str]) -> list[str]:
     names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in mine)]
     if not names:
         return []
-    lines = ["", "Why answers failed, per model (README: Why answers fail); cells of each diagnosis, share in brackets:", "",
-             "| model | format | cells | " + " | ".join(n.replace("_", " ") for n in names) + " |", "|---|---|---:|" + "---:|" * len(names)]
+    lines = [
+        "",
+        "Why answers failed, per model (README: Why answers fail); cells of each diagnosis, share in brackets:",
+        "",
+        "| model | format | cells | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+        "|---|---|---:|" + "---:|" * len(names),
+    ]
     for model in models:
         for e in (x for x in mine if x["model"] == model):
-            cells = [f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['cells']:.0%})" if n in e["diagnoses"] else "" for n in names]
+            cells = [
+                f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['cells']:.0%})" if n in e["diagnoses"] else ""
+                for n in names
+            ]
             lines.append(f"| {model} | {e['format']} | {e['cells']} | " + " | ".join(cells) + " |")
     return lines
 
 
 def run_compare(run_config: RunConfig) -> str:
     """--compare: read the runs, write comparison.json, .md and .svg into --out, and say what every model accepts."""
-    given = [flag for flag, value in (("--model", run_config.model), ("--score", run_config.score), ("--export-batch", run_config.export_batch)) if value]
+    given = [
+        flag
+        for flag, value in (
+            ("--model", run_config.model),
+            ("--score", run_config.score),
+            ("--export-batch", run_config.export_batch),
+        )
+        if value
+    ]
     if given:
         raise BenchmarkError(f"--compare reads finished runs: leave out {', '.join(given)}")
     folders = run_config.compare or ()
@@ -221,7 +351,9 @@ def run_compare(run_config: RunConfig) -> str:
         raise BenchmarkError("--compare needs two runs or more (their --out folders)")
     check_out_folder(run_config.out)
     if any(run_config.out.resolve() == folder.resolve() for folder in folders):
-        raise BenchmarkError(f"--out {display(run_config.out)} is one of the compared runs: its files would be replaced; name another folder")
+        raise BenchmarkError(
+            f"--out {display(run_config.out)} is one of the compared runs: its files would be replaced; name another folder"
+        )
     comparison = compare_runs(list(folders))
     with held_outputs(run_config.out) as (staging, lock):
         staging.add("comparison.json", json_bytes(comparison))
@@ -229,9 +361,16 @@ def run_compare(run_config: RunConfig) -> str:
         svg = comparison_svg(comparison)
         staging.add("comparison.svg", svg.encode("utf-8"))
         staging.add("report.html", comparison_report(comparison, svg, DIAGNOSES))
-        manifest = {"schema_version": MANIFEST_SCHEMA_VERSION, "tool": "graphrag-format-benchmark", "tool_version": TOOL_VERSION,
-                    "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "git": git_state(),
-                    "command": ["benchmark.py", *public_argv(run_config.argv)], "compared": comparison["runs"], "outputs": dict(sorted(staging.sha.items()))}
+        manifest = {
+            "schema_version": MANIFEST_SCHEMA_VERSION,
+            "tool": "graphrag-format-benchmark",
+            "tool_version": TOOL_VERSION,
+            "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "git": git_state(),
+            "command": ["benchmark.py", *public_argv(run_config.argv)],
+            "compared": comparison["runs"],
+            "outputs": dict(sorted(staging.sha.items())),
+        }
         publish(staging, manifest, lock.release)
     lines = [f"{note}" for note in comparison["notes"]]
     for acc in comparison["accepted_for_every_model"]:
@@ -239,6 +378,9 @@ def run_compare(run_config: RunConfig) -> str:
         if acc["formats"]:
             lines.append(f"{group}: accepted for every model: {', '.join(acc['formats'])}")
         else:
-            why = "; ".join(f"{fmt}: {', '.join(reasons)}" for fmt, reasons in acc["not_accepted"].items()) or "only the baseline was run"
+            why = (
+                "; ".join(f"{fmt}: {', '.join(reasons)}" for fmt, reasons in acc["not_accepted"].items())
+                or "only the baseline was run"
+            )
             lines.append(f"{group}: no format is accepted for every model ({why})")
     return "\n".join(lines + [f"comparison: {display(run_config.out / 'comparison.md')}"])

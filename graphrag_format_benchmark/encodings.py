@@ -31,16 +31,24 @@ def load_hf_tokenizer(name: str) -> Tokenizer:
     try:
         import tokenizers  # only here: the tiktoken runs never need it
     except ImportError:
-        raise BenchmarkError(f"--encoding {name}: the tokenizers package is not installed; run: pip install -r requirements.lock.txt") from None
+        raise BenchmarkError(
+            f"--encoding {name}: the tokenizers package is not installed; run: pip install -r requirements.lock.txt"
+        ) from None
     try:
         raw = path.read_bytes()
         tokenizer = tokenizers.Tokenizer.from_str(raw.decode("utf-8"))
     except OSError as e:
-        raise BenchmarkError(f"--encoding {name}: cannot read {display(path)} ({e.strerror}); give the path of a tokenizer.json") from None
+        raise BenchmarkError(
+            f"--encoding {name}: cannot read {display(path)} ({e.strerror}); give the path of a tokenizer.json"
+        ) from None
     except Exception as e:  # the library raises its own error types for a malformed file
-        raise BenchmarkError(f"--encoding {name}: {display(path)} is not a Hugging Face tokenizer.json ({str(e).splitlines()[0][:120]})") from None
+        raise BenchmarkError(
+            f"--encoding {name}: {display(path)} is not a Hugging Face tokenizer.json ({str(e).splitlines()[0][:120]})"
+        ) from None
     sha = sha256_hex(raw)  # in the label: two files of one name are two tokenizers, counted and cached apart
-    return Tokenizer(f"hf:{path.name}@{sha[:8]}", HFEncoding(tokenizer), sha, display(path), f"tokenizers {tokenizers.__version__}")
+    return Tokenizer(
+        f"hf:{path.name}@{sha[:8]}", HFEncoding(tokenizer), sha, display(path), f"tokenizers {tokenizers.__version__}"
+    )
 
 
 def tokenizer_for(name: str) -> Tokenizer:

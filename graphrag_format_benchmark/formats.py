@@ -86,11 +86,17 @@ def serialize_pipe_table(graph: Graph) -> str:
     row = pipe_rows(graph)
     node_columns, edge_columns = prop_columns(graph.node_props), prop_columns(graph.edge_props)
     lines = [entities, "|".join([entity_header, *node_columns])]
-    lines += [row(n) + "".join("|" + c.translate(PIPE_ESCAPES) for c in prop_cells(p, node_columns)) for n, p in graph.nodes_with_props()]
+    lines += [
+        row(n) + "".join("|" + c.translate(PIPE_ESCAPES) for c in prop_cells(p, node_columns))
+        for n, p in graph.nodes_with_props()
+    ]
     lines += [relations, "|".join([relation_header, *edge_columns])]
     ids = graph.edge_ids or [str(i) for i in range(len(graph.edges))]  # an edge id, or the row's position
-    lines += [row((i, e.source, e.target, e.relation)) + "".join("|" + c.translate(PIPE_ESCAPES) for c in prop_cells(p, edge_columns))
-              for i, (e, p) in zip(ids, graph.edges_with_props())]
+    lines += [
+        row((i, e.source, e.target, e.relation))
+        + "".join("|" + c.translate(PIPE_ESCAPES) for c in prop_cells(p, edge_columns))
+        for i, (e, p) in zip(ids, graph.edges_with_props())
+    ]
     return "\n".join(lines)
 
 
@@ -98,7 +104,7 @@ def _table_header(line_no: int, line: str, fixed: str) -> list[str]:
     """The property columns of a pipe_table header that starts with the fixed ones."""
     if line != fixed and not line.startswith(fixed + "|"):
         raise format_error("pipe_table", line_no, f"expected the header {fixed!r}")
-    columns = [prop_key("pipe_table", line_no, c) for c in line[len(fixed) + 1:].split("|")] if line != fixed else []
+    columns = [prop_key("pipe_table", line_no, c) for c in line[len(fixed) + 1 :].split("|")] if line != fixed else []
     if len(set(columns)) != len(columns):
         raise format_error("pipe_table", line_no, "a property column is named twice")
     return columns
@@ -112,7 +118,9 @@ def parse_pipe_table(text: str) -> Graph:
     lines = text.split("\n")
     (entities, entity_header), (relations, relation_header) = PIPE_TABLE_SECTIONS
     if lines[:1] != [entities] or len(lines) < 2 or relations not in lines:
-        raise format_error("pipe_table", 1, f"expected the tables {entities} ({entity_header}) and {relations} ({relation_header})")
+        raise format_error(
+            "pipe_table", 1, f"expected the tables {entities} ({entity_header}) and {relations} ({relation_header})"
+        )
     node_columns = _table_header(2, lines[1], entity_header)
     split = lines.index(relations)
     edge_columns = _table_header(split + 2, lines[split + 1] if split + 1 < len(lines) else "", relation_header)
@@ -130,9 +138,15 @@ def parse_pipe_table(text: str) -> Graph:
     positions = [str(k) for k in range(len(ids))]
     if ids != positions and any(a == b for a, b in zip(ids, positions)):
         k = next(k for k, (a, b) in enumerate(zip(ids, positions)) if a == b)
-        raise format_error("pipe_table", split + 3 + k, f"relationship id {ids[k]!r} is its row's position, but other ids are not: "
-                                                 "ids are all positions or all edge ids")
-    return Graph(tuple(nodes), tuple(edges), () if ids == positions else tuple(ids), tuple(node_props), tuple(edge_props))
+        raise format_error(
+            "pipe_table",
+            split + 3 + k,
+            f"relationship id {ids[k]!r} is its row's position, but other ids are not: "
+            "ids are all positions or all edge ids",
+        )
+    return Graph(
+        tuple(nodes), tuple(edges), () if ids == positions else tuple(ids), tuple(node_props), tuple(edge_props)
+    )
 
 
 # The peers' formats. Each is written and read with its own ecosystem's library where one exists, imported
@@ -231,7 +245,7 @@ def _yaml_value(kind: str, value: object) -> str:
     text = _yaml_one({"k": value})
     if not text.startswith("- k: ") or not text.endswith("\n"):
         raise _NotJoinable
-    return text[len("- k: "):-1]
+    return text[len("- k: ") : -1]
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -252,7 +266,14 @@ def yaml_dump_whole(graph: Graph | None, plain: dict | None = None, dumper: type
     import yaml
 
     plain = graph_dict(graph, flat=True) if plain is None else plain
-    texts = [t for records in plain.values() for record in records for item in record.items() for t in item if isinstance(t, str)]
+    texts = [
+        t
+        for records in plain.values()
+        for record in records
+        for item in record.items()
+        for t in item
+        if isinstance(t, str)
+    ]
     wide = sorted({ch for t in texts for ch in t if ord(ch) > 0xFFFF})
     used = {ch for t in texts for ch in t if ord(ch) in PRIVATE_USE} if wide else set()
     stand_in = dict(zip(wide, (chr(c) for c in PRIVATE_USE if chr(c) not in used)))
@@ -260,10 +281,21 @@ def yaml_dump_whole(graph: Graph | None, plain: dict | None = None, dumper: type
         stand_in = {}
     if stand_in:
         swap = str.maketrans(stand_in)
-        plain = {key: [{k.translate(swap): v.translate(swap) if isinstance(v, str) else v for k, v in record.items()} for record in records]
-                 for key, records in plain.items()}
-    text = yaml.dump(plain, Dumper=_yaml_dumper(dumper), allow_unicode=True, sort_keys=False, default_flow_style=False,
-                     width=2**31 - 1).rstrip("\n")  # one line per value, never folded
+        plain = {
+            key: [
+                {k.translate(swap): v.translate(swap) if isinstance(v, str) else v for k, v in record.items()}
+                for record in records
+            ]
+            for key, records in plain.items()
+        }
+    text = yaml.dump(
+        plain,
+        Dumper=_yaml_dumper(dumper),
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=False,
+        width=2**31 - 1,
+    ).rstrip("\n")  # one line per value, never folded
     return text.translate(str.maketrans({v: k for k, v in stand_in.items()})) if stand_in else text
 
 
@@ -290,8 +322,10 @@ TURTLE_PROPERTY = "urn:graph:property:"
 
 def _local(value: str) -> str:
     """A Turtle prefixed name's local part for any string: letters, digits and '_' kept, the rest as %XX."""
-    return "".join(c if c.isascii() and (c.isalnum() or c == "_") else "".join(f"%{b:02X}" for b in c.encode("utf-8"))
-                   for c in value)
+    return "".join(
+        c if c.isascii() and (c.isalnum() or c == "_") else "".join(f"%{b:02X}" for b in c.encode("utf-8"))
+        for c in value
+    )
 
 
 def _turtle_literal(value: object) -> str:
@@ -307,12 +341,16 @@ def _turtle_props(props: Props) -> str:
 
 def serialize_turtle(graph: Graph) -> str:
     if graph.edge_ids:
-        raise BenchmarkError("format turtle cannot carry --edge-ids (an RDF triple has no id of its own); leave turtle out of --formats")
+        raise BenchmarkError(
+            "format turtle cannot carry --edge-ids (an RDF triple has no id of its own); leave turtle out of --formats"
+        )
     seen = Counter(graph.edges)
     twice = next((e for e in graph.edges if seen[e] > 1), None)
     if twice is not None:
-        raise BenchmarkError(f"format turtle cannot carry the edge {tuple(twice)!r} twice: RDF keeps one copy of a triple; "
-                             "leave turtle out of --formats or remove the duplicate")
+        raise BenchmarkError(
+            f"format turtle cannot carry the edge {tuple(twice)!r} twice: RDF keeps one copy of a triple; "
+            "leave turtle out of --formats or remove the duplicate"
+        )
     lines = [f"@prefix {p}: <{iri}> ." for p, iri in TURTLE_PREFIXES.items()]
     if graph.has_props:
         lines.append(f"@prefix p: <{TURTLE_PROPERTY}> .")
@@ -321,13 +359,18 @@ def serialize_turtle(graph: Graph) -> str:
     lines += ["@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", ""]
     from rdflib import Literal
 
-    lines += [f"n:{_local(n.id)} a t:{_local(n.type)} ; rdfs:label {Literal(n.name).n3()}{_turtle_props(p)} ." for n, p in graph.nodes_with_props()]
+    lines += [
+        f"n:{_local(n.id)} a t:{_local(n.type)} ; rdfs:label {Literal(n.name).n3()}{_turtle_props(p)} ."
+        for n, p in graph.nodes_with_props()
+    ]
     for e, p in graph.edges_with_props():
         triple = f"n:{_local(e.source)} r:{_local(e.relation)} n:{_local(e.target)}"
         lines.append(f"{triple} .")
         if p:
-            lines.append(f"[ rdf:subject n:{_local(e.source)} ; rdf:predicate r:{_local(e.relation)} ; rdf:object n:{_local(e.target)} ]"
-                         f"{_turtle_props(p)[2:]} .")
+            lines.append(
+                f"[ rdf:subject n:{_local(e.source)} ; rdf:predicate r:{_local(e.relation)} ; rdf:object n:{_local(e.target)} ]"
+                f"{_turtle_props(p)[2:]} ."
+            )
     return "\n".join(lines)
 
 
@@ -346,24 +389,45 @@ def parse_turtle(text: str) -> Graph:
     def local(term: object, namespace: str) -> str:
         if not isinstance(term, rdflib.URIRef) or not str(term).startswith(namespace):
             raise format_error("turtle", 1, f"{term} is not an IRI of {namespace}")
-        return decode(str(term)[len(namespace):])
+        return decode(str(term)[len(namespace) :])
 
     props: dict[object, dict[str, object]] = {}  # node IRI or reification -> property -> value
     for s, p, o in rdf:
         if str(p).startswith(TURTLE_PROPERTY):
             key = local(p, TURTLE_PROPERTY)
             value = o.toPython() if isinstance(o, rdflib.Literal) else None
-            value = str(value) if isinstance(value, str) else float(value) if type(value).__name__ == "Decimal" else value
+            value = (
+                str(value) if isinstance(value, str) else float(value) if type(value).__name__ == "Decimal" else value
+            )
             if not is_scalar(value) or key in props.setdefault(s, {}):
-                raise format_error("turtle", 1, f"{s} has the property {key} twice, or not as a literal of a string, number or boolean")
+                raise format_error(
+                    "turtle", 1, f"{s} has the property {key} twice, or not as a literal of a string, number or boolean"
+                )
             props[s][key] = value
-    reified = {(rdf.value(r, RDF.subject), rdf.value(r, RDF.predicate), rdf.value(r, RDF.object)): r for r in rdf.subjects(RDF.subject)}
+    reified = {
+        (rdf.value(r, RDF.subject), rdf.value(r, RDF.predicate), rdf.value(r, RDF.object)): r
+        for r in rdf.subjects(RDF.subject)
+    }
     labels = {s: str(o) for s, o in rdf.subject_objects(RDFS.label)}
-    nodes = sorted((Node(local(s, node), labels.get(s, ""), local(o, kind)), tuple(sorted(props.get(s, {}).items())))
-                   for s, o in rdf.subject_objects(RDF.type))
-    edges = sorted((Edge(local(s, node), local(p, relation), local(o, node)), tuple(sorted(props.get(reified.get((s, p, o)), {}).items())))
-                   for s, p, o in rdf if str(p).startswith(relation))
-    return Graph(tuple(n for n, _ in nodes), tuple(e for e, _ in edges), (), tuple(p for _, p in nodes), tuple(p for _, p in edges))
+    nodes = sorted(
+        (Node(local(s, node), labels.get(s, ""), local(o, kind)), tuple(sorted(props.get(s, {}).items())))
+        for s, o in rdf.subject_objects(RDF.type)
+    )
+    edges = sorted(
+        (
+            Edge(local(s, node), local(p, relation), local(o, node)),
+            tuple(sorted(props.get(reified.get((s, p, o)), {}).items())),
+        )
+        for s, p, o in rdf
+        if str(p).startswith(relation)
+    )
+    return Graph(
+        tuple(n for n, _ in nodes),
+        tuple(e for e, _ in edges),
+        (),
+        tuple(p for _, p in nodes),
+        tuple(p for _, p in edges),
+    )
 
 
 # markdown_kv: one Markdown section per record kind, one "key: value" line per field, a blank line between
@@ -395,19 +459,21 @@ def parse_markdown_kv(text: str) -> Graph:
         elif not line:
             current = None
         elif section is None or ": " not in line:
-            raise format_error("markdown_kv", line_no, "expected a '## Nodes' or '## Edges' section of 'key: value' lines")
+            raise format_error(
+                "markdown_kv", line_no, "expected a '## Nodes' or '## Edges' section of 'key: value' lines"
+            )
         else:
             if current is None:
                 current, start = {}, line_no
                 records[section].append(current)
             key, value = line.split(": ", 1)
             if key in current:
-                raise format_error("markdown_kv", line_no, f"{key!r} given twice in the record that starts at line {start}")
+                raise format_error(
+                    "markdown_kv", line_no, f"{key!r} given twice in the record that starts at line {start}"
+                )
             value = lexed_text(lex("markdown_kv", line_no, value)) if "\\" in value else value
             current[key] = value if key in fields[section] else scalar_value("markdown_kv", line_no, value)
     return from_records("markdown_kv", records, flat=True)
-
-
 
 
 def turtle_statements(text: str) -> tuple[str, Counter] | None:

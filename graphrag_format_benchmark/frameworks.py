@@ -67,7 +67,9 @@ if TYPE_CHECKING:
 def _refuse(fmt: str, names: set[str], fixed: tuple[str, ...], what: str) -> None:
     clash = sorted(names & set(fixed))
     if clash:
-        raise BenchmarkError(f"format {fmt} cannot carry the {what} property {clash[0]!r}: the format has a field of that name")
+        raise BenchmarkError(
+            f"format {fmt} cannot carry the {what} property {clash[0]!r}: the format has a field of that name"
+        )
 
 
 def _degrees(graph: Graph) -> Counter:
@@ -135,7 +137,9 @@ def graphrag_links(graph: Graph) -> list[int | None]:
     position = {n.id: k for k, n in enumerate(graph.nodes)}
     count = len(graph.nodes)
     out = [0] * (count + 2)  # out[i]: relationships leading out of the first i entities, as a difference array first
-    ends = [(min(position[e.source], position[e.target]), max(position[e.source], position[e.target])) for e in graph.edges]
+    ends = [
+        (min(position[e.source], position[e.target]), max(position[e.source], position[e.target])) for e in graph.edges
+    ]
     for first, last in ends:
         if first != last:
             out[first + 1] += 1
@@ -159,16 +163,28 @@ def graphrag_links(graph: Graph) -> list[int | None]:
 
 def serialize_graphrag(graph: Graph) -> str:
     node_props, edge_props = prop_columns(graph.node_props), prop_columns(graph.edge_props)
-    _refuse("graphrag", set(node_props), ("id", "entity", "number of relationships", *GRAPHRAG_NODE_EXTRA), "node")  # a description and
-    _refuse("graphrag", set(edge_props), ("id", "source", "target", "links", "relation"), "edge")  # a weight have their columns
+    _refuse(
+        "graphrag", set(node_props), ("id", "entity", "number of relationships", *GRAPHRAG_NODE_EXTRA), "node"
+    )  # a description and
+    _refuse(
+        "graphrag", set(edge_props), ("id", "source", "target", "links", "relation"), "edge"
+    )  # a weight have their columns
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
     keyed = any(n.id != n.name for n in graph.nodes)
     node_columns = [c for c in node_props if c != "description"]
     degree = _degrees(graph)
-    lines = [GRAPHRAG_ENTITIES[0], "|".join([*GRAPHRAG_ENTITIES[1], *(["type"] if typed else []), *(["node_id"] if keyed else []), *node_columns])]
+    lines = [
+        GRAPHRAG_ENTITIES[0],
+        "|".join([*GRAPHRAG_ENTITIES[1], *(["type"] if typed else []), *(["node_id"] if keyed else []), *node_columns]),
+    ]
     for k, (n, props) in enumerate(graph.nodes_with_props()):
         have = dict(props)
-        cells = [str(k), _cell(n.name), _cell(_description_text(have["description"])) if "description" in have else "", str(degree[n.id])]
+        cells = [
+            str(k),
+            _cell(n.name),
+            _cell(_description_text(have["description"])) if "description" in have else "",
+            str(degree[n.id]),
+        ]
         cells += [_cell(n.type)] if typed else []
         cells += [_cell(scalar_text(n.id)) if n.id != n.name else ""] if keyed else []  # empty: the id is the name
         cells += [_cell(scalar_text(have[c])) if c in have else "" for c in node_columns]
@@ -181,8 +197,13 @@ def serialize_graphrag(graph: Graph) -> str:
     links = graphrag_links(graph)
     order = _ranked(graph, lambda k: degree[graph.edges[k].source] + degree[graph.edges[k].target])
     linked = bool(order) and links[order[0]] is not None  # GraphRAG's columns are the first row's attributes
-    header = [*GRAPHRAG_RELATIONSHIPS[1], *(["weight"] if weighted else []), *(["links"] if linked else []),
-              *(["relation"] if described else []), *edge_columns]
+    header = [
+        *GRAPHRAG_RELATIONSHIPS[1],
+        *(["weight"] if weighted else []),
+        *(["links"] if linked else []),
+        *(["relation"] if described else []),
+        *edge_columns,
+    ]
     lines += ["", "", GRAPHRAG_RELATIONSHIPS[0], "|".join(header)]
     for k in order:
         e, have = graph.edges[k], dict(props[k])
@@ -203,7 +224,7 @@ def _graphrag_header(line_no: int, line: str, fixed: tuple[str, ...], extras: tu
     cells = line.split("|")
     if tuple(cells[: len(fixed)]) != fixed:
         raise format_error("graphrag", line_no, f"expected the header {'|'.join(fixed)!r}")
-    extra = cells[len(fixed):]
+    extra = cells[len(fixed) :]
     for column in extra:
         if column not in extras:
             prop_key("graphrag", line_no, column)
@@ -216,7 +237,9 @@ def _graphrag_props(line_no: int, cells: dict[str, str], skip: tuple[str, ...]) 
     props = []
     for c, v in cells.items():
         if v and c not in skip:
-            props.append((c, _description_value(line_no, v) if c == "description" else scalar_value("graphrag", line_no, v)))
+            props.append(
+                (c, _description_value(line_no, v) if c == "description" else scalar_value("graphrag", line_no, v))
+            )
     return tuple(sorted(props))
 
 
@@ -228,7 +251,7 @@ def _graphrag_nodes(lines: list[str], split: int) -> tuple[list[Node], list[Prop
         cells = split_fields("graphrag", i, line, len(entity_fixed) + len(node_extra))
         if cells[0] != str(i - 3):
             raise format_error("graphrag", i, f"expected the short row id {i - 3}, found {cells[0]!r}")
-        extra = dict(zip(node_extra, cells[len(entity_fixed):]))
+        extra = dict(zip(node_extra, cells[len(entity_fixed) :]))
         name = cells[1]
         node_id = str(scalar_value("graphrag", i, extra["node_id"])) if extra.get("node_id") else name
         nodes.append(Node(node_id, name, extra.get("type", DEFAULT_TYPE)))
@@ -246,10 +269,14 @@ def parse_graphrag(text: str) -> Graph:
         raise format_error("graphrag", split + 1, f"expected two blank lines before {relations}")
     nodes, node_props = _graphrag_nodes(lines, split)
     relation_fixed = GRAPHRAG_RELATIONSHIPS[1]
-    edge_extra = _graphrag_header(split + 2, lines[split + 1] if split + 1 < len(lines) else "", relation_fixed, GRAPHRAG_EDGE_EXTRA)
+    edge_extra = _graphrag_header(
+        split + 2, lines[split + 1] if split + 1 < len(lines) else "", relation_fixed, GRAPHRAG_EDGE_EXTRA
+    )
     rows = []
     for i, line in enumerate(lines[split + 2 :], split + 3):
-        row_id, source, target, description, *rest = split_fields("graphrag", i, line, len(relation_fixed) + len(edge_extra))
+        row_id, source, target, description, *rest = split_fields(
+            "graphrag", i, line, len(relation_fixed) + len(edge_extra)
+        )
         extra = dict(zip(edge_extra, rest))
         extra.pop("links", None)  # derived from the graph (graphrag_links), not a fact of the edge
         described = "relation" in extra
@@ -268,9 +295,11 @@ def parse_graphrag(text: str) -> Graph:
 
 LIGHTRAG_ENTITIES = "Knowledge Graph Data (Entity):"
 LIGHTRAG_RELATIONSHIPS = "Knowledge Graph Data (Relationship):"
-LIGHTRAG_CHUNKS = ("Document Chunks (Each entry has a reference_id refer to the `Reference Document List`; the optional "
-                   "`content_headings` field gives the chunk's heading path within its source document, e.g. "
-                   "`Section 1 → Subsection 1.2`):")
+LIGHTRAG_CHUNKS = (
+    "Document Chunks (Each entry has a reference_id refer to the `Reference Document List`; the optional "
+    "`content_headings` field gives the chunk's heading path within its source document, e.g. "
+    "`Section 1 → Subsection 1.2`):"
+)
 LIGHTRAG_REFERENCES = "Reference Document List (Each entry starts with a [reference_id] that corresponds to entries in the Document Chunks):"
 LIGHTRAG_EMPTY_TAIL = ("", LIGHTRAG_CHUNKS, "", "```json", "", "```", "", LIGHTRAG_REFERENCES, "", "```", "", "```")
 LIGHTRAG_UNKNOWN = "UNKNOWN"  # what LightRAG writes for a missing description or relation (entity.get(key, "UNKNOWN"))
@@ -311,8 +340,22 @@ def serialize_lightrag(graph: Graph) -> str:
         else:
             record["description"] = LIGHTRAG_UNKNOWN if e.relation == DEFAULT_RELATION else e.relation
         relations.append(_json_line({**record, **have}))
-    return "\n".join([LIGHTRAG_ENTITIES, "", "```json", *entities, "```", "", LIGHTRAG_RELATIONSHIPS, "", "```json", *relations, "```",
-                      *LIGHTRAG_EMPTY_TAIL])
+    return "\n".join(
+        [
+            LIGHTRAG_ENTITIES,
+            "",
+            "```json",
+            *entities,
+            "```",
+            "",
+            LIGHTRAG_RELATIONSHIPS,
+            "",
+            "```json",
+            *relations,
+            "```",
+            *LIGHTRAG_EMPTY_TAIL,
+        ]
+    )
 
 
 def _lightrag_block(lines: list[str], start: int, title: str) -> tuple[list[tuple[int, dict]], int]:
@@ -365,7 +408,7 @@ def _lightrag_edges(relations: list[tuple[int, dict]]) -> tuple[list[Edge], list
         edges.append(Edge(source, relation, target))
         edge_props.append(props)
     if ids and len(ids) != len(edges):
-        raise format_error("lightrag", relations[0][0], "either every relationship has an \"id\" or none")
+        raise format_error("lightrag", relations[0][0], 'either every relationship has an "id" or none')
     return edges, ids, edge_props
 
 
@@ -376,13 +419,19 @@ def parse_lightrag(text: str) -> Graph:
         raise format_error("lightrag", after + 1, "expected a blank line between the blocks")
     relations, end = _lightrag_block(lines, after + 1, LIGHTRAG_RELATIONSHIPS)
     if tuple(lines[end:]) != LIGHTRAG_EMPTY_TAIL:
-        raise format_error("lightrag", end + 1, "expected the empty Document Chunks and Reference Document List blocks after the relationships")
+        raise format_error(
+            "lightrag",
+            end + 1,
+            "expected the empty Document Chunks and Reference Document List blocks after the relationships",
+        )
     nodes, node_props = [], []
     for line_no, record in entities:
         name, kind = _text(line_no, record, "entity"), _text(line_no, record, "type")
         description = record.pop("description", LIGHTRAG_UNKNOWN)
         node_id = _text(line_no, record, "id") if "id" in record else name
-        props = _lightrag_props(line_no, {**record, **({} if description == LIGHTRAG_UNKNOWN else {"description": description})})
+        props = _lightrag_props(
+            line_no, {**record, **({} if description == LIGHTRAG_UNKNOWN else {"description": description})}
+        )
         nodes.append(Node(node_id, name, kind))
         node_props.append(props)
     edges, ids, edge_props = _lightrag_edges(relations)
@@ -402,8 +451,10 @@ def parse_lightrag(text: str) -> Graph:
 LLAMAINDEX_PREAMBLE = "Here are some facts extracted from the provided text:"
 LLAMAINDEX_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
 LLAMAINDEX_LAYOUTS = {  # layout -> (include_text, include_properties)
-    "llamaindex": (False, False), "llamaindex_properties": (False, True),
-    "llamaindex_text": (True, False), "llamaindex_text_properties": (True, True),
+    "llamaindex": (False, False),
+    "llamaindex_properties": (False, True),
+    "llamaindex_text": (True, False),
+    "llamaindex_text_properties": (True, True),
 }
 
 
@@ -428,7 +479,11 @@ def _node_shown(graph: Graph, fmt: str) -> dict[str, str]:
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
     shown = {}
     for n, props in graph.nodes_with_props():
-        extra = {**dict(props), **({"label": n.type} if typed else {}), **({"id": n.id} if n.id != llama_key(n.name) else {})}
+        extra = {
+            **dict(props),
+            **({"label": n.type} if typed else {}),
+            **({"id": n.id} if n.id != llama_key(n.name) else {}),
+        }
         shown[n.id] = _llama_text(n.name) + _llama_props(extra)
     return shown
 
@@ -439,8 +494,10 @@ def llamaindex_serializer(fmt: str) -> Callable[[Graph], str]:
     def serialize(graph: Graph) -> str:
         shown = _node_shown(graph, fmt)
         ids = graph.edge_ids or [None] * len(graph.edges)
-        lines = [f"{shown[e.source]} -> {_llama_text(e.relation)}{_llama_props({**dict(props), **({'id': i} if i else {})})} -> {shown[e.target]}"
-                 for i, (e, props) in zip(ids, graph.edges_with_props())]
+        lines = [
+            f"{shown[e.source]} -> {_llama_text(e.relation)}{_llama_props({**dict(props), **({'id': i} if i else {})})} -> {shown[e.target]}"
+            for i, (e, props) in zip(ids, graph.edges_with_props())
+        ]
         linked = {end for e in graph.edges for end in (e.source, e.target)}
         lines += [shown[n.id] for n in graph.nodes if n.id not in linked]
         return "\n".join([LLAMAINDEX_PREAMBLE, "", *lines]) if with_text else "\n\n".join(lines)
@@ -463,7 +520,11 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
                 props = py_literal(part[cut + 2 : -1])
             except (ValueError, SyntaxError, MemoryError, RecursionError):
                 props = None
-            if not isinstance(props, dict) or not props or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
+            if (
+                not isinstance(props, dict)
+                or not props
+                or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items())
+            ):
                 raise format_error(fmt, line_no, "expected a Python dict of properties in the parentheses")
             out.append((part[:cut], props))
         return out
@@ -476,7 +537,10 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
     parts.append(chars[start:])
     out = []
     for part in parts:
-        cut = next((k for k in range(1, len(part) - 1) if part[k - 1 : k + 2] == [(" ", False), ("(", False), ("{", False)]), None)
+        cut = next(
+            (k for k in range(1, len(part) - 1) if part[k - 1 : k + 2] == [(" ", False), ("(", False), ("{", False)]),
+            None,
+        )
         if cut is None:
             out.append((lexed_text(part), {}))
             continue
@@ -486,7 +550,11 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
             props = py_literal(lexed_text(part[cut + 1 : -1]))
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             props = None
-        if not isinstance(props, dict) or not props or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
+        if (
+            not isinstance(props, dict)
+            or not props
+            or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items())
+        ):
             raise format_error(fmt, line_no, "expected a Python dict of properties in the parentheses")
         out.append((lexed_text(part[: cut - 1]), props))
     return out
@@ -543,7 +611,9 @@ def llamaindex_parser(fmt: str) -> Callable[[str], Graph]:
         if ids and len(ids) != len(edges):
             raise format_error(fmt, 1, "either every relation has an 'id' or none")
         nodes = list(seen.values())
-        return Graph(tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props))
+        return Graph(
+            tuple(n for n, _ in nodes), tuple(edges), tuple(ids), tuple(p for _, p in nodes), tuple(edge_props)
+        )
 
     return parse
 
@@ -561,19 +631,37 @@ LANGCHAIN_RECORD = ("id", "source", "relation", "target", "properties")
 
 def _node_map(graph: Graph) -> dict[str, dict]:
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
-    return {n.id: {"id": n.id, **({"name": n.name} if n.name != n.id else {}), **({"type": n.type} if typed else {}), **dict(props)}
-            for n, props in graph.nodes_with_props()}
+    return {
+        n.id: {
+            "id": n.id,
+            **({"name": n.name} if n.name != n.id else {}),
+            **({"type": n.type} if typed else {}),
+            **dict(props),
+        }
+        for n, props in graph.nodes_with_props()
+    }
 
 
 def _cypher_records(graph: Graph, maps: dict[str, object]) -> list[dict]:
     """The query's records, each node as maps gives it."""
     with_props = any(graph.edge_props)
     ids = graph.edge_ids or [None] * len(graph.edges)
-    records = [{**({"id": i} if i is not None else {}), "source": maps[e.source], "relation": e.relation, "target": maps[e.target],
-                **({"properties": dict(props)} if with_props else {})} for i, (e, props) in zip(ids, graph.edges_with_props())]
+    records = [
+        {
+            **({"id": i} if i is not None else {}),
+            "source": maps[e.source],
+            "relation": e.relation,
+            "target": maps[e.target],
+            **({"properties": dict(props)} if with_props else {}),
+        }
+        for i, (e, props) in zip(ids, graph.edges_with_props())
+    ]
     linked = {end for e in graph.edges for end in (e.source, e.target)}
-    records += [{"source": maps[n.id], "relation": None, "target": None, **({"properties": None} if with_props else {})}
-                for n in graph.nodes if n.id not in linked]
+    records += [
+        {"source": maps[n.id], "relation": None, "target": None, **({"properties": None} if with_props else {})}
+        for n in graph.nodes
+        if n.id not in linked
+    ]
     return records
 
 
@@ -582,7 +670,11 @@ def serialize_langchain(graph: Graph) -> str:
 
 
 def _map_node(fmt: str, value: object, where: str, seen: dict) -> Node:
-    if not isinstance(value, dict) or not isinstance(value.get("id"), str) or not all(isinstance(k, str) and is_scalar(v) for k, v in value.items()):
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("id"), str)
+        or not all(isinstance(k, str) and is_scalar(v) for k, v in value.items())
+    ):
         raise format_error(fmt, 1, f"a record's {where} must be a node's map of properties with its 'id'")
     props = dict(value)
     node_id = props.pop("id")
@@ -604,8 +696,16 @@ def _from_records(fmt: str, records: list[dict], node: Callable[[object, str, di
         source = node(record.get("source"), "'source'", seen)
         if record.get("relation") is None and record.get("target") is None:
             continue
-        target, relation, props = node(record.get("target"), "'target'", seen), record.get("relation"), record.get("properties", {})
-        if not isinstance(relation, str) or not isinstance(props, dict) or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items()):
+        target, relation, props = (
+            node(record.get("target"), "'target'", seen),
+            record.get("relation"),
+            record.get("properties", {}),
+        )
+        if (
+            not isinstance(relation, str)
+            or not isinstance(props, dict)
+            or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items())
+        ):
             raise format_error(fmt, 1, "a record's 'relation' must be a string and its 'properties' a map of values")
         if "id" in record:
             ids.append(record["id"])
@@ -627,8 +727,12 @@ def parse_langchain(text: str) -> Graph:
             records = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         records = None
-    if not isinstance(records, list) or not all(isinstance(r, dict) and set(r) <= set(LANGCHAIN_RECORD) for r in records):
-        raise format_error("langchain", 1, f"expected a Python list of records with the keys {', '.join(LANGCHAIN_RECORD)}")
+    if not isinstance(records, list) or not all(
+        isinstance(r, dict) and set(r) <= set(LANGCHAIN_RECORD) for r in records
+    ):
+        raise format_error(
+            "langchain", 1, f"expected a Python list of records with the keys {', '.join(LANGCHAIN_RECORD)}"
+        )
     return _from_records("langchain", records, lambda value, where, seen: _map_node("langchain", value, where, seen))
 
 
@@ -654,13 +758,23 @@ class _Neo4jNode:
 
 
 def serialize_neo4j_graphrag(graph: Graph) -> str:
-    maps = {n.id: {"id": n.id, **({"name": n.name} if n.name != n.id else {}), **dict(props)} for n, props in graph.nodes_with_props()}
-    nodes = {n.id: _Neo4jNode(f"{NEO4J_DATABASE}{k}", () if n.type == DEFAULT_TYPE else (n.type,), maps[n.id]) for k, n in enumerate(graph.nodes)}
-    return "\n".join("<Record " + " ".join(f"{key}={value!r}" for key, value in record.items()) + ">"
-                     for record in _cypher_records(graph, nodes))
+    maps = {
+        n.id: {"id": n.id, **({"name": n.name} if n.name != n.id else {}), **dict(props)}
+        for n, props in graph.nodes_with_props()
+    }
+    nodes = {
+        n.id: _Neo4jNode(f"{NEO4J_DATABASE}{k}", () if n.type == DEFAULT_TYPE else (n.type,), maps[n.id])
+        for k, n in enumerate(graph.nodes)
+    }
+    return "\n".join(
+        "<Record " + " ".join(f"{key}={value!r}" for key, value in record.items()) + ">"
+        for record in _cypher_records(graph, nodes)
+    )
 
 
-LITERAL_TOKENS = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[\[\](){} >]""")  # a repr's strings, brackets, and ends
+LITERAL_TOKENS = re.compile(
+    r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[\[\](){} >]"""
+)  # a repr's strings, brackets, and ends
 
 
 def _literal_end(text: str, i: int) -> int:
@@ -686,7 +800,9 @@ def _literal_end(text: str, i: int) -> int:
 
 @functools.lru_cache(maxsize=8192)
 def _cached_literal(text: str) -> object:
-    with warnings.catch_warnings():  # "invalid escape sequence" in a text read back is the text's business, not stderr's
+    with (
+        warnings.catch_warnings()
+    ):  # "invalid escape sequence" in a text read back is the text's business, not stderr's
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         return ast.literal_eval(text)
@@ -704,12 +820,12 @@ def _neo4j_literal(line_no: int, text: str, i: int) -> tuple[object, int]:
     try:
         return py_literal(text[i:end]), end
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        raise format_error("neo4j_graphrag", line_no, f"expected a Python value at {text[i:i + 40]!r}") from None
+        raise format_error("neo4j_graphrag", line_no, f"expected a Python value at {text[i : i + 40]!r}") from None
 
 
 def _neo4j_expect(line_no: int, text: str, i: int, word: str) -> int:
     if not text.startswith(word, i):
-        raise format_error("neo4j_graphrag", line_no, f"expected {word!r} at {text[i:i + 40]!r}")
+        raise format_error("neo4j_graphrag", line_no, f"expected {word!r} at {text[i : i + 40]!r}")
     return i + len(word)
 
 
@@ -725,7 +841,12 @@ def _neo4j_node(line_no: int, text: str, i: int) -> tuple[dict, int]:
     i = _neo4j_expect(line_no, text, _neo4j_expect(line_no, text, i, ")"), " properties=")
     properties, i = _neo4j_literal(line_no, text, i)
     i = _neo4j_expect(line_no, text, i, ">")
-    if not isinstance(element_id, str) or not isinstance(labels, set) or not all(isinstance(v, str) for v in labels) or not isinstance(properties, dict):
+    if (
+        not isinstance(element_id, str)
+        or not isinstance(labels, set)
+        or not all(isinstance(v, str) for v in labels)
+        or not isinstance(properties, dict)
+    ):
         raise format_error("neo4j_graphrag", line_no, "expected a node's element id, its labels and its properties")
     return {**properties, "\x00element_id": element_id, "\x00labels": labels, "\x00labels_text": labels_text}, i
 
@@ -737,9 +858,13 @@ def _neo4j_record(line_no: int, line: str) -> dict:
         key_end = line.find("=", i)
         key = line[i:key_end] if key_end > i else ""
         if key not in LANGCHAIN_RECORD or key in record:
-            raise format_error("neo4j_graphrag", line_no, f"expected a field of {', '.join(LANGCHAIN_RECORD)} at {line[i:i + 40]!r}")
+            raise format_error(
+                "neo4j_graphrag", line_no, f"expected a field of {', '.join(LANGCHAIN_RECORD)} at {line[i : i + 40]!r}"
+            )
         i = key_end + 1
-        record[key], i = _neo4j_node(line_no, line, i) if line.startswith("<Node ", i) else _neo4j_literal(line_no, line, i)
+        record[key], i = (
+            _neo4j_node(line_no, line, i) if line.startswith("<Node ", i) else _neo4j_literal(line_no, line, i)
+        )
         if line[i:] == ">":
             return record
         i = _neo4j_expect(line_no, line, i, " ")
@@ -756,7 +881,11 @@ def parse_neo4j_graphrag(text: str) -> Graph:
         element_id, labels = props.pop("\x00element_id"), props.pop("\x00labels")
         props.pop("\x00labels_text")
         if len(labels) > 1 or "type" in props:
-            raise format_error("neo4j_graphrag", 1, "a node with more than one label, or a 'type' property: this layout writes one label, its type")
+            raise format_error(
+                "neo4j_graphrag",
+                1,
+                "a node with more than one label, or a 'type' property: this layout writes one label, its type",
+            )
         found = _map_node("neo4j_graphrag", {**props, **({"type": next(iter(labels))} if labels else {})}, where, seen)
         if elements.setdefault(found.id, element_id) != element_id:
             raise format_error("neo4j_graphrag", 1, f"node {found.id!r} is shown with two element ids")
@@ -786,15 +915,38 @@ class Budget(NamedTuple):
 
 GRAPHRAG_LOCAL_TOKENS = int(12_000 * (1 - 0.15 - 0.5))  # 4,200: as mixed_context.py computes local_tokens
 FRAMEWORK_BUDGETS = {
-    "graphrag": Budget(GRAPHRAG_LOCAL_TOKENS, "tokens", "graphrag", "local search's max_context_tokens 12,000 less its community_prop "
-                       "0.15 and text_unit_prop 0.5 (graphrag 3.3.0 LocalSearchDefaults): int(12000 * 0.35)"),
-    "lightrag": Budget(14_000, "tokens", "lightrag", "max_entity_tokens 6,000 and max_relation_tokens 8,000 (lightrag-hku 1.5.7 "
-                       "constants), one total here"),
-    **{fmt: Budget(30, "records", fmt, "a property graph sub-retriever's limit of 30 triplets (llama-index-core 0.14.25; over a "
-                   "SimplePropertyGraphStore the default retriever is LLMSynonymRetriever alone)") for fmt in LLAMAINDEX_LAYOUTS},
-    "langchain": Budget(10, "records", "langchain", "GraphCypherQAChain's top_k 10 (langchain-neo4j 0.11.0): the first 10 records"),
-    "neo4j_graphrag": Budget(None, "records", "neo4j_graphrag", "Text2CypherRetriever sends every record its query returns "
-                             "(neo4j-graphrag 1.22.0): no budget"),
+    "graphrag": Budget(
+        GRAPHRAG_LOCAL_TOKENS,
+        "tokens",
+        "graphrag",
+        "local search's max_context_tokens 12,000 less its community_prop "
+        "0.15 and text_unit_prop 0.5 (graphrag 3.3.0 LocalSearchDefaults): int(12000 * 0.35)",
+    ),
+    "lightrag": Budget(
+        14_000,
+        "tokens",
+        "lightrag",
+        "max_entity_tokens 6,000 and max_relation_tokens 8,000 (lightrag-hku 1.5.7 constants), one total here",
+    ),
+    **{
+        fmt: Budget(
+            30,
+            "records",
+            fmt,
+            "a property graph sub-retriever's limit of 30 triplets (llama-index-core 0.14.25; over a "
+            "SimplePropertyGraphStore the default retriever is LLMSynonymRetriever alone)",
+        )
+        for fmt in LLAMAINDEX_LAYOUTS
+    },
+    "langchain": Budget(
+        10, "records", "langchain", "GraphCypherQAChain's top_k 10 (langchain-neo4j 0.11.0): the first 10 records"
+    ),
+    "neo4j_graphrag": Budget(
+        None,
+        "records",
+        "neo4j_graphrag",
+        "Text2CypherRetriever sends every record its query returns (neo4j-graphrag 1.22.0): no budget",
+    ),
 }
 
 

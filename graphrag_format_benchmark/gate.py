@@ -31,12 +31,18 @@ from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
 # tried. Abstention and stability must hold for each format at 95%.
 GATE_ALPHA = 0.05  # one-sided, per check and for the family of formats
 GATE_POWER = 0.8  # the questions asked for would show an equal format no worse this often
-CHECK_POWER = 0.9  # ... each open condition at this power, so that all of them (they fail together rarely) pass about GATE_POWER
+CHECK_POWER = (
+    0.9  # ... each open condition at this power, so that all of them (they fail together rarely) pass about GATE_POWER
+)
 BASELINE_FLOOR = 0.2  # the baseline's path exact rate below which no verdict is given: nothing to lose
 GATE_MAX_QUESTIONS = 1_000_000  # "how many questions would decide it" is searched up to this
 DEFAULT_ABSTENTION_TOLERANCE = 0.15
 PAIRED_OUTCOMES = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}  # (format, baseline) -> cell
-GATE_CHECKS = (("path_exact", "path_exact", False), ("valid_path", "valid_path", False), ("abstention", "answer_correct", True))
+GATE_CHECKS = (
+    ("path_exact", "path_exact", False),
+    ("valid_path", "valid_path", False),
+    ("abstention", "answer_correct", True),
+)
 PATH_CHECKS = ("path_exact", "valid_path")  # the main condition, whose p-values Holm's procedure takes over the formats
 
 
@@ -100,7 +106,10 @@ def questions_for_power(values: list[float], tolerance: float, alpha: float, pow
 
     def enough(n: int) -> bool:
         w = GUARD_WEIGHT
-        half = max(t_quantile(1 - alpha, n - 1) * math.sqrt((n * sd * sd + 2 * w) / ((n + 2 * w - 1) * (n + 2 * w))), -math.log(alpha) / n)
+        half = max(
+            t_quantile(1 - alpha, n - 1) * math.sqrt((n * sd * sd + 2 * w) / ((n + 2 * w - 1) * (n + 2 * w))),
+            -math.log(alpha) / n,
+        )
         return half <= tolerance if sd == 0 else (tolerance - half) / (sd / math.sqrt(n)) >= z_power
 
     hi = 4
@@ -121,15 +130,39 @@ def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, fa
     with GATE_POWER if the format were as good as the baseline (at alpha / family: the family's strictest step)."""
     n = len(paired.runs)
     if n == 0:
-        return {"questions": 0, "result": "undecided", "difference": None, "lower": None, "upper": None, "method": None,
-                "p_value": None, "questions_needed": None, "outcomes": None}
+        return {
+            "questions": 0,
+            "result": "undecided",
+            "difference": None,
+            "lower": None,
+            "upper": None,
+            "method": None,
+            "p_value": None,
+            "questions_needed": None,
+            "outcomes": None,
+        }
     diff, lower, upper = paired.bounds(alpha)
     result = _decision(lower, upper, tolerance)
     a, b, c, d = paired.table()
-    return {"questions": n, "result": result, "difference": round(diff, 4), "lower": round(lower, 4), "upper": round(upper, 4),
-            "tolerance": tolerance, "method": paired.method, "p_value": round(paired.p_value(tolerance), 6),
-            "questions_needed": questions_for_power(paired.differences(), tolerance, alpha / family, CHECK_POWER) if result == "undecided" else None,
-            "outcomes": {"both": round(a, 4), "only_format": round(b, 4), "only_baseline": round(c, 4), "neither": round(d, 4)}}
+    return {
+        "questions": n,
+        "result": result,
+        "difference": round(diff, 4),
+        "lower": round(lower, 4),
+        "upper": round(upper, 4),
+        "tolerance": tolerance,
+        "method": paired.method,
+        "p_value": round(paired.p_value(tolerance), 6),
+        "questions_needed": questions_for_power(paired.differences(), tolerance, alpha / family, CHECK_POWER)
+        if result == "undecided"
+        else None,
+        "outcomes": {
+            "both": round(a, 4),
+            "only_format": round(b, 4),
+            "only_baseline": round(c, 4),
+            "neither": round(d, 4),
+        },
+    }
 
 
 def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str) -> dict[str, Paired]:
@@ -169,26 +202,40 @@ def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | N
     rate = base["path_exact"]["rate"]
     if rate is not None and rate < BASELINE_FLOOR:
         refused, local = base["overflow_by_server"], base["overflow"] - base["overflow_by_server"]
-        why = (f"the baseline {baseline} gets {rate:.2f} of the positive questions' paths exactly right, under the floor "
-               f"{BASELINE_FLOOR:.2f}: a format can look no worse only because there is nothing to lose")
+        why = (
+            f"the baseline {baseline} gets {rate:.2f} of the positive questions' paths exactly right, under the floor "
+            f"{BASELINE_FLOOR:.2f}: a format can look no worse only because there is nothing to lose"
+        )
         if local:
             why += f" ({local} of its {base['n']} prompts are over --context-window and were never sent)"
         elif refused:
             why += f" ({refused} of its {base['n']} prompts were refused by the server as over its context window)"
         elif base["errors"]:
             why += f" ({base['errors']} of its {base['n']} requests failed)"
-        reasons.append(why + "; change the model, the prompt, the budget or what each prompt shows until the baseline answers")
+        reasons.append(
+            why + "; change the model, the prompt, the budget or what each prompt shows until the baseline answers"
+        )
     return reasons
 
 
-def verdicts(scored: Sequence[Mapping[str, Any]], table: list[dict], baseline: str, tolerance: float, budget_notes: dict | None = None,
-             abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE) -> list[dict]:
+def verdicts(
+    scored: Sequence[Mapping[str, Any]],
+    table: list[dict],
+    baseline: str,
+    tolerance: float,
+    budget_notes: dict | None = None,
+    abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE,
+) -> list[dict]:
     """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
     when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
-    cells: dict[tuple, dict[str, dict[tuple, Mapping[str, Any]]]] = {}  # group -> format -> (question, permutation, repeat) -> cell
+    cells: dict[
+        tuple, dict[str, dict[tuple, Mapping[str, Any]]]
+    ] = {}  # group -> format -> (question, permutation, repeat) -> cell
     for c in scored:
         if c["status"] != "NOT_RUN":
-            cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[(c["question_id"], c["permutation"], c["repeat"])] = c
+            cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[
+                (c["question_id"], c["permutation"], c["repeat"])
+            ] = c
     by_group: dict[tuple, dict[str, dict]] = {}
     for e in table:
         by_group.setdefault(group_key(e), {})[e["format"]] = e
@@ -200,46 +247,86 @@ def verdicts(scored: Sequence[Mapping[str, Any]], table: list[dict], baseline: s
         blockers = group_blockers(entries, baseline, (budget_notes or {}).get(group))
         mine = cells.get(group, {})
         tested = [e for fmt, e in entries.items() if fmt != baseline]
-        tokens = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in entries.values()) else "prompt_tokens"
-        judged = [_verdict(e, base, mine, baseline, tolerance, abstention_tolerance, blockers, len(tested), tokens) for e in tested]
+        tokens = (
+            "model_prompt_tokens"
+            if all(e["model_prompt_tokens"] is not None for e in entries.values())
+            else "prompt_tokens"
+        )
+        judged = [
+            _verdict(e, base, mine, baseline, tolerance, abstention_tolerance, blockers, len(tested), tokens)
+            for e in tested
+        ]
         out += holm(judged)
     return out
 
 
-def _verdict(e: dict, base: dict, mine: dict, baseline: str, tolerance: float, abstention_tolerance: float, blockers: list[str],
-             family: int, tokens: str) -> dict:
+def _verdict(
+    e: dict,
+    base: dict,
+    mine: dict,
+    baseline: str,
+    tolerance: float,
+    abstention_tolerance: float,
+    blockers: list[str],
+    family: int,
+    tokens: str,
+) -> dict:
     """One format's verdict before Holm: its checks, what blocks it, its saving (counted by tokens, one count for the
     whole group) and the questions that would decide it."""
     fmt = e["format"]
     paired = _paired_runs(mine, fmt, baseline)
-    checks = {name: paired_check(p, abstention_tolerance if name == "abstention" else tolerance, family=max(family, 1))
-              for name, p in paired.items()}
+    checks = {
+        name: paired_check(p, abstention_tolerance if name == "abstention" else tolerance, family=max(family, 1))
+        for name, p in paired.items()
+    }
     if checks["abstention"]["questions"] == 0:
         checks["abstention"].update(result="pass", note="no abstention question: nothing to be worse at")
-    needed = {name: c["questions_needed"] for name, c in checks.items() if c["result"] == "undecided" and c["questions"]}
+    needed = {
+        name: c["questions_needed"] for name, c in checks.items() if c["result"] == "undecided" and c["questions"]
+    }
     saving = round(1 - e[tokens] / base[tokens], 4) if e[tokens] and base[tokens] else None
     failed = [name for name, c in checks.items() if c["result"] == "fail"]
     open_ = [name for name, c in checks.items() if c["result"] == "undecided"]
     reasons = list(blockers)
     errors = e["errors"] + base["errors"]
     if errors:
-        reasons.append(f"{errors} request(s) of {fmt} and {baseline} failed: a failure is not the format's doing; "
-                       "run the same command again to retry them")
+        reasons.append(
+            f"{errors} request(s) of {fmt} and {baseline} failed: a failure is not the format's doing; "
+            "run the same command again to retry them"
+        )
     positives = max((c["questions"] for name, c in checks.items() if name != "abstention"), default=0)
     abstentions = checks["abstention"]["questions"]
     share = abstentions / (positives + abstentions) if positives + abstentions else 0.0
-    totals = [math.ceil(n / (share if name == "abstention" else 1 - share)) for name, n in needed.items()
-              if n is not None and (share if name == "abstention" else 1 - share) > 0]
-    return {"encoding": e["encoding"], "size": e["size"], "ids": e["ids"], "mode": e["mode"], "format": fmt,
-            "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention_tolerance,
-            "verdict": "undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept",
-            "failed": failed, "undecided": open_, "blocked_by": reasons, "positive_questions": positives,
-            "abstention_questions": abstentions,
-            "questions_needed": {name: n for name, n in needed.items()},
-            "questions_to_generate": max(totals) if totals and len(totals) == len(needed) else None,
-            "saving": saving, "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e["encoding"],
-            "roundtrip": "pass", "checks": checks,
-            "p_value": max((checks[name]["p_value"] for name in PATH_CHECKS if checks[name]["p_value"] is not None), default=None)}
+    totals = [
+        math.ceil(n / (share if name == "abstention" else 1 - share))
+        for name, n in needed.items()
+        if n is not None and (share if name == "abstention" else 1 - share) > 0
+    ]
+    return {
+        "encoding": e["encoding"],
+        "size": e["size"],
+        "ids": e["ids"],
+        "mode": e["mode"],
+        "format": fmt,
+        "baseline": baseline,
+        "tolerance": tolerance,
+        "abstention_tolerance": abstention_tolerance,
+        "verdict": "undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept",
+        "failed": failed,
+        "undecided": open_,
+        "blocked_by": reasons,
+        "positive_questions": positives,
+        "abstention_questions": abstentions,
+        "questions_needed": {name: n for name, n in needed.items()},
+        "questions_to_generate": max(totals) if totals and len(totals) == len(needed) else None,
+        "saving": saving,
+        "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e["encoding"],
+        "roundtrip": "pass",
+        "checks": checks,
+        "p_value": max(
+            (checks[name]["p_value"] for name in PATH_CHECKS if checks[name]["p_value"] is not None), default=None
+        ),
+    }
 
 
 def holm(judged: list[dict], alpha: float = GATE_ALPHA) -> list[dict]:
@@ -275,16 +362,26 @@ def recommendation(mine: list[dict], baseline: str) -> str:
     blocked = next((v["blocked_by"] for v in mine if v["blocked_by"]), None)
     if blocked and all(v["blocked_by"] for v in mine):
         return f"no recommendation: {blocked[0]}"
-    accepted = sorted((v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -v["saving"])
+    accepted = sorted(
+        (v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -v["saving"]
+    )
     if accepted:
         best = accepted[0]
-        return (f"ship {best['format']}, which saves {percent(best['saving'])} of the prompt tokens of {baseline} "
-                f"({best['saving_counted_by']}'s count) and is accepted over {best['positive_questions']} positive and "
-                f"{best['abstention_questions']} abstention questions")
+        return (
+            f"ship {best['format']}, which saves {percent(best['saving'])} of the prompt tokens of {baseline} "
+            f"({best['saving_counted_by']}'s count) and is accepted over {best['positive_questions']} positive and "
+            f"{best['abstention_questions']} abstention questions"
+        )
     if all(v["verdict"] == "undecided" for v in mine):
         more = [v["questions_to_generate"] for v in mine if v["questions_to_generate"]]
-        ask = (f": about {min(more):,} questions in all (--generate-questions {min(more)}) would show the closest format no worse "
-               f"with {GATE_POWER:.0%} power if it is as good as {baseline}") if more else ""
+        ask = (
+            (
+                f": about {min(more):,} questions in all (--generate-questions {min(more)}) would show the closest format no worse "
+                f"with {GATE_POWER:.0%} power if it is as good as {baseline}"
+            )
+            if more
+            else ""
+        )
         return f"no decision yet{ask}; until then, {baseline} stays"
     saving_nothing = [v["format"] for v in mine if v["verdict"] == "accept"]
     why = "; ".join(f"{v['format']} {v['verdict']}" for v in mine if v["format"] not in saving_nothing)
@@ -293,8 +390,13 @@ def recommendation(mine: list[dict], baseline: str) -> str:
     return f"keep {baseline}; no format is accepted that saves tokens ({why})"
 
 
-CHECK_WORDS = {"path_exact": "path exact", "valid_path": "valid path", "abstention": "abstention", "stability": "stability under permutation",
-               "holm": "the family of formats (Holm)"}
+CHECK_WORDS = {
+    "path_exact": "path exact",
+    "valid_path": "valid path",
+    "abstention": "abstention",
+    "stability": "stability under permutation",
+    "holm": "the family of formats (Holm)",
+}
 
 
 def why_not_accepted(v: dict) -> str:
@@ -303,13 +405,17 @@ def why_not_accepted(v: dict) -> str:
     if v["failed"]:
         return "worse on " + ", ".join(CHECK_WORDS[name] for name in v["failed"])
     if v["undecided"] == ["holm"]:
-        return (f"every check passes, but not once {v['holm']['formats']} formats are judged together (Holm: p {v['p_value']:.3g} over "
-                f"{v['holm']['threshold']:.3g})")
+        return (
+            f"every check passes, but not once {v['holm']['formats']} formats are judged together (Holm: p {v['p_value']:.3g} over "
+            f"{v['holm']['threshold']:.3g})"
+        )
     if v["undecided"]:
         more = v["questions_to_generate"]
-        return (f"not yet shown no worse on {', '.join(CHECK_WORDS[name] for name in v['undecided'])}"
-                + (f"; about {more:,} questions in all would show it with {GATE_POWER:.0%} power if it is as good" if more
-                   else "; the difference sits at the tolerance"))
+        return f"not yet shown no worse on {', '.join(CHECK_WORDS[name] for name in v['undecided'])}" + (
+            f"; about {more:,} questions in all would show it with {GATE_POWER:.0%} power if it is as good"
+            if more
+            else "; the difference sits at the tolerance"
+        )
     return "no worse on every check"
 
 
@@ -325,22 +431,30 @@ def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str
         mine = [v for v in gate if group_key(v) == group]
         lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline)}.")
         lines.append("")
-    lines += [f"## Verdicts against {named} (tolerance {tolerance:g}, abstention {abstention:g})", "",
-              "| group | format | verdict | positive questions | abstention questions | why | saving in prompt tokens |",
-              "|---|---|---|---:|---:|---|---:|"]
+    lines += [
+        f"## Verdicts against {named} (tolerance {tolerance:g}, abstention {abstention:g})",
+        "",
+        "| group | format | verdict | positive questions | abstention questions | why | saving in prompt tokens |",
+        "|---|---|---|---:|---:|---|---:|",
+    ]
     for v in gate:
         saving = "" if v["saving"] is None else f"{percent(v['saving'])} ({v['saving_counted_by']})"
-        lines.append(f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['positive_questions']} | "
-                     f"{v['abstention_questions']} | {md_cell(why_not_accepted(v))} | {saving} |")
-    lines += ["", "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
-              f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
-              "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "
-              "(with several: a question right in every permutation), and, the formats being judged together, Holm's "
-              "procedure over the paths' p-values keeps the chance of accepting any format whose paths are worse than the "
-              "tolerance at 5%. Bounds: Newcombe's score "
-              "interval with continuity correction for one run per question, else a paired t interval over questions with a "
-              f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of the "
-              "paths right (docs/statistics.md, the acceptance gate)."]
+        lines.append(
+            f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['positive_questions']} | "
+            f"{v['abstention_questions']} | {md_cell(why_not_accepted(v))} | {saving} |"
+        )
+    lines += [
+        "",
+        "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
+        f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
+        "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "
+        "(with several: a question right in every permutation), and, the formats being judged together, Holm's "
+        "procedure over the paths' p-values keeps the chance of accepting any format whose paths are worse than the "
+        "tolerance at 5%. Bounds: Newcombe's score "
+        "interval with continuity correction for one run per question, else a paired t interval over questions with a "
+        f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of the "
+        "paths right (docs/statistics.md, the acceptance gate).",
+    ]
     return lines
 
 

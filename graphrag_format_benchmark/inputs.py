@@ -51,7 +51,15 @@ from benchmark import (
 )
 
 from .solver import fold_answer, gold_answers, solve
-from .stores import DEFAULT_RELATION, DEFAULT_TYPE, STORE_KINDS, is_llamaindex_store, read_store, store_kind, store_layout
+from .stores import (
+    DEFAULT_RELATION,
+    DEFAULT_TYPE,
+    STORE_KINDS,
+    is_llamaindex_store,
+    read_store,
+    store_kind,
+    store_layout,
+)
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
 # through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named
@@ -61,25 +69,35 @@ TYPE_KEYS = ("type", "entity_type", "labels", "kind")
 RELATION_KEYS = ("relation", "label", "type", "predicate", "relationship")
 
 
-def read_graph_file(path: Path, kind: str | None = None, store_fields: str = "sent", layouts: tuple[str, ...] = ()) -> tuple[dict, bytes, str]:
+def read_graph_file(
+    path: Path, kind: str | None = None, store_fields: str = "sent", layouts: tuple[str, ...] = ()
+) -> tuple[dict, bytes, str]:
     """The graph of --graph as the tool's JSON records, its raw bytes, and the format it was read as: by
     --graph-format, else a framework's store by its folder, name or keys (stores.store_kind), else by the file's
     extension (GRAPH_FORMATS). layouts: the baseline and the formats; a store is read as the first of its framework's
     layouts among them sends it (stores.store_layout)."""
     if kind is None:
-        kind = store_kind(path) or next((k for k, (extensions, _) in GRAPH_FORMATS.items() if path.suffix.lower() in extensions), None)
+        kind = store_kind(path) or next(
+            (k for k, (extensions, _) in GRAPH_FORMATS.items() if path.suffix.lower() in extensions), None
+        )
         if kind is None:  # no extension says: JSON, unless the content plainly is GraphML
             kind = "json"
             if path.is_file() and looks_like_graphml(path):
-                raise BenchmarkError(f"--graph {display(path)}: its content is GraphML, but its name does not end in .graphml; pass "
-                                     "--graph-format graphml (or --graph-format lightrag for LightRAG's store)")
+                raise BenchmarkError(
+                    f"--graph {display(path)}: its content is GraphML, but its name does not end in .graphml; pass "
+                    "--graph-format graphml (or --graph-format lightrag for LightRAG's store)"
+                )
     if kind in STORES:
         return *read_store(kind, path, store_fields, layout=store_layout(kind, layouts)), kind
     if kind == "json":
         data, raw = read_json(path, "--graph")
         if is_llamaindex_store(data):
-            warn(f"--graph {display(path)}: read as LlamaIndex's property graph store (its nodes, relations and triplets)")
-            return *read_store("llamaindex", path, store_fields, (data, raw), store_layout("llamaindex", layouts)), "llamaindex"
+            warn(
+                f"--graph {display(path)}: read as LlamaIndex's property graph store (its nodes, relations and triplets)"
+            )
+            return *read_store(
+                "llamaindex", path, store_fields, (data, raw), store_layout("llamaindex", layouts)
+            ), "llamaindex"
         return data, raw, kind
     text, raw = read_text(path, "--graph")
     return GRAPH_FORMATS[kind][1](text, display(path)), raw, kind
@@ -110,21 +128,35 @@ def _node_record(node_id: str, data: dict, where: str) -> dict:
     return {"id": node_id, "name": name, "type": kind, **data}
 
 
-def _edge_record(source: str, target: str, data: dict, where: str, edge_id: str | None = None, relation: str | None = None) -> dict:
+def _edge_record(
+    source: str, target: str, data: dict, where: str, edge_id: str | None = None, relation: str | None = None
+) -> dict:
     data = dict(data)
     if relation is None:
         relation = next((data.pop(k) for k in RELATION_KEYS if k in data), None)
     if relation is None:
-        raise BenchmarkError(f"{where}: the edge {source!r} -> {target!r} has no relation ({', '.join(RELATION_KEYS)}); give it one")
+        raise BenchmarkError(
+            f"{where}: the edge {source!r} -> {target!r} has no relation ({', '.join(RELATION_KEYS)}); give it one"
+        )
     for fixed in ("id", "source", "target"):
         if fixed in data:
-            raise BenchmarkError(f"{where}: the edge {source!r} -> {target!r} has a field {fixed!r} besides its own; rename it")
-    return {**({"id": edge_id} if edge_id is not None else {}), "source": source, "relation": relation, "target": target, **data}
+            raise BenchmarkError(
+                f"{where}: the edge {source!r} -> {target!r} has a field {fixed!r} besides its own; rename it"
+            )
+    return {
+        **({"id": edge_id} if edge_id is not None else {}),
+        "source": source,
+        "relation": relation,
+        "target": target,
+        **data,
+    }
 
 
-TRIPLE_COLUMNS = {"source": ("source", "subject", "head", "from", "src", "start"),
-                  "relation": ("relation", "predicate", "relationship", "rel", "type", "label"),
-                  "target": ("target", "object", "tail", "to", "dst", "end")}
+TRIPLE_COLUMNS = {
+    "source": ("source", "subject", "head", "from", "src", "start"),
+    "relation": ("relation", "predicate", "relationship", "rel", "type", "label"),
+    "target": ("target", "object", "tail", "to", "dst", "end"),
+}
 
 
 def read_triples(text: str, where: str, delimiter: str) -> dict:
@@ -140,7 +172,9 @@ def read_triples(text: str, where: str, delimiter: str) -> dict:
         for role, names in TRIPLE_COLUMNS.items():
             at[role] = next((folded.index(n) for n in names if n in folded), None)
             if at[role] is None:
-                raise BenchmarkError(f"{where}: the header has no {role} column ({', '.join(names)}); name the columns on its first line")
+                raise BenchmarkError(
+                    f"{where}: the header has no {role} column ({', '.join(names)}); name the columns on its first line"
+                )
         nodes: dict[str, dict] = {}
         edges = []
         for row in reader:
@@ -148,7 +182,9 @@ def read_triples(text: str, where: str, delimiter: str) -> dict:
                 continue
             line = reader.line_num
             if len(row) != len(header):
-                raise BenchmarkError(f"{where} line {line}: {len(row)} fields where the header has {len(header)}; fix the row")
+                raise BenchmarkError(
+                    f"{where} line {line}: {len(row)} fields where the header has {len(header)}; fix the row"
+                )
             ends, edge = {}, {}
             node_fields: dict[str, dict] = {"source": {}, "target": {}}
             for k, (column, cell) in enumerate(zip(header, row)):
@@ -168,8 +204,16 @@ def read_triples(text: str, where: str, delimiter: str) -> dict:
                     edge[column] = cell if column == "id" else _cell_value(cell)
             for end in ("source", "target"):
                 _merge_node(nodes, ends[end], node_fields[end], f"{where} line {line}")
-            edges.append(_edge_record(ends["source"], ends["target"], {k: v for k, v in edge.items() if k not in ("relation", "id")}, f"{where} line {line}",
-                                      edge.get("id"), edge["relation"]))
+            edges.append(
+                _edge_record(
+                    ends["source"],
+                    ends["target"],
+                    {k: v for k, v in edge.items() if k not in ("relation", "id")},
+                    f"{where} line {line}",
+                    edge.get("id"),
+                    edge["relation"],
+                )
+            )
     except csv.Error as e:
         raise BenchmarkError(f"{where} line {reader.line_num}: {e}; fix the row") from None
     return {"nodes": [_node_record(i, data, where) for i, data in nodes.items()], "edges": edges}
@@ -185,7 +229,9 @@ def _merge_node(nodes: dict[str, dict], node_id: str, fields: dict, where: str) 
     known = nodes.setdefault(node_id, {})
     for key, value in fields.items():
         if key in known and known[key] != value:
-            raise BenchmarkError(f"{where}: node {node_id!r} has {key} {value!r} here and {known[key]!r} in an earlier row; make them agree")
+            raise BenchmarkError(
+                f"{where}: node {node_id!r} has {key} {value!r} here and {known[key]!r} in an earlier row; make them agree"
+            )
         known[key] = value
 
 
@@ -212,8 +258,13 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
         graph.parse(data=text, format=syntax)
     except Exception as e:  # rdflib raises its own errors for a text it cannot read
         raise BenchmarkError(f"{where}: not {syntax} ({str(e).splitlines()[0][:200]}); fix the file") from None
-    labels = {RDFS.label, rdflib.URIRef("http://www.w3.org/2004/02/skos/core#prefLabel"),
-              rdflib.URIRef("http://schema.org/name"), rdflib.URIRef("https://schema.org/name"), rdflib.URIRef("http://xmlns.com/foaf/0.1/name")}
+    labels = {
+        RDFS.label,
+        rdflib.URIRef("http://www.w3.org/2004/02/skos/core#prefLabel"),
+        rdflib.URIRef("http://schema.org/name"),
+        rdflib.URIRef("https://schema.org/name"),
+        rdflib.URIRef("http://xmlns.com/foaf/0.1/name"),
+    }
     machinery = {RDF.subject, RDF.predicate, RDF.object}
     reified = {s for s, p, _ in graph.order if p in machinery}
     ids: dict[object, str] = {}
@@ -241,25 +292,39 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
             edges.append(_edge_record(sid, node_id(o), {}, where, relation=_local_name(str(p))))
     for r in reified:
         triple = (graph.value(r, RDF.subject), graph.value(r, RDF.predicate), graph.value(r, RDF.object))
-        edge_props[triple] = {_local_name(str(p)): _rdf_value(o) for _, p, o in graph.triples((r, None, None))
-                              if isinstance(o, rdflib.Literal)}
+        edge_props[triple] = {
+            _local_name(str(p)): _rdf_value(o)
+            for _, p, o in graph.triples((r, None, None))
+            if isinstance(o, rdflib.Literal)
+        }
     if edge_props:
-        keys = [(s, p, o) for s, p, o in dict.fromkeys(graph.order) if s not in reified and p != RDF.type and not isinstance(o, rdflib.Literal)]
+        keys = [
+            (s, p, o)
+            for s, p, o in dict.fromkeys(graph.order)
+            if s not in reified and p != RDF.type and not isinstance(o, rdflib.Literal)
+        ]
         for edge, key in zip(edges, keys):
             edge.update(edge_props.get(key, {}))
     taken = Counter(ids.values())
     twice = next((term for term, i in ids.items() if taken[i] > 1), None)
     if twice is not None:
         other = next(t for t, i in ids.items() if i == ids[twice] and t != twice)
-        raise BenchmarkError(f"{where}: {twice} and {other} share the local name {ids[twice]!r}, which is a node's id here; "
-                             "give them distinct local names")
-    return {"nodes": [{"id": i, "name": r.pop("name", i), "type": r.pop("type", DEFAULT_TYPE), **r} for i, r in nodes.items()], "edges": edges}
+        raise BenchmarkError(
+            f"{where}: {twice} and {other} share the local name {ids[twice]!r}, which is a node's id here; "
+            "give them distinct local names"
+        )
+    return {
+        "nodes": [
+            {"id": i, "name": r.pop("name", i), "type": r.pop("type", DEFAULT_TYPE), **r} for i, r in nodes.items()
+        ],
+        "edges": edges,
+    }
 
 
 def _local_name(iri: str) -> str:
     """'http://example.org/people#ann_lee' -> 'ann_lee'; 'urn:graph:node:Caf%C3%A9' -> 'Café'."""
     cut = max(iri.rfind("#"), iri.rfind("/"), iri.rfind(":"))
-    return urllib.parse.unquote(iri[cut + 1:] if cut + 1 < len(iri) else iri)
+    return urllib.parse.unquote(iri[cut + 1 :] if cut + 1 < len(iri) else iri)
 
 
 def _rdf_value(literal: object) -> object:
@@ -287,8 +352,10 @@ def ordered_graphml(text: str, where: str) -> tuple[object, list[str], list[tupl
         import networkx  # noqa: F401  (its reader below; the import says at once whether it is installed)
         from networkx.readwrite.graphml import GraphMLReader
     except ImportError:
-        raise BenchmarkError(f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
-                             "pip install -r requirements.lock.txt") from None
+        raise BenchmarkError(
+            f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
+            "pip install -r requirements.lock.txt"
+        ) from None
     nodes, edges = [], []
 
     class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order
@@ -298,8 +365,14 @@ def ordered_graphml(text: str, where: str) -> tuple[object, list[str], list[tupl
 
         def add_edge(self, G, edge_element, graphml_keys):
             # kept here in the file's order and not added to G: no reader uses G's edges (decoding each twice cost 40%)
-            edges.append((self.node_type(edge_element.get("source")), self.node_type(edge_element.get("target")),
-                          edge_element.get("id"), self.decode_data_elements(graphml_keys, edge_element)))
+            edges.append(
+                (
+                    self.node_type(edge_element.get("source")),
+                    self.node_type(edge_element.get("target")),
+                    edge_element.get("id"),
+                    self.decode_data_elements(graphml_keys, edge_element),
+                )
+            )
 
     try:
         graphs = list(Reader(node_type=str)(string=text.encode("utf-8")))
@@ -318,18 +391,34 @@ def read_graphml(text: str, where: str) -> dict:
     graph, nodes, edges = ordered_graphml(text, where)
     named = [i for _, _, i, _ in edges if i is not None]
     if len(set(named)) != len(named):  # networkx writes a multigraph's edge keys (0, 1, ... per node pair) as ids
-        warn(f"{where}: edge ids repeat ({len(named) - len(set(named)):,} repeats), as networkx writes a multigraph's keys; "
-             "they are read as keys, not edge ids")
+        warn(
+            f"{where}: edge ids repeat ({len(named) - len(set(named)):,} repeats), as networkx writes a multigraph's keys; "
+            "they are read as keys, not edge ids"
+        )
         edges = [(s, t, None, data) for s, t, _, data in edges]
     if not graph.is_directed():
         warn(f"{where}: the graph is undirected; each edge is read in the direction its source and target are written")
     defaults = graph.graph.get("edge_default", {})
     unnamed = sum(not any(k in {**defaults, **data} for k in RELATION_KEYS) for _, _, _, data in edges)
     if unnamed:
-        warn(f"{where}: {unnamed} edge(s) have no relation ({', '.join(RELATION_KEYS)}); they are read as {DEFAULT_RELATION!r}")
-    return {"nodes": [_node_record(n, graph.nodes[n], where) for n in nodes],
-            "edges": [_edge_record(s, t, {**defaults, **data} if any(k in {**defaults, **data} for k in RELATION_KEYS)
-                                   else {**defaults, **data, "relation": DEFAULT_RELATION}, where, i) for s, t, i, data in edges]}
+        warn(
+            f"{where}: {unnamed} edge(s) have no relation ({', '.join(RELATION_KEYS)}); they are read as {DEFAULT_RELATION!r}"
+        )
+    return {
+        "nodes": [_node_record(n, graph.nodes[n], where) for n in nodes],
+        "edges": [
+            _edge_record(
+                s,
+                t,
+                {**defaults, **data}
+                if any(k in {**defaults, **data} for k in RELATION_KEYS)
+                else {**defaults, **data, "relation": DEFAULT_RELATION},
+                where,
+                i,
+            )
+            for s, t, i, data in edges
+        ],
+    }
 
 
 def read_neo4j(text: str, where: str) -> dict:
@@ -347,12 +436,33 @@ def read_neo4j(text: str, where: str) -> dict:
         kind = item.get("type") if isinstance(item, dict) else None
         props = item.get("properties") or {} if isinstance(item, dict) else {}
         if kind == "node" and isinstance(props, dict):
-            nodes.append(_node_record(str(item.get("id")), {**props, "type": item.get("labels") or DEFAULT_TYPE}, f"{where} line {line_no}"))
-        elif kind == "relationship" and isinstance(props, dict) and isinstance(item.get("start"), dict) and isinstance(item.get("end"), dict):
-            edges.append(_edge_record(str(item["start"].get("id")), str(item["end"].get("id")), props, f"{where} line {line_no}",
-                                      str(item.get("id")), item.get("label")))
+            nodes.append(
+                _node_record(
+                    str(item.get("id")),
+                    {**props, "type": item.get("labels") or DEFAULT_TYPE},
+                    f"{where} line {line_no}",
+                )
+            )
+        elif (
+            kind == "relationship"
+            and isinstance(props, dict)
+            and isinstance(item.get("start"), dict)
+            and isinstance(item.get("end"), dict)
+        ):
+            edges.append(
+                _edge_record(
+                    str(item["start"].get("id")),
+                    str(item["end"].get("id")),
+                    props,
+                    f"{where} line {line_no}",
+                    str(item.get("id")),
+                    item.get("label"),
+                )
+            )
         else:
-            raise BenchmarkError(f"{where} line {line_no}: expected a node or relationship of an APOC JSON export; fix the line")
+            raise BenchmarkError(
+                f"{where} line {line_no}: expected a node or relationship of an APOC JSON export; fix the line"
+            )
     return {"nodes": nodes, "edges": edges}
 
 
@@ -381,17 +491,32 @@ def sorted_graph(graph: Graph) -> tuple[Graph, dict[int, int]]:
     """The graph with its nodes sorted by id and its edges by content (source, relation, target, properties), and
     where each edge went: one order for the same graph whatever file it came from (JSON, triples, RDF, GraphML)."""
     props = graph.edge_props
-    order = sorted(range(len(graph.edges)), key=lambda i: (graph.edges[i], json.dumps(props[i], ensure_ascii=False) if props else ""))
+    order = sorted(
+        range(len(graph.edges)),
+        key=lambda i: (graph.edges[i], json.dumps(props[i], ensure_ascii=False) if props else ""),
+    )
     nodes = sorted(range(len(graph.nodes)), key=lambda k: graph.nodes[k].id)
     picked = graph.pick(order)
-    return (replace(picked, nodes=tuple(graph.nodes[k] for k in nodes),
-                    node_props=tuple(graph.node_props[k] for k in nodes) if graph.node_props else ()),
-            {old: new for new, old in enumerate(order)})
+    return (
+        replace(
+            picked,
+            nodes=tuple(graph.nodes[k] for k in nodes),
+            node_props=tuple(graph.node_props[k] for k in nodes) if graph.node_props else (),
+        ),
+        {old: new for new, old in enumerate(order)},
+    )
 
 
-def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
-                generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None, graph_format: str | None = None,
-                graph_order: str = "file", store_fields: str = "sent", layouts: tuple[str, ...] = ()) -> RunInputs:
+def load_inputs(
+    graph_path: Path,
+    questions_path: Path,
+    problems: Problems | None = None,
+    generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None,
+    graph_format: str | None = None,
+    graph_order: str = "file",
+    store_fields: str = "sent",
+    layouts: tuple[str, ...] = (),
+) -> RunInputs:
     """benchmark.load_inputs for every input the package reads: --graph of any GRAPH_FORMATS (by --graph-format, else
     by its extension), questions with contexts of their own (read_given_context), --graph-order sorted
     (sorted_graph), and generated questions (generate: questions.draw_questions)."""
@@ -403,8 +528,15 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
             kinds.update((unicodedata.normalize(NORMALIZATION, k), v) for k, v in records.pop(STORE_KINDS).items())
         return records, raw, kind
 
-    inputs = benchmark_load_inputs(graph_path, questions_path, problems, generate, read_graph,
-                                   sorted_graph if graph_order == "sorted" else None, read_given_context)
+    inputs = benchmark_load_inputs(
+        graph_path,
+        questions_path,
+        problems,
+        generate,
+        read_graph,
+        sorted_graph if graph_order == "sorted" else None,
+        read_given_context,
+    )
     inputs = with_derived_queries(inputs)
     return replace(inputs, kinds=kinds) if kinds else inputs
 
@@ -422,8 +554,11 @@ def with_derived_queries(inputs: RunInputs) -> RunInputs:
                 derived[q.id] = query
     if not derived:
         return inputs
-    return replace(inputs, questions=tuple(replace(q, query=derived[q.id]) if q.id in derived else q for q in inputs.questions),
-                   derived_queries=tuple(derived))
+    return replace(
+        inputs,
+        questions=tuple(replace(q, query=derived[q.id]) if q.id in derived else q for q in inputs.questions),
+        derived_queries=tuple(derived),
+    )
 
 
 def derived_queries_note(inputs: RunInputs) -> str | None:
@@ -435,11 +570,15 @@ def derived_queries_note(inputs: RunInputs) -> str | None:
     n = len(left) + len(inputs.derived_queries)
     said = f"{n} question(s) of {inputs.questions_file} have no 'query'"
     if inputs.derived_queries:
-        said += ": the control solver walks the one derived from each one's gold path (its start, relations and directions)"
+        said += (
+            ": the control solver walks the one derived from each one's gold path (its start, relations and directions)"
+        )
     if left:
-        said += (f"; {len(left)} could not be derived from a gold path ({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: an "
-                 "abstention question, no path, or a path whose walk finds other answers), and the control solver abstains on them; "
-                 "add a 'query'")
+        said += (
+            f"; {len(left)} could not be derived from a gold path ({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: an "
+            "abstention question, no path, or a path whose walk finds other answers), and the control solver abstains on them; "
+            "add a 'query'"
+        )
     return said
 
 
@@ -455,8 +594,12 @@ def derived_query(graph: Graph, q: Question) -> Query | None:
         nxt = edges[path[1]]
         starts = [end for end in (first.source, first.target) if end not in (nxt.source, nxt.target)] or [first.source]
     else:
-        answer_ids = set(q.answer_ids) or {n.id for n in graph.nodes if fold_answer(n.name) in {fold_answer(a) for a in q.answers}}
-        starts = [end for end, other in ((first.source, first.target), (first.target, first.source)) if other in answer_ids]
+        answer_ids = set(q.answer_ids) or {
+            n.id for n in graph.nodes if fold_answer(n.name) in {fold_answer(a) for a in q.answers}
+        }
+        starts = [
+            end for end, other in ((first.source, first.target), (first.target, first.source)) if other in answer_ids
+        ]
     for start in starts[:2]:
         hops, here = [], start
         for i in path:
@@ -475,13 +618,16 @@ def derived_query(graph: Graph, q: Question) -> Query | None:
                 walks = solve(graph, query)
             except BenchmarkError:  # a walk too wide to enumerate: no query is derived
                 continue
-            if sorted(p for p, _ in walks) == sorted(q.paths) and {fold_answer(a) for a in gold_answers(graph, query, walks)} == {
-                    fold_answer(a) for a in q.answers}:
+            if sorted(p for p, _ in walks) == sorted(q.paths) and {
+                fold_answer(a) for a in gold_answers(graph, query, walks)
+            } == {fold_answer(a) for a in q.answers}:
                 return query
     return None
 
 
-def read_given_context(value: object, where: str, scope: GraphScope, not_nfc: list[str]) -> tuple[GivenContext, GraphScope | None]:
+def read_given_context(
+    value: object, where: str, scope: GraphScope, not_nfc: list[str]
+) -> tuple[GivenContext, GraphScope | None]:
     """A question's context, as benchmark.load_inputs asks a reader of contexts (ReadContext): {"nodes": [node ids],
     "edges": [edge ids or indices]} of the input graph (nodes optional: the edges' ends), or {"graph": {"nodes": [...],
     "edges": [...]}} of its own, whose scope the question's paths, answer ids and query then refer to."""
@@ -489,15 +635,29 @@ def read_given_context(value: object, where: str, scope: GraphScope, not_nfc: li
         problems = Problems()
         graph = validate_graph(value["graph"], where + ".graph", problems)
         if problems.lines:
-            raise BenchmarkError(problems.lines[0][1] + (f" (and {len(problems.lines) - 1} more problem(s) in this context)" if len(problems.lines) > 1 else ""))
+            raise BenchmarkError(
+                problems.lines[0][1]
+                + (
+                    f" (and {len(problems.lines) - 1} more problem(s) in this context)"
+                    if len(problems.lines) > 1
+                    else ""
+                )
+            )
         not_nfc += problems.not_nfc
         names = edge_names(value["graph"], where + ".graph", problems)
         if problems.lines:
             raise BenchmarkError(problems.lines[0][1])
         return GivenContext(graph=graph), GraphScope(len(graph.edges), {n.id for n in graph.nodes}, names)
-    if not isinstance(value, dict) or not value or not set(value) <= {"nodes", "edges"} or not all(isinstance(v, list) for v in value.values()):
-        raise BenchmarkError(f'{where} must be {{"nodes": [node ids], "edges": [edge ids or indices]}} of the input graph, '
-                             'or {"graph": {"nodes": [...], "edges": [...]}} of its own')
+    if (
+        not isinstance(value, dict)
+        or not value
+        or not set(value) <= {"nodes", "edges"}
+        or not all(isinstance(v, list) for v in value.values())
+    ):
+        raise BenchmarkError(
+            f'{where} must be {{"nodes": [node ids], "edges": [edge ids or indices]}} of the input graph, '
+            'or {"graph": {"nodes": [...], "edges": [...]}} of its own'
+        )
     edges = tuple(read_path(value.get("edges", []), f"{where}.edges", scope))
     if len(set(edges)) != len(edges):
         raise BenchmarkError(f"{where}.edges lists an edge twice; list each once")
@@ -539,7 +699,10 @@ QUESTION
 {question}
 """
 # The answer schema's path line, and what it says with --edge-ids instead.
-PATH_LINES = {"ru": '"path": [индексы рёбер по порядку],', "en": '"path": [edge indices in order, counting the edges from 0 in the order shown],'}
+PATH_LINES = {
+    "ru": '"path": [индексы рёбер по порядку],',
+    "en": '"path": [edge indices in order, counting the edges from 0 in the order shown],',
+}
 EDGE_ID_PATH_LINES = {"ru": '"path": [id рёбер по порядку],', "en": '"path": [edge ids in order],'}
 
 
@@ -565,10 +728,14 @@ MAX_TEMPLATE_BYTES = 1_000_000
 
 # The built-in templates' two lines about direction, and what they say of a graph without one (a GraphRAG or LightRAG
 # store: networkx Graphs, each edge stored once in either direction).
-DIRECTED_LINES = {"ru": ("точный обход направленного графа.", "Не обращай направление связи."),
-                  "en": ("an exact traversal of a directed graph.", "Do not reverse the direction of a relation.")}
-UNDIRECTED_LINES = {"ru": ("точный обход неориентированного графа.", "Ребро можно пройти в любую сторону."),
-                    "en": ("an exact traversal of an undirected graph.", "An edge may be walked in either direction.")}
+DIRECTED_LINES = {
+    "ru": ("точный обход направленного графа.", "Не обращай направление связи."),
+    "en": ("an exact traversal of a directed graph.", "Do not reverse the direction of a relation."),
+}
+UNDIRECTED_LINES = {
+    "ru": ("точный обход неориентированного графа.", "Ребро можно пройти в любую сторону."),
+    "en": ("an exact traversal of an undirected graph.", "An edge may be walked in either direction."),
+}
 
 
 def undirected_template(template: Template) -> Template:
@@ -596,7 +763,9 @@ def load_template(value: str, edge_ids: bool = False) -> Template:
         with open(path, "rb") as f:
             raw = f.read(MAX_TEMPLATE_BYTES + 1)
         if len(raw) > MAX_TEMPLATE_BYTES:
-            raise BenchmarkError(f"{where}: the prompt template is over {MAX_TEMPLATE_BYTES:,} bytes; give a template, not a corpus")
+            raise BenchmarkError(
+                f"{where}: the prompt template is over {MAX_TEMPLATE_BYTES:,} bytes; give a template, not a corpus"
+            )
         if raw.startswith(b"\xef\xbb\xbf"):
             warn(f"{where}: the byte order mark at the start of the template was dropped; it would begin every prompt")
             raw = raw[3:]
@@ -606,7 +775,9 @@ def load_template(value: str, edge_ids: bool = False) -> Template:
             f"--prompt {value!r}: cannot read it ({e.strerror}); give {', '.join(PROMPT_TEMPLATES)} or a template file"
         ) from None
     except UnicodeDecodeError as e:
-        raise BenchmarkError(f"{where}: the byte at offset {e.start} is not UTF-8; save the template as UTF-8") from None
+        raise BenchmarkError(
+            f"{where}: the byte at offset {e.start} is not UTF-8; save the template as UTF-8"
+        ) from None
     text = check_text(text, f"{where} (the prompt template)")
     check_template(where, text)
     return Template.parse(where, text)

@@ -32,8 +32,12 @@ def _answer_forms(q: Question) -> list[str]:
     return list(dict.fromkeys(a for a in (*map(fold_answer, q.answers), *(i.casefold() for i in q.answer_ids)) if a))
 
 
-def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tuple[Context, ...]]], template: Template,
-                   file_names: list[str]) -> list[dict]:
+def leakage_checks(
+    questions: tuple[Question, ...],
+    graphs: list[tuple[str, tuple[Context, ...]]],
+    template: Template,
+    file_names: list[str],
+) -> list[dict]:
     """Each check of article 8.3 with its result (pass, fail or warn) and its findings [{question, found}];
     graphs: (variant name, its contexts), for the checks of node ids and node order."""
     text = fold_answer(template.render("", "", ""))
@@ -44,10 +48,14 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tupl
     def check(name: str, found: list[tuple[str | None, str]], detail: str, level: str = "fail") -> None:
         shown = ", ".join(f"{qid}: {what}" if qid else what for qid, what in found[:5])
         shown += f" and {len(found) - 5} more" if len(found) > 5 else ""
-        checks.append({
-            "check": name, "result": level if found else "pass", "detail": f"{detail}: {shown}" if found else detail,
-            "found": [{"question": qid, "found": what} for qid, what in found],
-        })
+        checks.append(
+            {
+                "check": name,
+                "result": level if found else "pass",
+                "detail": f"{detail}: {shown}" if found else detail,
+                "found": [{"question": qid, "found": what} for qid, what in found],
+            }
+        )
 
     check(
         "template_has_no_answer",
@@ -70,7 +78,12 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tupl
             owners.setdefault(a, []).append(q.id)
     check(
         "file_names_have_no_answer",
-        [(qid, f"{name} has {a!r}") for name in sorted(set(file_names)) for a in sorted(mentioned(fold_answer(name), owners)) for qid in owners[a]],
+        [
+            (qid, f"{name} has {a!r}")
+            for name in sorted(set(file_names))
+            for a in sorted(mentioned(fold_answer(name), owners))
+            for qid in owners[a]
+        ],
         "no output file name contains a gold answer or answer id",
     )
     graph_list = [(name, c.graph, c.questions) for name, contexts in graphs for c in contexts]
@@ -84,13 +97,22 @@ def leakage_checks(questions: tuple[Question, ...], graphs: list[tuple[str, tupl
     nodes = {n.id: n for _, g, _ in graph_list for n in g.nodes}
     check(
         "ids_are_neutral",
-        [(None, f"node id {i!r} (named {nodes[i].name!r}) adds the word {', '.join(map(repr, leaky_markers(nodes[i])))}")
-         for i in ids if leaky_markers(nodes[i])],
+        [
+            (
+                None,
+                f"node id {i!r} (named {nodes[i].name!r}) adds the word {', '.join(map(repr, leaky_markers(nodes[i])))}",
+            )
+            for i in ids
+            if leaky_markers(nodes[i])
+        ],
         f"no node id adds a marker word ({', '.join(LEAKY_ID_WORDS)}) that its node's name does not have: 'gold_1' for "
         "'Paris' would, 'Gold' for 'Gold' does not",
     )
     always_first: list[tuple[str | None, str]] = []
-    for name, contexts in graphs:  # over every context of a variant: one question's own context is always "first" by chance
+    for (
+        name,
+        contexts,
+    ) in graphs:  # over every context of a variant: one question's own context is always "first" by chance
         led = firsts = 0
         for c in contexts:
             first: dict[str, str] = {}

@@ -67,16 +67,29 @@ class Plan:
     context: str = "shared"  # shared: one graph for every question; given: each question's own; khop: cut per question
     context_hops: int | None = None  # khop: the depth of the neighbourhood; None: each question's own hop count
     context_edges: int = 300  # khop: the most edges a context holds besides its gold paths' own
-    context_tokens: int | None = None  # khop: the most a context's graph counts (context_tokens_unit) in context_tokens_format
-    context_tokens_format: str = "json"  # the format the budget is counted in: the baseline's, or the framework layout's
-    context_tokens_unit: str = "tokens"  # tokens of the first encoding, or records (a framework's rows: frameworks.records)
-    undirected: bool = False  # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
+    context_tokens: int | None = (
+        None  # khop: the most a context's graph counts (context_tokens_unit) in context_tokens_format
+    )
+    context_tokens_format: str = (
+        "json"  # the format the budget is counted in: the baseline's, or the framework layout's
+    )
+    context_tokens_unit: str = (
+        "tokens"  # tokens of the first encoding, or records (a framework's rows: frameworks.records)
+    )
+    undirected: bool = (
+        False  # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
+    )
 
     @property
     def article_layout(self) -> bool:
         """The article's own run (one small graph as given, no budget): files keep the article's names."""
-        return (self.sizes == ["small"] and self.ids == ["original"] and self.permutations == 1 and self.budget is None
-                and self.context == "shared")
+        return (
+            self.sizes == ["small"]
+            and self.ids == ["original"]
+            and self.permutations == 1
+            and self.budget is None
+            and self.context == "shared"
+        )
 
 
 def largest_fitting(f: Callable[[int], int], limit: int, lo: int, f_lo: int, hi: int, f_hi: int) -> tuple[int, int]:
@@ -98,7 +111,9 @@ def largest_fitting(f: Callable[[int], int], limit: int, lo: int, f_lo: int, hi:
     return lo, f_lo
 
 
-def cut_near(f: Callable[[int], int], limit: int, hint: int, lo: int, f_lo: int, hi: int | None, f_hi: int | None) -> tuple[int, int]:
+def cut_near(
+    f: Callable[[int], int], limit: int, hint: int, lo: int, f_lo: int, hi: int | None, f_hi: int | None
+) -> tuple[int, int]:
     """largest_fitting, after bracketing the answer around a guess: the guess and its neighbour first (a
     good hint, such as the previous question's cut, costs two calls of f), then, going up with no known
     bound (hi None), steps along the secant of the last two points, so near-linear growth costs a few."""
@@ -172,7 +187,9 @@ def large_branches(context: Context, stream: Distractors, plan: Plan, counts: To
             if f_hi <= window:
                 return cap, True  # the names ran out before the window filled
         try:
-            lo, _ = cut_near(lambda n, fmt=compact: tokens(n, fmt), window, min(guess, hi - 1) if hi else guess, lo, f_lo, hi, f_hi)
+            lo, _ = cut_near(
+                lambda n, fmt=compact: tokens(n, fmt), window, min(guess, hi - 1) if hi else guess, lo, f_lo, hi, f_hi
+            )
         except _Spent:
             return len(stream.first(2 * guess + 2)), True
         while lo > medium and not all_fit(lo, compact):  # the longest question was only a proxy
@@ -197,7 +214,11 @@ def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict]:
         tokens = None
         if plan.context_tokens is not None:
             fmt, tokenizer = plan.context_tokens_format, plan.tokenizers[0]
-            count = records if plan.context_tokens_unit == "records" else lambda graph: tokenizer.count(serialized(fmt, graph))
+            count = (
+                records
+                if plan.context_tokens_unit == "records"
+                else lambda graph: tokenizer.count(serialized(fmt, graph))
+            )
             tokens = TokenBudget(count, plan.context_tokens, largest_fitting)
         retriever = KHop(inputs.graph, plan.context_hops, plan.context_edges, plan.seed, tokens)
         contexts = [retriever.context(q) for q in questions]
@@ -223,13 +244,19 @@ def preflight_solver(variant: Variant, proven: Graph | None = None) -> None:
                 raise BenchmarkError(f"control solver disagrees with question {q.id} on {where}: {problem}")
 
 
-def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts: list[Context] | None = None) -> list[Variant]:
+def build_variants(
+    inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts: list[Context] | None = None
+) -> list[Variant]:
     """Every (size, ids) variant of the plan over the input's contexts (input_contexts, unless given), each proven
     by the solver preflight. A context's distractors are drawn for it alone, named apart from every name of the
     input graph."""
     bases = input_contexts(inputs, plan)[0] if contexts is None else contexts
     shared = len(bases) == 1 and not bases[0].id
-    namer = None if shared or plan.sizes == ["small"] else Namer(inputs.graph, random.Random(f"{plan.seed}/names"), inputs.kinds)
+    namer = (
+        None
+        if shared or plan.sizes == ["small"]
+        else Namer(inputs.graph, random.Random(f"{plan.seed}/names"), inputs.kinds)
+    )
     streams: dict[str, Distractors] = {}  # medium and large draw from one stream per context: large extends medium
     pseudonyms: Pseudonyms | None = None  # one renaming for every size and context
     variants = []
@@ -238,7 +265,9 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts:
         for base in bases:
             made, note = 0, ""
             if size != "small":
-                stream = streams.get(base.id) or streams.setdefault(base.id, Distractors(base.graph, base.questions, plan.seed, base.id, namer, inputs.kinds))
+                stream = streams.get(base.id) or streams.setdefault(
+                    base.id, Distractors(base.graph, base.questions, plan.seed, base.id, namer, inputs.kinds)
+                )
                 n, spent = large_branches(base, stream, plan, counts) if size == "large" else (stream.medium, False)
                 base, made = with_distractors(base, stream, size, n, plan.seed)
                 if size == "medium" and made < n or spent:
@@ -246,16 +275,29 @@ def build_variants(inputs: RunInputs, plan: Plan, counts: TokenCounts, contexts:
             sized.append(with_edge_ids(base) if plan.edge_ids else base)
             branches += made
             notes += [(base.id, note)] if note else []
-        shortage = notes[0][1] if shared and notes else (
-            f"{size}: {len(notes)} of {len(bases)} contexts got fewer distractor branches than they want; the first, "
-            f"context {notes[0][0]}: {notes[0][1]}" if notes else "")
+        shortage = (
+            notes[0][1]
+            if shared and notes
+            else (
+                f"{size}: {len(notes)} of {len(bases)} contexts got fewer distractor branches than they want; the first, "
+                f"context {notes[0][0]}: {notes[0][1]}"
+                if notes
+                else ""
+            )
+        )
         if shortage:
             warn(shortage)
         base_variant = Variant(size, "original", tuple(sized), branches, shortage)
         for ids in plan.ids:
             if ids == "pseudonyms" and pseudonyms is None:
                 pseudonyms = Pseudonyms(inputs.graph, plan.seed)
-            variant = base_variant if ids == "original" else with_short_ids(base_variant, plan.seed) if ids == "short" else with_pseudonyms(base_variant, pseudonyms)
+            variant = (
+                base_variant
+                if ids == "original"
+                else with_short_ids(base_variant, plan.seed)
+                if ids == "short"
+                else with_pseudonyms(base_variant, pseudonyms)
+            )
             preflight_solver(variant, inputs.graph)
             variants.append(variant)
     return variants
@@ -284,13 +326,19 @@ def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
     shared = plan.context == "shared"
     names = [graph_file(plan, v, fmt) for v in stand_ins for fmt in plan.formats] if shared else []
     if not plan.article_layout:
-        names += [variant_file(v, kind) for v in stand_ins for kind in ("json", "questions") if shared or kind == "questions"]
+        names += [
+            variant_file(v, kind) for v in stand_ins for kind in ("json", "questions") if shared or kind == "questions"
+        ]
         names += [f"order.{size}.p{k}.json" for size in plan.sizes for k in range(plan.permutations)]
     if plan.write_prompts is not False:  # written, or perhaps (decided once the graph texts are known)
         modes = [("A", "")] + [("B", t.name) for t in plan.tokenizers if plan.budget]
         names += [
             prompt_file(plan, v, k, mode, encoding, fmt, q.id)
-            for v in stand_ins for k in range(plan.permutations) for mode, encoding in modes for fmt in plan.formats for q in questions
+            for v in stand_ins
+            for k in range(plan.permutations)
+            for mode, encoding in modes
+            for fmt in plan.formats
+            for q in questions
         ]
     return names
 
@@ -305,6 +353,11 @@ def row_order(plan: Plan, variants: list[Variant]) -> Callable[[dict], tuple]:
         "question_id": {q.id: i for i, q in enumerate(variants[0].questions)},
     }
     return lambda r: (
-        rank["encoding"][r["encoding"]], rank["size"][r["size"]], rank["ids"][r["ids"]], r["permutation"], r["mode"],
-        rank["format"][r["format"]], rank["question_id"][r["question_id"]],
+        rank["encoding"][r["encoding"]],
+        rank["size"][r["size"]],
+        rank["ids"][r["ids"]],
+        r["permutation"],
+        r["mode"],
+        rank["format"][r["format"]],
+        rank["question_id"][r["question_id"]],
     )

@@ -77,7 +77,9 @@ class Measurement:
     items: list[Item]  # one per row, same order
     variants: list[Variant]
     facts: dict  # resolved values for the manifest
-    shown: dict[str, str] = field(default_factory=dict)  # format|context|edges -> the text report.html shows (first variant, order 0)
+    shown: dict[str, str] = field(
+        default_factory=dict
+    )  # format|context|edges -> the text report.html shows (first variant, order 0)
 
 
 @dataclass(frozen=True)
@@ -108,8 +110,10 @@ class Cell:
 # whitespace alternative, so the piece with the newline ends at it; and a piece that starts there is matched as in
 # the text alone, since no pattern looks behind. (GPT-2's pattern, of r50k and p50k, would join the newline to the
 # spaces: the strict rule only.)
-INDENT_SPLITS = ("2d1b8dc11e89af71459b36004f698ab3693f59fd84f63e8ec2b49564ab857420",  # o200k_base, o200k_harmony
-                 "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899")  # cl100k_base
+INDENT_SPLITS = (
+    "2d1b8dc11e89af71459b36004f698ab3693f59fd84f63e8ec2b49564ab857420",  # o200k_base, o200k_harmony
+    "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899",
+)  # cl100k_base
 INDENTED_LINE = re.compile(r"[ \t]+[^\s]")  # a line that starts with spaces or tabs, then something else
 
 
@@ -120,7 +124,7 @@ def token_cut(tokenizer: Tokenizer, text: str, size: int, start: int = 0) -> int
     p, tries = text.rfind("\n", start + 1, size), 0
     while p > start and tries < SPLIT_SEARCH:
         if not text[p - 1].isspace() and p + 1 < len(text):
-            if splits_between(text[p - 1:p + 1], text[p + 1]) or indent and INDENTED_LINE.match(text, p + 1):
+            if splits_between(text[p - 1 : p + 1], text[p + 1]) or indent and INDENTED_LINE.match(text, p + 1):
                 return p + 1
         p, tries = text.rfind("\n", start + 1, p), tries + 1
     return None
@@ -173,11 +177,25 @@ class ThreadedCounts(TokenCounts):
 
 def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> SizeRow:
     """One row of size_report.json (benchmark.size_report_row) for a cell of the matrix."""
-    return size_report_row(cell.shown, cell.question, tokenizer, graph_tokens=cell.graph_tokens, prompt_tokens=cell.prompt_tokens,
-                           prompt_sha256=cell.prompt_sha256, order_sha256=order_sha, edges=cell.edges_total,
-                           included=cell.edges_included, answerable=cell.answerable, context_window=plan.context_window,
-                           size=cell.variant.size, ids=cell.variant.ids, context=cell.context.id, permutation=cell.permutation,
-                           mode=cell.mode, budget=plan.budget if cell.mode == "B" else None)
+    return size_report_row(
+        cell.shown,
+        cell.question,
+        tokenizer,
+        graph_tokens=cell.graph_tokens,
+        prompt_tokens=cell.prompt_tokens,
+        prompt_sha256=cell.prompt_sha256,
+        order_sha256=order_sha,
+        edges=cell.edges_total,
+        included=cell.edges_included,
+        answerable=cell.answerable,
+        context_window=plan.context_window,
+        size=cell.variant.size,
+        ids=cell.variant.ids,
+        context=cell.context.id,
+        permutation=cell.permutation,
+        mode=cell.mode,
+        budget=plan.budget if cell.mode == "B" else None,
+    )
 
 
 @dataclass
@@ -191,13 +209,27 @@ class Measuring:
     costs: PartCosts
     items: list[Item] = field(default_factory=list)  # one per row of size_report.json
     prompts: dict = field(default_factory=dict)  # {"write": bool, "bytes": n}: whether prompt files are written
-    written: set[str] = field(default_factory=set)  # prompt files written (a mode A prompt is the same for every encoding)
-    hints: dict[tuple[str, str, str], int] = field(default_factory=dict)  # mode B: the last cut per variant, format and encoding
+    written: set[str] = field(
+        default_factory=set
+    )  # prompt files written (a mode A prompt is the same for every encoding)
+    hints: dict[tuple[str, str, str], int] = field(
+        default_factory=dict
+    )  # mode B: the last cut per variant, format and encoding
     shown: dict[str, str] = field(default_factory=dict)  # the first variant's mode A texts of order 0, for report.html
 
     def add_row(self, tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
         q, plan = cell.question, self.plan
-        self.items.append(Item(cell_row(plan, tokenizer, cell, order_sha), cell.variant, cell.context, order, q, plan.template, plan.undirected))
+        self.items.append(
+            Item(
+                cell_row(plan, tokenizer, cell, order_sha),
+                cell.variant,
+                cell.context,
+                order,
+                q,
+                plan.template,
+                plan.undirected,
+            )
+        )
         if self.prompts["write"]:
             name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
             if name not in self.written:
@@ -205,8 +237,13 @@ class Measuring:
                 self.add_file(name, cell.shown.prompt(q.question).encode("utf-8"))
 
 
-def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants: list[Variant] | None = None,
-            counts: ThreadedCounts | None = None) -> Measurement:
+def measure(
+    inputs: RunInputs,
+    plan: Plan,
+    out: Staging | None = None,
+    variants: list[Variant] | None = None,
+    counts: ThreadedCounts | None = None,
+) -> Measurement:
     """Every row of size_report.json, with the files it writes into out (none without it) and what the runner
     needs. variants: already built and checked (built here when not given)."""
     if counts is None:  # a measurement on its own (tests, bench/): its counting threads end with it
@@ -215,19 +252,35 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     variants = build_variants(inputs, plan, counts) if variants is None else variants
     add_file = out.add if out is not None else lambda name, data: None
     n_cells = sum(len(v.questions) for v in variants) * plan.permutations * len(plan.formats) * len(plan.tokenizers)
-    state = Measuring(plan, counts, add_file, Progress(n_cells * (2 if plan.budget else 1)), PartCosts(plan, counts),
-                      prompts={"write": plan.write_prompts})  # None: decided on the first graph texts (write_prompts_by_default)
+    state = Measuring(
+        plan,
+        counts,
+        add_file,
+        Progress(n_cells * (2 if plan.budget else 1)),
+        PartCosts(plan, counts),
+        prompts={"write": plan.write_prompts},
+    )  # None: decided on the first graph texts (write_prompts_by_default)
     orders: dict[tuple[str, int], dict[str, list[int]]] = {}  # (size, permutation) -> context id -> displayed order
     for variant in variants:
         if not plan.article_layout:
             if variant.shared:
                 add_file(variant_file(variant, "json"), json_bytes(graph_dict(variant.contexts[0].graph, flat=True)))
-            add_file(variant_file(variant, "questions"), json_bytes(
-                [question_dict(q, None if variant.shared else c.graph) for c in variant.contexts for q in c.questions]))
+            add_file(
+                variant_file(variant, "questions"),
+                json_bytes(
+                    [
+                        question_dict(q, None if variant.shared else c.graph)
+                        for c in variant.contexts
+                        for q in c.questions
+                    ]
+                ),
+            )
         for context in variant.contexts:
             proven: dict = {}  # round trips that prove those of the context's other edge orders (check_roundtrip_once)
             for k in range(plan.permutations):
-                order = orders.setdefault((variant.size, k), {}).setdefault(context.id, edge_order(context, variant.size, k, plan.seed))
+                order = orders.setdefault((variant.size, k), {}).setdefault(
+                    context.id, edge_order(context, variant.size, k, plan.seed)
+                )
                 measure_order(variant, context, k, order, state, proven, keep=variant is variants[0] and k == 0)
     if not plan.article_layout:
         for (size, k), by_context in orders.items():
@@ -235,18 +288,34 @@ def measure(inputs: RunInputs, plan: Plan, out: Staging | None = None, variants:
     state.progress.close()
     key = row_order(plan, variants)
     items = sorted(state.items, key=lambda item: key(item.row))
-    facts = {"large_branches": next((v.branches for v in variants if v.size == "large"), None), "write_prompts": state.prompts}
+    facts = {
+        "large_branches": next((v.branches for v in variants if v.size == "large"), None),
+        "write_prompts": state.prompts,
+    }
     if any(v.mapping_sha256 for v in variants):
-        facts["pseudonyms"] = {"seed": plan.seed, "mapping_sha256": {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256}}
+        facts["pseudonyms"] = {
+            "seed": plan.seed,
+            "mapping_sha256": {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256},
+        }
     costs = state.costs.by_size
     if plan.edge_ids:
-        facts["edge_id_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs["edge ids"]}
+        facts["edge_id_graph_tokens"] = {
+            "encoding": plan.tokenizers[0].name,
+            "ids": plan.ids[0],
+            "by_size": costs["edge ids"],
+        }
     if costs["properties"]:
-        facts["property_graph_tokens"] = {"encoding": plan.tokenizers[0].name, "ids": plan.ids[0], "by_size": costs["properties"]}
+        facts["property_graph_tokens"] = {
+            "encoding": plan.tokenizers[0].name,
+            "ids": plan.ids[0],
+            "by_size": costs["properties"],
+        }
     return Measurement([item.row for item in items], items, variants, facts, state.shown)
 
 
-def measure_order(variant: Variant, context: Context, k: int, order: list[int], state: Measuring, proven: dict, keep: bool) -> None:
+def measure_order(
+    variant: Variant, context: Context, k: int, order: list[int], state: Measuring, proven: dict, keep: bool
+) -> None:
     """The rows of one context in one edge order: every format and encoding, in modes A and B. keep: the texts are
     kept for report.html (Measurement.shown)."""
     plan, counts = state.plan, state.counts
@@ -276,8 +345,20 @@ def measure_order(variant: Variant, context: Context, k: int, order: list[int], 
         for tokenizer in plan.tokenizers:
             graph_tokens = text.graph_tokens(counts, tokenizer)
             for q, sha in zip(moved, shas):
-                cell = Cell(variant, context, k, "A", q, text, len(order), len(order), True if q.query else None,
-                            graph_tokens, text.tokens(counts, tokenizer, q.question), sha)  # the preflight proved each question
+                cell = Cell(
+                    variant,
+                    context,
+                    k,
+                    "A",
+                    q,
+                    text,
+                    len(order),
+                    len(order),
+                    True if q.query else None,
+                    graph_tokens,
+                    text.tokens(counts, tokenizer, q.question),
+                    sha,
+                )  # the preflight proved each question
                 state.add_row(tokenizer, cell, order, order_sha)
             state.progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
             if plan.budget:
@@ -297,10 +378,16 @@ class PartCosts:
     def add(self, size: str, fmt: str, shown: Graph, text: FormattedGraph) -> None:
         tokenizer = self.plan.tokenizers[0]
         whole = text.graph_tokens(self.counts, tokenizer)
-        parts = [("edge ids", replace(shown, edge_ids=())) if shown.edge_ids else None,
-                 ("properties", replace(shown, node_props=(), edge_props=())) if shown.has_props else None]
+        parts = [
+            ("edge ids", replace(shown, edge_ids=())) if shown.edge_ids else None,
+            ("properties", replace(shown, node_props=(), edge_props=())) if shown.has_props else None,
+        ]
         for part, without in filter(None, parts):
-            cost = self.by_size[part].setdefault(size, {}).setdefault(fmt, {"with_ids" if part == "edge ids" else "with": 0, "without": 0})
+            cost = (
+                self.by_size[part]
+                .setdefault(size, {})
+                .setdefault(fmt, {"with_ids" if part == "edge ids" else "with": 0, "without": 0})
+            )
             cost["with_ids" if part == "edge ids" else "with"] += whole
             cost["without"] += self.counts.count(tokenizer, serialized(fmt, without))
 
@@ -313,8 +400,18 @@ def write_prompts_by_default(texts: list[FormattedGraph], questions: tuple[Quest
     return {"write": False, "bytes": prompt_files_bytes(texts, questions, plan.template)}
 
 
-def pack(variant: Variant, context: Context, k: int, whole: FormattedGraph, shown: Graph, questions: list[Question], plan: Plan,
-         tokenizer: Tokenizer, counts: ThreadedCounts, hints: dict) -> list[Cell]:
+def pack(
+    variant: Variant,
+    context: Context,
+    k: int,
+    whole: FormattedGraph,
+    shown: Graph,
+    questions: list[Question],
+    plan: Plan,
+    tokenizer: Tokenizer,
+    counts: ThreadedCounts,
+    hints: dict,
+) -> list[Cell]:
     """Mode B (article 7.3): per question, the longest prefix of the displayed edges, with exactly the
     nodes they use, whose whole prompt fits the budget; the next edge would not fit.
 
@@ -367,5 +464,20 @@ def pack(variant: Variant, context: Context, k: int, whole: FormattedGraph, show
             indexes[cut] = (packed_graph, edge_index(packed_graph.edges))  # shared by the questions with the same cut
         ok = answerable(*indexes[cut][:1], q, indexes[cut][1]) if q.query else None
         t = text(cut)
-        packed.append(Cell(variant, context, k, "B", q, t, cut, m, ok, t.graph_tokens(counts, tokenizer), tokens(cut), t.prompt_sha256(q.question)))
+        packed.append(
+            Cell(
+                variant,
+                context,
+                k,
+                "B",
+                q,
+                t,
+                cut,
+                m,
+                ok,
+                t.graph_tokens(counts, tokenizer),
+                tokens(cut),
+                t.prompt_sha256(q.question),
+            )
+        )
     return packed

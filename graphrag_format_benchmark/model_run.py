@@ -41,28 +41,42 @@ if TYPE_CHECKING:
     from .runner.config import ModelConfig
 
 
-def check_export_target(path: Path, inputs: list[Path], out_dir: Path, overwrite: bool, planned: list[str] | tuple[()] = ()) -> None:
+def check_export_target(
+    path: Path, inputs: list[Path], out_dir: Path, overwrite: bool, planned: list[str] | tuple[()] = ()
+) -> None:
     """--export-batch writes only where nothing of value is: never over an input or a file of the output folder (the
     run's own outputs included), and over an earlier export (the file or its numbered parts) only with
     --overwrite-batch, and only over files that are batch request files."""
     target = path.resolve()
     if any(target == p.resolve() for p in inputs):
         raise BenchmarkError(f"--export-batch {display(path)} is an input of this run; write the batch elsewhere")
-    if target.parent == out_dir.resolve() and (path.name in (LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS, *planned)
-                                               or path.name in previous_outputs(out_dir)):
-        raise BenchmarkError(f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere")
+    if target.parent == out_dir.resolve() and (
+        path.name in (LOG_NAME + ".torn", LOCK_NAME, GENERATED_QUESTIONS, *planned)
+        or path.name in previous_outputs(out_dir)
+    ):
+        raise BenchmarkError(
+            f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere"
+        )
     split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
-    existing = [p for p in ([path] if path.exists() else []) + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
-                if p == path or split.fullmatch(p.name)]
+    existing = [
+        p
+        for p in ([path] if path.exists() else [])
+        + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
+        if p == path or split.fullmatch(p.name)
+    ]
     if path.is_dir():
         raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
     if existing and not overwrite:
-        raise BenchmarkError(f"--export-batch: {display(existing[0])} exists; choose a new path, or pass --overwrite-batch to "
-                             "replace an earlier export and its numbered parts")
+        raise BenchmarkError(
+            f"--export-batch: {display(existing[0])} exists; choose a new path, or pass --overwrite-batch to "
+            "replace an earlier export and its numbered parts"
+        )
     foreign = next((p for p in existing if not is_batch_export(p)), None)
     if foreign is not None:
-        raise BenchmarkError(f"--export-batch: {display(foreign)} exists and is not a batch request file; --overwrite-batch replaces "
-                             "only earlier exports: move it, or choose another path")
+        raise BenchmarkError(
+            f"--export-batch: {display(foreign)} exists and is not a batch request file; --overwrite-batch replaces "
+            "only earlier exports: move it, or choose another path"
+        )
 
 
 def is_batch_export(path: Path) -> bool:
@@ -74,7 +88,11 @@ def is_batch_export(path: Path) -> bool:
             first = f.readline(MAX_RESPONSE_BYTES)
     except OSError:
         return False
-    record = untrusted_json(first.decode("utf-8", errors="replace")) if first.strip() else {"custom_id": "", "method": "", "url": "", "body": ""}
+    record = (
+        untrusted_json(first.decode("utf-8", errors="replace"))
+        if first.strip()
+        else {"custom_id": "", "method": "", "url": "", "body": ""}
+    )
     return isinstance(record, dict) and {"custom_id", "method", "url", "body"} <= record.keys()
 
 
@@ -87,61 +105,122 @@ def check_verdict_possible(rows: list[SizeRow], hints: dict[GroupKey, str], base
         mine = [r for r in rows if group_key(r) == group and r["format"] == baseline]
         if mine and all(r["overflow"] for r in mine):
             smallest = min(r["prompt_tokens"] for r in mine)
-            blocked[group] = (f"every {baseline} prompt (the baseline) of {' · '.join(group)} is over --context-window "
-                              f"{mine[0]['context_window']:,} (the smallest takes {smallest:,} tokens), so none is sent; show each "
-                              "question less of the graph (--context khop, --budget N, a smaller graph), or raise --context-window "
-                              "if the model takes more")
+            blocked[group] = (
+                f"every {baseline} prompt (the baseline) of {' · '.join(group)} is over --context-window "
+                f"{mine[0]['context_window']:,} (the smallest takes {smallest:,} tokens), so none is sent; show each "
+                "question less of the graph (--context khop, --budget N, a smaller graph), or raise --context-window "
+                "if the model takes more"
+            )
         elif group in hints:
             blocked[group] = hints[group]
     if not blocked:
         return
     if len(blocked) == len(dict.fromkeys(map(group_key, rows))) and not allow:
-        raise BenchmarkError(f"no verdict is possible, so nothing was sent: {next(iter(blocked.values()))}; or pass --allow-no-verdict "
-                             "to send the prompts anyway")
+        raise BenchmarkError(
+            f"no verdict is possible, so nothing was sent: {next(iter(blocked.values()))}; or pass --allow-no-verdict "
+            "to send the prompts anyway"
+        )
     for reason in blocked.values():
         warn(f"no verdict is possible for this group: {reason}")
 
 
-def model_outputs(run_config: RunConfig, model: ModelConfig, measured: Measurement, plan: Plan,
-                  staging: Outputs, config: dict, gate_spec: GateSpec | None, hints: dict[GroupKey, str], record: dict,
-                  stdout: str) -> tuple[str, dict, str | None]:
+def model_outputs(
+    run_config: RunConfig,
+    model: ModelConfig,
+    measured: Measurement,
+    plan: Plan,
+    staging: Outputs,
+    config: dict,
+    gate_spec: GateSpec | None,
+    hints: dict[GroupKey, str],
+    record: dict,
+    stdout: str,
+) -> tuple[str, dict, str | None]:
     """The model's answers, through the Batch API (--batch), as Batch request files (--export-batch), or sent and logged,
     and then their results. Returns what stdout says, what the manifest adds ("log", "batch"), and why the run did not
     fully succeed."""
     if model.model != SOLVER_MODEL and run_config.score is None:
-        check_verdict_possible(measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], run_config.allow_no_verdict)
+        check_verdict_possible(
+            measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], run_config.allow_no_verdict
+        )
     if run_config.export_batch is not None and not run_config.batch:
-        written = export_batch(measured, model, run_config.export_batch, run_config.batch_max_requests, run_config.batch_max_bytes)
+        written = export_batch(
+            measured, model, run_config.export_batch, run_config.batch_max_requests, run_config.batch_max_bytes
+        )
         missing = left_out(measured.items, model)
         for part in written:
-            stdout += f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
+            stdout += (
+                f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
+            )
         if any(missing.values()):
-            warn(f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
-                 f"{missing['outside_limit']} outside --limit")
+            warn(
+                f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
+                f"{missing['outside_limit']} outside --limit"
+            )
         return stdout, {"batch": {"files": written, "left_out": missing}}, None
     extra, score = {}, run_config.score  # the files to score: --score's, or what --batch brought back
     if run_config.batch:
-        files, parts = run_batch(measured, model, run_config.out, run_config.poll_interval, run_config.batch_max_requests, run_config.batch_max_bytes)
+        files, parts = run_batch(
+            measured,
+            model,
+            run_config.out,
+            run_config.poll_interval,
+            run_config.batch_max_requests,
+            run_config.batch_max_bytes,
+        )
         extra["batch"] = {"parts": parts}
-        ended = [f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
-                 for p in parts if p.get("status") != "completed"]
+        ended = [
+            f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
+            for p in parts
+            if p.get("status") != "completed"
+        ]
         if not files:
-            raise BenchmarkError(f"no batch returned a file to score: {', '.join(ended) or 'nothing was planned'}; fix what the "
-                                 f"errors say, then move {display(run_config.out / BATCH_DIR / BATCH_STATE)} aside to submit again")
+            raise BenchmarkError(
+                f"no batch returned a file to score: {', '.join(ended) or 'nothing was planned'}; fix what the "
+                f"errors say, then move {display(run_config.out / BATCH_DIR / BATCH_STATE)} aside to submit again"
+            )
         for line in ended:
             warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
         score = tuple(files)
-    stdout, log, failure = model_results(run_config, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"],
-                                         score)
+    stdout, log, failure = model_results(
+        run_config, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"], score
+    )
     return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
 
 
-MATCHING_FLAGS = ("graph", "questions", "formats", "sizes", "ids", "permutations", "budget", "context_window", "seed", "prompt",
-                  "encoding", "repeats", "graph_format", "graph_order", "store_fields", "context", "context_hops", "context_edges", "context_tokens", "generate_questions",
-                  "hops", "abstain_share", "property_share", "edge_ids", "pseudonymize", "limit")
+MATCHING_FLAGS = (
+    "graph",
+    "questions",
+    "formats",
+    "sizes",
+    "ids",
+    "permutations",
+    "budget",
+    "context_window",
+    "seed",
+    "prompt",
+    "encoding",
+    "repeats",
+    "graph_format",
+    "graph_order",
+    "store_fields",
+    "context",
+    "context_hops",
+    "context_edges",
+    "context_tokens",
+    "generate_questions",
+    "hops",
+    "abstain_share",
+    "property_share",
+    "edge_ids",
+    "pseudonymize",
+    "limit",
+)
 
 
-def check_log_matches(collected: Collected, model: ModelConfig, here: RunConfig, names: list[str], measured: Measurement) -> None:
+def check_log_matches(
+    collected: Collected, model: ModelConfig, here: RunConfig, names: list[str], measured: Measurement
+) -> None:
     """Stop unless some answer in the logs is to a prompt of this command, by this model, with this sampling;
     the error names what differs from the invocations that wrote the logs (their header lines), or, with the same
     flags, the version that wrote them and this one (versions_differ)."""
@@ -162,9 +241,13 @@ def check_log_matches(collected: Collected, model: ModelConfig, here: RunConfig,
             if getattr(there, flag) != getattr(here, flag):
                 differ.append(f"--{flag.replace('_', '-')} {getattr(there, flag)} (here {getattr(here, flag)})")
     if differ:
-        raise BenchmarkError(f"{', '.join(names)}: no answer to a prompt of this command; the log was written with "
-                             f"{'; '.join(dict.fromkeys(differ))}; pass the same flags as the run that wrote it")
-    raise BenchmarkError(f"{', '.join(names)}: no answer to a prompt of this command; {versions_differ(collected.headers, measured)}")
+        raise BenchmarkError(
+            f"{', '.join(names)}: no answer to a prompt of this command; the log was written with "
+            f"{'; '.join(dict.fromkeys(differ))}; pass the same flags as the run that wrote it"
+        )
+    raise BenchmarkError(
+        f"{', '.join(names)}: no answer to a prompt of this command; {versions_differ(collected.headers, measured)}"
+    )
 
 
 def versions_differ(headers: list[dict], measured: Measurement) -> str:
@@ -175,33 +258,70 @@ def versions_differ(headers: list[dict], measured: Measurement) -> str:
     header = headers[-1]
     git: dict = header["git"] if isinstance(header.get("git"), dict) else {}
     there = f"{header.get('tool_version') or 'an earlier version (its header names none)'}" + (
-        f", git {str(git['commit'])[:12]}" if git.get("commit") else "")
+        f", git {str(git['commit'])[:12]}" if git.get("commit") else ""
+    )
     here_git = git_state().get("commit")
     here = f"{TOOL_VERSION}" + (f", git {here_git[:12]}" if here_git else "")
     same = header.get("questions_sha256") == questions_sha256(measured) if header.get("questions_sha256") else None
-    what = ("its questions are this command's, so its prompts were laid out otherwise" if same else
-            "its questions differ from this command's (drawn or worded otherwise)" if same is False else
-            "its prompts are not this version's (questions drawn or worded otherwise, or another layout)")
-    return (f"the log was written with the same flags by graphrag-format-benchmark {there}, and this is {here}: {what}; score it "
-            "with the version that wrote it, or run the same command with --model to send this version's prompts")
+    what = (
+        "its questions are this command's, so its prompts were laid out otherwise"
+        if same
+        else "its questions differ from this command's (drawn or worded otherwise)"
+        if same is False
+        else "its prompts are not this version's (questions drawn or worded otherwise, or another layout)"
+    )
+    return (
+        f"the log was written with the same flags by graphrag-format-benchmark {there}, and this is {here}: {what}; score it "
+        "with the version that wrote it, or run the same command with --model to send this version's prompts"
+    )
 
 
-def model_results(run_config: RunConfig, model: ModelConfig, measured: Measurement, plan: Plan, out: Outputs, config: dict, gate_spec: GateSpec,
-                  hints: dict[GroupKey, str], skipped: list[dict], score: tuple[Path, ...] | None) -> tuple[str, dict, str | None]:
+def model_results(
+    run_config: RunConfig,
+    model: ModelConfig,
+    measured: Measurement,
+    plan: Plan,
+    out: Outputs,
+    config: dict,
+    gate_spec: GateSpec,
+    hints: dict[GroupKey, str],
+    skipped: list[dict],
+    score: tuple[Path, ...] | None,
+) -> tuple[str, dict, str | None]:
     """Collect the answers (send the prompts, or read the files to score: --score's, or a batch's), then score them and
     write the results."""
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
-    answers = (scored_answers(run_config, model, measured, score) if score is not None
-               else sent_answers(run_config, model, measured, plan))
-    prices = (run_config.input_price_per_million, run_config.output_price_per_million, run_config.cached_input_price_per_million)
-    report = ResultsReport(measured, model, prices, gate_spec, hints, skipped, plan.context_window,
-                           {"model": config["model"], "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
-                            "command": ["benchmark.py", *public_argv(run_config.argv)]})
+    answers = (
+        scored_answers(run_config, model, measured, score)
+        if score is not None
+        else sent_answers(run_config, model, measured, plan)
+    )
+    prices = (
+        run_config.input_price_per_million,
+        run_config.output_price_per_million,
+        run_config.cached_input_price_per_million,
+    )
+    report = ResultsReport(
+        measured,
+        model,
+        prices,
+        gate_spec,
+        hints,
+        skipped,
+        plan.context_window,
+        {
+            "model": config["model"],
+            "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
+            "command": ["benchmark.py", *public_argv(run_config.argv)],
+        },
+    )
     stdout, failure = write_results(out, answers, report)
     return stdout + f"\nresults: {display(run_config.out / 'results.md')}", answers.log, failure
 
 
-def scored_answers(run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]) -> Answers:
+def scored_answers(
+    run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]
+) -> Answers:
     """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
     is a Batch file when its first readable line has a custom_id."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256") as hasher:
@@ -210,24 +330,32 @@ def scored_answers(run_config: RunConfig, model: ModelConfig, measured: Measurem
     return Answers(collected.best, summary, log_info(list(score), collected.unreadable, sha256.result()))
 
 
-def _collect_scored(run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]) -> tuple[Collected, dict]:
+def _collect_scored(
+    run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]
+) -> tuple[Collected, dict]:
     """The answers of the --score files and their summary, as logs of this tool or as Batch files."""
     kinds = []
     for path in score:
         if not path.exists():
-            raise BenchmarkError(f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files")
+            raise BenchmarkError(
+                f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files"
+            )
         first = next((r for _, _, r in file_lines(path) if r is not None), None)
         kinds.append(first is not None and "custom_id" in first)
     if any(kinds):
         if not all(kinds):
-            raise BenchmarkError("--score takes either logs of this tool or Batch API output and error files, not both at once")
+            raise BenchmarkError(
+                "--score takes either logs of this tool or Batch API output and error files, not both at once"
+            )
         with gc_paused():
             collected, summary = collect_batch(list(score), measured.items, model)
         others = other_models(summary["models"], model.model)
         if others and not run_config.accept_other_model:
-            raise BenchmarkError(f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
-                                 f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
-                                 "model that answered as --model, or --accept-other-model to score them as its answers knowingly")
+            raise BenchmarkError(
+                f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
+                f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
+                "model that answered as --model, or --accept-other-model to score them as its answers knowingly"
+            )
         summary.update(mode="batch", notes=batch_notes(summary, model))
     else:
         collected = Collected(measured.items, model)
@@ -237,8 +365,10 @@ def _collect_scored(run_config: RunConfig, model: ModelConfig, measured: Measure
         check_log_matches(collected, model, run_config, [display(p) for p in score], measured)
         summary = {"mode": "log", "files": [display(p) for p in score], **log_summary(collected, measured.items, model)}
     for name, lines in collected.unreadable.items():
-        warn(f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
-             "not scored; their prompts count as not run")
+        warn(
+            f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
+            "not scored; their prompts count as not run"
+        )
     for note in summary.get("notes", []):
         warn(note)
     return collected, summary
@@ -250,13 +380,22 @@ def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measuremen
 
     log_path = run_config.out / LOG_NAME
     header = {
-        "schema_version": LOG_SCHEMA_VERSION, "tool": "graphrag-format-benchmark",
+        "schema_version": LOG_SCHEMA_VERSION,
+        "tool": "graphrag-format-benchmark",
         "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-        "model": model.model, "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
+        "model": model.model,
+        "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
         "sampling": model.sampling(0),
-        "repeats": model.repeats, "concurrency": model.concurrency, "limit": model.limit, "timeout": model.timeout,
-        "max_retries": model.max_retries, "python": platform.python_version(), "tiktoken": tiktoken.__version__,
-        "git": git_state(), "command": ["benchmark.py", *public_argv(run_config.argv)], "tool_version": TOOL_VERSION,
+        "repeats": model.repeats,
+        "concurrency": model.concurrency,
+        "limit": model.limit,
+        "timeout": model.timeout,
+        "max_retries": model.max_retries,
+        "python": platform.python_version(),
+        "tiktoken": tiktoken.__version__,
+        "git": git_state(),
+        "command": ["benchmark.py", *public_argv(run_config.argv)],
+        "tool_version": TOOL_VERSION,
         "questions_sha256": questions_sha256(measured),
     }
     summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, run_config.out)}

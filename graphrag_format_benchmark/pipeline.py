@@ -58,8 +58,17 @@ if TYPE_CHECKING:
     from .variants.contexts import Variant
 
 
-EXTRA_OUTPUTS = ("size_report.json", "size_report.md", "size_report.svg", "size_summary.json", MANIFEST, LOG_NAME, "results.json",
-                 "results.md", "results.svg")
+EXTRA_OUTPUTS = (
+    "size_report.json",
+    "size_report.md",
+    "size_report.svg",
+    "size_summary.json",
+    MANIFEST,
+    LOG_NAME,
+    "results.json",
+    "results.md",
+    "results.svg",
+)
 
 
 def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
@@ -68,40 +77,69 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
     questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
     problems = Problems()
     spec = make_generate_spec(run_config, plan)
-    inputs = load_inputs(run_config.graph, run_config.questions or DEFAULT_QUESTIONS, problems, question_drawer(spec) if spec else None,
-                         run_config.graph_format, run_config.graph_order, run_config.store_fields, (*([run_config.baseline] if run_config.baseline else []), *plan.formats))
+    inputs = load_inputs(
+        run_config.graph,
+        run_config.questions or DEFAULT_QUESTIONS,
+        problems,
+        question_drawer(spec) if spec else None,
+        run_config.graph_format,
+        run_config.graph_order,
+        run_config.store_fields,
+        (*([run_config.baseline] if run_config.baseline else []), *plan.formats),
+    )
     if run_config.store_fields != "sent" and inputs.graph_format not in STORES:
-        warn(f"--store-fields {run_config.store_fields} reads a framework's store; --graph was read as {inputs.graph_format}, "
-             "whose fields are all read anyway")
-    if run_config.relation_phrases is not None and spec is not None:  # read already: its SHA-256 goes to the manifest with the others
-        inputs.files[display(run_config.relation_phrases)] = read_input(run_config.relation_phrases, "--relation-phrases")
+        warn(
+            f"--store-fields {run_config.store_fields} reads a framework's store; --graph was read as {inputs.graph_format}, "
+            "whose fields are all read anyway"
+        )
+    if (
+        run_config.relation_phrases is not None and spec is not None
+    ):  # read already: its SHA-256 goes to the manifest with the others
+        inputs.files[display(run_config.relation_phrases)] = read_input(
+            run_config.relation_phrases, "--relation-phrases"
+        )
     if inputs.generated is not None:
         drawn = sum(inputs.generated.values())
         if drawn < run_config.generate_questions:
             per_hop = ", ".join(f"{h} hop(s): {n}" for h, n in inputs.generated.items()) or "none"
             abstaining = sum(q.insufficient for q in inputs.questions)
             asked = round(run_config.generate_questions * spec.abstain_share)
-            short = (f"; {abstaining} of the {asked} abstention questions: a near miss needs a relation that other nodes of the "
-                     "reached node's role have and it has not (its type's; on an untyped graph, the nodes' at the same end of "
-                     "its relation)" if abstaining < asked else "")
-            warn(f"the graph yields {drawn} of the {run_config.generate_questions} questions asked for ({per_hop}){short}")
+            short = (
+                f"; {abstaining} of the {asked} abstention questions: a near miss needs a relation that other nodes of the "
+                "reached node's role have and it has not (its type's; on an untyped graph, the nodes' at the same end of "
+                "its relation)"
+                if abstaining < asked
+                else ""
+            )
+            warn(
+                f"the graph yields {drawn} of the {run_config.generate_questions} questions asked for ({per_hop}){short}"
+            )
     src = inputs.questions_file
     if not problems.fatal():
         check_questions(inputs.graph, inputs.questions, src, problems)
         context_problems(inputs.graph, inputs.questions, src, problems)
         given = next((q.id for q in inputs.questions if q.context), None)
         if given and plan.context == "khop":
-            problems.add(f"{src}: question {given} gives its own context, and --context khop would cut another; leave --context "
-                         "khop out to use the given ones, or remove them")
+            problems.add(
+                f"{src}: question {given} gives its own context, and --context khop would cut another; leave --context "
+                "khop out to use the given ones, or remove them"
+            )
         if not given and plan.context == "given":
-            problems.add(f"{src}: --context given, but no question gives a 'context'; give each one, or use --context khop")
+            problems.add(
+                f"{src}: --context given, but no question gives a 'context'; give each one, or use --context khop"
+            )
         if set(plan.sizes) - {"small"}:
             for q in inputs.questions:
                 if q.query is None:
-                    problems.add(f"{src}: question {q.id} has no 'query': distractor graphs need every question's query "
-                                 "to prove they leave its answer alone (see README, questions); add it or use --sizes small", q.id)
+                    problems.add(
+                        f"{src}: question {q.id} has no 'query': distractor graphs need every question's query "
+                        "to prove they leave its answer alone (see README, questions); add it or use --sizes small",
+                        q.id,
+                    )
         names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
-        for check in leakage_checks(inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names):
+        for check in leakage_checks(
+            inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names
+        ):
             if check["result"] == "fail" and run_config.leakage == "fail":
                 for found in check["found"]:
                     if found["question"]:
@@ -110,11 +148,18 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
                         where, fix = display(run_config.graph), "rename the id"
                     else:
                         where, fix = plan.template.name, "fix the template"
-                    problems.add(f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
-                                 "warn to measure anyway", found["question"])
+                    problems.add(
+                        f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
+                        "warn to measure anyway",
+                        found["question"],
+                    )
     by_question, fatal = problems.questions(), problems.fatal()
     if fatal or (by_question and not run_config.skip_invalid_questions):
-        hint = "; pass --skip-invalid-questions to drop the questions at fault and go on" if by_question and not fatal else ""
+        hint = (
+            "; pass --skip-invalid-questions to drop the questions at fault and go on"
+            if by_question and not fatal
+            else ""
+        )
         raise InputProblems([m for _, m in problems.lines], hint)
     skipped = [{"question": key, "reasons": reasons} for key, reasons in by_question.items()]
     if skipped:
@@ -122,22 +167,36 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
         for s in skipped:
             warn(f"skipped question {s['question']}: {'; '.join(s['reasons'])}")
         if not kept:
-            raise BenchmarkError(f"{src}: every question was skipped ({len(skipped)} with problems); nothing was written")
+            raise BenchmarkError(
+                f"{src}: every question was skipped ({len(skipped)} with problems); nothing was written"
+            )
         warn(f"{len(skipped)} question(s) skipped, {len(kept)} kept")
         inputs = replace(inputs, questions=kept, skipped=tuple(skipped))
     if run_config.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
-        warn("the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
-             "for an English graph try --prompt en")
-    if run_config.graph.resolve() != (DATA / "graph.json").resolve():  # what was made of --graph (the article's own goes unsaid)
+        warn(
+            "the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
+            "for an English graph try --prompt en"
+        )
+    if (
+        run_config.graph.resolve() != (DATA / "graph.json").resolve()
+    ):  # what was made of --graph (the article's own goes unsaid)
         print(read_summary(inputs, run_config.graph), file=sys.stderr)
     questions = inputs.questions
     record = {"questions": question_counts(questions), "skipped_questions": skipped}
     return inputs, record
 
 
-READ_AS = {"json": "the tool's graph JSON", "tsv": "TSV/CSV triples", "turtle": "Turtle", "ntriples": "N-Triples", "graphml": "GraphML",
-           "neo4j": "a Neo4j APOC export", "lightrag": "LightRAG's GraphML store", "graphrag": "GraphRAG's parquet output",
-           "llamaindex": "LlamaIndex's property graph store"}
+READ_AS = {
+    "json": "the tool's graph JSON",
+    "tsv": "TSV/CSV triples",
+    "turtle": "Turtle",
+    "ntriples": "N-Triples",
+    "graphml": "GraphML",
+    "neo4j": "a Neo4j APOC export",
+    "lightrag": "LightRAG's GraphML store",
+    "graphrag": "GraphRAG's parquet output",
+    "llamaindex": "LlamaIndex's property graph store",
+}
 
 
 def read_summary(inputs: RunInputs, path: Path) -> str:
@@ -145,8 +204,10 @@ def read_summary(inputs: RunInputs, path: Path) -> str:
     rag_storage, LightRAG's GraphML store (undirected)'."""
     kind = inputs.graph_format
     direction = " (undirected: either end may come first)" if kind in UNDIRECTED else ""
-    return (f"read {len(inputs.graph.nodes):,} entities, {len(inputs.graph.edges):,} relations from {display(path)}, "
-            f"{READ_AS.get(kind, kind)}{direction}")
+    return (
+        f"read {len(inputs.graph.nodes):,} entities, {len(inputs.graph.edges):,} relations from {display(path)}, "
+        f"{READ_AS.get(kind, kind)}{direction}"
+    )
 
 
 def variant_checks(run_config: RunConfig, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
@@ -173,12 +234,29 @@ def manifest_config(run_config: RunConfig, plan: Plan, inputs: RunInputs, measur
         "graph_read": read_summary(inputs, run_config.graph),
         "graph_order": run_config.graph_order,
         "store_fields": run_config.store_fields,
-        "context": {"kind": plan.context, "hops": plan.context_hops, "edges": plan.context_edges,
-                    **({plan.context_tokens_unit: plan.context_tokens, "counted_in": plan.context_tokens_format} if plan.context_tokens else {})}
-                   if plan.context == "khop" else plan.context,
-        "questions": display(run_config.questions or DEFAULT_QUESTIONS) if run_config.generate_questions is None else GENERATED_QUESTIONS,
-        "generate_questions": None if run_config.generate_questions is None else {
-            "n": run_config.generate_questions, "hops": run_config.hops, "abstain_share": run_config.abstain_share, "drawn": inputs.generated},
+        "context": {
+            "kind": plan.context,
+            "hops": plan.context_hops,
+            "edges": plan.context_edges,
+            **(
+                {plan.context_tokens_unit: plan.context_tokens, "counted_in": plan.context_tokens_format}
+                if plan.context_tokens
+                else {}
+            ),
+        }
+        if plan.context == "khop"
+        else plan.context,
+        "questions": display(run_config.questions or DEFAULT_QUESTIONS)
+        if run_config.generate_questions is None
+        else GENERATED_QUESTIONS,
+        "generate_questions": None
+        if run_config.generate_questions is None
+        else {
+            "n": run_config.generate_questions,
+            "hops": run_config.hops,
+            "abstain_share": run_config.abstain_share,
+            "drawn": inputs.generated,
+        },
         "out": display(run_config.out),
         "formats": plan.formats,
         "sizes": plan.sizes,
@@ -213,25 +291,45 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
         from . import model_run  # only here: a run without --model never loads the runner, scoring or the results
 
         if run_config.export_batch is not None:
-            model_run.check_export_target(run_config.export_batch, [run_config.graph, run_config.questions or DEFAULT_QUESTIONS]
-                                          + ([Path(run_config.prompt)] if run_config.prompt and run_config.prompt not in PROMPT_TEMPLATES else []),
-                                          run_config.out, run_config.overwrite_batch,
-                                          [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS])
-    plan = replace(plan, context="given") if plan.context == "shared" and any(q.context for q in inputs.questions) else plan
-    if inputs.graph_format in UNDIRECTED:  # a store without direction: its prompt says so, and evidence may name an edge either way
+            model_run.check_export_target(
+                run_config.export_batch,
+                [run_config.graph, run_config.questions or DEFAULT_QUESTIONS]
+                + (
+                    [Path(run_config.prompt)] if run_config.prompt and run_config.prompt not in PROMPT_TEMPLATES else []
+                ),
+                run_config.out,
+                run_config.overwrite_batch,
+                [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS],
+            )
+    plan = (
+        replace(plan, context="given")
+        if plan.context == "shared" and any(q.context for q in inputs.questions)
+        else plan
+    )
+    if (
+        inputs.graph_format in UNDIRECTED
+    ):  # a store without direction: its prompt says so, and evidence may name an edge either way
         plan = replace(plan, undirected=True, template=undirected_template(plan.template))
     if run_config.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
         if run_config.context_tokens not in FRAMEWORK_BUDGETS:  # a number of tokens: counted in the baseline's format
             plan = replace(plan, context_tokens_format=inputs.graph_format)
-        gate_spec = gate_spec._replace(baseline=inputs.graph_format) if gate_spec is not None else None  # None: no model run
+        gate_spec = (
+            gate_spec._replace(baseline=inputs.graph_format) if gate_spec is not None else None
+        )  # None: no model run
         if model is not None or plan.context_tokens:
-            warn(f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what your framework "
-                 "sends today, is the baseline (--baseline FORMAT for another)")
+            warn(
+                f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what your framework "
+                "sends today, is the baseline (--baseline FORMAT for another)"
+            )
     counts = ThreadedCounts()
     contexts, record["contexts"] = input_contexts(inputs, plan)
     variants = build_variants(inputs, plan, counts, contexts)
-    record = {"solver": {v.name: "agrees" for v in variants}, "leakage": variant_checks(run_config, plan, inputs, variants), **record,
-              "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage))}
+    record = {
+        "solver": {v.name: "agrees" for v in variants},
+        "leakage": variant_checks(run_config, plan, inputs, variants),
+        **record,
+        "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage)),
+    }
     try:
         with held_outputs(run_config.out) as (staging, lock):
             measured, hints, stdout = measured_sizes(run_config, plan, inputs, variants, counts, record, staging)
@@ -239,20 +337,43 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
             extra: dict = {}
             failure = None
             if model is not None:
-                stdout, extra, failure = model_run.model_outputs(run_config, model, measured, plan, staging, config, gate_spec, hints,
-                                                                 record, stdout)
-            staging.add("report.html", report_html(measured, plan, staging, "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
-                                                   {n.id for n in inputs.graph.nodes}))
-            manifest = build_manifest(config, plan.tokenizers, inputs, staging.sha, record, public_argv(run_config.argv),
-                                      format_library_versions(plan.formats))
+                stdout, extra, failure = model_run.model_outputs(
+                    run_config, model, measured, plan, staging, config, gate_spec, hints, record, stdout
+                )
+            staging.add(
+                "report.html",
+                report_html(
+                    measured,
+                    plan,
+                    staging,
+                    "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
+                    {n.id for n in inputs.graph.nodes},
+                ),
+            )
+            manifest = build_manifest(
+                config,
+                plan.tokenizers,
+                inputs,
+                staging.sha,
+                record,
+                public_argv(run_config.argv),
+                format_library_versions(plan.formats),
+            )
             publish(staging, {**manifest, **extra}, lock.release)
     finally:
         counts.close()
     return stdout, failure
 
 
-def measured_sizes(run_config: RunConfig, plan: Plan, inputs: RunInputs, variants: list[Variant], counts: ThreadedCounts,
-                   record: dict, staging: Outputs) -> tuple[Measurement, dict[GroupKey, str], str]:
+def measured_sizes(
+    run_config: RunConfig,
+    plan: Plan,
+    inputs: RunInputs,
+    variants: list[Variant],
+    counts: ThreadedCounts,
+    record: dict,
+    staging: Outputs,
+) -> tuple[Measurement, dict[GroupKey, str], str]:
     """The measurement and its size reports into staging (size_report.json; for a matrix run also size_summary.json,
     size_report.md and size_report.svg); the mode B groups whose budget blocks a verdict; and what stdout says."""
     if inputs.generated_bytes is not None:
@@ -265,11 +386,19 @@ def measured_sizes(run_config: RunConfig, plan: Plan, inputs: RunInputs, variant
     record["budget_hints"] = list(hints.values())
     if not plan.article_layout:
         staging.add("size_summary.json", json_bytes(summary))
-        staging.add("size_report.md", markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"))
+        staging.add(
+            "size_report.md",
+            markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"),
+        )
         staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
-    stdout = console_table(rows, plan.formats) if plan.article_layout and len(plan.tokenizers) == 1 else (
-        console_summary(summary) + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
-        + f"\nreport: {display(run_config.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
+    stdout = (
+        console_table(rows, plan.formats)
+        if plan.article_layout and len(plan.tokenizers) == 1
+        else (
+            console_summary(summary)
+            + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
+            + f"\nreport: {display(run_config.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
+        )
     )
     if plan.edge_ids:
         stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")
@@ -279,5 +408,3 @@ def measured_sizes(run_config: RunConfig, plan: Plan, inputs: RunInputs, variant
         skipped = record["skipped_questions"]
         stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"
     return measured, hints, stdout
-
-

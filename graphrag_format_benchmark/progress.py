@@ -41,7 +41,12 @@ class Progress:
         left = ""
         if eta and 0 < self.done < self.total:
             left = f", about {duration((now - self.start) / self.done * (self.total - self.done))} left"
-        print(f"{self.done}/{self.total} {self.unit}, {now - self.start:.0f} s, {label}{left}", end=end, file=sys.stderr, flush=True)
+        print(
+            f"{self.done}/{self.total} {self.unit}, {now - self.start:.0f} s, {label}{left}",
+            end=end,
+            file=sys.stderr,
+            flush=True,
+        )
 
     def close(self) -> None:
         if self.shown and sys.stderr.isatty():

@@ -38,7 +38,9 @@ def singular_or_plural(singular: str, plural: str, values: tuple | list) -> dict
 
 GENERATION_DRAWS = 200  # draws per question before a hop count is given up as unable to yield more
 EXHAUSTED = 3  # slots in a row of one hop count and kind left unfilled: the graph yields no more of them, and no draw is spent on the rest
-POOL_EXACT = 5_000  # a role's (peer, hop) entries up to which a near miss is drawn from exact counts; beyond, by sampling
+POOL_EXACT = (
+    5_000  # a role's (peer, hop) entries up to which a near miss is drawn from exact counts; beyond, by sampling
+)
 NEAR_MISS_TRIES = 64  # entries drawn at random for a near miss of a larger role before this draw gives up
 MAX_GOLD_PATHS = 20  # a generated query with more complete walks than this is drawn again
 MAX_ANSWERS = 5  # nor one with more answer nodes: a set a model can be asked to name one of
@@ -64,7 +66,10 @@ def relation_kinds(graph: Graph) -> dict[str, str]:
     kinds = {}
     for e, props in graph.edges_with_props():
         if e.relation not in kinds and is_description(e.relation):
-            kinds[e.relation] = next((f"keywords {v}" for k, v in props if k == "keywords" and isinstance(v, str) and v.strip()), "a description")
+            kinds[e.relation] = next(
+                (f"keywords {v}" for k, v in props if k == "keywords" and isinstance(v, str) and v.strip()),
+                "a description",
+            )
     return kinds
 
 
@@ -87,20 +92,26 @@ class Roles:
         self.hops_of: dict[str, set[tuple[str, str]]] = {}  # node -> the (relation, direction) it can follow
         for node, relation, direction in index:
             self.hops_of.setdefault(node, set()).add((relation, direction))
-            self.ends.setdefault((self.kinds.get(relation, relation), "in" if direction == "out" else "out"), set()).add(node)
+            self.ends.setdefault(
+                (self.kinds.get(relation, relation), "in" if direction == "out" else "out"), set()
+            ).add(node)
 
     def peers(self, nodes: set[str], came_by: Hop | None) -> tuple[str, set[str]]:
         """(how the role is named, its nodes) of the nodes reached (by the hop came_by, None at the start)."""
         if self.typed:
             types = sorted({self.type[v] for v in nodes})
             role = f"type {', '.join(types)}"
-            if role not in self.peer_sets:  # built once per role: a type of a large graph has tens of thousands of nodes
+            if (
+                role not in self.peer_sets
+            ):  # built once per role: a type of a large graph has tens of thousands of nodes
                 self.peer_sets[role] = {p for t in types for p in self.by_type[t]}
             return role, self.peer_sets[role]
         key = (self.kinds.get(came_by.relation, came_by.relation), came_by.direction)
         return f"reached by {key[0]} {key[1]}", self.ends.get(key, set())
 
-    def _pool(self, what: str, role: str, peers: set[str], of: Callable[[str], list]) -> tuple[list[tuple[str, object]], Counter, list]:
+    def _pool(
+        self, what: str, role: str, peers: set[str], of: Callable[[str], list]
+    ) -> tuple[list[tuple[str, object]], Counter, list]:
         """A role's (peer, hop or property) entries in a fixed order, how many peers have each, and those sorted: built
         once per role."""
         pool = self.pools.get((what, role))
@@ -110,8 +121,16 @@ class Roles:
             pool = self.pools[(what, role)] = (entries, having, sorted(having))
         return pool
 
-    def _draw(self, what: str, role: str, peers: set[str], nodes: set[str], of: Callable[[str], list], held: set,
-              rng: random.Random) -> tuple[object, int] | None:
+    def _draw(
+        self,
+        what: str,
+        role: str,
+        peers: set[str],
+        nodes: set[str],
+        of: Callable[[str], list],
+        held: set,
+        rng: random.Random,
+    ) -> tuple[object, int] | None:
         """What the role's peers but none of nodes have, drawn in proportion to how many peers have it, with that
         count: from exact counts while the role has at most POOL_EXACT entries; beyond, an entry drawn at random
         until one fits (the same proportion, each draw O(1); at most NEAR_MISS_TRIES), so a role of a 150,000-edge
@@ -134,21 +153,27 @@ class Roles:
         """A hop the role's peers can take and none of nodes can, drawn in proportion to how many peers take it."""
         role, peers = self.peers(nodes, came_by)
         held = {h for v in nodes for h in self.hops_of.get(v, ())}
-        held |= {(r, "in" if d == "out" else "out") for r, d in held if r in self.kinds}  # a store's edge reads alike both ways
+        held |= {
+            (r, "in" if d == "out" else "out") for r, d in held if r in self.kinds
+        }  # a store's edge reads alike both ways
         drawn = self._draw("hop", role, peers, nodes, lambda p: sorted(self.hops_of.get(p, ())), held, rng)
         if drawn is None:
             return None
         (relation, direction), n = drawn
         return Hop(relation, direction), {"role": role, "peers": len(peers), "peers_with_hop": n}
 
-    def missing_property(self, nodes: set[str], came_by: Hop, graph: Graph, rng: random.Random) -> tuple[str, dict] | None:
+    def missing_property(
+        self, nodes: set[str], came_by: Hop, graph: Graph, rng: random.Random
+    ) -> tuple[str, dict] | None:
         """A property the role's peers have and none of nodes has, drawn in proportion to how many peers have it."""
         if not nodes:
             return None
         role, peers = self.peers(nodes, came_by)
         props = graph.props_by_node
         held = {k for v in nodes for k, _ in props.get(v, ())}
-        drawn = self._draw("property", role, peers, nodes, lambda p: [k for k, v in props.get(p, ()) if answerable_value(v)], held, rng)
+        drawn = self._draw(
+            "property", role, peers, nodes, lambda p: [k for k, v in props.get(p, ()) if answerable_value(v)], held, rng
+        )
         if drawn is None:
             return None
         key, n = drawn
@@ -157,7 +182,9 @@ class Roles:
 
 def orderable(value: object) -> bool:
     """A value a generated condition may compare: a number, or a string that starts like an ISO date (1969, 2019-05-01)."""
-    return not isinstance(value, bool) and (isinstance(value, (int, float)) or re.match(r"\d{4}(-\d\d){0,2}(\b|T)", value) is not None)
+    return not isinstance(value, bool) and (
+        isinstance(value, (int, float)) or re.match(r"\d{4}(-\d\d){0,2}(\b|T)", value) is not None
+    )
 
 
 def answerable_value(value: object) -> bool:
@@ -170,12 +197,16 @@ def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dic
 
     def draw(graph: Graph, where: str) -> tuple[list[dict], dict[int, int]]:
         if not graph.edges:
-            raise BenchmarkError(f"{where}: the graph has {len(graph.nodes):,} node(s) and no edge: no question can walk it; give a graph "
-                                 "with relationships")
+            raise BenchmarkError(
+                f"{where}: the graph has {len(graph.nodes):,} node(s) and no edge: no question can walk it; give a graph "
+                "with relationships"
+            )
         questions, counts = generate_questions(graph, spec)
         if not questions:
-            raise BenchmarkError(f"{where}: the graph yields no question of {spec.hops[0]}-{spec.hops[1]} hops (a start needs a "
-                                 "name no other node has, and edges to walk); try other --hops")
+            raise BenchmarkError(
+                f"{where}: the graph yields no question of {spec.hops[0]}-{spec.hops[1]} hops (a start needs a "
+                "name no other node has, and edges to walk); try other --hops"
+            )
         return questions, counts
 
     return draw
@@ -188,8 +219,12 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     incident = incident_edges(graph, canonical=True)
     names = {n.id: n.name for n in graph.nodes}
     name_count = Counter(fold_answer(n.name) for n in graph.nodes)
-    starts = sorted(i for i in incident if name_count[fold_answer(names[i])] == 1)  # a start the text names unambiguously
-    share = spec.property_share if graph.has_props else 0.0  # no draw is spent on it otherwise: the same questions as before
+    starts = sorted(
+        i for i in incident if name_count[fold_answer(names[i])] == 1
+    )  # a start the text names unambiguously
+    share = (
+        spec.property_share if graph.has_props else 0.0
+    )  # no draw is spent on it otherwise: the same questions as before
     word = Wording(graph, spec.language, spec.wording, spec.phrases)
     draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, word, share)
     lo, hi = spec.hops
@@ -197,17 +232,31 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
     plan += [(lo + k % (hi - lo + 1), True) for k in range(n_abstain)]
     made, seen, texts, counts = [], set(), set(), Counter()
-    missed: Counter = Counter()  # (hops, abstain) -> slots in a row its draws could not fill: past EXHAUSTED, the graph has no more
+    missed: Counter = (
+        Counter()
+    )  # (hops, abstain) -> slots in a row its draws could not fill: past EXHAUSTED, the graph has no more
     for hops_n, abstain in plan:
         if missed[hops_n, abstain] >= EXHAUSTED:
             continue
         for _ in range(GENERATION_DRAWS if starts else 0):
             q = draw(hops_n, abstain)
-            if q is not None and word.reads and not reads_one_way(graph, validate_query(q["query"], "", set(names)), index, incident, word.reads):
+            if (
+                q is not None
+                and word.reads
+                and not reads_one_way(graph, validate_query(q["query"], "", set(names)), index, incident, word.reads)
+            ):
                 continue  # its wording would not say which of several facts to follow
-            if q is not None and not q["insufficient"] and any(name_count[fold_answer(a)] > 1 for a in q.get("answers", [q.get("answer")])):
+            if (
+                q is not None
+                and not q["insufficient"]
+                and any(name_count[fold_answer(a)] > 1 for a in q.get("answers", [q.get("answer")]))
+            ):
                 continue  # an answer another node's name equals, case aside (PARIS beside Paris): scored right for either
-            if q is not None and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen and q["question"] not in texts:
+            if (
+                q is not None
+                and (q["query"]["start"], json.dumps(q["query"]["hops"])) not in seen
+                and q["question"] not in texts
+            ):
                 seen.add((q["query"]["start"], json.dumps(q["query"]["hops"])))
                 texts.add(q["question"])  # no two questions read alike: a reader could not tell them apart
                 made.append(q)
@@ -247,7 +296,9 @@ def reads_one_way(graph: Graph, query: Query, index: dict, incident: dict, reads
         for node in {node for _, node in walks}:
             for i in incident.get(node, ()):
                 e = graph.edges[i]
-                follows = e.relation == hop.relation and (e.source == node if hop.direction == "out" else e.target == node)
+                follows = e.relation == hop.relation and (
+                    e.source == node if hop.direction == "out" else e.target == node
+                )
                 if not follows and reads.get(e.relation) == said:
                     return False
     return True
@@ -298,9 +349,15 @@ class QuestionDraw:
             return None  # its wording would give the answer away (a walk back to the start)
         if several and rng.random() < 0.7:
             return None  # prefer one answer; keep some answer sets, never drop them all
-        return {"id": "", "question": text, "insufficient": False, "query": _query_dict(query),
-                **singular_or_plural("answer", "answers", answers), **singular_or_plural("answer_id", "answer_ids", ends),
-                **singular_or_plural("path", "paths", [list(p) for p, _ in found])}
+        return {
+            "id": "",
+            "question": text,
+            "insufficient": False,
+            "query": _query_dict(query),
+            **singular_or_plural("answer", "answers", answers),
+            **singular_or_plural("answer_id", "answer_ids", ends),
+            **singular_or_plural("path", "paths", [list(p) for p, _ in found]),
+        }
 
     def _condition(self, node: str, hop: Hop, i: int) -> tuple[Condition, ...]:
         """A condition on the edge i just drawn that it meets and another edge the hop could follow does not
@@ -313,8 +370,14 @@ class QuestionDraw:
         for key, value in props[i]:
             if not orderable(value):
                 continue
-            others = [v for j in siblings if (v := prop_of(props[j], key)) is not MISSING and isinstance(v, str) == isinstance(value, str)
-                      and not isinstance(v, bool) and v != value]
+            others = [
+                v
+                for j in siblings
+                if (v := prop_of(props[j], key)) is not MISSING
+                and isinstance(v, str) == isinstance(value, str)
+                and not isinstance(v, bool)
+                and v != value
+            ]
             if others:
                 op = "<=" if value < min(others) else ">=" if value > max(others) else "="
                 options.append(Condition(key, op, value))
@@ -326,7 +389,11 @@ class QuestionDraw:
         node_props = [k for k, v in self.graph.props_by_node.get(node, ()) if answerable_value(v)]
         if node_props:
             return Ask("node", self.rng.choice(node_props))
-        edge_props = [k for k, v in self.graph.edge_props[last] if answerable_value(v)] if self.graph.edge_props and last is not None else []
+        edge_props = (
+            [k for k, v in self.graph.edge_props[last] if answerable_value(v)]
+            if self.graph.edge_props and last is not None
+            else []
+        )
         return Ask("edge", self.rng.choice(edge_props)) if edge_props else None
 
     def _near_miss(self, query: Query, props: bool = False) -> dict | None:
@@ -339,8 +406,16 @@ class QuestionDraw:
             if key is not None and not solve(self.graph, replace(query, ask=Ask("node", key[0])), self.index):
                 query = replace(query, ask=Ask("node", key[0]))
                 text = self.word(self.names[query.start], list(query.hops), ask=query.ask)
-                return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN,
-                        "path": [], "answer_id": None, "near_miss": {"hop": "ask", **key[1]}}
+                return {
+                    "id": "",
+                    "question": text,
+                    "insufficient": True,
+                    "query": _query_dict(query),
+                    "answer": ABSTAIN,
+                    "path": [],
+                    "answer_id": None,
+                    "near_miss": {"hop": "ask", **key[1]},
+                }
         if query.hops:
             reached = {end for _, end in solve(self.graph, query, self.index)}
             came_by = query.hops[-1]
@@ -358,15 +433,33 @@ class QuestionDraw:
         if solve(self.graph, query, self.index):
             return None
         text = self.word(self.names[query.start], list(query.hops))
-        return {"id": "", "question": text, "insufficient": True, "query": _query_dict(query), "answer": ABSTAIN, "path": [],
-                "answer_id": None, "near_miss": {"hop": len(query.hops), **why}}
+        return {
+            "id": "",
+            "question": text,
+            "insufficient": True,
+            "query": _query_dict(query),
+            "answer": ABSTAIN,
+            "path": [],
+            "answer_id": None,
+            "near_miss": {"hop": len(query.hops), **why},
+        }
 
 
 def _query_dict(query: Query) -> dict:
     """A query in the input file's shape: 'where' only on hops that have conditions, 'ask' only when it asks."""
-    hops = [{"relation": h.relation, "direction": h.direction,
-             **({"where": [{"property": c.key, "op": c.op, "value": c.value} for c in h.where]} if h.where else {})} for h in query.hops]
-    return {"start": query.start, "hops": hops, **({"ask": {"property": query.ask.key, "of": query.ask.of_}} if query.ask else {})}
+    hops = [
+        {
+            "relation": h.relation,
+            "direction": h.direction,
+            **({"where": [{"property": c.key, "op": c.op, "value": c.value} for c in h.where]} if h.where else {}),
+        }
+        for h in query.hops
+    ]
+    return {
+        "start": query.start,
+        "hops": hops,
+        **({"ask": {"property": query.ask.key, "of": query.ask.of_}} if query.ask else {}),
+    }
 
 
 def question_dict(q: Question, graph: Graph | None = None) -> dict:

@@ -29,11 +29,18 @@ if TYPE_CHECKING:
     from .measure import Item, Measurement
 
 
-REPORT_TOKENS_SHOWN = 4_000  # tokens per format and encoding whose boundaries the page draws (and splits); the counts cover all
+REPORT_TOKENS_SHOWN = (
+    4_000  # tokens per format and encoding whose boundaries the page draws (and splits); the counts cover all
+)
 REPORT_CELLS = 10_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
 REPORT_ANSWER_CHARS = 4_000
-PROMPT_HEAD, PROMPT_TAIL = 300, 40  # lines the page draws of a long prompt: its first and its last, the count of the rest
-UTF8_CONTINUATION = bytes(range(0x80, 0xC0))  # bytes that continue a character: deleted, a token's bytes count its characters
+PROMPT_HEAD, PROMPT_TAIL = (
+    300,
+    40,
+)  # lines the page draws of a long prompt: its first and its last, the count of the rest
+UTF8_CONTINUATION = bytes(
+    range(0x80, 0xC0)
+)  # bytes that continue a character: deleted, a token's bytes count its characters
 
 
 def token_ends(tokenizer: Tokenizer, text: str) -> list[int]:
@@ -62,7 +69,9 @@ def token_chars(tokenizer: Tokenizer, ids: list[int]) -> dict[int, int]:
     """Token id -> the characters it starts (its bytes less UTF-8 continuation bytes), for these ids (each decoded once
     per tokenizer, not the whole vocabulary): a token's share of a text is the same wherever it stands."""
     table = _TOKEN_CHARS.setdefault(tokenizer.name, {})
-    decode = cast(Any, tokenizer.encoding).decode_single_token_bytes  # tiktoken's: token_ends reads HF tokenizers' offsets
+    decode = cast(
+        Any, tokenizer.encoding
+    ).decode_single_token_bytes  # tiktoken's: token_ends reads HF tokenizers' offsets
     for i in set(ids).difference(table):
         table[i] = len(decode(i).translate(None, UTF8_CONTINUATION))
     return table
@@ -86,7 +95,9 @@ def shown_start(tokenizer: Tokenizer, text: str) -> tuple[str, list[int]]:
 def value_words(graph: Graph) -> set[str]:
     """The words (runs of letters, digits and _) of a graph's ids, names, types, relations, edge ids and property values:
     what a format must say, against the syntax it says it in."""
-    texts = {t for n in graph.nodes for t in n} | {t for e in graph.edges for t in e} | set(graph.edge_ids)  # each distinct text once
+    texts = (
+        {t for n in graph.nodes for t in n} | {t for e in graph.edges for t in e} | set(graph.edge_ids)
+    )  # each distinct text once
     texts |= {value_text(v) for props in (*graph.node_props, *graph.edge_props) for _, v in props}
     return set(re.findall(r"\w+", "\n".join(texts)))
 
@@ -101,7 +112,7 @@ def syntax_split(text: str, ends: list[int], words: set[str]) -> dict:
     if others:
         for match in re.finditer(r"\w+", text):
             if match.group() in others:
-                mask[match.start():match.end()] = bytes(match.end() - match.start())
+                mask[match.start() : match.end()] = bytes(match.end() - match.start())
     count = bytes(mask).count
     content = sum(1 for a, b in zip([0, *ends], ends) if b > a and 2 * count(1, a, b) >= b - a)
     return {"tokens": len(ends), "names_and_values": content, "syntax": len(ends) - content}
@@ -121,11 +132,18 @@ def _size_groups(rows: list[SizeRow], baseline: str) -> list[dict]:
         table = []
         for fmt, members in by_format.items():
             mean = statistics.fmean(r["prompt_tokens"] for r in members)
-            table.append({"format": fmt, "graph_tokens": round(statistics.fmean(r["graph_tokens"] for r in members), 1),
-                          "prompt_min": min(r["prompt_tokens"] for r in members), "prompt_max": max(r["prompt_tokens"] for r in members),
-                          "bytes": round(statistics.fmean(r["bytes"] for r in members), 1),
-                          "overflow": sum(r["overflow"] for r in members), "prompts": len(members),
-                          "vs_baseline": round(mean / base_mean - 1, 4) if base_mean else None})
+            table.append(
+                {
+                    "format": fmt,
+                    "graph_tokens": round(statistics.fmean(r["graph_tokens"] for r in members), 1),
+                    "prompt_min": min(r["prompt_tokens"] for r in members),
+                    "prompt_max": max(r["prompt_tokens"] for r in members),
+                    "bytes": round(statistics.fmean(r["bytes"] for r in members), 1),
+                    "overflow": sum(r["overflow"] for r in members),
+                    "prompts": len(members),
+                    "vs_baseline": round(mean / base_mean - 1, 4) if base_mean else None,
+                }
+            )
         out.append({"group": f"{key[0]} · {key[1]} · {key[2]} · permutation {key[3]} · mode {key[4]}", "rows": table})
     return out
 
@@ -135,7 +153,12 @@ def _first_items(measured: Measurement) -> dict[str, Item]:
     first: dict[str, Item] = {}
     for item in measured.items:
         r = item.row
-        if item.variant is measured.variants[0] and r["permutation"] == 0 and r["mode"] == "A" and r["encoding"] == measured.rows[0]["encoding"]:
+        if (
+            item.variant is measured.variants[0]
+            and r["permutation"] == 0
+            and r["mode"] == "A"
+            and r["encoding"] == measured.rows[0]["encoding"]
+        ):
             first.setdefault(r["format"], item)
     return first
 
@@ -145,8 +168,11 @@ def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple
     against syntax: all of them, or the first REPORT_TOKENS_SHOWN of a larger graph (shown_start)."""
     first, views, notes = _first_items(measured), [], []
     base = measured.variants[0]
-    graph_tokens = {(r["format"], r["encoding"], r.get("context", "")): r["graph_tokens"] for r in measured.rows
-                    if r["permutation"] == 0 and r["mode"] == "A" and r["size"] == base.size and r["ids"] == base.ids}
+    graph_tokens = {
+        (r["format"], r["encoding"], r.get("context", "")): r["graph_tokens"]
+        for r in measured.rows
+        if r["permutation"] == 0 and r["mode"] == "A" and r["size"] == base.size and r["ids"] == base.ids
+    }
     words: dict[tuple, set[str]] = {}
     for fmt, item in first.items():
         text = texts.get(item)
@@ -157,11 +183,21 @@ def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple
             start, ends = shown_start(tokenizer, text)
             shown, total = ends[:REPORT_TOKENS_SHOWN], graph_tokens[fmt, tokenizer.name, item.context.id]
             if total > len(shown):
-                notes.append(f"{fmt} ({tokenizer.name}): the first {len(shown):,} of its {total:,} graph tokens are drawn and split "
-                             "into names and values against syntax")
-            views.append({"format": fmt, "encoding": tokenizer.name, "pieces": [text[a:b] for a, b in zip([0, *shown], shown)],
-                          **syntax_split(start, shown, words[key]), "graph_tokens": total, "context": item.context.id or "",
-                          "variant": item.variant.name})
+                notes.append(
+                    f"{fmt} ({tokenizer.name}): the first {len(shown):,} of its {total:,} graph tokens are drawn and split "
+                    "into names and values against syntax"
+                )
+            views.append(
+                {
+                    "format": fmt,
+                    "encoding": tokenizer.name,
+                    "pieces": [text[a:b] for a, b in zip([0, *shown], shown)],
+                    **syntax_split(start, shown, words[key]),
+                    "graph_tokens": total,
+                    "context": item.context.id or "",
+                    "variant": item.variant.name,
+                }
+            )
     return views, notes
 
 
@@ -196,7 +232,7 @@ def drawn_lines(text: str) -> str | dict:
     tail = len(text)
     for _ in range(PROMPT_TAIL):
         tail = text.rindex("\n", 0, tail)
-    return {"start": text[:head + 1], "end": text[tail + 1:], "newlines": newlines}
+    return {"start": text[: head + 1], "end": text[tail + 1 :], "newlines": newlines}
 
 
 def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]) -> tuple[dict, list[str]]:
@@ -213,8 +249,16 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
             continue
         fmt = r["format"]
         around = item.template.around(fmt)
-        q = questions.setdefault(item.question.id, {"id": item.question.id, "text": item.question.question,
-                                                    "hops": hop_bucket(item.question), "context": item.context.id, "cells": {}})
+        q = questions.setdefault(
+            item.question.id,
+            {
+                "id": item.question.id,
+                "text": item.question.question,
+                "hops": hop_bucket(item.question),
+                "context": item.context.id,
+                "cells": {},
+            },
+        )
         if around is None:  # a template that puts the question before the graph: the prompt is stored whole
             key = f"{fmt}|{item.question.id}|whole"
             graphs[key] = drawn_lines(item.prompt())
@@ -227,12 +271,24 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
         q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"]}
     notes = []
     if any(not isinstance(g, str) for g in graphs.values()):
-        notes.append(f"a prompt longer than {PROMPT_HEAD + PROMPT_TAIL + 1} lines shows its first {PROMPT_HEAD} and its last "
-                     f"{PROMPT_TAIL} lines (the prompt files and the token counts hold it all)")
+        notes.append(
+            f"a prompt longer than {PROMPT_HEAD + PROMPT_TAIL + 1} lines shows its first {PROMPT_HEAD} and its last "
+            f"{PROMPT_TAIL} lines (the prompt files and the token counts hold it all)"
+        )
     shown_ids = {n.id for c in base.contexts for n in c.graph.nodes}
-    distractors = sorted(shown_ids - input_ids) if base.ids == "original" else []  # renamed ids are all new: nothing to tell
-    return {"heads": heads, "graphs": graphs, "head": PROMPT_HEAD, "tail": PROMPT_TAIL, "questions": list(questions.values()), "encoding": encoding,
-            "distractors": distractors, "edge_ids": bool(base.contexts[0].graph.edge_ids)}, notes
+    distractors = (
+        sorted(shown_ids - input_ids) if base.ids == "original" else []
+    )  # renamed ids are all new: nothing to tell
+    return {
+        "heads": heads,
+        "graphs": graphs,
+        "head": PROMPT_HEAD,
+        "tail": PROMPT_TAIL,
+        "questions": list(questions.values()),
+        "encoding": encoding,
+        "distractors": distractors,
+        "edge_ids": bool(base.contexts[0].graph.edge_ids),
+    }, notes
 
 
 def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str, input_ids: set[str]) -> bytes:
@@ -243,8 +299,16 @@ def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str,
     texts = ReportTexts(measured.shown)
     tokens, notes = _token_views(measured, plan, texts)
     prompts, more = _prompt_views(measured, texts, input_ids)
-    data = {"kind": "run", "title": title, "baseline": baseline, "sizes": _size_groups(measured.rows, baseline), "tokens": tokens,
-            "prompts": prompts, "model": model, "notes": notes + more + (model or {}).get("notes", [])}
+    data = {
+        "kind": "run",
+        "title": title,
+        "baseline": baseline,
+        "sizes": _size_groups(measured.rows, baseline),
+        "tokens": tokens,
+        "prompts": prompts,
+        "model": model,
+        "notes": notes + more + (model or {}).get("notes", []),
+    }
     return render_report(data, staging.report.get("svg", ""))
 
 
@@ -252,19 +316,39 @@ def comparison_report(c: dict, svg: str, diagnoses: dict[str, tuple[str, str]]) 
     """report.html of --compare: the leaderboard (sortable) and why answers failed, per model and format."""
     names = [name for name in diagnoses if any(name in e["diagnoses"] for e in c["leaderboard"])]
     models = ", ".join(r["model"] for r in c["runs"])
-    data = {"kind": "compare", "title": f"graphrag-format-benchmark · {models} compared", "baseline": "", "sizes": [], "tokens": [],
-            "prompts": {"heads": {}, "graphs": {}, "questions": [], "encoding": "", "distractors": []}, "model": None,
-            "compare": {"leaderboard": c["leaderboard"], "diagnosis_names": names}, "notes": c["notes"]}
+    data = {
+        "kind": "compare",
+        "title": f"graphrag-format-benchmark · {models} compared",
+        "baseline": "",
+        "sizes": [],
+        "tokens": [],
+        "prompts": {"heads": {}, "graphs": {}, "questions": [], "encoding": "", "distractors": []},
+        "model": None,
+        "compare": {"leaderboard": c["leaderboard"], "diagnosis_names": names},
+        "notes": c["notes"],
+    }
     return render_report(data, svg)
 
 
 def render_report(data: dict, svg: str = "") -> bytes:
     """The page: REPORT_TEMPLATE with the data as JSON ('<' written \\u003c, so no text in it can end the script block)
     and our own SVG chart."""
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    payload = (
+        json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        .replace("<", "\\u003c")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
     compare = data["kind"] == "compare"
-    fill = {"TITLE": html_text(data["title"]), "SVG": "" if compare else svg, "COMPARE_SVG": svg if compare else "", "DATA": payload}
-    page = re.sub(r"@@(TITLE|SVG|COMPARE_SVG|DATA)@@", lambda m: fill[m.group(1)], REPORT_TEMPLATE)  # one pass: no value is read again
+    fill = {
+        "TITLE": html_text(data["title"]),
+        "SVG": "" if compare else svg,
+        "COMPARE_SVG": svg if compare else "",
+        "DATA": payload,
+    }
+    page = re.sub(
+        r"@@(TITLE|SVG|COMPARE_SVG|DATA)@@", lambda m: fill[m.group(1)], REPORT_TEMPLATE
+    )  # one pass: no value is read again
     return page.encode("utf-8")
 
 

@@ -27,7 +27,17 @@ from .gate import baseline_words, recommendation, verdict_lines, verdicts, why_n
 from .matrix import HOP_BUCKETS, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
-from .scoring import DIAGNOSES, AnswerKey, Cell, evidence_triple, gc_paused, parse_answer, reversed_triple, score_cells, worth_forking
+from .scoring import (
+    DIAGNOSES,
+    AnswerKey,
+    Cell,
+    evidence_triple,
+    gc_paused,
+    parse_answer,
+    reversed_triple,
+    score_cells,
+    worth_forking,
+)
 from .sizes import skipped_text
 from .statistics import question_means, rate_interval, summary_stats
 
@@ -41,7 +51,13 @@ if TYPE_CHECKING:
     from .runner.config import ModelConfig
 
 
-def json_with_rows(head: dict, key: str, rows: Sequence[Mapping[str, object]], per_chunk: int = 2000, lines: Iterable[bytes] | None = None) -> Iterator[bytes]:
+def json_with_rows(
+    head: dict,
+    key: str,
+    rows: Sequence[Mapping[str, object]],
+    per_chunk: int = 2000,
+    lines: Iterable[bytes] | None = None,
+) -> Iterator[bytes]:
     """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
     encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
     rows' lines made beforehand (row_lines), in pieces of any size."""
@@ -51,8 +67,10 @@ def json_with_rows(head: dict, key: str, rows: Sequence[Mapping[str, object]], p
         return
     yield body[: -len(b"[]\n}")] + b"[\n"
     if lines is None:
-        lines = (row_lines(rows[start:start + per_chunk]) + (b",\n" if start + per_chunk < len(rows) else b"")
-                 for start in range(0, len(rows), per_chunk))
+        lines = (
+            row_lines(rows[start : start + per_chunk]) + (b",\n" if start + per_chunk < len(rows) else b"")
+            for start in range(0, len(rows), per_chunk)
+        )
     yield from lines
     yield b"\n  ]\n}\n"
 
@@ -61,8 +79,10 @@ def row_lines(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> by
     """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last); encoded a chunk at a
     time, so that the text of all of them is never held beside its bytes."""
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    return b",\n".join(",\n".join("    " + encode(r) for r in rows[start:start + per_chunk]).encode("utf-8")
-                        for start in range(0, len(rows), per_chunk))
+    return b",\n".join(
+        ",\n".join("    " + encode(r) for r in rows[start : start + per_chunk]).encode("utf-8")
+        for start in range(0, len(rows), per_chunk)
+    )
 
 
 CELL_LINES = ".results.json.cells"  # results.json's cell lines, staged by encode_cells and read back once
@@ -84,12 +104,37 @@ def file_pieces(path: Path, size: int = 1 << 22) -> Iterator[bytes]:
         yield from iter(lambda: f.read(size), b"")
 
 
-RATE_METRICS = ("parse_success", "answer_correct", "path_exact", "valid_path", "evidence_match", "path_supports_answer", "false_abstention")
+RATE_METRICS = (
+    "parse_success",
+    "answer_correct",
+    "path_exact",
+    "valid_path",
+    "evidence_match",
+    "path_supports_answer",
+    "false_abstention",
+)
 MEAN_METRICS = ("edge_precision", "edge_recall")
 METRIC_FIELDS = ("question_id", "insufficient", *RATE_METRICS, *MEAN_METRICS)
-AGGREGATE_FIELDS = (*METRIC_FIELDS, "status", "hops", "error", "truncated_by_server", "prompt_tokens", "over_output_cap",
-                    "finish_reason", "permutation", "repeat", "usage_prompt_tokens", "usage_completion_tokens",
-                    "usage_cached_tokens", "latency_s", "retry_wait_s", "right_answer_wrong_path", "diagnosis", "json_as_asked")
+AGGREGATE_FIELDS = (
+    *METRIC_FIELDS,
+    "status",
+    "hops",
+    "error",
+    "truncated_by_server",
+    "prompt_tokens",
+    "over_output_cap",
+    "finish_reason",
+    "permutation",
+    "repeat",
+    "usage_prompt_tokens",
+    "usage_completion_tokens",
+    "usage_cached_tokens",
+    "latency_s",
+    "retry_wait_s",
+    "right_answer_wrong_path",
+    "diagnosis",
+    "json_as_asked",
+)
 
 
 def columns(rows: Sequence[Mapping[str, object]], fields: tuple[str, ...]) -> dict[str, tuple]:
@@ -110,12 +155,18 @@ def answer_metrics(col: dict[str, tuple]) -> dict:
         by_question["all"].setdefault(qid, []).append(k)
     out = {}
     for metric in (*RATE_METRICS, "abstention_correct", *MEAN_METRICS):
-        groups = by_question["abstention" if metric == "abstention_correct" else "all" if metric == "parse_success" else "positive"]
+        groups = by_question[
+            "abstention" if metric == "abstention_correct" else "all" if metric == "parse_success" else "positive"
+        ]
         values = col["answer_correct" if metric == "abstention_correct" else metric]
         means, runs, k = question_means(values, groups)
         entry = rate_interval(means, runs == len(means) and metric not in MEAN_METRICS)
         if metric in MEAN_METRICS:
-            out[metric] = {"mean": entry["rate"], "n": runs, **{key: entry[key] for key in ("questions", "ci95", "method")}}
+            out[metric] = {
+                "mean": entry["rate"],
+                "n": runs,
+                **{key: entry[key] for key in ("questions", "ci95", "method")},
+            }
         else:
             out[metric] = {"k": k, "n": runs, **entry}
     return out
@@ -132,9 +183,15 @@ def hop_metrics(cells: list[Cell], buckets: tuple[str, ...]) -> dict[str, dict]:
     hops: dict[str, list[Cell]] = {}
     for s, bucket in zip(cells, buckets):
         hops.setdefault(bucket, []).append(s)
-    return {bucket: {"n": len(hops[bucket]), **answer_metrics(columns(hops[bucket], METRIC_FIELDS)),
-                     "diagnoses": diagnosis_counts(s["diagnosis"] for s in hops[bucket])}
-            for bucket in HOP_BUCKETS if bucket in hops}
+    return {
+        bucket: {
+            "n": len(hops[bucket]),
+            **answer_metrics(columns(hops[bucket], METRIC_FIELDS)),
+            "diagnoses": diagnosis_counts(s["diagnosis"] for s in hops[bucket]),
+        }
+        for bucket in HOP_BUCKETS
+        if bucket in hops
+    }
 
 
 def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict]:
@@ -150,52 +207,92 @@ def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict
         statuses = Counter(col["status"])
         positive = list(map(operator.not_, col["insufficient"]))
         entry = {
-            "encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt,
-            "n": len(ran), "not_run": len(members) - len(ran),
+            "encoding": encoding,
+            "size": size,
+            "ids": ids,
+            "mode": mode,
+            "format": fmt,
+            "n": len(ran),
+            "not_run": len(members) - len(ran),
             "errors": statuses["ERROR"],
             "overflow": statuses["CONTEXT_OVERFLOW"],
-            "overflow_by_server": sum(1 for status, error in zip(col["status"], col["error"]) if status == "CONTEXT_OVERFLOW" and error is not None),
+            "overflow_by_server": sum(
+                1
+                for status, error in zip(col["status"], col["error"])
+                if status == "CONTEXT_OVERFLOW" and error is not None
+            ),
             "truncated_by_server": sum(col["truncated_by_server"]),
             "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
         }
         entry.update(answer_metrics(col))
         entry["by_hops"] = hop_metrics(ran, col["hops"])
         entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
-        entry["json_as_asked"] = sum(1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v)
-        entry["right_answer_wrong_path"] = sum(map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive)))
+        entry["json_as_asked"] = sum(
+            1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v
+        )
+        entry["right_answer_wrong_path"] = sum(
+            map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive))
+        )
         entry["over_output_cap"] = sum(map(operator.truth, col["over_output_cap"]))
         entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col["finish_reason"] if reason).items()))
-        by_run: dict[tuple, list[tuple]] = {}  # (permutation, repeat) -> [(answer correct, path exact)] of the positive cells
-        for run, right, exact in itertools.compress(zip(zip(col["permutation"], col["repeat"]), col["answer_correct"], col["path_exact"]), positive):
+        by_run: dict[
+            tuple, list[tuple]
+        ] = {}  # (permutation, repeat) -> [(answer correct, path exact)] of the positive cells
+        for run, right, exact in itertools.compress(
+            zip(zip(col["permutation"], col["repeat"]), col["answer_correct"], col["path_exact"]), positive
+        ):
             by_run.setdefault(run, []).append((right, exact))
-        for k, metric in enumerate(("answer_correct", "path_exact")):  # spread across permutations and repeats (article 8.4)
-            per_run = [math.fsum(map(operator.truth, map(operator.itemgetter(k), v))) / len(v) for v in by_run.values()]  # statistics.fmean
+        for k, metric in enumerate(
+            ("answer_correct", "path_exact")
+        ):  # spread across permutations and repeats (article 8.4)
+            per_run = [
+                math.fsum(map(operator.truth, map(operator.itemgetter(k), v))) / len(v) for v in by_run.values()
+            ]  # statistics.fmean
             entry[f"{metric}_spread"] = {**summary_stats(per_run), "runs": len(per_run)} if per_run else None
         correct = entry["path_exact"]["k"]
         entry["tokens_per_correct_path"] = round(sum(col["prompt_tokens"]) / correct, 1) if correct else None
         usage_in = [v for v in col["usage_prompt_tokens"] if isinstance(v, int)]
         usage_out = [v for v in col["usage_completion_tokens"] if isinstance(v, int)]
         cached = [v for v in col["usage_cached_tokens"] if isinstance(v, int)]
-        entry["usage"] = {"prompt_tokens": sum(usage_in), "completion_tokens": sum(usage_out), "responses_with_usage": len(usage_in),
-                          "cached_tokens": sum(cached) if cached else None,
-                          "cached_share": round(sum(cached) / sum(usage_in), 4) if cached and sum(usage_in) else None}
+        entry["usage"] = {
+            "prompt_tokens": sum(usage_in),
+            "completion_tokens": sum(usage_out),
+            "responses_with_usage": len(usage_in),
+            "cached_tokens": sum(cached) if cached else None,
+            "cached_share": round(sum(cached) / sum(usage_in), 4) if cached and sum(usage_in) else None,
+        }
         # The prompt tokens as the model counted them, where every sent prompt has usage: they can rank formats
         # differently from tiktoken (another tokenizer), and they are what is billed.
         sent_cells = len(ran) - statuses["CONTEXT_OVERFLOW"]
-        entry["model_prompt_tokens"] = (round(statistics.fmean(usage_in), 1)
-                                        if sent_cells and len(usage_in) == sent_cells else None)
-        latencies = sorted(latency for status, latency in zip(col["status"], col["latency_s"])
-                           if status == "OK" and isinstance(latency, (int, float)))
-        entry["retry_wait_s"] = round(sum(wait or 0 for wait in col["retry_wait_s"]), 3)  # apart from latency: not the format's
+        entry["model_prompt_tokens"] = (
+            round(statistics.fmean(usage_in), 1) if sent_cells and len(usage_in) == sent_cells else None
+        )
+        latencies = sorted(
+            latency
+            for status, latency in zip(col["status"], col["latency_s"])
+            if status == "OK" and isinstance(latency, (int, float))
+        )
+        entry["retry_wait_s"] = round(
+            sum(wait or 0 for wait in col["retry_wait_s"]), 3
+        )  # apart from latency: not the format's
         entry["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
-            {"median": round(statistics.median(latencies), 3), "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3)}
-            if latencies else None
+            {
+                "median": round(statistics.median(latencies), 3),
+                "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3),
+            }
+            if latencies
+            else None
         )
         price_in, price_out, price_cached = (*prices, None)[:3]  # input, output, cached input per million
         served = sum(cached) if cached and price_cached is not None else 0  # priced apart only with its own price
         entry["cost"] = (
-            round(((sum(usage_in) - served) * price_in + served * (price_cached or 0) + sum(usage_out) * price_out) / 1_000_000, 6)
-            if price_in is not None and price_out is not None else None
+            round(
+                ((sum(usage_in) - served) * price_in + served * (price_cached or 0) + sum(usage_out) * price_out)
+                / 1_000_000,
+                6,
+            )
+            if price_in is not None and price_out is not None
+            else None
         )
         table.append(entry)
     for group in dict.fromkeys(map(group_key, table)):
@@ -206,7 +303,8 @@ def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict
         for e in front:
             e["pareto_tokens"] = basis  # the model's own count when every format has it, else tiktoken's
             e["pareto"] = not any(
-                o[basis] <= e[basis] and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
+                o[basis] <= e[basis]
+                and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
                 and (o[basis], o["path_exact"]["rate"]) != (e[basis], e["path_exact"]["rate"])
                 for o in front
             )
@@ -248,7 +346,9 @@ def _table(entries: list[dict], columns: list[tuple[str, Callable[[dict], str], 
     shown = [(h, cell) for h, cell, model_only in columns if model or not model_only]
     lines = ["| format | " + " | ".join(h for h, _ in shown) + " |", "|---|" + "---:|" * len(shown)]
     for e in entries:
-        lines.append(f"| {e['format']}{' ★' if e.get('pareto') else ''} | " + " | ".join(cell(e) for _, cell in shown) + " |")
+        lines.append(
+            f"| {e['format']}{' ★' if e.get('pareto') else ''} | " + " | ".join(cell(e) for _, cell in shown) + " |"
+        )
     return lines
 
 
@@ -258,15 +358,28 @@ def _cost(e: dict) -> str:
 
 def _compact_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
     """What a decision needs first: tokens, answer, path exact with its interval, abstention, cost."""
-    return _table(entries, [("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False),
-                            ("answer", lambda e: _rate(e["answer_correct"]), False), ("path exact", lambda e: _rate(e["path_exact"]), False),
-                            ("abstention", lambda e: _rate(e["abstention_correct"]), False), (_cost_header(prices), _cost, True)], model)
+    return _table(
+        entries,
+        [
+            ("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False),
+            ("answer", lambda e: _rate(e["answer_correct"]), False),
+            ("path exact", lambda e: _rate(e["path_exact"]), False),
+            ("abstention", lambda e: _rate(e["abstention_correct"]), False),
+            (_cost_header(prices), _cost, True),
+        ],
+        model,
+    )
 
 
 def _hop_table(entries: list[dict]) -> list[str]:
-    lines = ["Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in brackets.",
-             "", "| format | " + " | ".join(f"{b} hop{'s' if b != '1' else ''}" if b != "abstention" else b for b in HOP_BUCKETS) + " |",
-             "|---|" + "---:|" * len(HOP_BUCKETS)]
+    lines = [
+        "Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in brackets.",
+        "",
+        "| format | "
+        + " | ".join(f"{b} hop{'s' if b != '1' else ''}" if b != "abstention" else b for b in HOP_BUCKETS)
+        + " |",
+        "|---|" + "---:|" * len(HOP_BUCKETS),
+    ]
     for e in entries:
         cells = []
         for b in HOP_BUCKETS:
@@ -283,22 +396,39 @@ def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
     names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in entries)]
     if not names:
         return []
-    lines = ["", "### Why answers failed", "", "Cells that are not fully right, by diagnosis (README: Why answers fail); share of "
-             "the format's cells in brackets. JSON as asked: replies that were only the JSON object, not fenced or in prose.",
-             "", "| format | cells | JSON as asked | " + " | ".join(n.replace("_", " ") for n in names) + " |",
-             "|---|---:|---:|" + "---:|" * len(names)]
+    lines = [
+        "",
+        "### Why answers failed",
+        "",
+        "Cells that are not fully right, by diagnosis (README: Why answers fail); share of "
+        "the format's cells in brackets. JSON as asked: replies that were only the JSON object, not fenced or in prose.",
+        "",
+        "| format | cells | JSON as asked | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+        "|---|---:|---:|" + "---:|" * len(names),
+    ]
     for e in entries:
-        cells = [f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['n']:.0%})" if n in e["diagnoses"] else "" for n in names]
+        cells = [
+            f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['n']:.0%})" if n in e["diagnoses"] else "" for n in names
+        ]
         lines.append(f"| {e['format']} | {e['n']} | {e['json_as_asked']} | " + " | ".join(cells) + " |")
-    lines += ["", "By hop count, every format together (results.json has them per format: by_hops[].diagnoses):", "",
-              "| hops | cells | " + " | ".join(n.replace("_", " ") for n in names) + " |", "|---|---:|" + "---:|" * len(names)]
+    lines += [
+        "",
+        "By hop count, every format together (results.json has them per format: by_hops[].diagnoses):",
+        "",
+        "| hops | cells | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+        "|---|---:|" + "---:|" * len(names),
+    ]
     for bucket in HOP_BUCKETS:
         parts = [e["by_hops"][bucket] for e in entries if bucket in e["by_hops"]]
         if parts:
             total: Counter[str] = Counter()
             for part in parts:
                 total.update(part["diagnoses"])
-            lines.append(f"| {bucket} | {sum(p['n'] for p in parts)} | " + " | ".join(str(total[n]) if total[n] else "" for n in names) + " |")
+            lines.append(
+                f"| {bucket} | {sum(p['n'] for p in parts)} | "
+                + " | ".join(str(total[n]) if total[n] else "" for n in names)
+                + " |"
+            )
     lines.append("")
     for name in names:
         meaning, remedy = DIAGNOSES[name]
@@ -315,15 +445,35 @@ def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
 
 def _notes_and_bars(entries: list[dict], config: ModelConfig) -> list[str]:
     """The star's meaning, finish reasons, ignored caps, cached shares, and a text chart of tokens and path exact."""
-    star = ("★ on the Pareto front of prompt tokens against path exact match." if any(e.get("pareto") for e in entries)
-            else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front.")
-    shares = "; ".join(f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None)
-    reasons = "; ".join(f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items()) for e in entries if e["finish_reasons"])
+    star = (
+        "★ on the Pareto front of prompt tokens against path exact match."
+        if any(e.get("pareto") for e in entries)
+        else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front."
+    )
+    shares = "; ".join(
+        f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None
+    )
+    reasons = "; ".join(
+        f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items())
+        for e in entries
+        if e["finish_reasons"]
+    )
     ignored = "; ".join(f"{e['format']} {e['over_output_cap']}" for e in entries if e["over_output_cap"])
-    lines = ["", star, *([f"finish_reason per format: {reasons}."] if reasons else []),
-             *([f"Answers longer than --max-output-tokens {config.max_output_tokens} (the server ignored the cap): {ignored}."]
-               if ignored else []),
-             *([f"Share of prompt tokens served from the provider's prefix cache: {shares}."] if shares else []), "", "```"]
+    lines = [
+        "",
+        star,
+        *([f"finish_reason per format: {reasons}."] if reasons else []),
+        *(
+            [
+                f"Answers longer than --max-output-tokens {config.max_output_tokens} (the server ignored the cap): {ignored}."
+            ]
+            if ignored
+            else []
+        ),
+        *([f"Share of prompt tokens served from the provider's prefix cache: {shares}."] if shares else []),
+        "",
+        "```",
+    ]
     top = max((e["prompt_tokens"] or 0) for e in entries)
     width = max(len(e["format"]) for e in entries)
     for e in entries:
@@ -340,23 +490,59 @@ def _wide_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
     """The article's final table (8.6), every metric."""
     mean = lambda m: lambda e: "" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}"  # noqa: E731
     rate = lambda m: lambda e: _rate(e[m])  # noqa: E731
-    return _table(entries, [
-        ("n", lambda e: str(e["n"]), False), ("questions", lambda e: str(e["path_exact"]["questions"] + e["abstention_correct"]["questions"]), False),
-        ("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False), ("parse", rate("parse_success"), False),
-        ("answer", rate("answer_correct"), False), ("path exact", rate("path_exact"), False), ("valid path", rate("valid_path"), False),
-        ("evidence", rate("evidence_match"), False), ("edge P", mean("edge_precision"), False), ("edge R", mean("edge_recall"), False),
-        ("abstention", rate("abstention_correct"), False), ("false abstention", rate("false_abstention"), False),
-        ("right answer, wrong path", lambda e: str(e["right_answer_wrong_path"]), False), ("errors", lambda e: str(e["errors"]), True),
-        ("overflow", lambda e: str(e["overflow"]), True), (_cost_header(prices), _cost, True),
-        ("tokens / correct path", lambda e: "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}", False),
-        ("latency p50 / p95 s", lambda e: "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}", True),
-    ], model)
+    return _table(
+        entries,
+        [
+            ("n", lambda e: str(e["n"]), False),
+            ("questions", lambda e: str(e["path_exact"]["questions"] + e["abstention_correct"]["questions"]), False),
+            ("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False),
+            ("parse", rate("parse_success"), False),
+            ("answer", rate("answer_correct"), False),
+            ("path exact", rate("path_exact"), False),
+            ("valid path", rate("valid_path"), False),
+            ("evidence", rate("evidence_match"), False),
+            ("edge P", mean("edge_precision"), False),
+            ("edge R", mean("edge_recall"), False),
+            ("abstention", rate("abstention_correct"), False),
+            ("false abstention", rate("false_abstention"), False),
+            ("right answer, wrong path", lambda e: str(e["right_answer_wrong_path"]), False),
+            ("errors", lambda e: str(e["errors"]), True),
+            ("overflow", lambda e: str(e["overflow"]), True),
+            (_cost_header(prices), _cost, True),
+            (
+                "tokens / correct path",
+                lambda e: "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}",
+                False,
+            ),
+            (
+                "latency p50 / p95 s",
+                lambda e: (
+                    "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}"
+                ),
+                True,
+            ),
+        ],
+        model,
+    )
 
 
-def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log: dict, prices: tuple,
-                     questions: tuple[Question, ...], gate: list[dict], baseline: str, tolerance: float, skipped: list[dict] | tuple[()] = (),
-                     examples: dict | None = None, read: str = "") -> str:
-    sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # every field sent, but the schema
+def results_markdown(
+    table: list[dict],
+    summary: dict,
+    config: ModelConfig,
+    log: dict,
+    prices: tuple,
+    questions: tuple[Question, ...],
+    gate: list[dict],
+    baseline: str,
+    tolerance: float,
+    skipped: list[dict] | tuple[()] = (),
+    examples: dict | None = None,
+    read: str = "",
+) -> str:
+    sampling = {
+        k: v for k, v in config.sampling(0).items() if k != "response_format"
+    }  # every field sent, but the schema
     lines = [
         f"# Results: {config.model}",
         *verdict_lines(gate, tolerance, baseline),  # the outcome first: what to ship, then the verdicts
@@ -376,9 +562,14 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         f"Questions: {len(questions)}: {len(questions) - sum(q.insufficient for q in questions)} positive questions (of which "
         f"{sum(q.several for q in questions)} have several acceptable answers or gold paths) and "
         f"{sum(q.insufficient for q in questions)} abstention questions."
-        + (f" Skipped by --skip-invalid-questions: {len(skipped)} question(s): {skipped_text(skipped)}." if skipped else "")
+        + (
+            f" Skipped by --skip-invalid-questions: {len(skipped)} question(s): {skipped_text(skipped)}."
+            if skipped
+            else ""
+        )
         + (f" Graph: {read}." if read else ""),
-        "", "![Prompt tokens against path exact match](results.svg)",
+        "",
+        "![Prompt tokens against path exact match](results.svg)",
     ]
     first, *rest = summary_lines(summary, config)
     lines += ["", f"{first[0].upper()}{first[1:]}.", *(f"- {line}" for line in rest)]
@@ -390,7 +581,14 @@ def results_markdown(table: list[dict], summary: dict, config: ModelConfig, log:
         groups.setdefault(group_key(e), []).append(e)
     for (encoding, size, ids, mode), entries in groups.items():
         model = config.model != SOLVER_MODEL
-        lines += ["", f"## {encoding} · {size} · {ids} · mode {mode}", "", *_compact_table(entries, model, prices), "", *_hop_table(entries)]
+        lines += [
+            "",
+            f"## {encoding} · {size} · {ids} · mode {mode}",
+            "",
+            *_compact_table(entries, model, prices),
+            "",
+            *_hop_table(entries),
+        ]
         lines += diagnosis_table(entries, examples or {})
         lines += _notes_and_bars(entries, config)
         lines += ["", "### Every metric", "", *_wide_table(entries, model, prices)]
@@ -401,53 +599,77 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
     """The request summary as sentences, for stdout and results.md: failures by reason, cut answers, notes."""
     kind = summary.get("mode")
     if kind == "run":
-        lines = [f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed"]
+        lines = [
+            f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed"
+        ]
     elif kind == "batch":
-        lines = [f"batch: {summary['lines']} answer lines in {', '.join(summary['files'])}, {summary['planned']} prompts "
-                 f"planned, {summary['missing']} with no line, {summary['failed']} failed"]
+        lines = [
+            f"batch: {summary['lines']} answer lines in {', '.join(summary['files'])}, {summary['planned']} prompts "
+            f"planned, {summary['missing']} with no line, {summary['failed']} failed"
+        ]
     else:
-        lines = [f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} failed, "
-                 f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"]
+        lines = [
+            f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} failed, "
+            f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"
+        ]
     lines += [f"{count} x {reason}" for reason, count in summary["failures"].items()]
     waits = summary.get("rate_limit_waits") or {}
     if waits.get("requests"):
-        lines.append(f"{waits['requests']} of {summary['sent']} request(s) ({waits['requests'] / max(summary['sent'], 1):.0%}) waited for "
-                     f"the rate limit (--tokens-per-minute, --requests-per-minute, or the server's x-ratelimit headers): {waits['seconds']:g} s in all, "
-                     f"the longest {waits['longest_s']:g} s")
+        lines.append(
+            f"{waits['requests']} of {summary['sent']} request(s) ({waits['requests'] / max(summary['sent'], 1):.0%}) waited for "
+            f"the rate limit (--tokens-per-minute, --requests-per-minute, or the server's x-ratelimit headers): {waits['seconds']:g} s in all, "
+            f"the longest {waits['longest_s']:g} s"
+        )
     short = summary.get("cut_before_cap") or 0
     if summary.get("cut_by_length", 0) > short:
-        lines.append(f"{summary['cut_by_length'] - short} answer(s) cut at the output cap (finish_reason length): raise "
-                     f"--max-output-tokens (now {config.max_output_tokens})")
+        lines.append(
+            f"{summary['cut_by_length'] - short} answer(s) cut at the output cap (finish_reason length): raise "
+            f"--max-output-tokens (now {config.max_output_tokens})"
+        )
     if short:
         low, high = summary["cut_before_cap_at_tokens"]
-        lines.append(f"{short} answer(s) cut short of the output cap, at {low:,}{f' to {high:,}' if high != low else ''} tokens of prompt "
-                     "and answer together (finish_reason length): the server's context window ended them, not --max-output-tokens; "
-                     "give the server a larger context (llama.cpp: --n_ctx) or send shorter prompts (--context-window to the "
-                     "server's, less the answer)")
+        lines.append(
+            f"{short} answer(s) cut short of the output cap, at {low:,}{f' to {high:,}' if high != low else ''} tokens of prompt "
+            "and answer together (finish_reason length): the server's context window ended them, not --max-output-tokens; "
+            "give the server a larger context (llama.cpp: --n_ctx) or send shorter prompts (--context-window to the "
+            "server's, less the answer)"
+        )
     if summary.get("context_overflow_by_server"):
         counted = summary.get("refused_prompt_tokens") or []
         local = f"{counted[0]:,}" + (f" to {counted[-1]:,}" if counted[-1] != counted[0] else "") if counted else ""
-        lines.append(f"{summary['context_overflow_by_server']} prompt(s) refused by the server as over its context window: "
-                     "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent"
-                     + (f"; they count {local} tokens here, but the server counts with the model's own tokenizer and adds its "
-                        "chat template (30 tokens on a llama.cpp server with SmolLM2): count with --encoding hf:PATH to the "
-                        "served model's tokenizer.json and leave room for the template" if local else ""))
+        lines.append(
+            f"{summary['context_overflow_by_server']} prompt(s) refused by the server as over its context window: "
+            "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent"
+            + (
+                f"; they count {local} tokens here, but the server counts with the model's own tokenizer and adds its "
+                "chat template (30 tokens on a llama.cpp server with SmolLM2): count with --encoding hf:PATH to the "
+                "served model's tokenizer.json and leave room for the template"
+                if local
+                else ""
+            )
+        )
     lines += summary.get("notes", [])
     return lines
 
 
-def console_results(table: list[dict], summary: dict, model: ModelConfig, gate: list[dict], baseline: str, skipped: list[dict]) -> str:
+def console_results(
+    table: list[dict], summary: dict, model: ModelConfig, gate: list[dict], baseline: str, skipped: list[dict]
+) -> str:
     """What a model run prints: a line per group and format, the request summary, the verdicts, the skipped questions."""
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
         answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
         tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:.0f}"
-        lines.append(f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
-                     f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}")
+        lines.append(
+            f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
+            f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}"
+        )
     first, *rest = summary_lines(summary, model)
     lines += [first, *(f"  {line}" for line in rest)]
     for group in dict.fromkeys(group_key(v) for v in gate):
-        lines.append(f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}")
+        lines.append(
+            f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}"
+        )
     if skipped:
         lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
     return "\n".join(lines)
@@ -456,13 +678,17 @@ def console_results(table: list[dict], summary: dict, model: ModelConfig, gate: 
 def run_failure(summary: dict) -> str | None:
     """Why a run or a scoring did not fully succeed (exit code 1), or None."""
     if summary["mode"] == "run" and summary.get("stopped"):
-        return (f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; once that is "
-                "fixed (the server started again, the key set), the same command sends only those: what was answered is kept")
+        return (
+            f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; once that is "
+            "fixed (the server started again, the key set), the same command sends only those: what was answered is kept"
+        )
     if summary["mode"] == "run" and not summary["sent"] and not summary["skipped"]:
         return "no request was sent: every prompt is over --context-window or outside --limit, so nothing was answered"
     if summary["mode"] == "run" and summary["failed"]:
-        return (f"{summary['failed']} of {summary['sent']} requests failed after their retries"
-                f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; run the same command again to retry them only")
+        return (
+            f"{summary['failed']} of {summary['sent']} requests failed after their retries"
+            f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; run the same command again to retry them only"
+        )
     if summary["mode"] != "run" and summary["failed"]:
         return f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files (see results.md)"
     return None
@@ -485,27 +711,70 @@ class ResultsReport:
 def questions_sha256(measured: Measurement) -> dict[str, str]:
     """Per variant (size.ids), the SHA-256 of its questions (id, text, gold), so that runs can be compared only over
     the same questions."""
-    return {v.name: sha256_hex(json.dumps(sorted([q.id, q.question, list(q.answers), [list(p) for p in q.paths], q.insufficient]
-                                                 for q in v.questions), ensure_ascii=False)) for v in measured.variants}
+    return {
+        v.name: sha256_hex(
+            json.dumps(
+                sorted(
+                    [q.id, q.question, list(q.answers), [list(p) for p in q.paths], q.insufficient] for q in v.questions
+                ),
+                ensure_ascii=False,
+            )
+        )
+        for v in measured.variants
+    }
 
 
-def report_model(scored: list[Cell], answers: Answers, report: ResultsReport, table: list[dict], gate: list[dict], baseline: str,
-                 tolerance: float) -> dict:
+def report_model(
+    scored: list[Cell],
+    answers: Answers,
+    report: ResultsReport,
+    table: list[dict],
+    gate: list[dict],
+    baseline: str,
+    tolerance: float,
+) -> dict:
     """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer."""
     cells, notes = report_cells(scored, answers.best, report.measured.items)
     names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in table)]
     groups = list(dict.fromkeys(group_key(v) for v in gate))
-    verdicts = [{"group": " · ".join(map(str, group_key(v))), "format": v["format"], "verdict": v["verdict"], "why": why_not_accepted(v),
-                 "saving": v["saving"]} for v in gate]
-    recommended = [f"{' · '.join(map(str, g))}: {recommendation([v for v in gate if group_key(v) == g], baseline)}" for g in groups]
-    return {"model": report.model.model, "cells": cells, "notes": notes, "verdicts": verdicts, "recommendations": recommended,
-            "baseline": baseline_words(baseline), "baseline_format": baseline, "tolerance": tolerance,
-            "diagnosis_names": names, "meanings": {n: f"{DIAGNOSES[n][0]}. Remedy: {DIAGNOSES[n][1]}" for n in names},
-            "aggregates": [{"format": f"{e['format']} ({e['size']} · {e['ids']} · {e['mode']})", "n": e["n"], "diagnoses": e["diagnoses"]}
-                           for e in table]}
+    verdicts = [
+        {
+            "group": " · ".join(map(str, group_key(v))),
+            "format": v["format"],
+            "verdict": v["verdict"],
+            "why": why_not_accepted(v),
+            "saving": v["saving"],
+        }
+        for v in gate
+    ]
+    recommended = [
+        f"{' · '.join(map(str, g))}: {recommendation([v for v in gate if group_key(v) == g], baseline)}" for g in groups
+    ]
+    return {
+        "model": report.model.model,
+        "cells": cells,
+        "notes": notes,
+        "verdicts": verdicts,
+        "recommendations": recommended,
+        "baseline": baseline_words(baseline),
+        "baseline_format": baseline,
+        "tolerance": tolerance,
+        "diagnosis_names": names,
+        "meanings": {n: f"{DIAGNOSES[n][0]}. Remedy: {DIAGNOSES[n][1]}" for n in names},
+        "aggregates": [
+            {
+                "format": f"{e['format']} ({e['size']} · {e['ids']} · {e['mode']})",
+                "n": e["n"],
+                "diagnoses": e["diagnoses"],
+            }
+            for e in table
+        ],
+    }
 
 
-def report_cells(scored: list[Cell], answers: dict[tuple[str, int], Answer], items: list[Item]) -> tuple[list[dict], list[str]]:
+def report_cells(
+    scored: list[Cell], answers: dict[tuple[str, int], Answer], items: list[Item]
+) -> tuple[list[dict], list[str]]:
     """The model-run cells as the page shows them: scores, diagnosis, the raw answer, the gold path's edges, and each
     evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown."""
     by_sha = {item.row["prompt_sha256"]: item for item in items}
@@ -527,23 +796,76 @@ def report_cells(scored: list[Cell], answers: dict[tuple[str, int], Answer], ite
         evidence = []
         for ev in (parsed or {}).get("evidence", [])[:50]:
             triple = evidence_triple(ev)
-            mark = ("shown" if key.shown_at(ev) != -1 else "reversed" if key.shown_at(reversed_triple(ev)) != -1 else "not shown") if triple else "malformed"
-            evidence.append({"edge": " ".join(triple) if triple else json.dumps(ev, ensure_ascii=False)[:200], "mark": mark})
-        cells.append({
-            "format": s["format"], "question": s["question_id"], "hops": s["hops"], "size": s["size"], "ids": s["ids"], "mode": s["mode"],
-            "permutation": s["permutation"], "repeat": s["repeat"], "status": s["status"], "insufficient": s["insufficient"],
-            "answer_correct": s["answer_correct"], "path_exact": s["path_exact"], "valid_path": s["valid_path"],
-            "diagnosis": s["diagnosis"], "error": s["error"],
-            "answer": (content[:REPORT_ANSWER_CHARS] + ("…" if len(content) > REPORT_ANSWER_CHARS else "")) if content is not None else None,
-            "gold": [[" ".join(edges[i]) for i in p if 0 <= i < len(edges)] for p in item.question.paths[:3]],
-            "evidence": evidence})
+            mark = (
+                (
+                    "shown"
+                    if key.shown_at(ev) != -1
+                    else "reversed"
+                    if key.shown_at(reversed_triple(ev)) != -1
+                    else "not shown"
+                )
+                if triple
+                else "malformed"
+            )
+            evidence.append(
+                {"edge": " ".join(triple) if triple else json.dumps(ev, ensure_ascii=False)[:200], "mark": mark}
+            )
+        cells.append(
+            {
+                "format": s["format"],
+                "question": s["question_id"],
+                "hops": s["hops"],
+                "size": s["size"],
+                "ids": s["ids"],
+                "mode": s["mode"],
+                "permutation": s["permutation"],
+                "repeat": s["repeat"],
+                "status": s["status"],
+                "insufficient": s["insufficient"],
+                "answer_correct": s["answer_correct"],
+                "path_exact": s["path_exact"],
+                "valid_path": s["valid_path"],
+                "diagnosis": s["diagnosis"],
+                "error": s["error"],
+                "answer": (content[:REPORT_ANSWER_CHARS] + ("…" if len(content) > REPORT_ANSWER_CHARS else ""))
+                if content is not None
+                else None,
+                "gold": [[" ".join(edges[i]) for i in p if 0 <= i < len(edges)] for p in item.question.paths[:3]],
+                "evidence": evidence,
+            }
+        )
     return cells, notes
 
 
-CSV_FIELDS = ("encoding", "size", "ids", "permutation", "mode", "format", "question_id", "hops", "insufficient", "repeat", "status",
-              "prompt_tokens", "usage_prompt_tokens", "usage_completion_tokens", "parse_success", "json_as_asked", "abstained",
-              "answer_correct", "path_exact", "valid_path", "edge_precision", "edge_recall", "evidence_match", "diagnosis",
-              "finish_reason", "latency_s", "error")
+CSV_FIELDS = (
+    "encoding",
+    "size",
+    "ids",
+    "permutation",
+    "mode",
+    "format",
+    "question_id",
+    "hops",
+    "insufficient",
+    "repeat",
+    "status",
+    "prompt_tokens",
+    "usage_prompt_tokens",
+    "usage_completion_tokens",
+    "parse_success",
+    "json_as_asked",
+    "abstained",
+    "answer_correct",
+    "path_exact",
+    "valid_path",
+    "edge_precision",
+    "edge_recall",
+    "evidence_match",
+    "diagnosis",
+    "finish_reason",
+    "latency_s",
+    "error",
+)
 
 
 def cells_csv(scored: list[Cell]) -> bytes:
@@ -564,22 +886,47 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
     with gc_paused():
         scored = score_cells(answers.best, report.measured.items, model, examples)
         try:
-            with forked(encode_cells, scored, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(scored))) as encoded:
+            with forked(
+                encode_cells, scored, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(scored))
+            ) as encoded:
                 table = aggregate(scored, report.prices)  # the figures, while the fork encodes the cells
                 gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
                 out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance)
                 out.adopt("cells.csv", encoded())
         except OSError as e:
             raise out.cannot_write(e) from None
-    head = {"schema_version": 1, "tool_version": TOOL_VERSION, **report.header, "questions_sha256": questions_sha256(report.measured),
-            "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
-            "log": answers.log, "requests": answers.summary, "verdicts": gate, "aggregates": table,
-            "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)]}
+    head = {
+        "schema_version": 1,
+        "tool_version": TOOL_VERSION,
+        **report.header,
+        "questions_sha256": questions_sha256(report.measured),
+        "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
+        "log": answers.log,
+        "requests": answers.summary,
+        "verdicts": gate,
+        "aggregates": table,
+        "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
+    }
     with gc_paused():
         out.add_chunks("results.json", json_with_rows(head, "cells", scored, lines=file_pieces(out.staged(CELL_LINES))))
     questions = report.measured.variants[0].questions
-    out.add("results.md", results_markdown(table, answers.summary, model, answers.log, report.prices, questions, gate, baseline,
-                                           tolerance, report.skipped, examples, report.header.get("run", {}).get("graph_read", "")).encode("utf-8"))
+    out.add(
+        "results.md",
+        results_markdown(
+            table,
+            answers.summary,
+            model,
+            answers.log,
+            report.prices,
+            questions,
+            gate,
+            baseline,
+            tolerance,
+            report.skipped,
+            examples,
+            report.header.get("run", {}).get("graph_read", ""),
+        ).encode("utf-8"),
+    )
     svg = results_svg(table, baseline, gate, report.context_window)
     out.add("results.svg", svg.encode("utf-8"))
     out.report["svg"] = svg

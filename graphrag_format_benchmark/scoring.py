@@ -98,14 +98,25 @@ def answer_fields(value: dict) -> dict | None:
         return None
     path = value.get("path", [])
     path = [] if path is None else path if isinstance(path, list) else [path]
-    path = [int(x) if isinstance(x, str) and x.strip().isdigit() and x.strip().isascii() and len(x.strip()) < 10 else x for x in path]
+    path = [
+        int(x) if isinstance(x, str) and x.strip().isdigit() and x.strip().isascii() and len(x.strip()) < 10 else x
+        for x in path
+    ]
     evidence = value.get("evidence", [])
     evidence = [] if evidence is None else evidence if isinstance(evidence, list) else [evidence]
     return {**value, "answer": answer, "path": path, "evidence": evidence}
 
 
-ABSTENTION_SCORES = {"false_abstention": None, "path_exact": None, "edge_precision": None, "edge_recall": None, "valid_path": None,
-                     "evidence_match": None, "path_supports_answer": None, "right_answer_wrong_path": None}
+ABSTENTION_SCORES = {
+    "false_abstention": None,
+    "path_exact": None,
+    "edge_precision": None,
+    "edge_recall": None,
+    "valid_path": None,
+    "evidence_match": None,
+    "path_supports_answer": None,
+    "right_answer_wrong_path": None,
+}
 
 
 class AnswerKey:
@@ -116,15 +127,28 @@ class AnswerKey:
     answer node); path_exact when the path equals any gold path; precision and recall are against the gold
     path sharing the most edges with the answer's path (ties: the shorter, then the first listed)."""
 
-    def __init__(self, shown: Graph, q: Question, names: dict[str, str] | None = None, sha: str = "", shared: dict | None = None,
-                 undirected: bool = False) -> None:
+    def __init__(
+        self,
+        shown: Graph,
+        q: Question,
+        names: dict[str, str] | None = None,
+        sha: str = "",
+        shared: dict | None = None,
+        undirected: bool = False,
+    ) -> None:
         self.shown, self.q, self.sha = shown, q, sha
         self.undirected = undirected  # a store's edges without direction: evidence may name an edge's ends either way
         self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
         self.names = {n.id: n.name for n in shown.nodes} if names is None else names
         self.ask = q.query.ask if q.query else None  # a property question: its answers are values, not node names
-        self.accepted = ({fold_answer(a) for a in q.answers} | ({fold_answer(self.names.get(i, "")) for i in q.answer_ids}
-                         | {i.casefold() for i in q.answer_ids} if self.ask is None else set())) - {""}
+        self.accepted = (
+            {fold_answer(a) for a in q.answers}
+            | (
+                {fold_answer(self.names.get(i, "")) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
+                if self.ask is None
+                else set()
+            )
+        ) - {""}
         self.gold_paths = set(q.paths)
         self.path_sets = [set(p) for p in q.paths]  # in q.paths order: ties go to the first listed
         self.ends: dict[str, set[str]] = {}
@@ -150,8 +174,14 @@ class AnswerKey:
         abstained = answer is not None and answer.strip() == ABSTAIN
         if self.q.insufficient:
             diagnosis = None if abstained else "missed_abstention" if parsed is not None else "no_json"
-            return {"parse_success": parsed is not None, "json_as_asked": as_asked, "abstained": abstained, "answer_correct": abstained,
-                    **ABSTENTION_SCORES, "diagnosis": diagnosis}
+            return {
+                "parse_success": parsed is not None,
+                "json_as_asked": as_asked,
+                "abstained": abstained,
+                "answer_correct": abstained,
+                **ABSTENTION_SCORES,
+                "diagnosis": diagnosis,
+            }
         folded = answer_forms(answer) if answer is not None else frozenset()
         answer_correct = not abstained and not folded.isdisjoint(self.accepted)
         path = [self._cite(x) for x in parsed["path"]] if parsed else []
@@ -177,8 +207,14 @@ class AnswerKey:
         """The evidence is the path's edges as shown; on an undirected graph an item may name an edge's ends swapped."""
         if given == wanted:
             return True
-        return self.undirected and len(given) == len(wanted) and all(
-            g == w or isinstance(g, dict) and g == {**w, "source": w["target"], "target": w["source"]} for g, w in zip(given, wanted))
+        return (
+            self.undirected
+            and len(given) == len(wanted)
+            and all(
+                g == w or isinstance(g, dict) and g == {**w, "source": w["target"], "target": w["source"]}
+                for g, w in zip(given, wanted)
+            )
+        )
 
     def _cite(self, item: object) -> object:
         """One item of an answer's path as an index into the shown edges: an index stays as it is; with --edge-ids an
@@ -198,7 +234,11 @@ class AnswerKey:
         if facts is None:
             cited = tuple(self._lookup(t) if t else -1 for t in triples)
             outside = [t for t, at in zip(triples, cited) if at == -1 and t is not None]
-            facts = self.evidence_seen[triples] = (cited, len(outside), any(self._lookup((t[2], t[1], t[0])) != -1 for t in outside))
+            facts = self.evidence_seen[triples] = (
+                cited,
+                len(outside),
+                any(self._lookup((t[2], t[1], t[0])) != -1 for t in outside),
+            )
         return facts
 
     def shown_at(self, item: object) -> int:
@@ -210,13 +250,22 @@ class AnswerKey:
         index = self.shared.get("shown_at")
         if index is None:  # (source, relation, target), by ids or folded names -> the first shown edge so
             index = self.shared["shown_at"] = {}
-            described = self.shared["described"] = {}  # (source, target) -> the shown edges whose relation is a description
+            described = self.shared[
+                "described"
+            ] = {}  # (source, target) -> the shown edges whose relation is a description
             props = self.shown.edge_props or ((),) * len(self.shown.edges)
             for k, (e, p) in enumerate(zip(self.shown.edges, props)):
                 # a store's edge (its relation a description) is also named by its keywords, as its questions name it
                 store = is_description(e.relation)
-                names = (e.relation, *(v for key, v in p if key == "keywords" and isinstance(v, str))) if store else (e.relation,)
-                ends = ((e.source, e.target), (fold_answer(self.names.get(e.source, e.source)), fold_answer(self.names.get(e.target, e.target))))
+                names = (
+                    (e.relation, *(v for key, v in p if key == "keywords" and isinstance(v, str)))
+                    if store
+                    else (e.relation,)
+                )
+                ends = (
+                    (e.source, e.target),
+                    (fold_answer(self.names.get(e.source, e.source)), fold_answer(self.names.get(e.target, e.target))),
+                )
                 for source, target in ends:
                     for relation in names:
                         index.setdefault((source, relation, target), k)
@@ -230,8 +279,14 @@ class AnswerKey:
                 at = index.get((source, name, target))
                 if at is not None:
                     return at
-        words = " ".join(relation.replace("_", " ").casefold().split())  # a store's description named by its ends and a piece
-        for source, _, target in forms:   # of it ('designed' of 'Leslie Lamport designed TLA+.'), as real models write it
+        words = " ".join(
+            relation.replace("_", " ").casefold().split()
+        )  # a store's description named by its ends and a piece
+        for (
+            source,
+            _,
+            target,
+        ) in forms:  # of it ('designed' of 'Leslie Lamport designed TLA+.'), as real models write it
             for k in self.shared["described"].get((source, target), ()) if words else ():
                 if words in " ".join(self.shown.edges[k].relation.casefold().split()):
                     return k
@@ -295,8 +350,13 @@ class AnswerKey:
         hits = len(cited & gold)
         ends = walk_ends(chosen) if chosen else set()
         path_exact = indices_ok and tuple(path) in self.gold_paths
-        return (path_exact, hits / len(path) if path else 0.0, hits / len(gold) if gold else 0.0, ends,
-                [self._evidence(i) for i in path] if chosen else None)
+        return (
+            path_exact,
+            hits / len(path) if path else 0.0,
+            hits / len(gold) if gold else 0.0,
+            ends,
+            [self._evidence(i) for i in path] if chosen else None,
+        )
 
     def _supports(self, folded: str, path: list, ends: set[str]) -> bool:
         """The answer is what the path's walk ends at: the name or id of its end node, or the value asked for there."""
@@ -321,7 +381,9 @@ class AnswerKey:
         return item
 
 
-RELATION_DECORATION = " -—–>→<←|:[]"  # what a format's syntax puts around a relation, which a model may copy into its evidence
+RELATION_DECORATION = (
+    " -—–>→<←|:[]"  # what a format's syntax puts around a relation, which a model may copy into its evidence
+)
 
 
 def evidence_triple(item: object) -> tuple[str, str, str] | None:
@@ -351,15 +413,27 @@ def answer_forms(answer: str) -> frozenset[str]:
 
 
 FAILED_SCORES = {  # a request that failed or was never sent is a failed task, not a missing one
-    "parse_success": False, "json_as_asked": False, "abstained": False, "answer_correct": False, "false_abstention": False, "path_exact": False,
-    "edge_precision": 0.0, "edge_recall": 0.0, "valid_path": False, "evidence_match": False,
-    "path_supports_answer": False, "right_answer_wrong_path": False, "diagnosis": None,
+    "parse_success": False,
+    "json_as_asked": False,
+    "abstained": False,
+    "answer_correct": False,
+    "false_abstention": False,
+    "path_exact": False,
+    "edge_precision": 0.0,
+    "edge_recall": 0.0,
+    "valid_path": False,
+    "evidence_match": False,
+    "path_supports_answer": False,
+    "right_answer_wrong_path": False,
+    "diagnosis": None,
 }
 
 NO_SCORES = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
 
 
-def cell_diagnosis(status: str, diagnosis: str | None, record: Answer | None, truncated: bool, cap: int, question: str = "") -> str | None:
+def cell_diagnosis(
+    status: str, diagnosis: str | None, record: Answer | None, truncated: bool, cap: int, question: str = ""
+) -> str | None:
     """One cell's diagnosis: what the request's fate says first (request_failed, context_overflow, an answer cut at
     the cap: cut_echoing_the_prompt, cut_in_a_loop, cut_by_output_cap; cut_by_context), else what AnswerKey found in
     the answer; None for a cell fully right. question: the question's text, which an echoed prompt holds."""
@@ -377,9 +451,28 @@ def cell_diagnosis(status: str, diagnosis: str | None, record: Answer | None, tr
 
 
 # What a chat template leaves in a reply when the server applies the wrong one: the model writes the next turn's markers
-TEMPLATE_MARKERS = ("<|im_start|>", "<|im_end|>", "<|user|>", "<|assistant|>", "<|system|>", "[INST]", "[/INST]", "<start_of_turn>",
-                    "<end_of_turn>", "<|start_header_id|>", "<|eot_id|>", "<|endoftext|>", "<|end|>", "</s>")
-LOOP_TAIL, LOOP_MIN, LOOP_PROBE, LOOP_RATIO = 2000, 200, 24, 0.1  # a cut reply repeats itself when, in its last LOOP_TAIL
+TEMPLATE_MARKERS = (
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|user|>",
+    "<|assistant|>",
+    "<|system|>",
+    "[INST]",
+    "[/INST]",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "<|start_header_id|>",
+    "<|eot_id|>",
+    "<|endoftext|>",
+    "<|end|>",
+    "</s>",
+)
+LOOP_TAIL, LOOP_MIN, LOOP_PROBE, LOOP_RATIO = (
+    2000,
+    200,
+    24,
+    0.1,
+)  # a cut reply repeats itself when, in its last LOOP_TAIL
 # characters (LOOP_MIN at least), the LOOP_PROBE characters just before its cut end stand three times or more, or they
 # compress under LOOP_RATIO: a right answer's JSON compresses to 0.7 of its size, 400 words drawn at random from 15 to
 # 0.24, '1, 2, ' repeated to 0.015. On SmolLM2-135M's 7 cut answers (bench/real): 5 repeat a date or an object's fields
@@ -392,7 +485,7 @@ def why_cut(content: str, question: str) -> str:
         return "cut_echoing_the_prompt"
     tail = content[-LOOP_TAIL:]
     if len(tail) >= LOOP_MIN:
-        probe, packed = tail[-LOOP_PROBE - 10:-10], tail.encode("utf-8")
+        probe, packed = tail[-LOOP_PROBE - 10 : -10], tail.encode("utf-8")
         if tail.count(probe) >= 3 or len(zlib.compress(packed)) < LOOP_RATIO * len(packed):
             return "cut_in_a_loop"
     return "cut_by_output_cap"
@@ -404,9 +497,15 @@ EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
 def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict:
     """The first cell of a format with a diagnosis, as results.md shows it: question, answer text (cut), or the error."""
     content = record.content if record is not None and isinstance(record.content, str) else None
-    return {"question_id": item.question.id, "question": item.question.question, "gold_paths": [list(p) for p in item.question.paths],
-            "answer": content[:EXAMPLE_CHARS] + ("…" if len(content) > EXAMPLE_CHARS else "") if content is not None else None,
-            "error": record.error if record is not None else None if status == "OK" else status}
+    return {
+        "question_id": item.question.id,
+        "question": item.question.question,
+        "gold_paths": [list(p) for p in item.question.paths],
+        "answer": content[:EXAMPLE_CHARS] + ("…" if len(content) > EXAMPLE_CHARS else "")
+        if content is not None
+        else None,
+        "error": record.error if record is not None else None if status == "OK" else status,
+    }
 
 
 class Cell(TypedDict):
@@ -451,19 +550,29 @@ class Cell(TypedDict):
     error: str | None
 
 
-def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None) -> list[Cell]:
+def score_log(
+    answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None
+) -> list[Cell]:
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
     answers: Collected.best, the answer that counts per (prompt SHA-256, repeat). examples, when given, gets the first
     cell of each (format, diagnosis) (diagnosis_example)."""
-    planned = set(planned_keys(items, config)) if config.limit is not None else None  # None: every prompt that fits, every repeat
-    shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]] = {}  # each shown graph, its names and edge index, built once
+    planned = (
+        set(planned_keys(items, config)) if config.limit is not None else None
+    )  # None: every prompt that fits, every repeat
+    shown_cache: dict[
+        tuple, tuple[Graph, dict[str, str], dict]
+    ] = {}  # each shown graph, its names and edge index, built once
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored: list[Cell] = []
     for item in items:
         row, sha = item.row, item.row["prompt_sha256"]
         cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
-        cell.update(prompt_sha256=sha, prompt_tokens=row["prompt_tokens"], insufficient=item.question.insufficient,
-                    hops=hop_bucket(item.question))
+        cell.update(
+            prompt_sha256=sha,
+            prompt_tokens=row["prompt_tokens"],
+            insufficient=item.question.insufficient,
+            hops=hop_bucket(item.question),
+        )
         overflow = row["overflow"] and config.model != SOLVER_MODEL
         for repeat in range(config.repeats):
             record = answers.get((sha, repeat))
@@ -474,43 +583,71 @@ def score_log(answers: dict[tuple[str, int], Answer], items: list[Item], config:
             elif record is None:
                 status, scores, usage = "NOT_RUN", None, None
             elif record.error is not None and context_refusal(record.error):
-                status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None  # the server's own window: a failed task
+                status, scores, usage = (
+                    "CONTEXT_OVERFLOW",
+                    FAILED_SCORES,
+                    None,
+                )  # the server's own window: a failed task
             elif record.error is not None:
                 status, scores, usage = "ERROR", FAILED_SCORES, record
             else:
                 status, usage = "OK", record
                 if key is None or key.sha != sha or key.q is not item.question:
-                    shown_key = (item.variant.name, id(item.context), row["permutation"], row["mode"], row["edges_included"], id(item.order))
+                    shown_key = (
+                        item.variant.name,
+                        id(item.context),
+                        row["permutation"],
+                        row["mode"],
+                        row["edges_included"],
+                        id(item.order),
+                    )
                     if shown_key not in shown_cache:
                         shown = item.shown()
                         shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
-                    key = AnswerKey(shown_cache[shown_key][0], item.question, shown_cache[shown_key][1], sha, shown_cache[shown_key][2],
-                                    item.undirected)
+                    key = AnswerKey(
+                        shown_cache[shown_key][0],
+                        item.question,
+                        shown_cache[shown_key][1],
+                        sha,
+                        shown_cache[shown_key][2],
+                        item.undirected,
+                    )
                 scores = key.score(record.content)
             if scores is not None and item.question.insufficient:
                 scores = {**scores, **ABSTENTION_SCORES}
             server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
             truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
             if scores is not None:
-                scores = {**scores, "diagnosis": cell_diagnosis(status, scores["diagnosis"], record, truncated, config.max_output_tokens,
-                                                                item.question.question)}
-                if examples is not None and scores["diagnosis"] and (row["format"], scores["diagnosis"]) not in examples:
+                scores = {
+                    **scores,
+                    "diagnosis": cell_diagnosis(
+                        status, scores["diagnosis"], record, truncated, config.max_output_tokens, item.question.question
+                    ),
+                }
+                if (
+                    examples is not None
+                    and scores["diagnosis"]
+                    and (row["format"], scores["diagnosis"]) not in examples
+                ):
                     examples[(row["format"], scores["diagnosis"])] = diagnosis_example(item, record, status)
-            scored.append({
-                **cell,
-                "repeat": repeat,
-                "status": status,
-                **(scores or NO_SCORES),
-                "truncated_by_server": truncated,
-                "usage_prompt_tokens": server_prompt,
-                "usage_cached_tokens": usage.cached_tokens if usage else None,
-                "usage_completion_tokens": completion,
-                "over_output_cap": isinstance(completion, int) and completion > config.max_output_tokens,  # the server ignored the cap
-                "latency_s": record.latency_s if record else None,
-                "retry_wait_s": record.retry_wait_s if record else None,
-                "finish_reason": record.finish_reason if record else None,
-                "error": record.error if record else None,
-            })
+            scored.append(
+                {
+                    **cell,
+                    "repeat": repeat,
+                    "status": status,
+                    **(scores or NO_SCORES),
+                    "truncated_by_server": truncated,
+                    "usage_prompt_tokens": server_prompt,
+                    "usage_cached_tokens": usage.cached_tokens if usage else None,
+                    "usage_completion_tokens": completion,
+                    "over_output_cap": isinstance(completion, int)
+                    and completion > config.max_output_tokens,  # the server ignored the cap
+                    "latency_s": record.latency_s if record else None,
+                    "retry_wait_s": record.retry_wait_s if record else None,
+                    "finish_reason": record.finish_reason if record else None,
+                    "error": record.error if record else None,
+                }
+            )
     return scored
 
 
@@ -522,8 +659,9 @@ def worth_forking(cells: int) -> bool:
     return cells >= FORK_CELLS
 
 
-def score_cells(answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig,
-                examples: dict | None = None) -> list[Cell]:
+def score_cells(
+    answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None
+) -> list[Cell]:
     """score_log, the same rows in the same order, on both cores where the platform forks and the run is large: the
     items' second half is scored by a forked process (cores.forked: it inherits the answers, nothing is sent to it) and
     its rows come back pickled, while this process scores the first half. An example of a (format, diagnosis) is the
@@ -549,39 +687,74 @@ def _score_half(answers: dict, items: list[Item], config: ModelConfig, with_exam
 # Why answers fail: one diagnosis per cell that is not fully right, by the first rule that holds, in this order
 # (cell_diagnosis, then AnswerKey._diagnose), each with the article's remedy. README: "Why answers fail".
 DIAGNOSES = {  # name -> (what it means, the remedy the article gives)
-    "request_failed": ("the request failed (the log's error, by reason above)", "re-run the same command: only the failed "
-                       "prompts are sent again"),
-    "context_overflow": ("the prompt did not fit the context window (the tool's --context-window or the server's)",
-                         "a smaller context (--context-edges), a more compact format, or a larger window (scenario 3)"),
-    "cut_echoing_the_prompt": ("the answer was cut at --max-output-tokens while writing a chat template's turn markers or the "
-                               "prompt's question again", "the server's chat template does not fit the model: serve it with "
-                               "the model's own (llama.cpp: --jinja, or --chat-template NAME); a longer cap only echoes more"),
-    "cut_in_a_loop": ("the answer was cut at --max-output-tokens while repeating itself (the text before its cut stands "
-                      "three times in its last 2,000 characters, or they compress to a tenth)", "a loop, not a short cap: a repetition penalty, a temperature above 0, or --structured "
-                      "json_object; raising --max-output-tokens only makes the loop longer"),
-    "cut_by_output_cap": ("the answer was cut at --max-output-tokens (finish_reason length)", "raise --max-output-tokens"),
-    "cut_by_context": ("the answer or the prompt was cut by the server's context before the output cap", "a server with a "
-                       "larger context (llama.cpp: --n_ctx), or a smaller context"),
-    "no_json": ("no JSON object with an answer in the reply, even fenced or inside prose", "--structured json_object where the "
-                "server supports it; a shorter prompt (section 10: invalid answer JSON)"),
-    "false_abstention": ("INSUFFICIENT_DATA where a complete path is shown", "make each edge's direction and ends explicit "
-                         "(scenario 2: an arrow, a column header, node types)"),
-    "missed_abstention": ("an answer where INSUFFICIENT_DATA was right (no complete path is shown)", "require evidence for "
-                          "every hop; --pseudonymize tells an answer from memory (section 10: incomplete negative example)"),
-    "miscounted_indices": ("the evidence names exactly the edges of a gold path; the path's indices do not", "--edge-ids: a "
-                           "stable id per edge instead of a position the model must count (section 10: unstable order)"),
-    "edge_reversed": ("the path or evidence cites an edge that is not shown, and its reverse is", "an explicit arrow, a "
-                      "column header, node types (scenario 2; section 10: direction reversal)"),
-    "edge_not_shown": ("the path or evidence cites an edge that is not in the shown graph (an index out of range, a made-up "
-                       "triple)", "separate records visibly, a relation legend (scenario 2); --pseudonymize tells facts "
-                       "from memory"),
-    "broken_chain": ("the path's edges are shown but do not follow on from each other", "node ids repeated at both ends of "
-                     "every record, a header (scenario 2)"),
-    "right_answer_wrong_path": ("the answer is right; the path is a real walk but not a gold path, or no path (scenario 4)",
-                                "do not count it as a success: require evidence; --pseudonymize tells guessing from memory"),
-    "answer_form": ("the path's walk reaches a gold node; the answer says something else (scenario 5)", "ask for the node id "
-                    "and the display name apart (answer_id, answer_text); check normalization"),
-    "wrong_branch": ("the path is a real walk that ends at another entity than a gold one", "competing entities are told apart "
-                     "by types and explicit relations: node types, a relation legend (scenario 2)"),
+    "request_failed": (
+        "the request failed (the log's error, by reason above)",
+        "re-run the same command: only the failed prompts are sent again",
+    ),
+    "context_overflow": (
+        "the prompt did not fit the context window (the tool's --context-window or the server's)",
+        "a smaller context (--context-edges), a more compact format, or a larger window (scenario 3)",
+    ),
+    "cut_echoing_the_prompt": (
+        "the answer was cut at --max-output-tokens while writing a chat template's turn markers or the "
+        "prompt's question again",
+        "the server's chat template does not fit the model: serve it with "
+        "the model's own (llama.cpp: --jinja, or --chat-template NAME); a longer cap only echoes more",
+    ),
+    "cut_in_a_loop": (
+        "the answer was cut at --max-output-tokens while repeating itself (the text before its cut stands "
+        "three times in its last 2,000 characters, or they compress to a tenth)",
+        "a loop, not a short cap: a repetition penalty, a temperature above 0, or --structured "
+        "json_object; raising --max-output-tokens only makes the loop longer",
+    ),
+    "cut_by_output_cap": (
+        "the answer was cut at --max-output-tokens (finish_reason length)",
+        "raise --max-output-tokens",
+    ),
+    "cut_by_context": (
+        "the answer or the prompt was cut by the server's context before the output cap",
+        "a server with a larger context (llama.cpp: --n_ctx), or a smaller context",
+    ),
+    "no_json": (
+        "no JSON object with an answer in the reply, even fenced or inside prose",
+        "--structured json_object where the server supports it; a shorter prompt (section 10: invalid answer JSON)",
+    ),
+    "false_abstention": (
+        "INSUFFICIENT_DATA where a complete path is shown",
+        "make each edge's direction and ends explicit (scenario 2: an arrow, a column header, node types)",
+    ),
+    "missed_abstention": (
+        "an answer where INSUFFICIENT_DATA was right (no complete path is shown)",
+        "require evidence for "
+        "every hop; --pseudonymize tells an answer from memory (section 10: incomplete negative example)",
+    ),
+    "miscounted_indices": (
+        "the evidence names exactly the edges of a gold path; the path's indices do not",
+        "--edge-ids: a stable id per edge instead of a position the model must count (section 10: unstable order)",
+    ),
+    "edge_reversed": (
+        "the path or evidence cites an edge that is not shown, and its reverse is",
+        "an explicit arrow, a column header, node types (scenario 2; section 10: direction reversal)",
+    ),
+    "edge_not_shown": (
+        "the path or evidence cites an edge that is not in the shown graph (an index out of range, a made-up triple)",
+        "separate records visibly, a relation legend (scenario 2); --pseudonymize tells facts from memory",
+    ),
+    "broken_chain": (
+        "the path's edges are shown but do not follow on from each other",
+        "node ids repeated at both ends of every record, a header (scenario 2)",
+    ),
+    "right_answer_wrong_path": (
+        "the answer is right; the path is a real walk but not a gold path, or no path (scenario 4)",
+        "do not count it as a success: require evidence; --pseudonymize tells guessing from memory",
+    ),
+    "answer_form": (
+        "the path's walk reaches a gold node; the answer says something else (scenario 5)",
+        "ask for the node id and the display name apart (answer_id, answer_text); check normalization",
+    ),
+    "wrong_branch": (
+        "the path is a real walk that ends at another entity than a gold one",
+        "competing entities are told apart by types and explicit relations: node types, a relation legend (scenario 2)",
+    ),
     "no_path": ("a wrong answer and no path cited", "the schema asks for a path: --structured json_object; fewer hops"),
 }

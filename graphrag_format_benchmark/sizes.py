@@ -26,7 +26,13 @@ if TYPE_CHECKING:
 
 
 SummaryMetric = Literal["graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable"]
-SUMMARY_METRICS: tuple[SummaryMetric, ...] = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")
+SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
+    "graph_tokens",
+    "prompt_tokens",
+    "edges_included",
+    "gold_edges_included",
+    "answerable",
+)
 
 
 def summarize(rows: list[SizeRow]) -> list[dict]:
@@ -70,8 +76,15 @@ def _ratio(value: dict | None, reference: dict | None) -> str:
     return f"{value['mean'] / reference['mean']:.2f}"
 
 
-def markdown_report(summary: list[dict], rows: list[SizeRow], variants: list[Variant], preflight: dict, plan: Plan, shas: dict[str, str],
-                    facts: dict | None = None) -> str:
+def markdown_report(
+    summary: list[dict],
+    rows: list[SizeRow],
+    variants: list[Variant],
+    preflight: dict,
+    plan: Plan,
+    shas: dict[str, str],
+    facts: dict | None = None,
+) -> str:
     import tiktoken
 
     reference = "json" if "json" in plan.formats else plan.formats[0]
@@ -99,8 +112,12 @@ def markdown_report(summary: list[dict], rows: list[SizeRow], variants: list[Var
     lines += ["", *(f"- {note}." for note in dict.fromkeys(v.shortage for v in variants if v.shortage))]
     lines += _context_lines(preflight.get("contexts"))
     lines += _preflight_lines(variants[0].questions, preflight)
-    lines += _part_cost_lines((facts or {}).get("edge_id_graph_tokens"), "Edge ids", "the stable edge ids of --edge-ids")
-    lines += _part_cost_lines((facts or {}).get("property_graph_tokens"), "Properties", "the properties of nodes and edges")
+    lines += _part_cost_lines(
+        (facts or {}).get("edge_id_graph_tokens"), "Edge ids", "the stable edge ids of --edge-ids"
+    )
+    lines += _part_cost_lines(
+        (facts or {}).get("property_graph_tokens"), "Properties", "the properties of nodes and edges"
+    )
     if preflight.get("budget_hints"):
         lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
     lines += _size_tables(summary, rows, variants, plan, reference)
@@ -122,7 +139,13 @@ def _preflight_lines(questions: tuple[Question, ...], preflight: dict) -> list[s
     ]
     skipped = preflight.get("skipped_questions") or []
     if skipped:
-        lines += ["", f"Skipped by --skip-invalid-questions: {len(skipped)} question(s).", "", "| question | reason |", "|---|---|"]
+        lines += [
+            "",
+            f"Skipped by --skip-invalid-questions: {len(skipped)} question(s).",
+            "",
+            "| question | reason |",
+            "|---|---|",
+        ]
         lines += [f"| {s['question']} | {md_cell('; '.join(s['reasons']))} |" for s in skipped]
     lines += [
         "",
@@ -139,16 +162,23 @@ def _variant_lines(variants: list[Variant], shas: dict[str, str]) -> list[str]:
         lines = ["| variant | nodes | edges | distractor branches | file | SHA-256 |", "|---|---:|---:|---:|---|---|"]
         for v in variants:
             name, graph = variant_file(v, "json"), v.contexts[0].graph
-            lines.append(f"| {v.name} | {len(graph.nodes)} | {len(graph.edges)} | {v.branches} | {name} | `{shas[name]}` |")
+            lines.append(
+                f"| {v.name} | {len(graph.nodes)} | {len(graph.edges)} | {v.branches} | {name} | `{shas[name]}` |"
+            )
         return lines
-    lines = ["One context per question: the graph its prompts show (the questions file holds each one, in the input's format).", "",
-             "| variant | contexts | nodes per context (min–median–max) | edges per context (min–median–max) | distractor branches | file | SHA-256 |",
-             "|---|---:|---:|---:|---:|---|---|"]
+    lines = [
+        "One context per question: the graph its prompts show (the questions file holds each one, in the input's format).",
+        "",
+        "| variant | contexts | nodes per context (min–median–max) | edges per context (min–median–max) | distractor branches | file | SHA-256 |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
     for v in variants:
         name = variant_file(v, "questions")
         nodes, edges = (sorted(len(getattr(c.graph, part)) for c in v.contexts) for part in ("nodes", "edges"))
         spread = ["" if not xs else f"{xs[0]}–{statistics.median(xs):g}–{xs[-1]}" for xs in (nodes, edges)]
-        lines.append(f"| {v.name} | {len(v.contexts)} | {spread[0]} | {spread[1]} | {v.branches} | {name} | `{shas[name]}` |")
+        lines.append(
+            f"| {v.name} | {len(v.contexts)} | {spread[0]} | {spread[1]} | {v.branches} | {name} | `{shas[name]}` |"
+        )
     return lines
 
 
@@ -158,21 +188,27 @@ def _context_lines(facts: dict | None) -> list[str]:
         return []
     lines = ["", "## Contexts", ""]
     if facts["kind"] == "khop":
-        lines.append(f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {facts['hops']} "
-                     f"hop(s), each layer's edges in a seeded random order, at most {facts['edges']} edges besides the gold "
-                     "paths', which are always inside (for an abstention question, the walks its query makes), and at least "
-                     f"{RELATION_FLOOR} edges of each relation a question names, searched past that depth when the neighbourhood "
-                     "has fewer.")
+        lines.append(
+            f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {facts['hops']} "
+            f"hop(s), each layer's edges in a seeded random order, at most {facts['edges']} edges besides the gold "
+            "paths', which are always inside (for an abstention question, the walks its query makes), and at least "
+            f"{RELATION_FLOOR} edges of each relation a question names, searched past that depth when the neighbourhood "
+            "has fewer."
+        )
         if facts["gold_beyond_depth"]:
-            lines.append(f"In {facts['gold_beyond_depth']} question(s) gold edges lie beyond that depth and were added after the "
-                         "rest: a model could pick them out as the only edges that far out; raise --context-hops to the "
-                         f"questions' hop count (first: {', '.join(facts['gold_beyond_depth_questions'][:5])}).")
+            lines.append(
+                f"In {facts['gold_beyond_depth']} question(s) gold edges lie beyond that depth and were added after the "
+                "rest: a model could pick them out as the only edges that far out; raise --context-hops to the "
+                f"questions' hop count (first: {', '.join(facts['gold_beyond_depth_questions'][:5])})."
+            )
     else:
         lines.append("Given by the questions file, each question's own.")
     shown = facts["abstention_relation_shown"]
     if shown["of"]:
-        lines.append(f"Abstention questions whose context shows an edge of the relation the failing hop asks for: {shown['contexts']} "
-                     f"of {shown['of']} (the others can be answered from that relation's absence alone).")
+        lines.append(
+            f"Abstention questions whose context shows an edge of the relation the failing hop asks for: {shown['contexts']} "
+            f"of {shown['of']} (the others can be answered from that relation's absence alone)."
+        )
     return lines
 
 
@@ -180,18 +216,29 @@ def _part_cost_lines(cost: dict | None, title: str, what: str) -> list[str]:
     """What an optional part of the graph text costs in graph tokens, per size and format."""
     if not cost:
         return []
-    lines = ["", f"## {title}", "", f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0, summed over contexts) with {what} "
-             "and without them: what they cost is part of the trade-off.", "",
-             "| size | format | with | without | cost |", "|---|---|---:|---:|---:|"]
+    lines = [
+        "",
+        f"## {title}",
+        "",
+        f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0, summed over contexts) with {what} "
+        "and without them: what they cost is part of the trade-off.",
+        "",
+        "| size | format | with | without | cost |",
+        "|---|---|---:|---:|---:|",
+    ]
     for size, by_format in cost["by_size"].items():
         for fmt, c in by_format.items():
             whole = c.get("with_ids", c.get("with"))
-            lines.append(f"| {size} | {fmt} | {whole:,} | {c['without']:,} | +{whole - c['without']:,} "
-                         f"({percent(whole / c['without'] - 1 if c['without'] else 0)}) |")
+            lines.append(
+                f"| {size} | {fmt} | {whole:,} | {c['without']:,} | +{whole - c['without']:,} "
+                f"({percent(whole / c['without'] - 1 if c['without'] else 0)}) |"
+            )
     return lines
 
 
-def _size_tables(summary: list[dict], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str) -> list[str]:
+def _size_tables(
+    summary: list[dict], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str
+) -> list[str]:
     """A table per encoding, size, ids and mode: tokens in mode A, edges and answerable shares in mode B."""
     lines: list[str] = []
     by_table: dict[tuple, list[dict]] = {}
@@ -225,8 +272,10 @@ def _size_tables(summary: list[dict], rows: list[SizeRow], variants: list[Varian
                     f"| {e['format']} | {_cell(e['edges_included'], 1)} | {_ratio(e['edges_included'], ref and ref['edges_included'])} | "
                     f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} |"
                 )
-            lines += answerable_by_hops([r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
-                                        {q.id: hop_bucket(q) for q in variants[0].questions})
+            lines += answerable_by_hops(
+                [r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
+                {q.id: hop_bucket(q) for q in variants[0].questions},
+            )
     return lines
 
 
@@ -239,9 +288,17 @@ def answerable_by_hops(rows: list[SizeRow], buckets: dict[str, str]) -> list[str
     present = [b for b in HOP_BUCKETS if any(b in by for by in shares.values())]
     if not present:
         return []
-    lines = ["", "Answerable per hop count:", "", "| format | " + " | ".join(present) + " |", "|---|" + "---:|" * len(present)]
+    lines = [
+        "",
+        "Answerable per hop count:",
+        "",
+        "| format | " + " | ".join(present) + " |",
+        "|---|" + "---:|" * len(present),
+    ]
     for fmt, by in shares.items():
-        lines.append(f"| {fmt} | " + " | ".join(f"{statistics.fmean(by[b]):.2f}" if b in by else "" for b in present) + " |")
+        lines.append(
+            f"| {fmt} | " + " | ".join(f"{statistics.fmean(by[b]):.2f}" if b in by else "" for b in present) + " |"
+        )
     return lines
 
 
@@ -260,17 +317,23 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
         shares = {fmt: statistics.fmean(not i.row["answerable"] for i in its) for fmt, its in by_format.items()}
         if min(shares.values()) <= 0.5 or reference not in by_format:
             continue
-        first = sorted((i for i in by_format[reference] if i.row["permutation"] == 0),
-                       key=lambda i: min(max(p) + 1 for p in i.question.paths if p))
+        first = sorted(
+            (i for i in by_format[reference] if i.row["permutation"] == 0),
+            key=lambda i: min(max(p) + 1 for p in i.question.paths if p),
+        )
         item = first[len(first) // 2]  # the median question by the edges its gold path needs
         k = min(max(p) + 1 for p in item.question.paths if p)
         shown = subgraph(item.context.graph.pick(item.order[:k]))
         tokenizer = next(t for t in plan.tokenizers if t.name == encoding)
-        need = FormattedGraph(plan.template, reference, serialized(reference, shown)).tokens(counts, tokenizer, item.question.question)
-        hints[GroupKey(encoding, size, ids, "B")] = (f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
-                     f"out (from {1 - max(shares.values()):.2f} to {1 - min(shares.values()):.2f} of the positive questions "
-                     f"answerable), so mode B cannot tell the formats apart; the median question's gold path fits a "
-                     f"{reference} prompt from --budget {need:,}")
+        need = FormattedGraph(plan.template, reference, serialized(reference, shown)).tokens(
+            counts, tokenizer, item.question.question
+        )
+        hints[GroupKey(encoding, size, ids, "B")] = (
+            f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
+            f"out (from {1 - max(shares.values()):.2f} to {1 - min(shares.values()):.2f} of the positive questions "
+            f"answerable), so mode B cannot tell the formats apart; the median question's gold path fits a "
+            f"{reference} prompt from --budget {need:,}"
+        )
     return hints
 
 
@@ -281,7 +344,9 @@ def part_cost_line(cost: dict, what: str) -> str:
         shown = []
         for fmt, c in by_format.items():
             whole = c.get("with_ids", c.get("with"))
-            shown.append(f"{fmt} +{whole - c['without']:,} ({percent(whole / c['without'] - 1 if c['without'] else 0)})")
+            shown.append(
+                f"{fmt} +{whole - c['without']:,} ({percent(whole / c['without'] - 1 if c['without'] else 0)})"
+            )
         parts.append(f"{size}: {', '.join(shown)}")
     return f"{what} cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
 

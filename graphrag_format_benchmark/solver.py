@@ -30,7 +30,11 @@ def holds(condition: Condition, props: Props) -> bool:
     against a number), never holds. holds(('since', '<=', 2010), (('since', 2005),)) -> True"""
     value = dict(props).get(condition.key, MISSING)
     wanted, op = condition.value, condition.op
-    if value is MISSING or (type(value) is bool) != (type(wanted) is bool) or isinstance(value, str) != isinstance(wanted, str):
+    if (
+        value is MISSING
+        or (type(value) is bool) != (type(wanted) is bool)
+        or isinstance(value, str) != isinstance(wanted, str)
+    ):
         return False
     if op in ("=", "!="):
         return (value == wanted) == (op == "=")
@@ -70,12 +74,14 @@ def partial_walks(graph: Graph, query: Query, index: dict | None = None) -> list
     index = edge_index(edges) if index is None else index
     stages = [[((), query.start)]]
     for hop in query.hops:
-        stages.append([
-            (path + (i,), edges[i].target if hop.direction == "out" else edges[i].source)
-            for path, node in stages[-1]
-            for i in index.get((node, hop.relation, hop.direction), ())
-            if not hop.where or all(holds(c, props[i] if props else ()) for c in hop.where)
-        ])
+        stages.append(
+            [
+                (path + (i,), edges[i].target if hop.direction == "out" else edges[i].source)
+                for path, node in stages[-1]
+                for i in index.get((node, hop.relation, hop.direction), ())
+                if not hop.where or all(holds(c, props[i] if props else ()) for c in hop.where)
+            ]
+        )
         if len(stages[-1]) > MAX_WALKS:
             raise BenchmarkError(
                 f"the query from {query.start!r} has over {MAX_WALKS:,} partial paths; give it more selective hops"
@@ -160,14 +166,18 @@ def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
     found = complete(graph, q.query, stages[-1])
     if q.insufficient:
         if found:
-            return (f"an abstention question, but the query finds {len(found)} complete path(s): "
-                    f"{_paths(edges, [p for p, _ in found])}; fix the query or make the question answerable")
+            return (
+                f"an abstention question, but the query finds {len(found)} complete path(s): "
+                f"{_paths(edges, [p for p, _ in found])}; fix the query or make the question answerable"
+            )
         return None
     if not found:
         if stages[-1]:  # every hop was made: the ask is what fails
             ask = q.query.ask
-            return (f"the query's walks end where no {ask.of_} has the property {ask.key!r} "
-                    f"({_paths(edges, [p for p, _ in stages[-1]])}); ask for another property or fix the query")
+            return (
+                f"the query's walks end where no {ask.of_} has the property {ask.key!r} "
+                f"({_paths(edges, [p for p, _ in stages[-1]])}); ask for another property or fix the query"
+            )
         return hop_failure(graph, q.query, stages, index)
     walks, gold = {p for p, _ in found}, set(q.paths)
     if walks != gold:
@@ -186,8 +196,10 @@ def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
         values = gold_answers(graph, q.query, found)
         stray = [a for a in q.answers if fold_answer(a) not in {fold_answer(v) for v in values}]
         if stray:
-            return (f"answer {stray[0]!r} is not a value of {q.query.ask.key!r} where the gold paths end ({', '.join(map(repr, values[:3]))}); "
-                    "make the answers those values")
+            return (
+                f"answer {stray[0]!r} is not a value of {q.query.ask.key!r} where the gold paths end ({', '.join(map(repr, values[:3]))}); "
+                "make the answers those values"
+            )
     return None
 
 
@@ -197,7 +209,11 @@ def hop_failure(graph: Graph, query: Query, stages: list, index: dict) -> str:
     j = next(k for k in range(1, len(stages)) if not stages[k]) - 1
     hop = query.hops[j]
     nodes = sorted({node for _, node in stages[j]})
-    at = f"{len(nodes)} node(s) ({', '.join(nodes[:3])}{', ...' if len(nodes) > 3 else ''})" if j else f"the start {query.start!r}"
+    at = (
+        f"{len(nodes)} node(s) ({', '.join(nodes[:3])}{', ...' if len(nodes) > 3 else ''})"
+        if j
+        else f"the start {query.start!r}"
+    )
     leaving: dict[str, set[str]] = {"out": set(), "in": set()}
     wanted = set(nodes)
     for node, relation, direction in index:
@@ -209,10 +225,14 @@ def hop_failure(graph: Graph, query: Query, stages: list, index: dict) -> str:
         shown = " and ".join(f"{c.key} {c.op} {value_text(c.value)}" for c in hop.where)
         return message + f" where {shown}; loosen the condition or fix the query"
     here = sorted(leaving[hop.direction])
-    message += f"; relations they can follow {way}: {', '.join(here[:8])}{', ...' if len(here) > 8 else ''}" if here else f"; they have no edge to follow {way}"
+    message += (
+        f"; relations they can follow {way}: {', '.join(here[:8])}{', ...' if len(here) > 8 else ''}"
+        if here
+        else f"; they have no edge to follow {way}"
+    )
     other = "in" if hop.direction == "out" else "out"
     if hop.relation in leaving[other]:
-        message += f"; {hop.relation} leaves them in the other direction: use \"{other}\""
+        message += f'; {hop.relation} leaves them in the other direction: use "{other}"'
     else:
         close = difflib.get_close_matches(hop.relation, sorted({e.relation for e in edges}), n=1)
         if close:
@@ -264,7 +284,9 @@ def check_questions(whole: Graph, questions: tuple[Question, ...], src: str, pro
 
 
 def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
-    if q.insufficient or not q.answer_ids or q.query and q.query.ask:  # an ask question's answers are values: the solver checks them
+    if (
+        q.insufficient or not q.answer_ids or q.query and q.query.ask
+    ):  # an ask question's answers are values: the solver checks them
         return None
     named = {fold_answer(names[i]) for i in q.answer_ids} | {i.casefold() for i in q.answer_ids}
     stray = [a for a in q.answers if fold_answer(a) not in named]
@@ -272,5 +294,3 @@ def _answer_problem(q: Question, names: dict[str, str]) -> str | None:
         return None
     nodes = ", ".join(f"{i!r} is named {names[i]!r}" for i in q.answer_ids[:3])
     return f"answer {stray[0]!r} is not the name of an answer node ({nodes}); make the answer the node's name"
-
-

@@ -59,7 +59,10 @@ def _betacf(a: float, b: float, x: float) -> float:
     d = 1 / (d if abs(d) > tiny else tiny)
     h = d
     for m in range(1, 300):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
             d = 1 + numerator * d
             d = 1 / (d if abs(d) > tiny else tiny)
             c = 1 + numerator / c
@@ -73,8 +76,22 @@ def _betacf(a: float, b: float, x: float) -> float:
 def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with df degrees of freedom: t_cdf(2.015, 5) -> 0.95."""
     x = df / (df + t * t)
-    front = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - math.lgamma(0.5) + df / 2 * math.log(x) + 0.5 * math.log1p(-x)) if x < 1 else 0.0
-    tail = front * _betacf(df / 2, 0.5, x) / (df / 2) if x < (df / 2 + 1) / (df / 2 + 2.5) else 1 - front * _betacf(0.5, df / 2, 1 - x) / 0.5
+    front = (
+        math.exp(
+            math.lgamma((df + 1) / 2)
+            - math.lgamma(df / 2)
+            - math.lgamma(0.5)
+            + df / 2 * math.log(x)
+            + 0.5 * math.log1p(-x)
+        )
+        if x < 1
+        else 0.0
+    )
+    tail = (
+        front * _betacf(df / 2, 0.5, x) / (df / 2)
+        if x < (df / 2 + 1) / (df / 2 + 2.5)
+        else 1 - front * _betacf(0.5, df / 2, 1 - x) / 0.5
+    )
     return 1 - tail / 2 if t >= 0 else tail / 2
 
 
@@ -141,8 +158,16 @@ def rate_interval(values: list[float], binary: bool) -> dict:
 def _cc_wilson(k: int, n: int, z: float) -> tuple[float, float]:
     """Wilson's score interval with continuity correction: _cc_wilson(6, 6, 1.645) -> (0.603, 1.0)."""
     p, zz = k / n, z * z
-    low = 0.0 if k == 0 else (2 * n * p + zz - 1 - z * math.sqrt(zz - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))) / (2 * (n + zz))
-    high = 1.0 if k == n else (2 * n * p + zz + 1 + z * math.sqrt(zz + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))) / (2 * (n + zz))
+    low = (
+        0.0
+        if k == 0
+        else (2 * n * p + zz - 1 - z * math.sqrt(zz - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))) / (2 * (n + zz))
+    )
+    high = (
+        1.0
+        if k == n
+        else (2 * n * p + zz + 1 + z * math.sqrt(zz + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))) / (2 * (n + zz))
+    )
     return max(low, 0.0), min(high, 1.0)
 
 
@@ -156,7 +181,15 @@ def newcombe_cc(a: int, b: int, c: int, d: int, z: float) -> tuple[float, float,
     l2, u2 = _cc_wilson(a + c, n, z)
     margins = (a + b) * (c + d) * (a + c) * (b + d)
     excess = a * d - b * c
-    phi = 0.0 if not margins else (excess - n / 2) / math.sqrt(margins) if excess > n / 2 else 0.0 if excess >= 0 else excess / math.sqrt(margins)
+    phi = (
+        0.0
+        if not margins
+        else (excess - n / 2) / math.sqrt(margins)
+        if excess > n / 2
+        else 0.0
+        if excess >= 0
+        else excess / math.sqrt(margins)
+    )
     delta = math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
     epsilon = math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
     return p1 - p2, max(p1 - p2 - delta, -1.0), min(p1 - p2 + epsilon, 1.0)

@@ -33,7 +33,9 @@ from typing import Callable
 
 from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
 
-DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")  # four words or more: an edge's description as its relation, not a relation's name
+DESCRIPTION = re.compile(
+    r"\S+(\s+\S+){3,}"
+)  # four words or more: an edge's description as its relation, not a relation's name
 
 
 def is_description(relation: str) -> bool:
@@ -50,7 +52,9 @@ def replace_names(text: str, mapping: dict[str, str]) -> str:
         return text
     folded = {n.casefold(): v for n, v in mapping.items()}
     low = text.lower()
-    if len(low) != len(text) or any(len(n.lower()) != len(n) for n in names):  # lower() changed a length: the regex's way
+    if len(low) != len(text) or any(
+        len(n.lower()) != len(n) for n in names
+    ):  # lower() changed a length: the regex's way
         pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE)
         return pattern.sub(lambda m: folded.get(m.group(0).casefold(), m.group(0)), text)
     spans = []  # (start, -length, value) of each whole-word occurrence: no regex compiled per description
@@ -58,7 +62,9 @@ def replace_names(text: str, mapping: dict[str, str]) -> str:
         key, at = name.lower(), low.find(name.lower())
         while at != -1:
             end = at + len(key)
-            if (at == 0 or not text[at - 1].isalnum() and text[at - 1] != "_") and (end == len(text) or not text[end].isalnum() and text[end] != "_"):
+            if (at == 0 or not text[at - 1].isalnum() and text[at - 1] != "_") and (
+                end == len(text) or not text[end].isalnum() and text[end] != "_"
+            ):
                 spans.append((at, -len(key), folded.get(name.casefold(), name)))
             at = low.find(key, at + 1)
     out, last = [], 0
@@ -70,23 +76,64 @@ def replace_names(text: str, mapping: dict[str, str]) -> str:
 
 
 DEFAULT_TYPE = "entity"  # a node's type when a store or file gives none (LlamaIndex's own default label); inputs and frameworks too
-DEFAULT_RELATION = "related_to"  # an edge's relation when a store or GraphML file gives none (no description, no keywords)
+DEFAULT_RELATION = (
+    "related_to"  # an edge's relation when a store or GraphML file gives none (no description, no keywords)
+)
 LIGHTRAG_FILE = "graph_chunk_entity_relation.graphml"
 LLAMAINDEX_FILE = "property_graph_store.json"
-GRAPHRAG_FILES = (("entities.parquet", "relationships.parquet"), ("create_final_entities.parquet", "create_final_relationships.parquet"))
+GRAPHRAG_FILES = (
+    ("entities.parquet", "relationships.parquet"),
+    ("create_final_entities.parquet", "create_final_relationships.parquet"),
+)
 UNDIRECTED = frozenset(("graphrag", "lightrag"))  # stores whose graphs have no direction: either way is a valid walk
-BOOKKEEPING = frozenset((
-    # LightRAG: where a record came from and when; its entity_id repeats the node id
-    "source_id", "file_path", "created_at", "updated_at", "truncate", "entity_id",
-    # Microsoft GraphRAG: row ids, text units, layout, degrees and frequencies it derives
-    "id", "human_readable_id", "short_id", "text_unit_ids", "document_ids", "community_ids", "x", "y", "degree",
-    "combined_degree", "source_degree", "target_degree", "frequency", "rank", "level", "n_tokens",
-    # LlamaIndex: the chunk a triplet came from, document metadata its readers attach
-    "triplet_source_id", "ref_doc_id", "doc_id", "document_id", "file_name", "file_type", "file_size", "creation_date",
-    "last_modified_date", "_node_content", "_node_type",
-    # any of them: vectors
-    "embedding", "description_embedding", "name_embedding", "graph_embedding", "text_embedding", "chunk_id", "chunk_ids",
-))
+BOOKKEEPING = frozenset(
+    (
+        # LightRAG: where a record came from and when; its entity_id repeats the node id
+        "source_id",
+        "file_path",
+        "created_at",
+        "updated_at",
+        "truncate",
+        "entity_id",
+        # Microsoft GraphRAG: row ids, text units, layout, degrees and frequencies it derives
+        "id",
+        "human_readable_id",
+        "short_id",
+        "text_unit_ids",
+        "document_ids",
+        "community_ids",
+        "x",
+        "y",
+        "degree",
+        "combined_degree",
+        "source_degree",
+        "target_degree",
+        "frequency",
+        "rank",
+        "level",
+        "n_tokens",
+        # LlamaIndex: the chunk a triplet came from, document metadata its readers attach
+        "triplet_source_id",
+        "ref_doc_id",
+        "doc_id",
+        "document_id",
+        "file_name",
+        "file_type",
+        "file_size",
+        "creation_date",
+        "last_modified_date",
+        "_node_content",
+        "_node_type",
+        # any of them: vectors
+        "embedding",
+        "description_embedding",
+        "name_embedding",
+        "graph_embedding",
+        "text_embedding",
+        "chunk_id",
+        "chunk_ids",
+    )
+)
 
 
 # What each framework's context leaves out of what its store keeps, besides bookkeeping: LightRAG's relationship lines
@@ -94,12 +141,19 @@ BOOKKEEPING = frozenset((
 # no type (a GraphRAG entity's type, a LlamaIndex node's label), so a store read as sent is untyped there.
 UNSENT = {"lightrag": frozenset(("keywords", "weight")), "graphrag": frozenset(), "llamaindex": frozenset()}
 UNTYPED = frozenset(("graphrag", "llamaindex"))  # frameworks whose context shows no entity type
-NODE_OWN, EDGE_OWN = frozenset(("name", "type")), frozenset(("source", "relation", "target"))  # a record's own fields, besides "id"
+NODE_OWN, EDGE_OWN = (
+    frozenset(("name", "type")),
+    frozenset(("source", "relation", "target")),
+)  # a record's own fields, besides "id"
 STORE_FIELDS = ("sent", "all")  # --store-fields: what the framework sends (default), or every field the store keeps
 # LlamaIndex's layouts send different fields: without include_properties a triplet shows node ids (a name with '"'
 # made spaces) and relation labels only; with it str() prints every property, bookkeeping included.
 LLAMAINDEX_WITH_PROPERTIES = frozenset(("llamaindex_properties", "llamaindex_text_properties"))
-DEFAULT_LAYOUT = {"graphrag": "graphrag", "lightrag": "lightrag", "llamaindex": "llamaindex"}  # a framework's default settings
+DEFAULT_LAYOUT = {
+    "graphrag": "graphrag",
+    "lightrag": "lightrag",
+    "llamaindex": "llamaindex",
+}  # a framework's default settings
 
 
 def store_layout(kind: str, formats: tuple[str, ...] = (), baseline: str | None = None) -> str:
@@ -147,7 +201,9 @@ class Kept:
             if key in own or key in RESERVED_KEYS:
                 self.renamed[key] = self.renamed.get(key, 0) + 1
                 key = f"{key}_property"
-            if value is None or isinstance(value, float) and math.isnan(value) or key == "id":  # a row key, never a fact
+            if (
+                value is None or isinstance(value, float) and math.isnan(value) or key == "id"
+            ):  # a row key, never a fact
                 continue
             if key in BOOKKEEPING and not self.everything:
                 self.dropped[key] = self.dropped.get(key, 0) + 1
@@ -158,29 +214,46 @@ class Kept:
             if not isinstance(key, str):
                 raise BenchmarkError(f"{where}: a field name is {key!r}, not a string; fix the store")
             try:
-                kept[key] = value if isinstance(value, (str, int, float, bool)) else _scalar(value) or json.dumps(_plain(value), ensure_ascii=False)
+                kept[key] = (
+                    value
+                    if isinstance(value, (str, int, float, bool))
+                    else _scalar(value) or json.dumps(_plain(value), ensure_ascii=False)
+                )
             except TooDeep:
-                raise BenchmarkError(f"{where}: its {key!r} is nested more than {MAX_NESTING} levels deep; fix the store") from None
+                raise BenchmarkError(
+                    f"{where}: its {key!r} is nested more than {MAX_NESTING} levels deep; fix the store"
+                ) from None
         return kept
 
     def report(self, where: str) -> None:
         said = []
-        for what, counts in (("bookkeeping field(s)", self.dropped), ("field(s) its context does not show", self.not_sent)):
+        for what, counts in (
+            ("bookkeeping field(s)", self.dropped),
+            ("field(s) its context does not show", self.not_sent),
+        ):
             names = sorted(counts, key=lambda k: (-counts[k], k))
             if names:
                 said.append(f"{len(names)} {what} ({', '.join(names[:6])}{', ...' if len(names) > 6 else ''})")
         if said:
-            warn(f"{where}: left out what the framework does not send: {'; '.join(said)}; --store-fields all keeps them")
+            warn(
+                f"{where}: left out what the framework does not send: {'; '.join(said)}; --store-fields all keeps them"
+            )
         if self.renamed:
             names = sorted(self.renamed)
-            warn(f"{where}: {sum(self.renamed.values()):,} field(s) named like a record's own ({', '.join(names[:6])}) kept as "
-                 f"{', '.join(n + '_property' for n in names[:6])}: the record's own field is the one its layout shows")
+            warn(
+                f"{where}: {sum(self.renamed.values()):,} field(s) named like a record's own ({', '.join(names[:6])}) kept as "
+                f"{', '.join(n + '_property' for n in names[:6])}: the record's own field is the one its layout shows"
+            )
         if self.not_text:
-            warn(f"{where}: {self.not_text:,} description(s) are not text; each is shown as the framework prints it (str(), none for "
-                 "a zero)")
+            warn(
+                f"{where}: {self.not_text:,} description(s) are not text; each is shown as the framework prints it (str(), none for "
+                "a zero)"
+            )
 
 
-MAX_NESTING = 100  # levels of lists and maps in one property value: deeper is no fact a context shows, and recursion has a floor
+MAX_NESTING = (
+    100  # levels of lists and maps in one property value: deeper is no fact a context shows, and recursion has a floor
+)
 
 
 class TooDeep(ValueError):
@@ -232,21 +305,38 @@ def store_kind(path: Path) -> str | None:
     """The store --graph points at, or None for a plain graph file: a folder holding a store's files, a store file by
     its name, a .parquet file of GraphRAG's, a GraphML file with LightRAG's keys (entity_type and keywords)."""
     if path.is_dir():
-        found = [kind for kind, here in (("graphrag", any((path / e).is_file() for e, _ in GRAPHRAG_FILES)),
-                                         ("lightrag", (path / LIGHTRAG_FILE).is_file()), ("llamaindex", (path / LLAMAINDEX_FILE).is_file())) if here]
+        found = [
+            kind
+            for kind, here in (
+                ("graphrag", any((path / e).is_file() for e, _ in GRAPHRAG_FILES)),
+                ("lightrag", (path / LIGHTRAG_FILE).is_file()),
+                ("llamaindex", (path / LLAMAINDEX_FILE).is_file()),
+            )
+            if here
+        ]
         if len(found) > 1:
-            warn(f"--graph {display(path)}: holds the stores of {', '.join(found)}; read as {found[0]}'s (--graph-format "
-                 f"{' or '.join(found[1:])} reads another)")
+            warn(
+                f"--graph {display(path)}: holds the stores of {', '.join(found)}; read as {found[0]}'s (--graph-format "
+                f"{' or '.join(found[1:])} reads another)"
+            )
         if found:
             return found[0]
         if path.name in (LIGHTRAG_FILE, LLAMAINDEX_FILE, *GRAPHRAG_FILES[0], *GRAPHRAG_FILES[1]):
-            raise BenchmarkError(f"--graph {display(path)}: a folder named like a store's file; point --graph at the file, or at the "
-                                 "folder that holds it")
-        inside = [sub for sub in ("output", "storage", "rag_storage") if (path / sub).is_dir() and _holds_store(path / sub)]
+            raise BenchmarkError(
+                f"--graph {display(path)}: a folder named like a store's file; point --graph at the file, or at the "
+                "folder that holds it"
+            )
+        inside = [
+            sub for sub in ("output", "storage", "rag_storage") if (path / sub).is_dir() and _holds_store(path / sub)
+        ]
         if inside:
-            raise BenchmarkError(f"--graph {display(path)}: the store is in {display(path / inside[0])}; point --graph there")
-        raise BenchmarkError(f"--graph {display(path)}: a folder, but not a store ({GRAPHRAG_FILES[0][0]} and {GRAPHRAG_FILES[0][1]}; "
-                             f"{LIGHTRAG_FILE}; {LLAMAINDEX_FILE}); give the store's folder or a graph file")
+            raise BenchmarkError(
+                f"--graph {display(path)}: the store is in {display(path / inside[0])}; point --graph there"
+            )
+        raise BenchmarkError(
+            f"--graph {display(path)}: a folder, but not a store ({GRAPHRAG_FILES[0][0]} and {GRAPHRAG_FILES[0][1]}; "
+            f"{LIGHTRAG_FILE}; {LLAMAINDEX_FILE}); give the store's folder or a graph file"
+        )
     if path.name == LIGHTRAG_FILE:
         return "lightrag"
     if path.name == LLAMAINDEX_FILE:
@@ -257,18 +347,27 @@ def store_kind(path: Path) -> str | None:
         with open(path, "rb") as f:
             head = f.read(65536)
         if {m.group(1) for m in LIGHTRAG_KEYS.finditer(head)} == {b"entity_type", b"keywords"}:
-            warn(f"--graph {display(path)}: read as LightRAG's store (its keys entity_type and keywords); "
-                 "--graph-format graphml reads it as a plain GraphML file")
+            warn(
+                f"--graph {display(path)}: read as LightRAG's store (its keys entity_type and keywords); "
+                "--graph-format graphml reads it as a plain GraphML file"
+            )
             return "lightrag"
     return None
 
 
 def _holds_store(folder: Path) -> bool:
-    return any((folder / f).is_file() for f in (LIGHTRAG_FILE, LLAMAINDEX_FILE, GRAPHRAG_FILES[0][0], GRAPHRAG_FILES[1][0]))
+    return any(
+        (folder / f).is_file() for f in (LIGHTRAG_FILE, LLAMAINDEX_FILE, GRAPHRAG_FILES[0][0], GRAPHRAG_FILES[1][0])
+    )
 
 
-def read_store(kind: str, path: Path, store_fields: str = "sent", parsed: tuple[object, bytes] | None = None,
-               layout: str | None = None) -> tuple[dict, bytes]:
+def read_store(
+    kind: str,
+    path: Path,
+    store_fields: str = "sent",
+    parsed: tuple[object, bytes] | None = None,
+    layout: str | None = None,
+) -> tuple[dict, bytes]:
     """The store of kind at path (its file, or the folder holding it) as the tool's JSON records, and its raw bytes.
     parsed: a JSON file's data and bytes when already read (a .json file told apart by its keys), not read twice;
     layout: the framework's layout whose context the store is read as (store_layout)."""
@@ -289,7 +388,9 @@ def read_store(kind: str, path: Path, store_fields: str = "sent", parsed: tuple[
     if kept.kinds:
         records[STORE_KINDS] = kept.kinds
     if kind in UNDIRECTED:
-        warn(f"{where}: {kind}'s graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way")
+        warn(
+            f"{where}: {kind}'s graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way"
+        )
     return records, raw
 
 
@@ -327,13 +428,17 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
     folder = path if path.is_dir() else path.parent
     names = next((pair for pair in GRAPHRAG_FILES if all((folder / f).is_file() for f in pair)), None)
     if names is None:
-        raise BenchmarkError(f"--graph {display(folder)}: GraphRAG's output folder needs {GRAPHRAG_FILES[0][0]} and {GRAPHRAG_FILES[0][1]} "
-                             f"(or {GRAPHRAG_FILES[1][0]} and {GRAPHRAG_FILES[1][1]}); point --graph at the folder holding them")
+        raise BenchmarkError(
+            f"--graph {display(folder)}: GraphRAG's output folder needs {GRAPHRAG_FILES[0][0]} and {GRAPHRAG_FILES[0][1]} "
+            f"(or {GRAPHRAG_FILES[1][0]} and {GRAPHRAG_FILES[1][1]}); point --graph at the folder holding them"
+        )
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise BenchmarkError(f"--graph {display(folder)}: reading GraphRAG's parquet tables needs the pyarrow package, which is not "
-                             "installed; run: pip install -r requirements.lock.txt") from None
+        raise BenchmarkError(
+            f"--graph {display(folder)}: reading GraphRAG's parquet tables needs the pyarrow package, which is not "
+            "installed; run: pip install -r requirements.lock.txt"
+        ) from None
     tables, raw = [], b""
     for name in names:
         file = folder / name
@@ -342,11 +447,17 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
         try:
             table = pq.read_table(file, read_dictionary=[f.name for f in pq.read_schema(file) if _is_text(f.type)])
         except Exception as e:  # pyarrow raises its own errors for a file it cannot read
-            raise BenchmarkError(f"{display(file)}: not a parquet table ({str(e).splitlines()[0][:200]}); give GraphRAG's output") from None
+            raise BenchmarkError(
+                f"{display(file)}: not a parquet table ({str(e).splitlines()[0][:200]}); give GraphRAG's output"
+            ) from None
         decoded, limit = decoded_text(table), min(MAX_INPUT_BYTES, max(MIN_DECODED_LIMIT, DECODED_RATIO * len(data)))
-        if decoded > limit:  # a few repeated values can decode to gigabytes: what the input cap means, on what is decoded
-            raise BenchmarkError(f"{display(file)}: its text decodes to {decoded:,} bytes from {len(data):,}, over the {limit:,} this tool "
-                                 "reads of a table that size; give GraphRAG's own output, or a smaller table")
+        if (
+            decoded > limit
+        ):  # a few repeated values can decode to gigabytes: what the input cap means, on what is decoded
+            raise BenchmarkError(
+                f"{display(file)}: its text decodes to {decoded:,} bytes from {len(data):,}, over the {limit:,} this tool "
+                "reads of a table that size; give GraphRAG's own output, or a smaller table"
+            )
         tables.append((table.to_pylist(), display(file)))
     (entities, entities_at), (relationships, relationships_at) = tables
     nodes = [_graphrag_entity(row, f"{entities_at} row {k}", kept) for k, row in enumerate(entities)]
@@ -354,7 +465,9 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
     return {"nodes": nodes, "edges": edges}, raw, display(folder)
 
 
-GRAPHRAG_NULL = "nan"  # what GraphRAG's local search prints for a null description: pandas reads it as NaN, and str(NaN)
+GRAPHRAG_NULL = (
+    "nan"  # what GraphRAG's local search prints for a null description: pandas reads it as NaN, and str(NaN)
+)
 
 
 def _graphrag_description(row: dict, kept: Kept) -> str | None:
@@ -376,11 +489,23 @@ def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:
     given = row.pop("title", None)
     title = _text(given) or (None if given is not None else _text(row.pop("name", None)))
     if title is None:
-        said = "no title" if given is None else f"the title {str(given)[:40]!r}, {type(given).__name__}, not text" if not isinstance(given, str) else "an empty title"
+        said = (
+            "no title"
+            if given is None
+            else f"the title {str(given)[:40]!r}, {type(given).__name__}, not text"
+            if not isinstance(given, str)
+            else "an empty title"
+        )
         raise BenchmarkError(f"{where}: the entity has {said}; give each entity its title as text")
     kind = kept.type_of(row.pop("type", None), title)
     description = _graphrag_description(row, kept)
-    return {"id": title, "name": title, "type": kind, **kept.fields(row, where, NODE_OWN), **({"description": description} if description else {})}
+    return {
+        "id": title,
+        "name": title,
+        "type": kind,
+        **kept.fields(row, where, NODE_OWN),
+        **({"description": description} if description else {}),
+    }
 
 
 def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
@@ -389,19 +514,25 @@ def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
     if source is None or target is None:
         raise BenchmarkError(f"{where}: the relationship has no source or target title; give both")
     relation = _graphrag_description(row, kept) or DEFAULT_RELATION
-    if not kept.everything and not row.get("weight"):  # GraphRAG prints no weight of 0 (str(rel.weight if rel.weight else ""))
+    if not kept.everything and not row.get(
+        "weight"
+    ):  # GraphRAG prints no weight of 0 (str(rel.weight if rel.weight else ""))
         row.pop("weight", None)
     return {"source": source, "relation": relation, "target": target, **kept.fields(row, where, EDGE_OWN)}
-
-
 
 
 # -----------------------------------------------------------------------------
 # LightRAG: the GraphML file networkx writes
 
 
-GRAPHML_TYPES = {"boolean": lambda v: v.strip().lower() in ("true", "1"), "int": int, "long": int, "float": float, "double": float,
-                 "string": str}
+GRAPHML_TYPES = {
+    "boolean": lambda v: v.strip().lower() in ("true", "1"),
+    "int": int,
+    "long": int,
+    "float": float,
+    "double": float,
+    "string": str,
+}
 
 
 def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], list[tuple[str, str, dict]]]:
@@ -424,8 +555,10 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
                     data[name] = convert(child.text or "")
                 except ValueError:
                     shown = (child.text or "")[:40] + ("..." if len(child.text or "") > 40 else "")
-                    raise BenchmarkError(f"{where}: {kind} {(element.get('id') or element.get('source') or '')[:80]!r} has {name} "
-                                         f"{shown!r}, not of its declared type; fix the file") from None
+                    raise BenchmarkError(
+                        f"{where}: {kind} {(element.get('id') or element.get('source') or '')[:80]!r} has {name} "
+                        f"{shown!r}, not of its declared type; fix the file"
+                    ) from None
         return data
 
     try:
@@ -444,8 +577,10 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
                     try:
                         defaults[element.get("for")][keys[element.get("id")][0]] = convert(default)
                     except ValueError:
-                        raise BenchmarkError(f"{where}: the key {element.get('id')!r} declares the default {default[:40]!r}, not of its "
-                                             f"type {element.get('attr.type', 'string')!r}; fix the file") from None
+                        raise BenchmarkError(
+                            f"{where}: the key {element.get('id')!r} declares the default {default[:40]!r}, not of its "
+                            f"type {element.get('attr.type', 'string')!r}; fix the file"
+                        ) from None
             elif tag == "node":
                 nodes.append((element.get("id"), attributes(element, "node")))
                 element.clear()
@@ -457,12 +592,16 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
     if graphs != 1:
         raise BenchmarkError(f"{where}: holds {graphs} graphs; give one")
     if directed[0]:
-        warn(f"{where}: declares its edges directed (edgedefault=\"directed\"), which LightRAG never writes; read as LightRAG "
-             "reads its store, each edge once whichever way it is written")
+        warn(
+            f'{where}: declares its edges directed (edgedefault="directed"), which LightRAG never writes; read as LightRAG '
+            "reads its store, each edge once whichever way it is written"
+        )
     return nodes, edges
 
 
-LIGHTRAG_UNKNOWN = "UNKNOWN"  # LightRAG's entity type when it has none (entity.get("entity_type", "UNKNOWN")), as it sends it
+LIGHTRAG_UNKNOWN = (
+    "UNKNOWN"  # LightRAG's entity type when it has none (entity.get("entity_type", "UNKNOWN")), as it sends it
+)
 
 
 def lightrag_order(node_ids: list[str], edges: list[tuple[str, str, dict]]) -> list[int]:
@@ -487,7 +626,11 @@ def lightrag_order(node_ids: list[str], edges: list[tuple[str, str, dict]]) -> l
 
 
 def _lightrag_weight(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else 1.0
+    return (
+        float(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        else 1.0
+    )
 
 
 def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
@@ -497,28 +640,44 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
         if not (node_id or "").strip():
             raise BenchmarkError(f"{where}: a node has an empty id (LightRAG's entity name); fix the store")
         kind = _text(data.pop("entity_type", None)) or LIGHTRAG_UNKNOWN
-        nodes.append({"id": node_id, "name": node_id, "type": kind, **kept.fields(data, f"{where}: node {node_id!r}", NODE_OWN)})
+        nodes.append(
+            {"id": node_id, "name": node_id, "type": kind, **kept.fields(data, f"{where}: node {node_id!r}", NODE_OWN)}
+        )
     declared = {n["id"] for n in nodes}
     implicit = [v for v in dict.fromkeys(end for s, t, _ in edge_list for end in (s, t)) if v not in declared]
     if implicit:  # GraphML lets an edge name a node it never declares; networkx (and so LightRAG) reads it as a node
-        warn(f"{where}: {len(implicit):,} node(s) only an edge names ({implicit[0]!r}{', ...' if len(implicit) > 1 else ''}) are read "
-             f"as entities of type {LIGHTRAG_UNKNOWN!r} with no description, as LightRAG sends them")
+        warn(
+            f"{where}: {len(implicit):,} node(s) only an edge names ({implicit[0]!r}{', ...' if len(implicit) > 1 else ''}) are read "
+            f"as entities of type {LIGHTRAG_UNKNOWN!r} with no description, as LightRAG sends them"
+        )
         nodes += [{"id": v, "name": v, "type": LIGHTRAG_UNKNOWN} for v in implicit]
-    merged: dict[tuple[str, str], tuple[str, str, dict]] = {}  # a pair given twice is one edge, as networkx's Graph keeps it
+    merged: dict[
+        tuple[str, str], tuple[str, str, dict]
+    ] = {}  # a pair given twice is one edge, as networkx's Graph keeps it
     for source, target, data in edge_list:
         pair = (source, target) if source <= target else (target, source)
         merged[pair] = (*pair, {**merged[pair][2], **data}) if pair in merged else (*pair, data)
     if len(merged) < len(edge_list):
-        warn(f"{where}: {len(edge_list) - len(merged):,} edge(s) join a pair of entities another edge joins; each pair is one "
-             "relationship, its attributes the later edge's, as LightRAG's networkx graph keeps them")
+        warn(
+            f"{where}: {len(edge_list) - len(merged):,} edge(s) join a pair of entities another edge joins; each pair is one "
+            "relationship, its attributes the later edge's, as LightRAG's networkx graph keeps them"
+        )
     edges = list(merged.values())
     records = []
-    for k in lightrag_order([n["id"] for n in nodes], edges):  # its ends in order, as LightRAG writes them: tuple(sorted(e))
+    for k in lightrag_order(
+        [n["id"] for n in nodes], edges
+    ):  # its ends in order, as LightRAG writes them: tuple(sorted(e))
         source, target, data = edges[k][0], edges[k][1], dict(edges[k][2])
         description = _text(data.pop("description", None))
         relation = description or (kept.everything and _text(data.get("keywords"))) or DEFAULT_RELATION
-        records.append({"source": source, "relation": relation, "target": target,
-                        **kept.fields(data, f"{where}: the edge {source!r} - {target!r}", EDGE_OWN)})
+        records.append(
+            {
+                "source": source,
+                "relation": relation,
+                "target": target,
+                **kept.fields(data, f"{where}: the edge {source!r} - {target!r}", EDGE_OWN),
+            }
+        )
     return {"nodes": nodes, "edges": records}
 
 
@@ -533,8 +692,10 @@ def read_llamaindex_json(file: Path) -> tuple[object, bytes]:
 
 def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
     if not is_llamaindex_store(data):
-        raise BenchmarkError(f'{where}: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, "relations": {{...}}, '
-                             '"triplets": [...]}, as SimplePropertyGraphStore.persist writes it')
+        raise BenchmarkError(
+            f'{where}: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, "relations": {{...}}, '
+            '"triplets": [...]}, as SimplePropertyGraphStore.persist writes it'
+        )
     nodes, chunks = [], set()
     for key, node in data["nodes"].items():
         at = f"{where}: node {key!r}"
@@ -553,7 +714,9 @@ def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
     edges, left_out = [], 0
     for key, relation in data["relations"].items():
         at = f"{where}: relation {key!r}"
-        if not isinstance(relation, dict) or not all(isinstance(relation.get(k), str) for k in ("label", "source_id", "target_id")):
+        if not isinstance(relation, dict) or not all(
+            isinstance(relation.get(k), str) for k in ("label", "source_id", "target_id")
+        ):
             raise BenchmarkError(f"{at}: expected a label, source_id and target_id; fix the store")
         if relation["source_id"] in chunks or relation["target_id"] in chunks:
             left_out += 1
@@ -561,12 +724,25 @@ def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
         props = relation.get("properties") or {}
         if not isinstance(props, dict):
             raise BenchmarkError(f"{at}: its properties are not a map; fix the store")
-        edges.append({"source": relation["source_id"], "relation": relation["label"], "target": relation["target_id"],
-                      **kept.fields(props, at, EDGE_OWN)})
+        edges.append(
+            {
+                "source": relation["source_id"],
+                "relation": relation["label"],
+                "target": relation["target_id"],
+                **kept.fields(props, at, EDGE_OWN),
+            }
+        )
     if chunks:
-        warn(f"{where}: left out {len(chunks):,} chunk node(s) and {left_out:,} relation(s) to them: the source text, not the graph")
+        warn(
+            f"{where}: left out {len(chunks):,} chunk node(s) and {left_out:,} relation(s) to them: the source text, not the graph"
+        )
     return {"nodes": nodes, "edges": edges}
 
 
 def is_llamaindex_store(data: object) -> bool:
-    return isinstance(data, dict) and isinstance(data.get("nodes"), dict) and isinstance(data.get("relations"), dict) and "triplets" in data
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("nodes"), dict)
+        and isinstance(data.get("relations"), dict)
+        and "triplets" in data
+    )

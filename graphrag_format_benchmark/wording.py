@@ -29,16 +29,38 @@ if TYPE_CHECKING:
 # relation it was reached by (the other targets of spouse, say), and for the start, of one of its edges.
 # They are then validated and proven like a hand-written file.
 QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards, a hop backwards, joiner, closing, closing for a set)
-    "ru": ("Начни с {start}. Пройди по ", "{relation}", "{relation} в обратную сторону", ", затем по ", ". Какой узел получится?",
-           ". Какие узлы получатся? Назови любой из них."),
-    "en": ("Start at {start}. Follow ", "{relation}", "{relation} backwards", ", then ", ". Which node do you reach?",
-           ". Which nodes do you reach? Name any one of them."),
+    "ru": (
+        "Начни с {start}. Пройди по ",
+        "{relation}",
+        "{relation} в обратную сторону",
+        ", затем по ",
+        ". Какой узел получится?",
+        ". Какие узлы получатся? Назови любой из них.",
+    ),
+    "en": (
+        "Start at {start}. Follow ",
+        "{relation}",
+        "{relation} backwards",
+        ", then ",
+        ". Which node do you reach?",
+        ". Which nodes do you reach? Name any one of them.",
+    ),
 }
 ASK_TEXTS = {  # language -> (closing for a node's property, for a set of nodes, for the last edge's), and a hop's condition
-    "ru": (". Каково значение {key} у узла, к которому ты придёшь?", ". Каковы значения {key} у узлов, к которым ты придёшь? "
-           "Назови любое из них.", ". Каково значение {key} у последнего ребра пути?", "{hop} (только где {conditions})", " и "),
-    "en": (". What is the {key} of the node you reach?", ". What is the {key} of the nodes you reach? Name any one of them.",
-           ". What is the {key} of the last edge you follow?", "{hop} (only where {conditions})", " and "),
+    "ru": (
+        ". Каково значение {key} у узла, к которому ты придёшь?",
+        ". Каковы значения {key} у узлов, к которым ты придёшь? Назови любое из них.",
+        ". Каково значение {key} у последнего ребра пути?",
+        "{hop} (только где {conditions})",
+        " и ",
+    ),
+    "en": (
+        ". What is the {key} of the node you reach?",
+        ". What is the {key} of the nodes you reach? Name any one of them.",
+        ". What is the {key} of the last edge you follow?",
+        "{hop} (only where {conditions})",
+        " and ",
+    ),
 }
 QUOTES = {"ru": ("«»", '""', "„“", "''"), "en": ('""', "''", "“”", "«»")}  # the first pair the name does not hold
 
@@ -55,8 +77,12 @@ def question_text(language: str, start: str, hops: list[Hop], several: bool = Fa
     opening, forwards, backwards, joiner, closing, closing_set = QUESTION_TEXTS[language]
     ask_node, ask_set, ask_edge, conditional, also = ASK_TEXTS[language]
     steps = [(forwards if h.direction == "out" else backwards).format(relation=h.relation) for h in hops]
-    steps = [conditional.format(hop=step, conditions=also.join(f"{c.key} {c.op} {value_text(c.value)}" for c in h.where)) if h.where else step
-             for step, h in zip(steps, hops)]
+    steps = [
+        conditional.format(hop=step, conditions=also.join(f"{c.key} {c.op} {value_text(c.value)}" for c in h.where))
+        if h.where
+        else step
+        for step, h in zip(steps, hops)
+    ]
     if ask is not None:
         closing = (ask_edge if ask.of_ == "edge" else ask_set if several else ask_node).format(key=ask.key)
     elif several:
@@ -76,11 +102,24 @@ def question_text(language: str, start: str, hops: list[Hop], several: bool = Fa
 # A walk nests these from the start outwards; the last hop is the question ('What does Irina lead?').
 # The wording only says what the query is; the query, its gold paths and the solver's proof are unchanged.
 PREPOSITIONS = frozenset("by in of at to from on for with into as about under over within near".split())
-STATE_WORDS = frozenset(("located based born contained included situated made part member published released married "
-                         "employed involved set filmed buried educated headquartered written named known used owned "
-                         "developed created produced directed founded designed built composed").split())
-IRREGULAR_PARTICIPLES = frozenset("born made written known built held taken given begun done won sold shown drawn grown".split())
-CONDITION_WORDS = {"=": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
+STATE_WORDS = frozenset(
+    (
+        "located based born contained included situated made part member published released married "
+        "employed involved set filmed buried educated headquartered written named known used owned "
+        "developed created produced directed founded designed built composed"
+    ).split()
+)
+IRREGULAR_PARTICIPLES = frozenset(
+    "born made written known built held taken given begun done won sold shown drawn grown".split()
+)
+CONDITION_WORDS = {
+    "=": "is",
+    "!=": "is not",
+    "<": "is less than",
+    "<=": "is at most",
+    ">": "is more than",
+    ">=": "is at least",
+}
 
 
 class Phrase(NamedTuple):
@@ -107,10 +146,21 @@ def derive_phrase(relation: str) -> Phrase:
     words = relation_words(relation)
     text = " ".join(words)
     verb_case = relation.isupper() or relation.replace("_", "").isupper()
-    if len(words) > 1 and words[-1] in ("created", "written", "directed", "produced", "composed", "designed", "founded", "edited"):
+    if len(words) > 1 and words[-1] in (
+        "created",
+        "written",
+        "directed",
+        "produced",
+        "composed",
+        "designed",
+        "founded",
+        "edited",
+    ):
         return Phrase(text, "made")
     if words[-1] in PREPOSITIONS and len(words) > 1:
-        return Phrase(text, "state" if words[0] in STATE_WORDS or words[0] in ("part", "member", "child", "subclass") else "act")
+        return Phrase(
+            text, "state" if words[0] in STATE_WORDS or words[0] in ("part", "member", "child", "subclass") else "act"
+        )
     if verb_case and (words[0].endswith(("s", "ed")) and not words[0].endswith("ss")):
         return Phrase(text, "act")
     return Phrase(text, "noun")
@@ -136,14 +186,22 @@ def read_relation_phrases(path: Path) -> dict[str, Phrase]:
             continue
         fields = [f.strip() for f in line.split("\t")]
         if len(fields) not in (2, 3) or not all(fields):
-            raise BenchmarkError(f"{display(path)} line {line_no}: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse phrase', "
-                                 "tab-separated, each field not empty")
+            raise BenchmarkError(
+                f"{display(path)} line {line_no}: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse phrase', "
+                "tab-separated, each field not empty"
+            )
         if fields[0] in phrases:
-            raise BenchmarkError(f"{display(path)} line {line_no}: relation {fields[0]!r} is given twice; keep one line")
+            raise BenchmarkError(
+                f"{display(path)} line {line_no}: relation {fields[0]!r} is given twice; keep one line"
+            )
         if any("{x}" in f for f in fields[1:]):
             phrases[fields[0]] = russian_phrase(fields[1:], f"{display(path)} line {line_no}")
             continue
-        phrases[fields[0]] = Phrase(fields[1], "pair", fields[2]) if len(fields) == 3 else derive_phrase(fields[0])._replace(words=fields[1])
+        phrases[fields[0]] = (
+            Phrase(fields[1], "pair", fields[2])
+            if len(fields) == 3
+            else derive_phrase(fields[0])._replace(words=fields[1])
+        )
     return phrases
 
 
@@ -151,7 +209,9 @@ def _condition_words(where: tuple[Condition, ...]) -> str:
     """' (counting only links whose since is at most 2010)', or '' for a hop with no condition."""
     if not where:
         return ""
-    said = " and ".join(f"{' '.join(relation_words(c.key))} {CONDITION_WORDS[c.op]} {value_text(c.value)}" for c in where)
+    said = " and ".join(
+        f"{' '.join(relation_words(c.key))} {CONDITION_WORDS[c.op]} {value_text(c.value)}" for c in where
+    )
     return f" (counting only links whose {said})"
 
 
@@ -159,21 +219,42 @@ def _condition_words(where: tuple[Condition, ...]) -> str:
 # last hop ("asked"), or as a sentence about an unknown in a longer walk ("stated"). {x}: what the hop starts from;
 # {w}: the relation's phrase; {inv}: a pair's inverse phrase; {verb}: the phrase's last word; {c}: the hop's condition.
 PHRASINGS = {
-    "pair": {"nested": ("the {w} of {x}{c}", "the {inv} of {x}{c}"), "asked": ("What is the {w} of {x}{c}?", "What is the {inv} of {x}{c}?"),
-             "stated": ("the {w} of {x}{c} is something.", "the {inv} of {x}{c} is something.")},
-    "noun": {"nested": ("the {w} of {x}{c}", "the one whose {w} is {x}{c}"), "asked": ("What is the {w} of {x}{c}?", "Whose {w} is {x}{c}?"),
-             "stated": ("the {w} of {x}{c} is something.", "something has {x} as its {w}{c}.")},
-    "state": {"nested": ("the one {x} is {w}{c}", "the one {w} {x}{c}"), "asked": ("What is {x} {w}{c}?", "What is {w} {x}{c}?"),
-              "stated": ("{x} is {w} something{c}.", "something is {w} {x}{c}.")},
-    "made": {"nested": ("the {w} by {x}{c}", "the one who {verb} {x}{c}"), "asked": ("What are the {w} by {x}{c}?", "Who {verb} {x}{c}?"),
-             "stated": ("something is among the {w} by {x}{c}.", "someone {verb} {x}{c}.")},
-    "act": {"nested": ("the one {x} {w}{c}", "the one that {w} {x}{c}"), "asked": ("What is it that {x} {w}{c}?", "What {w} {x}{c}?"),
-            "stated": ("{x} {w} something{c}.", "something {w} {x}{c}.")},
+    "pair": {
+        "nested": ("the {w} of {x}{c}", "the {inv} of {x}{c}"),
+        "asked": ("What is the {w} of {x}{c}?", "What is the {inv} of {x}{c}?"),
+        "stated": ("the {w} of {x}{c} is something.", "the {inv} of {x}{c} is something."),
+    },
+    "noun": {
+        "nested": ("the {w} of {x}{c}", "the one whose {w} is {x}{c}"),
+        "asked": ("What is the {w} of {x}{c}?", "Whose {w} is {x}{c}?"),
+        "stated": ("the {w} of {x}{c} is something.", "something has {x} as its {w}{c}."),
+    },
+    "state": {
+        "nested": ("the one {x} is {w}{c}", "the one {w} {x}{c}"),
+        "asked": ("What is {x} {w}{c}?", "What is {w} {x}{c}?"),
+        "stated": ("{x} is {w} something{c}.", "something is {w} {x}{c}."),
+    },
+    "made": {
+        "nested": ("the {w} by {x}{c}", "the one who {verb} {x}{c}"),
+        "asked": ("What are the {w} by {x}{c}?", "Who {verb} {x}{c}?"),
+        "stated": ("something is among the {w} by {x}{c}.", "someone {verb} {x}{c}."),
+    },
+    "act": {
+        "nested": ("the one {x} {w}{c}", "the one that {w} {x}{c}"),
+        "asked": ("What is it that {x} {w}{c}?", "What {w} {x}{c}?"),
+        "stated": ("{x} {w} something{c}.", "something {w} {x}{c}."),
+    },
     # a framework store's edges (stores.py) have no direction and no type: worded by their keywords or description
-    "link": {"nested": ('the one linked by "{w}" to {x}{c}',) * 2, "asked": ('What is linked by "{w}" to {x}{c}?',) * 2,
-             "stated": ('something is linked by "{w}" to {x}{c}.',) * 2},
-    "described": {"nested": ('the one linked, as "{w}" says, to {x}{c}',) * 2, "asked": ('What is linked, as "{w}" says, to {x}{c}?',) * 2,
-                  "stated": ('something is linked, as "{w}" says, to {x}{c}.',) * 2},
+    "link": {
+        "nested": ('the one linked by "{w}" to {x}{c}',) * 2,
+        "asked": ('What is linked by "{w}" to {x}{c}?',) * 2,
+        "stated": ('something is linked by "{w}" to {x}{c}.',) * 2,
+    },
+    "described": {
+        "nested": ('the one linked, as "{w}" says, to {x}{c}',) * 2,
+        "asked": ('What is linked, as "{w}" says, to {x}{c}?',) * 2,
+        "stated": ('something is linked, as "{w}" says, to {x}{c}.',) * 2,
+    },
 }
 MASK = "___"  # a name in a described relation, where the question would give it away
 DESCRIBED_WORDS = 24  # a described hop quotes at most this many words of the description, then "…"
@@ -189,10 +270,10 @@ def sentence_hop(form: str, x: str, hop: Hop, template: str) -> str:
     text, c = template.replace(known, x), _condition_words(hop.where)
     if form == "nested":
         if text.startswith(unknown):
-            return "the one that" + text[len(unknown):] + c
+            return "the one that" + text[len(unknown) :] + c
         return "the one that " + " ".join(text.replace(unknown, " ").split()) + c
     if text.startswith(unknown):
-        return "What" + text[len(unknown):] + c + "?"
+        return "What" + text[len(unknown) :] + c + "?"
     return text.replace(unknown, "what") + c + "?"
 
 
@@ -202,7 +283,9 @@ def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
     if p.kind == "sentence":
         if form == "asked":
             return sentence_hop(form, x, hop, p.words)
-        p = Phrase(p.inverse, "described")  # inside a longer walk the masked description says it: nested clauses of sentences lose a reader
+        p = Phrase(
+            p.inverse, "described"
+        )  # inside a longer walk the masked description says it: nested clauses of sentences lose a reader
     out = hop.direction == "out"
     first, *rest = p.words.split()
     if form == "asked" and p.kind == "act" and out and first.endswith("s") and not first.endswith("ss"):
@@ -213,18 +296,28 @@ def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
     return text[0].upper() + text[1:] if form == "stated" else text
 
 
-NESTING_KINDS = frozenset(("noun", "pair", "made", "link", "described", "sentence"))  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
+NESTING_KINDS = frozenset(
+    ("noun", "pair", "made", "link", "described", "sentence")
+)  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
 
 
-def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
-                     ask: Ask | None = None, dated: Callable[[str], bool] = lambda key: False) -> str:
+def natural_question(
+    start: str,
+    hops: list[Hop],
+    phrases: Callable[[str], Phrase],
+    several: bool = False,
+    ask: Ask | None = None,
+    dated: Callable[[str], bool] = lambda key: False,
+) -> str:
     """A question as a user asks it: ('Matthew Lawrence', [nationality out]) -> 'What is the nationality of Matthew
     Lawrence?'; ('Mr Mann', [characters_created in]) -> 'Who created Mr Mann?'. Several answers: '... (There may be
     several; name any one.)'. An ask of a node's property: 'What is the population of <the walk>?'; when was for a
     participle key with dates (founded); of the last edge's: 'What is the since of the leads link from Irina?'."""
     if len(hops) > 1 and not {phrases(h.relation).kind for h in hops} <= NESTING_KINDS:
         return _sequential_question(start, hops, phrases, several, ask, dated)
-    if len(hops) > 1 or ask is not None:  # a store's description reads as a person's question for one hop, asked of its far end
+    if (
+        len(hops) > 1 or ask is not None
+    ):  # a store's description reads as a person's question for one hop, asked of its far end
         phrases = _as_described(phrases)
     np = start
     for hop in hops[:-1]:
@@ -235,8 +328,10 @@ def natural_question(start: str, hops: list[Hop], phrases: Callable[[str], Phras
     elif ask.of_ == "edge":
         p = phrases(last.relation)
         link = '"' + p.words + '"' if p.kind in STORE_KINDS else p.words
-        text = (f"What is the {' '.join(relation_words(ask.key))} of the {link} link "
-                f"{'from' if last.direction == 'out' else 'to'} {np}{_condition_words(last.where)}?")
+        text = (
+            f"What is the {' '.join(relation_words(ask.key))} of the {link} link "
+            f"{'from' if last.direction == 'out' else 'to'} {np}{_condition_words(last.where)}?"
+        )
     else:
         text = _property_question(phrase_hop("nested", np, last, phrases(last.relation)), ask.key, dated)
     return text + (" (There may be several; name any one.)" if several else "")
@@ -254,12 +349,22 @@ def _property_question(reached: str, key: str, dated: Callable[[str], bool]) -> 
     """'What is the population of X?'; 'When was X founded?' for a participle key whose values are dates or years."""
     words = relation_words(key)
     if words[-1].endswith("ed") or words[-1] in IRREGULAR_PARTICIPLES:
-        return f"When was {reached} {' '.join(words)}?" if dated(key) else f"What is the value of \"{' '.join(words)}\" for {reached}?"
+        return (
+            f"When was {reached} {' '.join(words)}?"
+            if dated(key)
+            else f'What is the value of "{" ".join(words)}" for {reached}?'
+        )
     return f"What is the {' '.join(words)} of {reached}?"
 
 
-def _sequential_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool, ask: Ask | None,
-                         dated: Callable[[str], bool]) -> str:
+def _sequential_question(
+    start: str,
+    hops: list[Hop],
+    phrases: Callable[[str], Phrase],
+    several: bool,
+    ask: Ask | None,
+    dated: Callable[[str], bool],
+) -> str:
     """A longer walk with verbs, a sentence a hop: 'Irina leads something. That one uses something. What is that one
     developed by?'; an ask is put to the node reached ('... When was that one founded?')."""
     sentences, subject = [], start
@@ -268,7 +373,9 @@ def _sequential_question(start: str, hops: list[Hop], phrases: Callable[[str], P
         subject = "that one"
     if ask is not None and ask.of_ == "node":
         sentences.append(phrase_hop("stated", subject, hops[-1], phrases(hops[-1].relation)))
-        text = _property_question("that one", ask.key, dated) + (" (There may be several; name any one.)" if several else "")
+        text = _property_question("that one", ask.key, dated) + (
+            " (There may be several; name any one.)" if several else ""
+        )
         return " ".join(sentences) + " " + text
     return " ".join(sentences) + " " + natural_question(subject, hops[-1:], phrases, several, ask, dated)
 
@@ -278,31 +385,64 @@ def _sequential_question(start: str, hops: list[Hop], phrases: Callable[[str], P
 # (or a nested phrase) stands in the nominative: 'Чем руководит {x}?', 'Под чьим руководством находится {x}?'. A walk
 # nests them from the start outwards as relative clauses, the question word's demonstrative before it: 'Что использует
 # то, чем руководит «Ирина»?'; 'Где находится тот, кем разработано то, что использует то, чем руководит «Ирина»?'.
-RU_DEMONSTRATIVES = {**dict.fromkeys("кто кого кому кем ком чей чья чьё чьи чьего чьей чьему чьим чьём чьих чьими".split(), "тот"),
-                     **dict.fromkeys("что чего чему чем чём".split(), "то"),
-                     **dict.fromkeys("где куда откуда".split(), "то место"), "когда": "то время"}
+RU_DEMONSTRATIVES = {
+    **dict.fromkeys("кто кого кому кем ком чей чья чьё чьи чьего чьей чьему чьим чьём чьих чьими".split(), "тот"),
+    **dict.fromkeys("что чего чему чем чём".split(), "то"),
+    **dict.fromkeys("где куда откуда".split(), "то место"),
+    "когда": "то время",
+}
 RU_PREPOSITIONS = frozenset("без в во для до за из к ко на над о об от по под при про с со у через".split())
 RU_CONDITIONS = {"=": "равно", "!=": "не равно", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
 RU_SEVERAL = " (Их может быть несколько; назови любой.)"
 # какой and its forms open a question too ('Какой проект возглавляет {x}?', 'В каком городе находится {x}?'): nested,
 # they read 'тот, который возглавляет «Ирина»', 'то место... ' aside: the question's noun is left out (it would have to be
 # declined), the relative pronoun takes the question word's own form (каком -> котором) and the demonstrative its gender
-RU_WHICH = {"какой": "m", "какого": "m", "какому": "m", "каким": "m", "каком": "m", "какая": "f", "какую": "f", "какое": "n",
-            "какие": "p", "каких": "p", "какими": "p"}
+RU_WHICH = {
+    "какой": "m",
+    "какого": "m",
+    "какому": "m",
+    "каким": "m",
+    "каком": "m",
+    "какая": "f",
+    "какую": "f",
+    "какое": "n",
+    "какие": "p",
+    "каких": "p",
+    "какими": "p",
+}
 RU_COUNT = frozenset(("сколько",))  # asks a count: a question of its own, never nested (the walk is then templated)
-RU_CASES = {"nom": 0, "gen": 1, "dat": 2, "acc": 3, "ins": 4, "pre": 5, "им": 0, "род": 1, "дат": 2, "вин": 3, "твор": 4, "пред": 5}
+RU_CASES = {
+    "nom": 0,
+    "gen": 1,
+    "dat": 2,
+    "acc": 3,
+    "ins": 4,
+    "pre": 5,
+    "им": 0,
+    "род": 1,
+    "дат": 2,
+    "вин": 3,
+    "твор": 4,
+    "пред": 5,
+}
 # the demonstrative of a nested question, declined: {x:ins} in 'Кто руководит {x:ins}?' gives 'тем, чем руководит «Ирина»'
 RU_DECLINED = {
-    "тот": ("тот", "того", "тому", "того", "тем", "том"), "то": ("то", "того", "тому", "то", "тем", "том"),
-    "та": ("та", "той", "той", "ту", "той", "той"), "те": ("те", "тех", "тем", "тех", "теми", "тех"),
+    "тот": ("тот", "того", "тому", "того", "тем", "том"),
+    "то": ("то", "того", "тому", "то", "тем", "том"),
+    "та": ("та", "той", "той", "ту", "той", "той"),
+    "те": ("те", "тех", "тем", "тех", "теми", "тех"),
     "то место": ("то место", "того места", "тому месту", "то место", "тем местом", "том месте"),
     "то время": ("то время", "того времени", "тому времени", "то время", "тем временем", "том времени"),
 }
 RU_GENDERED = {"m": "тот", "f": "та", "n": "то", "p": "те"}
 # a preposition right before {x} that takes one case only says it: 'для {x}' is genitive, 'к {x}' dative
-RU_PREPOSITION_CASE = {**dict.fromkeys("без для до из от у около после против вокруг кроме среди".split(), 1),
-                       **dict.fromkeys("к ко по".split(), 2), **dict.fromkeys("через про сквозь".split(), 3),
-                       **dict.fromkeys("над перед между".split(), 4), **dict.fromkeys("при о об".split(), 5)}
+RU_PREPOSITION_CASE = {
+    **dict.fromkeys("без для до из от у около после против вокруг кроме среди".split(), 1),
+    **dict.fromkeys("к ко по".split(), 2),
+    **dict.fromkeys("через про сквозь".split(), 3),
+    **dict.fromkeys("над перед между".split(), 4),
+    **dict.fromkeys("при о об".split(), 5),
+}
 RU_SLOT = re.compile(r"\{x(?::(\w+))?\}")
 
 
@@ -316,17 +456,23 @@ def russian_phrase(questions: list[str], where: str) -> Phrase:
     case the verb governs there: nom gen dat acc ins pre, or им род дат вин твор пред) and a question word
     (RU_DEMONSTRATIVES, a form of какой, сколько) first or after a preposition, ending in '?'; as a Phrase of kind 'ru'."""
     if len(questions) != 2:
-        raise BenchmarkError(f"{where}: a Russian line is 'relation<TAB>question forwards<TAB>question backwards', each with "
-                             "{x} where the name stands: 'LEADS<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")
+        raise BenchmarkError(
+            f"{where}: a Russian line is 'relation<TAB>question forwards<TAB>question backwards', each with "
+            "{x} where the name stands: 'LEADS<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'"
+        )
     openers = sorted({*RU_DEMONSTRATIVES, *RU_WHICH, *RU_COUNT})
     for question in questions:
         slots = RU_SLOT.findall(question)
         if len(slots) != 1 or not question.endswith("?") or _question_word(question) not in openers:
-            raise BenchmarkError(f"{where}: {question!r} must hold {{x}} once, end with '?' and open with a question word "
-                                 f"({', '.join(openers)}), after a preposition if any: 'Под чьим руководством находится {{x}}?'")
+            raise BenchmarkError(
+                f"{where}: {question!r} must hold {{x}} once, end with '?' and open with a question word "
+                f"({', '.join(openers)}), after a preposition if any: 'Под чьим руководством находится {{x}}?'"
+            )
         if slots[0] and slots[0].casefold() not in RU_CASES:
-            raise BenchmarkError(f"{where}: {question!r} marks {{x:{slots[0]}}}, no case this tool knows; write {{x:CASE}} with one "
-                                 f"of {', '.join(RU_CASES)}, or {{x}} where the name stands in the nominative")
+            raise BenchmarkError(
+                f"{where}: {question!r} marks {{x:{slots[0]}}}, no case this tool knows; write {{x:CASE}} with one "
+                f"of {', '.join(RU_CASES)}, or {{x}} where the name stands in the nominative"
+            )
     return Phrase(questions[0], "ru", questions[1])
 
 
@@ -349,8 +495,12 @@ def russian_nested(question: str, x: str, case: int = 0) -> str:
     word = _question_word(question)
     if word in RU_WHICH:  # the question's noun left out, the pronoun in the question word's form
         demonstrative = RU_GENDERED[RU_WHICH[word]]
-        pronoun = "котор" + (word[len("как"):] if word != "какой" else "ый")
-        nxt = k + 2 if len(words) > k + 1 and words[k + 1].casefold() not in ("{x}",) and not words[k + 1].startswith("{x") else k + 1
+        pronoun = "котор" + (word[len("как") :] if word != "какой" else "ый")
+        nxt = (
+            k + 2
+            if len(words) > k + 1 and words[k + 1].casefold() not in ("{x}",) and not words[k + 1].startswith("{x")
+            else k + 1
+        )
         clause = " ".join([*(w.lower() for w in words[:k]), pronoun, *words[nxt:]])
     else:
         demonstrative = RU_DEMONSTRATIVES[word]
@@ -361,9 +511,11 @@ def russian_nested(question: str, x: str, case: int = 0) -> str:
     return nested.replace(slot.group(0), x) if slot else nested
 
 
-def russian_question(start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False,
-                     ask: Ask | None = None) -> str:
+def russian_question(
+    start: str, hops: list[Hop], phrases: Callable[[str], Phrase], several: bool = False, ask: Ask | None = None
+) -> str:
     """A Russian question as a user asks it, from the phrases of kind 'ru' of the walk's relations (see above)."""
+
     def text(hop: Hop) -> str:
         p = phrases(hop.relation)
         question = p.words if hop.direction == "out" else p.inverse
@@ -400,7 +552,9 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
         if is_description(e.relation):
             ends.setdefault(e.relation, set()).update((names[e.source], names[e.target]))
             edges_of.setdefault(e.relation, []).append((names[e.source], names[e.target]))
-            keywords.setdefault(e.relation, set()).update(str(v) for k, v in props if k == "keywords" and str(v).strip())
+            keywords.setdefault(e.relation, set()).update(
+                str(v) for k, v in props if k == "keywords" and str(v).strip()
+            )
     single = {r: pair[0] for r, pair in edges_of.items() if len(pair) == 1}  # a description of one edge: its ends known
     by_keywords: dict[str, int] = {}
     for words in keywords.values():
@@ -414,10 +568,16 @@ def store_phrases(graph: Graph) -> dict[str, Phrase]:
             continue
         text = replace_names(" ".join(relation.split()), dict.fromkeys(named, MASK))
         said = text.split(" ")
-        if len(said) > DESCRIBED_WORDS:  # a long description (GraphRAG summarizes into paragraphs): its opening says which
+        if (
+            len(said) > DESCRIBED_WORDS
+        ):  # a long description (GraphRAG summarizes into paragraphs): its opening says which
             text = " ".join(said[:DESCRIBED_WORDS]) + "…"
         masked = text[:-1] if text.endswith(".") and not text.endswith("..") else text
-        template = sentence_template(relation, *single[relation]) if relation in single and len(said) <= DESCRIBED_WORDS else None
+        template = (
+            sentence_template(relation, *single[relation])
+            if relation in single and len(said) <= DESCRIBED_WORDS
+            else None
+        )
         phrases[relation] = Phrase(template, "sentence", masked) if template else Phrase(masked, "described")
     return phrases
 
@@ -435,8 +595,6 @@ def sentence_template(description: str, source: str, target: str) -> str | None:
     return marked[:-1] if marked.endswith(".") and not marked.endswith("..") else marked
 
 
-
-
 class Wording:
     """The text of a generated question: natural (English; see natural_question) or the templated walk (question_text),
     the only one for Russian. phrases: --relation-phrases, over what relation names give."""
@@ -447,34 +605,57 @@ class Wording:
         self.derived: dict[str, Phrase] = {}
         self.graph = graph
         self.dates: dict[str, bool] = {}
-        self.russian = {r for r, p in self.phrases.items() if p.kind == "ru"} if wording == "natural" and language == "ru" else set()
+        self.russian = (
+            {r for r, p in self.phrases.items() if p.kind == "ru"}
+            if wording == "natural" and language == "ru"
+            else set()
+        )
         stored = store_phrases(graph)
         # a store's relation -> how its hop reads: two relations that read alike are one to a reader, either way
-        self.reads = {r: ("described", p.inverse) if p.kind == "sentence" else (p.kind, p.words) for r, p in stored.items() if r not in self.phrases}
+        self.reads = {
+            r: ("described", p.inverse) if p.kind == "sentence" else (p.kind, p.words)
+            for r, p in stored.items()
+            if r not in self.phrases
+        }
         self.phrases = {**stored, **self.phrases}
         if wording == "natural" and language == "ru":
             missing = sorted({e.relation for e in graph.edges} - self.russian)
             pairs = [r for r in missing if r in dict(phrases)]  # a line of nouns ('руководитель'), not of questions
             if pairs:
                 p = dict(phrases)[pairs[0]]
-                warn(f"--prompt ru: {len(pairs)} relation(s) of --relation-phrases have a line of nouns, not of questions ({pairs[0]}: "
-                     f"{p.words!r}{' / ' + repr(p.inverse) if p.inverse else ''}{', ...' if len(pairs) > 1 else ''}): Russian questions "
-                     "are read from two questions with {x}, 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")
+                warn(
+                    f"--prompt ru: {len(pairs)} relation(s) of --relation-phrases have a line of nouns, not of questions ({pairs[0]}: "
+                    f"{p.words!r}{' / ' + repr(p.inverse) if p.inverse else ''}{', ...' if len(pairs) > 1 else ''}): Russian questions "
+                    "are read from two questions with {x}, 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'"
+                )
                 missing = [r for r in missing if r not in pairs]
             if missing:
-                warn(f"--prompt ru: generated questions that walk any of {len(missing)} relation(s) without a Russian line in "
-                     f"--relation-phrases ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) are templated ('Начни с «X». "
-                     "Пройди по R...'): Russian inflects names, so no wording can be derived from a relation's name; give each "
-                     "one a line 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'")
+                warn(
+                    f"--prompt ru: generated questions that walk any of {len(missing)} relation(s) without a Russian line in "
+                    f"--relation-phrases ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) are templated ('Начни с «X». "
+                    "Пройди по R...'): Russian inflects names, so no wording can be derived from a relation's name; give each "
+                    "one a line 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'"
+                )
 
     def __call__(self, start: str, hops: list[Hop], several: bool = False, ask: Ask | None = None) -> str:
-        if self.russian and all(h.relation in self.russian for h in hops) and not any(
-                _question_word(p.words if h.direction == "out" else p.inverse) in RU_COUNT  # a count nests in no question
-                for h in hops[:-1] if (p := self.phrase(h.relation))):
+        if (
+            self.russian
+            and all(h.relation in self.russian for h in hops)
+            and not any(
+                _question_word(p.words if h.direction == "out" else p.inverse)
+                in RU_COUNT  # a count nests in no question
+                for h in hops[:-1]
+                if (p := self.phrase(h.relation))
+            )
+        ):
             return russian_question(start, hops, self.phrase, several, ask)
         if not self.natural:  # a store's relation is shown as its phrase: its description would name the answer
-            hops = [h._replace(relation=f'"{p.inverse if p.kind == "sentence" else p.words}"') if (p := self.phrase(h.relation)).kind in STORE_KINDS
-                    else h for h in hops]
+            hops = [
+                h._replace(relation=f'"{p.inverse if p.kind == "sentence" else p.words}"')
+                if (p := self.phrase(h.relation)).kind in STORE_KINDS
+                else h
+                for h in hops
+            ]
             return question_text(self.language, start, hops, several=several, ask=ask)
         return natural_question(start, hops, self.phrase, several, ask, self.dated)
 
@@ -489,5 +670,8 @@ class Wording:
         if key not in self.dates:
             values = [v for props in self.graph.props_by_node.values() for k, v in props if k == key]
             self.dates[key] = bool(values) and all(
-                (isinstance(v, str) and re.match(r"\d{4}(-\d\d){0,2}(\b|T)", v)) or (type(v) is int and 1000 <= v <= 2100) for v in values)
+                (isinstance(v, str) and re.match(r"\d{4}(-\d\d){0,2}(\b|T)", v))
+                or (type(v) is int and 1000 <= v <= 2100)
+                for v in values
+            )
         return self.dates[key]

@@ -38,7 +38,9 @@ def small(canonical):
     return canonical.graph, {q.id: q for q in canonical.questions}
 
 
-def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None, python_flags: tuple = ()) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, cwd: Path = ROOT, env: dict | None = None, python_flags: tuple = ()
+) -> subprocess.CompletedProcess:
     """Run benchmark.py in a fresh interpreter, as a user would."""
     full_env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
     full_env.update(env or {})
@@ -52,7 +54,9 @@ def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None, python_flags:
     )
 
 
-def grown(graph: benchmark.Graph, questions: tuple, stream: distractors.Distractors, size: str, n: int, seed: int) -> contexts.Variant:
+def grown(
+    graph: benchmark.Graph, questions: tuple, stream: distractors.Distractors, size: str, n: int, seed: int
+) -> contexts.Variant:
     """The shared graph plus the stream's first n distractor branches, as a variant of one context."""
     context, made = distractors.with_distractors(contexts.Context("", graph, questions), stream, size, n, seed)
     return contexts.Variant(size, "original", (context,), made)
@@ -61,7 +65,9 @@ def grown(graph: benchmark.Graph, questions: tuple, stream: distractors.Distract
 START_LINE = re.compile(r"sending \d+ request\(s\) to \S+, \d+ at a time \(\d+ already answered in \S+\)\n")
 
 
-READ_LINE = re.compile(r"read [\d,]+ entities, [\d,]+ relations from [^\n]*\n")  # what --graph was read as (test_stores)
+READ_LINE = re.compile(
+    r"read [\d,]+ entities, [\d,]+ relations from [^\n]*\n"
+)  # what --graph was read as (test_stores)
 
 
 def without_read(err: str) -> str:
@@ -81,16 +87,29 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 def browser():
     if CHROMIUM is None:
         if os.environ.get("CI"):
-            pytest.fail("no chromium: .ci/run installs Debian's (apt-get install chromium); the report's browser tests need it")
+            pytest.fail(
+                "no chromium: .ci/run installs Debian's (apt-get install chromium); the report's browser tests need it"
+            )
         pytest.skip("no chromium on this machine: apt-get install chromium (.ci/run does)")
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
         # The flags this closed network needs (the machine notes: without them chromium's own connections are refused, many
         # at a time, and it looks up Google's hosts at every start); a small /dev/shm in a container crashes pages without
         # --disable-dev-shm-usage. A slow CI machine gets a minute for every step instead of Playwright's 30 s.
-        b = p.chromium.launch(executable_path=CHROMIUM, timeout=60_000, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            timeout=60_000,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-dev-shm-usage",
+            ],
+        )
         try:
             yield b
         finally:

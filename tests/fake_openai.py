@@ -15,7 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeOpenAI:
-    def __init__(self, answer=lambda prompt: "{}", delay=0.0, usage=None, slots: int | None = None, finish=None, tls=None):
+    def __init__(
+        self, answer=lambda prompt: "{}", delay=0.0, usage=None, slots: int | None = None, finish=None, tls=None
+    ):
         """delay: seconds per answer, or prompt -> seconds; slots: answers computed at once (1: a llama.cpp server with one
         slot, which queues the rest in the order they came); finish: prompt -> finish_reason (default stop); tls: an
         ssl.SSLContext to serve https with (each connection then is one TLS handshake, counted in self.connections)."""
@@ -31,7 +33,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body are two writes: on a kept-alive connection Nagle holds the body
+            disable_nagle_algorithm = (
+                True  # headers and body are two writes: on a kept-alive connection Nagle holds the body
+            )
 
             def setup(self):
                 super().setup()
@@ -47,11 +51,23 @@ class FakeOpenAI:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
                 with server.lock:
-                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "time": time.monotonic()})
+                    server.requests.append(
+                        {"path": self.path, "headers": dict(self.headers), "body": body, "time": time.monotonic()}
+                    )
                     scripted = server.script.pop(0) if server.script else None
                     limits = server.limiter(body) if server.limiter else (True, {})
                 if not limits[0]:
-                    scripted = (429, limits[1], {"error": {"message": "Rate limit reached for tokens", "type": "tokens", "code": "rate_limit_exceeded"}})
+                    scripted = (
+                        429,
+                        limits[1],
+                        {
+                            "error": {
+                                "message": "Rate limit reached for tokens",
+                                "type": "tokens",
+                                "code": "rate_limit_exceeded",
+                            }
+                        },
+                    )
                 if server.slots:
                     server.slots.acquire()  # a queued request waits for the slot, whether or not its client still waits
                 try:
@@ -66,17 +82,34 @@ class FakeOpenAI:
                 if scripted is None:
                     prompt = body["messages"][0]["content"]
                     content = server.answer(prompt)
-                    usage = server.usage(prompt) if server.usage else {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
-                    scripted = (200, {}, {
-                        "id": "chatcmpl-test", "object": "chat.completion", "model": body["model"],
-                        "system_fingerprint": "fp_test",
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                     "finish_reason": server.finish(prompt) if server.finish else "stop"}],
-                        "usage": usage,
-                    })
+                    usage = (
+                        server.usage(prompt)
+                        if server.usage
+                        else {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
+                    )
+                    scripted = (
+                        200,
+                        {},
+                        {
+                            "id": "chatcmpl-test",
+                            "object": "chat.completion",
+                            "model": body["model"],
+                            "system_fingerprint": "fp_test",
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "message": {"role": "assistant", "content": content},
+                                    "finish_reason": server.finish(prompt) if server.finish else "stop",
+                                }
+                            ],
+                            "usage": usage,
+                        },
+                    )
                 status, headers, payload = scripted
                 headers = {**limits[1], **headers}
-                data = payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+                data = (
+                    payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+                )
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)
@@ -147,7 +180,9 @@ class TcpServer:
                 return None
             buffer += chunk
         head, _, buffer = buffer.partition(b"\r\n\r\n")
-        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+        length = int(
+            next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+        )
         while len(buffer) < length:
             buffer += client.recv(65536)
         return head, buffer[:length], buffer[length:]
@@ -196,12 +231,16 @@ class FakeBatches:
                     if self.path == "/v1/files":
                         boundary = self.headers["Content-Type"].split("boundary=")[1].encode()
                         parts = body.split(b"--" + boundary)
-                        content = next(p for p in parts if b'name="file"' in p).split(b"\r\n\r\n", 1)[1].rsplit(b"\r\n", 1)[0]
+                        content = (
+                            next(p for p in parts if b'name="file"' in p).split(b"\r\n\r\n", 1)[1].rsplit(b"\r\n", 1)[0]
+                        )
                         assert any(b'name="purpose"' in p and p.rstrip().endswith(b"batch") for p in parts)
                         server.uploads += 1
                         file_id = f"file-{len(server.files) + 1}"
                         server.files[file_id] = content
-                        return self.reply(200, {"id": file_id, "object": "file", "purpose": "batch", "bytes": len(content)})
+                        return self.reply(
+                            200, {"id": file_id, "object": "file", "purpose": "batch", "bytes": len(content)}
+                        )
                     if self.path == "/v1/batches":
                         request = json.loads(body)
                         assert request["endpoint"] == "/v1/chat/completions" and request["completion_window"] == "24h"
@@ -238,23 +277,63 @@ class FakeBatches:
             return
         if self.ending == "failed":
             batch["status"] = "failed"
-            batch["errors"] = {"object": "list", "data": [{"code": "invalid_json_line", "message": "line 1 is not valid", "line": 1}]}
+            batch["errors"] = {
+                "object": "list",
+                "data": [{"code": "invalid_json_line", "message": "line 1 is not valid", "line": 1}],
+            }
             return
         out, err = [], []
         for k, line in enumerate(batch["input"]):
             request = json.loads(line)
-            if (self.ending == "expired" and k >= len(batch["input"]) // 2):
-                err.append({"id": f"req_{k}", "custom_id": request["custom_id"], "response": None,
-                            "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}})
+            if self.ending == "expired" and k >= len(batch["input"]) // 2:
+                err.append(
+                    {
+                        "id": f"req_{k}",
+                        "custom_id": request["custom_id"],
+                        "response": None,
+                        "error": {
+                            "code": "batch_expired",
+                            "message": "This request could not be executed before the completion window expired.",
+                        },
+                    }
+                )
             elif self.ending == "errors" and k % 3 == 2:
-                err.append({"id": f"req_{k}", "custom_id": request["custom_id"], "response": {"status_code": 400, "body": {
-                    "error": {"message": "bad request", "type": "invalid_request_error"}}}, "error": None})
+                err.append(
+                    {
+                        "id": f"req_{k}",
+                        "custom_id": request["custom_id"],
+                        "response": {
+                            "status_code": 400,
+                            "body": {"error": {"message": "bad request", "type": "invalid_request_error"}},
+                        },
+                        "error": None,
+                    }
+                )
             else:
                 prompt = request["body"]["messages"][0]["content"]
-                out.append({"id": f"req_{k}", "custom_id": request["custom_id"], "error": None, "response": {"status_code": 200, "body": {
-                    "id": "chatcmpl", "object": "chat.completion", "model": request["body"]["model"],
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": self.answer(prompt)}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}}})
+                out.append(
+                    {
+                        "id": f"req_{k}",
+                        "custom_id": request["custom_id"],
+                        "error": None,
+                        "response": {
+                            "status_code": 200,
+                            "body": {
+                                "id": "chatcmpl",
+                                "object": "chat.completion",
+                                "model": request["body"]["model"],
+                                "choices": [
+                                    {
+                                        "index": 0,
+                                        "message": {"role": "assistant", "content": self.answer(prompt)},
+                                        "finish_reason": "stop",
+                                    }
+                                ],
+                                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+                            },
+                        },
+                    }
+                )
         for kind, rows in (("output", out), ("error", err)):
             if rows:
                 file_id = f"file-{len(self.files) + 1}"
@@ -265,9 +344,20 @@ class FakeBatches:
 
     def view(self, batch_id):
         batch = self.batches[batch_id]
-        return {"id": batch_id, "object": "batch", "status": batch["status"], "endpoint": "/v1/chat/completions",
-                "output_file_id": batch.get("output_file_id"), "error_file_id": batch.get("error_file_id"), "errors": batch.get("errors"),
-                "request_counts": {"total": len(batch["input"]), "completed": batch.get("done", 0), "failed": batch.get("failed", 0)}}
+        return {
+            "id": batch_id,
+            "object": "batch",
+            "status": batch["status"],
+            "endpoint": "/v1/chat/completions",
+            "output_file_id": batch.get("output_file_id"),
+            "error_file_id": batch.get("error_file_id"),
+            "errors": batch.get("errors"),
+            "request_counts": {
+                "total": len(batch["input"]),
+                "completed": batch.get("done", 0),
+                "failed": batch.get("failed", 0),
+            },
+        }
 
     def close(self):
         self.httpd.shutdown()

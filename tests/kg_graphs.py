@@ -32,15 +32,32 @@ TOKENIZERS = {name: benchmark.load_tokenizer(name) for name in benchmark.SHIPPED
 def write(tmp_path, graph, questions):
     (tmp_path / "g.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
     (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
-    return ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out")]
+    return [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--questions",
+        str(tmp_path / "q.json"),
+        "--out",
+        str(tmp_path / "out"),
+    ]
 
 
 # A family: parents and children both ways, as Freebase keeps them. "Who are Ann's siblings?" walks
 # parents, then children: it comes back over the first edge to Ann herself, and on to Bob.
 FAMILY = {
-    "nodes": [{"id": i, "name": n, "type": "entity"} for i, n in
-              (("ann", "Ann"), ("bob", "Bob"), ("carl", "Carl"), ("dora", "Dora"), ("golden_gate_bridge", "Golden Gate Bridge"),
-               ("grand_duke_of_russia", "Grand Duke of Russia"), ("russia", "Russia"), ("dot", "."))],
+    "nodes": [
+        {"id": i, "name": n, "type": "entity"}
+        for i, n in (
+            ("ann", "Ann"),
+            ("bob", "Bob"),
+            ("carl", "Carl"),
+            ("dora", "Dora"),
+            ("golden_gate_bridge", "Golden Gate Bridge"),
+            ("grand_duke_of_russia", "Grand Duke of Russia"),
+            ("russia", "Russia"),
+            ("dot", "."),
+        )
+    ],
     "edges": [
         {"source": "ann", "relation": "parents", "target": "carl"},  # 0
         {"source": "bob", "relation": "parents", "target": "carl"},  # 1
@@ -55,39 +72,112 @@ FAMILY = {
 
 
 SIBLINGS = {
-    "id": "siblings", "question": "Whose parent is also a parent of Carl's daughter?", "answers": ["Ann", "Bob"],
-    "answer_ids": ["ann", "bob"], "paths": [[0, 0], [0, 1]], "insufficient": False,
-    "query": {"start": "ann", "hops": [{"relation": "parents", "direction": "out"}, {"relation": "parents", "direction": "in"}]},
+    "id": "siblings",
+    "question": "Whose parent is also a parent of Carl's daughter?",
+    "answers": ["Ann", "Bob"],
+    "answer_ids": ["ann", "bob"],
+    "paths": [[0, 0], [0, 1]],
+    "insufficient": False,
+    "query": {
+        "start": "ann",
+        "hops": [{"relation": "parents", "direction": "out"}, {"relation": "parents", "direction": "in"}],
+    },
 }
 
 
 QUESTIONS = [
     SIBLINGS,
-    {"id": "kids", "question": "Who are the children of Carl?", "answers": ["Ann", "Bob"], "answer_ids": ["ann", "bob"],
-     "paths": [[2], [3]], "insufficient": False,
-     "query": {"start": "carl", "hops": [{"relation": "children", "direction": "out"}]}},
-    {"id": "gold", "question": "What does the gold medalist's stepmother live near?", "answer": "Golden Gate Bridge",
-     "answer_id": "golden_gate_bridge", "path": [4, 5], "insufficient": False,
-     "query": {"start": "carl", "hops": [{"relation": "spouse", "direction": "out"}, {"relation": "lives_near", "direction": "out"}]}},
-    {"id": "country", "question": "Which country is grand_duke_of_russia from?", "answer": "Russia", "answer_id": "russia",
-     "path": [6], "insufficient": False,
-     "query": {"start": "grand_duke_of_russia", "hops": [{"relation": "country", "direction": "out"}]}},
-    {"id": "acquaintance", "question": "Whom does Carl know. Really.", "answer": ".", "answer_id": "dot", "path": [7],
-     "insufficient": False, "query": {"start": "carl", "hops": [{"relation": "knows", "direction": "out"}]}},
-    {"id": "none", "question": "Where does Bob live?", "answer": "INSUFFICIENT_DATA", "path": [], "insufficient": True,
-     "answer_id": None, "query": {"start": "bob", "hops": [{"relation": "lives_near", "direction": "out"}]}},
+    {
+        "id": "kids",
+        "question": "Who are the children of Carl?",
+        "answers": ["Ann", "Bob"],
+        "answer_ids": ["ann", "bob"],
+        "paths": [[2], [3]],
+        "insufficient": False,
+        "query": {"start": "carl", "hops": [{"relation": "children", "direction": "out"}]},
+    },
+    {
+        "id": "gold",
+        "question": "What does the gold medalist's stepmother live near?",
+        "answer": "Golden Gate Bridge",
+        "answer_id": "golden_gate_bridge",
+        "path": [4, 5],
+        "insufficient": False,
+        "query": {
+            "start": "carl",
+            "hops": [{"relation": "spouse", "direction": "out"}, {"relation": "lives_near", "direction": "out"}],
+        },
+    },
+    {
+        "id": "country",
+        "question": "Which country is grand_duke_of_russia from?",
+        "answer": "Russia",
+        "answer_id": "russia",
+        "path": [6],
+        "insufficient": False,
+        "query": {"start": "grand_duke_of_russia", "hops": [{"relation": "country", "direction": "out"}]},
+    },
+    {
+        "id": "acquaintance",
+        "question": "Whom does Carl know. Really.",
+        "answer": ".",
+        "answer_id": "dot",
+        "path": [7],
+        "insufficient": False,
+        "query": {"start": "carl", "hops": [{"relation": "knows", "direction": "out"}]},
+    },
+    {
+        "id": "none",
+        "question": "Where does Bob live?",
+        "answer": "INSUFFICIENT_DATA",
+        "path": [],
+        "insufficient": True,
+        "answer_id": None,
+        "query": {"start": "bob", "hops": [{"relation": "lives_near", "direction": "out"}]},
+    },
 ]
 
 
 def problems_of(tmp_path, capsys, questions, *flags):
     code = benchmark.main([*write(tmp_path, FAMILY, questions), "--prompt", "en", *flags])
     where = benchmark.display(tmp_path / "q.json")
-    err = re.sub(r"read [\d,]+ entities, [\d,]+ relations from [^\n]*\n", "", capsys.readouterr().err)  # test_stores says it
+    err = re.sub(
+        r"read [\d,]+ entities, [\d,]+ relations from [^\n]*\n", "", capsys.readouterr().err
+    )  # test_stores says it
     return code, err.replace(where, "q.json").splitlines()
 
 
-HOSTILE = st.sampled_from(["\n", "\r\n", " ", "\t", "/", "\\", "|", "{", "}", '"', "'s", "->", " -", "\u2028", "\x85", "\u3000",
-                           "\x1c", "й", "ё", "漢", "🙂", "1234", "<|endoftext|>", "e\u0301", "ГРАФ", "QUESTION", "\n\n"])
+HOSTILE = st.sampled_from(
+    [
+        "\n",
+        "\r\n",
+        " ",
+        "\t",
+        "/",
+        "\\",
+        "|",
+        "{",
+        "}",
+        '"',
+        "'s",
+        "->",
+        " -",
+        "\u2028",
+        "\x85",
+        "\u3000",
+        "\x1c",
+        "й",
+        "ё",
+        "漢",
+        "🙂",
+        "1234",
+        "<|endoftext|>",
+        "e\u0301",
+        "ГРАФ",
+        "QUESTION",
+        "\n\n",
+    ]
+)
 
 
 TEXT = st.lists(st.one_of(HOSTILE, st.text(max_size=6)), max_size=6).map("".join)
@@ -95,17 +185,25 @@ TEXT = st.lists(st.one_of(HOSTILE, st.text(max_size=6)), max_size=6).map("".join
 
 def surface(names, ids):
     """Shares of names per script and casing pattern, and of ids per shape."""
+
     def casing(name):
         words = [w for w in name.split(" ") if any(c.isalpha() for c in w)]
         return "title" if words and all(w[0].isupper() for w in words) else "lower" if name.islower() else "mixed"
 
     def shape(i):
-        return ("snake" if re.fullmatch(r"[^\W_]+(_[^\W_]+)*", i) else "other", i.isascii(), any(c.isdigit() for c in i),
-                any(c.isupper() for c in i))
+        return (
+            "snake" if re.fullmatch(r"[^\W_]+(_[^\W_]+)*", i) else "other",
+            i.isascii(),
+            any(c.isdigit() for c in i),
+            any(c.isupper() for c in i),
+        )
 
     shares = {}
-    for label, values in (("script", [variants_names.script(n) for n in names]), ("casing", [casing(n) for n in names]),
-                          ("id", [shape(i) for i in ids])):
+    for label, values in (
+        ("script", [variants_names.script(n) for n in names]),
+        ("casing", [casing(n) for n in names]),
+        ("id", [shape(i) for i in ids]),
+    ):
         for key, n in collections.Counter(values).items():
             shares[(label, key)] = n / len(values)
     return shares
@@ -113,25 +211,57 @@ def surface(names, ids):
 
 def english_typed_graph():
     rng = random.Random(5)
-    people = [f"{f} {s}" for f in ("Alice", "Brian", "Chloe", "David", "Emma", "Frank", "Grace", "Henry")
-              for s in ("Stone", "Reed", "Hale", "Moss", "Vance", "Pike")][::5]
-    cities = ["Springfield", "Riverton", "Oak Harbor", "Maple Falls", "Fort Ridge", "Pine Bluff", "Cedar Vale", "Glen Park"]
-    firms = [f"{a} {b}" for a in ("Acme", "Globex", "Initech", "Umbrella", "Vertex", "Hooli") for b in ("Labs", "Motors", "Press", "Works")][::3]
+    people = [
+        f"{f} {s}"
+        for f in ("Alice", "Brian", "Chloe", "David", "Emma", "Frank", "Grace", "Henry")
+        for s in ("Stone", "Reed", "Hale", "Moss", "Vance", "Pike")
+    ][::5]
+    cities = [
+        "Springfield",
+        "Riverton",
+        "Oak Harbor",
+        "Maple Falls",
+        "Fort Ridge",
+        "Pine Bluff",
+        "Cedar Vale",
+        "Glen Park",
+    ]
+    firms = [
+        f"{a} {b}"
+        for a in ("Acme", "Globex", "Initech", "Umbrella", "Vertex", "Hooli")
+        for b in ("Labs", "Motors", "Press", "Works")
+    ][::3]
     nodes = [{"id": f"person_{p.lower().replace(' ', '_')}", "name": p, "type": "person"} for p in people]
     nodes += [{"id": f"city_{c.lower().replace(' ', '_')}", "name": c, "type": "city"} for c in cities]
     nodes += [{"id": f"org_{f.lower().replace(' ', '_')}", "name": f, "type": "organization"} for f in firms]
     by_type = {t: [n["id"] for n in nodes if n["type"] == t] for t in ("person", "city", "organization")}
-    edges = [{"source": p, "relation": "WORKS_AT", "target": rng.choice(by_type["organization"])} for p in by_type["person"]]
-    edges += [{"source": o, "relation": "LOCATED_IN", "target": rng.choice(by_type["city"])} for o in by_type["organization"]]
+    edges = [
+        {"source": p, "relation": "WORKS_AT", "target": rng.choice(by_type["organization"])} for p in by_type["person"]
+    ]
+    edges += [
+        {"source": o, "relation": "LOCATED_IN", "target": rng.choice(by_type["city"])} for o in by_type["organization"]
+    ]
     names = {n["id"]: n["name"] for n in nodes}
     questions = []
     for k, e in enumerate(edges[:12:3]):  # persons 0, 3, 6, 9: where does their employer sit?
         second = next(x for x in edges if x["source"] == e["target"])
-        questions.append({
-            "id": f"q{k + 1}", "question": f"Where is the employer of person {k + 1}?", "answer": names[second["target"]],
-            "answer_id": second["target"], "path": [edges.index(e), edges.index(second)], "insufficient": False,
-            "query": {"start": e["source"], "hops": [{"relation": "WORKS_AT", "direction": "out"}, {"relation": "LOCATED_IN", "direction": "out"}]},
-        })
+        questions.append(
+            {
+                "id": f"q{k + 1}",
+                "question": f"Where is the employer of person {k + 1}?",
+                "answer": names[second["target"]],
+                "answer_id": second["target"],
+                "path": [edges.index(e), edges.index(second)],
+                "insufficient": False,
+                "query": {
+                    "start": e["source"],
+                    "hops": [
+                        {"relation": "WORKS_AT", "direction": "out"},
+                        {"relation": "LOCATED_IN", "direction": "out"},
+                    ],
+                },
+            }
+        )
     return {"nodes": nodes, "edges": edges}, questions
 
 
@@ -155,7 +285,9 @@ def typed_english_graph(seed=7, people=60):
         return node_id
 
     countries = [add("country", c) for c in ("Aurelia", "Brevia", "Calder")]
-    cities = [add("city", c) for c in ("Port Alder", "Lake Rowan", "Fort Ember", "Glen Mira", "Oak Harbor", "Pine Vale")]
+    cities = [
+        add("city", c) for c in ("Port Alder", "Lake Rowan", "Fort Ember", "Glen Mira", "Oak Harbor", "Pine Vale")
+    ]
     orgs = [add("organization", f"{a} {b}") for a in ("Acme", "Globex", "Initech", "Vertex") for b in ("Labs", "Works")]
     projects = [add("project", p) for p in ("Orion", "Atlas", "Pulse", "Vega", "Lyra", "Nova", "Draco", "Hydra")]
     persons = [add("person", f"{rng.choice(first)} {rng.choice(last)}") for _ in range(people)]
@@ -187,18 +319,31 @@ def independent_near_miss_share(graph, questions, role):
         hops = q["query"]["hops"]
         reached = {q["query"]["start"]}
         for h in hops[:-1]:
-            reached = {e["target"] if h["direction"] == "out" else e["source"] for e in edges for v in reached
-                       if e["relation"] == h["relation"] and e["source" if h["direction"] == "out" else "target"] == v}
+            reached = {
+                e["target"] if h["direction"] == "out" else e["source"]
+                for e in edges
+                for v in reached
+                if e["relation"] == h["relation"] and e["source" if h["direction"] == "out" else "target"] == v
+            }
         last = (hops[-1]["relation"], hops[-1]["direction"])
         assert not any(last in takes[v] for v in reached)  # it is an abstention
         if role == "type":
             peers = {n for n, t in node_type.items() if t in {node_type[v] for v in reached}}
         elif len(hops) > 1:
             prev = hops[-2]
-            peers = {e["target"] if prev["direction"] == "out" else e["source"] for e in edges if e["relation"] == prev["relation"]}
+            peers = {
+                e["target"] if prev["direction"] == "out" else e["source"]
+                for e in edges
+                if e["relation"] == prev["relation"]
+            }
         else:
-            peers = {e[end] for e in edges for end in ("source", "target") for v in reached
-                     if e[end] != v and any(e["relation"] == x["relation"] and x[end] == v for x in edges)}
+            peers = {
+                e[end]
+                for e in edges
+                for end in ("source", "target")
+                for v in reached
+                if e[end] != v and any(e["relation"] == x["relation"] and x[end] == v for x in edges)
+            }
         near += any(last in takes[p] for p in peers - reached)
     return near / len(abstentions), len(abstentions)
 
@@ -207,19 +352,34 @@ def gate_inputs(tmp_path, n=60):
     rng = random.Random(33)
     graph = synth_kg.make_graph(1500, 120, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
-    return ["--graph", str(tmp_path / "g.json"), "--generate-questions", str(n), "--prompt", "en", "--formats", "json,tsv,dsl",
-            "--wording", "template"]  # the token figures asserted on these runs are of the templated texts
+    return [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--generate-questions",
+        str(n),
+        "--prompt",
+        "en",
+        "--formats",
+        "json,tsv,dsl",
+        "--wording",
+        "template",
+    ]  # the token figures asserted on these runs are of the templated texts
 
 
 def scripted_run(tmp_path, answer_of, *flags):
     """A model run against a fake server whose answer to each prompt is answer_of(item)."""
     from fake_openai import FakeOpenAI
+
     argv = [*flags, "--model", "m"]
     args = options.parse_config([*argv, "--base-url", "http://127.0.0.1:9/v1"])
     plan = options.make_plan(args)
     spec = options.make_generate_spec(args, plan)
-    inputs = inputs_module.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None,
-                                   questions_module.question_drawer(spec) if spec else None)
+    inputs = inputs_module.load_inputs(
+        args.graph,
+        args.questions or benchmark.DEFAULT_QUESTIONS,
+        None,
+        questions_module.question_drawer(spec) if spec else None,
+    )
     answers = {item.prompt(): answer_of(item) for item in measure.measure(inputs, plan).items}
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     try:
@@ -230,28 +390,60 @@ def scripted_run(tmp_path, answer_of, *flags):
 
 def svg_marks(path):
     import xml.etree.ElementTree as ET
+
     root = ET.parse(path).getroot()
     ns = "{http://www.w3.org/2000/svg}"
-    return [(panel.get("data-title"), mark.attrib) for panel in root.iter(f"{ns}g")
-            for mark in panel if mark.get("class") == "mark"]
+    return [
+        (panel.get("data-title"), mark.attrib)
+        for panel in root.iter(f"{ns}g")
+        for mark in panel
+        if mark.get("class") == "mark"
+    ]
 
 
 FILM = {  # what a new user tries first: 17 nodes, 3 studios, 2 cities
-    "nodes": [{"id": i, "name": n, "type": t} for i, n, t in (
-        ("studio_lumen", "Lumen Studios", "studio"), ("studio_aurora", "Aurora Pictures", "studio"), ("studio_kestrel", "Kestrel Films", "studio"),
-        ("city_lyon", "Lyon", "city"), ("city_oslo", "Oslo", "city"),
-        ("film_tide", "The Long Tide", "film"), ("film_glass", "Glass Harbor", "film"), ("film_ember", "Ember Road", "film"),
-        ("film_north", "North of Nowhere", "film"), ("film_quiet", "The Quiet Year", "film"),
-        ("person_ines", "Ines Varga", "person"), ("person_tomas", "Tomas Brandt", "person"), ("person_mira", "Mira Okafor", "person"),
-        ("person_leo", "Leo Santos", "person"), ("person_ana", "Ana Lindqvist", "person"), ("person_jon", "Jon Ruiz", "person"),
-        ("person_eva", "Eva Kohl", "person"))],
-    "edges": [{"source": s, "relation": r, "target": t} for s, r, t in (
-        ("film_tide", "PRODUCED_BY", "studio_lumen"), ("film_glass", "PRODUCED_BY", "studio_aurora"), ("film_ember", "PRODUCED_BY", "studio_kestrel"),
-        ("film_north", "PRODUCED_BY", "studio_lumen"), ("film_quiet", "PRODUCED_BY", "studio_aurora"),
-        ("studio_lumen", "BASED_IN", "city_lyon"), ("studio_aurora", "BASED_IN", "city_oslo"), ("studio_kestrel", "BASED_IN", "city_oslo"),
-        ("person_ines", "DIRECTED", "film_tide"), ("person_tomas", "DIRECTED", "film_glass"), ("person_mira", "DIRECTED", "film_ember"),
-        ("person_leo", "ACTED_IN", "film_tide"), ("person_ana", "ACTED_IN", "film_north"), ("person_jon", "ACTED_IN", "film_quiet"),
-        ("person_eva", "ACTED_IN", "film_glass"))],
+    "nodes": [
+        {"id": i, "name": n, "type": t}
+        for i, n, t in (
+            ("studio_lumen", "Lumen Studios", "studio"),
+            ("studio_aurora", "Aurora Pictures", "studio"),
+            ("studio_kestrel", "Kestrel Films", "studio"),
+            ("city_lyon", "Lyon", "city"),
+            ("city_oslo", "Oslo", "city"),
+            ("film_tide", "The Long Tide", "film"),
+            ("film_glass", "Glass Harbor", "film"),
+            ("film_ember", "Ember Road", "film"),
+            ("film_north", "North of Nowhere", "film"),
+            ("film_quiet", "The Quiet Year", "film"),
+            ("person_ines", "Ines Varga", "person"),
+            ("person_tomas", "Tomas Brandt", "person"),
+            ("person_mira", "Mira Okafor", "person"),
+            ("person_leo", "Leo Santos", "person"),
+            ("person_ana", "Ana Lindqvist", "person"),
+            ("person_jon", "Jon Ruiz", "person"),
+            ("person_eva", "Eva Kohl", "person"),
+        )
+    ],
+    "edges": [
+        {"source": s, "relation": r, "target": t}
+        for s, r, t in (
+            ("film_tide", "PRODUCED_BY", "studio_lumen"),
+            ("film_glass", "PRODUCED_BY", "studio_aurora"),
+            ("film_ember", "PRODUCED_BY", "studio_kestrel"),
+            ("film_north", "PRODUCED_BY", "studio_lumen"),
+            ("film_quiet", "PRODUCED_BY", "studio_aurora"),
+            ("studio_lumen", "BASED_IN", "city_lyon"),
+            ("studio_aurora", "BASED_IN", "city_oslo"),
+            ("studio_kestrel", "BASED_IN", "city_oslo"),
+            ("person_ines", "DIRECTED", "film_tide"),
+            ("person_tomas", "DIRECTED", "film_glass"),
+            ("person_mira", "DIRECTED", "film_ember"),
+            ("person_leo", "ACTED_IN", "film_tide"),
+            ("person_ana", "ACTED_IN", "film_north"),
+            ("person_jon", "ACTED_IN", "film_quiet"),
+            ("person_eva", "ACTED_IN", "film_glass"),
+        )
+    ],
 }
 
 
@@ -264,27 +456,61 @@ def id_shape(node_id: str, heads: collections.Counter) -> tuple:
 
 
 PEOPLE = {  # ids made of a type prefix and the first name, as hand-made graphs often are (ids like 'person_ana')
-    "nodes": [{"id": f"person_{first.lower()}", "name": f"{first} {last}", "type": "person"} for first, last in (
-        ("Ana", "Ruiz"), ("Tom", "Baker"), ("Lee", "Chen"), ("Maya", "Patel"), ("Omar", "Haddad"), ("Sara", "Novak"),
-        ("Ivan", "Petrov"), ("Nina", "Berg"))]
-    + [{"id": f"studio_{n.split()[0].lower()}", "name": n, "type": "studio"} for n in ("Nova Pictures", "Apex Films", "Lumen Studios")]
+    "nodes": [
+        {"id": f"person_{first.lower()}", "name": f"{first} {last}", "type": "person"}
+        for first, last in (
+            ("Ana", "Ruiz"),
+            ("Tom", "Baker"),
+            ("Lee", "Chen"),
+            ("Maya", "Patel"),
+            ("Omar", "Haddad"),
+            ("Sara", "Novak"),
+            ("Ivan", "Petrov"),
+            ("Nina", "Berg"),
+        )
+    ]
+    + [
+        {"id": f"studio_{n.split()[0].lower()}", "name": n, "type": "studio"}
+        for n in ("Nova Pictures", "Apex Films", "Lumen Studios")
+    ]
     + [{"id": f"city_{n.lower()}", "name": n, "type": "city"} for n in ("Lisbon", "Oslo", "Austin", "Kyoto")],
-    "edges": [{"source": f"person_{p}", "relation": r, "target": t} for p, r, t in (
-        ("ana", "WORKS_AT", "studio_nova"), ("tom", "WORKS_AT", "studio_apex"), ("lee", "WORKS_AT", "studio_lumen"),
-        ("maya", "WORKS_AT", "studio_nova"), ("omar", "WORKS_AT", "studio_apex"), ("sara", "KNOWS", "person_ana"),
-        ("ivan", "KNOWS", "person_tom"), ("nina", "KNOWS", "person_lee"), ("ana", "BORN_IN", "city_lisbon"),
-        ("tom", "BORN_IN", "city_austin"), ("lee", "BORN_IN", "city_kyoto"), ("maya", "BORN_IN", "city_oslo"))]
-    + [{"source": s, "relation": "BASED_IN", "target": t} for s, t in (("studio_nova", "city_lisbon"), ("studio_apex", "city_austin"))],
+    "edges": [
+        {"source": f"person_{p}", "relation": r, "target": t}
+        for p, r, t in (
+            ("ana", "WORKS_AT", "studio_nova"),
+            ("tom", "WORKS_AT", "studio_apex"),
+            ("lee", "WORKS_AT", "studio_lumen"),
+            ("maya", "WORKS_AT", "studio_nova"),
+            ("omar", "WORKS_AT", "studio_apex"),
+            ("sara", "KNOWS", "person_ana"),
+            ("ivan", "KNOWS", "person_tom"),
+            ("nina", "KNOWS", "person_lee"),
+            ("ana", "BORN_IN", "city_lisbon"),
+            ("tom", "BORN_IN", "city_austin"),
+            ("lee", "BORN_IN", "city_kyoto"),
+            ("maya", "BORN_IN", "city_oslo"),
+        )
+    ]
+    + [
+        {"source": s, "relation": "BASED_IN", "target": t}
+        for s, t in (("studio_nova", "city_lisbon"), ("studio_apex", "city_austin"))
+    ],
 }
 
 
 def svg_label_boxes(path):
     """Per panel, the estimated boxes of the mark labels, as the chart code estimates them."""
     import xml.etree.ElementTree as ET
+
     ns = "{http://www.w3.org/2000/svg}"
-    return {panel.get("data-title"): [charts.label_box(float(t.get("x")), float(t.get("y")), t.text)
-                                      for t in panel.iter(f"{ns}text") if t.get("class") == "label"]
-            for panel in ET.parse(path).getroot().iter(f"{ns}g")}
+    return {
+        panel.get("data-title"): [
+            charts.label_box(float(t.get("x")), float(t.get("y")), t.text)
+            for t in panel.iter(f"{ns}text")
+            if t.get("class") == "label"
+        ]
+        for panel in ET.parse(path).getroot().iter(f"{ns}g")
+    }
 
 
 def _phrases(mapping=None):
@@ -294,12 +520,25 @@ def _phrases(mapping=None):
 def people_graph_by_hand() -> dict:
     """An untyped graph of 12 people and what a KG links them to: kinds that only the relations tell."""
     people = [f"{f} {s}" for f in ("ana", "ben", "cleo", "dan") for s in ("ruiz", "lee", "ito")]
-    links = {"religion": ["catholicism", "islam", "buddhism"], "gender": ["male", "female"],
-             "cause_of_death": ["meningitis", "drowning", "heart failure"], "place_of_birth": ["celle ligure", "saint petersburg", "den haag"]}
-    nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + [x for names in links.values() for x in names]]
-    edges = [{"source": "_".join(p.split()), "relation": relation, "target": "_".join(names[k % len(names)].split())}
-             for k, p in enumerate(people) for relation, names in links.items()]
-    edges += [{"source": "ana_ruiz", "relation": "spouse", "target": "ben_lee"}, {"source": "ben_lee", "relation": "spouse", "target": "ana_ruiz"}]
+    links = {
+        "religion": ["catholicism", "islam", "buddhism"],
+        "gender": ["male", "female"],
+        "cause_of_death": ["meningitis", "drowning", "heart failure"],
+        "place_of_birth": ["celle ligure", "saint petersburg", "den haag"],
+    }
+    nodes = [
+        {"id": "_".join(n.split()), "name": n, "type": "entity"}
+        for n in people + [x for names in links.values() for x in names]
+    ]
+    edges = [
+        {"source": "_".join(p.split()), "relation": relation, "target": "_".join(names[k % len(names)].split())}
+        for k, p in enumerate(people)
+        for relation, names in links.items()
+    ]
+    edges += [
+        {"source": "ana_ruiz", "relation": "spouse", "target": "ben_lee"},
+        {"source": "ben_lee", "relation": "spouse", "target": "ana_ruiz"},
+    ]
     return {"nodes": nodes, "edges": edges}
 
 
@@ -314,7 +553,10 @@ def hostile_names_graph(namesakes: int = 5000) -> dict:
         nodes.append({"id": node_id, "name": name, "type": "entity"})
         edges.append({"source": node_id, "relation": relation, "target": target})
 
-    nodes += [{"id": "hub", "name": "edwin hubble", "type": "entity"}, {"id": "club", "name": "the club", "type": "entity"}]
+    nodes += [
+        {"id": "hub", "name": "edwin hubble", "type": "entity"},
+        {"id": "club", "name": "the club", "type": "entity"},
+    ]
     for k in range(30):
         name = f"({1000 + 37 * k}) {1990 + k % 30} {chr(65 + k % 26)}{chr(66 + k % 20)}{k % 9 + 1}"
         add(name, "_".join(name.split()), "discovered_by", "hub")

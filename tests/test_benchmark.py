@@ -32,7 +32,9 @@ def alone(tmp_path: Path) -> Path:
 def run_alone(folder: Path, *args: str) -> subprocess.CompletedProcess:
     """python -S: no site-packages, so the script sees the standard library and the site folder only."""
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(folder / "site"), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run([sys.executable, "-S", "benchmark.py", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-S", "benchmark.py", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +44,12 @@ def both(tmp_path_factory) -> tuple[Path, Path]:
     folder = alone(tmp)
     done = run_alone(folder, "--encoding", "o200k_base")
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
-    beside = subprocess.run([sys.executable, str(ROOT / "benchmark.py"), "--encoding", "o200k_base", "--out", str(tmp / "beside")],
-                            capture_output=True, text=True, timeout=120)
+    beside = subprocess.run(
+        [sys.executable, str(ROOT / "benchmark.py"), "--encoding", "o200k_base", "--out", str(tmp / "beside")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (beside.returncode, beside.stderr) == (0, "")
     assert done.stdout == beside.stdout  # the same console table
     return folder / "outputs", tmp / "beside"
@@ -71,17 +77,24 @@ def test_alone_its_manifest_says_the_same_of_what_both_did(both):
     assert set(own) == set(beside)
     assert {k: v for k, v in own["config"].items() if k != "out"}.items() <= beside["config"].items()
     assert own["inputs"] == beside["inputs"] and own["encodings"] == beside["encodings"]
-    assert {k: v for k, v in own["outputs"].items()} == {k: v for k, v in beside["outputs"].items() if k != "report.html"}
-    assert own["preflight"] == {"questions": beside["preflight"]["questions"], "not_run": "the control solver (article 8.5) and the "
-                                "leakage checks (8.3) run with the graphrag_format_benchmark package"}
+    assert {k: v for k, v in own["outputs"].items()} == {
+        k: v for k, v in beside["outputs"].items() if k != "report.html"
+    }
+    assert own["preflight"] == {
+        "questions": beside["preflight"]["questions"],
+        "not_run": "the control solver (article 8.5) and the "
+        "leakage checks (8.3) run with the graphrag_format_benchmark package",
+    }
 
 
 def test_alone_a_flag_beyond_the_article_says_what_runs_it(tmp_path):
     done = run_alone(alone(tmp_path), "--model", "solver")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == ("benchmark.py: error: unrecognized arguments: --model solver (this copy of benchmark.py runs the article's "
-                           "measurement alone; the graphrag_format_benchmark package, which is not beside it, runs every other flag) "
-                           "(python benchmark.py --help lists every flag)\n")
+    assert done.stderr == (
+        "benchmark.py: error: unrecognized arguments: --model solver (this copy of benchmark.py runs the article's "
+        "measurement alone; the graphrag_format_benchmark package, which is not beside it, runs every other flag) "
+        "(python benchmark.py --help lists every flag)\n"
+    )
 
 
 def test_alone_a_graph_file_of_another_kind_or_contexts_are_refused_in_one_line(tmp_path):
@@ -89,15 +102,19 @@ def test_alone_a_graph_file_of_another_kind_or_contexts_are_refused_in_one_line(
     (folder / "g.tsv").write_text("source\trelation\ttarget\na\tR\tb\n", encoding="utf-8")
     done = run_alone(folder, "--graph", "g.tsv")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == ("error: g.tsv: this copy of benchmark.py reads a JSON graph; the graphrag_format_benchmark package reads other "
-                           "graph files (TSV/CSV triples, RDF, GraphML, Neo4j)\n")
+    assert done.stderr == (
+        "error: g.tsv: this copy of benchmark.py reads a JSON graph; the graphrag_format_benchmark package reads other "
+        "graph files (TSV/CSV triples, RDF, GraphML, Neo4j)\n"
+    )
     questions = json.loads((folder / "data" / "questions.json").read_text(encoding="utf-8"))
     questions[0]["context"] = {"edges": [0, 3, 6, 10]}
     (folder / "q.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
     done = run_alone(folder, "--questions", "q.json")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == ("error: q.json: questions[0].context: a question's own context is read by the graphrag_format_benchmark "
-                           "package, which is not beside this copy of benchmark.py; leave the contexts out, or add the package\n")
+    assert done.stderr == (
+        "error: q.json: questions[0].context: a question's own context is read by the graphrag_format_benchmark "
+        "package, which is not beside this copy of benchmark.py; leave the contexts out, or add the package\n"
+    )
     assert not (folder / "outputs").exists()
 
 
@@ -105,16 +122,22 @@ def test_the_article_run_in_process_gives_the_rows_of_the_packages_run(tmp_path,
     args = benchmark.article_parser().parse_args(["--out", str(tmp_path / "out")])
     table = benchmark.article_run(args, [])
     assert table.splitlines()[0] == "format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\toverflow"
-    assert (tmp_path / "out" / "size_report.json").read_bytes() == (ROOT / "tests" / "golden" / "size_report.json").read_bytes()
+    assert (tmp_path / "out" / "size_report.json").read_bytes() == (
+        ROOT / "tests" / "golden" / "size_report.json"
+    ).read_bytes()
 
 
 def test_without_the_package_main_runs_the_article_and_with_it_hands_off(monkeypatch, tmp_path, capsys):
     real = benchmark.importlib.util.find_spec
-    monkeypatch.setattr(benchmark.importlib.util, "find_spec", lambda name, *a: None if name == benchmark.PACKAGE else real(name, *a))
+    monkeypatch.setattr(
+        benchmark.importlib.util, "find_spec", lambda name, *a: None if name == benchmark.PACKAGE else real(name, *a)
+    )
     with pytest.raises(SystemExit) as stop:  # the article's parser: it has no --budget
         benchmark.main(["--out", str(tmp_path / "a"), "--budget", "900"])
     assert stop.value.code == 2
-    assert "unrecognized arguments: --budget 900 (this copy of benchmark.py runs the article's" in capsys.readouterr().err
+    assert (
+        "unrecognized arguments: --budget 900 (this copy of benchmark.py runs the article's" in capsys.readouterr().err
+    )
     assert benchmark.main(["--out", str(tmp_path / "a")]) == 0
     assert not (tmp_path / "a" / "report.html").exists()
     monkeypatch.undo()
@@ -130,8 +153,10 @@ def test_one_problem_at_many_places_is_said_once_with_its_count_and_first_places
     done = run_cli("--graph", str(tmp_path / "g.json"), "--out", str(tmp_path / "out"))
     assert done.returncode == 2 and not (tmp_path / "out").exists()
     lines = done.stderr.splitlines()
-    assert lines[0] == (f"error: {tmp_path / 'g.json'}: nodes[0], nodes[1], nodes[2] and 57 more (60 in all) have no 'type'; each node "
-                        "needs string fields id, name, type; an untyped graph: give each node \"type\": \"entity\", as the TSV reader does")
+    assert lines[0] == (
+        f"error: {tmp_path / 'g.json'}: nodes[0], nodes[1], nodes[2] and 57 more (60 in all) have no 'type'; each node "
+        'needs string fields id, name, type; an untyped graph: give each node "type": "entity", as the TSV reader does'
+    )
     assert lines[1].startswith(f"error: {tmp_path / 'g.json'}: nodes[60]") and lines[-1].startswith("error: ")
     assert not [line for line in lines if "nodes[3]" in line or "nodes[59]" in line]
     lines = [f"f: line {k} is bad" for k in (3, 9, 12, 40)] + ["g: edges[2].source is not a node id"]

@@ -109,17 +109,33 @@ def test_hostile_graph_is_measured_exactly(tmp_path):
     nodes = [{"id": f"n{i} -> x|y", "name": name, "type": name or "t"} for i, name in enumerate(names)]
     edges = [{"source": nodes[i]["id"], "relation": names[i], "target": nodes[-1 - i]["id"]} for i in range(len(names))]
     (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
-    (tmp_path / "q.json").write_text(json.dumps([{"id": "q1", "question": "?", "answer": "x", "path": [0], "insufficient": False}]), encoding="utf-8")
+    (tmp_path / "q.json").write_text(
+        json.dumps([{"id": "q1", "question": "?", "answer": "x", "path": [0], "insufficient": False}]), encoding="utf-8"
+    )
     done = run_cli(
-        "--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out"),
-        "--formats", ",".join(benchmark.FORMATS), "--prompt", "ru",
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--questions",
+        str(tmp_path / "q.json"),
+        "--out",
+        str(tmp_path / "out"),
+        "--formats",
+        ",".join(benchmark.FORMATS),
+        "--prompt",
+        "ru",
     )
     assert (done.returncode, without_read(done.stderr)) == (0, "")
-    graph = benchmark.validate_graph(json.loads((tmp_path / "g.json").read_text(encoding="utf-8")), "g.json", benchmark.Problems())
+    graph = benchmark.validate_graph(
+        json.loads((tmp_path / "g.json").read_text(encoding="utf-8")), "g.json", benchmark.Problems()
+    )
     for fmt, (_, parse, *_) in benchmark.FORMATS.items():
         parsed = parse((tmp_path / "out" / f"graph.{fmt}.txt").read_bytes().decode("utf-8"))
-        if fmt == "turtle" or fmt in frameworks.LLAMAINDEX_LAYOUTS or fmt == "langchain":  # a set; triplets, records: nodes as first shown
-            assert benchmark.first_difference(graph, parsed) is None and (fmt == "turtle" or parsed.edges == graph.edges), fmt
+        if (
+            fmt == "turtle" or fmt in frameworks.LLAMAINDEX_LAYOUTS or fmt == "langchain"
+        ):  # a set; triplets, records: nodes as first shown
+            assert benchmark.first_difference(graph, parsed) is None and (
+                fmt == "turtle" or parsed.edges == graph.edges
+            ), fmt
         elif fmt in ("graphrag", "lightrag"):  # relationships ranked by degree, as the framework sends them
             assert benchmark.first_difference(graph, parsed) is None and parsed.nodes == graph.nodes, fmt
         else:
@@ -149,31 +165,45 @@ DELETE = object()
 
 BAD_INPUTS = {
     "missing graph file": (
-        None, None, ["--graph", "nope.json"],
+        None,
+        None,
+        ["--graph", "nope.json"],
         "nope.json: no such file or folder; pass a readable file, or a framework's store folder (LightRAG's rag_storage, GraphRAG's output, LlamaIndex's storage) with --graph",
     ),
     "malformed json": (
-        '{"nodes": [}', None, [],
+        '{"nodes": [}',
+        None,
+        [],
         "graph.json: invalid JSON at line 1 column 12: Expecting value; fix the file",
     ),
     "not utf-8": (
-        b'{"nodes": "\xff"}', None, [],
+        b'{"nodes": "\xff"}',
+        None,
+        [],
         "graph.json: the byte at offset 11 is not UTF-8; save the file as UTF-8",
     ),
     "top level not an object": (
-        "[]", None, [],
+        "[]",
+        None,
+        [],
         'graph.json: expected a JSON object with "nodes" and "edges" lists',
     ),
     "missing field": (
-        edited(GRAPH, ["nodes", 3, "name"], DELETE), None, [],
+        edited(GRAPH, ["nodes", 3, "name"], DELETE),
+        None,
+        [],
         "graph.json: nodes[3] has no 'name'; each node needs string fields id, name, type",
     ),
     "non-string field": (
-        edited(GRAPH, ["edges", 2, "relation"], 7), None, [],
+        edited(GRAPH, ["edges", 2, "relation"], 7),
+        None,
+        [],
         "graph.json: edges[2].relation is 7, expected a string",
     ),
     "node not an object": (  # every problem at once: the node, then each edge and question that named it
-        edited(GRAPH, ["nodes", 0], "person_irina"), None, [],
+        edited(GRAPH, ["nodes", 0], "person_irina"),
+        None,
+        [],
         "graph.json: nodes[0] is not a JSON object; each node is {'id', 'name', 'type'}\n"
         "error: graph.json: edges[0].source 'person_irina' is not a node id; add that node or fix the edge\n"
         "error: graph.json: edges[1].source 'person_irina' is not a node id; add that node or fix the edge\n"
@@ -181,7 +211,9 @@ BAD_INPUTS = {
         "error: 4 problems found; nothing was written",
     ),
     "duplicate node id": (
-        edited(GRAPH, ["nodes", 5, "id"], "person_irina"), None, [],
+        edited(GRAPH, ["nodes", 5, "id"], "person_irina"),
+        None,
+        [],
         "graph.json: nodes[5].id 'person_irina' duplicates nodes[0]; node ids must be unique\n"
         "error: graph.json: edges[3].target 'method_graph' is not a node id; add that node or fix the edge\n"
         "error: graph.json: edges[6].source 'method_graph' is not a node id; add that node or fix the edge\n"
@@ -189,102 +221,149 @@ BAD_INPUTS = {
         "error: 4 problems found; nothing was written",
     ),
     "edge to unknown node": (
-        edited(GRAPH, ["edges", 4, "target"], "method_missing"), None, [],
+        edited(GRAPH, ["edges", 4, "target"], "method_missing"),
+        None,
+        [],
         "graph.json: edges[4].target 'method_missing' is not a node id; add that node or fix the edge",
     ),
     "empty question list": (
-        None, [], [], "questions.json: the list of questions is empty; add at least one, or draw them with --generate-questions N",
+        None,
+        [],
+        [],
+        "questions.json: the list of questions is empty; add at least one, or draw them with --generate-questions N",
     ),
     "huge integer literal": (
-        '{"nodes": [], "edges": [], "n": ' + "9" * 5000 + "}", None, [],
+        '{"nodes": [], "edges": [], "n": ' + "9" * 5000 + "}",
+        None,
+        [],
         "graph.json: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; fix the file",
     ),
     "duplicate key": (
-        '{"nodes": [], "nodes": [], "edges": []}', None, [],
+        '{"nodes": [], "nodes": [], "edges": []}',
+        None,
+        [],
         "graph.json: key 'nodes' appears twice in one object; keep one value per key",
     ),
     "lone surrogate": (
-        '{"nodes": [{"id": "a", "name": "\\ud800", "type": "t"}], "edges": []}', [{"id": "q", "question": "?", "answer": "x", "path": [], "insufficient": False}], [],
+        '{"nodes": [{"id": "a", "name": "\\ud800", "type": "t"}], "edges": []}',
+        [{"id": "q", "question": "?", "answer": "x", "path": [], "insufficient": False}],
+        [],
         "graph.json: nodes[0].name contains the lone surrogate U+D800; fix the string",
     ),
     "path index out of range": (
-        None, edited(QUESTIONS, [2, "path", 1], 13), [],
+        None,
+        edited(QUESTIONS, [2, "path", 1], 13),
+        [],
         "questions.json: questions[2].path[1] = 13 is out of range: the graph has 13 edges, indices 0..12; fix the path",
     ),
     "path not integers": (
-        None, edited(QUESTIONS, [0, "path"], [0, True]), [],
+        None,
+        edited(QUESTIONS, [0, "path"], [0, True]),
+        [],
         "questions.json: questions[0].path must be a list of edge indices (integers) or edge ids, e.g. [0, 3, 6]",
     ),
     "path names an unknown edge id": (
-        None, edited(QUESTIONS, [0, "path"], [0, "e9"]), [],
+        None,
+        edited(QUESTIONS, [0, "path"], [0, "e9"]),
+        [],
         "questions.json: questions[0].path[1] = 'e9' is not the id of an edge of the graph; fix the path",
     ),
     "question id with slash": (
-        None, edited(QUESTIONS, [1, "id"], "q/2"), [],
+        None,
+        edited(QUESTIONS, [1, "id"], "q/2"),
+        [],
         "questions.json: questions[1].id 'q/2' contains '/', but it becomes part of a file name "
         "(prompt.<format>.<id>.txt); use letters, digits, '_' and '-'",
     ),
     "question id with backslash": (
-        None, edited(QUESTIONS, [1, "id"], "q\\2"), [],
+        None,
+        edited(QUESTIONS, [1, "id"], "q\\2"),
+        [],
         "questions.json: questions[1].id 'q\\\\2' contains '\\\\', but it becomes part of a file name "
         "(prompt.<format>.<id>.txt); use letters, digits, '_' and '-'",
     ),
     "question id with dots": (
-        None, edited(QUESTIONS, [1, "id"], "..q2"), [],
+        None,
+        edited(QUESTIONS, [1, "id"], "..q2"),
+        [],
         "questions.json: questions[1].id '..q2' starts with '.' or contains '..', but it becomes part of a "
         "file name (prompt.<format>.<id>.txt); use letters, digits, '_' and '-'",
     ),
     "question id with control character": (
-        None, edited(QUESTIONS, [1, "id"], "q\n2"), [],
+        None,
+        edited(QUESTIONS, [1, "id"], "q\n2"),
+        [],
         "questions.json: questions[1].id 'q\\n2' contains '\\n', but it becomes part of a file name "
         "(prompt.<format>.<id>.txt); use letters, digits, '_' and '-'",
     ),
     "duplicate question id": (
-        None, edited(QUESTIONS, [3, "id"], "q1"), [],
+        None,
+        edited(QUESTIONS, [3, "id"], "q1"),
+        [],
         "questions.json: questions[3].id 'q1' duplicates questions[0]; question ids must be unique",
     ),
     "insufficient not boolean": (
-        None, edited(QUESTIONS, [5, "insufficient"], "yes"), [],
+        None,
+        edited(QUESTIONS, [5, "insufficient"], "yes"),
+        [],
         "questions.json: questions[5].insufficient must be true or false",
     ),
     "abstention answer without the flag": (
-        None, edited(QUESTIONS, [5, "insufficient"], False), [],
+        None,
+        edited(QUESTIONS, [5, "insufficient"], False),
+        [],
         "questions.json: questions[5]: answer 'INSUFFICIENT_DATA' and insufficient false disagree; an abstention "
         "question has the one answer INSUFFICIENT_DATA and insufficient true, any other question neither",
     ),
     "query without answer_id": (
-        None, edited(QUESTIONS, [0, "answer_id"], DELETE), [],
+        None,
+        edited(QUESTIONS, [0, "answer_id"], DELETE),
+        [],
         "questions.json: questions[0] has a query but no answer_id; name the node its gold path ends at",
     ),
     "answer_id not a node": (
-        None, edited(QUESTIONS, [0, "answer_id"], "city_moscow"), [],
+        None,
+        edited(QUESTIONS, [0, "answer_id"], "city_moscow"),
+        [],
         "questions.json: questions[0].answer_id 'city_moscow' is not a node id; name the node the gold path ends at",
     ),
     "bad hop direction": (
-        None, edited(QUESTIONS, [0, "query", "hops", 1, "direction"], "both"), [],
-        "questions.json: questions[0].query.hops[1].direction is 'both'; use \"out\" or \"in\"",
+        None,
+        edited(QUESTIONS, [0, "query", "hops", 1, "direction"], "both"),
+        [],
+        'questions.json: questions[0].query.hops[1].direction is \'both\'; use "out" or "in"',
     ),
     "solver disagrees": (
-        None, edited(QUESTIONS, [3, "path"], [3, 6, 11]), [],
+        None,
+        edited(QUESTIONS, [3, "path"], [3, 6, 11]),
+        [],
         "questions.json: question q4: the query finds 1 complete path(s), the question lists 1 gold path(s); found but "
         "not listed: [3, 6, 10] (project_orion -USES-> method_graph, method_graph -DEVELOPED_BY-> org_vector, org_vector "
         "-LOCATED_IN-> city_kazan); listed but not found: [3, 6, 11] (project_orion -USES-> method_graph, method_graph "
         "-DEVELOPED_BY-> org_vector, org_siberia -LOCATED_IN-> city_tomsk); fix the paths or the query",
     ),
     "questions not a list": (
-        None, {"q1": {}}, [],
+        None,
+        {"q1": {}},
+        [],
         "questions.json: expected a JSON list of questions",
     ),
     "unknown encoding": (
-        None, None, ["--encoding", "o300k"],
+        None,
+        None,
+        ["--encoding", "o300k"],
         "unknown name 'o300k' in --encoding; choose from " + ", ".join(tiktoken.list_encoding_names()),
     ),
     "unknown format": (
-        None, None, ["--formats", "json,xml"],
+        None,
+        None,
+        ["--formats", "json,xml"],
         "unknown name 'xml' in --formats; choose from " + ", ".join(benchmark.FORMATS),
     ),
     "format twice": (
-        None, None, ["--formats", "json,json"],
+        None,
+        None,
+        ["--formats", "json,json"],
         "--formats lists a name twice: 'json,json'",
     ),
 }
@@ -326,10 +405,20 @@ def test_non_nfc_strings_are_normalized_with_one_warning(tmp_path, capsys):
 
 
 def test_normalization_that_makes_two_ids_equal_is_refused(tmp_path, capsys):
-    graph = {"nodes": [{"id": "\u0439", "name": "a", "type": "t"}, {"id": "\u0438\u0306", "name": "b", "type": "t"}], "edges": []}
+    graph = {
+        "nodes": [{"id": "\u0439", "name": "a", "type": "t"}, {"id": "\u0438\u0306", "name": "b", "type": "t"}],
+        "edges": [],
+    }
     write_input(tmp_path / "g.json", graph)
     write_input(tmp_path / "q.json", [])
-    argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out")]
+    argv = [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--questions",
+        str(tmp_path / "q.json"),
+        "--out",
+        str(tmp_path / "out"),
+    ]
     assert benchmark.main(argv) == 2
     err = run_stderr(capsys).splitlines()
     assert err[1] == (
@@ -344,7 +433,10 @@ def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path):
     done = run_cli("--graph", "graph.json", "--out", "out", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr == "error: graph.json: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes; fix the file\n"
+    assert (
+        done.stderr
+        == "error: graph.json: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes; fix the file\n"
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -357,13 +449,17 @@ def test_missing_tiktoken_is_explained():
 
 def test_missing_tiktoken_points_at_the_venv_of_the_set_up_line(tmp_path):
     assert benchmark.missing_tiktoken(tmp_path, "/usr/bin/python3") == (
-        "the tiktoken package is not installed; run: pip install -r requirements.lock.txt")
+        "the tiktoken package is not installed; run: pip install -r requirements.lock.txt"
+    )
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "python").touch()
     assert benchmark.missing_tiktoken(tmp_path, "/usr/bin/python3") == (
         f"the tiktoken package is not installed for /usr/bin/python3; run this with {benchmark.display(tmp_path / '.venv/bin/python')}, "
-        "the venv the set-up line made, or: pip install -r requirements.lock.txt")
-    assert benchmark.missing_tiktoken(tmp_path, str(tmp_path / ".venv" / "bin" / "python")).endswith("run: pip install -r requirements.lock.txt")
+        "the venv the set-up line made, or: pip install -r requirements.lock.txt"
+    )
+    assert benchmark.missing_tiktoken(tmp_path, str(tmp_path / ".venv" / "bin" / "python")).endswith(
+        "run: pip install -r requirements.lock.txt"
+    )
 
 
 def test_extra_fields_are_properties_carried_by_every_format(tmp_path, capsys):
@@ -371,8 +467,12 @@ def test_extra_fields_are_properties_carried_by_every_format(tmp_path, capsys):
     write_input(tmp_path / "g.json", graph)
     assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--out", str(tmp_path / "out")]) == 0
     assert run_stderr(capsys) == ""
-    assert '"properties": {\n        "color": "red"\n      },' in (tmp_path / "out" / "graph.json.txt").read_text(encoding="utf-8")
-    assert "> person_irina|LEADS|project_orion|weight=1\n" in (tmp_path / "out" / "graph.dsl.txt").read_text(encoding="utf-8")
+    assert '"properties": {\n        "color": "red"\n      },' in (tmp_path / "out" / "graph.json.txt").read_text(
+        encoding="utf-8"
+    )
+    assert "> person_irina|LEADS|project_orion|weight=1\n" in (tmp_path / "out" / "graph.dsl.txt").read_text(
+        encoding="utf-8"
+    )
 
 
 # ---- publishing: a failed run changes nothing; a new run replaces the previous one's files
@@ -394,7 +494,14 @@ def test_new_run_removes_stale_files_of_the_previous_run_only(tmp_path, capsys):
     assert benchmark.main(["--out", str(out), "--formats", "dsl"]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(
-        ["notes.txt", "manifest.json", "size_report.json", "report.html", "graph.dsl.txt", *(f"prompt.dsl.q{i}.txt" for i in range(1, 7))]
+        [
+            "notes.txt",
+            "manifest.json",
+            "size_report.json",
+            "report.html",
+            "graph.dsl.txt",
+            *(f"prompt.dsl.q{i}.txt" for i in range(1, 7)),
+        ]
     )
 
 
@@ -402,14 +509,26 @@ def test_unwritable_output_folder(tmp_path, capsys):
     (tmp_path / "file").write_text("x", encoding="utf-8")
     assert benchmark.main(["--out", str(tmp_path / "file" / "out")]) == 2
     err = run_stderr(capsys)
-    assert err == f"error: --out {benchmark.display(tmp_path / 'file' / 'out')}: cannot use it (Not a directory); name another folder\n"
+    assert (
+        err
+        == f"error: --out {benchmark.display(tmp_path / 'file' / 'out')}: cannot use it (Not a directory); name another folder\n"
+    )
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda out: out.write_text("x", encoding="utf-8"), "is not a folder; name a folder (it is made if missing)"),
-    (lambda out: out.symlink_to(out.parent / "nowhere"), "is a symlink to nothing (or to itself); point it at a folder, or name another --out"),
-    (lambda out: out.symlink_to(out), "is a symlink to nothing (or to itself); point it at a folder, or name another --out"),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda out: out.write_text("x", encoding="utf-8"), "is not a folder; name a folder (it is made if missing)"),
+        (
+            lambda out: out.symlink_to(out.parent / "nowhere"),
+            "is a symlink to nothing (or to itself); point it at a folder, or name another --out",
+        ),
+        (
+            lambda out: out.symlink_to(out),
+            "is a symlink to nothing (or to itself); point it at a folder, or name another --out",
+        ),
+    ],
+)
 def test_an_out_that_is_no_folder_is_one_line(tmp_path, capsys, make, words):
     out = tmp_path / "out"
     make(out)
@@ -419,8 +538,11 @@ def test_an_out_that_is_no_folder_is_one_line(tmp_path, capsys, make, words):
 
 def readme_commands() -> list[str]:
     """The example commands of the README and docs/ that need no server or key, continuation lines joined."""
-    lines = [line for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-             for line in page.read_text(encoding="utf-8").splitlines()]
+    lines = [
+        line
+        for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+        for line in page.read_text(encoding="utf-8").splitlines()
+    ]
     commands, k = [], 0
     while k < len(lines):
         line = lines[k].strip()
@@ -439,9 +561,13 @@ def test_every_example_command_of_the_readme_that_needs_no_server_works(tmp_path
     commands = readme_commands()
     assert len(commands) >= 6
     lightrag_store(tmp_path / "rag_storage", *large_records(300))  # the quick start's store: a LightRAG working folder
-    requests = sorted((ROOT / "tests" / "golden" / "frameworks" / "small").glob("*.request.json"))  # the quick start's log
-    (tmp_path / "prompts.jsonl").write_text("".join(json.dumps({"model": "m", **json.loads(r.read_text(encoding="utf-8"))}) + "\n"
-                                                    for r in requests), encoding="utf-8")
+    requests = sorted(
+        (ROOT / "tests" / "golden" / "frameworks" / "small").glob("*.request.json")
+    )  # the quick start's log
+    (tmp_path / "prompts.jsonl").write_text(
+        "".join(json.dumps({"model": "m", **json.loads(r.read_text(encoding="utf-8"))}) + "\n" for r in requests),
+        encoding="utf-8",
+    )
     for command in commands:
         argv = command.split()[1:]
         argv[0] = str(ROOT / argv[0])
@@ -453,23 +579,35 @@ def test_every_example_command_of_the_readme_that_needs_no_server_works(tmp_path
         assert done.returncode == 0, (command, done.stderr)
 
 
-@pytest.mark.parametrize("change, sound", [
-    (lambda d: None, True),
-    (lambda d: d["nodes"][0].update(name="e"), True),
-    (lambda d: d["nodes"][1].update(name="\u0301 starts with a combining mark"), True),  # NFC alone; a newline never composes
-    (lambda d: d["nodes"][1].update(name="Cafe\u0301"), False),  # not NFC: normalized, with a warning, by the checked path
-    (lambda d: d["nodes"][1].update(name="\ud800"), False),
-    (lambda d: d["nodes"][1].update(name=7), False),
-    (lambda d: d["nodes"].append(dict(d["nodes"][0])), False),  # a duplicate id
-    (lambda d: d["edges"][0].update(target="nowhere"), False),
-    (lambda d: d["edges"][0].pop("relation"), False),
-    (lambda d: d["edges"].append("not an object"), False),
-    (lambda d: (d["nodes"][0].update(source="x"), d["edges"][0].update(weight=1)), True),  # properties
-    (lambda d: d["nodes"][0].update(aliases=["a", "b"]), False),  # a property that is not a scalar
-    (lambda d: d["nodes"][0].update(note="Cafe\u0301"), False),  # a property not in NFC
-    (lambda d: d["edges"][0].update(**{"kind": "x"}), False),  # a property name a format uses
-    (lambda d: d["edges"][0].update(since=None, id="e1"), True),  # a null is left out; an edge's id is not a property
-])
+@pytest.mark.parametrize(
+    "change, sound",
+    [
+        (lambda d: None, True),
+        (lambda d: d["nodes"][0].update(name="e"), True),
+        (
+            lambda d: d["nodes"][1].update(name="\u0301 starts with a combining mark"),
+            True,
+        ),  # NFC alone; a newline never composes
+        (
+            lambda d: d["nodes"][1].update(name="Cafe\u0301"),
+            False,
+        ),  # not NFC: normalized, with a warning, by the checked path
+        (lambda d: d["nodes"][1].update(name="\ud800"), False),
+        (lambda d: d["nodes"][1].update(name=7), False),
+        (lambda d: d["nodes"].append(dict(d["nodes"][0])), False),  # a duplicate id
+        (lambda d: d["edges"][0].update(target="nowhere"), False),
+        (lambda d: d["edges"][0].pop("relation"), False),
+        (lambda d: d["edges"].append("not an object"), False),
+        (lambda d: (d["nodes"][0].update(source="x"), d["edges"][0].update(weight=1)), True),  # properties
+        (lambda d: d["nodes"][0].update(aliases=["a", "b"]), False),  # a property that is not a scalar
+        (lambda d: d["nodes"][0].update(note="Cafe\u0301"), False),  # a property not in NFC
+        (lambda d: d["edges"][0].update(**{"kind": "x"}), False),  # a property name a format uses
+        (
+            lambda d: d["edges"][0].update(since=None, id="e1"),
+            True,
+        ),  # a null is left out; an edge's id is not a property
+    ],
+)
 def test_the_fast_check_of_a_graph_accepts_only_what_the_record_by_record_check_accepts_unchanged(change, sound):
     data = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
     change(data)
@@ -481,7 +619,12 @@ def test_the_fast_check_of_a_graph_accepts_only_what_the_record_by_record_check_
         checked = None
     assert (fast is not None) == sound
     if sound:  # the same graph, and no problem
-        assert fast == checked and benchmark.first_difference(fast, checked) is None and not problems.lines and not problems.not_nfc
+        assert (
+            fast == checked
+            and benchmark.first_difference(fast, checked) is None
+            and not problems.lines
+            and not problems.not_nfc
+        )
     else:
         assert checked is None or problems.lines or problems.not_nfc
 
@@ -492,7 +635,9 @@ def test_fields_beyond_a_records_own_are_its_properties_sorted_by_name():
     data["edges"][1].update(type="y", weight=0.5, id="e2")
     graph = benchmark._sound_graph(data, "g")
     assert graph.node_props[0] == (("alive", True), ("founded", 1969), ("source", "x")) and graph.node_props[1] == ()
-    assert graph.edge_props[1] == (("type", "y"), ("weight", 0.5)) and graph.edge_props[0] == ()  # "type" is not an edge's field
+    assert (
+        graph.edge_props[1] == (("type", "y"), ("weight", 0.5)) and graph.edge_props[0] == ()
+    )  # "type" is not an edge's field
 
 
 def test_the_installed_layout_runs_the_article_offline_and_writes_in_the_working_folder(tmp_path):
@@ -501,15 +646,24 @@ def test_the_installed_layout_runs_the_article_offline_and_writes_in_the_working
     site-packages/data/graph.json. Laid out so here, with no TIKTOKEN_CACHE_DIR, it runs the article's measurement to
     the same bytes and writes outputs/ where it is run."""
     site = tmp_path / "site-packages"
-    shutil.copytree(ROOT / "graphrag_format_benchmark", site / "graphrag_format_benchmark", symlinks=False,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "graphrag_format_benchmark",
+        site / "graphrag_format_benchmark",
+        symlinks=False,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     shutil.copy(ROOT / "benchmark.py", site / "benchmark.py")
     assert (site / "graphrag_format_benchmark" / "data" / "tiktoken").is_dir() and not (site / "data").exists()
     work = tmp_path / "work"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
-    done = subprocess.run([sys.executable, str(site / "benchmark.py"), "--encoding", "o200k_base"], cwd=work, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(site / "benchmark.py"), "--encoding", "o200k_base"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert not (site / "outputs").exists()
     for name in ("graph.json.txt", "graph.dsl.txt", "prompt.json.q1.txt"):

@@ -38,7 +38,14 @@ SMALL = {
         {"id": "w1", "source": "ann", "relation": "works_at", "target": "acme", "since": 2005, "until": 2012},
         {"id": "w2", "source": "ann", "relation": "works_at", "target": "globex", "since": 2012},
         {"id": "w3", "source": "bob", "relation": "works_at", "target": "acme", "since": 1999},
-        {"id": "w4", "source": "cat", "relation": "works_at", "target": "initech", "since": 2015, "source_doc": "doc_7"},
+        {
+            "id": "w4",
+            "source": "cat",
+            "relation": "works_at",
+            "target": "initech",
+            "since": 2015,
+            "source_doc": "doc_7",
+        },
         {"id": "f1", "source": "dan", "relation": "founded", "target": "acme"},
         {"id": "h1", "source": "acme", "relation": "headquartered_in", "target": "paris", "confidence": 0.9},
         {"id": "h2", "source": "globex", "relation": "headquartered_in", "target": "lyon"},
@@ -71,7 +78,9 @@ def test_a_condition_filters_the_edges_a_hop_follows():
     both = Query("ann", (Hop("works_at", "out"),))
     assert [end for _, end in solver_module.solve(graph, both)] == ["acme", "globex"]
     # a missing property, or a value of another kind, never holds
-    assert solver_module.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("until", ">", 0),)),))) == [((0,), "acme")]
+    assert solver_module.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("until", ">", 0),)),))) == [
+        ((0,), "acme")
+    ]
     assert solver_module.solve(graph, Query("ann", (Hop("works_at", "out", (Condition("since", "=", "2012"),)),))) == []
     assert not solver_module.holds(Condition("public", "<", 1), (("public", True),))
 
@@ -90,17 +99,57 @@ def test_an_ask_wants_a_value_and_keeps_only_the_walks_that_end_where_it_has_one
 
 def test_property_questions_are_checked_and_scored_by_value(tmp_path):
     questions = [
-        {"id": "founded", "question": "When was the company Ann worked at after 2010 founded?", "answer": "1989",
-         "path": ["w2"], "answer_id": "globex", "insufficient": False,
-         "query": {"start": "ann", "hops": [{"relation": "works_at", "direction": "out",
-                                             "where": [{"property": "since", "op": ">=", "value": 2010}]}],
-                   "ask": {"property": "founded", "of": "node"}}},
-        {"id": "public", "question": "Is the company that Initech's city hosts public?", "answer": "INSUFFICIENT_DATA",
-         "path": [], "answer_id": None, "insufficient": True,
-         "query": {"start": "oslo", "hops": [{"relation": "headquartered_in", "direction": "in"}], "ask": {"property": "public", "of": "node"}}},
+        {
+            "id": "founded",
+            "question": "When was the company Ann worked at after 2010 founded?",
+            "answer": "1989",
+            "path": ["w2"],
+            "answer_id": "globex",
+            "insufficient": False,
+            "query": {
+                "start": "ann",
+                "hops": [
+                    {
+                        "relation": "works_at",
+                        "direction": "out",
+                        "where": [{"property": "since", "op": ">=", "value": 2010}],
+                    }
+                ],
+                "ask": {"property": "founded", "of": "node"},
+            },
+        },
+        {
+            "id": "public",
+            "question": "Is the company that Initech's city hosts public?",
+            "answer": "INSUFFICIENT_DATA",
+            "path": [],
+            "answer_id": None,
+            "insufficient": True,
+            "query": {
+                "start": "oslo",
+                "hops": [{"relation": "headquartered_in", "direction": "in"}],
+                "ask": {"property": "public", "of": "node"},
+            },
+        },
     ]
     graph, qfile = write(tmp_path / "g.json", SMALL), write(tmp_path / "q.json", questions)
-    assert benchmark.main(["--graph", graph, "--questions", qfile, "--prompt", "en", "--model", "solver", "--out", str(tmp_path / "out")]) == 0
+    assert (
+        benchmark.main(
+            [
+                "--graph",
+                graph,
+                "--questions",
+                qfile,
+                "--prompt",
+                "en",
+                "--model",
+                "solver",
+                "--out",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 0
+    )
     cells = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["cells"]
     assert {c["answer_correct"] for c in cells} == {True}
     q = inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json").questions[0]
@@ -114,7 +163,10 @@ def test_property_questions_are_checked_and_scored_by_value(tmp_path):
     write(tmp_path / "wrong.json", wrong)
     done = run_cli("--graph", graph, "--questions", str(tmp_path / "wrong.json"), "--out", str(tmp_path / "o2"))
     assert done.returncode == 2
-    assert "question founded: answer '1950' is not a value of 'founded' where the gold paths end ('1989'); make the answers those values" in done.stderr
+    assert (
+        "question founded: answer '1950' is not a value of 'founded' where the gold paths end ('1989'); make the answers those values"
+        in done.stderr
+    )
 
 
 def test_generated_property_questions_are_proven_and_the_solver_answers_them_all(tmp_path):
@@ -122,8 +174,29 @@ def test_generated_property_questions_are_proven_and_the_solver_answers_them_all
     graph = synth_kg.make_graph(1500, 120, rng, typed=True, props=random.Random(5))
     write(tmp_path / "g.json", graph)
     out = tmp_path / "out"
-    assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--generate-questions", "120", "--property-share", "0.6",
-                           "--prompt", "en", "--wording", "template", "--formats", "json,dsl", "--model", "solver", "--out", str(out)]) == 0
+    assert (
+        benchmark.main(
+            [
+                "--graph",
+                str(tmp_path / "g.json"),
+                "--generate-questions",
+                "120",
+                "--property-share",
+                "0.6",
+                "--prompt",
+                "en",
+                "--wording",
+                "template",
+                "--formats",
+                "json,dsl",
+                "--model",
+                "solver",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     questions = json.loads((out / "questions.generated.json").read_text(encoding="utf-8"))
     asks = [q for q in questions if "ask" in q["query"]]
     conditions = [h for q in questions for h in q["query"]["hops"] if "where" in h]
@@ -139,57 +212,134 @@ def test_generated_property_questions_are_proven_and_the_solver_answers_them_all
 
 def given_questions() -> list[dict]:
     return [
-        {"id": "where_ann_works", "question": "Where is Ann's later employer based?", "answer": "Lyon", "path": ["w2", "h2"],
-         "answer_id": "lyon", "insufficient": False,
-         "query": {"start": "ann", "hops": [{"relation": "works_at", "direction": "out", "where": [{"property": "since", "op": ">=", "value": 2010}]},
-                                            {"relation": "headquartered_in", "direction": "out"}]},
-         "context": {"edges": ["k1", "h2", "w2", "w1", "l1"], "nodes": ["rome"]}},
-        {"id": "own", "question": "Who runs X?", "answer": "Y", "path": [0], "answer_id": "y", "insufficient": False,
-         "query": {"start": "x", "hops": [{"relation": "run_by", "direction": "out"}]},
-         "context": {"graph": {"nodes": [{"id": "x", "name": "X", "type": "t"}, {"id": "y", "name": "Y", "type": "t", "note": "own"}],
-                               "edges": [{"source": "x", "relation": "run_by", "target": "y"}]}}},
+        {
+            "id": "where_ann_works",
+            "question": "Where is Ann's later employer based?",
+            "answer": "Lyon",
+            "path": ["w2", "h2"],
+            "answer_id": "lyon",
+            "insufficient": False,
+            "query": {
+                "start": "ann",
+                "hops": [
+                    {
+                        "relation": "works_at",
+                        "direction": "out",
+                        "where": [{"property": "since", "op": ">=", "value": 2010}],
+                    },
+                    {"relation": "headquartered_in", "direction": "out"},
+                ],
+            },
+            "context": {"edges": ["k1", "h2", "w2", "w1", "l1"], "nodes": ["rome"]},
+        },
+        {
+            "id": "own",
+            "question": "Who runs X?",
+            "answer": "Y",
+            "path": [0],
+            "answer_id": "y",
+            "insufficient": False,
+            "query": {"start": "x", "hops": [{"relation": "run_by", "direction": "out"}]},
+            "context": {
+                "graph": {
+                    "nodes": [
+                        {"id": "x", "name": "X", "type": "t"},
+                        {"id": "y", "name": "Y", "type": "t", "note": "own"},
+                    ],
+                    "edges": [{"source": "x", "relation": "run_by", "target": "y"}],
+                }
+            },
+        },
     ]
 
 
 def test_given_contexts_are_measured_each_on_its_own_graph_and_fed_back(tmp_path):
     graph, qfile = write(tmp_path / "g.json", SMALL), write(tmp_path / "q.json", given_questions())
     out = tmp_path / "out"
-    assert benchmark.main(["--graph", graph, "--questions", qfile, "--prompt", "en", "--model", "solver", "--out", str(out)]) == 0
+    assert (
+        benchmark.main(
+            ["--graph", graph, "--questions", qfile, "--prompt", "en", "--model", "solver", "--out", str(out)]
+        )
+        == 0
+    )
     rows = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
     first = {r["question_id"]: r for r in rows if r["format"] == "json"}
     assert first["where_ann_works"]["context"] == "where_ann_works" and first["where_ann_works"]["edges_total"] == 5
     assert first["where_ann_works"]["gold_path"] == [2, 1]  # the retriever's order: w2 is third, h2 second
     assert first["own"]["edges_total"] == 1
     fed = json.loads((out / "questions.small.original.json").read_text(encoding="utf-8"))
-    assert [e["relation"] for e in fed[0]["context"]["graph"]["edges"]] == ["knows", "headquartered_in", "works_at", "works_at", "lives_in"]
-    assert [n["id"] for n in fed[0]["context"]["graph"]["nodes"]] == ["rome", "ann", "bob", "globex", "lyon", "acme", "nice"]
+    assert [e["relation"] for e in fed[0]["context"]["graph"]["edges"]] == [
+        "knows",
+        "headquartered_in",
+        "works_at",
+        "works_at",
+        "lives_in",
+    ]
+    assert [n["id"] for n in fed[0]["context"]["graph"]["nodes"]] == [
+        "rome",
+        "ann",
+        "bob",
+        "globex",
+        "lyon",
+        "acme",
+        "nice",
+    ]
     assert fed[0]["context"]["graph"]["edges"][2]["since"] == 2012  # properties go with the records
     again = tmp_path / "again"
-    assert benchmark.main(["--graph", graph, "--questions", str(out / "questions.small.original.json"), "--prompt", "en",
-                           "--out", str(again)]) == 0
+    assert (
+        benchmark.main(
+            [
+                "--graph",
+                graph,
+                "--questions",
+                str(out / "questions.small.original.json"),
+                "--prompt",
+                "en",
+                "--out",
+                str(again),
+            ]
+        )
+        == 0
+    )
     rows_again = json.loads((again / "size_report.json").read_text(encoding="utf-8"))
     assert [r["prompt_sha256"] for r in rows_again] == [r["prompt_sha256"] for r in rows]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert all(c["path_exact"] for c in results["cells"])
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda qs: qs[0]["context"].update(edges=["k1", "h2", "w1"]),
-     "q.json: question where_ann_works: its context leaves out gold edge(s) [1] (ann -works_at-> globex); add them to the context, "
-     "or make the question an abstention one"),
-    (lambda qs: qs[0]["context"].update(edges=["k1", "k1"]), "q.json: questions[0].context.edges lists an edge twice; list each once"),
-    (lambda qs: qs[0]["context"].update(nodes=["zurich"]),
-     "q.json: questions[0].context.nodes names 'zurich', which is not a node id of the graph"),
-    (lambda qs: qs[0].pop("context"),
-     "q.json: question where_ann_works has no context while own and 0 other(s) have one; give every question its context, or none"),
-    (lambda qs: qs[1]["context"]["graph"]["edges"][0].update(target="nowhere"),
-     "q.json: questions[1].context.graph: edges[0].target 'nowhere' is not a node id; add that node or fix the edge"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda qs: qs[0]["context"].update(edges=["k1", "h2", "w1"]),
+            "q.json: question where_ann_works: its context leaves out gold edge(s) [1] (ann -works_at-> globex); add them to the context, "
+            "or make the question an abstention one",
+        ),
+        (
+            lambda qs: qs[0]["context"].update(edges=["k1", "k1"]),
+            "q.json: questions[0].context.edges lists an edge twice; list each once",
+        ),
+        (
+            lambda qs: qs[0]["context"].update(nodes=["zurich"]),
+            "q.json: questions[0].context.nodes names 'zurich', which is not a node id of the graph",
+        ),
+        (
+            lambda qs: qs[0].pop("context"),
+            "q.json: question where_ann_works has no context while own and 0 other(s) have one; give every question its context, or none",
+        ),
+        (
+            lambda qs: qs[1]["context"]["graph"]["edges"][0].update(target="nowhere"),
+            "q.json: questions[1].context.graph: edges[0].target 'nowhere' is not a node id; add that node or fix the edge",
+        ),
+    ],
+)
 def test_a_context_that_cannot_be_measured_is_one_line_naming_the_question(tmp_path, change, message):
     questions = given_questions()
     change(questions)
     graph, qfile = write(tmp_path / "g.json", SMALL), write(tmp_path / "q.json", questions)
-    done = run_cli("--graph", graph, "--questions", qfile, "--prompt", "en", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    done = run_cli(
+        "--graph", graph, "--questions", qfile, "--prompt", "en", "--out", str(tmp_path / "out"), cwd=tmp_path
+    )
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
 
@@ -207,8 +357,24 @@ def khop_run(tmp_path, kg, *flags):
     tmp_path.mkdir(exist_ok=True)
     write(tmp_path / "g.json", kg)
     out = tmp_path / "out"
-    assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--generate-questions", "60", "--prompt", "en", "--context", "khop",
-                           "--out", str(out), *flags]) == 0
+    assert (
+        benchmark.main(
+            [
+                "--graph",
+                str(tmp_path / "g.json"),
+                "--generate-questions",
+                "60",
+                "--prompt",
+                "en",
+                "--context",
+                "khop",
+                "--out",
+                str(out),
+                *flags,
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -228,7 +394,9 @@ def test_khop_contexts_hold_their_gold_paths_and_real_edges_only(tmp_path, kg):
         assert len(graph["edges"]) <= 120 + len(gold)
         relations = [e["relation"] for e in graph["edges"]]
         for hop in q["query"]["hops"]:
-            assert relations.count(hop["relation"]) >= min(2, sum(e["relation"] == hop["relation"] for e in kg["edges"]))
+            assert relations.count(hop["relation"]) >= min(
+                2, sum(e["relation"] == hop["relation"] for e in kg["edges"])
+            )
         assert graph["nodes"][0]["id"] == q["query"]["start"]
         if positive:
             assert gold <= set(range(len(graph["edges"])))
@@ -239,8 +407,19 @@ def test_khop_contexts_hold_their_gold_paths_and_real_edges_only(tmp_path, kg):
 
 
 def test_khop_contexts_are_seeded_and_the_solver_scores_every_format_perfectly(tmp_path, kg):
-    flags = ("--formats", "json,edge_list,dsl", "--model", "solver", "--permutations", "2", "--ids", "original,short", "--edge-ids",
-             "--context-edges", "60")
+    flags = (
+        "--formats",
+        "json,edge_list,dsl",
+        "--model",
+        "solver",
+        "--permutations",
+        "2",
+        "--ids",
+        "original,short",
+        "--edge-ids",
+        "--context-edges",
+        "60",
+    )
     out, again = khop_run(tmp_path, kg, *flags), khop_run(tmp_path / "again", kg, *flags)
     for name in ("size_report.json", "questions.small.short.json", "order.small.p1.json"):
         assert (out / name).read_bytes() == (again / name).read_bytes()
@@ -253,11 +432,34 @@ def test_khop_contexts_are_seeded_and_the_solver_scores_every_format_perfectly(t
 
 
 def test_khop_with_distractors_and_a_budget(tmp_path, kg):
-    out = khop_run(tmp_path, kg, "--formats", "json,dsl", "--sizes", "small,medium", "--budget", "2500", "--model", "solver", "--context-edges", "60")
+    out = khop_run(
+        tmp_path,
+        kg,
+        "--formats",
+        "json,dsl",
+        "--sizes",
+        "small,medium",
+        "--budget",
+        "2500",
+        "--model",
+        "solver",
+        "--context-edges",
+        "60",
+    )
     rows = json.loads((out / "size_report.json").read_text(encoding="utf-8"))
-    small = {r["question_id"]: r["edges_total"] for r in rows if r["size"] == "small" and r["format"] == "json" and r["mode"] == "A"}
-    medium = {r["question_id"]: r["edges_total"] for r in rows if r["size"] == "medium" and r["format"] == "json" and r["mode"] == "A"}
-    assert sum(medium[q] > small[q] for q in small) >= 0.9 * len(small)  # a start that no branch can hang off safely gets none
+    small = {
+        r["question_id"]: r["edges_total"]
+        for r in rows
+        if r["size"] == "small" and r["format"] == "json" and r["mode"] == "A"
+    }
+    medium = {
+        r["question_id"]: r["edges_total"]
+        for r in rows
+        if r["size"] == "medium" and r["format"] == "json" and r["mode"] == "A"
+    }
+    assert sum(medium[q] > small[q] for q in small) >= 0.9 * len(
+        small
+    )  # a start that no branch can hang off safely gets none
     assert all(r["prompt_tokens"] <= 2500 for r in rows if r["mode"] == "B")
 
 
@@ -269,59 +471,126 @@ def as_triples(graph: dict, delimiter: str) -> str:
     node = {n["id"]: n for n in graph["nodes"]}
     node_keys = sorted({k for n in graph["nodes"] for k in n} - {"id", "name", "type"})
     edge_keys = sorted({k for e in graph["edges"] for k in e} - {"id", "source", "relation", "target"})
-    header = ["id", "source", "relation", "target", "source_name", "source_type", "target_name", "target_type",
-              *(f"{end}.{k}" for end in ("source", "target") for k in node_keys), *edge_keys]
+    header = [
+        "id",
+        "source",
+        "relation",
+        "target",
+        "source_name",
+        "source_type",
+        "target_name",
+        "target_type",
+        *(f"{end}.{k}" for end in ("source", "target") for k in node_keys),
+        *edge_keys,
+    ]
     cell = lambda v: "" if v is None else json.dumps(v) if isinstance(v, (bool, int, float)) else v  # noqa: E731
     rows = [header]
     for e in graph["edges"]:
         s, t = node[e["source"]], node[e["target"]]
-        rows.append([e["id"], e["source"], e["relation"], e["target"], s["name"], s["type"], t["name"], t["type"],
-                     *(cell(n.get(k)) for n in (s, t) for k in node_keys), *(cell(e.get(k)) for k in edge_keys)])
+        rows.append(
+            [
+                e["id"],
+                e["source"],
+                e["relation"],
+                e["target"],
+                s["name"],
+                s["type"],
+                t["name"],
+                t["type"],
+                *(cell(n.get(k)) for n in (s, t) for k in node_keys),
+                *(cell(e.get(k)) for k in edge_keys),
+            ]
+        )
     return "\n".join(delimiter.join(r) for r in rows) + "\n"
 
 
 def as_graphml(graph: dict) -> str:
     """SMALL as GraphML, written in the file's order, with typed keys."""
     from xml.sax.saxutils import escape, quoteattr
+
     kinds = {bool: "boolean", int: "long", float: "double", str: "string"}
     keys = {}
-    for what, records, fixed in (("node", graph["nodes"], {"id"}), ("edge", graph["edges"], {"id", "source", "target"})):
+    for what, records, fixed in (
+        ("node", graph["nodes"], {"id"}),
+        ("edge", graph["edges"], {"id", "source", "target"}),
+    ):
         for r in records:
             for k, v in r.items():
                 if k not in fixed:
                     keys.setdefault((what, k), kinds[type(v)])
     ids = {key: f"d{k}" for k, key in enumerate(keys)}
     lines = ['<?xml version="1.0" encoding="utf-8"?>', '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">']
-    lines += [f'  <key id="{ids[key]}" for="{key[0]}" attr.name="{key[1]}" attr.type="{t}"/>' for key, t in keys.items()]
+    lines += [
+        f'  <key id="{ids[key]}" for="{key[0]}" attr.name="{key[1]}" attr.type="{t}"/>' for key, t in keys.items()
+    ]
     lines.append('  <graph edgedefault="directed">')
     text = lambda v: str(v).lower() if isinstance(v, bool) else escape(str(v))  # noqa: E731
     for n in graph["nodes"]:
         data = "".join(f'<data key="{ids[("node", k)]}">{text(v)}</data>' for k, v in n.items() if k != "id")
         lines.append(f"    <node id={quoteattr(n['id'])}>{data}</node>")
     for e in graph["edges"]:
-        data = "".join(f'<data key="{ids[("edge", k)]}">{text(v)}</data>' for k, v in e.items() if k not in ("id", "source", "target"))
-        lines.append(f"    <edge id={quoteattr(e['id'])} source={quoteattr(e['source'])} target={quoteattr(e['target'])}>{data}</edge>")
+        data = "".join(
+            f'<data key="{ids[("edge", k)]}">{text(v)}</data>'
+            for k, v in e.items()
+            if k not in ("id", "source", "target")
+        )
+        lines.append(
+            f"    <edge id={quoteattr(e['id'])} source={quoteattr(e['source'])} target={quoteattr(e['target'])}>{data}</edge>"
+        )
     return "\n".join([*lines, "  </graph>", "</graphml>", ""])
 
 
 def as_neo4j(graph: dict) -> str:
     """SMALL as an APOC JSON export: nodes by internal number, labels, properties (the name among them)."""
     number = {n["id"]: str(k) for k, n in enumerate(graph["nodes"])}
-    lines = [json.dumps({"type": "node", "id": n["id"], "labels": [n["type"]], "properties": {k: v for k, v in n.items() if k not in ("id", "type")}})
-             for n in graph["nodes"]]
-    lines += [json.dumps({"type": "relationship", "id": e["id"], "label": e["relation"], "start": {"id": e["source"], "labels": []},
-                          "end": {"id": e["target"], "labels": []}, "properties": {k: v for k, v in e.items() if k not in ("id", "source", "relation", "target")}})
-              for e in graph["edges"]]
+    lines = [
+        json.dumps(
+            {
+                "type": "node",
+                "id": n["id"],
+                "labels": [n["type"]],
+                "properties": {k: v for k, v in n.items() if k not in ("id", "type")},
+            }
+        )
+        for n in graph["nodes"]
+    ]
+    lines += [
+        json.dumps(
+            {
+                "type": "relationship",
+                "id": e["id"],
+                "label": e["relation"],
+                "start": {"id": e["source"], "labels": []},
+                "end": {"id": e["target"], "labels": []},
+                "properties": {k: v for k, v in e.items() if k not in ("id", "source", "relation", "target")},
+            }
+        )
+        for e in graph["edges"]
+    ]
     assert number
     return "\n".join(lines) + "\n"
 
 
 def as_turtle(graph: dict, ntriples: bool = False) -> str:
     """SMALL as RDF in another vocabulary than the tool's own: http IRIs, rdfs:label, reified edge properties."""
-    ex, rdf, rdfs = "http://example.org/", "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "http://www.w3.org/2000/01/rdf-schema#"
-    lit = lambda v: (str(v).lower() if isinstance(v, bool) else json.dumps(v)) if not isinstance(v, str) else json.dumps(v, ensure_ascii=False)  # noqa: E731
-    typed = lambda v: lit(v) if not ntriples or isinstance(v, str) else (  # noqa: E731
-        f'"{lit(v)}"^^<http://www.w3.org/2001/XMLSchema#{"boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "double"}>')
+    ex, rdf, rdfs = (
+        "http://example.org/",
+        "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+        "http://www.w3.org/2000/01/rdf-schema#",
+    )
+    lit = lambda v: (
+        (str(v).lower() if isinstance(v, bool) else json.dumps(v))
+        if not isinstance(v, str)
+        else json.dumps(v, ensure_ascii=False)
+    )  # noqa: E731
+    typed = lambda v: (
+        lit(v)
+        if not ntriples or isinstance(v, str)
+        # noqa: E731
+        else (
+            f'"{lit(v)}"^^<http://www.w3.org/2001/XMLSchema#{"boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "double"}>'
+        )
+    )
     lines = []
     for n in graph["nodes"]:
         s = f"<{ex}{n['id']}>"
@@ -333,13 +602,24 @@ def as_turtle(graph: dict, ntriples: bool = False) -> str:
         extra = {key: v for key, v in e.items() if key not in ("id", "source", "relation", "target")}
         if extra:
             r = f"_:r{k}"
-            lines += [f"{r} <{rdf}subject> {triple[0]} .", f"{r} <{rdf}predicate> {triple[1]} .", f"{r} <{rdf}object> {triple[2]} ."]
+            lines += [
+                f"{r} <{rdf}subject> {triple[0]} .",
+                f"{r} <{rdf}predicate> {triple[1]} .",
+                f"{r} <{rdf}object> {triple[2]} .",
+            ]
             lines += [f"{r} <{ex}p/{key}> {typed(v)} ." for key, v in extra.items()]
     return "\n".join(lines) + "\n"
 
 
-SOURCES = {"json": lambda g: json.dumps(g, ensure_ascii=False), "tsv": lambda g: as_triples(g, "\t"), "csv": lambda g: as_triples(g, ","),
-           "graphml": as_graphml, "jsonl": as_neo4j, "ttl": as_turtle, "nt": lambda g: as_turtle(g, ntriples=True)}
+SOURCES = {
+    "json": lambda g: json.dumps(g, ensure_ascii=False),
+    "tsv": lambda g: as_triples(g, "\t"),
+    "csv": lambda g: as_triples(g, ","),
+    "graphml": as_graphml,
+    "jsonl": as_neo4j,
+    "ttl": as_turtle,
+    "nt": lambda g: as_turtle(g, ntriples=True),
+}
 
 
 def _ids_of(rows):
@@ -350,45 +630,90 @@ def _ids_of(rows):
 def test_the_same_graph_from_any_file_gives_the_same_graph_and_prompts(tmp_path, extension):
     (tmp_path / f"g.{extension}").write_text(SOURCES[extension](SMALL), encoding="utf-8")
     (tmp_path / "g.json").write_text(SOURCES["json"](SMALL), encoding="utf-8")
-    read = inputs.load_inputs(tmp_path / f"g.{extension}", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}))
+    read = inputs.load_inputs(
+        tmp_path / f"g.{extension}", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {})
+    )
     want = small_graph()
     assert benchmark.first_difference(inputs.sorted_graph(want)[0], inputs.sorted_graph(read.graph)[0]) is None
     assert read.graph.edges == want.edges and read.graph_format == next(
-        k for k, (exts, _) in inputs.GRAPH_FORMATS.items() if f".{extension}" in exts)
+        k for k, (exts, _) in inputs.GRAPH_FORMATS.items() if f".{extension}" in exts
+    )
     for flags in (["--graph-order", "sorted"], ["--generate-questions", "20", "--context", "khop"]):
         runs = []
         for name in ("g.json", f"g.{extension}"):
             out = tmp_path / f"out-{name}-{flags[0]}"
-            by_index = dict(given_questions()[0], path=[1, 6], context={"edges": [11, 6, 1, 0, 8], "nodes": ["rome"]})  # RDF names no edge
-            assert benchmark.main(["--graph", str(tmp_path / name), "--prompt", "en", "--out", str(out), *flags,
-                                   *([] if "--generate-questions" in flags else ["--questions", write(tmp_path / "q.json", [by_index])])]) == 0
+            by_index = dict(
+                given_questions()[0], path=[1, 6], context={"edges": [11, 6, 1, 0, 8], "nodes": ["rome"]}
+            )  # RDF names no edge
+            assert (
+                benchmark.main(
+                    [
+                        "--graph",
+                        str(tmp_path / name),
+                        "--prompt",
+                        "en",
+                        "--out",
+                        str(out),
+                        *flags,
+                        *(
+                            []
+                            if "--generate-questions" in flags
+                            else ["--questions", write(tmp_path / "q.json", [by_index])]
+                        ),
+                    ]
+                )
+                == 0
+            )
             runs.append(_ids_of(json.loads((out / "size_report.json").read_text(encoding="utf-8"))))
         assert runs[0] == runs[1] and runs[0]
     manifest = json.loads((tmp_path / f"out-g.{extension}---graph-order" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["inputs"][benchmark.display(tmp_path / f"g.{extension}")]["sha256"] == benchmark.sha256_hex((tmp_path / f"g.{extension}").read_bytes())
+    assert manifest["inputs"][benchmark.display(tmp_path / f"g.{extension}")]["sha256"] == benchmark.sha256_hex(
+        (tmp_path / f"g.{extension}").read_bytes()
+    )
 
 
 def test_the_tools_own_turtle_reads_back_as_the_graph_it_wrote(tmp_path):
     graph = small_graph()
     (tmp_path / "g.ttl").write_text(formats.serialize_turtle(graph), encoding="utf-8")
-    read = inputs.load_inputs(tmp_path / "g.ttl", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {}))
+    read = inputs.load_inputs(
+        tmp_path / "g.ttl", ROOT / "data" / "questions.json", benchmark.Problems(), lambda g, w: ([], {})
+    )
     assert benchmark.first_difference(read.graph, graph) is None  # a set of triples: the same records
 
 
-@pytest.mark.parametrize("name, text, message", [
-    ("g.tsv", "a\tb\n", "g.tsv: the header has no source column (source, subject, head, from, src, start); name the columns on its first line"),
-    ("g.tsv", "source\trelation\ttarget\na\tR\n", "g.tsv line 2: 2 fields where the header has 3; fix the row"),
-    ("g.csv", "source,relation,target,source_name\na,R,b,A\na,S,b,B\n",
-     "g.csv line 3: node 'a' has name 'B' here and 'A' in an earlier row; make them agree"),
-    ("g.ttl", "<http://x.org/a> <http://x.org/R> <http://y.org/a> .\n",
-     "g.ttl: http://x.org/a and http://y.org/a share the local name 'a', which is a node's id here; give them distinct local names"),
-    ("g.ttl", "<http://x.org/a> a <http://x.org/T> , <http://x.org/U> .\n",
-     "g.ttl: node 'a' has rdf:type twice ('T' and 'U'); keep one"),
-    ("g.ttl", "this is not turtle", "g.ttl: not turtle ("),
-    ("g.graphml", "<graphml><nope/>", "g.graphml: not GraphML ("),
-    ("g.jsonl", '{"type": "node", "id": "1", "labels": ["A"], "properties": {}}\n{"type": "edge"}\n',
-     "g.jsonl line 2: expected a node or relationship of an APOC JSON export; fix the line"),
-])
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        (
+            "g.tsv",
+            "a\tb\n",
+            "g.tsv: the header has no source column (source, subject, head, from, src, start); name the columns on its first line",
+        ),
+        ("g.tsv", "source\trelation\ttarget\na\tR\n", "g.tsv line 2: 2 fields where the header has 3; fix the row"),
+        (
+            "g.csv",
+            "source,relation,target,source_name\na,R,b,A\na,S,b,B\n",
+            "g.csv line 3: node 'a' has name 'B' here and 'A' in an earlier row; make them agree",
+        ),
+        (
+            "g.ttl",
+            "<http://x.org/a> <http://x.org/R> <http://y.org/a> .\n",
+            "g.ttl: http://x.org/a and http://y.org/a share the local name 'a', which is a node's id here; give them distinct local names",
+        ),
+        (
+            "g.ttl",
+            "<http://x.org/a> a <http://x.org/T> , <http://x.org/U> .\n",
+            "g.ttl: node 'a' has rdf:type twice ('T' and 'U'); keep one",
+        ),
+        ("g.ttl", "this is not turtle", "g.ttl: not turtle ("),
+        ("g.graphml", "<graphml><nope/>", "g.graphml: not GraphML ("),
+        (
+            "g.jsonl",
+            '{"type": "node", "id": "1", "labels": ["A"], "properties": {}}\n{"type": "edge"}\n',
+            "g.jsonl line 2: expected a node or relationship of an APOC JSON export; fix the line",
+        ),
+    ],
+)
 def test_a_graph_file_that_cannot_be_mapped_is_one_line_naming_the_record(tmp_path, name, text, message):
     (tmp_path / name).write_text(text, encoding="utf-8")
     done = run_cli("--graph", name, "--out", "out", cwd=tmp_path)
@@ -398,20 +723,27 @@ def test_a_graph_file_that_cannot_be_mapped_is_one_line_naming_the_record(tmp_pa
 
 def test_graphml_of_lightrag_read_as_plain_graphml_reads_its_edges_as_related_to(tmp_path):
     import networkx
+
     g = networkx.Graph()
     g.add_node("ACME", entity_type="organization", description="A company.", source_id="chunk-1")
     g.add_node("PARIS", entity_type="geo", description="A city.")
     g.add_edge("ACME", "PARIS", weight=2.0, description="Acme is based in Paris.", keywords="based in")
     networkx.write_graphml(g, tmp_path / "lightrag.graphml")
     problems = benchmark.Problems()
-    data, _, kind = inputs.read_graph_file(tmp_path / "lightrag.graphml", "graphml")  # without the flag: LightRAG's store (test_stores)
+    data, _, kind = inputs.read_graph_file(
+        tmp_path / "lightrag.graphml", "graphml"
+    )  # without the flag: LightRAG's store (test_stores)
     graph = benchmark.validate_graph(data, "g", problems)
     assert kind == "graphml" and not problems.lines
     assert graph.nodes == (Node("ACME", "ACME", "organization"), Node("PARIS", "PARIS", "geo"))
     assert graph.edges == (Edge("ACME", "related_to", "PARIS"),)
     store, _, kind = inputs.read_graph_file(tmp_path / "lightrag.graphml")
-    assert kind == "lightrag" and store["edges"] == [{"source": "ACME", "relation": "Acme is based in Paris.", "target": "PARIS"}]
-    assert graph.edge_props == ((("description", "Acme is based in Paris."), ("keywords", "based in"), ("weight", 2.0)),)
+    assert kind == "lightrag" and store["edges"] == [
+        {"source": "ACME", "relation": "Acme is based in Paris.", "target": "PARIS"}
+    ]
+    assert graph.edge_props == (
+        (("description", "Acme is based in Paris."), ("keywords", "based in"), ("weight", 2.0)),
+    )
 
 
 def networkx_graph(cls, graph: dict):
@@ -429,8 +761,13 @@ def typed_props_graph(parallel: bool) -> dict:
     graph = synth_kg.make_graph(400, 30, random.Random(3), props=random.Random(4))
     if not parallel:
         pairs = set()
-        graph["edges"] = [e for e in graph["edges"] if (e["source"], e["target"]) not in pairs and not pairs.add((e["source"], e["target"]))
-                          and (e["target"], e["source"]) not in pairs]
+        graph["edges"] = [
+            e
+            for e in graph["edges"]
+            if (e["source"], e["target"]) not in pairs
+            and not pairs.add((e["source"], e["target"]))
+            and (e["target"], e["source"]) not in pairs
+        ]
     for k, e in enumerate(graph["edges"]):
         e["flag"], e["weight"] = k % 3 == 0, k * 0.25
     for k, n in enumerate(graph["nodes"]):
@@ -438,9 +775,12 @@ def typed_props_graph(parallel: bool) -> dict:
     return graph
 
 
-@pytest.mark.parametrize("cls, parallel", [("Graph", False), ("DiGraph", False), ("MultiGraph", True), ("MultiDiGraph", True)])
+@pytest.mark.parametrize(
+    "cls, parallel", [("Graph", False), ("DiGraph", False), ("MultiGraph", True), ("MultiDiGraph", True)]
+)
 def test_graphml_as_networkx_writes_it_gives_the_json_runs_prompts(tmp_path, cls, parallel):
     import networkx
+
     graph = typed_props_graph(parallel)
     write(tmp_path / "g.json", graph)
     networkx.write_graphml(networkx_graph(getattr(networkx, cls), graph), tmp_path / "g.graphml")
@@ -459,9 +799,11 @@ def test_graphml_as_networkx_writes_it_gives_the_json_runs_prompts(tmp_path, cls
 
 
 def test_graphml_whose_edge_ids_are_unique_keeps_them(tmp_path):
-    text = ('<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="r" for="edge" attr.name="relation" '
-            'attr.type="string"/><graph edgedefault="directed"><node id="a"/><node id="b"/><edge id="e7" source="a" target="b">'
-            '<data key="r">R</data></edge><edge id="e9" source="b" target="a"><data key="r">S</data></edge></graph></graphml>')
+    text = (
+        '<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="r" for="edge" attr.name="relation" '
+        'attr.type="string"/><graph edgedefault="directed"><node id="a"/><node id="b"/><edge id="e7" source="a" target="b">'
+        '<data key="r">R</data></edge><edge id="e9" source="b" target="a"><data key="r">S</data></edge></graph></graphml>'
+    )
     data = inputs.read_graphml(text, "g.graphml")
     assert [e.get("id") for e in data["edges"]] == ["e7", "e9"]
 
@@ -473,26 +815,61 @@ def test_a_run_whose_baseline_prompts_all_overflow_stops_before_the_first_reques
     write(tmp_path / "g.json", SMALL)
     write(tmp_path / "q.json", given_questions()[:1])
     server = FakeOpenAI()
-    common = ["--graph", "g.json", "--questions", "q.json", "--prompt", "en", "--formats", "json,dsl", "--context-window", "400",
-              "--model", "m", "--base-url", server.url, "--out", "out"]  # json does not fit, dsl does
+    common = [
+        "--graph",
+        "g.json",
+        "--questions",
+        "q.json",
+        "--prompt",
+        "en",
+        "--formats",
+        "json,dsl",
+        "--context-window",
+        "400",
+        "--model",
+        "m",
+        "--base-url",
+        server.url,
+        "--out",
+        "out",
+    ]  # json does not fit, dsl does
     try:
         done = run_cli(*common, cwd=tmp_path)
         assert done.returncode == 2 and not (tmp_path / "out").exists() and server.requests == []
-        assert without_read(done.stderr).startswith("error: no verdict is possible, so nothing was sent: every json prompt (the baseline) of "
-                                      "o200k_base · small · original · A is over --context-window 400 (the smallest takes ")
-        assert done.stderr.rstrip().endswith("or pass --allow-no-verdict to send the prompts anyway") and len(without_read(done.stderr).splitlines()) == 1
+        assert without_read(done.stderr).startswith(
+            "error: no verdict is possible, so nothing was sent: every json prompt (the baseline) of "
+            "o200k_base · small · original · A is over --context-window 400 (the smallest takes "
+        )
+        assert (
+            done.stderr.rstrip().endswith("or pass --allow-no-verdict to send the prompts anyway")
+            and len(without_read(done.stderr).splitlines()) == 1
+        )
         anyway = run_cli(*common, "--allow-no-verdict", cwd=tmp_path)  # goes on: the prompts are sent
         assert anyway.returncode in (0, 1) and server.requests, anyway.stderr
     finally:
         server.close()
-    solver = run_cli(*common[:-6], "--model", "solver", "--out", "out", cwd=tmp_path)  # the solver has no window: nothing to stop
+    solver = run_cli(
+        *common[:-6], "--model", "solver", "--out", "out", cwd=tmp_path
+    )  # the solver has no window: nothing to stop
     assert solver.returncode == 0, solver.stderr
 
 
 def test_size_report_shows_what_the_properties_cost_per_format(tmp_path):
     write(tmp_path / "g.json", SMALL)
     write(tmp_path / "q.json", given_questions())
-    done = run_cli("--graph", "g.json", "--questions", "q.json", "--prompt", "en", "--formats", "json,tsv,dsl", "--out", "out", cwd=tmp_path)
+    done = run_cli(
+        "--graph",
+        "g.json",
+        "--questions",
+        "q.json",
+        "--prompt",
+        "en",
+        "--formats",
+        "json,tsv,dsl",
+        "--out",
+        "out",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     report = (tmp_path / "out" / "size_report.md").read_text(encoding="utf-8")
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
@@ -500,10 +877,13 @@ def test_size_report_shows_what_the_properties_cost_per_format(tmp_path):
     rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
     assert cost["json"]["with"] == sum(r["graph_tokens"] for r in rows if r["format"] == "json")
     for fmt in ("json", "tsv", "dsl"):  # an independent count of the same graphs without their properties
-        contexts = [replace(c, graph=replace(c.graph, node_props=(), edge_props=()))
-                    for c in matrix.input_contexts(inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
-                                                      matrix.Plan([fmt], [], ["small"], ["original"], 1, None, 128000, 2026, False,
-                                                                     context="given"))[0]]
+        contexts = [
+            replace(c, graph=replace(c.graph, node_props=(), edge_props=()))
+            for c in matrix.input_contexts(
+                inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json"),
+                matrix.Plan([fmt], [], ["small"], ["original"], 1, None, 128000, 2026, False, context="given"),
+            )[0]
+        ]
         bare = sum(benchmark.load_tokenizer("o200k_base").count(benchmark.serialized(fmt, c.graph)) for c in contexts)
         assert cost[fmt]["without"] == bare
         assert f"| small | {fmt} | {cost[fmt]['with']:,} | {bare:,} | +{cost[fmt]['with'] - bare:,} (" in report

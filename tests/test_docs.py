@@ -48,7 +48,8 @@ def test_every_relative_link_of_the_docs_reaches_a_file_and_a_heading(doc):
 
 
 def test_the_link_check_finds_a_broken_file_and_a_broken_heading(tmp_path):
-    (tmp_path / "a.md").write_text("# Real heading: its (parts)\n[ok](#real-heading-its-parts) [gone](b.md) [no](#nowhere)\n",
-                                   encoding="utf-8")
+    (tmp_path / "a.md").write_text(
+        "# Real heading: its (parts)\n[ok](#real-heading-its-parts) [gone](b.md) [no](#nowhere)\n", encoding="utf-8"
+    )
     assert links(tmp_path / "a.md") == ["#real-heading-its-parts", "b.md", "#nowhere"]
     assert anchors(tmp_path / "a.md") == {"real-heading-its-parts"}

@@ -32,9 +32,15 @@ def same_graph(fmt: str, graph: Graph, parsed: Graph) -> bool:
     if fmt in SETS_OF_TRIPLES:
         return benchmark.first_difference(graph, parsed) is None
     if fmt in NODES_AS_SHOWN:
-        return benchmark.first_difference(graph, parsed) is None and (parsed.edges, parsed.edge_ids) == (graph.edges, graph.edge_ids)
+        return benchmark.first_difference(graph, parsed) is None and (parsed.edges, parsed.edge_ids) == (
+            graph.edges,
+            graph.edge_ids,
+        )
     if fmt in RANKED:
-        return benchmark.first_difference(graph, parsed) is None and (parsed.nodes, parsed.node_props) == (graph.nodes, graph.node_props)
+        return benchmark.first_difference(graph, parsed) is None and (parsed.nodes, parsed.node_props) == (
+            graph.nodes,
+            graph.node_props,
+        )
     return parsed == graph
 
 
@@ -42,12 +48,63 @@ def read_back(fmt: str, graph: Graph) -> bool:
     """The graph serialized in fmt parses back to the same graph (as a multiset where the format has no order)."""
     return same_graph(fmt, graph, benchmark.FORMATS[fmt].parse(benchmark.serialize_checked(fmt, graph)))
 
+
 # Every delimiter any format uses, and the shapes that break naive grammars.
 HOSTILE = [
-    "a|b", "|", "a\tb", "\t", "a\nb", "\n", "a\rb", "\r", "\r\n", "a -b", " -", "-", "a->b", "->", "-> ",
-    "a-", "-a", ">", '"', 'a"b', '""', "a,b", ",", " lead", "trail ", " ", "", "\\", "a\\", "\\|", "\\n",
-    "#", "# @ id|name|type", "@ x", "> x", "NODES", "EDGES", "kind", "node", "edge", "{}", '{"k":"n"}',
-    "\u2028", "\x85", "\x0b", "\x0c", "\x00", "\x1f", "<|endoftext|>", "Ирина -LEADS-> Орион", "[", "[e1] a", "]", "0",
+    "a|b",
+    "|",
+    "a\tb",
+    "\t",
+    "a\nb",
+    "\n",
+    "a\rb",
+    "\r",
+    "\r\n",
+    "a -b",
+    " -",
+    "-",
+    "a->b",
+    "->",
+    "-> ",
+    "a-",
+    "-a",
+    ">",
+    '"',
+    'a"b',
+    '""',
+    "a,b",
+    ",",
+    " lead",
+    "trail ",
+    " ",
+    "",
+    "\\",
+    "a\\",
+    "\\|",
+    "\\n",
+    "#",
+    "# @ id|name|type",
+    "@ x",
+    "> x",
+    "NODES",
+    "EDGES",
+    "kind",
+    "node",
+    "edge",
+    "{}",
+    '{"k":"n"}',
+    "\u2028",
+    "\x85",
+    "\x0b",
+    "\x0c",
+    "\x00",
+    "\x1f",
+    "<|endoftext|>",
+    "Ирина -LEADS-> Орион",
+    "[",
+    "[e1] a",
+    "]",
+    "0",
 ]
 
 
@@ -90,16 +147,26 @@ def test_hostile_value_round_trips_with_edge_ids(fmt, value):
 
 
 EDGE_ID_BYTES = {  # how each format shows an edge id ("e1") on the edge a -R-> b
-    "json": '"id": "e1",', "jsonl": '{"k":"e","i":"e1","s":"a","r":"R","t":"b"}', "tsv": "edge\ta\tR\tb\te1",
-    "edge_list": "[e1] a -R-> b", "dsl": "> e1|a|R|b", "json_compact": '{"id":"e1","relation":"R"', "pipe_table": "e1|a|b|R",
-    "toon": "edges[1]{id,source,relation,target}:\n  e1,a,R,b", "yaml": "- id: e1\n  source: a", "markdown_kv": "id: e1\nsource: a",
-    "graphrag": "id|source|target|description\ne1|a|b|R", "lightrag": '{"id": "e1", "entity1": "a", "entity2": "b", "description": "R"}',
+    "json": '"id": "e1",',
+    "jsonl": '{"k":"e","i":"e1","s":"a","r":"R","t":"b"}',
+    "tsv": "edge\ta\tR\tb\te1",
+    "edge_list": "[e1] a -R-> b",
+    "dsl": "> e1|a|R|b",
+    "json_compact": '{"id":"e1","relation":"R"',
+    "pipe_table": "e1|a|b|R",
+    "toon": "edges[1]{id,source,relation,target}:\n  e1,a,R,b",
+    "yaml": "- id: e1\n  source: a",
+    "markdown_kv": "id: e1\nsource: a",
+    "graphrag": "id|source|target|description\ne1|a|b|R",
+    "lightrag": '{"id": "e1", "entity1": "a", "entity2": "b", "description": "R"}',
     "llamaindex": "A ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', 'id': 'b'})",
     "llamaindex_properties": "A ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', 'id': 'b'})",
     "llamaindex_text": "facts extracted from the provided text:\n\nA ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B",
     "llamaindex_text_properties": "text:\n\nA ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', 'id': 'b'})",
-    "neo4j_graphrag": ("<Record id='e1' source=<Node element_id='4:5f1c2a9e-7b3d-4c8e-9a61-0d2e4f6b8c17:0' labels=frozenset({'t'}) "
-                       "properties={'id': 'a', 'name': 'A'}> relation='R' target="),
+    "neo4j_graphrag": (
+        "<Record id='e1' source=<Node element_id='4:5f1c2a9e-7b3d-4c8e-9a61-0d2e4f6b8c17:0' labels=frozenset({'t'}) "
+        "properties={'id': 'a', 'name': 'A'}> relation='R' target="
+    ),
     "langchain": "[{'id': 'e1', 'source': {'id': 'a', 'name': 'A', 'type': 't'}, 'relation': 'R', 'target': {'id': 'b',",
 }
 
@@ -167,21 +234,38 @@ def test_any_valid_graph_round_trips_exactly(fmt, graph):
 @pytest.mark.parametrize(
     "fmt, graph, expected",
     [
-        ("edge_list", Graph((Node("a -b", "x|y", "t"),), (Edge("a -b", "R->S", "a -b"),)),
-         "NODES\na -b|x\\|y|t\nEDGES\na \\-b -R\\->S-> a -b"),
-        ("edge_list", Graph((Node("a\\", "n\nl", "t"),), (Edge("a\\", "-", "a\\"),)),
-         "NODES\na\\\\|n\\nl|t\nEDGES\na\\\\ ---> a\\\\"),
-        ("dsl", Graph((Node("a|b", "c\rd", "\\"),), (Edge("a|b", "R", "a|b"),)),
-         "# @ id|name|type\n# > source|relation|target\n@ a\\|b|c\\rd|\\\\\n> a\\|b|R|a\\|b"),
-        ("tsv", Graph((Node('a"b', "c\td", "e\rf"),), (Edge('a"b', "", 'a"b'),)),
-         'kind\tid/source\tname/relation\ttype/target\nnode\t"a""b"\t"c\td"\t"e\rf"\nedge\t"a""b"\t\t"a""b"'),
-        ("jsonl", Graph((Node("a\nb", "\u2028", "t"),), ()),
-         '{"k":"n","i":"a\\nb","n":"\u2028","t":"t"}'),
-        ("pipe_table", Graph((Node("a|b", "x", "t"),), (Edge("a|b", "R\n", "a|b"), Edge("a|b", "S", "a|b"))),
-         "-----Entities-----\nid|name|type\na\\|b|x|t\n-----Relationships-----\nid|source|target|relation\n"
-         "0|a\\|b|a\\|b|R\\n\n1|a\\|b|a\\|b|S"),
-        ("json_compact", Graph((Node("a", "Б", "t"),), (Edge("a", "R", "a"),)),
-         '{"edges":[{"relation":"R","source":"a","target":"a"}],"nodes":[{"id":"a","name":"Б","type":"t"}]}'),
+        (
+            "edge_list",
+            Graph((Node("a -b", "x|y", "t"),), (Edge("a -b", "R->S", "a -b"),)),
+            "NODES\na -b|x\\|y|t\nEDGES\na \\-b -R\\->S-> a -b",
+        ),
+        (
+            "edge_list",
+            Graph((Node("a\\", "n\nl", "t"),), (Edge("a\\", "-", "a\\"),)),
+            "NODES\na\\\\|n\\nl|t\nEDGES\na\\\\ ---> a\\\\",
+        ),
+        (
+            "dsl",
+            Graph((Node("a|b", "c\rd", "\\"),), (Edge("a|b", "R", "a|b"),)),
+            "# @ id|name|type\n# > source|relation|target\n@ a\\|b|c\\rd|\\\\\n> a\\|b|R|a\\|b",
+        ),
+        (
+            "tsv",
+            Graph((Node('a"b', "c\td", "e\rf"),), (Edge('a"b', "", 'a"b'),)),
+            'kind\tid/source\tname/relation\ttype/target\nnode\t"a""b"\t"c\td"\t"e\rf"\nedge\t"a""b"\t\t"a""b"',
+        ),
+        ("jsonl", Graph((Node("a\nb", "\u2028", "t"),), ()), '{"k":"n","i":"a\\nb","n":"\u2028","t":"t"}'),
+        (
+            "pipe_table",
+            Graph((Node("a|b", "x", "t"),), (Edge("a|b", "R\n", "a|b"), Edge("a|b", "S", "a|b"))),
+            "-----Entities-----\nid|name|type\na\\|b|x|t\n-----Relationships-----\nid|source|target|relation\n"
+            "0|a\\|b|a\\|b|R\\n\n1|a\\|b|a\\|b|S",
+        ),
+        (
+            "json_compact",
+            Graph((Node("a", "Б", "t"),), (Edge("a", "R", "a"),)),
+            '{"edges":[{"relation":"R","source":"a","target":"a"}],"nodes":[{"id":"a","name":"Б","type":"t"}]}',
+        ),
     ],
 )
 def test_escaped_bytes(fmt, graph, expected):
@@ -192,32 +276,79 @@ def test_escaped_bytes(fmt, graph, expected):
     "fmt, text, message",
     [
         ("json", "{", "json line 1: Expecting property name enclosed in double quotes"),
-        ("json", '{"nodes": [], "edges": [], "x": 1}', 'json line 1: expected an object with exactly "nodes" and "edges"'),
-        ("json", '{"nodes": [{"id": "a", "name": "b"}], "edges": []}',
-         "json line 1: nodes[0] is not an object of string fields id, name, type"),
-        ("jsonl", '{"k":"n","i":"a","n":"b","t":"c"}\n{"k":"x"}',
-         'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, and "p":{properties} at the end'),
+        (
+            "json",
+            '{"nodes": [], "edges": [], "x": 1}',
+            'json line 1: expected an object with exactly "nodes" and "edges"',
+        ),
+        (
+            "json",
+            '{"nodes": [{"id": "a", "name": "b"}], "edges": []}',
+            "json line 1: nodes[0] is not an object of string fields id, name, type",
+        ),
+        (
+            "jsonl",
+            '{"k":"n","i":"a","n":"b","t":"c"}\n{"k":"x"}',
+            'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, and "p":{properties} at the end',
+        ),
         ("jsonl", "[1", "jsonl line 1: Expecting ',' delimiter"),
-        ("tsv", "kind\tid\tname\ttype", "tsv line 1: expected the header 'kind\\tid/source\\tname/relation\\ttype/target'"),
-        ("tsv", "kind\tid/source\tname/relation\ttype/target\nnode\ta\tb",
-         "tsv line 2: expected 4 tab-separated fields starting with node or edge"),
-        ("tsv", 'kind\tid/source\tname/relation\ttype/target\nnode\t"a"x\tb\tc', "tsv line 2: '\t' expected after '\"'"),
+        (
+            "tsv",
+            "kind\tid\tname\ttype",
+            "tsv line 1: expected the header 'kind\\tid/source\\tname/relation\\ttype/target'",
+        ),
+        (
+            "tsv",
+            "kind\tid/source\tname/relation\ttype/target\nnode\ta\tb",
+            "tsv line 2: expected 4 tab-separated fields starting with node or edge",
+        ),
+        (
+            "tsv",
+            'kind\tid/source\tname/relation\ttype/target\nnode\t"a"x\tb\tc',
+            "tsv line 2: '\t' expected after '\"'",
+        ),
         ("edge_list", "a|b|c", "edge_list line 1: record before the NODES line"),
         ("edge_list", "NODES\na|b", "edge_list line 2: expected at least 3 '|'-separated fields, found 2"),
-        ("edge_list", "NODES\nEDGES\na-R-> b", "edge_list line 3: expected 'source -RELATION-> target' (no ' -' found)"),
-        ("edge_list", "NODES\nEDGES\na -R->b", "edge_list line 3: expected 'source -RELATION-> target' (no '-> ' found)"),
+        (
+            "edge_list",
+            "NODES\nEDGES\na-R-> b",
+            "edge_list line 3: expected 'source -RELATION-> target' (no ' -' found)",
+        ),
+        (
+            "edge_list",
+            "NODES\nEDGES\na -R->b",
+            "edge_list line 3: expected 'source -RELATION-> target' (no '-> ' found)",
+        ),
         ("edge_list", "NODES\na|b|c\\", "edge_list line 2: line ends with a lone backslash"),
         ("dsl", "@ a|b", "dsl line 1: expected at least 3 '|'-separated fields, found 2"),
         ("dsl", "% a|b|c", "dsl line 1: unknown marker '% '; lines start with '@ ', '> ' or '#'"),
         ("json_compact", "[]", 'json_compact line 1: expected an object with exactly "nodes" and "edges"'),
-        ("pipe_table", "id|name|type", "pipe_table line 1: expected the tables -----Entities----- (id|name|type) and "
-         "-----Relationships----- (id|source|target|relation)"),
-        ("pipe_table", "-----Entities-----\nid|name|type\n-----Relationships-----\nid|source|target|relation\ne7|a|b|R\n1|a|b|R",
-         "pipe_table line 6: relationship id '1' is its row's position, but other ids are not: ids are all positions or all edge ids"),
-        ("edge_list", "NODES\nEDGES\n[e1] a -R-> b\na -R-> b", "edge_list line 4: expected every edge line with an '[id] ' in front, or none"),
-        ("dsl", "# @ id|name|type\n# > id|source|relation|target\n> a|R|b", "dsl line 3: expected at least 4 '|'-separated fields, found 3"),
-        ("pipe_table", "-----Entities-----\nid|name|type\n-----Relationships-----\nsource|target",
-         "pipe_table line 4: expected the header 'id|source|target|relation'"),
+        (
+            "pipe_table",
+            "id|name|type",
+            "pipe_table line 1: expected the tables -----Entities----- (id|name|type) and "
+            "-----Relationships----- (id|source|target|relation)",
+        ),
+        (
+            "pipe_table",
+            "-----Entities-----\nid|name|type\n-----Relationships-----\nid|source|target|relation\ne7|a|b|R\n1|a|b|R",
+            "pipe_table line 6: relationship id '1' is its row's position, but other ids are not: ids are all positions or all edge ids",
+        ),
+        (
+            "edge_list",
+            "NODES\nEDGES\n[e1] a -R-> b\na -R-> b",
+            "edge_list line 4: expected every edge line with an '[id] ' in front, or none",
+        ),
+        (
+            "dsl",
+            "# @ id|name|type\n# > id|source|relation|target\n> a|R|b",
+            "dsl line 3: expected at least 4 '|'-separated fields, found 3",
+        ),
+        (
+            "pipe_table",
+            "-----Entities-----\nid|name|type\n-----Relationships-----\nsource|target",
+            "pipe_table line 4: expected the header 'id|source|target|relation'",
+        ),
     ],
 )
 def test_parsers_refuse_malformed_text(fmt, text, message):
@@ -262,8 +393,14 @@ def test_round_trip_check_survives_python_O():
 def test_hand_written_json_matches_json_dumps(graph):
     as_dict = {"nodes": [n._asdict() for n in graph.nodes], "edges": [e._asdict() for e in graph.edges]}
     assert benchmark.serialize_json(graph) == json.dumps(as_dict, ensure_ascii=False, indent=2, sort_keys=True)
-    lines = [json.dumps({"k": "n", "i": n.id, "n": n.name, "t": n.type}, ensure_ascii=False, separators=(",", ":")) for n in graph.nodes]
-    lines += [json.dumps({"k": "e", "s": e.source, "r": e.relation, "t": e.target}, ensure_ascii=False, separators=(",", ":")) for e in graph.edges]
+    lines = [
+        json.dumps({"k": "n", "i": n.id, "n": n.name, "t": n.type}, ensure_ascii=False, separators=(",", ":"))
+        for n in graph.nodes
+    ]
+    lines += [
+        json.dumps({"k": "e", "s": e.source, "r": e.relation, "t": e.target}, ensure_ascii=False, separators=(",", ":"))
+        for e in graph.edges
+    ]
     assert benchmark.serialize_jsonl(graph) == "\n".join(lines)
 
 
@@ -278,15 +415,20 @@ def test_the_peers_formats_are_read_back_by_their_own_libraries_and_recorded(tmp
     import rdflib
     import toon_format
     import yaml
+
     assert benchmark.main(["--formats", "json,toon,yaml,turtle,markdown_kv", "--out", str(tmp_path)]) == 0
     source = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
     assert toon_format.decode((tmp_path / "graph.toon.txt").read_text(encoding="utf-8")) == source
     assert yaml.safe_load((tmp_path / "graph.yaml.txt").read_text(encoding="utf-8")) == source
     rdf = rdflib.Graph().parse(data=(tmp_path / "graph.turtle.txt").read_text(encoding="utf-8"), format="turtle")
     node, relation = "urn:graph:node:", "urn:graph:relation:"
-    triples = {(str(s)[len(node):], str(p)[len(relation):], str(o)[len(node):]) for s, p, o in rdf if str(p).startswith(relation)}
+    triples = {
+        (str(s)[len(node) :], str(p)[len(relation) :], str(o)[len(node) :])
+        for s, p, o in rdf
+        if str(p).startswith(relation)
+    }
     assert triples == {(e["source"], e["relation"], e["target"]) for e in source["edges"]}
-    labels = {str(s)[len(node):]: str(o) for s, o in rdf.subject_objects(rdflib.RDFS.label)}
+    labels = {str(s)[len(node) :]: str(o) for s, o in rdf.subject_objects(rdflib.RDFS.label)}
     assert labels == {n["id"]: n["name"] for n in source["nodes"]}
     manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["environment"]["toon-format"] == "1.2.0" and "PyYAML" in manifest["environment"]
@@ -296,15 +438,45 @@ def test_a_format_whose_library_is_missing_says_what_to_install(tmp_path, capsys
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "toon_format" else real(name, *a))
     assert benchmark.main(["--formats", "json,toon", "--out", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err == ("error: --formats toon needs the toon-format package, which is not installed; run: "
-                                       "pip install -r requirements.lock.txt\n")
+    assert capsys.readouterr().err == (
+        "error: --formats toon needs the toon-format package, which is not installed; run: "
+        "pip install -r requirements.lock.txt\n"
+    )
 
 
 # ---- properties: typed values on nodes and edges, in every format's own idiom
 
 PROPERTY_VALUES = [
-    *HOSTILE, 0, -1, 7, 10**30, 1.0, 2.5, -0.0, 1e300, 1e-7, True, False, "1969", "2.5", "-0", "1e3", "true", "false", "null",
-    "None", "2019-05-01", '"quoted"', "key=value", "a: b", "Описание, с запятой", "\u00e9t\u00e9", "1.", ".5", "+1", "0x10",
+    *HOSTILE,
+    0,
+    -1,
+    7,
+    10**30,
+    1.0,
+    2.5,
+    -0.0,
+    1e300,
+    1e-7,
+    True,
+    False,
+    "1969",
+    "2.5",
+    "-0",
+    "1e3",
+    "true",
+    "false",
+    "null",
+    "None",
+    "2019-05-01",
+    '"quoted"',
+    "key=value",
+    "a: b",
+    "Описание, с запятой",
+    "\u00e9t\u00e9",
+    "1.",
+    ".5",
+    "+1",
+    "0x10",
 ]
 
 
@@ -325,7 +497,10 @@ def test_property_values_round_trip_with_their_types(fmt, value):
     parsed = benchmark.FORMATS[fmt].parse(benchmark.serialize_checked(fmt, graph))
     assert benchmark.first_difference(graph, parsed) is None
     value_back = dict(parsed.node_props[parsed.nodes.index(Node("a", "A", "t"))])["description"]
-    assert type(value_back) is type(value) or isinstance(value, float) and isinstance(value_back, (int, float)), (value, value_back)
+    assert type(value_back) is type(value) or isinstance(value, float) and isinstance(value_back, (int, float)), (
+        value,
+        value_back,
+    )
 
 
 @pytest.mark.parametrize("fmt", [f for f in ALL_FORMATS if f not in SETS_OF_TRIPLES])
@@ -338,28 +513,35 @@ def test_a_format_that_turns_a_boolean_into_a_number_fails_the_round_trip(monkey
     # True == 1 in Python: the check compares types too, so such a format cannot pass unseen.
     def reads_true_as_one(text):
         graph = benchmark.parse_dsl(text)
-        return replace(graph, node_props=tuple(tuple((k, 1 if v is True else v) for k, v in p) for p in graph.node_props))
+        return replace(
+            graph, node_props=tuple(tuple((k, 1 if v is True else v) for k, v in p) for p in graph.node_props)
+        )
 
     monkeypatch.setitem(benchmark.FORMATS, "dsl", benchmark.Format(benchmark.serialize_dsl, reads_true_as_one))
     with pytest.raises(BenchmarkError) as caught:
         benchmark.serialize_checked("dsl", graph_with_props(True))
     assert str(caught.value) == (
         "round-trip check failed for format dsl: node ('a', 'A', 't') with properties {'description': True, 'valid.from-year': 3} "
-        "appears 1 time(s) in the input and 0 time(s) after parsing; nothing was written")
+        "appears 1 time(s) in the input and 0 time(s) after parsing; nothing was written"
+    )
 
 
 PROPERTY_BYTES = {  # how each format writes the node property founded=1005 and the edge property since="2019"
-    "json": '"properties": {\n        "founded": 1005\n      },', "jsonl": '"t":"c","p":{"founded":1005}}',
-    "tsv": "kind\tid/source\tname/relation\ttype/target\tfounded\tsince\nnode\ta\tA\tc\t1005\t\nedge\ta\tR\ta\t\t\"\"\"2019\"\"\"",
-    "edge_list": "a|A|c|founded=1005\nEDGES\na -R-> a|since=\"2019\"", "dsl": "@ a|A|c|founded=1005\n> a|R|a|since=\"2019\"",
-    "json_compact": '"properties":{"founded":1005}', "pipe_table": "id|name|type|founded\na|A|c|1005",
-    "toon": "nodes[1]{id,name,type,founded}:\n  a,A,c,1005\nedges[1]{source,relation,target,since}:\n  a,R,a,\"2019\"",
-    "yaml": "  type: c\n  founded: 1005", "markdown_kv": "type: c\nfounded: 1005",
+    "json": '"properties": {\n        "founded": 1005\n      },',
+    "jsonl": '"t":"c","p":{"founded":1005}}',
+    "tsv": 'kind\tid/source\tname/relation\ttype/target\tfounded\tsince\nnode\ta\tA\tc\t1005\t\nedge\ta\tR\ta\t\t"""2019"""',
+    "edge_list": 'a|A|c|founded=1005\nEDGES\na -R-> a|since="2019"',
+    "dsl": '@ a|A|c|founded=1005\n> a|R|a|since="2019"',
+    "json_compact": '"properties":{"founded":1005}',
+    "pipe_table": "id|name|type|founded\na|A|c|1005",
+    "toon": 'nodes[1]{id,name,type,founded}:\n  a,A,c,1005\nedges[1]{source,relation,target,since}:\n  a,R,a,"2019"',
+    "yaml": "  type: c\n  founded: 1005",
+    "markdown_kv": "type: c\nfounded: 1005",
     "turtle": 'rdfs:label "A" ; p:founded 1005 .\nn:a r:R n:a .\n[ rdf:subject n:a ; rdf:predicate r:R ; rdf:object n:a ] p:since "2019" .',
-    "graphrag": 'id|entity|description|number of relationships|type|node_id|founded\n0|A||2|c|a|1005\n\n\n-----Relationships-----\n'
-                'id|source|target|description|since\n0|a|a|R|"2019"',
+    "graphrag": "id|entity|description|number of relationships|type|node_id|founded\n0|A||2|c|a|1005\n\n\n-----Relationships-----\n"
+    'id|source|target|description|since\n0|a|a|R|"2019"',
     "lightrag": '{"entity": "A", "type": "c", "description": "UNKNOWN", "id": "a", "founded": 1005}\n```\n\nKnowledge Graph Data (Relationship):\n\n'
-                '```json\n{"entity1": "a", "entity2": "a", "description": "R", "since": "2019"}',
+    '```json\n{"entity1": "a", "entity2": "a", "description": "R", "since": "2019"}',
     "llamaindex": "A ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A ({'founded': 1005, 'label': 'c', 'id': 'a'})",
     "llamaindex_properties": "A ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A ({'founded': 1005, 'label': 'c', 'id': 'a'})",
     "llamaindex_text": "text:\n\nA ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A",
@@ -377,7 +559,8 @@ def test_every_format_writes_properties_in_its_own_idiom(fmt):
 
 property_value = st.one_of(nfc_text, st.integers(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False))
 property_name = st.from_regex(r"[a-z][a-z0-9_]{0,6}(\.[a-z0-9]{1,3})?", fullmatch=True).filter(
-    lambda k: k not in benchmark.RESERVED_KEYS and k not in benchmark.NODE_FIELDS | benchmark.EDGE_FIELDS)  # no input record has those
+    lambda k: k not in benchmark.RESERVED_KEYS and k not in benchmark.NODE_FIELDS | benchmark.EDGE_FIELDS
+)  # no input record has those
 props = st.dictionaries(property_name, property_value, max_size=3).map(lambda d: tuple(sorted(d.items())))
 
 
@@ -385,8 +568,11 @@ props = st.dictionaries(property_name, property_value, max_size=3).map(lambda d:
 @settings(max_examples=40, deadline=None)
 @given(graph=graphs(), data=st.data())
 def test_any_graph_with_properties_round_trips(fmt, graph, data):
-    graph = replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
-                              edge_props=tuple(data.draw(props) for _ in graph.edges))
+    graph = replace(
+        graph,
+        node_props=tuple(data.draw(props) for _ in graph.nodes),
+        edge_props=tuple(data.draw(props) for _ in graph.edges),
+    )
     if fmt in SETS_OF_TRIPLES and len(set(graph.edges)) < len(graph.edges):
         return  # refused, see test_duplicate_edges_survive
     text = benchmark.FORMATS[fmt].serialize(graph)
@@ -401,35 +587,57 @@ def test_any_graph_with_properties_round_trips(fmt, graph, data):
 @settings(max_examples=100, deadline=None)
 @given(graph=graphs(), data=st.data())
 def test_hand_written_json_with_properties_matches_json_dumps(graph, data):
-    graph = replace(graph, node_props=tuple(data.draw(props) for _ in graph.nodes),
-                              edge_props=tuple(data.draw(props) for _ in graph.edges))
-    assert benchmark.serialize_json(graph) == json.dumps(formats.graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True)
+    graph = replace(
+        graph,
+        node_props=tuple(data.draw(props) for _ in graph.nodes),
+        edge_props=tuple(data.draw(props) for _ in graph.edges),
+    )
+    assert benchmark.serialize_json(graph) == json.dumps(
+        formats.graph_dict(graph), ensure_ascii=False, indent=2, sort_keys=True
+    )
 
 
 # ---- yaml: the bytes a model reads, whichever PyYAML dumper is installed, and what a YAML 1.2 reader makes of them
 
-YAML_12 = ["1e3", "1E5", "-2e10", "1.5e+3", ".5e-2", "0o17", "+12e1"]  # strings YAML 1.1 reads as strings, YAML 1.2 as numbers
+YAML_12 = [
+    "1e3",
+    "1E5",
+    "-2e10",
+    "1.5e+3",
+    ".5e-2",
+    "0o17",
+    "+12e1",
+]  # strings YAML 1.1 reads as strings, YAML 1.2 as numbers
 
 
 def test_yaml_keeps_characters_beyond_the_bmp_and_escapes_line_breaks_yaml_folds():
-    graph = Graph((Node("a", "Party \U0001F389", "event"), Node("b", "x\x85y\u2028z", "t"), Node("c", "\ue000\U0001F600", "t")),
-                  (Edge("a", "at \U0001F3E0", "b"),))
+    graph = Graph(
+        (Node("a", "Party \U0001f389", "event"), Node("b", "x\x85y\u2028z", "t"), Node("c", "\ue000\U0001f600", "t")),
+        (Edge("a", "at \U0001f3e0", "b"),),
+    )
     assert benchmark.serialize_checked("yaml", graph) == (
-        "nodes:\n- id: a\n  name: Party \U0001F389\n  type: event\n- id: b\n  name: \"x\\Ny\\Lz\"\n  type: t\n"
-        "- id: c\n  name: \ue000\U0001F600\n  type: t\nedges:\n- source: a\n  relation: at \U0001F3E0\n  target: b")
+        'nodes:\n- id: a\n  name: Party \U0001f389\n  type: event\n- id: b\n  name: "x\\Ny\\Lz"\n  type: t\n'
+        "- id: c\n  name: \ue000\U0001f600\n  type: t\nedges:\n- source: a\n  relation: at \U0001f3e0\n  target: b"
+    )
 
 
-@pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["Party \U0001F389", "\U0001F600 lead", "\U0001F600", "é\U00010348"], ids=repr)
+@pytest.mark.parametrize(
+    "value", YAML_12 + HOSTILE + ["Party \U0001f389", "\U0001f600 lead", "\U0001f600", "é\U00010348"], ids=repr
+)
 def test_yaml_bytes_are_the_same_from_the_c_and_the_pure_python_dumper(value):
     import yaml
+
     assert hasattr(yaml, "CSafeDumper"), "the pinned PyYAML wheel carries libyaml"
     graph = graph_with(value)
     assert formats.serialize_yaml(graph) == formats.yaml_dump_whole(graph, dumper=yaml.SafeDumper)
 
 
-@pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["Party \U0001F389", "yes", "null", "0x1F", ".inf", "1_000"], ids=repr)
+@pytest.mark.parametrize(
+    "value", YAML_12 + HOSTILE + ["Party \U0001f389", "yes", "null", "0x1F", ".inf", "1_000"], ids=repr
+)
 def test_a_yaml_1_2_reader_reads_the_strings_written(value):
     from ruamel.yaml import YAML
+
     graph = graph_with(value)
     read = YAML(typ="safe", pure=True).load(formats.serialize_yaml(graph))
     assert [n["name"] for n in read["nodes"]] == [value, "Плейн"] and read["edges"][0]["relation"] == value
@@ -437,11 +645,16 @@ def test_a_yaml_1_2_reader_reads_the_strings_written(value):
         assert f"'{number}'" in formats.serialize_yaml(graph_with(number))
 
 
-@pytest.mark.parametrize("value", YAML_12 + HOSTILE + ["x" * 300, "a\nb\nc", "k: v", "- x", "? q", "'", "Party \U0001F389"], ids=repr)
+@pytest.mark.parametrize(
+    "value", YAML_12 + HOSTILE + ["x" * 300, "a\nb\nc", "k: v", "- x", "? q", "'", "Party \U0001f389"], ids=repr
+)
 def test_yaml_joined_record_by_record_is_the_whole_dump(value):
     graph = graph_with(value)
-    with_props = replace(graph, node_props=((("k" * 200, value), (value or "p", 1.5)), (("flag", True), ("n", 1))),
-                                   edge_props=((("when", None),), (("n", 1),), ((value or "q", False),)))
+    with_props = replace(
+        graph,
+        node_props=((("k" * 200, value), (value or "p", 1.5)), (("flag", True), ("n", 1))),
+        edge_props=((("when", None),), (("n", 1),), ((value or "q", False),)),
+    )
     for g in (graph, with_props):
         assert formats.serialize_yaml(g) == formats.yaml_dump_whole(g)
 
@@ -455,7 +668,11 @@ def test_yaml_joined_is_the_whole_dump_on_any_graph(graph):
 def test_a_permuted_turtle_text_is_proven_from_the_checked_one_and_anything_else_is_parsed(monkeypatch):
     parsed = []
     real_parse = formats.parse_turtle
-    monkeypatch.setitem(benchmark.FORMATS, "turtle", benchmark.Format(formats.serialize_turtle, lambda t: parsed.append(t) or real_parse(t)))
+    monkeypatch.setitem(
+        benchmark.FORMATS,
+        "turtle",
+        benchmark.Format(formats.serialize_turtle, lambda t: parsed.append(t) or real_parse(t)),
+    )
     nodes = tuple(Node(f"n{i}", f"Node {i}", "t") for i in range(6))
     edges = tuple(Edge(f"n{i}", "R", f"n{(i + 1) % 6}") for i in range(6))
     graph = Graph(nodes, edges)
@@ -467,7 +684,9 @@ def test_a_permuted_turtle_text_is_proven_from_the_checked_one_and_anything_else
     other = Graph(nodes, edges[:5])  # other records: parsed
     formats.check_roundtrip_once("turtle", other, benchmark.serialized("turtle", other), proven)
     assert len(parsed) == 2
-    multi = Graph((Node("a", "two\nlines", "t"), Node("b", "B", "t")), (Edge("a", "R", "b"),))  # a long string: always parsed
+    multi = Graph(
+        (Node("a", "two\nlines", "t"), Node("b", "B", "t")), (Edge("a", "R", "b"),)
+    )  # a long string: always parsed
     proven = {}
     for _ in range(2):
         formats.check_roundtrip_once("turtle", multi, benchmark.serialized("turtle", multi), proven)
@@ -480,7 +699,9 @@ def test_a_permuted_turtle_text_with_a_statement_changed_is_parsed_and_fails(mon
     proven: dict = {}
     formats.check_roundtrip_once("turtle", graph, benchmark.serialized("turtle", graph), proven)
     shown = graph.pick([2, 1, 0])
-    broken = benchmark.serialized("turtle", shown).replace("r:R n:n1 .", "r:R n:n3 .")  # what a faulty serializer could write
+    broken = benchmark.serialized("turtle", shown).replace(
+        "r:R n:n1 .", "r:R n:n3 ."
+    )  # what a faulty serializer could write
     with pytest.raises(BenchmarkError, match="round-trip check failed for format turtle: edge"):
         formats.check_roundtrip_once("turtle", shown, broken, proven)
 
@@ -488,7 +709,9 @@ def test_a_permuted_turtle_text_with_a_statement_changed_is_parsed_and_fails(mon
 def test_a_permuted_yaml_text_is_proven_from_the_checked_one_unless_an_anchor_could_tie_its_items(monkeypatch):
     parsed = []
     real_parse = formats.parse_yaml
-    monkeypatch.setitem(benchmark.FORMATS, "yaml", benchmark.Format(formats.serialize_yaml, lambda t: parsed.append(t) or real_parse(t)))
+    monkeypatch.setitem(
+        benchmark.FORMATS, "yaml", benchmark.Format(formats.serialize_yaml, lambda t: parsed.append(t) or real_parse(t))
+    )
     nodes = tuple(Node(f"n{i}", f"Node {i}\nsecond line" if i == 2 else f"Node {i}", "t") for i in range(5))
     graph = Graph(nodes, tuple(Edge(f"n{i}", "R", f"n{(i + 2) % 5}") for i in range(5)))
     proven: dict = {}
@@ -527,10 +750,15 @@ def test_a_format_name_registered_twice_is_refused_and_the_registry_keeps_its_or
     a second format of a taken name would have replaced the first without a word, and a bare pair carries no library."""
     with pytest.raises(ValueError, match=r"format\(s\) json, lightrag registered twice; each name is one format"):
         benchmark.register_formats({"lightrag": benchmark.FORMATS["lightrag"], "json": benchmark.FORMATS["json"]})
-    assert list(benchmark.FORMATS)[:5] == list(benchmark.ARTICLE_FORMATS) and list(benchmark.FORMATS)[-1] == "neo4j_graphrag"
+    assert (
+        list(benchmark.FORMATS)[:5] == list(benchmark.ARTICLE_FORMATS)
+        and list(benchmark.FORMATS)[-1] == "neo4j_graphrag"
+    )
     with pytest.raises(ValueError, match=r"prompt template 'en' registered twice; each name is one template"):
         benchmark.register_template("en", "anything")
-    with pytest.raises(TypeError, match=r"^format\(s\) mine: register a benchmark.Format \(serializer, parser, library, no_edge_ids\)$"):
+    with pytest.raises(
+        TypeError, match=r"^format\(s\) mine: register a benchmark.Format \(serializer, parser, library, no_edge_ids\)$"
+    ):
         benchmark.register_formats({"mine": (benchmark.serialize_json, benchmark.parse_json)})
     assert "mine" not in benchmark.FORMATS
 
@@ -542,13 +770,19 @@ def test_only_the_packages_face_registers_and_each_module_holds_its_formats_as_r
     from graphrag_format_benchmark import frameworks
 
     package = ROOT / "graphrag_format_benchmark"
-    callers = sorted(str(f.relative_to(package)) for f in package.rglob("*.py")
-                     if re.search(r"\bregister_(formats|template)\(", f.read_text(encoding="utf-8")))
+    callers = sorted(
+        str(f.relative_to(package))
+        for f in package.rglob("*.py")
+        if re.search(r"\bregister_(formats|template)\(", f.read_text(encoding="utf-8"))
+    )
     assert callers == ["__init__.py"]
     records = {**formats.PEER_FORMATS, **frameworks.FRAMEWORK_FORMATS}
     assert all(isinstance(f, benchmark.Format) and benchmark.FORMATS[name] is f for name, f in records.items())
     assert {name: f.library[1] for name, f in benchmark.FORMATS.items() if f.library} == {
-        "toon": "toon-format", "yaml": "PyYAML", "turtle": "rdflib"}
+        "toon": "toon-format",
+        "yaml": "PyYAML",
+        "turtle": "rdflib",
+    }
     before = list(benchmark.FORMATS)
     graphrag_format_benchmark.join_registries()
     assert list(benchmark.FORMATS) == before
@@ -556,5 +790,7 @@ def test_only_the_packages_face_registers_and_each_module_holds_its_formats_as_r
 
 def test_a_format_that_cannot_carry_edge_ids_is_refused_with_edge_ids_by_its_own_reason(tmp_path, capsys):
     assert benchmark.main(["--edge-ids", "--formats", "json,turtle", "--out", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err == ("error: --edge-ids: format turtle cannot carry edge ids (an RDF triple has no id of its "
-                                       "own); leave turtle out of --formats\n")
+    assert capsys.readouterr().err == (
+        "error: --edge-ids: format turtle cannot carry edge ids (an RDF triple has no id of its "
+        "own); leave turtle out of --formats\n"
+    )

@@ -22,9 +22,13 @@ from graphrag_format_benchmark import frameworks, inputs
 GOLDEN = ROOT / "tests" / "golden" / "frameworks"
 STORE_FIXTURES = ("small", "hostile", "medium")
 # layout -> the store kind it is read from, and the file inside the fixture's folder
-READ = {"graphrag": ("graphrag", "entities.parquet"), "lightrag": ("lightrag", "graph_chunk_entity_relation.graphml"),
-        **{f: ("llamaindex", "property_graph_store.json") for f in frameworks.LLAMAINDEX_LAYOUTS},
-        "langchain": ("neo4j", "graph.json"), "neo4j_graphrag": ("neo4j", "graph.json")}
+READ = {
+    "graphrag": ("graphrag", "entities.parquet"),
+    "lightrag": ("lightrag", "graph_chunk_entity_relation.graphml"),
+    **{f: ("llamaindex", "property_graph_store.json") for f in frameworks.LLAMAINDEX_LAYOUTS},
+    "langchain": ("neo4j", "graph.json"),
+    "neo4j_graphrag": ("neo4j", "graph.json"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -74,17 +78,26 @@ def test_graphrag_is_graphrags_own_local_context(fixtures, fixture):
     ours = benchmark.serialize_checked("graphrag", graph)
     theirs = golden(fixture, "graphrag").removesuffix("\n")  # the table's own last newline: the prompt's
     assert (unescaped(ours, "graphrag") if fixture in HOSTILE_ESCAPES else ours) == theirs
-    unweighted = benchmark.Graph(graph.nodes, graph.edges, (), graph.node_props,
-                                 tuple(tuple(p for p in props if p[0] != "weight") for props in graph.edge_props))
+    unweighted = benchmark.Graph(
+        graph.nodes,
+        graph.edges,
+        (),
+        graph.node_props,
+        tuple(tuple(p for p in props if p[0] != "weight") for props in graph.edge_props),
+    )
     ours = benchmark.serialize_checked("graphrag", unweighted)  # include_relationship_weight off: no weight column
     theirs = golden(fixture, "graphrag_no_weight").removesuffix("\n")
     assert (unescaped(ours, "graphrag") if fixture in HOSTILE_ESCAPES else ours) == theirs
 
 
 def test_graphrags_links_column_is_there_only_when_its_first_row_has_links(fixtures):
-    header = {f: golden(f, "graphrag").partition("-----Relationships-----\n")[2].split("\n")[0] for f in ("small", "hostile")}
-    assert header == {"small": "id|source|target|description|weight|links",
-                      "hostile": "id|source|target|description|weight"}  # its first row a self-loop, which never leads out
+    header = {
+        f: golden(f, "graphrag").partition("-----Relationships-----\n")[2].split("\n")[0] for f in ("small", "hostile")
+    }
+    assert header == {
+        "small": "id|source|target|description|weight|links",
+        "hostile": "id|source|target|description|weight",
+    }  # its first row a self-loop, which never leads out
 
 
 @pytest.mark.parametrize("fixture", STORE_FIXTURES)
@@ -111,7 +124,9 @@ def test_llamaindex_is_llamaindexs_own_retriever_and_synthesizer(fixtures, fixtu
     theirs = golden(fixture, layout)
     if frameworks.LLAMAINDEX_LAYOUTS[layout][0]:  # include_text: the source chunk's metadata before, its text after
         theirs = theirs[theirs.index(frameworks.LLAMAINDEX_PREAMBLE) : theirs.rindex("\n\n")]
-    if frameworks.LLAMAINDEX_LAYOUTS[layout][1]:  # our properties are kept in key order, LlamaIndex's in insertion order
+    if frameworks.LLAMAINDEX_LAYOUTS[layout][
+        1
+    ]:  # our properties are kept in key order, LlamaIndex's in insertion order
         theirs = _props_sorted(theirs)
     assert (unescaped(ours, layout) if fixture in HOSTILE_ESCAPES else ours) == theirs
 
@@ -131,7 +146,9 @@ def test_langchain_is_graphcypherqachains_own_qa_prompt(fixtures, fixture):
     graph = read(fixtures[fixture], "langchain")
     ours = benchmark.serialize_checked("langchain", graph)
     assert repr(_untyped(ours)) == golden(fixture, "langchain")
-    assert _untyped(ours)[:10] == ast.literal_eval(golden(fixture, "langchain_top_k"))  # its top_k: the first 10 records
+    assert _untyped(ours)[:10] == ast.literal_eval(
+        golden(fixture, "langchain_top_k")
+    )  # its top_k: the first 10 records
 
 
 @pytest.mark.parametrize("fixture", (*STORE_FIXTURES, "article"))

@@ -22,32 +22,52 @@ from graphrag_format_benchmark.runner import send
 def test_the_solver_on_200_questions_is_accepted_on_every_format(tmp_path, capsys):
     assert benchmark.main([*gate_inputs(tmp_path, 200), "--model", "solver", "--out", str(tmp_path / "out")]) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
-    assert [(v["format"], v["verdict"], v["positive_questions"], v["abstention_questions"]) for v in results["verdicts"]] == [
-        ("tsv", "accept", 160, 40), ("dsl", "accept", 160, 40)]
+    assert [
+        (v["format"], v["verdict"], v["positive_questions"], v["abstention_questions"]) for v in results["verdicts"]
+    ] == [("tsv", "accept", 160, 40), ("dsl", "accept", 160, 40)]
     tsv = results["verdicts"][0]
-    assert tsv["checks"]["path_exact"]["lower"] == -0.0223 and tsv["checks"]["path_exact"]["method"] == "newcombe method 11 (continuity corrected)"
-    assert tsv["checks"]["abstention"]["result"] == "pass" and tsv["checks"]["abstention"]["tolerance"] == 0.15  # 40 agree: bound -0.085
+    assert (
+        tsv["checks"]["path_exact"]["lower"] == -0.0223
+        and tsv["checks"]["path_exact"]["method"] == "newcombe method 11 (continuity corrected)"
+    )
+    assert (
+        tsv["checks"]["abstention"]["result"] == "pass" and tsv["checks"]["abstention"]["tolerance"] == 0.15
+    )  # 40 agree: bound -0.085
     assert tsv["holm"] == {"p_value": 0.003259, "threshold": 0.025, "formats": 2, "shown": True}
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert report.index("## Verdicts against json") < report.index("## o200k_base")
-    assert re.search(r"Recommendation for o200k_base · small · original · A: ship (tsv|dsl), which saves \d+% .* accepted over "
-                     r"160 positive and 40 abstention questions\.", report)
+    assert re.search(
+        r"Recommendation for o200k_base · small · original · A: ship (tsv|dsl), which saves \d+% .* accepted over "
+        r"160 positive and 40 abstention questions\.",
+        report,
+    )
     assert re.search(r"verdict for o200k_base · small · original · A: ship (tsv|dsl)", capsys.readouterr().out)
-    assert "| format | prompt tokens | answer | path exact | abstention |\n" in report  # no model-only columns for the solver
+    assert (
+        "| format | prompt tokens | answer | path exact | abstention |\n" in report
+    )  # no model-only columns for the solver
 
 
 def test_sixty_perfect_questions_are_too_few_to_accept_and_say_how_many_would_do(tmp_path):
     assert benchmark.main([*gate_inputs(tmp_path), "--model", "solver", "--out", str(tmp_path / "out")]) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     tsv = results["verdicts"][0]
-    assert (tsv["verdict"], tsv["positive_questions"], tsv["undecided"]) == ("undecided", 48, ["path_exact", "valid_path", "abstention"])
+    assert (tsv["verdict"], tsv["positive_questions"], tsv["undecided"]) == (
+        "undecided",
+        48,
+        ["path_exact", "valid_path", "abstention"],
+    )
     # 74 positive questions that all agree pass at 0.05 (two formats: alpha 0.025), 25 abstention questions at 0.15;
     # with a fifth of the questions abstentions, 125 in all
-    assert tsv["questions_needed"] == {"path_exact": 74, "valid_path": 74, "abstention": 25} and tsv["questions_to_generate"] == 125
+    assert (
+        tsv["questions_needed"] == {"path_exact": 74, "valid_path": 74, "abstention": 25}
+        and tsv["questions_to_generate"] == 125
+    )
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert "about 125 questions in all would show it with 80% power if it is as good" in report
-    assert ("Recommendation for o200k_base · small · original · A: no decision yet: about 125 questions in all (--generate-questions 125) "
-            "would show the closest format no worse with 80% power if it is as good as json; until then, json stays.") in report
+    assert (
+        "Recommendation for o200k_base · small · original · A: no decision yet: about 125 questions in all (--generate-questions 125) "
+        "would show the closest format no worse with 80% power if it is as good as json; until then, json stays."
+    ) in report
 
 
 def test_the_article_s_six_questions_decide_nothing_at_any_number_of_permutations(tmp_path, capsys):
@@ -56,7 +76,10 @@ def test_the_article_s_six_questions_decide_nothing_at_any_number_of_permutation
     assert {v["verdict"] for v in results["verdicts"]} == {"undecided"}
     assert {v["positive_questions"] for v in results["verdicts"]} == {5}  # 25 prompts, but 5 positive questions
     check = results["verdicts"][0]["checks"]["path_exact"]
-    assert (check["lower"], check["method"]) == (-0.5991, "guarded paired t over question means")  # -ln(0.05) / 5 at least
+    assert (check["lower"], check["method"]) == (
+        -0.5991,
+        "guarded paired t over question means",
+    )  # -ln(0.05) / 5 at least
     assert "ship" not in (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert "ship" not in capsys.readouterr().out
 
@@ -68,7 +91,10 @@ def test_a_model_wrong_everywhere_gets_no_verdict_and_no_recommendation(tmp_path
     assert {v["verdict"] for v in results["verdicts"]} == {"undecided"}
     assert "under the floor 0.20" in results["verdicts"][0]["blocked_by"][0]
     out = capsys.readouterr().out
-    assert "verdict for o200k_base · small · original · A: no recommendation: the baseline json gets 0.00 of the positive" in out
+    assert (
+        "verdict for o200k_base · small · original · A: no recommendation: the baseline json gets 0.00 of the positive"
+        in out
+    )
     assert "ship" not in out and "ship" not in (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
 
 
@@ -80,8 +106,13 @@ def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_sho
     assert scripted_run(tmp_path, answer_of, *gate_inputs(tmp_path, 80), "--tolerance", "0.1") == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     verdict = {v["format"]: v for v in results["verdicts"]}
-    assert verdict["tsv"]["checks"]["path_exact"]["result"] == "pass"  # 64 positive questions pass at 0.1; 16 abstention
-    assert (verdict["tsv"]["verdict"], verdict["tsv"]["undecided"]) == ("undecided", ["abstention"])  # questions cannot, yet
+    assert (
+        verdict["tsv"]["checks"]["path_exact"]["result"] == "pass"
+    )  # 64 positive questions pass at 0.1; 16 abstention
+    assert (verdict["tsv"]["verdict"], verdict["tsv"]["undecided"]) == (
+        "undecided",
+        ["abstention"],
+    )  # questions cannot, yet
     assert verdict["dsl"]["verdict"] == "reject" and "path_exact" in verdict["dsl"]["failed"]
     dsl = next(e for e in results["aggregates"] if e["format"] == "dsl")
     assert dsl["by_hops"]["3"]["path_exact"]["rate"] == 0.0 and dsl["by_hops"]["2"]["path_exact"]["rate"] == 1.0
@@ -90,7 +121,12 @@ def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_sho
 def test_a_question_counts_once_however_many_permutations_and_repeats():
     paired = gate.Paired({"q1": [(True, True)] * 5, "q2": [(True, False), (True, True)]})
     check = gate.paired_check(paired, 0.05)
-    assert check["questions"] == 2 and check["outcomes"] == {"both": 1.5, "only_format": 0.5, "only_baseline": 0.0, "neither": 0.0}
+    assert check["questions"] == 2 and check["outcomes"] == {
+        "both": 1.5,
+        "only_format": 0.5,
+        "only_baseline": 0.0,
+        "neither": 0.0,
+    }
     assert check["method"] == "guarded paired t over question means" and paired.differences() == [0.0, 0.5]
 
 
@@ -103,9 +139,16 @@ def test_permutations_buy_power_when_a_question_is_not_always_answered_alike():
 
 
 def test_holm_lets_through_only_what_survives_the_family():
-    judged = [{"format": f, "verdict": "accept", "p_value": p, "undecided": []} for f, p in (("a", 0.01), ("b", 0.03), ("c", 0.04))]
+    judged = [
+        {"format": f, "verdict": "accept", "p_value": p, "undecided": []}
+        for f, p in (("a", 0.01), ("b", 0.03), ("c", 0.04))
+    ]
     gate.holm(judged)
-    assert [(v["verdict"], v["holm"]["threshold"]) for v in judged] == [("accept", 0.016667), ("undecided", 0.025), ("undecided", 0.05)]
+    assert [(v["verdict"], v["holm"]["threshold"]) for v in judged] == [
+        ("accept", 0.016667),
+        ("undecided", 0.025),
+        ("undecided", 0.05),
+    ]
     assert judged[1]["undecided"] == ["holm"]
 
 
@@ -115,36 +158,83 @@ def test_questions_for_power_decides_at_about_its_power():
     sample = [rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) / 1 for _ in range(50)]
     n = gate.questions_for_power(sample, 0.05, 0.05)
     sd = (sum(x * x for x in sample) / 49) ** 0.5
-    passes = sum(statistics.guarded_t([rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) for _ in range(n)], 0.05, -1, 1)[1] >= -0.05
-                 for _ in range(400)) / 400
+    passes = (
+        sum(
+            statistics.guarded_t([rng.choice((-1, 0, 0, 0, 0, 0, 0, 0, 1)) for _ in range(n)], 0.05, -1, 1)[1] >= -0.05
+            for _ in range(400)
+        )
+        / 400
+    )
     assert 500 < n < 700 and abs(sd - 0.47) < 0.1 and 0.72 < passes < 0.88
 
 
 def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verdict():
     def cell(fmt, qid, ok, status="OK"):
-        return {"encoding": "e", "size": "small", "ids": "original", "mode": "B", "format": fmt, "question_id": qid,
-                "permutation": 0, "repeat": 0, "status": status, "insufficient": False, "path_exact": ok, "valid_path": ok,
-                "answer_correct": ok}
-    scored = [cell("json", f"q{i}", True) for i in range(300)] + [cell("dsl", f"q{i}", i > 0, "ERROR" if i == 0 else "OK") for i in range(300)]
-    table = [{"encoding": "e", "size": "small", "ids": "original", "mode": "B", "format": f, "prompt_tokens": t, "n": 300,
-              "errors": int(f == "dsl"), "overflow_by_server": 0, "path_exact": {"rate": 1.0}, "model_prompt_tokens": None,
-              "path_exact_spread": None} for f, t in (("json", 900), ("dsl", 450))]
+        return {
+            "encoding": "e",
+            "size": "small",
+            "ids": "original",
+            "mode": "B",
+            "format": fmt,
+            "question_id": qid,
+            "permutation": 0,
+            "repeat": 0,
+            "status": status,
+            "insufficient": False,
+            "path_exact": ok,
+            "valid_path": ok,
+            "answer_correct": ok,
+        }
+
+    scored = [cell("json", f"q{i}", True) for i in range(300)] + [
+        cell("dsl", f"q{i}", i > 0, "ERROR" if i == 0 else "OK") for i in range(300)
+    ]
+    table = [
+        {
+            "encoding": "e",
+            "size": "small",
+            "ids": "original",
+            "mode": "B",
+            "format": f,
+            "prompt_tokens": t,
+            "n": 300,
+            "errors": int(f == "dsl"),
+            "overflow_by_server": 0,
+            "path_exact": {"rate": 1.0},
+            "model_prompt_tokens": None,
+            "path_exact_spread": None,
+        }
+        for f, t in (("json", 900), ("dsl", 450))
+    ]
     (v,) = gate.verdicts(scored, table, "json", 0.05)
     assert v["verdict"] == "undecided" and v["blocked_by"][0].startswith("1 request(s) of dsl and json failed")
-    note = {matrix.GroupKey("e", "small", "original", "B"): "e · small · original: at --budget 900 ... cannot tell the formats apart"}
+    note = {
+        matrix.GroupKey(
+            "e", "small", "original", "B"
+        ): "e · small · original: at --budget 900 ... cannot tell the formats apart"
+    }
     (v,) = gate.verdicts(scored, table, "json", 0.05, note)
     assert v["blocked_by"][0].endswith("cannot tell the formats apart")
     assert gate.recommendation([v], "json").startswith("no recommendation: e · small · original: at --budget 900")
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--baseline", "foo"], "error: unknown format 'foo' in --baseline; choose one of --formats: json, tsv"),
-    (["--baseline", "dsl"], "error: --baseline dsl is not among --formats json,tsv; add it to --formats or choose one of them"),
-    (["--tolerance", "2"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 2.0; e.g. 0.05"),
-    (["--tolerance", "nan"], "error: --tolerance is nan; give a finite number"),
-    (["--tolerance", "0"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 0.0; e.g. 0.05"),
-    (["--abstention-tolerance", "1"], "error: --abstention-tolerance must be a share between 0 and 1 (exclusive), got 1.0; e.g. 0.15"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--baseline", "foo"], "error: unknown format 'foo' in --baseline; choose one of --formats: json, tsv"),
+        (
+            ["--baseline", "dsl"],
+            "error: --baseline dsl is not among --formats json,tsv; add it to --formats or choose one of them",
+        ),
+        (["--tolerance", "2"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 2.0; e.g. 0.05"),
+        (["--tolerance", "nan"], "error: --tolerance is nan; give a finite number"),
+        (["--tolerance", "0"], "error: --tolerance must be a share between 0 and 1 (exclusive), got 0.0; e.g. 0.05"),
+        (
+            ["--abstention-tolerance", "1"],
+            "error: --abstention-tolerance must be a share between 0 and 1 (exclusive), got 1.0; e.g. 0.15",
+        ),
+    ],
+)
 def test_bad_gate_flags(tmp_path, capsys, flags, message):
     assert benchmark.main(["--model", "solver", "--formats", "json,tsv", "--out", str(tmp_path / "out"), *flags]) == 2
     assert capsys.readouterr().err.strip() == message
@@ -153,5 +243,7 @@ def test_bad_gate_flags(tmp_path, capsys, flags, message):
 
 def test_gate_flags_without_a_model_run(tmp_path, capsys):
     assert benchmark.main(["--baseline", "json", "--tolerance", "0.1", "--out", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err.strip() == ("error: --baseline and --tolerance judge a model's answers: use them with --model "
-                                               "(a run or --score), not without one or with --export-batch")
+    assert capsys.readouterr().err.strip() == (
+        "error: --baseline and --tolerance judge a model's answers: use them with --model "
+        "(a run or --score), not without one or with --export-batch"
+    )

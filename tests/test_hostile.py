@@ -49,8 +49,15 @@ def test_a_poisoned_answer_fails_alone_and_the_log_stays_readable(tmp_path, pois
     contents = solver_contents()
     first = next(iter(contents))
     server = FakeOpenAI(answer=lambda prompt: contents[prompt])
-    body = {"id": "x", "object": "chat.completion", "model": "m", "usage": {"prompt_tokens": 900, "completion_tokens": 9},
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": contents[first]}, "finish_reason": "stop"}]}
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "model": "m",
+        "usage": {"prompt_tokens": 900, "completion_tokens": 9},
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": contents[first]}, "finish_reason": "stop"}
+        ],
+    }
     POISONS[poison](body)
     server.script = [(200, {}, json.dumps(body).replace('"DEEP"', "[" * 990 + "1" + "]" * 990).encode("utf-8"))]
     argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "1"]
@@ -69,17 +76,28 @@ def test_a_poisoned_answer_fails_alone_and_the_log_stays_readable(tmp_path, pois
 def test_batch_lines_that_crashed_the_scorer_are_failed_answers_or_named(tmp_path, capsys):
     args = ["--model", "m", "--formats", "json", "--out", str(tmp_path / "out")]
     assert benchmark.main([*args, "--export-batch", str(tmp_path / "batch.jsonl")]) == 0
-    ids = [json.loads(line)["custom_id"] for line in (tmp_path / "batch.jsonl").read_text(encoding="utf-8").splitlines()]
+    ids = [
+        json.loads(line)["custom_id"] for line in (tmp_path / "batch.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
 
     def line(custom_id, **body):
-        response = {"id": "x", "model": "m", "usage": {"prompt_tokens": 900, "completion_tokens": 9},
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}
+        response = {
+            "id": "x",
+            "model": "m",
+            "usage": {"prompt_tokens": 900, "completion_tokens": 9},
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}],
+        }
         response.update(body)
         return json.dumps({"custom_id": custom_id, "response": {"status_code": 200, "body": response}})
 
-    lines = [line(ids[0], usage={"prompt_tokens": int("9" * 401), "completion_tokens": 1}),
-             line(ids[1], choices=[{"index": 0, "message": {"role": "assistant", "content": "[" * 1000}, "finish_reason": {"a": 1}}]),
-             *(line(i) for i in ids[2:])]
+    lines = [
+        line(ids[0], usage={"prompt_tokens": int("9" * 401), "completion_tokens": 1}),
+        line(
+            ids[1],
+            choices=[{"index": 0, "message": {"role": "assistant", "content": "[" * 1000}, "finish_reason": {"a": 1}}],
+        ),
+        *(line(i) for i in ids[2:]),
+    ]
     (tmp_path / "out.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert benchmark.main([*args, "--score", str(tmp_path / "out.jsonl")]) == 0
     (tmp_path / "bad.jsonl").write_text(line(ids[0][:40] + "-r" + "9" * 5000) + "\n", encoding="utf-8")
@@ -124,9 +142,20 @@ class Unsolicited(TcpServer):
             injected = json.dumps({"answer": "INJECTED", "path": [], "evidence": []})
             responses = b""
             for content in (right, injected):
-                payload = json.dumps({"id": "x", "object": "chat.completion", "model": "m",
-                                      "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}).encode()
-                responses += b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(payload) + payload
+                payload = json.dumps(
+                    {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "model": "m",
+                        "choices": [
+                            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                        ],
+                    }
+                ).encode()
+                responses += (
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(payload)
+                    + payload
+                )
             # Both written at once, as a server writes what it sends unasked right behind its answer: the promise is that
             # bytes waiting on a connection when it is taken again are never read as an answer (a zero-timeout check).
             # Two writes from a Python thread measured this process's thread switching instead: the second could come
@@ -139,7 +168,12 @@ class Unsolicited(TcpServer):
 def test_an_unsolicited_response_is_never_logged_as_an_answer(tmp_path, concurrency):
     server = Unsolicited(solver_contents())
     try:
-        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", concurrency]) == 0
+        assert (
+            benchmark.main(
+                ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", concurrency]
+            )
+            == 0
+        )
     finally:
         server.close()
     logged = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text(encoding="utf-8").splitlines()[1:]]
@@ -153,37 +187,82 @@ def test_an_unsolicited_response_is_never_logged_as_an_answer(tmp_path, concurre
 KEY = "sk-test-0123456789abcdefghijKLMNOPQRSTUV"
 
 
-@pytest.mark.parametrize("form", [
-    KEY, KEY.upper(), urllib.parse.quote(KEY, safe=""), base64.b64encode(b"Bearer " + KEY.encode()).decode(), KEY[:-1], KEY[:12],
-    base64.b64encode(KEY.encode()).decode(), base64.b64encode(b"x" + KEY.encode()).decode(),
-])
+@pytest.mark.parametrize(
+    "form",
+    [
+        KEY,
+        KEY.upper(),
+        urllib.parse.quote(KEY, safe=""),
+        base64.b64encode(b"Bearer " + KEY.encode()).decode(),
+        KEY[:-1],
+        KEY[:12],
+        base64.b64encode(KEY.encode()).decode(),
+        base64.b64encode(b"x" + KEY.encode()).decode(),
+    ],
+)
 def test_a_key_echoed_in_any_form_is_redacted_everywhere(tmp_path, form):
     server = FakeOpenAI()
-    server.script = [(401, {}, {"error": {"message": f"bad key {form} (sent as Authorization)", "code": "invalid_api_key"}})]
+    server.script = [
+        (401, {}, {"error": {"message": f"bad key {form} (sent as Authorization)", "code": "invalid_api_key"}})
+    ]
     try:
-        done = run_cli("--model", "m", "--base-url", server.url, "--api-key-env", "MY_KEY", "--out", str(tmp_path / "out"),
-                       "--concurrency", "1", env={"MY_KEY": KEY})
+        done = run_cli(
+            "--model",
+            "m",
+            "--base-url",
+            server.url,
+            "--api-key-env",
+            "MY_KEY",
+            "--out",
+            str(tmp_path / "out"),
+            "--concurrency",
+            "1",
+            env={"MY_KEY": KEY},
+        )
     finally:
         server.close()
     assert done.returncode == 2
-    leaked = [KEY[i:i + 10].lower() for i in range(len(KEY) - 9)]
-    written = "".join(p.read_text(encoding="utf-8", errors="replace") for p in (tmp_path / "out").rglob("*") if p.is_file())
+    leaked = [KEY[i : i + 10].lower() for i in range(len(KEY) - 9)]
+    written = "".join(
+        p.read_text(encoding="utf-8", errors="replace") for p in (tmp_path / "out").rglob("*") if p.is_file()
+    )
     for text in (done.stderr, written):
         folded = text.lower()
         assert not any(piece in folded for piece in leaked) and form not in text
         assert base64.b64encode(b"Bearer " + KEY.encode()).decode()[8:20] not in text
 
 
-@pytest.mark.parametrize("host, loopback", [("127.0.0.1", True), ("127.12.0.5", True), ("::1", True), ("localhost", True),
-                                            ("127.attacker.example", False), ("127.0.0.1.nip.io", False), ("10.0.0.1", False)])
+@pytest.mark.parametrize(
+    "host, loopback",
+    [
+        ("127.0.0.1", True),
+        ("127.12.0.5", True),
+        ("::1", True),
+        ("localhost", True),
+        ("127.attacker.example", False),
+        ("127.0.0.1.nip.io", False),
+        ("10.0.0.1", False),
+    ],
+)
 def test_loopback_is_decided_by_address_not_by_name(host, loopback):
     assert config.is_loopback(host) is loopback
 
 
 def test_a_key_is_never_sent_over_plain_http_to_a_name_that_starts_like_loopback(tmp_path):
-    done = run_cli("--model", "m", "--base-url", "http://127.attacker.example/v1", "--api-key-env", "MY_KEY", "--out", str(tmp_path / "o"),
-                   env={"MY_KEY": KEY})
-    assert done.returncode == 2 and "is plain http: the key in MY_KEY would cross the network in clear text" in done.stderr
+    done = run_cli(
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.attacker.example/v1",
+        "--api-key-env",
+        "MY_KEY",
+        "--out",
+        str(tmp_path / "o"),
+        env={"MY_KEY": KEY},
+    )
+    assert (
+        done.returncode == 2 and "is plain http: the key in MY_KEY would cross the network in clear text" in done.stderr
+    )
 
 
 # ---- one run per folder, whatever the timing
@@ -226,8 +305,12 @@ def test_two_runs_racing_for_one_folder_never_both_get_it(tmp_path):
             out.mkdir()
             (out / artifacts.LOCK_NAME).write_bytes(b"")
         start = time.time() + 0.3
-        procs = [subprocess.Popen([sys.executable, "-c", RACE, str(ROOT), str(out), str(start)], stdout=subprocess.PIPE, text=True)
-                 for _ in range(3)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", RACE, str(ROOT), str(out), str(start)], stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(3)
+        ]
         outputs = [p.communicate(timeout=30)[0].strip() for p in procs]
         doubles += holders_at_once(outputs) > 0
         assert any(line.startswith("held") for line in outputs)
@@ -241,31 +324,55 @@ def test_a_graph_that_is_a_device_or_a_fifo_is_refused_at_once(tmp_path):
     os.mkfifo(tmp_path / "fifo.json")
     for graph in ("/dev/zero", str(tmp_path / "fifo.json")):
         done = run_cli("--graph", graph, "--out", str(tmp_path / "o"))
-        assert done.returncode == 2 and done.stderr.strip().endswith("is not a regular file; pass a file with --graph"), done.stderr
+        assert done.returncode == 2 and done.stderr.strip().endswith(
+            "is not a regular file; pass a file with --graph"
+        ), done.stderr
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--concurrency", "٣", "--model", "m"], "argument --concurrency: invalid whole number: '٣'"),
-    (["--timeout", "1e-300", "--model", "m"], "error: --timeout 1e-300 is under 0.01 s: no server answers that fast; give at least 0.01"),
-    (["--model", ""], "error: --model is empty; name the model the endpoint serves (or 'solver')"),
-    (["--model", "m", "--base-url", "http://127.0.0.1:99999/v1"], "error: --base-url is not a valid URL (Port out of range 0-65535)"),
-    (["--model", "m", "--base-url", "http://[::1/v1"], "error: --base-url is not a valid URL (Invalid IPv6 URL)"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--concurrency", "٣", "--model", "m"], "argument --concurrency: invalid whole number: '٣'"),
+        (
+            ["--timeout", "1e-300", "--model", "m"],
+            "error: --timeout 1e-300 is under 0.01 s: no server answers that fast; give at least 0.01",
+        ),
+        (["--model", ""], "error: --model is empty; name the model the endpoint serves (or 'solver')"),
+        (
+            ["--model", "m", "--base-url", "http://127.0.0.1:99999/v1"],
+            "error: --base-url is not a valid URL (Port out of range 0-65535)",
+        ),
+        (["--model", "m", "--base-url", "http://[::1/v1"], "error: --base-url is not a valid URL (Invalid IPv6 URL)"),
+    ],
+)
 def test_bad_flags_are_one_line(tmp_path, flags, message):
     done = run_cli(*flags, "--out", str(tmp_path / "o"))
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_key_a_header_cannot_carry_is_refused_naming_its_position(tmp_path):
-    done = run_cli("--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "MY_KEY", "--out", str(tmp_path / "o"),
-                   env={"MY_KEY": "sk-ключ"})
-    assert done.returncode == 2 and done.stderr == ("error: the key in MY_KEY holds a character an HTTP header cannot carry at position 4 "
-                                                    "of 7; set it again as the provider gave it\n")
+    done = run_cli(
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--api-key-env",
+        "MY_KEY",
+        "--out",
+        str(tmp_path / "o"),
+        env={"MY_KEY": "sk-ключ"},
+    )
+    assert done.returncode == 2 and done.stderr == (
+        "error: the key in MY_KEY holds a character an HTTP header cannot carry at position 4 "
+        "of 7; set it again as the provider gave it\n"
+    )
 
 
 def test_server_error_text_with_terminal_escapes_is_printed_inert(tmp_path):
     server = FakeOpenAI()
-    server.script = [(400, {}, {"error": {"message": "no \x1b]0;pwned\x07 \x1b[2J \x1b]52;c;ZXZpbA==\x07", "code": "bad"}})] * 3
+    server.script = [
+        (400, {}, {"error": {"message": "no \x1b]0;pwned\x07 \x1b[2J \x1b]52;c;ZXZpbA==\x07", "code": "bad"}})
+    ] * 3
     try:
         done = run_cli("--model", "m", "--base-url", server.url, "--out", str(tmp_path / "o"), "--concurrency", "1")
     finally:
@@ -299,7 +406,9 @@ def test_a_401_after_answers_in_flight_keeps_their_results(tmp_path):
 @pytest.mark.parametrize("value", ["a\n\u0301", "x\r\u0300y", "t\u0301", "|\u0327", "\\\u0301"])
 @pytest.mark.parametrize("fmt", list(benchmark.FORMATS))
 def test_a_newline_or_escape_followed_by_a_combining_mark_is_carried(fmt, value):
-    graph = benchmark.Graph((benchmark.Node("a", value, "t"), benchmark.Node("b", "B", "t")), (benchmark.Edge("a", "R", "b"),))
+    graph = benchmark.Graph(
+        (benchmark.Node("a", value, "t"), benchmark.Node("b", "B", "t")), (benchmark.Edge("a", "R", "b"),)
+    )
     text = benchmark.serialize_checked(fmt, graph)
     assert benchmark.first_difference(graph, benchmark.FORMATS[fmt].parse(text)) is None
 
@@ -310,10 +419,15 @@ def test_a_name_past_the_csv_modules_field_limit_is_carried_by_tsv():
 
 
 def test_file_names_are_checked_once_each_not_against_every_question(tmp_path):
-    questions = [{"id": f"q{i}", "question": f"Where is thing {i}?", "answer": f"Thing {i}", "path": [], "insufficient": False}
-                 for i in range(4000)]
+    questions = [
+        {"id": f"q{i}", "question": f"Where is thing {i}?", "answer": f"Thing {i}", "path": [], "insufficient": False}
+        for i in range(4000)
+    ]
     names = [f"prompt.small.original.p0.A.json.q{i}.txt" for i in range(4000)]
     qs = tuple(benchmark.Question(q["id"], q["question"], (q["answer"],), (), False) for q in questions)
     started = time.process_time()
     checks = leakage.leakage_checks(qs, [], benchmark.ARTICLE_TEMPLATE, names)
-    assert time.process_time() - started < 30 and next(c for c in checks if c["check"] == "file_names_have_no_answer")["result"] == "pass"
+    assert (
+        time.process_time() - started < 30
+        and next(c for c in checks if c["check"] == "file_names_have_no_answer")["result"] == "pass"
+    )

@@ -24,15 +24,25 @@ def test_singular_and_plural_forms_must_agree(tmp_path, capsys):
     assert benchmark.main(write(tmp_path, FAMILY, bad)) == 2
     assert capsys.readouterr().err == (
         "error: q.json: questions[0] gives both 'answer' and 'answers' and they disagree; keep one of them\n".replace(
-            "q.json", benchmark.display(tmp_path / "q.json"))
+            "q.json", benchmark.display(tmp_path / "q.json")
+        )
     )
 
 
 def test_every_problem_is_reported_at_once_before_anything_is_measured(tmp_path, capsys):
     misspelled = dict(QUESTIONS[1], query={"start": "carl", "hops": [{"relation": "chidlren", "direction": "out"}]})
-    backwards = dict(QUESTIONS[1], id="back", query={"start": "carl", "hops": [{"relation": "children", "direction": "in"}]})
+    backwards = dict(
+        QUESTIONS[1], id="back", query={"start": "carl", "hops": [{"relation": "children", "direction": "in"}]}
+    )
     one_path = dict(SIBLINGS, id="one", answers=["Ann", "Bob"], paths=[[0, 0]])
-    no_query = {"id": "loose", "question": "?", "answer": "Dora", "answer_id": "dora", "path": [0, 5], "insufficient": False}
+    no_query = {
+        "id": "loose",
+        "question": "?",
+        "answer": "Dora",
+        "answer_id": "dora",
+        "path": [0, 5],
+        "insufficient": False,
+    }
     wrong_name = dict(QUESTIONS[2], id="name", answer="The Bridge")
     code, err = problems_of(tmp_path, capsys, [misspelled, backwards, one_path, no_query, wrong_name])
     assert code == 2
@@ -40,7 +50,7 @@ def test_every_problem_is_reported_at_once_before_anything_is_measured(tmp_path,
         "error: q.json: question kids: hop 1 of 1 (chidlren out) finds no edge from the start 'carl'; relations they "
         "can follow forwards (out): children, knows, spouse; did you mean 'children'?",
         "error: q.json: question back: hop 1 of 1 (children in) finds no edge from the start 'carl'; relations they "
-        "can follow backwards (in): parents; children leaves them in the other direction: use \"out\"",
+        'can follow backwards (in): parents; children leaves them in the other direction: use "out"',
         "error: q.json: question one: the query finds 2 complete path(s), the question lists 1 gold path(s); found but "
         "not listed: [0, 1] (ann -parents-> carl, bob -parents-> carl); list every complete path in `paths` or narrow the query",
         "error: q.json: question loose: path [0, 5] (ann -parents-> carl, dora -lives_near-> golden_gate_bridge) is not a "
@@ -56,13 +66,17 @@ def test_the_list_of_problems_is_capped(tmp_path, capsys):
     broken = [dict(QUESTIONS[2], id=f"q{i}", path=[7, 7]) for i in range(60)]
     code, err = problems_of(tmp_path, capsys, broken)
     assert code == 2 and len(err) == 52
-    assert err[-2:] == ["error: ... and 10 more problems",
-                        "error: 60 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on"]
+    assert err[-2:] == [
+        "error: ... and 10 more problems",
+        "error: 60 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on",
+    ]
 
 
 def test_skip_invalid_questions_drops_each_with_its_reason_and_goes_on(tmp_path, capsys):
     leaky = dict(QUESTIONS[2], id="leaky", question="Is it the Golden Gate Bridge?")
-    code, err = problems_of(tmp_path, capsys, [*QUESTIONS, leaky], "--skip-invalid-questions", "--sizes", "small,medium")
+    code, err = problems_of(
+        tmp_path, capsys, [*QUESTIONS, leaky], "--skip-invalid-questions", "--sizes", "small,medium"
+    )
     assert code == 0
     assert err == [
         "warning: skipped question leaky: q.json: question leaky: leakage check question_has_no_answer failed: "
@@ -95,7 +109,10 @@ def test_english_prompts_hold_no_cyrillic_outside_the_graph(tmp_path):
         assert text.startswith("You are performing an exact traversal of a directed graph.\n\nGraph format: ")
         assert not re.search("[\u0400-\u04ff]", text), path.name
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["config"]["prompt"] == {"template": "en", "sha256": benchmark.sha256_hex(benchmark.PROMPT_TEMPLATES["en"])}
+    assert manifest["config"]["prompt"] == {
+        "template": "en",
+        "sha256": benchmark.sha256_hex(benchmark.PROMPT_TEMPLATES["en"]),
+    }
 
 
 def test_a_template_file_is_checked_and_used(tmp_path, capsys):
@@ -103,14 +120,23 @@ def test_a_template_file_is_checked_and_used(tmp_path, capsys):
     template.write_text('Answer as {"answer": ...}.\n{format_name}:\n{graph}\nQ:\n{question}\n', encoding="utf-8")
     assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 0
     text = (tmp_path / "out" / "prompt.dsl.kids.txt").read_text(encoding="utf-8")
-    assert text.startswith('Answer as {"answer": ...}.\ndsl:\n# @ id|name|type\n') and text.endswith("\nQ:\nWho are the children of Carl?\n")
-    template.write_text("Q: {question}\n{format_name} graph, then the JSON answer:\n{graph}", encoding="utf-8")  # question first
+    assert text.startswith('Answer as {"answer": ...}.\ndsl:\n# @ id|name|type\n') and text.endswith(
+        "\nQ:\nWho are the children of Carl?\n"
+    )
+    template.write_text(
+        "Q: {question}\n{format_name} graph, then the JSON answer:\n{graph}", encoding="utf-8"
+    )  # question first
     assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 0
-    for row in json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8")):  # counted whole, exactly
+    for row in json.loads(
+        (tmp_path / "out" / "size_report.json").read_text(encoding="utf-8")
+    ):  # counted whole, exactly
         text = (tmp_path / "out" / f"prompt.{row['format']}.{row['question_id']}.txt").read_text(encoding="utf-8")
         assert row["prompt_tokens"] == TOKENIZERS["o200k_base"].count(text) and text.startswith("Q: ")
-    for bad, message in (("{graph}{question}", "has {format_name} 0 times"), ("{format_name}{graph}{graph}{question}", "has {graph} 2 times"),
-                         ("{format_name}{graph}{question}{answer}", "has the unknown field {answer}")):
+    for bad, message in (
+        ("{graph}{question}", "has {format_name} 0 times"),
+        ("{format_name}{graph}{graph}{question}", "has {graph} 2 times"),
+        ("{format_name}{graph}{question}{answer}", "has the unknown field {answer}"),
+    ):
         template.write_text(bad, encoding="utf-8")
         assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 2
         assert message in capsys.readouterr().err
@@ -128,8 +154,10 @@ def test_skipped_questions_are_named_on_stdout_and_in_results(tmp_path, capsys):
 
 def test_an_english_graph_under_the_default_russian_prompt_gets_a_hint(tmp_path, capsys):
     assert benchmark.main(write(tmp_path, FAMILY, QUESTIONS)) == 0
-    assert without_read(capsys.readouterr().err) == ("warning: the graph's names hold no Cyrillic, but the prompt is the article's "
-                                                     "Russian one (the default, --prompt ru); for an English graph try --prompt en\n")
+    assert without_read(capsys.readouterr().err) == (
+        "warning: the graph's names hold no Cyrillic, but the prompt is the article's "
+        "Russian one (the default, --prompt ru); for an English graph try --prompt en\n"
+    )
     assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", "ru"]) == 0  # said on purpose: no hint
     assert without_read(capsys.readouterr().err) == ""
 
@@ -144,11 +172,15 @@ def test_a_question_without_a_query_is_walked_from_its_gold_path_and_the_run_say
     (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
     done = run_cli("--questions", str(tmp_path / "q.json"), "--model", "solver", "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
-    assert "have no 'query'" not in run_cli("--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "offline")).stderr
-    assert (f"warning: 6 question(s) of {tmp_path / 'q.json'} have no 'query': the control solver walks the one derived from each "
-            "one's gold path (its start, relations and directions); 1 could not be derived from a gold path (q6: an abstention "
-            "question, no path, or a path whose walk finds other answers), and the control solver abstains on them; add a 'query'\n"
-            ) in done.stderr
+    assert (
+        "have no 'query'"
+        not in run_cli("--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "offline")).stderr
+    )
+    assert (
+        f"warning: 6 question(s) of {tmp_path / 'q.json'} have no 'query': the control solver walks the one derived from each "
+        "one's gold path (its start, relations and directions); 1 could not be derived from a gold path (q6: an abstention "
+        "question, no path, or a path whose walk finds other answers), and the control solver abstains on them; add a 'query'\n"
+    ) in done.stderr
     cells = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["cells"]
     assert {c["path_exact"] for c in cells if not c["insufficient"]} == {True}
     article = {q["id"]: q for q in json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))}
@@ -157,6 +189,10 @@ def test_a_question_without_a_query_is_walked_from_its_gold_path_and_the_run_say
         derived = inputs.derived_query(graph, q)
         if q.id != "q6":  # each derived query is the one the article's file gives
             assert derived is not None and (derived.start, [list(h[:2]) for h in derived.hops]) == (
-                article[q.id]["query"]["start"], [[h["relation"], h["direction"]] for h in article[q.id]["query"]["hops"]])
+                article[q.id]["query"]["start"],
+                [[h["relation"], h["direction"]] for h in article[q.id]["query"]["hops"]],
+            )
     q1 = benchmark.load_inputs(ROOT / "data" / "graph.json", tmp_path / "q.json").questions[0]
-    assert inputs.derived_query(graph, dataclasses.replace(q1, answers=("Москва",))) is None  # the walk finds another answer
+    assert (
+        inputs.derived_query(graph, dataclasses.replace(q1, answers=("Москва",))) is None
+    )  # the walk finds another answer

@@ -32,19 +32,29 @@ def test_leakage_warn_records_the_warning_and_measures(tmp_path, capsys):
     leaky = [dict(QUESTIONS[2], question="Is it the Golden Gate Bridge?")]
     code, err = problems_of(tmp_path, capsys, leaky, "--leakage", "warn", "--permutations", "2")
     assert code == 0
-    assert err == ["warning: leakage check question_has_no_answer: no question's wording contains its own answer or "
-                   "answer id: gold: 'golden gate bridge'"]
+    assert err == [
+        "warning: leakage check question_has_no_answer: no question's wording contains its own answer or "
+        "answer id: gold: 'golden gate bridge'"
+    ]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
     check = next(c for c in manifest["preflight"]["leakage"] if c["check"] == "question_has_no_answer")
     assert check["result"] == "warn" and check["found"] == [{"question": "gold", "found": "'golden gate bridge'"}]
     assert "| question_has_no_answer | warn |" in (tmp_path / "out" / "size_report.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("text, needle, found", [
-    ("golden_gate_bridge", "gold", False), ("golden gate bridge", "gold", False), ("the gold-medal", "gold", True),
-    ("grand_duke_of_russia", "russia", False), ("made in russia.", "russia", True), ("whom does carl know. really.", ".", False),
-    ("prompt.json.q1.txt", "q1", True), ("prompt.json.q11.txt", "q1", False),
-])
+@pytest.mark.parametrize(
+    "text, needle, found",
+    [
+        ("golden_gate_bridge", "gold", False),
+        ("golden gate bridge", "gold", False),
+        ("the gold-medal", "gold", True),
+        ("grand_duke_of_russia", "russia", False),
+        ("made in russia.", "russia", True),
+        ("whom does carl know. really.", ".", False),
+        ("prompt.json.q1.txt", "q1", True),
+        ("prompt.json.q11.txt", "q1", False),
+    ],
+)
 def test_leakage_matches_whole_words_only(text, needle, found):
     assert whole_words.mentions(text, needle) is found
 
@@ -61,24 +71,47 @@ def test_a_template_that_holds_an_answer_fails_the_leakage_check(tmp_path, capsy
 
 def test_a_real_entity_named_gold_runs_and_a_marker_id_stops_naming_the_graph_and_the_id(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    graph = {"nodes": [{"id": "m.0gold", "name": "Gold", "type": "entity"}, {"id": "m.0au", "name": "Au", "type": "entity"},
-                       {"id": "gold_1", "name": "Paris", "type": "entity"}, {"id": "m.0fr", "name": "France", "type": "entity"}],
-             "edges": [{"source": "m.0gold", "relation": "symbol", "target": "m.0au"},
-                       {"source": "gold_1", "relation": "country", "target": "m.0fr"}]}
-    questions = [{"id": "q1", "question": "What is the symbol of Gold?", "answer": "Au", "answer_id": "m.0au", "path": [0],
-                  "insufficient": False, "query": {"start": "m.0gold", "hops": [{"relation": "symbol", "direction": "out"}]}}]
+    graph = {
+        "nodes": [
+            {"id": "m.0gold", "name": "Gold", "type": "entity"},
+            {"id": "m.0au", "name": "Au", "type": "entity"},
+            {"id": "gold_1", "name": "Paris", "type": "entity"},
+            {"id": "m.0fr", "name": "France", "type": "entity"},
+        ],
+        "edges": [
+            {"source": "m.0gold", "relation": "symbol", "target": "m.0au"},
+            {"source": "gold_1", "relation": "country", "target": "m.0fr"},
+        ],
+    }
+    questions = [
+        {
+            "id": "q1",
+            "question": "What is the symbol of Gold?",
+            "answer": "Au",
+            "answer_id": "m.0au",
+            "path": [0],
+            "insufficient": False,
+            "query": {"start": "m.0gold", "hops": [{"relation": "symbol", "direction": "out"}]},
+        }
+    ]
     argv = write(tmp_path, graph, questions)
     assert benchmark.main(argv) == 2
     assert capsys.readouterr().err == (
         "error: g.json: leakage check ids_are_neutral failed: node id 'gold_1' (named 'Paris') adds the word 'gold'; "
-        "rename the id, or pass --leakage warn to measure anyway\n")
+        "rename the id, or pass --leakage warn to measure anyway\n"
+    )
     graph["nodes"][2]["id"] = graph["edges"][1]["source"] = "m.0paris"
     assert benchmark.main(write(tmp_path, graph, questions)) == 0  # the entity Gold is a name, not a marker
 
 
-@pytest.mark.parametrize("node, markers", [
-    (Node("gold_1", "Paris", "city"), ["gold"]), (Node("Gold", "Gold", "element"), []),
-    (Node("correctAnswer", "Kazan", "city"), ["answer", "correct"]), (Node("golden_gate", "Golden Gate", "bridge"), []),
-])
+@pytest.mark.parametrize(
+    "node, markers",
+    [
+        (Node("gold_1", "Paris", "city"), ["gold"]),
+        (Node("Gold", "Gold", "element"), []),
+        (Node("correctAnswer", "Kazan", "city"), ["answer", "correct"]),
+        (Node("golden_gate", "Golden Gate", "bridge"), []),
+    ],
+)
 def test_leaky_markers(node, markers):
     assert whole_words.leaky_markers(node) == markers

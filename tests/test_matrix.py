@@ -26,7 +26,9 @@ import synth_kg  # noqa: E402
 
 O200K = None
 
-THIRTEEN = contexts.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())  # 13 edges
+THIRTEEN = contexts.Context(
+    "", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ()
+)  # 13 edges
 
 
 def tokenizer():
@@ -37,8 +39,15 @@ def tokenizer():
 
 def plan(**overrides):
     options = dict(
-        formats=list(benchmark.ARTICLE_FORMATS), tokenizers=[tokenizer()], sizes=["small"], ids=["original"],
-        permutations=1, budget=None, context_window=128000, seed=contexts.DEFAULT_SEED, write_prompts=False,
+        formats=list(benchmark.ARTICLE_FORMATS),
+        tokenizers=[tokenizer()],
+        sizes=["small"],
+        ids=["original"],
+        permutations=1,
+        budget=None,
+        context_window=128000,
+        seed=contexts.DEFAULT_SEED,
+        write_prompts=False,
     )
     options.update(overrides)
     return matrix.Plan(**options)
@@ -71,9 +80,7 @@ def test_solver_may_pass_an_edge_again_when_the_hops_lead_back_over_it():
 
 
 def test_preflight_names_question_variant_and_paths(canonical):
-    broken = tuple(
-        replace(q, paths=((0, 3, 6, 11),)) if q.id == "q1" else q for q in canonical.questions
-    )
+    broken = tuple(replace(q, paths=((0, 3, 6, 11),)) if q.id == "q1" else q for q in canonical.questions)
     variant = shared_variant(canonical.graph, broken)
     with pytest.raises(BenchmarkError) as caught:
         matrix.preflight_solver(variant)
@@ -90,8 +97,11 @@ def test_preflight_names_question_variant_and_paths(canonical):
 def test_preflight_catches_a_completed_abstention(canonical):
     graph = Graph(canonical.graph.nodes, canonical.graph.edges + (Edge("org_north", "LOCATED_IN", "city_tomsk"),))
     variant = shared_variant(graph, canonical.questions)
-    with pytest.raises(BenchmarkError, match=r"question q6 on graph variant small/original: an abstention question, but the "
-                       r"query finds 1 complete path\(s\): \[9, 13\] \(method_hybrid -DEVELOPED_BY-> org_north, "):
+    with pytest.raises(
+        BenchmarkError,
+        match=r"question q6 on graph variant small/original: an abstention question, but the "
+        r"query finds 1 complete path\(s\): \[9, 13\] \(method_hybrid -DEVELOPED_BY-> org_north, ",
+    ):
         matrix.preflight_solver(variant)
 
 
@@ -123,8 +133,13 @@ def test_distractors_look_like_the_data_and_never_reuse_a_name(canonical, medium
     _, variant = medium
     names = [n.name.casefold() for n in variant.contexts[0].graph.nodes]
     assert len(set(names)) == len(names)
-    patterns = {(s.type, e.relation, t.type) for e in canonical.graph.edges for s in canonical.graph.nodes
-                for t in canonical.graph.nodes if s.id == e.source and t.id == e.target}
+    patterns = {
+        (s.type, e.relation, t.type)
+        for e in canonical.graph.edges
+        for s in canonical.graph.nodes
+        for t in canonical.graph.nodes
+        if s.id == e.source and t.id == e.target
+    }
     types = {n.id: n.type for n in variant.contexts[0].graph.nodes}
     assert {(types[e.source], e.relation, types[e.target]) for e in variant.contexts[0].graph.edges} <= patterns
     originals = [n.name.casefold() for n in canonical.graph.nodes]
@@ -139,7 +154,9 @@ def test_gold_edges_are_interleaved_and_paths_follow_them(canonical, medium):
     assert positions != list(range(13))
     assert positions[-1] > len(variant.contexts[0].graph.edges) // 2
     for old, new in zip(canonical.questions, variant.questions):
-        assert [variant.contexts[0].graph.edges[i] for i in new.paths[0]] == [canonical.graph.edges[i] for i in old.paths[0]]
+        assert [variant.contexts[0].graph.edges[i] for i in new.paths[0]] == [
+            canonical.graph.edges[i] for i in old.paths[0]
+        ]
 
 
 def test_stream_prefix_is_stable(canonical):
@@ -159,7 +176,8 @@ def test_when_names_run_out_fewer_branches_are_made_never_numbered_or_repeated(c
     assert stream.namer.unnamed["type project"] > 0  # one-word project names of the pool ran out first
     assert stream.shortage("large", len(branches), None).startswith(
         f"large: {len(branches)} distractor branches could be made, fewer than it takes to fill --context-window: the graph's "
-        "names are too few to vary into more new names without numbers or blends (spent first: type project")
+        "names are too few to vary into more new names without numbers or blends (spent first: type project"
+    )
 
 
 # ---- short ids and permutations
@@ -171,7 +189,9 @@ def test_short_ids_rename_everything_consistently(canonical):
     assert sorted(n.id for n in short.contexts[0].graph.nodes) == sorted(f"n{i}" for i in range(1, 15))
     assert [n.name for n in short.contexts[0].graph.nodes] == [n.name for n in canonical.graph.nodes]
     back = {n.id: old.id for n, old in zip(short.contexts[0].graph.nodes, canonical.graph.nodes)}
-    assert [Edge(back[e.source], e.relation, back[e.target]) for e in short.contexts[0].graph.edges] == list(canonical.graph.edges)
+    assert [Edge(back[e.source], e.relation, back[e.target]) for e in short.contexts[0].graph.edges] == list(
+        canonical.graph.edges
+    )
     q1 = short.questions[0]
     assert back[q1.answer_ids[0]] == "city_kazan" and back[q1.query.start] == "person_irina"
     matrix.preflight_solver(short)
@@ -207,14 +227,18 @@ def test_largest_fitting_finds_the_boundary_in_few_calls():
 def rebuild(out, row):
     """The prompt of a size_report row, from the written artifacts and k edges (k = edges_included by default)."""
     stem = f"{row['size']}.{row['ids']}"
-    graph = benchmark.validate_graph(json.loads((out / f"graph.{stem}.json").read_text(encoding="utf-8")), stem, benchmark.Problems())
+    graph = benchmark.validate_graph(
+        json.loads((out / f"graph.{stem}.json").read_text(encoding="utf-8")), stem, benchmark.Problems()
+    )
     questions = {q["id"]: q for q in json.loads((out / f"questions.{stem}.json").read_text(encoding="utf-8"))}
     order = json.loads((out / f"order.{row['size']}.p{row['permutation']}.json").read_text(encoding="utf-8"))
     shown = tuple(graph.edges[i] for i in order)
 
     def prompt(k):
         sub = contexts.subgraph(Graph(graph.nodes, shown[:k]))
-        return sub, benchmark.ARTICLE_TEMPLATE.render(row["format"], benchmark.serialized(row["format"], sub), questions[row["question_id"]]["question"])
+        return sub, benchmark.ARTICLE_TEMPLATE.render(
+            row["format"], benchmark.serialized(row["format"], sub), questions[row["question_id"]]["question"]
+        )
 
     return shown, prompt
 
@@ -222,7 +246,18 @@ def rebuild(out, row):
 @pytest.fixture(scope="module")
 def matrix_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("matrix") / "out"
-    argv = ["--sizes", "small,medium", "--ids", "original,short", "--permutations", "3", "--budget", "2500", "--out", str(out)]
+    argv = [
+        "--sizes",
+        "small,medium",
+        "--ids",
+        "original,short",
+        "--permutations",
+        "3",
+        "--budget",
+        "2500",
+        "--out",
+        str(out),
+    ]
     assert benchmark.main(argv) == 0
     return out, json.loads((out / "size_report.json").read_text(encoding="utf-8"))
 
@@ -271,7 +306,14 @@ def test_matrix_files_and_no_prompts_by_default(matrix_run):
 
 def test_variant_files_are_valid_inputs_that_reproduce_the_run(matrix_run, tmp_path):
     out, rows = matrix_run
-    done = run_cli("--graph", str(out / "graph.medium.short.json"), "--questions", str(out / "questions.medium.short.json"), "--out", str(tmp_path))
+    done = run_cli(
+        "--graph",
+        str(out / "graph.medium.short.json"),
+        "--questions",
+        str(out / "questions.medium.short.json"),
+        "--out",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     again = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
     mine = [r for r in rows if (r["size"], r["ids"], r["permutation"], r["mode"]) == ("medium", "short", 0, "A")]
@@ -281,7 +323,9 @@ def test_variant_files_are_valid_inputs_that_reproduce_the_run(matrix_run, tmp_p
 def test_summary_gives_spread_across_permutations(matrix_run):
     out, _ = matrix_run
     summary = json.loads((out / "size_summary.json").read_text(encoding="utf-8"))
-    entry = next(e for e in summary if (e["size"], e["ids"], e["mode"], e["format"]) == ("medium", "original", "B", "json"))
+    entry = next(
+        e for e in summary if (e["size"], e["ids"], e["mode"], e["format"]) == ("medium", "original", "B", "json")
+    )
     assert entry["permutations"] == 3 and entry["questions"] == 6
     assert set(entry["edges_included"]) == {"mean", "min", "max", "sd"}
     assert entry["edges_included"]["min"] <= entry["edges_included"]["mean"] <= entry["edges_included"]["max"]
@@ -292,7 +336,18 @@ def test_summary_gives_spread_across_permutations(matrix_run):
 
 def test_matrix_run_is_byte_identical_on_a_second_run(matrix_run, tmp_path):
     out, _ = matrix_run
-    argv = ["--sizes", "small,medium", "--ids", "original,short", "--permutations", "3", "--budget", "2500", "--out", str(tmp_path)]
+    argv = [
+        "--sizes",
+        "small,medium",
+        "--ids",
+        "original,short",
+        "--permutations",
+        "3",
+        "--budget",
+        "2500",
+        "--out",
+        str(tmp_path),
+    ]
     assert benchmark.main(argv) == 0
     for path in out.iterdir():
         if path.name != "manifest.json":
@@ -300,7 +355,16 @@ def test_matrix_run_is_byte_identical_on_a_second_run(matrix_run, tmp_path):
 
 
 def test_large_fills_the_context_window_with_the_most_compact_format(canonical, tmp_path):
-    argv = ["--sizes", "large", "--context-window", "20000", "--out", str(tmp_path), "--encoding", "o200k_base,cl100k_base"]
+    argv = [
+        "--sizes",
+        "large",
+        "--context-window",
+        "20000",
+        "--out",
+        str(tmp_path),
+        "--encoding",
+        "o200k_base,cl100k_base",
+    ]
     assert benchmark.main(argv) == 0
     rows = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
     first = [r for r in rows if r["encoding"] == "o200k_base"]
@@ -312,13 +376,21 @@ def test_large_fills_the_context_window_with_the_most_compact_format(canonical, 
     n = manifest["config"]["large_branches"]
     stream = distractors.Distractors(canonical.graph, canonical.questions, contexts.DEFAULT_SEED)
     bigger = grown(canonical.graph, canonical.questions, stream, "large", n + 1, contexts.DEFAULT_SEED)
-    prompts = [benchmark.ARTICLE_TEMPLATE.render(compact, benchmark.serialized(compact, bigger.contexts[0].graph), q.question) for q in canonical.questions]
+    prompts = [
+        benchmark.ARTICLE_TEMPLATE.render(compact, benchmark.serialized(compact, bigger.contexts[0].graph), q.question)
+        for q in canonical.questions
+    ]
     assert max(tokenizer().count(p) for p in prompts) > 20000
     assert {r["encoding"] for r in rows} == {"o200k_base", "cl100k_base"}
 
 
 def test_write_prompts_dumps_every_prompt(tmp_path):
-    assert benchmark.main(["--permutations", "2", "--budget", "600", "--formats", "dsl", "--write-prompts", "--out", str(tmp_path)]) == 0
+    assert (
+        benchmark.main(
+            ["--permutations", "2", "--budget", "600", "--formats", "dsl", "--write-prompts", "--out", str(tmp_path)]
+        )
+        == 0
+    )
     rows = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
     prompts = sorted(p.name for p in tmp_path.glob("prompt.*"))
     assert len(prompts) == len(rows) == 2 * 2 * 6
@@ -334,7 +406,7 @@ def test_write_prompts_dumps_every_prompt(tmp_path):
 
 OTHER_GRAPH = {
     "nodes": [
-        {"id": "a|1", "name": "Ann -> \"Lee\"", "type": "actor"},
+        {"id": "a|1", "name": 'Ann -> "Lee"', "type": "actor"},
         {"id": "a 2", "name": "Bo\tKim", "type": "actor"},
         {"id": "m-1", "name": "Heat, 1995", "type": "movie"},
         {"id": "m-2", "name": "Ran\n", "type": "movie"},
@@ -353,22 +425,65 @@ OTHER_GRAPH = {
     ],
 }
 OTHER_QUESTIONS = [
-    {"id": "long", "question": "Which school is in the birth city of the director of Ann's movie?", "answer": "Film school",
-     "path": [0, 2, 4, 5], "insufficient": False, "answer_id": "s1",
-     "query": {"start": "a|1", "hops": [{"relation": r, "direction": "out"} for r in ("ACTED_IN", "DIRECTED_BY", "BORN_IN", "HAS")]}},
-    {"id": "back", "question": "Who acted for Kurosawa?", "answer": "Bo\tKim", "path": [3, 1], "insufficient": False, "answer_id": "a 2",
-     "query": {"start": "d2", "hops": [{"relation": "DIRECTED_BY", "direction": "in"}, {"relation": "ACTED_IN", "direction": "in"}]}},
-    {"id": "none", "question": "Where was Kurosawa born?", "answer": "INSUFFICIENT_DATA", "path": [3], "insufficient": True,
-     "answer_id": None, "query": {"start": "d2", "hops": [{"relation": "BORN_IN", "direction": "out"}]}},
+    {
+        "id": "long",
+        "question": "Which school is in the birth city of the director of Ann's movie?",
+        "answer": "Film school",
+        "path": [0, 2, 4, 5],
+        "insufficient": False,
+        "answer_id": "s1",
+        "query": {
+            "start": "a|1",
+            "hops": [{"relation": r, "direction": "out"} for r in ("ACTED_IN", "DIRECTED_BY", "BORN_IN", "HAS")],
+        },
+    },
+    {
+        "id": "back",
+        "question": "Who acted for Kurosawa?",
+        "answer": "Bo\tKim",
+        "path": [3, 1],
+        "insufficient": False,
+        "answer_id": "a 2",
+        "query": {
+            "start": "d2",
+            "hops": [{"relation": "DIRECTED_BY", "direction": "in"}, {"relation": "ACTED_IN", "direction": "in"}],
+        },
+    },
+    {
+        "id": "none",
+        "question": "Where was Kurosawa born?",
+        "answer": "INSUFFICIENT_DATA",
+        "path": [3],
+        "insufficient": True,
+        "answer_id": None,
+        "query": {"start": "d2", "hops": [{"relation": "BORN_IN", "direction": "out"}]},
+    },
 ]
 
 
 def test_another_domain_runs_the_whole_matrix(tmp_path):
     (tmp_path / "g.json").write_text(json.dumps(OTHER_GRAPH), encoding="utf-8")
     (tmp_path / "q.json").write_text(json.dumps(OTHER_QUESTIONS), encoding="utf-8")
-    argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out"),
-            "--sizes", "small,medium,large", "--ids", "original,short", "--permutations", "2", "--budget", "900",
-            "--context-window", "6000", "--formats", ",".join(benchmark.FORMATS)]
+    argv = [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--questions",
+        str(tmp_path / "q.json"),
+        "--out",
+        str(tmp_path / "out"),
+        "--sizes",
+        "small,medium,large",
+        "--ids",
+        "original,short",
+        "--permutations",
+        "2",
+        "--budget",
+        "900",
+        "--context-window",
+        "6000",
+        "--formats",
+        ",".join(benchmark.FORMATS),
+    ]
     assert benchmark.main(argv) == 0
     out = tmp_path / "out"
     medium = json.loads((out / "graph.medium.original.json").read_text(encoding="utf-8"))
@@ -389,7 +504,14 @@ def write_inputs(tmp_path, questions):
     graph = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
     (tmp_path / "g.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
     (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
-    return ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "out")]
+    return [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--questions",
+        str(tmp_path / "q.json"),
+        "--out",
+        str(tmp_path / "out"),
+    ]
 
 
 QUESTIONS = json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))
@@ -398,15 +520,21 @@ QUESTIONS = json.loads((ROOT / "data" / "questions.json").read_text(encoding="ut
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"question": "Казань: где находится организация проекта Ирины?"},
-         "error: q.json: question q1: leakage check question_has_no_answer failed: 'казань'; fix the question, or pass "
-         "--leakage warn to measure anyway\n"),
-        ({"id": "city_kazan"},
-         "".join(  # q1, now called city_kazan, and q4 both have the answer city_kazan
-             f"error: q.json: question {qid}: leakage check file_names_have_no_answer failed: prompt.{fmt}.city_kazan.txt "
-             "has 'city_kazan'; fix the question, or pass --leakage warn to measure anyway\n"
-             for fmt in sorted(benchmark.ARTICLE_FORMATS) for qid in ("city_kazan", "q4")
-         ) + "error: 10 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on\n"),
+        (
+            {"question": "Казань: где находится организация проекта Ирины?"},
+            "error: q.json: question q1: leakage check question_has_no_answer failed: 'казань'; fix the question, or pass "
+            "--leakage warn to measure anyway\n",
+        ),
+        (
+            {"id": "city_kazan"},
+            "".join(  # q1, now called city_kazan, and q4 both have the answer city_kazan
+                f"error: q.json: question {qid}: leakage check file_names_have_no_answer failed: prompt.{fmt}.city_kazan.txt "
+                "has 'city_kazan'; fix the question, or pass --leakage warn to measure anyway\n"
+                for fmt in sorted(benchmark.ARTICLE_FORMATS)
+                for qid in ("city_kazan", "q4")
+            )
+            + "error: 10 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on\n",
+        ),
     ],
 )
 def test_leakage_stops_the_run(tmp_path, capsys, monkeypatch, change, message):
@@ -424,10 +552,15 @@ def test_leakage_stops_the_run(tmp_path, capsys, monkeypatch, change, message):
         (["--budget", "0"], "--budget must be at least 1, got 0"),
         (["--sizes", "huge"], "unknown name 'huge' in --sizes; choose from small, medium, large"),
         (["--ids", "uuid"], "unknown name 'uuid' in --ids; choose from original, short, pseudonyms"),
-        (["--budget", "100"], "--budget 100 is below the 156 tokens of the json prompt for question q1 with an empty graph (o200k_base); raise --budget"),
-        (["--sizes", "large", "--context-window", "3000"],
-         "--context-window 3000 is too small for a large graph: the medium graph's most compact prompt (edge_list) "
-         "already takes 5064 tokens; raise --context-window or drop large from --sizes"),
+        (
+            ["--budget", "100"],
+            "--budget 100 is below the 156 tokens of the json prompt for question q1 with an empty graph (o200k_base); raise --budget",
+        ),
+        (
+            ["--sizes", "large", "--context-window", "3000"],
+            "--context-window 3000 is too small for a large graph: the medium graph's most compact prompt (edge_list) "
+            "already takes 5064 tokens; raise --context-window or drop large from --sizes",
+        ),
     ],
 )
 def test_bad_matrix_flags(tmp_path, capsys, flags, message):
@@ -451,30 +584,65 @@ def test_progress_line_on_long_runs(tmp_path, capsys, monkeypatch):
     assert benchmark.main(["--permutations", "2", "--formats", "json,dsl", "--out", str(tmp_path)]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert lines  # at least the final line; others at most once a second
-    assert all(re.fullmatch(r"\d+/24 cells, \d+ s, small/original p[01] (json|dsl) o200k_base A", line) for line in lines)
+    assert all(
+        re.fullmatch(r"\d+/24 cells, \d+ s, small/original p[01] (json|dsl) o200k_base A", line) for line in lines
+    )
     assert lines[-1].startswith("24/24 cells, ")
 
 
 def test_a_three_node_graph_runs_at_every_size_and_says_why_it_has_no_distractors(tmp_path, capsys):
     # The only pattern for "thing" is the question's own hop: any branch would answer it a second way.
-    graph = {"nodes": [{"id": "a", "name": "A", "type": "thing"}, {"id": "b", "name": "B", "type": "other"},
-                       {"id": "c", "name": "C", "type": "other"}],
-             "edges": [{"source": "b", "relation": "R", "target": "a"}, {"source": "c", "relation": "S", "target": "b"}]}
+    graph = {
+        "nodes": [
+            {"id": "a", "name": "A", "type": "thing"},
+            {"id": "b", "name": "B", "type": "other"},
+            {"id": "c", "name": "C", "type": "other"},
+        ],
+        "edges": [{"source": "b", "relation": "R", "target": "a"}, {"source": "c", "relation": "S", "target": "b"}],
+    }
     questions = [
-        {"id": "one", "question": "Who points at A?", "answer": "B", "path": [0], "insufficient": False, "answer_id": "b",
-         "query": {"start": "a", "hops": [{"relation": "R", "direction": "in"}]}},
-        {"id": "two", "question": "Who points at B?", "answer": "C", "path": [1], "insufficient": False, "answer_id": "c",
-         "query": {"start": "b", "hops": [{"relation": "S", "direction": "in"}]}},
+        {
+            "id": "one",
+            "question": "Who points at A?",
+            "answer": "B",
+            "path": [0],
+            "insufficient": False,
+            "answer_id": "b",
+            "query": {"start": "a", "hops": [{"relation": "R", "direction": "in"}]},
+        },
+        {
+            "id": "two",
+            "question": "Who points at B?",
+            "answer": "C",
+            "path": [1],
+            "insufficient": False,
+            "answer_id": "c",
+            "query": {"start": "b", "hops": [{"relation": "S", "direction": "in"}]},
+        },
     ]
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     (tmp_path / "q.json").write_text(json.dumps(questions), encoding="utf-8")
-    argv = ["--graph", str(tmp_path / "g.json"), "--questions", str(tmp_path / "q.json"), "--sizes", "small,medium,large",
-            "--model", "solver", "--prompt", "en", "--out", str(tmp_path / "out")]
+    argv = [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--questions",
+        str(tmp_path / "q.json"),
+        "--sizes",
+        "small,medium,large",
+        "--model",
+        "solver",
+        "--prompt",
+        "en",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     assert benchmark.main(argv) == 0
     err = without_read(capsys.readouterr().err).splitlines()
     assert err[0] == "warning: no distractor branch can hang off 'a' without completing a question's path; it gets none"
     assert err[1].startswith("warning: medium: 0 of the ") and err[1].endswith("(spent first: type thing)")
-    assert err[2].startswith("warning: large: 0 distractor branches could be made, fewer than it takes to fill --context-window")
+    assert err[2].startswith(
+        "warning: large: 0 distractor branches could be made, fewer than it takes to fill --context-window"
+    )
     for size in ("medium", "large"):  # one-letter names vary into nothing that is not a blend
         assert json.loads((tmp_path / "out" / f"graph.{size}.original.json").read_text(encoding="utf-8")) == graph
 
@@ -490,7 +658,18 @@ MEDIUM_GOLDEN = {
 
 
 def test_medium_matrix_artifacts_are_pinned(tmp_path):
-    argv = ["--sizes", "medium", "--ids", "original,short", "--permutations", "2", "--budget", "3000", "--out", str(tmp_path)]
+    argv = [
+        "--sizes",
+        "medium",
+        "--ids",
+        "original,short",
+        "--permutations",
+        "2",
+        "--budget",
+        "3000",
+        "--out",
+        str(tmp_path),
+    ]
     assert benchmark.main(argv) == 0
     assert {name: benchmark.sha256_hex((tmp_path / name).read_bytes()) for name in MEDIUM_GOLDEN} == MEDIUM_GOLDEN
 
@@ -505,7 +684,9 @@ def test_a_budget_too_small_for_any_gold_path_says_so_and_which_budget_would_do(
     done = run_cli("--sizes", "medium", "--budget", str(budget), "--out", str(tmp_path / "b"))
     rows = json.loads((tmp_path / "b" / "size_report.json").read_text(encoding="utf-8"))
     json_b = [r for r in rows if r["mode"] == "B" and r["format"] == "json" and r["question_id"] != "q6"]
-    assert sum(r["answerable"] for r in json_b) >= len(json_b) / 2  # the median question's path fits, and the shorter ones
+    assert (
+        sum(r["answerable"] for r in json_b) >= len(json_b) / 2
+    )  # the median question's path fits, and the shorter ones
     assert "note: " not in done.stdout
 
 
@@ -520,8 +701,18 @@ def test_medium_on_an_untyped_graph_with_hundreds_of_relations_is_drawn_not_enum
     rng = random.Random(9)
     graph = synth_kg.make_graph(3000, 300, rng)
     questions = synth_kg.make_questions(graph, 20, rng)
-    done = run_cli(*write(tmp_path, graph, questions), "--sizes", "medium", "--permutations", "2", "--prompt", "en",
-                   "--skip-invalid-questions", "--model", "solver")
+    done = run_cli(
+        *write(tmp_path, graph, questions),
+        "--sizes",
+        "medium",
+        "--permutations",
+        "2",
+        "--prompt",
+        "en",
+        "--skip-invalid-questions",
+        "--model",
+        "solver",
+    )
     assert done.returncode == 0, done.stderr
     table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {(e["answer_correct"]["rate"], e["path_exact"]["rate"]) for e in table} == {(1.0, 1.0)}
@@ -533,7 +724,10 @@ def test_results_and_size_report_per_hop_count(tmp_path):
     table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
     a = next(e for e in table if (e["mode"], e["format"]) == ("A", "json"))
     assert {b: part["n"] for b, part in a["by_hops"].items()} == {"1": 3, "2": 2, "abstention": 1}
-    assert a["by_hops"]["2"]["path_exact"]["rate"] == 1.0 and a["by_hops"]["abstention"]["abstention_correct"]["rate"] == 1.0
+    assert (
+        a["by_hops"]["2"]["path_exact"]["rate"] == 1.0
+        and a["by_hops"]["abstention"]["abstention_correct"]["rate"] == 1.0
+    )
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert "| json | 1.00 (0.44–1.00) [3] | 1.00 (0.34–1.00) [2] |  |  | 1.00 (0.21–1.00) [1] |" in report
     size_report = (tmp_path / "out" / "size_report.md").read_text(encoding="utf-8")
@@ -545,12 +739,27 @@ def test_results_and_size_report_per_hop_count(tmp_path):
 
 def test_a_17_node_film_graph_runs_at_every_size_and_says_how_many_distractors_it_got(tmp_path, capsys):
     (tmp_path / "g.json").write_text(json.dumps(FILM), encoding="utf-8")
-    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "12", "--prompt", "en", "--sizes", "small,medium,large",
-            "--model", "solver", "--out", str(tmp_path / "out")]
+    argv = [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--generate-questions",
+        "12",
+        "--prompt",
+        "en",
+        "--sizes",
+        "small,medium,large",
+        "--model",
+        "solver",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     assert benchmark.main(argv) == 0
     err = capsys.readouterr().err
-    assert re.search(r"warning: large: \d+ distractor branches could be made, fewer than it takes to fill --context-window: the graph's "
-                     r"names are too few", err)
+    assert re.search(
+        r"warning: large: \d+ distractor branches could be made, fewer than it takes to fill --context-window: the graph's "
+        r"names are too few",
+        err,
+    )
     real = {n["name"] for n in FILM["nodes"]}
     for size in ("medium", "large"):
         graph = json.loads((tmp_path / "out" / f"graph.{size}.original.json").read_text(encoding="utf-8"))
@@ -564,8 +773,10 @@ def test_a_17_node_film_graph_runs_at_every_size_and_says_how_many_distractors_i
 def test_prompt_files_are_written_by_default_only_while_they_stay_small(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(benchmark, "PROMPT_FILES_MAX_BYTES", 20_000)
     assert benchmark.main(["--out", str(tmp_path / "out")]) == 0
-    assert capsys.readouterr().err == ("warning: prompt files are not written: they would take 0 MB, over the 0 MB written by "
-                                       "default; pass --write-prompts to write them anyway\n")
+    assert capsys.readouterr().err == (
+        "warning: prompt files are not written: they would take 0 MB, over the 0 MB written by "
+        "default; pass --write-prompts to write them anyway\n"
+    )
     assert not list((tmp_path / "out").glob("prompt.*"))
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["config"]["write_prompts"] == {"write": False, "bytes": 71154}  # the bytes the 30 prompt files take
@@ -573,15 +784,34 @@ def test_prompt_files_are_written_by_default_only_while_they_stay_small(tmp_path
     assert len(list((tmp_path / "again").glob("prompt.*"))) == 30
 
 
-def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type_is_held_back_for_good(tmp_path, capsys):
+def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type_is_held_back_for_good(
+    tmp_path, capsys
+):
     """The unix graph's organizations ('Bell Labs', 'Sun Microsystems') can take new second words from a pool, but each
     new first word would pass its share: such names are held back, and while nothing of the type is made they stay so.
     Held back twice with no new node of the type between counts as spent: the other types go on (13 of 253 branches
     were made, every anchor stalled on organizations; 83 before the pools)."""
     import realism
+
     (tmp_path / "unix.json").write_text(json.dumps(realism.unix_graph(random.Random(1))), encoding="utf-8")
-    argv = ["--graph", str(tmp_path / "unix.json"), "--generate-questions", "40", "--sizes", "medium", "--formats", "json",
-            "--no-write-prompts", "--skip-invalid-questions", "--prompt", "en", "--out", str(tmp_path / "out")]
+    argv = [
+        "--graph",
+        str(tmp_path / "unix.json"),
+        "--generate-questions",
+        "40",
+        "--sizes",
+        "medium",
+        "--formats",
+        "json",
+        "--no-write-prompts",
+        "--skip-invalid-questions",
+        "--prompt",
+        "en",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     assert benchmark.main(argv) == 0
     medium = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
-    assert len(medium["nodes"]) - 30 >= 253 and "distractor branches it needs could be made" not in capsys.readouterr().err
+    assert (
+        len(medium["nodes"]) - 30 >= 253 and "distractor branches it needs could be made" not in capsys.readouterr().err
+    )

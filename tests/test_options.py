@@ -13,7 +13,9 @@ def test_every_flag_of_help_is_documented_in_docs_flags():
     parser = options.make_parser()
     flags = {o for action in parser._actions for o in action.option_strings if o.startswith("--") and o != "--help"}
     documented = set(re.findall(r"`(--[a-z][a-z-]*)", (ROOT / "docs" / "flags.md").read_text(encoding="utf-8")))
-    assert flags == {row[1] for row in options.FLAGS} | {"--no-write-prompts"}  # BooleanOptionalAction adds the --no- form
+    assert flags == {row[1] for row in options.FLAGS} | {
+        "--no-write-prompts"
+    }  # BooleanOptionalAction adds the --no- form
     assert sorted(flags - documented) == []
     assert sorted(documented - flags) == []  # and no flag that is gone
 
@@ -23,10 +25,14 @@ def test_sending_without_httpx2_is_one_line_before_anything_is_measured(monkeypa
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "httpx2" else real(name, *a))
     argv = ["--model", "some-model", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "out")]
     assert benchmark.main(argv) == 2
-    assert capsys.readouterr().err == ("error: sending to --model needs the httpx2 package, which is not installed; run: pip install -r "
-                                       "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')\n")
+    assert capsys.readouterr().err == (
+        "error: sending to --model needs the httpx2 package, which is not installed; run: pip install -r "
+        "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')\n"
+    )
     assert not (tmp_path / "out").exists()
-    assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "solver")]) == 0  # the control solver sends nothing
+    assert (
+        benchmark.main(["--model", "solver", "--out", str(tmp_path / "solver")]) == 0
+    )  # the control solver sends nothing
 
 
 def test_the_run_config_has_a_typed_field_per_flag_and_is_frozen():
@@ -40,23 +46,55 @@ def test_the_run_config_has_a_typed_field_per_flag_and_is_frozen():
     assert fields == [*dests, "argv", "given"]  # in --help's order, and no field a flag does not make
     config = options.parse_config(["--score", "a.jsonl", "b.jsonl", "--formats=json,dsl", "--out", "x"])
     assert (config.score, config.formats, config.out, config.argv) == (
-        (Path("a.jsonl"), Path("b.jsonl")), "json,dsl", Path("x"), ("--score", "a.jsonl", "b.jsonl", "--formats=json,dsl", "--out", "x"))
+        (Path("a.jsonl"), Path("b.jsonl")),
+        "json,dsl",
+        Path("x"),
+        ("--score", "a.jsonl", "b.jsonl", "--formats=json,dsl", "--out", "x"),
+    )
     assert config.named("--formats", "--model", "--out", "--score") == ["--formats", "--out", "--score"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.score = ()  # type: ignore[misc]
-    assert hash(options.parse_config([])) == hash(options.parse_config([]))  # frozen all the way down: tuples, not lists
+    assert hash(options.parse_config([])) == hash(
+        options.parse_config([])
+    )  # frozen all the way down: tuples, not lists
 
 
 def test_models_builds_each_run_config_from_the_commands_own_with_the_models_fields(tmp_path):
     from graphrag_format_benchmark import cli
 
-    base = options.parse_config(["--models", "m.json", "--formats", "json,dsl", "--temperature", "0.5", "--out", str(tmp_path)])
-    models = cli.model_configs(base, [("a", ["--model", "gpt-a", "--base-url", "http://127.0.0.1:9/v1"]),
-                                      ("b", ["--model", "solver", "--temperature", "none", "--concurrency", "2"])])
+    base = options.parse_config(
+        ["--models", "m.json", "--formats", "json,dsl", "--temperature", "0.5", "--out", str(tmp_path)]
+    )
+    models = cli.model_configs(
+        base,
+        [
+            ("a", ["--model", "gpt-a", "--base-url", "http://127.0.0.1:9/v1"]),
+            ("b", ["--model", "solver", "--temperature", "none", "--concurrency", "2"]),
+        ],
+    )
     (name_a, a), (name_b, b) = models
     assert (name_a, a.model, a.base_url, a.temperature, a.formats, a.out, a.models) == (
-        "a", "gpt-a", "http://127.0.0.1:9/v1", 0.5, "json,dsl", tmp_path / "a", None)
+        "a",
+        "gpt-a",
+        "http://127.0.0.1:9/v1",
+        0.5,
+        "json,dsl",
+        tmp_path / "a",
+        None,
+    )
     assert (name_b, b.model, b.temperature, b.concurrency, b.out) == ("b", "solver", None, 2, tmp_path / "b")
-    assert b.argv == ("--formats", "json,dsl", "--temperature", "0.5", "--model", "solver", "--temperature", "none",
-                      "--concurrency", "2", "--out", str(tmp_path / "b"))
+    assert b.argv == (
+        "--formats",
+        "json,dsl",
+        "--temperature",
+        "0.5",
+        "--model",
+        "solver",
+        "--temperature",
+        "none",
+        "--concurrency",
+        "2",
+        "--out",
+        str(tmp_path / "b"),
+    )
     assert base.temperature == 0.5 and base.model is None  # the command's own is untouched

@@ -26,25 +26,55 @@ def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right
     graph = synth_kg.make_graph(800, 80, random.Random(12))
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
     out = tmp_path / "out"
-    argv = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "24", "--prompt", "en", "--pseudonymize",
-            "--sizes", "small,medium", "--model", "solver", "--formats", "json,dsl", "--write-prompts", "--out", str(out)]
+    argv = [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--generate-questions",
+        "24",
+        "--prompt",
+        "en",
+        "--pseudonymize",
+        "--sizes",
+        "small,medium",
+        "--model",
+        "solver",
+        "--formats",
+        "json,dsl",
+        "--write-prompts",
+        "--out",
+        str(out),
+    ]
     assert benchmark.main(argv) == 0
     assert "may still name" not in capsys.readouterr().err  # generated questions quote names whole: nothing is left
     pseudonym = {}  # entity id -> {(pseudonym id, name)} over the sizes
     group = pseudonyms.role_groups(benchmark.Graph((), tuple(benchmark.Edge(**e) for e in graph["edges"])))
-    kinds = {g: variants_names.common_words([n["name"] for n in graph["nodes"] if group.get(n["id"]) == g]) for g in set(group.values())}
+    kinds = {
+        g: variants_names.common_words([n["name"] for n in graph["nodes"] if group.get(n["id"]) == g])
+        for g in set(group.values())
+    }
     for size in ("small", "medium"):
         before = json.loads((out / f"graph.{size}.original.json").read_text(encoding="utf-8"))["nodes"]
         after = json.loads((out / f"graph.{size}.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
         for a, b in zip(before, after, strict=True):
             pseudonym.setdefault(a["id"], set()).add((b["id"], b["name"]))
             if a["id"] in group:  # a real entity (a distractor's made-up name gives nothing real away)
-                own = {w.casefold() for w in a["name"].split()} - variants_names.kept_words(a["name"]) - kinds[group[a["id"]]]
-                assert not own & {w.casefold() for w in b["name"].split()}, (a, b)  # but 'of', 'sir', and its group's 'university'
+                own = (
+                    {w.casefold() for w in a["name"].split()}
+                    - variants_names.kept_words(a["name"])
+                    - kinds[group[a["id"]]]
+                )
+                assert not own & {w.casefold() for w in b["name"].split()}, (
+                    a,
+                    b,
+                )  # but 'of', 'sir', and its group's 'university'
     assert sum(bool(kinds.get(g)) for g in kinds) < len(kinds)  # ... which most groups of people do not have
     assert all(len(names) == 1 for names in pseudonym.values())  # one pseudonym per entity, whatever the size
     originals = {n["id"]: n["name"] for n in graph["nodes"]}
-    kept = [len(originals[i].split()) == len(next(iter(names))[1].split()) for i, names in pseudonym.items() if i in originals]
+    kept = [
+        len(originals[i].split()) == len(next(iter(names))[1].split())
+        for i, names in pseudonym.items()
+        if i in originals
+    ]
     assert sum(kept) >= 0.9 * len(kept)  # the shape of the name: its number of words
     real = {n["name"] for n in graph["nodes"] if " " in n["name"]}
     prompts = list(out.glob("prompt.*.pseudonyms.*.txt"))
@@ -60,18 +90,27 @@ def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right
     assert set(manifest["config"]["pseudonyms"]["mapping_sha256"]) == {"small", "medium"}
     renamed = json.loads((out / "questions.small.pseudonyms.json").read_text(encoding="utf-8"))
     again = json.loads((out / "questions.small.original.json").read_text(encoding="utf-8"))
-    assert [q["id"] for q in renamed] == [q["id"] for q in again] and [q.get("path") for q in renamed] == [q.get("path") for q in again]
+    assert [q["id"] for q in renamed] == [q["id"] for q in again] and [q.get("path") for q in renamed] == [
+        q.get("path") for q in again
+    ]
 
 
-@pytest.mark.parametrize("question, names, left", [
-    ("Which company did Walter White found?", ["Walter White"], ["Walter White"]),  # not renamed: a leftover
-    ("Which company did Tom Baker found?", ["Walter White"], []),  # 'Which' is no stem of 'White'
-    ("Where was Thompson born?", ["Karen Thompson"], ["Karen Thompson"]),  # a word of a name, alone
-    ("Where was Karen born?", ["Karen"], []),  # a one-word name left whole is the renaming's business, not this check's
-    ("Где работает коллега Ирины?", ["Ирина"], ["Ирина"]),  # an inflected form
-    ("Ирины коллега где работает?", ["Ирина"], []),  # never the text's first word
-    ("Who works with the lead of this team?", ["Leadership Forum"], []),  # lower case: an ordinary word
-])
+@pytest.mark.parametrize(
+    "question, names, left",
+    [
+        ("Which company did Walter White found?", ["Walter White"], ["Walter White"]),  # not renamed: a leftover
+        ("Which company did Tom Baker found?", ["Walter White"], []),  # 'Which' is no stem of 'White'
+        ("Where was Thompson born?", ["Karen Thompson"], ["Karen Thompson"]),  # a word of a name, alone
+        (
+            "Where was Karen born?",
+            ["Karen"],
+            [],
+        ),  # a one-word name left whole is the renaming's business, not this check's
+        ("Где работает коллега Ирины?", ["Ирина"], ["Ирина"]),  # an inflected form
+        ("Ирины коллега где работает?", ["Ирина"], []),  # never the text's first word
+        ("Who works with the lead of this team?", ["Leadership Forum"], []),  # lower case: an ordinary word
+    ],
+)
 def test_a_pseudonymized_question_is_said_to_still_name_only_a_real_leftover(question, names, left):
     nodes = tuple(Node(f"n{k}", name, "t") for k, name in enumerate(names))
     assert pseudonyms.still_named(question, nodes) == left
@@ -80,14 +119,34 @@ def test_a_pseudonymized_question_is_said_to_still_name_only_a_real_leftover(que
 def test_pseudonym_ids_follow_a_freebase_style_id_scheme(tmp_path):
     """Ids that are names lower-cased with underscores for spaces and punctuation kept ('jean-paul_sartre'): every
     pseudonym's id is made from its name the same way, never random letters in the id's shape."""
-    people = ["ferdinand georg of saxe-coburg-gotha", "eva braun", "mary-kate olsen", "jean-paul sartre", "o'neill smith",
-              "anne of cleves", "louis xiv of france", "al-khwarizmi"]
+    people = [
+        "ferdinand georg of saxe-coburg-gotha",
+        "eva braun",
+        "mary-kate olsen",
+        "jean-paul sartre",
+        "o'neill smith",
+        "anne of cleves",
+        "louis xiv of france",
+        "al-khwarizmi",
+    ]
     places = ["portugal", "france", "saxe-coburg", "spain", "austria-hungary"]
     nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + places]
-    edges = [{"source": "_".join(p.split()), "relation": "nationality", "target": places[k % len(places)]} for k, p in enumerate(people)]
+    edges = [
+        {"source": "_".join(p.split()), "relation": "nationality", "target": places[k % len(places)]}
+        for k, p in enumerate(people)
+    ]
     (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
-    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
-                   "--out", str(tmp_path / "out"))
+    done = run_cli(
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--generate-questions",
+        "6",
+        "--prompt",
+        "en",
+        "--pseudonymize",
+        "--out",
+        str(tmp_path / "out"),
+    )
     assert done.returncode == 0, done.stderr
     renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
     assert len(renamed) == 13 and all(n["id"] == "_".join(n["name"].lower().split()) for n in renamed)
@@ -96,8 +155,10 @@ def test_pseudonym_ids_follow_a_freebase_style_id_scheme(tmp_path):
 
 def test_role_groups_read_kinds_from_the_relations_of_an_untyped_graph():
     raw = people_graph_by_hand()
-    graph = benchmark.Graph(tuple(benchmark.Node(n["id"], n["name"], n["type"]) for n in raw["nodes"]),
-                            tuple(benchmark.Edge(e["source"], e["relation"], e["target"]) for e in raw["edges"]))
+    graph = benchmark.Graph(
+        tuple(benchmark.Node(n["id"], n["name"], n["type"]) for n in raw["nodes"]),
+        tuple(benchmark.Edge(e["source"], e["relation"], e["target"]) for e in raw["edges"]),
+    )
     groups = pseudonyms.role_groups(graph)
     by_group = {}
     for node, group in groups.items():
@@ -105,9 +166,16 @@ def test_role_groups_read_kinds_from_the_relations_of_an_untyped_graph():
     people = {n["id"] for n in raw["nodes"][:12]}
     # a person is the source of religion, gender, cause_of_death, place_of_birth and spouse alike: one group, named after
     # its largest role; each kind of target is a group of its own
-    assert sorted(by_group.values(), key=sorted) == sorted([people, {"catholicism", "islam", "buddhism"}, {"male", "female"},
-                                                            {"meningitis", "drowning", "heart_failure"},
-                                                            {"celle_ligure", "saint_petersburg", "den_haag"}], key=sorted)
+    assert sorted(by_group.values(), key=sorted) == sorted(
+        [
+            people,
+            {"catholicism", "islam", "buddhism"},
+            {"male", "female"},
+            {"meningitis", "drowning", "heart_failure"},
+            {"celle_ligure", "saint_petersburg", "den_haag"},
+        ],
+        key=sorted,
+    )
     assert groups["ana_ruiz"] == "<cause_of_death" and groups["male"] == "gender>"
     assert pseudonyms.role_groups(graph) == groups  # no draw: the same every time
 
@@ -118,8 +186,19 @@ def test_one_word_pseudonyms_are_nobodys_name_and_values_of_a_closed_class_are_k
     'male' and 'female' are values of a closed class, kept with their ids and said once; names keep their word count."""
     raw = people_graph_by_hand()
     (tmp_path / "g.json").write_text(json.dumps(raw), encoding="utf-8")
-    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
-                   "--sizes", "small,medium", "--out", str(tmp_path / "out"))
+    done = run_cli(
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--generate-questions",
+        "6",
+        "--prompt",
+        "en",
+        "--pseudonymize",
+        "--sizes",
+        "small,medium",
+        "--out",
+        str(tmp_path / "out"),
+    )
     assert done.returncode == 0, done.stderr
     renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
     by_old = {a["id"]: b for a, b in zip(raw["nodes"], renamed)}
@@ -127,18 +206,33 @@ def test_one_word_pseudonyms_are_nobodys_name_and_values_of_a_closed_class_are_k
     real = {n["name"] for n in raw["nodes"]}
     for x in ("catholicism", "islam", "buddhism", "meningitis", "drowning"):  # made up, or a head word of its own group
         assert len(by_old[x]["name"].split()) == 1 and by_old[x]["name"] not in real | others, by_old[x]
-    assert [by_old[x] for x in ("male", "female")] == [{"id": "male", "name": "male", "type": "entity"},
-                                                      {"id": "female", "name": "female", "type": "entity"}]
+    assert [by_old[x] for x in ("male", "female")] == [
+        {"id": "male", "name": "male", "type": "entity"},
+        {"id": "female", "name": "female", "type": "entity"},
+    ]
     assert all(len(by_old[n["id"]]["name"].split()) == len(n["name"].split()) for n in raw["nodes"])
     assert len({n["id"] for n in renamed}) == len(renamed) and len({n["name"] for n in renamed}) == len(renamed)
     assert done.stderr.count("are kept as they are") == 1
-    assert ("warning: --pseudonymize: 2 name(s) are kept as they are, values of a small closed class (2 gender(s); such as "
-            "'male'): they name no one, and another value would be a real one swapped in") in done.stderr
+    assert (
+        "warning: --pseudonymize: 2 name(s) are kept as they are, values of a small closed class (2 gender(s); such as "
+        "'male'): they name no one, and another value would be a real one swapped in"
+    ) in done.stderr
 
 
-@pytest.mark.parametrize("name, kind", [("October", "month"), ("сентябрь", "month"), ("Female", "gender"), ("1987", "number"),
-                                        ("poet", "profession"), ("France", None), ("Paris", None), ("Male Voice Choir", None),
-                                        ("１２", None)])
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("October", "month"),
+        ("сентябрь", "month"),
+        ("Female", "gender"),
+        ("1987", "number"),
+        ("poet", "profession"),
+        ("France", None),
+        ("Paris", None),
+        ("Male Voice Choir", None),
+        ("１２", None),
+    ],
+)
 def test_a_closed_value_is_a_one_word_month_weekday_gender_profession_language_or_number(name, kind):
     assert variants_names.closed_value(name) == kind
 
@@ -150,12 +244,18 @@ def test_no_pseudonym_of_a_real_graph_is_another_of_its_names_or_one_with_a_numb
     every redraw of it opened with 'Queen', the name of another entity, and was refused)."""
     months = "January February March April May June July August September October November".split()
     cities = "Paris Moscow Lyon Kazan Tokyo Osaka Lima Quito Oslo Bergen Rome Milan".split()
-    nodes = ([{"id": f"c{k}", "name": c, "type": "entity"} for k, c in enumerate(cities)]
-             + [{"id": f"m{k}", "name": m, "type": "entity"} for k, m in enumerate(months)]
-             + [{"id": "q", "name": "Queen", "type": "entity"}, {"id": "qv", "name": "Queen Victoria", "type": "entity"},
-                {"id": "ql", "name": "Queen Latifah", "type": "entity"}])
-    edges = ([{"source": f"c{k}", "relation": "coldest_month", "target": f"m{k % 11}"} for k in range(12)]
-             + [{"source": s, "relation": "visited", "target": f"c{k}"} for k, s in enumerate(("q", "qv", "ql"))])
+    nodes = (
+        [{"id": f"c{k}", "name": c, "type": "entity"} for k, c in enumerate(cities)]
+        + [{"id": f"m{k}", "name": m, "type": "entity"} for k, m in enumerate(months)]
+        + [
+            {"id": "q", "name": "Queen", "type": "entity"},
+            {"id": "qv", "name": "Queen Victoria", "type": "entity"},
+            {"id": "ql", "name": "Queen Latifah", "type": "entity"},
+        ]
+    )
+    edges = [{"source": f"c{k}", "relation": "coldest_month", "target": f"m{k % 11}"} for k in range(12)] + [
+        {"source": s, "relation": "visited", "target": f"c{k}"} for k, s in enumerate(("q", "qv", "ql"))
+    ]
     graph = graph_of({"nodes": nodes, "edges": edges})
     renaming = pseudonyms.Pseudonyms(graph, 3)
     made = {n.name: renaming.renamed[n.id].name for n in graph.nodes}
@@ -167,8 +267,11 @@ def test_no_pseudonym_of_a_real_graph_is_another_of_its_names_or_one_with_a_numb
     people = graph_of(synth_kg.people_graph(300, random.Random(4)))
     renaming = pseudonyms.Pseudonyms(people, 1)
     real = {n.name.casefold() for n in people.nodes}
-    swapped = [(n.name, renaming.renamed[n.id].name) for n in people.nodes
-               if renaming.renamed[n.id].name.casefold() in real and renaming.renamed[n.id].name != n.name]
+    swapped = [
+        (n.name, renaming.renamed[n.id].name)
+        for n in people.nodes
+        if renaming.renamed[n.id].name.casefold() in real and renaming.renamed[n.id].name != n.name
+    ]
     assert swapped == []
 
 
@@ -178,12 +281,26 @@ def test_one_word_pseudonyms_of_a_known_kind_are_no_real_word_of_it_and_professi
     people = [f"{f} {s}" for f in ("ana", "ben", "cleo", "dan") for s in ("ruiz", "lee", "ito")]
     countries, jobs = ["portugal", "france", "spain", "norway"], ["novelist", "actor", "physicist"]
     nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in people + countries + jobs]
-    edges = [e for k, p in enumerate(people) for e in (
-        {"source": "_".join(p.split()), "relation": "nationality", "target": countries[k % 4]},
-        {"source": "_".join(p.split()), "relation": "profession", "target": jobs[k % 3]})]
+    edges = [
+        e
+        for k, p in enumerate(people)
+        for e in (
+            {"source": "_".join(p.split()), "relation": "nationality", "target": countries[k % 4]},
+            {"source": "_".join(p.split()), "relation": "profession", "target": jobs[k % 3]},
+        )
+    ]
     (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
-    done = run_cli("--graph", str(tmp_path / "g.json"), "--generate-questions", "6", "--prompt", "en", "--pseudonymize",
-                   "--out", str(tmp_path / "out"))
+    done = run_cli(
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--generate-questions",
+        "6",
+        "--prompt",
+        "en",
+        "--pseudonymize",
+        "--out",
+        str(tmp_path / "out"),
+    )
     assert done.returncode == 0, done.stderr
     renamed = json.loads((tmp_path / "out" / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"]
     by_old = dict(zip((n["id"] for n in nodes), renamed))
@@ -193,8 +310,10 @@ def test_one_word_pseudonyms_of_a_known_kind_are_no_real_word_of_it_and_professi
 
 
 def graph_of(raw: dict) -> benchmark.Graph:
-    return benchmark.Graph(tuple(Node(n["id"], n["name"], n["type"]) for n in raw["nodes"]),
-                           tuple(benchmark.Edge(e["source"], e["relation"], e["target"]) for e in raw["edges"]))
+    return benchmark.Graph(
+        tuple(Node(n["id"], n["name"], n["type"]) for n in raw["nodes"]),
+        tuple(benchmark.Edge(e["source"], e["relation"], e["target"]) for e in raw["edges"]),
+    )
 
 
 def test_hostile_name_shapes_each_get_one_pseudonym_and_the_run_says_what_they_could_not_keep(capsys):
@@ -202,66 +321,125 @@ def test_hostile_name_shapes_each_get_one_pseudonym_and_the_run_says_what_they_c
     renaming = pseudonyms.Pseudonyms(graph, 1)  # a catalogue designation alone hung here; all 5,000 johns, minutes
     renaming.report()
     made = [renaming.renamed[n.id] for n in graph.nodes]
-    assert len({m.id for m in made}) == len(graph.nodes)  # an id each; a name shared only by namesakes, and by all of them
+    assert len({m.id for m in made}) == len(
+        graph.nodes
+    )  # an id each; a name shared only by namesakes, and by all of them
     real_of: dict[str, set[str]] = {}
     for n, m in zip(graph.nodes, made):
         real_of.setdefault(m.name.casefold(), set()).add(n.name.casefold())
-    assert all(len(names) == 1 for names in real_of.values()) and len(real_of) == len({n.name.casefold() for n in graph.nodes})
-    kept = [n.name for n in graph.nodes if variants_names.closed_value(n.name)]  # numbers, letters (grades), '♥ ♥', '--'
+    assert all(len(names) == 1 for names in real_of.values()) and len(real_of) == len(
+        {n.name.casefold() for n in graph.nodes}
+    )
+    kept = [
+        n.name for n in graph.nodes if variants_names.closed_value(n.name)
+    ]  # numbers, letters (grades), '♥ ♥', '--'
     assert [n.name for m, n in zip(made, graph.nodes) if m.name == n.name] == kept and len(kept) == 39
     real = {n.name.casefold() for n in graph.nodes}
     assert not [m.name for m, n in zip(made, graph.nodes) if m.name != n.name and m.name.casefold() in real]
     for n, m in zip(graph.nodes, made):
-        if re.fullmatch(r"\(\d+\) .+", n.name):  # a catalogue designation: another one in its style, its id in the id's style
+        if re.fullmatch(
+            r"\(\d+\) .+", n.name
+        ):  # a catalogue designation: another one in its style, its id in the id's style
             assert re.fullmatch(r"\(\d{4}\) \d{4} [A-Z]{2}\d", m.name) and m.id == m.name.replace(" ", "_"), m
     err = capsys.readouterr().err
     assert err.count("warning: --pseudonymize: ") == 4, err
     assert "with a number added" not in err  # '♥ ♥' -> '♥ ♥ 2' was one: a symbol is a value now, kept
-    assert "4470 of 5087 pseudonym(s) so far are words of other groups' names at the same places" in err  # namesakes share one
+    assert (
+        "4470 of 5087 pseudonym(s) so far are words of other groups' names at the same places" in err
+    )  # namesakes share one
     assert "2 of 5087 pseudonym(s) so far are words made by a character model of their group's one-word names" in err
-    assert ("warning: --pseudonymize: 39 name(s) are kept as they are, values of a small closed class (26 letter(s), 7 "
-            "number(s), 6 symbol(s); such as '--'): they name no one, and another value would be a real one swapped in") in err
+    assert (
+        "warning: --pseudonymize: 39 name(s) are kept as they are, values of a small closed class (26 letter(s), 7 "
+        "number(s), 6 symbol(s); such as '--'): they name no one, and another value would be a real one swapped in"
+    ) in err
     renaming.report()
     assert capsys.readouterr().err == ""  # said once
 
 
 def test_a_catalogue_designation_alone_in_its_kind_is_redrawn_in_its_style_in_a_run(tmp_path, capsys):
-    people = ["Maria of Portugal", "John II of France", "Louis XIV", "Charles de Gaulle", "Isaac Newton", "Marie Curie",
-              "Ada Lovelace", "Alan Turing"]
+    people = [
+        "Maria of Portugal",
+        "John II of France",
+        "Louis XIV",
+        "Charles de Gaulle",
+        "Isaac Newton",
+        "Marie Curie",
+        "Ada Lovelace",
+        "Alan Turing",
+    ]
     nodes = [{"id": p.lower().replace(" ", "_"), "name": p, "type": "entity"} for p in people]
     nodes.append({"id": "(1234)_2001_AB1", "name": "(1234) 2001 AB1", "type": "entity"})
     edges = [{"source": "(1234)_2001_AB1", "relation": "discovered_by", "target": "isaac_newton"}]
     edges += [{"source": nodes[k]["id"], "relation": "spouse", "target": nodes[(k + 3) % 8]["id"]} for k in range(8)]
     (tmp_path / "g.json").write_text(json.dumps({"nodes": nodes, "edges": edges}), encoding="utf-8")
     out = tmp_path / "out"
-    assert benchmark.main(["--graph", str(tmp_path / "g.json"), "--generate-questions", "5", "--prompt", "en", "--pseudonymize",
-                           "--formats", "json", "--out", str(out)]) == 0
-    renamed = {a["id"]: b for a, b in zip(json.loads((out / "graph.small.original.json").read_text(encoding="utf-8"))["nodes"],
-                                         json.loads((out / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"])}
+    assert (
+        benchmark.main(
+            [
+                "--graph",
+                str(tmp_path / "g.json"),
+                "--generate-questions",
+                "5",
+                "--prompt",
+                "en",
+                "--pseudonymize",
+                "--formats",
+                "json",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    renamed = {
+        a["id"]: b
+        for a, b in zip(
+            json.loads((out / "graph.small.original.json").read_text(encoding="utf-8"))["nodes"],
+            json.loads((out / "graph.small.pseudonyms.json").read_text(encoding="utf-8"))["nodes"],
+        )
+    }
     catalogue = renamed["(1234)_2001_AB1"]
     year = re.fullmatch(r"\((\d{4})\) (\d{4}) [A-Z]{2}\d", catalogue["name"])
     assert year and abs(int(year[2]) - 2001) <= 60 and catalogue["id"] == catalogue["name"].replace(" ", "_")
-    assert re.fullmatch(r"[A-Z][a-z]+ [IVX]+ of [A-Z][a-z]+", renamed["john_ii_of_france"]["name"])  # the shape of a royal name
+    assert re.fullmatch(
+        r"[A-Z][a-z]+ [IVX]+ of [A-Z][a-z]+", renamed["john_ii_of_france"]["name"]
+    )  # the shape of a royal name
     assert re.fullmatch(r"[A-Z][a-z]+ [IVX]+", renamed["louis_xiv"]["name"])
     err = capsys.readouterr().err
-    assert "warning: --pseudonymize: 1 of 9 pseudonym(s) so far are made up in the shape of the name they replace (such as " \
-           f"'(1234) 2001 AB1' -> {catalogue['name']!r}): no real name of their group was left to draw from" in err
+    assert (
+        "warning: --pseudonymize: 1 of 9 pseudonym(s) so far are made up in the shape of the name they replace (such as "
+        f"'(1234) 2001 AB1' -> {catalogue['name']!r}): no real name of their group was left to draw from" in err
+    )
 
 
 def test_a_royal_name_keeps_its_of_and_draws_each_place_from_the_same_place_of_its_groups_names():
     given = "anna beatrix carlos diego elena felipe greta hugo irene jorge karl luisa".split()
     places = "portugal france aragon castile navarre bavaria saxony hesse savoy bohemia hungary poland".split()
-    royals = [f"{g} of {p}" for g, p in zip(given, places)] + [f"{g} ii of {p}" for g, p in zip(given[::-1], places[:6])]
-    others = [f"{g} {s}" for g, s in zip(given, "smith jones brown lopez garcia weber meyer novak rossi russo silva costa".split())]
+    royals = [f"{g} of {p}" for g, p in zip(given, places)] + [
+        f"{g} ii of {p}" for g, p in zip(given[::-1], places[:6])
+    ]
+    others = [
+        f"{g} {s}"
+        for g, s in zip(given, "smith jones brown lopez garcia weber meyer novak rossi russo silva costa".split())
+    ]
     nodes = [{"id": "_".join(n.split()), "name": n, "type": "entity"} for n in royals + others]
-    edges = [{"source": nodes[k]["id"], "relation": "spouse", "target": nodes[(k + 1) % len(nodes)]["id"]} for k in range(len(nodes))]
+    edges = [
+        {"source": nodes[k]["id"], "relation": "spouse", "target": nodes[(k + 1) % len(nodes)]["id"]}
+        for k in range(len(nodes))
+    ]
     graph = graph_of({"nodes": nodes, "edges": edges})
     renaming = pseudonyms.Pseudonyms(graph, 4)
     for n in graph.nodes:
         m = renaming.renamed[n.id].name
-        assert [k[0] for k in variants_names.name_shape(m)] == [k[0] for k in variants_names.name_shape(n.name)], (n.name, m)
+        assert [k[0] for k in variants_names.name_shape(m)] == [k[0] for k in variants_names.name_shape(n.name)], (
+            n.name,
+            m,
+        )
         words, own = m.split(" "), n.name.split(" ")
-        assert words[0] in given and not set(words) & (set(own) - {"of", "ii"}), (n.name, m)  # a given name first, no own word
+        assert words[0] in given and not set(words) & (set(own) - {"of", "ii"}), (
+            n.name,
+            m,
+        )  # a given name first, no own word
         if " of " in n.name:
             assert words[-1] in places, (n.name, m)  # after 'of', a place: never a surname
 
@@ -274,11 +452,15 @@ def test_ten_thousand_untyped_nodes_of_real_kg_shapes_are_renamed_one_each():
     assert len({m.name.casefold() for m in made}) == len({m.id for m in made}) == len(graph.nodes)
     several = [(n.name, m.name) for n, m in zip(graph.nodes, made) if " " in n.name]
     assert sum(len(a.split(" ")) == len(b.split(" ")) for a, b in several) == len(several)
-    made_up = "words made by a character model of their group's one-word names"  # a one-word name's pseudonym, by design
+    made_up = (
+        "words made by a character model of their group's one-word names"  # a one-word name's pseudonym, by design
+    )
     assert sum(k for what, k in renaming.namer.fallbacks.items() if what != made_up) < 0.05 * len(graph.nodes)
 
 
-@pytest.mark.parametrize("text", ["Where was Ana Ruiz born?", "Ana Ruiz and Ana met «Ana Ruizova» in m.0abc", "", "Ana", "  "])
+@pytest.mark.parametrize(
+    "text", ["Where was Ana Ruiz born?", "Ana Ruiz and Ana met «Ana Ruizova» in m.0abc", "", "Ana", "  "]
+)
 def test_the_replacer_substitutes_as_a_regex_of_the_keys_longest_first_would(text):
     mapping = {"Ana": "Eva", "Ana Ruiz": "Eva Lopez", "Ruiz": "Diaz", "m.0abc": "m.0xyz", " ": "never", "": "never"}
     keys = sorted((k for k in mapping if k.strip()), key=len, reverse=True)
@@ -290,31 +472,62 @@ def test_a_stores_upper_case_titles_are_renamed_in_its_descriptions_in_any_case_
     sys.path.insert(0, str(ROOT / "bench"))
     from framework_stores import graphrag_store
 
-    entities = [("ADA LOVELACE", "person", "Ada Lovelace wrote the first program."), ("CAMBRIDGE", "location", "Cambridge is a city in Cambridgeshire."),
-                ("ALLEN", "organization", "Allen hired ADA LOVELACE."), ("UNIX", "technology", "Unix and Unixes ran at Allen.")]
-    relations = [("ADA LOVELACE", "ALLEN", "Ada Lovelace worked at this organization, Allen.", "work", 1.0),
-                 ("ALLEN", "CAMBRIDGE", "Allen is based in Cambridge, Cambridgeshire.", "location", 2.0),
-                 ("ALLEN", "UNIX", "Allen ran Unix on its machines since the seventies.", "software", 3.0)]
+    entities = [
+        ("ADA LOVELACE", "person", "Ada Lovelace wrote the first program."),
+        ("CAMBRIDGE", "location", "Cambridge is a city in Cambridgeshire."),
+        ("ALLEN", "organization", "Allen hired ADA LOVELACE."),
+        ("UNIX", "technology", "Unix and Unixes ran at Allen."),
+    ]
+    relations = [
+        ("ADA LOVELACE", "ALLEN", "Ada Lovelace worked at this organization, Allen.", "work", 1.0),
+        ("ALLEN", "CAMBRIDGE", "Allen is based in Cambridge, Cambridgeshire.", "location", 2.0),
+        ("ALLEN", "UNIX", "Allen ran Unix on its machines since the seventies.", "software", 3.0),
+    ]
     out = tmp_path / "out"
-    assert benchmark.main(["--graph", str(graphrag_store(tmp_path / "store", entities, relations)), "--generate-questions", "4",
-                           "--prompt", "en", "--pseudonymize", "--formats", "json", "--out", str(out), "--leakage", "warn"]) == 0
+    assert (
+        benchmark.main(
+            [
+                "--graph",
+                str(graphrag_store(tmp_path / "store", entities, relations)),
+                "--generate-questions",
+                "4",
+                "--prompt",
+                "en",
+                "--pseudonymize",
+                "--formats",
+                "json",
+                "--out",
+                str(out),
+                "--leakage",
+                "warn",
+            ]
+        )
+        == 0
+    )
     text = (out / "graph.small.pseudonyms.json.txt").read_text(encoding="utf-8")
     graph = json.loads(text)
     left = text
-    for node in graph["nodes"]:  # the pseudonyms themselves taken out (one may be a word of a real name: another matter)
+    for node in graph[
+        "nodes"
+    ]:  # the pseudonyms themselves taken out (one may be a word of a real name: another matter)
         left = re.sub(rf"(?<!\w){re.escape(node['name'])}(?!\w)", " ", left, flags=re.IGNORECASE)
     for name in ("Ada Lovelace", "Allen", "Cambridge", "Unix"):
         assert not re.search(rf"(?<!\w){name}(?!\w)", left, re.IGNORECASE), name  # no real name left, in any case
     assert "Cambridgeshire" in text and "Unixes" in text  # a name inside a longer word is no name
     ada = next(n for n in graph["nodes"] if "wrote the first program" in n.get("properties", {}).get("description", ""))
-    assert ada["properties"]["description"].startswith(" ".join(w[:1] + w[1:].lower() for w in ada["name"].split(" ")))  # title case
+    assert ada["properties"]["description"].startswith(
+        " ".join(w[:1] + w[1:].lower() for w in ada["name"].split(" "))
+    )  # title case
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("ADA LOVELACE met Ada Lovelace and ada lovelace.", "DENNIS RESEARCH met Dennis Research and dennis research."),
-    ("Cambridgeshire is not Cambridge.", "Cambridgeshire is not Geneva."),
-    ("Unixes ran Unix; unix_like is one word.", "Unixes ran Cobol; unix_like is one word."),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("ADA LOVELACE met Ada Lovelace and ada lovelace.", "DENNIS RESEARCH met Dennis Research and dennis research."),
+        ("Cambridgeshire is not Cambridge.", "Cambridgeshire is not Geneva."),
+        ("Unixes ran Unix; unix_like is one word.", "Unixes ran Cobol; unix_like is one word."),
+    ],
+)
 def test_the_replacer_of_words_takes_whole_words_in_any_case_and_gives_the_case_it_found(text, expected):
     mapping = {"ADA LOVELACE": "DENNIS RESEARCH", "Cambridge": "Geneva", "Unix": "Cobol"}
     assert pseudonyms.Replacer(mapping, words=True).sub(text) == expected
@@ -325,7 +538,9 @@ def test_real_namesakes_of_one_kind_share_one_pseudonym_each_with_an_id_of_its_o
     an n-gram classifier tells apart (movie graph, cross-graph AUC 0.67 -> 0.61); namesakes stay namesakes, and a question
     text that names 'Heat' names the one pseudonym."""
     nodes = [{"id": f"heat_{k}" if k else "heat", "name": "Heat", "type": "film"} for k in range(3)]
-    nodes += [{"id": f"p{k}", "name": f"Ann Lee{k}", "type": "person"} for k in range(3)] + [{"id": "x", "name": "Heat", "type": "person"}]
+    nodes += [{"id": f"p{k}", "name": f"Ann Lee{k}", "type": "person"} for k in range(3)] + [
+        {"id": "x", "name": "Heat", "type": "person"}
+    ]
     edges = [{"source": f"p{k}", "relation": "starred_in", "target": nodes[k]["id"]} for k in range(3)]
     graph = graph_of({"nodes": nodes, "edges": edges})
     renaming = pseudonyms.Pseudonyms(graph, 2)

@@ -17,7 +17,12 @@ from graphrag_format_benchmark import measure, report, results
 from conftest import ROOT, run_cli
 from fake_openai import FakeOpenAI
 
-HOSTILE = ['<script>window.__pwned = 1</script>', '"><img src=x onerror="window.__pwned = 2">', "\u202eevil\u202c name", "a&amp;b"]
+HOSTILE = [
+    "<script>window.__pwned = 1</script>",
+    '"><img src=x onerror="window.__pwned = 2">',
+    "\u202eevil\u202c name",
+    "a&amp;b",
+]
 
 
 TOKENIZERS = {name: benchmark.load_tokenizer(name) for name in ("o200k_base", "cl100k_base")}
@@ -43,10 +48,16 @@ def article_run(tmp_path_factory):
 def test_token_boundaries_concatenate_to_the_graph_and_count_its_tokens(article_run):
     data = page_data(article_run / "report.html")
     rows = json.loads((article_run / "size_report.json").read_text(encoding="utf-8"))
-    assert {(v["format"], v["encoding"].split(":")[0]) for v in data["tokens"]} == {(f, e) for f in benchmark.FORMATS if f in
-                                                                                  {"json", "jsonl", "tsv", "edge_list", "dsl"} for e in ("o200k_base", "hf")}
+    assert {(v["format"], v["encoding"].split(":")[0]) for v in data["tokens"]} == {
+        (f, e)
+        for f in benchmark.FORMATS
+        if f in {"json", "jsonl", "tsv", "edge_list", "dsl"}
+        for e in ("o200k_base", "hf")
+    }
     for view in data["tokens"]:
-        graph_tokens = next(r["graph_tokens"] for r in rows if r["format"] == view["format"] and r["encoding"] == view["encoding"])
+        graph_tokens = next(
+            r["graph_tokens"] for r in rows if r["format"] == view["format"] and r["encoding"] == view["encoding"]
+        )
         assert len(view["pieces"]) == view["tokens"] == graph_tokens
         assert view["names_and_values"] + view["syntax"] == graph_tokens
         text = (article_run / f"graph.{view['format']}.txt").read_text(encoding="utf-8")
@@ -69,9 +80,17 @@ def test_the_size_table_is_size_reports(article_run):
     for shown in group["rows"]:
         mine = [r for r in json_rows if r["format"] == shown["format"]]
         assert (shown["graph_tokens"], shown["prompt_min"], shown["prompt_max"], shown["bytes"], shown["overflow"]) == (
-            mine[0]["graph_tokens"], min(r["prompt_tokens"] for r in mine), max(r["prompt_tokens"] for r in mine), mine[0]["bytes"], 0)
+            mine[0]["graph_tokens"],
+            min(r["prompt_tokens"] for r in mine),
+            max(r["prompt_tokens"] for r in mine),
+            mine[0]["bytes"],
+            0,
+        )
     mean = {f: sum(r["prompt_tokens"] for r in json_rows if r["format"] == f) / 6 for f in ("json", "tsv")}
-    assert [r["vs_baseline"] for r in group["rows"] if r["format"] in mean] == [0.0, round(mean["tsv"] / mean["json"] - 1, 4)]
+    assert [r["vs_baseline"] for r in group["rows"] if r["format"] in mean] == [
+        0.0,
+        round(mean["tsv"] / mean["json"] - 1, 4),
+    ]
 
 
 def test_the_prompts_the_page_builds_are_the_prompt_files(article_run):
@@ -79,13 +98,17 @@ def test_the_prompts_the_page_builds_are_the_prompt_files(article_run):
     for q in data["questions"]:
         for fmt, cell in q["cells"].items():
             head, middle, end = data["heads"][fmt]
-            assert head + data["graphs"][cell["graph"]] + middle + q["text"] + end == (article_run / f"prompt.{fmt}.{q['id']}.txt").read_text(encoding="utf-8")
+            assert head + data["graphs"][cell["graph"]] + middle + q["text"] + end == (
+                article_run / f"prompt.{fmt}.{q['id']}.txt"
+            ).read_text(encoding="utf-8")
 
 
 def hostile_graph(tmp_path):
     graph = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
     named = {n["id"]: n for n in graph["nodes"]}
-    for node_id, name in zip(("project_pulse", "method_vector", "org_siberia", "org_vector"), HOSTILE):  # no question names them
+    for node_id, name in zip(
+        ("project_pulse", "method_vector", "org_siberia", "org_vector"), HOSTILE
+    ):  # no question names them
         named[node_id]["name"] = name
     (tmp_path / "g.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
     return tmp_path / "g.json"
@@ -100,17 +123,23 @@ def test_hostile_names_are_data_not_markup_and_the_page_is_deterministic(tmp_pat
     assert html == (tmp_path / "b" / "report.html").read_bytes()
     assert b"<img" not in html and b"window.__pwned" in html and html.count(b"<script") == 2  # the data block and ours
     data = page_data(tmp_path / "a" / "report.html")
-    assert any(HOSTILE[0] in piece for v in data["tokens"] for piece in [''.join(v["pieces"])])
+    assert any(HOSTILE[0] in piece for v in data["tokens"] for piece in ["".join(v["pieces"])])
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["outputs"]["report.html"] == benchmark.sha256_hex(html)
 
 
 def diagnosed_run(out: Path, *flags: str) -> Path:
     """A model run whose answers get known diagnoses (test_runner.DIAGNOSED), q2 fully right."""
-    by_question = {"q1": DIAGNOSED["edge_not_shown"][1], "q2": json.dumps(
-        {"answer": "Максим", "path": [11, 8, 5, 2], "evidence": [E[i] for i in (11, 8, 5, 2)]}, ensure_ascii=False),
-        "q3": DIAGNOSED["no_json"][1], "q4": DIAGNOSED["wrong_branch"][1], "q5": DIAGNOSED["miscounted_indices"][1],
-        "q6": '<script>window.__pwned = 3</script>'}
+    by_question = {
+        "q1": DIAGNOSED["edge_not_shown"][1],
+        "q2": json.dumps(
+            {"answer": "Максим", "path": [11, 8, 5, 2], "evidence": [E[i] for i in (11, 8, 5, 2)]}, ensure_ascii=False
+        ),
+        "q3": DIAGNOSED["no_json"][1],
+        "q4": DIAGNOSED["wrong_branch"][1],
+        "q5": DIAGNOSED["miscounted_indices"][1],
+        "q6": "<script>window.__pwned = 3</script>",
+    }
     fake = FakeOpenAI(answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)])
     try:
         assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(out), *flags]) == 0
@@ -125,11 +154,18 @@ def test_a_model_run_page_holds_every_cell_with_its_diagnosis_and_a_csv_beside_i
     assert len(model["cells"]) == 30
     q5 = [c for c in model["cells"] if c["question"] == "q5"]
     assert {c["diagnosis"] for c in q5} == {"miscounted_indices"} and q5[0]["evidence"] == [
-        {"edge": "project_atlas USES method_compress", "mark": "shown"}]
+        {"edge": "project_atlas USES method_compress", "mark": "shown"}
+    ]
     q1 = next(c for c in model["cells"] if c["question"] == "q1")
     assert q1["evidence"] == [{"edge": "person_irina LEADS org_vector", "mark": "not shown"}]
-    assert q1["gold"] == [["person_irina LEADS project_orion", "project_orion USES method_graph", "method_graph DEVELOPED_BY org_vector",
-                           "org_vector LOCATED_IN city_kazan"]]
+    assert q1["gold"] == [
+        [
+            "person_irina LEADS project_orion",
+            "project_orion USES method_graph",
+            "method_graph DEVELOPED_BY org_vector",
+            "org_vector LOCATED_IN city_kazan",
+        ]
+    ]
     csv_lines = (out / "cells.csv").read_text(encoding="utf-8").splitlines()
     assert csv_lines[0].split(",") == list(results.CSV_FIELDS) and len(csv_lines) == 31
     assert sum(",miscounted_indices," in line for line in csv_lines) == 5
@@ -144,7 +180,9 @@ def open_page(browser, path: Path):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("crash", lambda _: errors.append("the page crashed"))
-    page.on("request", lambda r: errors.append(f"request {r.url}") if re.match(r"(https?|wss?|ftp):", r.url) else None)  # the network
+    page.on(
+        "request", lambda r: errors.append(f"request {r.url}") if re.match(r"(https?|wss?|ftp):", r.url) else None
+    )  # the network
     page.goto(path.as_uri())
     page.wait_for_selector("#sizes table")
     return page, errors
@@ -153,16 +191,25 @@ def open_page(browser, path: Path):
 def test_the_page_shows_size_reports_numbers_and_each_questions_prompts(browser, article_run):
     page, errors = open_page(browser, article_run / "report.html")
     rows = json.loads((article_run / "size_report.json").read_text(encoding="utf-8"))
-    shown = page.eval_on_selector_all("#sizes0 tr", "rows => rows.slice(1).map(r => Array.from(r.cells).map(c => c.textContent))")
+    shown = page.eval_on_selector_all(
+        "#sizes0 tr", "rows => rows.slice(1).map(r => Array.from(r.cells).map(c => c.textContent))"
+    )
     mine = {r["format"]: r for r in rows if r["encoding"] == "o200k_base" and r["question_id"] == "q1"}
-    assert [(s[0], s[1]) for s in shown] == [(f, str(mine[f]["graph_tokens"])) for f in ("json", "jsonl", "tsv", "edge_list", "dsl")]
+    assert [(s[0], s[1]) for s in shown] == [
+        (f, str(mine[f]["graph_tokens"])) for f in ("json", "jsonl", "tsv", "edge_list", "dsl")
+    ]
     page.click("#sizes0 th:nth-child(2)")  # sort by graph tokens: edge_list (305) first
     assert page.eval_on_selector("#sizes0 tr:nth-child(2) td", "c => c.textContent") == "edge_list"
     assert page.eval_on_selector("#tokenView", "v => v.dataset.tokens") == str(mine["json"]["graph_tokens"])
     page.select_option("#questionPick", "2")  # q3
-    page.wait_for_function("document.querySelector('#prompts h4') && document.querySelector('#questionText p').textContent.startsWith('Какой')")
+    page.wait_for_function(
+        "document.querySelector('#prompts h4') && document.querySelector('#questionText p').textContent.startsWith('Какой')"
+    )
     texts = page.eval_on_selector_all("#prompts .prompt pre", "pres => pres.map(p => p.textContent)")
-    assert texts == [(article_run / f"prompt.{f}.q3.txt").read_text(encoding="utf-8") for f in ("json", "jsonl", "tsv", "edge_list", "dsl")]
+    assert texts == [
+        (article_run / f"prompt.{f}.q3.txt").read_text(encoding="utf-8")
+        for f in ("json", "jsonl", "tsv", "edge_list", "dsl")
+    ]
     assert errors == []
 
 
@@ -185,18 +232,25 @@ def test_filters_show_what_they_should_and_an_answer_shows_its_diagnosis(browser
     page, errors = open_page(browser, out / "report.html")
     assert page.locator("#cellTable tr").count() == 31
     page.select_option("#fDiagnosis", "miscounted_indices")
-    assert page.eval_on_selector_all("#cellTable tr", "rows => rows.slice(1).map(r => r.dataset.diagnosis)") == ["miscounted_indices"] * 5
+    assert (
+        page.eval_on_selector_all("#cellTable tr", "rows => rows.slice(1).map(r => r.dataset.diagnosis)")
+        == ["miscounted_indices"] * 5
+    )
     page.select_option("#fDiagnosis", "")
     page.select_option("#fFormat", "tsv")
     page.select_option("#fOutcome", "right")
-    rows = page.eval_on_selector_all("#cellTable tr", "rows => rows.slice(1).map(r => [r.dataset.format, r.cells[1].textContent])")
+    rows = page.eval_on_selector_all(
+        "#cellTable tr", "rows => rows.slice(1).map(r => [r.dataset.format, r.cells[1].textContent])"
+    )
     assert rows == [["tsv", "q2"]]
     assert "Showing 1 of 1 matching cells (30 in all)." == page.text_content("#shown")
     page.select_option("#fFormat", "")
     page.select_option("#fOutcome", "")
     page.check("#fDisagree")  # every format answered alike: no question where formats disagree
     assert page.locator("#cellTable tr").count() == 1
-    assert "wrong_branch" in page.text_content("#diagnosisTable") or "wrong branch" in page.text_content("#diagnosisTable")
+    assert "wrong_branch" in page.text_content("#diagnosisTable") or "wrong branch" in page.text_content(
+        "#diagnosisTable"
+    )
     assert errors == []
 
 
@@ -206,7 +260,9 @@ def test_distractors_are_named_for_the_page_to_mark(tmp_path):
     prompts = page_data(tmp_path / "out" / "report.html")["prompts"]
     real = {n["id"] for n in json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))["nodes"]}
     graph = json.loads((tmp_path / "out" / "graph.medium.original.json").read_text(encoding="utf-8"))
-    assert prompts["distractors"] == sorted({n["id"] for n in graph["nodes"]} - real) and len(prompts["distractors"]) > 100
+    assert (
+        prompts["distractors"] == sorted({n["id"] for n in graph["nodes"]} - real) and len(prompts["distractors"]) > 100
+    )
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "tsv", "edge_list", "dsl"])
@@ -219,15 +275,45 @@ def test_a_large_graphs_token_view_is_its_first_tokens_cut_where_the_whole_text_
     whole = report.token_ends(tokenizer, text)
     assert len(whole) > 2 * report.REPORT_TOKENS_SHOWN and report.REPORT_TOKENS_SHOWN <= len(ends) < len(whole)
     assert text.startswith(start) and ends[-1] == len(start)
-    assert ends == whole[:len(ends)]  # the boundaries the whole text has there, found without tokenizing the rest
+    assert ends == whole[: len(ends)]  # the boundaries the whole text has there, found without tokenizing the rest
 
 
-LINE_PARTS = st.sampled_from(["  ", "\t", " ", "{", "}", "\"id\": ", "\"Казань\",", "x", "42", "1969,", "-LEADS->", "|", "  \n", "\r",
-                              "😀", "Ж", "'s", "/", "//", ":", "...", "\u00a0", "\u2028", "é", "e\u0301"])
+LINE_PARTS = st.sampled_from(
+    [
+        "  ",
+        "\t",
+        " ",
+        "{",
+        "}",
+        '"id": ',
+        '"Казань",',
+        "x",
+        "42",
+        "1969,",
+        "-LEADS->",
+        "|",
+        "  \n",
+        "\r",
+        "😀",
+        "Ж",
+        "'s",
+        "/",
+        "//",
+        ":",
+        "...",
+        "\u00a0",
+        "\u2028",
+        "é",
+        "e\u0301",
+    ]
+)
 
 
-@given(lines=st.lists(st.lists(LINE_PARTS, max_size=6).map("".join), min_size=2, max_size=40), size=st.integers(1, 400),
-       encoding=st.sampled_from(["o200k_base", "cl100k_base"]))
+@given(
+    lines=st.lists(st.lists(LINE_PARTS, max_size=6).map("".join), min_size=2, max_size=40),
+    size=st.integers(1, 400),
+    encoding=st.sampled_from(["o200k_base", "cl100k_base"]),
+)
 @settings(max_examples=300, deadline=None)
 def test_a_token_cut_keeps_every_token_boundary_before_it(lines, size, encoding):
     text = "\n".join(lines)
@@ -235,8 +321,10 @@ def test_a_token_cut_keeps_every_token_boundary_before_it(lines, size, encoding)
     cut = measure.token_cut(tokenizer, text, size)
     if cut is not None:
         ends = report.token_ends(tokenizer, text[:cut])
-        assert ends == report.token_ends(tokenizer, text)[:len(ends)] and (not ends or ends[-1] == cut)
-    assert measure.chunked_count(tokenizer, text, max(1, size // 4)) == tokenizer.count(text)  # a chunk at a time: the same count
+        assert ends == report.token_ends(tokenizer, text)[: len(ends)] and (not ends or ends[-1] == cut)
+    assert measure.chunked_count(tokenizer, text, max(1, size // 4)) == tokenizer.count(
+        text
+    )  # a chunk at a time: the same count
 
 
 @pytest.fixture(scope="module")
@@ -263,7 +351,10 @@ def test_of_a_long_prompt_the_page_holds_its_first_and_last_lines_and_how_many_i
     assert whole.startswith(head + graph["start"]) and whole.endswith(graph["end"] + middle + q["text"] + end)
     assert graph["start"].count("\n") == report.PROMPT_HEAD and graph["end"].count("\n") == report.PROMPT_TAIL - 1
     assert head.count("\n") + graph["newlines"] + (middle + q["text"] + end).count("\n") == whole.count("\n")
-    assert isinstance(data["graphs"][q["cells"]["dsl"]["graph"]], dict) and len(page_data(long_run / "report.html")["notes"]) >= 1
+    assert (
+        isinstance(data["graphs"][q["cells"]["dsl"]["graph"]], dict)
+        and len(page_data(long_run / "report.html")["notes"]) >= 1
+    )
 
 
 def test_the_page_draws_a_long_prompts_first_and_last_lines(browser, long_run):
@@ -272,15 +363,24 @@ def test_the_page_draws_a_long_prompts_first_and_last_lines(browser, long_run):
     drawn = page.eval_on_selector("#prompts .prompt[data-format='json'] pre", "p => p.textContent")
     lines = (long_run / "prompt.json.q1.txt").read_text(encoding="utf-8").split("\n")
     left = len(lines) - report.PROMPT_HEAD - report.PROMPT_TAIL
-    assert drawn == ("\n".join(lines[:report.PROMPT_HEAD]) + "\n" + f"… {left:,} lines of {len(lines):,} not drawn …\n"
-                     + "\n".join(lines[-report.PROMPT_TAIL:]))
+    assert drawn == (
+        "\n".join(lines[: report.PROMPT_HEAD])
+        + "\n"
+        + f"… {left:,} lines of {len(lines):,} not drawn …\n"
+        + "\n".join(lines[-report.PROMPT_TAIL :])
+    )
     assert errors == []
 
 
 def test_a_logged_prompts_page_shows_what_was_sent_beside_each_alternative(browser, tmp_path):
-    requests = [ROOT / "tests" / "golden" / "frameworks" / "small" / f"{f}.request.json" for f in ("lightrag", "graphrag")]
+    requests = [
+        ROOT / "tests" / "golden" / "frameworks" / "small" / f"{f}.request.json" for f in ("lightrag", "graphrag")
+    ]
     log = tmp_path / "logged.jsonl"
-    log.write_text("".join(json.dumps({"id": r.stem, **json.loads(r.read_text(encoding="utf-8"))}) + "\n" for r in requests), encoding="utf-8")
+    log.write_text(
+        "".join(json.dumps({"id": r.stem, **json.loads(r.read_text(encoding="utf-8"))}) + "\n" for r in requests),
+        encoding="utf-8",
+    )
     done = run_cli("--from-prompts", str(log), "--formats", "json,tsv", "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     page, errors = open_page(browser, tmp_path / "out" / "report.html")
@@ -288,13 +388,18 @@ def test_a_logged_prompts_page_shows_what_was_sent_beside_each_alternative(brows
     assert shown == ["logged", "json", "tsv"]
     page.wait_for_function("document.querySelectorAll('#prompts .prompt pre').length === 3")
     heads = page.eval_on_selector_all("#prompts h4", "hs => hs.map(h => h.textContent)")
-    records = [json.loads(line) for line in (tmp_path / "out" / "logged.jsonl").read_text(encoding="utf-8").splitlines()]
+    records = [
+        json.loads(line) for line in (tmp_path / "out" / "logged.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     tokens = records[0]["tokens"]["o200k_base"]
     assert page.eval_on_selector("#tokenPart", "p => p.hidden")  # no token view to draw
     differs = page.eval_on_selector_all("#prompts .prompt", "ps => ps.map(p => p.querySelectorAll('.differs').length)")
     assert differs[0] == 0 and differs[1] > 0  # what was sent is the baseline; json's lines differ from it
-    assert heads == [f"logged · {tokens['logged']['prompt']:,} prompt tokens (o200k_base)",
-                     f"json · {tokens['json']['prompt']:,} prompt tokens (o200k_base)", f"tsv · {tokens['tsv']['prompt']:,} prompt tokens (o200k_base)"]
+    assert heads == [
+        f"logged · {tokens['logged']['prompt']:,} prompt tokens (o200k_base)",
+        f"json · {tokens['json']['prompt']:,} prompt tokens (o200k_base)",
+        f"tsv · {tokens['tsv']['prompt']:,} prompt tokens (o200k_base)",
+    ]
     texts = page.eval_on_selector_all("#prompts .prompt pre", "pres => pres.map(p => p.textContent)")
     sent = json.loads(requests[0].read_text(encoding="utf-8"))["messages"][0]["content"]
     assert texts[0] == sent and "Knowledge Graph Data (Entity)" not in texts[1] and '"nodes": [' in texts[1]

@@ -1,7 +1,5 @@
 """results.py: per group and format, every metric with its interval over questions and its spread across permutations."""
 
-
-
 from test_runner import PERFECT
 
 from graphrag_format_benchmark import (
@@ -12,15 +10,39 @@ from graphrag_format_benchmark import (
 
 def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     def cell(fmt, permutation, correct, tokens):
-        base = {"encoding": "e", "size": "small", "ids": "original", "mode": "A", "format": fmt, "question_id": "q",
-                "repeat": 0, "permutation": permutation, "prompt_sha256": "x", "prompt_tokens": tokens,
-                "insufficient": False, "hops": "1", "status": "OK", "truncated_by_server": False, "usage_prompt_tokens": None,
-                "usage_cached_tokens": None, "usage_completion_tokens": None, "over_output_cap": False,
-                "latency_s": 0.1 * (permutation + 1), "retry_wait_s": 0.0, "finish_reason": "stop", "error": None}
+        base = {
+            "encoding": "e",
+            "size": "small",
+            "ids": "original",
+            "mode": "A",
+            "format": fmt,
+            "question_id": "q",
+            "repeat": 0,
+            "permutation": permutation,
+            "prompt_sha256": "x",
+            "prompt_tokens": tokens,
+            "insufficient": False,
+            "hops": "1",
+            "status": "OK",
+            "truncated_by_server": False,
+            "usage_prompt_tokens": None,
+            "usage_cached_tokens": None,
+            "usage_completion_tokens": None,
+            "over_output_cap": False,
+            "latency_s": 0.1 * (permutation + 1),
+            "retry_wait_s": 0.0,
+            "finish_reason": "stop",
+            "error": None,
+        }
         scores = dict(PERFECT) if correct else {**scoring.FAILED_SCORES, "parse_success": True}
         return {**base, **scores}
 
-    scored = [cell("json", 0, True, 1000), cell("json", 1, False, 1000), cell("dsl", 0, True, 500), cell("dsl", 1, True, 500)]
+    scored = [
+        cell("json", 0, True, 1000),
+        cell("json", 1, False, 1000),
+        cell("dsl", 0, True, 500),
+        cell("dsl", 1, True, 500),
+    ]
     json_row, dsl_row = results_module.aggregate(scored, (None, None))
     assert json_row["path_exact_spread"] == {"mean": 0.5, "min": 0.0, "max": 1.0, "sd": 0.7071, "runs": 2}
     # one question asked in two permutations: one question's value (0.5), no interval from one question
@@ -31,4 +53,6 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     assert json_row["latency_s"] == {"median": 0.15, "p95": 0.2}
     assert json_row["finish_reasons"] == {"stop": 2}
     none_right = [{**c, **scoring.FAILED_SCORES, "parse_success": True} for c in scored]
-    assert not any(e.get("pareto") for e in results_module.aggregate(none_right, (None, None)))  # no correct path: no star
+    assert not any(
+        e.get("pareto") for e in results_module.aggregate(none_right, (None, None))
+    )  # no correct path: no star

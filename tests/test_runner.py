@@ -26,7 +26,14 @@ from graphrag_format_benchmark import (
     results as results_module,
     solver,
 )
-from graphrag_format_benchmark.runner import config as runner_config, endpoint, jobs as runner_jobs, pacing, send, transport
+from graphrag_format_benchmark.runner import (
+    config as runner_config,
+    endpoint,
+    jobs as runner_jobs,
+    pacing,
+    send,
+    transport,
+)
 from graphrag_format_benchmark.variants import contexts
 
 import conftest
@@ -35,7 +42,9 @@ from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 
 SECRET = "sk-test-secret-4f1c9a"
 
-THIRTEEN = contexts.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())  # 13 edges
+THIRTEEN = contexts.Context(
+    "", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ()
+)  # 13 edges
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +56,9 @@ def fast_retries(monkeypatch):
 def solver_contents(*flags: str) -> dict[str, str]:
     """prompt -> the control solver's answer, for the plan these flags describe."""
     args = options.parse_config(list(flags))
-    inputs = inputs_module.load_inputs(args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None, None, args.graph_format, args.graph_order)
+    inputs = inputs_module.load_inputs(
+        args.graph, args.questions or benchmark.DEFAULT_QUESTIONS, None, None, args.graph_format, args.graph_order
+    )
     measured = measure.measure(inputs, options.make_plan(args))
     return {item.prompt(): json.dumps(send.solver_answer(item), ensure_ascii=False) for item in measured.items}
 
@@ -65,7 +76,11 @@ def results(out):
 
 
 def log_lines(out):
-    return [json.loads(line) for line in (out / "requests.jsonl").read_text(encoding="utf-8").splitlines() if line.startswith("{")]
+    return [
+        json.loads(line)
+        for line in (out / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.startswith("{")
+    ]
 
 
 # ---- scoring rules, one hand-made answer at a time
@@ -77,9 +92,19 @@ def answer(text, path, edges=None, graph=None):
 
 
 PERFECT = {
-    "parse_success": True, "abstained": False, "answer_correct": True, "false_abstention": False, "path_exact": True,
-    "edge_precision": 1.0, "edge_recall": 1.0, "valid_path": True, "evidence_match": True, "path_supports_answer": True,
-    "right_answer_wrong_path": False, "json_as_asked": True, "diagnosis": None,
+    "parse_success": True,
+    "abstained": False,
+    "answer_correct": True,
+    "false_abstention": False,
+    "path_exact": True,
+    "edge_precision": 1.0,
+    "edge_recall": 1.0,
+    "valid_path": True,
+    "evidence_match": True,
+    "path_supports_answer": True,
+    "right_answer_wrong_path": False,
+    "json_as_asked": True,
+    "diagnosis": None,
 }
 
 
@@ -90,9 +115,15 @@ def test_index_of_the_right_edge_in_another_permutation(small):
     scores = score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
     hits = len(set(wrong) & {0, 3, 6, 10})
     assert scores == {
-        **PERFECT, "path_exact": False, "edge_precision": hits / 4, "edge_recall": hits / 4,
-        "valid_path": scores["valid_path"], "evidence_match": False, "path_supports_answer": scores["path_supports_answer"],
-        "right_answer_wrong_path": True, "diagnosis": "miscounted_indices",
+        **PERFECT,
+        "path_exact": False,
+        "edge_precision": hits / 4,
+        "edge_recall": hits / 4,
+        "valid_path": scores["valid_path"],
+        "evidence_match": False,
+        "path_supports_answer": scores["path_supports_answer"],
+        "right_answer_wrong_path": True,
+        "diagnosis": "miscounted_indices",
     }
     assert scores["valid_path"] is False
 
@@ -107,24 +138,54 @@ def test_walk_ends():
 
 
 def test_solver_scores_perfectly_in_mode_a_and_the_answerable_fraction_in_mode_b(tmp_path):
-    argv = ["--model", "solver", "--sizes", "small,medium", "--ids", "original,short", "--permutations", "2",
-            "--budget", "2500", "--out", str(tmp_path)]
+    argv = [
+        "--model",
+        "solver",
+        "--sizes",
+        "small,medium",
+        "--ids",
+        "original,short",
+        "--permutations",
+        "2",
+        "--budget",
+        "2500",
+        "--out",
+        str(tmp_path),
+    ]
     assert benchmark.main(argv) == 0
     rows = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
     for e in results(tmp_path)["aggregates"]:
-        mine = [r for r in rows if (r["encoding"], r["size"], r["ids"], r["mode"], r["format"]) ==
-                (e["encoding"], e["size"], e["ids"], e["mode"], e["format"])]
+        mine = [
+            r
+            for r in rows
+            if (r["encoding"], r["size"], r["ids"], r["mode"], r["format"])
+            == (e["encoding"], e["size"], e["ids"], e["mode"], e["format"])
+        ]
         right = e["answer_correct"]["k"] + e["abstention_correct"]["k"]
         assert right / e["n"] == sum(r["answerable"] for r in mine) / len(mine)
         assert e["path_exact"]["k"] == e["answer_correct"]["k"] == e["evidence_match"]["k"]
         if e["mode"] == "A":
-            assert (e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (1.0, 1.0, 1.0)
+            assert (e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (
+                1.0,
+                1.0,
+                1.0,
+            )
     assert "## o200k_base · medium · short · mode B" in (tmp_path / "results.md").read_text(encoding="utf-8")
 
 
 def test_solver_answers_every_prompt_of_a_large_graph_even_past_the_window(tmp_path):
-    argv = ["--model", "solver", "--sizes", "large", "--context-window", "20000", "--formats", "json,edge_list",
-            "--out", str(tmp_path)]
+    argv = [
+        "--model",
+        "solver",
+        "--sizes",
+        "large",
+        "--context-window",
+        "20000",
+        "--formats",
+        "json,edge_list",
+        "--out",
+        str(tmp_path),
+    ]
     assert benchmark.main(argv) == 0
     rows = json.loads((tmp_path / "size_report.json").read_text(encoding="utf-8"))
     assert any(r["overflow"] for r in rows) and not all(r["overflow"] for r in rows)
@@ -144,10 +205,16 @@ def test_score_an_existing_log_gives_the_same_results(tmp_path):
 def test_score_with_other_flags_than_the_run_says_so(tmp_path, capsys):
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "a")]) == 0
     log = tmp_path / "a" / "requests.jsonl"
-    assert benchmark.main(["--model", "solver", "--formats", "json_compact", "--score", str(log), "--out", str(tmp_path / "b")]) == 2
+    assert (
+        benchmark.main(
+            ["--model", "solver", "--formats", "json_compact", "--score", str(log), "--out", str(tmp_path / "b")]
+        )
+        == 2
+    )
     assert run_stderr(capsys) == (
         f"error: {benchmark.display(log)}: no answer to a prompt of this command; the log was written with --formats "
-        "json,jsonl,tsv,edge_list,dsl (here json_compact); pass the same flags as the run that wrote it\n")
+        "json,jsonl,tsv,edge_list,dsl (here json_compact); pass the same flags as the run that wrote it\n"
+    )
     assert not (tmp_path / "b").exists()
 
 
@@ -158,18 +225,63 @@ def test_export_batch_and_score_its_output(tmp_path):
     assert len(lines) == 30
     first = lines[0]
     assert set(first) == {"custom_id", "method", "url", "body"}
-    assert (first["method"], first["url"], first["custom_id"][-3:], len(first["custom_id"])) == ("POST", "/v1/chat/completions", "-r0", 43)
-    assert first["body"]["model"] == "gpt-test" and first["body"]["temperature"] == 0.0 and first["body"]["max_completion_tokens"] == 1024
+    assert (first["method"], first["url"], first["custom_id"][-3:], len(first["custom_id"])) == (
+        "POST",
+        "/v1/chat/completions",
+        "-r0",
+        43,
+    )
+    assert (
+        first["body"]["model"] == "gpt-test"
+        and first["body"]["temperature"] == 0.0
+        and first["body"]["max_completion_tokens"] == 1024
+    )
     contents = solver_contents()
     output = tmp_path / "output.jsonl"
-    output.write_text("".join(
-        json.dumps({"id": f"batch_req_{i}", "custom_id": line["custom_id"], "error": None, "response": {
-            "status_code": 200, "request_id": "r", "body": {"choices": [{"index": 0, "finish_reason": "stop", "message": {
-                "role": "assistant", "content": contents[line["body"]["messages"][0]["content"]]}}],
-                "usage": {"prompt_tokens": 900, "completion_tokens": 50}}}}, ensure_ascii=False) + "\n"
-        for i, line in enumerate(lines)), encoding="utf-8")
-    argv = ["--model", "gpt-test", "--score", str(output), "--out", str(tmp_path / "scored"),
-            "--input-price-per-million", "1.25", "--output-price-per-million", "5"]
+    output.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"batch_req_{i}",
+                    "custom_id": line["custom_id"],
+                    "error": None,
+                    "response": {
+                        "status_code": 200,
+                        "request_id": "r",
+                        "body": {
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {
+                                        "role": "assistant",
+                                        "content": contents[line["body"]["messages"][0]["content"]],
+                                    },
+                                }
+                            ],
+                            "usage": {"prompt_tokens": 900, "completion_tokens": 50},
+                        },
+                    },
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for i, line in enumerate(lines)
+        ),
+        encoding="utf-8",
+    )
+    argv = [
+        "--model",
+        "gpt-test",
+        "--score",
+        str(output),
+        "--out",
+        str(tmp_path / "scored"),
+        "--input-price-per-million",
+        "1.25",
+        "--output-price-per-million",
+        "5",
+    ]
     assert benchmark.main(argv) == 0
     for e in results(tmp_path / "scored")["aggregates"]:
         assert (e["n"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (6, 1.0, 1.0)
@@ -183,20 +295,67 @@ def batch_files(tmp_path, model="gpt-test"):
     assert benchmark.main(["--model", "gpt-test", "--export-batch", str(batch), "--out", str(tmp_path / "out")]) == 0
     lines = [json.loads(line) for line in batch.read_text(encoding="utf-8").splitlines()]
     contents = solver_contents()
-    output = [json.dumps({"id": f"batch_req_{i}", "custom_id": line["custom_id"], "error": None, "response": {
-        "status_code": 200, "request_id": "r", "body": {"model": model, "choices": [{"index": 0, "finish_reason": "stop", "message": {
-            "role": "assistant", "content": contents[line["body"]["messages"][0]["content"]]}}]}}}) for i, line in enumerate(lines[:-2])]
-    errors = [json.dumps({"id": "batch_req_e", "custom_id": lines[-2]["custom_id"], "response": None,
-                          "error": {"code": "batch_expired", "message": "This request could not be executed before the\ncompletion window expired."}}),
-              json.dumps({"id": "batch_req_f", "custom_id": lines[-1]["custom_id"], "error": None, "response": {
-                  "status_code": 500, "request_id": "r", "body": {"error": {"message": "The server had an error", "type": "server_error"}}}})]
+    output = [
+        json.dumps(
+            {
+                "id": f"batch_req_{i}",
+                "custom_id": line["custom_id"],
+                "error": None,
+                "response": {
+                    "status_code": 200,
+                    "request_id": "r",
+                    "body": {
+                        "model": model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {
+                                    "role": "assistant",
+                                    "content": contents[line["body"]["messages"][0]["content"]],
+                                },
+                            }
+                        ],
+                    },
+                },
+            }
+        )
+        for i, line in enumerate(lines[:-2])
+    ]
+    errors = [
+        json.dumps(
+            {
+                "id": "batch_req_e",
+                "custom_id": lines[-2]["custom_id"],
+                "response": None,
+                "error": {
+                    "code": "batch_expired",
+                    "message": "This request could not be executed before the\ncompletion window expired.",
+                },
+            }
+        ),
+        json.dumps(
+            {
+                "id": "batch_req_f",
+                "custom_id": lines[-1]["custom_id"],
+                "error": None,
+                "response": {
+                    "status_code": 500,
+                    "request_id": "r",
+                    "body": {"error": {"message": "The server had an error", "type": "server_error"}},
+                },
+            }
+        ),
+    ]
     return batch, output, errors
 
 
 def score(tmp_path, *files):
     flags = [f for f in files if f == "--accept-other-model"]
     files = [f for f in files if f != "--accept-other-model"]
-    return benchmark.main(["--model", "gpt-test", "--score", *map(str, files), "--out", str(tmp_path / "scored"), *flags])
+    return benchmark.main(
+        ["--model", "gpt-test", "--score", *map(str, files), "--out", str(tmp_path / "scored"), *flags]
+    )
 
 
 def test_a_batch_output_without_its_error_file_counts_the_missing_prompts_as_failed(tmp_path, capsys):
@@ -206,7 +365,10 @@ def test_a_batch_output_without_its_error_file_counts_the_missing_prompts_as_fai
     capsys.readouterr()
     assert score(tmp_path, tmp_path / "output.jsonl") == 1
     err = run_stderr(capsys)
-    assert "warning: 2 of 30 prompts have no answer line: pass the batch's error file too (they count as failed tasks, reason missing_from_batch_output)\n" in err
+    assert (
+        "warning: 2 of 30 prompts have no answer line: pass the batch's error file too (they count as failed tasks, reason missing_from_batch_output)\n"
+        in err
+    )
     table = results(tmp_path / "scored")["aggregates"]
     assert sum(e["errors"] for e in table) == 2 and sum(e["n"] for e in table) == 30
     assert results(tmp_path / "scored")["requests"]["failures"] == {"missing_from_batch_output": 2}
@@ -214,17 +376,33 @@ def test_a_batch_output_without_its_error_file_counts_the_missing_prompts_as_fai
     summary = results(tmp_path / "scored")["requests"]
     assert summary["failures"] == {
         "batch: batch_expired: This request could not be executed before the completion window expired.": 1,
-        "batch: HTTP 500 (server_error): The server had an error": 1}
-    assert summary["missing"] == 0 and summary["files"] == [benchmark.display(tmp_path / "errors.jsonl"), benchmark.display(tmp_path / "output.jsonl")]
+        "batch: HTTP 500 (server_error): The server had an error": 1,
+    }
+    assert summary["missing"] == 0 and summary["files"] == [
+        benchmark.display(tmp_path / "errors.jsonl"),
+        benchmark.display(tmp_path / "output.jsonl"),
+    ]
     report = (tmp_path / "scored" / "results.md").read_text(encoding="utf-8")
-    assert f"Scored: {benchmark.display(tmp_path / 'errors.jsonl')}, {benchmark.display(tmp_path / 'output.jsonl')}" in report
+    assert (
+        f"Scored: {benchmark.display(tmp_path / 'errors.jsonl')}, {benchmark.display(tmp_path / 'output.jsonl')}"
+        in report
+    )
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda out, batch: out + [out[0].replace('"custom_id": "', '"custom_id": "f00')], "matches no prompt of this command"),
-    (lambda out, batch: out + [out[0].replace('"batch_req_0"', '"batch_req_x"')], "was given before, at "),
-    (lambda out, batch: batch, "are a Batch input line (custom_id, method, url, body): pass the batch's output file and its error file"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda out, batch: out + [out[0].replace('"custom_id": "', '"custom_id": "f00')],
+            "matches no prompt of this command",
+        ),
+        (lambda out, batch: out + [out[0].replace('"batch_req_0"', '"batch_req_x"')], "was given before, at "),
+        (
+            lambda out, batch: batch,
+            "are a Batch input line (custom_id, method, url, body): pass the batch's output file and its error file",
+        ),
+    ],
+)
 def test_unknown_conflicting_and_input_format_lines_are_refused(tmp_path, capsys, change, message):
     batch, output, _ = batch_files(tmp_path)
     lines = change(output, batch.read_text(encoding="utf-8").splitlines())
@@ -239,10 +417,15 @@ def test_an_identical_duplicate_line_is_counted_once_and_another_model_is_an_err
     _, output, errors = batch_files(tmp_path, model="gpt-test-mini-2024-07-18")
     (tmp_path / "output.jsonl").write_text("\n".join([*output, output[0], *errors]) + "\n", encoding="utf-8")
     assert score(tmp_path, tmp_path / "output.jsonl") == 2  # gpt-test-mini is another model, not a snapshot of gpt-test
-    assert "the answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (only a dated snapshot" in run_stderr(capsys)
+    assert (
+        "the answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (only a dated snapshot"
+        in run_stderr(capsys)
+    )
     assert score(tmp_path, tmp_path / "output.jsonl", "--accept-other-model") == 1
-    assert ("warning: answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (accepted with --accept-other-model)\n"
-            in run_stderr(capsys))
+    assert (
+        "warning: answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (accepted with --accept-other-model)\n"
+        in run_stderr(capsys)
+    )
     _, output, errors = batch_files(tmp_path / "dated", model="gpt-test-2026-01-01")
     (tmp_path / "dated.jsonl").write_text("\n".join([*output, *errors]) + "\n", encoding="utf-8")
     score(tmp_path, tmp_path / "dated.jsonl")
@@ -275,16 +458,40 @@ def test_requests_are_explicit_and_the_key_never_reaches_a_file(server, tmp_path
     lines = log_lines(tmp_path)
     assert lines[0]["type"] == "run" and lines[0]["base_url"] == server.url and lines[0]["sampling"]["seed"] == 2026
     record = lines[1]
-    for field in ("format", "question_id", "size", "mode", "permutation", "ids", "repeat", "prompt_sha256", "time",
-                  "latency_s", "response", "content", "usage", "system_fingerprint", "finish_reason", "error", "attempts"):
+    for field in (
+        "format",
+        "question_id",
+        "size",
+        "mode",
+        "permutation",
+        "ids",
+        "repeat",
+        "prompt_sha256",
+        "time",
+        "latency_s",
+        "response",
+        "content",
+        "usage",
+        "system_fingerprint",
+        "finish_reason",
+        "error",
+        "attempts",
+    ):
         assert field in record, field
-    assert (record["error"], record["attempts"], record["system_fingerprint"], record["finish_reason"]) == (None, 1, "fp_test", "stop")
+    assert (record["error"], record["attempts"], record["system_fingerprint"], record["finish_reason"]) == (
+        None,
+        1,
+        "fp_test",
+        "stop",
+    )
     assert results(tmp_path)["aggregates"][0]["not_run"] == 0
 
 
 def test_a_key_echoed_by_the_server_is_redacted(server, tmp_path, monkeypatch, capsys):
     server.script = [(401, {}, {"error": {"message": f"bad key {SECRET}", "code": "invalid_api_key"}})]
-    assert run(server, tmp_path, "--limit", "1", monkeypatch=monkeypatch) == 2  # the first answer: a rejected key stops the run
+    assert (
+        run(server, tmp_path, "--limit", "1", monkeypatch=monkeypatch) == 2
+    )  # the first answer: a rejected key stops the run
     text = (tmp_path / "requests.jsonl").read_text(encoding="utf-8")
     assert SECRET not in text and "bad key [redacted]" in text
     assert log_lines(tmp_path)[1]["error"] == "HTTP 401 (invalid_api_key): bad key [redacted]"
@@ -296,9 +503,13 @@ def test_the_openai_key_goes_to_openai_only_unless_named(server, tmp_path, monke
     assert benchmark.main(["--model", "m-test", "--base-url", server.url, "--out", str(tmp_path), "--limit", "1"]) == 0
     assert "Authorization" not in server.requests[0]["headers"]
     server.script = [(401, {}, {"error": {"message": "no key"}})]
-    assert benchmark.main(["--model", "m-test", "--base-url", server.url, "--out", str(tmp_path / "b"), "--limit", "1"]) == 2
+    assert (
+        benchmark.main(["--model", "m-test", "--base-url", server.url, "--out", str(tmp_path / "b"), "--limit", "1"])
+        == 2
+    )
     assert run_stderr(capsys).startswith(
-        f"error: {server.url} answered HTTP 401: no key: the endpoint wants a key; name the variable that holds it with --api-key-env;")
+        f"error: {server.url} answered HTTP 401: no key: the endpoint wants a key; name the variable that holds it with --api-key-env;"
+    )
 
 
 def test_structured_output_sends_the_schema(server, tmp_path):
@@ -315,7 +526,9 @@ def test_retries_honour_retry_after_then_succeed(server, tmp_path):
     record = log_lines(tmp_path)[1]
     assert (record["attempts"], record["error"], record["status"]) == (3, None, 200)
     assert record["retry_wait_s"] >= 1.0  # the server's retry-after-ms was waited out, not the 1 ms backoff...
-    assert record["latency_s"] < record["retry_wait_s"]  # ...and the latency is the answering attempt's alone (a local answer in
+    assert (
+        record["latency_s"] < record["retry_wait_s"]
+    )  # ...and the latency is the answering attempt's alone (a local answer in
     # under a second, on however busy a machine), not the waits
     assert len(server.requests) == 3
 
@@ -323,11 +536,27 @@ def test_retries_honour_retry_after_then_succeed(server, tmp_path):
 @pytest.mark.parametrize(
     "script, error, attempts",
     [
-        ([(500, {}, {"error": {"message": f"busy {i}"}}) for i in range(3)], "HTTP 500: busy 2; gave up after 3 attempts", 3),
-        ([(500, {}, {"error": {"message": "validation"}})] * 3, "HTTP 500: validation", 2),  # the same 500 twice: not load
+        (
+            [(500, {}, {"error": {"message": f"busy {i}"}}) for i in range(3)],
+            "HTTP 500: busy 2; gave up after 3 attempts",
+            3,
+        ),
+        (
+            [(500, {}, {"error": {"message": "validation"}})] * 3,
+            "HTTP 500: validation",
+            2,
+        ),  # the same 500 twice: not load
         ([(503, {}, {})] * 3, "HTTP 503; gave up after 3 attempts", 3),
-        ([(400, {}, {"error": {"message": "bad", "type": "invalid_request_error"}})], "HTTP 400 (invalid_request_error): bad", 1),
-        ([(429, {}, {"error": {"message": "quota", "code": "insufficient_quota"}})], "HTTP 429 (insufficient_quota): quota", 1),
+        (
+            [(400, {}, {"error": {"message": "bad", "type": "invalid_request_error"}})],
+            "HTTP 400 (invalid_request_error): bad",
+            1,
+        ),
+        (
+            [(429, {}, {"error": {"message": "quota", "code": "insufficient_quota"}})],
+            "HTTP 429 (insufficient_quota): quota",
+            1,
+        ),
         ([(200, {}, b"<html>not json</html>")], "the response is not a chat completion with a message", 1),
         ([(422, {}, {"detail": [{"msg": "field required"}]})], 'HTTP 422: [{"msg": "field required"}]', 1),
         ([(400, {}, b"bad\nrequest")], "HTTP 400: bad request", 1),
@@ -341,7 +570,10 @@ def test_failures_are_logged_counted_and_the_run_goes_on(server, tmp_path, capsy
     assert len(log_lines(tmp_path)) == 3
     captured = capsys.readouterr()
     assert f"requests: 2 sent, 0 already in the log, 1 failed\n  1 x {error}\n" in captured.out
-    assert conftest.START_LINE.sub("", captured.err) == "error: 1 of 2 requests failed after their retries; run the same command again to retry them only\n"
+    assert (
+        conftest.START_LINE.sub("", captured.err)
+        == "error: 1 of 2 requests failed after their retries; run the same command again to retry them only\n"
+    )
     table = results(tmp_path)["aggregates"]  # --limit 2: the first prompt of json and of jsonl
     assert [(e["format"], e["n"], e["errors"]) for e in table if e["n"]] == [("json", 1, 1), ("jsonl", 1, 0)]
 
@@ -351,8 +583,10 @@ def test_no_server_listening_is_found_before_anything_is_built_with_one_line(tmp
     closed = FakeOpenAI()
     closed.close()
     assert benchmark.main(["--model", "m", "--base-url", closed.url, "--out", str(tmp_path / "out")]) == 2
-    assert run_stderr(capsys) == (f"error: --base-url {closed.url}: no server answers there (Connection refused); start it, or fix "
-                                  "--base-url; nothing was measured or sent\n")
+    assert run_stderr(capsys) == (
+        f"error: --base-url {closed.url}: no server answers there (Connection refused); start it, or fix "
+        "--base-url; nothing was measured or sent\n"
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -365,33 +599,59 @@ def test_no_server_listening_mid_run_stops_at_once_with_one_line(tmp_path, capsy
     closed.close()
     assert benchmark.main(["--model", "m", "--base-url", closed.url, "--out", str(tmp_path)]) == 2
     err = run_stderr(capsys)
-    assert err.startswith(f"error: no server answers at {closed.url} (ConnectionRefusedError: [Errno 111] Connection refused); "
-                          "start it, or fix --base-url; stopped after ")
+    assert err.startswith(
+        f"error: no server answers at {closed.url} (ConnectionRefusedError: [Errno 111] Connection refused); "
+        "start it, or fix --base-url; stopped after "
+    )
     assert err.endswith(" not sent\n") and err.count("\n") == 1
     records = log_lines(tmp_path)[1:]
-    assert 1 <= len(records) <= 4 and all(r["attempts"] == 1 and r["error"].startswith("connection error: ") for r in records)
+    assert 1 <= len(records) <= 4 and all(
+        r["attempts"] == 1 and r["error"].startswith("connection error: ") for r in records
+    )
     assert not (tmp_path / "results.json").exists()
 
 
-@pytest.mark.parametrize("status, body, cause", [
-    (401, {"detail": "Invalid API key"}, "HTTP 401: Invalid API key: the key was rejected; set OPENAI_API_KEY to a valid key"),
-    (404, {"error": {"message": "model 'm-test' not found", "type": "not_found_error"}},
-     "HTTP 404 (not_found_error): model 'm-test' not found: the model or the URL is unknown; check --model 'm-test' and --base-url"),
-])
+@pytest.mark.parametrize(
+    "status, body, cause",
+    [
+        (
+            401,
+            {"detail": "Invalid API key"},
+            "HTTP 401: Invalid API key: the key was rejected; set OPENAI_API_KEY to a valid key",
+        ),
+        (
+            404,
+            {"error": {"message": "model 'm-test' not found", "type": "not_found_error"}},
+            "HTTP 404 (not_found_error): model 'm-test' not found: the model or the URL is unknown; check --model 'm-test' and --base-url",
+        ),
+    ],
+)
 def test_a_rejected_key_or_unknown_model_stops_at_once(server, tmp_path, capsys, monkeypatch, status, body, cause):
     server.script = [(status, {}, body)] * 40
     assert run(server, tmp_path, "--concurrency", "1", monkeypatch=monkeypatch) == 2
     assert len(server.requests) == 1
-    assert run_stderr(capsys) == f"error: {server.url} answered {cause}; stopped after 1 request(s), 29 not sent\n".replace(
-        "valid key;", "valid key (or name another variable with --api-key-env);")
+    assert run_stderr(
+        capsys
+    ) == f"error: {server.url} answered {cause}; stopped after 1 request(s), 29 not sent\n".replace(
+        "valid key;", "valid key (or name another variable with --api-key-env);"
+    )
 
 
-@pytest.mark.parametrize("base_url, hint", [
-    ("http://127.0.0.1:8000", " (OpenAI-compatible servers answer under /v1: try http://127.0.0.1:8000/v1)"),
-    ("http://u:p@127.0.0.1:8000/?k=1", " (OpenAI-compatible servers answer under /v1: try http://127.0.0.1:8000/v1)"),
-    ("http://127.0.0.1:8000/v1/chat/completions/", " (give it without /chat/completions, which the tool adds: http://127.0.0.1:8000/v1)"),
-    ("https://api.example.com/v1", ""),
-])
+@pytest.mark.parametrize(
+    "base_url, hint",
+    [
+        ("http://127.0.0.1:8000", " (OpenAI-compatible servers answer under /v1: try http://127.0.0.1:8000/v1)"),
+        (
+            "http://u:p@127.0.0.1:8000/?k=1",
+            " (OpenAI-compatible servers answer under /v1: try http://127.0.0.1:8000/v1)",
+        ),
+        (
+            "http://127.0.0.1:8000/v1/chat/completions/",
+            " (give it without /chat/completions, which the tool adds: http://127.0.0.1:8000/v1)",
+        ),
+        ("https://api.example.com/v1", ""),
+    ],
+)
 def test_a_404_says_what_is_likely_wrong_with_the_url(base_url, hint):
     assert endpoint.url_hint(base_url) == hint
 
@@ -402,7 +662,8 @@ def test_a_404_on_a_url_without_v1_names_the_url_to_try(server, tmp_path, capsys
     assert benchmark.main(["--model", "m", "--base-url", root, "--concurrency", "1", "--out", str(tmp_path)]) == 2
     assert run_stderr(capsys).startswith(
         f"error: {root} answered HTTP 404: Not Found: the model or the URL is unknown; check --model 'm' and --base-url "
-        f"(OpenAI-compatible servers answer under /v1: try {root}/v1); stopped after 1 request(s)")
+        f"(OpenAI-compatible servers answer under /v1: try {root}/v1); stopped after 1 request(s)"
+    )
 
 
 def test_permanent_failures_exit_1_and_a_rerun_sends_only_those(server, tmp_path, capsys):
@@ -434,13 +695,20 @@ def test_a_server_that_dies_mid_run_stops_it_within_seconds_and_a_rerun_resumes(
 
     fake = FakeOpenAI(answer=answer)
     started = time.monotonic()
-    assert benchmark.main(["--model", "m-test", "--base-url", fake.url, "--out", str(tmp_path), "--concurrency", "1"]) == 1
-    assert time.monotonic() - started < 60  # generous for a busy machine: not every prompt's retries (5 attempts with backoff each)
+    assert (
+        benchmark.main(["--model", "m-test", "--base-url", fake.url, "--out", str(tmp_path), "--concurrency", "1"]) == 1
+    )
+    assert (
+        time.monotonic() - started < 60
+    )  # generous for a busy machine: not every prompt's retries (5 attempts with backoff each)
     attempts = [r["attempts"] for r in log_lines(tmp_path) if r.get("type") == "request"]
     assert sum(attempts) <= 15  # five answers and a few failed attempts (10 here), not the 25 prompts x 5 attempts left
     err = run_stderr(capsys)
-    assert re.search(rf"error: the server at {re.escape(fake.url)} stopped answering \(3 connection failures in a row, the last: "
-                     r".*\); \d+ request\(s\) sent, \d+ not sent; once that is fixed \(the server started again, the key set\), the same command sends only those", err)
+    assert re.search(
+        rf"error: the server at {re.escape(fake.url)} stopped answering \(3 connection failures in a row, the last: "
+        r".*\); \d+ request\(s\) sent, \d+ not sent; once that is fixed \(the server started again, the key set\), the same command sends only those",
+        err,
+    )
     assert sum(c["status"] == "NOT_RUN" for c in results(tmp_path)["cells"]) > 15  # results are written, resumable
     answered = sum(1 for r in log_lines(tmp_path) if r.get("type") == "request" and r["error"] is None)
     assert answered == 5
@@ -469,22 +737,43 @@ def test_a_run_says_what_it_sends_at_once_and_beats_with_an_eta_while_the_server
     monkeypatch.setattr(progress, "PROGRESS_AFTER", 0.0)
     server = FakeOpenAI(delay=0.8, slots=1)
     try:
-        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "3", "--concurrency", "1"]) == 0
-        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "4", "--concurrency", "1"]) == 0
+        assert (
+            benchmark.main(
+                ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "3", "--concurrency", "1"]
+            )
+            == 0
+        )
+        assert (
+            benchmark.main(
+                ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "4", "--concurrency", "1"]
+            )
+            == 0
+        )
     finally:
         server.close()
-    lines = [line for line in capsys.readouterr().err.splitlines() if " cells, " not in line]  # the measuring's own progress
+    lines = [
+        line for line in capsys.readouterr().err.splitlines() if " cells, " not in line
+    ]  # the measuring's own progress
     log = tmp_path / "requests.jsonl"
     assert lines[0] == f"sending 3 request(s) to {server.url}, 1 at a time (0 already answered in {log})"
-    assert re.fullmatch(r"0/3 requests, \d+ s, waiting for the first answer, 1 in flight: json q\d, \d+ s", lines[1])  # no ETA yet
-    assert any(re.fullmatch(r"1/3 requests, \d+ s, 0 failed(, 1 in flight: \w+ q\d, \d+ s)?, about \d+ s left", line)
-               for line in lines)  # from the pace so far
+    assert re.fullmatch(
+        r"0/3 requests, \d+ s, waiting for the first answer, 1 in flight: json q\d, \d+ s", lines[1]
+    )  # no ETA yet
+    assert any(
+        re.fullmatch(r"1/3 requests, \d+ s, 0 failed(, 1 in flight: \w+ q\d, \d+ s)?, about \d+ s left", line)
+        for line in lines
+    )  # from the pace so far
     assert f"sending 1 request(s) to {server.url}, 1 at a time (3 already answered in {log})" in lines
 
 
 def test_answers_cut_by_the_servers_context_are_told_from_answers_cut_by_the_cap(tmp_path, capsys):
-    usage = iter([{"prompt_tokens": 3900, "completion_tokens": 196}, {"prompt_tokens": 3500, "completion_tokens": 596},
-                  {"prompt_tokens": 500, "completion_tokens": 1024}])
+    usage = iter(
+        [
+            {"prompt_tokens": 3900, "completion_tokens": 196},
+            {"prompt_tokens": 3500, "completion_tokens": 596},
+            {"prompt_tokens": 500, "completion_tokens": 1024},
+        ]
+    )
     server = FakeOpenAI(finish=lambda prompt: "length", usage=lambda prompt: next(usage))
     try:
         argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "3", "--concurrency", "1"]
@@ -493,9 +782,11 @@ def test_answers_cut_by_the_servers_context_are_told_from_answers_cut_by_the_cap
         server.close()
     out = capsys.readouterr().out
     assert "  1 answer(s) cut at the output cap (finish_reason length): raise --max-output-tokens (now 1024)\n" in out
-    assert ("  2 answer(s) cut short of the output cap, at 4,096 tokens of prompt and answer together (finish_reason length): the "
-            "server's context window ended them, not --max-output-tokens; give the server a larger context (llama.cpp: --n_ctx) "
-            "or send shorter prompts (--context-window to the server's, less the answer)\n") in out
+    assert (
+        "  2 answer(s) cut short of the output cap, at 4,096 tokens of prompt and answer together (finish_reason length): the "
+        "server's context window ended them, not --max-output-tokens; give the server a larger context (llama.cpp: --n_ctx) "
+        "or send shorter prompts (--context-window to the server's, less the answer)\n"
+    ) in out
 
 
 class RateLimit:
@@ -505,9 +796,19 @@ class RateLimit:
 
     def __init__(self, unit: str, limit: int, window: float, headers=("limit", "remaining", "reset")):
         self.unit, self.limit, self.window, self.headers = unit, limit, window, headers
-        self.level, self.stamp, self.lock, self.refused, self.admitted = float(limit), time.monotonic(), threading.Lock(), 0, 0
+        self.level, self.stamp, self.lock, self.refused, self.admitted = (
+            float(limit),
+            time.monotonic(),
+            threading.Lock(),
+            0,
+            0,
+        )
         tokenizer = benchmark.load_tokenizer("o200k_base") if unit == "tokens" else None
-        self.cost = (lambda body: tokenizer.count(body["messages"][0]["content"]) + body["max_tokens"]) if tokenizer else (lambda body: 1)
+        self.cost = (
+            (lambda body: tokenizer.count(body["messages"][0]["content"]) + body["max_tokens"])
+            if tokenizer
+            else (lambda body: 1)
+        )
 
     def __call__(self, body):
         cost = self.cost(body)
@@ -519,19 +820,38 @@ class RateLimit:
             self.level -= cost if admitted else 0
             self.admitted += admitted
             self.refused += not admitted
-            values = {"limit": str(self.limit), "remaining": str(int(self.level)),
-                      "reset": f"{int((self.limit - self.level) * self.window / self.limit * 1000)}ms"}
+            values = {
+                "limit": str(self.limit),
+                "remaining": str(int(self.level)),
+                "reset": f"{int((self.limit - self.level) * self.window / self.limit * 1000)}ms",
+            }
             return admitted, {f"x-ratelimit-{name}-{self.unit}": values[name] for name in self.headers}
 
 
 @pytest.mark.parametrize("flag", [True, False])
-def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_are_reported(tmp_path, capsys, monkeypatch, flag):
+def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_are_reported(
+    tmp_path, capsys, monkeypatch, flag
+):
     monkeypatch.setattr(pacing, "RATE_WINDOW", 1.0)  # a "minute" of one second, on both sides
     bucket = RateLimit("tokens", 12_000, 1.0)
     server = FakeOpenAI(answer=lambda prompt: "{}")
     server.limiter = bucket
-    argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8", "--repeats", "2",
-            "--max-output-tokens", "200", "--max-tokens-field", "max_tokens"]
+    argv = [
+        "--model",
+        "m",
+        "--base-url",
+        server.url,
+        "--out",
+        str(tmp_path),
+        "--concurrency",
+        "8",
+        "--repeats",
+        "2",
+        "--max-output-tokens",
+        "200",
+        "--max-tokens-field",
+        "max_tokens",
+    ]
     try:
         assert benchmark.main(argv + (["--tokens-per-minute", "12000"] if flag else [])) == 0
     finally:
@@ -540,19 +860,39 @@ def test_sending_is_paced_to_a_token_rate_limit_so_429s_are_rare_and_the_waits_a
     summary = results(tmp_path)["requests"]["rate_limit_waits"]
     assert summary["requests"] > 10 and summary["seconds"] > 1.0
     line = next(line for line in capsys.readouterr().out.splitlines() if "waited for the rate limit" in line)
-    assert re.fullmatch(rf"  {summary['requests']} of 60 request\(s\) \(\d+%\) waited for the rate limit \(--tokens-per-minute, "
-                        r"--requests-per-minute, or the server's x-ratelimit headers\): [\d.]+ s in all, the longest [\d.]+ s", line)
+    assert re.fullmatch(
+        rf"  {summary['requests']} of 60 request\(s\) \(\d+%\) waited for the rate limit \(--tokens-per-minute, "
+        r"--requests-per-minute, or the server's x-ratelimit headers\): [\d.]+ s in all, the longest [\d.]+ s",
+        line,
+    )
 
 
-@pytest.mark.parametrize("flags, headers, most", [([], False, None), (["--requests-per-minute", "15"], False, 0.02),
-                                                  ([], True, 0.02)])
-def test_sending_is_paced_to_a_request_rate_limit_by_the_flag_or_the_headers(tmp_path, monkeypatch, flags, headers, most):
+@pytest.mark.parametrize(
+    "flags, headers, most", [([], False, None), (["--requests-per-minute", "15"], False, 0.02), ([], True, 0.02)]
+)
+def test_sending_is_paced_to_a_request_rate_limit_by_the_flag_or_the_headers(
+    tmp_path, monkeypatch, flags, headers, most
+):
     monkeypatch.setattr(pacing, "RATE_WINDOW", 1.0)
     bucket = RateLimit("requests", 15, 1.0, ("limit", "remaining", "reset") if headers else ())
     server = FakeOpenAI(answer=lambda prompt: "{}")
     server.limiter = bucket
     try:
-        benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8", "--repeats", "2", *flags])
+        benchmark.main(
+            [
+                "--model",
+                "m",
+                "--base-url",
+                server.url,
+                "--out",
+                str(tmp_path),
+                "--concurrency",
+                "8",
+                "--repeats",
+                "2",
+                *flags,
+            ]
+        )
     finally:
         server.close()
     share = bucket.refused / (bucket.admitted + bucket.refused)
@@ -566,8 +906,24 @@ def test_without_pacing_the_same_limit_refuses_many(tmp_path, monkeypatch):
     server = FakeOpenAI(answer=lambda prompt: "{}")
     server.limiter = bucket
     try:
-        benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "8", "--repeats", "2",
-                        "--max-output-tokens", "200", "--max-tokens-field", "max_tokens"])
+        benchmark.main(
+            [
+                "--model",
+                "m",
+                "--base-url",
+                server.url,
+                "--out",
+                str(tmp_path),
+                "--concurrency",
+                "8",
+                "--repeats",
+                "2",
+                "--max-output-tokens",
+                "200",
+                "--max-tokens-field",
+                "max_tokens",
+            ]
+        )
     finally:
         server.close()
     assert bucket.refused / (bucket.admitted + bucket.refused) > 0.2
@@ -581,17 +937,44 @@ def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
     assert len(server.requests) == 30
     summary = results(tmp_path)["requests"]
     assert {k: summary[k] for k in ("mode", "sent", "skipped", "failed", "failures")} == {
-        "mode": "run", "sent": 0, "skipped": 30, "failed": 0, "failures": {}}
-    assert summary["log"] == {"invocations": 3, "planned": 30, "answered": 30, "failed": 0, "not_run": 0, "failures": {},
-                              "cut_by_length": 0, "cut_before_cap": 0, "cut_before_cap_at_tokens": [],
-                              "context_overflow_by_server": 0}  # every invocation, not the last
+        "mode": "run",
+        "sent": 0,
+        "skipped": 30,
+        "failed": 0,
+        "failures": {},
+    }
+    assert summary["log"] == {
+        "invocations": 3,
+        "planned": 30,
+        "answered": 30,
+        "failed": 0,
+        "not_run": 0,
+        "failures": {},
+        "cut_by_length": 0,
+        "cut_before_cap": 0,
+        "cut_before_cap_at_tokens": [],
+        "context_overflow_by_server": 0,
+    }  # every invocation, not the last
     assert run(server, tmp_path, "--temperature", "0.5", "--limit", "1") == 0  # other sampling: a new request
     assert len(server.requests) == 31
 
 
 def test_an_answer_without_content_is_scored_as_a_failure_and_not_bought_again(server, tmp_path):
-    server.script = [(200, {}, {"choices": [{"index": 0, "message": {"role": "assistant", "content": None, "refusal": "no"},
-                                              "finish_reason": "stop"}]})]
+    server.script = [
+        (
+            200,
+            {},
+            {
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": None, "refusal": "no"},
+                        "finish_reason": "stop",
+                    }
+                ]
+            },
+        )
+    ]
     assert run(server, tmp_path, "--limit", "1") == 0
     assert run(server, tmp_path, "--limit", "1") == 0
     assert len(server.requests) == 1
@@ -622,18 +1005,35 @@ def test_an_unreadable_line_mid_log_stops_the_run_before_paying_again(server, tm
     log.write_bytes(b"".join(lines))
     before = len(server.requests)
     assert run(server, tmp_path) == 2
-    assert run_stderr(capsys).endswith("requests.jsonl: line(s) 4 cannot be read, so their requests would be paid again; "
-                                            "repair or remove them, then run again\n")
+    assert run_stderr(capsys).endswith(
+        "requests.jsonl: line(s) 4 cannot be read, so their requests would be paid again; "
+        "repair or remove them, then run again\n"
+    )
     assert len(server.requests) == before
 
 
 def run_until_logged(server, out, concurrency: int, lines: int, stderr) -> tuple[list[str], subprocess.Popen]:
     """A model run in a process of its own, returned once its log has that many lines (header included)."""
-    cmd = [sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", server.url,
-           "--concurrency", str(concurrency), "--out", str(out)]
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmark.py"),
+        "--model",
+        "m",
+        "--base-url",
+        server.url,
+        "--concurrency",
+        str(concurrency),
+        "--out",
+        str(out),
+    ]
     # SIGINT as a terminal delivers it, even when the suite itself runs where it is ignored (a job started with &)
-    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     log, deadline = out / "requests.jsonl", time.monotonic() + 30
     while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < lines):
         time.sleep(0.01)
@@ -646,18 +1046,47 @@ def test_a_node_on_no_edge_leaves_every_prompt_rebuildable_at_every_size_and_mod
     # ("internal error: rebuilt prompt differs") when sent.
     people = ["Ada Lovelace", "Charles Babbage", "Mary Somerville", "Michael Faraday", "Augustus De Morgan"]
     nodes = [{"id": n.lower().replace(" ", "_"), "name": n, "type": "person"} for n in people]
-    nodes += [{"id": i, "name": i.replace("_", " ").title(), "type": "work"} for i in
-              ("analytical_engine", "difference_engine", "on_the_connexion", "formal_logic", "notes_on_the_engine", "royal_institution")]
+    nodes += [
+        {"id": i, "name": i.replace("_", " ").title(), "type": "work"}
+        for i in (
+            "analytical_engine",
+            "difference_engine",
+            "on_the_connexion",
+            "formal_logic",
+            "notes_on_the_engine",
+            "royal_institution",
+        )
+    ]
     nodes.append({"id": "lonely_island", "name": "Lonely Island", "type": "place"})  # on no edge
-    edges = [("ada_lovelace", "wrote", "notes_on_the_engine"), ("notes_on_the_engine", "describes", "analytical_engine"),
-             ("charles_babbage", "designed", "analytical_engine"), ("charles_babbage", "designed", "difference_engine"),
-             ("mary_somerville", "wrote", "on_the_connexion"), ("mary_somerville", "tutored", "ada_lovelace"),
-             ("augustus_de_morgan", "wrote", "formal_logic"), ("augustus_de_morgan", "tutored", "ada_lovelace"),
-             ("michael_faraday", "lectured_at", "royal_institution"), ("charles_babbage", "corresponded_with", "michael_faraday")]
+    edges = [
+        ("ada_lovelace", "wrote", "notes_on_the_engine"),
+        ("notes_on_the_engine", "describes", "analytical_engine"),
+        ("charles_babbage", "designed", "analytical_engine"),
+        ("charles_babbage", "designed", "difference_engine"),
+        ("mary_somerville", "wrote", "on_the_connexion"),
+        ("mary_somerville", "tutored", "ada_lovelace"),
+        ("augustus_de_morgan", "wrote", "formal_logic"),
+        ("augustus_de_morgan", "tutored", "ada_lovelace"),
+        ("michael_faraday", "lectured_at", "royal_institution"),
+        ("charles_babbage", "corresponded_with", "michael_faraday"),
+    ]
     graph = {"nodes": nodes, "edges": [{"source": a, "relation": r, "target": b} for a, r, b in edges]}
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
-    flags = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "8", "--prompt", "en", "--sizes", "small,medium,large",
-             "--budget", "3000", "--context-window", "20000", "--no-write-prompts"]
+    flags = [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--generate-questions",
+        "8",
+        "--prompt",
+        "en",
+        "--sizes",
+        "small,medium,large",
+        "--budget",
+        "3000",
+        "--context-window",
+        "20000",
+        "--no-write-prompts",
+    ]
     args = options.parse_config(flags)
     plan = options.make_plan(args)
     inputs, _ = pipeline.preflight(args, plan)
@@ -666,14 +1095,24 @@ def test_a_node_on_no_edge_leaves_every_prompt_rebuildable_at_every_size_and_mod
         answers[item.prompt()] = json.dumps(send.solver_answer(item), ensure_ascii=False)
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     try:
-        assert benchmark.main([*flags, "--model", "m", "--base-url", server.url, "--concurrency", "4", "--out", str(tmp_path / "out")]) == 0
+        assert (
+            benchmark.main(
+                [*flags, "--model", "m", "--base-url", server.url, "--concurrency", "4", "--out", str(tmp_path / "out")]
+            )
+            == 0
+        )
     finally:
         server.close()
     records = [r for r in log_lines(tmp_path / "out") if r["type"] == "request"]
     assert records and not [r["error"] for r in records if r["error"]]
-    small_b = [r for r in json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
-               if r["size"] == "small" and r["mode"] == "B"]
-    assert small_b and all(r["edges_included"] == r["edges_total"] for r in small_b)  # the whole graph fits: the case at hand
+    small_b = [
+        r
+        for r in json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
+        if r["size"] == "small" and r["mode"] == "B"
+    ]
+    assert small_b and all(
+        r["edges_included"] == r["edges_total"] for r in small_b
+    )  # the whole graph fits: the case at hand
 
 
 def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
@@ -697,8 +1136,14 @@ def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
         server.close()
 
 
-@pytest.mark.parametrize("signum, code, words", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped by SIGTERM"),
-                                                  (signal.SIGHUP, 129, "stopped by SIGHUP")])
+@pytest.mark.parametrize(
+    "signum, code, words",
+    [
+        (signal.SIGINT, 130, "interrupted"),
+        (signal.SIGTERM, 143, "stopped by SIGTERM"),
+        (signal.SIGHUP, 129, "stopped by SIGHUP"),
+    ],
+)
 def test_ctrl_c_and_sigterm_wait_for_the_answers_in_flight_so_none_is_paid_and_lost(tmp_path, signum, code, words):
     contents = solver_contents()
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.4)
@@ -711,16 +1156,22 @@ def test_ctrl_c_and_sigterm_wait_for_the_answers_in_flight_so_none_is_paid_and_l
         server.close()
     logged = [r for r in log_lines(tmp_path) if r["type"] == "request"]
     assert process.returncode == code and 2 <= len(logged) < 30
-    assert len(server.requests) == len(logged)  # every request the server got (and would bill) has its answer in the log
+    assert len(server.requests) == len(
+        logged
+    )  # every request the server got (and would bill) has its answer in the log
     assert all(r["error"] is None for r in logged)
-    assert re.search(r"interrupted: waiting for the answers to the [1-4] request\(s\) in flight \(at most --timeout 120 s\)", err)
+    assert re.search(
+        r"interrupted: waiting for the answers to the [1-4] request\(s\) in flight \(at most --timeout 120 s\)", err
+    )
     assert err.endswith(f"error: {words}; run the same command to resume: what was answered is in the log\n")
     assert not (tmp_path / artifacts.LOCK_NAME).exists() and not list(tmp_path.glob(".staging-*"))
 
 
 def test_server_truncation_is_flagged(tmp_path):
     contents = solver_contents()
-    server = FakeOpenAI(answer=lambda prompt: contents[prompt], usage=lambda prompt: {"prompt_tokens": 100, "completion_tokens": 5})
+    server = FakeOpenAI(
+        answer=lambda prompt: contents[prompt], usage=lambda prompt: {"prompt_tokens": 100, "completion_tokens": 5}
+    )
     try:
         assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path)]) == 0
     finally:
@@ -729,18 +1180,30 @@ def test_server_truncation_is_flagged(tmp_path):
 
 
 def test_overflowing_prompts_are_not_sent(server, tmp_path):
-    assert run(server, tmp_path, "--context-window", "800", "--allow-no-verdict") == 0  # the baseline json cannot be judged
+    assert (
+        run(server, tmp_path, "--context-window", "800", "--allow-no-verdict") == 0
+    )  # the baseline json cannot be judged
     assert len(server.requests) == 24  # the json prompts (967-973 tokens) overflow
     json_row = results(tmp_path)["aggregates"][0]
-    assert (json_row["format"], json_row["overflow"], json_row["n"], json_row["answer_correct"]["rate"]) == ("json", 6, 6, 0.0)
+    assert (json_row["format"], json_row["overflow"], json_row["n"], json_row["answer_correct"]["rate"]) == (
+        "json",
+        6,
+        6,
+        0.0,
+    )
     assert "CONTEXT_OVERFLOW" in {c["status"] for c in results(tmp_path)["cells"]}
 
 
 def test_cost_from_usage_and_prices(server, tmp_path):
     assert run(server, tmp_path, "--input-price-per-million", "2.5", "--output-price-per-million", "10") == 0
     for e in results(tmp_path)["aggregates"]:
-        assert e["usage"] == {"prompt_tokens": 6000, "completion_tokens": 120, "responses_with_usage": 6, "cached_tokens": None,
-                              "cached_share": None}
+        assert e["usage"] == {
+            "prompt_tokens": 6000,
+            "completion_tokens": 120,
+            "responses_with_usage": 6,
+            "cached_tokens": None,
+            "cached_share": None,
+        }
         assert e["cost"] == round(6000 / 1e6 * 2.5 + 120 / 1e6 * 10, 6)
     assert run(server, tmp_path / "free") == 0
     assert {e["cost"] for e in results(tmp_path / "free")["aggregates"]} == {None}
@@ -759,27 +1222,54 @@ def test_log_that_cannot_be_written(tmp_path, capsys):
     [
         (["--score", "x.jsonl"], "--score needs --model: the model whose answers it is about"),
         (["--limit", "3"], "--limit needs --model: the model whose answers it is about"),
-        (["--repeats", "3"], "--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about"),
-        (["--model", "m", "--score", "missing.jsonl"], "missing.jsonl: no such file; pass the requests.jsonl of a run, or Batch API output and error files"),
-        (["--model", "m", "--input-price-per-million", "1"],
-         "give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither"),
-        (["--model", "m", "--base-url", "ftp://h/v1"], "--base-url 'ftp://h/v1' is not an http(s) URL; e.g. http://127.0.0.1:8000/v1"),
+        (
+            ["--repeats", "3"],
+            "--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about",
+        ),
+        (
+            ["--model", "m", "--score", "missing.jsonl"],
+            "missing.jsonl: no such file; pass the requests.jsonl of a run, or Batch API output and error files",
+        ),
+        (
+            ["--model", "m", "--input-price-per-million", "1"],
+            "give both --input-price-per-million and --output-price-per-million, each 0 or more, or neither",
+        ),
+        (
+            ["--model", "m", "--base-url", "ftp://h/v1"],
+            "--base-url 'ftp://h/v1' is not an http(s) URL; e.g. http://127.0.0.1:8000/v1",
+        ),
         (["--model", "gpt-4o"], "no API key: set OPENAI_API_KEY (or name another variable with --api-key-env)"),
         (["--model", "m", "--concurrency", "0"], "--concurrency must be at least 1, got 0"),
         (["--model", "m", "--temperature", "nan"], "--temperature is nan; give a finite number"),
         (["--model", "m", "--temperature", "7"], "--temperature must be between 0 and 2, got 7.0"),
         (["--model", "m", "--timeout", "inf"], "--timeout is inf; give a finite number"),
         (["--model", "m", "--timeout", "nan"], "--timeout is nan; give a finite number"),
-        (["--model", "m", "--input-price-per-million", "nan", "--output-price-per-million", "1"],
-         "--input-price-per-million is nan; give a finite number"),
-        (["--permutations", "1000000000"], "--permutations 1,000,000,000 is over the 1,000 this tool takes; ask for less"),
-        (["--generate-questions", "1000000"], "--generate-questions 1,000,000 is over the 100,000 this tool takes; ask for less"),
-        (["--hops", "1-2"], "--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
-         "use them with --generate-questions N"),
-        (["--abstain-share", "0.5"], "--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
-         "use them with --generate-questions N"),
-        (["--model", "m", "--score", "a.jsonl", "--export-batch", "b.jsonl"],
-         "--score reads answers and --export-batch writes requests: run them apart"),
+        (
+            ["--model", "m", "--input-price-per-million", "nan", "--output-price-per-million", "1"],
+            "--input-price-per-million is nan; give a finite number",
+        ),
+        (
+            ["--permutations", "1000000000"],
+            "--permutations 1,000,000,000 is over the 1,000 this tool takes; ask for less",
+        ),
+        (
+            ["--generate-questions", "1000000"],
+            "--generate-questions 1,000,000 is over the 100,000 this tool takes; ask for less",
+        ),
+        (
+            ["--hops", "1-2"],
+            "--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
+            "use them with --generate-questions N",
+        ),
+        (
+            ["--abstain-share", "0.5"],
+            "--hops, --abstain-share, --property-share, --wording and --relation-phrases shape generated questions: "
+            "use them with --generate-questions N",
+        ),
+        (
+            ["--model", "m", "--score", "a.jsonl", "--export-batch", "b.jsonl"],
+            "--score reads answers and --export-batch writes requests: run them apart",
+        ),
     ],
 )
 def test_bad_model_flags(tmp_path, capsys, flags, message):
@@ -792,40 +1282,65 @@ def test_bad_model_flags(tmp_path, capsys, flags, message):
 
 
 def test_temperature_and_seed_none_are_left_out_and_reasoning_effort_is_sent(server, tmp_path):
-    assert run(server, tmp_path, "--limit", "1", "--temperature", "none", "--seed", "none", "--reasoning-effort", "low") == 0
+    assert (
+        run(server, tmp_path, "--limit", "1", "--temperature", "none", "--seed", "none", "--reasoning-effort", "low")
+        == 0
+    )
     body = server.requests[0]["body"]
     assert "temperature" not in body and "seed" not in body and body["reasoning_effort"] == "low"
-    assert json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"] == contexts.DEFAULT_SEED
+    assert (
+        json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"] == contexts.DEFAULT_SEED
+    )
 
 
 def test_an_answer_cut_by_the_output_cap_is_counted_with_its_reason(server, tmp_path, capsys):
     usage = {"prompt_tokens": 900, "completion_tokens": 64, "completion_tokens_details": {"reasoning_tokens": 64}}
-    server.script = [(200, {}, {"choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "length"}],
-                                "usage": usage})]
+    server.script = [
+        (
+            200,
+            {},
+            {
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "length"}],
+                "usage": usage,
+            },
+        )
+    ]
     assert run(server, tmp_path, "--limit", "2", "--concurrency", "1", "--max-output-tokens", "64") == 0
     out = capsys.readouterr().out
     assert "  1 answer(s) cut at the output cap (finish_reason length): raise --max-output-tokens (now 64)\n" in out
     assert results(tmp_path)["requests"]["cut_by_length"] == 1
     assert [e["finish_reasons"] for e in results(tmp_path)["aggregates"][:2]] == [{"length": 1}, {"stop": 1}]
     assert log_lines(tmp_path)[1]["usage"]["completion_tokens_details"] == {"reasoning_tokens": 64}
-    assert "finish_reason per format: json length 1; jsonl stop 1." in (tmp_path / "results.md").read_text(encoding="utf-8")
+    assert "finish_reason per format: json length 1; jsonl stop 1." in (tmp_path / "results.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_an_answer_longer_than_the_cap_is_flagged(server, tmp_path):
     server.usage = lambda prompt: {"prompt_tokens": 900, "completion_tokens": 2782}
     assert run(server, tmp_path, "--limit", "1") == 0
     assert results(tmp_path)["aggregates"][0]["over_output_cap"] == 1
-    assert "Answers longer than --max-output-tokens 1024 (the server ignored the cap): json 1." in (tmp_path / "results.md").read_text(encoding="utf-8")
+    assert "Answers longer than --max-output-tokens 1024 (the server ignored the cap): json 1." in (
+        tmp_path / "results.md"
+    ).read_text(encoding="utf-8")
 
 
 def test_structured_json_object_form(server, tmp_path):
     assert run(server, tmp_path, "--limit", "1", "--structured", "json_object") == 0
-    assert server.requests[0]["body"]["response_format"] == {"type": "json_object", "schema": runner_config.ANSWER_SCHEMA}
+    assert server.requests[0]["body"]["response_format"] == {
+        "type": "json_object",
+        "schema": runner_config.ANSWER_SCHEMA,
+    }
 
 
 def test_a_refused_structured_form_stops_at_once_naming_the_other(server, tmp_path, capsys):
-    refusal = {"error": {"message": "1 validation error for CreateChatCompletionRequest response_format.type: Input should be "
-                                    "'text' or 'json_object'", "type": "internal_server_error"}}
+    refusal = {
+        "error": {
+            "message": "1 validation error for CreateChatCompletionRequest response_format.type: Input should be "
+            "'text' or 'json_object'",
+            "type": "internal_server_error",
+        }
+    }
     server.script = [(500, {}, refusal)] * 40
     assert run(server, tmp_path, "--structured", "--concurrency", "1") == 2
     assert len(server.requests) == 1
@@ -846,24 +1361,58 @@ def test_the_same_error_on_the_first_requests_stops_the_run(server, tmp_path, ca
 
 def test_a_timeout_on_a_server_seen_to_work_in_parallel_is_sent_again_once_with_a_hint(tmp_path, capsys):
     first = []
-    slow = FakeOpenAI(answer=lambda prompt: "{}", delay=lambda prompt: 1.0 if first.append(prompt) or prompt == first[0] else 0.05)
+    slow = FakeOpenAI(
+        answer=lambda prompt: "{}", delay=lambda prompt: 1.0 if first.append(prompt) or prompt == first[0] else 0.05
+    )
     try:
-        argv = ["--model", "m", "--base-url", slow.url, "--out", str(tmp_path), "--limit", "8", "--timeout", "0.5", "--concurrency", "4"]
-        assert benchmark.main(argv) == 1  # answers to the rest overtook the slow one: the server computes several at once
+        argv = [
+            "--model",
+            "m",
+            "--base-url",
+            slow.url,
+            "--out",
+            str(tmp_path),
+            "--limit",
+            "8",
+            "--timeout",
+            "0.5",
+            "--concurrency",
+            "4",
+        ]
+        assert (
+            benchmark.main(argv) == 1
+        )  # answers to the rest overtook the slow one: the server computes several at once
     finally:
         slow.close()
     assert [r["body"]["messages"][0]["content"] for r in slow.requests].count(first[0]) == 2
     (record,) = [r for r in log_lines(tmp_path)[1:] if r["error"]]
     assert record["attempts"] == 2 and record["error"] == (
-        "timed out after 0.5 s (2 time(s)): a server that queues requests answers late; lower --concurrency or raise --timeout")
+        "timed out after 0.5 s (2 time(s)): a server that queues requests answers late; lower --concurrency or raise --timeout"
+    )
 
 
 def test_a_one_slot_server_slower_than_the_timeout_on_one_prompt_gets_that_prompt_once(tmp_path, capsys):
     first = []
-    server = FakeOpenAI(answer=lambda prompt: "{}", slots=1,
-                        delay=lambda prompt: 1.5 if first.append(prompt) or prompt == first[0] else 0.05)
+    server = FakeOpenAI(
+        answer=lambda prompt: "{}",
+        slots=1,
+        delay=lambda prompt: 1.5 if first.append(prompt) or prompt == first[0] else 0.05,
+    )
     try:
-        argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--limit", "3", "--timeout", "1", "--concurrency", "1"]
+        argv = [
+            "--model",
+            "m",
+            "--base-url",
+            server.url,
+            "--out",
+            str(tmp_path),
+            "--limit",
+            "3",
+            "--timeout",
+            "1",
+            "--concurrency",
+            "1",
+        ]
         assert benchmark.main(argv) == 1
     finally:
         server.close()
@@ -872,7 +1421,10 @@ def test_a_one_slot_server_slower_than_the_timeout_on_one_prompt_gets_that_promp
     records = log_lines(tmp_path)[1:]
     assert [r["error"] for r in records] == [
         "timed out after 1 s: not sent again, since the server answers one request at a time and is still computing it; "
-        "raise --timeout or cap --max-output-tokens", None, None]
+        "raise --timeout or cap --max-output-tokens",
+        None,
+        None,
+    ]
 
 
 # ---- send order, --limit slices, batch files within the limits
@@ -882,13 +1434,18 @@ def test_each_prefix_group_is_warmed_by_its_first_prompt_before_the_rest(tmp_pat
     contents = solver_contents()
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.1)
     try:
-        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "4"]) == 0
+        assert (
+            benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "4"])
+            == 0
+        )
     finally:
         server.close()
     fmt_of = {r["prompt_sha256"]: r["format"] for r in log_lines(tmp_path)[1:]}
     arrivals: dict[str, list[float]] = {}
     for request in server.requests:
-        arrivals.setdefault(fmt_of[benchmark.sha256_hex(request["body"]["messages"][0]["content"])], []).append(request["time"])
+        arrivals.setdefault(fmt_of[benchmark.sha256_hex(request["body"]["messages"][0]["content"])], []).append(
+            request["time"]
+        )
     for fmt, times in arrivals.items():  # the other five of a format are sent once the first has its answer
         assert len(times) == 6 and min(times[1:]) >= times[0] + 0.09, fmt
     order = [fmt_of[benchmark.sha256_hex(r["body"]["messages"][0]["content"])] for r in server.requests]
@@ -920,23 +1477,59 @@ def test_a_free_worker_takes_a_warm_groups_job_else_the_next_groups_first_and_wa
 
 
 def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
-    args = options.parse_config(["--sizes", "small,medium", "--budget", "3000", "--model", "m", "--limit", "20",
-                                               "--base-url", "http://127.0.0.1:9/v1"])
+    args = options.parse_config(
+        [
+            "--sizes",
+            "small,medium",
+            "--budget",
+            "3000",
+            "--model",
+            "m",
+            "--limit",
+            "20",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+        ]
+    )
     measured = measure.measure(canonical, options.make_plan(args))
     jobs = runner_jobs.plan_jobs(measured.items, options.make_model_config(args))
     assert len(jobs) == 20  # small prompts fit the budget whole: their mode A and B prompts are one request
     groups = collections.Counter((j.item.row["size"], j.item.row["mode"], j.item.row["format"]) for j in jobs)
-    assert {(size, fmt) for size, _, fmt in groups} == {(size, fmt) for size in ("small", "medium") for fmt in benchmark.ARTICLE_FORMATS}
+    assert {(size, fmt) for size, _, fmt in groups} == {
+        (size, fmt) for size in ("small", "medium") for fmt in benchmark.ARTICLE_FORMATS
+    }
     assert {mode for size, mode, _ in groups if size == "medium"} == {"A", "B"}
     assert max(groups.values()) - min(groups.values()) <= 1  # dealt round by round, not the first 20 in row order
 
 
-@pytest.mark.parametrize("model, flags", [
-    ("m", []), ("m", ["--limit", "13"]), ("solver", []), ("m", ["--context-window", "900"]), ("solver", ["--context-window", "900"]),
-])
+@pytest.mark.parametrize(
+    "model, flags",
+    [
+        ("m", []),
+        ("m", ["--limit", "13"]),
+        ("solver", []),
+        ("m", ["--context-window", "900"]),
+        ("solver", ["--context-window", "900"]),
+    ],
+)
 def test_planned_keys_are_the_jobs_in_their_order_without_making_them(canonical, model, flags):
-    args = options.parse_config(["--sizes", "small,medium", "--budget", "3000", "--permutations", "2", "--model", model,
-                                               "--repeats", "3", "--base-url", "http://127.0.0.1:9/v1", *flags])
+    args = options.parse_config(
+        [
+            "--sizes",
+            "small,medium",
+            "--budget",
+            "3000",
+            "--permutations",
+            "2",
+            "--model",
+            model,
+            "--repeats",
+            "3",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            *flags,
+        ]
+    )
     measured = measure.measure(canonical, options.make_plan(args))
     config = options.make_model_config(args)
     jobs = [(job.sha, job.repeat) for job in runner_jobs.plan_jobs(measured.items, config)]
@@ -949,10 +1542,23 @@ def test_planned_keys_are_the_jobs_in_their_order_without_making_them(canonical,
 def test_limit_deals_over_hop_counts_and_a_bigger_log_is_scored_as_the_slice(tmp_path):
     sys.path.insert(0, str(ROOT / "bench"))
     import synth_kg
+
     graph = synth_kg.make_graph(800, 60, random.Random(8))
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
-    flags = ["--graph", str(tmp_path / "g.json"), "--generate-questions", "20", "--prompt", "en", "--formats", "json,dsl",
-             "--model", "solver", "--out", str(tmp_path / "out")]
+    flags = [
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--generate-questions",
+        "20",
+        "--prompt",
+        "en",
+        "--formats",
+        "json,dsl",
+        "--model",
+        "solver",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     assert benchmark.main([*flags, "--limit", "10"]) == 0
     cells = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["cells"]
     assert len(cells) == 10 and {c["hops"] for c in cells} == {"1", "2", "3", "4+", "abstention"}
@@ -964,14 +1570,29 @@ def test_limit_deals_over_hop_counts_and_a_bigger_log_is_scored_as_the_slice(tmp
 
 def test_batch_export_splits_within_both_limits_and_lists_the_files(tmp_path, capsys):
     batch = tmp_path / "batch.jsonl"
-    argv = ["--model", "gpt-test", "--export-batch", str(batch), "--out", str(tmp_path / "out"), "--batch-max-requests", "7",
-            "--context-window", "970"]
+    argv = [
+        "--model",
+        "gpt-test",
+        "--export-batch",
+        str(batch),
+        "--out",
+        str(tmp_path / "out"),
+        "--batch-max-requests",
+        "7",
+        "--context-window",
+        "970",
+    ]
     assert benchmark.main(argv) == 0
     captured = capsys.readouterr()
     files = sorted(tmp_path.glob("batch.*-of-*.jsonl"))
     assert [p.name for p in files] == [f"batch.{k:03d}-of-004.jsonl" for k in range(1, 5)]
     lines = [line for p in files for line in p.read_text(encoding="utf-8").splitlines()]
-    assert [len(p.read_text(encoding="utf-8").splitlines()) for p in files] == [7, 7, 7, 5]  # 30 prompts, 4 json ones overflow
+    assert [len(p.read_text(encoding="utf-8").splitlines()) for p in files] == [
+        7,
+        7,
+        7,
+        5,
+    ]  # 30 prompts, 4 json ones overflow
     assert len({json.loads(line)["custom_id"] for line in lines}) == 26
     assert "warning: not in the batch: 4 request(s) over --context-window and 0 outside --limit\n" in captured.err
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
@@ -983,18 +1604,39 @@ def test_batch_export_splits_within_both_limits_and_lists_the_files(tmp_path, ca
     argv = [*argv[:-4], "--context-window", "970", "--overwrite-batch"]  # replaces the export above
     assert benchmark.main([*argv, "--batch-max-bytes", str(2 * biggest)]) == 0
     sizes = [p.stat().st_size for p in tmp_path.glob("batch.*-of-*.jsonl")]
-    assert max(sizes) <= 2 * biggest and sum(len(p.read_text(encoding="utf-8").splitlines()) for p in tmp_path.glob("batch.*")) == 26
+    assert (
+        max(sizes) <= 2 * biggest
+        and sum(len(p.read_text(encoding="utf-8").splitlines()) for p in tmp_path.glob("batch.*")) == 26
+    )
     assert benchmark.main([*argv, "--batch-max-bytes", "100"]) == 2
     assert "takes" in run_stderr(capsys)
 
 
 def test_cached_tokens_and_the_model_s_own_counts_are_reported_and_priced(tmp_path):
     contents = solver_contents()
-    usage = lambda prompt: {"prompt_tokens": 800, "completion_tokens": 10, "prompt_tokens_details": {"cached_tokens": 600}}  # noqa: E731
+    usage = lambda prompt: {
+        "prompt_tokens": 800,
+        "completion_tokens": 10,
+        "prompt_tokens_details": {"cached_tokens": 600},
+    }  # noqa: E731
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], usage=usage)
     try:
-        argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--formats", "json,dsl",
-                "--input-price-per-million", "2", "--output-price-per-million", "8", "--cached-input-price-per-million", "0.5"]
+        argv = [
+            "--model",
+            "m",
+            "--base-url",
+            server.url,
+            "--out",
+            str(tmp_path),
+            "--formats",
+            "json,dsl",
+            "--input-price-per-million",
+            "2",
+            "--output-price-per-million",
+            "8",
+            "--cached-input-price-per-million",
+            "0.5",
+        ]
         assert benchmark.main(argv) == 0
     finally:
         server.close()
@@ -1002,7 +1644,10 @@ def test_cached_tokens_and_the_model_s_own_counts_are_reported_and_priced(tmp_pa
     assert json_row["usage"]["cached_tokens"] == 3600 and json_row["usage"]["cached_share"] == 0.75
     assert json_row["cost"] == round((6 * 200 * 2 + 6 * 600 * 0.5 + 6 * 10 * 8) / 1_000_000, 6)
     assert json_row["model_prompt_tokens"] == 800.0 and json_row["pareto_tokens"] == "model_prompt_tokens"
-    assert (json_row["pareto"], dsl_row["pareto"]) == (True, True)  # the model counts both alike: a tie, both on the front
+    assert (json_row["pareto"], dsl_row["pareto"]) == (
+        True,
+        True,
+    )  # the model counts both alike: a tie, both on the front
     report = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert "Share of prompt tokens served from the provider's prefix cache: json 0.75; dsl 0.75." in report
     assert "| json ★ | 6 | 6 | 970 (800) |" in report
@@ -1016,13 +1661,27 @@ def test_a_context_refusal_is_scored_as_overflow_and_grouped_whatever_the_length
     contents = solver_contents()
     server = FakeOpenAI(answer=lambda prompt: contents[prompt])
     ok = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}
-    refusals = [(400, {}, {"error": {"message": f"This model's maximum context length is 512 tokens. However, you requested "
-                                               f"{900 + i} tokens. Please reduce the length of the messages.",
-                                    "type": "invalid_request_error", "code": "context_length_exceeded"}}) for i in range(5)]
+    refusals = [
+        (
+            400,
+            {},
+            {
+                "error": {
+                    "message": f"This model's maximum context length is 512 tokens. However, you requested "
+                    f"{900 + i} tokens. Please reduce the length of the messages.",
+                    "type": "invalid_request_error",
+                    "code": "context_length_exceeded",
+                }
+            },
+        )
+        for i in range(5)
+    ]
     server.script = [(200, {}, ok), *refusals]
     try:
         argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "1", "--limit", "6"]
-        assert benchmark.main(argv) == 0  # a prompt longer than the server's window is an outcome, not a request to retry
+        assert (
+            benchmark.main(argv) == 0
+        )  # a prompt longer than the server's window is an outcome, not a request to retry
         assert benchmark.main(argv) == 0
     finally:
         server.close()
@@ -1030,7 +1689,10 @@ def test_a_context_refusal_is_scored_as_overflow_and_grouped_whatever_the_length
     out = capsys.readouterr().out
     assert "  5 prompt(s) refused by the server as over its context window: scored as CONTEXT_OVERFLOW" in out
     table = results(tmp_path)["aggregates"]
-    assert sum(e["overflow"] for e in table) == sum(e["overflow_by_server"] for e in table) == 5 and sum(e["errors"] for e in table) == 0
+    assert (
+        sum(e["overflow"] for e in table) == sum(e["overflow_by_server"] for e in table) == 5
+        and sum(e["errors"] for e in table) == 0
+    )
 
 
 def test_a_200_with_an_error_and_a_response_without_usage(tmp_path, capsys):
@@ -1043,7 +1705,9 @@ def test_a_200_with_an_error_and_a_response_without_usage(tmp_path, capsys):
         assert benchmark.main(argv) == 1
     finally:
         server.close()
-    assert "1 x HTTP 200 (server_error): upstream overloaded (in a response marked successful)" in capsys.readouterr().out
+    assert (
+        "1 x HTTP 200 (server_error): upstream overloaded (in a response marked successful)" in capsys.readouterr().out
+    )
     cells = results(tmp_path)["cells"]
     assert [c["usage_prompt_tokens"] for c in cells if c["status"] == "OK"] == [None, None]
     assert all(e["model_prompt_tokens"] is None for e in results(tmp_path)["aggregates"])
@@ -1053,12 +1717,28 @@ def test_timeouts_halve_the_requests_in_flight_and_say_so(tmp_path, capsys):
     contents = solver_contents()
     slow = FakeOpenAI(answer=lambda prompt: contents[prompt], delay=0.3)
     try:
-        argv = ["--model", "m", "--base-url", slow.url, "--out", str(tmp_path), "--limit", "4", "--timeout", "0.2", "--concurrency", "4"]
+        argv = [
+            "--model",
+            "m",
+            "--base-url",
+            slow.url,
+            "--out",
+            str(tmp_path),
+            "--limit",
+            "4",
+            "--timeout",
+            "0.2",
+            "--concurrency",
+            "4",
+        ]
         benchmark.main(argv)
     finally:
         slow.close()
     err = run_stderr(capsys)
-    assert "warning: a request timed out after 0.2 s: the server queues requests; going on with 2 in flight instead of 4" in err
+    assert (
+        "warning: a request timed out after 0.2 s: the server queues requests; going on with 2 in flight instead of 4"
+        in err
+    )
 
 
 # ---- stable edge ids (article 5)
@@ -1066,15 +1746,33 @@ def test_timeouts_halve_the_requests_in_flight_and_say_so(tmp_path, capsys):
 
 def test_edge_ids_are_shown_asked_for_and_scored_across_permutations_and_packs(tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["--edge-ids", "--model", "solver", "--sizes", "small,medium", "--permutations", "2", "--budget", "1500",
-            "--formats", "json,tsv,dsl", "--out", str(out), "--write-prompts"]
+    argv = [
+        "--edge-ids",
+        "--model",
+        "solver",
+        "--sizes",
+        "small,medium",
+        "--permutations",
+        "2",
+        "--budget",
+        "1500",
+        "--formats",
+        "json,tsv,dsl",
+        "--out",
+        str(out),
+        "--write-prompts",
+    ]
     assert benchmark.main(argv) == 0
     prompt = (out / "prompt.small.original.p1.A.dsl.q1.txt").read_text(encoding="utf-8")
-    assert '"path": [id рёбер по порядку],' in prompt and "# > id|source|relation|target" in prompt and "> e1|" in prompt
+    assert (
+        '"path": [id рёбер по порядку],' in prompt and "# > id|source|relation|target" in prompt and "> e1|" in prompt
+    )
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert {e["path_exact"]["rate"] for e in results["aggregates"] if e["mode"] == "A"} == {1.0}
     report = (out / "size_report.md").read_text(encoding="utf-8")
-    assert "## Edge ids" in report and re.search(r"\| small \| json \| [\d,]+ \| [\d,]+ \| \+[\d,]+ \(\d+%\) \|", report)
+    assert "## Edge ids" in report and re.search(
+        r"\| small \| json \| [\d,]+ \| [\d,]+ \| \+[\d,]+ \(\d+%\) \|", report
+    )
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     cost = manifest["config"]["edge_id_graph_tokens"]["by_size"]["small"]["json"]
     assert cost["with_ids"] > cost["without"] > 0
@@ -1082,7 +1780,9 @@ def test_edge_ids_are_shown_asked_for_and_scored_across_permutations_and_packs(t
 
 def test_the_en_prompt_says_how_indices_count(tmp_path):
     assert benchmark.main(["--prompt", "en", "--out", str(tmp_path)]) == 0
-    assert '"path": [edge indices in order, counting the edges from 0 in the order shown],' in (tmp_path / "prompt.json.q1.txt").read_text(encoding="utf-8")
+    assert '"path": [edge indices in order, counting the edges from 0 in the order shown],' in (
+        tmp_path / "prompt.json.q1.txt"
+    ).read_text(encoding="utf-8")
 
 
 # ---- hostile servers
@@ -1128,12 +1828,30 @@ def test_timeout_bounds_an_attempt_whatever_the_server_sends(tmp_path, capsys, h
     server = RawServer(handler)
     try:
         started = time.monotonic()
-        code = benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--timeout", "0.5",
-                               "--limit", "2", "--concurrency", "2", "--max-retries", "1"])
+        code = benchmark.main(
+            [
+                "--model",
+                "m",
+                "--base-url",
+                server.url,
+                "--out",
+                str(tmp_path),
+                "--timeout",
+                "0.5",
+                "--limit",
+                "2",
+                "--concurrency",
+                "2",
+                "--max-retries",
+                "1",
+            ]
+        )
         elapsed = time.monotonic() - started
     finally:
         server.close()
-    assert code == 1 and elapsed < 60  # each attempt ends at 0.5 s, retried once; without the bound the server never ends
+    assert (
+        code == 1 and elapsed < 60
+    )  # each attempt ends at 0.5 s, retried once; without the bound the server never ends
     records = log_lines(tmp_path)[1:]
     assert records and all(r["error"].startswith("timed out after 0.5 s") for r in records)
 
@@ -1141,15 +1859,22 @@ def test_timeout_bounds_an_attempt_whatever_the_server_sends(tmp_path, capsys, h
 def test_a_redirect_is_not_followed_and_the_key_stays_home(tmp_path, capsys, monkeypatch):
     other = RawServer(lambda c: c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"))
     target = other.url.replace("/v1", "/steal")
-    redirect = RawServer(lambda c: c.sendall(f"HTTP/1.1 302 Found\r\nLocation: {target}\r\nContent-Length: 0\r\n\r\n".encode()))
+    redirect = RawServer(
+        lambda c: c.sendall(f"HTTP/1.1 302 Found\r\nLocation: {target}\r\nContent-Length: 0\r\n\r\n".encode())
+    )
     monkeypatch.setenv("MY_KEY", SECRET)
     try:
-        code = benchmark.main(["--model", "m", "--base-url", redirect.url, "--api-key-env", "MY_KEY", "--out", str(tmp_path)])
+        code = benchmark.main(
+            ["--model", "m", "--base-url", redirect.url, "--api-key-env", "MY_KEY", "--out", str(tmp_path)]
+        )
     finally:
         redirect.close()
         other.close()
     assert code == 2 and not other.seen  # the other host got nothing, the key least of all
-    assert f"redirected to {target.split('/')[2]}, not followed: the key goes to the host of --base-url only" in run_stderr(capsys)
+    assert (
+        f"redirected to {target.split('/')[2]}, not followed: the key goes to the host of --base-url only"
+        in run_stderr(capsys)
+    )
 
 
 def test_a_huge_body_is_cut_and_fails_the_request(tmp_path, monkeypatch):
@@ -1160,7 +1885,10 @@ def test_a_huge_body_is_cut_and_fails_the_request(tmp_path, monkeypatch):
     finally:
         server.close()
     (record,) = log_lines(tmp_path)[1:]
-    assert record["error"] == "connection error: the response body passed 1,000 bytes; it was cut" and record["attempts"] == 1
+    assert (
+        record["error"] == "connection error: the response body passed 1,000 bytes; it was cut"
+        and record["attempts"] == 1
+    )
 
 
 def test_an_error_beside_choices_in_a_200_is_a_failure_live_and_scored(server, tmp_path):
@@ -1186,7 +1914,8 @@ def test_an_empty_out_and_an_abbreviated_flag_are_refused(tmp_path, capsys):
         benchmark.main(["--format", "tsv", "--out", str(tmp_path)])
     assert stop.value.code == 2 and run_stderr(capsys) == (
         "benchmark.py: error: unrecognized arguments: --format tsv; --format: did you mean --formats? "
-        "(python benchmark.py --help lists every flag)\n")
+        "(python benchmark.py --help lists every flag)\n"
+    )
 
 
 def test_a_misspelled_flag_gets_one_line_with_the_flag_it_is_closest_to(capsys):
@@ -1194,7 +1923,8 @@ def test_a_misspelled_flag_gets_one_line_with_the_flag_it_is_closest_to(capsys):
         benchmark.main(["--encodin", "o200k_base", "--sizs=small", "--zzz"])
     assert stop.value.code == 2 and run_stderr(capsys) == (
         "benchmark.py: error: unrecognized arguments: --encodin o200k_base --sizs=small --zzz; --encodin: did you mean --encoding?; "
-        "--sizs: did you mean --sizes? (python benchmark.py --help lists every flag)\n")
+        "--sizs: did you mean --sizes? (python benchmark.py --help lists every flag)\n"
+    )
 
 
 # ---- one run per output folder, nothing overwritten
@@ -1204,16 +1934,34 @@ def test_a_second_run_on_the_same_out_stops_at_once_and_pays_nothing(tmp_path, c
     contents = solver_contents()
     release = threading.Event()
     fake = FakeOpenAI(answer=lambda prompt: (release.wait(10), contents[prompt])[1])
-    first = subprocess.Popen([sys.executable, str(ROOT / "benchmark.py"), "--model", "m", "--base-url", fake.url, "--out",
-                              str(tmp_path), "--concurrency", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "benchmark.py"),
+            "--model",
+            "m",
+            "--base-url",
+            fake.url,
+            "--out",
+            str(tmp_path),
+            "--concurrency",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 20
         while not fake.requests and time.monotonic() < deadline:  # the first run is sending
             time.sleep(0.05)
         assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(tmp_path)]) == 2
         err = run_stderr(capsys)
-        assert re.fullmatch(rf"error: {re.escape(benchmark.display(tmp_path))} is in use by another run of this tool \(pid "
-                            rf"{first.pid}, since [0-9T:Z-]+\); wait for it to end, or choose another --out\n", err)
+        assert re.fullmatch(
+            rf"error: {re.escape(benchmark.display(tmp_path))} is in use by another run of this tool \(pid "
+            rf"{first.pid}, since [0-9T:Z-]+\); wait for it to end, or choose another --out\n",
+            err,
+        )
         release.set()
         assert first.wait(60) == 0
     finally:
@@ -1228,7 +1976,10 @@ def test_a_killed_run_s_lock_and_staging_folders_are_taken_over(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     import socket
-    (tmp_path / artifacts.LOCK_NAME).write_text(f"{dead.pid} {socket.gethostname()} 2026-01-01T00:00:00Z\n", encoding="utf-8")
+
+    (tmp_path / artifacts.LOCK_NAME).write_text(
+        f"{dead.pid} {socket.gethostname()} 2026-01-01T00:00:00Z\n", encoding="utf-8"
+    )
     (tmp_path / ".staging-abc").mkdir()
     (tmp_path / ".staging-abc" / "size_report.json").write_text("[]", encoding="utf-8")
     assert benchmark.main(["--out", str(tmp_path)]) == 0
@@ -1255,23 +2006,35 @@ def test_export_never_overwrites_a_log_an_input_or_an_earlier_export_unless_told
     assert benchmark.main(argv) == 0
     first = (tmp_path / "batch.jsonl").read_bytes()
     assert benchmark.main(argv) == 2
-    assert run_stderr(capsys).endswith("--export-batch: batch.jsonl exists; choose a new path, or pass --overwrite-batch to "
-                                            "replace an earlier export and its numbered parts\n")
+    assert run_stderr(capsys).endswith(
+        "--export-batch: batch.jsonl exists; choose a new path, or pass --overwrite-batch to "
+        "replace an earlier export and its numbered parts\n"
+    )
     assert benchmark.main([*argv, "--overwrite-batch"]) == 0  # an earlier export: replaced
     assert (tmp_path / "batch.jsonl").read_bytes() == first
     (tmp_path / "batch.jsonl").write_bytes(b"mine")
     (tmp_path / "batch.001-of-009.jsonl").write_bytes(b"notes of mine")
     assert benchmark.main([*argv, "--overwrite-batch"]) == 2  # not a batch request file: never replaced
-    assert run_stderr(capsys).endswith("--export-batch: batch.jsonl exists and is not a batch request file; --overwrite-batch "
-                                            "replaces only earlier exports: move it, or choose another path\n")
-    assert (tmp_path / "batch.jsonl").read_bytes() == b"mine" and (tmp_path / "batch.001-of-009.jsonl").read_bytes() == b"notes of mine"
+    assert run_stderr(capsys).endswith(
+        "--export-batch: batch.jsonl exists and is not a batch request file; --overwrite-batch "
+        "replaces only earlier exports: move it, or choose another path\n"
+    )
+    assert (tmp_path / "batch.jsonl").read_bytes() == b"mine" and (
+        tmp_path / "batch.001-of-009.jsonl"
+    ).read_bytes() == b"notes of mine"
     graph_text = out / "graph.json.txt"  # the run's own output, named by no earlier manifest of a fresh folder
-    assert benchmark.main(["--model", "m", "--out", str(tmp_path / "o3"), "--export-batch", str(tmp_path / "o3" / "graph.json.txt")]) == 2
+    assert (
+        benchmark.main(
+            ["--model", "m", "--out", str(tmp_path / "o3"), "--export-batch", str(tmp_path / "o3" / "graph.json.txt")]
+        )
+        == 2
+    )
     assert run_stderr(capsys).endswith("is a file of --out o3; write the batch elsewhere\n") and graph_text.exists()
 
 
 def test_a_full_disk_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path, capsys, monkeypatch):
     import errno
+
     real_fsync, calls = os.fsync, []
 
     def fsync(fd):
@@ -1283,8 +2046,10 @@ def test_a_full_disk_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path, c
     monkeypatch.setattr(os, "fsync", fsync)
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path), "--concurrency", "1"]) == 2
     err = run_stderr(capsys)
-    assert err.count("\n") == 1 and err.endswith("requests.jsonl: cannot append to the log (No space left on device); nothing more "
-                                                 "was sent, and what the log holds is kept: free some space and run the same command again\n")
+    assert err.count("\n") == 1 and err.endswith(
+        "requests.jsonl: cannot append to the log (No space left on device); nothing more "
+        "was sent, and what the log holds is kept: free some space and run the same command again\n"
+    )
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path)]) == 0
     lines = (tmp_path / "requests.jsonl").read_bytes().splitlines()
@@ -1311,13 +2076,25 @@ def test_a_batch_is_uploaded_created_polled_downloaded_and_scored(tmp_path, caps
     assert len(cells) == 30 and all(c["answer_correct"] for c in cells)
     state = json.loads((tmp_path / "batch" / "state.json").read_text(encoding="utf-8"))
     (part,) = state["parts"]
-    assert {k: part[k] for k in ("file", "input_file_id", "batch_id", "status", "total", "completed", "failed", "output_path")} == {
-        "file": "input.jsonl", "input_file_id": "file-1", "batch_id": "batch_1", "status": "completed", "total": 30,
-        "completed": 30, "failed": 0, "output_path": "output.jsonl"}
+    assert {
+        k: part[k]
+        for k in ("file", "input_file_id", "batch_id", "status", "total", "completed", "failed", "output_path")
+    } == {
+        "file": "input.jsonl",
+        "input_file_id": "file-1",
+        "batch_id": "batch_1",
+        "status": "completed",
+        "total": 30,
+        "completed": 30,
+        "failed": 0,
+        "output_path": "output.jsonl",
+    }
     err = capsys.readouterr().err.splitlines()
-    assert err[:3] == ["batch 1/1: uploaded input.jsonl (30 requests) as file-1",
-                       f"batch 1/1: created batch_1; its id is kept in {tmp_path / 'batch' / 'state.json'}: a killed command resumes polling it",
-                       "batch 1/1 batch_1: in_progress, 0/30 done, 0 failed (0 s)"]
+    assert err[:3] == [
+        "batch 1/1: uploaded input.jsonl (30 requests) as file-1",
+        f"batch 1/1: created batch_1; its id is kept in {tmp_path / 'batch' / 'state.json'}: a killed command resumes polling it",
+        "batch 1/1 batch_1: in_progress, 0/30 done, 0 failed (0 s)",
+    ]
     assert err[-1] == "batch 1/1 batch_1: completed, 30/30 done, 0 failed (0 s)"
     manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["batch"]["parts"][0]["batch_id"] == "batch_1"
@@ -1328,12 +2105,17 @@ def test_a_batch_killed_mid_poll_resumes_polling_without_a_second_upload(tmp_pat
     contents = solver_contents()
     server = FakeBatches(lambda prompt: contents[prompt], polls=1)
     server.hold = True
-    process = subprocess.Popen([sys.executable, str(ROOT / "benchmark.py"), *batch_argv(server, tmp_path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "benchmark.py"), *batch_argv(server, tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         state = tmp_path / "batch" / "state.json"
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not (state.exists() and "in_progress" in state.read_text(encoding="utf-8")):
+        while time.monotonic() < deadline and not (
+            state.exists() and "in_progress" in state.read_text(encoding="utf-8")
+        ):
             time.sleep(0.05)
         process.kill()  # kill -9 mid-poll
         process.wait()
@@ -1358,7 +2140,12 @@ def test_an_expired_batch_scores_what_came_back_and_counts_the_rest_as_failed(tm
     assert sum(c["status"] == "OK" for c in cells) == 15 and sum(c["status"] != "OK" for c in cells) == 15
     err = capsys.readouterr().err
     assert "warning: batch batch_1 expired: its answers that came back are scored, the rest count as failed\n" in err
-    assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == ["errors.jsonl", "input.jsonl", "output.jsonl", "state.json"]
+    assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == [
+        "errors.jsonl",
+        "input.jsonl",
+        "output.jsonl",
+        "state.json",
+    ]
 
 
 def test_a_batch_with_a_partial_error_file_scores_those_as_failed_requests(tmp_path, capsys):
@@ -1369,7 +2156,9 @@ def test_a_batch_with_a_partial_error_file_scores_those_as_failed_requests(tmp_p
     finally:
         server.close()
     summary = results(tmp_path)["requests"]
-    assert summary["failed"] == 10 and summary["failures"] == {"batch: HTTP 400 (invalid_request_error): bad request": 10}
+    assert summary["failed"] == 10 and summary["failures"] == {
+        "batch: HTTP 400 (invalid_request_error): bad request": 10
+    }
 
 
 def test_a_batch_that_fails_validation_stops_with_its_errors_and_resubmits_nothing(tmp_path, capsys):
@@ -1382,16 +2171,25 @@ def test_a_batch_that_fails_validation_stops_with_its_errors_and_resubmits_nothi
     assert (server.uploads, server.creates) == (1, 1)
     assert capsys.readouterr().err.splitlines()[-1] == (
         "error: no batch returned a file to score: batch_1 failed (invalid_json_line: line 1 is not valid); fix what the errors "
-        f"say, then move {tmp_path / 'batch' / 'state.json'} aside to submit again")
+        f"say, then move {tmp_path / 'batch' / 'state.json'} aside to submit again"
+    )
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--score", "x.jsonl"], "--batch sends and scores a batch itself: leave out --score"),
-    (["--export-batch", "b.jsonl"], "--batch sends and scores a batch itself: leave out --export-batch"),
-    (["--poll-interval", "0"], "--poll-interval 0 is not a number of seconds between 0 and 3600; e.g. 30"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--score", "x.jsonl"], "--batch sends and scores a batch itself: leave out --score"),
+        (["--export-batch", "b.jsonl"], "--batch sends and scores a batch itself: leave out --export-batch"),
+        (["--poll-interval", "0"], "--poll-interval 0 is not a number of seconds between 0 and 3600; e.g. 30"),
+    ],
+)
 def test_batch_flags_that_cannot_go_together_are_one_line(tmp_path, capsys, flags, message):
-    assert benchmark.main(["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "o"), "--batch", *flags]) == 2
+    assert (
+        benchmark.main(
+            ["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "o"), "--batch", *flags]
+        )
+        == 2
+    )
     assert capsys.readouterr().err == f"error: {message}\n"
 
 
@@ -1410,7 +2208,9 @@ def test_a_batch_sends_the_key_to_its_host_only_and_writes_it_nowhere(tmp_path, 
 
 # ---- why an answer failed: one diagnosis per cell (README: Why answers fail)
 
-E = dict(enumerate(json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))["edges"]))  # the article's 13 edges
+E = dict(
+    enumerate(json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))["edges"])
+)  # the article's 13 edges
 
 
 def ev(*triples):
@@ -1423,18 +2223,51 @@ DIAGNOSED = {
     "no_json": ("q1", "The answer is Kazan, via edges 0, 3, 6 and 10."),
     "false_abstention": ("q1", json.dumps({"answer": "INSUFFICIENT_DATA", "path": [], "evidence": []})),
     "missed_abstention": ("q6", json.dumps({"answer": "Казань", "path": [9, 10], "evidence": []}, ensure_ascii=False)),
-    "miscounted_indices": ("q5", json.dumps({"answer": "Атлас", "path": [2, 3], "evidence": [E[4]]}, ensure_ascii=False)),
-    "edge_reversed": ("q1", json.dumps({"answer": "Казань", "path": [0, 3, 6, 10], "evidence": ev(
-        ("person_irina", "LEADS", "project_orion"), ("project_orion", "USES", "method_graph"),
-        ("org_vector", "DEVELOPED_BY", "method_graph"), ("org_vector", "LOCATED_IN", "city_kazan"))}, ensure_ascii=False)
-        .replace('"path": [0, 3, 6, 10]', '"path": [0, 3, 99, 10]')),
-    "edge_not_shown": ("q1", json.dumps({"answer": "Казань", "path": [0, 3], "evidence": ev(("person_irina", "LEADS", "org_vector"))},
-                                        ensure_ascii=False)),
-    "broken_chain": ("q1", json.dumps({"answer": "Казань", "path": [0, 10], "evidence": [E[0], E[10]]}, ensure_ascii=False)),
-    "right_answer_wrong_path": ("q4", json.dumps({"answer": "Казань", "path": [10], "evidence": [E[10]]}, ensure_ascii=False)),
-    "answer_form": ("q1", json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": [E[i] for i in (0, 3, 6, 10)]},
-                                     ensure_ascii=False)),
-    "wrong_branch": ("q4", json.dumps({"answer": "Томск", "path": [5, 8, 11], "evidence": [E[i] for i in (5, 8, 11)]}, ensure_ascii=False)),
+    "miscounted_indices": (
+        "q5",
+        json.dumps({"answer": "Атлас", "path": [2, 3], "evidence": [E[4]]}, ensure_ascii=False),
+    ),
+    "edge_reversed": (
+        "q1",
+        json.dumps(
+            {
+                "answer": "Казань",
+                "path": [0, 3, 6, 10],
+                "evidence": ev(
+                    ("person_irina", "LEADS", "project_orion"),
+                    ("project_orion", "USES", "method_graph"),
+                    ("org_vector", "DEVELOPED_BY", "method_graph"),
+                    ("org_vector", "LOCATED_IN", "city_kazan"),
+                ),
+            },
+            ensure_ascii=False,
+        ).replace('"path": [0, 3, 6, 10]', '"path": [0, 3, 99, 10]'),
+    ),
+    "edge_not_shown": (
+        "q1",
+        json.dumps(
+            {"answer": "Казань", "path": [0, 3], "evidence": ev(("person_irina", "LEADS", "org_vector"))},
+            ensure_ascii=False,
+        ),
+    ),
+    "broken_chain": (
+        "q1",
+        json.dumps({"answer": "Казань", "path": [0, 10], "evidence": [E[0], E[10]]}, ensure_ascii=False),
+    ),
+    "right_answer_wrong_path": (
+        "q4",
+        json.dumps({"answer": "Казань", "path": [10], "evidence": [E[10]]}, ensure_ascii=False),
+    ),
+    "answer_form": (
+        "q1",
+        json.dumps(
+            {"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": [E[i] for i in (0, 3, 6, 10)]}, ensure_ascii=False
+        ),
+    ),
+    "wrong_branch": (
+        "q4",
+        json.dumps({"answer": "Томск", "path": [5, 8, 11], "evidence": [E[i] for i in (5, 8, 11)]}, ensure_ascii=False),
+    ),
     "no_path": ("q1", json.dumps({"answer": "Томск", "path": [], "evidence": []}, ensure_ascii=False)),
 }
 
@@ -1442,29 +2275,56 @@ DIAGNOSED = {
 @pytest.mark.parametrize("fmt", list(benchmark.FORMATS))
 def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
     """Through a server, every format's prompts: the same answer to the same question gets the same diagnosis."""
-    by_question = {"q1": DIAGNOSED["edge_not_shown"][1], "q2": "```json\n" + json.dumps(
-        {"answer": "Максим", "path": [11, 8, 5, 2], "evidence": [E[i] for i in (11, 8, 5, 2)]}, ensure_ascii=False) + "\n```",
-        "q3": DIAGNOSED["no_json"][1], "q4": DIAGNOSED["wrong_branch"][1], "q5": DIAGNOSED["miscounted_indices"][1],
-        "q6": DIAGNOSED["missed_abstention"][1]}
-    fake = FakeOpenAI(answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)],
-                      usage=lambda prompt: {"prompt_tokens": 10_000, "completion_tokens": 20, "total_tokens": 10_020})  # no prompt cut
+    by_question = {
+        "q1": DIAGNOSED["edge_not_shown"][1],
+        "q2": "```json\n"
+        + json.dumps(
+            {"answer": "Максим", "path": [11, 8, 5, 2], "evidence": [E[i] for i in (11, 8, 5, 2)]}, ensure_ascii=False
+        )
+        + "\n```",
+        "q3": DIAGNOSED["no_json"][1],
+        "q4": DIAGNOSED["wrong_branch"][1],
+        "q5": DIAGNOSED["miscounted_indices"][1],
+        "q6": DIAGNOSED["missed_abstention"][1],
+    }
+    fake = FakeOpenAI(
+        answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)],
+        usage=lambda prompt: {"prompt_tokens": 10_000, "completion_tokens": 20, "total_tokens": 10_020},
+    )  # no prompt cut
     try:
         assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(tmp_path), "--formats", fmt]) == 0
     finally:
         fake.close()
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert {c["question_id"]: c["diagnosis"] for c in results["cells"]} == {
-        "q1": "edge_not_shown", "q2": None, "q3": "no_json", "q4": "wrong_branch", "q5": "miscounted_indices", "q6": "missed_abstention"}
+        "q1": "edge_not_shown",
+        "q2": None,
+        "q3": "no_json",
+        "q4": "wrong_branch",
+        "q5": "miscounted_indices",
+        "q6": "missed_abstention",
+    }
     assert {c["question_id"]: c["json_as_asked"] for c in results["cells"]}["q2"] is False
     (entry,) = results["aggregates"]
-    assert entry["diagnoses"] == {"no_json": 1, "missed_abstention": 1, "miscounted_indices": 1, "edge_not_shown": 1, "wrong_branch": 1}
+    assert entry["diagnoses"] == {
+        "no_json": 1,
+        "missed_abstention": 1,
+        "miscounted_indices": 1,
+        "edge_not_shown": 1,
+        "wrong_branch": 1,
+    }
     md = (tmp_path / "results.md").read_text(encoding="utf-8")
-    assert "- **miscounted indices**: the evidence names exactly the edges of a gold path; the path's indices do not. Remedy: --edge-ids" in md
-    assert f"  Example ({fmt}, q5): `{{\"answer\": \"Атлас\", \"path\": [2, 3]" in md
+    assert (
+        "- **miscounted indices**: the evidence names exactly the edges of a gold path; the path's indices do not. Remedy: --edge-ids"
+        in md
+    )
+    assert f'  Example ({fmt}, q5): `{{"answer": "Атлас", "path": [2, 3]' in md
     assert "| 3 | 2 | 1 |  |  |  | 1 |" in md and "| 1 | 1 |  |  | 1 |  |  |" in md  # by hop count: q3 and q4; q5
 
 
-QUESTION_TEXT = {q["id"]: q["question"] for q in json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))}
+QUESTION_TEXT = {
+    q["id"]: q["question"] for q in json.loads((ROOT / "data" / "questions.json").read_text(encoding="utf-8"))
+}
 
 
 def test_a_log_of_another_version_with_the_same_flags_names_both_versions(tmp_path, capsys):
@@ -1473,19 +2333,28 @@ def test_a_log_of_another_version_with_the_same_flags_names_both_versions(tmp_pa
     assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "run")]) == 0
     lines = (tmp_path / "run" / "requests.jsonl").read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
-    assert header["tool_version"] == results_module.TOOL_VERSION and set(header["questions_sha256"]) == {"small/original"}
+    assert header["tool_version"] == results_module.TOOL_VERSION and set(header["questions_sha256"]) == {
+        "small/original"
+    }
     del header["tool_version"], header["questions_sha256"]  # as an older version wrote it
     header["git"] = {"commit": "0123456789abcdef0123", "dirty": False}
     old = [json.dumps(header)] + [line.replace('"prompt_sha256": "', '"prompt_sha256": "0') for line in lines[1:]]
     (tmp_path / "old.jsonl").write_text("\n".join(old) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert benchmark.main(["--model", "solver", "--score", str(tmp_path / "old.jsonl"), "--out", str(tmp_path / "score")]) == 2
+    assert (
+        benchmark.main(["--model", "solver", "--score", str(tmp_path / "old.jsonl"), "--out", str(tmp_path / "score")])
+        == 2
+    )
     err = run_stderr(capsys)
-    assert err.startswith(f"error: {tmp_path / 'old.jsonl'}: no answer to a prompt of this command; the log was written with the "
-                          "same flags by graphrag-format-benchmark an earlier version (its header names none), git "
-                          f"0123456789ab, and this is {results_module.TOOL_VERSION}")
-    assert err.endswith(": its prompts are not this version's (questions drawn or worded otherwise, or another layout); score it "
-                        "with the version that wrote it, or run the same command with --model to send this version's prompts\n")
+    assert err.startswith(
+        f"error: {tmp_path / 'old.jsonl'}: no answer to a prompt of this command; the log was written with the "
+        "same flags by graphrag-format-benchmark an earlier version (its header names none), git "
+        f"0123456789ab, and this is {results_module.TOOL_VERSION}"
+    )
+    assert err.endswith(
+        ": its prompts are not this version's (questions drawn or worded otherwise, or another layout); score it "
+        "with the version that wrote it, or run the same command with --model to send this version's prompts\n"
+    )
 
 
 def test_file_lines_reads_the_lines_that_begin_in_a_byte_range_numbered_from_its_start(tmp_path):

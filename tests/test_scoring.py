@@ -12,12 +12,25 @@ from graphrag_format_benchmark import scoring
 
 
 def test_solver_model_scores_every_answer_and_path_of_answer_sets(tmp_path):
-    argv = [*write(tmp_path, FAMILY, QUESTIONS), "--prompt", "en", "--model", "solver", "--sizes", "small,medium",
-            "--formats", ",".join(benchmark.FORMATS)]
+    argv = [
+        *write(tmp_path, FAMILY, QUESTIONS),
+        "--prompt",
+        "en",
+        "--model",
+        "solver",
+        "--sizes",
+        "small,medium",
+        "--formats",
+        ",".join(benchmark.FORMATS),
+    ]
     assert benchmark.main(argv) == 0
     table = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["aggregates"]
     for e in table:
-        assert (e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (1.0, 1.0, 1.0), e["format"]
+        assert (e["answer_correct"]["rate"], e["path_exact"]["rate"], e["abstention_correct"]["rate"]) == (
+            1.0,
+            1.0,
+            1.0,
+        ), e["format"]
     rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
     row = next(r for r in rows if r["question_id"] == "siblings" and r["size"] == "small")
     assert row["gold_path"] == [0, 0] and row["gold_paths"] == [[0, 0], [0, 1]]
@@ -52,14 +65,22 @@ def test_reversed_edge_in_evidence(small):
     graph, q = small
     evidence = [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]
     evidence[3] = {"source": "city_kazan", "relation": "LOCATED_IN", "target": "org_vector"}
-    assert score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"]) == {**PERFECT, "evidence_match": False}
+    assert score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"]) == {
+        **PERFECT,
+        "evidence_match": False,
+    }
 
 
 def test_right_answer_wrong_path_is_visible(small):
     graph, q = small
     assert score_answer(answer("Казань", [11], graph=graph), graph, q["q1"]) == {
-        **PERFECT, "path_exact": False, "edge_precision": 0.0, "edge_recall": 0.0, "path_supports_answer": False,
-        "right_answer_wrong_path": True, "diagnosis": "right_answer_wrong_path",
+        **PERFECT,
+        "path_exact": False,
+        "edge_precision": 0.0,
+        "edge_recall": 0.0,
+        "path_supports_answer": False,
+        "right_answer_wrong_path": True,
+        "diagnosis": "right_answer_wrong_path",
     }
 
 
@@ -72,31 +93,60 @@ def test_fenced_json_is_read_and_said_not_as_asked(small):
 def test_abstaining_on_an_answerable_question(small):
     graph, q = small
     assert score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"]) == {
-        **scoring.FAILED_SCORES, "parse_success": True, "abstained": True, "false_abstention": True, "json_as_asked": True,
+        **scoring.FAILED_SCORES,
+        "parse_success": True,
+        "abstained": True,
+        "false_abstention": True,
+        "json_as_asked": True,
         "diagnosis": "false_abstention",
     }
 
 
 def test_abstention_question(small):
     graph, q = small
-    nulls = dict.fromkeys(["false_abstention", "path_exact", "edge_precision", "edge_recall", "valid_path",
-                           "evidence_match", "path_supports_answer", "right_answer_wrong_path"])
+    nulls = dict.fromkeys(
+        [
+            "false_abstention",
+            "path_exact",
+            "edge_precision",
+            "edge_recall",
+            "valid_path",
+            "evidence_match",
+            "path_supports_answer",
+            "right_answer_wrong_path",
+        ]
+    )
     assert score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"]) == {
-        "parse_success": True, "abstained": True, "answer_correct": True, **nulls, "json_as_asked": True, "diagnosis": None}
+        "parse_success": True,
+        "abstained": True,
+        "answer_correct": True,
+        **nulls,
+        "json_as_asked": True,
+        "diagnosis": None,
+    }
     assert score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"])["answer_correct"] is False
 
 
 def test_index_out_of_range(small):
     graph, q = small
     scores = score_answer(answer("Казань", [0, 99], [graph.edges[0]._asdict()]), graph, q["q1"])
-    assert (scores["path_exact"], scores["valid_path"], scores["edge_precision"], scores["edge_recall"]) == (False, False, 0.5, 0.25)
+    assert (scores["path_exact"], scores["valid_path"], scores["edge_precision"], scores["edge_recall"]) == (
+        False,
+        False,
+        0.5,
+        0.25,
+    )
 
 
 def test_with_edge_ids_an_index_path_is_no_path(small):
     graph, questions = small
     graph = replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
     q = questions["q1"]  # gold path [0, 3, 6, 10]
-    by_ids = {"answer": "Казань", "path": ["e1", "e4", "e7", "e11"], "evidence": [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]}
+    by_ids = {
+        "answer": "Казань",
+        "path": ["e1", "e4", "e7", "e11"],
+        "evidence": [graph.edges[i]._asdict() for i in (0, 3, 6, 10)],
+    }
     assert score_answer(json.dumps(by_ids), graph, q)["path_exact"] is True
     by_index = dict(by_ids, path=[0, 3, 6, 10])
     scores = score_answer(json.dumps(by_index), graph, q)
@@ -111,27 +161,72 @@ def test_a_hand_made_answer_gets_its_diagnosis(small, diagnosis):
 
 
 def test_every_diagnosis_is_defined_and_hand_made():
-    assert set(DIAGNOSED) | {"request_failed", "context_overflow", "cut_by_output_cap", "cut_by_context", "cut_in_a_loop",
-                                     "cut_echoing_the_prompt"} == set(scoring.DIAGNOSES)
+    assert set(DIAGNOSED) | {
+        "request_failed",
+        "context_overflow",
+        "cut_by_output_cap",
+        "cut_by_context",
+        "cut_in_a_loop",
+        "cut_echoing_the_prompt",
+    } == set(scoring.DIAGNOSES)
 
 
 # Real answers of Qwen2.5-Coder-1.5B-Instruct (Q4, llama.cpp) to the article's prompts, as the hand audit judged them
 # (bench/README.md, Real models): (question, answer text, answer right, path exact, diagnosis).
 REAL_ANSWERS = [
-    ("q5", '{\n  "answer": "Атлас",\n  "path": [2, 3],\n  "evidence": [\n    {"source":"project_atlas","relation":"USES","target":"method_compress"}\n  ]\n}',
-     True, False, "miscounted_indices"),
-    ("q1", '{\n  "answer": "Институт Вектор",\n  "path": [2, 4],\n  "evidence": [\n    {"source":"org_vector","relation":"DEVELOPED_BY","target":"person_irina"}\n  ]\n}',
-     False, False, "edge_not_shown"),
-    ("q1", '{\n  "answer": "Институт Вектор",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"LEADS","target":"org_vector"},\n'
-     '    {"source":"org_vector","relation":"DEVELOPED_BY","target":"method_graph"}\n  ]\n}', False, False, "edge_reversed"),
-    ("q4", '{\n  "answer": "Казань",\n  "path": [3, 10],\n  "evidence": [\n    {"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"}\n  ]\n}',
-     True, False, "broken_chain"),
-    ("q4", '{\n  "answer": "Казань",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"LEADS->","target":"project_orion"},\n'
-     '    {"source":"project_orion","relation":"DEVELOPED_BY->","target":"org_vector"}\n  ]\n}', True, False, "edge_not_shown"),
-    ("q5", '{\n  "answer": "project_atlas",\n  "path": [2, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"MEMBER_OF","target":"org_north"},\n'
-     '    {"source":"org_north","relation":"USES","target":"method_compress"}\n  ]\n}', True, False, "edge_not_shown"),
-    ("q6", '{\n  "answer": "YES",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"},\n'
-     '    {"source":"method_hybrid","relation":"DEVELOPED_BY","target":"org_vector"}\n  ]\n}', False, None, "missed_abstention"),
+    (
+        "q5",
+        '{\n  "answer": "Атлас",\n  "path": [2, 3],\n  "evidence": [\n    {"source":"project_atlas","relation":"USES","target":"method_compress"}\n  ]\n}',
+        True,
+        False,
+        "miscounted_indices",
+    ),
+    (
+        "q1",
+        '{\n  "answer": "Институт Вектор",\n  "path": [2, 4],\n  "evidence": [\n    {"source":"org_vector","relation":"DEVELOPED_BY","target":"person_irina"}\n  ]\n}',
+        False,
+        False,
+        "edge_not_shown",
+    ),
+    (
+        "q1",
+        '{\n  "answer": "Институт Вектор",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"LEADS","target":"org_vector"},\n'
+        '    {"source":"org_vector","relation":"DEVELOPED_BY","target":"method_graph"}\n  ]\n}',
+        False,
+        False,
+        "edge_reversed",
+    ),
+    (
+        "q4",
+        '{\n  "answer": "Казань",\n  "path": [3, 10],\n  "evidence": [\n    {"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"}\n  ]\n}',
+        True,
+        False,
+        "broken_chain",
+    ),
+    (
+        "q4",
+        '{\n  "answer": "Казань",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"LEADS->","target":"project_orion"},\n'
+        '    {"source":"project_orion","relation":"DEVELOPED_BY->","target":"org_vector"}\n  ]\n}',
+        True,
+        False,
+        "edge_not_shown",
+    ),
+    (
+        "q5",
+        '{\n  "answer": "project_atlas",\n  "path": [2, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"MEMBER_OF","target":"org_north"},\n'
+        '    {"source":"org_north","relation":"USES","target":"method_compress"}\n  ]\n}',
+        True,
+        False,
+        "edge_not_shown",
+    ),
+    (
+        "q6",
+        '{\n  "answer": "YES",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"},\n'
+        '    {"source":"method_hybrid","relation":"DEVELOPED_BY","target":"org_vector"}\n  ]\n}',
+        False,
+        None,
+        "missed_abstention",
+    ),
 ]
 
 
@@ -142,15 +237,24 @@ def test_real_answers_are_scored_as_the_audit_judged(small, qid, content, right,
     assert (scores["answer_correct"], scores["path_exact"], scores["diagnosis"]) == (right, exact, diagnosis)
 
 
-@pytest.mark.parametrize("content, expected", [
-    ('Sure! Here is the JSON:\n{"answer": "Казань", "path": [0, 3, 6, 10], "evidence": []}\nHope it helps.', ("Казань", [0, 3, 6, 10])),
-    ('```\n{"answer": "Казань", "path": ["0", "3", "6", "10"], "evidence": []}\n```', ("Казань", [0, 3, 6, 10])),
-    ('{"answer": 1998, "path": [4], "evidence": [], "confidence": "high"}', ("1998", [4])),
-    ('{"answer": "Казань"}', ("Казань", [])),
-    ('{"path": [0]}', None),
-    ('I cannot answer.', None),
-    ('[{"answer": "Казань", "path": [0], "evidence": []}]', ("Казань", [0])),  # the first object with an answer, wherever it is
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (
+            'Sure! Here is the JSON:\n{"answer": "Казань", "path": [0, 3, 6, 10], "evidence": []}\nHope it helps.',
+            ("Казань", [0, 3, 6, 10]),
+        ),
+        ('```\n{"answer": "Казань", "path": ["0", "3", "6", "10"], "evidence": []}\n```', ("Казань", [0, 3, 6, 10])),
+        ('{"answer": 1998, "path": [4], "evidence": [], "confidence": "high"}', ("1998", [4])),
+        ('{"answer": "Казань"}', ("Казань", [])),
+        ('{"path": [0]}', None),
+        ("I cannot answer.", None),
+        (
+            '[{"answer": "Казань", "path": [0], "evidence": []}]',
+            ("Казань", [0]),
+        ),  # the first object with an answer, wherever it is
+    ],
+)
 def test_replies_are_read_alike_for_every_format(content, expected):
     parsed = scoring.parse_answer(content)
     assert (parsed["answer"], parsed["path"]) == expected if expected else parsed is None
@@ -160,12 +264,22 @@ def test_padded_answers_and_triples_in_the_path(small):
     graph, q = small
     path = [E[i] for i in (0, 3, 6, 10)]
     for said in ("Казань.", '"Казань"', "Казань (city_kazan)", "city_kazan"):
-        scores = score_answer(json.dumps({"answer": said, "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False), graph, q["q1"])
+        scores = score_answer(
+            json.dumps({"answer": said, "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False), graph, q["q1"]
+        )
         assert (scores["answer_correct"], scores["diagnosis"]) == (True, None), said
-    as_triples = json.dumps({"answer": "Казань", "path": [list(e.values()) for e in path], "evidence": path}, ensure_ascii=False)
+    as_triples = json.dumps(
+        {"answer": "Казань", "path": [list(e.values()) for e in path], "evidence": path}, ensure_ascii=False
+    )
     assert score_answer(as_triples, graph, q["q1"])["path_exact"] is True
-    assert score_answer(json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
-                                  graph, q["q1"])["answer_correct"] is False  # no fuzzy match: scenario 5
+    assert (
+        score_answer(
+            json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
+            graph,
+            q["q1"],
+        )["answer_correct"]
+        is False
+    )  # no fuzzy match: scenario 5
 
 
 def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path, monkeypatch):
@@ -176,7 +290,9 @@ def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path,
     from graphrag_format_benchmark import scoring
 
     flags = ["--model", "solver", "--repeats", "2", "--permutations", "2", "--no-write-prompts"]
-    assert benchmark.main([*flags, "--out", str(tmp_path / "run")]) == 0  # one log, scored both ways: its latencies are measured
+    assert (
+        benchmark.main([*flags, "--out", str(tmp_path / "run")]) == 0
+    )  # one log, scored both ways: its latencies are measured
     outputs = {}
     for fork_from in (10**9, 1):
         monkeypatch.setattr(scoring, "FORK_CELLS", fork_from)
@@ -191,16 +307,30 @@ def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path,
     assert scoring.score_cells({}, items, type("C", (), {"repeats": 2})()) == ["scored here"]
 
 
-@pytest.mark.parametrize("content, question, expected", [
-    ('{"answer": "Paris", "path": [' + ", ".join(["1, 2"] * 300), "", "cut_in_a_loop"),
-    ("The answer is:\nSandra_Allen -" + "2019-08-31 20:47:56.125-date = 2019-08-31 20:47:56.125-time = " * 4, "", "cut_in_a_loop"),
-    ('{"answer": "x"}<|im_end|>\n<|im_start|>user\nWhat next', "", "cut_echoing_the_prompt"),
-    ("Question: Which project does Irina Belova lead?\nGraph:\n" + "a" * 50, "Which project does Irina Belova lead?",
-     "cut_echoing_the_prompt"),
-    ('{"answer": "Paris", "path": [3, 17, 4], "evidence": [' + ", ".join(f'["n{k}", "r{k * 7 % 13}", "m{k * 5 % 11}"]' for k in range(20)),
-     "", "cut_by_output_cap"),
-    ("", "", "cut_by_output_cap"),
-])
+@pytest.mark.parametrize(
+    "content, question, expected",
+    [
+        ('{"answer": "Paris", "path": [' + ", ".join(["1, 2"] * 300), "", "cut_in_a_loop"),
+        (
+            "The answer is:\nSandra_Allen -" + "2019-08-31 20:47:56.125-date = 2019-08-31 20:47:56.125-time = " * 4,
+            "",
+            "cut_in_a_loop",
+        ),
+        ('{"answer": "x"}<|im_end|>\n<|im_start|>user\nWhat next', "", "cut_echoing_the_prompt"),
+        (
+            "Question: Which project does Irina Belova lead?\nGraph:\n" + "a" * 50,
+            "Which project does Irina Belova lead?",
+            "cut_echoing_the_prompt",
+        ),
+        (
+            '{"answer": "Paris", "path": [3, 17, 4], "evidence": ['
+            + ", ".join(f'["n{k}", "r{k * 7 % 13}", "m{k * 5 % 11}"]' for k in range(20)),
+            "",
+            "cut_by_output_cap",
+        ),
+        ("", "", "cut_by_output_cap"),
+    ],
+)
 def test_an_answer_cut_at_the_cap_is_told_a_loop_or_an_echoed_prompt_from_a_short_cap(content, question, expected):
     """Raising --max-output-tokens mends a long answer, never a loop (it only grows) or a wrong chat template."""
     from graphrag_format_benchmark.answers import Answer

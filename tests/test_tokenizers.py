@@ -31,12 +31,48 @@ TINY = Graph((Node("a", "Ирина", "person"), Node("b", "Орион", "projec
 
 # encoding -> format -> tokens of the tiny graph alone
 TINY_TOKENS = {
-    "o200k_base": {"json": 95, "jsonl": 55, "tsv": 31, "edge_list": 27, "dsl": 40, "json_compact": 49, "pipe_table": 43,
-                   "toon": 42, "yaml": 52, "markdown_kv": 46, "turtle": 103, "graphrag": 60, "lightrag": 178, "llamaindex": 35, "llamaindex_properties": 35,
-                   "llamaindex_text": 45, "llamaindex_text_properties": 45, "langchain": 54, "neo4j_graphrag": 143},
-    "cl100k_base": {"json": 96, "jsonl": 56, "tsv": 31, "edge_list": 28, "dsl": 41, "json_compact": 48, "pipe_table": 45,
-                    "toon": 43, "yaml": 53, "markdown_kv": 47, "turtle": 101, "graphrag": 62, "lightrag": 179, "llamaindex": 36, "llamaindex_properties": 36,
-                    "llamaindex_text": 46, "llamaindex_text_properties": 46, "langchain": 55, "neo4j_graphrag": 145},
+    "o200k_base": {
+        "json": 95,
+        "jsonl": 55,
+        "tsv": 31,
+        "edge_list": 27,
+        "dsl": 40,
+        "json_compact": 49,
+        "pipe_table": 43,
+        "toon": 42,
+        "yaml": 52,
+        "markdown_kv": 46,
+        "turtle": 103,
+        "graphrag": 60,
+        "lightrag": 178,
+        "llamaindex": 35,
+        "llamaindex_properties": 35,
+        "llamaindex_text": 45,
+        "llamaindex_text_properties": 45,
+        "langchain": 54,
+        "neo4j_graphrag": 143,
+    },
+    "cl100k_base": {
+        "json": 96,
+        "jsonl": 56,
+        "tsv": 31,
+        "edge_list": 28,
+        "dsl": 41,
+        "json_compact": 48,
+        "pipe_table": 45,
+        "toon": 43,
+        "yaml": 53,
+        "markdown_kv": 47,
+        "turtle": 101,
+        "graphrag": 62,
+        "lightrag": 179,
+        "llamaindex": 36,
+        "llamaindex_properties": 36,
+        "llamaindex_text": 46,
+        "llamaindex_text_properties": 46,
+        "langchain": 55,
+        "neo4j_graphrag": 145,
+    },
 }
 TINY_PROMPT_TOKENS = {"o200k_base": 172, "cl100k_base": 209}  # dsl prompt for the question "Кто?"
 
@@ -92,7 +128,12 @@ def test_tiny_prompt_token_count(name):
 
 def test_exact_token_ids():
     assert benchmark.load_tokenizer("o200k_base").encoding.encode_ordinary("a -LEADS-> b") == [
-        64, 533, 1400, 88124, 609, 287,
+        64,
+        533,
+        1400,
+        88124,
+        609,
+        287,
     ]
 
 
@@ -147,7 +188,9 @@ def test_corrupted_shipped_file_is_refused(tmp_path, monkeypatch):
 
 
 def test_cli_counts_cl100k_offline(tmp_path):
-    done = run_cli("--encoding", "cl100k_base", "--out", str(tmp_path / "out"), env={"TIKTOKEN_CACHE_DIR": str(tmp_path)})
+    done = run_cli(
+        "--encoding", "cl100k_base", "--out", str(tmp_path / "out"), env={"TIKTOKEN_CACHE_DIR": str(tmp_path)}
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].startswith("json\t")
 
@@ -158,12 +201,18 @@ def test_cli_counts_cl100k_offline(tmp_path):
 def small_hf_tokenizer(path):
     """A byte-level BPE trained here on a few lines: a real tokenizer.json, made without a download."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    corpus = ['{"source": "person_irina", "relation": "LEADS", "target": "project_orion"}', "Ты выполняешь точный обход графа.",
-              "edge_list NODES EDGES -LEADS-> @ > | person project method org city"] * 20
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    corpus = [
+        '{"source": "person_irina", "relation": "LEADS", "target": "project_orion"}',
+        "Ты выполняешь точный обход графа.",
+        "edge_list NODES EDGES -LEADS-> @ > | person project method org city",
+    ] * 20
     tokenizer.train_from_iterator(corpus, trainer)
     tokenizer.save(str(path))
     return tokenizer
@@ -171,7 +220,9 @@ def small_hf_tokenizer(path):
 
 def test_hf_tokenizer_counts_the_prompts_and_is_recorded(tmp_path):
     hf = small_hf_tokenizer(tmp_path / "tokenizer.json")
-    done = run_cli("--encoding", f"hf:{tmp_path / 'tokenizer.json'},o200k_base", "--out", str(tmp_path / "out"), "--write-prompts")
+    done = run_cli(
+        "--encoding", f"hf:{tmp_path / 'tokenizer.json'},o200k_base", "--out", str(tmp_path / "out"), "--write-prompts"
+    )
     assert done.returncode == 0, done.stderr
     rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
     label = f"hf:tokenizer.json@{benchmark.sha256_hex((tmp_path / 'tokenizer.json').read_bytes())[:8]}"
@@ -186,8 +237,10 @@ def test_hf_tokenizer_counts_the_prompts_and_is_recorded(tmp_path):
 
 
 def test_tokenizers_is_imported_only_for_an_hf_encoding(tmp_path):
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import benchmark; "
-            "code = benchmark.main(['--out', sys.argv[2]]); print(code, 'tokenizers' in sys.modules)")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import benchmark; "
+        "code = benchmark.main(['--out', sys.argv[2]]); print(code, 'tokenizers' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(ROOT), str(tmp_path)], capture_output=True, text=True)
     assert done.stdout.splitlines()[-1] == "0 False"
 
@@ -196,13 +249,17 @@ def test_a_bad_tokenizer_file_is_one_line(tmp_path, capsys):
     (tmp_path / "t.json").write_text("{}", encoding="utf-8")
     assert benchmark.main(["--encoding", f"hf:{tmp_path / 't.json'}", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error: --encoding hf:{tmp_path / 't.json'}: ") and "is not a Hugging Face tokenizer.json" in err
+    assert (
+        err.startswith(f"error: --encoding hf:{tmp_path / 't.json'}: ")
+        and "is not a Hugging Face tokenizer.json" in err
+    )
     assert err.count("\n") == 1
 
 
 def test_two_hf_tokenizers_of_one_file_name_are_labelled_and_counted_apart(tmp_path):
     import tokenizers
     from tokenizers import models, pre_tokenizers, trainers
+
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     small_hf_tokenizer(tmp_path / "a" / "tokenizer.json")
@@ -210,26 +267,49 @@ def test_two_hf_tokenizers_of_one_file_name_are_labelled_and_counted_apart(tmp_p
     other.pre_tokenizer = pre_tokenizers.Whitespace()
     other.train_from_iterator(["a b c d e f"] * 10, trainers.BpeTrainer(vocab_size=40, special_tokens=["[UNK]"]))
     other.save(str(tmp_path / "b" / "tokenizer.json"))
-    done = run_cli("--encoding", f"hf:{tmp_path / 'a' / 'tokenizer.json'},hf:{tmp_path / 'b' / 'tokenizer.json'}", "--out", str(tmp_path / "out"))
+    done = run_cli(
+        "--encoding",
+        f"hf:{tmp_path / 'a' / 'tokenizer.json'},hf:{tmp_path / 'b' / 'tokenizer.json'}",
+        "--out",
+        str(tmp_path / "out"),
+    )
     assert done.returncode == 0, done.stderr
     rows = json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
     labels = list(dict.fromkeys(r["encoding"] for r in rows))
     assert len(labels) == 2 and all(label.startswith("hf:tokenizer.json@") for label in labels)
-    json_tokens = {label: next(r["graph_tokens"] for r in rows if r["encoding"] == label and r["format"] == "json") for label in labels}
+    json_tokens = {
+        label: next(r["graph_tokens"] for r in rows if r["encoding"] == label and r["format"] == "json")
+        for label in labels
+    }
     assert len(set(json_tokens.values())) == 2  # each its own count, not the first one's cached
 
 
-@pytest.mark.parametrize("left, right, splits", [
-    ("ГРАФ\n", "{", True), ("ВОПРОС\n", "Где?", True), ("}\n\n", "B", False), ("a\n", " b", False), ("a\n", "/b", False),
-    ("a \n", "b", False), ("a", "\nb", False), ("", "x", True), ("x\n", "", True),
-])
+@pytest.mark.parametrize(
+    "left, right, splits",
+    [
+        ("ГРАФ\n", "{", True),
+        ("ВОПРОС\n", "Где?", True),
+        ("}\n\n", "B", False),
+        ("a\n", " b", False),
+        ("a\n", "/b", False),
+        ("a \n", "b", False),
+        ("a", "\nb", False),
+        ("", "x", True),
+        ("x\n", "", True),
+    ],
+)
 def test_the_proven_boundary(left, right, splits):
     assert benchmark.splits_between(left, right) is splits
 
 
 @settings(max_examples=200, deadline=None)
-@given(names=st.lists(TEXT, min_size=1, max_size=5), question=TEXT, fmt=st.sampled_from(list(benchmark.FORMATS)),
-       language=st.sampled_from(list(benchmark.PROMPT_TEMPLATES)), encoding=st.sampled_from(list(TOKENIZERS)))
+@given(
+    names=st.lists(TEXT, min_size=1, max_size=5),
+    question=TEXT,
+    fmt=st.sampled_from(list(benchmark.FORMATS)),
+    language=st.sampled_from(list(benchmark.PROMPT_TEMPLATES)),
+    encoding=st.sampled_from(list(TOKENIZERS)),
+)
 def test_counting_by_parts_equals_a_full_count(names, question, fmt, language, encoding):
     names = [unicodedata.normalize("NFC", n) for n in names]
     nodes = tuple(Node(f"n{i}{n}", n, n or "t") for i, n in enumerate(names))
@@ -246,6 +326,7 @@ def test_counting_by_parts_equals_a_full_count(names, question, fmt, language, e
 def test_the_shipped_encodings_have_proven_patterns():
     assert all(t.splits for t in TOKENIZERS.values())
     import tiktoken_ext.openai_public as public
+
     assert benchmark.sha256_hex(public.r50k_pat_str) in benchmark.SPLIT_PATTERNS
 
 
@@ -269,5 +350,9 @@ def test_a_shipped_encoding_is_tiktokens_own_and_the_environment_is_left_alone(n
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(ROOT / "data" / "tiktoken"))
     theirs = tiktoken.get_encoding(name)
     text = 'Ирина руководит «Орион» {"a": [1, 2]} 日本語 <|endoftext|> x\u0301 🙂\n\n  done'
-    assert (ours._pat_str, ours._special_tokens, ours.n_vocab) == (theirs._pat_str, theirs._special_tokens, theirs.n_vocab)
+    assert (ours._pat_str, ours._special_tokens, ours.n_vocab) == (
+        theirs._pat_str,
+        theirs._special_tokens,
+        theirs.n_vocab,
+    )
     assert ours.encode_ordinary(text) == theirs.encode_ordinary(text) and ours is not theirs

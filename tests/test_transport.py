@@ -53,7 +53,7 @@ def test_a_clean_connection_is_reused_at_once_and_one_with_a_waiting_byte_is_dro
         for _ in range(3):
             assert post(late)[0] == 200
             assert late.sent.wait(60)  # the late byte is on the socket (loopback) when the connection is taken again:
-            late.sent.clear()          # it is dropped, never read as an answer; no timing to guess on a busy machine
+            late.sent.clear()  # it is dropped, never read as an answer; no timing to guess on a busy machine
         assert late.connections == 3
     finally:
         clean.close()
@@ -108,20 +108,26 @@ def test_the_request_is_exact_bytes_and_the_answer_is_read_by_content_length():
         server.close()
     ((head, body),) = server.requests
     port = server.url.split(":")[2].split("/")[0]
-    assert head == (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: */*\r\nConnection: keep-alive\r\n"
-                    "Accept-Encoding: identity\r\nUser-Agent: graphrag-format-benchmark\r\nContent-Type: application/json\r\n"
-                    "Content-Length: 8")  # the body as it will be logged: no compression asked for
+    assert head == (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: */*\r\nConnection: keep-alive\r\n"
+        "Accept-Encoding: identity\r\nUser-Agent: graphrag-format-benchmark\r\nContent-Type: application/json\r\n"
+        "Content-Length: 8"
+    )  # the body as it will be logged: no compression asked for
     assert body == b'{"a": 1}'
 
 
 def test_chunked_bodies_with_extensions_and_trailers_and_a_100_continue_before():
-    answer = (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-              b"3;ext=1\r\nabc\r\nA\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n")
+    answer = (
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"3;ext=1\r\nabc\r\nA\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n"
+    )
     server = Scripted([answer, OK])
     try:
         status, headers, body = post(server)
         assert (status, body) == (200, b"abc0123456789")
-        assert post(server)[2] == b"{}" and server.connections == 1  # the chunked answer was read to its end: kept alive
+        assert (
+            post(server)[2] == b"{}" and server.connections == 1
+        )  # the chunked answer was read to its end: kept alive
     finally:
         server.close()
 
@@ -137,11 +143,14 @@ def test_a_kept_alive_connection_serves_the_next_request_and_one_closed_while_id
     assert server.connections == 3 and len(server.requests) == 5  # each request on a closed connection went again, once
 
 
-@pytest.mark.parametrize("answer", [
-    b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}",
-    b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}",
-    b"HTTP/1.1 200 OK\r\n\r\n{}",  # no length: the body runs to the connection's end
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}",
+        b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+        b"HTTP/1.1 200 OK\r\n\r\n{}",  # no length: the body runs to the connection's end
+    ],
+)
 def test_a_connection_the_server_ends_is_not_kept(answer):
     server = Scripted([answer], [OK])
     try:
@@ -151,15 +160,27 @@ def test_a_connection_the_server_ends_is_not_kept(answer):
     assert server.connections == 2
 
 
-@pytest.mark.parametrize("answer, error", [  # in the words of httpx2's HTTP/1.1 parser (h11)
-    (b"SSH-2.0-OpenSSH\r\n\r\n", "illegal status line: bytearray(b'SSH-2.0-OpenSSH')"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", "peer closed connection without sending complete message body (received 2 bytes, expected 10)"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n{}", "bad Content-Length"),
-    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "illegal chunk header: bytearray(b'zz\\r\\n')"),
-    (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000, "Server disconnected without sending a response."),  # headers past h11's 16 KiB: never taken
-    (b"HTTP/1.1 20 OK\r\n\r\n", "illegal status line: bytearray(b'HTTP/1.1 20 OK')"),
-    (b"HTTP/1.1 2000\r\n\r\n", "illegal status line: bytearray(b'HTTP/1.1 2000')"),
-])
+@pytest.mark.parametrize(
+    "answer, error",
+    [  # in the words of httpx2's HTTP/1.1 parser (h11)
+        (b"SSH-2.0-OpenSSH\r\n\r\n", "illegal status line: bytearray(b'SSH-2.0-OpenSSH')"),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}",
+            "peer closed connection without sending complete message body (received 2 bytes, expected 10)",
+        ),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n{}", "bad Content-Length"),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "illegal chunk header: bytearray(b'zz\\r\\n')",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000,
+            "Server disconnected without sending a response.",
+        ),  # headers past h11's 16 KiB: never taken
+        (b"HTTP/1.1 20 OK\r\n\r\n", "illegal status line: bytearray(b'HTTP/1.1 20 OK')"),
+        (b"HTTP/1.1 2000\r\n\r\n", "illegal status line: bytearray(b'HTTP/1.1 2000')"),
+    ],
+)
 def test_a_malformed_answer_is_a_connection_error_naming_what_was_wrong(answer, error):
     server = Scripted([answer])
     try:
@@ -173,16 +194,29 @@ def test_a_malformed_answer_is_a_connection_error_naming_what_was_wrong(answer, 
 def test_a_204_has_no_body_even_without_a_length_and_the_connection_is_kept():
     server = Scripted([b"HTTP/1.1 204 No Content\r\n\r\n", OK])
     try:
-        assert post(server, timeout=2.0) == (204, {}, b"")  # not read until the connection ends: that would wait for the timeout
+        assert post(server, timeout=2.0) == (
+            204,
+            {},
+            b"",
+        )  # not read until the connection ends: that would wait for the timeout
         assert post(server)[2] == b"{}" and server.connections == 1
     finally:
         server.close()
 
 
-@pytest.mark.parametrize("answer", [
-    b"HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n",  # said in advance: fails before a byte of the body is read
-    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"40\r\n" + b"x" * 64 + b"\r\n" + b"40\r\n" + b"x" * 64 + b"\r\n",
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n",  # said in advance: fails before a byte of the body is read
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + b"40\r\n"
+        + b"x" * 64
+        + b"\r\n"
+        + b"40\r\n"
+        + b"x" * 64
+        + b"\r\n",
+    ],
+)
 def test_a_body_past_the_cap_fails_as_it_passes_it(monkeypatch, answer):
     monkeypatch.setattr(transport, "MAX_RESPONSE_BYTES", 100)
     server = Scripted([answer])  # the server keeps the connection open: the cap ends the request, not the server
@@ -197,7 +231,9 @@ def test_one_deadline_thread_ends_many_attempts_each_at_its_own_time():
     deadlines, ended = transport.Deadlines(), []
     threads = threading.active_count()  # other tests' servers may still be ending in this process
     started = time.monotonic()
-    entries = [deadlines.arm(t, lambda t=t: ended.append((t, time.monotonic() - started))) for t in (0.6, 0.2, 0.4, 0.3)]
+    entries = [
+        deadlines.arm(t, lambda t=t: ended.append((t, time.monotonic() - started))) for t in (0.6, 0.2, 0.4, 0.3)
+    ]
     deadlines.disarm(entries[3])
     while len(ended) < 3 and time.monotonic() - started < 60:  # on a busy machine the thread may run late, never early
         time.sleep(0.05)
@@ -218,9 +254,12 @@ def test_an_https_url_to_a_plain_server_is_a_connection_error_not_a_crash():
         with client:
             client.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")  # plain HTTP to a TLS hello
             time.sleep(0.2)
+
     threading.Thread(target=answer, daemon=True).start()
     try:
-        with pytest.raises(OSError) as caught:  # ssl.SSLError is an OSError: logged and retried like any connection fault
+        with pytest.raises(
+            OSError
+        ) as caught:  # ssl.SSLError is an OSError: logged and retried like any connection fault
             transport.http_post(f"https://127.0.0.1:{plain.getsockname()[1]}/v1/chat/completions", {}, b"{}", 5.0)
     finally:
         plain.close()
@@ -244,6 +283,7 @@ def test_lines_written_together_share_an_fsync_and_each_returns_only_once_on_dis
             log.write({"worker": k, "i": i})
             durable = (tmp_path / "requests.jsonl").read_bytes()[: max(synced)]
             seen_on_disk.append(json.dumps({"worker": k, "i": i}).encode() in durable)  # synced before write() returned
+
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(16)]
     for t in threads:
         t.start()
@@ -251,7 +291,9 @@ def test_lines_written_together_share_an_fsync_and_each_returns_only_once_on_dis
         t.join()
     log.close()
     lines = (tmp_path / "requests.jsonl").read_text(encoding="utf-8").splitlines()
-    assert sorted((r["worker"], r["i"]) for r in map(json.loads, lines)) == [(k, i) for k in range(16) for i in range(25)]
+    assert sorted((r["worker"], r["i"]) for r in map(json.loads, lines)) == [
+        (k, i) for k in range(16) for i in range(25)
+    ]
     assert len(synced) < len(lines) / 2  # 400 lines, far fewer fsyncs
     assert all(seen_on_disk)
 
@@ -270,6 +312,7 @@ def test_a_failed_write_fails_every_writer_waiting_on_it_and_all_that_follow(tmp
             log.write({"x": 1})
         except OSError as e:
             errors.append(str(e))
+
     threads = [threading.Thread(target=worker) for _ in range(8)]
     for t in threads:
         t.start()
@@ -305,7 +348,16 @@ def test_recent_prompts_are_rebuilt_once_and_kept_within_their_budget():
 
 def test_a_request_goes_through_the_proxy_of_http_proxy_and_bypasses_it_for_no_proxy(monkeypatch):
     server, proxy = Scripted([OK]), Scripted([OK])
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "no_proxy",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", proxy.url.rsplit("/v1", 1)[0])
     try:
@@ -317,14 +369,25 @@ def test_a_request_goes_through_the_proxy_of_http_proxy_and_bypasses_it_for_no_p
         server.close()
         proxy.close()
     ((proxied, _),) = proxy.requests
-    assert proxied.startswith(f"POST {server.url} HTTP/1.1\r\n")  # absolute form: the proxy is asked for the server's URL
+    assert proxied.startswith(
+        f"POST {server.url} HTTP/1.1\r\n"
+    )  # absolute form: the proxy is asked for the server's URL
     ((direct, _),) = server.requests
     assert direct.startswith("POST /v1/chat/completions HTTP/1.1\r\n")
 
 
 def test_requests_through_an_http_proxy_keep_one_connection_alive(monkeypatch):
     proxy = Scripted([OK] * 5)  # its first connection answers five requests
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "no_proxy",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", proxy.url.rsplit("/v1", 1)[0])
     try:
@@ -350,6 +413,7 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
             with client:
                 asked.append(client.recv(65536).split(b"\r\n")[0])
                 client.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+
     threading.Thread(target=refuse, daemon=True).start()
     for name in ("NO_PROXY", "no_proxy", "https_proxy", "all_proxy", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
@@ -359,14 +423,32 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
         with pytest.raises(transport.ProxyFailure, match=r"^the proxy failed: 403 Forbidden$"):
             transport.http_post("https://api.example.test/v1/chat/completions", {}, b"{}", 5.0)
         transport._connections.__dict__.clear()
-        code = benchmark.main(["--model", "m", "--base-url", "https://api.example.test/v1", "--api-key-env", "KEY", "--out", str(tmp_path / "o")])
+        code = benchmark.main(
+            [
+                "--model",
+                "m",
+                "--base-url",
+                "https://api.example.test/v1",
+                "--api-key-env",
+                "KEY",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
     finally:
         proxy.close()
-    assert asked[0] == b"CONNECT api.example.test:443 HTTP/1.1"  # the key would go inside the tunnel, never to the proxy
-    assert code == 2 and len(asked) <= 1 + 4  # the run stops with the requests in flight (--concurrency 4), not their retries
+    assert (
+        asked[0] == b"CONNECT api.example.test:443 HTTP/1.1"
+    )  # the key would go inside the tunnel, never to the proxy
+    assert (
+        code == 2 and len(asked) <= 1 + 4
+    )  # the run stops with the requests in flight (--concurrency 4), not their retries
     last = run_stderr(capsys).splitlines()[-1]
-    stopped = re.fullmatch(r"error: the proxy failed: 403 Forbidden on the way to https://api.example.test/v1; fix the proxy variable "
-                           r"\(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY\), or name the host in NO_PROXY; stopped after (\d) request\(s\), (\d+) not sent", last)
+    stopped = re.fullmatch(
+        r"error: the proxy failed: 403 Forbidden on the way to https://api.example.test/v1; fix the proxy variable "
+        r"\(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY\), or name the host in NO_PROXY; stopped after (\d) request\(s\), (\d+) not sent",
+        last,
+    )
     assert stopped and 1 <= int(stopped[1]) <= 4 and int(stopped[1]) + int(stopped[2]) == 30, last
 
 
@@ -377,17 +459,51 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
 def test_a_tls_server_sees_at_most_one_handshake_per_worker(tmp_path, monkeypatch):
     """60 requests at --concurrency 4 to a local HTTPS server whose certificate is made here and trusted through
     SSL_CERT_FILE, as a user trusts a private CA: keep-alive means one TCP and TLS handshake per worker, not per request."""
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(tmp_path / "key.pem"), "-out",
-                    str(tmp_path / "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(tmp_path / "key.pem"),
+            "-out",
+            str(tmp_path / "cert.pem"),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
     monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "cert.pem"))
     server = FakeOpenAI(delay=0.05, tls=context)
     try:
         assert server.url.startswith("https://")
-        assert benchmark.main(["--model", "m", "--base-url", server.url, "--out", str(tmp_path / "out"), "--permutations", "2",
-                               "--concurrency", "4"]) == 0
+        assert (
+            benchmark.main(
+                [
+                    "--model",
+                    "m",
+                    "--base-url",
+                    server.url,
+                    "--out",
+                    str(tmp_path / "out"),
+                    "--permutations",
+                    "2",
+                    "--concurrency",
+                    "4",
+                ]
+            )
+            == 0
+        )
     finally:
         server.close()
     assert len(server.requests) == 60 and 1 <= server.handshakes <= 4

@@ -52,7 +52,9 @@ class Ask:
 
 def asks(path: Path, formats: list[str], config: ModelConfig) -> Iterator[Ask]:
     """Every request, line by line: what was sent, then each format in its place."""
-    sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}  # the logged prompt asks in its own words
+    sampling = {
+        k: v for k, v in config.sampling(0).items() if k != "response_format"
+    }  # the logged prompt asks in its own words
     for line_no, raw in raw_lines(path):
         logged = None if isinstance(raw, Unread) else parse_line(line_no, raw)
         if logged is None or isinstance(logged, Unread):
@@ -63,7 +65,9 @@ def asks(path: Path, formats: list[str], config: ModelConfig) -> Iterator[Ask]:
         for fmt in (LOGGED, *formats):
             messages = [{"role": role, "content": text} for role, text in logged.messages]
             if fmt != LOGGED:
-                messages[prepared.message]["content"] = "".join(replaced(prepared.text, prepared.spans, prepared.graph_texts[fmt]))
+                messages[prepared.message]["content"] = "".join(
+                    replaced(prepared.text, prepared.spans, prepared.graph_texts[fmt])
+                )
             body = {"model": config.model, "messages": messages, **sampling}
             key = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
             yield Ask(logged.line, logged.id, logged.question, fmt, body, key)
@@ -100,20 +104,39 @@ class Agreement:
             if fold_answer(base["content"]) == fold_answer(outcome["content"]):
                 self.agree[fmt] = self.agree.get(fmt, 0) + 1
             else:
-                self.disagreements.append({"line": line, "id": line_id, "question": question[:400], "format": fmt,
-                                           "sent": base["content"], "answer": outcome["content"]})
+                self.disagreements.append(
+                    {
+                        "line": line,
+                        "id": line_id,
+                        "question": question[:400],
+                        "format": fmt,
+                        "sent": base["content"],
+                        "answer": outcome["content"],
+                    }
+                )
 
     def rows(self, formats: list[str]) -> list[dict]:
         out = []
         for fmt in formats:
             n, k = self.compared.get(fmt, 0), self.agree.get(fmt, 0)
             low, high = (wilson(k, n) if n else None) or (None, None)
-            out.append({"format": fmt, "compared": n, "agree": k, "rate": round(k / n, 4) if n else None, "low": low, "high": high,
-                        "failed": self.failed.get(fmt, 0)})
+            out.append(
+                {
+                    "format": fmt,
+                    "compared": n,
+                    "agree": k,
+                    "rate": round(k / n, 4) if n else None,
+                    "low": low,
+                    "high": high,
+                    "failed": self.failed.get(fmt, 0),
+                }
+            )
         return out
 
 
-def ask_all(path: Path, formats: list[str], config: ModelConfig, out_dir: Path, post: Callable = http_post) -> tuple[Agreement, dict]:
+def ask_all(
+    path: Path, formats: list[str], config: ModelConfig, out_dir: Path, post: Callable = http_post
+) -> tuple[Agreement, dict]:
     """Send every request the log has no answer to, --concurrency at a time, each logged at once; then the agreement."""
     key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
     parts = urllib.parse.urlsplit(config.base_url)
@@ -122,7 +145,11 @@ def ask_all(path: Path, formats: list[str], config: ModelConfig, out_dir: Path, 
     log = Log(log_path, redact)
     done = answered(log_path)
     url = config.base_url.rstrip("/") + "/chat/completions"
-    headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark", **({"Authorization": f"Bearer {key}"} if key else {})}
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "graphrag-format-benchmark",
+        **({"Authorization": f"Bearer {key}"} if key else {}),
+    }
     endpoint, lock = Endpoint(config), threading.Lock()
     counts = {"sent": 0, "already": 0, "failed": 0}
     agreement = Agreement()
@@ -141,18 +168,36 @@ def ask_all(path: Path, formats: list[str], config: ModelConfig, out_dir: Path, 
             outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, 0.0)
         finally:
             endpoint.leave()
-        if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
+        if (
+            outcome["error"]
+            and outcome["status"] not in (None, *TRANSIENT_STATUSES)
+            and not context_refusal(outcome["error"])
+        ):
             endpoint.repeated(outcome["error"])
-        log.write({"type": "logged_request", "schema_version": LOG_SCHEMA_VERSION, "key": ask.key, "line": ask.line, "id": ask.id,
-                   "format": ask.format, "model": config.model, "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-                   **outcome})
+        log.write(
+            {
+                "type": "logged_request",
+                "schema_version": LOG_SCHEMA_VERSION,
+                "key": ask.key,
+                "line": ask.line,
+                "id": ask.id,
+                "format": ask.format,
+                "model": config.model,
+                "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                **outcome,
+            }
+        )
         with lock:
             counts["sent"] += 1
             counts["failed"] += outcome["error"] is not None
         return outcome
 
-    print(f"asking {config.model} at {public_url(config.base_url)} each logged question in {len(formats) + 1} layouts, "
-          f"{config.concurrency} at a time ({len(done):,} answers already in {display(log_path)})", file=sys.stderr, flush=True)
+    print(
+        f"asking {config.model} at {public_url(config.base_url)} each logged question in {len(formats) + 1} layouts, "
+        f"{config.concurrency} at a time ({len(done):,} answers already in {display(log_path)})",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         with ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="ask") as pool:
             pending: deque[tuple[Ask, Future]] = deque()
@@ -176,7 +221,9 @@ def ask_all(path: Path, formats: list[str], config: ModelConfig, out_dir: Path, 
     return agreement, counts
 
 
-def _collect(entry: tuple[Ask, Future], line: tuple[int, str, str] | None, answers: dict, agreement: Agreement) -> tuple[tuple[int, str, str], dict]:
+def _collect(
+    entry: tuple[Ask, Future], line: tuple[int, str, str] | None, answers: dict, agreement: Agreement
+) -> tuple[tuple[int, str, str], dict]:
     """One request's outcome into its line's answers; a line's answers compared when the next line begins."""
     ask, future = entry
     here = (ask.line, ask.id, ask.question)

@@ -71,14 +71,22 @@ class Parts:
 
     def graph(self) -> Graph:
         nodes = list(self.nodes.values())
-        return Graph(tuple(n for n, _ in nodes), tuple(e for e, _ in self.edges), (), tuple(p for _, p in nodes), tuple(p for _, p in self.edges))
+        return Graph(
+            tuple(n for n, _ in nodes),
+            tuple(e for e, _ in self.edges),
+            (),
+            tuple(p for _, p in nodes),
+            tuple(p for _, p in self.edges),
+        )
 
 
 def _scalars(values: dict, where: str) -> dict:
     """A record's properties as the graph keeps them: a string, number or boolean each."""
     for key, value in values.items():
         if not isinstance(key, str) or not is_scalar(value):
-            raise LayoutError(f"{where} has {key!r} = {str(value)[:40]!r}: only text, numbers and booleans are read as properties")
+            raise LayoutError(
+                f"{where} has {key!r} = {str(value)[:40]!r}: only text, numbers and booleans are read as properties"
+            )
     return values
 
 
@@ -94,7 +102,9 @@ def first_difference(expected: str, got: str) -> int:
 # graphrag: the local search tables, raw
 
 
-GRAPHRAG_JOIN = "\n\n\n" + GRAPHRAG_RELATIONSHIPS[0] + "\n"  # the entity table's last newline, the blank line it is joined by
+GRAPHRAG_JOIN = (
+    "\n\n\n" + GRAPHRAG_RELATIONSHIPS[0] + "\n"
+)  # the entity table's last newline, the blank line it is joined by
 
 
 def find_graphrag(text: str) -> list[tuple[int, int]]:
@@ -111,7 +121,9 @@ def find_graphrag(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _table(lines: list[str], first: int, fixed: tuple[str, ...], what: str, at: int) -> tuple[list[str], list[list[str]]]:
+def _table(
+    lines: list[str], first: int, fixed: tuple[str, ...], what: str, at: int
+) -> tuple[list[str], list[list[str]]]:
     header = lines[first].split("|")
     if tuple(header[: len(fixed)]) != fixed:
         raise LayoutError(f"the {what} table's header is not GraphRAG's {'|'.join(fixed)!r}", at)
@@ -119,8 +131,11 @@ def _table(lines: list[str], first: int, fixed: tuple[str, ...], what: str, at: 
     for line in lines[first + 1 :]:
         cells = line.split("|")
         if len(cells) != len(header):
-            raise LayoutError(f"{'an' if what[0] in 'aeiou' else 'a'} {what} row has {len(cells)} cells where its header has {len(header)}: a value holds '|' or a "
-                              "newline, which GraphRAG writes raw, so the row cannot be read back", at)
+            raise LayoutError(
+                f"{'an' if what[0] in 'aeiou' else 'a'} {what} row has {len(cells)} cells where its header has {len(header)}: a value holds '|' or a "
+                "newline, which GraphRAG writes raw, so the row cannot be read back",
+                at,
+            )
         rows.append(cells)
     return header, rows
 
@@ -149,9 +164,16 @@ def read_graphrag(text: str) -> tuple[Graph, dict]:
         for end in (cells[1], cells[2]):
             if end not in parts.nodes:
                 parts.node(end, end)
-    state = {"header": header, "ids": [c[0] for c in rows], "rest": [c[3:] for c in rows], "listed": listed,
-             "rel_header": rel_header, "rel_ids": [c[0] for c in rel_rows], "rel_rest": [c[5 if weighted else 4:] for c in rel_rows],
-             "weighted": weighted}
+    state = {
+        "header": header,
+        "ids": [c[0] for c in rows],
+        "rest": [c[3:] for c in rows],
+        "listed": listed,
+        "rel_header": rel_header,
+        "rel_ids": [c[0] for c in rel_rows],
+        "rel_rest": [c[5 if weighted else 4 :] for c in rel_rows],
+        "weighted": weighted,
+    }
     return parts.graph(), state
 
 
@@ -196,7 +218,9 @@ def _json_lines(block: str, what: str, at: int) -> list[dict]:
         except ValueError:
             record = None
         if not isinstance(record, dict):
-            raise LayoutError(f"{'an' if what[0] in 'aeiou' else 'a'} {what} line is not one JSON object: {line[:60]!r}", at)
+            raise LayoutError(
+                f"{'an' if what[0] in 'aeiou' else 'a'} {what} line is not one JSON object: {line[:60]!r}", at
+            )
         records.append(record)
     return records
 
@@ -209,33 +233,51 @@ def read_lightrag(text: str) -> tuple[Graph, dict]:
     for record in entities:
         name, kind, description = record.get("entity"), record.get("type", DEFAULT_TYPE), record.get("description")
         if not isinstance(name, str) or not isinstance(kind, str) or not isinstance(description, (str, type(None))):
-            raise LayoutError(f"an entity line has no text 'entity', 'type' or 'description': {json.dumps(record)[:80]}")
+            raise LayoutError(
+                f"an entity line has no text 'entity', 'type' or 'description': {json.dumps(record)[:80]}"
+            )
         shown = description is not None and description != LIGHTRAG_UNKNOWN  # LightRAG's word for none
         parts.node(name, name, kind, {"description": description} if shown else {})
     listed = len(parts.nodes)
     for record in relations:
         source, target, description = record.get("entity1"), record.get("entity2"), record.get("description")
         if not all(isinstance(v, str) for v in (source, target, description)):
-            raise LayoutError(f"a relationship line has no text 'entity1', 'entity2' or 'description': {json.dumps(record)[:80]}", middle)
+            raise LayoutError(
+                f"a relationship line has no text 'entity1', 'entity2' or 'description': {json.dumps(record)[:80]}",
+                middle,
+            )
         parts.edge(source, DEFAULT_RELATION if description == LIGHTRAG_UNKNOWN else description, target)
         for end in (source, target):
             if end not in parts.nodes:
                 parts.node(end, end)
     own = {"entity", "type", "description", "entity1", "entity2"}
-    state = {"entities": [[(k, None if k in own else v) for k, v in r.items()] for r in entities], "listed": listed,
-             "nulls": {r["entity"]: None for r in entities if r.get("description", "") is None},  # a description written null
-             "relations": [[(k, None if k in own else v) for k, v in r.items()] for r in relations]}
+    state = {
+        "entities": [[(k, None if k in own else v) for k, v in r.items()] for r in entities],
+        "listed": listed,
+        "nulls": {
+            r["entity"]: None for r in entities if r.get("description", "") is None
+        },  # a description written null
+        "relations": [[(k, None if k in own else v) for k, v in r.items()] for r in relations],
+    }
     return parts.graph(), state
 
 
 def write_lightrag(graph: Graph, state: dict) -> str:
     lines = []
     for (n, props), keys in zip(graph.nodes_with_props(), state["entities"]):
-        values = {"entity": n.name, "type": n.type, "description": dict(props).get("description", state["nulls"].get(n.id, LIGHTRAG_UNKNOWN))}
+        values = {
+            "entity": n.name,
+            "type": n.type,
+            "description": dict(props).get("description", state["nulls"].get(n.id, LIGHTRAG_UNKNOWN)),
+        }
         lines.append(json.dumps({k: values[k] if k in values else v for k, v in keys}, ensure_ascii=False))
     relations = []
     for e, keys in zip(graph.edges, state["relations"]):
-        values = {"entity1": e.source, "entity2": e.target, "description": LIGHTRAG_UNKNOWN if e.relation == DEFAULT_RELATION else e.relation}
+        values = {
+            "entity1": e.source,
+            "entity2": e.target,
+            "description": LIGHTRAG_UNKNOWN if e.relation == DEFAULT_RELATION else e.relation,
+        }
         relations.append(json.dumps({k: values[k] if k in values else v for k, v in keys}, ensure_ascii=False))
     return LIGHTRAG_HEAD + "\n".join(lines) + "\n" + LIGHTRAG_MIDDLE + "\n".join(relations) + "\n```"
 
@@ -253,9 +295,9 @@ def _llama_part(line: str, i: int) -> tuple[str, dict | None, int]:
         try:
             props = py_literal(line[props_at + 2 : close])
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            raise LayoutError(f"properties that are not a Python dict: {line[props_at:props_at + 60]!r}") from None
+            raise LayoutError(f"properties that are not a Python dict: {line[props_at : props_at + 60]!r}") from None
         if not isinstance(props, dict) or line[close : close + 1] != ")":
-            raise LayoutError(f"properties that are not a Python dict: {line[props_at:props_at + 60]!r}")
+            raise LayoutError(f"properties that are not a Python dict: {line[props_at : props_at + 60]!r}")
         return line[i:props_at], props, close + 1
     return line[i : end if end != -1 else len(line)], None, end if end != -1 else len(line)
 
@@ -324,7 +366,9 @@ def read_llamaindex(text: str) -> tuple[Graph, dict]:
     for line in lines:
         triplet = _llama_triplet(line)
         if triplet is None:
-            raise LayoutError(f"not a triplet 'subject -> relation -> object' (a name holding ' -> ' is ambiguous): {line[:60]!r}")
+            raise LayoutError(
+                f"not a triplet 'subject -> relation -> object' (a name holding ' -> ' is ambiguous): {line[:60]!r}"
+            )
         (s, s_props), (r, r_props), (o, o_props) = triplet
         for name, props in ((s, s_props), (o, o_props)):
             parts.node(name.replace('"', " "), name, DEFAULT_TYPE, _scalars(props or {}, f"entity {name!r}"))
@@ -342,7 +386,9 @@ def write_llamaindex(graph: Graph, state: dict) -> str:
     lines = []
     for (e, props), (s_keys, r_keys, o_keys) in zip(graph.edges_with_props(), state["shapes"]):
         (s, s_props), (o, o_props) = nodes[e.source], nodes[e.target]
-        lines.append(f"{shown(s.name, s_props, s_keys)} -> {shown(e.relation, dict(props), r_keys)} -> {shown(o.name, o_props, o_keys)}")
+        lines.append(
+            f"{shown(s.name, s_props, s_keys)} -> {shown(e.relation, dict(props), r_keys)} -> {shown(o.name, o_props, o_keys)}"
+        )
     return LLAMAINDEX_PREAMBLE + "\n\n" + "\n".join(lines) if state["grouped"] else "\n\n".join(lines)
 
 
@@ -364,7 +410,11 @@ def _record_node(value: object, parts: Parts, where: str, kind: str | None = Non
     name = value["name"] if isinstance(value.get("name"), str) else value[key_field]
     if isinstance(value.get("type"), str):
         kind = value["type"]
-    props = {k: v for k, v in value.items() if k not in (key_field, "name", "type") or (k == "type" and not isinstance(v, str))}
+    props = {
+        k: v
+        for k, v in value.items()
+        if k not in (key_field, "name", "type") or (k == "type" and not isinstance(v, str))
+    }
     parts.node(value[key_field], name, kind or DEFAULT_TYPE, _scalars(props, f"the node {value[key_field]!r}"))
     return value[key_field], [key_field, list(value)]
 
@@ -375,8 +425,10 @@ def _records(records: list, parts: Parts, kinds: list[str | None] | None = None)
     shapes, kinds_left = [], iter(kinds or [])
     for record in records:
         if not isinstance(record, dict) or not {"source", "relation", "target"} <= set(record):
-            raise LayoutError(f"a record with the keys {', '.join(map(str, record)) if isinstance(record, dict) else '?'}, not "
-                              "source, relation and target: a query's answer, not a subgraph")
+            raise LayoutError(
+                f"a record with the keys {', '.join(map(str, record)) if isinstance(record, dict) else '?'}, not "
+                "source, relation and target: a query's answer, not a subgraph"
+            )
         source, source_keys = _record_node(record["source"], parts, "source", next(kinds_left, None))
         if record["relation"] is None and record["target"] is None:
             shapes.append(([*record], source_keys, None, None, source))
@@ -386,7 +438,9 @@ def _records(records: list, parts: Parts, kinds: list[str | None] | None = None)
         if not isinstance(record["relation"], str) or not isinstance(props, dict):
             raise LayoutError("a record's relation is not text, or its properties not a map")
         parts.edge(source, record["relation"], target, _scalars(props, "a relation"))
-        shapes.append(([*record], source_keys, target_keys, None if record.get("properties") is None else list(props), None))
+        shapes.append(
+            ([*record], source_keys, target_keys, None if record.get("properties") is None else list(props), None)
+        )
     return shapes
 
 
@@ -407,8 +461,12 @@ def _record_values(graph: Graph, shapes: list) -> list[dict]:
             out.append({k: _node_map(*nodes[lone], source_keys) if k == "source" else None for k in keys})
             continue
         e, props = next(edges)
-        values = {"source": _node_map(*nodes[e.source], source_keys), "relation": e.relation, "target": _node_map(*nodes[e.target], target_keys),
-                  "properties": None if prop_keys is None else {k: dict(props)[k] for k in prop_keys}}
+        values = {
+            "source": _node_map(*nodes[e.source], source_keys),
+            "relation": e.relation,
+            "target": _node_map(*nodes[e.target], target_keys),
+            "properties": None if prop_keys is None else {k: dict(props)[k] for k in prop_keys},
+        }
         out.append({k: values[k] for k in keys})
     return out
 
@@ -463,8 +521,14 @@ def read_neo4j_graphrag(text: str) -> tuple[Graph, dict]:
         for end in ("source", "target"):
             node = record.get(end)
             if isinstance(node, dict):
-                element_id, labels, labels_text = node.pop("\x00element_id"), node.pop("\x00labels"), node.pop("\x00labels_text")
-                elements.append((element_id, labels_text))  # as printed: a frozenset of several labels prints in hash order
+                element_id, labels, labels_text = (
+                    node.pop("\x00element_id"),
+                    node.pop("\x00labels"),
+                    node.pop("\x00labels_text"),
+                )
+                elements.append(
+                    (element_id, labels_text)
+                )  # as printed: a frozenset of several labels prints in hash order
                 kinds.append(":".join(sorted(labels)) or None)
         records.append(record)
     parts = Parts()
@@ -481,8 +545,10 @@ def write_neo4j_graphrag(graph: Graph, state: dict) -> str:
 
     lines = []
     for record in _record_values(graph, state["shapes"]):
-        fields = [f"{key}={node_text(value) if key in ('source', 'target') and isinstance(value, dict) else repr(value)}"
-                  for key, value in record.items()]
+        fields = [
+            f"{key}={node_text(value) if key in ('source', 'target') and isinstance(value, dict) else repr(value)}"
+            for key, value in record.items()
+        ]
         lines.append("<Record " + " ".join(fields) + ">")
     return "\n".join(lines)
 
@@ -560,7 +626,9 @@ def read_span(span: Span, text: str) -> Span:
         again = codec.write(graph, state)
     if again != piece:
         at = first_difference(piece, again)
-        raise LayoutError(f"its {span.layout} context does not come back the same when written again (at {piece[max(0, at - 20):at + 20]!r})",
-                          span.start + at)
+        raise LayoutError(
+            f"its {span.layout} context does not come back the same when written again (at {piece[max(0, at - 20) : at + 20]!r})",
+            span.start + at,
+        )
     span.graph, span.state = graph, state
     return span

@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from benchmark import SPLIT_SEARCH, BenchmarkError, Edge, Graph, Props, Tokenizer, last_split, serialize_checked, splits_between
+from benchmark import (
+    SPLIT_SEARCH,
+    BenchmarkError,
+    Edge,
+    Graph,
+    Props,
+    Tokenizer,
+    last_split,
+    serialize_checked,
+    splits_between,
+)
 
 from .layouts import LayoutError, Span, find_spans, read_span
 from .read import Logged, Unread, parse_line, raw_lines
@@ -33,10 +43,16 @@ class Measured:
     message: int  # the index of the message that holds the context
     nodes: int
     edges: int
-    tokens: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)  # encoding -> format -> (graph, prompt) tokens
-    texts: dict[str, str] = field(default_factory=dict)  # format -> the prompt message with it in place (kept for a few only)
+    tokens: dict[str, dict[str, tuple[int, int]]] = field(
+        default_factory=dict
+    )  # encoding -> format -> (graph, prompt) tokens
+    texts: dict[str, str] = field(
+        default_factory=dict
+    )  # format -> the prompt message with it in place (kept for a few only)
     graph: Graph | None = None  # the subgraph it shows (for the union of the logged subgraphs)
-    graph_bytes: dict[str, int] = field(default_factory=dict)  # format -> its text's UTF-8 bytes (LOGGED: the logged context's)
+    graph_bytes: dict[str, int] = field(
+        default_factory=dict
+    )  # format -> its text's UTF-8 bytes (LOGGED: the logged context's)
 
 
 @dataclass(frozen=True)
@@ -128,15 +144,30 @@ def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
         if spans:
             break
     else:
-        return Skipped(logged, "no graph context of a known layout (GraphRAG, LightRAG, LlamaIndex, LangChain, neo4j-graphrag, or this tool's "
-                               "own prompt) in its messages")
+        return Skipped(
+            logged,
+            "no graph context of a known layout (GraphRAG, LightRAG, LlamaIndex, LangChain, neo4j-graphrag, or this tool's "
+            "own prompt) in its messages",
+        )
     try:
         for span in spans:
             read_span(span, text)
     except LayoutError as e:
         return Skipped(logged, e.reason, e.at, k)
-    except (ValueError, TypeError, KeyError, IndexError, RecursionError, MemoryError) as e:  # a text no reader foresaw: said, not raised
-        return Skipped(logged, f"its {spans[0].layout} context could not be read ({type(e).__name__}: {str(e)[:120]})", spans[0].start, k)
+    except (
+        ValueError,
+        TypeError,
+        KeyError,
+        IndexError,
+        RecursionError,
+        MemoryError,
+    ) as e:  # a text no reader foresaw: said, not raised
+        return Skipped(
+            logged,
+            f"its {spans[0].layout} context could not be read ({type(e).__name__}: {str(e)[:120]})",
+            spans[0].start,
+            k,
+        )
     graph = merged([s.graph for s in spans])
     if not graph.edges:
         return Skipped(logged, f"its {spans[0].layout} context shows no relationship", spans[0].start, k)
@@ -156,13 +187,21 @@ def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = 
     measured = Measured(p.logged, p.layout, p.message, len(p.graph.nodes), len(p.graph.edges), graph=p.graph)
     others = [t for j, (_, t) in enumerate(p.logged.messages) if j != p.message]
     logged_graph = "".join(text[s.start : s.end] for s in spans)
-    measured.graph_bytes = {LOGGED: len(logged_graph.encode("utf-8")), **{f: len(t.encode("utf-8")) for f, t in p.graph_texts.items()}}
+    measured.graph_bytes = {
+        LOGGED: len(logged_graph.encode("utf-8")),
+        **{f: len(t.encode("utf-8")) for f, t in p.graph_texts.items()},
+    }
     for tokenizer in tokenizers:
         rest = sum(tokenizer.count(t) for t in others)
         logged_tokens = sum(tokenizer.count(text[s.start : s.end]) for s in spans)
         before, _, after = replaced(text, spans, "")
         around = Around(tokenizer, before, after)
-        rows = {LOGGED: (logged_tokens, (tokenizer.count(text) if len(spans) > 1 else around.count(logged_graph, logged_tokens)) + rest)}
+        rows = {
+            LOGGED: (
+                logged_tokens,
+                (tokenizer.count(text) if len(spans) > 1 else around.count(logged_graph, logged_tokens)) + rest,
+            )
+        }
         for fmt, graph_text in p.graph_texts.items():
             graph_tokens = tokenizer.count(graph_text)
             rows[fmt] = (graph_tokens, around.count(graph_text, graph_tokens) + rest)
@@ -172,7 +211,9 @@ def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = 
     return measured
 
 
-def measure_logged(logged: Logged, formats: list[str], tokenizers: list[Tokenizer], keep_texts: bool = False) -> Measured | Skipped:
+def measure_logged(
+    logged: Logged, formats: list[str], tokenizers: list[Tokenizer], keep_texts: bool = False
+) -> Measured | Skipped:
     """The logged prompt's context found, read back exactly, and measured in every format."""
     prepared = prepare_logged(logged, formats)
     return prepared if isinstance(prepared, Skipped) else count_prepared(prepared, tokenizers, keep_texts)
@@ -213,7 +254,9 @@ def measure_chunk(chunk: list[tuple[int, bytes | Unread]], keep: int = 0) -> lis
     return out
 
 
-def measured_lines(path: Path, formats: list[str], tokenizers: list[Tokenizer], keep: int, workers: int) -> Iterator[Measured | Skipped | Unread]:
+def measured_lines(
+    path: Path, formats: list[str], tokenizers: list[Tokenizer], keep: int, workers: int
+) -> Iterator[Measured | Skipped | Unread]:
     """Each line of the file measured, in the file's order: in this process, or in chunks on forked workers (where the
     platform forks and workers > 1); the first chunk here, keeping the texts of its first keep measured prompts."""
     global _WORK

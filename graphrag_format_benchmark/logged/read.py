@@ -66,8 +66,11 @@ def parse_line(line_no: int, raw: bytes) -> Logged | Unread | None:
     body = data.get("body", data.get("request", data))
     try:
         if isinstance(body, dict) and isinstance(body.get("messages"), list):
-            messages = tuple((str(m.get("role", "user")), _text(m.get("content"), f"message {k + 1}"))
-                             for k, m in enumerate(body["messages"]) if isinstance(m, dict))
+            messages = tuple(
+                (str(m.get("role", "user")), _text(m.get("content"), f"message {k + 1}"))
+                for k, m in enumerate(body["messages"])
+                if isinstance(m, dict)
+            )
             if len(messages) != len(body["messages"]):
                 raise ValueError("a message is not an object")
         elif isinstance(data.get("prompt"), str):
@@ -91,12 +94,18 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes | Unread]]:
     try:
         f = open(path, "rb")
     except FileNotFoundError:
-        raise BenchmarkError(f"--from-prompts {where}: no such file; give the JSON Lines file your framework's prompts were logged to") from None
+        raise BenchmarkError(
+            f"--from-prompts {where}: no such file; give the JSON Lines file your framework's prompts were logged to"
+        ) from None
     except OSError as e:
-        raise BenchmarkError(f"--from-prompts {where}: cannot read it ({e.strerror or e}); give a readable file") from None
+        raise BenchmarkError(
+            f"--from-prompts {where}: cannot read it ({e.strerror or e}); give a readable file"
+        ) from None
     if not path.is_file():
         f.close()
-        raise BenchmarkError(f"--from-prompts {where}: not a regular file; give the JSON Lines file your prompts were logged to")
+        raise BenchmarkError(
+            f"--from-prompts {where}: not a regular file; give the JSON Lines file your prompts were logged to"
+        )
     with f:
         for line_no, raw in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
             if len(raw) > MAX_LINE_BYTES:

@@ -16,7 +16,17 @@ import math
 import os
 from pathlib import Path
 
-from benchmark import ARTICLE_FORMATS, FORMATS, MANIFEST, BenchmarkError, Graph, build_manifest, display, json_bytes, publish
+from benchmark import (
+    ARTICLE_FORMATS,
+    FORMATS,
+    MANIFEST,
+    BenchmarkError,
+    Graph,
+    build_manifest,
+    display,
+    json_bytes,
+    publish,
+)
 
 from ..artifacts import format_library_versions, held_outputs
 from ..encodings import tokenizer_for
@@ -30,13 +40,40 @@ from .measure import LOGGED, Measured, Skipped, measured_lines
 from .read import Unread
 
 # The flags that shape a run over a graph, meaningless over logged prompts: said, not ignored.
-GRAPH_FLAGS = ("--graph", "--questions", "--generate-questions", "--context", "--context-hops", "--context-edges", "--context-tokens",
-               "--sizes", "--ids", "--pseudonymize", "--permutations", "--budget", "--edge-ids", "--graph-format", "--graph-order",
-               "--store-fields", "--prompt", "--write-prompts", "--baseline")
+GRAPH_FLAGS = (
+    "--graph",
+    "--questions",
+    "--generate-questions",
+    "--context",
+    "--context-hops",
+    "--context-edges",
+    "--context-tokens",
+    "--sizes",
+    "--ids",
+    "--pseudonymize",
+    "--permutations",
+    "--budget",
+    "--edge-ids",
+    "--graph-format",
+    "--graph-order",
+    "--store-fields",
+    "--prompt",
+    "--write-prompts",
+    "--baseline",
+)
 DEFAULT_FORMATS = [*ARTICLE_FORMATS, "graphrag", "lightrag", "llamaindex", "langchain", "neo4j_graphrag"]
 SHOWN = 3  # logged prompts report.html shows beside their alternatives
 UNION = "logged_graph.json"  # the union of the logged subgraphs, for generated questions over them
-OUTPUTS = ("logged.jsonl", UNION, "results.md", "results.json", "report.html", MANIFEST, LOG_NAME, LOG_NAME + ".torn")  # what a run writes
+OUTPUTS = (
+    "logged.jsonl",
+    UNION,
+    "results.md",
+    "results.json",
+    "report.html",
+    MANIFEST,
+    LOG_NAME,
+    LOG_NAME + ".torn",
+)  # what a run writes
 WORKERS = min(2, os.cpu_count() or 1)  # processes that measure a long file's lines: this machine's cores, at most 2
 
 
@@ -97,11 +134,23 @@ def summary(totals: Totals, price: float | None) -> dict:
         sent = sum(by_format[LOGGED][1])
         rows = []
         for fmt, (graph, prompt) in by_format.items():
-            rows.append({"format": fmt, "prompts": len(prompt), "prompt_tokens_sum": sum(prompt), "prompt_tokens_mean": round(sum(prompt) / len(prompt), 1),
-                         "prompt_tokens_p95": p95(prompt), "prompt_tokens_min": min(prompt), "prompt_tokens_max": max(prompt),
-                         "graph_bytes_mean": round(totals.bytes.get(fmt, 0) / len(graph), 1), "graph_tokens_sum": sum(graph), "graph_tokens_mean": round(sum(graph) / len(graph), 1),
-                         "graph_tokens_p95": p95(graph), "saving": round(1 - sum(prompt) / sent, 4) if sent else None,
-                         "cost_usd": round(sum(prompt) * price / 1e6, 6) if price is not None else None})
+            rows.append(
+                {
+                    "format": fmt,
+                    "prompts": len(prompt),
+                    "prompt_tokens_sum": sum(prompt),
+                    "prompt_tokens_mean": round(sum(prompt) / len(prompt), 1),
+                    "prompt_tokens_p95": p95(prompt),
+                    "prompt_tokens_min": min(prompt),
+                    "prompt_tokens_max": max(prompt),
+                    "graph_bytes_mean": round(totals.bytes.get(fmt, 0) / len(graph), 1),
+                    "graph_tokens_sum": sum(graph),
+                    "graph_tokens_mean": round(sum(graph) / len(graph), 1),
+                    "graph_tokens_p95": p95(graph),
+                    "saving": round(1 - sum(prompt) / sent, 4) if sent else None,
+                    "cost_usd": round(sum(prompt) * price / 1e6, 6) if price is not None else None,
+                }
+            )
         out[encoding] = rows
     return out
 
@@ -109,30 +158,49 @@ def summary(totals: Totals, price: float | None) -> dict:
 def _row(r: dict, layouts: str, price: float | None) -> str:
     name = f"what was sent ({layouts})" if r["format"] == LOGGED else r["format"]
     saving = "" if r["format"] == LOGGED else f"{r['saving']:.1%}"
-    cells = [name, f"{r['prompt_tokens_sum']:,}", f"{r['prompt_tokens_mean']:,.0f}", f"{r['prompt_tokens_p95']:,}", saving or "baseline",
-             f"{r['graph_tokens_sum']:,}", f"{r['graph_tokens_mean']:,.0f}", f"{r['graph_tokens_p95']:,}"]
+    cells = [
+        name,
+        f"{r['prompt_tokens_sum']:,}",
+        f"{r['prompt_tokens_mean']:,.0f}",
+        f"{r['prompt_tokens_p95']:,}",
+        saving or "baseline",
+        f"{r['graph_tokens_sum']:,}",
+        f"{r['graph_tokens_mean']:,.0f}",
+        f"{r['graph_tokens_p95']:,}",
+    ]
     return "| " + " | ".join(cells + ([f"{r['cost_usd']:,.4f}"] if price is not None else [])) + " |"
 
 
 def agreement_md(model: str, rows: list[dict], disagreements: list[dict]) -> list[str]:
     """The agreement table, and every disagreement side by side."""
-    lines = [f"## {model}: does each format's answer agree with the answer to what was sent?", "",
-             "The same model asked each logged question again with its context in each format; two answers agree when they are "
-             "equal after the article's normalization (trimmed, casefolded, ё as е). Logged questions have no gold answer: "
-             "agreement is not accuracy; the verified accuracy comes from generated questions over the same subgraphs "
-             "(logged_graph.json, docs/logged-prompts.md).", "",
-             "| format | agree | compared | rate | 95% interval (Wilson) | not compared (a request failed) |", "|---|---:|---:|---:|---|---:|"]
+    lines = [
+        f"## {model}: does each format's answer agree with the answer to what was sent?",
+        "",
+        "The same model asked each logged question again with its context in each format; two answers agree when they are "
+        "equal after the article's normalization (trimmed, casefolded, ё as е). Logged questions have no gold answer: "
+        "agreement is not accuracy; the verified accuracy comes from generated questions over the same subgraphs "
+        "(logged_graph.json, docs/logged-prompts.md).",
+        "",
+        "| format | agree | compared | rate | 95% interval (Wilson) | not compared (a request failed) |",
+        "|---|---:|---:|---:|---|---:|",
+    ]
     for r in rows:
         rate = "" if r["rate"] is None else f"{r['rate']:.1%}"
         interval = "" if r["low"] is None else f"{r['low']:.1%}-{r['high']:.1%}"
         lines.append(f"| {r['format']} | {r['agree']:,} | {r['compared']:,} | {rate} | {interval} | {r['failed']:,} |")
     lines.append("")
     if disagreements:
-        lines += ["### Every disagreement", "", "| line | id | format | question | answer to what was sent | answer in this format |",
-                  "|---:|---|---|---|---|---|"]
+        lines += [
+            "### Every disagreement",
+            "",
+            "| line | id | format | question | answer to what was sent | answer in this format |",
+            "|---:|---|---|---|---|---|",
+        ]
         cell = lambda text: " ".join(str(text).split()).replace("|", "\\|")[:300]  # noqa: E731
-        lines += [f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | {cell(d['answer'])} |"
-                  for d in disagreements]
+        lines += [
+            f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | {cell(d['answer'])} |"
+            for d in disagreements
+        ]
         lines.append("")
     return lines
 
@@ -146,42 +214,64 @@ def agreement_headline(model: str, rows: list[dict]) -> str:
     top = max(rated, key=lambda r: r["low"])
     span = f"{min(r['rate'] for r in rated):.0%}-{max(r['rate'] for r in rated):.0%} over {max(r['compared'] for r in rated):,} question(s)"
     if len(rated) > 1 and all(top["low"] > r["high"] for r in rated if r is not top):
-        return (f"With {model}, the answers in {top['format']} agree with the answers to what was sent more often than in any other "
-                f"format ({top['agree']:,} of {top['compared']:,}; rates {span}); the evidence is agreement on your questions, not accuracy.")
-    return (f"With {model}, no format's agreement with the answers to what was sent stands apart from the others' (rates {span}, "
-            "their 95% intervals overlapping); the evidence is agreement on your questions, not accuracy.")
+        return (
+            f"With {model}, the answers in {top['format']} agree with the answers to what was sent more often than in any other "
+            f"format ({top['agree']:,} of {top['compared']:,}; rates {span}); the evidence is agreement on your questions, not accuracy."
+        )
+    return (
+        f"With {model}, no format's agreement with the answers to what was sent stands apart from the others' (rates {span}, "
+        "their 95% intervals overlapping); the evidence is agreement on your questions, not accuracy."
+    )
 
 
 def results_md(summ: dict, counts: dict, source: str, price: float | None, agreed: tuple | None = None) -> str:
     layouts = ", ".join(f"{k} {v:,}" for k, v in sorted(counts["layouts"].items(), key=lambda kv: -kv[1]))
-    lines = ["# What each format would save on your logged traffic", "",
-             f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured ({layouts}); "
-             f"{counts['left_out']:,} left out (logged.jsonl says why, line by line).", ""]
+    lines = [
+        "# What each format would save on your logged traffic",
+        "",
+        f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured ({layouts}); "
+        f"{counts['left_out']:,} left out (logged.jsonl says why, line by line).",
+        "",
+    ]
     if agreed is not None:
         lines += [agreement_headline(*agreed[:2]), ""]
     for encoding, rows in summ.items():
         best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
         base = next(r for r in rows if r["format"] == LOGGED)
         if best is not None:
-            lines += [f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your framework sent "
-                      f"{base['prompt_tokens_sum']:,} ({best['saving']:.1%} less){'; ' + format(best['cost_usd'], ',.4f') + ' USD against ' + format(base['cost_usd'], ',.4f') if price is not None else ''}.** "
-                      "Tokens only: whether answers stay as good is what a model run says (--model).", ""]
-        lines += [f"## {encoding}", "",
-                  "| format | prompt tokens, sum | mean | p95 | saving | graph tokens, sum | mean | p95 |" + (" cost (USD) |" if price is not None else ""),
-                  "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if price is not None else "")]
+            lines += [
+                f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your framework sent "
+                f"{base['prompt_tokens_sum']:,} ({best['saving']:.1%} less){'; ' + format(best['cost_usd'], ',.4f') + ' USD against ' + format(base['cost_usd'], ',.4f') if price is not None else ''}.** "
+                "Tokens only: whether answers stay as good is what a model run says (--model).",
+                "",
+            ]
+        lines += [
+            f"## {encoding}",
+            "",
+            "| format | prompt tokens, sum | mean | p95 | saving | graph tokens, sum | mean | p95 |"
+            + (" cost (USD) |" if price is not None else ""),
+            "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if price is not None else ""),
+        ]
         lines += [_row(r, layouts, price) for r in rows]
         lines.append("")
     if agreed is not None:
         lines += agreement_md(*agreed)
-    lines += [f"The union of the logged subgraphs is in {UNION}: questions drawn from it and proven against it give the verified "
-              f"accuracy a model reaches in each format (python benchmark.py --graph OUT/{UNION} --generate-questions 200 --prompt en "
-              "--context khop --model NAME --base-url URL ...).", "",
-              "A prompt's tokens are its messages' text as sent (chat framing not counted); a format's prompt is the logged one "
-              "with that format's text in place of the framework's context, which was read back and written again to the same "
-              "bytes before anything was counted. The saving is against what was sent, over all measured prompts.", ""]
+    lines += [
+        f"The union of the logged subgraphs is in {UNION}: questions drawn from it and proven against it give the verified "
+        f"accuracy a model reaches in each format (python benchmark.py --graph OUT/{UNION} --generate-questions 200 --prompt en "
+        "--context khop --model NAME --base-url URL ...).",
+        "",
+        "A prompt's tokens are its messages' text as sent (chat framing not counted); a format's prompt is the logged one "
+        "with that format's text in place of the framework's context, which was read back and written again to the same "
+        "bytes before anything was counted. The saving is against what was sent, over all measured prompts.",
+        "",
+    ]
     if counts["reasons"]:
         lines += ["## Left out", "", "| reason | lines | first |", "|---|---:|---|"]
-        lines += [f"| {reason} | {n:,} | {first} |" for reason, (n, first) in sorted(counts["reasons"].items(), key=lambda kv: -kv[1][0])]
+        lines += [
+            f"| {reason} | {n:,} | {first} |"
+            for reason, (n, first) in sorted(counts["reasons"].items(), key=lambda kv: -kv[1][0])
+        ]
         lines.append("")
     return "\n".join(lines)
 
@@ -201,34 +291,75 @@ def _prompt_view(shown: list[Measured], encoding: str) -> dict:
                 continue
             key = f"{fmt}|{m.logged.line}"
             graphs[key] = drawn_lines(text)
-            cells[fmt] = {"graph": key, "tokens": m.tokens[encoding][fmt][1], "whole": True}  # LOGGED: the baseline the page compares with
-        questions.append({"id": m.logged.id, "text": m.logged.question[:400], "hops": f"sent as {m.layout}", "context": "", "cells": cells})
+            cells[fmt] = {
+                "graph": key,
+                "tokens": m.tokens[encoding][fmt][1],
+                "whole": True,
+            }  # LOGGED: the baseline the page compares with
+        questions.append(
+            {
+                "id": m.logged.id,
+                "text": m.logged.question[:400],
+                "hops": f"sent as {m.layout}",
+                "context": "",
+                "cells": cells,
+            }
+        )
     from ..report import PROMPT_HEAD, PROMPT_TAIL
 
-    return {"heads": {}, "graphs": graphs, "head": PROMPT_HEAD, "tail": PROMPT_TAIL, "questions": questions, "encoding": encoding,
-            "distractors": [], "edge_ids": False}
+    return {
+        "heads": {},
+        "graphs": graphs,
+        "head": PROMPT_HEAD,
+        "tail": PROMPT_TAIL,
+        "questions": questions,
+        "encoding": encoding,
+        "distractors": [],
+        "edge_ids": False,
+    }
 
 
 def _size_view(summ: dict) -> list[dict]:
     groups = []
     for encoding, rows in summ.items():
-        table = [{"format": r["format"], "graph_tokens": r["graph_tokens_mean"], "prompt_min": r["prompt_tokens_min"],
-                  "prompt_max": r["prompt_tokens_max"], "bytes": r["graph_bytes_mean"], "overflow": 0, "prompts": r["prompts"],
-                  "vs_baseline": None if r["saving"] is None else -r["saving"]} for r in rows]
-        groups.append({"group": f"{encoding} · {rows[0]['prompts']:,} logged prompts: graph tokens and bytes are means; against what was "
-                                "sent, the prompts' tokens in all", "rows": table})
+        table = [
+            {
+                "format": r["format"],
+                "graph_tokens": r["graph_tokens_mean"],
+                "prompt_min": r["prompt_tokens_min"],
+                "prompt_max": r["prompt_tokens_max"],
+                "bytes": r["graph_bytes_mean"],
+                "overflow": 0,
+                "prompts": r["prompts"],
+                "vs_baseline": None if r["saving"] is None else -r["saving"],
+            }
+            for r in rows
+        ]
+        groups.append(
+            {
+                "group": f"{encoding} · {rows[0]['prompts']:,} logged prompts: graph tokens and bytes are means; against what was "
+                "sent, the prompts' tokens in all",
+                "rows": table,
+            }
+        )
     return groups
 
 
 def check_logged_flags(run_config: RunConfig) -> None:
     given = run_config.named(*GRAPH_FLAGS)
     if given:
-        raise BenchmarkError(f"--from-prompts measures the prompts your framework logged: {', '.join(given)} shape a run over a graph; "
-                             "leave them out")
+        raise BenchmarkError(
+            f"--from-prompts measures the prompts your framework logged: {', '.join(given)} shape a run over a graph; "
+            "leave them out"
+        )
     log = run_config.from_prompts
-    if log.name in OUTPUTS and log.resolve().parent == run_config.out.resolve():  # the run would replace the very file it reads
-        raise BenchmarkError(f"--from-prompts {display(log)} is where this run writes its own {log.name}; move the log out of --out "
-                             f"{display(run_config.out)}, or choose another --out")
+    if (
+        log.name in OUTPUTS and log.resolve().parent == run_config.out.resolve()
+    ):  # the run would replace the very file it reads
+        raise BenchmarkError(
+            f"--from-prompts {display(log)} is where this run writes its own {log.name}; move the log out of --out "
+            f"{display(run_config.out)}, or choose another --out"
+        )
 
 
 def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
@@ -238,12 +369,20 @@ def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
     model = None
     if run_config.model is not None:
         if run_config.model == SOLVER_MODEL:
-            raise BenchmarkError("--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own words: "
-                                 "give the model your framework uses (--model NAME --base-url URL)")
+            raise BenchmarkError(
+                "--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own words: "
+                "give the model your framework uses (--model NAME --base-url URL)"
+            )
         if run_config.score is not None or run_config.export_batch is not None or run_config.batch:
-            raise BenchmarkError("--from-prompts sends its requests itself: leave out --score, --export-batch and --batch")
+            raise BenchmarkError(
+                "--from-prompts sends its requests itself: leave out --score, --export-batch and --batch"
+            )
         model = make_model_config(run_config)
-    formats = parse_names(run_config.formats, list(FORMATS), "--formats") if run_config.named("--formats") else DEFAULT_FORMATS
+    formats = (
+        parse_names(run_config.formats, list(FORMATS), "--formats")
+        if run_config.named("--formats")
+        else DEFAULT_FORMATS
+    )
     tokenizers = [tokenizer_for(name.strip()) for name in run_config.encoding.split(",")]
     price = run_config.input_price_per_million
     if price is not None and price < 0:
@@ -264,32 +403,88 @@ def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
         progress.close()
         staging.sha["logged.jsonl"] = digest.hexdigest()
         if not counts["measured"]:
-            reasons = "; ".join(f"{k} ({n})" for k, (n, _) in list(counts["reasons"].items())[:3]) or "the file has no line"
-            raise BenchmarkError(f"--from-prompts {display(run_config.from_prompts)}: none of its {counts['lines']:,} line(s) could be read back "
-                                 f"exactly: {reasons}; logged.jsonl is not written")
+            reasons = (
+                "; ".join(f"{k} ({n})" for k, (n, _) in list(counts["reasons"].items())[:3]) or "the file has no line"
+            )
+            raise BenchmarkError(
+                f"--from-prompts {display(run_config.from_prompts)}: none of its {counts['lines']:,} line(s) could be read back "
+                f"exactly: {reasons}; logged.jsonl is not written"
+            )
         summ = summary(totals, price)
         agreement = None
         if model is not None:
             agreement, asked = ask_all(run_config.from_prompts, formats, model, run_config.out)
-            counts["asked"] = {**asked, "log": {LOG_NAME: file_digest(run_config.out / LOG_NAME)}}  # kept across runs: not an output replaced
-        md = results_md(summ, counts, display(run_config.from_prompts), price, agreement and (model.model, agreement.rows(formats), agreement.disagreements))
+            counts["asked"] = {
+                **asked,
+                "log": {LOG_NAME: file_digest(run_config.out / LOG_NAME)},
+            }  # kept across runs: not an output replaced
+        md = results_md(
+            summ,
+            counts,
+            display(run_config.from_prompts),
+            price,
+            agreement and (model.model, agreement.rows(formats), agreement.disagreements),
+        )
         staging.add("results.md", md.encode("utf-8"))
         union = totals.union.records()
         staging.add(UNION, json.dumps(union, ensure_ascii=False, indent=1).encode("utf-8"))
-        counts["union"] = {"nodes": len(union["nodes"]), "edges": len(union["edges"]), "node_conflicts": totals.union.conflicts}
-        agreed = {"model": model.model, "rows": agreement.rows(formats), "disagreements": agreement.disagreements} if agreement else None
-        staging.add("results.json", json_bytes({"kind": "logged", "source": display(run_config.from_prompts), "counts": counts, "summary": summ,
-                                                **({"agreement": agreed} if agreed else {})}))
-        data = {"kind": "run", "title": "graphrag-format-benchmark · logged prompts" + (f" · {model.model}" if model else ""), "baseline": LOGGED,
-                "sizes": _size_view(summ), "tokens": [], "prompts": _prompt_view(shown, tokenizers[0].name), "model": None,
-                "agreement": agreed,
-                "notes": [f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl hold every count"]}
+        counts["union"] = {
+            "nodes": len(union["nodes"]),
+            "edges": len(union["edges"]),
+            "node_conflicts": totals.union.conflicts,
+        }
+        agreed = (
+            {"model": model.model, "rows": agreement.rows(formats), "disagreements": agreement.disagreements}
+            if agreement
+            else None
+        )
+        staging.add(
+            "results.json",
+            json_bytes(
+                {
+                    "kind": "logged",
+                    "source": display(run_config.from_prompts),
+                    "counts": counts,
+                    "summary": summ,
+                    **({"agreement": agreed} if agreed else {}),
+                }
+            ),
+        )
+        data = {
+            "kind": "run",
+            "title": "graphrag-format-benchmark · logged prompts" + (f" · {model.model}" if model else ""),
+            "baseline": LOGGED,
+            "sizes": _size_view(summ),
+            "tokens": [],
+            "prompts": _prompt_view(shown, tokenizers[0].name),
+            "model": None,
+            "agreement": agreed,
+            "notes": [
+                f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl hold every count"
+            ],
+        }
         staging.add("report.html", render_report(data))
-        config = {"from_prompts": display(run_config.from_prompts), "formats": formats, "encodings": [t.name for t in tokenizers],
-                  "input_price_per_million": price, "out": display(run_config.out),
-                  **({"model": {"model": model.model, "base_url": public_url(model.base_url), "sampling": model.sampling(0)}} if model else {})}
-        manifest = build_manifest(config, tokenizers, _NoInputs(), staging.sha, {"logged": counts}, public_argv(run_config.argv),
-                                  format_library_versions(formats))
+        config = {
+            "from_prompts": display(run_config.from_prompts),
+            "formats": formats,
+            "encodings": [t.name for t in tokenizers],
+            "input_price_per_million": price,
+            "out": display(run_config.out),
+            **(
+                {"model": {"model": model.model, "base_url": public_url(model.base_url), "sampling": model.sampling(0)}}
+                if model
+                else {}
+            ),
+        }
+        manifest = build_manifest(
+            config,
+            tokenizers,
+            _NoInputs(),
+            staging.sha,
+            {"logged": counts},
+            public_argv(run_config.argv),
+            format_library_versions(formats),
+        )
         manifest["inputs"] = {display(run_config.from_prompts): file_digest(run_config.from_prompts)}
         publish(staging, manifest, lock.release)
     return md.split("\n## Left out")[0].rstrip(), None
@@ -320,11 +515,23 @@ def _record(result: Measured | Skipped | Unread) -> dict:
     if isinstance(result, Unread):
         return {"line": result.line, "id": result.id, "left_out": result.reason}
     if isinstance(result, Skipped):
-        return {"line": result.logged.line, "id": result.logged.id, "left_out": result.reason,
-                **({"message": result.message, "at": result.at} if result.at is not None else {})}
-    return {"line": result.logged.line, "id": result.logged.id, "layout": result.layout, "message": result.message, "nodes": result.nodes,
-            "edges": result.edges, "tokens": {enc: {fmt: {"graph": g, "prompt": p} for fmt, (g, p) in rows.items()}
-                                              for enc, rows in result.tokens.items()}}
+        return {
+            "line": result.logged.line,
+            "id": result.logged.id,
+            "left_out": result.reason,
+            **({"message": result.message, "at": result.at} if result.at is not None else {}),
+        }
+    return {
+        "line": result.logged.line,
+        "id": result.logged.id,
+        "layout": result.layout,
+        "message": result.message,
+        "nodes": result.nodes,
+        "edges": result.edges,
+        "tokens": {
+            enc: {fmt: {"graph": g, "prompt": p} for fmt, (g, p) in rows.items()} for enc, rows in result.tokens.items()
+        },
+    }
 
 
 class _NoInputs:

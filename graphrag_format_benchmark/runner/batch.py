@@ -53,9 +53,9 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
 
 
-
-
-def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int) -> list[dict]:
+def export_batch(
+    measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int
+) -> list[dict]:
     """The prompts as OpenAI Batch API request files, each within max_requests lines and max_bytes; custom_id
     is the prompt's SHA-256 prefix and repeat. One file is written as path; several as path's stem with
     .001-of-003 and so on. Lines are streamed to disk: no more than one prompt is in memory at a time."""
@@ -64,12 +64,24 @@ def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_req
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         for job in plan_jobs(measured.items, config):
-            line = (json.dumps({"custom_id": f"{job.sha[:40]}-r{job.repeat}", "method": "POST", "url": "/v1/chat/completions",
-                                "body": config.body(job.item.prompt(), job.repeat)}, ensure_ascii=False) + "\n").encode("utf-8")
+            line = (
+                json.dumps(
+                    {
+                        "custom_id": f"{job.sha[:40]}-r{job.repeat}",
+                        "method": "POST",
+                        "url": "/v1/chat/completions",
+                        "body": config.body(job.item.prompt(), job.repeat),
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            ).encode("utf-8")
             if len(line) > max_bytes:
                 row = job.item.row
-                raise BenchmarkError(f"the request for question {row['question_id']} ({row['format']}, {row['size']}) takes "
-                                     f"{len(line):,} bytes, over --batch-max-bytes {max_bytes:,}; raise it, or leave that size or format out")
+                raise BenchmarkError(
+                    f"the request for question {row['question_id']} ({row['format']}, {row['size']}) takes "
+                    f"{len(line):,} bytes, over --batch-max-bytes {max_bytes:,}; raise it, or leave that size or format out"
+                )
             if handle is not None and (count == max_requests or size + len(line) > max_bytes):
                 handle.close()
                 parts.append((Path(handle.name), count, size, digest.hexdigest()))
@@ -84,8 +96,14 @@ def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_req
             handle.close()
             parts.append((Path(handle.name), count, size, digest.hexdigest()))
             handle = None
-        names = [path] if len(parts) <= 1 else [
-            path.with_name(f"{path.stem}.{k:03d}-of-{len(parts):03d}{path.suffix}") for k in range(1, len(parts) + 1)]
+        names = (
+            [path]
+            if len(parts) <= 1
+            else [
+                path.with_name(f"{path.stem}.{k:03d}-of-{len(parts):03d}{path.suffix}")
+                for k in range(1, len(parts) + 1)
+            ]
+        )
         if not parts:
             write_atomic(path, b"")
         for (tmp, *_), name in zip(parts, names):
@@ -102,8 +120,9 @@ def export_batch(measured: Measurement, config: ModelConfig, path: Path, max_req
             handle.close()
         for tmp, *_ in parts:
             Path(tmp).unlink(missing_ok=True)
-    return [{"file": display(name), "requests": n, "bytes": b, "sha256": sha} for (_, n, b, sha), name in zip(parts, names)] or [
-        {"file": display(path), "requests": 0, "bytes": 0, "sha256": sha256_hex(b"")}]
+    return [
+        {"file": display(name), "requests": n, "bytes": b, "sha256": sha} for (_, n, b, sha), name in zip(parts, names)
+    ] or [{"file": display(path), "requests": 0, "bytes": 0, "sha256": sha256_hex(b"")}]
 
 
 # Batch jobs end to end (--batch): the export above, then OpenAI's Files and Batches endpoints at --base-url.
@@ -158,8 +177,12 @@ class BatchAPI:
             except (self.httpx.HTTPError, OSError) as e:
                 error, retry = f"connection error: {type(e).__name__}: {e}", True
             if not retry or attempt > self.config.max_retries:
-                raise BenchmarkError(self.redact(f"{what} at {public_url(url)} failed: {printable(error)}; run the same command again "
-                                                 "to resume (what the provider has is recorded in the batch folder of --out)"))
+                raise BenchmarkError(
+                    self.redact(
+                        f"{what} at {public_url(url)} failed: {printable(error)}; run the same command again "
+                        "to resume (what the provider has is recorded in the batch folder of --out)"
+                    )
+                )
             time.sleep(retry_wait(wait_headers, attempt, self.rng))
 
     def close(self) -> None:
@@ -188,15 +211,24 @@ def batch_state(folder: Path) -> dict:
     except FileNotFoundError:
         return {"parts": []}
     except (OSError, ValueError) as e:
-        raise BenchmarkError(f"{display(path)}: cannot read it ({e}); it holds the ids of batches already paid for: restore it, "
-                             "or move it aside to submit again") from None
-    if not isinstance(state, dict) or not isinstance(state.get("parts"), list) or not all(isinstance(p, dict) for p in state["parts"]):
-        raise BenchmarkError(f"{display(path)}: not a batch state of this tool; restore it, or move it aside to submit again")
+        raise BenchmarkError(
+            f"{display(path)}: cannot read it ({e}); it holds the ids of batches already paid for: restore it, "
+            "or move it aside to submit again"
+        ) from None
+    if (
+        not isinstance(state, dict)
+        or not isinstance(state.get("parts"), list)
+        or not all(isinstance(p, dict) for p in state["parts"])
+    ):
+        raise BenchmarkError(
+            f"{display(path)}: not a batch state of this tool; restore it, or move it aside to submit again"
+        )
     return state
 
 
-def run_batch(measured: Measurement, config: ModelConfig, out_dir: Path, poll_interval: float, max_requests: int,
-              max_bytes: int) -> tuple[list[Path], list[dict]]:
+def run_batch(
+    measured: Measurement, config: ModelConfig, out_dir: Path, poll_interval: float, max_requests: int, max_bytes: int
+) -> tuple[list[Path], list[dict]]:
     """--batch: export the requests into --out/batch, upload each part and create its batch (once: the ids are
     recorded before the next step), poll until every batch has ended, download the output and error files.
     Returns the files to score and each part's record."""
@@ -224,30 +256,51 @@ def run_batch(measured: Measurement, config: ModelConfig, out_dir: Path, poll_in
             label = f"batch {k}/{len(parts)}"
             if not entry.get("input_file_id"):
                 with open(folder / entry["file"], "rb") as f:
-                    uploaded = api.call("POST", "/files", f"{label}: uploading {entry['file']}", data={"purpose": "batch"},
-                                        files={"file": (entry["file"], f, "application/jsonl")})
+                    uploaded = api.call(
+                        "POST",
+                        "/files",
+                        f"{label}: uploading {entry['file']}",
+                        data={"purpose": "batch"},
+                        files={"file": (entry["file"], f, "application/jsonl")},
+                    )
                 entry["input_file_id"] = _batch_id(uploaded, "id", "the upload")
                 save()
                 _say(f"{label}: uploaded {entry['file']} ({entry['requests']} requests) as {entry['input_file_id']}")
             if not entry.get("batch_id"):
-                created = api.call("POST", "/batches", f"{label}: creating the batch", json={
-                    "input_file_id": entry["input_file_id"], "endpoint": "/v1/chat/completions", "completion_window": "24h",
-                    "metadata": {"tool": "graphrag-format-benchmark", "sha256": entry["sha256"][:16]}})
+                created = api.call(
+                    "POST",
+                    "/batches",
+                    f"{label}: creating the batch",
+                    json={
+                        "input_file_id": entry["input_file_id"],
+                        "endpoint": "/v1/chat/completions",
+                        "completion_window": "24h",
+                        "metadata": {"tool": "graphrag-format-benchmark", "sha256": entry["sha256"][:16]},
+                    },
+                )
                 entry["batch_id"] = _batch_id(created, "id", "the new batch")
                 entry["status"] = created.get("status") if isinstance(created.get("status"), str) else None
                 save()
-                _say(f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed command "
-                     "resumes polling it")
+                _say(
+                    f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed command "
+                    "resumes polling it"
+                )
         shown: dict[str, str] = {}
         started = time.monotonic()
         while True:
             for k, entry in enumerate(parts, 1):
                 if entry.get("status") in BATCH_FINAL:
                     continue
-                batch = api.call("GET", f"/batches/{urllib.parse.quote(entry['batch_id'], safe='')}", f"batch {k}/{len(parts)}: polling")
+                batch = api.call(
+                    "GET",
+                    f"/batches/{urllib.parse.quote(entry['batch_id'], safe='')}",
+                    f"batch {k}/{len(parts)}: polling",
+                )
                 _take_batch(entry, batch)
-                line = (f"batch {k}/{len(parts)} {entry['batch_id']}: {entry['status']}, {entry.get('completed', 0)}/"
-                        f"{entry.get('total') or entry['requests']} done, {entry.get('failed', 0)} failed")
+                line = (
+                    f"batch {k}/{len(parts)} {entry['batch_id']}: {entry['status']}, {entry.get('completed', 0)}/"
+                    f"{entry.get('total') or entry['requests']} done, {entry.get('failed', 0)} failed"
+                )
                 if shown.get(entry["batch_id"]) != line:
                     save()
                     shown[entry["batch_id"]] = line
@@ -262,8 +315,12 @@ def run_batch(measured: Measurement, config: ModelConfig, out_dir: Path, poll_in
                     continue
                 name = f"{stem}.{entry['file'].removeprefix('input.')}"
                 if entry.get(f"{stem}_path") != name or not (folder / name).exists():
-                    api.call("GET", f"/files/{urllib.parse.quote(entry[field], safe='')}/content", f"batch {k}/{len(parts)}: downloading "
-                             f"its {stem} file", stream_to=folder / name)
+                    api.call(
+                        "GET",
+                        f"/files/{urllib.parse.quote(entry[field], safe='')}/content",
+                        f"batch {k}/{len(parts)}: downloading its {stem} file",
+                        stream_to=folder / name,
+                    )
                     entry[f"{stem}_path"] = name
                     save()
                 files.append(folder / name)
@@ -279,7 +336,9 @@ def _say(message: str) -> None:
 def _batch_id(answer: dict, field: str, what: str) -> str:
     value = answer.get(field)
     if not isinstance(value, str) or not value or len(value) > 200 or not value.isprintable():
-        raise BenchmarkError(f"{what} came back without an {field} the tool can keep: {printable(json.dumps(answer)[:200])}")
+        raise BenchmarkError(
+            f"{what} came back without an {field} the tool can keep: {printable(json.dumps(answer)[:200])}"
+        )
     return value
 
 
@@ -298,5 +357,8 @@ def _take_batch(entry: dict, batch: dict) -> None:
     errors = batch.get("errors")
     data = errors.get("data") if isinstance(errors, dict) else None
     if isinstance(data, list) and data:
-        entry["errors"] = [printable(" ".join(f"{e.get('code', '')}: {e.get('message', '')}".split()))[:300]
-                           for e in data[:5] if isinstance(e, dict)]
+        entry["errors"] = [
+            printable(" ".join(f"{e.get('code', '')}: {e.get('message', '')}".split()))[:300]
+            for e in data[:5]
+            if isinstance(e, dict)
+        ]

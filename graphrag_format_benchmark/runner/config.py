@@ -27,7 +27,11 @@ ANSWER_SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {"source": {"type": "string"}, "relation": {"type": "string"}, "target": {"type": "string"}},
+                "properties": {
+                    "source": {"type": "string"},
+                    "relation": {"type": "string"},
+                    "target": {"type": "string"},
+                },
                 "required": ["source", "relation", "target"],
                 "additionalProperties": False,
             },
@@ -70,9 +74,15 @@ class ModelConfig:
             fields["reasoning_effort"] = self.reasoning_effort
         schema: dict[str, Any] = ANSWER_SCHEMA
         if self.edge_ids:
-            schema = {**schema, "properties": {**schema["properties"], "path": {"type": "array", "items": {"type": "string"}}}}
+            schema = {
+                **schema,
+                "properties": {**schema["properties"], "path": {"type": "array", "items": {"type": "string"}}},
+            }
         if self.structured == "json_schema":
-            fields["response_format"] = {"type": "json_schema", "json_schema": {"name": "graph_answer", "strict": True, "schema": schema}}
+            fields["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "graph_answer", "strict": True, "schema": schema},
+            }
         elif self.structured == "json_object":
             fields["response_format"] = {"type": "json_object", "schema": schema}
         return fields
@@ -112,7 +122,7 @@ def public_argv(argv: Sequence[str]) -> list[str]:
             out += [arg, public_url(argv[i + 1])]
             i += 2
             continue
-        out.append("--base-url=" + public_url(arg[len("--base-url="):]) if arg.startswith("--base-url=") else arg)
+        out.append("--base-url=" + public_url(arg[len("--base-url=") :]) if arg.startswith("--base-url=") else arg)
         i += 1
     return out
 
@@ -126,17 +136,31 @@ class Redactor:
     def __init__(self, secrets: list[str]) -> None:
         exact, pieces = set(), set()
         for secret in filter(None, secrets):
-            forms = {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1], urllib.parse.quote(secret, safe=""),
-                     urllib.parse.quote_plus(secret)}
+            forms = {
+                secret,
+                repr(secret)[1:-1],
+                json.dumps(secret)[1:-1],
+                urllib.parse.quote(secret, safe=""),
+                urllib.parse.quote_plus(secret),
+            }
             raw = secret.encode("utf-8")
-            for prefix in (b"", b"Bearer ", b"x:"):  # base64 at each of its three alignments, and as an Authorization value
+            for prefix in (
+                b"",
+                b"Bearer ",
+                b"x:",
+            ):  # base64 at each of its three alignments, and as an Authorization value
                 encoded = base64.b64encode(prefix + raw).decode("ascii")
-                forms.add(encoded[math.ceil(len(prefix) * 4 / 3):].rstrip("="))
+                forms.add(encoded[math.ceil(len(prefix) * 4 / 3) :].rstrip("="))
             forms.add(base64.b64encode(b"Bearer " + raw).decode("ascii"))
             if len(secret) < 4:
                 continue
             exact |= {f for f in forms if len(f) >= 4}
-            pieces |= {f[i:i + REDACT_WINDOW].lower() for f in forms if len(f) >= REDACT_WINDOW for i in range(len(f) - REDACT_WINDOW + 1)}
+            pieces |= {
+                f[i : i + REDACT_WINDOW].lower()
+                for f in forms
+                if len(f) >= REDACT_WINDOW
+                for i in range(len(f) - REDACT_WINDOW + 1)
+            }
         self.secrets = sorted(exact, key=len, reverse=True)
         self.pieces = sorted(pieces)
 
@@ -161,7 +185,9 @@ class Redactor:
         if len(folded) != len(text):  # a character whose lower case is longer: find the pieces without folding
             spans = [m.span() for piece in found for m in re.finditer(re.escape(piece), text, re.IGNORECASE)]
         else:
-            spans = [(m.start(), m.start() + len(piece)) for piece in found for m in re.finditer(re.escape(piece), folded)]
+            spans = [
+                (m.start(), m.start() + len(piece)) for piece in found for m in re.finditer(re.escape(piece), folded)
+            ]
         out, end = [], 0
         for start, stop in sorted(spans):
             if start > end:

@@ -86,8 +86,10 @@ class Endpoint:
         with self.lock:
             self.down_in_a_row += 1
             if self.down_in_a_row >= SERVER_DOWN_AFTER and not self.stopped:
-                self.stopped = (f"the server at {public_url(self.config.base_url)} stopped answering ({self.down_in_a_row} "
-                                f"connection failures in a row, the last: {error})")
+                self.stopped = (
+                    f"the server at {public_url(self.config.base_url)} stopped answering ({self.down_in_a_row} "
+                    f"connection failures in a row, the last: {error})"
+                )
                 self.halt.set()
             return self.stopped is not None
 
@@ -109,8 +111,10 @@ class Endpoint:
         with self.room:
             if self.limit > 1:
                 self.limit //= 2
-                warn(f"a request timed out after {self.config.timeout:g} s: the server queues requests; going on with "
-                     f"{self.limit} in flight instead of {self.limit * 2} (set --concurrency {self.limit} next time, or raise --timeout)")
+                warn(
+                    f"a request timed out after {self.config.timeout:g} s: the server queues requests; going on with "
+                    f"{self.limit} in flight instead of {self.limit * 2} (set --concurrency {self.limit} next time, or raise --timeout)"
+                )
 
     def fail(self, reason: str) -> bool:
         """Close the endpoint with reason unless a request has succeeded already; True if it is closed now."""
@@ -127,22 +131,36 @@ class Endpoint:
             self.errors[error] += 1
             n = self.errors[error]
         if n >= SAME_ERROR_STOP:
-            self.fail(f"the first {n} requests to {public_url(self.config.base_url)} ended with the same error ({error}); "
-                      "fix its cause (see the log) before sending the rest")
+            self.fail(
+                f"the first {n} requests to {public_url(self.config.base_url)} ended with the same error ({error}); "
+                "fix its cause (see the log) before sending the rest"
+            )
 
     def http_failure(self, status: int, error: str) -> bool:
         where = f"{public_url(self.config.base_url)} answered {error}"
         form = self.config.structured
-        if form and status in (400, 422, 500) and re.search(r"response_format|json_schema|json_object|schema", error, re.I):
+        if (
+            form
+            and status in (400, 422, 500)
+            and re.search(r"response_format|json_schema|json_object|schema", error, re.I)
+        ):
             other = next(f for f in STRUCTURED_FORMS if f != form)
-            return self.fail(f"{where}: it refuses structured output as {form}; try --structured {other}, or leave --structured out")
+            return self.fail(
+                f"{where}: it refuses structured output as {form}; try --structured {other}, or leave --structured out"
+            )
         if status in (401, 403):
             if self.config.api_key_env is None:
-                return self.fail(f"{where}: the endpoint wants a key; name the variable that holds it with --api-key-env")
-            return self.fail(f"{where}: the key was rejected; set {self.config.api_key_env} to a valid key (or name another variable with --api-key-env)")
+                return self.fail(
+                    f"{where}: the endpoint wants a key; name the variable that holds it with --api-key-env"
+                )
+            return self.fail(
+                f"{where}: the key was rejected; set {self.config.api_key_env} to a valid key (or name another variable with --api-key-env)"
+            )
         if status == 404:
-            return self.fail(f"{where}: the model or the URL is unknown; check --model {self.config.model!r} and --base-url"
-                             + url_hint(self.config.base_url))
+            return self.fail(
+                f"{where}: the model or the URL is unknown; check --model {self.config.model!r} and --base-url"
+                + url_hint(self.config.base_url)
+            )
         return False
 
 
@@ -157,8 +175,11 @@ def url_hint(base_url: str) -> str:
     return ""
 
 
-CONTEXT_REFUSAL = re.compile(r"context_length_exceeded|context length|context window|maximum context|too many tokens|"
-                             r"exceeds? the (?:model's )?(?:maximum )?(?:context|input)", re.I)
+CONTEXT_REFUSAL = re.compile(
+    r"context_length_exceeded|context length|context window|maximum context|too many tokens|"
+    r"exceeds? the (?:model's )?(?:maximum )?(?:context|input)",
+    re.I,
+)
 
 
 def context_refusal(error: str | None) -> bool:
@@ -178,7 +199,10 @@ def no_server(e: BaseException) -> bool:
     """Nothing listens there (refused, unknown host, unreachable), as opposed to a server that cut an answer."""
     import socket
 
-    return isinstance(e, (ConnectionRefusedError, socket.gaierror, ProxyFailure)) or getattr(e, "errno", None) in (101, 113)
+    return isinstance(e, (ConnectionRefusedError, socket.gaierror, ProxyFailure)) or getattr(e, "errno", None) in (
+        101,
+        113,
+    )
 
 
 def check_server(base_url: str, timeout: float = 5.0) -> None:
@@ -197,8 +221,10 @@ def check_server(base_url: str, timeout: float = 5.0) -> None:
         socket.create_connection((url.hostname, port), timeout=timeout).close()
     except (OSError, ValueError) as e:
         if isinstance(e, OSError) and no_server(e):
-            raise BenchmarkError(f"--base-url {public_url(base_url)}: no server answers there ({e.strerror or e}); start it, or "
-                                 "fix --base-url; nothing was measured or sent") from None
+            raise BenchmarkError(
+                f"--base-url {public_url(base_url)}: no server answers there ({e.strerror or e}); start it, or "
+                "fix --base-url; nothing was measured or sent"
+            ) from None
 
 
 def timed_out(e: BaseException) -> bool:

@@ -51,16 +51,31 @@ class Job:
     def group(self) -> tuple:
         """Prompts that share everything but the question: a provider's prefix cache can serve them all."""
         r = self.item.row
-        return (r["encoding"], r["size"], r["ids"], self.item.context.id, r["permutation"], r["mode"], r["format"], self.repeat)
+        return (
+            r["encoding"],
+            r["size"],
+            r["ids"],
+            self.item.context.id,
+            r["permutation"],
+            r["mode"],
+            r["format"],
+            self.repeat,
+        )
 
 
 def job_label(job: Job) -> str:
     """What a progress line calls a job: its format and question, and what differs from the default cell
     ('json q3', 'tsv q1 medium p2 r1')."""
     r = job.item.row
-    parts = [r["format"], r["question_id"], r["size"] if r["size"] != "small" else "", r["ids"] if r["ids"] != "original" else "",
-             f"mode {r['mode']}" if r["mode"] != "A" else "", f"p{r['permutation']}" if r["permutation"] else "",
-             f"r{job.repeat}" if job.repeat else ""]
+    parts = [
+        r["format"],
+        r["question_id"],
+        r["size"] if r["size"] != "small" else "",
+        r["ids"] if r["ids"] != "original" else "",
+        f"mode {r['mode']}" if r["mode"] != "A" else "",
+        f"p{r['permutation']}" if r["permutation"] else "",
+        f"r{job.repeat}" if job.repeat else "",
+    ]
     return " ".join(p for p in parts if p)
 
 
@@ -77,7 +92,12 @@ def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
             job = Job(item.row["prompt_sha256"], repeat, item)
             groups.setdefault(job.group, []).append(job)
     if config.limit is not None:
-        dealt = [job for round_ in itertools.zip_longest(*map(_across_hops, groups.values())) for job in round_ if job is not None]
+        dealt = [
+            job
+            for round_ in itertools.zip_longest(*map(_across_hops, groups.values()))
+            for job in round_
+            if job is not None
+        ]
         kept = {(job.sha, job.repeat) for job in dealt[: config.limit]}
         groups = {g: [job for job in jobs if (job.sha, job.repeat) in kept] for g, jobs in groups.items()}
     return [job for jobs in groups.values() for job in jobs]
@@ -87,11 +107,15 @@ def planned_keys(items: list[Item], config: ModelConfig) -> list[tuple[str, int]
     """(prompt SHA-256, repeat) of every job plan_jobs makes, in its order; without --limit, without making the jobs."""
     if config.limit is not None:
         return [(job.sha, job.repeat) for job in plan_jobs(items, config)]
-    distinct = {item.row["prompt_sha256"]: item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]}
+    distinct = {
+        item.row["prompt_sha256"]: item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]
+    }
     groups: dict[tuple, list[str]] = {}
     for sha, item in distinct.items():
         r = item.row
-        groups.setdefault((r["encoding"], r["size"], r["ids"], item.context.id, r["permutation"], r["mode"], r["format"]), []).append(sha)
+        groups.setdefault(
+            (r["encoding"], r["size"], r["ids"], item.context.id, r["permutation"], r["mode"], r["format"]), []
+        ).append(sha)
     return [(sha, repeat) for repeat in range(config.repeats) for shas in groups.values() for sha in shas]
 
 
@@ -109,11 +133,20 @@ def left_out(items: list[Item], config: ModelConfig) -> dict:
     """Distinct prompts that a model run or a batch does not send: over the context window, or outside --limit."""
     distinct = {item.row["prompt_sha256"]: item for item in items}
     over = sum(1 for item in distinct.values() if item.row["overflow"]) if config.model != SOLVER_MODEL else 0
-    return {"over_context_window": over * config.repeats,
-            "outside_limit": len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config))}
+    return {
+        "over_context_window": over * config.repeats,
+        "outside_limit": len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config)),
+    }
 
 
-def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, header: dict, out_dir: Path, post: Callable = http_post) -> dict:
+def run_model(
+    measured: Measurement,
+    config: ModelConfig,
+    tokenizer: Tokenizer,
+    header: dict,
+    out_dir: Path,
+    post: Callable = http_post,
+) -> dict:
     """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
     key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL and config.api_key_env else ""
     url_parts = urllib.parse.urlsplit(config.base_url)
@@ -126,33 +159,50 @@ def run_model(measured: Measurement, config: ModelConfig, tokenizer: Tokenizer, 
         sender = Sender(config, jobs, log, key, post, tally)
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
         if config.model != SOLVER_MODEL:
-            print(f"sending {len(jobs)} request(s) to {public_url(config.base_url)}, {min(config.concurrency, len(jobs))} at a time"
-                  f" ({skipped} already answered in {display(log_path)})", file=sys.stderr, flush=True)
+            print(
+                f"sending {len(jobs)} request(s) to {public_url(config.base_url)}, {min(config.concurrency, len(jobs))} at a time"
+                f" ({skipped} already answered in {display(log_path)})",
+                file=sys.stderr,
+                flush=True,
+            )
         try:
             sender.start(min(config.concurrency, len(jobs)))
             sender.wait(lambda: tally.beat(sender.in_flight_text) if config.model != SOLVER_MODEL else None)
         except KeyboardInterrupt:
             sender.endpoint.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
             if sender.in_flight:
-                print(f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most --timeout "
-                      f"{config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them", file=sys.stderr)
+                print(
+                    f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most --timeout "
+                    f"{config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them",
+                    file=sys.stderr,
+                )
                 sender.wait()
             raise
         finally:
             sender.endpoint.halt.set()
             tally.progress.close()
         if sender.log_error:  # the log could not be written (a full disk): stopped before paying for more
-            raise BenchmarkError(f"{display(log_path)}: cannot append to the log ({sender.log_error}); nothing more was "
-                                 "sent, and what the log holds is kept: free some space and run the same command again")
+            raise BenchmarkError(
+                f"{display(log_path)}: cannot append to the log ({sender.log_error}); nothing more was "
+                "sent, and what the log holds is kept: free some space and run the same command again"
+            )
     finally:
         log.close()
     endpoint = sender.endpoint
     if endpoint.reason and not tally.answered:
-        raise BenchmarkError(f"{redact(endpoint.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent")
-    if endpoint.reason:  # requests in flight when the endpoint closed were answered: their results are written, the run stops
+        raise BenchmarkError(
+            f"{redact(endpoint.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent"
+        )
+    if (
+        endpoint.reason
+    ):  # requests in flight when the endpoint closed were answered: their results are written, the run stops
         endpoint.stopped = endpoint.reason
-    return {**tally.summary(), "skipped": skipped, "stopped": redact(endpoint.stopped) if endpoint.stopped else None,
-            "not_sent": len(jobs) - tally.sent}
+    return {
+        **tally.summary(),
+        "skipped": skipped,
+        "stopped": redact(endpoint.stopped) if endpoint.stopped else None,
+        "not_sent": len(jobs) - tally.sent,
+    }
 
 
 def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> tuple[list[Job], int]:
@@ -162,11 +212,15 @@ def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> 
     for line_no, _, r in file_lines(log_path):
         if r is None:
             bad.append(line_no)
-        elif r.get("type") == "request" and (r.get("error") is None or context_refusal(r.get("error"))):  # paid once, or never fits
+        elif r.get("type") == "request" and (
+            r.get("error") is None or context_refusal(r.get("error"))
+        ):  # paid once, or never fits
             done.add(request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat")))
     if bad:
-        raise BenchmarkError(f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
-                             "be read, so their requests would be paid again; repair or remove them, then run again")
+        raise BenchmarkError(
+            f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
+            "be read, so their requests would be paid again; repair or remove them, then run again"
+        )
     planned = plan_jobs(measured.items, config)
     jobs = [j for j in planned if request_key(j.sha, config.model, config.sampling(j.repeat), j.repeat) not in done]
     return jobs, len(planned) - len(jobs)
@@ -179,10 +233,14 @@ class Tally:
     def __init__(self, redact: Redactor, total: int, cap: int) -> None:
         self.redact, self.progress, self.lock, self.cap = redact, Progress(total, "requests"), threading.Lock(), cap
         self.sent = self.cut = self.answered = 0
-        self.cut_before_cap: list[int] = []  # prompt + answer tokens (the server's counts) of answers cut short of the cap
+        self.cut_before_cap: list[
+            int
+        ] = []  # prompt + answer tokens (the server's counts) of answers cut short of the cap
         self.rate_waits: list[float] = []  # seconds each request that waited for the rate limit waited
         self.failures: Counter = Counter()
-        self.refused_tokens: list[int] = []  # prompt tokens, by our count, of the prompts the server refused for context
+        self.refused_tokens: list[
+            int
+        ] = []  # prompt tokens, by our count, of the prompts the server refused for context
 
     def add(self, outcome: dict) -> None:
         with self.lock:
@@ -200,10 +258,14 @@ class Tally:
         elif outcome["finish_reason"] == "length":
             self.cut += 1
             usage = outcome.get("usage")
-            if isinstance(usage, dict) and (end := context_end(usage.get("prompt_tokens"), usage.get("completion_tokens"), self.cap)):
+            if isinstance(usage, dict) and (
+                end := context_end(usage.get("prompt_tokens"), usage.get("completion_tokens"), self.cap)
+            ):
                 self.cut_before_cap.append(end)
         now = time.monotonic()
-        if now - self.progress.start >= self.progress.delay and (now - self.progress.last >= 1.0 or self.progress.done + 1 == self.progress.total):
+        if now - self.progress.start >= self.progress.delay and (
+            now - self.progress.last >= 1.0 or self.progress.done + 1 == self.progress.total
+        ):
             self.progress.done += 1
             self.progress.show(now, f"{sum(self.failures.values())} failed", eta=True)
         else:
@@ -215,16 +277,29 @@ class Tally:
         with self.lock:
             now = time.monotonic()
             if now - self.progress.last >= HEARTBEAT:
-                waiting = "waiting for the first answer" if not self.progress.done else f"{sum(self.failures.values())} failed"
+                waiting = (
+                    "waiting for the first answer"
+                    if not self.progress.done
+                    else f"{sum(self.failures.values())} failed"
+                )
                 self.progress.show(now, f"{waiting}, {in_flight(now)}", eta=True)
 
     def summary(self) -> dict:
         refused = sorted(self.refused_tokens)
-        return {"sent": self.sent, "failed": sum(self.failures.values()), "failures": dict(self.failures.most_common()),
-                "cut_by_length": self.cut, **cut_before_cap(self.cut_before_cap),
-                "rate_limit_waits": {"requests": len(self.rate_waits), "seconds": round(sum(self.rate_waits), 1),
-                                     "longest_s": max(self.rate_waits, default=0.0)},
-                "context_overflow_by_server": len(refused), "refused_prompt_tokens": refused[::max(len(refused) - 1, 1)]}
+        return {
+            "sent": self.sent,
+            "failed": sum(self.failures.values()),
+            "failures": dict(self.failures.most_common()),
+            "cut_by_length": self.cut,
+            **cut_before_cap(self.cut_before_cap),
+            "rate_limit_waits": {
+                "requests": len(self.rate_waits),
+                "seconds": round(sum(self.rate_waits), 1),
+                "longest_s": max(self.rate_waits, default=0.0),
+            },
+            "context_overflow_by_server": len(refused),
+            "refused_prompt_tokens": refused[:: max(len(refused) - 1, 1)],
+        }
 
 
 def context_end(prompt_tokens: object, completion_tokens: object, cap: int) -> int | None:
@@ -387,12 +462,19 @@ class Sender:
         except Exception as e:  # every job ends in the log, even on a bug of ours
             outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, time.monotonic())
         row = job.item.row
-        self.log.write({
-            "type": "request", "schema_version": LOG_SCHEMA_VERSION, "prompt_sha256": job.sha, "repeat": job.repeat,
-            "model": self.config.model, "sampling": self.config.sampling(job.repeat),
-            **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
-            "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), **outcome,
-        })
+        self.log.write(
+            {
+                "type": "request",
+                "schema_version": LOG_SCHEMA_VERSION,
+                "prompt_sha256": job.sha,
+                "repeat": job.repeat,
+                "model": self.config.model,
+                "sampling": self.config.sampling(job.repeat),
+                **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
+                "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                **outcome,
+            }
+        )
         return {**outcome, "prompt_tokens": row["prompt_tokens"]}
 
     def _outcome(self, job: Job) -> dict:
@@ -401,10 +483,22 @@ class Sender:
             return solver_outcome(job.item, self.shown_graphs)
         endpoint.enter()
         try:
-            outcome = send(config, self.post, self.url, self.headers, config.body(self.prompts.get(job.item), job.repeat),
-                           f"{config.seed}/{job.sha}/{job.repeat}", endpoint, job.item.row["prompt_tokens"] + config.max_output_tokens)
+            outcome = send(
+                config,
+                self.post,
+                self.url,
+                self.headers,
+                config.body(self.prompts.get(job.item), job.repeat),
+                f"{config.seed}/{job.sha}/{job.repeat}",
+                endpoint,
+                job.item.row["prompt_tokens"] + config.max_output_tokens,
+            )
         finally:
             endpoint.leave()
-        if outcome["error"] and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome["error"]):
+        if (
+            outcome["error"]
+            and outcome["status"] not in (None, *TRANSIENT_STATUSES)
+            and not context_refusal(outcome["error"])
+        ):
             endpoint.repeated(outcome["error"])  # here, before this worker takes its next job
         return outcome

@@ -38,7 +38,9 @@ def file_lines(path: Path, start: int = 0, end: int | None = None) -> Iterator[t
     except FileNotFoundError:
         return
     except OSError as e:
-        raise BenchmarkError(f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file") from None
+        raise BenchmarkError(
+            f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file"
+        ) from None
     loads = json.loads
     with f:
         f.seek(start)
@@ -47,7 +49,9 @@ def file_lines(path: Path, start: int = 0, end: int | None = None) -> Iterator[t
             if line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
                 continue
             try:
-                record = loads(line.decode("utf-8"))  # decoded here: json's own guess at the encoding cost a third of a parse
+                record = loads(
+                    line.decode("utf-8")
+                )  # decoded here: json's own guess at the encoding cost a third of a parse
             except (ValueError, RecursionError):  # UnicodeDecodeError included; a line nested past what json reads
                 record = None
             yield line_no, line, record if isinstance(record, dict) else None
@@ -102,17 +106,23 @@ class Log:
                         aside.flush()
                         os.fsync(aside.fileno())
                     f.truncate(start)
-                    warn(f"{display(path)}: its last line was torn ({len(torn):,} bytes); it is kept in {path.name}.torn and "
-                         "its request will be sent again")
+                    warn(
+                        f"{display(path)}: its last line was torn ({len(torn):,} bytes); it is kept in {path.name}.torn and "
+                        "its request will be sent again"
+                    )
             self.file = open(path, "ab")
         except OSError as e:
-            raise BenchmarkError(f"{display(path)}: cannot append to the log ({e.strerror}); what it holds is kept: free some space "
-                                 "or fix the folder's permissions, and run the same command again") from None
+            raise BenchmarkError(
+                f"{display(path)}: cannot append to the log ({e.strerror}); what it holds is kept: free some space "
+                "or fix the folder's permissions, and run the same command again"
+            ) from None
 
     def write(self, record: dict) -> None:
         """Append one record and return once it is on disk; after a failed write (a full disk) nothing more is
         written, and every write() waiting on it raises."""
-        line = (self.redact(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")  # every form of a secret, in one pass
+        line = (self.redact(json.dumps(record, ensure_ascii=False)) + "\n").encode(
+            "utf-8"
+        )  # every form of a secret, in one pass
         with self.cond:
             self.waiting.append(line)
             self.queued += 1

@@ -41,7 +41,9 @@ def reset_seconds(value: str | None) -> float | None:
     try:
         seconds = float(value)
     except ValueError:
-        parts = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?", value.strip())
+        parts = re.fullmatch(
+            r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?", value.strip()
+        )
         if not parts or not any(parts.groups()):
             return None
         h, m, sec, ms = (float(g) if g else 0.0 for g in parts.groups())
@@ -135,7 +137,10 @@ class Pacer:
             now = time.monotonic()
             for bucket, unit in ((self.tokens, "tokens"), (self.requests, "requests")):
                 bucket.refill(now)
-                bucket.learn(_count_header(headers.get(f"x-ratelimit-limit-{unit}")), _count_header(headers.get(f"x-ratelimit-remaining-{unit}")))
+                bucket.learn(
+                    _count_header(headers.get(f"x-ratelimit-limit-{unit}")),
+                    _count_header(headers.get(f"x-ratelimit-remaining-{unit}")),
+                )
             if _count_header(headers.get("x-ratelimit-remaining-requests")) == 0:
                 reset = reset_seconds(headers.get("x-ratelimit-reset-requests"))
                 if reset:

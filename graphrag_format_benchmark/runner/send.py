@@ -28,8 +28,16 @@ if TYPE_CHECKING:
 TRUNCATION_RATIO = 0.6  # server prompt_tokens below this share of the local count: the server cut the prompt
 
 
-def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, endpoint: Endpoint | None = None,
-         tokens: int = 0) -> dict:
+def send(
+    config: ModelConfig,
+    post: Callable,
+    url: str,
+    headers: dict,
+    body: dict,
+    seed: str,
+    endpoint: Endpoint | None = None,
+    tokens: int = 0,
+) -> dict:
     """One request with bounded retries: the outcome as the log records it (without the cell fields), with
     rate_wait_s when it waited for the rate limit (tokens: what it counts against it). A timeout is sent again
     once at most, and only to a server seen to work on several requests at once (Endpoint.end)."""
@@ -41,8 +49,17 @@ def send(config: ModelConfig, post: Callable, url: str, headers: dict, body: dic
     return outcome
 
 
-def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body: dict, seed: str, endpoint: Endpoint, tokens: int,
-              paced: list[float]) -> dict:
+def _attempts(
+    config: ModelConfig,
+    post: Callable,
+    url: str,
+    headers: dict,
+    body: dict,
+    seed: str,
+    endpoint: Endpoint,
+    tokens: int,
+    paced: list[float],
+) -> dict:
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     first = time.monotonic()
     attempt = timeouts = 0
@@ -63,21 +80,31 @@ def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body
                 error, retry = f"connection error: {e}", False
             elif timed_out(e):
                 timeouts += 1
-                if endpoint.parallel:  # sent again, once: the server works on several at a time, so the copy is not queued behind it
-                    error = (f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
-                             "late; lower --concurrency or raise --timeout")
+                if (
+                    endpoint.parallel
+                ):  # sent again, once: the server works on several at a time, so the copy is not queued behind it
+                    error = (
+                        f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
+                        "late; lower --concurrency or raise --timeout"
+                    )
                     retry = timeouts < 2
                 else:  # a server that works one request at a time is still computing this one: a copy would queue behind it
-                    error = (f"timed out after {config.timeout:g} s: not sent again, since the server answers one request at a time "
-                             "and is still computing it; raise --timeout or cap --max-output-tokens")
+                    error = (
+                        f"timed out after {config.timeout:g} s: not sent again, since the server answers one request at a time "
+                        "and is still computing it; raise --timeout or cap --max-output-tokens"
+                    )
                     retry = False
                 endpoint.slow()
-            elif isinstance(e, ProxyFailure) and endpoint.fail(f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
-                                                          "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"):
+            elif isinstance(e, ProxyFailure) and endpoint.fail(
+                f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
+                "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"
+            ):
                 return outcome_record(None, None, error, None, attempt, started, first)
             elif not no_server(e):
                 pass  # a reset or a cut body: the server is there; retried like load
-            elif endpoint.fail(f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"):
+            elif endpoint.fail(
+                f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"
+            ):
                 return outcome_record(None, None, error, None, attempt, started, first)
             elif endpoint.down(f"{type(e).__name__}: {e}"):
                 return outcome_record(None, None, error, None, attempt, started, first)
@@ -88,7 +115,9 @@ def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body
             raw_text = raw.decode("utf-8", errors="replace")
             parsed = untrusted_json(raw_text)
             if 200 <= status < 300:
-                carries_error = isinstance(parsed, dict) and bool(parsed.get("error"))  # a failure, whatever else it holds
+                carries_error = isinstance(parsed, dict) and bool(
+                    parsed.get("error")
+                )  # a failure, whatever else it holds
                 if reply_message(parsed) is not None and not carries_error:
                     endpoint.success()
                     return outcome_record(parsed, raw_text, None, status, attempt, started, first)
@@ -97,8 +126,13 @@ def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body
                     error = f"{error_text(status, parsed, raw_text)} (in a response marked successful)"
             elif 300 <= status < 400:
                 where = urllib.parse.urlsplit(wait_headers.get("location", "")).netloc or "another address"
-                error, retry = (f"HTTP {status}: redirected to {where}, not followed: the key goes to the host of --base-url "
-                                "only; give the final address as --base-url"), False
+                error, retry = (
+                    (
+                        f"HTTP {status}: redirected to {where}, not followed: the key goes to the host of --base-url "
+                        "only; give the final address as --base-url"
+                    ),
+                    False,
+                )
                 if endpoint.fail(f"{public_url(config.base_url)} answered {error}"):
                     return outcome_record(parsed, raw_text, error, status, attempt, started, first)
             else:
@@ -116,7 +150,9 @@ def _attempts(config: ModelConfig, post: Callable, url: str, headers: dict, body
             return outcome_record(parsed, raw_text, error, status, attempt, started, first)
         rng = rng or random.Random(seed)  # jitter, seeded like everything else; made only when a retry needs it
         if endpoint.halt.wait(retry_wait(wait_headers, attempt, rng)):
-            return outcome_record(parsed, raw_text, error, status, attempt, started, first)  # the run stops: no more retries
+            return outcome_record(
+                parsed, raw_text, error, status, attempt, started, first
+            )  # the run stops: no more retries
 
 
 def reply_message(parsed: object) -> dict | None:
@@ -127,8 +163,15 @@ def reply_message(parsed: object) -> dict | None:
     return message if isinstance(message, dict) else None
 
 
-def outcome_record(parsed: object, raw_text: str | None, error: str | None, status: int | None, attempts: int, started: float,
-             first: float | None = None) -> dict:
+def outcome_record(
+    parsed: object,
+    raw_text: str | None,
+    error: str | None,
+    status: int | None,
+    attempts: int,
+    started: float,
+    first: float | None = None,
+) -> dict:
     message = reply_message(parsed) or {}
     choice = cast(Any, parsed)["choices"][0] if message else {}
     content = message.get("content")
@@ -141,7 +184,9 @@ def outcome_record(parsed: object, raw_text: str | None, error: str | None, stat
         "response": parsed if shallow else raw_text,
         "content": content if isinstance(content, str) else None,
         "usage": parsed.get("usage") if isinstance(parsed, dict) and shallow else None,
-        "system_fingerprint": parsed.get("system_fingerprint") if isinstance(parsed, dict) and isinstance(parsed.get("system_fingerprint"), str) else None,
+        "system_fingerprint": parsed.get("system_fingerprint")
+        if isinstance(parsed, dict) and isinstance(parsed.get("system_fingerprint"), str)
+        else None,
         "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
         "error": error,
     }

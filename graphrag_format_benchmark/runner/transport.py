@@ -169,7 +169,9 @@ def _client_class() -> type:
         def _own(self, transport):
             pool = getattr(transport, "_pool", None)
             if pool is None or not hasattr(pool, "_network_backend"):
-                raise RuntimeError(f"httpx2 {httpx2.__version__} builds its transports in another way: pin the version of requirements.lock.txt")
+                raise RuntimeError(
+                    f"httpx2 {httpx2.__version__} builds its transports in another way: pin the version of requirements.lock.txt"
+                )
             pool._network_backend = self.backend
             return transport
 
@@ -200,12 +202,19 @@ def _worker_client() -> tuple:
         import httpx2
 
         with _tls_lock:  # the first worker reads the certificates; the others wait for them instead of reading them too
-            tls = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))  # read again if they change
+            tls = _tls_context(
+                os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+            )  # read again if they change
         state["backend"] = _Sockets()
         state["client"] = _client_class()(
-            state["backend"], verify=tls, follow_redirects=False, trust_env=True, timeout=None,
+            state["backend"],
+            verify=tls,
+            follow_redirects=False,
+            trust_env=True,
+            timeout=None,
             limits=httpx2.Limits(max_connections=4, max_keepalive_connections=2, keepalive_expiry=5.0),
-            headers={"Accept-Encoding": "identity", "User-Agent": "graphrag-format-benchmark"})
+            headers={"Accept-Encoding": "identity", "User-Agent": "graphrag-format-benchmark"},
+        )
     return state["client"], state["backend"]
 
 
@@ -234,7 +243,9 @@ def _drop_unsolicited(client) -> None:
             ssl_object = stream.get_extra_info("ssl_object") if stream is not None else None
             waiting = h11_state is not None and bool(h11_state.trailing_data[0])
             if not waiting and sock is not None and sock.fileno() != -1:
-                waiting = bool(select.select([sock], [], [], 0)[0]) or (ssl_object is not None and ssl_object.pending() > 0)
+                waiting = bool(select.select([sock], [], [], 0)[0]) or (
+                    ssl_object is not None and ssl_object.pending() > 0
+                )
             if waiting:
                 conn.close()
 
@@ -295,7 +306,12 @@ def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int
                 raise AttemptTimeout(f"no complete answer within {timeout:g} s") from None
             if isinstance(e, OSError):  # ResponseTooLarge
                 raise
-            if attempt == 1 and backend.connects == connects and not answered and isinstance(e, (httpx2.RemoteProtocolError, httpx2.NetworkError)):
+            if (
+                attempt == 1
+                and backend.connects == connects
+                and not answered
+                and isinstance(e, (httpx2.RemoteProtocolError, httpx2.NetworkError))
+            ):
                 continue  # the server had closed the kept-alive connection while it was idle: a new one
             if isinstance(e, httpx2.ProxyError):
                 raise ProxyFailure(f"the proxy failed: {e}") from None

@@ -71,19 +71,26 @@ class Variant:
 # graph of its own, with its own edge order, and every size, id variant, permutation and mode works on it as
 # on the shared graph; the solver proves each one.
 CONTEXT_KINDS = ("shared", "given", "khop")
-RELATION_FLOOR = 2  # khop: edges of each relation a question names that a context holds at least (where the graph has them)
+RELATION_FLOOR = (
+    2  # khop: edges of each relation a question names that a context holds at least (where the graph has them)
+)
 RELATION_SEARCH = 20_000  # khop: nodes a search for such edges past the depth sees at most
 
 
 def cut_context(graph: Graph, q: Question, edges: list[int], nodes: list[str] = ()) -> Context:
     """The question's context of the graph's edges (in that order) and nodes (listed first; then every other end of
     those edges, in order of first appearance), properties with them; its paths re-indexed into it."""
-    wanted = list(dict.fromkeys([*nodes, *(end for i in edges for end in (graph.edges[i].source, graph.edges[i].target))]))
+    wanted = list(
+        dict.fromkeys([*nodes, *(end for i in edges for end in (graph.edges[i].source, graph.edges[i].target))])
+    )
     at = {n.id: k for k, n in enumerate(graph.nodes)}
     keep = [at[v] for v in wanted]
     picked = graph.pick(edges)
-    sub = replace(picked, nodes=tuple(graph.nodes[k] for k in keep),
-                  node_props=tuple(graph.node_props[k] for k in keep) if graph.node_props else ())
+    sub = replace(
+        picked,
+        nodes=tuple(graph.nodes[k] for k in keep),
+        node_props=tuple(graph.node_props[k] for k in keep) if graph.node_props else (),
+    )
     position = {old: new for new, old in enumerate(edges)}
     return Context(q.id, sub, (replace(q.moved(position), context=None),))
 
@@ -104,10 +111,16 @@ def context_problems(graph: Graph, questions: tuple[Question, ...], src: str, pr
         missing = sorted({i for p in q.paths for i in p} - edges)
         nodes = set(q.context.nodes) | {end for i in edges for end in (graph.edges[i].source, graph.edges[i].target)}
         if missing:
-            problems.add(f"{src}: question {q.id}: its context leaves out gold edge(s) {describe_path(graph.edges, tuple(missing))}; "
-                         "add them to the context, or make the question an abstention one", q.id)
+            problems.add(
+                f"{src}: question {q.id}: its context leaves out gold edge(s) {describe_path(graph.edges, tuple(missing))}; "
+                "add them to the context, or make the question an abstention one",
+                q.id,
+            )
         elif q.query and q.query.start not in nodes:
-            problems.add(f"{src}: question {q.id}: its context leaves out the start {q.query.start!r}; add it to the context", q.id)
+            problems.add(
+                f"{src}: question {q.id}: its context leaves out the start {q.query.start!r}; add it to the context",
+                q.id,
+            )
 
 
 class TokenBudget(NamedTuple):
@@ -131,7 +144,9 @@ class KHop:
     would tell a model to abstain). The nodes are the edges' ends, the start first. Every edge is a real edge
     of the graph: the distractors a production prompt has."""
 
-    def __init__(self, graph: Graph, hops: int | None, budget: int, seed: int, tokens: TokenBudget | None = None) -> None:
+    def __init__(
+        self, graph: Graph, hops: int | None, budget: int, seed: int, tokens: TokenBudget | None = None
+    ) -> None:
         self.graph, self.hops, self.budget, self.seed = graph, hops, budget, seed
         self.tokens = tokens  # --context-tokens: how a context's graph is counted, the most it may count, how to search
         self.over: list[str] = []  # questions whose gold edges alone are over the token budget
@@ -166,7 +181,9 @@ class KHop:
         named = {h.relation for h in q.query.hops} if q.query else set()
         reserve = min(RELATION_FLOOR * len(named), max(self.budget - len(needed), 0))  # kept for _named_relations
         room = max(self.budget - len(needed) - reserve, 0)
-        depth = self.hops if self.hops is not None else len(q.query.hops) if q.query else max(map(len, q.paths), default=1)
+        depth = (
+            self.hops if self.hops is not None else len(q.query.hops) if q.query else max(map(len, q.paths), default=1)
+        )
         start = self.start(q)
         taken: list[int] = []
         chosen: set[int] = set()
@@ -225,7 +242,9 @@ class KHop:
         if q.query is None or start is None or not room:
             return []
         counts = Counter(self.graph.edges[i].relation for i in have)
-        wanted = {h.relation: RELATION_FLOOR - counts[h.relation] for h in q.query.hops if counts[h.relation] < RELATION_FLOOR}
+        wanted = {
+            h.relation: RELATION_FLOOR - counts[h.relation] for h in q.query.hops if counts[h.relation] < RELATION_FLOOR
+        }
         found, seen, chosen = [], {start}, set(have)
         queue = deque([start])
         while queue and wanted and len(found) < room and len(seen) < RELATION_SEARCH:
@@ -246,8 +265,12 @@ class KHop:
     def summary(self, contexts: list[Context]) -> dict:
         facts = context_summary(contexts, "khop")
         beyond = [qid for qid, n in self.beyond.items() if n]
-        facts.update(hops=self.hops if self.hops is not None else "each question's own hop count", edges=self.budget,
-                     gold_beyond_depth=len(beyond), gold_beyond_depth_questions=beyond[:20])
+        facts.update(
+            hops=self.hops if self.hops is not None else "each question's own hop count",
+            edges=self.budget,
+            gold_beyond_depth=len(beyond),
+            gold_beyond_depth_questions=beyond[:20],
+        )
         if self.tokens is not None:
             facts.update(gold_over_tokens=len(self.over), gold_over_tokens_questions=self.over[:20])
         return facts
@@ -260,10 +283,13 @@ def context_summary(contexts: list[Context], kind: str) -> dict:
     nodes = sorted(len(c.graph.nodes) for c in contexts)
     misses = [(c, q) for c in contexts for q in c.questions if q.insufficient and q.query]
     shown = sum(any(e.relation == q.query.hops[-1].relation for e in c.graph.edges) for c, q in misses)
-    return {"kind": kind, "contexts": len(contexts),
-            "edges": {"min": sizes[0], "median": statistics.median(sizes), "max": sizes[-1]} if sizes else None,
-            "nodes": {"min": nodes[0], "median": statistics.median(nodes), "max": nodes[-1]} if nodes else None,
-            "abstention_relation_shown": {"contexts": shown, "of": len(misses)}}
+    return {
+        "kind": kind,
+        "contexts": len(contexts),
+        "edges": {"min": sizes[0], "median": statistics.median(sizes), "max": sizes[-1]} if sizes else None,
+        "nodes": {"min": nodes[0], "median": statistics.median(nodes), "max": nodes[-1]} if nodes else None,
+        "abstention_relation_shown": {"contexts": shown, "of": len(misses)},
+    }
 
 
 def edge_order(context: Context, size: str, k: int, seed: int) -> list[int]:
@@ -278,5 +304,8 @@ def subgraph(graph: Graph) -> Graph:
     """The graph's edges with exactly the nodes they use, in the nodes' order: no dangling ids, no idle nodes."""
     used = {e.source for e in graph.edges} | {e.target for e in graph.edges}
     keep = [n.id in used for n in graph.nodes]
-    return replace(graph, nodes=tuple(itertools.compress(graph.nodes, keep)),
-                   node_props=tuple(itertools.compress(graph.node_props, keep)) if graph.node_props else ())
+    return replace(
+        graph,
+        nodes=tuple(itertools.compress(graph.nodes, keep)),
+        node_props=tuple(itertools.compress(graph.node_props, keep)) if graph.node_props else (),
+    )

@@ -50,8 +50,15 @@ class Distractors:
     context's new nodes are named from every name of their role and never by a name in use anywhere in it; kinds:
     without one, the input's kinds its formats do not show (RunInputs.kinds), for a namer of its own."""
 
-    def __init__(self, graph: Graph, questions: tuple[Question, ...], seed: int, key: str = "", namer: Namer | None = None,
-                 kinds: dict[str, str] | None = None):
+    def __init__(
+        self,
+        graph: Graph,
+        questions: tuple[Question, ...],
+        seed: int,
+        key: str = "",
+        namer: Namer | None = None,
+        kinds: dict[str, str] | None = None,
+    ):
         self.rng = random.Random(f"{seed}/{key}/distractors" if key else f"{seed}/distractors")
         self.graph = graph
         self.incident: dict[str, list[int]] = {}  # node id -> the edges that touch it
@@ -150,18 +157,30 @@ class Distractors:
         self.failed.add(anchor)
         if anchor not in self.unnamed:
             had = sum(1 for b in self.items if anchor in (b.edges[0].source, b.edges[0].target))
-            warn(f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets {'no more' if had else 'none'}")
+            warn(
+                f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets {'no more' if had else 'none'}"
+            )
 
     def shortage(self, size: str, made: int, wanted: int | None) -> str:
         """Why a size got fewer branches than it wanted (None: large, which wants to fill the window)."""
         roles = ", ".join(role for role, _ in self.namer.unnamed.most_common(3))
-        why = (f"the graph's names are too few to vary into more new names without numbers or blends (spent first: "
-               f"{roles})") if roles else "no anchor can take another branch without completing a question's path"
+        why = (
+            (
+                f"the graph's names are too few to vary into more new names without numbers or blends (spent first: "
+                f"{roles})"
+            )
+            if roles
+            else "no anchor can take another branch without completing a question's path"
+        )
         sample = self.graph.edges[:100]
         if roles and not self.namer.typed and 2 * sum(is_description(e.relation) for e in sample) > len(sample):
-            why += "; its entities have one type and each relation is a description of its own, so few names share a role"
+            why += (
+                "; its entities have one type and each relation is a description of its own, so few names share a role"
+            )
         if wanted is None:
-            return f"large: {made} distractor branches could be made, fewer than it takes to fill --context-window: {why}"
+            return (
+                f"large: {made} distractor branches could be made, fewer than it takes to fill --context-window: {why}"
+            )
         return f"{size}: {made} of the {wanted} distractor branches it needs could be made: {why}"
 
     def _draw(self, anchor: str) -> list[tuple[str, str, str, int]]:
@@ -207,7 +226,12 @@ class Distractors:
             if not steps:  # the longest safe start of the draw
                 continue
             nodes, edges, current = [], [], anchor
-            for relation, direction, like, copied in steps:  # a start of a safe chain is safe: a chain cut where names run out
+            for (
+                relation,
+                direction,
+                like,
+                copied,
+            ) in steps:  # a start of a safe chain is safe: a chain cut where names run out
                 node = self.namer.new_node(self.namer.nodes[like], (relation, direction))
                 if node is None:
                     break
@@ -233,7 +257,10 @@ class Distractors:
         real = self.graph.edges[copied]
         names = {**{n.id: n.name for n in nodes}}
         name = lambda node_id: names.get(node_id) or self.namer.nodes[node_id].name  # noqa: E731
-        mapping = {self.namer.nodes[real.source].name: name(edge.source), self.namer.nodes[real.target].name: name(edge.target)}
+        mapping = {
+            self.namer.nodes[real.source].name: name(edge.source),
+            self.namer.nodes[real.target].name: name(edge.target),
+        }
         return edge._replace(relation=replace_names(edge.relation, mapping))
 
     def _with_props(self, nodes: list[Node], edges: list[tuple[Edge, str, int]]) -> Branch:
@@ -241,12 +268,21 @@ class Distractors:
         if self.pools is None:
             return Branch(nodes, [e for e, _, _ in edges], [], [])
         by_node, copied_props = self.graph.props_by_node, self.graph.edge_props
-        node_props = [self._props_like("node", self.namer.nodes[like].type, by_node.get(like, ()), node.name)
-                      for node, (_, like, _) in zip(nodes, edges)]
+        node_props = [
+            self._props_like("node", self.namer.nodes[like].type, by_node.get(like, ()), node.name)
+            for node, (_, like, _) in zip(nodes, edges)
+        ]
         names = {**{n.id: n.name for n in nodes}}
         name = lambda node_id: names.get(node_id) or self.namer.nodes[node_id].name  # noqa: E731
-        edge_props = [self._props_like("edge", self.graph.edges[i].relation, copied_props[i] if copied_props else (), (name(e.source), name(e.target)))
-                      for e, _, i in edges]
+        edge_props = [
+            self._props_like(
+                "edge",
+                self.graph.edges[i].relation,
+                copied_props[i] if copied_props else (),
+                (name(e.source), name(e.target)),
+            )
+            for e, _, i in edges
+        ]
         return Branch(nodes, [e for e, _, _ in edges], node_props, edge_props)
 
 
@@ -273,6 +309,11 @@ def with_distractors(context: Context, stream: Distractors, size: str, n: int, s
     new_nodes = [(v, p) for b in branches for v, p in zip(b.nodes, b.node_props or itertools.repeat(()))]
     edges, edge_pos = interleave(list(graph.edges_with_props()), new_edges, rng)
     nodes, _ = interleave(list(graph.nodes_with_props()), new_nodes, rng)
-    merged = Graph(tuple(n for n, _ in nodes), tuple(e for e, _ in edges), (),
-                   tuple(p for _, p in nodes) if graph.has_props else (), tuple(p for _, p in edges) if graph.has_props else ())
+    merged = Graph(
+        tuple(n for n, _ in nodes),
+        tuple(e for e, _ in edges),
+        (),
+        tuple(p for _, p in nodes) if graph.has_props else (),
+        tuple(p for _, p in edges) if graph.has_props else (),
+    )
     return replace(context, graph=merged, questions=tuple(q.moved(edge_pos) for q in context.questions)), len(branches)

@@ -19,11 +19,17 @@ if TYPE_CHECKING:
 def renamed_ids(context: Context, new_id: dict[str, str]) -> Context:
     """The context with every node id replaced by new_id[id]: edges, answer ids and query starts follow."""
     graph = context.graph
-    renamed = replace(graph, nodes=tuple(n._replace(id=new_id[n.id]) for n in graph.nodes),
-                      edges=tuple(Edge(new_id[e.source], e.relation, new_id[e.target]) for e in graph.edges))
+    renamed = replace(
+        graph,
+        nodes=tuple(n._replace(id=new_id[n.id]) for n in graph.nodes),
+        edges=tuple(Edge(new_id[e.source], e.relation, new_id[e.target]) for e in graph.edges),
+    )
     questions = tuple(
-        replace(q, answer_ids=tuple(new_id[i] for i in q.answer_ids),
-                query=replace(q.query, start=new_id[q.query.start]) if q.query else None)
+        replace(
+            q,
+            answer_ids=tuple(new_id[i] for i in q.answer_ids),
+            query=replace(q.query, start=new_id[q.query.start]) if q.query else None,
+        )
         for q in context.questions
     )
     return replace(context, graph=renamed, questions=questions)
@@ -36,7 +42,9 @@ def with_short_ids(variant: Variant, seed: int) -> Variant:
     for context in variant.contexts:
         order = list(range(len(context.graph.nodes)))
         random.Random(context.seed(seed, variant.size, "ids")).shuffle(order)
-        contexts.append(renamed_ids(context, {context.graph.nodes[j].id: f"n{rank + 1}" for rank, j in enumerate(order)}))
+        contexts.append(
+            renamed_ids(context, {context.graph.nodes[j].id: f"n{rank + 1}" for rank, j in enumerate(order)})
+        )
     return replace(variant, ids="short", contexts=tuple(contexts))
 
 
@@ -44,4 +52,6 @@ def with_edge_ids(context: Context) -> Context:
     """--edge-ids: each edge of the context gets the stable id e1, e2, ... in its canonical order, where the input's
     edges are interleaved with the distractors', so an id says nothing of which edges are gold. A permutation
     moves the edges and their ids together."""
-    return replace(context, graph=replace(context.graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(context.graph.edges)))))
+    return replace(
+        context, graph=replace(context.graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(context.graph.edges))))
+    )

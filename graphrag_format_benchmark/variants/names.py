@@ -41,23 +41,32 @@ TYPE_SHARE_SLACK = 1.6  # past medium, a type may be this many times as common a
 # in the word counts the input's names of that type have (the article's persons are one first name each).
 # None equals or extends a name of the input (checked as they are drawn). Every other role is named from
 # the input's own words. A pool runs out: then the input's own words are recombined, then no name is made.
-_FIRST_M = ("Алексей Александр Анатолий Андрей Антон Аркадий Арсений Артём Богдан Борис Вадим Валентин Валерий Василий "
-            "Виктор Виталий Владимир Владислав Всеволод Вячеслав Геннадий Георгий Герман Глеб Григорий Даниил Денис "
-            "Дмитрий Евгений Егор Захар Иван Игорь Илья Кирилл Константин Лев Леонид Марк Матвей Михаил Никита Николай "
-            "Олег Павел Пётр Роман Руслан Святослав Семён Сергей Станислав Степан Тимофей Тимур Фёдор Филипп Юрий Ярослав")
-_FIRST_F = ("Алина Алла Анастасия Ангелина Анна Валентина Валерия Варвара Вера Вероника Виктория Галина Дарья Диана Евгения "
-            "Екатерина Елена Елизавета Жанна Зоя Злата Инна Карина Кира Ксения Лариса Лидия Любовь Людмила Маргарита Марина "
-            "Мария Милана Надежда Наталья Нина Оксана Олеся Ольга Полина Раиса Римма Светлана Софья Таисия Тамара Ульяна Юлия Яна")
+_FIRST_M = (
+    "Алексей Александр Анатолий Андрей Антон Аркадий Арсений Артём Богдан Борис Вадим Валентин Валерий Василий "
+    "Виктор Виталий Владимир Владислав Всеволод Вячеслав Геннадий Георгий Герман Глеб Григорий Даниил Денис "
+    "Дмитрий Евгений Егор Захар Иван Игорь Илья Кирилл Константин Лев Леонид Марк Матвей Михаил Никита Николай "
+    "Олег Павел Пётр Роман Руслан Святослав Семён Сергей Станислав Степан Тимофей Тимур Фёдор Филипп Юрий Ярослав"
+)
+_FIRST_F = (
+    "Алина Алла Анастасия Ангелина Анна Валентина Валерия Варвара Вера Вероника Виктория Галина Дарья Диана Евгения "
+    "Екатерина Елена Елизавета Жанна Зоя Злата Инна Карина Кира Ксения Лариса Лидия Любовь Людмила Маргарита Марина "
+    "Мария Милана Надежда Наталья Нина Оксана Олеся Ольга Полина Раиса Римма Светлана Софья Таисия Тамара Ульяна Юлия Яна"
+)
 _SURNAMES = "Белов Волков Гусев Дроздов Егоров Жуков Зайцев Козлов Лебедев Морозов Никитин Орлов Павлов Соколов Титов Фролов Чернов Щукин Яковлев Громов"
-_ORG_WORDS = ("Восток Запад Юг Меридиан Прогресс Квант Логос Интеграл Алгоритм Эврика Стрела Волна Исток Рассвет Полюс Байкал "
-              "Урал Енисей Алтай Аврора Горизонт Зенит Импульс Спектр Сфера Орбита Кристалл Гранит Сапфир Титан Феникс Пегас "
-              "Сокол Кондор Нева Волга Ока Кама Амур Тайга Фактор Синтез Матрица Формула Модуль Контур Ресурс Потенциал")
-_METHOD_ADJECTIVES = ("Локальный Глобальный Иерархический Разреженный Плотный Адаптивный Инкрементальный Вероятностный "
-                      "Спектральный Жадный Итеративный Рекурсивный Обратный Многоуровневый Лексический Кластерный "
-                      "Статистический Эвристический Комбинаторный Градиентный Линейный Нелинейный Параллельный "
-                      "Распределённый Стохастический Детерминированный Быстрый Точный Приближённый Марковский Байесовский")
+_ORG_WORDS = (
+    "Восток Запад Юг Меридиан Прогресс Квант Логос Интеграл Алгоритм Эврика Стрела Волна Исток Рассвет Полюс Байкал "
+    "Урал Енисей Алтай Аврора Горизонт Зенит Импульс Спектр Сфера Орбита Кристалл Гранит Сапфир Титан Феникс Пегас "
+    "Сокол Кондор Нева Волга Ока Кама Амур Тайга Фактор Синтез Матрица Формула Модуль Контур Ресурс Потенциал"
+)
+_METHOD_ADJECTIVES = (
+    "Локальный Глобальный Иерархический Разреженный Плотный Адаптивный Инкрементальный Вероятностный "
+    "Спектральный Жадный Итеративный Рекурсивный Обратный Многоуровневый Лексический Кластерный "
+    "Статистический Эвристический Комбинаторный Градиентный Линейный Нелинейный Параллельный "
+    "Распределённый Стохастический Детерминированный Быстрый Точный Приближённый Марковский Байесовский"
+)
 NAME_POOLS = {
-    "person": _FIRST_M.split() + _FIRST_F.split()
+    "person": _FIRST_M.split()
+    + _FIRST_F.split()
     + [f"{f} {s}" for f in _FIRST_M.split()[:20] for s in _SURNAMES.split()]
     + [f"{f} {s}а" for f in _FIRST_F.split()[:20] for s in _SURNAMES.split()],
     "project": (
@@ -69,11 +78,16 @@ NAME_POOLS = {
         "Кедр Клён Ясень Ольха Рябина Липа Тополь Вереск Лотос Ирис Астра Гиацинт Нарцисс Азимут Апогей Перигей "
         "Экватор Тропик Циклон Муссон Пассат Бриз Прибой Штиль Гейзер Вулкан Ледник Айсберг Каньон Фьорд Атолл Риф"
     ).split(),
-    "method": [f"{adjective} {noun}"
-               for noun in "анализ отбор индекс фильтр расчёт вывод разбор синтез обход поиск алгоритм подбор перебор спуск прогноз контроль".split()
-               for adjective in _METHOD_ADJECTIVES.split()],
-    "organization": [f"{kind} {word}" for word in _ORG_WORDS.split()
-                     for kind in "Институт Центр Лаборатория Бюро Фонд Консорциум".split()],
+    "method": [
+        f"{adjective} {noun}"
+        for noun in "анализ отбор индекс фильтр расчёт вывод разбор синтез обход поиск алгоритм подбор перебор спуск прогноз контроль".split()
+        for adjective in _METHOD_ADJECTIVES.split()
+    ],
+    "organization": [
+        f"{kind} {word}"
+        for word in _ORG_WORDS.split()
+        for kind in "Институт Центр Лаборатория Бюро Фонд Консорциум".split()
+    ],
     "city": (
         "Самара Пермь Уфа Омск Тверь Тула Курск Орёл Сочи Псков Вологда Кострома Ярославль Иваново Владимир Рязань "
         "Липецк Тамбов Воронеж Саратов Пенза Ульяновск Оренбург Челябинск Тюмень Курган Барнаул Кемерово Иркутск Чита "
@@ -90,61 +104,76 @@ NAME_POOLS = {
 # of a role's names (its first names, its surnames, its one-word city names, the words of its titles) are
 # largely of one pool, that pool's other words may take that position too. A hand-made graph of eight people
 # whose ids are their first names ('person_ana') has no first name left to give a new person; the pool does.
-_GIVEN = ("Aaron Abby Abdul Abigail Ada Adam Adele Adrian Ahmed Aidan Aisha Alan Albert Alex Alexa Alfie Ali Alice Alicia "
-          "Alma Amara Amber Amelia Amir Amy Ana Andre Andrea Andrew Angela Anita Ann Anna Anne Anton Arjun Arthur Asha Ava "
-          "Ben Benjamin Bianca Bill Bob Boris Brad Brenda Brian Bruce Bruno Caleb Camila Carl Carla Carlos Carmen Carol "
-          "Caroline Celia Charles Charlie Chen Chloe Chris Claire Clara Colin Connor Dan Daniel Daria David Dean Deborah "
-          "Dennis Dev Diana Diego Dina Donna Dylan Ed Eden Edgar Edward Eli Elena Eliza Ella Ellen Emil Emily Emma Eric "
-          "Erin Ethan Eva Evan Felix Fiona Frank Fred Gabriel Gary George Georgia Grace Greg Hana Hannah Harry Hassan "
-          "Hector Helen Henry Hugo Ian Ines Ingrid Ira Iris Isaac Isabel Ivan Ivy Jack Jacob Jade James Jamie Jana Jane "
-          "Jason Jay Jean Jenny Jessica Jim Joan Joe John Jonas Jorge Jose Joseph Josh Joy Juan Julia Julian June Kai "
-          "Karen Karl Kate Katie Keith Ken Kenji Kevin Kim Kira Kyle Lara Lars Laura Leah Lee Leila Leo Leon Liam Lily "
-          "Lina Linda Lisa Liz Logan Lola Lucas Lucy Luis Luke Luna Maria Mara Marco Marcus Maria Marie Mark Martin Mary "
-          "Mason Matt Max Maya Mei Mia Michael Mike Mila Milo Mira Nadia Naomi Nate Neil Nick Nina Noah Noel Nora Olga "
-          "Oliver Olivia Omar Oscar Owen Pablo Pam Paul Paula Pedro Peter Petra Phil Priya Quinn Rachel Rafael Rahul Ray "
-          "Rebecca Rita Rob Robert Rosa Rose Ross Ruby Ruth Ryan Sally Sam Sara Sarah Scott Sean Simon Sofia Sophie Stella "
-          "Steve Susan Tara Ted Theo Thomas Tim Tina Tom Tony Uma Valerie Vera Victor Vincent Wade Walter Will Yara Yuki "
-          "Zane Zara Zoe")
-_FAMILY = ("Abbott Acosta Adams Ahmed Alexander Ali Allen Alvarez Andersen Anderson Bailey Baker Banks Barnes Bauer Becker "
-           "Bell Bennett Berg Bishop Black Brandt Brooks Brown Bryant Burke Burns Butler Campbell Carter Castro Chan Chavez "
-           "Chen Clark Cohen Cole Coleman Collins Cook Cooper Costa Cox Cruz Dalton Davies Davis Diaz Dixon Duarte Dunn "
-           "Edwards Ellis Erikson Evans Farah Ferguson Fischer Fisher Fleming Flores Ford Foster Fox Garcia Gibson Gill "
-           "Gomez Gonzalez Graham Grant Gray Green Griffin Gupta Haddad Hale Hall Hamilton Hansen Harris Hart Hayes "
-           "Henderson Hernandez Hill Holm Horvat Howard Hughes Hunt Ito Jackson James Jansen Jensen Johnson Jones Jordan "
-           "Kane Kaur Keller Kelly Kennedy Khan Kim King Klein Knight Kowalski Kumar Lang Larsen Lee Lewis Lin Long Lopez "
-           "Lund Marsh Marshall Martin Martinez Mason Meyer Miller Mills Mitchell Moore Moreau Morgan Morris Murphy "
-           "Murray Nakamura Nash Nelson Nguyen Nielsen Novak Okafor Olsen Ortiz Owens Park Parker Patel Perez Pereira "
-           "Perry Peters Petrov Phillips Pike Porter Powell Price Quinn Ramos Reed Reyes Reynolds Richards Rivera "
-           "Roberts Robinson Rodriguez Rogers Rossi Ruiz Russell Russo Ryan Sanchez Santos Sato Schmidt Scott Shah Shaw "
-           "Silva Simmons Singh Smith Stewart Stone Strand Sullivan Suzuki Tanaka Taylor Thomas Thompson Torres Tran "
-           "Turner Vance Vargas Vogel Wagner Walker Walsh Ward Watson Weber Wells West White Williams Wilson Wolf Wood "
-           "Wright Young Zhang Ziegler")
-_CITIES = ("Aarhus Accra Adelaide Algiers Amman Amsterdam Antwerp Athens Atlanta Auckland Austin Baku Baltimore Bangkok "
-           "Barcelona Basel Beijing Beirut Belfast Belgrade Bergen Berlin Bern Bogota Bologna Bordeaux Boston Bratislava "
-           "Bremen Brisbane Bristol Brno Bruges Brussels Bucharest Budapest Cairo Calgary Cardiff Chicago Cologne "
-           "Copenhagen Cork Dakar Dallas Delft Delhi Denver Detroit Doha Dresden Dubai Dublin Durban Edinburgh Florence "
-           "Frankfurt Gdansk Geneva Genoa Ghent Glasgow Gothenburg Graz Hamburg Hanoi Havana Helsinki Houston Istanbul "
-           "Jakarta Kiev Krakow Kyoto Lagos Leeds Leipzig Lille Lima Linz Lisbon Liverpool London Lyon Madrid Malmo "
-           "Manchester Manila Marseille Melbourne Memphis Miami Milan Montreal Moscow Mumbai Munich Nairobi Nantes Naples "
-           "Nice Osaka Oslo Ottawa Oxford Palermo Paris Perth Phoenix Portland Porto Prague Quebec Reykjavik Riga Rome "
-           "Rotterdam Salzburg Santiago Seattle Seoul Seville Shanghai Singapore Sofia Stockholm Sydney Tallinn Tampere "
-           "Tbilisi Tokyo Toronto Toulouse Turin Utrecht Valencia Vancouver Venice Vienna Vilnius Warsaw Zagreb Zurich")
-_TITLE_WORDS = ("Amber Anchor Arrow Ash Aurora Autumn Beacon Birch Bloom Blue Bright Bridge Canyon Cedar Circle Cloud Coast "
-                "Comet Copper Coral Crest Crimson Crown Dawn Delta Desert Drift Dune Dusk Echo Eclipse Ember Falcon Field Fire "
-                "Flint Frost Garden Glass Golden Granite Green Grove Harbor Harvest Haven Hollow Horizon Iron Island Ivory Jade "
-                "Lantern Legacy Light Lights Lumen Maple Meadow Mirror Mist Moon Nomad North Nova Oak Ocean Orbit Pacific Peak "
-                "Pine Pioneer Polar Prism Quiet Radiant River Rock Royal Sage Salt Shadow Signal Silver Sky Solar Spark Spring "
-                "Star Steel Stone Storm Summit Sun Swift Thunder Tide Timber Titan Trail Vertex Vista Wave West Wild Willow "
-                "Wind Winter Wolf Year Apex Atlas")
-_KIND_WORDS = ("Films Pictures Studios Records Labs Works Group Media Press Books Systems Partners Holdings Industries "
-               "Motors Airlines Bank Foundation Institute Society Company Capital Ventures Energy Foods Games Health "
-               "Software Networks Logistics Publishing Entertainment Productions Theatre Gallery Museum College University")
+_GIVEN = (
+    "Aaron Abby Abdul Abigail Ada Adam Adele Adrian Ahmed Aidan Aisha Alan Albert Alex Alexa Alfie Ali Alice Alicia "
+    "Alma Amara Amber Amelia Amir Amy Ana Andre Andrea Andrew Angela Anita Ann Anna Anne Anton Arjun Arthur Asha Ava "
+    "Ben Benjamin Bianca Bill Bob Boris Brad Brenda Brian Bruce Bruno Caleb Camila Carl Carla Carlos Carmen Carol "
+    "Caroline Celia Charles Charlie Chen Chloe Chris Claire Clara Colin Connor Dan Daniel Daria David Dean Deborah "
+    "Dennis Dev Diana Diego Dina Donna Dylan Ed Eden Edgar Edward Eli Elena Eliza Ella Ellen Emil Emily Emma Eric "
+    "Erin Ethan Eva Evan Felix Fiona Frank Fred Gabriel Gary George Georgia Grace Greg Hana Hannah Harry Hassan "
+    "Hector Helen Henry Hugo Ian Ines Ingrid Ira Iris Isaac Isabel Ivan Ivy Jack Jacob Jade James Jamie Jana Jane "
+    "Jason Jay Jean Jenny Jessica Jim Joan Joe John Jonas Jorge Jose Joseph Josh Joy Juan Julia Julian June Kai "
+    "Karen Karl Kate Katie Keith Ken Kenji Kevin Kim Kira Kyle Lara Lars Laura Leah Lee Leila Leo Leon Liam Lily "
+    "Lina Linda Lisa Liz Logan Lola Lucas Lucy Luis Luke Luna Maria Mara Marco Marcus Maria Marie Mark Martin Mary "
+    "Mason Matt Max Maya Mei Mia Michael Mike Mila Milo Mira Nadia Naomi Nate Neil Nick Nina Noah Noel Nora Olga "
+    "Oliver Olivia Omar Oscar Owen Pablo Pam Paul Paula Pedro Peter Petra Phil Priya Quinn Rachel Rafael Rahul Ray "
+    "Rebecca Rita Rob Robert Rosa Rose Ross Ruby Ruth Ryan Sally Sam Sara Sarah Scott Sean Simon Sofia Sophie Stella "
+    "Steve Susan Tara Ted Theo Thomas Tim Tina Tom Tony Uma Valerie Vera Victor Vincent Wade Walter Will Yara Yuki "
+    "Zane Zara Zoe"
+)
+_FAMILY = (
+    "Abbott Acosta Adams Ahmed Alexander Ali Allen Alvarez Andersen Anderson Bailey Baker Banks Barnes Bauer Becker "
+    "Bell Bennett Berg Bishop Black Brandt Brooks Brown Bryant Burke Burns Butler Campbell Carter Castro Chan Chavez "
+    "Chen Clark Cohen Cole Coleman Collins Cook Cooper Costa Cox Cruz Dalton Davies Davis Diaz Dixon Duarte Dunn "
+    "Edwards Ellis Erikson Evans Farah Ferguson Fischer Fisher Fleming Flores Ford Foster Fox Garcia Gibson Gill "
+    "Gomez Gonzalez Graham Grant Gray Green Griffin Gupta Haddad Hale Hall Hamilton Hansen Harris Hart Hayes "
+    "Henderson Hernandez Hill Holm Horvat Howard Hughes Hunt Ito Jackson James Jansen Jensen Johnson Jones Jordan "
+    "Kane Kaur Keller Kelly Kennedy Khan Kim King Klein Knight Kowalski Kumar Lang Larsen Lee Lewis Lin Long Lopez "
+    "Lund Marsh Marshall Martin Martinez Mason Meyer Miller Mills Mitchell Moore Moreau Morgan Morris Murphy "
+    "Murray Nakamura Nash Nelson Nguyen Nielsen Novak Okafor Olsen Ortiz Owens Park Parker Patel Perez Pereira "
+    "Perry Peters Petrov Phillips Pike Porter Powell Price Quinn Ramos Reed Reyes Reynolds Richards Rivera "
+    "Roberts Robinson Rodriguez Rogers Rossi Ruiz Russell Russo Ryan Sanchez Santos Sato Schmidt Scott Shah Shaw "
+    "Silva Simmons Singh Smith Stewart Stone Strand Sullivan Suzuki Tanaka Taylor Thomas Thompson Torres Tran "
+    "Turner Vance Vargas Vogel Wagner Walker Walsh Ward Watson Weber Wells West White Williams Wilson Wolf Wood "
+    "Wright Young Zhang Ziegler"
+)
+_CITIES = (
+    "Aarhus Accra Adelaide Algiers Amman Amsterdam Antwerp Athens Atlanta Auckland Austin Baku Baltimore Bangkok "
+    "Barcelona Basel Beijing Beirut Belfast Belgrade Bergen Berlin Bern Bogota Bologna Bordeaux Boston Bratislava "
+    "Bremen Brisbane Bristol Brno Bruges Brussels Bucharest Budapest Cairo Calgary Cardiff Chicago Cologne "
+    "Copenhagen Cork Dakar Dallas Delft Delhi Denver Detroit Doha Dresden Dubai Dublin Durban Edinburgh Florence "
+    "Frankfurt Gdansk Geneva Genoa Ghent Glasgow Gothenburg Graz Hamburg Hanoi Havana Helsinki Houston Istanbul "
+    "Jakarta Kiev Krakow Kyoto Lagos Leeds Leipzig Lille Lima Linz Lisbon Liverpool London Lyon Madrid Malmo "
+    "Manchester Manila Marseille Melbourne Memphis Miami Milan Montreal Moscow Mumbai Munich Nairobi Nantes Naples "
+    "Nice Osaka Oslo Ottawa Oxford Palermo Paris Perth Phoenix Portland Porto Prague Quebec Reykjavik Riga Rome "
+    "Rotterdam Salzburg Santiago Seattle Seoul Seville Shanghai Singapore Sofia Stockholm Sydney Tallinn Tampere "
+    "Tbilisi Tokyo Toronto Toulouse Turin Utrecht Valencia Vancouver Venice Vienna Vilnius Warsaw Zagreb Zurich"
+)
+_TITLE_WORDS = (
+    "Amber Anchor Arrow Ash Aurora Autumn Beacon Birch Bloom Blue Bright Bridge Canyon Cedar Circle Cloud Coast "
+    "Comet Copper Coral Crest Crimson Crown Dawn Delta Desert Drift Dune Dusk Echo Eclipse Ember Falcon Field Fire "
+    "Flint Frost Garden Glass Golden Granite Green Grove Harbor Harvest Haven Hollow Horizon Iron Island Ivory Jade "
+    "Lantern Legacy Light Lights Lumen Maple Meadow Mirror Mist Moon Nomad North Nova Oak Ocean Orbit Pacific Peak "
+    "Pine Pioneer Polar Prism Quiet Radiant River Rock Royal Sage Salt Shadow Signal Silver Sky Solar Spark Spring "
+    "Star Steel Stone Storm Summit Sun Swift Thunder Tide Timber Titan Trail Vertex Vista Wave West Wild Willow "
+    "Wind Winter Wolf Year Apex Atlas"
+)
+_KIND_WORDS = (
+    "Films Pictures Studios Records Labs Works Group Media Press Books Systems Partners Holdings Industries "
+    "Motors Airlines Bank Foundation Institute Society Company Capital Ventures Energy Foods Games Health "
+    "Software Networks Logistics Publishing Entertainment Productions Theatre Gallery Museum College University"
+)
 WORD_POOLS = [set(pool.split()) for pool in (_GIVEN, _FAMILY, _CITIES, _TITLE_WORDS, _KIND_WORDS)]
 POOL_SHARE = 0.3  # the share of a position's distinct words a pool must hold to lend that position its other words
 POOL_OWN = 10  # a graph that uses this many of a pool's words anywhere lends only those: words it never uses would
 # tell its new names from its real ones (an n-gram classifier learns them)
 _TRANSLIT = {
-    **dict(zip("абвгдеёжзийклмнопрстуфхцчшщыэюя", "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch y e yu ya".split())),
+    **dict(
+        zip(
+            "абвгдеёжзийклмнопрстуфхцчшщыэюя",
+            "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch y e yu ya".split(),
+        )
+    ),
     "ъ": "",
     "ь": "",
 }
@@ -183,12 +212,21 @@ def verbatim(name: str) -> str:
     return name
 
 
-ID_SCHEMES = (slug, snake, words, underscored, spaced, verbatim)  # how an id is made from its node's name, tried in this order
+ID_SCHEMES = (
+    slug,
+    snake,
+    words,
+    underscored,
+    spaced,
+    verbatim,
+)  # how an id is made from its node's name, tried in this order
 
 
 SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
 TO_CYRILLIC = dict(zip("abdeklmnorstvBDKLMNORSTV", "абдеклмнорствБДКЛМНОРСТВ"))
-FUNCTION_WORDS = frozenset("a an of de von van der den du da di del della la le les el y upon on the and & zu af av bin ibn al".split())
+FUNCTION_WORDS = frozenset(
+    "a an of de von van der den du da di del della la le les el y upon on the and & zu af av bin ibn al".split()
+)
 UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I and O: a catalogue's letters avoid what reads as 1 and 0
 
 
@@ -211,7 +249,13 @@ def _redrawn_word(word: str, kind: tuple[str, str], rng: random.Random) -> str:
         return word
     if kind[0] == "ordinal":
         made = rng.choice(ROMAN)
-        return made.upper() if word.isupper() or word[:1].isupper() and len(word) > 1 else made.title() if word[:1].isupper() else made
+        return (
+            made.upper()
+            if word.isupper() or word[:1].isupper() and len(word) > 1
+            else made.title()
+            if word[:1].isupper()
+            else made
+        )
     if kind[0] == "year":
         year = next(int(m) for m in re.findall(r"\d{4}", word))
         return word.replace(str(year), str(rng.randint(max(1000, year - 60), min(2099, year + 60))))
@@ -219,9 +263,17 @@ def _redrawn_word(word: str, kind: tuple[str, str], rng: random.Random) -> str:
         chars = []
         for k, c in enumerate(word):
             if c.isdigit():
-                chars.append(rng.choice("123456789" if (k == 0 or not word[k - 1].isdigit()) and c != "0" else "0123456789"))
+                chars.append(
+                    rng.choice("123456789" if (k == 0 or not word[k - 1].isdigit()) and c != "0" else "0123456789")
+                )
             else:
-                chars.append(rng.choice(UPPER) if c.isupper() else rng.choice(UPPER).lower() if c.isalpha() and c.isascii() else c)
+                chars.append(
+                    rng.choice(UPPER)
+                    if c.isupper()
+                    else rng.choice(UPPER).lower()
+                    if c.isalpha() and c.isascii()
+                    else c
+                )
         return "".join(chars)
     letters = sum(c.isalpha() for c in word)
     made = "".join(rng.choice(SYLLABLES) for _ in range(max(1, (letters + 1) // 2)))
@@ -245,15 +297,27 @@ def _first_word(name: str) -> str:
 def word_shape(word: str) -> tuple[str, str]:
     """How a word looks, not what it says: ('title', ','), ('lower', ''), ('upper', '-')..."""
     letters = "".join(c for c in word if c.isalpha())
-    case = "lower" if letters.islower() else "upper" if letters.isupper() and len(letters) > 1 else "title" if letters[:1].isupper() else "other"
+    case = (
+        "lower"
+        if letters.islower()
+        else "upper"
+        if letters.isupper() and len(letters) > 1
+        else "title"
+        if letters[:1].isupper()
+        else "other"
+    )
     return case, "".join(c for c in word[-1:] if not c.isalnum())
 
 
 PARTICLES = frozenset("de von van der den du da di del della la le zu af av bin ibn al".split())  # before a surname
 KEPT = ("function", "honorific")  # word classes a new name keeps as they are, in their place
-HONORIFICS = frozenset(("sir saint st st. lord lady dame king queen prince princess duke duchess duc count countess earl baron "
-                        "baroness emperor empress pope tsar sultan dr dr. mr mr. mrs mrs. ms ms. general president archduke "
-                        "marquis marquess viscount sheikh emir shah rabbi captain colonel admiral").split())
+HONORIFICS = frozenset(
+    (
+        "sir saint st st. lord lady dame king queen prince princess duke duchess duc count countess earl baron "
+        "baroness emperor empress pope tsar sultan dr dr. mr mr. mrs mrs. ms ms. general president archduke "
+        "marquis marquess viscount sheikh emir shah rabbi captain colonel admiral"
+    ).split()
+)
 _ROMAN = re.compile(r"x{0,3}(?:ix|iv|v?i{0,3})", re.IGNORECASE)  # I to XXXIX: the ordinals of monarchs and sequels
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)", re.IGNORECASE)
 
@@ -268,7 +332,9 @@ def titles_of(split: list[str]) -> int:
 def kept_words(name: str) -> set[str]:
     """The words (folded) of a name that a new name in its shape keeps: its function words and leading honorifics."""
     split = name.split(" ")
-    return {w.casefold() for w in split if w.casefold() in FUNCTION_WORDS} | {w.casefold() for w in split[: titles_of(split)]}
+    return {w.casefold() for w in split if w.casefold() in FUNCTION_WORDS} | {
+        w.casefold() for w in split[: titles_of(split)]
+    }
 
 
 def word_class(word: str, first: bool = False, title: bool = False) -> tuple[str, str]:
@@ -300,7 +366,9 @@ def name_shape(name: str) -> tuple[tuple[str, str], ...]:
     return tuple(word_class(w, k == 0 and len(split) > 1, k < titles) for k, w in enumerate(split))
 
 
-def position_role(split: list[str], k: int, kind: tuple[str, str] = ("", ""), particles: bool = True, titles: int | None = None) -> str:
+def position_role(
+    split: list[str], k: int, kind: tuple[str, str] = ("", ""), particles: bool = True, titles: int | None = None
+) -> str:
     """Where a word stands in its name, for names of other shapes to lend their words: 'after of' (the word after a
     function word: a place in 'Maria of Portugal'), 'first', 'last', 'middle', or 'only'; 'any' for an honorific,
     an ordinal, a year or a code (kind, its word_class), which stand for the same wherever they are. Without
@@ -350,27 +418,35 @@ class WordModel:
 # and its new one-word names (distractors) and pseudonyms are then other words of the pool, in its names' case, so
 # that a country stays a country and a profession a profession (never a surname, never a made-up blend).
 KIND_POOLS = {
-    "country": ("albania algeria andorra angola argentina armenia australia austria azerbaijan bahrain bangladesh belarus "
-                "belgium bolivia botswana brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba cyprus "
-                "denmark ecuador egypt eritrea estonia ethiopia finland france gabon georgia germany ghana greece guatemala "
-                "honduras hungary iceland india indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya "
-                "kuwait latvia lebanon liberia libya lithuania luxembourg madagascar malawi malaysia mali malta mexico moldova "
-                "monaco mongolia montenegro morocco mozambique namibia nepal netherlands nicaragua niger nigeria norway oman "
-                "pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda scotland senegal serbia "
-                "singapore slovakia slovenia somalia spain sudan sweden switzerland syria taiwan tanzania thailand tunisia turkey "
-                "uganda ukraine uruguay uzbekistan venezuela vietnam wales yemen zambia zimbabwe").split(),
-    "profession": ("accountant actor actress architect artist astronaut astronomer athlete author baker banker biologist "
-                   "bishop boxer cartoonist chef chemist choreographer cinematographer comedian composer conductor dancer "
-                   "designer diplomat director economist editor engineer entrepreneur explorer farmer film_producer "
-                   "footballer geographer historian illustrator inventor journalist judge lawyer librarian linguist "
-                   "lyricist mathematician merchant military_officer missionary model monk musician novelist nurse painter "
-                   "philanthropist philosopher photographer physician physicist pianist pilot playwright poet politician "
-                   "priest professor psychologist publisher rapper scientist screenwriter sculptor singer soldier sociologist "
-                   "songwriter statesman surgeon teacher theologian translator violinist writer").replace("_", " ").split(" "),
-    "language": ("albanian arabic armenian basque bengali bulgarian catalan chinese croatian czech danish dutch english "
-                 "estonian finnish french georgian german greek hebrew hindi hungarian icelandic indonesian irish italian "
-                 "japanese korean latin latvian lithuanian malay norwegian persian polish portuguese romanian russian serbian "
-                 "slovak slovene spanish swahili swedish tamil thai turkish ukrainian urdu vietnamese welsh yiddish").split(),
+    "country": (
+        "albania algeria andorra angola argentina armenia australia austria azerbaijan bahrain bangladesh belarus "
+        "belgium bolivia botswana brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba cyprus "
+        "denmark ecuador egypt eritrea estonia ethiopia finland france gabon georgia germany ghana greece guatemala "
+        "honduras hungary iceland india indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya "
+        "kuwait latvia lebanon liberia libya lithuania luxembourg madagascar malawi malaysia mali malta mexico moldova "
+        "monaco mongolia montenegro morocco mozambique namibia nepal netherlands nicaragua niger nigeria norway oman "
+        "pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda scotland senegal serbia "
+        "singapore slovakia slovenia somalia spain sudan sweden switzerland syria taiwan tanzania thailand tunisia turkey "
+        "uganda ukraine uruguay uzbekistan venezuela vietnam wales yemen zambia zimbabwe"
+    ).split(),
+    "profession": (
+        "accountant actor actress architect artist astronaut astronomer athlete author baker banker biologist "
+        "bishop boxer cartoonist chef chemist choreographer cinematographer comedian composer conductor dancer "
+        "designer diplomat director economist editor engineer entrepreneur explorer farmer film_producer "
+        "footballer geographer historian illustrator inventor journalist judge lawyer librarian linguist "
+        "lyricist mathematician merchant military_officer missionary model monk musician novelist nurse painter "
+        "philanthropist philosopher photographer physician physicist pianist pilot playwright poet politician "
+        "priest professor psychologist publisher rapper scientist screenwriter sculptor singer soldier sociologist "
+        "songwriter statesman surgeon teacher theologian translator violinist writer"
+    )
+    .replace("_", " ")
+    .split(" "),
+    "language": (
+        "albanian arabic armenian basque bengali bulgarian catalan chinese croatian czech danish dutch english "
+        "estonian finnish french georgian german greek hebrew hindi hungarian icelandic indonesian irish italian "
+        "japanese korean latin latvian lithuanian malay norwegian persian polish portuguese romanian russian serbian "
+        "slovak slovene spanish swahili swedish tamil thai turkish ukrainian urdu vietnamese welsh yiddish"
+    ).split(),
 }
 
 
@@ -390,10 +466,14 @@ def role_kind(names: list[str]) -> str | None:
 # counterfactual: 'October' read as 'September'). The entities beside them are renamed, so a kept value gives a model
 # nothing to answer from memory. Numbers (years) are kept too (closed_value).
 CLOSED_CLASSES = {
-    "month": ("january february march april may june july august september october november december "
-              "январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь").split(),
-    "weekday": ("monday tuesday wednesday thursday friday saturday sunday "
-                "понедельник вторник среда четверг пятница суббота воскресенье").split(),
+    "month": (
+        "january february march april may june july august september october november december "
+        "январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь"
+    ).split(),
+    "weekday": (
+        "monday tuesday wednesday thursday friday saturday sunday "
+        "понедельник вторник среда четверг пятница суббота воскресенье"
+    ).split(),
     "gender": "male female man woman men women non-binary nonbinary intersex transgender мужской женский мужчина женщина".split(),
     "profession": KIND_POOLS["profession"],
     "language": KIND_POOLS["language"],
@@ -421,7 +501,10 @@ def in_case_of(word: str, like: str) -> str:
 HEAD_WORD_SHARE = 0.02  # a word in more than this share of a group's names is a function word ('of', 'van'), no head
 
 
-COMMON_SHARE, COMMON_MIN = 0.1, 4  # a word in this share of a group's names of several words, and in this many, is common
+COMMON_SHARE, COMMON_MIN = (
+    0.1,
+    4,
+)  # a word in this share of a group's names of several words, and in this many, is common
 
 
 def common_words(names: list[str]) -> set[str]:
@@ -439,8 +522,16 @@ def head_words(names: list[str]) -> list[str]:
     several words, of four letters or more and in at most HEAD_WORD_SHARE of its names; sorted."""
     counts = Counter(w.casefold() for n in names for w in set(n.split(" ")))
     limit = max(HEAD_WORD_SHARE * len(names), 1)
-    return sorted({n.split(" ")[-1] for n in names if " " in n and len(n.split(" ")[-1]) >= 4
-                   and sum(c.isalpha() for c in n.split(" ")[-1]) >= 4 and counts[n.split(" ")[-1].casefold()] <= limit})
+    return sorted(
+        {
+            n.split(" ")[-1]
+            for n in names
+            if " " in n
+            and len(n.split(" ")[-1]) >= 4
+            and sum(c.isalpha() for c in n.split(" ")[-1]) >= 4
+            and counts[n.split(" ")[-1].casefold()] <= limit
+        }
+    )
 
 
 def name_words(names: list[str]) -> list[str]:
@@ -449,8 +540,15 @@ def name_words(names: list[str]) -> list[str]:
     function word): 'the silent heat' lends 'silent'; sorted."""
     counts = Counter(w.casefold() for n in names for w in set(n.split(" ")))
     limit = max(HEAD_WORD_SHARE * len(names), 1)
-    return sorted({w for n in names if " " in n for w in n.split(" ")[:-1] if len(w) >= 4 and w.isalpha()
-                   and w.casefold() not in FUNCTION_WORDS and counts[w.casefold()] <= limit})
+    return sorted(
+        {
+            w
+            for n in names
+            if " " in n
+            for w in n.split(" ")[:-1]
+            if len(w) >= 4 and w.isalpha() and w.casefold() not in FUNCTION_WORDS and counts[w.casefold()] <= limit
+        }
+    )
 
 
 class Vocabulary:
@@ -460,12 +558,19 @@ class Vocabulary:
     Hill Park' may give 'Tower Gate Bridge'; 'North of Nowhere' mixes only with names like it); a one-word name by
     a WordModel of the role's one-word names. No digit or word comes in that the role's names lack."""
 
-    def __init__(self, names: list[str], graph_words: frozenset[str] = frozenset(), real_words: bool = False,
-                 kind_words: bool = True) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        graph_words: frozenset[str] = frozenset(),
+        real_words: bool = False,
+        kind_words: bool = True,
+    ) -> None:
         self.names = sorted(n for n in set(names) if any(c.isalnum() for c in n))  # a name like "." carries no words
         self.slots: dict[tuple, list[list[str]]] = {}  # shape of a name -> the words at each position, over its names
         self.templates: list[list[list[str]] | None] = []  # per name: the slots of its shape, None for one word
-        self.positions: dict[tuple, list[str]] = {}  # (class, position role) -> the words there, over the names of several words
+        self.positions: dict[
+            tuple, list[str]
+        ] = {}  # (class, position role) -> the words there, over the names of several words
         self.decks: dict[int, list[str]] = {}  # id of a list of words -> what is left of its shuffled copy (_pick)
         self.distinct: dict[int, list[str]] = {}  # id of a list of words -> its distinct words, sorted (_pick)
         for name in self.names:
@@ -497,8 +602,14 @@ class Vocabulary:
             self.single = sorted({*head_words(self.names), *(KIND_POOLS[kind] if kind else ())})
             self.model = None
 
-    def draw(self, rng: random.Random, like: str | None = None, wider: bool = False, avoid: set[str] = frozenset(),
-             keep: set[str] = frozenset()) -> str | None:
+    def draw(
+        self,
+        rng: random.Random,
+        like: str | None = None,
+        wider: bool = False,
+        avoid: set[str] = frozenset(),
+        keep: set[str] = frozenset(),
+    ) -> str | None:
         """A new name: in the shape of a real name drawn as the template, or with like, in like's shape: each word
         from the words at its position of the names of that shape; wider, or when no other name has like's
         shape, from the words of its class at the same place in any name (positions: a word after 'of' from words
@@ -525,11 +636,14 @@ class Vocabulary:
             if not self.single:
                 return None
             word = rng.choice(self.single)  # a pool's word, or a name in use (drawn again); a kind's words come
-            return in_case_of(word, like or self.names[0]) if self.real_words else word  # lower-case: in the names' case
-        drawn = [split[k] if kept and kept[k] else _pick(rng, words, avoid, self._deck(words, like), self._distinct(words))
-                 for k, words in enumerate(slots)]
+            return (
+                in_case_of(word, like or self.names[0]) if self.real_words else word
+            )  # lower-case: in the names' case
+        drawn = [
+            split[k] if kept and kept[k] else _pick(rng, words, avoid, self._deck(words, like), self._distinct(words))
+            for k, words in enumerate(slots)
+        ]
         return " ".join(drawn) if all(drawn) else None
-
 
     def _place(self, rng: random.Random, split: list[str], k: int, kind: tuple[str, str], avoid: set[str]) -> str:
         """A word for place k of a name: of its class at the same place in any name of the role; after a surname's
@@ -557,8 +671,13 @@ class Vocabulary:
 PICKS = 3  # draws from a place's words, as common as they are among the names, before one among the others of avoid
 
 
-def _pick(rng: random.Random, words: list[str], avoid: set[str], deck: list[str] | None = None,
-          distinct: list[str] | None = None) -> str:
+def _pick(
+    rng: random.Random,
+    words: list[str],
+    avoid: set[str],
+    deck: list[str] | None = None,
+    distinct: list[str] | None = None,
+) -> str:
     """A word of words, as common as it is there, that is not in avoid (folded); '' when every one is: a few draws,
     then one among the distinct words left (distinct: words' distinct words, sorted), so that a place where one
     word stands in most names ('john', in 5,000 names that begin with it) still gives one of its other words in
@@ -567,7 +686,10 @@ def _pick(rng: random.Random, words: list[str], avoid: set[str], deck: list[str]
     if deck is not None and words:
         if not deck:
             deck.extend(rng.sample(words, len(words)))
-        k = next((k for k in range(len(deck) - 1, max(len(deck) - 1 - PICKS, -1), -1) if deck[k].casefold() not in avoid), None)
+        k = next(
+            (k for k in range(len(deck) - 1, max(len(deck) - 1 - PICKS, -1), -1) if deck[k].casefold() not in avoid),
+            None,
+        )
         if k is not None:
             return deck.pop(k)
     for _ in range(PICKS if words else 0):
@@ -580,7 +702,9 @@ def _pick(rng: random.Random, words: list[str], avoid: set[str], deck: list[str]
     return rng.choice(left) if left else ""
 
 
-def _pool_words(slot: list[str], shape: tuple[str, str], lent: list[set[str]], graph_words: frozenset[str]) -> list[str]:
+def _pool_words(
+    slot: list[str], shape: tuple[str, str], lent: list[set[str]], graph_words: frozenset[str]
+) -> list[str]:
     """The words a word pool lends one position of a role's names: those of the pool, not lent to an earlier
     position, that holds the most of the position's distinct words, at least two and POOL_SHARE of them (only the
     ones the graph uses anywhere, when it uses POOL_OWN of them or more); none for words of another case or with
@@ -604,7 +728,9 @@ class Namer:
 
     def __init__(self, graph: Graph, rng: random.Random, kinds: dict[str, str] | None = None) -> None:
         self.rng = rng
-        self.kinds = kinds or {}  # node id -> its kind where the input holds one its formats do not show (a store read as sent)
+        self.kinds = (
+            kinds or {}
+        )  # node id -> its kind where the input holds one its formats do not show (a store read as sent)
         self.names = {n.name.casefold() for n in graph.nodes}  # every name in use, folded
         self.input_names = set(self.names)
         self.graph_words = frozenset(w for n in graph.nodes for w in n.name.split(" "))
@@ -626,29 +752,44 @@ class Namer:
         self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
         made = Counter(k for n in graph.nodes for k, make in enumerate(ID_SCHEMES) if make(n.name) == n.id)
-        self.id_schemes = sorted(ID_SCHEMES, key=lambda make: -made[ID_SCHEMES.index(make)])  # the graph's own scheme first
-        chars = set().union(*map(set, self.ids)) if self.ids else set()  # each distinct character once, not each of every id
-        self.id_chars = {kind: sorted(c for c in chars if self._kind(c) == kind) for kind in ("lower", "upper", "digit")}
+        self.id_schemes = sorted(
+            ID_SCHEMES, key=lambda make: -made[ID_SCHEMES.index(make)]
+        )  # the graph's own scheme first
+        chars = (
+            set().union(*map(set, self.ids)) if self.ids else set()
+        )  # each distinct character once, not each of every id
+        self.id_chars = {
+            kind: sorted(c for c in chars if self._kind(c) == kind) for kind in ("lower", "upper", "digit")
+        }
         self.pools = {}
         for t, pool in sorted(NAME_POOLS.items()):
             mine = self.type_names.get(t, [])
             if mine and Counter(map(script, mine)).most_common(1)[0][0] == "CYRILLIC":
                 lengths = {len(n.split(" ")) for n in mine}
-                self.pools[t] = rng.sample([p for p in pool if len(p.split(" ")) in lengths], len([p for p in pool if len(p.split(" ")) in lengths]))
+                self.pools[t] = rng.sample(
+                    [p for p in pool if len(p.split(" ")) in lengths],
+                    len([p for p in pool if len(p.split(" ")) in lengths]),
+                )
         self.pool_position: dict[str, int] = {}
         self.unnamed: Counter = Counter()  # role description -> nodes that could not be named
         self.fallbacks: Counter = Counter()  # what a name or id could not keep -> times: reported by the run
         self.held = False  # the last new_node made none because a share was full, not because names are spent
         self.holds_input: Held | None = None  # with_pseudonyms: no new name may hold an input name of several words
-        self.avoid: set[str] = set()  # with_pseudonyms: words (folded) the new name may not have: those of the name it replaces
+        self.avoid: set[str] = (
+            set()
+        )  # with_pseudonyms: words (folded) the new name may not have: those of the name it replaces
         self.keep: set[str] = set()  # with_pseudonyms: words (folded) of the name it replaces that stay in their place
-        self.keep_shape = False  # with_pseudonyms: a new name has the shape of the name it replaces (words, case, punctuation)
+        self.keep_shape = (
+            False  # with_pseudonyms: a new name has the shape of the name it replaces (words, case, punctuation)
+        )
         self.kind_words = True  # one-word names may be words of their kind's pool (KIND_POOLS); not for pseudonyms
         self.replacing: list[str] = []  # with_pseudonyms: the words (folded) of the name being replaced
         self.type_slack = TYPE_SHARE_SLACK
         # No first word (and no digit) may be more common among a type's new names than among its real ones.
-        self.real_marks = {t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
-                           for t, names in self.type_names.items()}
+        self.real_marks = {
+            t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
+            for t, names in self.type_names.items()
+        }
         self.made_marks: dict[str, tuple[Counter, list[int]]] = {t: (Counter(), [0, 0]) for t in self.type_names}
 
     def fork(self, rng: random.Random) -> Namer:
@@ -659,7 +800,12 @@ class Namer:
         other = copy.copy(self)
         other.rng, other.names, other.ids, other.spent = rng, set(self.names), set(self.ids), set(self.spent)
         other.pools = {t: list(pool) for t, pool in self.pools.items()}
-        other.pool_position, other.unnamed, other.held, other.fallbacks = dict(self.pool_position), Counter(), False, Counter()
+        other.pool_position, other.unnamed, other.held, other.fallbacks = (
+            dict(self.pool_position),
+            Counter(),
+            False,
+            Counter(),
+        )
         other.made_marks = {t: (Counter(), [0, 0]) for t in self.type_names}
         return other
 
@@ -673,7 +819,9 @@ class Namer:
             return [(("type", like.type), self.type_names[like.type])]
         if role[0] == "group":  # a pseudonym's group (Pseudonyms): its relations' names are of the group already
             return [(role, self.role_names.get(role, []))]
-        wider = sorted(self.roles_of.get(like.id, set()) - {role}, key=lambda r: (-len(self.role_names[r]), r))[:WIDER_ROLES]
+        wider = sorted(self.roles_of.get(like.id, set()) - {role}, key=lambda r: (-len(self.role_names[r]), r))[
+            :WIDER_ROLES
+        ]
         return [(role, self.role_names.get(role, [])), *((r, self.role_names[r]) for r in wider)]
 
     def new_node(self, like: Node, role: tuple[str, str]) -> Node | None:
@@ -696,10 +844,14 @@ class Namer:
             if node is not None:
                 return node
         for key, names in self._vocabularies(like, role):
-            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(key, Vocabulary(names, self.graph_words, not self.typed, self.kind_words))
+            vocabulary = self.vocabularies.get(key) or self.vocabularies.setdefault(
+                key, Vocabulary(names, self.graph_words, not self.typed, self.kind_words)
+            )
             misses = held_back = 0
             while key not in self.spent and vocabulary.names and misses < NAME_DRAWS:
-                name = vocabulary.draw(self.rng, like.name if self.keep_shape else None, misses >= NAME_DRAWS // 2, self.avoid, self.keep)
+                name = vocabulary.draw(
+                    self.rng, like.name if self.keep_shape else None, misses >= NAME_DRAWS // 2, self.avoid, self.keep
+                )
                 if name is not None and self._fresh(name):
                     if not self._within_shares(like.type, name):
                         held_back += 1  # fresh, but its first word is common enough already: it may come later
@@ -737,7 +889,11 @@ class Namer:
         self.pool_position[like.type] = k
         words = len(like.name.split(" "))
         for j in range(k, min(k + NAME_DRAWS, len(pool))):
-            fits = self._fresh(pool[j]) and self._within_shares(like.type, pool[j]) and (not self.keep_shape or len(pool[j].split(" ")) == words)
+            fits = (
+                self._fresh(pool[j])
+                and self._within_shares(like.type, pool[j])
+                and (not self.keep_shape or len(pool[j].split(" ")) == words)
+            )
             node = self._named(like, pool[j]) if fits else None
             if node is not None:
                 pool[k], pool[j] = pool[j], pool[k]
@@ -768,7 +924,9 @@ class Namer:
             if node_id is not None:
                 return node_id
         if counted:
-            self.fallbacks["ids in the graph's scheme with a number added (no id in the style of the one it replaces was free)"] += 1
+            self.fallbacks[
+                "ids in the graph's scheme with a number added (no id in the style of the one it replaces was free)"
+            ] += 1
         base = self.id_schemes[0](name) or "node"
         node_id = base
         for k in range(2, len(self.ids) + 3):  # one of these is free: there are fewer ids in use
@@ -803,7 +961,9 @@ class Namer:
         """name is an input name followed by more words, and that input name is not how the name it replaces opens
         too ('Queen Victoria' opens with the band 'Queen': 'Queen Alvina' may replace it)."""
         words = name.casefold().split(" ")
-        return any(" ".join(words[:k]) in self.input_names and words[:k] != self.replacing[:k] for k in range(1, len(words)))
+        return any(
+            " ".join(words[:k]) in self.input_names and words[:k] != self.replacing[:k] for k in range(1, len(words))
+        )
 
     def _id(self, like: Node, name: str, longer: int = 0) -> str | None:
         """An id for name in the style of like's id, or None if it would equal or extend one in use: the same
@@ -825,18 +985,23 @@ class Namer:
             if len(made) < len(picks):
                 return None
             if not all(-len(made) <= k < len(made) for k in picks) or len({k % len(made) for k in picks}) < len(picks):
-                picks = range(len(picks))  # a shorter name than like's: its first words, as many (the id's shape is the same)
+                picks = range(
+                    len(picks)
+                )  # a shorter name than like's: its first words, as many (the id's shape is the same)
             node_id = prefix + "_".join(made[k] for k in picks)
         if node_id is None and re.fullmatch(r"[^\W_]+(?:_[^\W_]+)*", like.id):  # readable words, not made from the name
             head = like.id.split("_", 1)[0]
             make = slug if like.id.isascii() and like.id.islower() else snake if like.id.islower() else words
-            prefix = f"{head}_" if "_" in like.id and self.heads[head] > 1 and not make(name).startswith(f"{head}_") else ""
+            prefix = (
+                f"{head}_" if "_" in like.id and self.heads[head] > 1 and not make(name).startswith(f"{head}_") else ""
+            )
             node_id = prefix + make(name)
         if node_id is None:
-            rest = like.id[len(self.id_prefix):]
+            rest = like.id[len(self.id_prefix) :]
             rest += (rest[-1:] or "0") * longer
             node_id = self.id_prefix + "".join(
-                self.rng.choice(self.id_chars[k]) if (k := self._kind(c)) != "other" and self.id_chars[k] else c for c in rest
+                self.rng.choice(self.id_chars[k]) if (k := self._kind(c)) != "other" and self.id_chars[k] else c
+                for c in rest
             )
         if node_id in self.ids:  # an id may extend an input id ('person_ines' -> 'person_ines_brandt'), as real ones do
             return None
@@ -861,7 +1026,9 @@ class Held:
     def held_in(self, text: str) -> bool:
         for i in [0, *(k + 1 for k, c in enumerate(text) if not c.isalnum())]:
             space = text.find(" ", i)
-            if space > i and any(text[i : i + n] in self.names for n in self.lengths.get(text[i:space], ()) if i + n <= len(text)):
+            if space > i and any(
+                text[i : i + n] in self.names for n in self.lengths.get(text[i:space], ()) if i + n <= len(text)
+            ):
                 return True
         return False
 
@@ -881,5 +1048,9 @@ def id_template(node: Node) -> tuple[str, tuple[int, ...], Callable[[str], str]]
             k = made.index(token)
             picks.insert(0, k - len(made) if k == len(made) - 1 and k > 0 else k)  # the last word stays the last
         if picks and len(set(picks)) == len(picks):
-            return "_".join(tokens[: len(tokens) - len(picks)]) + ("_" if len(tokens) > len(picks) else ""), tuple(picks), make
+            return (
+                "_".join(tokens[: len(tokens) - len(picks)]) + ("_" if len(tokens) > len(picks) else ""),
+                tuple(picks),
+                make,
+            )
     return None

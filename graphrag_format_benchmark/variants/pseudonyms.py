@@ -104,16 +104,24 @@ class Pseudonyms:
         several = [n.name.casefold() for n in graph.nodes if " " in n.name.strip()]
         self.namer.holds_input = Held(several) if several else None
         self.rng = random.Random(f"{seed}/pseudonyms/fallback")
-        self.head_decks: dict[tuple, list[str]] = {}  # (group, 'head' or 'word') -> its words in a seeded order, dealt in turn
+        self.head_decks: dict[
+            tuple, list[str]
+        ] = {}  # (group, 'head' or 'word') -> its words in a seeded order, dealt in turn
         self.models: dict[str, WordModel | None] = {}  # group -> the character model of its one-word names (_invented)
-        self.model_words = sorted({w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4})  # the graph's words
+        self.model_words = sorted(
+            {w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4}
+        )  # the graph's words
         self.graph_words = {w.casefold() for w in self.namer.graph_words}  # no made-up word is a word of a real name
         self.kept: Counter = Counter()  # closed class -> names kept as they are (closed_value)
-        self.namesakes: dict[tuple, str] = {}  # (role, folded real name) -> its pseudonym, for the name's other entities
+        self.namesakes: dict[
+            tuple, str
+        ] = {}  # (role, folded real name) -> its pseudonym, for the name's other entities
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
         self.real = graph.nodes  # the input's nodes: the names a question text may still hold
         self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
-        self.everyone = Vocabulary([n.name for n in graph.nodes], self.namer.graph_words)  # the fallback: every name's words
+        self.everyone = Vocabulary(
+            [n.name for n in graph.nodes], self.namer.graph_words
+        )  # the fallback: every name's words
         # node id -> its kind: its type, or on an untyped graph its role group, read from its relations
         self.groups = {n.id: n.type for n in graph.nodes} if self.namer.typed else role_groups(graph)
         by_group: dict[str, list[str]] = {}
@@ -123,7 +131,9 @@ class Pseudonyms:
         for group, names in by_group.items():
             self.namer.role_names[("group", group)] = names
         self.heads = {group: head_words(names) for group, names in by_group.items()}
-        self.words = {group: sorted(set(name_words(names)) - set(self.heads[group])) for group, names in by_group.items()}
+        self.words = {
+            group: sorted(set(name_words(names)) - set(self.heads[group])) for group, names in by_group.items()
+        }
         self.common = {group: common_words(names) for group, names in by_group.items()}  # words a pseudonym keeps
         played: dict[tuple[str, str], Counter] = {}  # (relation, 'out' | 'in') -> the groups of the input's nodes in it
         for e in graph.edges:
@@ -165,7 +175,9 @@ class Pseudonyms:
 
     def _drawn(self, n: Node, role: tuple[str, str]) -> Node:
         namer = self.namer
-        common = self.common.get(role[1], set()) if role[0] == "group" else set()  # 'of', 'sir', 'university': no one's own
+        common = (
+            self.common.get(role[1], set()) if role[0] == "group" else set()
+        )  # 'of', 'sir', 'university': no one's own
         titles = kept_words(n.name)
         own = {w.casefold() for w in n.name.split(" ")} - titles
         namer.keep = own & common if own - common else set()  # but a name of common words only is redrawn whole
@@ -181,7 +193,9 @@ class Pseudonyms:
                 namer.avoid |= {part for w in namer.keep for part in re.findall(r"[^\W_]+", w)}
                 namer.keep = set()
                 node = namer.new_node(n, role)
-            for attempt in range(NAME_DRAWS):  # the group's names are spent: the words at the same places of every group's
+            for attempt in range(
+                NAME_DRAWS
+            ):  # the group's names are spent: the words at the same places of every group's
                 if node is not None:
                     return node
                 name = self.everyone.draw(self.rng, n.name, attempt >= NAME_DRAWS // 2, namer.avoid, namer.keep)
@@ -212,11 +226,21 @@ class Pseudonyms:
             words = [w for w in self.namer.role_names.get(("group", group), []) if " " not in w.strip() and w.isalpha()]
             self.models[group] = WordModel(words) if len(set(words)) >= WORD_MODEL_MIN_WORDS else None
         if "" not in self.models:
-            self.models[""] = WordModel(self.model_words) if len(set(self.model_words)) >= WORD_MODEL_MIN_WORDS else None
+            self.models[""] = (
+                WordModel(self.model_words) if len(set(self.model_words)) >= WORD_MODEL_MIN_WORDS else None
+            )
         models = [m for m in (self.models[group], self.models[""]) if m is not None]  # its group's, then the graph's
         for attempt in range(NAME_DRAWS if models else 0):
             word = models[min(2 * attempt // NAME_DRAWS, len(models) - 1)].draw(self.rng)
-            name = (word[:1].upper() + word[1:].lower() if n.name[:1].isupper() and not n.name.isupper() else in_case_of(word.casefold(), n.name)) if word else None
+            name = (
+                (
+                    word[:1].upper() + word[1:].lower()
+                    if n.name[:1].isupper() and not n.name.isupper()
+                    else in_case_of(word.casefold(), n.name)
+                )
+                if word
+                else None
+            )
             if name and name.casefold() not in self.graph_words and self.namer._fresh(name):
                 node = self.namer._named(n, name)
                 if node is not None:
@@ -229,14 +253,18 @@ class Pseudonyms:
         for what, times in sorted(self.namer.fallbacks.items()):
             if times > self.reported[what]:
                 example = self.examples.get(what, "")
-                warn(f"--pseudonymize: {times} of {len(self.renamed)} pseudonym(s) so far are {what}{example}: no real name of "
-                     "their group was left to draw from")
+                warn(
+                    f"--pseudonymize: {times} of {len(self.renamed)} pseudonym(s) so far are {what}{example}: no real name of "
+                    "their group was left to draw from"
+                )
                 self.reported[what] = times
         kept = sum(self.kept.values())
         if kept > self.reported["kept"]:
             classes = ", ".join(f"{k} {kind}(s)" for kind, k in sorted(self.kept.items()))
-            warn(f"--pseudonymize: {kept} name(s) are kept as they are, values of a small closed class ({classes}; such as "
-                 f"{self.examples['kept']!r}): they name no one, and another value would be a real one swapped in")
+            warn(
+                f"--pseudonymize: {kept} name(s) are kept as they are, values of a small closed class ({classes}; such as "
+                f"{self.examples['kept']!r}): they name no one, and another value would be a real one swapped in"
+            )
             self.reported["kept"] = kept
 
     def _last_resort(self, n: Node) -> Node:
@@ -249,7 +277,10 @@ class Pseudonyms:
             name = redrawn(n.name, self.rng, namer.keep)
             if namer._fresh(name):
                 return self._made(n, name, "made up in the shape of the name they replace")
-        base = next((b for b in (redrawn(n.name, self.rng, namer.keep) for _ in range(NAME_DRAWS)) if namer._fresh(b + " 2")), n.name)
+        base = next(
+            (b for b in (redrawn(n.name, self.rng, namer.keep) for _ in range(NAME_DRAWS)) if namer._fresh(b + " 2")),
+            n.name,
+        )
         for k in range(2, len(namer.names) + 3):  # one of these is free: there are fewer names in use
             name = f"{base} {k}"
             if name.casefold() not in namer.names:
@@ -272,7 +303,9 @@ class Pseudonyms:
         group = role[1] if role[0] == "group" else None
         for kind, pool in (("head", self.heads), ("word", self.words)):
             words = pool.get(group, [])
-            deck = self.head_decks.setdefault((group, kind), self.rng.sample(words, len(words)))  # dealt in turn: each node
+            deck = self.head_decks.setdefault(
+                (group, kind), self.rng.sample(words, len(words))
+            )  # dealt in turn: each node
             for _ in range(min(len(deck), 4 * NAME_DRAWS)):  # tries the next ones, a bounded number (a group of 5,000
                 name = in_case_of(deck[-1], n.name)  # one-word names tried whole per node cost 25 million tries)
                 deck.insert(0, deck.pop())
@@ -281,6 +314,7 @@ class Pseudonyms:
                     if node is not None:
                         return node
         return None
+
 
 def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
     """--pseudonymize: every node renamed to its pseudonym (see Pseudonyms) with an id in its id's style; edges,
@@ -301,32 +335,54 @@ def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudony
     """with_pseudonyms for one context: the renamed context and its renaming (old id -> [new id, new name])."""
     graph = context.graph
     by_name = {n.name: renamed[n.id].name for n in graph.nodes}
-    by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2 and n.id not in by_name})  # an id quoted in a question
+    by_name.update(
+        {n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2 and n.id not in by_name}
+    )  # an id quoted in a question
     text = Replacer(by_name, words=True).sub
-    relations = {e.relation: text(e.relation) for e in graph.edges if is_description(e.relation)}  # a store's: names in it follow
+    relations = {
+        e.relation: text(e.relation) for e in graph.edges if is_description(e.relation)
+    }  # a store's: names in it follow
     folded = {fold_answer(n.name): renamed[n.id].name for n in graph.nodes}
 
     def props(all_props: tuple[Props, ...]) -> tuple[Props, ...]:
         return tuple(tuple((k, text(v) if isinstance(v, str) else v) for k, v in p) for p in all_props)
 
-    new_graph = Graph(tuple(renamed[n.id] for n in graph.nodes),
-                      tuple(Edge(renamed[e.source].id, relations.get(e.relation, e.relation), renamed[e.target].id) for e in graph.edges),
-                      graph.edge_ids,
-                      props(graph.node_props), props(graph.edge_props))
-    questions = tuple(replace(
-        q, question=text(q.question),
-        answers=q.answers if q.insufficient else tuple(dict.fromkeys(folded.get(fold_answer(a), text(a)) for a in q.answers)),
-        answer_ids=tuple(renamed[i].id for i in q.answer_ids),
-        query=replace(q.query, start=renamed[q.query.start].id, hops=tuple(h._replace(relation=relations.get(h.relation, h.relation))
-                                                                         for h in q.query.hops)) if q.query else None)
-        for q in context.questions)
+    new_graph = Graph(
+        tuple(renamed[n.id] for n in graph.nodes),
+        tuple(
+            Edge(renamed[e.source].id, relations.get(e.relation, e.relation), renamed[e.target].id) for e in graph.edges
+        ),
+        graph.edge_ids,
+        props(graph.node_props),
+        props(graph.edge_props),
+    )
+    questions = tuple(
+        replace(
+            q,
+            question=text(q.question),
+            answers=q.answers
+            if q.insufficient
+            else tuple(dict.fromkeys(folded.get(fold_answer(a), text(a)) for a in q.answers)),
+            answer_ids=tuple(renamed[i].id for i in q.answer_ids),
+            query=replace(
+                q.query,
+                start=renamed[q.query.start].id,
+                hops=tuple(h._replace(relation=relations.get(h.relation, h.relation)) for h in q.query.hops),
+            )
+            if q.query
+            else None,
+        )
+        for q in context.questions
+    )
     new_names = Replacer({n.name: " " for n in new_graph.nodes})
     for q in questions:
         left = still_named(new_names.sub(q.question), pseudonyms.real)  # the pseudonyms' own words are no leftovers
         if left and q.id not in pseudonyms.warned:
             pseudonyms.warned.add(q.id)
-            warn(f"--pseudonymize: the text of question {q.id} may still name {', '.join(map(repr, left[:3]))} in another "
-                 "form than the graph's; rename it in the questions file, or use generated questions")
+            warn(
+                f"--pseudonymize: the text of question {q.id} may still name {', '.join(map(repr, left[:3]))} in another "
+                "form than the graph's; rename it in the questions file, or use generated questions"
+            )
     mapping = {n.id: [renamed[n.id].id, renamed[n.id].name] for n in graph.nodes}
     return replace(context, graph=new_graph, questions=questions), mapping
 
@@ -341,9 +397,17 @@ class Replacer:
     def __init__(self, mapping: dict[str, str], words: bool = False) -> None:
         self.words = words
         keyed = {k: v for k, v in mapping.items() if k.strip()}
-        if words:  # by the lower case of each key, where lowering keeps its length (a key whose case is tricky stays as it is)
-            keyed = {**{k: v for k, v in keyed.items() if len(k.lower()) != len(k)},
-                     **{k.lower(): v for k, v in sorted(keyed.items(), key=lambda kv: kv[0] != kv[0].lower()) if len(k.lower()) == len(k)}}
+        if (
+            words
+        ):  # by the lower case of each key, where lowering keeps its length (a key whose case is tricky stays as it is)
+            keyed = {
+                **{k: v for k, v in keyed.items() if len(k.lower()) != len(k)},
+                **{
+                    k.lower(): v
+                    for k, v in sorted(keyed.items(), key=lambda kv: kv[0] != kv[0].lower())
+                    if len(k.lower()) == len(k)
+                },
+            }
         self.mapping = keyed
         lengths: dict[str, set[int]] = {}
         for key in self.mapping:
@@ -354,7 +418,14 @@ class Replacer:
         seen = text.lower() if self.words and len(text.lower()) == len(text) else text
         out, i, last = [], 0, 0
         while i < len(text):
-            n = next((n for n in self.lengths.get(seen[i], ()) if seen[i : i + n] in self.mapping and self._whole(seen, i, n)), 0)
+            n = next(
+                (
+                    n
+                    for n in self.lengths.get(seen[i], ())
+                    if seen[i : i + n] in self.mapping and self._whole(seen, i, n)
+                ),
+                0,
+            )
             if n:
                 out += [text[last:i], self._cased(text[i : i + n], self.mapping[seen[i : i + n]])]
                 i = last = i + n
@@ -397,8 +468,15 @@ def still_named(question: str, nodes: tuple[Node, ...]) -> list[str]:
                 continue
             if part in words and " " in n.name.strip():
                 left.append(n.name)
-            elif script(part) == "CYRILLIC" and len(part) >= 5 and any(
-                    w != part and w[:-k] == part[:-k] and abs(len(w) - len(part)) <= 2 for w in words for k in (1, 2, 3) if len(w) > k + 2):
+            elif (
+                script(part) == "CYRILLIC"
+                and len(part) >= 5
+                and any(
+                    w != part and w[:-k] == part[:-k] and abs(len(w) - len(part)) <= 2
+                    for w in words
+                    for k in (1, 2, 3)
+                    if len(w) > k + 2
+                )
+            ):
                 left.append(n.name)
     return sorted(set(left))
-
