@@ -96,115 +96,19 @@ def read_runs(folders: list[Path]) -> list[Run]:
 def compare_runs(folders: list[Path]) -> dict:
     """The comparison of runs over the cells they all have."""
     runs = read_runs(folders)
-    shared = set.intersection(*(set(k for k, c in run.cells.items() if c.get("status") != "NOT_RUN") for run in runs))
-    if not shared:
-        formats = [sorted({k[3] for k in run.cells}) for run in runs]
-        raise BenchmarkError(
-            f"{', '.join(display(r.folder) for r in runs)} share no answered question of the same size, ids, mode "
-            f"and format (formats: {'; '.join(','.join(f) for f in formats)}); compare runs of the same command"
-        )
-    notes = []
+    shared, notes = _shared_cells(runs)
+    board, gates = [], []
     for run in runs:
-        extra = len([k for k, c in run.cells.items() if c.get("status") != "NOT_RUN"]) - len(shared)
-        if extra:
-            left = sorted({k[3] for k in run.cells} - {k[3] for k in shared})
-            notes.append(
-                f"{display(run.folder)}: {extra} answered cell(s) no other run has are left out"
-                + (f" (formats {', '.join(left)} are not in every run)" if left else "")
-            )
-    board, gates, accepted, differences = [], [], [], []
-    baseline_of = {}
-    for run in runs:
-        cells = [
-            cast(Cell, {"diagnosis": None, "json_as_asked": None, **run.cells[k]})
-            for k in sorted(shared, key=_compare_order)
-        ]  # older runs had neither
-        given = run.results.get("prices_per_million") or {}
-        prices = (given.get("input"), given.get("output"), given.get("cached_input"))
-        table = aggregate(cells, prices)
-        spec: dict = next(iter(run.results.get("verdicts") or []), {})
-        baseline = spec.get("baseline") or table[0]["format"]
-        baseline_of[run.label] = baseline
-        tolerance, abstention = (
-            spec.get("tolerance", DEFAULT_TOLERANCE),
-            spec.get("abstention_tolerance", DEFAULT_ABSTENTION_TOLERANCE),
-        )
-        gate = verdicts(cells, table, baseline, tolerance, None, abstention)
-        verdict = {(group_key(v)[1:], v["format"]): v for v in gate}
-        base_tokens = {group_key(e)[1:]: e["prompt_tokens"] for e in table if e["format"] == baseline}
-        for e in table:
-            group = group_key(e)[1:]
-            v = verdict.get((group, e["format"]))
-            board.append(
-                {
-                    "size": e["size"],
-                    "ids": e["ids"],
-                    "mode": e["mode"],
-                    "format": e["format"],
-                    "model": run.label,
-                    "encoding": run.encoding,
-                    "questions": e["path_exact"]["questions"],
-                    "path_exact": {k: e["path_exact"][k] for k in ("rate", "ci95", "questions", "method")},
-                    "answer_correct": {k: e["answer_correct"][k] for k in ("rate", "ci95", "questions", "method")},
-                    "prompt_tokens": e["prompt_tokens"],
-                    "saving": round(1 - e["prompt_tokens"] / base_tokens[group], 4) if base_tokens.get(group) else None,
-                    "cost": e["cost"],
-                    "latency_s": e["latency_s"],
-                    "cells": e["n"],
-                    "diagnoses": e["diagnoses"],
-                    "verdict": "baseline" if e["format"] == baseline else v["verdict"] if v else None,
-                    "blocked_by": v["blocked_by"] if v else [],
-                }
-            )
-        gates.append(
-            {"model": run.label, "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention}
-        )
+        rows, gate = _run_board(run, shared)
+        board += rows
+        gates.append(gate)
+    accepted, differences = [], []
     for group in dict.fromkeys((e["size"], e["ids"], e["mode"]) for e in board):
         mine = [e for e in board if (e["size"], e["ids"], e["mode"]) == group]
         formats = list(dict.fromkeys(e["format"] for e in mine))
-        every = [
-            f
-            for f in formats
-            if all(e["verdict"] in ("accept", "baseline") for e in mine if e["format"] == f)
-            and any(e["verdict"] == "accept" for e in mine if e["format"] == f)
-        ]
-        why = {
-            f: sorted(
-                f"{e['model']}: {e['verdict']}"
-                for e in mine
-                if e["format"] == f and e["verdict"] not in ("accept", "baseline")
-            )
-            for f in formats
-            if f not in every and any(e["verdict"] != "baseline" for e in mine if e["format"] == f)
-        }
-        accepted.append({"size": group[0], "ids": group[1], "mode": group[2], "formats": every, "not_accepted": why})
+        accepted.append(_accepted_for_every_model(group, mine, formats))
         for fmt in formats:
-            for a, b in itertools.combinations(runs, 2):
-                runs_by_q: dict[str, list[tuple[bool, bool]]] = {}
-                for key in shared:
-                    if (key[0], key[1], key[2], key[3]) == (*group, fmt) and not a.cells[key]["insufficient"]:
-                        runs_by_q.setdefault(key[5], []).append(
-                            (bool(a.cells[key]["path_exact"]), bool(b.cells[key]["path_exact"]))
-                        )
-                if not runs_by_q:
-                    continue
-                paired = Paired(runs_by_q)
-                diff, lower, upper = paired.bounds(0.025)
-                differences.append(
-                    {
-                        "size": group[0],
-                        "ids": group[1],
-                        "mode": group[2],
-                        "format": fmt,
-                        "model": a.label,
-                        "other": b.label,
-                        "metric": "path_exact",
-                        "questions": len(runs_by_q),
-                        "difference": round(diff, 4),
-                        "ci95": [round(lower, 4), round(upper, 4)],
-                        "method": paired.method,
-                    }
-                )
+            differences += _model_differences(runs, shared, group, fmt)
     for e in board:  # a framework's own layout as the baseline is named in the user's words
         if e["verdict"] == "baseline" and baseline_words(e["format"]) != e["format"]:
             e["verdict"] = f"baseline: {TODAY}"
@@ -235,6 +139,125 @@ def compare_runs(folders: list[Path]) -> dict:
         "accepted_for_every_model": accepted,
         "model_differences": differences,
     }
+
+
+def _shared_cells(runs: list[Run]) -> tuple[set[tuple], list[str]]:
+    """The answered cells every run has, and a note for each run with more; none shared is an error."""
+    shared = set.intersection(*(set(k for k, c in run.cells.items() if c.get("status") != "NOT_RUN") for run in runs))
+    if not shared:
+        formats = [sorted({k[3] for k in run.cells}) for run in runs]
+        raise BenchmarkError(
+            f"{', '.join(display(r.folder) for r in runs)} share no answered question of the same size, ids, mode "
+            f"and format (formats: {'; '.join(','.join(f) for f in formats)}); compare runs of the same command"
+        )
+    notes = []
+    for run in runs:
+        extra = len([k for k, c in run.cells.items() if c.get("status") != "NOT_RUN"]) - len(shared)
+        if extra:
+            left = sorted({k[3] for k in run.cells} - {k[3] for k in shared})
+            notes.append(
+                f"{display(run.folder)}: {extra} answered cell(s) no other run has are left out"
+                + (f" (formats {', '.join(left)} are not in every run)" if left else "")
+            )
+    return shared, notes
+
+
+def _run_board(run: Run, shared: set[tuple]) -> tuple[list[dict], dict]:
+    """One run's rows of the leaderboard over the shared cells, judged by its own gate, and that gate."""
+    cells = [
+        cast(Cell, {"diagnosis": None, "json_as_asked": None, **run.cells[k]})
+        for k in sorted(shared, key=_compare_order)
+    ]  # older runs had neither
+    given = run.results.get("prices_per_million") or {}
+    prices = (given.get("input"), given.get("output"), given.get("cached_input"))
+    table = aggregate(cells, prices)
+    spec: dict = next(iter(run.results.get("verdicts") or []), {})
+    baseline = spec.get("baseline") or table[0]["format"]
+    tolerance, abstention = (
+        spec.get("tolerance", DEFAULT_TOLERANCE),
+        spec.get("abstention_tolerance", DEFAULT_ABSTENTION_TOLERANCE),
+    )
+    gate = verdicts(cells, table, baseline, tolerance, None, abstention)
+    verdict = {(group_key(v)[1:], v["format"]): v for v in gate}
+    base_tokens = {group_key(e)[1:]: e["prompt_tokens"] for e in table if e["format"] == baseline}
+    rows = []
+    for e in table:
+        group = group_key(e)[1:]
+        v = verdict.get((group, e["format"]))
+        rows.append(
+            {
+                "size": e["size"],
+                "ids": e["ids"],
+                "mode": e["mode"],
+                "format": e["format"],
+                "model": run.label,
+                "encoding": run.encoding,
+                "questions": e["path_exact"]["questions"],
+                "path_exact": {k: e["path_exact"][k] for k in ("rate", "ci95", "questions", "method")},
+                "answer_correct": {k: e["answer_correct"][k] for k in ("rate", "ci95", "questions", "method")},
+                "prompt_tokens": e["prompt_tokens"],
+                "saving": round(1 - e["prompt_tokens"] / base_tokens[group], 4) if base_tokens.get(group) else None,
+                "cost": e["cost"],
+                "latency_s": e["latency_s"],
+                "cells": e["n"],
+                "diagnoses": e["diagnoses"],
+                "verdict": "baseline" if e["format"] == baseline else v["verdict"] if v else None,
+                "blocked_by": v["blocked_by"] if v else [],
+            }
+        )
+    return rows, {"model": run.label, "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention}
+
+
+def _accepted_for_every_model(group: tuple, mine: list[dict], formats: list[str]) -> dict:
+    """Of a group's formats, those every model accepts (none rejecting, one at least accepting), and why the others not."""
+    every = [
+        f
+        for f in formats
+        if all(e["verdict"] in ("accept", "baseline") for e in mine if e["format"] == f)
+        and any(e["verdict"] == "accept" for e in mine if e["format"] == f)
+    ]
+    why = {
+        f: sorted(
+            f"{e['model']}: {e['verdict']}"
+            for e in mine
+            if e["format"] == f and e["verdict"] not in ("accept", "baseline")
+        )
+        for f in formats
+        if f not in every and any(e["verdict"] != "baseline" for e in mine if e["format"] == f)
+    }
+    return {"size": group[0], "ids": group[1], "mode": group[2], "formats": every, "not_accepted": why}
+
+
+def _model_differences(runs: list[Run], shared: set[tuple], group: tuple, fmt: str) -> list[dict]:
+    """For one group and format, each pair of models' paired difference in exact paths over the shared questions."""
+    out = []
+    for a, b in itertools.combinations(runs, 2):
+        runs_by_q: dict[str, list[tuple[bool, bool]]] = {}
+        for key in shared:
+            if (key[0], key[1], key[2], key[3]) == (*group, fmt) and not a.cells[key]["insufficient"]:
+                runs_by_q.setdefault(key[5], []).append(
+                    (bool(a.cells[key]["path_exact"]), bool(b.cells[key]["path_exact"]))
+                )
+        if not runs_by_q:
+            continue
+        paired = Paired(runs_by_q)
+        diff, lower, upper = paired.bounds(0.025)
+        out.append(
+            {
+                "size": group[0],
+                "ids": group[1],
+                "mode": group[2],
+                "format": fmt,
+                "model": a.label,
+                "other": b.label,
+                "metric": "path_exact",
+                "questions": len(runs_by_q),
+                "difference": round(diff, 4),
+                "ci95": [round(lower, 4), round(upper, 4)],
+                "method": paired.method,
+            }
+        )
+    return out
 
 
 def _compare_order(key: tuple) -> tuple:

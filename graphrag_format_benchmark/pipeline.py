@@ -35,12 +35,13 @@ from benchmark import (
 from .artifacts import Outputs, format_library_versions, held_outputs
 from .charts import size_report_svg
 from .frameworks import FRAMEWORK_BUDGETS, FRAMEWORK_FORMATS
+from .gate import GateSpec
 from .inputs import STORES, derived_queries_note, load_inputs, undirected_template
 from .leakage import leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
 from .measure import ThreadedCounts, measure
 from .options import RunConfig, check_flags, make_gate_spec, make_generate_spec, make_model_config, make_plan
-from .questions import question_drawer
+from .questions import GenerateSpec, question_drawer
 from .report import report_html
 from .runner.config import SOLVER_MODEL, public_argv
 from .runner.log import LOG_NAME
@@ -92,67 +93,91 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
             f"--store-fields {run_config.store_fields} reads a framework's store; --graph was read as {inputs.graph_format}, "
             "whose fields are all read anyway"
         )
-    if (
-        run_config.relation_phrases is not None and spec is not None
-    ):  # read already: its SHA-256 goes to the manifest with the others
-        inputs.files[display(run_config.relation_phrases)] = read_input(
-            run_config.relation_phrases, "--relation-phrases"
-        )
-    if inputs.generated is not None:
-        drawn = sum(inputs.generated.values())
-        if drawn < run_config.generate_questions:
-            per_hop = ", ".join(f"{h} hop(s): {n}" for h, n in inputs.generated.items()) or "none"
-            abstaining = sum(q.insufficient for q in inputs.questions)
-            asked = round(run_config.generate_questions * spec.abstain_share)
-            short = (
-                f"; {abstaining} of the {asked} abstention questions: a near miss needs a relation that other nodes of the "
-                "reached node's role have and it has not (its type's; on an untyped graph, the nodes' at the same end of "
-                "its relation)"
-                if abstaining < asked
-                else ""
+    if spec is not None:
+        if run_config.relation_phrases is not None:  # read already: its SHA-256 goes to the manifest with the others
+            inputs.files[display(run_config.relation_phrases)] = read_input(
+                run_config.relation_phrases, "--relation-phrases"
             )
-            warn(
-                f"the graph yields {drawn} of the {run_config.generate_questions} questions asked for ({per_hop}){short}"
-            )
-    src = inputs.questions_file
+        _say_what_was_drawn(inputs, spec)
     if not problems.fatal():
-        check_questions(inputs.graph, inputs.questions, src, problems)
-        context_problems(inputs.graph, inputs.questions, src, problems)
-        given = next((q.id for q in inputs.questions if q.context), None)
-        if given and plan.context == "khop":
-            problems.add(
-                f"{src}: question {given} gives its own context, and --context khop would cut another; leave --context "
-                "khop out to use the given ones, or remove them"
-            )
-        if not given and plan.context == "given":
-            problems.add(
-                f"{src}: --context given, but no question gives a 'context'; give each one, or use --context khop"
-            )
-        if set(plan.sizes) - {"small"}:
-            for q in inputs.questions:
-                if q.query is None:
-                    problems.add(
-                        f"{src}: question {q.id} has no 'query': distractor graphs need every question's query "
-                        "to prove they leave its answer alone (see README, questions); add it or use --sizes small",
-                        q.id,
-                    )
-        names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
-        for check in leakage_checks(
-            inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names
-        ):
-            if check["result"] == "fail" and run_config.leakage == "fail":
-                for found in check["found"]:
-                    if found["question"]:
-                        where, fix = f"{src}: question {found['question']}", "fix the question"
-                    elif check["check"] == "ids_are_neutral":
-                        where, fix = display(run_config.graph), "rename the id"
-                    else:
-                        where, fix = plan.template.name, "fix the template"
-                    problems.add(
-                        f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
-                        "warn to measure anyway",
-                        found["question"],
-                    )
+        _check_questions(run_config, plan, inputs, problems)
+    inputs, skipped = _skipped_or_refused(run_config, inputs, problems)
+    if run_config.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
+        warn(
+            "the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
+            "for an English graph try --prompt en"
+        )
+    if run_config.graph.resolve() != (DATA / "graph.json").resolve():
+        print(
+            read_summary(inputs, run_config.graph), file=sys.stderr
+        )  # what was made of --graph (the article's goes unsaid)
+    record = {"questions": question_counts(inputs.questions), "skipped_questions": skipped}
+    return inputs, record
+
+
+def _say_what_was_drawn(inputs: RunInputs, spec: GenerateSpec) -> None:
+    """A warning when the graph yields fewer generated questions than asked for: per hop count, and why abstention
+    questions fell short."""
+    if inputs.generated is None:
+        return
+    drawn = sum(inputs.generated.values())
+    if drawn < spec.n:
+        per_hop = ", ".join(f"{h} hop(s): {n}" for h, n in inputs.generated.items()) or "none"
+        abstaining = sum(q.insufficient for q in inputs.questions)
+        asked = round(spec.n * spec.abstain_share)
+        short = (
+            f"; {abstaining} of the {asked} abstention questions: a near miss needs a relation that other nodes of the "
+            "reached node's role have and it has not (its type's; on an untyped graph, the nodes' at the same end of "
+            "its relation)"
+            if abstaining < asked
+            else ""
+        )
+        warn(f"the graph yields {drawn} of the {spec.n} questions asked for ({per_hop}){short}")
+
+
+def _check_questions(run_config: RunConfig, plan: Plan, inputs: RunInputs, problems: Problems) -> None:
+    """Every question against the graph, the solver, its context and the leakage checks, each problem added."""
+    src = inputs.questions_file
+    check_questions(inputs.graph, inputs.questions, src, problems)
+    context_problems(inputs.graph, inputs.questions, src, problems)
+    given = next((q.id for q in inputs.questions if q.context), None)
+    if given and plan.context == "khop":
+        problems.add(
+            f"{src}: question {given} gives its own context, and --context khop would cut another; leave --context "
+            "khop out to use the given ones, or remove them"
+        )
+    if not given and plan.context == "given":
+        problems.add(f"{src}: --context given, but no question gives a 'context'; give each one, or use --context khop")
+    if set(plan.sizes) - {"small"}:
+        for q in inputs.questions:
+            if q.query is None:
+                problems.add(
+                    f"{src}: question {q.id} has no 'query': distractor graphs need every question's query "
+                    "to prove they leave its answer alone (see README, questions); add it or use --sizes small",
+                    q.id,
+                )
+    names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
+    for check in leakage_checks(
+        inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names
+    ):
+        if check["result"] == "fail" and run_config.leakage == "fail":
+            for found in check["found"]:
+                if found["question"]:
+                    where, fix = f"{src}: question {found['question']}", "fix the question"
+                elif check["check"] == "ids_are_neutral":
+                    where, fix = display(run_config.graph), "rename the id"
+                else:
+                    where, fix = plan.template.name, "fix the template"
+                problems.add(
+                    f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
+                    "warn to measure anyway",
+                    found["question"],
+                )
+
+
+def _skipped_or_refused(run_config: RunConfig, inputs: RunInputs, problems: Problems) -> tuple[RunInputs, list[dict]]:
+    """Every problem raised at once; or, with --skip-invalid-questions and only questions at fault, those questions
+    dropped and said, the rest kept."""
     by_question, fatal = problems.questions(), problems.fatal()
     if fatal or (by_question and not run_config.skip_invalid_questions):
         hint = (
@@ -168,22 +193,11 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
             warn(f"skipped question {s['question']}: {'; '.join(s['reasons'])}")
         if not kept:
             raise BenchmarkError(
-                f"{src}: every question was skipped ({len(skipped)} with problems); nothing was written"
+                f"{inputs.questions_file}: every question was skipped ({len(skipped)} with problems); nothing was written"
             )
         warn(f"{len(skipped)} question(s) skipped, {len(kept)} kept")
         inputs = replace(inputs, questions=kept, skipped=tuple(skipped))
-    if run_config.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
-        warn(
-            "the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
-            "for an English graph try --prompt en"
-        )
-    if (
-        run_config.graph.resolve() != (DATA / "graph.json").resolve()
-    ):  # what was made of --graph (the article's own goes unsaid)
-        print(read_summary(inputs, run_config.graph), file=sys.stderr)
-    questions = inputs.questions
-    record = {"questions": question_counts(questions), "skipped_questions": skipped}
-    return inputs, record
+    return inputs, skipped
 
 
 READ_AS = {
@@ -287,40 +301,9 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
     inputs, record = preflight(run_config, plan)
     if model is not None and model.model == SOLVER_MODEL and (note := derived_queries_note(inputs)):
         warn(note)
-    if model is not None:
-        from . import model_run  # only here: a run without --model never loads the runner, scoring or the results
-
-        if run_config.export_batch is not None:
-            model_run.check_export_target(
-                run_config.export_batch,
-                [run_config.graph, run_config.questions or DEFAULT_QUESTIONS]
-                + (
-                    [Path(run_config.prompt)] if run_config.prompt and run_config.prompt not in PROMPT_TEMPLATES else []
-                ),
-                run_config.out,
-                run_config.overwrite_batch,
-                [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS],
-            )
-    plan = (
-        replace(plan, context="given")
-        if plan.context == "shared" and any(q.context for q in inputs.questions)
-        else plan
-    )
-    if (
-        inputs.graph_format in UNDIRECTED
-    ):  # a store without direction: its prompt says so, and evidence may name an edge either way
-        plan = replace(plan, undirected=True, template=undirected_template(plan.template))
-    if run_config.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
-        if run_config.context_tokens not in FRAMEWORK_BUDGETS:  # a number of tokens: counted in the baseline's format
-            plan = replace(plan, context_tokens_format=inputs.graph_format)
-        gate_spec = (
-            gate_spec._replace(baseline=inputs.graph_format) if gate_spec is not None else None
-        )  # None: no model run
-        if model is not None or plan.context_tokens:
-            warn(
-                f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what your framework "
-                "sends today, is the baseline (--baseline FORMAT for another)"
-            )
+    if model is not None and run_config.export_batch is not None:
+        _check_export_target(run_config, plan, inputs)
+    plan, gate_spec = _plan_for_inputs(run_config, plan, gate_spec, inputs, model is not None)
     counts = ThreadedCounts()
     contexts, record["contexts"] = input_contexts(inputs, plan)
     variants = build_variants(inputs, plan, counts, contexts)
@@ -337,19 +320,15 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
             extra: dict = {}
             failure = None
             if model is not None:
+                from . import (
+                    model_run,
+                )  # only here: a run without --model never loads the runner, scoring or the results
+
                 stdout, extra, failure = model_run.model_outputs(
                     run_config, model, measured, plan, staging, config, gate_spec, hints, record, stdout
                 )
-            staging.add(
-                "report.html",
-                report_html(
-                    measured,
-                    plan,
-                    staging,
-                    "graphrag-format-benchmark" + (f" · {model.model}" if model else ""),
-                    {n.id for n in inputs.graph.nodes},
-                ),
-            )
+            title = "graphrag-format-benchmark" + (f" · {model.model}" if model else "")
+            staging.add("report.html", report_html(measured, plan, staging, title, {n.id for n in inputs.graph.nodes}))
             manifest = build_manifest(
                 config,
                 plan.tokenizers,
@@ -363,6 +342,42 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
     finally:
         counts.close()
     return stdout, failure
+
+
+def _check_export_target(run_config: RunConfig, plan: Plan, inputs: RunInputs) -> None:
+    """--export-batch's file: never an input of the run nor one of its outputs."""
+    from . import model_run  # only for a model run
+
+    prompt_file = [Path(run_config.prompt)] if run_config.prompt and run_config.prompt not in PROMPT_TEMPLATES else []
+    model_run.check_export_target(
+        run_config.export_batch,
+        [run_config.graph, run_config.questions or DEFAULT_QUESTIONS, *prompt_file],
+        run_config.out,
+        run_config.overwrite_batch,
+        [*planned_files(replace(plan, write_prompts=None), inputs.questions), *EXTRA_OUTPUTS],
+    )
+
+
+def _plan_for_inputs(
+    run_config: RunConfig, plan: Plan, gate_spec: GateSpec | None, inputs: RunInputs, model_run: bool
+) -> tuple[Plan, GateSpec | None]:
+    """The plan and the gate as the inputs read make them: questions' own contexts, a store without direction, and a
+    framework's store whose layout is measured, that layout the baseline."""
+    if plan.context == "shared" and any(q.context for q in inputs.questions):
+        plan = replace(plan, context="given")
+    if inputs.graph_format in UNDIRECTED:  # a store without direction: its prompt says so, evidence may go either way
+        plan = replace(plan, undirected=True, template=undirected_template(plan.template))
+    if run_config.baseline is None and inputs.graph_format in FRAMEWORK_FORMATS and inputs.graph_format in plan.formats:
+        if run_config.context_tokens not in FRAMEWORK_BUDGETS:  # a number of tokens: counted in the baseline's format
+            plan = replace(plan, context_tokens_format=inputs.graph_format)
+        if gate_spec is not None:  # None: no model run
+            gate_spec = gate_spec._replace(baseline=inputs.graph_format)
+        if model_run or plan.context_tokens:
+            warn(
+                f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what your framework "
+                "sends today, is the baseline (--baseline FORMAT for another)"
+            )
+    return plan, gate_spec
 
 
 def measured_sizes(

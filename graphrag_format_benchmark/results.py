@@ -196,105 +196,123 @@ def hop_metrics(cells: list[Cell], buckets: tuple[str, ...]) -> dict[str, dict]:
 
 def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict]:
     """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
-    permutations and repeats, tokens per correct path, usage and cost."""
+    permutations and repeats, tokens per correct path, usage and cost; and which formats are on the front of accuracy
+    against tokens (pareto)."""
     groups: dict[tuple, list[Cell]] = {}
     for s in scored:
         groups.setdefault((*group_key(s), s["format"]), []).append(s)
-    table = []
-    for (encoding, size, ids, mode, fmt), members in groups.items():
-        ran = [s for s in members if s["status"] != "NOT_RUN"]
-        col = columns(ran, AGGREGATE_FIELDS)
-        statuses = Counter(col["status"])
-        positive = list(map(operator.not_, col["insufficient"]))
-        entry = {
-            "encoding": encoding,
-            "size": size,
-            "ids": ids,
-            "mode": mode,
-            "format": fmt,
-            "n": len(ran),
-            "not_run": len(members) - len(ran),
-            "errors": statuses["ERROR"],
-            "overflow": statuses["CONTEXT_OVERFLOW"],
-            "overflow_by_server": sum(
-                1
-                for status, error in zip(col["status"], col["error"])
-                if status == "CONTEXT_OVERFLOW" and error is not None
-            ),
-            "truncated_by_server": sum(col["truncated_by_server"]),
-            "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
-        }
-        entry.update(answer_metrics(col))
-        entry["by_hops"] = hop_metrics(ran, col["hops"])
-        entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
-        entry["json_as_asked"] = sum(
-            1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v
-        )
-        entry["right_answer_wrong_path"] = sum(
-            map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive))
-        )
-        entry["over_output_cap"] = sum(map(operator.truth, col["over_output_cap"]))
-        entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col["finish_reason"] if reason).items()))
-        by_run: dict[
-            tuple, list[tuple]
-        ] = {}  # (permutation, repeat) -> [(answer correct, path exact)] of the positive cells
-        for run, right, exact in itertools.compress(
-            zip(zip(col["permutation"], col["repeat"]), col["answer_correct"], col["path_exact"]), positive
-        ):
-            by_run.setdefault(run, []).append((right, exact))
-        for k, metric in enumerate(
-            ("answer_correct", "path_exact")
-        ):  # spread across permutations and repeats (article 8.4)
-            per_run = [
-                math.fsum(map(operator.truth, map(operator.itemgetter(k), v))) / len(v) for v in by_run.values()
-            ]  # statistics.fmean
-            entry[f"{metric}_spread"] = {**summary_stats(per_run), "runs": len(per_run)} if per_run else None
-        correct = entry["path_exact"]["k"]
-        entry["tokens_per_correct_path"] = round(sum(col["prompt_tokens"]) / correct, 1) if correct else None
-        usage_in = [v for v in col["usage_prompt_tokens"] if isinstance(v, int)]
-        usage_out = [v for v in col["usage_completion_tokens"] if isinstance(v, int)]
-        cached = [v for v in col["usage_cached_tokens"] if isinstance(v, int)]
-        entry["usage"] = {
+    table = [_aggregate_entry(key, members, prices) for key, members in groups.items()]
+    _mark_pareto(table)
+    return table
+
+
+def _aggregate_entry(key: tuple, members: list[Cell], prices: tuple[float | None, ...]) -> dict:
+    """One group and format's entry of the aggregates."""
+    encoding, size, ids, mode, fmt = key
+    ran = [s for s in members if s["status"] != "NOT_RUN"]
+    col = columns(ran, AGGREGATE_FIELDS)
+    statuses = Counter(col["status"])
+    positive = list(map(operator.not_, col["insufficient"]))
+    entry = {
+        "encoding": encoding,
+        "size": size,
+        "ids": ids,
+        "mode": mode,
+        "format": fmt,
+        "n": len(ran),
+        "not_run": len(members) - len(ran),
+        "errors": statuses["ERROR"],
+        "overflow": statuses["CONTEXT_OVERFLOW"],
+        "overflow_by_server": sum(
+            1
+            for status, error in zip(col["status"], col["error"])
+            if status == "CONTEXT_OVERFLOW" and error is not None
+        ),
+        "truncated_by_server": sum(col["truncated_by_server"]),
+        "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
+    }
+    entry.update(answer_metrics(col))
+    entry["by_hops"] = hop_metrics(ran, col["hops"])
+    entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
+    entry["json_as_asked"] = sum(1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v)
+    entry["right_answer_wrong_path"] = sum(
+        map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive))
+    )
+    entry["over_output_cap"] = sum(map(operator.truth, col["over_output_cap"]))
+    entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col["finish_reason"] if reason).items()))
+    entry.update(_spreads(col, positive))
+    correct = entry["path_exact"]["k"]
+    entry["tokens_per_correct_path"] = round(sum(col["prompt_tokens"]) / correct, 1) if correct else None
+    entry.update(_usage_and_cost(col, len(ran) - statuses["CONTEXT_OVERFLOW"], prices))
+    return entry
+
+
+def _spreads(col: dict[str, tuple], positive: list[bool]) -> dict:
+    """answer_correct and path_exact spread across permutations and repeats (article 8.4): the rate of each run
+    (permutation, repeat) over the positive cells, then their summary."""
+    by_run: dict[tuple, list[tuple]] = {}  # (permutation, repeat) -> [(answer correct, path exact)]
+    for run, right, exact in itertools.compress(
+        zip(zip(col["permutation"], col["repeat"]), col["answer_correct"], col["path_exact"]), positive
+    ):
+        by_run.setdefault(run, []).append((right, exact))
+    out = {}
+    for k, metric in enumerate(("answer_correct", "path_exact")):
+        # statistics.fmean of each run's truths, in C
+        per_run = [math.fsum(map(operator.truth, map(operator.itemgetter(k), v))) / len(v) for v in by_run.values()]
+        out[f"{metric}_spread"] = {**summary_stats(per_run), "runs": len(per_run)} if per_run else None
+    return out
+
+
+def _usage_and_cost(col: dict[str, tuple], sent_cells: int, prices: tuple[float | None, ...]) -> dict:
+    """The server's usage, the prompt tokens as the model counted them, latency, retry waits and cost."""
+    usage_in = [v for v in col["usage_prompt_tokens"] if isinstance(v, int)]
+    usage_out = [v for v in col["usage_completion_tokens"] if isinstance(v, int)]
+    cached = [v for v in col["usage_cached_tokens"] if isinstance(v, int)]
+    out: dict = {
+        "usage": {
             "prompt_tokens": sum(usage_in),
             "completion_tokens": sum(usage_out),
             "responses_with_usage": len(usage_in),
             "cached_tokens": sum(cached) if cached else None,
             "cached_share": round(sum(cached) / sum(usage_in), 4) if cached and sum(usage_in) else None,
         }
-        # The prompt tokens as the model counted them, where every sent prompt has usage: they can rank formats
-        # differently from tiktoken (another tokenizer), and they are what is billed.
-        sent_cells = len(ran) - statuses["CONTEXT_OVERFLOW"]
-        entry["model_prompt_tokens"] = (
-            round(statistics.fmean(usage_in), 1) if sent_cells and len(usage_in) == sent_cells else None
+    }
+    # The prompt tokens as the model counted them, where every sent prompt has usage: they can rank formats
+    # differently from tiktoken (another tokenizer), and they are what is billed.
+    out["model_prompt_tokens"] = (
+        round(statistics.fmean(usage_in), 1) if sent_cells and len(usage_in) == sent_cells else None
+    )
+    latencies = sorted(
+        latency
+        for status, latency in zip(col["status"], col["latency_s"])
+        if status == "OK" and isinstance(latency, (int, float))
+    )
+    # retry waits apart from latency: they are not the format's
+    out["retry_wait_s"] = round(sum(wait or 0 for wait in col["retry_wait_s"]), 3)
+    out["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
+        {
+            "median": round(statistics.median(latencies), 3),
+            "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3),
+        }
+        if latencies
+        else None
+    )
+    price_in, price_out, price_cached = (*prices, None)[:3]  # input, output, cached input per million
+    served = sum(cached) if cached and price_cached is not None else 0  # priced apart only with its own price
+    out["cost"] = (
+        round(
+            ((sum(usage_in) - served) * price_in + served * (price_cached or 0) + sum(usage_out) * price_out)
+            / 1_000_000,
+            6,
         )
-        latencies = sorted(
-            latency
-            for status, latency in zip(col["status"], col["latency_s"])
-            if status == "OK" and isinstance(latency, (int, float))
-        )
-        entry["retry_wait_s"] = round(
-            sum(wait or 0 for wait in col["retry_wait_s"]), 3
-        )  # apart from latency: not the format's
-        entry["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
-            {
-                "median": round(statistics.median(latencies), 3),
-                "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3),
-            }
-            if latencies
-            else None
-        )
-        price_in, price_out, price_cached = (*prices, None)[:3]  # input, output, cached input per million
-        served = sum(cached) if cached and price_cached is not None else 0  # priced apart only with its own price
-        entry["cost"] = (
-            round(
-                ((sum(usage_in) - served) * price_in + served * (price_cached or 0) + sum(usage_out) * price_out)
-                / 1_000_000,
-                6,
-            )
-            if price_in is not None and price_out is not None
-            else None
-        )
-        table.append(entry)
+        if price_in is not None and price_out is not None
+        else None
+    )
+    return out
+
+
+def _mark_pareto(table: list[dict]) -> None:
+    """Per group, the formats no other beats on both accuracy (exact paths) and tokens: pareto True."""
     for group in dict.fromkeys(map(group_key, table)):
         front = [e for e in table if group_key(e) == group and e["path_exact"]["rate"] is not None]
         if not any(e["path_exact"]["k"] for e in front):
@@ -308,7 +326,6 @@ def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict
                 and (o[basis], o["path_exact"]["rate"]) != (e[basis], e["path_exact"]["rate"])
                 for o in front
             )
-    return table
 
 
 def _rate(cell: dict | None) -> str:

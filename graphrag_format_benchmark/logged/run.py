@@ -22,18 +22,19 @@ from benchmark import (
     MANIFEST,
     BenchmarkError,
     Graph,
+    Tokenizer,
     build_manifest,
     display,
     json_bytes,
     publish,
 )
 
-from ..artifacts import format_library_versions, held_outputs
+from ..artifacts import Outputs, format_library_versions, held_outputs
 from ..encodings import tokenizer_for
 from ..options import RunConfig, check_flags, make_model_config, parse_names
 from ..progress import Progress
 from ..report import drawn_lines, render_report
-from ..runner.config import SOLVER_MODEL, public_argv, public_url
+from ..runner.config import SOLVER_MODEL, ModelConfig, public_argv, public_url
 from ..runner.log import LOG_NAME
 from .answers import ask_all
 from .measure import LOGGED, Measured, Skipped, measured_lines
@@ -364,52 +365,11 @@ def check_logged_flags(run_config: RunConfig) -> None:
 
 def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
-    check_flags(run_config)  # every number finite and in range, --out a folder this run may write
-    check_logged_flags(run_config)
-    model = None
-    if run_config.model is not None:
-        if run_config.model == SOLVER_MODEL:
-            raise BenchmarkError(
-                "--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own words: "
-                "give the model your framework uses (--model NAME --base-url URL)"
-            )
-        if run_config.score is not None or run_config.export_batch is not None or run_config.batch:
-            raise BenchmarkError(
-                "--from-prompts sends its requests itself: leave out --score, --export-batch and --batch"
-            )
-        model = make_model_config(run_config)
-    formats = (
-        parse_names(run_config.formats, list(FORMATS), "--formats")
-        if run_config.named("--formats")
-        else DEFAULT_FORMATS
-    )
-    tokenizers = [tokenizer_for(name.strip()) for name in run_config.encoding.split(",")]
-    price = run_config.input_price_per_million
-    if price is not None and price < 0:
-        raise BenchmarkError(f"--input-price-per-million is {price}; give 0 or more")
+    model, formats, tokenizers, price = _logged_settings(run_config)
     totals, shown = Totals(), []
     counts: dict = {"lines": 0, "measured": 0, "left_out": 0, "layouts": {}, "reasons": {}}
-    progress = Progress(count_lines(run_config.from_prompts), "logged prompts")
-    digest = hashlib.sha256()
     with held_outputs(run_config.out) as (staging, lock):
-        with open(staging.staged("logged.jsonl"), "wb") as out:
-            for result in measured_lines(run_config.from_prompts, formats, tokenizers, SHOWN, WORKERS):
-                counts["lines"] += 1
-                line = (json.dumps(_record(result), ensure_ascii=False) + "\n").encode("utf-8")
-                out.write(line)
-                digest.update(line)
-                tally(result, counts, totals, shown)
-                progress.advance(1, f"{counts['measured']:,} measured, {counts['left_out']:,} left out")
-        progress.close()
-        staging.sha["logged.jsonl"] = digest.hexdigest()
-        if not counts["measured"]:
-            reasons = (
-                "; ".join(f"{k} ({n})" for k, (n, _) in list(counts["reasons"].items())[:3]) or "the file has no line"
-            )
-            raise BenchmarkError(
-                f"--from-prompts {display(run_config.from_prompts)}: none of its {counts['lines']:,} line(s) could be read back "
-                f"exactly: {reasons}; logged.jsonl is not written"
-            )
+        _write_logged_lines(run_config.from_prompts, formats, tokenizers, staging, counts, totals, shown)
         summ = summary(totals, price)
         agreement = None
         if model is not None:
@@ -438,46 +398,9 @@ def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
             if agreement
             else None
         )
-        staging.add(
-            "results.json",
-            json_bytes(
-                {
-                    "kind": "logged",
-                    "source": display(run_config.from_prompts),
-                    "counts": counts,
-                    "summary": summ,
-                    **({"agreement": agreed} if agreed else {}),
-                }
-            ),
-        )
-        data = {
-            "kind": "run",
-            "title": "graphrag-format-benchmark · logged prompts" + (f" · {model.model}" if model else ""),
-            "baseline": LOGGED,
-            "sizes": _size_view(summ),
-            "tokens": [],
-            "prompts": _prompt_view(shown, tokenizers[0].name),
-            "model": None,
-            "agreement": agreed,
-            "notes": [
-                f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl hold every count"
-            ],
-        }
-        staging.add("report.html", render_report(data))
-        config = {
-            "from_prompts": display(run_config.from_prompts),
-            "formats": formats,
-            "encodings": [t.name for t in tokenizers],
-            "input_price_per_million": price,
-            "out": display(run_config.out),
-            **(
-                {"model": {"model": model.model, "base_url": public_url(model.base_url), "sampling": model.sampling(0)}}
-                if model
-                else {}
-            ),
-        }
+        _add_results_and_page(run_config, staging, counts, summ, agreed, shown, tokenizers, model)
         manifest = build_manifest(
-            config,
+            _logged_config(run_config, formats, tokenizers, price, model),
             tokenizers,
             _NoInputs(),
             staging.sha,
@@ -488,6 +411,127 @@ def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
         manifest["inputs"] = {display(run_config.from_prompts): file_digest(run_config.from_prompts)}
         publish(staging, manifest, lock.release)
     return md.split("\n## Left out")[0].rstrip(), None
+
+
+def _logged_settings(run_config: RunConfig) -> tuple[ModelConfig | None, list[str], list[Tokenizer], float | None]:
+    """The flags of a run over logged prompts, checked: the model asked (none without --model), the formats, the
+    tokenizers and the input price."""
+    check_flags(run_config)  # every number finite and in range, --out a folder this run may write
+    check_logged_flags(run_config)
+    model = None
+    if run_config.model is not None:
+        if run_config.model == SOLVER_MODEL:
+            raise BenchmarkError(
+                "--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own words: "
+                "give the model your framework uses (--model NAME --base-url URL)"
+            )
+        if run_config.score is not None or run_config.export_batch is not None or run_config.batch:
+            raise BenchmarkError(
+                "--from-prompts sends its requests itself: leave out --score, --export-batch and --batch"
+            )
+        model = make_model_config(run_config)
+    formats = (
+        parse_names(run_config.formats, list(FORMATS), "--formats")
+        if run_config.named("--formats")
+        else DEFAULT_FORMATS
+    )
+    tokenizers = [tokenizer_for(name.strip()) for name in run_config.encoding.split(",")]
+    price = run_config.input_price_per_million
+    if price is not None and price < 0:
+        raise BenchmarkError(f"--input-price-per-million is {price}; give 0 or more")
+    return model, formats, tokenizers, price
+
+
+def _write_logged_lines(
+    log: Path,
+    formats: list[str],
+    tokenizers: list[Tokenizer],
+    staging: Outputs,
+    counts: dict,
+    totals: Totals,
+    shown: list[Measured],
+) -> None:
+    """logged.jsonl, a line per logged request as it is measured, into staging; the counts, totals and drawn prompts
+    kept. None measured is an error that says why the first lines were left out."""
+    progress = Progress(count_lines(log), "logged prompts")
+    digest = hashlib.sha256()
+    with open(staging.staged("logged.jsonl"), "wb") as out:
+        for result in measured_lines(log, formats, tokenizers, SHOWN, WORKERS):
+            counts["lines"] += 1
+            line = (json.dumps(_record(result), ensure_ascii=False) + "\n").encode("utf-8")
+            out.write(line)
+            digest.update(line)
+            tally(result, counts, totals, shown)
+            progress.advance(1, f"{counts['measured']:,} measured, {counts['left_out']:,} left out")
+    progress.close()
+    staging.sha["logged.jsonl"] = digest.hexdigest()
+    if not counts["measured"]:
+        reasons = "; ".join(f"{k} ({n})" for k, (n, _) in list(counts["reasons"].items())[:3]) or "the file has no line"
+        raise BenchmarkError(
+            f"--from-prompts {display(log)}: none of its {counts['lines']:,} line(s) could be read back "
+            f"exactly: {reasons}; logged.jsonl is not written"
+        )
+
+
+def _add_results_and_page(
+    run_config: RunConfig,
+    staging: Outputs,
+    counts: dict,
+    summ: dict,
+    agreed: dict | None,
+    shown: list[Measured],
+    tokenizers: list[Tokenizer],
+    model: ModelConfig | None,
+) -> None:
+    """results.json and report.html of a run over logged prompts, into staging."""
+    staging.add(
+        "results.json",
+        json_bytes(
+            {
+                "kind": "logged",
+                "source": display(run_config.from_prompts),
+                "counts": counts,
+                "summary": summ,
+                **({"agreement": agreed} if agreed else {}),
+            }
+        ),
+    )
+    data = {
+        "kind": "run",
+        "title": "graphrag-format-benchmark · logged prompts" + (f" · {model.model}" if model else ""),
+        "baseline": LOGGED,
+        "sizes": _size_view(summ),
+        "tokens": [],
+        "prompts": _prompt_view(shown, tokenizers[0].name),
+        "model": None,
+        "agreement": agreed,
+        "notes": [
+            f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl hold every count"
+        ],
+    }
+    staging.add("report.html", render_report(data))
+
+
+def _logged_config(
+    run_config: RunConfig,
+    formats: list[str],
+    tokenizers: list[Tokenizer],
+    price: float | None,
+    model: ModelConfig | None,
+) -> dict:
+    """The manifest's config of a run over logged prompts."""
+    return {
+        "from_prompts": display(run_config.from_prompts),
+        "formats": formats,
+        "encodings": [t.name for t in tokenizers],
+        "input_price_per_million": price,
+        "out": display(run_config.out),
+        **(
+            {"model": {"model": model.model, "base_url": public_url(model.base_url), "sampling": model.sampling(0)}}
+            if model
+            else {}
+        ),
+    }
 
 
 def tally(result: Measured | Skipped | Unread, counts: dict, totals: Totals, shown: list[Measured]) -> None:
