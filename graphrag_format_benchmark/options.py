@@ -811,6 +811,7 @@ def check_out_folder(out: Path) -> None:
 
 
 def make_model_config(run_config: RunConfig) -> ModelConfig | None:
+    """The model run the flags ask for, checked (None without --model, whose flags are then refused)."""
     if run_config.model is None:
         for flag in (
             "score",
@@ -827,6 +828,46 @@ def make_model_config(run_config: RunConfig) -> ModelConfig | None:
                 "--repeats, --structured and --reasoning-effort need --model: the model whose answers they are about"
             )
         return None
+    _check_model_numbers(run_config)
+    try:
+        parts = urllib.parse.urlsplit(run_config.base_url)
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError as e:
+        raise BenchmarkError(f"--base-url is not a valid URL ({e}); e.g. http://127.0.0.1:8000/v1") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BenchmarkError(
+            f"--base-url {public_url(run_config.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1"
+        )
+    openai = parts.hostname == "openai.com" or parts.hostname.endswith(".openai.com")
+    key_env = run_config.api_key_env or ("OPENAI_API_KEY" if openai else None)  # OpenAI's key goes to OpenAI only
+    field = run_config.max_tokens_field
+    if field == "auto":
+        field = "max_completion_tokens" if openai else "max_tokens"
+    if run_config.model != SOLVER_MODEL and run_config.score is None and run_config.export_batch is None:
+        _check_key(run_config, key_env, openai, parts)
+    return ModelConfig(
+        model=run_config.model,
+        base_url=run_config.base_url.rstrip("/"),
+        api_key_env=key_env,
+        temperature=run_config.temperature,
+        seed=run_config.seed,
+        max_output_tokens=run_config.max_output_tokens,
+        max_tokens_field=field,
+        structured=run_config.structured,
+        reasoning_effort=run_config.reasoning_effort,
+        concurrency=run_config.concurrency,
+        repeats=run_config.repeats,
+        limit=run_config.limit,
+        timeout=run_config.timeout,
+        max_retries=run_config.max_retries,
+        edge_ids=run_config.edge_ids,
+        tokens_per_minute=run_config.tokens_per_minute,
+        requests_per_minute=run_config.requests_per_minute,
+    )
+
+
+def _check_model_numbers(run_config: RunConfig) -> None:
+    """A model run's counts, retries, timeout and prices in range, and httpx2 there when the prompts are sent."""
     for flag in ("concurrency", "repeats", "limit", "max_output_tokens", "batch_max_requests", "batch_max_bytes"):
         value = getattr(run_config, flag)
         if value is not None and value < 1:
@@ -852,61 +893,31 @@ def make_model_config(run_config: RunConfig) -> ModelConfig | None:
         raise BenchmarkError(
             "--cached-input-price-per-million needs --input-price-per-million and --output-price-per-million"
         )
-    try:
-        parts = urllib.parse.urlsplit(run_config.base_url)
-        parts.port  # noqa: B018 - raises for a port out of range
-    except ValueError as e:
-        raise BenchmarkError(f"--base-url is not a valid URL ({e}); e.g. http://127.0.0.1:8000/v1") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+
+
+def _check_key(run_config: RunConfig, key_env: str | None, openai: bool, parts: urllib.parse.SplitResult) -> None:
+    """The key the prompts would be sent with: there for OpenAI, fit for a header, never over plain http off this
+    machine. An error says where in the key the fault is, never what the key holds."""
+    key = os.environ.get(key_env, "") if key_env else ""
+    if key_env and not key and openai:
+        raise BenchmarkError(f"no API key: set {key_env} (or name another variable with --api-key-env)")
+    bad = next((k for k, c in enumerate(key) if c.isspace() or not c.isprintable()), None)
+    if bad is not None:  # it would go into a header, then into an error message: say where, never what
         raise BenchmarkError(
-            f"--base-url {public_url(run_config.base_url)!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1"
+            f"the key in {key_env} holds whitespace or a control character at position {bad + 1} of "
+            f"{len(key)}; set it again without it"
         )
-    openai = parts.hostname == "openai.com" or parts.hostname.endswith(".openai.com")
-    key_env = run_config.api_key_env or ("OPENAI_API_KEY" if openai else None)  # OpenAI's key goes to OpenAI only
-    field = run_config.max_tokens_field
-    if field == "auto":
-        field = "max_completion_tokens" if openai else "max_tokens"
-    if run_config.model != SOLVER_MODEL and run_config.score is None and run_config.export_batch is None:
-        key = os.environ.get(key_env, "") if key_env else ""
-        if key_env and not key and openai:
-            raise BenchmarkError(f"no API key: set {key_env} (or name another variable with --api-key-env)")
-        bad = next((k for k, c in enumerate(key) if c.isspace() or not c.isprintable()), None)
-        if bad is not None:  # it would go into a header, then into an error message: say where, never what
-            raise BenchmarkError(
-                f"the key in {key_env} holds whitespace or a control character at position {bad + 1} of "
-                f"{len(key)}; set it again without it"
-            )
-        foreign = next((k for k, c in enumerate(key) if ord(c) > 255), None)
-        if foreign is not None:
-            raise BenchmarkError(
-                f"the key in {key_env} holds a character an HTTP header cannot carry at position {foreign + 1} of "
-                f"{len(key)}; set it again as the provider gave it"
-            )
-        loopback = is_loopback(parts.hostname)
-        if key and parts.scheme == "http" and not loopback:
-            raise BenchmarkError(
-                f"--base-url {public_url(run_config.base_url)} is plain http: the key in {key_env} would cross the "
-                "network in clear text; use https (plain http is fine on 127.0.0.1)"
-            )
-    return ModelConfig(
-        model=run_config.model,
-        base_url=run_config.base_url.rstrip("/"),
-        api_key_env=key_env,
-        temperature=run_config.temperature,
-        seed=run_config.seed,
-        max_output_tokens=run_config.max_output_tokens,
-        max_tokens_field=field,
-        structured=run_config.structured,
-        reasoning_effort=run_config.reasoning_effort,
-        concurrency=run_config.concurrency,
-        repeats=run_config.repeats,
-        limit=run_config.limit,
-        timeout=run_config.timeout,
-        max_retries=run_config.max_retries,
-        edge_ids=run_config.edge_ids,
-        tokens_per_minute=run_config.tokens_per_minute,
-        requests_per_minute=run_config.requests_per_minute,
-    )
+    foreign = next((k for k, c in enumerate(key) if ord(c) > 255), None)
+    if foreign is not None:
+        raise BenchmarkError(
+            f"the key in {key_env} holds a character an HTTP header cannot carry at position {foreign + 1} of "
+            f"{len(key)}; set it again as the provider gave it"
+        )
+    if key and parts.scheme == "http" and not is_loopback(parts.hostname or ""):
+        raise BenchmarkError(
+            f"--base-url {public_url(run_config.base_url)} is plain http: the key in {key_env} would cross the "
+            "network in clear text; use https (plain http is fine on 127.0.0.1)"
+        )
 
 
 def make_gate_spec(run_config: RunConfig, plan: Plan) -> GateSpec | None:

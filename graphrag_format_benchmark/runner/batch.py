@@ -18,7 +18,7 @@ import tempfile
 import time
 import urllib.parse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from benchmark import BenchmarkError, display, json_bytes, sha256_hex
 
@@ -253,80 +253,96 @@ def run_batch(
     api = BatchAPI(config, key, redact)
     try:
         for k, entry in enumerate(parts, 1):
-            label = f"batch {k}/{len(parts)}"
-            if not entry.get("input_file_id"):
-                with open(folder / entry["file"], "rb") as f:
-                    uploaded = api.call(
-                        "POST",
-                        "/files",
-                        f"{label}: uploading {entry['file']}",
-                        data={"purpose": "batch"},
-                        files={"file": (entry["file"], f, "application/jsonl")},
-                    )
-                entry["input_file_id"] = _batch_id(uploaded, "id", "the upload")
-                save()
-                _say(f"{label}: uploaded {entry['file']} ({entry['requests']} requests) as {entry['input_file_id']}")
-            if not entry.get("batch_id"):
-                created = api.call(
-                    "POST",
-                    "/batches",
-                    f"{label}: creating the batch",
-                    json={
-                        "input_file_id": entry["input_file_id"],
-                        "endpoint": "/v1/chat/completions",
-                        "completion_window": "24h",
-                        "metadata": {"tool": "graphrag-format-benchmark", "sha256": entry["sha256"][:16]},
-                    },
-                )
-                entry["batch_id"] = _batch_id(created, "id", "the new batch")
-                entry["status"] = created.get("status") if isinstance(created.get("status"), str) else None
-                save()
-                _say(
-                    f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed command "
-                    "resumes polling it"
-                )
-        shown: dict[str, str] = {}
-        started = time.monotonic()
-        while True:
-            for k, entry in enumerate(parts, 1):
-                if entry.get("status") in BATCH_FINAL:
-                    continue
-                batch = api.call(
-                    "GET",
-                    f"/batches/{urllib.parse.quote(entry['batch_id'], safe='')}",
-                    f"batch {k}/{len(parts)}: polling",
-                )
-                _take_batch(entry, batch)
-                line = (
-                    f"batch {k}/{len(parts)} {entry['batch_id']}: {entry['status']}, {entry.get('completed', 0)}/"
-                    f"{entry.get('total') or entry['requests']} done, {entry.get('failed', 0)} failed"
-                )
-                if shown.get(entry["batch_id"]) != line:
-                    save()
-                    shown[entry["batch_id"]] = line
-                    _say(f"{line} ({duration(time.monotonic() - started)})")
-            if all(entry.get("status") in BATCH_FINAL for entry in parts):
-                break
-            time.sleep(poll_interval)
+            _submit(api, entry, f"batch {k}/{len(parts)}", folder, save)
+        _poll(api, parts, poll_interval, save)
         files = []
         for k, entry in enumerate(parts, 1):
-            for field, stem in (("output_file_id", "output"), ("error_file_id", "errors")):
-                if not entry.get(field):
-                    continue
-                name = f"{stem}.{entry['file'].removeprefix('input.')}"
-                if entry.get(f"{stem}_path") != name or not (folder / name).exists():
-                    api.call(
-                        "GET",
-                        f"/files/{urllib.parse.quote(entry[field], safe='')}/content",
-                        f"batch {k}/{len(parts)}: downloading its {stem} file",
-                        stream_to=folder / name,
-                    )
-                    entry[f"{stem}_path"] = name
-                    save()
-                files.append(folder / name)
+            files += _download(api, entry, f"batch {k}/{len(parts)}", folder, save)
     finally:
         api.close()
     return files, parts
+
+
+def _submit(api: BatchAPI, entry: dict, label: str, folder: Path, save: Callable[[], None]) -> None:
+    """A part's file uploaded and its batch created, each step once: its id saved before the next step."""
+    if not entry.get("input_file_id"):
+        with open(folder / entry["file"], "rb") as f:
+            uploaded = api.call(
+                "POST",
+                "/files",
+                f"{label}: uploading {entry['file']}",
+                data={"purpose": "batch"},
+                files={"file": (entry["file"], f, "application/jsonl")},
+            )
+        entry["input_file_id"] = _batch_id(uploaded, "id", "the upload")
+        save()
+        _say(f"{label}: uploaded {entry['file']} ({entry['requests']} requests) as {entry['input_file_id']}")
+    if not entry.get("batch_id"):
+        created = api.call(
+            "POST",
+            "/batches",
+            f"{label}: creating the batch",
+            json={
+                "input_file_id": entry["input_file_id"],
+                "endpoint": "/v1/chat/completions",
+                "completion_window": "24h",
+                "metadata": {"tool": "graphrag-format-benchmark", "sha256": entry["sha256"][:16]},
+            },
+        )
+        entry["batch_id"] = _batch_id(created, "id", "the new batch")
+        entry["status"] = created.get("status") if isinstance(created.get("status"), str) else None
+        save()
+        _say(
+            f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed command "
+            "resumes polling it"
+        )
+
+
+def _poll(api: BatchAPI, parts: list[dict], poll_interval: float, save: Callable[[], None]) -> None:
+    """Every part's batch polled until each has ended; a line for each change."""
+    shown: dict[str, str] = {}
+    started = time.monotonic()
+    while True:
+        for k, entry in enumerate(parts, 1):
+            if entry.get("status") in BATCH_FINAL:
+                continue
+            batch = api.call(
+                "GET",
+                f"/batches/{urllib.parse.quote(entry['batch_id'], safe='')}",
+                f"batch {k}/{len(parts)}: polling",
+            )
+            _take_batch(entry, batch)
+            line = (
+                f"batch {k}/{len(parts)} {entry['batch_id']}: {entry['status']}, {entry.get('completed', 0)}/"
+                f"{entry.get('total') or entry['requests']} done, {entry.get('failed', 0)} failed"
+            )
+            if shown.get(entry["batch_id"]) != line:
+                save()
+                shown[entry["batch_id"]] = line
+                _say(f"{line} ({duration(time.monotonic() - started)})")
+        if all(entry.get("status") in BATCH_FINAL for entry in parts):
+            return
+        time.sleep(poll_interval)
+
+
+def _download(api: BatchAPI, entry: dict, label: str, folder: Path, save: Callable[[], None]) -> list[Path]:
+    """An ended batch's output and error files, each downloaded once into folder."""
+    files = []
+    for field, stem in (("output_file_id", "output"), ("error_file_id", "errors")):
+        if not entry.get(field):
+            continue
+        name = f"{stem}.{entry['file'].removeprefix('input.')}"
+        if entry.get(f"{stem}_path") != name or not (folder / name).exists():
+            api.call(
+                "GET",
+                f"/files/{urllib.parse.quote(entry[field], safe='')}/content",
+                f"{label}: downloading its {stem} file",
+                stream_to=folder / name,
+            )
+            entry[f"{stem}_path"] = name
+            save()
+        files.append(folder / name)
+    return files
 
 
 def _say(message: str) -> None:

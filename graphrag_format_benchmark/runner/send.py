@@ -75,38 +75,8 @@ def _attempts(
         except OSError as e:  # refused, reset, timed out, DNS, a malformed answer...
             endpoint.pacer.settle(tokens)
             endpoint.end(ticket, answered=False)
-            error, retry = f"connection error: {type(e).__name__}: {e}", True
-            if isinstance(e, ResponseTooLarge):
-                error, retry = f"connection error: {e}", False
-            elif timed_out(e):
-                timeouts += 1
-                if (
-                    endpoint.parallel
-                ):  # sent again, once: the server works on several at a time, so the copy is not queued behind it
-                    error = (
-                        f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
-                        "late; lower --concurrency or raise --timeout"
-                    )
-                    retry = timeouts < 2
-                else:  # a server that works one request at a time is still computing this one: a copy would queue behind it
-                    error = (
-                        f"timed out after {config.timeout:g} s: not sent again, since the server answers one request at a time "
-                        "and is still computing it; raise --timeout or cap --max-output-tokens"
-                    )
-                    retry = False
-                endpoint.slow()
-            elif isinstance(e, ProxyFailure) and endpoint.fail(
-                f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
-                "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"
-            ):
-                return outcome_record(None, None, error, None, attempt, started, first)
-            elif not no_server(e):
-                pass  # a reset or a cut body: the server is there; retried like load
-            elif endpoint.fail(
-                f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"
-            ):
-                return outcome_record(None, None, error, None, attempt, started, first)
-            elif endpoint.down(f"{type(e).__name__}: {e}"):
+            error, retry, timeouts, stop = _connection_failure(e, config, endpoint, timeouts)
+            if stop:
                 return outcome_record(None, None, error, None, attempt, started, first)
         else:
             endpoint.end(ticket, answered=True)
@@ -114,45 +84,101 @@ def _attempts(
             endpoint.pacer.observe(wait_headers)
             raw_text = raw.decode("utf-8", errors="replace")
             parsed = untrusted_json(raw_text)
-            if 200 <= status < 300:
-                carries_error = isinstance(parsed, dict) and bool(
-                    parsed.get("error")
-                )  # a failure, whatever else it holds
-                if reply_message(parsed) is not None and not carries_error:
-                    endpoint.success()
-                    return outcome_record(parsed, raw_text, None, status, attempt, started, first)
-                error, retry = "the response is not a chat completion with a message", False
-                if carries_error:
-                    error = f"{error_text(status, parsed, raw_text)} (in a response marked successful)"
-            elif 300 <= status < 400:
-                where = urllib.parse.urlsplit(wait_headers.get("location", "")).netloc or "another address"
-                error, retry = (
-                    (
-                        f"HTTP {status}: redirected to {where}, not followed: the key goes to the host of --base-url "
-                        "only; give the final address as --base-url"
-                    ),
-                    False,
-                )
-                if endpoint.fail(f"{public_url(config.base_url)} answered {error}"):
-                    return outcome_record(parsed, raw_text, error, status, attempt, started, first)
-            else:
-                error = error_text(status, parsed, raw_text)
-                if endpoint.http_failure(status, error):
-                    return outcome_record(parsed, raw_text, error, status, attempt, started, first)
-                code = error_code(parsed)
-                retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
-                if retry and status not in TRANSIENT_STATUSES and error == previous and not endpoint.opened.is_set():
-                    retry = False  # the same 500 twice before anything worked: deterministic, not load
+            answer_error, retry, stop = _response_failure(
+                status, parsed, raw_text, wait_headers, config, endpoint, previous
+            )
+            if answer_error is None:
+                endpoint.success()
+                return outcome_record(parsed, raw_text, None, status, attempt, started, first)
+            error = answer_error
+            if stop:
+                return outcome_record(parsed, raw_text, error, status, attempt, started, first)
+            if status >= 400:
                 previous = error
         if not retry or attempt > config.max_retries or endpoint.halt.is_set():
             if retry and not endpoint.halt.is_set():
                 error += f"; gave up after {attempt} attempts"
             return outcome_record(parsed, raw_text, error, status, attempt, started, first)
         rng = rng or random.Random(seed)  # jitter, seeded like everything else; made only when a retry needs it
-        if endpoint.halt.wait(retry_wait(wait_headers, attempt, rng)):
-            return outcome_record(
-                parsed, raw_text, error, status, attempt, started, first
-            )  # the run stops: no more retries
+        if endpoint.halt.wait(retry_wait(wait_headers, attempt, rng)):  # the run stops: no more retries
+            return outcome_record(parsed, raw_text, error, status, attempt, started, first)
+
+
+def _connection_failure(
+    e: OSError, config: ModelConfig, endpoint: Endpoint, timeouts: int
+) -> tuple[str, bool, int, bool]:
+    """An attempt that got no response: its error, whether it is retried, the timeouts so far, and whether the run
+    stops sending to the endpoint now (no server, a broken proxy, the endpoint down)."""
+    error, retry = f"connection error: {type(e).__name__}: {e}", True
+    if isinstance(e, ResponseTooLarge):
+        return f"connection error: {e}", False, timeouts, False
+    if timed_out(e):
+        timeouts += 1
+        if (
+            endpoint.parallel
+        ):  # sent again, once: the server works on several at a time, so the copy is not queued behind it
+            error = (
+                f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
+                "late; lower --concurrency or raise --timeout"
+            )
+            retry = timeouts < 2
+        else:  # a server that works one request at a time is still computing this one: a copy would queue behind it
+            error = (
+                f"timed out after {config.timeout:g} s: not sent again, since the server answers one request at a time "
+                "and is still computing it; raise --timeout or cap --max-output-tokens"
+            )
+            retry = False
+        endpoint.slow()
+        return error, retry, timeouts, False
+    if isinstance(e, ProxyFailure):
+        stop = endpoint.fail(
+            f"{e} on the way to {public_url(config.base_url)}; fix the proxy variable "
+            "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), or name the host in NO_PROXY"
+        )
+        if stop:
+            return error, retry, timeouts, True
+    if not no_server(e):
+        return error, retry, timeouts, False  # a reset or a cut body: the server is there; retried like load
+    stop = endpoint.fail(
+        f"no server answers at {public_url(config.base_url)} ({type(e).__name__}: {e}); start it, or fix --base-url"
+    ) or endpoint.down(f"{type(e).__name__}: {e}")
+    return error, retry, timeouts, stop
+
+
+def _response_failure(
+    status: int,
+    parsed: object,
+    raw_text: str,
+    wait_headers: dict,
+    config: ModelConfig,
+    endpoint: Endpoint,
+    previous: str | None,
+) -> tuple[str | None, bool, bool]:
+    """An attempt that got a response: its error (None for a chat completion with a message), whether it is retried,
+    and whether the run stops sending to the endpoint now (a redirect, a key refused, a model unknown)."""
+    if 200 <= status < 300:
+        carries_error = isinstance(parsed, dict) and bool(parsed.get("error"))  # a failure, whatever else it holds
+        if reply_message(parsed) is not None and not carries_error:
+            return None, False, False
+        error = "the response is not a chat completion with a message"
+        if carries_error:
+            error = f"{error_text(status, parsed, raw_text)} (in a response marked successful)"
+        return error, False, False
+    if 300 <= status < 400:
+        where = urllib.parse.urlsplit(wait_headers.get("location", "")).netloc or "another address"
+        error = (
+            f"HTTP {status}: redirected to {where}, not followed: the key goes to the host of --base-url "
+            "only; give the final address as --base-url"
+        )
+        return error, False, endpoint.fail(f"{public_url(config.base_url)} answered {error}")
+    error = error_text(status, parsed, raw_text)
+    if endpoint.http_failure(status, error):
+        return error, False, True
+    code = error_code(parsed)
+    retry = (status in RETRY_STATUSES or status >= 500) and code != "insufficient_quota"  # quota: no point
+    if retry and status not in TRANSIENT_STATUSES and error == previous and not endpoint.opened.is_set():
+        retry = False  # the same 500 twice before anything worked: deterministic, not load
+    return error, retry, False
 
 
 def reply_message(parsed: object) -> dict | None:
