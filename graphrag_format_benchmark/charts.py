@@ -260,6 +260,35 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], cap
     return "\n".join(out) + "\n"
 
 
+def _svg_guides(
+    panel: dict, px: Axis, py: Axis, left: float, top: float, w: float, h: float, out: list[str]
+) -> list[tuple[float, float, float, float]]:
+    """A panel's vertical and horizontal guide lines (a budget, the baseline's rate) with their labels, into out;
+    the boxes their labels take, which no point label may cover."""
+    taken = []
+    for name, line in (("vline", panel.get("vline")), ("hline", panel.get("hline"))):
+        if not line:
+            continue
+        value, label = line
+        if name == "vline":
+            x1 = x2 = px(value)
+            y1, y2, tx, ty = top, top + h, px(value) - 4, top + h - 6  # at the foot, where no rate of 1.0 sits
+            anchor = "end"
+            if tx - text_width(label, 9) < left:  # no room on its left: on its right
+                tx, anchor = px(value) + 4 + text_width(label, 9), "end"
+        else:
+            y1 = y2 = py(value)
+            x1, x2, tx, ty = left, left + w, left + w - 4, py(value) - 4
+            anchor = "end"
+        out.append(
+            f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>'
+        )
+        out.append(_svg_text(tx, ty, label, anchor, 9))
+        width = text_width(label, 9)
+        taken.append((tx - width, ty - 9, tx, ty + 2))
+    return taken
+
+
 def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list[str]:
     categorical = isinstance(panel["x"], list)
     if categorical:
@@ -287,26 +316,7 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
         out.append(f'<line x1="{left - 4}" y1="{py(t):.1f}" x2="{left}" y2="{py(t):.1f}" stroke="black"/>')
         out.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{left + w}" y2="{py(t):.1f}" stroke="#e6e6e6"/>')
         out.append(_svg_text(left - 7, py(t) + 4, _tick_label(t), "end", 10, "tick"))
-    taken = []
-    for name, line in (("vline", panel.get("vline")), ("hline", panel.get("hline"))):
-        if line:
-            value, label = line
-            if name == "vline":
-                x1 = x2 = px(value)
-                y1, y2, tx, ty = top, top + h, px(value) - 4, top + h - 6  # at the foot, where no rate of 1.0 sits
-                anchor = "end"
-                if tx - text_width(label, 9) < left:  # no room on its left: on its right
-                    tx, anchor = px(value) + 4 + text_width(label, 9), "end"
-            else:
-                y1 = y2 = py(value)
-                x1, x2, tx, ty = left, left + w, left + w - 4, py(value) - 4
-                anchor = "end"
-            out.append(
-                f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>'
-            )
-            out.append(_svg_text(tx, ty, label, anchor, 9))
-            width = text_width(label, 9)
-            taken.append((tx - width, ty - 9, tx, ty + 2))
+    taken = _svg_guides(panel, px, py, left, top, w, h, out)
     for line in panel.get("lines", []):
         _, dash, colour = format_style(line["format"])
         pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line["points"])
@@ -324,9 +334,8 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
             out.append(
                 f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" stroke="{colour}" {data}/>'
             )
-            whiskers.append(
-                (x - 2, min(py(p["low"]), py(p["high"])), x + 2, max(py(p["low"]), py(p["high"])))
-            )  # no label across it
+            # no label across it
+            whiskers.append((x - 2, min(py(p["low"]), py(p["high"])), x + 2, max(py(p["low"]), py(p["high"]))))
         out.append(_marker(marker, x, y, colour, p.get("filled", False), data))
         if p["label"]:
             marks.append((x, y, p["label"]))

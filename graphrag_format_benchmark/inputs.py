@@ -22,7 +22,7 @@ import urllib.parse
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from benchmark import (
     JSON_NUMBER,
@@ -276,7 +276,7 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
         return ids[term]
 
     nodes: dict[str, dict] = {}
-    edges, edge_props = [], {}
+    edges: list[dict] = []
     for s, p, o in dict.fromkeys(graph.order):  # a triple read twice is one triple
         if s in reified or p == RDF.type and isinstance(o, rdflib.Literal):
             continue
@@ -290,6 +290,23 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
         else:
             nodes.setdefault(node_id(o), {})
             edges.append(_edge_record(sid, node_id(o), {}, where, relation=_local_name(str(p))))
+    _reified_props(graph, reified, edges)
+    _distinct_local_names(ids, where)
+    return {
+        "nodes": [
+            {"id": i, "name": r.pop("name", i), "type": r.pop("type", DEFAULT_TYPE), **r} for i, r in nodes.items()
+        ],
+        "edges": edges,
+    }
+
+
+def _reified_props(graph: Any, reified: set, edges: list[dict]) -> None:
+    """The literals of each RDF reification (rdf:subject, rdf:predicate, rdf:object) onto the edge it is about; edges
+    are the graph's triples between nodes, in document order."""
+    import rdflib
+    from rdflib.namespace import RDF
+
+    edge_props = {}
     for r in reified:
         triple = (graph.value(r, RDF.subject), graph.value(r, RDF.predicate), graph.value(r, RDF.object))
         edge_props[triple] = {
@@ -305,6 +322,10 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
         ]
         for edge, key in zip(edges, keys):
             edge.update(edge_props.get(key, {}))
+
+
+def _distinct_local_names(ids: dict[object, str], where: str) -> None:
+    """Two IRIs whose local names are one node id are an error that names both."""
     taken = Counter(ids.values())
     twice = next((term for term, i in ids.items() if taken[i] > 1), None)
     if twice is not None:
@@ -313,12 +334,6 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
             f"{where}: {twice} and {other} share the local name {ids[twice]!r}, which is a node's id here; "
             "give them distinct local names"
         )
-    return {
-        "nodes": [
-            {"id": i, "name": r.pop("name", i), "type": r.pop("type", DEFAULT_TYPE), **r} for i, r in nodes.items()
-        ],
-        "edges": edges,
-    }
 
 
 def _local_name(iri: str) -> str:

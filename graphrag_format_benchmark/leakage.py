@@ -8,7 +8,7 @@ stands as a word of its own; a text with no letter or digit (a node named '.') n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from benchmark import ABSTAIN
 
@@ -86,6 +86,18 @@ def leakage_checks(
         ],
         "no output file name contains a gold answer or answer id",
     )
+    _check_node_ids(check, graphs, text)
+    check(
+        "answer_not_always_first",
+        _always_first(graphs),
+        "in every variant, some gold answer is not the first node of its type in the node list",
+        level="warn",
+    )
+    return checks
+
+
+def _check_node_ids(check: Callable[..., None], graphs: list[tuple[str, tuple[Context, ...]]], text: str) -> None:
+    """The checks of the graphs' node ids: none quoted by the template, none adding a marker word its name lacks."""
     graph_list = [(name, c.graph, c.questions) for name, contexts in graphs for c in contexts]
     ids = sorted({n.id for _, g, _ in graph_list for n in g.nodes})
     check(
@@ -108,11 +120,13 @@ def leakage_checks(
         f"no node id adds a marker word ({', '.join(LEAKY_ID_WORDS)}) that its node's name does not have: 'gold_1' for "
         "'Paris' would, 'Gold' for 'Gold' does not",
     )
+
+
+def _always_first(graphs: list[tuple[str, tuple[Context, ...]]]) -> list[tuple[str | None, str]]:
+    """The variants where every gold answer is the first node of its type in the node list, over every context of a
+    variant (one question's own context is always "first" by chance)."""
     always_first: list[tuple[str | None, str]] = []
-    for (
-        name,
-        contexts,
-    ) in graphs:  # over every context of a variant: one question's own context is always "first" by chance
+    for name, contexts in graphs:
         led = firsts = 0
         for c in contexts:
             first: dict[str, str] = {}
@@ -125,10 +139,4 @@ def leakage_checks(
                     firsts += any((t := types.get(a)) is not None and first.get(t) == a for a in q.answer_ids)
         if led and firsts == led and (len(contexts) == 1 or led > 1):
             always_first.append((None, name))
-    check(
-        "answer_not_always_first",
-        always_first,
-        "in every variant, some gold answer is not the first node of its type in the node list",
-        level="warn",
-    )
-    return checks
+    return always_first

@@ -433,51 +433,56 @@ def pack(
         def tokens(n: int, q: Question = q) -> int:
             return text(n).tokens(counts, tokenizer, q.question)
 
-        if m not in texts:  # the pack of every edge is not mode A's text: made only if the search reaches it
-            if tokens(0) > budget:
-                raise BenchmarkError(
-                    f"--budget {budget} is below the {tokens(0)} tokens of the {fmt} prompt for question {q.id} "
-                    f"with an empty graph ({tokenizer.name}); raise --budget"
-                )
-
-            def capped(n: int, tokens: Callable[[int], int] = tokens) -> int:
-                return tokens(n) if n <= m else budget + 1  # past every edge: nothing more fits
-
-            guess = hints.get(hint_key) or max(1, m * budget // max(whole.tokens(counts, tokenizer, q.question), 1))
-            cut, _ = cut_near(capped, budget, min(guess, m), 0, tokens(0), None, None)
-            hints[hint_key] = cut
-        elif tokens(m) <= budget:
-            cut = m
-        else:
-            if tokens(0) > budget:
-                raise BenchmarkError(
-                    f"--budget {budget} is below the {tokens(0)} tokens of the {fmt} prompt for question {q.id} "
-                    f"with an empty graph ({tokenizer.name}); raise --budget"
-                )
-            if hint_key in hints:
-                cut, _ = cut_near(tokens, budget, hints[hint_key], 0, tokens(0), m, tokens(m))
-            else:
-                cut, _ = largest_fitting(tokens, budget, 0, tokens(0), m, tokens(m))
-            hints[hint_key] = cut
+        what = f"{fmt} prompt for question {q.id} with an empty graph ({tokenizer.name})"
+        cut = _pack_cut(
+            tokens,
+            m,
+            m not in texts,
+            lambda q=q: whole.tokens(counts, tokenizer, q.question),
+            budget,
+            hints,
+            hint_key,
+            what,
+        )
         if cut not in indexes and q.query:
             packed_graph = shown.pick(range(cut))
             indexes[cut] = (packed_graph, edge_index(packed_graph.edges))  # shared by the questions with the same cut
         ok = answerable(*indexes[cut][:1], q, indexes[cut][1]) if q.query else None
         t = text(cut)
+        graph_tokens, prompt_tokens = t.graph_tokens(counts, tokenizer), tokens(cut)
         packed.append(
-            Cell(
-                variant,
-                context,
-                k,
-                "B",
-                q,
-                t,
-                cut,
-                m,
-                ok,
-                t.graph_tokens(counts, tokenizer),
-                tokens(cut),
-                t.prompt_sha256(q.question),
-            )
+            Cell(variant, context, k, "B", q, t, cut, m, ok, graph_tokens, prompt_tokens, t.prompt_sha256(q.question))
         )
     return packed
+
+
+def _pack_cut(
+    tokens: Callable[[int], int],
+    m: int,
+    searched: bool,
+    whole_tokens: Callable[[], int],
+    budget: int,
+    hints: dict,
+    hint_key: tuple,
+    what: str,
+) -> int:
+    """How many of the m edges a mode B pack keeps: the most whose prompt (tokens(n)) fits the budget, found near the
+    last cut (hints) or by interpolation. searched: the pack of every edge is not mode A's text, so it is made only
+    if the search reaches it."""
+    if not searched and tokens(m) <= budget:
+        return m
+    if tokens(0) > budget:
+        raise BenchmarkError(f"--budget {budget} is below the {tokens(0)} tokens of the {what}; raise --budget")
+    if searched:
+
+        def capped(n: int) -> int:
+            return tokens(n) if n <= m else budget + 1  # past every edge: nothing more fits
+
+        guess = hints.get(hint_key) or max(1, m * budget // max(whole_tokens(), 1))
+        cut, _ = cut_near(capped, budget, min(guess, m), 0, tokens(0), None, None)
+    elif hint_key in hints:
+        cut, _ = cut_near(tokens, budget, hints[hint_key], 0, tokens(0), m, tokens(m))
+    else:
+        cut, _ = largest_fitting(tokens, budget, 0, tokens(0), m, tokens(m))
+    hints[hint_key] = cut
+    return cut

@@ -556,12 +556,9 @@ def score_log(
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
     answers: Collected.best, the answer that counts per (prompt SHA-256, repeat). examples, when given, gets the first
     cell of each (format, diagnosis) (diagnosis_example)."""
-    planned = (
-        set(planned_keys(items, config)) if config.limit is not None else None
-    )  # None: every prompt that fits, every repeat
-    shown_cache: dict[
-        tuple, tuple[Graph, dict[str, str], dict]
-    ] = {}  # each shown graph, its names and edge index, built once
+    # None: every prompt that fits, every repeat
+    planned = set(planned_keys(items, config)) if config.limit is not None else None
+    shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]] = {}  # each shown graph, its names, its edge index
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored: list[Cell] = []
     for item in items:
@@ -583,53 +580,26 @@ def score_log(
             elif record is None:
                 status, scores, usage = "NOT_RUN", None, None
             elif record.error is not None and context_refusal(record.error):
-                status, scores, usage = (
-                    "CONTEXT_OVERFLOW",
-                    FAILED_SCORES,
-                    None,
-                )  # the server's own window: a failed task
+                # the server's own window: a failed task
+                status, scores, usage = "CONTEXT_OVERFLOW", FAILED_SCORES, None
             elif record.error is not None:
                 status, scores, usage = "ERROR", FAILED_SCORES, record
             else:
                 status, usage = "OK", record
                 if key is None or key.sha != sha or key.q is not item.question:
-                    shown_key = (
-                        item.variant.name,
-                        id(item.context),
-                        row["permutation"],
-                        row["mode"],
-                        row["edges_included"],
-                        id(item.order),
-                    )
-                    if shown_key not in shown_cache:
-                        shown = item.shown()
-                        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
-                    key = AnswerKey(
-                        shown_cache[shown_key][0],
-                        item.question,
-                        shown_cache[shown_key][1],
-                        sha,
-                        shown_cache[shown_key][2],
-                        item.undirected,
-                    )
+                    key = _answer_key(item, shown_cache)
                 scores = key.score(record.content)
             if scores is not None and item.question.insufficient:
                 scores = {**scores, **ABSTENTION_SCORES}
             server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
             truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
             if scores is not None:
-                scores = {
-                    **scores,
-                    "diagnosis": cell_diagnosis(
-                        status, scores["diagnosis"], record, truncated, config.max_output_tokens, item.question.question
-                    ),
-                }
-                if (
-                    examples is not None
-                    and scores["diagnosis"]
-                    and (row["format"], scores["diagnosis"]) not in examples
-                ):
-                    examples[(row["format"], scores["diagnosis"])] = diagnosis_example(item, record, status)
+                diagnosis = cell_diagnosis(
+                    status, scores["diagnosis"], record, truncated, config.max_output_tokens, item.question.question
+                )
+                scores = {**scores, "diagnosis": diagnosis}
+                if examples is not None and diagnosis and (row["format"], diagnosis) not in examples:
+                    examples[(row["format"], diagnosis)] = diagnosis_example(item, record, status)
             scored.append(
                 {
                     **cell,
@@ -640,8 +610,8 @@ def score_log(
                     "usage_prompt_tokens": server_prompt,
                     "usage_cached_tokens": usage.cached_tokens if usage else None,
                     "usage_completion_tokens": completion,
-                    "over_output_cap": isinstance(completion, int)
-                    and completion > config.max_output_tokens,  # the server ignored the cap
+                    # the server ignored the cap
+                    "over_output_cap": isinstance(completion, int) and completion > config.max_output_tokens,
                     "latency_s": record.latency_s if record else None,
                     "retry_wait_s": record.retry_wait_s if record else None,
                     "finish_reason": record.finish_reason if record else None,
@@ -649,6 +619,24 @@ def score_log(
                 }
             )
     return scored
+
+
+def _answer_key(item: Item, shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]]) -> AnswerKey:
+    """The AnswerKey of an item's prompt, over the graph it shows (built once for every prompt that shows it)."""
+    row = item.row
+    shown_key = (
+        item.variant.name,
+        id(item.context),
+        row["permutation"],
+        row["mode"],
+        row["edges_included"],
+        id(item.order),
+    )
+    if shown_key not in shown_cache:
+        shown = item.shown()
+        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
+    graph, names, index = shown_cache[shown_key]
+    return AnswerKey(graph, item.question, names, row["prompt_sha256"], index, item.undirected)
 
 
 FORK_CELLS = 20_000  # from this many cells, their scoring and encoding pay for a forked process (a second core)

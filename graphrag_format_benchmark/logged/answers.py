@@ -143,27 +143,64 @@ def ask_all(
     redact = Redactor([key, parts.password or "", parts.query])
     log_path = out_dir / LOG_NAME
     log = Log(log_path, redact)
-    done = answered(log_path)
-    url = config.base_url.rstrip("/") + "/chat/completions"
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "graphrag-format-benchmark",
-        **({"Authorization": f"Bearer {key}"} if key else {}),
-    }
-    endpoint, lock = Endpoint(config), threading.Lock()
-    counts = {"sent": 0, "already": 0, "failed": 0}
+    asker = _Asker(config, post, key, log, answered(log_path))
     agreement = Agreement()
+    print(
+        f"asking {config.model} at {public_url(config.base_url)} each logged question in {len(formats) + 1} layouts, "
+        f"{config.concurrency} at a time ({len(asker.done):,} answers already in {display(log_path)})",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        with ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="ask") as pool:
+            pending: deque[tuple[Ask, Future]] = deque()
+            line: tuple[int, str, str] | None = None
+            answers: dict[str, dict] = {}
+            for ask in asks(path, formats, config):
+                pending.append((ask, pool.submit(asker.ask, ask)))
+                while len(pending) > IN_FLIGHT:
+                    line, answers = _collect(pending.popleft(), line, answers, agreement)
+            while pending:
+                line, answers = _collect(pending.popleft(), line, answers, agreement)
+            if line is not None:
+                agreement.add(*line, answers)
+    except KeyboardInterrupt:
+        asker.endpoint.halt.set()
+        raise
+    finally:
+        log.close()
+    counts = asker.counts
+    if asker.endpoint.reason and not counts["sent"] - counts["failed"] and not counts["already"]:
+        raise BenchmarkError(f"{redact(asker.endpoint.reason)}; no answer came")
+    return agreement, counts
 
-    def one(ask: Ask) -> dict:
-        if ask.key in done and done[ask.key].get("error") is None:
-            with lock:
-                counts["already"] += 1
-            return done[ask.key]
+
+class _Asker:
+    """One request of ask_all at a time, from any worker thread: the log's answer when it has one, else sent and
+    logged at once; counted."""
+
+    def __init__(self, config: ModelConfig, post: Callable, key: str, log: Log, done: dict[str, dict]) -> None:
+        self.config, self.post, self.log, self.done = config, post, log, done
+        self.url = config.base_url.rstrip("/") + "/chat/completions"
+        self.headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "graphrag-format-benchmark",
+            **({"Authorization": f"Bearer {key}"} if key else {}),
+        }
+        self.endpoint, self.lock = Endpoint(config), threading.Lock()
+        self.counts = {"sent": 0, "already": 0, "failed": 0}
+
+    def ask(self, ask: Ask) -> dict:
+        config, endpoint = self.config, self.endpoint
+        if ask.key in self.done and self.done[ask.key].get("error") is None:
+            with self.lock:
+                self.counts["already"] += 1
+            return self.done[ask.key]
         if endpoint.halt.is_set():
             return {"content": None, "error": f"not sent: {endpoint.reason}"}
         endpoint.enter()
         try:
-            outcome = send(config, post, url, headers, ask.body, f"{config.seed}/{ask.key}", endpoint)
+            outcome = send(config, self.post, self.url, self.headers, ask.body, f"{config.seed}/{ask.key}", endpoint)
         except Exception as e:  # every request ends in the log, even on a bug of ours
             outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, 0.0)
         finally:
@@ -174,7 +211,7 @@ def ask_all(
             and not context_refusal(outcome["error"])
         ):
             endpoint.repeated(outcome["error"])
-        log.write(
+        self.log.write(
             {
                 "type": "logged_request",
                 "schema_version": LOG_SCHEMA_VERSION,
@@ -187,38 +224,10 @@ def ask_all(
                 **outcome,
             }
         )
-        with lock:
-            counts["sent"] += 1
-            counts["failed"] += outcome["error"] is not None
+        with self.lock:
+            self.counts["sent"] += 1
+            self.counts["failed"] += outcome["error"] is not None
         return outcome
-
-    print(
-        f"asking {config.model} at {public_url(config.base_url)} each logged question in {len(formats) + 1} layouts, "
-        f"{config.concurrency} at a time ({len(done):,} answers already in {display(log_path)})",
-        file=sys.stderr,
-        flush=True,
-    )
-    try:
-        with ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="ask") as pool:
-            pending: deque[tuple[Ask, Future]] = deque()
-            line: tuple[int, str, str] | None = None
-            answers: dict[str, dict] = {}
-            for ask in asks(path, formats, config):
-                pending.append((ask, pool.submit(one, ask)))
-                while len(pending) > IN_FLIGHT:
-                    line, answers = _collect(pending.popleft(), line, answers, agreement)
-            while pending:
-                line, answers = _collect(pending.popleft(), line, answers, agreement)
-            if line is not None:
-                agreement.add(*line, answers)
-    except KeyboardInterrupt:
-        endpoint.halt.set()
-        raise
-    finally:
-        log.close()
-    if endpoint.reason and not counts["sent"] - counts["failed"] and not counts["already"]:
-        raise BenchmarkError(f"{redact(endpoint.reason)}; no answer came")
-    return agreement, counts
 
 
 def _collect(
