@@ -1,4 +1,5 @@
-"""The formats beyond the article's five, registered into benchmark.FORMATS after them.
+"""The formats beyond the article's five, as benchmark.Format records (PEER_FORMATS), which the package's face joins
+to benchmark.FORMATS after them.
 
 In: a benchmark.Graph. Out: its text in json_compact, pipe_table (GraphRAG's context tables), toon, yaml, turtle or
 markdown_kv, and a parser that reads exactly that text back. The peers' formats are written and read with their own

@@ -2,8 +2,8 @@
 
 In: a benchmark.Graph, the retrieved subgraph (every node of it an entity the framework selected, in its order; every
 edge a relationship it retrieved). Out: the text the framework's own context builder makes of it, at its pinned
-release and default settings, and a parser that reads exactly that text back; registered into benchmark.FORMATS after
-the peers' formats. tests/golden/frameworks/ holds what each framework's own code made of fixture stores
+release and default settings, and a parser that reads exactly that text back: Format records (FRAMEWORK_FORMATS),
+joined to benchmark.FORMATS after the peers' formats by the package's face. tests/golden/frameworks/ holds what each framework's own code made of fixture stores
 (bench/framework_goldens.py), and tests/test_framework_goldens.py compares these layouts with it byte for byte.
 
 - graphrag: Microsoft GraphRAG 3.3.0 local search (query/context_builder/local_context.py, local_search/mixed_context.py,
