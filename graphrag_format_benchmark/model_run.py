@@ -182,6 +182,8 @@ def model_outputs(
         for line in ended:
             warn(f"batch {line}: its answers that came back are scored, the rest count as failed")
         score = tuple(files)
+    if gate_spec is None:  # make_gate_spec gives one to every model run that is not --export-batch
+        raise AssertionError("a model run without its acceptance gate")  # an internal bug
     stdout, log, failure = model_results(
         run_config, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"], score
     )

@@ -302,7 +302,7 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
     if model is not None and model.model == SOLVER_MODEL and (note := derived_queries_note(inputs)):
         warn(note)
     if model is not None and run_config.export_batch is not None:
-        _check_export_target(run_config, plan, inputs)
+        _check_export_target(run_config.export_batch, run_config, plan, inputs)
     plan, gate_spec = _plan_for_inputs(run_config, plan, gate_spec, inputs, model is not None)
     counts = ThreadedCounts()
     contexts, record["contexts"] = input_contexts(inputs, plan)
@@ -344,13 +344,13 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
     return stdout, failure
 
 
-def _check_export_target(run_config: RunConfig, plan: Plan, inputs: RunInputs) -> None:
+def _check_export_target(target: Path, run_config: RunConfig, plan: Plan, inputs: RunInputs) -> None:
     """--export-batch's file: never an input of the run nor one of its outputs."""
     from . import model_run  # only for a model run
 
     prompt_file = [Path(run_config.prompt)] if run_config.prompt and run_config.prompt not in PROMPT_TEMPLATES else []
     model_run.check_export_target(
-        run_config.export_batch,
+        target,
         [run_config.graph, run_config.questions or DEFAULT_QUESTIONS, *prompt_file],
         run_config.out,
         run_config.overwrite_batch,

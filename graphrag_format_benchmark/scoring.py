@@ -14,7 +14,7 @@ import json
 import re
 import zlib
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from benchmark import ABSTAIN
 
@@ -563,7 +563,9 @@ def score_log(
     scored: list[Cell] = []
     for item in items:
         row, sha = item.row, item.row["prompt_sha256"]
-        cell = {k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")}
+        cell: dict[str, Any] = {
+            k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")
+        }
         cell.update(
             prompt_sha256=sha,
             prompt_tokens=row["prompt_tokens"],

@@ -168,7 +168,7 @@ def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
             spans[0].start,
             k,
         )
-    graph = merged([s.graph for s in spans])
+    graph = merged([s.graph for s in spans if s.graph is not None])  # every span read has its graph
     if not graph.edges:
         return Skipped(logged, f"its {spans[0].layout} context shows no relationship", spans[0].start, k)
     graph_texts = {}

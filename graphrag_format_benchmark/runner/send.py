@@ -228,7 +228,7 @@ def solver_answer(item: Item, cache: dict | None = None) -> dict:
         cache[key] = (shown, edge_index(shown.edges))
     (shown, index), q = cache[key], item.question
     found = solve(shown, q.query, index) if q.query else []
-    if not found:  # every complete walk is a gold path: the first one will do
+    if not found or q.query is None:  # every complete walk is a gold path: the first one will do
         return {"answer": ABSTAIN, "path": [], "evidence": []}
     path, end = found[0]
     answer = value_text(asked(shown, q.query.ask, found[0])) if q.query.ask else shown.names[end]
