@@ -13,7 +13,9 @@ Batch API returns them. Then, side by side in fresh processes, in alternating or
     benchmark.py --permutations 168 --no-write-prompts --model gpt-x --repeats 20 --score OUTPUT ERRORS --out B
 
 Prints each round's wall time and peak RSS (from /usr/bin/time) and the medians; "beyond" is the score's
-wall time minus the offline part's in the same round.
+wall time minus the offline part's in the same round. Each round also times the floor, in a fresh process of its own:
+the least work any scorer of these files must do on one core, decoding every Batch line's JSON and encoding and
+writing a 35-field result row per line (FLOOR); "beyond / floor" is the machine-independent figure.
 """
 
 import argparse
@@ -27,6 +29,40 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FLAGS = ["--permutations", "168", "--no-write-prompts"]
 MODEL = ["--model", "gpt-x", "--repeats", "20"]
+
+
+FLOOR = """
+import json, sys
+encode = json.JSONEncoder(ensure_ascii=False).encode
+row = dict.fromkeys(("encoding", "size", "ids", "mode", "format", "question_id", "prompt_sha256", "status", "hops"), "x" * 12)
+row.update(dict.fromkeys(("permutation", "prompt_tokens", "repeat", "usage_prompt_tokens", "usage_cached_tokens"), 1234))
+row.update(dict.fromkeys(("insufficient", "parse_success", "json_as_asked", "abstained", "answer_correct", "false_abstention",
+                          "path_exact", "valid_path", "evidence_match", "path_supports_answer", "right_answer_wrong_path",
+                          "truncated_by_server", "over_output_cap"), True))
+row.update(edge_precision=0.6666666666666666, edge_recall=0.75, latency_s=None, retry_wait_s=0.0, diagnosis=None, error=None)
+with open(sys.argv[3], "w", encoding="utf-8") as out:
+    for path in sys.argv[1:3]:
+        with open(path, "rb") as f:
+            for line in f:
+                r = json.loads(line.decode("utf-8"))
+                body = (r.get("response") or {}).get("body") or {}
+                choice = (body.get("choices") or [{}])[0]
+                usage = body.get("usage") or {}
+                out.write("    " + encode({**row, "question_id": r["custom_id"], "usage_completion_tokens": usage.get("completion_tokens"),
+                                           "finish_reason": choice.get("finish_reason")}) + ",\\n")
+"""
+
+
+def floor_seconds(output: Path, errors: Path, tmp: Path) -> float:
+    """Wall seconds of FLOOR in a fresh process."""
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%e", sys.executable, "-c", FLOOR, str(output), str(errors), str(tmp / "floor.out")],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        sys.exit(f"the floor failed: {done.stderr[-2000:]}")
+    return float(done.stderr.strip().splitlines()[-1])
 
 
 def timed(argv: list[str]) -> tuple[float, int]:
@@ -133,23 +169,27 @@ def main() -> None:
         output, errors = batch_files(tmp)
         lines = sum(1 for _ in open(output)) + sum(1 for _ in open(errors))
         print(f"{lines:,} Batch lines ({output.stat().st_size / 1e6:.0f} MB of output)", file=sys.stderr)
-        beyond, offline_rss, score_rss = [], [], []
+        beyond, offline_rss, score_rss, floors = [], [], [], []
         for round_ in range(args.rounds):
             runs = {}
             for name in ("offline", "score") if round_ % 2 == 0 else ("score", "offline"):
                 extra = [*MODEL, "--score", str(output), str(errors)] if name == "score" else []
                 runs[name] = timed([*FLAGS, *extra, "--out", str(tmp / f"{name}{round_}")])
             beyond.append(runs["score"][0] - runs["offline"][0])
+            floors.append(floor_seconds(output, errors, tmp))
             offline_rss.append(runs["offline"][1])
             score_rss.append(runs["score"][1])
             print(
                 f"round {round_ + 1}: offline part {runs['offline'][0]:.2f} s ({runs['offline'][1]} MiB), score {runs['score'][0]:.2f} s "
-                f"({runs['score'][1]} MiB): {beyond[-1]:.2f} s beyond the offline part",
+                f"({runs['score'][1]} MiB): {beyond[-1]:.2f} s beyond the offline part; floor {floors[-1]:.2f} s, "
+                f"beyond / floor {beyond[-1] / floors[-1]:.2f}",
                 file=sys.stderr,
             )
         print(
             f"median of {args.rounds}: {statistics.median(beyond):.2f} s beyond the offline part (range {min(beyond):.2f}-"
-            f"{max(beyond):.2f}), peak RSS {statistics.median(score_rss)} MiB (offline part {statistics.median(offline_rss)} MiB)",
+            f"{max(beyond):.2f}), peak RSS {statistics.median(score_rss)} MiB (offline part {statistics.median(offline_rss)} MiB); "
+            f"floor {statistics.median(floors):.2f} s, beyond / floor {statistics.median(b / f for b, f in zip(beyond, floors)):.2f} "
+            f"(range {min(b / f for b, f in zip(beyond, floors)):.2f}-{max(b / f for b, f in zip(beyond, floors)):.2f})",
             file=sys.stderr,
         )
 
