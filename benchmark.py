@@ -2064,7 +2064,7 @@ def prompt_files_bytes(texts: Iterable[FormattedGraph], questions: tuple[Questio
 
 
 def prompt_files(
-    texts: list[FormattedGraph], questions: tuple[Question, ...], template: Template, hint: str = ""
+    texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template, hint: str = ""
 ) -> dict:
     """Whether the prompt files are written, as the article's script writes them: while they take at most
     PROMPT_FILES_MAX_BYTES (a warning says when they would not). {"write": bool, "bytes": n}"""

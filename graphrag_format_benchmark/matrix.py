@@ -343,7 +343,7 @@ def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
     return names
 
 
-def row_order(plan: Plan, variants: list[Variant]) -> Callable[[dict], tuple]:
+def row_order(plan: Plan, variants: list[Variant]) -> Callable[[Mapping[str, Any]], tuple]:
     """Rows sorted by encoding, size, ids, permutation, mode, then format and question as given."""
     rank = {
         "encoding": {t.name: i for i, t in enumerate(plan.tokenizers)},

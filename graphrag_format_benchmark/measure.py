@@ -8,12 +8,13 @@ text share (benchmark.FormattedGraph). Mode B (article 7.3) packs each prompt in
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from benchmark import (
     SPLIT_SEARCH,
@@ -392,7 +393,7 @@ class PartCosts:
             cost["without"] += self.counts.count(tokenizer, serialized(fmt, without))
 
 
-def write_prompts_by_default(texts: list[FormattedGraph], questions: tuple[Question, ...], plan: Plan) -> dict:
+def write_prompts_by_default(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], plan: Plan) -> dict:
     """The article's layout writes a prompt file per format and question, as its script does, while they stay small
     (benchmark.prompt_files); a matrix run writes none unless --write-prompts. {"write": bool, "bytes": n}"""
     if plan.article_layout:
@@ -417,10 +418,12 @@ def pack(
 
     hints: (variant, format, encoding) -> the last cut, a close guess for the next question or permutation."""
     m, fmt, budget = len(shown.edges), whole.fmt, plan.budget
+    if budget is None:  # mode B runs only with --budget
+        raise AssertionError("a mode B pack without a budget")  # an internal bug
     # The whole pack is mode A's text only when every node is on an edge: a pack shows exactly the nodes its edges use.
     texts: dict[int, FormattedGraph] = {m: whole} if len(subgraph(shown).nodes) == len(shown.nodes) else {}
     hint_key = (variant.name, fmt, tokenizer.name)
-    indexes: dict[int, dict] = {}
+    indexes: dict[int, tuple[Graph, dict]] = {}
 
     def text(n: int) -> FormattedGraph:
         if n not in texts:
@@ -438,7 +441,7 @@ def pack(
             tokens,
             m,
             m not in texts,
-            lambda q=q: whole.tokens(counts, tokenizer, q.question),
+            functools.partial(whole.tokens, counts, tokenizer, q.question),
             budget,
             hints,
             hint_key,
@@ -447,7 +450,7 @@ def pack(
         if cut not in indexes and q.query:
             packed_graph = shown.pick(range(cut))
             indexes[cut] = (packed_graph, edge_index(packed_graph.edges))  # shared by the questions with the same cut
-        ok = answerable(*indexes[cut][:1], q, indexes[cut][1]) if q.query else None
+        ok = answerable(indexes[cut][0], q, indexes[cut][1]) if q.query else None
         t = text(cut)
         graph_tokens, prompt_tokens = t.graph_tokens(counts, tokenizer), tokens(cut)
         packed.append(
