@@ -14,7 +14,7 @@ import json
 import re
 import zlib
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from benchmark import ABSTAIN
 
@@ -107,7 +107,7 @@ def answer_fields(value: dict) -> dict | None:
     return {**value, "answer": answer, "path": path, "evidence": evidence}
 
 
-ABSTENTION_SCORES = {
+ABSTENTION_SCORES: dict[str, Any] = {
     "false_abstention": None,
     "path_exact": None,
     "edge_precision": None,
@@ -196,7 +196,9 @@ class AnswerKey:
             "edge_precision": precision,
             "edge_recall": recall,
             "valid_path": bool(ends),
-            "evidence_match": evidence is not None and self._same_evidence(parsed["evidence"], evidence),
+            "evidence_match": evidence is not None
+            and parsed is not None
+            and self._same_evidence(parsed["evidence"], evidence),
             "path_supports_answer": any(self._supports(f, path, ends) for f in folded),
             "right_answer_wrong_path": answer_correct and not path_exact,
         }
@@ -412,7 +414,7 @@ def answer_forms(answer: str) -> frozenset[str]:
     return frozenset(forms - {""})
 
 
-FAILED_SCORES = {  # a request that failed or was never sent is a failed task, not a missing one
+FAILED_SCORES: dict[str, Any] = {  # a request that failed or was never sent is a failed task, not a missing one
     "parse_success": False,
     "json_as_asked": False,
     "abstained": False,
@@ -428,7 +430,7 @@ FAILED_SCORES = {  # a request that failed or was never sent is a failed task, n
     "diagnosis": None,
 }
 
-NO_SCORES = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
+NO_SCORES: dict[str, Any] = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
 
 
 def cell_diagnosis(
@@ -603,22 +605,25 @@ def score_log(
                 if examples is not None and diagnosis and (row["format"], diagnosis) not in examples:
                     examples[(row["format"], diagnosis)] = diagnosis_example(item, record, status)
             scored.append(
-                {
-                    **cell,
-                    "repeat": repeat,
-                    "status": status,
-                    **(scores or NO_SCORES),
-                    "truncated_by_server": truncated,
-                    "usage_prompt_tokens": server_prompt,
-                    "usage_cached_tokens": usage.cached_tokens if usage else None,
-                    "usage_completion_tokens": completion,
-                    # the server ignored the cap
-                    "over_output_cap": isinstance(completion, int) and completion > config.max_output_tokens,
-                    "latency_s": record.latency_s if record else None,
-                    "retry_wait_s": record.retry_wait_s if record else None,
-                    "finish_reason": record.finish_reason if record else None,
-                    "error": record.error if record else None,
-                }
+                cast(
+                    Cell,
+                    {
+                        **cell,
+                        "repeat": repeat,
+                        "status": status,
+                        **(scores or NO_SCORES),
+                        "truncated_by_server": truncated,
+                        "usage_prompt_tokens": server_prompt,
+                        "usage_cached_tokens": usage.cached_tokens if usage else None,
+                        "usage_completion_tokens": completion,
+                        # the server ignored the cap
+                        "over_output_cap": isinstance(completion, int) and completion > config.max_output_tokens,
+                        "latency_s": record.latency_s if record else None,
+                        "retry_wait_s": record.retry_wait_s if record else None,
+                        "finish_reason": record.finish_reason if record else None,
+                        "error": record.error if record else None,
+                    },
+                )
             )
     return scored
 
