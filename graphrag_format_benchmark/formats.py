@@ -16,7 +16,7 @@ import json
 import re
 import urllib.parse
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from benchmark import (
     ESCAPES,
@@ -199,7 +199,7 @@ def _yaml_dumper(base: type | None = None) -> type:
     with NEL, LS or PS double-quoted, where both emitters escape them (\\N, \\L, \\P)."""
     import yaml
 
-    class Dumper(base or getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    class Dumper(base or getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]  # the C one when there
         pass
 
     def represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -266,7 +266,10 @@ def yaml_dump_whole(graph: Graph | None, plain: dict | None = None, dumper: type
     class to build on instead of the C one (tests compare the two)."""
     import yaml
 
-    plain = graph_dict(graph, flat=True) if plain is None else plain
+    if plain is None:
+        if graph is None:
+            raise TypeError("yaml_dump_whole needs a graph or plain records")
+        plain = graph_dict(graph, flat=True)
     texts = [
         t
         for records in plain.values()
@@ -398,7 +401,11 @@ def parse_turtle(text: str) -> Graph:
             key = local(p, TURTLE_PROPERTY)
             value = o.toPython() if isinstance(o, rdflib.Literal) else None
             value = (
-                str(value) if isinstance(value, str) else float(value) if type(value).__name__ == "Decimal" else value
+                str(value)
+                if isinstance(value, str)
+                else float(cast(Any, value))
+                if type(value).__name__ == "Decimal"
+                else value
             )
             if not is_scalar(value) or key in props.setdefault(s, {}):
                 raise format_error(
@@ -453,7 +460,9 @@ def serialize_markdown_kv(graph: Graph) -> str:
 def parse_markdown_kv(text: str) -> Graph:
     records: dict[str, list[dict]] = {"nodes": [], "edges": []}
     fields = {"nodes": set(Node._fields), "edges": {*Edge._fields, "id"}}
-    section, current, start = None, None, 1
+    section: str | None = None
+    current: dict[str, object] | None = None
+    start = 1
     for line_no, line in enumerate(text.split("\n"), 1):
         if line in MARKDOWN_KV_SECTIONS:
             section, current = ("nodes", "edges")[MARKDOWN_KV_SECTIONS.index(line)], None
@@ -465,7 +474,7 @@ def parse_markdown_kv(text: str) -> Graph:
             )
         else:
             if current is None:
-                current, start = {}, line_no
+                current, start = {}, line_no  # a new record
                 records[section].append(current)
             key, value = line.split(": ", 1)
             if key in current:
@@ -497,7 +506,9 @@ def yaml_items(text: str) -> tuple[tuple[str, ...], Counter] | None:
     and the same items, in any order within each sequence, parse to the same records."""
     if re.search(r"(?:^|[\s\[{,])[&*]\S", text):
         return None
-    keys, items, key = [], Counter(), None
+    keys: list[str] = []
+    items: Counter[tuple[str, str]] = Counter()
+    key = None
     for part in re.split(r"\n(?=\S)", text):
         if part.startswith("- "):
             if key is None:

@@ -8,6 +8,7 @@ before anything is measured. GroupKey is what every table of sizes and results i
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
@@ -92,13 +93,16 @@ class Plan:
         )
 
 
-def largest_fitting(f: Callable[[int], int], limit: int, lo: int, f_lo: int, hi: int, f_hi: int) -> tuple[int, int]:
+def largest_fitting(
+    f: Callable[[int], int], limit: int, lo: int, f_lo: int, hi: int, f_hi: int | None
+) -> tuple[int, int]:
     """Largest k with f(k) <= limit < f(k + 1), given f(lo) <= limit < f(hi): interpolation search, with a
     bisection after every third guess in a row that fails to halve the interval, so O(log(hi - lo)) calls
-    of f at worst and a handful when f grows about linearly (tokens per edge). Returns (k, f(k))."""
+    of f at worst and a handful when f grows about linearly (tokens per edge). Returns (k, f(k)). f_hi None (not
+    measured): bisection until it is."""
     slow_steps = 0
     while hi - lo > 1:
-        if slow_steps >= 3 or f_hi == f_lo:
+        if slow_steps >= 3 or f_hi is None or f_hi == f_lo:
             k, slow_steps = (lo + hi) // 2, 0
         else:
             k = min(max(lo + (limit - f_lo) * (hi - lo) // (f_hi - f_lo), lo + 1), hi - 1)
@@ -140,6 +144,8 @@ def cut_near(
         last, f_last, lo, f_lo = lo, f_lo, nxt, value
         slope = (f_lo - f_last) / (lo - last)
         step = int((limit - f_lo) / slope) + 1 if slope > 0 else 2 * step
+    if hi is None:  # the loop ends only once hi is found
+        raise AssertionError("cut_near ended without an upper bound")  # an internal bug
     return largest_fitting(f, limit, lo, f_lo, hi, f_hi)
 
 
@@ -181,14 +187,15 @@ def large_branches(context: Context, stream: Distractors, plan: Plan, counts: To
         per_branch = max((f_lo - tokens(0, compact)) / max(lo, 1), 1.0)  # tokens grow about linearly
         guess = lo + int((window - f_lo) / per_branch)
         cap = len(stream.first(2 * guess + 2))  # as many as the names allow, up to twice the guess
-        hi, f_hi = (None, None) if cap == 2 * guess + 2 else (cap, None)
+        hi: int | None = None if cap == 2 * guess + 2 else cap
+        f_hi: int | None = None
         if hi is not None:
             f_hi = tokens(cap, compact)
             if f_hi <= window:
                 return cap, True  # the names ran out before the window filled
         try:
             lo, _ = cut_near(
-                lambda n, fmt=compact: tokens(n, fmt), window, min(guess, hi - 1) if hi else guess, lo, f_lo, hi, f_hi
+                functools.partial(tokens, fmt=compact), window, min(guess, hi - 1) if hi else guess, lo, f_lo, hi, f_hi
             )
         except _Spent:
             return len(stream.first(2 * guess + 2)), True
@@ -289,15 +296,14 @@ def build_variants(
             warn(shortage)
         base_variant = Variant(size, "original", tuple(sized), branches, shortage)
         for ids in plan.ids:
-            if ids == "pseudonyms" and pseudonyms is None:
-                pseudonyms = Pseudonyms(inputs.graph, plan.seed)
-            variant = (
-                base_variant
-                if ids == "original"
-                else with_short_ids(base_variant, plan.seed)
-                if ids == "short"
-                else with_pseudonyms(base_variant, pseudonyms)
-            )
+            if ids == "original":
+                variant = base_variant
+            elif ids == "short":
+                variant = with_short_ids(base_variant, plan.seed)
+            else:
+                if pseudonyms is None:  # drawn once, for every size
+                    pseudonyms = Pseudonyms(inputs.graph, plan.seed)
+                variant = with_pseudonyms(base_variant, pseudonyms)
             preflight_solver(variant, inputs.graph)
             variants.append(variant)
     return variants
