@@ -71,7 +71,7 @@ RELATION_KEYS = ("relation", "label", "type", "predicate", "relationship")
 
 def read_graph_file(
     path: Path, kind: str | None = None, store_fields: str = "sent", layouts: tuple[str, ...] = ()
-) -> tuple[dict, bytes, str]:
+) -> tuple[object, bytes, str]:
     """The graph of --graph as the tool's JSON records, its raw bytes, and the format it was read as: by
     --graph-format, else a framework's store by its folder, name or keys (stores.store_kind), else by the file's
     extension (GRAPH_FORMATS). layouts: the baseline and the formats; a store is read as the first of its framework's
@@ -100,7 +100,10 @@ def read_graph_file(
             ), "llamaindex"
         return data, raw, kind
     text, raw = read_text(path, "--graph")
-    return GRAPH_FORMATS[kind][1](text, display(path)), raw, kind
+    reader = GRAPH_FORMATS[kind][1]
+    if reader is None:  # json, read above
+        raise AssertionError(f"no reader for {kind}")  # an internal bug
+    return reader(text, display(path)), raw, kind
 
 
 def looks_like_graphml(path: Path) -> bool:
@@ -185,7 +188,8 @@ def read_triples(text: str, where: str, delimiter: str) -> dict:
                 raise BenchmarkError(
                     f"{where} line {line}: {len(row)} fields where the header has {len(header)}; fix the row"
                 )
-            ends, edge = {}, {}
+            ends: dict[str, str] = {}
+            edge: dict[str, Any] = {}  # its cells: the id and relation as written, the rest read as values
             node_fields: dict[str, dict] = {"source": {}, "target": {}}
             for k, (column, cell) in enumerate(zip(header, row)):
                 if k in (at["source"], at["target"]):
@@ -342,7 +346,7 @@ def _local_name(iri: str) -> str:
     return urllib.parse.unquote(iri[cut + 1 :] if cut + 1 < len(iri) else iri)
 
 
-def _rdf_value(literal: object) -> object:
+def _rdf_value(literal: Any) -> object:
     """A literal's value as a property: a string, number or boolean; a date as its ISO text; anything else as its text."""
     value = literal.toPython()
     if isinstance(value, bool) or isinstance(value, int) or isinstance(value, float) and math.isfinite(value):
@@ -360,7 +364,7 @@ def _set_once(record: dict, key: str, value: object, where: str, what: str) -> N
     record[key] = value
 
 
-def ordered_graphml(text: str, where: str) -> tuple[object, list[str], list[tuple[str, str, str | None, dict]]]:
+def ordered_graphml(text: str, where: str) -> tuple[Any, list[str], list[tuple[str, str, str | None, dict]]]:
     """GraphML read by networkx, with its nodes and edges in the file's order (an undirected networkx graph iterates
     its edges by adjacency): (the graph, node ids, (source, target, edge id, attributes) per edge)."""
     try:
@@ -537,9 +541,11 @@ def load_inputs(
     (sorted_graph), and generated questions (generate: questions.draw_questions)."""
     kinds: dict[str, str] = {}
 
-    def read_graph(path: Path) -> tuple[dict, bytes, str]:
+    def read_graph(path: Path) -> tuple[object, bytes, str]:
         records, raw, kind = read_graph_file(path, graph_format, store_fields, layouts)
-        if kind in STORES and STORE_KINDS in records:  # the store's types its framework does not show: for naming only
+        if (
+            kind in STORES and isinstance(records, dict) and STORE_KINDS in records
+        ):  # the store's types its framework does not show: for naming only
             kinds.update((unicodedata.normalize(NORMALIZATION, k), v) for k, v in records.pop(STORE_KINDS).items())
         return records, raw, kind
 
