@@ -15,7 +15,7 @@ import random
 import re
 import unicodedata
 from collections import Counter
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, AbstractSet, Callable, Sequence, cast
 
 from benchmark import Node
 
@@ -233,7 +233,7 @@ UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I and O: a catalogue's letters avoid wh
 ROMAN = "i ii iii iv v vi vii viii ix x xi xii xiii xiv xv xvi xvii xviii xix xx".split()
 
 
-def redrawn(name: str, rng: random.Random, keep: set[str] = frozenset()) -> str:
+def redrawn(name: str, rng: random.Random, keep: AbstractSet[str] = frozenset()) -> str:
     """A made-up name in the shape of name (name_shape), word by word: function words, honorifics, punctuation and
     what is neither letter nor digit (an emoji) kept; an ordinal another ordinal ('ii' -> 'xiv'); a year another
     year within 60 of it; a code's digits and letters redrawn by kind, no leading zero where it had none ('(1234)
@@ -402,7 +402,7 @@ class WordModel:
         self.shortest, self.longest = lengths[0], lengths[-1]
 
     def draw(self, rng: random.Random) -> str | None:
-        context, out = "\x02" * WORD_MODEL_ORDER, []
+        context, out = "\x02" * WORD_MODEL_ORDER, cast(list[str], [])
         while len(out) <= self.longest:
             c = rng.choice(self.next[context])
             if c == "\x03":
@@ -607,8 +607,8 @@ class Vocabulary:
         rng: random.Random,
         like: str | None = None,
         wider: bool = False,
-        avoid: set[str] = frozenset(),
-        keep: set[str] = frozenset(),
+        avoid: AbstractSet[str] = frozenset(),
+        keep: AbstractSet[str] = frozenset(),
     ) -> str | None:
         """A new name: in the shape of a real name drawn as the template, or with like, in like's shape: each word
         from the words at its position of the names of that shape; wider, or when no other name has like's
@@ -618,7 +618,7 @@ class Vocabulary:
         place has no word."""
         shape = name_shape(like) if like is not None else None
         split = like.split(" ") if like is not None else []
-        kept = [shape[k][0] in KEPT or w.casefold() in keep for k, w in enumerate(split)]
+        kept = [shape[k][0] in KEPT or w.casefold() in keep for k, w in enumerate(split)] if shape is not None else []
         if shape is not None and len(shape) > 1 and (wider or len(self.slots.get(shape, [[]])[0]) < 2):
             drawn = [w if kept[k] else self._place(rng, split, k, shape[k], avoid) for k, w in enumerate(split)]
             return " ".join(drawn) if all(drawn) else None
@@ -645,7 +645,9 @@ class Vocabulary:
         ]
         return " ".join(drawn) if all(drawn) else None
 
-    def _place(self, rng: random.Random, split: list[str], k: int, kind: tuple[str, str], avoid: set[str]) -> str:
+    def _place(
+        self, rng: random.Random, split: list[str], k: int, kind: tuple[str, str], avoid: AbstractSet[str]
+    ) -> str:
         """A word for place k of a name: of its class at the same place in any name of the role; after a surname's
         particle, from any surname when those after particles are spent ('de gaulle' may take 'curie')."""
         role = position_role(split, k, kind)
@@ -674,7 +676,7 @@ PICKS = 3  # draws from a place's words, as common as they are among the names, 
 def _pick(
     rng: random.Random,
     words: list[str],
-    avoid: set[str],
+    avoid: AbstractSet[str],
     deck: list[str] | None = None,
     distinct: list[str] | None = None,
 ) -> str:
@@ -980,15 +982,18 @@ class Namer:
         if node_id is None and (template := id_template(like)) is not None:  # made of some words of the name
             if longer:
                 return None  # no longer id: a shape no real id has; another name is drawn instead
-            prefix, picks, make = template
-            made = [make(w) for w in re.findall(r"[^\W_]+", name)]
-            if len(made) < len(picks):
+            prefix, picks, to_word = template
+            parts = [to_word(w) for w in re.findall(r"[^\W_]+", name)]
+            if len(parts) < len(picks):
                 return None
-            if not all(-len(made) <= k < len(made) for k in picks) or len({k % len(made) for k in picks}) < len(picks):
-                picks = range(
+            chosen: Sequence[int] = picks
+            if not all(-len(parts) <= k < len(parts) for k in picks) or len({k % len(parts) for k in picks}) < len(
+                picks
+            ):
+                chosen = range(
                     len(picks)
-                )  # a shorter name than like's: its first words, as many (the id's shape is the same)
-            node_id = prefix + "_".join(made[k] for k in picks)
+                )  # a shorter name than like's: its first parts, as many (the id's shape is the same)
+            node_id = prefix + "_".join(parts[k] for k in chosen)
         if node_id is None and re.fullmatch(r"[^\W_]+(?:_[^\W_]+)*", like.id):  # readable words, not made from the name
             head = like.id.split("_", 1)[0]
             make = slug if like.id.isascii() and like.id.islower() else snake if like.id.islower() else words
