@@ -77,7 +77,7 @@ RELATION_FLOOR = (
 RELATION_SEARCH = 20_000  # khop: nodes a search for such edges past the depth sees at most
 
 
-def cut_context(graph: Graph, q: Question, edges: list[int], nodes: list[str] = ()) -> Context:
+def cut_context(graph: Graph, q: Question, edges: list[int], nodes: list[str] | tuple[()] = ()) -> Context:
     """The question's context of the graph's edges (in that order) and nodes (listed first; then every other end of
     those edges, in order of first appearance), properties with them; its paths re-indexed into it."""
     wanted = list(
@@ -97,9 +97,12 @@ def cut_context(graph: Graph, q: Question, edges: list[int], nodes: list[str] = 
 
 def given_context(graph: Graph, q: Question) -> Context:
     """A question's context as its file gives it: its own graph, or edges and nodes of the input graph."""
-    if q.context.graph is not None:
-        return Context(q.id, q.context.graph, (replace(q, context=None),))
-    return cut_context(graph, q, list(q.context.edges), list(q.context.nodes))
+    given = q.context
+    if given is None:  # called for the questions that give one
+        raise AssertionError(f"question {q.id} gives no context")  # an internal bug
+    if given.graph is not None:
+        return Context(q.id, given.graph, (replace(q, context=None),))
+    return cut_context(graph, q, list(given.edges), list(given.nodes))
 
 
 def context_problems(graph: Graph, questions: tuple[Question, ...], src: str, problems: Problems) -> None:
@@ -218,7 +221,10 @@ class KHop:
         (the budget's search: a context grows in tokens about linearly with its edges, so a few counts); its gold edges
         always stay."""
         others = [i for i in edges if i not in needed]
-        count, limit = self.tokens.count, self.tokens.limit
+        tokens = self.tokens
+        if tokens is None:  # called only with a token budget
+            raise AssertionError("a context cut to tokens without a budget")  # an internal bug
+        count, limit = tokens.count, tokens.limit
 
         def cut(k: int) -> Context:
             kept = set(others[:k]) | needed
@@ -232,7 +238,7 @@ class KHop:
         if least > limit:
             self.over.append(q.id)
             return cut(0)
-        k, _ = self.tokens.search(lambda n: count(cut(n).graph), limit, 0, least, len(others), whole)
+        k, _ = tokens.search(lambda n: count(cut(n).graph), limit, 0, least, len(others), whole)
         return cut(k)
 
     def _named_relations(self, q: Question, start: str | None, have: list[int], room: int) -> list[int]:
@@ -245,7 +251,8 @@ class KHop:
         wanted = {
             h.relation: RELATION_FLOOR - counts[h.relation] for h in q.query.hops if counts[h.relation] < RELATION_FLOOR
         }
-        found, seen, chosen = [], {start}, set(have)
+        found: list[int] = []
+        seen, chosen = {start}, set(have)
         queue = deque([start])
         while queue and wanted and len(found) < room and len(seen) < RELATION_SEARCH:
             for i in self.incident.get(queue.popleft(), ()):
@@ -281,8 +288,8 @@ def context_summary(contexts: list[Context], kind: str) -> dict:
     the relation whose hop fails (else a model could abstain from the relation's absence alone)."""
     sizes = sorted(len(c.graph.edges) for c in contexts)
     nodes = sorted(len(c.graph.nodes) for c in contexts)
-    misses = [(c, q) for c in contexts for q in c.questions if q.insufficient and q.query]
-    shown = sum(any(e.relation == q.query.hops[-1].relation for e in c.graph.edges) for c, q in misses)
+    misses = [(c, q.query) for c in contexts for q in c.questions if q.insufficient and q.query]
+    shown = sum(any(e.relation == query.hops[-1].relation for e in c.graph.edges) for c, query in misses)
     return {
         "kind": kind,
         "contexts": len(contexts),

@@ -14,7 +14,7 @@ import random
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
 
@@ -77,7 +77,7 @@ def role_groups(graph: Graph) -> dict[str, str]:
     size: Counter = Counter()
     for r, k in members.items():
         size[root(r)] += k
-    key = {}
+    key: dict[tuple, str] = {}
     for r in sorted(members, key=lambda r: (-members[r], r)):  # each group named after its largest role
         key.setdefault(root(r), "".join(r[::-1]) if r[1] == "<" else "".join(r))
     groups = {}
@@ -153,7 +153,10 @@ class Pseudonyms:
         todo = [n for n in graph.nodes if n.id not in self.renamed]
         progress = Progress(len(todo), "pseudonyms")  # a line on stderr only past a few seconds
         for n in todo:  # a distractor takes the group of the input's nodes in its role, or of its type
-            group = self.groups.get(n.id) or (n.type if self.namer.typed else self.role_group.get(roles.get(n.id)))
+            seen_as = roles.get(n.id)
+            group = self.groups.get(n.id) or (
+                n.type if self.namer.typed else self.role_group.get(seen_as) if seen_as is not None else None
+            )
             role = ("group", group) if group in self.heads else roles.get(n.id, ("", "out"))
             self.renamed[n.id] = self._new(n, role)
             progress.advance(1, "--pseudonymize: naming")
@@ -168,7 +171,8 @@ class Pseudonyms:
         homonym = (role, n.name.casefold())  # real namesakes of one kind (three films 'Heat') stay namesakes: one
         if homonym in self.namesakes:  # pseudonym for the name, each with an id of its own
             name = self.namesakes[homonym]
-            return self.namer._named(n, name) or self.namer._named(n, name, forced=True, namesake=True)
+            forced = self.namer._named(n, name) or self.namer._named(n, name, forced=True, namesake=True)
+            return cast(Node, forced)  # forced: a node whatever is taken
         node = self._drawn(n, role)
         self.namesakes[homonym] = node.name
         return node
@@ -201,7 +205,7 @@ class Pseudonyms:
                 name = self.everyone.draw(self.rng, n.name, attempt >= NAME_DRAWS // 2, namer.avoid, namer.keep)
                 node = namer._named(n, name) if name and namer._fresh(name) else None
                 if node is not None:
-                    self._count(n, name, "words of other groups' names at the same places")
+                    self._count(n, cast(str, name), "words of other groups' names at the same places")
             return node or self._last_resort(n)
         finally:
             namer.avoid, namer.keep, namer.replacing = set(), set(), []
@@ -288,7 +292,7 @@ class Pseudonyms:
         return self._made(n, name, "the name they replace with a number added (nothing in it could be redrawn)")
 
     def _made(self, n: Node, name: str, what: str) -> Node:
-        node = self.namer._named(n, name, forced=True)
+        node = cast(Node, self.namer._named(n, name, forced=True))  # forced: a node whatever is taken
         self._count(n, name, what)
         return node
 
@@ -302,7 +306,7 @@ class Pseudonyms:
         takes 'Silent' of 'The Silent Heat' before a made-up word, which an n-gram classifier tells apart more."""
         group = role[1] if role[0] == "group" else None
         for kind, pool in (("head", self.heads), ("word", self.words)):
-            words = pool.get(group, [])
+            words = pool.get(group, []) if group is not None else []
             deck = self.head_decks.setdefault(
                 (group, kind), self.rng.sample(words, len(words))
             )  # dealt in turn: each node
@@ -327,8 +331,8 @@ def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
         contexts.append(renamed)
         mappings[context.id] = mapping
     pseudonyms.report()
-    mapping = json_bytes(mappings[""] if variant.shared else mappings)
-    return replace(variant, ids="pseudonyms", contexts=tuple(contexts), mapping_sha256=sha256_hex(mapping))
+    mapping_file = json_bytes(mappings[""] if variant.shared else mappings)
+    return replace(variant, ids="pseudonyms", contexts=tuple(contexts), mapping_sha256=sha256_hex(mapping_file))
 
 
 def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudonyms) -> tuple[Context, dict]:
