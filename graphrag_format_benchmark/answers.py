@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Iterator, NamedTuple, cast
 
 from benchmark import InputProblems, display
 
@@ -125,7 +125,9 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
     collected = Collected(items, config)
     by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
     seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
-    problems, models, failures = [], Counter(), Counter()
+    problems: list[str] = []
+    models: Counter[str] = Counter()
+    failures: Counter[str] = Counter()
     best, repeats = collected.best, config.repeats
     for path, read in _read_in_halves(paths):  # a file cut in two comes as its two parts, one after the other
         name = display(path)
@@ -215,10 +217,9 @@ def _halves(paths: list[Path]) -> tuple[list[Segment], list[Segment]]:
                     f.seek(half - before - 1)
                     f.readline()  # to the beginning of the line that begins at or after the half
                     cut = f.tell()
-            return (
-                [(p, 0, None, 0) for p in paths[:k]] + [(path, 0, cut, 0)] * (cut > 0),
-                [(path, cut, None, _newlines(path, cut))] * (cut < size) + [(p, 0, None, 0) for p in paths[k + 1 :]],
-            )
+            first: list[Segment] = [(p, 0, None, 0) for p in paths[:k]] + [(path, 0, cut, 0)] * (cut > 0)
+            second: list[Segment] = [(path, cut, None, _newlines(path, cut))] * (cut < size)
+            return first, second + [(p, 0, None, 0) for p in paths[k + 1 :]]
         before += size
     return [(path, 0, None, 0) for path in paths], []
 
@@ -242,7 +243,7 @@ def batch_lines(segment: Segment) -> list[tuple]:
     NamedTuple); custom_id None for a line that is not a JSON object, the fields None for a line of the Batch input
     format."""
     path, start, end, lines_before = segment
-    read = []
+    read: list[tuple] = []
     for line_no, line, r in file_lines(path, start, end):
         line_no += lines_before
         if r is None:
@@ -281,7 +282,7 @@ def batch_lines(segment: Segment) -> list[tuple]:
         fields = (
             error,
             content if type(content) is str else None,
-            _text_or_none(body["choices"][0].get("finish_reason")) if message is not None else None,
+            _text_or_none(cast(dict, body)["choices"][0].get("finish_reason")) if message is not None else None,
             None,
             0.0,
             *counts,
@@ -321,7 +322,10 @@ def _cached_tokens(usage: object) -> int | None:
 
 
 def _seconds(value: object) -> float | None:
-    return value if type(value) in (int, float) and math.isfinite(value) and 0 <= value <= 10**7 else None
+    if type(value) not in (int, float):  # bool and any subclass are no count of seconds
+        return None
+    number = cast(float, value)
+    return number if math.isfinite(number) and 0 <= number <= 10**7 else None
 
 
 def _text_or_none(value: object) -> str | None:

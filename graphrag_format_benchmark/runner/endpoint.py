@@ -231,7 +231,7 @@ def timed_out(e: BaseException) -> bool:
     return isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError)
 
 
-def error_text(status: int, parsed: object, raw_text: str) -> str:
+def error_text(status: int | None, parsed: object, raw_text: str) -> str:
     """'HTTP 400 (code): the server's own words': error.message, else detail, else the body; one line."""
     code = error_code(parsed)
     error = parsed.get("error") if isinstance(parsed, dict) else None
