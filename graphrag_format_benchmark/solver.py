@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from benchmark import BenchmarkError, scalar_text
 
@@ -72,7 +72,7 @@ def partial_walks(graph: Graph, query: Query, index: dict | None = None) -> list
     [[((), 'a')], [((0,), 'b')], [((0, 1), 'c')]]"""
     edges, props = graph.edges, graph.edge_props
     index = edge_index(edges) if index is None else index
-    stages = [[((), query.start)]]
+    stages: list[list[tuple[tuple[int, ...], str]]] = [[((), query.start)]]
     for hop in query.hops:
         stages.append(
             [
@@ -126,7 +126,7 @@ def incident_edges(graph: Graph, canonical: bool = False) -> dict[str, list[int]
     (source, relation, target, properties), so that what is drawn from them is the same whatever order the file
     lists the edges in (generated questions and --context khop: the same graph read from JSON, triples, RDF or
     GraphML gives the same questions and contexts)."""
-    order = range(len(graph.edges))
+    order: range | list[int] = range(len(graph.edges))
     if canonical:
         props = graph.edge_props
         order = sorted(order, key=lambda i: (graph.edges[i], json.dumps(props[i], ensure_ascii=False) if props else ""))
@@ -141,11 +141,18 @@ def incident_edges(graph: Graph, canonical: bool = False) -> dict[str, list[int]
 
 def answerable(graph: Graph, q: Question, index: dict | None = None) -> bool:
     """The solver still finds the gold outcome on this graph: a gold path, or none at all to abstain on."""
-    found = solve(graph, q.query, index)
+    found = solve(graph, _query(q), index)
     if q.insufficient:
         return not found
     gold = set(q.paths)
     return any(path in gold for path, _ in found)
+
+
+def _query(q: Question) -> Query:
+    """A question's query, which the solver's callers check it has."""
+    if q.query is None:
+        raise AssertionError(f"question {q.id} has no query to solve")  # an internal bug
+    return q.query
 
 
 def describe_path(edges: tuple[Edge, ...], path: tuple[int, ...]) -> str:
@@ -161,9 +168,9 @@ def _paths(edges: tuple[Edge, ...], paths: list[tuple[int, ...]]) -> str:
 
 def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
     """What the solver finds that the question's gold data does not say, or None when they agree."""
-    edges = graph.edges
-    stages = partial_walks(graph, q.query, index)
-    found = complete(graph, q.query, stages[-1])
+    edges, query = graph.edges, _query(q)
+    stages = partial_walks(graph, query, index)
+    found = complete(graph, query, stages[-1])
     if q.insufficient:
         if found:
             return (
@@ -173,12 +180,12 @@ def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
         return None
     if not found:
         if stages[-1]:  # every hop was made: the ask is what fails
-            ask = q.query.ask
+            ask = cast("Ask", query.ask)  # with no ask, every walk made is complete
             return (
                 f"the query's walks end where no {ask.of_} has the property {ask.key!r} "
                 f"({_paths(edges, [p for p, _ in stages[-1]])}); ask for another property or fix the query"
             )
-        return hop_failure(graph, q.query, stages, index)
+        return hop_failure(graph, query, stages, index)
     walks, gold = {p for p, _ in found}, set(q.paths)
     if walks != gold:
         extra, missing = sorted(walks - gold), sorted(gold - walks)
@@ -192,12 +199,12 @@ def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
     ends = sorted({end for _, end in found})
     if ends != sorted(set(q.answer_ids)):
         return f"the gold paths end at {ends} but answer_ids are {sorted(set(q.answer_ids))}; make them the same"
-    if q.query.ask:
-        values = gold_answers(graph, q.query, found)
+    if query.ask:
+        values = gold_answers(graph, query, found)
         stray = [a for a in q.answers if fold_answer(a) not in {fold_answer(v) for v in values}]
         if stray:
             return (
-                f"answer {stray[0]!r} is not a value of {q.query.ask.key!r} where the gold paths end ({', '.join(map(repr, values[:3]))}); "
+                f"answer {stray[0]!r} is not a value of {query.ask.key!r} where the gold paths end ({', '.join(map(repr, values[:3]))}); "
                 "make the answers those values"
             )
     return None
