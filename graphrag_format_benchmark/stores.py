@@ -29,7 +29,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
 
@@ -185,10 +185,11 @@ class Kept:
     def type_of(self, value: object, node_id: str) -> str:
         """A node's type as sent: its store's type (or label), or DEFAULT_TYPE where the framework shows none (the
         store's type then kept in kinds: new nodes are named like the nodes of their kind, and nothing shows it)."""
-        if self.untyped and _text(value) is not None:
+        text = _text(value)
+        if self.untyped and text is not None:
             self.not_sent["type"] = self.not_sent.get("type", 0) + 1
-            self.kinds[node_id] = _text(value)
-        return _text(value) if _text(value) is not None and not self.untyped else DEFAULT_TYPE
+            self.kinds[node_id] = text
+        return text if text is not None and not self.untyped else DEFAULT_TYPE
 
     def fields(self, record: dict, where: str, own: frozenset[str] = frozenset()) -> dict:
         """The record's properties: None and NaN are no value; a list or map is its JSON text; bookkeeping and what the
@@ -265,7 +266,8 @@ def _plain(value: object, depth: int = 0) -> object:
     if depth > MAX_NESTING:
         raise TooDeep
     if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
-        return [_plain(v, depth + 1) for v in (value.tolist() if hasattr(value, "tolist") else value)]
+        items: Any = value.tolist() if hasattr(value, "tolist") else value  # a numpy-like array's items, as a list
+        return [_plain(v, depth + 1) for v in items]
     if isinstance(value, dict):
         return {str(k): _plain(v, depth + 1) for k, v in value.items()}
     return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
@@ -408,7 +410,7 @@ def _is_text(kind: object) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
-def decoded_text(table: object) -> int:
+def decoded_text(table: Any) -> int:
     """The bytes a table's text columns decode to, counted without decoding them (a dictionary's value lengths taken by
     its indices)."""
     import pyarrow as pa
@@ -525,7 +527,7 @@ def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
 # LightRAG: the GraphML file networkx writes
 
 
-GRAPHML_TYPES = {
+GRAPHML_TYPES: dict[str, Callable[[str], object]] = {
     "boolean": lambda v: v.strip().lower() in ("true", "1"),
     "int": int,
     "long": int,
@@ -542,11 +544,11 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
     of 74,133 edges."""
     import xml.etree.ElementTree as ET
 
-    keys: dict[str, tuple[str, Callable, object]] = {}  # key id -> (attribute name, type, default)
+    keys: dict[str, tuple[str, Callable, Any]] = {}  # key id -> (attribute name, type, default)
     defaults: dict[str, dict] = {"node": {}, "edge": {}}
     nodes, edges, graphs, directed = [], [], 0, []
 
-    def attributes(element: object, kind: str) -> dict:
+    def attributes(element: Any, kind: str) -> dict:
         data = dict(defaults[kind])
         for child in element:
             if child.tag.rpartition("}")[2] == "data" and child.get("key") in keys:
@@ -570,7 +572,7 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
                     directed.append(element.get("edgedefault") == "directed")
                 continue
             if tag == "key":
-                convert = GRAPHML_TYPES.get(element.get("attr.type", "string"), str)
+                convert: Callable[[str], object] = GRAPHML_TYPES.get(element.get("attr.type", "string"), str)
                 default = next((c.text for c in element if c.tag.rpartition("}")[2] == "default"), None)
                 keys[element.get("id")] = (element.get("attr.name") or element.get("id"), convert, default)
                 if default is not None and element.get("for") in defaults:
@@ -690,7 +692,7 @@ def read_llamaindex_json(file: Path) -> tuple[object, bytes]:
     return read_json(file, "--graph")
 
 
-def read_llamaindex(data: object, where: str, kept: Kept) -> dict:
+def read_llamaindex(data: Any, where: str, kept: Kept) -> dict:
     if not is_llamaindex_store(data):
         raise BenchmarkError(
             f'{where}: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, "relations": {{...}}, '
