@@ -207,7 +207,7 @@ def run_command(run_config: RunConfig) -> tuple[str, str | None]:
     if run_config.from_prompts is not None:
         from .logged.run import run_logged  # only here: a run over logged prompts reads no graph
 
-        return run_logged(run_config)
+        return run_logged(run_config, run_config.from_prompts)
     return run(run_config)
 
 

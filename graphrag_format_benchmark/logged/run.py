@@ -15,6 +15,7 @@ import json
 import math
 import os
 from pathlib import Path
+from typing import cast
 
 from benchmark import (
     ARTICLE_FORMATS,
@@ -22,6 +23,7 @@ from benchmark import (
     MANIFEST,
     BenchmarkError,
     Graph,
+    RunInputs,
     Tokenizer,
     build_manifest,
     display,
@@ -346,34 +348,31 @@ def _size_view(summ: dict) -> list[dict]:
     return groups
 
 
-def check_logged_flags(run_config: RunConfig) -> None:
+def check_logged_flags(run_config: RunConfig, log: Path) -> None:
     given = run_config.named(*GRAPH_FLAGS)
     if given:
         raise BenchmarkError(
             f"--from-prompts measures the prompts your framework logged: {', '.join(given)} shape a run over a graph; "
             "leave them out"
         )
-    log = run_config.from_prompts
-    if (
-        log.name in OUTPUTS and log.resolve().parent == run_config.out.resolve()
-    ):  # the run would replace the very file it reads
+    if log.name in OUTPUTS and log.resolve().parent == run_config.out.resolve():  # it would replace the file it reads
         raise BenchmarkError(
             f"--from-prompts {display(log)} is where this run writes its own {log.name}; move the log out of --out "
             f"{display(run_config.out)}, or choose another --out"
         )
 
 
-def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
+def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
-    model, formats, tokenizers, price = _logged_settings(run_config)
-    totals, shown = Totals(), []
+    model, formats, tokenizers, price = _logged_settings(run_config, log)
+    totals, shown = Totals(), cast(list[Measured], [])
     counts: dict = {"lines": 0, "measured": 0, "left_out": 0, "layouts": {}, "reasons": {}}
     with held_outputs(run_config.out) as (staging, lock):
-        _write_logged_lines(run_config.from_prompts, formats, tokenizers, staging, counts, totals, shown)
+        _write_logged_lines(log, formats, tokenizers, staging, counts, totals, shown)
         summ = summary(totals, price)
         agreement = None
         if model is not None:
-            agreement, asked = ask_all(run_config.from_prompts, formats, model, run_config.out)
+            agreement, asked = ask_all(log, formats, model, run_config.out)
             counts["asked"] = {
                 **asked,
                 "log": {LOG_NAME: file_digest(run_config.out / LOG_NAME)},
@@ -381,9 +380,9 @@ def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
         md = results_md(
             summ,
             counts,
-            display(run_config.from_prompts),
+            display(log),
             price,
-            agreement and (model.model, agreement.rows(formats), agreement.disagreements),
+            (model.model, agreement.rows(formats), agreement.disagreements) if agreement and model else None,
         )
         staging.add("results.md", md.encode("utf-8"))
         union = totals.union.records()
@@ -395,29 +394,31 @@ def run_logged(run_config: RunConfig) -> tuple[str, str | None]:
         }
         agreed = (
             {"model": model.model, "rows": agreement.rows(formats), "disagreements": agreement.disagreements}
-            if agreement
+            if agreement and model
             else None
         )
-        _add_results_and_page(run_config, staging, counts, summ, agreed, shown, tokenizers, model)
+        _add_results_and_page(log, staging, counts, summ, agreed, shown, tokenizers, model)
         manifest = build_manifest(
-            _logged_config(run_config, formats, tokenizers, price, model),
+            _logged_config(run_config, log, formats, tokenizers, price, model),
             tokenizers,
-            _NoInputs(),
+            cast(RunInputs, _NoInputs()),  # no graph nor questions file was read: the log is the input
             staging.sha,
             {"logged": counts},
             public_argv(run_config.argv),
             format_library_versions(formats),
         )
-        manifest["inputs"] = {display(run_config.from_prompts): file_digest(run_config.from_prompts)}
+        manifest["inputs"] = {display(log): file_digest(log)}
         publish(staging, manifest, lock.release)
     return md.split("\n## Left out")[0].rstrip(), None
 
 
-def _logged_settings(run_config: RunConfig) -> tuple[ModelConfig | None, list[str], list[Tokenizer], float | None]:
+def _logged_settings(
+    run_config: RunConfig, log: Path
+) -> tuple[ModelConfig | None, list[str], list[Tokenizer], float | None]:
     """The flags of a run over logged prompts, checked: the model asked (none without --model), the formats, the
     tokenizers and the input price."""
     check_flags(run_config)  # every number finite and in range, --out a folder this run may write
-    check_logged_flags(run_config)
+    check_logged_flags(run_config, log)
     model = None
     if run_config.model is not None:
         if run_config.model == SOLVER_MODEL:
@@ -474,7 +475,7 @@ def _write_logged_lines(
 
 
 def _add_results_and_page(
-    run_config: RunConfig,
+    log: Path,
     staging: Outputs,
     counts: dict,
     summ: dict,
@@ -489,7 +490,7 @@ def _add_results_and_page(
         json_bytes(
             {
                 "kind": "logged",
-                "source": display(run_config.from_prompts),
+                "source": display(log),
                 "counts": counts,
                 "summary": summ,
                 **({"agreement": agreed} if agreed else {}),
@@ -514,6 +515,7 @@ def _add_results_and_page(
 
 def _logged_config(
     run_config: RunConfig,
+    log: Path,
     formats: list[str],
     tokenizers: list[Tokenizer],
     price: float | None,
@@ -521,7 +523,7 @@ def _logged_config(
 ) -> dict:
     """The manifest's config of a run over logged prompts."""
     return {
-        "from_prompts": display(run_config.from_prompts),
+        "from_prompts": display(log),
         "formats": formats,
         "encodings": [t.name for t in tokenizers],
         "input_price_per_million": price,
