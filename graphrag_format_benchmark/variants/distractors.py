@@ -15,7 +15,7 @@ import itertools
 import math
 import random
 from dataclasses import replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from benchmark import Edge, Graph, warn
 
@@ -73,7 +73,7 @@ class Distractors:
         self.anchors = [a for a in starts if a in self.incident]
         low, high = MEDIUM_BRANCHES
         self.medium_counts = [self.rng.randint(low, high) for _ in self.anchors]
-        self.items: list[tuple[list[Node], list[Edge]]] = []
+        self.items: list[Branch] = []
         self.failed: set[str] = set()  # anchors that can take no more branches
         self.unnamed: set[str] = set()  # of those, the ones whose branches could not be named
         self.exhausted = False  # a whole round of anchors made no branch: the stream ends here
@@ -82,8 +82,11 @@ class Distractors:
     @staticmethod
     def _reach(graph: Graph, questions: list[Question]) -> dict[str, list[tuple[int, Query]]]:
         """node id -> [(j, query)]: some walk of query stands at that node after j < len(hops) hops."""
-        index, reach = edge_index(graph.edges), {}
+        index = edge_index(graph.edges)
+        reach: dict[str, list[tuple[int, Query]]] = {}
         for q in questions:
+            if q.query is None:  # the distractors' callers give questions with a query
+                continue
             for j, walks in enumerate(partial_walks(graph, q.query, index)[:-1]):
                 for node in {node for _, node in walks}:
                     reach.setdefault(node, []).append((j, q.query))
@@ -109,9 +112,10 @@ class Distractors:
         edge's: its two ends, in a description) names the new one (ones) instead."""
         out = []
         for k, _ in props:
-            value, owner = self.rng.choice(self.pools[(kind, group, k)])
+            value, owner = self.rng.choice(cast(dict, self.pools)[(kind, group, k)])  # props: the graph has pools
             if isinstance(value, str) and owner and name:
-                value = replace_names(value, dict(zip(owner, name)) if kind == "edge" else {owner: name})
+                ends: dict[str, str] = dict(zip(owner, name)) if kind == "edge" else {owner: cast(str, name)}
+                value = replace_names(value, ends)
             out.append((k, value))
         return tuple(out)
 
@@ -128,7 +132,7 @@ class Distractors:
                     yield anchor
             round_no += 1
 
-    def first(self, n: int) -> list[tuple[list[Node], list[Edge]]]:
+    def first(self, n: int) -> list[Branch]:
         """The first n branches, or all there can be when no anchor can take another (names spent or held back
         by the shares, or every branch would complete a question's path): fewer than n then, for any larger n.
         Medium's branches keep the article's count per start node whatever the mix of types; past them, no type
@@ -144,7 +148,7 @@ class Distractors:
             if anchor in self.failed:
                 continue
             branch = self._branch(anchor)
-            if branch is HELD:
+            if isinstance(branch, str):  # HELD
                 stalled += 1
             elif branch is None:
                 self._give_up(anchor)
@@ -197,7 +201,7 @@ class Distractors:
             here, came_by = step[2], i
         return steps
 
-    def _safe(self, anchor: str, steps: list[tuple[str, str, str]]) -> bool:
+    def _safe(self, anchor: str, steps: list[tuple[str, str, str, int]]) -> bool:
         """False if a question's walk standing at the anchor could end inside the branch or come back out of it.
         Positions along the chain: 0 the anchor, k the k-th new node."""
         for j, query in self.reach.get(anchor, ()):
@@ -216,7 +220,7 @@ class Distractors:
                 return False
         return True
 
-    def _branch(self, anchor: str) -> Branch | None:
+    def _branch(self, anchor: str) -> Branch | str | None:
         """A safe branch off anchor with at least one named node; after BRANCH_DRAWS draws, HELD when a share held
         its names back for now, else None."""
         named_none = held = False
