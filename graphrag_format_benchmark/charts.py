@@ -138,7 +138,7 @@ def place_labels(
     marks: list[tuple[float, float, str]],
     bounds: tuple[float, float, float, float],
     taken: list[tuple] | None = None,
-    soft: list[tuple] = (),
+    soft: list[tuple] | tuple[()] = (),
 ) -> list[tuple[float, float, bool]]:
     """(x, y, moved) for each mark's label: the first of a ring of places around the mark, then further above
     and below, whose box overlaps no label placed before, no mark and nothing soft (a whisker), inside bounds; the
@@ -157,7 +157,8 @@ def place_labels(
             for dy in (-6 - 13 * step, 14 + 13 * step)
             for dx in (8, -8 - width, 40, -40 - width)
         ]
-        best, best_cost = None, None
+        best: tuple[float, float, bool] = (mx + offsets[0][0], my + offsets[0][1], False)
+        best_cost: float | None = None
         for n, (dx, dy) in enumerate(offsets):
             box = label_box(mx + dx, my + dy, text)
             outside = (box[0] < bounds[0]) + (box[2] > bounds[2]) + (box[1] < bounds[1]) + (box[3] > bounds[3])
@@ -214,7 +215,7 @@ def legend_layout(widths: list[float], left: float, right: float) -> list[tuple[
     return placed
 
 
-def svg_chart(title: str, panels: list[dict], legend: list[tuple[str, str]], caption: str) -> str:
+def svg_chart(title: str, panels: list[dict], legend: list[tuple], caption: str) -> str:
     """Panels in a grid of SVG_COLUMNS. A panel: {title, x_label, y_label, x: (lo, hi, log) or categories [(x, label)],
     y: (lo, hi, log), points: [{format, label, x, y, low, high, filled, data, style}], lines: [{format, points: [(x, y)]}],
     vline / hline: (value, label) or None}. legend: [(format, what it stands for)], or [(name, what, style)] where marks
@@ -307,12 +308,12 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
     x_ticks = (
         [(x, label) for x, label in panel["x"]]
         if categorical
-        else [(t, _tick_label(t)) for t in nice_ticks(*panel["x"][:2], log=px.log)]
+        else [(t, _tick_label(t)) for t in nice_ticks(panel["x"][0], panel["x"][1], log=px.log)]
     )
     for x, label in x_ticks:
         out.append(f'<line x1="{px(x):.1f}" y1="{top + h}" x2="{px(x):.1f}" y2="{top + h + 4}" stroke="black"/>')
         out.append(_svg_text(px(x), top + h + 16, label, "middle", 10, "tick"))
-    for t in nice_ticks(*panel["y"][:2], log=py.log):
+    for t in nice_ticks(panel["y"][0], panel["y"][1], log=py.log):
         out.append(f'<line x1="{left - 4}" y1="{py(t):.1f}" x2="{left}" y2="{py(t):.1f}" stroke="black"/>')
         out.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{left + w}" y2="{py(t):.1f}" stroke="#e6e6e6"/>')
         out.append(_svg_text(left - 7, py(t) + 4, _tick_label(t), "end", 10, "tick"))
@@ -367,7 +368,7 @@ def results_svg(
     for e in table:
         if e["prompt_tokens"] is not None and e["path_exact"]["rate"] is not None:
             groups.setdefault(group_key(e), []).append(e)
-    panels = []
+    panels: list[dict] = []
     for group, entries in groups.items():
         points = [
             {
@@ -418,7 +419,7 @@ def results_svg(
 def size_report_svg(summary: list[dict], plan: Plan) -> str:
     """Mode A prompt tokens per format across sizes (with the context window where they reach it), and mode B's
     answerable share of positive questions, per encoding and ids."""
-    panels = []
+    panels: list[dict] = []
     for encoding in [t.name for t in plan.tokenizers]:
         for ids in plan.ids:
             for mode, metric, label in (
@@ -481,7 +482,7 @@ def model_style(k: int) -> tuple[str, str, str]:
 def comparison_svg(c: dict) -> str:
     """One panel per group: formats along x, one mark per model beside each other, whiskers the 95% interval."""
     models = [r["model"] for r in c["runs"]]
-    panels = []
+    panels: list[dict] = []
     for acc in c["accepted_for_every_model"]:
         group = (acc["size"], acc["ids"], acc["mode"])
         mine = [
