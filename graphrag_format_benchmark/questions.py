@@ -15,7 +15,7 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, validate_query
 
@@ -87,7 +87,7 @@ class Roles:
         for n in graph.nodes:
             self.by_type.setdefault(n.type, []).append(n.id)
         self.peer_sets: dict[str, set[str]] = {}  # a typed role -> its nodes
-        self.pools: dict[tuple[str, str], tuple[list, Counter]] = {}  # (hop | property, role) -> _pool
+        self.pools: dict[tuple[str, str], tuple[list, Counter, list]] = {}  # (hop | property, role) -> _pool
         self.ends: dict[tuple[str, str], set[str]] = {}  # (relation, "out"|"in") -> nodes reached that way
         self.hops_of: dict[str, set[tuple[str, str]]] = {}  # node -> the (relation, direction) it can follow
         for node, relation, direction in index:
@@ -96,8 +96,8 @@ class Roles:
                 (self.kinds.get(relation, relation), "in" if direction == "out" else "out"), set()
             ).add(node)
 
-    def peers(self, nodes: set[str], came_by: Hop | None) -> tuple[str, set[str]]:
-        """(how the role is named, its nodes) of the nodes reached (by the hop came_by, None at the start)."""
+    def peers(self, nodes: set[str], came_by: Hop) -> tuple[str, set[str]]:
+        """(how the role is named, its nodes) of the nodes reached (by the hop came_by: at the start, one of its edges)."""
         if self.typed:
             types = sorted({self.type[v] for v in nodes})
             role = f"type {', '.join(types)}"
@@ -130,7 +130,7 @@ class Roles:
         of: Callable[[str], list],
         held: set,
         rng: random.Random,
-    ) -> tuple[object, int] | None:
+    ) -> tuple[Any, int] | None:
         """What the role's peers but none of nodes have, drawn in proportion to how many peers have it, with that
         count: from exact counts while the role has at most POOL_EXACT entries; beyond, an entry drawn at random
         until one fits (the same proportion, each draw O(1); at most NEAR_MISS_TRIES), so a role of a 150,000-edge
@@ -149,7 +149,7 @@ class Roles:
                 return x, having[x] - inside[x]
         return None
 
-    def near_miss(self, nodes: set[str], came_by: Hop | None, rng: random.Random) -> tuple[Hop, dict] | None:
+    def near_miss(self, nodes: set[str], came_by: Hop, rng: random.Random) -> tuple[Hop, dict] | None:
         """A hop the role's peers can take and none of nodes can, drawn in proportion to how many peers take it."""
         role, peers = self.peers(nodes, came_by)
         held = {h for v in nodes for h in self.hops_of.get(v, ())}
@@ -183,7 +183,9 @@ class Roles:
 def orderable(value: object) -> bool:
     """A value a generated condition may compare: a number, or a string that starts like an ISO date (1969, 2019-05-01)."""
     return not isinstance(value, bool) and (
-        isinstance(value, (int, float)) or re.match(r"\d{4}(-\d\d){0,2}(\b|T)", value) is not None
+        isinstance(value, (int, float))
+        or isinstance(value, str)
+        and re.match(r"\d{4}(-\d\d){0,2}(\b|T)", value) is not None
     )
 
 
@@ -231,7 +233,10 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     n_abstain = round(spec.n * spec.abstain_share)
     plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
     plan += [(lo + k % (hi - lo + 1), True) for k in range(n_abstain)]
-    made, seen, texts, counts = [], set(), set(), Counter()
+    made: list = []
+    seen: set = set()
+    texts: set = set()
+    counts: Counter = Counter()
     missed: Counter = (
         Counter()
     )  # (hops, abstain) -> slots in a row its draws could not fill: past EXHAUSTED, the graph has no more
@@ -322,7 +327,7 @@ class QuestionDraw:
         rng, edges = self.rng, self.graph.edges
         start = rng.choice(self.starts)
         hops, node, came_by = [], start, None
-        props = self.property_share and rng.random() < self.property_share  # a question about properties
+        props = bool(self.property_share) and rng.random() < self.property_share  # a question about properties
         for _ in range(hops_n - abstain):
             choices = [i for i in self.incident[node] if i != came_by]
             if not choices:
@@ -335,7 +340,7 @@ class QuestionDraw:
         if abstain:
             return self._near_miss(query, props)
         if props:
-            query = replace(query, ask=self._ask(node, came_by))
+            query = replace(query, ask=self._ask(node, cast(int, came_by)))  # a generated question has a hop or more
         found = solve(self.graph, query, self.index)
         ends = sorted({end for _, end in found})
         if not found or len(found) > MAX_GOLD_PATHS or len(ends) > MAX_ANSWERS:
@@ -379,7 +384,8 @@ class QuestionDraw:
                 and v != value
             ]
             if others:
-                op = "<=" if value < min(others) else ">=" if value > max(others) else "="
+                least, most = min(cast(list[Any], others)), max(cast(list[Any], others))  # all numbers, or all texts
+                op = "<=" if value < least else ">=" if value > most else "="
                 options.append(Condition(key, op, value))
         return (self.rng.choice(options),) if options else ()
 
