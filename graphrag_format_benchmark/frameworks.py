@@ -38,7 +38,7 @@ import json
 import re
 import warnings
 from collections import Counter
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
 from benchmark import (
     PIPE_ESCAPES,
@@ -77,7 +77,7 @@ def _degrees(graph: Graph) -> Counter:
     return Counter(end for e in graph.edges for end in (e.source, e.target))
 
 
-def _ranked(graph: Graph, key: Callable[[int], tuple]) -> list[int]:
+def _ranked(graph: Graph, key: Callable[[int], Any]) -> list[int]:
     """Edge positions in the order a framework ranks them: by key, highest first, ties in the graph's order (a stable sort)."""
     return sorted(range(len(graph.edges)), key=key, reverse=True)
 
@@ -177,8 +177,8 @@ def serialize_graphrag(graph: Graph) -> str:
         GRAPHRAG_ENTITIES[0],
         "|".join([*GRAPHRAG_ENTITIES[1], *(["type"] if typed else []), *(["node_id"] if keyed else []), *node_columns]),
     ]
-    for k, (n, props) in enumerate(graph.nodes_with_props()):
-        have = dict(props)
+    for k, (n, own) in enumerate(graph.nodes_with_props()):
+        have = dict(own)
         cells = [
             str(k),
             _cell(n.name),
@@ -193,7 +193,7 @@ def serialize_graphrag(graph: Graph) -> str:
     weighted = any(k == "weight" for p in graph.edge_props for k, _ in p)
     edge_columns = [c for c in edge_props if c not in ("description", "weight")]
     ids = graph.edge_ids or [str(k) for k in range(len(graph.edges))]
-    props = graph.edge_props or ((),) * len(graph.edges)
+    props: tuple[Props, ...] = graph.edge_props or ((),) * len(graph.edges)
     links = graphrag_links(graph)
     order = _ranked(graph, lambda k: degree[graph.edges[k].source] + degree[graph.edges[k].target])
     linked = bool(order) and links[order[0]] is not None  # GraphRAG's columns are the first row's attributes
@@ -321,12 +321,12 @@ def serialize_lightrag(graph: Graph) -> str:
     _refuse("lightrag", set(prop_columns(graph.node_props)), LIGHTRAG_NODE_KEYS[:2] + LIGHTRAG_NODE_KEYS[3:], "node")
     _refuse("lightrag", set(prop_columns(graph.edge_props)), LIGHTRAG_EDGE_KEYS[:3] + LIGHTRAG_EDGE_KEYS[4:], "edge")
     entities = []
-    for n, props in graph.nodes_with_props():
-        have = dict(props)
+    for n, own in graph.nodes_with_props():
+        have = dict(own)
         record = {"entity": n.name, "type": n.type, "description": have.pop("description", LIGHTRAG_UNKNOWN)}
         entities.append(_json_line({**record, **({"id": n.id} if n.id != n.name else {}), **have}))
     degree = _degrees(graph)
-    props = graph.edge_props or ((),) * len(graph.edges)
+    props: tuple[Props, ...] = graph.edge_props or ((),) * len(graph.edges)
     order = _ranked(graph, lambda k: (degree[graph.edges[k].source] + degree[graph.edges[k].target], _weight(props[k])))
     relations = []
     for k in order:
@@ -508,16 +508,16 @@ def llamaindex_serializer(fmt: str) -> Callable[[Graph], str]:
 def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
     """The (text, properties) of each ' -> '-separated part of a line, unescaped."""
     if "\\" not in line:  # nothing escaped: every ' -> ' and ' ({' is the layout's own
-        out = []
-        for part in line.split(" -> "):
-            cut = part.find(" ({")
+        out: list[tuple[str, dict]] = []
+        for text in line.split(" -> "):
+            cut = text.find(" ({")
             if cut == -1:
-                out.append((part, {}))
+                out.append((text, {}))
                 continue
-            if not part.endswith(")"):
+            if not text.endswith(")"):
                 raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
             try:
-                props = py_literal(part[cut + 2 : -1])
+                props = py_literal(text[cut + 2 : -1])
             except (ValueError, SyntaxError, MemoryError, RecursionError):
                 props = None
             if (
@@ -526,7 +526,7 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
                 or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items())
             ):
                 raise format_error(fmt, line_no, "expected a Python dict of properties in the parentheses")
-            out.append((part[:cut], props))
+            out.append((text[:cut], props))
         return out
     chars = lex(fmt, line_no, line)
     parts, start = [], 0
@@ -537,17 +537,17 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
     parts.append(chars[start:])
     out = []
     for part in parts:
-        cut = next(
+        opening = next(
             (k for k in range(1, len(part) - 1) if part[k - 1 : k + 2] == [(" ", False), ("(", False), ("{", False)]),
             None,
         )
-        if cut is None:
+        if opening is None:
             out.append((lexed_text(part), {}))
             continue
         if part[-1] != (")", False):
             raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
         try:
-            props = py_literal(lexed_text(part[cut + 1 : -1]))
+            props = py_literal(lexed_text(part[opening + 1 : -1]))
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             props = None
         if (
@@ -556,7 +556,7 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
             or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items())
         ):
             raise format_error(fmt, line_no, "expected a Python dict of properties in the parentheses")
-        out.append((lexed_text(part[: cut - 1]), props))
+        out.append((lexed_text(part[: opening - 1]), props))
     return out
 
 
@@ -642,7 +642,7 @@ def _node_map(graph: Graph) -> dict[str, dict]:
     }
 
 
-def _cypher_records(graph: Graph, maps: dict[str, object]) -> list[dict]:
+def _cypher_records(graph: Graph, maps: Mapping[str, object]) -> list[dict]:
     """The query's records, each node as maps gives it."""
     with_props = any(graph.edge_props)
     ids = graph.edge_ids or [None] * len(graph.edges)
