@@ -78,23 +78,12 @@ def test_the_code_passes_the_pinned_type_checker(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_every_module_excepted_from_the_type_checker_still_has_findings(tmp_path):
-    """The list of modules not yet clean only shrinks: each still has a finding without its exception (a clean one
-    must leave the list, so that it stays clean)."""
+def test_no_module_is_excepted_from_the_type_checker():
+    """Every module of the package and benchmark.py is checked: no override in pyproject.toml turns mypy's errors off
+    or skips a module."""
     import tomllib
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
-    debt = next(o["module"] for o in config["overrides"] if o.get("ignore_errors"))
-    ini = [
-        "[mypy]",
-        *(f"{k} = {', '.join(v) if isinstance(v, list) else v}" for k, v in config.items() if k != "overrides"),
-    ]
-    for override in config["overrides"]:
-        if not override.get("ignore_errors"):
-            modules = override["module"] if isinstance(override["module"], list) else [override["module"]]
-            ini += [f"[mypy-{','.join(modules)}]", *(f"{k} = {v}" for k, v in override.items() if k != "module")]
-    (tmp_path / "mypy.ini").write_text("\n".join(ini) + "\n", encoding="utf-8")
-    done = mypy(tmp_path, "--config-file", str(tmp_path / "mypy.ini"))
-    found = {line.split(".py:")[0].replace("/", ".") for line in done.stdout.splitlines() if ": error:" in line}
-    assert sorted(set(debt) - found) == []
-    assert found <= set(debt)  # and nothing outside it
+    assert config["files"] == ["benchmark.py", "graphrag_format_benchmark"]
+    silenced = [o["module"] for o in config["overrides"] if o.get("ignore_errors") or o.get("follow_imports") == "skip"]
+    assert silenced == []

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, cast
 
 from benchmark import FORMATS, PROMPT_TEMPLATES, BenchmarkError, Edge, Graph, Node, Template, is_scalar
 
@@ -110,7 +110,7 @@ GRAPHRAG_JOIN = (
 def find_graphrag(text: str) -> list[tuple[int, int]]:
     """The entity and relationship tables: from '-----Entities-----' to the end of the relationship table's last row
     (its newline, and the blank line that joins the next section, are the prompt's)."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     for m in re.finditer(r"(?m)^" + re.escape(GRAPHRAG_ENTITIES[0]) + r"\n", text):
         join = text.find(GRAPHRAG_JOIN, m.start())
         if join == -1 or (spans and m.start() < spans[-1][1]):
@@ -199,7 +199,7 @@ LIGHTRAG_MIDDLE = "```\n\n" + LIGHTRAG_RELATIONSHIPS + "\n\n```json\n"
 
 
 def find_lightrag(text: str) -> list[tuple[int, int]]:
-    spans = []
+    spans: list[tuple[int, int]] = []
     for m in re.finditer(re.escape(LIGHTRAG_HEAD), text):
         middle = text.find("\n" + LIGHTRAG_MIDDLE, m.end() - 1)
         if middle == -1:
@@ -246,6 +246,7 @@ def read_lightrag(text: str) -> tuple[Graph, dict]:
                 f"a relationship line has no text 'entity1', 'entity2' or 'description': {json.dumps(record)[:80]}",
                 middle,
             )
+        source, target, description = cast(str, source), cast(str, target), cast(str, description)  # texts, checked
         parts.edge(source, DEFAULT_RELATION if description == LIGHTRAG_UNKNOWN else description, target)
         for end in (source, target):
             if end not in parts.nodes:
@@ -362,7 +363,7 @@ def find_llamaindex(text: str) -> list[tuple[int, int]]:
 def read_llamaindex(text: str) -> tuple[Graph, dict]:
     grouped = text.startswith(LLAMAINDEX_PREAMBLE + "\n\n")
     lines = text[len(LLAMAINDEX_PREAMBLE) + 2 :].split("\n") if grouped else text.split("\n\n")
-    parts, shapes = Parts(), []
+    parts, shapes = Parts(), cast(list[tuple], [])
     for line in lines:
         triplet = _llama_triplet(line)
         if triplet is None:
@@ -422,7 +423,8 @@ def _record_node(value: object, parts: Parts, where: str, kind: str | None = Non
 def _records(records: list, parts: Parts, kinds: list[str | None] | None = None) -> list:
     """The records into parts; each record's shape: its keys, its nodes' keys in order, its properties' keys, and for a
     node in no relationship, the node's key."""
-    shapes, kinds_left = [], iter(kinds or [])
+    shapes: list[tuple] = []
+    kinds_left = iter(kinds or [])
     for record in records:
         if not isinstance(record, dict) or not {"source", "relation", "target"} <= set(record):
             raise LayoutError(
@@ -455,7 +457,7 @@ def _record_values(graph: Graph, shapes: list) -> list[dict]:
     """The records again, each value from the graph, in the shapes' key orders."""
     nodes = {n.id: (n, dict(p)) for n, p in graph.nodes_with_props()}
     edges = iter(graph.edges_with_props())
-    out = []
+    out: list[dict] = []
     for keys, source_keys, target_keys, prop_keys, lone in shapes:
         if lone is not None:
             out.append({k: _node_map(*nodes[lone], source_keys) if k == "source" else None for k in keys})
@@ -472,7 +474,7 @@ def _record_values(graph: Graph, shapes: list) -> list[dict]:
 
 
 def find_langchain(text: str) -> list[tuple[int, int]]:
-    spans = []
+    spans: list[tuple[int, int]] = []
     for m in re.finditer(r"\[\{['\"]", text):
         if spans and m.start() < spans[-1][1]:
             continue
@@ -488,7 +490,7 @@ def find_langchain(text: str) -> list[tuple[int, int]]:
 
 def read_langchain(text: str) -> tuple[Graph, dict]:
     parts = Parts()
-    shapes = _records(py_literal(text), parts)
+    shapes = _records(cast(list, py_literal(text)), parts)  # not a list: read_span says it could not be read
     return parts.graph(), {"shapes": shapes}
 
 
@@ -580,8 +582,8 @@ class Codec:
     """A layout's finder, exact reader and writer."""
 
     find: Callable[[str], list]
-    read: Callable[[str], tuple[Graph, object]]
-    write: Callable[[Graph, object], str]
+    read: Callable[[str], tuple[Graph, Any]]
+    write: Callable[[Graph, Any], str]
 
 
 LOGGED_LAYOUTS = {  # in the order a prompt is searched: the frameworks' own markers first
@@ -609,6 +611,7 @@ def find_spans(text: str) -> list[Span]:
 def read_span(span: Span, text: str) -> Span:
     """The span read and proved: span.graph and span.state set, or LayoutError with the first differing offset."""
     piece = text[span.start : span.end]
+    state: object
     if span.layout.startswith("own:"):
         fmt = span.layout[4:]
         try:
