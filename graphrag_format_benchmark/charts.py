@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from benchmark import FORMATS
 
@@ -359,7 +359,7 @@ def _whisker(e: dict) -> tuple[float, float]:
 
 
 def results_svg(
-    table: list[dict], baseline: str, gate: list[dict] | None = None, context_window: int | None = None
+    table: list[dict], baseline: str, gate: Sequence[Mapping[str, Any]] | None = None, context_window: int | None = None
 ) -> str:
     """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
     labelled with the gate's verdict; a line at the context window when prompts reach it."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, NamedTuple, NotRequired, Sequence, TypedDict, cast
 
 from .frameworks import FRAMEWORK_FORMATS
 from .markdown import md_cell, percent
@@ -225,7 +225,7 @@ def verdicts(
     tolerance: float,
     budget_notes: dict | None = None,
     abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE,
-) -> list[dict]:
+) -> list[Verdict]:
     """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
     when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
     cells: dict[
@@ -260,6 +260,34 @@ def verdicts(
     return out
 
 
+class Verdict(TypedDict):
+    """One format's verdict against the baseline in a group (verdicts): the gate's checks, what blocks it, its saving,
+    the questions that would decide it; holm when it was among a group's candidates for acceptance."""
+
+    encoding: str
+    size: str
+    ids: str
+    mode: str
+    format: str
+    baseline: str
+    tolerance: float
+    abstention_tolerance: float
+    verdict: str  # accept, reject or undecided
+    failed: list[str]
+    undecided: list[str]
+    blocked_by: list[str]
+    positive_questions: int
+    abstention_questions: int
+    questions_needed: dict[str, int | None]
+    questions_to_generate: int | None
+    saving: float | None
+    saving_counted_by: str
+    roundtrip: str
+    checks: dict[str, dict]
+    p_value: float | None
+    holm: NotRequired[dict]
+
+
 def _verdict(
     e: dict,
     base: dict,
@@ -270,7 +298,7 @@ def _verdict(
     blockers: list[str],
     family: int,
     tokens: str,
-) -> dict:
+) -> Verdict:
     """One format's verdict before Holm: its checks, what blocks it, its saving (counted by tokens, one count for the
     whole group) and the questions that would decide it."""
     fmt = e["format"]
@@ -329,15 +357,19 @@ def _verdict(
     }
 
 
-def holm(judged: list[dict], alpha: float = GATE_ALPHA) -> list[dict]:
+def holm(judged: list[Verdict], alpha: float = GATE_ALPHA) -> list[Verdict]:
     """Holm's step-down procedure over the formats of one group: sorted by p-value, the k-th smallest must be at or
     under alpha / (m - k + 1), and once one is not, none after it is shown no worse. A format whose every check
     passes but that the procedure stops at is undecided, and says so."""
-    candidates = sorted((v for v in judged if v["verdict"] == "accept"), key=lambda v: v["p_value"])
+
+    def p(v: Verdict) -> float:  # an accepted format has one: its every check passed
+        return cast(float, v["p_value"])
+
+    candidates = sorted((v for v in judged if v["verdict"] == "accept"), key=p)
     m, stopped = len(judged), False
-    for k, v in enumerate(sorted((v for v in judged if v["p_value"] is not None), key=lambda v: v["p_value"])):
+    for k, v in enumerate(sorted((v for v in judged if v["p_value"] is not None), key=p)):
         threshold = alpha / (m - k)
-        stopped = stopped or v["p_value"] > threshold
+        stopped = stopped or p(v) > threshold
         v["holm"] = {"p_value": v["p_value"], "threshold": round(threshold, 6), "formats": m, "shown": not stopped}
     for v in candidates:
         if not v["holm"]["shown"]:
@@ -355,7 +387,7 @@ def baseline_words(baseline: str) -> str:
     return f"{baseline} ({TODAY})" if baseline in FRAMEWORK_FORMATS else baseline
 
 
-def recommendation(mine: list[dict], baseline: str) -> str:
+def recommendation(mine: Sequence[Verdict], baseline: str) -> str:
     """One group's recommendation: the accepted format that saves the most tokens; or, when nothing is decided, that
     no decision is made yet and how many questions would make one; or keep the baseline, saying why."""
     baseline = baseline_words(baseline)
@@ -363,12 +395,12 @@ def recommendation(mine: list[dict], baseline: str) -> str:
     if blocked and all(v["blocked_by"] for v in mine):
         return f"no recommendation: {blocked[0]}"
     accepted = sorted(
-        (v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -v["saving"]
+        (v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -(v["saving"] or 0)
     )
     if accepted:
         best = accepted[0]
         return (
-            f"ship {best['format']}, which saves {percent(best['saving'])} of the prompt tokens of {baseline} "
+            f"ship {best['format']}, which saves {percent(best['saving'] or 0)} of the prompt tokens of {baseline} "
             f"({best['saving_counted_by']}'s count) and is accepted over {best['positive_questions']} positive and "
             f"{best['abstention_questions']} abstention questions"
         )
@@ -399,7 +431,7 @@ CHECK_WORDS = {
 }
 
 
-def why_not_accepted(v: dict) -> str:
+def why_not_accepted(v: Verdict) -> str:
     if v["blocked_by"]:
         return "no verdict: " + "; ".join(v["blocked_by"])
     if v["failed"]:
@@ -419,7 +451,7 @@ def why_not_accepted(v: dict) -> str:
     return "no worse on every check"
 
 
-def verdict_lines(gate: list[dict], tolerance: float, baseline: str) -> list[str]:
+def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str) -> list[str]:
     """The top of results.md: what to ship (one recommendation per group), the verdict table, then how the gate
     decides."""
     if not gate:

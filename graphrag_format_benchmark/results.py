@@ -23,7 +23,7 @@ from benchmark import json_bytes, sha256_hex
 
 from .charts import results_svg
 from .cores import forked
-from .gate import baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
+from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
 from .matrix import HOP_BUCKETS, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
@@ -550,7 +550,7 @@ def results_markdown(
     log: dict,
     prices: tuple,
     questions: tuple[Question, ...],
-    gate: list[dict],
+    gate: list[Verdict],
     baseline: str,
     tolerance: float,
     skipped: list[dict] | tuple[()] = (),
@@ -670,7 +670,7 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
 
 
 def console_results(
-    table: list[dict], summary: dict, model: ModelConfig, gate: list[dict], baseline: str, skipped: list[dict]
+    table: list[dict], summary: dict, model: ModelConfig, gate: list[Verdict], baseline: str, skipped: list[dict]
 ) -> str:
     """What a model run prints: a line per group and format, the request summary, the verdicts, the skipped questions."""
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
@@ -746,7 +746,7 @@ def report_model(
     answers: Answers,
     report: ResultsReport,
     table: list[dict],
-    gate: list[dict],
+    gate: list[Verdict],
     baseline: str,
     tolerance: float,
 ) -> dict:
