@@ -401,7 +401,8 @@ def read_input(path: Path, flag: str) -> bytes:
                 raise BenchmarkError(f"{where} is not a regular file; pass a file with {flag}")
             if info.st_size > MAX_INPUT_BYTES:
                 raise BenchmarkError(
-                    f"{where} takes {info.st_size:,} bytes, over the {MAX_INPUT_BYTES:,} this tool reads; pass a smaller file"
+                    f"{where} takes {info.st_size:,} bytes, over the {MAX_INPUT_BYTES:,} this tool reads; pass a "
+                    "smaller file"
                 )
             return f.read(MAX_INPUT_BYTES + 1)
     except IsADirectoryError:
@@ -581,7 +582,8 @@ def _checked_graph(data: dict, src: str, problems: Problems) -> Graph:
             for end in ("source", "target"):
                 if getattr(edge, end) not in first_index:
                     raise BenchmarkError(
-                        f"{src}: edges[{i}].{end} {getattr(edge, end)!r} is not a node id; add that node or fix the edge"
+                        f"{src}: edges[{i}].{end} {getattr(edge, end)!r} is not a node id; add that node or fix the "
+                        "edge"
                     )
             props = read_props(item, EDGE_FIELDS, where, problems.not_nfc, nulls)
         except BenchmarkError as e:
@@ -620,7 +622,8 @@ def read_props(item: dict, fixed: frozenset, where: str, not_nfc: list[str] | No
     for key, value in pairs:
         if key in fixed or key in RESERVED_KEYS or not PROP_KEY.fullmatch(key):
             raise BenchmarkError(
-                f"{where} has a property named {key!r}, which the formats cannot carry (a property name is letters, digits "
+                f"{where} has a property named {key!r}, which the formats cannot carry (a property name is letters, "
+                "digits "
                 "and '_', with '.' or '-' inside, and none of id, name, type, source, relation, target, kind, edge_id, "
                 "properties); rename it"
             )
@@ -651,7 +654,8 @@ def check_value(value: object, where: str, not_nfc: list[str] | None) -> object:
 def _warn_nulls(src: str, nulls: list[str]) -> None:
     if nulls:
         warn(
-            f"{src}: {len(nulls)} null property value(s) left out, as no format tells null from absent (the first: {nulls[0]})"
+            f"{src}: {len(nulls)} null property value(s) left out, as no format tells null from absent (the first: "
+            f"{nulls[0]})"
         )
 
 
@@ -736,7 +740,8 @@ def validate_questions(
         for q in questions:
             if not q.context:
                 problems.add(
-                    f"{src}: question {q.id} has no context while {given[0].id} and {len(given) - 1} other(s) have one; "
+                    f"{src}: question {q.id} has no context while {given[0].id} and {len(given) - 1} other(s) have "
+                    "one; "
                     "give every question its context, or none",
                     q.id,
                 )
@@ -2072,7 +2077,8 @@ def prompt_files(
     write = size <= PROMPT_FILES_MAX_BYTES
     if not write:
         warn(
-            f"prompt files are not written: they would take {size / 1e6:,.0f} MB, over the {PROMPT_FILES_MAX_BYTES / 1e6:,.0f} MB "
+            f"prompt files are not written: they would take {size / 1e6:,.0f} MB, over the "
+            f"{PROMPT_FILES_MAX_BYTES / 1e6:,.0f} MB "
             f"written by default{hint}"
         )
     return {"write": write, "bytes": size}

@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         hand[(model, sha)] = (right, exact, abstained, parsed, diagnosis, note[0] if note else "")
     agree = judged = 0
     print(
-        "| model | format | q | answer (cut) | path, evidence | hand: right/exact/abst/parse, diagnosis | tool | agree |"
+        "| model | format | q | answer (cut) | path, evidence | hand: right/exact/abst/parse, diagnosis | tool | agree "
+        "|"
     )
     print("|---|---|---|---|---|---|---|---|")
     for row in rows:
@@ -106,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         said = parsed["answer"] if parsed else text[:40]
         print(
             f"| {row['model']} | {row['format']} | {row['question']} | {said[:30]} | {evidence_note(row['content'])} | "
-            f"{'/'.join(mine[:4])}, {mine[4]}{' (' + mine[5] + ')' if mine[5] else ''} | {'/'.join(tool[:4])}, {tool[4]} | "
+            f"{'/'.join(mine[:4])}, {mine[4]}{' (' + mine[5] + ')' if mine[5] else ''} | {'/'.join(tool[:4])}, "
+            f"{tool[4]} | "
             f"{'yes' if same else 'NO'} |"
         )
     print(

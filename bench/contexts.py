@@ -112,11 +112,13 @@ def main(argv: list[str] | None = None) -> int:
         ("--sizes medium: the whole graph and drawn branches", describe(per_question, tokenizer, real)),
     ]
     print(
-        f"{len(data['nodes'])} nodes, {len(data['edges'])} edges, {len(questions)} questions; khop: {args.hops} hops, at most "
+        f"{len(data['nodes'])} nodes, {len(data['edges'])} edges, {len(questions)} questions; khop: {args.hops} hops, "
+        "at most "
         f"{args.context_edges} edges; contexts cut and proven in {khop_seconds:.1f} s"
     )
     print(
-        f"abstention contexts showing the failing relation: {facts['abstention_relation_shown']}; gold edges beyond the depth in "
+        f"abstention contexts showing the failing relation: {facts['abstention_relation_shown']}; gold edges beyond "
+        "the depth in "
         f"{facts['gold_beyond_depth']} question(s)"
     )
     keys = list(rows[0][1])

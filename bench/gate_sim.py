@@ -188,10 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     bm = load(args.code)
     print(
-        f"{args.code}: TAU {TAU}, baseline path exact {BASE_PATH_RATE}, abstention {BASE_ABSTAIN_RATE}, {args.replicates} replicates per cell"
+        f"{args.code}: TAU {TAU}, baseline path exact {BASE_PATH_RATE}, abstention {BASE_ABSTAIN_RATE}, "
+        f"{args.replicates} replicates per cell"
     )
     print(
-        "| scenario | questions | permutations | accept | reject | undecided | interval covers the true rate | mean width |"
+        "| scenario | questions | permutations | accept | reject | undecided | interval covers the true rate | mean "
+        "width |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for scenario in args.scenarios.split(","):
@@ -217,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
                     widths += high - low
                 r = args.replicates
                 print(
-                    f"| {scenario} | {n} | {perms} | {counts['accept'] / r:.3f} | {counts['reject'] / r:.3f} | {counts['undecided'] / r:.3f} | "
+                    f"| {scenario} | {n} | {perms} | {counts['accept'] / r:.3f} | {counts['reject'] / r:.3f} | "
+                    f"{counts['undecided'] / r:.3f} | "
                     f"{covered / r:.3f} | {widths / r:.3f} |"
                 )
     if args.rerun:

@@ -113,7 +113,8 @@ def floor(texts: Path) -> None:
 
 
 WRAPPER = (
-    "import resource, subprocess, sys, time; start = time.perf_counter(); done = subprocess.run(sys.argv[1:], capture_output=True); "
+    "import resource, subprocess, sys, time; start = time.perf_counter(); done = subprocess.run(sys.argv[1:], "
+    "capture_output=True); "
     "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode); "
     "sys.stderr.write(done.stderr.decode()[-2000:])"
 )
@@ -152,14 +153,18 @@ def main(argv: list[str] | None = None) -> int:
             times.append((a, b))
             peaks.append((peak_a, peak_b))
         print(
-            f"{args.prompts:,} logged {args.layout} requests ({log.stat().st_size / 1e6:.1f} MB); {args.rounds} rounds, ratio to the floor run beside it"
+            f"{args.prompts:,} logged {args.layout} requests ({log.stat().st_size / 1e6:.1f} MB); {args.rounds} "
+            "rounds, ratio to the floor run beside it"
         )
         print(
-            f"--from-prompts / floor  median {statistics.median(ratios):.2f}x  (range {min(ratios):.2f}-{max(ratios):.2f}); "
-            f"median {statistics.median(a for a, _ in times):.1f} s against {statistics.median(b for _, b in times):.1f} s"
+            f"--from-prompts / floor  median {statistics.median(ratios):.2f}x  (range "
+            f"{min(ratios):.2f}-{max(ratios):.2f}); "
+            f"median {statistics.median(a for a, _ in times):.1f} s against "
+            f"{statistics.median(b for _, b in times):.1f} s"
         )
         print(
-            f"peak memory: --from-prompts {statistics.median(a for a, _ in peaks):.0f} MB, floor {statistics.median(b for _, b in peaks):.0f} MB"
+            f"peak memory: --from-prompts {statistics.median(a for a, _ in peaks):.0f} MB, floor "
+            f"{statistics.median(b for _, b in peaks):.0f} MB"
         )
     return 0
 

@@ -64,7 +64,8 @@ def rebuild_prompts(out: Path) -> tuple[dict[str, dict[str, str]], dict[str, dic
         prompt = template.render(r["format"], text, questions[r["question_id"]]["question"])
         if benchmark.sha256_hex(prompt) != r["prompt_sha256"] or benchmark.sha256_hex(text) != r["graph_sha256"]:
             raise SystemExit(
-                f"rebuilt prompt differs from the run's: {r['size']} {r['ids']} p{r['permutation']} {r['mode']} {r['format']} {r['question_id']}"
+                f"rebuilt prompt differs from the run's: {r['size']} {r['ids']} p{r['permutation']} {r['mode']} "
+                f"{r['format']} {r['question_id']}"
             )
         prompts.setdefault(r["encoding"], {})[r["prompt_sha256"]] = prompt
         graphs.setdefault(r["encoding"], {})[r["graph_sha256"]] = text
@@ -123,7 +124,8 @@ def main() -> int:
             whole_times.append(time.perf_counter() - start)
             ratio = f"{run_times[-1] / floor_times[-1]:.2f}" if floor_times else "-"
             print(
-                f"round {round_ + 1}: run {run_times[-1]:.2f} s, floor {floor_times[-1] if floor_times else 0:.2f} s, ratio {ratio}",
+                f"round {round_ + 1}: run {run_times[-1]:.2f} s, floor {floor_times[-1] if floor_times else 0:.2f} s, "
+                f"ratio {ratio}",
                 file=sys.stderr,
             )
         if len(floor_times) < len(run_times):  # the first round's floor could not run before the run made the texts
@@ -133,20 +135,24 @@ def main() -> int:
     distinct = sum(map(len, graphs.values()))
     print(f"command: benchmark.py {' '.join(MATRIX + args.extra)}")
     print(
-        f"distinct prompts: {sum(map(len, prompts.values()))}, {total:,} tokens; every one rebuilt from the artifacts, SHA-256 equal"
+        f"distinct prompts: {sum(map(len, prompts.values()))}, {total:,} tokens; every one rebuilt from the artifacts, "
+        "SHA-256 equal"
     )
     print(f"distinct graph texts: {distinct}, {graph_tokens:,} tokens")
     print(
-        f"run:    median {statistics.median(run_times):.2f} s (range {min(run_times):.2f}-{max(run_times):.2f}) over {args.rounds} rounds"
+        f"run:    median {statistics.median(run_times):.2f} s (range {min(run_times):.2f}-{max(run_times):.2f}) over "
+        f"{args.rounds} rounds"
     )
     print(
-        f"floor:  median {statistics.median(floor_times):.2f} s (range {min(floor_times):.2f}-{max(floor_times):.2f}): a fresh process "
+        f"floor:  median {statistics.median(floor_times):.2f} s (range {min(floor_times):.2f}-{max(floor_times):.2f}): "
+        "a fresh process "
         "that loads the encoding and tokenizes each distinct graph text once"
     )
     print(f"ratio run / floor: median {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f})")
     print(
         f"beside it (the old method's cost, not a floor): tokenizing every distinct prompt whole in this process, "
-        f"median {statistics.median(whole_times):.2f} s; run / that {statistics.median(run_times) / statistics.median(whole_times):.2f}"
+        f"median {statistics.median(whole_times):.2f} s; run / that "
+        f"{statistics.median(run_times) / statistics.median(whole_times):.2f}"
     )
     print(f"peak memory of the run: {peak_mib:.0f} MiB")
     return 0

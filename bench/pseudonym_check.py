@@ -154,15 +154,18 @@ def main() -> None:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return
     print(
-        "| graph | entities | another real name of the graph (goal <= 1%) | a real name + number (goal 0) | kept as is | "
+        "| graph | entities | another real name of the graph (goal <= 1%) | a real name + number (goal 0) | kept as is "
+        "| "
         "same shape (goal >= 0.90) | cross-graph AUC (goal 0.40-0.60) | changed between sizes (goal 0) |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         auc_text = "(under 400 entities)" if r["cross_graph_auc"] is None else f"{r['cross_graph_auc']:.2f}"
         print(
-            f"| {r['graph']} | {r['entities']:,} | {r['another_real_name']:,} ({100 * r['another_real_name_share']:.1f}%) | "
-            f"{r['real_name_with_number']} | {r['kept_as_is']} | {r['same_shape']:.2f} | {auc_text} | {r['changed_between_sizes']} |"
+            f"| {r['graph']} | {r['entities']:,} | {r['another_real_name']:,} "
+            f"({100 * r['another_real_name_share']:.1f}%) | "
+            f"{r['real_name_with_number']} | {r['kept_as_is']} | {r['same_shape']:.2f} | {auc_text} | "
+            f"{r['changed_between_sizes']} |"
         )
     for r in rows:
         for what, examples in r["examples"].items():

@@ -42,7 +42,8 @@ def overhead(log: Path) -> tuple[float, float, int] | None:
 def main(argv: list[str] | None = None) -> int:
     runs = [Path(a) for a in (argv if argv is not None else sys.argv[1:])]
     print(
-        "| model | run | format | prompt tokens (model's) | answer | path exact | abstention | JSON as asked | diagnoses (share of cells) | verdict |"
+        "| model | run | format | prompt tokens (model's) | answer | path exact | abstention | JSON as asked | "
+        "diagnoses (share of cells) | verdict |"
     )
     print("|---|---|---|---:|---|---|---|---:|---|---|")
     notes = []
@@ -64,14 +65,16 @@ def main(argv: list[str] | None = None) -> int:
             )  # --pseudonymize: both, row by row
             print(
                 f"| {model} | {run.name} | {shown} | {e['model_prompt_tokens'] or ''} | {rate(e['answer_correct'])} | "
-                f"{rate(e['path_exact'])} | {rate(e['abstention_correct'])} | {e['json_as_asked']}/{e['n']} | {shares} | {verdict} |"
+                f"{rate(e['path_exact'])} | {rate(e['abstention_correct'])} | {e['json_as_asked']}/{e['n']} | {shares} "
+                f"| {verdict} |"
             )
         logged = Path(results["log"]["name"])  # a --score run names the log it read
         gap = overhead(logged if logged.is_file() else run / "requests.jsonl")
         notes.append(
             f"- {model}, {run.name}: log SHA-256 `{results['log']['sha256']}`"
             + (
-                f"; tool time between requests {gap[0] * 1000:.0f} ms (median of {gap[2]}), model {gap[1]:.1f} s a request: "
+                f"; tool time between requests {gap[0] * 1000:.0f} ms (median of {gap[2]}), model {gap[1]:.1f} s a "
+                "request: "
                 f"{gap[0] / gap[1]:.2%}"
                 if gap
                 else ""

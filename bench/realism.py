@@ -539,7 +539,8 @@ def main(argv: list[str] | None = None) -> int:
         (real_top, real_word), (fake_top, fake_word) = r["top_first_word"]
         aucs = "; ".join(f"{v:.2f}" for v in r.get("auc", {}).values()) or "(under 200 nodes)"
         print(
-            f"| {r['graph']} | {r['size']} | {r['real']:,} / {r['distractors']:,} | {r['digits'][0]:.2f} / {r['digits'][1]:.2f} | "
+            f"| {r['graph']} | {r['size']} | {r['real']:,} / {r['distractors']:,} | {r['digits'][0]:.2f} / "
+            f"{r['digits'][1]:.2f} | "
             f"{real_top:.2f} ({real_word}) / {fake_top:.2f} ({fake_word}) | {aucs} | {cross(r)} | "
             f"{r['made_up_one_word'][0]} of {r['made_up_one_word'][1]} | "
             f"{r['near_misses'][0]:.2f} of {r['near_misses'][1]} |"
@@ -558,8 +559,10 @@ def main(argv: list[str] | None = None) -> int:
         p = r["pseudonyms"]
         aucs = "; ".join(f"{v:.2f}" for v in p.get("auc", {}).values()) or "(under 200 nodes)"
         print(
-            f"| {r['graph']} | {p['entities']:,} | {aucs} | {cross(p)} | {p['made_up_one_word'][0]} of {p['made_up_one_word'][1]} | "
-            f"{p['same_word_count']:.2f} | {p['same_shape']:.2f} | {p['keeps_own_word']:.2f} | {p['changed_between_sizes']} | {p['warnings']} |"
+            f"| {r['graph']} | {p['entities']:,} | {aucs} | {cross(p)} | {p['made_up_one_word'][0]} of "
+            f"{p['made_up_one_word'][1]} | "
+            f"{p['same_word_count']:.2f} | {p['same_shape']:.2f} | {p['keeps_own_word']:.2f} | "
+            f"{p['changed_between_sizes']} | {p['warnings']} |"
         )
     for r in rows[::2]:
         for line in r["pseudonyms"]["fallbacks"]:

@@ -106,7 +106,8 @@ def main() -> int:
         inner = statistics.median(x / i for _, i, x in triples)
         print(
             f"{name}: run median {statistics.median(p for p, _, _ in triples):.2f} s, report.html median "
-            f"{statistics.median(x for _, _, x in triples):.3f} s, share of the run median {statistics.median(shares):.1%} "
+            f"{statistics.median(x for _, _, x in triples):.3f} s, share of the run median "
+            f"{statistics.median(shares):.1%} "
             f"(range {shares[0]:.1%}-{shares[-1]:.1%}; budget 10%), of the in-process run {inner:.1%}"
         )
     return 0

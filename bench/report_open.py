@@ -62,7 +62,8 @@ def main() -> int:
                 page.close()
             size = page_file.stat().st_size / 1e6
             print(
-                f"{run}: {size:.1f} MB; opens in {min(opens):.2f}-{max(opens):.2f} s, a question in {min(picks):.2f}-{max(picks):.2f} s "
+                f"{run}: {size:.1f} MB; opens in {min(opens):.2f}-{max(opens):.2f} s, a question in "
+                f"{min(picks):.2f}-{max(picks):.2f} s "
                 f"({args.rounds} rounds)"
             )
         browser.close()

@@ -117,7 +117,8 @@ def main() -> int:
             floor = [
                 python,
                 "-c",
-                "import sys; sys.path.insert(0, sys.argv[1]); import benchmark; t = benchmark.load_tokenizer('o200k_base'); "
+                "import sys; sys.path.insert(0, sys.argv[1]); import benchmark; t = "
+                "benchmark.load_tokenizer('o200k_base'); "
                 "[t.count(open(f, encoding='utf-8').read()) for f in sys.argv[2:]]",
                 str(ROOT),
                 *[str(out / f"graph.{fmt}.txt") for fmt in benchmark.ARTICLE_FORMATS],
@@ -130,7 +131,8 @@ def main() -> int:
             if len(results[name]["floor"]) < len(results[name]["run"]):
                 results[name]["floor"].append(timed(floor)[0])
             print(
-                f"round {r + 1}, {name}: run {wall:.2f} s ({peak / 1024:.0f} MiB), floor {results[name]['floor'][-1]:.2f} s, "
+                f"round {r + 1}, {name}: run {wall:.2f} s ({peak / 1024:.0f} MiB), floor "
+                f"{results[name]['floor'][-1]:.2f} s, "
                 f"ratio {wall / results[name]['floor'][-1]:.2f}",
                 file=sys.stderr,
             )
@@ -139,7 +141,8 @@ def main() -> int:
         runs, floors = results[name]["run"], results[name]["floor"]
         print(
             f"{edges:,} edges, {questions} questions, default run --no-write-prompts: {spread(runs)} s, "
-            f"peak RSS {max(results[name]['rss']):.0f} MiB; floor (fresh process, five graph texts) {spread(floors)} s; "
+            f"peak RSS {max(results[name]['rss']):.0f} MiB; floor (fresh process, five graph texts) {spread(floors)} "
+            "s; "
             f"ratio {spread([a / b for a, b in zip(runs, floors)])}"
         )
     print(f"--sizes medium --permutations 3 on 5,000 edges, 400 relations: {spread(mediums)} s")

@@ -180,16 +180,21 @@ def main() -> None:
             offline_rss.append(runs["offline"][1])
             score_rss.append(runs["score"][1])
             print(
-                f"round {round_ + 1}: offline part {runs['offline'][0]:.2f} s ({runs['offline'][1]} MiB), score {runs['score'][0]:.2f} s "
+                f"round {round_ + 1}: offline part {runs['offline'][0]:.2f} s ({runs['offline'][1]} MiB), score "
+                f"{runs['score'][0]:.2f} s "
                 f"({runs['score'][1]} MiB): {beyond[-1]:.2f} s beyond the offline part; floor {floors[-1]:.2f} s, "
                 f"beyond / floor {beyond[-1] / floors[-1]:.2f}",
                 file=sys.stderr,
             )
         print(
-            f"median of {args.rounds}: {statistics.median(beyond):.2f} s beyond the offline part (range {min(beyond):.2f}-"
-            f"{max(beyond):.2f}), peak RSS {statistics.median(score_rss)} MiB (offline part {statistics.median(offline_rss)} MiB); "
-            f"floor {statistics.median(floors):.2f} s, beyond / floor {statistics.median(b / f for b, f in zip(beyond, floors)):.2f} "
-            f"(range {min(b / f for b, f in zip(beyond, floors)):.2f}-{max(b / f for b, f in zip(beyond, floors)):.2f})",
+            f"median of {args.rounds}: {statistics.median(beyond):.2f} s beyond the offline part (range "
+            f"{min(beyond):.2f}-"
+            f"{max(beyond):.2f}), peak RSS {statistics.median(score_rss)} MiB (offline part "
+            f"{statistics.median(offline_rss)} MiB); "
+            f"floor {statistics.median(floors):.2f} s, beyond / floor "
+            f"{statistics.median(b / f for b, f in zip(beyond, floors)):.2f} "
+            "(range "
+            f"{min(b / f for b, f in zip(beyond, floors)):.2f}-{max(b / f for b, f in zip(beyond, floors)):.2f})",
             file=sys.stderr,
         )
 

@@ -101,8 +101,10 @@ try:
         phases.append(sending / ideal)
         cpus.append(cpu / n * 1000)
         print(
-            f"round {round_ + 1}: exit {code}; {n} requests, {args.concurrency} in flight: wall {wall:.2f} s, ideal {ideal:.2f} s, "
-            f"ratio {wall / ideal:.2f} (beyond the offline part's {offline:.2f} s: {(wall - offline) / ideal:.2f}; sending alone "
+            f"round {round_ + 1}: exit {code}; {n} requests, {args.concurrency} in flight: wall {wall:.2f} s, ideal "
+            f"{ideal:.2f} s, "
+            f"ratio {wall / ideal:.2f} (beyond the offline part's {offline:.2f} s: {(wall - offline) / ideal:.2f}; "
+            "sending alone "
             f"{sending:.2f} s, {sending / ideal:.2f}; as a process {processes[-1]:.2f}); client CPU {cpu:.2f} s = "
             f"{cpu / n * 1000:.2f} ms per request",
             file=sys.stderr,
@@ -110,7 +112,8 @@ try:
 finally:
     server.kill()
 print(
-    f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), beyond the "
+    f"median of {args.rounds}: ratio {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}), "
+    "beyond the "
     f"offline part {statistics.median(beyond):.2f} (range {min(beyond):.2f}-{max(beyond):.2f}), sending alone "
     f"{statistics.median(phases):.2f} (range {min(phases):.2f}-{max(phases):.2f}), as a process "
     f"{statistics.median(processes):.2f} (range {min(processes):.2f}-{max(processes):.2f}), "

@@ -74,7 +74,8 @@ def main() -> int:
                 tb = timed([*b, "--out", str(folder / f"b{r}")])
                 ratios[name].append(ta / tb)
         print(
-            f"{len(entities):,} entities, {len(relations):,} relationships; {args.rounds} rounds, ratio to the floor run beside it"
+            f"{len(entities):,} entities, {len(relations):,} relationships; {args.rounds} rounds, ratio to the floor "
+            "run beside it"
         )
         for name, values in ratios.items():
             print(f"{name:28s} median {statistics.median(values):.2f}x  (range {min(values):.2f}-{max(values):.2f})")

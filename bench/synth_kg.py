@@ -652,7 +652,8 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         metavar="N",
         help="instead: an untyped KG of N people and the works, places, organisations, catalogue objects and events they "
-        "link to, in the name shapes real KGs have (royals with 'of', titles, 'upon', catalogue numbers, years; needs Faker)",
+        "link to, in the name shapes real KGs have (royals with 'of', titles, 'upon', catalogue numbers, years; needs "
+        "Faker)",
     )
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -678,7 +679,8 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
     )
     print(
-        f"{len(graph['nodes'])} nodes, {len(graph['edges'])} edges, {len({e['relation'] for e in graph['edges']})} relations, "
+        f"{len(graph['nodes'])} nodes, {len(graph['edges'])} edges, {len({e['relation'] for e in graph['edges']})} "
+        "relations, "
         f"{len(questions)} questions -> {args.out}",
         file=sys.stderr,
     )

@@ -5,7 +5,8 @@ building and token counting by parts, reading graph.json and questions.json, wri
 everything the tool does beyond it, one module per concern, in the order data flows:
 
     stores         the GraphRAG frameworks' stores read as graphs (GraphRAG parquet, LightRAG GraphML, LlamaIndex JSON)
-    inputs         graph files (triples, RDF, GraphML, Neo4j, the frameworks' stores) and prompt templates as users have them
+    inputs         graph files (triples, RDF, GraphML, Neo4j, the frameworks' stores) and prompt templates as users
+                   have them
     formats        the formats beyond the article's five, as benchmark.Format records (join_registries adds them)
     frameworks     the GraphRAG frameworks' own context layouts as formats (graphrag, lightrag, llamaindex, langchain)
     solver         the control solver (article 8.5)
@@ -44,7 +45,8 @@ from .inputs import ENGLISH_TEMPLATE
 def join_registries() -> None:
     """The package's formats (the peers', then the frameworks', in the report order) and the English prompt join the
     script's registries, benchmark.FORMATS and benchmark.PROMPT_TEMPLATES, each through the one function that refuses a
-    name taken already: the one place anything is registered, here, once for the package (a second call does nothing)."""
+    name taken already: the one place anything is registered, here, once for the package (a second call does
+    nothing)."""
     if "en" in PROMPT_TEMPLATES and all(name in FORMATS for name in (*PEER_FORMATS, *FRAMEWORK_FORMATS)):
         return
     register_formats(PEER_FORMATS)

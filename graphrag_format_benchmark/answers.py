@@ -154,7 +154,8 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
             if first is not None:
                 if first[2] != digest:
                     problems.append(
-                        f"{name} line {line_no}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
+                        f"{name} line {line_no}: custom_id {custom_id!r} was given before, at {first[0]} line "
+                        f"{first[1]}, "
                         "with other content; keep one of the two files"
                     )
                 continue
@@ -297,13 +298,15 @@ def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
     notes = []
     if summary["missing"]:
         notes.append(
-            f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file too "
+            f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file "
+            "too "
             f"(they count as failed tasks, reason {MISSING_FROM_BATCH})"
         )
     others = other_models(summary["models"], config.model)
     if others:
         notes.append(
-            f"answers come from model {', '.join(others)}, not --model {config.model} (accepted with --accept-other-model)"
+            f"answers come from model {', '.join(others)}, not --model {config.model} (accepted with "
+            "--accept-other-model)"
         )
     return notes
 

@@ -48,8 +48,10 @@ class OutLock:
                     holder = handle.read(200).decode("utf-8", errors="replace").split()
                     handle.close()
                     raise BenchmarkError(
-                        f"{display(self.path.parent)} is in use by another run of this tool (pid {holder[0] if holder else '?'}"
-                        f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another --out"
+                        f"{display(self.path.parent)} is in use by another run of this tool (pid "
+                        f"{holder[0] if holder else '?'}"
+                        f"{', since ' + holder[2] if len(holder) > 2 else ''}); wait for it to end, or choose another "
+                        "--out"
                     ) from None
                 try:
                     current = os.stat(self.path)
@@ -64,7 +66,8 @@ class OutLock:
             self.file, self.held = handle, True
         except OSError as e:
             raise BenchmarkError(
-                f"{display(self.path.parent)}: cannot write the outputs ({e.strerror}); choose another folder with --out"
+                f"{display(self.path.parent)}: cannot write the outputs ({e.strerror}); choose another folder with "
+                "--out"
             ) from None
         for leftover in self.path.parent.glob(".staging-*"):  # a dead run's half-written outputs: nobody else is here
             shutil.rmtree(leftover, ignore_errors=True)

@@ -412,7 +412,8 @@ def results_svg(
         "Prompt tokens against path exact match",
         panels,
         legend,
-        "filled: on the Pareto front; hollow: not on it; label: the gate's verdict against the baseline; whiskers: 95% interval",
+        "filled: on the Pareto front; hollow: not on it; label: the gate's verdict against the baseline; whiskers: 95% "
+        "interval",
     )
 
 
@@ -531,5 +532,6 @@ def comparison_svg(c: dict) -> str:
         "Path exact per format, one mark per model",
         panels,
         legend,
-        "filled: accepted by that model's gate (or its baseline); hollow: not accepted; whiskers: 95% interval over questions",
+        "filled: accepted by that model's gate (or its baseline); hollow: not accepted; whiskers: 95% interval over "
+        "questions",
     )

@@ -162,7 +162,8 @@ def run_models(run_config: RunConfig, models_file: Path) -> tuple[str, str | Non
     failure = None
     if failed:
         failure = (
-            f"{len(failed)} of {len(models)} model(s) did not finish ({'; '.join(failed)}); run the same command again: "
+            f"{len(failed)} of {len(models)} model(s) did not finish ({'; '.join(failed)}); run the same command "
+            "again: "
             "each model resumes from its own log"
         )
     return "\n\n".join(stdout), failure

@@ -272,8 +272,10 @@ def comparison_markdown(c: dict) -> str:
         f"{len(models)} runs over the same questions: "
         + "; ".join(f"{r['model']} ({r['folder']}, counted with {r['encoding']})" for r in c["runs"])
         + ".",
-        "Each cell: path exact over the positive questions [95% interval over questions] · mean prompt tokens by the model's "
-        "own tokenizer (saving against its baseline) · cost of every request at its prices · median latency · the model's "
+        "Each cell: path exact over the positive questions [95% interval over questions] · mean prompt tokens by the "
+        "model's "
+        "own tokenizer (saving against its baseline) · cost of every request at its prices · median latency · the "
+        "model's "
         "gate on the questions compared.",
         "",
     ]
@@ -375,7 +377,8 @@ def run_compare(run_config: RunConfig) -> str:
     check_out_folder(run_config.out)
     if any(run_config.out.resolve() == folder.resolve() for folder in folders):
         raise BenchmarkError(
-            f"--out {display(run_config.out)} is one of the compared runs: its files would be replaced; name another folder"
+            f"--out {display(run_config.out)} is one of the compared runs: its files would be replaced; name another "
+            "folder"
         )
     comparison = compare_runs(list(folders))
     with held_outputs(run_config.out) as (staging, lock):

@@ -52,5 +52,6 @@ def load_hf_tokenizer(name: str) -> Tokenizer:
 
 
 def tokenizer_for(name: str) -> Tokenizer:
-    """The tokenizer an --encoding name stands for: hf:PATH (a Hugging Face tokenizer.json), else tiktoken's (load_tokenizer)."""
+    """The tokenizer an --encoding name stands for: hf:PATH (a Hugging Face tokenizer.json), else tiktoken's
+    (load_tokenizer)."""
     return load_hf_tokenizer(name) if name.startswith("hf:") else load_tokenizer(name)

@@ -372,7 +372,8 @@ def serialize_turtle(graph: Graph) -> str:
         lines.append(f"{triple} .")
         if p:
             lines.append(
-                f"[ rdf:subject n:{_local(e.source)} ; rdf:predicate r:{_local(e.relation)} ; rdf:object n:{_local(e.target)} ]"
+                f"[ rdf:subject n:{_local(e.source)} ; rdf:predicate r:{_local(e.relation)} ; "
+                f"rdf:object n:{_local(e.target)} ]"
                 f"{_turtle_props(p)[2:]} ."
             )
     return "\n".join(lines)

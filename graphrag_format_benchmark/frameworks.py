@@ -495,7 +495,8 @@ def llamaindex_serializer(fmt: str) -> Callable[[Graph], str]:
         shown = _node_shown(graph, fmt)
         ids = graph.edge_ids or [None] * len(graph.edges)
         lines = [
-            f"{shown[e.source]} -> {_llama_text(e.relation)}{_llama_props({**dict(props), **({'id': i} if i else {})})} -> {shown[e.target]}"
+            f"{shown[e.source]} -> "
+            f"{_llama_text(e.relation)}{_llama_props({**dict(props), **({'id': i} if i else {})})} -> {shown[e.target]}"
             for i, (e, props) in zip(ids, graph.edges_with_props())
         ]
         linked = {end for e in graph.edges for end in (e.source, e.target)}

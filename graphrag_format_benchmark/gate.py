@@ -408,7 +408,8 @@ def recommendation(mine: Sequence[Verdict], baseline: str) -> str:
         more = [v["questions_to_generate"] for v in mine if v["questions_to_generate"]]
         ask = (
             (
-                f": about {min(more):,} questions in all (--generate-questions {min(more)}) would show the closest format no worse "
+                f": about {min(more):,} questions in all (--generate-questions {min(more)}) would show the closest "
+                "format no worse "
                 f"with {GATE_POWER:.0%} power if it is as good as {baseline}"
             )
             if more
@@ -438,7 +439,8 @@ def why_not_accepted(v: Verdict) -> str:
         return "worse on " + ", ".join(CHECK_WORDS[name] for name in v["failed"])
     if v["undecided"] == ["holm"]:
         return (
-            f"every check passes, but not once {v['holm']['formats']} formats are judged together (Holm: p {v['p_value']:.3g} over "
+            f"every check passes, but not once {v['holm']['formats']} formats are judged together (Holm: p "
+            f"{v['p_value']:.3g} over "
             f"{v['holm']['threshold']:.3g})"
         )
     if v["undecided"]:
@@ -478,13 +480,15 @@ def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str) -> list[
     lines += [
         "",
         "A format is accepted when each condition of the article's gate (12) is shown no worse than the baseline by "
-        f"more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its permutations "
+        "more than the tolerance, at a one-sided 95% bound over questions (each question counted once, its "
+        "permutations "
         "and repeats averaged): path exact, valid path, abstention (at its own tolerance), stability under permutation "
         "(with several: a question right in every permutation), and, the formats being judged together, Holm's "
         "procedure over the paths' p-values keeps the chance of accepting any format whose paths are worse than the "
         "tolerance at 5%. Bounds: Newcombe's score "
         "interval with continuity correction for one run per question, else a paired t interval over questions with a "
-        f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of the "
+        f"small-sample guard. No request may have failed, and the baseline must get at least {BASELINE_FLOOR:.0%} of "
+        "the "
         "paths right (docs/statistics.md, the acceptance gate).",
     ]
     return lines

@@ -93,7 +93,8 @@ def read_graph_file(
         data, raw = read_json(path, "--graph")
         if is_llamaindex_store(data):
             warn(
-                f"--graph {display(path)}: read as LlamaIndex's property graph store (its nodes, relations and triplets)"
+                f"--graph {display(path)}: read as LlamaIndex's property graph store (its nodes, relations and "
+                "triplets)"
             )
             return *read_store(
                 "llamaindex", path, store_fields, (data, raw), store_layout("llamaindex", layouts)
@@ -234,7 +235,8 @@ def _merge_node(nodes: dict[str, dict], node_id: str, fields: dict, where: str) 
     for key, value in fields.items():
         if key in known and known[key] != value:
             raise BenchmarkError(
-                f"{where}: node {node_id!r} has {key} {value!r} here and {known[key]!r} in an earlier row; make them agree"
+                f"{where}: node {node_id!r} has {key} {value!r} here and {known[key]!r} in an earlier row; make them "
+                "agree"
             )
         known[key] = value
 
@@ -411,7 +413,8 @@ def read_graphml(text: str, where: str) -> dict:
     named = [i for _, _, i, _ in edges if i is not None]
     if len(set(named)) != len(named):  # networkx writes a multigraph's edge keys (0, 1, ... per node pair) as ids
         warn(
-            f"{where}: edge ids repeat ({len(named) - len(set(named)):,} repeats), as networkx writes a multigraph's keys; "
+            f"{where}: edge ids repeat ({len(named) - len(set(named)):,} repeats), as networkx writes a multigraph's "
+            "keys; "
             "they are read as keys, not edge ids"
         )
         edges = [(s, t, None, data) for s, t, _, data in edges]
@@ -421,7 +424,8 @@ def read_graphml(text: str, where: str) -> dict:
     unnamed = sum(not any(k in {**defaults, **data} for k in RELATION_KEYS) for _, _, _, data in edges)
     if unnamed:
         warn(
-            f"{where}: {unnamed} edge(s) have no relation ({', '.join(RELATION_KEYS)}); they are read as {DEFAULT_RELATION!r}"
+            f"{where}: {unnamed} edge(s) have no relation ({', '.join(RELATION_KEYS)}); they are read as "
+            f"{DEFAULT_RELATION!r}"
         )
     return {
         "nodes": [_node_record(n, graph.nodes[n], where) for n in nodes],
@@ -596,8 +600,10 @@ def derived_queries_note(inputs: RunInputs) -> str | None:
         )
     if left:
         said += (
-            f"; {len(left)} could not be derived from a gold path ({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: an "
-            "abstention question, no path, or a path whose walk finds other answers), and the control solver abstains on them; "
+            f"; {len(left)} could not be derived from a gold path "
+            f"({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: an "
+            "abstention question, no path, or a path whose walk finds other answers), and the control solver abstains "
+            "on them; "
             "add a 'query'"
         )
     return said

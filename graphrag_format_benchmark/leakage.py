@@ -60,7 +60,8 @@ def leakage_checks(
     check(
         "template_has_no_answer",
         [(q.id, repr(a)) for q in positives for a in forms[q.id] if mentions(text, a)],
-        f"the instruction and answer schema hold no gold answer or answer id ({ABSTAIN}, the abstention label every prompt carries, is exempt)",
+        f"the instruction and answer schema hold no gold answer or answer id ({ABSTAIN}, the abstention label every "
+        "prompt carries, is exempt)",
     )
     check(
         "question_has_no_answer",
@@ -112,7 +113,8 @@ def _check_node_ids(check: Callable[..., None], graphs: list[tuple[str, tuple[Co
         [
             (
                 None,
-                f"node id {i!r} (named {nodes[i].name!r}) adds the word {', '.join(map(repr, leaky_markers(nodes[i])))}",
+                f"node id {i!r} (named {nodes[i].name!r}) adds the word "
+                f"{', '.join(map(repr, leaky_markers(nodes[i])))}",
             )
             for i in ids
             if leaky_markers(nodes[i])

@@ -45,7 +45,8 @@ HOP_BUCKETS = ("1", "2", "3", "4+", "abstention")
 
 
 def hop_bucket(q: Question) -> str:
-    """'1', '2', '3', '4+' by the hops of a positive question (its query's, else its first gold path's), or 'abstention'."""
+    """'1', '2', '3', '4+' by the hops of a positive question (its query's, else its first gold path's), or
+    'abstention'."""
     if q.insufficient:
         return "abstention"
     n = len(q.query.hops) if q.query else len(q.paths[0]) if q.paths else 0
@@ -286,7 +287,8 @@ def build_variants(
             notes[0][1]
             if shared and notes
             else (
-                f"{size}: {len(notes)} of {len(bases)} contexts got fewer distractor branches than they want; the first, "
+                f"{size}: {len(notes)} of {len(bases)} contexts got fewer distractor branches than they want; the "
+                "first, "
                 f"context {notes[0][0]}: {notes[0][1]}"
                 if notes
                 else ""

@@ -273,7 +273,8 @@ def versions_differ(headers: list[dict], measured: Measurement) -> str:
         else "its prompts are not this version's (questions drawn or worded otherwise, or another layout)"
     )
     return (
-        f"the log was written with the same flags by graphrag-format-benchmark {there}, and this is {here}: {what}; score it "
+        f"the log was written with the same flags by graphrag-format-benchmark {there}, and this is {here}: {what}; "
+        "score it "
         "with the version that wrote it, or run the same command with --model to send this version's prompts"
     )
 
@@ -368,7 +369,8 @@ def _collect_scored(
         summary = {"mode": "log", "files": [display(p) for p in score], **log_summary(collected, measured.items, model)}
     for name, lines in collected.unreadable.items():
         warn(
-            f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and are "
+            f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and "
+            "are "
             "not scored; their prompts count as not run"
         )
     for note in summary.get("notes", []):

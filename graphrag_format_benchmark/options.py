@@ -148,7 +148,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
             type=Path,
             metavar="FILE",
             help='the prompts your framework logged (JSON Lines: chat request bodies, or {"question", "prompt"}): each one\'s '
-            "context read back exactly and measured in every format; results.md says what each format would save on that "
+            "context read back exactly and measured in every format; results.md says what each format would save on "
+            "that "
             "traffic (docs/logged-prompts.md)",
         ),
     ),
@@ -295,7 +296,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             choices=CONTEXT_KINDS,
             help="what each prompt shows: shared (the whole graph, for every question; the default), given (each question's own "
-            "'context' in the questions file; the default when they have one), khop (each question's neighbourhood, cut "
+            "'context' in the questions file; the default when they have one), khop (each question's neighbourhood, "
+            "cut "
             "from the graph: --context-hops, --context-edges)",
         ),
     ),
@@ -508,7 +510,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
             type=Path,
             metavar="FILE",
             help="run several models in one command: a JSON list of models (model, base_url, and any of name, api_key_env, "
-            "encoding, prices, ...), each into --out/NAME with the other flags of this command, resumable per model; then "
+            "encoding, prices, ...), each into --out/NAME with the other flags of this command, resumable per model; "
+            "then "
             "--compare the finished ones into --out",
         ),
     ),
@@ -560,7 +563,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             action="store_true",
             help="send the prompts through the Batch API at --base-url (its Files and Batches endpoints): export them into --out/batch, "
-            "upload, create one batch per file, poll, download the output and error files and score them; the ids are kept in "
+            "upload, create one batch per file, poll, download the output and error files and score them; the ids are "
+            "kept in "
             "--out/batch/state.json, so the same command run again resumes and never submits twice",
         ),
     ),
@@ -752,7 +756,8 @@ def check_flags(run_config: RunConfig) -> None:
         raise BenchmarkError(f"--timeout {run_config.timeout:g} is over an hour per attempt; give at most 3600 seconds")
     if run_config.timeout < MIN_TIMEOUT:
         raise BenchmarkError(
-            f"--timeout {run_config.timeout:g} is under {MIN_TIMEOUT:g} s: no server answers that fast; give at least {MIN_TIMEOUT:g}"
+            f"--timeout {run_config.timeout:g} is under {MIN_TIMEOUT:g} s: no server answers that fast; give at least "
+            f"{MIN_TIMEOUT:g}"
         )
     if run_config.out is None:
         raise BenchmarkError("--out is empty; name an output folder (default: outputs/)")
@@ -774,7 +779,8 @@ def check_flags(run_config: RunConfig) -> None:
         raise BenchmarkError("--score reads answers and --export-batch writes requests: run them apart")
     if run_config.batch and (run_config.score is not None or run_config.export_batch is not None):
         raise BenchmarkError(
-            f"--batch sends and scores a batch itself: leave out {'--score' if run_config.score is not None else '--export-batch'}"
+            "--batch sends and scores a batch itself: leave out "
+            f"{'--score' if run_config.score is not None else '--export-batch'}"
         )
     if run_config.batch and (run_config.model is None or run_config.model == SOLVER_MODEL):
         raise BenchmarkError(
@@ -971,7 +977,8 @@ def make_plan(run_config: RunConfig) -> Plan:
         or run_config.context_tokens is not None
     ):
         raise BenchmarkError(
-            "--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with it"
+            "--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with "
+            "it"
         )
     for flag, value in (
         ("--permutations", run_config.permutations),
@@ -990,7 +997,8 @@ def make_plan(run_config: RunConfig) -> Plan:
     for fmt in formats:
         if run_config.edge_ids and FORMATS[fmt].no_edge_ids:
             raise BenchmarkError(
-                f"--edge-ids: format {fmt} cannot carry edge ids ({FORMATS[fmt].no_edge_ids}); leave {fmt} out of --formats"
+                f"--edge-ids: format {fmt} cannot carry edge ids ({FORMATS[fmt].no_edge_ids}); leave {fmt} out of "
+                "--formats"
             )
         module, package = FORMATS[fmt].library or (None, None)
         if module and importlib.util.find_spec(module) is None:

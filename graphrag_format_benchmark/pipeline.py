@@ -90,7 +90,8 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
     )
     if run_config.store_fields != "sent" and inputs.graph_format not in STORES:
         warn(
-            f"--store-fields {run_config.store_fields} reads a framework's store; --graph was read as {inputs.graph_format}, "
+            f"--store-fields {run_config.store_fields} reads a framework's store; --graph was read as "
+            f"{inputs.graph_format}, "
             "whose fields are all read anyway"
         )
     if spec is not None:
@@ -104,7 +105,8 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
     inputs, skipped = _skipped_or_refused(run_config, inputs, problems)
     if run_config.prompt is None and not any(script(n.name) == "CYRILLIC" for n in inputs.graph.nodes):
         warn(
-            "the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt ru); "
+            "the graph's names hold no Cyrillic, but the prompt is the article's Russian one (the default, --prompt "
+            "ru); "
             "for an English graph try --prompt en"
         )
     if run_config.graph.resolve() != (DATA / "graph.json").resolve():
@@ -193,7 +195,8 @@ def _skipped_or_refused(run_config: RunConfig, inputs: RunInputs, problems: Prob
             warn(f"skipped question {s['question']}: {'; '.join(s['reasons'])}")
         if not kept:
             raise BenchmarkError(
-                f"{inputs.questions_file}: every question was skipped ({len(skipped)} with problems); nothing was written"
+                f"{inputs.questions_file}: every question was skipped ({len(skipped)} with problems); nothing was "
+                "written"
             )
         warn(f"{len(skipped)} question(s) skipped, {len(kept)} kept")
         inputs = replace(inputs, questions=kept, skipped=tuple(skipped))
@@ -374,7 +377,8 @@ def _plan_for_inputs(
             gate_spec = gate_spec._replace(baseline=inputs.graph_format)
         if model_run or plan.context_tokens:
             warn(
-                f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what your framework "
+                f"--graph is {inputs.graph_format}'s store and --formats has its layout: {inputs.graph_format}, what "
+                "your framework "
                 "sends today, is the baseline (--baseline FORMAT for another)"
             )
     return plan, gate_spec

@@ -200,7 +200,8 @@ def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dic
     def draw(graph: Graph, where: str) -> tuple[list[dict], dict[int, int]]:
         if not graph.edges:
             raise BenchmarkError(
-                f"{where}: the graph has {len(graph.nodes):,} node(s) and no edge: no question can walk it; give a graph "
+                f"{where}: the graph has {len(graph.nodes):,} node(s) and no edge: no question can walk it; give a "
+                "graph "
                 "with relationships"
             )
         questions, counts = generate_questions(graph, spec)

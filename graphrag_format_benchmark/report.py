@@ -184,7 +184,8 @@ def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple
             shown, total = ends[:REPORT_TOKENS_SHOWN], graph_tokens[fmt, tokenizer.name, item.context.id]
             if total > len(shown):
                 notes.append(
-                    f"{fmt} ({tokenizer.name}): the first {len(shown):,} of its {total:,} graph tokens are drawn and split "
+                    f"{fmt} ({tokenizer.name}): the first {len(shown):,} of its {total:,} graph tokens are drawn and "
+                    "split "
                     "into names and values against syntax"
                 )
             views.append(

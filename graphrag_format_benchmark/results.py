@@ -390,7 +390,8 @@ def _compact_table(entries: list[dict], model: bool, prices: tuple) -> list[str]
 
 def _hop_table(entries: list[dict]) -> list[str]:
     lines = [
-        "Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in brackets.",
+        "Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in "
+        "brackets.",
         "",
         "| format | "
         + " | ".join(f"{b} hop{'s' if b != '1' else ''}" if b != "abstention" else b for b in HOP_BUCKETS)
@@ -418,7 +419,8 @@ def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
         "### Why answers failed",
         "",
         "Cells that are not fully right, by diagnosis (README: Why answers fail); share of "
-        "the format's cells in brackets. JSON as asked: replies that were only the JSON object, not fenced or in prose.",
+        "the format's cells in brackets. JSON as asked: replies that were only the JSON object, not fenced or in "
+        "prose.",
         "",
         "| format | cells | JSON as asked | " + " | ".join(n.replace("_", " ") for n in names) + " |",
         "|---|---:|---:|" + "---:|" * len(names),
@@ -482,7 +484,8 @@ def _notes_and_bars(entries: list[dict], config: ModelConfig) -> list[str]:
         *([f"finish_reason per format: {reasons}."] if reasons else []),
         *(
             [
-                f"Answers longer than --max-output-tokens {config.max_output_tokens} (the server ignored the cap): {ignored}."
+                f"Answers longer than --max-output-tokens {config.max_output_tokens} (the server ignored the cap): "
+                f"{ignored}."
             ]
             if ignored
             else []
@@ -564,7 +567,8 @@ def results_markdown(
         f"# Results: {config.model}",
         *verdict_lines(gate, tolerance, baseline),  # the outcome first: what to ship, then the verdicts
         "",
-        f"Endpoint: {public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver, which has no context window)'}. "
+        "Endpoint: "
+        f"{public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver, which has no context window)'}. "
         f"Sampling: {json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
         f"structured output {config.structured or 'off'}, repeats {config.repeats}. "
         f"Scored: {log['name']}, SHA-256 `{log['sha256']}`.",
@@ -576,7 +580,8 @@ def results_markdown(
         "figures are over positive questions, abstention over the INSUFFICIENT_DATA ones. An empty cell was not "
         "measured. An answer is right when it matches any acceptable answer, a path when it equals any gold path.",
         "",
-        f"Questions: {len(questions)}: {len(questions) - sum(q.insufficient for q in questions)} positive questions (of which "
+        f"Questions: {len(questions)}: {len(questions) - sum(q.insufficient for q in questions)} positive questions "
+        "(of which "
         f"{sum(q.several for q in questions)} have several acceptable answers or gold paths) and "
         f"{sum(q.insufficient for q in questions)} abstention questions."
         + (
@@ -626,15 +631,18 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
         ]
     else:
         lines = [
-            f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} failed, "
+            f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} "
+            "failed, "
             f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"
         ]
     lines += [f"{count} x {reason}" for reason, count in summary["failures"].items()]
     waits = summary.get("rate_limit_waits") or {}
     if waits.get("requests"):
         lines.append(
-            f"{waits['requests']} of {summary['sent']} request(s) ({waits['requests'] / max(summary['sent'], 1):.0%}) waited for "
-            f"the rate limit (--tokens-per-minute, --requests-per-minute, or the server's x-ratelimit headers): {waits['seconds']:g} s in all, "
+            f"{waits['requests']} of {summary['sent']} request(s) ({waits['requests'] / max(summary['sent'], 1):.0%}) "
+            "waited for "
+            "the rate limit (--tokens-per-minute, --requests-per-minute, or the server's x-ratelimit headers): "
+            f"{waits['seconds']:g} s in all, "
             f"the longest {waits['longest_s']:g} s"
         )
     short = summary.get("cut_before_cap") or 0
@@ -646,8 +654,10 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
     if short:
         low, high = summary["cut_before_cap_at_tokens"]
         lines.append(
-            f"{short} answer(s) cut short of the output cap, at {low:,}{f' to {high:,}' if high != low else ''} tokens of prompt "
-            "and answer together (finish_reason length): the server's context window ended them, not --max-output-tokens; "
+            f"{short} answer(s) cut short of the output cap, at {low:,}{f' to {high:,}' if high != low else ''} tokens "
+            "of prompt "
+            "and answer together (finish_reason length): the server's context window ended them, not "
+            "--max-output-tokens; "
             "give the server a larger context (llama.cpp: --n_ctx) or send shorter prompts (--context-window to the "
             "server's, less the answer)"
         )
@@ -697,14 +707,16 @@ def run_failure(summary: dict) -> str | None:
     if summary["mode"] == "run" and summary.get("stopped"):
         return (
             f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; once that is "
-            "fixed (the server started again, the key set), the same command sends only those: what was answered is kept"
+            "fixed (the server started again, the key set), the same command sends only those: what was answered is "
+            "kept"
         )
     if summary["mode"] == "run" and not summary["sent"] and not summary["skipped"]:
         return "no request was sent: every prompt is over --context-window or outside --limit, so nothing was answered"
     if summary["mode"] == "run" and summary["failed"]:
         return (
             f"{summary['failed']} of {summary['sent']} requests failed after their retries"
-            f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; run the same command again to retry them only"
+            f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; run the same command again to "
+            "retry them only"
         )
     if summary["mode"] != "run" and summary["failed"]:
         return f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files (see results.md)"

@@ -167,9 +167,11 @@ def _variant_lines(variants: list[Variant], shas: dict[str, str]) -> list[str]:
             )
         return lines
     lines = [
-        "One context per question: the graph its prompts show (the questions file holds each one, in the input's format).",
+        "One context per question: the graph its prompts show (the questions file holds each one, in the input's "
+        "format).",
         "",
-        "| variant | contexts | nodes per context (min–median–max) | edges per context (min–median–max) | distractor branches | file | SHA-256 |",
+        "| variant | contexts | nodes per context (min–median–max) | edges per context (min–median–max) | distractor "
+        "branches | file | SHA-256 |",
         "|---|---:|---:|---:|---:|---|---|",
     ]
     for v in variants:
@@ -192,12 +194,14 @@ def _context_lines(facts: dict | None) -> list[str]:
             f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {facts['hops']} "
             f"hop(s), each layer's edges in a seeded random order, at most {facts['edges']} edges besides the gold "
             "paths', which are always inside (for an abstention question, the walks its query makes), and at least "
-            f"{RELATION_FLOOR} edges of each relation a question names, searched past that depth when the neighbourhood "
+            f"{RELATION_FLOOR} edges of each relation a question names, searched past that depth when the "
+            "neighbourhood "
             "has fewer."
         )
         if facts["gold_beyond_depth"]:
             lines.append(
-                f"In {facts['gold_beyond_depth']} question(s) gold edges lie beyond that depth and were added after the "
+                f"In {facts['gold_beyond_depth']} question(s) gold edges lie beyond that depth and were added after "
+                "the "
                 "rest: a model could pick them out as the only edges that far out; raise --context-hops to the "
                 f"questions' hop count (first: {', '.join(facts['gold_beyond_depth_questions'][:5])})."
             )
@@ -206,7 +210,8 @@ def _context_lines(facts: dict | None) -> list[str]:
     shown = facts["abstention_relation_shown"]
     if shown["of"]:
         lines.append(
-            f"Abstention questions whose context shows an edge of the relation the failing hop asks for: {shown['contexts']} "
+            "Abstention questions whose context shows an edge of the relation the failing hop asks for: "
+            f"{shown['contexts']} "
             f"of {shown['of']} (the others can be answered from that relation's absence alone)."
         )
     return lines
@@ -264,13 +269,16 @@ def _size_tables(
                 "",
                 f"## {encoding} · {size} · {ids} · mode B (budget {plan.budget})",
                 "",
-                f"| format | edges included | vs {reference} | gold edges included | answerable (all questions) | prompt tokens |",
+                f"| format | edges included | vs {reference} | gold edges included | answerable (all questions) | "
+                "prompt tokens |",
                 "|---|---:|---:|---:|---:|---:|",
             ]
             for e in entries:
                 lines.append(
-                    f"| {e['format']} | {_cell(e['edges_included'], 1)} | {_ratio(e['edges_included'], ref and ref['edges_included'])} | "
-                    f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} |"
+                    f"| {e['format']} | {_cell(e['edges_included'], 1)} | "
+                    f"{_ratio(e['edges_included'], ref and ref['edges_included'])} | "
+                    f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} "
+                    "|"
                 )
             lines += answerable_by_hops(
                 [r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
@@ -329,7 +337,8 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
             counts, tokenizer, item.question.question
         )
         hints[GroupKey(encoding, size, ids, "B")] = (
-            f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold path "
+            f"{encoding} · {size} · {ids}: at --budget {plan.budget} most prompts of every format leave a whole gold "
+            "path "
             f"out (from {1 - max(shares.values()):.2f} to {1 - min(shares.values()):.2f} of the positive questions "
             f"answerable), so mode B cannot tell the formats apart; the median question's gold path fits a "
             f"{reference} prompt from --budget {need:,}"

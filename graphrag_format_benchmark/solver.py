@@ -204,7 +204,8 @@ def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
         stray = [a for a in q.answers if fold_answer(a) not in {fold_answer(v) for v in values}]
         if stray:
             return (
-                f"answer {stray[0]!r} is not a value of {query.ask.key!r} where the gold paths end ({', '.join(map(repr, values[:3]))}); "
+                f"answer {stray[0]!r} is not a value of {query.ask.key!r} where the gold paths end "
+                f"({', '.join(map(repr, values[:3]))}); "
                 "make the answers those values"
             )
     return None

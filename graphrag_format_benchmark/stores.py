@@ -242,12 +242,14 @@ class Kept:
         if self.renamed:
             names = sorted(self.renamed)
             warn(
-                f"{where}: {sum(self.renamed.values()):,} field(s) named like a record's own ({', '.join(names[:6])}) kept as "
+                f"{where}: {sum(self.renamed.values()):,} field(s) named like a record's own ({', '.join(names[:6])}) "
+                "kept as "
                 f"{', '.join(n + '_property' for n in names[:6])}: the record's own field is the one its layout shows"
             )
         if self.not_text:
             warn(
-                f"{where}: {self.not_text:,} description(s) are not text; each is shown as the framework prints it (str(), none for "
+                f"{where}: {self.not_text:,} description(s) are not text; each is shown as the framework prints it "
+                "(str(), none for "
                 "a zero)"
             )
 
@@ -318,7 +320,8 @@ def store_kind(path: Path) -> str | None:
         ]
         if len(found) > 1:
             warn(
-                f"--graph {display(path)}: holds the stores of {', '.join(found)}; read as {found[0]}'s (--graph-format "
+                f"--graph {display(path)}: holds the stores of {', '.join(found)}; read as {found[0]}'s "
+                "(--graph-format "
                 f"{' or '.join(found[1:])} reads another)"
             )
         if found:
@@ -391,7 +394,8 @@ def read_store(
         records[STORE_KINDS] = kept.kinds
     if kind in UNDIRECTED:
         warn(
-            f"{where}: {kind}'s graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way"
+            f"{where}: {kind}'s graph is undirected; each edge is shown once, as stored, and an answer may walk or "
+            "cite it either way"
         )
     return records, raw
 
@@ -431,7 +435,8 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
     names = next((pair for pair in GRAPHRAG_FILES if all((folder / f).is_file() for f in pair)), None)
     if names is None:
         raise BenchmarkError(
-            f"--graph {display(folder)}: GraphRAG's output folder needs {GRAPHRAG_FILES[0][0]} and {GRAPHRAG_FILES[0][1]} "
+            f"--graph {display(folder)}: GraphRAG's output folder needs {GRAPHRAG_FILES[0][0]} and "
+            f"{GRAPHRAG_FILES[0][1]} "
             f"(or {GRAPHRAG_FILES[1][0]} and {GRAPHRAG_FILES[1][1]}); point --graph at the folder holding them"
         )
     try:
@@ -457,7 +462,8 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
             decoded > limit
         ):  # a few repeated values can decode to gigabytes: what the input cap means, on what is decoded
             raise BenchmarkError(
-                f"{display(file)}: its text decodes to {decoded:,} bytes from {len(data):,}, over the {limit:,} this tool "
+                f"{display(file)}: its text decodes to {decoded:,} bytes from {len(data):,}, over the {limit:,} this "
+                "tool "
                 "reads of a table that size; give GraphRAG's own output, or a smaller table"
             )
         tables.append((table.to_pylist(), display(file)))
@@ -649,7 +655,8 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
     implicit = [v for v in dict.fromkeys(end for s, t, _ in edge_list for end in (s, t)) if v not in declared]
     if implicit:  # GraphML lets an edge name a node it never declares; networkx (and so LightRAG) reads it as a node
         warn(
-            f"{where}: {len(implicit):,} node(s) only an edge names ({implicit[0]!r}{', ...' if len(implicit) > 1 else ''}) are read "
+            f"{where}: {len(implicit):,} node(s) only an edge names "
+            f"({implicit[0]!r}{', ...' if len(implicit) > 1 else ''}) are read "
             f"as entities of type {LIGHTRAG_UNKNOWN!r} with no description, as LightRAG sends them"
         )
         nodes += [{"id": v, "name": v, "type": LIGHTRAG_UNKNOWN} for v in implicit]
@@ -661,7 +668,8 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
         merged[pair] = (*pair, {**merged[pair][2], **data}) if pair in merged else (*pair, data)
     if len(merged) < len(edge_list):
         warn(
-            f"{where}: {len(edge_list) - len(merged):,} edge(s) join a pair of entities another edge joins; each pair is one "
+            f"{where}: {len(edge_list) - len(merged):,} edge(s) join a pair of entities another edge joins; each pair "
+            "is one "
             "relationship, its attributes the later edge's, as LightRAG's networkx graph keeps them"
         )
     edges = list(merged.values())
@@ -736,7 +744,8 @@ def read_llamaindex(data: Any, where: str, kept: Kept) -> dict:
         )
     if chunks:
         warn(
-            f"{where}: left out {len(chunks):,} chunk node(s) and {left_out:,} relation(s) to them: the source text, not the graph"
+            f"{where}: left out {len(chunks):,} chunk node(s) and {left_out:,} relation(s) to them: the source text, "
+            "not the graph"
         )
     return {"nodes": nodes, "edges": edges}
 

@@ -187,7 +187,8 @@ def read_relation_phrases(path: Path) -> dict[str, Phrase]:
         fields = [f.strip() for f in line.split("\t")]
         if len(fields) not in (2, 3) or not all(fields):
             raise BenchmarkError(
-                f"{display(path)} line {line_no}: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse phrase', "
+                f"{display(path)} line {line_no}: write 'relation<TAB>phrase' or 'relation<TAB>phrase<TAB>inverse "
+                "phrase', "
                 "tab-separated, each field not empty"
             )
         if fields[0] in phrases:
@@ -624,16 +625,22 @@ class Wording:
             if pairs:
                 p = dict(phrases)[pairs[0]]
                 warn(
-                    f"--prompt ru: {len(pairs)} relation(s) of --relation-phrases have a line of nouns, not of questions ({pairs[0]}: "
-                    f"{p.words!r}{' / ' + repr(p.inverse) if p.inverse else ''}{', ...' if len(pairs) > 1 else ''}): Russian questions "
-                    "are read from two questions with {x}, 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'"
+                    f"--prompt ru: {len(pairs)} relation(s) of --relation-phrases have a line of nouns, not of "
+                    f"questions ({pairs[0]}: "
+                    f"{p.words!r}{' / ' + repr(p.inverse) if p.inverse else ''}{', ...' if len(pairs) > 1 else ''}): "
+                    "Russian questions "
+                    "are read from two questions with {x}, 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством "
+                    "находится {x}?'"
                 )
                 missing = [r for r in missing if r not in pairs]
             if missing:
                 warn(
-                    f"--prompt ru: generated questions that walk any of {len(missing)} relation(s) without a Russian line in "
-                    f"--relation-phrases ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) are templated ('Начни с «X». "
-                    "Пройди по R...'): Russian inflects names, so no wording can be derived from a relation's name; give each "
+                    f"--prompt ru: generated questions that walk any of {len(missing)} relation(s) without a Russian "
+                    "line in "
+                    f"--relation-phrases ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) are templated "
+                    "('Начни с «X». "
+                    "Пройди по R...'): Russian inflects names, so no wording can be derived from a relation's name; "
+                    "give each "
                     "one a line 'relation<TAB>Чем руководит {x}?<TAB>Под чьим руководством находится {x}?'"
                 )
 

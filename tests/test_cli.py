@@ -168,7 +168,8 @@ BAD_INPUTS = {
         None,
         None,
         ["--graph", "nope.json"],
-        "nope.json: no such file or folder; pass a readable file, or a framework's store folder (LightRAG's rag_storage, GraphRAG's output, LlamaIndex's storage) with --graph",
+        "nope.json: no such file or folder; pass a readable file, or a framework's store folder (LightRAG's "
+        "rag_storage, GraphRAG's output, LlamaIndex's storage) with --graph",
     ),
     "malformed json": (
         '{"nodes": [}',
@@ -207,7 +208,8 @@ BAD_INPUTS = {
         "graph.json: nodes[0] is not a JSON object; each node is {'id', 'name', 'type'}\n"
         "error: graph.json: edges[0].source 'person_irina' is not a node id; add that node or fix the edge\n"
         "error: graph.json: edges[1].source 'person_irina' is not a node id; add that node or fix the edge\n"
-        "error: questions.json: questions[0].query.start 'person_irina' is not a node id; start the query at a node of the graph\n"
+        "error: questions.json: questions[0].query.start 'person_irina' is not a node id; start the query at a node of "
+        "the graph\n"
         "error: 4 problems found; nothing was written",
     ),
     "duplicate node id": (
@@ -217,7 +219,8 @@ BAD_INPUTS = {
         "graph.json: nodes[5].id 'person_irina' duplicates nodes[0]; node ids must be unique\n"
         "error: graph.json: edges[3].target 'method_graph' is not a node id; add that node or fix the edge\n"
         "error: graph.json: edges[6].source 'method_graph' is not a node id; add that node or fix the edge\n"
-        "error: questions.json: questions[2].answer_id 'method_graph' is not a node id; name the node the gold path ends at\n"
+        "error: questions.json: questions[2].answer_id 'method_graph' is not a node id; name the node the gold path "
+        "ends at\n"
         "error: 4 problems found; nothing was written",
     ),
     "edge to unknown node": (
@@ -236,7 +239,8 @@ BAD_INPUTS = {
         '{"nodes": [], "edges": [], "n": ' + "9" * 5000 + "}",
         None,
         [],
-        "graph.json: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; fix the file",
+        "graph.json: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; fix the "
+        "file",
     ),
     "duplicate key": (
         '{"nodes": [], "nodes": [], "edges": []}',
@@ -254,7 +258,8 @@ BAD_INPUTS = {
         None,
         edited(QUESTIONS, [2, "path", 1], 13),
         [],
-        "questions.json: questions[2].path[1] = 13 is out of range: the graph has 13 edges, indices 0..12; fix the path",
+        "questions.json: questions[2].path[1] = 13 is out of range: the graph has 13 edges, indices 0..12; fix the "
+        "path",
     ),
     "path not integers": (
         None,
@@ -338,7 +343,8 @@ BAD_INPUTS = {
         edited(QUESTIONS, [3, "path"], [3, 6, 11]),
         [],
         "questions.json: question q4: the query finds 1 complete path(s), the question lists 1 gold path(s); found but "
-        "not listed: [3, 6, 10] (project_orion -USES-> method_graph, method_graph -DEVELOPED_BY-> org_vector, org_vector "
+        "not listed: [3, 6, 10] (project_orion -USES-> method_graph, method_graph -DEVELOPED_BY-> org_vector, "
+        "org_vector "
         "-LOCATED_IN-> city_kazan); listed but not found: [3, 6, 11] (project_orion -USES-> method_graph, method_graph "
         "-DEVELOPED_BY-> org_vector, org_siberia -LOCATED_IN-> city_tomsk); fix the paths or the query",
     ),
@@ -422,7 +428,8 @@ def test_normalization_that_makes_two_ids_equal_is_refused(tmp_path, capsys):
     assert benchmark.main(argv) == 2
     err = run_stderr(capsys).splitlines()
     assert err[1] == (
-        f"error: {benchmark.display(tmp_path / 'g.json')}: nodes[1].id '\u0439' duplicates nodes[0] after NFC normalization; "
+        f"error: {benchmark.display(tmp_path / 'g.json')}: nodes[1].id '\u0439' duplicates nodes[0] after NFC "
+        "normalization; "
         "node ids must be unique"
     )
     assert not (tmp_path / "out").exists()
@@ -454,7 +461,8 @@ def test_missing_tiktoken_points_at_the_venv_of_the_set_up_line(tmp_path):
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "python").touch()
     assert benchmark.missing_tiktoken(tmp_path, "/usr/bin/python3") == (
-        f"the tiktoken package is not installed for /usr/bin/python3; run this with {benchmark.display(tmp_path / '.venv/bin/python')}, "
+        "the tiktoken package is not installed for /usr/bin/python3; run this with "
+        f"{benchmark.display(tmp_path / '.venv/bin/python')}, "
         "the venv the set-up line made, or: pip install -r requirements.lock.txt"
     )
     assert benchmark.missing_tiktoken(tmp_path, str(tmp_path / ".venv" / "bin" / "python")).endswith(

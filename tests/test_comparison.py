@@ -159,7 +159,8 @@ def test_runs_over_other_questions_or_another_tool_version_are_refused_in_one_li
     (old / "results.json").write_text(json.dumps(results), encoding="utf-8")
     assert benchmark.main(["--compare", str(runs[1]), str(old), "--out", str(tmp_path / "d")]) == 2
     assert capsys.readouterr().err == (
-        f"error: the runs were scored by different versions of the tool ({runs[1]} {results_module.TOOL_VERSION}, {old} 2026.1.0); "
+        f"error: the runs were scored by different versions of the tool ({runs[1]} {results_module.TOOL_VERSION}, "
+        f"{old} 2026.1.0); "
         "score each log again with this one (--score DIR/requests.jsonl with the run's flags) before comparing\n"
     )
 
@@ -267,7 +268,8 @@ def test_a_model_that_fails_does_not_stop_the_others_and_the_command_says_how_to
         ),
         (
             '[{"model": "m", "base_url": "http://x/v1"}, {"model": "m", "base_url": "http://y/v1"}]',
-            "model 2: its folder name 'm' is not a plain unique file name (letters, digits, . _ -); give each model a name",
+            "model 2: its folder name 'm' is not a plain unique file name (letters, digits, . _ -); give each model a "
+            "name",
         ),
         (
             '[{"model": "m", "base_url": "http://x/v1", "temperature": [0]}]',

@@ -164,8 +164,8 @@ def test_property_questions_are_checked_and_scored_by_value(tmp_path):
     done = run_cli("--graph", graph, "--questions", str(tmp_path / "wrong.json"), "--out", str(tmp_path / "o2"))
     assert done.returncode == 2
     assert (
-        "question founded: answer '1950' is not a value of 'founded' where the gold paths end ('1989'); make the answers those values"
-        in done.stderr
+        "question founded: answer '1950' is not a value of 'founded' where the gold paths end ('1989'); make the "
+        "answers those values" in done.stderr
     )
 
 
@@ -312,7 +312,8 @@ def test_given_contexts_are_measured_each_on_its_own_graph_and_fed_back(tmp_path
     [
         (
             lambda qs: qs[0]["context"].update(edges=["k1", "h2", "w1"]),
-            "q.json: question where_ann_works: its context leaves out gold edge(s) [1] (ann -works_at-> globex); add them to the context, "
+            "q.json: question where_ann_works: its context leaves out gold edge(s) [1] (ann -works_at-> globex); add "
+            "them to the context, "
             "or make the question an abstention one",
         ),
         (
@@ -325,11 +326,13 @@ def test_given_contexts_are_measured_each_on_its_own_graph_and_fed_back(tmp_path
         ),
         (
             lambda qs: qs[0].pop("context"),
-            "q.json: question where_ann_works has no context while own and 0 other(s) have one; give every question its context, or none",
+            "q.json: question where_ann_works has no context while own and 0 other(s) have one; give every question "
+            "its context, or none",
         ),
         (
             lambda qs: qs[1]["context"]["graph"]["edges"][0].update(target="nowhere"),
-            "q.json: questions[1].context.graph: edges[0].target 'nowhere' is not a node id; add that node or fix the edge",
+            "q.json: questions[1].context.graph: edges[0].target 'nowhere' is not a node id; add that node or fix the "
+            "edge",
         ),
     ],
 )
@@ -535,7 +538,8 @@ def as_graphml(graph: dict) -> str:
             if k not in ("id", "source", "target")
         )
         lines.append(
-            f"    <edge id={quoteattr(e['id'])} source={quoteattr(e['source'])} target={quoteattr(e['target'])}>{data}</edge>"
+            f"    <edge id={quoteattr(e['id'])} source={quoteattr(e['source'])} "
+            f"target={quoteattr(e['target'])}>{data}</edge>"
         )
     return "\n".join([*lines, "  </graph>", "</graphml>", ""])
 
@@ -687,7 +691,8 @@ def test_the_tools_own_turtle_reads_back_as_the_graph_it_wrote(tmp_path):
         (
             "g.tsv",
             "a\tb\n",
-            "g.tsv: the header has no source column (source, subject, head, from, src, start); name the columns on its first line",
+            "g.tsv: the header has no source column (source, subject, head, from, src, start); name the columns on its "
+            "first line",
         ),
         ("g.tsv", "source\trelation\ttarget\na\tR\n", "g.tsv line 2: 2 fields where the header has 3; fix the row"),
         (
@@ -698,7 +703,8 @@ def test_the_tools_own_turtle_reads_back_as_the_graph_it_wrote(tmp_path):
         (
             "g.ttl",
             "<http://x.org/a> <http://x.org/R> <http://y.org/a> .\n",
-            "g.ttl: http://x.org/a and http://y.org/a share the local name 'a', which is a node's id here; give them distinct local names",
+            "g.ttl: http://x.org/a and http://y.org/a share the local name 'a', which is a node's id here; give them "
+            "distinct local names",
         ),
         (
             "g.ttl",

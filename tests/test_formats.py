@@ -332,7 +332,8 @@ def test_escaped_bytes(fmt, graph, expected):
         (
             "pipe_table",
             "-----Entities-----\nid|name|type\n-----Relationships-----\nid|source|target|relation\ne7|a|b|R\n1|a|b|R",
-            "pipe_table line 6: relationship id '1' is its row's position, but other ids are not: ids are all positions or all edge ids",
+            "pipe_table line 6: relationship id '1' is its row's position, but other ids are not: ids are all "
+            "positions or all edge ids",
         ),
         (
             "edge_list",
@@ -521,7 +522,8 @@ def test_a_format_that_turns_a_boolean_into_a_number_fails_the_round_trip(monkey
     with pytest.raises(BenchmarkError) as caught:
         benchmark.serialize_checked("dsl", graph_with_props(True))
     assert str(caught.value) == (
-        "round-trip check failed for format dsl: node ('a', 'A', 't') with properties {'description': True, 'valid.from-year': 3} "
+        "round-trip check failed for format dsl: node ('a', 'A', 't') with properties {'description': True, "
+        "'valid.from-year': 3} "
         "appears 1 time(s) in the input and 0 time(s) after parsing; nothing was written"
     )
 

@@ -209,7 +209,8 @@ def test_a_property_named_like_a_field_of_the_layout_is_refused(fmt, props, mess
         (
             "graphrag",
             (
-                "-----Entities-----\nid|entity|description|number of relationships\n5|A||0\n\n\n-----Relationships-----\n"
+                "-----Entities-----\nid|entity|description|number of "
+                "relationships\n5|A||0\n\n\n-----Relationships-----\n"
                 "id|source|target|description|weight"
             ),
             "graphrag line 3: expected the short row id 0, found '5'",
@@ -230,7 +231,8 @@ def test_a_property_named_like_a_field_of_the_layout_is_refused(fmt, props, mess
         (
             "lightrag",
             ("Knowledge Graph Data (Entity):\n\n```json\n```\n\nKnowledge Graph Data (Relationship):\n\n```json\n```"),
-            "lightrag line 10: expected the empty Document Chunks and Reference Document List blocks after the relationships",
+            "lightrag line 10: expected the empty Document Chunks and Reference Document List blocks after the "
+            "relationships",
         ),
     ],
 )
@@ -255,11 +257,13 @@ def test_llamaindex_is_the_retrievers_triplets_as_the_synthesizer_joins_them():
         "Here are some facts extracted from the provided text:",
         "",
         (
-            "Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport devised the Paxos "
+            "Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport "
+            "devised the Paxos "
             "protocol ({'weight': 3.0}) -> Paxos ({'description': 'A consensus protocol', 'label': 'concept'})"
         ),
         (
-            "Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport works at Microsoft "
+            "Leslie Lamport ({'description': 'Computer scientist, Turing Award 2013', 'label': 'person'}) -> Lamport "
+            "works at Microsoft "
             "Research ({'weight': 1.0}) -> Microsoft Research ({'description': 'A lab', 'label': 'organization'})"
         ),
     ]
@@ -304,10 +308,12 @@ def test_langchain_is_the_cypher_records_as_python_prints_them_into_the_prompt()
         (Edge("Ann", "KNOWS", "Bob"),),
     )
     assert benchmark.serialize_checked("langchain", bare) == (
-        "[{'source': {'id': 'Ann'}, 'relation': 'KNOWS', 'target': {'id': 'Bob'}}, {'source': {'id': 'Eve'}, 'relation': None, 'target': None}]"
+        "[{'source': {'id': 'Ann'}, 'relation': 'KNOWS', 'target': {'id': 'Bob'}}, {'source': {'id': 'Eve'}, "
+        "'relation': None, 'target': None}]"
     )
     assert benchmark.serialize_checked("langchain", STORE).startswith(
-        "[{'source': {'id': 'Leslie Lamport', 'type': 'person', 'description': 'Computer scientist, Turing Award 2013'}, "
+        "[{'source': {'id': 'Leslie Lamport', 'type': 'person', 'description': 'Computer scientist, Turing Award "
+        "2013'}, "
         "'relation': 'Lamport devised the Paxos protocol', 'target': {'id': 'Paxos', 'type': 'concept', 'description': "
         "'A consensus protocol'}, 'properties': {'weight': 3.0}}, "
     )

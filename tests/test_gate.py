@@ -65,7 +65,8 @@ def test_sixty_perfect_questions_are_too_few_to_accept_and_say_how_many_would_do
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert "about 125 questions in all would show it with 80% power if it is as good" in report
     assert (
-        "Recommendation for o200k_base · small · original · A: no decision yet: about 125 questions in all (--generate-questions 125) "
+        "Recommendation for o200k_base · small · original · A: no decision yet: about 125 questions in all "
+        "(--generate-questions 125) "
         "would show the closest format no worse with 80% power if it is as good as json; until then, json stays."
     ) in report
 

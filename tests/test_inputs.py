@@ -52,12 +52,15 @@ def test_every_problem_is_reported_at_once_before_anything_is_measured(tmp_path,
         "error: q.json: question back: hop 1 of 1 (children in) finds no edge from the start 'carl'; relations they "
         'can follow backwards (in): parents; children leaves them in the other direction: use "out"',
         "error: q.json: question one: the query finds 2 complete path(s), the question lists 1 gold path(s); found but "
-        "not listed: [0, 1] (ann -parents-> carl, bob -parents-> carl); list every complete path in `paths` or narrow the query",
-        "error: q.json: question loose: path [0, 5] (ann -parents-> carl, dora -lives_near-> golden_gate_bridge) is not a "
+        "not listed: [0, 1] (ann -parents-> carl, bob -parents-> carl); list every complete path in `paths` or narrow "
+        "the query",
+        "error: q.json: question loose: path [0, 5] (ann -parents-> carl, dora -lives_near-> golden_gate_bridge) is "
+        "not a "
         "connected walk; fix the path",
         "error: q.json: question name: answer 'The Bridge' is not the name of an answer node ('golden_gate_bridge' is "
         "named 'Golden Gate Bridge'); make the answer the node's name",
-        "error: 5 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on",
+        "error: 5 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault "
+        "and go on",
     ]
     assert not (tmp_path / "out").exists()
 
@@ -68,7 +71,8 @@ def test_the_list_of_problems_is_capped(tmp_path, capsys):
     assert code == 2 and len(err) == 52
     assert err[-2:] == [
         "error: ... and 10 more problems",
-        "error: 60 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on",
+        "error: 60 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault "
+        "and go on",
     ]
 
 
@@ -82,8 +86,10 @@ def test_skip_invalid_questions_drops_each_with_its_reason_and_goes_on(tmp_path,
         "warning: skipped question leaky: q.json: question leaky: leakage check question_has_no_answer failed: "
         "'golden gate bridge'; fix the question, or pass --leakage warn to measure anyway",
         "warning: 1 question(s) skipped, 6 kept",
-        "warning: no distractor branch can hang off 'grand_duke_of_russia' without completing a question's path; it gets none",
-        "warning: medium: 0 of the 55 distractor branches it needs could be made: the graph's names are too few to vary into "
+        "warning: no distractor branch can hang off 'grand_duke_of_russia' without completing a question's path; it "
+        "gets none",
+        "warning: medium: 0 of the 55 distractor branches it needs could be made: the graph's names are too few to "
+        "vary into "
         "more new names without numbers or blends (spent first: like carl, like dora)",
     ]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
@@ -177,9 +183,12 @@ def test_a_question_without_a_query_is_walked_from_its_gold_path_and_the_run_say
         not in run_cli("--questions", str(tmp_path / "q.json"), "--out", str(tmp_path / "offline")).stderr
     )
     assert (
-        f"warning: 6 question(s) of {tmp_path / 'q.json'} have no 'query': the control solver walks the one derived from each "
-        "one's gold path (its start, relations and directions); 1 could not be derived from a gold path (q6: an abstention "
-        "question, no path, or a path whose walk finds other answers), and the control solver abstains on them; add a 'query'\n"
+        f"warning: 6 question(s) of {tmp_path / 'q.json'} have no 'query': the control solver walks the one derived "
+        "from each "
+        "one's gold path (its start, relations and directions); 1 could not be derived from a gold path (q6: an "
+        "abstention "
+        "question, no path, or a path whose walk finds other answers), and the control solver abstains on them; add a "
+        "'query'\n"
     ) in done.stderr
     cells = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["cells"]
     assert {c["path_exact"] for c in cells if not c["insufficient"]} == {True}

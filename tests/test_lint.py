@@ -87,3 +87,23 @@ def test_no_module_is_excepted_from_the_type_checker():
     assert config["files"] == ["benchmark.py", "graphrag_format_benchmark"]
     silenced = [o["module"] for o in config["overrides"] if o.get("ignore_errors") or o.get("follow_imports") == "skip"]
     assert silenced == []
+
+
+def test_every_file_excepted_from_the_line_length_still_has_a_long_line():
+    """The files not yet wrapped at 120 columns only get fewer: each still has a longer line (a wrapped one must leave
+    pyproject.toml's per-file-ignores, so that it stays wrapped)."""
+    import tomllib
+
+    ignores = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"][
+        "per-file-ignores"
+    ]
+    listed = sorted(f for f, rules in ignores.items() if "E501" in rules)
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--line-length", "120", "--select", "E501"]
+        + ["--output-format", "concise", *listed],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    long = {line.split(":")[0] for line in done.stdout.splitlines() if ":" in line and "E501" in line}
+    assert [f for f in listed if f not in long] == []

@@ -74,12 +74,14 @@ def test_each_frameworks_own_request_is_read_back_exactly(path, tmp_path):
     [
         (
             "graphrag",
-            "an entity row has 6 cells where its header has 4: a value holds '|' or a newline, which GraphRAG writes raw, so the row "
+            "an entity row has 6 cells where its header has 4: a value holds '|' or a newline, which GraphRAG writes "
+            "raw, so the row "
             "cannot be read back",
         ),
         (
             "llamaindex",
-            "not a triplet 'subject -> relation -> object' (a name holding ' -> ' is ambiguous): 'Arrow -> Corp (old) -> MERGER -> "
+            "not a triplet 'subject -> relation -> object' (a name holding ' -> ' is ambiguous): 'Arrow -> Corp (old) "
+            "-> MERGER -> "
             "ACME | Widgets'",
         ),
     ],
@@ -214,7 +216,8 @@ def test_our_own_prompts_are_read_by_the_format_they_name(tmp_path):
         (["--input-price-per-million", "-1"], "--input-price-per-million is -1.0; give 0 or more"),
         (
             ["--graph", "g.json"],
-            "--from-prompts measures the prompts your framework logged: --graph shape a run over a graph; leave them out",
+            "--from-prompts measures the prompts your framework logged: --graph shape a run over a graph; leave them "
+            "out",
         ),
         (
             ["--context", "khop", "--sizes", "small"],
@@ -332,12 +335,13 @@ def test_with_a_model_each_format_is_asked_and_its_answer_compared_with_the_answ
     ]
     md = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert (
-        "With m, no format's agreement with the answers to what was sent stands apart from the others' (rates 0%-100% over 2 "
+        "With m, no format's agreement with the answers to what was sent stands apart from the others' (rates 0%-100% "
+        "over 2 "
         "question(s), their 95% intervals overlapping)"
     ) in md  # two questions decide nothing
     assert (
-        "| 1 | lightrag.request | tsv | Which organization did Leslie Lamport work at? | Microsoft Research | Bell Labs |"
-        in md
+        "| 1 | lightrag.request | tsv | Which organization did Leslie Lamport work at? | Microsoft Research | Bell "
+        "Labs |" in md
     )
     log = [json.loads(line) for line in (tmp_path / "out" / "requests.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted((r["id"], r["format"]) for r in log) == sorted(

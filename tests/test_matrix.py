@@ -175,7 +175,8 @@ def test_when_names_run_out_fewer_branches_are_made_never_numbered_or_repeated(c
     assert len(set(names)) == len(names) and not any(c.isdigit() for name in names for c in name)
     assert stream.namer.unnamed["type project"] > 0  # one-word project names of the pool ran out first
     assert stream.shortage("large", len(branches), None).startswith(
-        f"large: {len(branches)} distractor branches could be made, fewer than it takes to fill --context-window: the graph's "
+        f"large: {len(branches)} distractor branches could be made, fewer than it takes to fill --context-window: the "
+        "graph's "
         "names are too few to vary into more new names without numbers or blends (spent first: type project"
     )
 
@@ -522,13 +523,15 @@ QUESTIONS = json.loads((ROOT / "data" / "questions.json").read_text(encoding="ut
     [
         (
             {"question": "Казань: где находится организация проекта Ирины?"},
-            "error: q.json: question q1: leakage check question_has_no_answer failed: 'казань'; fix the question, or pass "
+            "error: q.json: question q1: leakage check question_has_no_answer failed: 'казань'; fix the question, or "
+            "pass "
             "--leakage warn to measure anyway\n",
         ),
         (
             {"id": "city_kazan"},
             "".join(  # q1, now called city_kazan, and q4 both have the answer city_kazan
-                f"error: q.json: question {qid}: leakage check file_names_have_no_answer failed: prompt.{fmt}.city_kazan.txt "
+                f"error: q.json: question {qid}: leakage check file_names_have_no_answer failed: "
+                f"prompt.{fmt}.city_kazan.txt "
                 "has 'city_kazan'; fix the question, or pass --leakage warn to measure anyway\n"
                 for fmt in sorted(benchmark.ARTICLE_FORMATS)
                 for qid in ("city_kazan", "q4")
@@ -554,7 +557,8 @@ def test_leakage_stops_the_run(tmp_path, capsys, monkeypatch, change, message):
         (["--ids", "uuid"], "unknown name 'uuid' in --ids; choose from original, short, pseudonyms"),
         (
             ["--budget", "100"],
-            "--budget 100 is below the 156 tokens of the json prompt for question q1 with an empty graph (o200k_base); raise --budget",
+            "--budget 100 is below the 156 tokens of the json prompt for question q1 with an empty graph (o200k_base); "
+            "raise --budget",
         ),
         (
             ["--sizes", "large", "--context-window", "3000"],

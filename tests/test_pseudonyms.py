@@ -407,7 +407,8 @@ def test_a_catalogue_designation_alone_in_its_kind_is_redrawn_in_its_style_in_a_
     assert re.fullmatch(r"[A-Z][a-z]+ [IVX]+", renamed["louis_xiv"]["name"])
     err = capsys.readouterr().err
     assert (
-        "warning: --pseudonymize: 1 of 9 pseudonym(s) so far are made up in the shape of the name they replace (such as "
+        "warning: --pseudonymize: 1 of 9 pseudonym(s) so far are made up in the shape of the name they replace (such "
+        "as "
         f"'(1234) 2001 AB1' -> {catalogue['name']!r}): no real name of their group was left to draw from" in err
     )
 

@@ -203,7 +203,8 @@ def test_the_page_shows_size_reports_numbers_and_each_questions_prompts(browser,
     assert page.eval_on_selector("#tokenView", "v => v.dataset.tokens") == str(mine["json"]["graph_tokens"])
     page.select_option("#questionPick", "2")  # q3
     page.wait_for_function(
-        "document.querySelector('#prompts h4') && document.querySelector('#questionText p').textContent.startsWith('Какой')"
+        "document.querySelector('#prompts h4') && document.querySelector('#questionText "
+        "p').textContent.startsWith('Какой')"
     )
     texts = page.eval_on_selector_all("#prompts .prompt pre", "pres => pres.map(p => p.textContent)")
     assert texts == [

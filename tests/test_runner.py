@@ -366,8 +366,8 @@ def test_a_batch_output_without_its_error_file_counts_the_missing_prompts_as_fai
     assert score(tmp_path, tmp_path / "output.jsonl") == 1
     err = run_stderr(capsys)
     assert (
-        "warning: 2 of 30 prompts have no answer line: pass the batch's error file too (they count as failed tasks, reason missing_from_batch_output)\n"
-        in err
+        "warning: 2 of 30 prompts have no answer line: pass the batch's error file too (they count as failed tasks, "
+        "reason missing_from_batch_output)\n" in err
     )
     table = results(tmp_path / "scored")["aggregates"]
     assert sum(e["errors"] for e in table) == 2 and sum(e["n"] for e in table) == 30
@@ -423,8 +423,8 @@ def test_an_identical_duplicate_line_is_counted_once_and_another_model_is_an_err
     )
     assert score(tmp_path, tmp_path / "output.jsonl", "--accept-other-model") == 1
     assert (
-        "warning: answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (accepted with --accept-other-model)\n"
-        in run_stderr(capsys)
+        "warning: answers come from model gpt-test-mini-2024-07-18, not --model gpt-test (accepted with "
+        "--accept-other-model)\n" in run_stderr(capsys)
     )
     _, output, errors = batch_files(tmp_path / "dated", model="gpt-test-2026-01-01")
     (tmp_path / "dated.jsonl").write_text("\n".join([*output, *errors]) + "\n", encoding="utf-8")
@@ -508,7 +508,8 @@ def test_the_openai_key_goes_to_openai_only_unless_named(server, tmp_path, monke
         == 2
     )
     assert run_stderr(capsys).startswith(
-        f"error: {server.url} answered HTTP 401: no key: the endpoint wants a key; name the variable that holds it with --api-key-env;"
+        f"error: {server.url} answered HTTP 401: no key: the endpoint wants a key; name the variable that holds it "
+        "with --api-key-env;"
     )
 
 
@@ -622,7 +623,8 @@ def test_no_server_listening_mid_run_stops_at_once_with_one_line(tmp_path, capsy
         (
             404,
             {"error": {"message": "model 'm-test' not found", "type": "not_found_error"}},
-            "HTTP 404 (not_found_error): model 'm-test' not found: the model or the URL is unknown; check --model 'm-test' and --base-url",
+            "HTTP 404 (not_found_error): model 'm-test' not found: the model or the URL is unknown; check --model "
+            "'m-test' and --base-url",
         ),
     ],
 )
@@ -661,7 +663,8 @@ def test_a_404_on_a_url_without_v1_names_the_url_to_try(server, tmp_path, capsys
     root = server.url.removesuffix("/v1")
     assert benchmark.main(["--model", "m", "--base-url", root, "--concurrency", "1", "--out", str(tmp_path)]) == 2
     assert run_stderr(capsys).startswith(
-        f"error: {root} answered HTTP 404: Not Found: the model or the URL is unknown; check --model 'm' and --base-url "
+        f"error: {root} answered HTTP 404: Not Found: the model or the URL is unknown; check --model 'm' and "
+        "--base-url "
         f"(OpenAI-compatible servers answer under /v1: try {root}/v1); stopped after 1 request(s)"
     )
 
@@ -783,8 +786,10 @@ def test_answers_cut_by_the_servers_context_are_told_from_answers_cut_by_the_cap
     out = capsys.readouterr().out
     assert "  1 answer(s) cut at the output cap (finish_reason length): raise --max-output-tokens (now 1024)\n" in out
     assert (
-        "  2 answer(s) cut short of the output cap, at 4,096 tokens of prompt and answer together (finish_reason length): the "
-        "server's context window ended them, not --max-output-tokens; give the server a larger context (llama.cpp: --n_ctx) "
+        "  2 answer(s) cut short of the output cap, at 4,096 tokens of prompt and answer together (finish_reason "
+        "length): the "
+        "server's context window ended them, not --max-output-tokens; give the server a larger context (llama.cpp: "
+        "--n_ctx) "
         "or send shorter prompts (--context-window to the server's, less the answer)\n"
     ) in out
 
@@ -1354,7 +1359,8 @@ def test_the_same_error_on_the_first_requests_stops_the_run(server, tmp_path, ca
     assert run(server, tmp_path, "--concurrency", "1") == 2
     assert len(server.requests) == endpoint.SAME_ERROR_STOP
     assert run_stderr(capsys) == (
-        f"error: the first 3 requests to {server.url} ended with the same error (HTTP 400: unsupported parameter: seed); "
+        f"error: the first 3 requests to {server.url} ended with the same error (HTTP 400: unsupported parameter: "
+        "seed); "
         "fix its cause (see the log) before sending the rest; stopped after 3 request(s), 27 not sent\n"
     )
 
@@ -1387,7 +1393,8 @@ def test_a_timeout_on_a_server_seen_to_work_in_parallel_is_sent_again_once_with_
     assert [r["body"]["messages"][0]["content"] for r in slow.requests].count(first[0]) == 2
     (record,) = [r for r in log_lines(tmp_path)[1:] if r["error"]]
     assert record["attempts"] == 2 and record["error"] == (
-        "timed out after 0.5 s (2 time(s)): a server that queues requests answers late; lower --concurrency or raise --timeout"
+        "timed out after 0.5 s (2 time(s)): a server that queues requests answers late; lower --concurrency or raise "
+        "--timeout"
     )
 
 
@@ -1420,7 +1427,8 @@ def test_a_one_slot_server_slower_than_the_timeout_on_one_prompt_gets_that_promp
     assert len(prompts) == 3 and prompts.count(first[0]) == 1  # not sent again while the server still computed it
     records = log_lines(tmp_path)[1:]
     assert [r["error"] for r in records] == [
-        "timed out after 1 s: not sent again, since the server answers one request at a time and is still computing it; "
+        "timed out after 1 s: not sent again, since the server answers one request at a time and is still computing "
+        "it; "
         "raise --timeout or cap --max-output-tokens",
         None,
         None,
@@ -1922,7 +1930,8 @@ def test_a_misspelled_flag_gets_one_line_with_the_flag_it_is_closest_to(capsys):
     with pytest.raises(SystemExit) as stop:
         benchmark.main(["--encodin", "o200k_base", "--sizs=small", "--zzz"])
     assert stop.value.code == 2 and run_stderr(capsys) == (
-        "benchmark.py: error: unrecognized arguments: --encodin o200k_base --sizs=small --zzz; --encodin: did you mean --encoding?; "
+        "benchmark.py: error: unrecognized arguments: --encodin o200k_base --sizs=small --zzz; --encodin: did you mean "
+        "--encoding?; "
         "--sizs: did you mean --sizes? (python benchmark.py --help lists every flag)\n"
     )
 
@@ -2092,7 +2101,8 @@ def test_a_batch_is_uploaded_created_polled_downloaded_and_scored(tmp_path, caps
     err = capsys.readouterr().err.splitlines()
     assert err[:3] == [
         "batch 1/1: uploaded input.jsonl (30 requests) as file-1",
-        f"batch 1/1: created batch_1; its id is kept in {tmp_path / 'batch' / 'state.json'}: a killed command resumes polling it",
+        f"batch 1/1: created batch_1; its id is kept in {tmp_path / 'batch' / 'state.json'}: a killed command resumes "
+        "polling it",
         "batch 1/1 batch_1: in_progress, 0/30 done, 0 failed (0 s)",
     ]
     assert err[-1] == "batch 1/1 batch_1: completed, 30/30 done, 0 failed (0 s)"
@@ -2170,7 +2180,8 @@ def test_a_batch_that_fails_validation_stops_with_its_errors_and_resubmits_nothi
         server.close()
     assert (server.uploads, server.creates) == (1, 1)
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "error: no batch returned a file to score: batch_1 failed (invalid_json_line: line 1 is not valid); fix what the errors "
+        "error: no batch returned a file to score: batch_1 failed (invalid_json_line: line 1 is not valid); fix what "
+        "the errors "
         f"say, then move {tmp_path / 'batch' / 'state.json'} aside to submit again"
     )
 
@@ -2315,8 +2326,8 @@ def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
     }
     md = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert (
-        "- **miscounted indices**: the evidence names exactly the edges of a gold path; the path's indices do not. Remedy: --edge-ids"
-        in md
+        "- **miscounted indices**: the evidence names exactly the edges of a gold path; the path's indices do not. "
+        "Remedy: --edge-ids" in md
     )
     assert f'  Example ({fmt}, q5): `{{"answer": "Атлас", "path": [2, 3]' in md
     assert "| 3 | 2 | 1 |  |  |  | 1 |" in md and "| 1 | 1 |  |  | 1 |  |  |" in md  # by hop count: q3 and q4; q5

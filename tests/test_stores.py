@@ -93,10 +93,13 @@ def test_bookkeeping_is_left_out_and_said_once_and_kept_on_request(tmp_path, cap
     where = benchmark.display(folder / stores.LIGHTRAG_FILE)
     assert capsys.readouterr().err.splitlines() == [
         (
-            f"warning: {where}: left out what the framework does not send: 4 bookkeeping field(s) (created_at, file_path, "
-            "source_id, entity_id); 2 field(s) its context does not show (keywords, weight); --store-fields all keeps them"
+            f"warning: {where}: left out what the framework does not send: 4 bookkeeping field(s) (created_at, "
+            "file_path, "
+            "source_id, entity_id); 2 field(s) its context does not show (keywords, weight); --store-fields all keeps "
+            "them"
         ),
-        f"warning: {where}: lightrag's graph is undirected; each edge is shown once, as stored, and an answer may walk or cite it either way",
+        f"warning: {where}: lightrag's graph is undirected; each edge is shown once, as stored, and an answer may walk "
+        "or cite it either way",
     ]
     assert {k for r in records["nodes"] + records["edges"] for k in r} == {
         "id",
@@ -117,7 +120,8 @@ def test_graphrag_bookkeeping_and_llamaindex_chunks(tmp_path, capsys):
     assert "text_unit_ids" not in records["nodes"][0] and "human_readable_id" not in records["edges"][0]
     err = capsys.readouterr().err
     assert (
-        "left out what the framework does not send: 7 bookkeeping field(s) (human_readable_id, text_unit_ids, degree, frequency, "
+        "left out what the framework does not send: 7 bookkeeping field(s) (human_readable_id, text_unit_ids, degree, "
+        "frequency, "
         "x, y, ...); 1 field(s) its context does not show (type); --store-fields all keeps them"
     ) in err
     kept, _, _ = inputs.read_graph_file(made(tmp_path, "graphrag"), store_fields="all")
@@ -164,13 +168,15 @@ def test_a_store_is_told_apart_by_its_keys_and_a_flag_reads_it_plainly(tmp_path,
             lambda d: d.mkdir(),
             (
                 "--graph {d}: a folder, but not a store (entities.parquet and relationships.parquet; "
-                "graph_chunk_entity_relation.graphml; property_graph_store.json); give the store's folder or a graph file"
+                "graph_chunk_entity_relation.graphml; property_graph_store.json); give the store's folder or a graph "
+                "file"
             ),
         ),
         (
             lambda d: (graphrag_store(d), (d / "relationships.parquet").unlink()),
             (
-                "--graph {d}: GraphRAG's output folder needs entities.parquet and relationships.parquet (or create_final_entities.parquet "
+                "--graph {d}: GraphRAG's output folder needs entities.parquet and relationships.parquet (or "
+                "create_final_entities.parquet "
                 "and create_final_relationships.parquet); point --graph at the folder holding them"
             ),
         ),
@@ -344,7 +350,8 @@ def test_a_framework_layout_as_baseline_is_named_what_your_framework_sends_today
     text = (runs[0] / "results.md").read_text(encoding="utf-8")
     assert "\n## Verdicts against lightrag, what your framework sends today (tolerance 0.05, abstention 0.15)\n" in text
     assert (
-        "would show the closest format no worse with 80% power if it is as good as lightrag (what your framework sends today); "
+        "would show the closest format no worse with 80% power if it is as good as lightrag (what your framework sends "
+        "today); "
         "until then, lightrag (what your framework sends today) stays."
     ) in text
     assert (
@@ -496,18 +503,21 @@ def test_a_framework_without_a_budget_cuts_nothing_and_says_so(tmp_path, capsys)
     [
         (
             ["--context-tokens", "500"],
-            "--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with it",
+            "--context-hops, --context-edges and --context-tokens shape the contexts of --context khop: use them with "
+            "it",
         ),
         (
             ["--context", "khop", "--context-tokens", "lots"],
             "--context-tokens takes a number of tokens from 1 to 1,000,000,000,000, or a framework "
-            "layout (graphrag, lightrag, llamaindex, llamaindex_properties, llamaindex_text, llamaindex_text_properties, langchain, "
+            "layout (graphrag, lightrag, llamaindex, llamaindex_properties, llamaindex_text, "
+            "llamaindex_text_properties, langchain, "
             "neo4j_graphrag); got 'lots'",
         ),
         (
             ["--context", "khop", "--context-tokens", "9" * 5000],
             "--context-tokens takes a number of tokens from 1 to 1,000,000,000,000, or a "
-            "framework layout (graphrag, lightrag, llamaindex, llamaindex_properties, llamaindex_text, llamaindex_text_properties, langchain, "
+            "framework layout (graphrag, lightrag, llamaindex, llamaindex_properties, llamaindex_text, "
+            "llamaindex_text_properties, langchain, "
             "neo4j_graphrag); got '9999999999999999999999999999999999999999'...",
         ),
     ],
@@ -835,7 +845,8 @@ def test_a_store_run_judges_against_its_framework_layout_unless_told_otherwise(t
     ]
     assert benchmark.main([*argv, "--out", str(tmp_path / "a")]) == 0
     assert (
-        "warning: --graph is graphrag's store and --formats has its layout: graphrag, what your framework sends today, is the "
+        "warning: --graph is graphrag's store and --formats has its layout: graphrag, what your framework sends today, "
+        "is the "
         "baseline (--baseline FORMAT for another)\n"
     ) in capsys.readouterr().err
     assert "\n## Verdicts against graphrag, what your framework sends today (" in (
@@ -857,7 +868,8 @@ def test_a_node_only_an_edge_names_is_read_as_networkx_reads_it(tmp_path, capsys
     records, _, kind = inputs.read_graph_file(path)
     assert kind == "lightrag" and records["nodes"][1] == {"id": "B", "name": "B", "type": "UNKNOWN"}
     assert (
-        f"warning: {benchmark.display(path)}: 1 node(s) only an edge names ('B') are read as entities of type 'UNKNOWN' with "
+        f"warning: {benchmark.display(path)}: 1 node(s) only an edge names ('B') are read as entities of type "
+        "'UNKNOWN' with "
         "no description, as LightRAG sends them"
     ) in capsys.readouterr().err
 
@@ -865,8 +877,8 @@ def test_a_node_only_an_edge_names_is_read_as_networkx_reads_it(tmp_path, capsys
 def test_store_fields_on_a_plain_graph_says_it_changes_nothing(tmp_path, capsys):
     assert benchmark.main(["--store-fields", "all", "--out", str(tmp_path / "out")]) == 0
     assert (
-        "warning: --store-fields all reads a framework's store; --graph was read as json, whose fields are all read anyway\n"
-        in capsys.readouterr().err
+        "warning: --store-fields all reads a framework's store; --graph was read as json, whose fields are all read "
+        "anyway\n" in capsys.readouterr().err
     )
 
 
@@ -1038,7 +1050,8 @@ def test_a_parquet_table_whose_text_decodes_to_gigabytes_is_refused_before_it_is
     assert size < 2_000_000  # a few hundred KB on disk
     assert benchmark.main(["--graph", str(folder), "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.endswith(
-        f"error: {folder / 'entities.parquet'}: its text decodes to {n * 10_000 + sum(len(f'E{k}') + len(str(k)) for k in range(n)):,} "
+        f"error: {folder / 'entities.parquet'}: its text decodes to "
+        f"{n * 10_000 + sum(len(f'E{k}') + len(str(k)) for k in range(n)):,} "
         f"bytes from {size:,}, over the 64,000,000 this tool reads of a table that size; give "
         "GraphRAG's own output, or a smaller table\n"
     )
@@ -1071,8 +1084,8 @@ def test_a_stores_fields_named_like_a_records_own_are_kept_apart_and_said(tmp_pa
     ) == ("doc.pdf", "page 3")
     err = capsys.readouterr().err
     assert (
-        "field(s) named like a record's own (name, source, target, type) kept as name_property, source_property, target_property, type_property"
-        in err
+        "field(s) named like a record's own (name, source, target, type) kept as name_property, source_property, "
+        "target_property, type_property" in err
     )
 
 
@@ -1111,8 +1124,8 @@ def test_what_a_user_meets_first_on_a_store_says_what_to_do(tmp_path, capsys):
         MAKERS[kind](both)
     assert inputs.read_graph_file(both)[2] == "graphrag"
     assert (
-        "holds the stores of graphrag, lightrag, llamaindex; read as graphrag's (--graph-format lightrag or llamaindex reads another)"
-        in capsys.readouterr().err
+        "holds the stores of graphrag, lightrag, llamaindex; read as graphrag's (--graph-format lightrag or llamaindex "
+        "reads another)" in capsys.readouterr().err
     )
     # a store of no relationship
     empty = tmp_path / "empty"
@@ -1293,7 +1306,8 @@ def test_a_store_run_says_what_it_read_and_results_md_opens_with_what_to_ship(tm
         == 0
     )
     said = (
-        f"read 12 entities, 11 relations from {tmp_path / 'output'}, GraphRAG's parquet output (undirected: either end may "
+        f"read 12 entities, 11 relations from {tmp_path / 'output'}, GraphRAG's parquet output (undirected: either end "
+        "may "
         "come first)"
     )
     assert said + "\n" in capsys.readouterr().err

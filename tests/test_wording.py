@@ -60,7 +60,8 @@ def test_relation_phrases_come_from_relation_names(relation, words, kind):
         (
             "Irina",
             [("LEADS", "out"), ("USES", "out"), ("DEVELOPED_BY", "out"), ("LOCATED_IN", "out")],
-            "Irina leads something. That one uses something. That one is developed by something. What is that one located in?",
+            "Irina leads something. That one uses something. That one is developed by something. What is that one "
+            "located in?",
         ),
         (
             "Eva Braun",
@@ -262,9 +263,12 @@ def test_without_russian_phrases_the_run_says_once_that_its_questions_are_templa
     err = capsys.readouterr().err
     assert err.count("templated") == 1
     assert (
-        "warning: --prompt ru: generated questions that walk any of 6 relation(s) without a Russian line in --relation-phrases "
-        "(DEVELOPED_BY, LEADS, LOCATED_IN, ...) are templated ('Начни с «X». Пройди по R...'): Russian inflects names, so no "
-        "wording can be derived from a relation's name; give each one a line 'relation<TAB>Чем руководит {x}?<TAB>Под чьим "
+        "warning: --prompt ru: generated questions that walk any of 6 relation(s) without a Russian line in "
+        "--relation-phrases "
+        "(DEVELOPED_BY, LEADS, LOCATED_IN, ...) are templated ('Начни с «X». Пройди по R...'): Russian inflects names, "
+        "so no "
+        "wording can be derived from a relation's name; give each one a line 'relation<TAB>Чем руководит {x}?<TAB>Под "
+        "чьим "
         "руководством находится {x}?'"
     ) in err
 
@@ -342,7 +346,9 @@ def test_a_line_of_nouns_under_the_russian_prompt_is_said_to_be_nouns_with_the_q
     )
     wording.Wording(graph, "ru", "natural", phrases)
     assert capsys.readouterr().err == (
-        "warning: --prompt ru: 1 relation(s) of --relation-phrases have a line of nouns, not of questions (LEADS: 'руководитель' / "
-        "'результат руководства'): Russian questions are read from two questions with {x}, 'relation<TAB>Чем руководит {x}?<TAB>Под "
+        "warning: --prompt ru: 1 relation(s) of --relation-phrases have a line of nouns, not of questions (LEADS: "
+        "'руководитель' / "
+        "'результат руководства'): Russian questions are read from two questions with {x}, 'relation<TAB>Чем руководит "
+        "{x}?<TAB>Под "
         "чьим руководством находится {x}?'\n"
     )

@@ -132,7 +132,8 @@ def _table(
         cells = line.split("|")
         if len(cells) != len(header):
             raise LayoutError(
-                f"{'an' if what[0] in 'aeiou' else 'a'} {what} row has {len(cells)} cells where its header has {len(header)}: a value holds '|' or a "
+                f"{'an' if what[0] in 'aeiou' else 'a'} {what} row has {len(cells)} cells where its header has "
+                f"{len(header)}: a value holds '|' or a "
                 "newline, which GraphRAG writes raw, so the row cannot be read back",
                 at,
             )
@@ -388,7 +389,8 @@ def write_llamaindex(graph: Graph, state: dict) -> str:
     for (e, props), (s_keys, r_keys, o_keys) in zip(graph.edges_with_props(), state["shapes"]):
         (s, s_props), (o, o_props) = nodes[e.source], nodes[e.target]
         lines.append(
-            f"{shown(s.name, s_props, s_keys)} -> {shown(e.relation, dict(props), r_keys)} -> {shown(o.name, o_props, o_keys)}"
+            f"{shown(s.name, s_props, s_keys)} -> {shown(e.relation, dict(props), r_keys)} -> "
+            f"{shown(o.name, o_props, o_keys)}"
         )
     return LLAMAINDEX_PREAMBLE + "\n\n" + "\n".join(lines) if state["grouped"] else "\n\n".join(lines)
 
@@ -630,7 +632,8 @@ def read_span(span: Span, text: str) -> Span:
     if again != piece:
         at = first_difference(piece, again)
         raise LayoutError(
-            f"its {span.layout} context does not come back the same when written again (at {piece[max(0, at - 20) : at + 20]!r})",
+            f"its {span.layout} context does not come back the same when written again (at "
+            f"{piece[max(0, at - 20) : at + 20]!r})",
             span.start + at,
         )
     span.graph, span.state = graph, state

@@ -146,7 +146,8 @@ def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
     else:
         return Skipped(
             logged,
-            "no graph context of a known layout (GraphRAG, LightRAG, LlamaIndex, LangChain, neo4j-graphrag, or this tool's "
+            "no graph context of a known layout (GraphRAG, LightRAG, LlamaIndex, LangChain, neo4j-graphrag, or this "
+            "tool's "
             "own prompt) in its messages",
         )
     try:

@@ -1,9 +1,11 @@
 """The lines of a logged-prompts file, one request each.
 
 In: --from-prompts FILE, JSON Lines (UTF-8), each line one of
-  - an OpenAI chat request body, as a proxy or a tracing tool records it: {"model": ..., "messages": [{"role", "content"}]}
+  - an OpenAI chat request body, as a proxy or a tracing tool records it:
+    {"model": ..., "messages": [{"role", "content"}]}
     (content a string, or a list of {"type": "text", "text": ...} parts);
-  - the same wrapped as the Batch API's input or a proxy's log wraps it: {"custom_id": ..., "body": {...}} or {"request": {...}};
+  - the same wrapped as the Batch API's input or a proxy's log wraps it: {"custom_id": ..., "body": {...}} or
+    {"request": {...}};
   - {"question": ..., "prompt": ...}: the text sent, as one user message.
 Out: Logged per line (its id, question, messages), or Unread with the reason; a blank line is skipped. Lines are read
 one at a time (memory holds one), each at most MAX_LINE_BYTES.

@@ -179,7 +179,8 @@ def agreement_md(model: str, rows: list[dict], disagreements: list[dict]) -> lis
     lines = [
         f"## {model}: does each format's answer agree with the answer to what was sent?",
         "",
-        "The same model asked each logged question again with its context in each format; two answers agree when they are "
+        "The same model asked each logged question again with its context in each format; two answers agree when they "
+        "are "
         "equal after the article's normalization (trimmed, casefolded, ё as е). Logged questions have no gold answer: "
         "agreement is not accuracy; the verified accuracy comes from generated questions over the same subgraphs "
         "(logged_graph.json, docs/logged-prompts.md).",
@@ -201,7 +202,8 @@ def agreement_md(model: str, rows: list[dict], disagreements: list[dict]) -> lis
         ]
         cell = lambda text: " ".join(str(text).split()).replace("|", "\\|")[:300]  # noqa: E731
         lines += [
-            f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | {cell(d['answer'])} |"
+            f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | "
+            f"{cell(d['answer'])} |"
             for d in disagreements
         ]
         lines.append("")
@@ -218,11 +220,14 @@ def agreement_headline(model: str, rows: list[dict]) -> str:
     span = f"{min(r['rate'] for r in rated):.0%}-{max(r['rate'] for r in rated):.0%} over {max(r['compared'] for r in rated):,} question(s)"
     if len(rated) > 1 and all(top["low"] > r["high"] for r in rated if r is not top):
         return (
-            f"With {model}, the answers in {top['format']} agree with the answers to what was sent more often than in any other "
-            f"format ({top['agree']:,} of {top['compared']:,}; rates {span}); the evidence is agreement on your questions, not accuracy."
+            f"With {model}, the answers in {top['format']} agree with the answers to what was sent more often than in "
+            "any other "
+            f"format ({top['agree']:,} of {top['compared']:,}; rates {span}); the evidence is agreement on your "
+            "questions, not accuracy."
         )
     return (
-        f"With {model}, no format's agreement with the answers to what was sent stands apart from the others' (rates {span}, "
+        f"With {model}, no format's agreement with the answers to what was sent stands apart from the others' (rates "
+        f"{span}, "
         "their 95% intervals overlapping); the evidence is agreement on your questions, not accuracy."
     )
 
@@ -232,7 +237,8 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
     lines = [
         "# What each format would save on your logged traffic",
         "",
-        f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured ({layouts}); "
+        f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured "
+        f"({layouts}); "
         f"{counts['left_out']:,} left out (logged.jsonl says why, line by line).",
         "",
     ]
@@ -243,8 +249,10 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
         base = next(r for r in rows if r["format"] == LOGGED)
         if best is not None:
             lines += [
-                f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your framework sent "
-                f"{base['prompt_tokens_sum']:,} ({best['saving']:.1%} less){'; ' + format(best['cost_usd'], ',.4f') + ' USD against ' + format(base['cost_usd'], ',.4f') if price is not None else ''}.** "
+                f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your "
+                "framework sent "
+                f"{base['prompt_tokens_sum']:,} ({best['saving']:.1%} "
+                f"less){'; ' + format(best['cost_usd'], ',.4f') + ' USD against ' + format(base['cost_usd'], ',.4f') if price is not None else ''}.** "
                 "Tokens only: whether answers stay as good is what a model run says (--model).",
                 "",
             ]
@@ -260,12 +268,16 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
     if agreed is not None:
         lines += agreement_md(*agreed)
     lines += [
-        f"The union of the logged subgraphs is in {UNION}: questions drawn from it and proven against it give the verified "
-        f"accuracy a model reaches in each format (python benchmark.py --graph OUT/{UNION} --generate-questions 200 --prompt en "
+        f"The union of the logged subgraphs is in {UNION}: questions drawn from it and proven against it give the "
+        "verified "
+        f"accuracy a model reaches in each format (python benchmark.py --graph OUT/{UNION} --generate-questions 200 "
+        "--prompt en "
         "--context khop --model NAME --base-url URL ...).",
         "",
-        "A prompt's tokens are its messages' text as sent (chat framing not counted); a format's prompt is the logged one "
-        "with that format's text in place of the framework's context, which was read back and written again to the same "
+        "A prompt's tokens are its messages' text as sent (chat framing not counted); a format's prompt is the logged "
+        "one "
+        "with that format's text in place of the framework's context, which was read back and written again to the "
+        "same "
         "bytes before anything was counted. The saving is against what was sent, over all measured prompts.",
         "",
     ]
@@ -423,7 +435,8 @@ def _logged_settings(
     if run_config.model is not None:
         if run_config.model == SOLVER_MODEL:
             raise BenchmarkError(
-                "--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own words: "
+                "--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own "
+                "words: "
                 "give the model your framework uses (--model NAME --base-url URL)"
             )
         if run_config.score is not None or run_config.export_batch is not None or run_config.batch:
@@ -507,7 +520,8 @@ def _add_results_and_page(
         "model": None,
         "agreement": agreed,
         "notes": [
-            f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl hold every count"
+            f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl "
+            "hold every count"
         ],
     }
     staging.add("report.html", render_report(data))

@@ -80,7 +80,8 @@ def export_batch(
                 row = job.item.row
                 raise BenchmarkError(
                     f"the request for question {row['question_id']} ({row['format']}, {row['size']}) takes "
-                    f"{len(line):,} bytes, over --batch-max-bytes {max_bytes:,}; raise it, or leave that size or format out"
+                    f"{len(line):,} bytes, over --batch-max-bytes {max_bytes:,}; raise it, or leave that size or "
+                    "format out"
                 )
             if handle is not None and (count == max_requests or size + len(line) > max_bytes):
                 handle.close()
@@ -293,7 +294,8 @@ def _submit(api: BatchAPI, entry: dict, label: str, folder: Path, save: Callable
         entry["status"] = created.get("status") if isinstance(created.get("status"), str) else None
         save()
         _say(
-            f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed command "
+            f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed "
+            "command "
             "resumes polling it"
         )
 

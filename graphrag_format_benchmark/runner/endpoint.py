@@ -113,7 +113,8 @@ class Endpoint:
                 self.limit //= 2
                 warn(
                     f"a request timed out after {self.config.timeout:g} s: the server queues requests; going on with "
-                    f"{self.limit} in flight instead of {self.limit * 2} (set --concurrency {self.limit} next time, or raise --timeout)"
+                    f"{self.limit} in flight instead of {self.limit * 2} (set --concurrency {self.limit} next time, or "
+                    "raise --timeout)"
                 )
 
     def fail(self, reason: str) -> bool:
@@ -154,7 +155,8 @@ class Endpoint:
                     f"{where}: the endpoint wants a key; name the variable that holds it with --api-key-env"
                 )
             return self.fail(
-                f"{where}: the key was rejected; set {self.config.api_key_env} to a valid key (or name another variable with --api-key-env)"
+                f"{where}: the key was rejected; set {self.config.api_key_env} to a valid key (or name another "
+                "variable with --api-key-env)"
             )
         if status == 404:
             return self.fail(

@@ -160,7 +160,8 @@ def run_model(
         log.write({**header, "type": "run", "jobs": len(jobs), "skipped": skipped})
         if config.model != SOLVER_MODEL:
             print(
-                f"sending {len(jobs)} request(s) to {public_url(config.base_url)}, {min(config.concurrency, len(jobs))} at a time"
+                f"sending {len(jobs)} request(s) to {public_url(config.base_url)}, "
+                f"{min(config.concurrency, len(jobs))} at a time"
                 f" ({skipped} already answered in {display(log_path)})",
                 file=sys.stderr,
                 flush=True,
@@ -172,7 +173,8 @@ def run_model(
             sender.endpoint.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
             if sender.in_flight:
                 print(
-                    f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most --timeout "
+                    f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most "
+                    "--timeout "
                     f"{config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them",
                     file=sys.stderr,
                 )

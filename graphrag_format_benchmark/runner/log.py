@@ -107,7 +107,8 @@ class Log:
                         os.fsync(aside.fileno())
                     f.truncate(start)
                     warn(
-                        f"{display(path)}: its last line was torn ({len(torn):,} bytes); it is kept in {path.name}.torn and "
+                        f"{display(path)}: its last line was torn ({len(torn):,} bytes); it is kept in "
+                        f"{path.name}.torn and "
                         "its request will be sent again"
                     )
             self.file = open(path, "ab")

@@ -170,7 +170,8 @@ def _client_class() -> type:
             pool = getattr(transport, "_pool", None)
             if pool is None or not hasattr(pool, "_network_backend"):
                 raise RuntimeError(
-                    f"httpx2 {httpx2.__version__} builds its transports in another way: pin the version of requirements.lock.txt"
+                    f"httpx2 {httpx2.__version__} builds its transports in another way: pin the version of "
+                    "requirements.lock.txt"
                 )
             pool._network_backend = self.backend
             return transport

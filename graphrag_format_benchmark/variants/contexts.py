@@ -115,7 +115,8 @@ def context_problems(graph: Graph, questions: tuple[Question, ...], src: str, pr
         nodes = set(q.context.nodes) | {end for i in edges for end in (graph.edges[i].source, graph.edges[i].target)}
         if missing:
             problems.add(
-                f"{src}: question {q.id}: its context leaves out gold edge(s) {describe_path(graph.edges, tuple(missing))}; "
+                f"{src}: question {q.id}: its context leaves out gold edge(s) "
+                f"{describe_path(graph.edges, tuple(missing))}; "
                 "add them to the context, or make the question an abstention one",
                 q.id,
             )

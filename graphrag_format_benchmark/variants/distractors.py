@@ -162,7 +162,8 @@ class Distractors:
         if anchor not in self.unnamed:
             had = sum(1 for b in self.items if anchor in (b.edges[0].source, b.edges[0].target))
             warn(
-                f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets {'no more' if had else 'none'}"
+                f"no distractor branch can hang off {anchor!r} without completing a question's path; it gets "
+                f"{'no more' if had else 'none'}"
             )
 
     def shortage(self, size: str, made: int, wanted: int | None) -> str:

@@ -50,7 +50,8 @@ _FIRST_M = (
 _FIRST_F = (
     "Алина Алла Анастасия Ангелина Анна Валентина Валерия Варвара Вера Вероника Виктория Галина Дарья Диана Евгения "
     "Екатерина Елена Елизавета Жанна Зоя Злата Инна Карина Кира Ксения Лариса Лидия Любовь Людмила Маргарита Марина "
-    "Мария Милана Надежда Наталья Нина Оксана Олеся Ольга Полина Раиса Римма Светлана Софья Таисия Тамара Ульяна Юлия Яна"
+    "Мария Милана Надежда Наталья Нина Оксана Олеся Ольга Полина Раиса Римма Светлана Софья Таисия Тамара Ульяна Юлия "
+    "Яна"
 )
 _SURNAMES = "Белов Волков Гусев Дроздов Егоров Жуков Зайцев Козлов Лебедев Морозов Никитин Орлов Павлов Соколов Титов Фролов Чернов Щукин Яковлев Громов"
 _ORG_WORDS = (
@@ -426,7 +427,8 @@ KIND_POOLS = {
         "kuwait latvia lebanon liberia libya lithuania luxembourg madagascar malawi malaysia mali malta mexico moldova "
         "monaco mongolia montenegro morocco mozambique namibia nepal netherlands nicaragua niger nigeria norway oman "
         "pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda scotland senegal serbia "
-        "singapore slovakia slovenia somalia spain sudan sweden switzerland syria taiwan tanzania thailand tunisia turkey "
+        "singapore slovakia slovenia somalia spain sudan sweden switzerland syria taiwan tanzania thailand tunisia "
+        "turkey "
         "uganda ukraine uruguay uzbekistan venezuela vietnam wales yemen zambia zimbabwe"
     ).split(),
     "profession": (

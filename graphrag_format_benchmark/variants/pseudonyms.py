@@ -258,7 +258,8 @@ class Pseudonyms:
             if times > self.reported[what]:
                 example = self.examples.get(what, "")
                 warn(
-                    f"--pseudonymize: {times} of {len(self.renamed)} pseudonym(s) so far are {what}{example}: no real name of "
+                    f"--pseudonymize: {times} of {len(self.renamed)} pseudonym(s) so far are {what}{example}: no real "
+                    "name of "
                     "their group was left to draw from"
                 )
                 self.reported[what] = times
@@ -266,7 +267,8 @@ class Pseudonyms:
         if kept > self.reported["kept"]:
             classes = ", ".join(f"{k} {kind}(s)" for kind, k in sorted(self.kept.items()))
             warn(
-                f"--pseudonymize: {kept} name(s) are kept as they are, values of a small closed class ({classes}; such as "
+                f"--pseudonymize: {kept} name(s) are kept as they are, values of a small closed class ({classes}; such "
+                "as "
                 f"{self.examples['kept']!r}): they name no one, and another value would be a real one swapped in"
             )
             self.reported["kept"] = kept
@@ -384,7 +386,8 @@ def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudony
         if left and q.id not in pseudonyms.warned:
             pseudonyms.warned.add(q.id)
             warn(
-                f"--pseudonymize: the text of question {q.id} may still name {', '.join(map(repr, left[:3]))} in another "
+                f"--pseudonymize: the text of question {q.id} may still name {', '.join(map(repr, left[:3]))} in "
+                "another "
                 "form than the graph's; rename it in the questions file, or use generated questions"
             )
     mapping = {n.id: [renamed[n.id].id, renamed[n.id].name] for n in graph.nodes}
