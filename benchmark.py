@@ -68,19 +68,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import (
-    Any,
-    Callable,
-    Final,
-    Iterable,
-    Iterator,
-    NamedTuple,
-    NoReturn,
-    NotRequired,
-    Protocol,
-    TypedDict,
-    cast,
-)
+from typing import Any, Callable, Final, Iterable, Iterator, Mapping, NamedTuple, NoReturn, Protocol, Sequence, cast
 
 try:
     import tiktoken
@@ -213,9 +201,7 @@ class Condition(NamedTuple):
 
     key: str
     op: str  # one of CONDITION_OPS
-    value: (
-        object  # a str, int, float or bool; a string compares with strings (ISO dates in order), a number with numbers
-    )
+    value: object  # a str, int, float or bool; a string compares with strings (ISO dates in order), a number with numbers
 
 
 class Hop(NamedTuple):
@@ -350,9 +336,7 @@ class InputProblems(BenchmarkError):
         super().__init__("\n".join(shown))
 
 
-_POSITION = re.compile(
-    r"\b\w+\[\d+\](?:\.\w+(?:\[\d+\])?)*|\bline \d+"
-)  # where a problem is: nodes[12], edges[3].source, line 40
+_POSITION = re.compile(r"\b\w+\[\d+\](?:\.\w+(?:\[\d+\])?)*|\bline \d+")  # where a problem is: nodes[12], edges[3].source, line 40
 GROUPED_FROM = 4  # the same problem at this many places or more is said once
 
 
@@ -372,8 +356,8 @@ def grouped_problems(lines: list[str]) -> list[str]:
             continue
         places = ", ".join(m.group(0) for _, m in members[:3] if m is not None)
         more = f" and {len(members) - 3:,} more ({len(members):,} in all)"
-        rest = line[first.end() :].replace(" has ", " have ", 1).replace(" is ", " are ", 1)
-        out.append(line[: first.start()] + places + more + rest)
+        rest = line[first.end():].replace(" has ", " have ", 1).replace(" is ", " are ", 1)
+        out.append(line[:first.start()] + places + more + rest)
     return out
 
 
@@ -393,31 +377,19 @@ def read_input(path: Path, flag: str) -> bytes:
     hang) of at most MAX_INPUT_BYTES."""
     where = display(path)
     try:
-        with os.fdopen(
-            os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb"
-        ) as f:  # a FIFO must not block the open
+        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:  # a FIFO must not block the open
             info = os.fstat(f.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise BenchmarkError(f"{where} is not a regular file; pass a file with {flag}")
             if info.st_size > MAX_INPUT_BYTES:
-                raise BenchmarkError(
-                    f"{where} takes {info.st_size:,} bytes, over the {MAX_INPUT_BYTES:,} this tool reads; pass a "
-                    "smaller file"
-                )
+                raise BenchmarkError(f"{where} takes {info.st_size:,} bytes, over the {MAX_INPUT_BYTES:,} this tool reads; pass a smaller file")
             return f.read(MAX_INPUT_BYTES + 1)
     except IsADirectoryError:
-        store = (
-            " (a framework's store folder is read by the package graphrag_format_benchmark, beside this script)"
-            if flag == "--graph"
-            else ""
-        )
+        store = " (a framework's store folder is read by the package graphrag_format_benchmark, beside this script)" if flag == "--graph" else ""
         raise BenchmarkError(f"{where} is a folder; pass a file with {flag}{store}") from None
     except FileNotFoundError:
-        store = (
-            ", or a framework's store folder (LightRAG's rag_storage, GraphRAG's output, LlamaIndex's storage)"
-            if flag == "--graph"
-            else ""
-        )
+        store = (", or a framework's store folder (LightRAG's rag_storage, GraphRAG's output, LlamaIndex's storage)"
+                 if flag == "--graph" else "")
         raise BenchmarkError(f"{where}: no such file or folder; pass a readable file{store} with {flag}") from None
     except OSError as e:
         raise BenchmarkError(f"{where}: cannot read it ({e.strerror}); pass a readable file with {flag}") from None
@@ -429,9 +401,7 @@ def read_text(path: Path, flag: str) -> tuple[str, bytes]:
     try:
         return raw.decode("utf-8-sig"), raw
     except UnicodeDecodeError as e:
-        raise BenchmarkError(
-            f"{display(path)}: the byte at offset {e.start} is not UTF-8; save the file as UTF-8"
-        ) from None
+        raise BenchmarkError(f"{display(path)}: the byte at offset {e.start} is not UTF-8; save the file as UTF-8") from None
 
 
 def read_json(path: Path, flag: str) -> tuple[object, bytes]:
@@ -441,9 +411,7 @@ def read_json(path: Path, flag: str) -> tuple[object, bytes]:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys), raw
     except json.JSONDecodeError as e:
-        raise BenchmarkError(
-            f"{where}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}; fix the file"
-        ) from None
+        raise BenchmarkError(f"{where}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}; fix the file") from None
     except BenchmarkError as e:
         raise BenchmarkError(f"{where}: {e}; keep one value per key") from None
     except RecursionError:
@@ -462,9 +430,7 @@ def check_text(value: object, where: str, not_nfc: list[str] | None = None) -> s
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise BenchmarkError(
-            f"{where} contains the lone surrogate U+{ord(value[e.start]):04X}; fix the string"
-        ) from None
+        raise BenchmarkError(f"{where} contains the lone surrogate U+{ord(value[e.start]):04X}; fix the string") from None
     if not unicodedata.is_normalized(NORMALIZATION, value):
         if not_nfc is None:
             raise BenchmarkError(f"{where} is not in Unicode {NORMALIZATION} form; normalize it to {NORMALIZATION}")
@@ -473,19 +439,13 @@ def check_text(value: object, where: str, not_nfc: list[str] | None = None) -> s
     return value
 
 
-def _record(
-    item: object, where: str, fields: tuple[str, ...], kind: str, not_nfc: list[str] | None = None
-) -> tuple[str, ...]:
+def _record(item: object, where: str, fields: tuple[str, ...], kind: str, not_nfc: list[str] | None = None) -> tuple[str, ...]:
     if not isinstance(item, dict):
         raise BenchmarkError(f"{where} is not a JSON object; each {kind} is {{{', '.join(map(repr, fields))}}}")
     for name in fields:
         if name not in item:
-            untyped = (
-                '; an untyped graph: give each node "type": "entity", as the TSV reader does' if name == "type" else ""
-            )
-            raise BenchmarkError(
-                f"{where} has no {name!r}; each {kind} needs string fields {', '.join(fields)}{untyped}"
-            )
+            untyped = "; an untyped graph: give each node \"type\": \"entity\", as the TSV reader does" if name == "type" else ""
+            raise BenchmarkError(f"{where} has no {name!r}; each {kind} needs string fields {', '.join(fields)}{untyped}")
     return tuple(check_text(item[name], f"{where}.{name}", not_nfc) for name in fields)
 
 
@@ -528,12 +488,8 @@ def _sound_graph(data: dict, src: str) -> Graph | None:
     except UnicodeEncodeError:
         return None
     ids = set(map(operator.attrgetter("id"), nodes))
-    if (
-        not unicodedata.is_normalized(NORMALIZATION, text)
-        or len(ids) != len(nodes)
-        or not ids.issuperset(map(operator.attrgetter("source"), edges))
-        or not ids.issuperset(map(operator.attrgetter("target"), edges))
-    ):
+    if (not unicodedata.is_normalized(NORMALIZATION, text) or len(ids) != len(nodes)
+            or not ids.issuperset(map(operator.attrgetter("source"), edges)) or not ids.issuperset(map(operator.attrgetter("target"), edges))):
         return None
     node_props: tuple[Props, ...] = ()
     edge_props: tuple[Props, ...] = ()
@@ -562,9 +518,7 @@ def _checked_graph(data: dict, src: str, problems: Problems) -> Graph:
             if node.id in first_index:
                 j = first_index[node.id]
                 same = " after NFC normalization" if data["nodes"][j]["id"] != item["id"] else ""
-                raise BenchmarkError(
-                    f"{src}: nodes[{i}].id {node.id!r} duplicates nodes[{j}]{same}; node ids must be unique"
-                )
+                raise BenchmarkError(f"{src}: nodes[{i}].id {node.id!r} duplicates nodes[{j}]{same}; node ids must be unique")
             props = read_props(item, NODE_FIELDS, where, problems.not_nfc, nulls)
         except BenchmarkError as e:
             problems.add(str(e))
@@ -582,8 +536,7 @@ def _checked_graph(data: dict, src: str, problems: Problems) -> Graph:
             for end in ("source", "target"):
                 if getattr(edge, end) not in first_index:
                     raise BenchmarkError(
-                        f"{src}: edges[{i}].{end} {getattr(edge, end)!r} is not a node id; add that node or fix the "
-                        "edge"
+                        f"{src}: edges[{i}].{end} {getattr(edge, end)!r} is not a node id; add that node or fix the edge"
                     )
             props = read_props(item, EDGE_FIELDS, where, problems.not_nfc, nulls)
         except BenchmarkError as e:
@@ -609,9 +562,7 @@ def read_props(item: dict, fixed: frozenset, where: str, not_nfc: list[str] | No
     if "properties" in item:
         nested = item["properties"]
         if not isinstance(nested, dict):
-            raise BenchmarkError(
-                f"{where}.properties is not an object; give the properties as fields of the record, or as one object"
-            )
+            raise BenchmarkError(f"{where}.properties is not an object; give the properties as fields of the record, or as one object")
         twice = next((k for k in nested if k in item), None)
         if twice is not None:
             raise BenchmarkError(f"{where} gives the property {twice!r} both as a field and in properties; keep one")
@@ -622,11 +573,9 @@ def read_props(item: dict, fixed: frozenset, where: str, not_nfc: list[str] | No
     for key, value in pairs:
         if key in fixed or key in RESERVED_KEYS or not PROP_KEY.fullmatch(key):
             raise BenchmarkError(
-                f"{where} has a property named {key!r}, which the formats cannot carry (a property name is letters, "
-                "digits "
+                f"{where} has a property named {key!r}, which the formats cannot carry (a property name is letters, digits "
                 "and '_', with '.' or '-' inside, and none of id, name, type, source, relation, target, kind, edge_id, "
-                "properties); rename it"
-            )
+                "properties); rename it")
         if value is None:
             nulls.append(f"{where}.{key}")
             continue
@@ -645,18 +594,13 @@ def check_value(value: object, where: str, not_nfc: list[str] | None) -> object:
     if isinstance(value, str):
         return check_text(value, where, not_nfc)
     kind = "a list" if isinstance(value, list) else "an object"
-    raise BenchmarkError(
-        f"{where} is {kind}; a property is a string, a number or a boolean (a date as its ISO string): "
-        "join it into one string or split it into several properties"
-    )
+    raise BenchmarkError(f"{where} is {kind}; a property is a string, a number or a boolean (a date as its ISO string): "
+                         "join it into one string or split it into several properties")
 
 
 def _warn_nulls(src: str, nulls: list[str]) -> None:
     if nulls:
-        warn(
-            f"{src}: {len(nulls)} null property value(s) left out, as no format tells null from absent (the first: "
-            f"{nulls[0]})"
-        )
+        warn(f"{src}: {len(nulls)} null property value(s) left out, as no format tells null from absent (the first: {nulls[0]})")
 
 
 def edge_names(data: dict, src: str, problems: Problems) -> dict[str, int]:
@@ -687,9 +631,7 @@ def check_question_id(qid: str, where: str) -> None:
         )
 
 
-def _one_or_many(
-    item: dict, where: str, singular: str, plural: str, read: Callable[[object, str], object]
-) -> list | None:
+def _one_or_many(item: dict, where: str, singular: str, plural: str, read: Callable[[object, str], object]) -> list | None:
     """The values of a field given as singular (one value) or plural (a non-empty list), or None if neither:
     'answer': 'A' -> ['A']; 'answers': ['A', 'B'] -> ['A', 'B']. Both given: they must agree."""
     one = [read(item[singular], f"{where}.{singular}")] if singular in item else None
@@ -706,9 +648,8 @@ def _one_or_many(
     return many if many is not None else one
 
 
-def validate_questions(
-    data: object, src: str, scope: GraphScope, problems: Problems, read_context: ReadContext | None = None
-) -> tuple[Question, ...]:
+def validate_questions(data: object, src: str, scope: GraphScope, problems: Problems, read_context: ReadContext | None = None
+                       ) -> tuple[Question, ...]:
     """Questions from parsed questions.json; a question with a problem is reported and left out.
 
     [{id, question, answer | answers, path | paths, insufficient, answer_id | answer_ids, query, context}]; a context
@@ -716,9 +657,7 @@ def validate_questions(
     if not isinstance(data, list):
         raise BenchmarkError(f"{src}: expected a JSON list of questions")
     if not data:
-        problems.add(
-            f"{src}: the list of questions is empty; add at least one, or draw them with --generate-questions N"
-        )
+        problems.add(f"{src}: the list of questions is empty; add at least one, or draw them with --generate-questions N")
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(data):
@@ -727,9 +666,7 @@ def validate_questions(
         try:
             q = _question(item, where, scope, problems.not_nfc, read_context)
             if q.id in seen:
-                raise BenchmarkError(
-                    f"{where}.id {q.id!r} duplicates questions[{seen[q.id]}]; question ids must be unique"
-                )
+                raise BenchmarkError(f"{where}.id {q.id!r} duplicates questions[{seen[q.id]}]; question ids must be unique")
         except BenchmarkError as e:
             problems.add(str(e), key)
             continue
@@ -739,27 +676,17 @@ def validate_questions(
     if given and len(given) < len(questions):
         for q in questions:
             if not q.context:
-                problems.add(
-                    f"{src}: question {q.id} has no context while {given[0].id} and {len(given) - 1} other(s) have "
-                    "one; "
-                    "give every question its context, or none",
-                    q.id,
-                )
+                problems.add(f"{src}: question {q.id} has no context while {given[0].id} and {len(given) - 1} other(s) have one; "
+                             "give every question its context, or none", q.id)
     return tuple(questions)
 
 
-def _question(
-    item: object, where: str, scope: GraphScope, not_nfc: list[str], read_context: ReadContext | None
-) -> Question:
+def _question(item: object, where: str, scope: GraphScope, not_nfc: list[str], read_context: ReadContext | None) -> Question:
     if not isinstance(item, dict):
-        raise BenchmarkError(
-            f"{where} is not a JSON object; each question has id, question, answer, path, insufficient"
-        )
+        raise BenchmarkError(f"{where} is not a JSON object; each question has id, question, answer, path, insufficient")
     for name in ("id", "question"):
         if name not in item:
-            raise BenchmarkError(
-                f"{where} has no {name!r}; each question needs id, question, answer, path, insufficient"
-            )
+            raise BenchmarkError(f"{where} has no {name!r}; each question needs id, question, answer, path, insufficient")
     qid, text = check_text(item["id"], f"{where}.id"), check_text(item["question"], f"{where}.question", not_nfc)
     check_question_id(qid, where)
     answers = _one_or_many(item, where, "answer", "answers", lambda v, w: check_text(v, w, not_nfc))
@@ -768,10 +695,8 @@ def _question(
     context = None
     if "context" in item:
         if read_context is None:
-            raise BenchmarkError(
-                f"{where}.context: a question's own context is read by the {PACKAGE} package, which is not "
-                "beside this copy of benchmark.py; leave the contexts out, or add the package"
-            )
+            raise BenchmarkError(f"{where}.context: a question's own context is read by the {PACKAGE} package, which is not "
+                                 "beside this copy of benchmark.py; leave the contexts out, or add the package")
         context, own = read_context(item["context"], f"{where}.context", scope, not_nfc)
         scope = own or scope  # a context with a graph of its own: the question's paths and ids refer to it
     paths = _one_or_many(item, where, "path", "paths", lambda v, w: read_path(v, w, scope))
@@ -789,9 +714,7 @@ def _question(
     query = validate_query(item["query"], f"{where}.query", scope.node_ids) if "query" in item else None
     if query and not insufficient and not answer_ids:
         raise BenchmarkError(f"{where} has a query but no answer_id; name the node its gold path ends at")
-    return Question(
-        qid, text, tuple(answers), tuple(map(tuple, paths)), insufficient, tuple(answer_ids), query, context
-    )
+    return Question(qid, text, tuple(answers), tuple(map(tuple, paths)), insufficient, tuple(answer_ids), query, context)
 
 
 def _shown(values: list[str]) -> str:
@@ -809,10 +732,8 @@ def read_path(value: object, where: str, scope: GraphScope) -> list[int]:
                 raise BenchmarkError(f"{where}[{j}] = {x!r} is not the id of an edge of the graph; fix the path")
             x = scope.edge_names[x]
         elif not 0 <= x < scope.n_edges:
-            raise BenchmarkError(
-                f"{where}[{j}] = {x} is out of range: the graph has {scope.n_edges} edges, "
-                f"indices 0..{scope.n_edges - 1}; fix the path"
-            )
+            raise BenchmarkError(f"{where}[{j}] = {x} is out of range: the graph has {scope.n_edges} edges, "
+                                 f"indices 0..{scope.n_edges - 1}; fix the path")
         path.append(x)
     return path
 
@@ -842,9 +763,7 @@ def validate_query(query: object, where: str, node_ids: set[str]) -> Query:
     "ask": {"property": K, "of": "node" | "edge"}}; "where" and "ask" are optional. A condition is
     {"property": K, "op": "<=", "value": 2010}: the hop follows only edges whose property K compares so."""
     if not isinstance(query, dict) or not isinstance(query.get("hops"), list) or not query["hops"]:
-        raise BenchmarkError(
-            f'{where} must be {{"start": node id, "hops": [{{"relation": R, "direction": "out" or "in"}}, ...]}}'
-        )
+        raise BenchmarkError(f'{where} must be {{"start": node id, "hops": [{{"relation": R, "direction": "out" or "in"}}, ...]}}')
     start = check_text(query.get("start"), f"{where}.start")
     if start not in node_ids:
         raise BenchmarkError(f"{where}.start {start!r} is not a node id; start the query at a node of the graph")
@@ -852,17 +771,11 @@ def validate_query(query: object, where: str, node_ids: set[str]) -> Query:
     for j, hop in enumerate(query["hops"]):
         relation, direction = _record(hop, f"{where}.hops[{j}]", ("relation", "direction"), "hop")
         if direction not in ("out", "in"):
-            raise BenchmarkError(f'{where}.hops[{j}].direction is {direction!r}; use "out" or "in"')
+            raise BenchmarkError(f"{where}.hops[{j}].direction is {direction!r}; use \"out\" or \"in\"")
         conditions = hop.get("where", [])
         if not isinstance(conditions, list):
             raise BenchmarkError(f'{where}.hops[{j}].where must be a list of {{"property": K, "op": "<=", "value": V}}')
-        hops.append(
-            Hop(
-                relation,
-                direction,
-                tuple(_condition(c, f"{where}.hops[{j}].where[{k}]") for k, c in enumerate(conditions)),
-            )
-        )
+        hops.append(Hop(relation, direction, tuple(_condition(c, f"{where}.hops[{j}].where[{k}]") for k, c in enumerate(conditions))))
     ask = query.get("ask")
     if ask is not None:
         key, of = _record(ask, f"{where}.ask", ("property", "of"), "ask")
@@ -874,9 +787,7 @@ def validate_query(query: object, where: str, node_ids: set[str]) -> Query:
 
 def _condition(item: object, where: str) -> Condition:
     if not isinstance(item, dict) or set(item) != {"property", "op", "value"} or item["op"] not in CONDITION_OPS:
-        raise BenchmarkError(
-            f'{where} must be {{"property": K, "op": one of {", ".join(CONDITION_OPS)}, "value": a string, number or boolean}}'
-        )
+        raise BenchmarkError(f'{where} must be {{"property": K, "op": one of {", ".join(CONDITION_OPS)}, "value": a string, number or boolean}}')
     key = check_text(item["property"], f"{where}.property")
     if not PROP_KEY.fullmatch(key):
         raise BenchmarkError(f"{where}.property {key!r} is not a property name")
@@ -897,9 +808,7 @@ class RunInputs:
     generated: dict | None = None  # with --generate-questions: hop count -> questions drawn
     generated_bytes: bytes | None = None  # questions.generated.json, written with the outputs
     graph_format: str = "json"  # what --graph was read as (GRAPH_FORMATS)
-    kinds: dict[str, str] = field(
-        default_factory=dict
-    )  # the package's stores: node id -> a type the store holds and no format shows
+    kinds: dict[str, str] = field(default_factory=dict)  # the package's stores: node id -> a type the store holds and no format shows
     derived_queries: tuple[str, ...] = ()  # the package's: questions whose query was derived from their gold path
 
 
@@ -907,15 +816,11 @@ GENERATED_QUESTIONS = "questions.generated.json"
 DEFAULT_QUESTIONS = DATA / "questions.json"
 
 
-def load_inputs(
-    graph_path: Path,
-    questions_path: Path,
-    problems: Problems | None = None,
-    generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None,
-    read_graph: Callable[[Path], tuple[object, bytes, str]] | None = None,
-    reorder: Callable[[Graph], tuple[Graph, dict[int, int]]] | None = None,
-    read_context: ReadContext | None = None,
-) -> RunInputs:
+def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
+                generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None,
+                read_graph: Callable[[Path], tuple[object, bytes, str]] | None = None,
+                reorder: Callable[[Graph], tuple[Graph, dict[int, int]]] | None = None, read_context: ReadContext | None = None
+                ) -> RunInputs:
     """The inputs with every record-level problem collected in problems (raised at once when it is None). The package
     reads more through these: read_graph(path) -> (records, raw bytes, format) other graph files than JSON; generate
     draws the questions from the graph (checked the same way) instead of reading them; reorder(graph) -> (graph,
@@ -940,18 +845,9 @@ def load_inputs(
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
     scope = GraphScope(n_edges, named, edge_names(graph_data, display(graph_path), problems))
     questions = validate_questions(questions_data, display(questions_path), scope, problems, read_context)
-    if (
-        position is not None and generate is None
-    ):  # paths and contexts name the file's edges: follow them to their new places
-        questions = tuple(
-            replace(
-                q.moved(position),
-                context=q.context._replace(edges=tuple(position[i] for i in q.context.edges))
-                if q.context and q.context.graph is None
-                else q.context,
-            )
-            for q in questions
-        )
+    if position is not None and generate is None:  # paths and contexts name the file's edges: follow them to their new places
+        questions = tuple(replace(q.moved(position), context=q.context._replace(edges=tuple(position[i] for i in q.context.edges))
+                                  if q.context and q.context.graph is None else q.context) for q in questions)
     if problems.not_nfc:
         warn(
             f"{len(problems.not_nfc)} string(s) were not in Unicode {NORMALIZATION} form and were normalized "
@@ -962,15 +858,8 @@ def load_inputs(
     files = {display(graph_path): graph_raw}
     if generate is None:
         files[display(questions_path)] = questions_raw
-    return RunInputs(
-        graph,
-        questions,
-        files,
-        display(questions_path),
-        generated=generated,
-        generated_bytes=questions_raw if generate else None,
-        graph_format=graph_format,
-    )
+    return RunInputs(graph, questions, files, display(questions_path), generated=generated, generated_bytes=questions_raw if generate else None,
+                     graph_format=graph_format)
 
 
 def read_graph_json(path: Path) -> tuple[object, bytes, str]:
@@ -1004,13 +893,8 @@ def scalar_text(value: object) -> str:
     if isinstance(value, (int, float)):
         return json.dumps(value)
     text = cast(str, value)  # the one kind left
-    if (
-        not text
-        or text != text.strip()
-        or text[0] == '"'
-        or text in ("true", "false", "null")
-        or JSON_NUMBER.fullmatch(text)
-    ):
+    if (not text or text != text.strip() or text[0] == '"' or text in ("true", "false", "null")
+            or JSON_NUMBER.fullmatch(text)):
         return json.dumps(text, ensure_ascii=False)
     return text
 
@@ -1023,9 +907,7 @@ def scalar_value(fmt: str, line_no: int, text: str) -> object:
         except ValueError:
             value = None
         if not isinstance(value, str):
-            raise format_error(
-                fmt, line_no, f"a property value that starts with a quote must be one JSON string, not {text[:40]!r}"
-            )
+            raise format_error(fmt, line_no, f"a property value that starts with a quote must be one JSON string, not {text[:40]!r}")
         return value
     if text in ("true", "false"):
         return text == "true"
@@ -1086,23 +968,15 @@ def from_records(fmt: str, records: object, flat: bool = False) -> Graph:
             raise format_error(fmt, 1, f"{key!r} is not a list")
         fields = {*cls._fields, "id"} if cls is Edge and with_ids else set(cls._fields)
         try:  # the shape of every item checked in C loops; the slow loop below reads properties or names the first bad item
-            good = all(map(operator.eq, map(dict.keys, items), itertools.repeat(fields))) and set(
-                map(type, itertools.chain.from_iterable(map(dict.values, items)))
-            ) <= {str}
+            good = (all(map(operator.eq, map(dict.keys, items), itertools.repeat(fields)))
+                    and set(map(type, itertools.chain.from_iterable(map(dict.values, items)))) <= {str})
         except TypeError:  # an item that is not an object
             good = False
         props = () if good else tuple(_record_props(fmt, key, i, item, fields, flat) for i, item in enumerate(items))
-        parts.append(
-            (tuple(map(functools.partial(tuple.__new__, cls), map(operator.itemgetter(*cls._fields), items))), props)
-        )
+        parts.append((tuple(map(functools.partial(tuple.__new__, cls), map(operator.itemgetter(*cls._fields), items))), props))
     (nodes, node_props), (edge_list, edge_props) = parts
-    return Graph(
-        cast(tuple[Node, ...], nodes),
-        cast(tuple[Edge, ...], edge_list),
-        tuple(item["id"] for item in edges) if with_ids else (),
-        node_props,
-        edge_props,
-    )
+    return Graph(cast(tuple[Node, ...], nodes), cast(tuple[Edge, ...], edge_list), tuple(item["id"] for item in edges) if with_ids else (),
+                 node_props, edge_props)
 
 
 def _record_props(fmt: str, key: str, i: int, item: object, fields: set[str], flat: bool) -> Props:
@@ -1112,12 +986,8 @@ def _record_props(fmt: str, key: str, i: int, item: object, fields: set[str], fl
     extra = {k: v for k, v in item.items() if k not in fields}
     if extra and not flat:
         if set(extra) != {"properties"} or not isinstance(extra["properties"], dict) or not extra["properties"]:
-            raise format_error(
-                fmt,
-                1,
-                f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))} and perhaps a "
-                "non-empty properties object",
-            )
+            raise format_error(fmt, 1, f"{key}[{i}] is not an object of string fields {', '.join(sorted(fields))} and perhaps a "
+                                "non-empty properties object")
         extra = extra["properties"]
     props = []
     for name, value in extra.items():
@@ -1154,14 +1024,9 @@ def serialize_json(graph: Graph) -> str:
         f'    {{{i}\n      "relation": {q(e.relation)},\n      "source": {q(e.source)},\n      "target": {q(e.target)}\n    }}'
         for i, e in zip(ids, graph.edges)
     )
-    props = (
-        [_json_props(p, "      ") if p else "" for p in graph.node_props]
-        if graph.node_props
-        else [""] * len(graph.nodes)
-    )
+    props = [_json_props(p, "      ") if p else "" for p in graph.node_props] if graph.node_props else [""] * len(graph.nodes)
     nodes = ",\n".join(
-        f'    {{\n      "id": {q(n.id)},\n      "name": {q(n.name)},{p}\n      "type": {q(n.type)}\n    }}'
-        for n, p in zip(graph.nodes, props)
+        f'    {{\n      "id": {q(n.id)},\n      "name": {q(n.name)},{p}\n      "type": {q(n.type)}\n    }}' for n, p in zip(graph.nodes, props)
     )
     edges = f"[\n{edges}\n  ]" if graph.edges else "[]"
     nodes = f"[\n{nodes}\n  ]" if graph.nodes else "[]"
@@ -1193,15 +1058,10 @@ def serialize_jsonl(graph: Graph) -> str:
     edge_props = map(_jsonl_props, graph.edge_props) if graph.edge_props else itertools.repeat("")
     lines = [f'{{"k":"n","i":{q(n.id)},"n":{q(n.name)},"t":{q(n.type)}{p}}}' for n, p in zip(graph.nodes, node_props)]
     if graph.edge_ids:
-        lines += [
-            f'{{"k":"e","i":{q(i)},"s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}{p}}}'
-            for i, e, p in zip(graph.edge_ids, graph.edges, edge_props)
-        ]
+        lines += [f'{{"k":"e","i":{q(i)},"s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}{p}}}'
+                  for i, e, p in zip(graph.edge_ids, graph.edges, edge_props)]
     else:
-        lines += [
-            f'{{"k":"e","s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}{p}}}'
-            for e, p in zip(graph.edges, edge_props)
-        ]
+        lines += [f'{{"k":"e","s":{q(e.source)},"r":{q(e.relation)},"t":{q(e.target)}{p}}}' for e, p in zip(graph.edges, edge_props)]
     return "\n".join(lines)
 
 
@@ -1209,17 +1069,8 @@ def parse_jsonl(text: str) -> Graph:
     try:  # one call of the C decoder for the whole text; any problem (or a property) is found again, by line, below
         lines = [line for line in text.split("\n") if line]
         items = json.loads("[" + ",".join(lines) + "]")
-        if len(items) == len(lines) and all(
-            type(item) is dict
-            and (
-                tuple(item) == JSONL_NODE_KEYS
-                and item["k"] == "n"
-                or tuple(item) == JSONL_EDGE_KEYS
-                and item["k"] == "e"
-            )
-            and all(type(v) is str for v in item.values())
-            for item in items
-        ):
+        if len(items) == len(lines) and all(type(item) is dict and (tuple(item) == JSONL_NODE_KEYS and item["k"] == "n" or tuple(item) == JSONL_EDGE_KEYS
+                                       and item["k"] == "e") and all(type(v) is str for v in item.values()) for item in items):
             nodes = tuple(Node(d["i"], d["n"], d["t"]) for d in items if d["k"] == "n")
             return Graph(nodes, tuple(Edge(d["s"], d["r"], d["t"]) for d in items if d["k"] == "e"))
     except ValueError:
@@ -1227,13 +1078,13 @@ def parse_jsonl(text: str) -> Graph:
     return _parse_jsonl_lines(text)
 
 
+def _new_records() -> tuple[list[Node], list[Edge], list[str], list[Props], list[Props]]:
+    return [], [], [], [], []  # a parser's nodes, edges, edge ids, node and edge properties
+
+
 def _parse_jsonl_lines(text: str) -> Graph:
     """parse_jsonl line by line: a graph with edge ids or properties, or the line that is wrong."""
-    nodes: list[Node] = []
-    edges: list[Edge] = []
-    ids: list[str] = []
-    node_props: list[Props] = []
-    edge_props: list[Props] = []
+    nodes, edges, ids, node_props, edge_props = _new_records()
     for line_no, line in enumerate(text.split("\n"), 1):
         if not line:
             continue
@@ -1242,31 +1093,14 @@ def _parse_jsonl_lines(text: str) -> Graph:
         except json.JSONDecodeError as e:
             raise format_error("jsonl", line_no, e.msg) from None
         kind = item.get("k") if isinstance(item, dict) else None
-        keys = (
-            JSONL_NODE_KEYS
-            if kind == "n"
-            else (JSONL_EDGE_ID_KEYS if "i" in item else JSONL_EDGE_KEYS)
-            if kind == "e"
-            else None
-        )
+        keys = JSONL_NODE_KEYS if kind == "n" else (JSONL_EDGE_ID_KEYS if "i" in item else JSONL_EDGE_KEYS) if kind == "e" else None
         props = item.pop("p", None) if keys is not None else None
-        if (
-            keys is None
-            or tuple(item) != keys
-            or not all(isinstance(v, str) for v in item.values())
-            or (kind == "e" and edges and bool(ids) != ("i" in item))
-        ):
-            raise format_error(
-                "jsonl",
-                line_no,
-                'expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, '
-                'and "p":{properties} at the end',
-            )
-        if props is not None and (
-            not isinstance(props, dict)
-            or not props
-            or not all(PROP_KEY.fullmatch(k) and k not in RESERVED_KEYS and is_scalar(v) for k, v in props.items())
-        ):
+        if (keys is None or tuple(item) != keys or not all(isinstance(v, str) for v in item.values())
+                or (kind == "e" and edges and bool(ids) != ("i" in item))):
+            raise format_error("jsonl", line_no, 'expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, '
+                                          'and "p":{properties} at the end')
+        if props is not None and (not isinstance(props, dict) or not props or not all(
+                PROP_KEY.fullmatch(k) and k not in RESERVED_KEYS and is_scalar(v) for k, v in props.items())):
             raise format_error("jsonl", line_no, '"p" is not an object of properties (strings, numbers, booleans)')
         props = tuple(sorted(props.items())) if props else ()
         if kind == "n":
@@ -1306,44 +1140,30 @@ def serialize_tsv(graph: Graph) -> str:
     node_cells = [prop_cells(p, columns) for _, p in graph.nodes_with_props()] if columns else itertools.repeat(())
     edge_cells = [prop_cells(p, columns) for _, p in graph.edges_with_props()] if columns else itertools.repeat(())
     if graph.edge_ids:
-        rows = [
-            (*TSV_ID_HEADER, *columns),
-            *(("node", *n, "", *c) for n, c in zip(graph.nodes, node_cells)),
-            *(("edge", *e, i, *c) for e, i, c in zip(graph.edges, graph.edge_ids, edge_cells)),
-        ]
+        rows = [(*TSV_ID_HEADER, *columns), *(("node", *n, "", *c) for n, c in zip(graph.nodes, node_cells)),
+                *(("edge", *e, i, *c) for e, i, c in zip(graph.edges, graph.edge_ids, edge_cells))]
     else:
-        rows = [
-            (*TSV_HEADER, *columns),
-            *(("node", *n, *c) for n, c in zip(graph.nodes, node_cells)),
-            *(("edge", *e, *c) for e, c in zip(graph.edges, edge_cells)),
-        ]
+        rows = [(*TSV_HEADER, *columns), *(("node", *n, *c) for n, c in zip(graph.nodes, node_cells)),
+                *(("edge", *e, *c) for e, c in zip(graph.edges, edge_cells))]
     return "\n".join("\t".join(map(_tsv_field, row)) for row in rows)
 
 
 def parse_tsv(text: str) -> Graph:
-    nodes: list[Node] = []
-    edges: list[Edge] = []
-    ids: list[str] = []
-    node_props: list[Props] = []
-    edge_props: list[Props] = []
+    nodes, edges, ids, node_props, edge_props = _new_records()
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", strict=True)
-    limit = csv.field_size_limit(
-        max(csv.field_size_limit(), len(text) + 1)
-    )  # a long name is a value, not an attack: the text is ours
+    limit = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))  # a long name is a value, not an attack: the text is ours
     try:
         header = tuple(next(reader, []))
         fixed = TSV_ID_HEADER if header[:5] == TSV_ID_HEADER else TSV_HEADER
         if header[: len(fixed)] != fixed:
             raise format_error("tsv", 1, f"expected the header {TSV_HEADER_LINE!r}")
-        columns = [prop_key("tsv", 1, c) for c in header[len(fixed) :]]
+        columns = [prop_key("tsv", 1, c) for c in header[len(fixed):]]
         if len(set(columns)) != len(columns):
             raise format_error("tsv", 1, "a property column is named twice")
         width = len(header)
         for row in reader:
             if len(row) != width or row[0] not in ("node", "edge") or (len(fixed) == 5 and row[0] == "node" and row[4]):
-                raise format_error(
-                    "tsv", reader.line_num, f"expected {width} tab-separated fields starting with node or edge"
-                )
+                raise format_error("tsv", reader.line_num, f"expected {width} tab-separated fields starting with node or edge")
             is_node = row[0] == "node"
             if is_node:
                 nodes.append(Node(*row[1:4]))
@@ -1351,7 +1171,7 @@ def parse_tsv(text: str) -> Graph:
                 edges.append(Edge(*row[1:4]))
             if len(fixed) == 5 and not is_node:
                 ids.append(row[4])
-            cells = row[len(fixed) :]
+            cells = row[len(fixed):]
             props = tuple((c, scalar_value("tsv", reader.line_num, v)) for c, v in sorted(zip(columns, cells)) if v)
             (node_props if is_node else edge_props).append(props)
     except csv.Error as e:
@@ -1405,9 +1225,7 @@ def split_fields(fmt: str, line_no: int, line: str, count: int, more: bool = Fal
                 current.append((c, literal))
         fields.append(lexed_text(current))
     if len(fields) != count and not (more and len(fields) > count):
-        raise format_error(
-            fmt, line_no, f"expected {'at least ' if more else ''}{count} '|'-separated fields, found {len(fields)}"
-        )
+        raise format_error(fmt, line_no, f"expected {'at least ' if more else ''}{count} '|'-separated fields, found {len(fields)}")
     return fields
 
 
@@ -1437,11 +1255,7 @@ def serialize_edge_list(graph: Graph) -> str:
     row = pipe_rows(graph)
     lines = ["NODES", *(_with_pairs(row, n, p) for n, p in graph.nodes_with_props()), "EDGES"]
     heads = [f"[{i}] " for i in graph.edge_ids] if graph.edge_ids else [""] * len(graph.edges)
-    tails = (
-        ["".join("|" + pair.translate(PIPE_ESCAPES) for pair in _pairs(p)) for p in graph.edge_props]
-        if graph.edge_props
-        else [""] * len(graph.edges)
-    )
+    tails = ["".join("|" + pair.translate(PIPE_ESCAPES) for pair in _pairs(p)) for p in graph.edge_props] if graph.edge_props else [""] * len(graph.edges)
     if row is not _pipe_row and not any(e.source.startswith("[") for e in graph.edges):
         lines += [f"{h}{e.source} -{e.relation}-> {e.target}{t}" for h, e, t in zip(heads, graph.edges, tails)]
         return "\n".join(lines)
@@ -1479,17 +1293,11 @@ def _parse_arrow(line_no: int, line: str) -> tuple[Edge, Props]:
         else:
             current.append((c, literal))
     target, *pairs = [*fields, lexed_text(current)]
-    return Edge(lexed_text(chars[: dash - 1]), lexed_text(chars[dash + 1 : head]), target), _read_pairs(
-        "edge_list", line_no, pairs
-    )
+    return Edge(lexed_text(chars[: dash - 1]), lexed_text(chars[dash + 1 : head]), target), _read_pairs("edge_list", line_no, pairs)
 
 
 def parse_edge_list(text: str) -> Graph:
-    nodes: list[Node] = []
-    edges: list[Edge] = []
-    ids: list[str] = []
-    node_props: list[Props] = []
-    edge_props: list[Props] = []
+    nodes, edges, ids, node_props, edge_props = _new_records()
     section: str | None = None
     with_ids = False
     for line_no, line in enumerate(text.split("\n"), 1):
@@ -1581,27 +1389,6 @@ FORMATS: dict[str, Format] = {
 ARTICLE_FORMATS = ("json", "jsonl", "tsv", "edge_list", "dsl")
 
 
-def register_template(name: str, text: str) -> None:
-    """Add a built-in prompt template (--prompt NAME) beside the article's: a name taken already is refused."""
-    if name in PROMPT_TEMPLATES:
-        raise ValueError(f"prompt template {name!r} registered twice; each name is one template")
-    PROMPT_TEMPLATES[name] = text
-
-
-def register_formats(formats: dict[str, Format]) -> None:
-    """Add formats to FORMATS, after those it holds (the report order): the only way in. A name taken already is
-    refused, so that one module's format never silently replaces another's, and so is anything but a Format."""
-    taken = sorted(set(formats) & set(FORMATS))
-    if taken:
-        raise ValueError(f"format(s) {', '.join(taken)} registered twice; each name is one format")
-    loose = sorted(name for name, fmt in formats.items() if not isinstance(fmt, Format))
-    if loose:
-        raise TypeError(
-            f"format(s) {', '.join(loose)}: register a benchmark.Format (serializer, parser, library, no_edge_ids)"
-        )
-    FORMATS.update(formats)
-
-
 # -----------------------------------------------------------------------------
 # round-trip check (article 4.3, 8.1): what a format writes must parse back to the same graph
 
@@ -1611,10 +1398,7 @@ def first_difference(expected: Graph, actual: Graph) -> str | None:
     record is a node or an edge with its properties (and its id with --edge-ids)."""
     if expected == actual and not expected.has_props:  # the same records in the same order: the common case, at C speed
         return None
-    for label, want, got in (
-        ("node", *map(_node_records, (expected, actual))),
-        ("edge", *map(_edge_records, (expected, actual))),
-    ):
+    for label, want, got in (("node", *map(_node_records, (expected, actual))), ("edge", *map(_edge_records, (expected, actual)))):
         if want == got:
             continue
         want_count, got_count = Counter(want), Counter(got)
@@ -1630,11 +1414,7 @@ def first_difference(expected: Graph, actual: Graph) -> str | None:
 
 
 def _node_records(graph: Graph) -> tuple:
-    return (
-        tuple(zip(graph.nodes, map(_typed, graph.node_props)))
-        if graph.node_props
-        else tuple((n, ()) for n in graph.nodes)
-    )
+    return tuple(zip(graph.nodes, map(_typed, graph.node_props))) if graph.node_props else tuple((n, ()) for n in graph.nodes)
 
 
 def _edge_records(graph: Graph) -> tuple:
@@ -1715,9 +1495,7 @@ class Template:
         g, q = 2 * fields.index("graph") + 1, 2 * fields.index("question") + 1
 
         def fill(start: int, stop: int | None) -> str:
-            return "".join(
-                format_name if k % 2 and p == "format_name" else p for k, p in list(enumerate(self.parts))[start:stop]
-            )
+            return "".join(format_name if k % 2 and p == "format_name" else p for k, p in list(enumerate(self.parts))[start:stop])
 
         return fill(0, g), fill(g + 1, q), fill(q + 1, None)
 
@@ -1799,18 +1577,11 @@ def shipped_encoding(name: str, bpe: bytes) -> tiktoken.Encoding:
         if name not in _SHIPPED:
             tiktoken.list_encoding_names()  # finds the constructors
             constructor = (tiktoken.registry.ENCODING_CONSTRUCTORS or {})[name]
-            ranks = {
-                base64.b64decode(token): int(rank)
-                for token, rank in (line.split() for line in bpe.splitlines() if line)
-            }
+            ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in bpe.splitlines() if line)}
             scope = dict(constructor.__globals__, load_tiktoken_bpe=lambda *_, **__: dict(ranks))
-            for key, value in list(
-                scope.items()
-            ):  # o200k_harmony calls o200k_base: every function of the module, rebound
+            for key, value in list(scope.items()):  # o200k_harmony calls o200k_base: every function of the module, rebound
                 if isinstance(value, types.FunctionType) and value.__globals__ is constructor.__globals__:
-                    scope[key] = types.FunctionType(
-                        value.__code__, scope, value.__name__, value.__defaults__, value.__closure__
-                    )
+                    scope[key] = types.FunctionType(value.__code__, scope, value.__name__, value.__defaults__, value.__closure__)
             _SHIPPED[name] = tiktoken.Encoding(**scope[constructor.__name__]())
         return _SHIPPED[name]
 
@@ -1831,9 +1602,7 @@ def load_tokenizer(name: str) -> Tokenizer:
                 f"{display(shipped)} ({name}) has SHA-256 {actual}, tiktoken expects {sha}; restore it with "
                 f"'git checkout -- {display(shipped)}' (it is stored as binary, see .gitattributes)"
             )
-        return Tokenizer(
-            name, shipped_encoding(name, data), sha, f"data/tiktoken/{key}", f"tiktoken {tiktoken.__version__}"
-        )
+        return Tokenizer(name, shipped_encoding(name, data), sha, f"data/tiktoken/{key}", f"tiktoken {tiktoken.__version__}")
     try:
         encoding = tiktoken.get_encoding(name)
     except Exception as e:  # tiktoken raises whatever its download raised
@@ -1907,12 +1676,7 @@ class TokenCounts:
             if p is not None:
                 tail = graph[p:]
                 whole = self.count(tokenizer, graph, graph_sha)
-                return (
-                    self.count(tokenizer, head)
-                    + whole
-                    - self.count(tokenizer, tail)
-                    + self.count(tokenizer, tail + middle)
-                )
+                return self.count(tokenizer, head) + whole - self.count(tokenizer, tail) + self.count(tokenizer, tail + middle)
         return self.count(tokenizer, head + graph + middle)
 
     def prompt(self, tokenizer: Tokenizer, before: str, before_tokens: int, question: str) -> int:
@@ -1964,101 +1728,30 @@ class FormattedGraph:
 # the size report: size_report.json's rows and the console table (article 4.1, 4.2, 7.1)
 
 CONTEXT_WINDOW = 128_000  # tokens: a prompt longer than this overflows (the package's --context-window)
-PROMPT_FILES_MAX_BYTES = (
-    50_000_000  # prompt files are written by default up to this much: 15,000 edges and 100 questions make a gigabyte
-)
+PROMPT_FILES_MAX_BYTES = 50_000_000  # prompt files are written by default up to this much: 15,000 edges and 100 questions make a gigabyte
 
 
-class SizeRow(TypedDict):
-    """One row of size_report.json (size_report_row, the one place it is made): the article's fields, then ours."""
-
-    format: str
-    question_id: str
-    bytes: int
-    graph_tokens: int
-    prompt_tokens: int
-    roundtrip_ok: bool
-    graph_sha256: str
-    encoding: str
-    prompt_sha256: str
-    tokenizer: str
-    normalization: str
-    prompt_scope: str
-    size: str
-    ids: str
-    context: NotRequired[str]  # a given or khop context's name; absent for the shared graph
-    permutation: int
-    edge_order_sha256: str
-    mode: str
-    budget: int | None
-    context_window: int
-    edges_total: int
-    edges_included: int
-    gold_path: list[int]
-    gold_paths: NotRequired[list[list[int]]]  # only when the question has more than one
-    gold_edges_included: int
-    answerable: bool | None
-    overflow: bool
-
-
-def size_report_row(
-    text: FormattedGraph,
-    q: Question,
-    tokenizer: Tokenizer,
-    *,
-    graph_tokens: int,
-    prompt_tokens: int,
-    prompt_sha256: str,
-    order_sha256: str,
-    edges: int,
-    included: int | None = None,
-    answerable: bool | None,
-    context_window: int = CONTEXT_WINDOW,
-    size: str = "small",
-    ids: str = "original",
-    context: str = "",
-    permutation: int = 0,
-    mode: str = "A",
-    budget: int | None = None,
-) -> SizeRow:
+def size_report_row(text: FormattedGraph, q: Question, tokenizer: Tokenizer, *, graph_tokens: int, prompt_tokens: int,
+                    prompt_sha256: str, order_sha256: str, edges: int, included: int | None = None, answerable: bool | None,
+                    context_window: int = CONTEXT_WINDOW, size: str = "small", ids: str = "original", context: str = "",
+                    permutation: int = 0, mode: str = "A", budget: int | None = None) -> dict:
     """One row of size_report.json: the article's fields first (format to encoding), then how the prompt was made and
     where it stands in the package's matrix (size, ids, context, permutation, mode; the article's run is small,
     original, the shared graph, its own edge order, mode A), and how much of the graph and the gold path it shows.
     included: the edges the prompt shows (all of them unless a mode B pack); answerable: the solver's outcome on
     them, None for a question without a query."""
     included = edges if included is None else included
-    return cast(
-        SizeRow,
-        {  # the article's fields (its script's rows), then ours; the text was proven to round-trip before it was counted
-            "format": text.fmt,
-            "question_id": q.id,
-            "bytes": text.bytes,
-            "graph_tokens": graph_tokens,
-            "prompt_tokens": prompt_tokens,
-            "roundtrip_ok": True,
-            "graph_sha256": text.sha,
-            "encoding": tokenizer.name,
-            "prompt_sha256": prompt_sha256,
-            "tokenizer": tokenizer.library,
-            "normalization": NORMALIZATION,
-            "prompt_scope": PROMPT_SCOPE,
-            "size": size,
-            "ids": ids,
-            **({"context": context} if context else {}),
-            "permutation": permutation,
-            "edge_order_sha256": order_sha256,
-            "mode": mode,
-            "budget": budget,
-            "context_window": context_window,
-            "edges_total": edges,
-            "edges_included": included,
-            "gold_path": list(q.paths[0]) if q.paths else [],
-            **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
-            "gold_edges_included": max((sum(i < included for i in p) for p in q.paths), default=0),
-            "answerable": answerable,
-            "overflow": prompt_tokens > context_window,
-        },
-    )  # a cast: mypy does not follow the optional keys spread in their places (the file's key order)
+    return {  # the article's fields (its script's rows), then ours; the text was proven to round-trip before it was counted
+        "format": text.fmt, "question_id": q.id, "bytes": text.bytes, "graph_tokens": graph_tokens, "prompt_tokens": prompt_tokens,
+        "roundtrip_ok": True, "graph_sha256": text.sha, "encoding": tokenizer.name,
+        "prompt_sha256": prompt_sha256, "tokenizer": tokenizer.library, "normalization": NORMALIZATION, "prompt_scope": PROMPT_SCOPE,
+        "size": size, "ids": ids, **({"context": context} if context else {}), "permutation": permutation,
+        "edge_order_sha256": order_sha256, "mode": mode, "budget": budget, "context_window": context_window,
+        "edges_total": edges, "edges_included": included, "gold_path": list(q.paths[0]) if q.paths else [],
+        **({"gold_paths": [list(p) for p in q.paths]} if len(q.paths) > 1 else {}),
+        "gold_edges_included": max((sum(i < included for i in p) for p in q.paths), default=0),
+        "answerable": answerable, "overflow": prompt_tokens > context_window,
+    }
 
 
 def prompt_files_bytes(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template) -> int:
@@ -2068,32 +1761,24 @@ def prompt_files_bytes(texts: Iterable[FormattedGraph], questions: tuple[Questio
     return sum((fixed + len(text.fmt.encode("utf-8")) + text.bytes) * len(questions) + asked for text in texts)
 
 
-def prompt_files(
-    texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template, hint: str = ""
-) -> dict:
+def prompt_files(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template, hint: str = "") -> dict:
     """Whether the prompt files are written, as the article's script writes them: while they take at most
     PROMPT_FILES_MAX_BYTES (a warning says when they would not). {"write": bool, "bytes": n}"""
     size = prompt_files_bytes(texts, questions, template)
     write = size <= PROMPT_FILES_MAX_BYTES
     if not write:
-        warn(
-            f"prompt files are not written: they would take {size / 1e6:,.0f} MB, over the "
-            f"{PROMPT_FILES_MAX_BYTES / 1e6:,.0f} MB "
-            f"written by default{hint}"
-        )
+        warn(f"prompt files are not written: they would take {size / 1e6:,.0f} MB, over the {PROMPT_FILES_MAX_BYTES / 1e6:,.0f} MB "
+             f"written by default{hint}")
     return {"write": write, "bytes": size}
 
 
 def question_counts(questions: tuple[Question, ...]) -> dict:
     """What the manifest says of the questions measured."""
-    return {
-        "measured": len(questions),
-        "several_answers_or_paths": sum(q.several for q in questions),
-        "abstention": sum(q.insufficient for q in questions),
-    }
+    return {"measured": len(questions), "several_answers_or_paths": sum(q.several for q in questions),
+            "abstention": sum(q.insufficient for q in questions)}
 
 
-def console_table(rows: list[SizeRow], formats: list[str]) -> str:
+def console_table(rows: Sequence[Mapping[str, Any]], formats: list[str]) -> str:
     """The article's console table: format, graph tokens, min and max prompt tokens; and how many prompts overflow."""
     lines = ["format\tgraph_tokens\tprompt_tokens_min\tprompt_tokens_max\toverflow"]
     for fmt in formats:
@@ -2134,15 +1819,8 @@ def git_state() -> dict:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
-def build_manifest(
-    config: dict,
-    tokenizers: list[Tokenizer],
-    inputs: RunInputs,
-    outputs: dict[str, str],
-    preflight: dict,
-    command: list[str],
-    libraries: dict[str, str],
-) -> dict:
+def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, outputs: dict[str, str], preflight: dict,
+                   command: list[str], libraries: dict[str, str]) -> dict:
     """manifest.json: how the run was made (versions, flags, the SHA-256 of every input and output). command: the flags as
     they may be written down; libraries: the version of each library a measured format was written with."""
     return {
@@ -2159,12 +1837,10 @@ def build_manifest(
         },
         "command": ["benchmark.py", *command],
         "config": {k: v for k, v in config.items() if k != "argv"},
-        "encodings": [{"name": t.name, "bpe_sha256": t.bpe_sha256, "bpe_source": t.bpe_source} for t in tokenizers],
-        "measurement": {
-            "normalization": NORMALIZATION,
-            "graph_tokens": "the serialized graph alone",
-            "prompt_scope": PROMPT_SCOPE,
-        },
+        "encodings": [
+            {"name": t.name, "bpe_sha256": t.bpe_sha256, "bpe_source": t.bpe_source} for t in tokenizers
+        ],
+        "measurement": {"normalization": NORMALIZATION, "graph_tokens": "the serialized graph alone", "prompt_scope": PROMPT_SCOPE},
         "preflight": preflight,
         "inputs": {name: {"sha256": sha256_hex(raw), "bytes": len(raw)} for name, raw in sorted(inputs.files.items())},
         "outputs": dict(sorted(outputs.items())),
@@ -2205,10 +1881,8 @@ class Staging:
         return self.folder / name
 
     def cannot_write(self, e: OSError) -> BenchmarkError:
-        return BenchmarkError(
-            f"{display(self.out_dir)}: cannot write the outputs ({e.strerror or e}); free some space or fix the "
-            "folder, and run the same command again (a model run's log is kept), or choose another folder with --out"
-        )
+        return BenchmarkError(f"{display(self.out_dir)}: cannot write the outputs ({e.strerror or e}); free some space or fix the "
+                              "folder, and run the same command again (a model run's log is kept), or choose another folder with --out")
 
     def read(self, name: str) -> bytes:
         return self.staged(name).read_bytes()
@@ -2242,9 +1916,7 @@ def publish(staging: Staging, manifest: dict, release: Callable[[], None] | None
             (out_dir / name).unlink(missing_ok=True)
         os.replace(staging.staged(MANIFEST), out_dir / MANIFEST)
     except OSError as e:
-        raise BenchmarkError(
-            f"{display(out_dir)}: cannot write the outputs ({e}); choose another folder with --out"
-        ) from None
+        raise BenchmarkError(f"{display(out_dir)}: cannot write the outputs ({e}); choose another folder with --out") from None
     finally:
         staging.made_out_dir = False
         if release is not None:
@@ -2256,10 +1928,8 @@ def missing_tiktoken(root: Path, python: str) -> str:
     """What to do when this Python has no tiktoken: most often it is not the venv the set-up line made."""
     venv = root / ".venv" / "bin" / "python"
     if venv.exists() and Path(python).absolute() != venv.absolute():
-        return (
-            f"the tiktoken package is not installed for {python}; run this with {display(venv)}, the venv the set-up "
-            "line made, or: pip install -r requirements.lock.txt"
-        )
+        return (f"the tiktoken package is not installed for {python}; run this with {display(venv)}, the venv the set-up "
+                "line made, or: pip install -r requirements.lock.txt")
     return "the tiktoken package is not installed; run: pip install -r requirements.lock.txt"
 
 
@@ -2276,11 +1946,8 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         if message.startswith("unrecognized arguments: "):
             known = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
-            guesses = [
-                (w, difflib.get_close_matches(w.split("=", 1)[0], known, n=1, cutoff=0.6))
-                for w in message.removeprefix("unrecognized arguments: ").split()
-                if w.startswith("-")
-            ]
+            guesses = [(w, difflib.get_close_matches(w.split("=", 1)[0], known, n=1, cutoff=0.6))
+                       for w in message.removeprefix("unrecognized arguments: ").split() if w.startswith("-")]
             message += self.hint or "".join(f"; {w.split('=', 1)[0]}: did you mean {g[0]}?" for w, g in guesses if g)
         run = f"python {self.prog}" if self.prog.endswith(".py") else self.prog
         self.exit(2, f"{self.prog}: error: {message} ({run} --help lists every flag)\n")
@@ -2288,18 +1955,13 @@ class Parser(argparse.ArgumentParser):
 
 def article_parser() -> Parser:
     """The article's flags: the ones its script has, and where the files are."""
-    parser = Parser(
-        prog="benchmark.py",
-        allow_abbrev=False,
-        description="The article's measurement: the graph in five formats, proven to round-trip, with its "
-        "prompts and token counts.",
-        epilog=f"exit codes: 0 done; 2 bad input or flags, nothing written. Every other flag is run by the {PACKAGE} "
-        "package, which is not beside this copy of benchmark.py.",
-    )
-    parser.hint = (
-        f" (this copy of benchmark.py runs the article's measurement alone; the {PACKAGE} package, which is not "
-        "beside it, runs every other flag)"
-    )
+    parser = Parser(prog="benchmark.py", allow_abbrev=False,
+                    description="The article's measurement: the graph in five formats, proven to round-trip, with its "
+                                "prompts and token counts.",
+                    epilog=f"exit codes: 0 done; 2 bad input or flags, nothing written. Every other flag is run by the {PACKAGE} "
+                           "package, which is not beside this copy of benchmark.py.")
+    parser.hint = (f" (this copy of benchmark.py runs the article's measurement alone; the {PACKAGE} package, which is not "
+                   "beside it, runs every other flag)")
     add = parser.add_argument
     add("--encoding", default="o200k_base", help="tiktoken encoding (default: o200k_base)")
     add("--graph", type=Path, default=DATA / "graph.json", help="graph file, JSON (default: data/graph.json)")
@@ -2308,16 +1970,13 @@ def article_parser() -> Parser:
     return parser
 
 
-def measure_article(
-    inputs: RunInputs, tokenizer: Tokenizer, counts: TokenCounts, add_file: Callable[[str, bytes], None]
-) -> tuple[list[SizeRow], dict]:
+def measure_article(inputs: RunInputs, tokenizer: Tokenizer, counts: TokenCounts, add_file: Callable[[str, bytes], None]
+                    ) -> tuple[list[dict], dict]:
     """The rows of size_report.json for the article's run (article 4.1, 4.2, 7.1): the whole graph in each format,
     proven to round-trip, before every question. The graph and prompt files go to add_file as they are made. Returns
     the rows and whether the prompt files were written (prompt_files)."""
     graph, questions = inputs.graph, inputs.questions
-    order_sha256 = sha256_hex(
-        json_bytes(list(range(len(graph.edges))))
-    )  # the file's own order, as the package names it
+    order_sha256 = sha256_hex(json_bytes(list(range(len(graph.edges)))))  # the file's own order, as the package names it
     texts = [FormattedGraph(ARTICLE_TEMPLATE, fmt, serialize_checked(fmt, graph)) for fmt in ARTICLE_FORMATS]
     prompts = prompt_files(texts, questions, ARTICLE_TEMPLATE)
     rows = []
@@ -2327,61 +1986,33 @@ def measure_article(
         for q in questions:
             if prompts["write"]:
                 add_file(f"prompt.{text.fmt}.{q.id}.txt", text.prompt(q.question).encode("utf-8"))
-            rows.append(
-                size_report_row(
-                    text,
-                    q,
-                    tokenizer,
-                    graph_tokens=graph_tokens,
-                    prompt_tokens=text.tokens(counts, tokenizer, q.question),
-                    prompt_sha256=text.prompt_sha256(q.question),
-                    order_sha256=order_sha256,
-                    edges=len(graph.edges),
-                    answerable=True if q.query else None,
-                )
-            )  # mode A shows every edge of the gold paths
+            rows.append(size_report_row(text, q, tokenizer, graph_tokens=graph_tokens, prompt_tokens=text.tokens(counts, tokenizer, q.question),
+                                        prompt_sha256=text.prompt_sha256(q.question), order_sha256=order_sha256, edges=len(graph.edges),
+                                        answerable=True if q.query else None))  # mode A shows every edge of the gold paths
     return rows, prompts
 
 
 def article_run(args: argparse.Namespace, argv: list[str]) -> str:
     """The article's run into --out, published whole or not at all; returns the console table."""
     if args.graph.suffix.lower() not in ("", ".json"):
-        raise BenchmarkError(
-            f"{display(args.graph)}: this copy of benchmark.py reads a JSON graph; the {PACKAGE} package reads "
-            "other graph files (TSV/CSV triples, RDF, GraphML, Neo4j)"
-        )
+        raise BenchmarkError(f"{display(args.graph)}: this copy of benchmark.py reads a JSON graph; the {PACKAGE} package reads "
+                             "other graph files (TSV/CSV triples, RDF, GraphML, Neo4j)")
     inputs = load_inputs(args.graph, args.questions)
     given = next((q.id for q in inputs.questions if q.context), None)
     if given is not None:
-        raise BenchmarkError(
-            f"{inputs.questions_file}: question {given} gives its own context; contexts are measured by the "
-            f"{PACKAGE} package, which is not beside this copy of benchmark.py"
-        )
+        raise BenchmarkError(f"{inputs.questions_file}: question {given} gives its own context; contexts are measured by the "
+                             f"{PACKAGE} package, which is not beside this copy of benchmark.py")
     tokenizer = load_tokenizer(args.encoding)
     staging = Staging(args.out)
     try:
         rows, prompts = measure_article(inputs, tokenizer, TokenCounts(), staging.add)
         staging.add("size_report.json", json_bytes(rows))
-        config = {
-            "argv": argv,
-            "encodings": [tokenizer.name],
-            "graph": display(args.graph),
-            "graph_format": "json",
-            "questions": display(args.questions),
-            "out": display(args.out),
-            "formats": list(ARTICLE_FORMATS),
-            "sizes": ["small"],
-            "ids": ["original"],
-            "permutations": 1,
-            "budget": None,
-            "context_window": CONTEXT_WINDOW,
-            "prompt": {"template": ARTICLE_TEMPLATE.name, "sha256": ARTICLE_TEMPLATE.sha256},
-            "write_prompts": prompts,
-        }
-        preflight = {
-            "questions": question_counts(inputs.questions),
-            "not_run": f"the control solver (article 8.5) and the leakage checks (8.3) run with the {PACKAGE} package",
-        }
+        config = {"argv": argv, "encodings": [tokenizer.name], "graph": display(args.graph), "graph_format": "json",
+                  "questions": display(args.questions), "out": display(args.out), "formats": list(ARTICLE_FORMATS),
+                  "sizes": ["small"], "ids": ["original"], "permutations": 1, "budget": None, "context_window": CONTEXT_WINDOW,
+                  "prompt": {"template": ARTICLE_TEMPLATE.name, "sha256": ARTICLE_TEMPLATE.sha256}, "write_prompts": prompts}
+        preflight = {"questions": question_counts(inputs.questions),
+                     "not_run": f"the control solver (article 8.5) and the leakage checks (8.3) run with the {PACKAGE} package"}
         publish(staging, build_manifest(config, [tokenizer], inputs, staging.sha, preflight, argv, {}))
     except BaseException:
         staging.discard()

@@ -35,11 +35,33 @@ everything the tool does beyond it, one module per concern, in the order data fl
     cli            main(): python -m graphrag_format_benchmark, or python benchmark.py with any flag
 """
 
-from benchmark import FORMATS, PROMPT_TEMPLATES, register_formats, register_template
+from benchmark import FORMATS, PROMPT_TEMPLATES, Format
 
 from .formats import PEER_FORMATS
 from .frameworks import FRAMEWORK_FORMATS
 from .inputs import ENGLISH_TEMPLATE
+
+
+def register_template(name: str, text: str) -> None:
+    """Add a built-in prompt template (--prompt NAME) beside the article's: a name taken already is refused."""
+    if name in PROMPT_TEMPLATES:
+        raise ValueError(f"prompt template {name!r} registered twice; each name is one template")
+    PROMPT_TEMPLATES[name] = text
+
+
+def register_formats(formats: dict[str, Format]) -> None:
+    """Add formats to benchmark.FORMATS, after those it holds (the report order): the only way in. A name taken
+    already is refused, so that one module's format never silently replaces another's, and so is anything but a
+    Format."""
+    taken = sorted(set(formats) & set(FORMATS))
+    if taken:
+        raise ValueError(f"format(s) {', '.join(taken)} registered twice; each name is one format")
+    loose = sorted(name for name, fmt in formats.items() if not isinstance(fmt, Format))
+    if loose:
+        raise TypeError(
+            f"format(s) {', '.join(loose)}: register a benchmark.Format (serializer, parser, library, no_edge_ids)"
+        )
+    FORMATS.update(formats)
 
 
 def join_registries() -> None:

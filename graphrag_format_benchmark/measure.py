@@ -14,13 +14,12 @@ import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, NotRequired, TypedDict, cast
 
 from benchmark import (
     SPLIT_SEARCH,
     BenchmarkError,
     FormattedGraph,
-    SizeRow,
     TokenCounts,
     json_bytes,
     prompt_files,
@@ -45,6 +44,39 @@ if TYPE_CHECKING:
 
     from .matrix import Plan
     from .variants.contexts import Context, Variant
+
+
+class SizeRow(TypedDict):
+    """One row of size_report.json (benchmark.size_report_row, the one place it is made): the article's fields, then
+    ours."""
+
+    format: str
+    question_id: str
+    bytes: int
+    graph_tokens: int
+    prompt_tokens: int
+    roundtrip_ok: bool
+    graph_sha256: str
+    encoding: str
+    prompt_sha256: str
+    tokenizer: str
+    normalization: str
+    prompt_scope: str
+    size: str
+    ids: str
+    context: NotRequired[str]  # a given or khop context's name; absent for the shared graph
+    permutation: int
+    edge_order_sha256: str
+    mode: str
+    budget: int | None
+    context_window: int
+    edges_total: int
+    edges_included: int
+    gold_path: list[int]
+    gold_paths: NotRequired[list[list[int]]]  # only when the question has more than one
+    gold_edges_included: int
+    answerable: bool | None
+    overflow: bool
 
 
 @dataclass(frozen=True)
@@ -178,24 +210,27 @@ class ThreadedCounts(TokenCounts):
 
 def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> SizeRow:
     """One row of size_report.json (benchmark.size_report_row) for a cell of the matrix."""
-    return size_report_row(
-        cell.shown,
-        cell.question,
-        tokenizer,
-        graph_tokens=cell.graph_tokens,
-        prompt_tokens=cell.prompt_tokens,
-        prompt_sha256=cell.prompt_sha256,
-        order_sha256=order_sha,
-        edges=cell.edges_total,
-        included=cell.edges_included,
-        answerable=cell.answerable,
-        context_window=plan.context_window,
-        size=cell.variant.size,
-        ids=cell.variant.ids,
-        context=cell.context.id,
-        permutation=cell.permutation,
-        mode=cell.mode,
-        budget=plan.budget if cell.mode == "B" else None,
+    return cast(  # the script's row, as SizeRow names its fields
+        SizeRow,
+        size_report_row(
+            cell.shown,
+            cell.question,
+            tokenizer,
+            graph_tokens=cell.graph_tokens,
+            prompt_tokens=cell.prompt_tokens,
+            prompt_sha256=cell.prompt_sha256,
+            order_sha256=order_sha,
+            edges=cell.edges_total,
+            included=cell.edges_included,
+            answerable=cell.answerable,
+            context_window=plan.context_window,
+            size=cell.variant.size,
+            ids=cell.variant.ids,
+            context=cell.context.id,
+            permutation=cell.permutation,
+            mode=cell.mode,
+            budget=plan.budget if cell.mode == "B" else None,
+        ),
     )
 
 

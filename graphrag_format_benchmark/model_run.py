@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import GENERATED_QUESTIONS, BenchmarkError, SizeRow, display, git_state, previous_outputs, warn
+from benchmark import GENERATED_QUESTIONS, BenchmarkError, display, git_state, previous_outputs, warn
 
 from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
 from .artifacts import LOCK_NAME
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .artifacts import Outputs
     from .gate import GateSpec
     from .matrix import GroupKey, Plan
-    from .measure import Measurement
+    from .measure import Measurement, SizeRow
     from .runner.config import ModelConfig
 
 

@@ -14,11 +14,11 @@ import re
 import statistics
 from typing import TYPE_CHECKING, Any, cast
 
-from benchmark import SizeRow, serialized
+from benchmark import serialized
 
 from .encodings import HFEncoding
 from .matrix import hop_bucket
-from .measure import token_cut
+from .measure import SizeRow, token_cut
 from .solver import value_text
 
 if TYPE_CHECKING:

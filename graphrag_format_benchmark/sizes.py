@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING, Literal
 
-from benchmark import FormattedGraph, SizeRow, serialized
+from benchmark import FormattedGraph, serialized
 
 from .markdown import md_cell, percent
 from .matrix import HOP_BUCKETS, GroupKey, group_key, hop_bucket, variant_file
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from benchmark import Question, TokenCounts
 
     from .matrix import Plan
-    from .measure import Item
+    from .measure import Item, SizeRow
     from .variants.contexts import Variant
 
 

@@ -750,18 +750,22 @@ def test_what_a_permutation_proof_rests_on_holds_for_any_graph(fmt, graph, seed)
 def test_a_format_name_registered_twice_is_refused_and_the_registry_keeps_its_order():
     """The package's face joins the peers' and frameworks' Format records to benchmark.FORMATS through register_formats:
     a second format of a taken name would have replaced the first without a word, and a bare pair carries no library."""
+    import graphrag_format_benchmark
+
     with pytest.raises(ValueError, match=r"format\(s\) json, lightrag registered twice; each name is one format"):
-        benchmark.register_formats({"lightrag": benchmark.FORMATS["lightrag"], "json": benchmark.FORMATS["json"]})
+        graphrag_format_benchmark.register_formats(
+            {"lightrag": benchmark.FORMATS["lightrag"], "json": benchmark.FORMATS["json"]}
+        )
     assert (
         list(benchmark.FORMATS)[:5] == list(benchmark.ARTICLE_FORMATS)
         and list(benchmark.FORMATS)[-1] == "neo4j_graphrag"
     )
     with pytest.raises(ValueError, match=r"prompt template 'en' registered twice; each name is one template"):
-        benchmark.register_template("en", "anything")
+        graphrag_format_benchmark.register_template("en", "anything")
     with pytest.raises(
         TypeError, match=r"^format\(s\) mine: register a benchmark.Format \(serializer, parser, library, no_edge_ids\)$"
     ):
-        benchmark.register_formats({"mine": (benchmark.serialize_json, benchmark.parse_json)})
+        graphrag_format_benchmark.register_formats({"mine": (benchmark.serialize_json, benchmark.parse_json)})
     assert "mine" not in benchmark.FORMATS
 
 
