@@ -23,21 +23,10 @@ to it (the one place this file knows it), and the same run also runs those check
 
     $ python benchmark.py --model solver          # any flag beyond --encoding, --graph, --questions, --out
 
-The code is ours. Where the article's script was loose we are strict, on purpose:
-- values that contain a format's own delimiters are escaped (edge_list, dsl) or quoted (tsv), so any graph the
-  validator accepts round-trips; the article's data contains none, so its bytes do not move;
-- everything is checked before the first token is counted, every problem is reported at once (one line each, exit
-  code 2), and outputs appear only when a run succeeds, as a whole;
-- tokens are counted with encode_ordinary: text that looks like a special token ("<|endoftext|>") is counted as the
-  ordinary text an API would see, instead of crashing the run; a prompt is counted by parts at a boundary proven for
-  tiktoken's patterns, so a graph is tokenized once per format;
-- what real graphs and question sets hold is read and carried by every format: properties on nodes and edges, edge
-  ids, several acceptable answers or gold paths, conditions on hops.
-
-Sections, in the order data flows: constants and the prompt template; data types (Node, Edge, Graph, Query,
-Question); helpers; inputs (graph.json and questions.json read and checked, every problem at once); formats (the five
-pairs, registered in FORMATS); the round-trip check; prompts (Template); tokens (tiktoken offline, counting by parts);
-the size report; artifacts (Staging, publish, manifest.json); the command line (the article's run, main()).
+The code is ours, and stricter than the article's script where that was loose (docs/architecture.md says how):
+delimiters in values are escaped or quoted, so any graph the validator accepts round-trips; every problem is reported
+at once before the first token is counted; tokens are counted as an API sees the text (encode_ordinary); properties,
+edge ids, several answers and conditions on hops are carried by every format.
 """
 
 from __future__ import annotations
@@ -226,9 +215,8 @@ class Query:
 
 
 class GivenContext(NamedTuple):
-    """A question's own subgraph, as a retriever wrote it: edges (indices into the input graph, in the order
-    given) and nodes (ids, idle ones included) of the input graph; or a graph of its own, which the question's
-    paths, answer ids and query then refer to."""
+    """A question's own subgraph, as a retriever wrote it: edges (indices, in the order given) and nodes (ids, idle ones
+    included) of the input graph; or a graph of its own, which its paths, answer ids and query then refer to."""
 
     edges: tuple[int, ...] = ()
     nodes: tuple[str, ...] = ()
@@ -292,10 +280,9 @@ def json_bytes(value: object) -> bytes:
 # -----------------------------------------------------------------------------
 # inputs: graph.json and questions.json, read and checked
 #
-# In: graph.json, questions.json. Out: RunInputs, or every problem found at once. A problem in a
-# record does not stop the reading: each bad node, edge or question adds one line to Problems, and
-# only the end of the reading (or, in the package, the end of its preflight) decides whether the run
-# stops (exit 2, nothing written) or, with --skip-invalid-questions, drops the questions at fault.
+# In: graph.json, questions.json. Out: RunInputs, or every problem found at once: each bad record adds a line to
+# Problems, and the end of the reading (or the package's preflight) decides whether the run stops (exit 2, nothing
+# written) or, with --skip-invalid-questions, drops the questions at fault.
 
 MAX_SHOWN_PROBLEMS = 50  # lines printed; the rest are counted
 
@@ -341,10 +328,8 @@ GROUPED_FROM = 4  # the same problem at this many places or more is said once
 
 
 def grouped_problems(lines: list[str]) -> list[str]:
-    """The same problem at many places said once, with its count and its first three places, in the order each was
-    first found: 10,318 lines "graph.json: nodes[0] has no 'type'; ..." become "graph.json: nodes[0], nodes[1],
-    nodes[2] and 10,315 more (10,318 in all) have no 'type'; ...". A problem at fewer than GROUPED_FROM places keeps a
-    line for each."""
+    """The same problem at GROUPED_FROM places or more said once, in the order first found: "graph.json: nodes[0] has no
+    'type'" 10,318 times -> "graph.json: nodes[0], nodes[1], nodes[2] and 10,315 more (10,318 in all) have no 'type'"."""
     groups: dict[str, list[tuple[str, re.Match | None]]] = {}
     for line in lines:
         groups.setdefault(_POSITION.sub("#", line), []).append((line, _POSITION.search(line)))
@@ -450,11 +435,8 @@ def _record(item: object, where: str, fields: tuple[str, ...], kind: str, not_nf
 
 
 def validate_graph(data: object, src: str, problems: Problems) -> Graph:
-    """Graph from parsed graph.json: {"nodes": [{id, name, type, ...}], "edges": [{source, relation, target, ...}]},
-    where every other field of a record is one of its properties (read_props); an edge's "id" is its name in
-    the file (for contexts that list edges), not a property.
-
-    Bad records become problems and are left out; the edge count stays that of the file."""
+    """Graph from parsed graph.json: {"nodes": [{id, name, type, ...}], "edges": [{source, relation, target, ...}]};
+    other fields are properties (read_props), an edge's "id" names it. Bad records become problems and are left out."""
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) or not isinstance(data.get("edges"), list):
         raise BenchmarkError(f'{src}: expected a JSON object with "nodes" and "edges" lists')
     graph = _sound_graph(data, src)
@@ -466,11 +448,9 @@ EDGE_FIELDS = frozenset((*Edge._fields, "id"))  # an edge's id names it in the f
 
 
 def _sound_graph(data: dict, src: str) -> Graph | None:
-    """validate_graph for a file with nothing to report, in C loops over all records at once (a 150,000-edge
-    graph took seconds record by record): the graph, or None when anything may be wrong, for _checked_graph
-    to find and name. The strings are checked joined by newlines: a newline is a starter that composes with
-    nothing, so the joined text is in NFC exactly when every string is, and it encodes to UTF-8 exactly when
-    every string does. Properties, when records have any, are read record by record."""
+    """validate_graph in C loops over all records at once, or None when anything may be wrong (for _checked_graph to
+    name). Strings are checked joined by newlines: a newline composes with nothing, so the text is NFC and encodes
+    exactly when every string does. Properties, when records have any, are read record by record."""
     node_items, edge_items = data["nodes"], data["edges"]
     try:
         nodes = tuple(map(functools.partial(tuple.__new__, Node), map(operator.itemgetter(*Node._fields), node_items)))
@@ -650,10 +630,8 @@ def _one_or_many(item: dict, where: str, singular: str, plural: str, read: Calla
 
 def validate_questions(data: object, src: str, scope: GraphScope, problems: Problems, read_context: ReadContext | None = None
                        ) -> tuple[Question, ...]:
-    """Questions from parsed questions.json; a question with a problem is reported and left out.
-
-    [{id, question, answer | answers, path | paths, insufficient, answer_id | answer_ids, query, context}]; a context
-    is read by read_context (the package's), and refused without it."""
+    """Questions from [{id, question, answer(s), path(s), insufficient, answer_id(s), query, context}]; a question with a
+    problem is reported and left out; a context is read by read_context (the package's), and refused without it."""
     if not isinstance(data, list):
         raise BenchmarkError(f"{src}: expected a JSON list of questions")
     if not data:
@@ -821,10 +799,9 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
                 read_graph: Callable[[Path], tuple[object, bytes, str]] | None = None,
                 reorder: Callable[[Graph], tuple[Graph, dict[int, int]]] | None = None, read_context: ReadContext | None = None
                 ) -> RunInputs:
-    """The inputs with every record-level problem collected in problems (raised at once when it is None). The package
-    reads more through these: read_graph(path) -> (records, raw bytes, format) other graph files than JSON; generate
-    draws the questions from the graph (checked the same way) instead of reading them; reorder(graph) -> (graph,
-    old edge index -> new) shows another order, which paths and contexts follow; read_context reads contexts."""
+    """The inputs, every record-level problem collected in problems (raised at once when it is None). The package's
+    callables: read_graph(path) -> (records, raw bytes, format); generate draws the questions from the graph;
+    reorder(graph) -> (graph, old edge index -> new), which paths and contexts follow; read_context reads contexts."""
     own = problems is None
     problems = Problems() if problems is None else problems
     graph_data, graph_raw, graph_format = (read_graph or read_graph_json)(graph_path)
@@ -879,10 +856,8 @@ def format_error(fmt: str, line_no: int, message: str) -> BenchmarkError:
     return BenchmarkError(f"{fmt} line {line_no}: {message}")
 
 
-# Properties in the formats that have no types of their own (tsv, edge_list, dsl, pipe_table, markdown_kv) are
-# written as scalar text: a number or a boolean as JSON writes it, a string as it is unless it would read as
-# something else (a number, true, false, null, an empty or space-padded string, or one that starts with a
-# quote), in which case it is a JSON string literal: 1969, 2.5, true, Kazan, "1969", "", " padded ".
+# Properties in formats with no types of their own (tsv, edge_list, dsl, ...) are scalar text: a number or boolean as
+# JSON writes it, a string as it is unless it would read as something else (then a JSON literal): "1969", "", " a ".
 JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
@@ -1114,10 +1089,9 @@ def _parse_jsonl_lines(text: str) -> Graph:
     return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
-# tsv: a header, then node and edge rows in four columns. A field holding a tab, quote, \n or \r is
-# quoted as csv.QUOTE_MINIMAL does (csv.writer itself leaves a lone \r unquoted with lineterminator
-# "\n", which its reader then rejects, so we quote by hand). Properties are columns after the fixed ones,
-# one per property name, shared by nodes and edges: a value as scalar_text, an empty cell where absent.
+# tsv: a header, then node and edge rows in four columns. A field holding a tab, quote, \n or \r is quoted as
+# csv.QUOTE_MINIMAL does, by hand (csv.writer leaves a lone \r unquoted, which its reader rejects). Properties are
+# columns after the fixed ones, one per name, shared by nodes and edges: scalar_text, or an empty cell where absent.
 TSV_HEADER = ("kind", "id/source", "name/relation", "type/target")
 TSV_HEADER_LINE = "\t".join(TSV_HEADER)
 TSV_ID_HEADER = (*TSV_HEADER, "edge_id")  # with --edge-ids: a fifth column, empty on node rows
@@ -1181,10 +1155,9 @@ def parse_tsv(text: str) -> Graph:
     return Graph(tuple(nodes), tuple(edges), tuple(ids), tuple(node_props), tuple(edge_props))
 
 
-# edge_list and dsl: '|'-separated fields with backslash escapes. "\\" stands for a backslash, "\n"
-# and "\r" for newline and carriage return, and a backslash before any other character makes that
-# character literal ("\|" is a pipe inside a value). Values without these characters are unchanged.
-# A record's properties follow its fields as more '|'-separated key=value fields.
+# edge_list and dsl: '|'-separated fields with backslash escapes: "\\" a backslash, "\n" and "\r" newline and carriage
+# return, a backslash before any other character makes it literal ("\|" is a pipe inside a value); other values are
+# unchanged. A record's properties follow its fields as more '|'-separated key=value fields.
 ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
 PIPE_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "|": "\\|"})
 
@@ -1367,9 +1340,8 @@ def parse_dsl(text: str) -> Graph:
 
 
 class Format(NamedTuple):
-    """One format: how a graph is written (serialize) and read back (parse), the library it needs beyond the standard
-    library ((module, package), imported only when the format is asked for), and, when it cannot carry an edge id,
-    why not. format[0] and format[1] are its serializer and parser."""
+    """One format: how a graph is written and read back, the library it needs ((module, package), imported only when
+    the format is asked for), and, when it cannot carry an edge id, why not."""
 
     serialize: Callable[[Graph], str]
     parse: Callable[[str], Graph]
@@ -1432,11 +1404,8 @@ def _shown_record(record: tuple) -> str:
 
 
 def serialized(fmt: str, graph: Graph) -> str:
-    """The format's text, NFC-normalized (unchecked: for graphs cut from a checked one, or to check next). The values
-    are NFC already, so the text is too, but where an escape meets a combining mark: the newline of 'a\\n' + U+0301
-    is written as backslash and 'n', and NFC would merge the 'n' with the mark into 'ń', changing what the text says.
-    Such a text is left as written when its normal form does not read back the same (the round trip then proves the
-    text as written), instead of refusing a valid name."""
+    """The format's text, NFC-normalized (unchecked). Where an escape meets a combining mark ('a\\n' + U+0301 is written
+    as backslash, 'n', U+0301, and NFC makes 'ń'), the text is left as written unless its normal form reads back the same."""
     text = FORMATS[fmt].serialize(graph)
     if unicodedata.is_normalized(NORMALIZATION, text):
         return text
@@ -1509,9 +1478,8 @@ ARTICLE_TEMPLATE = Template.parse("ru", PROMPT_TEMPLATES["ru"])
 # -----------------------------------------------------------------------------
 # tokens: tiktoken, offline, and counting a prompt by parts
 #
-# tiktoken downloads an encoding's BPE file on first use and caches it under TIKTOKEN_CACHE_DIR as
-# sha1(url). The files of o200k_base and cl100k_base ship in data/tiktoken under those names, so a
-# fresh clone counts tokens with no network. A user's own TIKTOKEN_CACHE_DIR that holds the file wins.
+# tiktoken caches an encoding's BPE file under TIKTOKEN_CACHE_DIR as sha1(url); o200k_base's and cl100k_base's ship in
+# data/tiktoken under those names, so a fresh clone counts offline. A user's TIKTOKEN_CACHE_DIR that holds the file wins.
 # encoding -> (url of its BPE file, SHA-256 that tiktoken checks), as in tiktoken_ext/openai_public.py
 BPE_FILES = {
     "o200k_base": (
@@ -1735,11 +1703,9 @@ def size_report_row(text: FormattedGraph, q: Question, tokenizer: Tokenizer, *, 
                     prompt_sha256: str, order_sha256: str, edges: int, included: int | None = None, answerable: bool | None,
                     context_window: int = CONTEXT_WINDOW, size: str = "small", ids: str = "original", context: str = "",
                     permutation: int = 0, mode: str = "A", budget: int | None = None) -> dict:
-    """One row of size_report.json: the article's fields first (format to encoding), then how the prompt was made and
-    where it stands in the package's matrix (size, ids, context, permutation, mode; the article's run is small,
-    original, the shared graph, its own edge order, mode A), and how much of the graph and the gold path it shows.
-    included: the edges the prompt shows (all of them unless a mode B pack); answerable: the solver's outcome on
-    them, None for a question without a query."""
+    """One row of size_report.json: the article's fields (format to encoding), then where the prompt stands in the
+    package's matrix and how much of the graph and gold path it shows (included: all edges but in a mode B pack;
+    answerable: the solver's outcome on them, None without a query)."""
     included = edges if included is None else included
     return {  # the article's fields (its script's rows), then ours; the text was proven to round-trip before it was counted
         "format": text.fmt, "question_id": q.id, "bytes": text.bytes, "graph_tokens": graph_tokens, "prompt_tokens": prompt_tokens,
@@ -1762,8 +1728,7 @@ def prompt_files_bytes(texts: Iterable[FormattedGraph], questions: tuple[Questio
 
 
 def prompt_files(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template, hint: str = "") -> dict:
-    """Whether the prompt files are written, as the article's script writes them: while they take at most
-    PROMPT_FILES_MAX_BYTES (a warning says when they would not). {"write": bool, "bytes": n}"""
+    """{"write": bool, "bytes": n}: the prompt files are written while they take at most PROMPT_FILES_MAX_BYTES."""
     size = prompt_files_bytes(texts, questions, template)
     write = size <= PROMPT_FILES_MAX_BYTES
     if not write:
@@ -1793,11 +1758,9 @@ def console_table(rows: Sequence[Mapping[str, Any]], formats: list[str]) -> str:
 # -----------------------------------------------------------------------------
 # artifacts: written only when the whole run succeeded, never mixed with an earlier run's
 #
-# Files go to a staging folder inside the output folder as they are made (Staging: a prompt file is
-# written and forgotten, so memory does not grow with them). Then the old manifest.json is removed,
-# each file is moved into place (os.replace is atomic per file), files that the previous manifest
-# listed and this run does not write are removed, and the new manifest.json is moved in last: a folder
-# with a manifest holds exactly one run's files, and one without it is incomplete.
+# Files are staged as they are made (Staging), then publish() removes the old manifest.json, moves each file into
+# place, removes the previous run's files this run does not write, and moves the new manifest in last: a folder with a
+# manifest holds exactly one run's files, and one without it is incomplete.
 
 MANIFEST = "manifest.json"
 
@@ -1828,18 +1791,11 @@ def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs,
         "tool": "graphrag-format-benchmark",
         "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git": git_state(),
-        "environment": {
-            "python": platform.python_version(),
-            "implementation": platform.python_implementation(),
-            "platform": platform.platform(),
-            "tiktoken": tiktoken.__version__,
-            **libraries,
-        },
+        "environment": {"python": platform.python_version(), "implementation": platform.python_implementation(),
+                        "platform": platform.platform(), "tiktoken": tiktoken.__version__, **libraries},
         "command": ["benchmark.py", *command],
         "config": {k: v for k, v in config.items() if k != "argv"},
-        "encodings": [
-            {"name": t.name, "bpe_sha256": t.bpe_sha256, "bpe_source": t.bpe_source} for t in tokenizers
-        ],
+        "encodings": [{"name": t.name, "bpe_sha256": t.bpe_sha256, "bpe_source": t.bpe_source} for t in tokenizers],
         "measurement": {"normalization": NORMALIZATION, "graph_tokens": "the serialized graph alone", "prompt_scope": PROMPT_SCOPE},
         "preflight": preflight,
         "inputs": {name: {"sha256": sha256_hex(raw), "bytes": len(raw)} for name, raw in sorted(inputs.files.items())},
@@ -1972,9 +1928,8 @@ def article_parser() -> Parser:
 
 def measure_article(inputs: RunInputs, tokenizer: Tokenizer, counts: TokenCounts, add_file: Callable[[str, bytes], None]
                     ) -> tuple[list[dict], dict]:
-    """The rows of size_report.json for the article's run (article 4.1, 4.2, 7.1): the whole graph in each format,
-    proven to round-trip, before every question. The graph and prompt files go to add_file as they are made. Returns
-    the rows and whether the prompt files were written (prompt_files)."""
+    """The rows of size_report.json for the article's run (4.1, 4.2, 7.1) and prompt_files' answer: the whole graph in
+    each format, proven to round-trip, before every question; graph and prompt files go to add_file as they are made."""
     graph, questions = inputs.graph, inputs.questions
     order_sha256 = sha256_hex(json_bytes(list(range(len(graph.edges)))))  # the file's own order, as the package names it
     texts = [FormattedGraph(ARTICLE_TEMPLATE, fmt, serialize_checked(fmt, graph)) for fmt in ARTICLE_FORMATS]

@@ -2,6 +2,7 @@
 no unused or undefined name, no syntax error, no stray whitespace, imports in order. Part of the README's test command,
 so CI runs it."""
 
+import ast
 import subprocess
 import sys
 
@@ -107,3 +108,34 @@ def test_every_file_excepted_from_the_line_length_still_has_a_long_line():
     )
     long = {line.split(":")[0] for line in done.stdout.splitlines() if ":" in line and "E501" in line}
     assert [f for f in listed if f not in long] == []
+
+
+HOUSE_BUDGETS = {"benchmark.py": 2_000, "module": 1_500, "function": 80}  # lines: docs/architecture.md
+
+
+def house_sizes(files):
+    """(what, lines) of every file over its budget and every function over 80 lines, for the files given."""
+    over = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        budget = HOUSE_BUDGETS["benchmark.py" if path.name == "benchmark.py" else "module"]
+        if text.count("\n") > budget:
+            over.append((path.name, text.count("\n")))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > HOUSE_BUDGETS["function"]:
+                    over.append((f"{path.name}:{node.name}", lines))
+    return over
+
+
+def test_the_house_keeps_its_sizes():
+    """benchmark.py at most 2,000 lines, every module of the package at most 1,500, every function at most 80."""
+    files = [ROOT / "benchmark.py", *sorted((ROOT / "graphrag_format_benchmark").rglob("*.py"))]
+    assert house_sizes(files) == []
+
+
+def test_the_size_check_finds_a_long_function_and_a_long_module(tmp_path):
+    long_function = "def f():\n" + "    x = 1\n" * 80 + "    return x\n"
+    (tmp_path / "m.py").write_text(long_function + "\n" * 1_500, encoding="utf-8")
+    assert house_sizes([tmp_path / "m.py"]) == [("m.py", 1_582), ("m.py:f", 82)]
