@@ -1,10 +1,12 @@
 """The command line: the default run byte for byte, reproducibility, bad input, safe publishing."""
 
+import fnmatch
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tomllib
 
 import pytest
 import tiktoken
@@ -676,3 +678,18 @@ def test_the_installed_layout_runs_the_article_offline_and_writes_in_the_working
     assert not (site / "outputs").exists()
     for name in ("graph.json.txt", "graph.dsl.txt", "prompt.json.q1.txt"):
         assert (work / "outputs" / name).read_bytes() == (ROOT / "tests" / "golden" / "article" / name).read_bytes()
+
+
+def test_every_file_of_the_package_that_is_not_python_ships_as_package_data():
+    """`pip install .` copies only the files pyproject.toml's package-data names: a page template or a data file left
+    out would be missing from the installed command alone."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["graphrag_format_benchmark"]
+    package = ROOT / "graphrag_format_benchmark"
+    files = [
+        p.relative_to(package).as_posix()
+        for p in package.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    ]
+    assert "report_template.html" in files
+    assert [f for f in files if not any(fnmatch.fnmatch(f, pattern) for pattern in patterns)] == []
