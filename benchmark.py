@@ -1044,8 +1044,8 @@ def parse_jsonl(text: str) -> Graph:
     try:  # one call of the C decoder for the whole text; any problem (or a property) is found again, by line, below
         lines = [line for line in text.split("\n") if line]
         items = json.loads("[" + ",".join(lines) + "]")
-        if len(items) == len(lines) and all(type(item) is dict and (tuple(item) == JSONL_NODE_KEYS and item["k"] == "n" or tuple(item) == JSONL_EDGE_KEYS
-                                       and item["k"] == "e") and all(type(v) is str for v in item.values()) for item in items):
+        if len(items) == len(lines) and all(type(item) is dict and (tuple(item), item.get("k")) in ((JSONL_NODE_KEYS, "n"), (JSONL_EDGE_KEYS, "e"))
+                                            and all(type(v) is str for v in item.values()) for item in items):
             nodes = tuple(Node(d["i"], d["n"], d["t"]) for d in items if d["k"] == "n")
             return Graph(nodes, tuple(Edge(d["s"], d["r"], d["t"]) for d in items if d["k"] == "e"))
     except ValueError:
@@ -1228,7 +1228,7 @@ def serialize_edge_list(graph: Graph) -> str:
     row = pipe_rows(graph)
     lines = ["NODES", *(_with_pairs(row, n, p) for n, p in graph.nodes_with_props()), "EDGES"]
     heads = [f"[{i}] " for i in graph.edge_ids] if graph.edge_ids else [""] * len(graph.edges)
-    tails = ["".join("|" + pair.translate(PIPE_ESCAPES) for pair in _pairs(p)) for p in graph.edge_props] if graph.edge_props else [""] * len(graph.edges)
+    tails = [_with_pairs("".join, (), p) for p in graph.edge_props] if graph.edge_props else [""] * len(graph.edges)  # pairs alone
     if row is not _pipe_row and not any(e.source.startswith("[") for e in graph.edges):
         lines += [f"{h}{e.source} -{e.relation}-> {e.target}{t}" for h, e, t in zip(heads, graph.edges, tails)]
         return "\n".join(lines)

@@ -20,7 +20,8 @@ every relationship of it retrieved); everything after it is the framework's own 
 - langchain, neo4j_graphrag: a graph.json as Neo4j would return it for MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS
   relation, t AS target (and properties(r) AS properties when an edge has any): neo4j's own Record and Node. LangChain:
   Neo4jGraph.query's r.data() per record, cut to GraphCypherQAChain's top_k, put into its CYPHER_QA_PROMPT by its own QA
-  chain. neo4j-graphrag: each record through Retriever.default_record_formatter (str(record)), joined by GraphRAG.search.
+  chain. neo4j-graphrag: each record through Retriever.default_record_formatter (str(record)), joined by
+  GraphRAG.search.
 """
 
 from __future__ import annotations
@@ -189,7 +190,10 @@ def llamaindex(folder: Path) -> dict[str, str]:
         ).retrieve("")
         prompt = str(get_response_synthesizer(llm=Wide(), response_mode="compact").synthesize(QUERY, nodes))
         head = "Context information is below.\n---------------------\n"
-        tail = f"\n---------------------\nGiven the context information and not prior knowledge, answer the query.\nQuery: {QUERY}\nAnswer: "
+        tail = (
+            "\n---------------------\nGiven the context information and not prior knowledge, answer the "
+            f"query.\nQuery: {QUERY}\nAnswer: "
+        )
         if not (prompt.startswith(head) and prompt.endswith(tail)):
             raise SystemExit(
                 f"llamaindex: the synthesizer's prompt is not the default text QA template: {prompt[:200]!r}"
@@ -214,8 +218,8 @@ def llamaindex(folder: Path) -> dict[str, str]:
 
 
 def _records(graph: dict):
-    """graph.json's edges as the Neo4j records of MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS target
-    (properties(r) AS properties when an edge has any); a node in no edge as OPTIONAL MATCH returns it."""
+    """graph.json's edges as the Neo4j records of MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS relation, t AS
+    target (properties(r) AS properties when an edge has any); a node in no edge as OPTIONAL MATCH returns it."""
     from neo4j import Record
     from neo4j.graph import Graph, Node
 

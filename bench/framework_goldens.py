@@ -48,8 +48,8 @@ READS = {
 
 
 def fixtures() -> dict[str, tuple[list, list] | Path]:
-    """fixture -> its (entities, relations) records, or a graph.json to use as it is (the article's graph: typed, directed,
-    ids that are not names; for the Neo4j layouts only)."""
+    """fixture -> its (entities, relations) records, or a graph.json to use as it is (the article's graph: typed,
+    directed, ids that are not names; for the Neo4j layouts only)."""
     entities, relations = framework_stores.large_records(n_people=8, seed=3)
     return {
         "small": (framework_stores.ENTITIES, framework_stores.RELATIONS),

@@ -1,8 +1,8 @@
-"""The GraphRAG frameworks' stores made by hand (for tests/test_stores.py and bench/stores.py) in each framework's documented layout, with what we wrote in them:
-a LightRAG GraphML file (as its NetworkXStorage writes it with networkx), a Microsoft GraphRAG output folder
-(entities.parquet, relationships.parquet, as pyarrow writes its tables), a LlamaIndex property graph store
-(SimplePropertyGraphStore's JSON, chunk nodes included). Small (a hand-made graph of 12 entities with descriptions)
-or large (a Freebase-like stand-in of a few thousand edges, worded into descriptions)."""
+"""The GraphRAG frameworks' stores made by hand (for tests/test_stores.py and bench/stores.py) in each framework's
+documented layout, with what we wrote in them: a LightRAG GraphML file (as its NetworkXStorage writes it with networkx),
+a Microsoft GraphRAG output folder (entities.parquet, relationships.parquet, as pyarrow writes its tables), a LlamaIndex
+property graph store (SimplePropertyGraphStore's JSON, chunk nodes included). Small (a hand-made graph of 12 entities
+with descriptions) or large (a Freebase-like stand-in of a few thousand edges, worded into descriptions)."""
 
 import json
 import random
@@ -295,7 +295,8 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
 
 def neo4j_graph(folder, entities=ENTITIES, relations=RELATIONS):
     """graph.json of the graph a LangChain or neo4j-graphrag user keeps in Neo4j, as LLMGraphTransformer writes it: a
-    node keyed by its name with its type as its label, a relationship typed in upper case; descriptions as properties."""
+    node keyed by its name with its type as its label, a relationship typed in upper case; descriptions as
+    properties."""
     nodes = [
         {"id": name, "name": name, "type": kind or "entity", **_given(description=description)}
         for name, kind, description in entities

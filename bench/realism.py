@@ -3,10 +3,10 @@
     $ python bench/realism.py            # several minutes on 2 cores (each generated graph and its twin)
     $ python bench/realism.py --json     # the same figures as JSON
 
-For each graph (the article's; a 30-node English typed graph; synthetic KGs from bench/synth_kg.py: typed,
-untyped, and untyped with Freebase-style ids; a MetaQA-like movie graph with years and one-word names; an untyped
-KG of people with Faker's real-world names, lowercase, bench/synth_kg.py --people) and each size (medium, large), the real run of benchmark.py
-makes the distractor graph (40 generated questions give the anchors), and against the graph's own nodes:
+For each graph (the article's; a 30-node English typed graph; synthetic KGs from bench/synth_kg.py: typed, untyped, and
+untyped with Freebase-style ids; a MetaQA-like movie graph with years and one-word names; an untyped KG of people with
+Faker's real-world names, lowercase, bench/synth_kg.py --people) and each size (medium, large), the real run of
+benchmark.py makes the distractor graph (40 generated questions give the anchors), and against the graph's own nodes:
 
 - digits: the share of names with a digit, real nodes and distractors;
 - top first word: per type (per graph when untyped), the largest share one first word has among the names,
@@ -108,7 +108,8 @@ def movie_graph(rng: random.Random, n_movies: int = 300) -> dict:
     years = [add(str(y)) for y in range(1950, 2024)]
     genres = [
         add(g)
-        for g in "Drama Comedy Thriller Horror Western Musical Romance Documentary Animation Crime Mystery Fantasy".split()
+        for g in "Drama Comedy Thriller Horror Western Musical Romance Documentary Animation Crime Mystery "
+        "Fantasy".split()
     ]
     languages = [add(g) for g in "English French German Italian Spanish Japanese Korean Hindi Swedish Russian".split()]
     people = [add(f"{rng.choice(first).title()} {rng.choice(last).title()}") for _ in range(250)]
@@ -305,7 +306,8 @@ def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
 
 
 def real_words(graph: dict) -> set[str]:
-    """The words a made one-word name may be and still be a real word: the graph's own names' words and the tool's pools."""
+    """The words a made one-word name may be and still be a real word: the graph's own names' words and the tool's
+    pools."""
     words = {w.casefold() for n in graph["nodes"] for w in n["name"].split()} | {
         w for pool in variants_names.KIND_POOLS.values() for w in pool
     }
@@ -325,8 +327,8 @@ def made_up(graph: dict, made: list[dict]) -> list[int]:
 
 
 def pseudonyms(graph: dict, folder: Path) -> dict:
-    """--pseudonymize on the graph, by a real run at sizes small and medium: the real names against their pseudonyms (the
-    input's nodes only): the n-gram adversary's AUC, the share that keeps its number of words, the share that keeps
+    """--pseudonymize on the graph, by a real run at sizes small and medium: the real names against their pseudonyms
+    (the input's nodes only): the n-gram adversary's AUC, the share that keeps its number of words, the share that keeps
     a word of its own, and the entities whose pseudonym differs between sizes."""
     (folder / "graph.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
     done = subprocess.run(
@@ -389,7 +391,8 @@ def own_words(name: str) -> set[str]:
 
 
 def classes(name: str) -> list[str]:
-    """A name's shape as the tool reads it, case aside: ['plain', 'ordinal', 'of', 'plain'] for 'maria ii of portugal'."""
+    """A name's shape as the tool reads it, case aside: ['plain', 'ordinal', 'of', 'plain'] for 'maria ii of
+    portugal'."""
     return [
         kind[1].casefold()
         if kind[0] == "function"

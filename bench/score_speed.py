@@ -34,12 +34,14 @@ MODEL = ["--model", "gpt-x", "--repeats", "20"]
 FLOOR = """
 import json, sys
 encode = json.JSONEncoder(ensure_ascii=False).encode
-row = dict.fromkeys(("encoding", "size", "ids", "mode", "format", "question_id", "prompt_sha256", "status", "hops"), "x" * 12)
-row.update(dict.fromkeys(("permutation", "prompt_tokens", "repeat", "usage_prompt_tokens", "usage_cached_tokens"), 1234))
-row.update(dict.fromkeys(("insufficient", "parse_success", "json_as_asked", "abstained", "answer_correct", "false_abstention",
-                          "path_exact", "valid_path", "evidence_match", "path_supports_answer", "right_answer_wrong_path",
-                          "truncated_by_server", "over_output_cap"), True))
-row.update(edge_precision=0.6666666666666666, edge_recall=0.75, latency_s=None, retry_wait_s=0.0, diagnosis=None, error=None)
+texts = ("encoding", "size", "ids", "mode", "format", "question_id", "prompt_sha256", "status", "hops")
+numbers = ("permutation", "prompt_tokens", "repeat", "usage_prompt_tokens", "usage_cached_tokens")
+flags = ("insufficient", "parse_success", "json_as_asked", "abstained", "answer_correct", "false_abstention",
+         "path_exact", "valid_path", "evidence_match", "path_supports_answer", "right_answer_wrong_path",
+         "truncated_by_server", "over_output_cap")
+row = {**dict.fromkeys(texts, "x" * 12), **dict.fromkeys(numbers, 1234), **dict.fromkeys(flags, True)}
+row.update(edge_precision=0.6666666666666666, edge_recall=0.75, latency_s=None, retry_wait_s=0.0, diagnosis=None,
+           error=None)
 with open(sys.argv[3], "w", encoding="utf-8") as out:
     for path in sys.argv[1:3]:
         with open(path, "rb") as f:
@@ -48,8 +50,9 @@ with open(sys.argv[3], "w", encoding="utf-8") as out:
                 body = (r.get("response") or {}).get("body") or {}
                 choice = (body.get("choices") or [{}])[0]
                 usage = body.get("usage") or {}
-                out.write("    " + encode({**row, "question_id": r["custom_id"], "usage_completion_tokens": usage.get("completion_tokens"),
-                                           "finish_reason": choice.get("finish_reason")}) + ",\\n")
+                cell = {**row, "question_id": r["custom_id"], "usage_completion_tokens": usage.get("completion_tokens"),
+                        "finish_reason": choice.get("finish_reason")}
+                out.write("    " + encode(cell) + ",\\n")
 """
 
 

@@ -1,17 +1,17 @@
 """Wall time and client CPU of a model run against a server that answers every request after a delay, against the ideal.
 
-    $ python bench/send_speed.py 64 168 --rounds 3   # 5,040 requests (the default run's 30 prompts x 168 repeats), 64 in flight
+    $ python bench/send_speed.py 64 168 --rounds 3   # 5,040 requests (30 prompts x 168 repeats), 64 in flight
     $ python bench/send_speed.py 8 30 --rounds 3     # 900 requests, 8 in flight: the prefix-group send order's cost
     $ python bench/send_speed.py 64 168 --delay 0.2  # a realistic floor: a server that takes 200 ms
     $ python bench/send_speed.py 8 6 --delay 0.1 --rounds 3   # 180 requests, 8 in flight, 100 ms (#44's budget: 1.3x)
 
-The ideal is requests / concurrency x the delay (--delay, 20 ms by default): what the run would take if the client cost nothing. The server
-(bench/answer_server.py) runs in its own process and costs almost no CPU, so what is over the ideal is the
-client's: the whole command (start, measuring the prompts, sending, scoring, writing results), timed in the
-same process; the same less its offline part (the command without --model, timed just before it); and
-the sending alone (from the log's header line to its last answer); and the command as a user runs it, a process of
-its own (`python benchmark.py --model ...`: start-up and imports included). Prints each round and the medians; CPU
-per request is the whole command's CPU time (all threads) over the requests sent.
+The ideal is requests / concurrency x the delay (--delay, 20 ms by default): what the run would take if the client cost
+nothing. The server (bench/answer_server.py) runs in its own process and costs almost no CPU, so what is over the ideal
+is the client's: the whole command (start, measuring the prompts, sending, scoring, writing results), timed in the same
+process; the same less its offline part (the command without --model, timed just before it); and the sending alone (from
+the log's header line to its last answer); and the command as a user runs it, a process of its own (`python benchmark.py
+--model ...`: start-up and imports included). Prints each round and the medians; CPU per request is the whole command's
+CPU time (all threads) over the requests sent.
 """
 
 import argparse

@@ -3,15 +3,14 @@
     $ python bench/synth_kg.py OUT_DIR --edges 15000 --relations 400 --questions 100 --seed 1
     $ python bench/synth_kg.py OUT_DIR --people 800 --questions 100     # Freebase-like, real-world names (Faker)
 
-writes OUT_DIR/graph.json and OUT_DIR/questions.json. Entities carry no type (every node has type
-"entity"), ids are the snake_case of their names (with _2, _3... for namesakes), relations are
-snake_case too. With --props, nodes and edges carry properties as a GraphRAG store keeps them: a
-description naming the entity (every node), a year (founded, born, released), edge years (since,
-until), a source document and a confidence (a number), and a verified flag. Questions follow 1 to 4 hops forwards or backwards from a random start; each keeps
-every complete walk as a gold path and every end node as an answer (answer sets, several paths, and
-walks that come back over an edge, like parents -> children -> parents, all occur), and about a fifth
-are near-miss abstentions. Some question texts name their own answer (a start node that is also an
-end node): those are the ones a leakage check must drop. Nothing here is random without the seed.
+writes OUT_DIR/graph.json and OUT_DIR/questions.json. Entities carry no type (every node has type "entity"), ids are the
+snake_case of their names (with _2, _3... for namesakes), relations are snake_case too. With --props, nodes and edges
+carry properties as a GraphRAG store keeps them: a description naming the entity (every node), a year (founded, born,
+released), edge years (since, until), a source document and a confidence (a number), and a verified flag. Questions
+follow 1 to 4 hops forwards or backwards from a random start; each keeps every complete walk as a gold path and every
+end node as an answer (answer sets, several paths, and walks that come back over an edge, like parents -> children ->
+parents, all occur), and about a fifth are near-miss abstentions. Some question texts name their own answer (a start
+node that is also an end node): those are the ones a leakage check must drop. Nothing here is random without the seed.
 """
 
 from __future__ import annotations
@@ -22,19 +21,46 @@ import random
 import sys
 from pathlib import Path
 
-FIRST = "james mary robert patricia john jennifer michael linda david elizabeth william barbara richard susan joseph jessica thomas sarah charles karen daniel nancy matthew lisa anthony betty mark helen donald sandra steven ashley paul kimberly andrew emily joshua donna kenneth michelle kevin carol brian amanda george melissa edward deborah".split()
-LAST = "smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson anderson taylor moore jackson martin lee thompson white harris clark lewis robinson walker young allen king wright scott torres nguyen hill flores green adams nelson baker hall rivera campbell mitchell carter roberts".split()
-PLACE = "spring river lake oak maple cedar pine north south east west new port fort mount green silver golden rock stone bridge harbor bay field wood hill vale glen ridge brook falls haven".split()
+FIRST = (
+    "james mary robert patricia john jennifer michael linda david elizabeth william barbara richard susan joseph "
+    "jessica thomas sarah charles karen daniel nancy matthew lisa anthony betty mark helen donald sandra steven "
+    "ashley paul kimberly andrew emily joshua donna kenneth michelle kevin carol brian amanda george melissa edward "
+    "deborah"
+).split()
+LAST = (
+    "smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson "
+    "anderson taylor moore jackson martin lee thompson white harris clark lewis robinson walker young allen king "
+    "wright scott torres nguyen hill flores green adams nelson baker hall rivera campbell mitchell carter roberts"
+).split()
+PLACE = (
+    "spring river lake oak maple cedar pine north south east west new port fort mount green silver golden rock "
+    "stone bridge harbor bay field wood hill vale glen ridge brook falls haven"
+).split()
 PLACE_END = "ton ville field ford burg port dale wood land mouth view side".split()
-COUNTRY = "freedonia sylvania latveria genovia ruritania elbonia wakanda zubrowka grand_fenwick narnia florin borduria syldavia kislova qurac markovia".split()
-ORG_WORD = "global united general national royal pacific atlantic central first modern allied standard northern southern eastern western".split()
-ORG_KIND = "industries motors records pictures university college bank airlines press studios foundation institute society company".split()
+COUNTRY = (
+    "freedonia sylvania latveria genovia ruritania elbonia wakanda zubrowka grand_fenwick narnia florin "
+    "borduria syldavia kislova qurac markovia"
+).split()
+ORG_WORD = (
+    "global united general national royal pacific atlantic central first modern allied standard northern "
+    "southern eastern western"
+).split()
+ORG_KIND = (
+    "industries motors records pictures university college bank airlines press studios foundation institute "
+    "society company"
+).split()
 WORK_A = "the a".split()
 WORK_B = "last long silent hidden broken golden secret lost dark bright wild quiet endless final red blue".split()
 WORK_C = "river road night summer winter garden empire kingdom letter promise journey harbor mirror window".split()
-VERBS = "born died buried educated employed founded headquartered located married owned produced directed written composed published released signed played coached elected appointed awarded nominated based".split()
+VERBS = (
+    "born died buried educated employed founded headquartered located married owned produced directed written "
+    "composed published released signed played coached elected appointed awarded nominated based"
+).split()
 PREPS = "in at by for from with under near".split()
-NOUNS = "place city country organization company university team album film book label studio award position office region district party league river mountain building".split()
+NOUNS = (
+    "place city country organization company university team album film book label studio award position office "
+    "region district party league river mountain building"
+).split()
 
 KINDS = ("person", "place", "country", "organization", "work")
 
@@ -343,7 +369,10 @@ def standin_name(kind: str, rng: random.Random, words: dict) -> str:
                 f"{pick('family')} {rng.choice(('& sons', 'and co.', 'ltd', 'inc.', 'group', 'records', 'pictures'))}"
             )
         if shape < 0.75:
-            return f"{pick('town')} {rng.choice(('f.c.', 'city council', 'cathedral', 'university', 'symphony orchestra'))}"
+            return (
+                f"{pick('town')} "
+                f"{rng.choice(('f.c.', 'city council', 'cathedral', 'university', 'symphony orchestra'))}"
+            )
         return f"royal {pick('word')} society"
     if kind == "object":
         if shape < 0.5:
@@ -354,8 +383,9 @@ def standin_name(kind: str, rng: random.Random, words: dict) -> str:
     return f"{year} {rng.choice(EVENT_NAMES)}" if shape < 0.8 else f"{rng.choice(EVENT_NAMES)} {year}"
 
 
-STANDIN_RELATIONS = (  # (source kind, Freebase relation, target kind, share of the sources that have it): many relations,
-    # most of them on a few nodes each, as in a question's neighbourhood of a real KG: its roles are small groups
+# (source kind, Freebase relation, target kind, share of the sources that have it): many relations, most of them on a
+# few nodes each, as in a question's neighbourhood of a real KG: its roles are small groups
+STANDIN_RELATIONS = (
     ("person", "people.person.nationality", "country", 0.6),
     ("person", "people.person.place_of_birth", "place", 0.5),
     ("person", "people.deceased_person.place_of_death", "place", 0.2),
@@ -636,7 +666,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--plain-relations",
         action="store_true",
-        help="18 relations named as a curated English KG names them (nationality, place_of_birth...) instead of --relations made-up ones",
+        help="18 relations named as a curated English KG names them (nationality, place_of_birth...) instead of "
+        "--relations made-up ones",
     )
     parser.add_argument(
         "--props", action="store_true", help="properties on nodes and edges (description, years, source, confidence)"
@@ -651,9 +682,9 @@ def main(argv: list[str] | None = None) -> int:
         "--standin",
         type=int,
         metavar="N",
-        help="instead: an untyped KG of N people and the works, places, organisations, catalogue objects and events they "
-        "link to, in the name shapes real KGs have (royals with 'of', titles, 'upon', catalogue numbers, years; needs "
-        "Faker)",
+        help="instead: an untyped KG of N people and the works, places, organisations, catalogue objects and events "
+        "they link to, in the name shapes real KGs have (royals with 'of', titles, 'upon', catalogue numbers, years; "
+        "needs Faker)",
     )
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)

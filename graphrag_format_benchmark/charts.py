@@ -42,8 +42,9 @@ FORMAT_COLOURS = (
     "#BCBD22",
 )
 LABEL_SIZE = 10  # font size of mark labels
-CHAR_EM = 0.62  # a character of sans-serif text is taken as this share of its size wide: over most fonts' average, so what the
-# chart lays out (labels, the legend, the footnote) stays inside its canvas in any renderer
+# a character of sans-serif text is taken as this share of its size wide: over most fonts' average, so what the chart
+# lays out (labels, the legend, the footnote) stays inside its canvas in any renderer
+CHAR_EM = 0.62
 
 
 def text_width(text: str, size: int = LABEL_SIZE) -> float:
@@ -217,9 +218,9 @@ def legend_layout(widths: list[float], left: float, right: float) -> list[tuple[
 
 def svg_chart(title: str, panels: list[dict], legend: list[tuple], caption: str) -> str:
     """Panels in a grid of SVG_COLUMNS. A panel: {title, x_label, y_label, x: (lo, hi, log) or categories [(x, label)],
-    y: (lo, hi, log), points: [{format, label, x, y, low, high, filled, data, style}], lines: [{format, points: [(x, y)]}],
-    vline / hline: (value, label) or None}. legend: [(format, what it stands for)], or [(name, what, style)] where marks
-    are styled by something else than the format (a model): style is (marker, dash, colour)."""
+    y: (lo, hi, log), points: [{format, label, x, y, low, high, filled, data, style}], lines: [{format, points: [(x,
+    y)]}], vline / hline: (value, label) or None}. legend: [(format, what it stands for)], or [(name, what, style)]
+    where marks are styled by something else than the format (a model): style is (marker, dash, colour)."""
     w, h = SVG_PANEL
     gap_x, gap_y = SVG_GAP
     columns = min(len(panels), SVG_COLUMNS) or 1
@@ -246,9 +247,8 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple], caption: str)
         yy = y + 16 * row
         marker, dash, colour = style[0] if style else format_style(fmt)
         out.append(
-            f'<line x1="{x:.1f}" y1="{yy - 4:.1f}" x2="{x + 24:.1f}" y2="{yy - 4:.1f}" stroke="{colour}" stroke-width="1.5"'
-            + (f' stroke-dasharray="{dash}"' if dash else "")
-            + "/>"
+            f'<line x1="{x:.1f}" y1="{yy - 4:.1f}" x2="{x + 24:.1f}" y2="{yy - 4:.1f}" '
+            f'stroke="{colour}" stroke-width="1.5"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>"
         )
         out.append(
             _marker(marker, x + 12, yy - 4, colour, True, 'data-legend="1"', 4).replace(
@@ -282,7 +282,8 @@ def _svg_guides(
             x1, x2, tx, ty = left, left + w, left + w - 4, py(value) - 4
             anchor = "end"
         out.append(
-            f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>'
+            f'<line class="{name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+            f'stroke="#b00" stroke-dasharray="5,3" data-value="{value}"/>'
         )
         out.append(_svg_text(tx, ty, label, anchor, 9))
         width = text_width(label, 9)
@@ -333,7 +334,8 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
         data = " ".join(f'data-{k}="{v}"' for k, v in p["data"].items())
         if p.get("low") is not None:
             out.append(
-                f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" stroke="{colour}" {data}/>'
+                f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" '
+                f'stroke="{colour}" {data}/>'
             )
             # no label across it
             whiskers.append((x - 2, min(py(p["low"]), py(p["high"])), x + 2, max(py(p["low"]), py(p["high"]))))

@@ -1,16 +1,18 @@
 """The GraphRAG frameworks' own context layouts as formats: what a user's framework sends today, the baseline.
 
 In: a benchmark.Graph, the retrieved subgraph (every node of it an entity the framework selected, in its order; every
-edge a relationship it retrieved). Out: the text the framework's own context builder makes of it, at its pinned
-release and default settings, and a parser that reads exactly that text back: Format records (FRAMEWORK_FORMATS),
-joined to benchmark.FORMATS after the peers' formats by the package's face. tests/golden/frameworks/ holds what each framework's own code made of fixture stores
-(bench/framework_goldens.py), and tests/test_framework_goldens.py compares these layouts with it byte for byte.
+edge a relationship it retrieved). Out: the text the framework's own context builder makes of it, at its pinned release
+and default settings, and a parser that reads exactly that text back: Format records (FRAMEWORK_FORMATS), joined to
+benchmark.FORMATS after the peers' formats by the package's face. tests/golden/frameworks/ holds what each framework's
+own code made of fixture stores (bench/framework_goldens.py), and tests/test_framework_goldens.py compares these layouts
+with it byte for byte.
 
-- graphrag: Microsoft GraphRAG 3.3.0 local search (query/context_builder/local_context.py, local_search/mixed_context.py,
-  the query factory's settings): '-----Entities-----', 'id|entity|description|number of relationships' (the entity's
-  degree), two blank lines, '-----Relationships-----', 'id|source|target|description|weight|links', ranked by combined
-  degree (stable), with the links column GraphRAG's _filter_relationships leaves on each relationship as it adds the
-  selected entities one by one. No weight column when no edge has a weight (include_relationship_weight off).
+- graphrag: Microsoft GraphRAG 3.3.0 local search (query/context_builder/local_context.py,
+  local_search/mixed_context.py, the query factory's settings): '-----Entities-----', 'id|entity|description|number of
+  relationships' (the entity's degree), two blank lines, '-----Relationships-----',
+  'id|source|target|description|weight|links', ranked by combined degree (stable), with the links column GraphRAG's
+  _filter_relationships leaves on each relationship as it adds the selected entities one by one. No weight column when
+  no edge has a weight (include_relationship_weight off).
 - lightrag: LightRAG 1.5.7's kg_query_context (lightrag/prompt.py, operate.py): the entity and relationship blocks of
   one JSON object a line, "UNKNOWN" for a missing type, description or relation, relations ranked by edge degree then
   weight (stable), then the Document Chunks and Reference Document List blocks, empty (the graph has no text chunks).
@@ -78,7 +80,8 @@ def _degrees(graph: Graph) -> Counter:
 
 
 def _ranked(graph: Graph, key: Callable[[int], Any]) -> list[int]:
-    """Edge positions in the order a framework ranks them: by key, highest first, ties in the graph's order (a stable sort)."""
+    """Edge positions in the order a framework ranks them: by key, highest first, ties in the graph's order (a stable
+    sort)."""
     return sorted(range(len(graph.edges)), key=key, reverse=True)
 
 
@@ -300,7 +303,10 @@ LIGHTRAG_CHUNKS = (
     "`content_headings` field gives the chunk's heading path within its source document, e.g. "
     "`Section 1 → Subsection 1.2`):"
 )
-LIGHTRAG_REFERENCES = "Reference Document List (Each entry starts with a [reference_id] that corresponds to entries in the Document Chunks):"
+LIGHTRAG_REFERENCES = (
+    "Reference Document List (Each entry starts with a [reference_id] that corresponds to entries "
+    "in the Document Chunks):"
+)
 LIGHTRAG_EMPTY_TAIL = ("", LIGHTRAG_CHUNKS, "", "```json", "", "```", "", LIGHTRAG_REFERENCES, "", "```", "", "```")
 LIGHTRAG_UNKNOWN = "UNKNOWN"  # what LightRAG writes for a missing description or relation (entity.get(key, "UNKNOWN"))
 LIGHTRAG_NODE_KEYS = ("entity", "type", "description", "id")
@@ -359,7 +365,8 @@ def serialize_lightrag(graph: Graph) -> str:
 
 
 def _lightrag_block(lines: list[str], start: int, title: str) -> tuple[list[tuple[int, dict]], int]:
-    """The JSON objects of the fenced block under title at lines[start], with their line numbers; and the line after it."""
+    """The JSON objects of the fenced block under title at lines[start], with their line numbers; and the line after
+    it."""
     if lines[start : start + 3] != [title, "", "```json"]:
         raise format_error("lightrag", start + 1, f"expected {title!r}, a blank line and ```json")
     records, i = [], start + 3
@@ -444,10 +451,11 @@ def parse_lightrag(text: str) -> Graph:
 # A triplet is 'subject -> relation -> object'; with include_properties a node is str(EntityNode), 'name ({...})' with
 # its properties' Python repr, and a relation str(Relation). A node's label (its type, when the graph has any but
 # 'entity', LlamaIndex's default label) and its id (when it is not its name) are properties here, and properties are
-# shown where the graph has them even without include_properties (our additions: LlamaIndex would lose them); an edge
-# id (--edge-ids) is the relation's 'id'; a node in no triplet has a paragraph of its own. In a name or a relation '\\',
+# shown where the graph has them even without include_properties (our additions: LlamaIndex would lose them); an edge id
+# (--edge-ids) is the relation's 'id'; a node in no triplet has a paragraph of its own. In a name or a relation '\\',
 # newlines, '->' and the '(' of ' ({' are backslash-escaped (so that ' -> ' and ' ({' are the layout's own: LlamaIndex
-# writes them raw), and '\\' and '->' in a properties repr. Nodes come back in the order they are first shown (a set of triplets has no other).
+# writes them raw), and '\\' and '->' in a properties repr. Nodes come back in the order they are first shown (a set of
+# triplets has no other).
 LLAMAINDEX_PREAMBLE = "Here are some facts extracted from the provided text:"
 LLAMAINDEX_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
 LLAMAINDEX_LAYOUTS = {  # layout -> (include_text, include_properties)
@@ -738,8 +746,8 @@ def parse_langchain(text: str) -> Graph:
 
 
 # -----------------------------------------------------------------------------
-# neo4j_graphrag: neo4j-graphrag's Text2CypherRetriever records, str(record) a line (Retriever.default_record_formatter),
-# joined by newlines (GraphRAG.search)
+# neo4j_graphrag: neo4j-graphrag's Text2CypherRetriever records, str(record) a line
+# (Retriever.default_record_formatter), joined by newlines (GraphRAG.search)
 #
 # The same records as langchain's, as neo4j's Record and Node print them: "<Record source=<Node element_id='4:...:7'
 # labels=frozenset({'person'}) properties={'id': ..., 'name': ...}> relation='LEADS' target=<Node ...>>". A node's
@@ -752,7 +760,10 @@ class _Neo4jNode:
     """A node as neo4j.graph.Node's repr prints it."""
 
     def __init__(self, element_id: str, labels: tuple[str, ...], properties: dict) -> None:
-        self.text = f"<Node element_id={element_id!r} labels=frozenset({set(labels) if labels else ''}) properties={properties!r}>"
+        self.text = (
+            f"<Node element_id={element_id!r} labels=frozenset({set(labels) if labels else ''}) "
+            f"properties={properties!r}>"
+        )
 
     def __repr__(self) -> str:
         return self.text
@@ -779,7 +790,8 @@ LITERAL_TOKENS = re.compile(
 
 
 def _literal_end(text: str, i: int) -> int:
-    """Where the Python literal (a repr) starting at text[i] ends: a string, a bracketed value, or a bare word or number."""
+    """Where the Python literal (a repr) starting at text[i] ends: a string, a bracketed value, or a bare word or
+    number."""
     depth = 0
     for m in LITERAL_TOKENS.finditer(text, i):
         c = m.group()

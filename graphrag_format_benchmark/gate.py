@@ -79,8 +79,8 @@ class Paired(NamedTuple):
         return "newcombe method 11 (continuity corrected)" if self.binary else "guarded paired t over question means"
 
     def p_value(self, tolerance: float) -> float:
-        """The one-sided p-value of 'worse by the tolerance or more': the alpha at which the lower bound meets -tolerance
-        (for the t interval, P(T > (mean + tolerance) / se); for Newcombe's, found by bisection)."""
+        """The one-sided p-value of 'worse by the tolerance or more': the alpha at which the lower bound meets
+        -tolerance (for the t interval, P(T > (mean + tolerance) / se); for Newcombe's, found by bisection)."""
         if self.bounds(0.5)[1] < -tolerance:
             return 1.0
         lo, hi = 1e-12, 0.5  # the lower bound falls as alpha falls

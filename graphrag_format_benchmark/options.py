@@ -65,7 +65,8 @@ def parse_names(value: str, known: list[str] | tuple[str, ...], flag: str) -> li
 
 
 def whole_number(value: str) -> int:
-    """An argparse type: a whole number written in ASCII digits ('٣' is a digit to Python's int, not to a user's shell)."""
+    """An argparse type: a whole number written in ASCII digits ('٣' is a digit to Python's int, not to a user's
+    shell)."""
     text = value.strip()
     if not (text.lstrip("+-").isdigit() and text.isascii()) or len(text) > 18:
         raise argparse.ArgumentTypeError(f"invalid whole number: {value!r}")
@@ -73,7 +74,8 @@ def whole_number(value: str) -> int:
 
 
 def real_number(value: str) -> float:
-    """An argparse type: a number written in ASCII ('nan' and 'inf' pass here and are refused by check_flags, by name)."""
+    """An argparse type: a number written in ASCII ('nan' and 'inf' pass here and are refused by check_flags, by
+    name)."""
     if not value.strip().isascii() or len(value) > 40:
         raise argparse.ArgumentTypeError(f"invalid number: {value!r}")
     try:
@@ -114,8 +116,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--graph-format",
         dict(
             choices=list(GRAPH_FORMATS),
-            help="how to read --graph (default: a framework's store by its folder or file name: graphrag, lightrag, llamaindex; "
-            "else by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC export)",
+            help="how to read --graph (default: a framework's store by its folder or file name: graphrag, lightrag, "
+            "llamaindex; else by its extension: .json, .tsv/.csv triples, .ttl/.nt RDF, .graphml, .jsonl Neo4j APOC "
+            "export)",
         ),
     ),
     (
@@ -124,9 +127,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             choices=STORE_FIELDS,
             default="sent",
-            help="of a framework's store, read what its context sends (the default: bookkeeping such as source ids, file paths "
-            "and timestamps left out, and what it does not show, LightRAG's keywords and weight, GraphRAG's and "
-            "LlamaIndex's entity types), or all of it",
+            help="of a framework's store, read what its context sends (the default: bookkeeping such as source ids, "
+            "file paths and timestamps left out, and what it does not show, LightRAG's keywords and weight, "
+            "GraphRAG's and LlamaIndex's entity types), or all of it",
         ),
     ),
     (
@@ -135,8 +138,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             choices=GRAPH_ORDERS,
             default="file",
-            help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, edges by "
-            "source, relation, target), the same whatever file the graph comes from",
+            help="the order nodes and edges are shown in: as the file lists them (default), or sorted (nodes by id, "
+            "edges by source, relation, target), the same whatever file the graph comes from",
         ),
     ),
     (None, "--questions", dict(type=Path, help="questions file (default: data/questions.json)")),
@@ -147,10 +150,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=Path,
             metavar="FILE",
-            help='the prompts your framework logged (JSON Lines: chat request bodies, or {"question", "prompt"}): each one\'s '
-            "context read back exactly and measured in every format; results.md says what each format would save on "
-            "that "
-            "traffic (docs/logged-prompts.md)",
+            help='the prompts your framework logged (JSON Lines: chat request bodies, or {"question", '
+            '"prompt"}): each one\'s context read back exactly and measured in every format; results.md says what '
+            "each format would save on that traffic (docs/logged-prompts.md)",
         ),
     ),
     (
@@ -158,7 +160,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--formats",
         dict(
             default=",".join(ARTICLE_FORMATS),
-            help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: {{known_formats}})",
+            help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: "
+            "{known_formats})",
         ),
     ),
     (None, "--sizes", dict(default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")),
@@ -194,8 +197,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=_or_none(whole_number),
             default=DEFAULT_SEED,
-            help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED}); none: no sampling seed is sent, "
-            "and the matrix keeps the default seed",
+            help=f"seed of distractors, orders, ids and model sampling (default: {DEFAULT_SEED}); none: no sampling "
+            "seed is sent, and the matrix keeps the default seed",
         ),
     ),
     (
@@ -204,7 +207,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             action=argparse.BooleanOptionalAction,
             default=None,
-            help="write every prompt file (default: yes for the article's layout, one small graph as given; no for a matrix run)",
+            help="write every prompt file (default: yes for the article's layout, one small graph as given; no for a "
+            "matrix run)",
         ),
     ),
     (
@@ -231,7 +235,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=whole_number,
             metavar="N",
-            help=f"draw N questions from the graph instead of reading --questions, and write them to {GENERATED_QUESTIONS} in --out",
+            help="draw N questions from the graph instead of reading --questions, and write them to "
+            f"{GENERATED_QUESTIONS} in --out",
         ),
     ),
     (None, "--hops", dict(metavar="LO-HI", help="hop counts of generated questions, spread evenly (default: 1-4)")),
@@ -246,8 +251,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=real_number,
             metavar="S",
-            help="share of generated questions about properties, on a graph that has any: a condition on a hop, and a property "
-            "asked for at the end (default: 0.25)",
+            help="share of generated questions about properties, on a graph that has any: a condition on a hop, and "
+            "a property asked for at the end (default: 0.25)",
         ),
     ),
     (
@@ -255,9 +260,10 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--wording",
         dict(
             choices=("natural", "template"),
-            help="how generated questions read: natural asks as a user would, naming no relation verbatim ('Who created Mr "
-            "Mann?'); template spells out the walk ('Start at \"Mr Mann\". Follow created backwards. ...'). Default: "
-            "natural; in Russian, natural only for relations with a Russian line in --relation-phrases",
+            help="how generated questions read: natural asks as a user would, naming no relation verbatim ('Who "
+            "created Mr Mann?'); template spells out the walk ('Start at \"Mr Mann\". Follow created backwards. "
+            "...'). Default: natural; in Russian, natural only for relations with a Russian line in "
+            "--relation-phrases",
         ),
     ),
     (
@@ -276,9 +282,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--pseudonymize",
         dict(
             action="store_true",
-            help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style of the "
-            "graph's own, questions and answers following, beside the original names, so that answering from memory "
-            "shows as a difference on the same questions",
+            help="add the id variant 'pseudonyms': every node renamed to a seeded, made-up name and id in the style "
+            "of the graph's own, questions and answers following, beside the original names, so that answering from "
+            "memory shows as a difference on the same questions",
         ),
     ),
     (
@@ -286,8 +292,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--edge-ids",
         dict(
             action="store_true",
-            help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every format, and ask "
-            "for the path as those ids instead of positions (article 5: a permutation changes the indices)",
+            help="show a stable id (e1, e2, ... in each graph variant's canonical order) on every edge in every "
+            "format, and ask for the path as those ids instead of positions (article 5: a permutation changes the "
+            "indices)",
         ),
     ),
     (
@@ -295,10 +302,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--context",
         dict(
             choices=CONTEXT_KINDS,
-            help="what each prompt shows: shared (the whole graph, for every question; the default), given (each question's own "
-            "'context' in the questions file; the default when they have one), khop (each question's neighbourhood, "
-            "cut "
-            "from the graph: --context-hops, --context-edges)",
+            help="what each prompt shows: shared (the whole graph, for every question; the default), given (each "
+            "question's own 'context' in the questions file; the default when they have one), khop (each question's "
+            "neighbourhood, cut from the graph: --context-hops, --context-edges)",
         ),
     ),
     (
@@ -324,10 +330,10 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--context-tokens",
         dict(
             metavar="N|FRAMEWORK",
-            help="--context khop: cut each context, farthest edges first, until the graph written in the baseline format "
-            "counts at most N tokens (the first --encoding); or to a framework layout's own default budget: graphrag "
-            "4200 tokens and lightrag 14000 tokens counted in their layouts, llamaindex 30 triplets, langchain 10 "
-            "records (top_k), neo4j_graphrag none (docs/contexts.md); gold edges always stay",
+            help="--context khop: cut each context, farthest edges first, until the graph written in the baseline "
+            "format counts at most N tokens (the first --encoding); or to a framework layout's own default budget: "
+            "graphrag 4200 tokens and lightrag 14000 tokens counted in their layouts, llamaindex 30 triplets, "
+            "langchain 10 records (top_k), neo4j_graphrag none (docs/contexts.md); gold edges always stay",
         ),
     ),
     (
@@ -335,7 +341,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--skip-invalid-questions",
         dict(
             action="store_true",
-            help="drop each question that fails validation, the solver or a leakage check, list it with its reason, and go on",
+            help="drop each question that fails validation, the solver or a leakage check, list it with its reason, "
+            "and go on",
         ),
     ),
     (
@@ -353,8 +360,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--api-key-env",
         dict(
             metavar="NAME",
-            help="environment variable holding the API key, sent to --base-url whatever its host (default: OPENAI_API_KEY, "
-            "sent only to OpenAI's own hosts)",
+            help="environment variable holding the API key, sent to --base-url whatever its host (default: "
+            "OPENAI_API_KEY, sent only to OpenAI's own hosts)",
         ),
     ),
     (
@@ -382,7 +389,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             choices=("auto", "max_tokens", "max_completion_tokens"),
             default="auto",
-            help="request field for --max-output-tokens; auto: max_completion_tokens for api.openai.com, else max_tokens",
+            help="request field for --max-output-tokens; auto: max_completion_tokens for api.openai.com, else "
+            "max_tokens",
         ),
     ),
     (
@@ -393,8 +401,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
             const="json_schema",
             choices=STRUCTURED_FORMS,
             metavar="json_schema|json_object",
-            help="send the answer JSON schema as response_format: json_schema (default, OpenAI) or json_object (the form "
-            "llama.cpp and older servers accept)",
+            help="send the answer JSON schema as response_format: json_schema (default, OpenAI) or json_object (the "
+            "form llama.cpp and older servers accept)",
         ),
     ),
     (
@@ -438,8 +446,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=whole_number,
             metavar="N",
-            help="pace sending to the provider's token rate limit: each request counts its prompt tokens and --max-output-tokens, "
-            "as OpenAI counts them (without it, the server's x-ratelimit headers alone pace the run)",
+            help="pace sending to the provider's token rate limit: each request counts its prompt tokens and "
+            "--max-output-tokens, as OpenAI counts them (without it, the server's x-ratelimit headers alone pace the "
+            "run)",
         ),
     ),
     (
@@ -463,8 +472,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=real_number,
             metavar="USD",
-            help="price of a million prompt tokens served from the provider's prefix cache (usage.prompt_tokens_details.cached_tokens); "
-            "without it they cost the input price",
+            help="price of a million prompt tokens served from the provider's prefix cache "
+            "(usage.prompt_tokens_details.cached_tokens); without it they cost the input price",
         ),
     ),
     (
@@ -481,7 +490,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=real_number,
             metavar="T",
-            help=f"how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: {DEFAULT_TOLERANCE})",
+            help="how much worse than the baseline a format may be and pass, a share between 0 and 1 (default: "
+            f"{DEFAULT_TOLERANCE})",
         ),
     ),
     (
@@ -490,8 +500,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=real_number,
             metavar="T",
-            help="the same for abstaining right on the abstention questions, which are usually a fifth of a set (default: "
-            f"{DEFAULT_ABSTENTION_TOLERANCE})",
+            help="the same for abstaining right on the abstention questions, which are usually a fifth of a set "
+            f"(default: {DEFAULT_ABSTENTION_TOLERANCE})",
         ),
     ),
     (
@@ -499,8 +509,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--allow-no-verdict",
         dict(
             action="store_true",
-            help="send the prompts even when no verdict can come out of them (every baseline prompt over --context-window, or a "
-            "--budget that leaves the gold paths out); without it such a run stops before the first request",
+            help="send the prompts even when no verdict can come out of them (every baseline prompt over "
+            "--context-window, or a --budget that leaves the gold paths out); without it such a run stops before the "
+            "first request",
         ),
     ),
     (
@@ -509,10 +520,9 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         dict(
             type=Path,
             metavar="FILE",
-            help="run several models in one command: a JSON list of models (model, base_url, and any of name, api_key_env, "
-            "encoding, prices, ...), each into --out/NAME with the other flags of this command, resumable per model; "
-            "then "
-            "--compare the finished ones into --out",
+            help="run several models in one command: a JSON list of models (model, base_url, and any of name, "
+            "api_key_env, encoding, prices, ...), each into --out/NAME with the other flags of this command, "
+            "resumable per model; then --compare the finished ones into --out",
         ),
     ),
     (
@@ -522,8 +532,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
             type=Path,
             nargs="+",
             metavar="DIR",
-            help="compare finished model runs (their --out folders) over the questions they share: comparison.md, .json and .svg "
-            "into --out; nothing is measured or sent",
+            help="compare finished model runs (their --out folders) over the questions they share: comparison.md, "
+            ".json and .svg into --out; nothing is measured or sent",
         ),
     ),
     (
@@ -533,7 +543,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
             type=Path,
             nargs="+",
             metavar="FILE",
-            help="score existing logs of this tool, or a Batch API output file and its error file in any order; no network",
+            help="score existing logs of this tool, or a Batch API output file and its error file in any order; no "
+            "network",
         ),
     ),
     (
@@ -541,7 +552,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--accept-other-model",
         dict(
             action="store_true",
-            help="--score a Batch output whose answers come from another model than --model (a dated snapshot needs no flag)",
+            help="--score a Batch output whose answers come from another model than --model (a dated snapshot needs "
+            "no flag)",
         ),
     ),
     (
@@ -554,7 +566,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--overwrite-batch",
         dict(
             action="store_true",
-            help="let --export-batch replace an earlier export at the same path, and its numbered parts (never an input or an output of --out)",
+            help="let --export-batch replace an earlier export at the same path, and its numbered parts (never an "
+            "input or an output of --out)",
         ),
     ),
     (
@@ -562,10 +575,10 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         "--batch",
         dict(
             action="store_true",
-            help="send the prompts through the Batch API at --base-url (its Files and Batches endpoints): export them into --out/batch, "
-            "upload, create one batch per file, poll, download the output and error files and score them; the ids are "
-            "kept in "
-            "--out/batch/state.json, so the same command run again resumes and never submits twice",
+            help="send the prompts through the Batch API at --base-url (its Files and Batches endpoints): export "
+            "them into --out/batch, upload, create one batch per file, poll, download the output and error files and "
+            "score them; the ids are kept in --out/batch/state.json, so the same command run again resumes and never "
+            "submits twice",
         ),
     ),
     (
@@ -580,7 +593,8 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
             type=whole_number,
             default=BATCH_MAX_REQUESTS,
             metavar="N",
-            help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the API's limit)",
+            help=f"requests per batch file; more are split into numbered files (default: {BATCH_MAX_REQUESTS:,}, the "
+            "API's limit)",
         ),
     ),
     (

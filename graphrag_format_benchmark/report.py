@@ -81,8 +81,8 @@ def token_chars(tokenizer: Tokenizer, ids: list[int]) -> dict[int, int]:
 
 def shown_start(tokenizer: Tokenizer, text: str) -> tuple[str, list[int]]:
     """The start of text that holds its first REPORT_TOKENS_SHOWN tokens (all of a shorter text), and its token ends:
-    the whole text's boundaries there, found without tokenizing the rest (measure.token_cut), so that the page costs the same
-    for 15 edges and 150,000."""
+    the whole text's boundaries there, found without tokenizing the rest (measure.token_cut), so that the page costs the
+    same for 15 edges and 150,000."""
     size = 8 * REPORT_TOKENS_SHOWN
     while size < len(text) and tokenizer.splits:
         cut = token_cut(tokenizer, text, size)
@@ -95,8 +95,8 @@ def shown_start(tokenizer: Tokenizer, text: str) -> tuple[str, list[int]]:
 
 
 def value_words(graph: Graph) -> set[str]:
-    """The words (runs of letters, digits and _) of a graph's ids, names, types, relations, edge ids and property values:
-    what a format must say, against the syntax it says it in."""
+    """The words (runs of letters, digits and _) of a graph's ids, names, types, relations, edge ids and property
+    values: what a format must say, against the syntax it says it in."""
     texts = (
         {t for n in graph.nodes for t in n} | {t for e in graph.edges for t in e} | set(graph.edge_ids)
     )  # each distinct text once
@@ -334,8 +334,8 @@ def comparison_report(c: dict, svg: str, diagnoses: dict[str, tuple[str, str]]) 
 
 
 def render_report(data: dict, svg: str = "") -> bytes:
-    """The page: report_template.html with the data as JSON ('<' written \\u003c, so no text in it can end the script block)
-    and our own SVG chart."""
+    """The page: report_template.html with the data as JSON ('<' written \\u003c, so no text in it can end the script
+    block) and our own SVG chart."""
     payload = (
         json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         .replace("<", "\\u003c")

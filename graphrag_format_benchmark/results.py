@@ -563,15 +563,19 @@ def results_markdown(
     sampling = {
         k: v for k, v in config.sampling(0).items() if k != "response_format"
     }  # every field sent, but the schema
+    endpoint = (
+        public_url(config.base_url)
+        if config.model != SOLVER_MODEL
+        else "none (the control solver, which has no context window)"
+    )
     lines = [
         f"# Results: {config.model}",
         *verdict_lines(gate, tolerance, baseline),  # the outcome first: what to ship, then the verdicts
         "",
-        "Endpoint: "
-        f"{public_url(config.base_url) if config.model != SOLVER_MODEL else 'none (the control solver, which has no context window)'}. "
-        f"Sampling: {json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
-        f"structured output {config.structured or 'off'}, repeats {config.repeats}. "
-        f"Scored: {log['name']}, SHA-256 `{log['sha256']}`.",
+        f"Endpoint: {endpoint}. Sampling: "
+        f"{json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
+        f"structured output {config.structured or 'off'}, repeats {config.repeats}. Scored: {log['name']}, SHA-256 "
+        f"`{log['sha256']}`.",
         "",
         "Every figure comes from the log. Rates are over answered and failed prompts alike (a failed request, an "
         "overflow or an unparsable answer is a failed task); each is over questions, a question's permutations and "
@@ -682,7 +686,8 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
 def console_results(
     table: list[dict], summary: dict, model: ModelConfig, gate: list[Verdict], baseline: str, skipped: list[dict]
 ) -> str:
-    """What a model run prints: a line per group and format, the request summary, the verdicts, the skipped questions."""
+    """What a model run prints: a line per group and format, the request summary, the verdicts, the skipped
+    questions."""
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
         answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
@@ -719,7 +724,10 @@ def run_failure(summary: dict) -> str | None:
             "retry them only"
         )
     if summary["mode"] != "run" and summary["failed"]:
-        return f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files (see results.md)"
+        return (
+            f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files "
+            "(see results.md)"
+        )
     return None
 
 

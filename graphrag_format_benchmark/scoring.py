@@ -60,8 +60,8 @@ MAX_EMBEDDED_TRIES = 64  # '{' positions tried in a reply with prose around its 
 
 def read_reply(content: object) -> tuple[dict | None, bool]:
     """(the answer, whether the reply was only the JSON object the prompt asks for). The same rules for every format:
-    the whole reply as JSON; else the first fenced block (```json ... ```) that is one; else the first JSON object in the
-    text that has an "answer" key (prose around it). Then the fields, read as a careful judge would (answer_fields).
+    the whole reply as JSON; else the first fenced block (```json ... ```) that is one; else the first JSON object in
+    the text that has an "answer" key (prose around it). Then the fields, read as a careful judge would (answer_fields).
 
     '{"answer": "Kazan", "path": [0], "evidence": []}' -> (..., True); 'Sure! ```json\\n{...}\\n```' -> (..., False)."""
     if not isinstance(content, str):
@@ -221,7 +221,8 @@ class AnswerKey:
     def _cite(self, item: object) -> object:
         """One item of an answer's path as an index into the shown edges: an index stays as it is; with --edge-ids an
         edge id is its position (an index, or an id not shown, cites nothing: -1); an evidence item given in place of an
-        index ({"source", "relation", "target"} or a list of three, by ids or names) is the shown edge it names, or -1."""
+        index ({"source", "relation", "target"} or a list of three, by ids or names) is the shown edge it names, or
+        -1."""
         if self.position is not None and not isinstance(item, (dict, list)):
             return self.position.get(item, -1) if isinstance(item, str) else -1
         if isinstance(item, (dict, list)):
@@ -244,7 +245,8 @@ class AnswerKey:
         return facts
 
     def shown_at(self, item: object) -> int:
-        """The index of the shown edge an evidence item names (by ids or by names, in the edge's own direction), or -1."""
+        """The index of the shown edge an evidence item names (by ids or by names, in the edge's own direction), or
+        -1."""
         triple = evidence_triple(item)
         return -1 if triple is None else self._lookup(triple)
 
@@ -497,7 +499,8 @@ EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
 
 
 def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict:
-    """The first cell of a format with a diagnosis, as results.md shows it: question, answer text (cut), or the error."""
+    """The first cell of a format with a diagnosis, as results.md shows it: question, answer text (cut), or the
+    error."""
     content = record.content if record is not None and isinstance(record.content, str) else None
     return {
         "question_id": item.question.id,

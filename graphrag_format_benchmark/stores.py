@@ -8,18 +8,19 @@ raw bytes the manifest hashes, and whether the store's edges have a direction (U
   in releases before 1.0), read by pyarrow: an entity's title is its id and name, its type its type, its
   description a property; a relationship's ends are titles, its relation its description (GraphRAG has no relation
   type: the description is what its context shows), its weight a property.
-- lightrag: LightRAG's graph_chunk_entity_relation.graphml (or its working folder), streamed (streamed_graphml): the node id is
-  the entity name, entity_type its type, description a property; an edge's relation is its description, keywords
-  and weight properties.
+- lightrag: LightRAG's graph_chunk_entity_relation.graphml (or its working folder), streamed (streamed_graphml): the
+  node id is the entity name, entity_type its type, description a property; an edge's relation is its description,
+  keywords and weight properties.
 - llamaindex: LlamaIndex's property_graph_store.json (or its persist folder), SimplePropertyGraphStore's JSON: each
   entity node (name, label, properties) a node keyed as the store keys it, each relation between two entities an
   edge (label, properties); chunk nodes (text) and their relations are the source text, not the graph.
 
-The frameworks keep bookkeeping beside the facts (BOOKKEEPING: source and chunk ids, file paths, timestamps,
-truncation flags, embeddings, layout coordinates, degrees they derive) and leave it out of the context they send; so
-does a read store, and of the facts it keeps what the context does not show (UNSENT, UNTYPED), so that every format
-compared holds what the framework sends; said once on stderr; --store-fields all keeps everything. GraphRAG's and LightRAG's graphs are undirected
-(networkx Graphs): each edge is shown once, in the direction it is stored, and an answer may walk or cite it either way.
+The frameworks keep bookkeeping beside the facts (BOOKKEEPING: source and chunk ids, file paths, timestamps, truncation
+flags, embeddings, layout coordinates, degrees they derive) and leave it out of the context they send; so does a read
+store, and of the facts it keeps what the context does not show (UNSENT, UNTYPED), so that every format compared holds
+what the framework sends; said once on stderr; --store-fields all keeps everything. GraphRAG's and LightRAG's graphs are
+undirected (networkx Graphs): each edge is shown once, in the direction it is stored, and an answer may walk or cite it
+either way.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ def replace_names(text: str, mapping: dict[str, str]) -> str:
     return "".join(out) + text[last:]
 
 
-DEFAULT_TYPE = "entity"  # a node's type when a store or file gives none (LlamaIndex's own default label); inputs and frameworks too
+# a node's type when a store or file gives none (LlamaIndex's own default label); inputs and frameworks too
+DEFAULT_TYPE = "entity"
 DEFAULT_RELATION = (
     "related_to"  # an edge's relation when a store or GraphML file gives none (no description, no keywords)
 )
@@ -601,8 +603,8 @@ def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], li
         raise BenchmarkError(f"{where}: holds {graphs} graphs; give one")
     if directed[0]:
         warn(
-            f'{where}: declares its edges directed (edgedefault="directed"), which LightRAG never writes; read as LightRAG '
-            "reads its store, each edge once whichever way it is written"
+            f'{where}: declares its edges directed (edgedefault="directed"), which LightRAG never writes; read as '
+            "LightRAG reads its store, each edge once whichever way it is written"
         )
     return nodes, edges
 

@@ -41,12 +41,14 @@ def mentions(text: str, needle: str) -> bool:
 
 
 def id_words(text: str) -> set[str]:
-    """The words of an id or a name, split at '_', other non-letters and camelCase: 'goldMedal_1' -> {'gold', 'medal', '1'}."""
+    """The words of an id or a name, split at '_', other non-letters and camelCase: 'goldMedal_1' -> {'gold', 'medal',
+    '1'}."""
     return set(re.findall(r"[^\W_]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).casefold()))
 
 
 def leaky_markers(node: Node) -> list[str]:
-    """The leaky words an id adds beyond its node's own name: ('gold_1', 'Paris') -> ['gold']; ('Gold', 'Gold') -> []."""
+    """The leaky words an id adds beyond its node's own name: ('gold_1', 'Paris') -> ['gold']; ('Gold', 'Gold') ->
+    []."""
     folded = node.id.casefold()
     if not any(w in folded for w in LEAKY_ID_WORDS):  # no marker in the id at all: most ids, at a tenth of the cost
         return []

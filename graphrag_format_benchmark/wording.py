@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 # to abstain. A node's role is its type; on an untyped graph (one type), the nodes at the same end of the
 # relation it was reached by (the other targets of spouse, say), and for the start, of one of its edges.
 # They are then validated and proven like a hand-written file.
-QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards, a hop backwards, joiner, closing, closing for a set)
+# language -> (opening with the start's name, a hop forwards, a hop backwards, joiner, closing, closing for a set)
+QUESTION_TEXTS = {
     "ru": (
         "Начни с {start}. Пройди по ",
         "{relation}",
@@ -46,7 +47,8 @@ QUESTION_TEXTS = {  # language -> (opening with the start's name, a hop forwards
         ". Which nodes do you reach? Name any one of them.",
     ),
 }
-ASK_TEXTS = {  # language -> (closing for a node's property, for a set of nodes, for the last edge's), and a hop's condition
+# language -> (closing for a node's property, for a set of nodes, for the last edge's), and a hop's condition
+ASK_TEXTS = {
     "ru": (
         ". Каково значение {key} у узла, к которому ты придёшь?",
         ". Каковы значения {key} у узлов, к которым ты придёшь? Назови любое из них.",
@@ -66,7 +68,8 @@ QUOTES = {"ru": ("«»", '""', "„“", "''"), "en": ('""', "''", "“”", "«
 
 
 def quoted(language: str, name: str) -> str:
-    """The name in quotes it does not contain: ('en', 'Tomsk') -> '"Tomsk"'; ('en', 'The "Best"') -> "'The \"Best\"'"."""
+    """The name in quotes it does not contain: ('en', 'Tomsk') -> '"Tomsk"'; ('en', 'The "Best"') -> "'The
+    \"Best\"'"."""
     pair = next((p for p in QUOTES[language] if p[0] not in name and p[1] not in name), QUOTES[language][0])
     return pair[0] + name + pair[1]
 
@@ -126,13 +129,16 @@ class Phrase(NamedTuple):
     """How one relation reads in a natural question: its words and their kind (see above)."""
 
     words: str
-    kind: str  # noun | state | act | made | pair | link | described | ru (words, inverse: the Russian questions forwards and backwards)
+    # noun | state | act | made | pair | link | described | ru (words, inverse: the Russian questions forwards and
+    # backwards)
+    kind: str
     inverse: str = ""  # pair only: the noun for a hop backwards
 
 
 def relation_words(name: str) -> list[str]:
     """The words of a relation or property name, namespace dropped: '__people__person__nationality' -> ['nationality'],
-    'DEVELOPED_BY' -> ['developed', 'by'], 'http://x.org/ont#birthPlace' -> ['birth', 'place'], 'ex:hasParent' -> ['parent']."""
+    'DEVELOPED_BY' -> ['developed', 'by'], 'http://x.org/ont#birthPlace' -> ['birth', 'place'], 'ex:hasParent' ->
+    ['parent']."""
     last = re.split(r"__|[/#:.]", name.strip("_/#:. "))[-1] or name
     last = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", last)
     words = [w.lower() for w in re.split(r"[\s_\-]+", last) if w]
@@ -396,8 +402,9 @@ RU_PREPOSITIONS = frozenset("без в во для до за из к ко на �
 RU_CONDITIONS = {"=": "равно", "!=": "не равно", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
 RU_SEVERAL = " (Их может быть несколько; назови любой.)"
 # какой and its forms open a question too ('Какой проект возглавляет {x}?', 'В каком городе находится {x}?'): nested,
-# they read 'тот, который возглавляет «Ирина»', 'то место... ' aside: the question's noun is left out (it would have to be
-# declined), the relative pronoun takes the question word's own form (каком -> котором) and the demonstrative its gender
+# they read 'тот, который возглавляет «Ирина»', 'то место... ' aside: the question's noun is left out (it would have to
+# be declined), the relative pronoun takes the question word's own form (каком -> котором) and the demonstrative its
+# gender
 RU_WHICH = {
     "какой": "m",
     "какого": "m",
@@ -426,7 +433,8 @@ RU_CASES = {
     "твор": 4,
     "пред": 5,
 }
-# the demonstrative of a nested question, declined: {x:ins} in 'Кто руководит {x:ins}?' gives 'тем, чем руководит «Ирина»'
+# the demonstrative of a nested question, declined: {x:ins} in 'Кто руководит {x:ins}?' gives 'тем, чем руководит
+# «Ирина»'
 RU_DECLINED = {
     "тот": ("тот", "того", "тому", "того", "тем", "том"),
     "то": ("то", "того", "тому", "то", "тем", "том"),
@@ -455,7 +463,8 @@ def _question_word(question: str) -> str:
 def russian_phrase(questions: list[str], where: str) -> Phrase:
     """A Russian line of --relation-phrases: the question forwards and backwards, each with {x} once (or {x:CASE}, the
     case the verb governs there: nom gen dat acc ins pre, or им род дат вин твор пред) and a question word
-    (RU_DEMONSTRATIVES, a form of какой, сколько) first or after a preposition, ending in '?'; as a Phrase of kind 'ru'."""
+    (RU_DEMONSTRATIVES, a form of какой, сколько) first or after a preposition, ending in '?'; as a Phrase of kind
+    'ru'."""
     if len(questions) != 2:
         raise BenchmarkError(
             f"{where}: a Russian line is 'relation<TAB>question forwards<TAB>question backwards', each with "

@@ -93,9 +93,9 @@ def browser():
         pytest.skip("no chromium on this machine: apt-get install chromium (.ci/run does)")
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
-        # The flags this closed network needs (the machine notes: without them chromium's own connections are refused, many
-        # at a time, and it looks up Google's hosts at every start); a small /dev/shm in a container crashes pages without
-        # --disable-dev-shm-usage. A slow CI machine gets a minute for every step instead of Playwright's 30 s.
+        # The flags this closed network needs (the machine notes: without them chromium's own connections are refused,
+        # many at a time, and it looks up Google's hosts at every start); a small /dev/shm in a container crashes pages
+        # without --disable-dev-shm-usage. A slow CI machine gets a minute for every step instead of Playwright's 30 s.
         b = p.chromium.launch(
             executable_path=CHROMIUM,
             timeout=60_000,

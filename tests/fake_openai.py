@@ -18,8 +18,8 @@ class FakeOpenAI:
     def __init__(
         self, answer=lambda prompt: "{}", delay=0.0, usage=None, slots: int | None = None, finish=None, tls=None
     ):
-        """delay: seconds per answer, or prompt -> seconds; slots: answers computed at once (1: a llama.cpp server with one
-        slot, which queues the rest in the order they came); finish: prompt -> finish_reason (default stop); tls: an
+        """delay: seconds per answer, or prompt -> seconds; slots: answers computed at once (1: a llama.cpp server with
+        one slot, which queues the rest in the order they came); finish: prompt -> finish_reason (default stop); tls: an
         ssl.SSLContext to serve https with (each connection then is one TLS handshake, counted in self.connections)."""
         self.answer, self.delay, self.usage, self.finish = answer, delay, usage, finish
         self.slots = threading.Semaphore(slots) if slots else None

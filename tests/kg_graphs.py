@@ -575,7 +575,10 @@ def hostile_names_graph(namesakes: int = 5000) -> dict:
         add(f"odd thing {k}", node_id, "odd_of", "club")
     lasts = synth_kg.LAST + [w + "son" for w in synth_kg.FIRST]
     for k in range(namesakes):
-        name = f"john {lasts[k % len(lasts)]} {synth_kg.FIRST[k // len(lasts) % len(synth_kg.FIRST)]}{'' if k < 5000 else k}"
+        name = (
+            f"john {lasts[k % len(lasts)]} "
+            f"{synth_kg.FIRST[k // len(lasts) % len(synth_kg.FIRST)]}{'' if k < 5000 else k}"
+        )
         add(name, f"john_{k}", "member_of", "club")
     return {"nodes": nodes, "edges": edges}
 

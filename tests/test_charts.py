@@ -24,7 +24,8 @@ LONG_MODELS = [
     "SmolLM2-135M-Instruct (a model with a very long name indeed, longer than any panel)",
 ]
 SVG_TEXT = re.compile(
-    r'<text(?: class="[^"]*")? x="([\d.-]+)" y="([\d.-]+)" font-size="(\d+)" text-anchor="(\w+)" font-family="[^"]*">([^<]*)</text>'
+    r'<text(?: class="[^"]*")? x="([\d.-]+)" y="([\d.-]+)" font-size="(\d+)" text-anchor="(\w+)" '
+    r'font-family="[^"]*">([^<]*)</text>'
 )
 
 
@@ -78,7 +79,8 @@ def test_chromium_draws_every_text_of_a_chart_inside_its_canvas(browser, tmp_pat
     (tmp_path / "chart.svg").write_text(chart_with_long_names(), encoding="utf-8")
     page = browser.new_page()
     page.goto((tmp_path / "chart.svg").as_uri())
-    outside = page.evaluate("""() => { const svg = document.querySelector('svg'), W = svg.width.baseVal.value, H = svg.height.baseVal.value;
+    outside = page.evaluate("""() => { const svg = document.querySelector('svg');
+        const W = svg.width.baseVal.value, H = svg.height.baseVal.value;
         return Array.from(document.querySelectorAll('text')).map(t => [t.textContent, t.getBBox()])
           .filter(([s, b]) => b.x < 0 || b.x + b.width > W || b.y < 0 || b.y + b.height > H).map(([s]) => s); }""")
     assert outside == []

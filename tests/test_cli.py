@@ -444,13 +444,17 @@ def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path):
     assert done.stdout == ""
     assert (
         done.stderr
-        == "error: graph.json: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes; fix the file\n"
+        == "error: graph.json: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes; "
+        "fix the file\n"
     )
     assert not (tmp_path / "out").exists()
 
 
 def test_missing_tiktoken_is_explained():
-    code = "import sys; sys.modules['tiktoken'] = None; sys.path.insert(0, sys.argv[1]); import benchmark; sys.exit(benchmark.main([]))"
+    code = (
+        "import sys; sys.modules['tiktoken'] = None; sys.path.insert(0, sys.argv[1]); import benchmark; "
+        "sys.exit(benchmark.main([]))"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "error: " + benchmark.missing_tiktoken(ROOT, sys.executable) + "\n"
@@ -520,8 +524,8 @@ def test_unwritable_output_folder(tmp_path, capsys):
     assert benchmark.main(["--out", str(tmp_path / "file" / "out")]) == 2
     err = run_stderr(capsys)
     assert (
-        err
-        == f"error: --out {benchmark.display(tmp_path / 'file' / 'out')}: cannot use it (Not a directory); name another folder\n"
+        err == f"error: --out {benchmark.display(tmp_path / 'file' / 'out')}: cannot use it (Not a directory); name "
+        "another folder\n"
     )
 
 

@@ -582,19 +582,18 @@ def as_turtle(graph: dict, ntriples: bool = False) -> str:
         "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
         "http://www.w3.org/2000/01/rdf-schema#",
     )
-    lit = lambda v: (
-        (str(v).lower() if isinstance(v, bool) else json.dumps(v))
-        if not isinstance(v, str)
-        else json.dumps(v, ensure_ascii=False)
-    )  # noqa: E731
-    typed = lambda v: (
-        lit(v)
-        if not ntriples or isinstance(v, str)
-        # noqa: E731
-        else (
-            f'"{lit(v)}"^^<http://www.w3.org/2001/XMLSchema#{"boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "double"}>'
-        )
-    )
+
+    def lit(v):
+        if isinstance(v, str):
+            return json.dumps(v, ensure_ascii=False)
+        return str(v).lower() if isinstance(v, bool) else json.dumps(v)
+
+    def typed(v):
+        if not ntriples or isinstance(v, str):
+            return lit(v)
+        kind = "boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "double"
+        return f'"{lit(v)}"^^<http://www.w3.org/2001/XMLSchema#{kind}>'
+
     lines = []
     for n in graph["nodes"]:
         s = f"<{ex}{n['id']}>"
@@ -806,9 +805,10 @@ def test_graphml_as_networkx_writes_it_gives_the_json_runs_prompts(tmp_path, cls
 
 def test_graphml_whose_edge_ids_are_unique_keeps_them(tmp_path):
     text = (
-        '<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="r" for="edge" attr.name="relation" '
-        'attr.type="string"/><graph edgedefault="directed"><node id="a"/><node id="b"/><edge id="e7" source="a" target="b">'
-        '<data key="r">R</data></edge><edge id="e9" source="b" target="a"><data key="r">S</data></edge></graph></graphml>'
+        '<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="r" for="edge" '
+        'attr.name="relation" attr.type="string"/><graph edgedefault="directed"><node id="a"/><node '
+        'id="b"/><edge id="e7" source="a" target="b"><data key="r">R</data></edge><edge id="e9" '
+        'source="b" target="a"><data key="r">S</data></edge></graph></graphml>'
     )
     data = inputs.read_graphml(text, "g.graphml")
     assert [e.get("id") for e in data["edges"]] == ["e7", "e9"]

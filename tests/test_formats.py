@@ -28,7 +28,8 @@ RANKED = ("graphrag", "lightrag")  # relationships ranked by degree, as the fram
 
 
 def same_graph(fmt: str, graph: Graph, parsed: Graph) -> bool:
-    """parsed is graph: in order, or as a multiset where the format has no order (of its nodes, its edges, or of anything)."""
+    """parsed is graph: in order, or as a multiset where the format has no order (of its nodes, its edges, or of
+    anything)."""
     if fmt in SETS_OF_TRIPLES:
         return benchmark.first_difference(graph, parsed) is None
     if fmt in NODES_AS_SHOWN:
@@ -161,13 +162,16 @@ EDGE_ID_BYTES = {  # how each format shows an edge id ("e1") on the edge a -R-> 
     "lightrag": '{"id": "e1", "entity1": "a", "entity2": "b", "description": "R"}',
     "llamaindex": "A ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', 'id': 'b'})",
     "llamaindex_properties": "A ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', 'id': 'b'})",
-    "llamaindex_text": "facts extracted from the provided text:\n\nA ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B",
-    "llamaindex_text_properties": "text:\n\nA ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', 'id': 'b'})",
+    "llamaindex_text": "facts extracted from the provided text:\n\nA ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) "
+    "-> B",
+    "llamaindex_text_properties": "text:\n\nA ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', "
+    "'id': 'b'})",
     "neo4j_graphrag": (
         "<Record id='e1' source=<Node element_id='4:5f1c2a9e-7b3d-4c8e-9a61-0d2e4f6b8c17:0' labels=frozenset({'t'}) "
         "properties={'id': 'a', 'name': 'A'}> relation='R' target="
     ),
-    "langchain": "[{'id': 'e1', 'source': {'id': 'a', 'name': 'A', 'type': 't'}, 'relation': 'R', 'target': {'id': 'b',",
+    "langchain": "[{'id': 'e1', 'source': {'id': 'a', 'name': 'A', 'type': 't'}, 'relation': 'R', 'target': {'id': "
+    "'b',",
 }
 
 
@@ -289,7 +293,8 @@ def test_escaped_bytes(fmt, graph, expected):
         (
             "jsonl",
             '{"k":"n","i":"a","n":"b","t":"c"}\n{"k":"x"}',
-            'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with string values, and "p":{properties} at the end',
+            'jsonl line 2: expected {"k":"n","i","n","t"} or {"k":"e",("i"),"s","r","t"} with '
+            'string values, and "p":{properties} at the end',
         ),
         ("jsonl", "[1", "jsonl line 1: Expecting ',' delimiter"),
         (
@@ -531,7 +536,8 @@ def test_a_format_that_turns_a_boolean_into_a_number_fails_the_round_trip(monkey
 PROPERTY_BYTES = {  # how each format writes the node property founded=1005 and the edge property since="2019"
     "json": '"properties": {\n        "founded": 1005\n      },',
     "jsonl": '"t":"c","p":{"founded":1005}}',
-    "tsv": 'kind\tid/source\tname/relation\ttype/target\tfounded\tsince\nnode\ta\tA\tc\t1005\t\nedge\ta\tR\ta\t\t"""2019"""',
+    "tsv": "kind\tid/source\tname/relation\ttype/target\tfounded\tsince\n"
+    'node\ta\tA\tc\t1005\t\nedge\ta\tR\ta\t\t"""2019"""',
     "edge_list": 'a|A|c|founded=1005\nEDGES\na -R-> a|since="2019"',
     "dsl": '@ a|A|c|founded=1005\n> a|R|a|since="2019"',
     "json_compact": '"properties":{"founded":1005}',
@@ -539,16 +545,23 @@ PROPERTY_BYTES = {  # how each format writes the node property founded=1005 and 
     "toon": 'nodes[1]{id,name,type,founded}:\n  a,A,c,1005\nedges[1]{source,relation,target,since}:\n  a,R,a,"2019"',
     "yaml": "  type: c\n  founded: 1005",
     "markdown_kv": "type: c\nfounded: 1005",
-    "turtle": 'rdfs:label "A" ; p:founded 1005 .\nn:a r:R n:a .\n[ rdf:subject n:a ; rdf:predicate r:R ; rdf:object n:a ] p:since "2019" .',
-    "graphrag": "id|entity|description|number of relationships|type|node_id|founded\n0|A||2|c|a|1005\n\n\n-----Relationships-----\n"
+    "turtle": 'rdfs:label "A" ; p:founded 1005 .\nn:a r:R n:a .\n[ rdf:subject n:a ; rdf:predicate r:R ; '
+    'rdf:object n:a ] p:since "2019" .',
+    "graphrag": "id|entity|description|number of "
+    "relationships|type|node_id|founded\n0|A||2|c|a|1005\n\n\n-----Relationships-----\n"
     'id|source|target|description|since\n0|a|a|R|"2019"',
-    "lightrag": '{"entity": "A", "type": "c", "description": "UNKNOWN", "id": "a", "founded": 1005}\n```\n\nKnowledge Graph Data (Relationship):\n\n'
-    '```json\n{"entity1": "a", "entity2": "a", "description": "R", "since": "2019"}',
-    "llamaindex": "A ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A ({'founded': 1005, 'label': 'c', 'id': 'a'})",
-    "llamaindex_properties": "A ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A ({'founded': 1005, 'label': 'c', 'id': 'a'})",
+    "lightrag": '{"entity": "A", "type": "c", "description": "UNKNOWN", "id": "a", "founded": '
+    '1005}\n```\n\nKnowledge Graph Data (Relationship):\n\n```json\n{"entity1": "a", "entity2": "a", '
+    '"description": "R", "since": "2019"}',
+    "llamaindex": "A ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A ({'founded': 1005, "
+    "'label': 'c', 'id': 'a'})",
+    "llamaindex_properties": "A ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A "
+    "({'founded': 1005, 'label': 'c', 'id': 'a'})",
     "llamaindex_text": "text:\n\nA ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A",
-    "llamaindex_text_properties": "text:\n\nA ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) -> A",
-    "neo4j_graphrag": "labels=frozenset({'c'}) properties={'id': 'a', 'name': 'A', 'founded': 1005}> properties={'since': '2019'}>",
+    "llamaindex_text_properties": "text:\n\nA ({'founded': 1005, 'label': 'c', 'id': 'a'}) -> R ({'since': '2019'}) "
+    "-> A",
+    "neo4j_graphrag": "labels=frozenset({'c'}) properties={'id': 'a', 'name': 'A', 'founded': 1005}> "
+    "properties={'since': '2019'}>",
     "langchain": "'type': 'c', 'founded': 1005}, 'properties': {'since': '2019'}}]",
 }
 

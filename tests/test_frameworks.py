@@ -55,7 +55,8 @@ def test_graphrag_ranks_relationships_by_combined_degree_and_keeps_their_ids():
 
 
 # As graphrag 3.3.0's LocalSearchMixedContext._build_local_context printed these graphs' relationship tables (each node
-# selected in order, relationships ranked by combined degree): the links value of each row, none where the column is empty.
+# selected in order, relationships ranked by combined degree): the links value of each row, none where the column is
+# empty.
 @pytest.mark.parametrize(
     "edges, links, header",
     [
@@ -99,8 +100,10 @@ def test_lightrag_is_the_query_contexts_blocks_line_by_line():
         "Knowledge Graph Data (Relationship):",
         "",
         "```json",
-        '{"entity1": "Leslie Lamport", "entity2": "Paxos", "description": "Lamport devised the Paxos protocol", "weight": 3.0}',
-        '{"entity1": "Leslie Lamport", "entity2": "Microsoft Research", "description": "Lamport works at Microsoft Research", "weight": 1.0}',
+        '{"entity1": "Leslie Lamport", "entity2": "Paxos", "description": "Lamport devised the Paxos '
+        'protocol", "weight": 3.0}',
+        '{"entity1": "Leslie Lamport", "entity2": "Microsoft Research", "description": "Lamport works at '
+        'Microsoft Research", "weight": 1.0}',
         "```",
         *frameworks.LIGHTRAG_EMPTY_TAIL,  # its template's Document Chunks and Reference Document List, empty
     ]

@@ -156,10 +156,10 @@ class Unsolicited(TcpServer):
                     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(payload)
                     + payload
                 )
-            # Both written at once, as a server writes what it sends unasked right behind its answer: the promise is that
-            # bytes waiting on a connection when it is taken again are never read as an answer (a zero-timeout check).
-            # Two writes from a Python thread measured this process's thread switching instead: the second could come
-            # after the next request had left, where no client can tell it from the answer without waiting.
+            # Both written at once, as a server writes what it sends unasked right behind its answer: the promise is
+            # that bytes waiting on a connection when it is taken again are never read as an answer (a zero-timeout
+            # check). Two writes from a Python thread measured this process's thread switching instead: the second could
+            # come after the next request had left, where no client can tell it from the answer without waiting.
             client.sendall(responses)
             time.sleep(0.02)
 
@@ -386,7 +386,8 @@ def test_a_401_after_answers_in_flight_keeps_their_results(tmp_path):
     server = FakeOpenAI(answer=lambda prompt: (gate.wait(30), contents[prompt])[1])
     server.script = [(401, {}, {"error": {"message": "key revoked", "code": "invalid_api_key"}})]
 
-    def once_others_are_in_flight():  # the 401 goes out while other requests wait for their answers, however busy the machine
+    # the 401 goes out while other requests wait for their answers, however busy the machine
+    def once_others_are_in_flight():
         deadline = time.monotonic() + 30
         while len(server.requests) < 3 and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -1,4 +1,5 @@
-"""inputs.py and benchmark.py's reading: every problem of the inputs at once, one line each; templates; questions skipped with their reasons."""
+"""inputs.py and benchmark.py's reading: every problem of the inputs at once, one line each; templates; questions
+skipped with their reasons."""
 
 import dataclasses
 import json

@@ -32,7 +32,8 @@ def test_the_code_passes_the_pinned_linter():
 
 
 def test_the_code_is_formatted_by_the_pinned_formatter():
-    """ruff format at pyproject.toml's 120 columns: one layout for every file, so that a diff shows only what changed."""
+    """ruff format at pyproject.toml's 120 columns: one layout for every file, so that a diff shows only what
+    changed."""
     done = subprocess.run(
         [
             sys.executable,
@@ -90,24 +91,23 @@ def test_no_module_is_excepted_from_the_type_checker():
     assert silenced == []
 
 
-def test_every_file_excepted_from_the_line_length_still_has_a_long_line():
-    """The files not yet wrapped at 120 columns only get fewer: each still has a longer line (a wrapped one must leave
-    pyproject.toml's per-file-ignores, so that it stays wrapped)."""
+def test_every_line_is_held_to_120_columns_but_the_article_scripts_to_150():
+    """Only benchmark.py is excepted from ruff's 120 columns (it keeps a compact layout to stay within 2,000 lines), and
+    it is held to 150."""
     import tomllib
 
     ignores = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"][
         "per-file-ignores"
     ]
-    listed = sorted(f for f, rules in ignores.items() if "E501" in rules)
+    assert ignores == {"benchmark.py": ["E501"]}
     done = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--line-length", "120", "--select", "E501"]
-        + ["--output-format", "concise", *listed],
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--line-length", "150", "--select", "E501"]
+        + ["--output-format", "concise", "benchmark.py"],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
-    long = {line.split(":")[0] for line in done.stdout.splitlines() if ":" in line and "E501" in line}
-    assert [f for f in listed if f not in long] == []
+    assert done.returncode == 0, done.stdout
 
 
 HOUSE_BUDGETS = {"benchmark.py": 2_000, "module": 1_500, "function": 80}  # lines: docs/architecture.md

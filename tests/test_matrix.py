@@ -536,7 +536,8 @@ QUESTIONS = json.loads((ROOT / "data" / "questions.json").read_text(encoding="ut
                 for fmt in sorted(benchmark.ARTICLE_FORMATS)
                 for qid in ("city_kazan", "q4")
             )
-            + "error: 10 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at fault and go on\n",
+            + "error: 10 problems found; nothing was written; pass --skip-invalid-questions to drop the questions at "
+            "fault and go on\n",
         ),
     ],
 )
@@ -760,7 +761,8 @@ def test_a_17_node_film_graph_runs_at_every_size_and_says_how_many_distractors_i
     assert benchmark.main(argv) == 0
     err = capsys.readouterr().err
     assert re.search(
-        r"warning: large: \d+ distractor branches could be made, fewer than it takes to fill --context-window: the graph's "
+        r"warning: large: \d+ distractor branches could be made, fewer than it takes to fill --context-window: "
+        r"the graph's "
         r"names are too few",
         err,
     )

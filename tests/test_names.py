@@ -1,4 +1,5 @@
-"""variants/names.py and distractors.py: new names and ids in the style of the input's, which a classifier cannot tell from the real ones."""
+"""variants/names.py and distractors.py: new names and ids in the style of the input's, which a classifier cannot tell
+from the real ones."""
 
 import collections
 import json
@@ -135,8 +136,8 @@ def test_head_words_are_the_last_words_of_a_groups_names_not_its_function_words(
 
 
 def test_one_word_distractors_of_an_untyped_graph_are_real_words_of_their_kind_never_blends(tmp_path):
-    """Distractor names of one word, where the word model used to blend ('mozambodia', 'cathodism'): a word of the role's
-    kind (KIND_POOLS) or a head word of its names of several words, in their case."""
+    """Distractor names of one word, where the word model used to blend ('mozambodia', 'cathodism'): a word of the
+    role's kind (KIND_POOLS) or a head word of its names of several words, in their case."""
     people = [f"{f} {s}" for f in ("ana", "ben", "cleo", "dan", "eva", "finn") for s in ("ruiz", "lee", "ito", "berg")]
     countries = ["portugal", "france", "spain", "norway", "chile", "kenya", "united arab emirates", "new zealand"]
     causes = ["meningitis", "drowning", "heart failure", "lung cancer", "kidney failure", "stroke"]

@@ -1,4 +1,5 @@
-"""variants/pseudonyms.py: --pseudonymize renames every entity in its own style, one pseudonym per entity, never to a blend or another kind."""
+"""variants/pseudonyms.py: --pseudonymize renames every entity in its own style, one pseudonym per entity, never to a
+blend or another kind."""
 
 import json
 import random
@@ -164,8 +165,8 @@ def test_role_groups_read_kinds_from_the_relations_of_an_untyped_graph():
     for node, group in groups.items():
         by_group.setdefault(group, set()).add(node)
     people = {n["id"] for n in raw["nodes"][:12]}
-    # a person is the source of religion, gender, cause_of_death, place_of_birth and spouse alike: one group, named after
-    # its largest role; each kind of target is a group of its own
+    # a person is the source of religion, gender, cause_of_death, place_of_birth and spouse alike: one group, named
+    # after its largest role; each kind of target is a group of its own
     assert sorted(by_group.values(), key=sorted) == sorted(
         [
             people,
@@ -240,8 +241,8 @@ def test_a_closed_value_is_a_one_word_month_weekday_gender_profession_language_o
 def test_no_pseudonym_of_a_real_graph_is_another_of_its_names_or_one_with_a_number(tmp_path):
     """Months, genders, years and every other one-word name in a graph of real-world names (bench/synth_kg.py's people
     KG of Faker's names, and a hand-made graph of eleven months and cities): none is renamed to another real name of the
-    graph (a month was read as another month), none to a real name with a number ('Queen Victoria' -> 'Queen Victoria 2':
-    every redraw of it opened with 'Queen', the name of another entity, and was refused)."""
+    graph (a month was read as another month), none to a real name with a number ('Queen Victoria' -> 'Queen Victoria
+    2': every redraw of it opened with 'Queen', the name of another entity, and was refused)."""
     months = "January February March April May June July August September October November".split()
     cities = "Paris Moscow Lyon Kazan Tokyo Osaka Lima Quito Oslo Bergen Rome Milan".split()
     nodes = (
@@ -536,8 +537,8 @@ def test_the_replacer_of_words_takes_whole_words_in_any_case_and_gives_the_case_
 
 def test_real_namesakes_of_one_kind_share_one_pseudonym_each_with_an_id_of_its_own():
     """Three films 'Heat' were three pseudonyms, so a graph of few title words ran out of real words and made up blends
-    an n-gram classifier tells apart (movie graph, cross-graph AUC 0.67 -> 0.61); namesakes stay namesakes, and a question
-    text that names 'Heat' names the one pseudonym."""
+    an n-gram classifier tells apart (movie graph, cross-graph AUC 0.67 -> 0.61); namesakes stay namesakes, and a
+    question text that names 'Heat' names the one pseudonym."""
     nodes = [{"id": f"heat_{k}" if k else "heat", "name": "Heat", "type": "film"} for k in range(3)]
     nodes += [{"id": f"p{k}", "name": f"Ann Lee{k}", "type": "person"} for k in range(3)] + [
         {"id": "x", "name": "Heat", "type": "person"}

@@ -709,7 +709,8 @@ def test_a_server_that_dies_mid_run_stops_it_within_seconds_and_a_rerun_resumes(
     err = run_stderr(capsys)
     assert re.search(
         rf"error: the server at {re.escape(fake.url)} stopped answering \(3 connection failures in a row, the last: "
-        r".*\); \d+ request\(s\) sent, \d+ not sent; once that is fixed \(the server started again, the key set\), the same command sends only those",
+        r".*\); \d+ request\(s\) sent, \d+ not sent; once that is fixed \(the server started again, the key set\), "
+        r"the same command sends only those",
         err,
     )
     assert sum(c["status"] == "NOT_RUN" for c in results(tmp_path)["cells"]) > 15  # results are written, resumable
@@ -796,8 +797,8 @@ def test_answers_cut_by_the_servers_context_are_told_from_answers_cut_by_the_cap
 
 class RateLimit:
     """A provider's rate limit as the fake server keeps it: limit units per window, refilled continuously. A request
-    costs its prompt's o200k_base tokens and its max_tokens (unit "tokens", as OpenAI counts) or one (unit
-    "requests"). Answers carry the unit's x-ratelimit headers named in `headers`; a request past the limit gets a 429."""
+    costs its prompt's o200k_base tokens and its max_tokens (unit "tokens", as OpenAI counts) or one (unit "requests").
+    Answers carry the unit's x-ratelimit headers named in `headers`; a request past the limit gets a 429."""
 
     def __init__(self, unit: str, limit: int, window: float, headers=("limit", "remaining", "reset")):
         self.unit, self.limit, self.window, self.headers = unit, limit, window, headers
@@ -2228,8 +2229,8 @@ def ev(*triples):
     return [{"source": s, "relation": r, "target": t} for s, r, t in triples]
 
 
-# A hand-made answer per diagnosis AnswerKey gives, on the article's questions (q1: 0, 3, 6, 10 -> Казань; q5: 4 backwards
-# -> Атлас; q6: abstain).
+# A hand-made answer per diagnosis AnswerKey gives, on the article's questions (q1: 0, 3, 6, 10 -> Казань; q5: 4
+# backwards -> Атлас; q6: abstain).
 DIAGNOSED = {
     "no_json": ("q1", "The answer is Kazan, via edges 0, 3, 6 and 10."),
     "false_abstention": ("q1", json.dumps({"answer": "INSUFFICIENT_DATA", "path": [], "evidence": []})),

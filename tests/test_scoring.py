@@ -1,4 +1,5 @@
-"""scoring.py: answers, paths and abstentions scored by the article's rules, the same for every format; why an answer failed."""
+"""scoring.py: answers, paths and abstentions scored by the article's rules, the same for every format; why an answer
+failed."""
 
 import json
 from dataclasses import replace
@@ -176,53 +177,60 @@ def test_every_diagnosis_is_defined_and_hand_made():
 REAL_ANSWERS = [
     (
         "q5",
-        '{\n  "answer": "Атлас",\n  "path": [2, 3],\n  "evidence": [\n    {"source":"project_atlas","relation":"USES","target":"method_compress"}\n  ]\n}',
+        '{\n  "answer": "Атлас",\n  "path": [2, 3],\n  "evidence": [\n    '
+        '{"source":"project_atlas","relation":"USES","target":"method_compress"}\n  ]\n}',
         True,
         False,
         "miscounted_indices",
     ),
     (
         "q1",
-        '{\n  "answer": "Институт Вектор",\n  "path": [2, 4],\n  "evidence": [\n    {"source":"org_vector","relation":"DEVELOPED_BY","target":"person_irina"}\n  ]\n}',
+        '{\n  "answer": "Институт Вектор",\n  "path": [2, 4],\n  "evidence": [\n    '
+        '{"source":"org_vector","relation":"DEVELOPED_BY","target":"person_irina"}\n  ]\n}',
         False,
         False,
         "edge_not_shown",
     ),
     (
         "q1",
-        '{\n  "answer": "Институт Вектор",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"LEADS","target":"org_vector"},\n'
-        '    {"source":"org_vector","relation":"DEVELOPED_BY","target":"method_graph"}\n  ]\n}',
+        '{\n  "answer": "Институт Вектор",\n  "path": [1, 3],\n  "evidence": [\n    '
+        '{"source":"person_irina","relation":"LEADS","target":"org_vector"},\n    '
+        '{"source":"org_vector","relation":"DEVELOPED_BY","target":"method_graph"}\n  ]\n}',
         False,
         False,
         "edge_reversed",
     ),
     (
         "q4",
-        '{\n  "answer": "Казань",\n  "path": [3, 10],\n  "evidence": [\n    {"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"}\n  ]\n}',
+        '{\n  "answer": "Казань",\n  "path": [3, 10],\n  "evidence": [\n    '
+        '{"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"}\n  ]\n}',
         True,
         False,
         "broken_chain",
     ),
     (
         "q4",
-        '{\n  "answer": "Казань",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"LEADS->","target":"project_orion"},\n'
-        '    {"source":"project_orion","relation":"DEVELOPED_BY->","target":"org_vector"}\n  ]\n}',
+        '{\n  "answer": "Казань",\n  "path": [1, 3],\n  "evidence": [\n    '
+        '{"source":"person_irina","relation":"LEADS->","target":"project_orion"},\n    '
+        '{"source":"project_orion","relation":"DEVELOPED_BY->","target":"org_vector"}\n  ]\n}',
         True,
         False,
         "edge_not_shown",
     ),
     (
         "q5",
-        '{\n  "answer": "project_atlas",\n  "path": [2, 3],\n  "evidence": [\n    {"source":"person_irina","relation":"MEMBER_OF","target":"org_north"},\n'
-        '    {"source":"org_north","relation":"USES","target":"method_compress"}\n  ]\n}',
+        '{\n  "answer": "project_atlas",\n  "path": [2, 3],\n  "evidence": [\n    '
+        '{"source":"person_irina","relation":"MEMBER_OF","target":"org_north"},\n    '
+        '{"source":"org_north","relation":"USES","target":"method_compress"}\n  ]\n}',
         True,
         False,
         "edge_not_shown",
     ),
     (
         "q6",
-        '{\n  "answer": "YES",\n  "path": [1, 3],\n  "evidence": [\n    {"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"},\n'
-        '    {"source":"method_hybrid","relation":"DEVELOPED_BY","target":"org_vector"}\n  ]\n}',
+        '{\n  "answer": "YES",\n  "path": [1, 3],\n  "evidence": [\n    '
+        '{"source":"org_vector","relation":"LOCATED_IN","target":"city_kazan"},\n    '
+        '{"source":"method_hybrid","relation":"DEVELOPED_BY","target":"org_vector"}\n  ]\n}',
         False,
         None,
         "missed_abstention",

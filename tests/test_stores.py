@@ -74,7 +74,9 @@ def test_each_store_reads_with_the_counts_we_wrote_by_its_folder_and_by_its_file
             "file_name": "lamport.txt",
             "triplet_source_id": "c0ffee00-0000-4000-8000-000000000001",
         }  # str() prints every property
-    else:  # no relation type: the relationship is its description; GraphRAG shows a weight, LightRAG neither it nor keywords
+    else:
+        # no relation type: the relationship is its description; GraphRAG shows a weight, LightRAG neither it nor
+        # keywords
         assert first == {
             "source": "Leslie Lamport",
             "relation": RELATIONS[0][2],
@@ -192,8 +194,8 @@ def test_a_store_is_told_apart_by_its_keys_and_a_flag_reads_it_plainly(tmp_path,
         (
             lambda d: (d.mkdir(), (d / "property_graph_store.json").write_text('{"nodes": []}')),
             (
-                '{d}/property_graph_store.json: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, "relations": {{...}}, '
-                '"triplets": [...]}}, as SimplePropertyGraphStore.persist writes it'
+                '{d}/property_graph_store.json: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, '
+                '"relations": {{...}}, "triplets": [...]}}, as SimplePropertyGraphStore.persist writes it'
             ),
         ),
         (
@@ -230,16 +232,16 @@ def test_store_relations_are_worded_by_unique_keywords_else_by_the_masked_descri
     word = wording.Wording(graph, "en", "natural")
     hop = benchmark.Hop(RELATIONS[0][2], "in")
     assert word("Paxos", [hop]) == 'What is linked by "algorithm design, consensus" to Paxos?'
-    # "Leslie Lamport received the Turing Award in 2013.", its ends read sorted (Leslie Lamport -> Turing Award): from either end
+    # "Leslie Lamport received the Turing Award in 2013.", its ends read sorted (Leslie Lamport -> Turing Award): from
+    # either end
     assert [e for e in graph.edges if e.relation == RELATIONS[4][2]][0][::2] == ("Leslie Lamport", "Turing Award")
     assert word("Turing Award", [benchmark.Hop(RELATIONS[4][2], "in")]) == "What received the Turing Award in 2013?"
     assert (
         word("Leslie Lamport", [benchmark.Hop(RELATIONS[4][2], "out")]) == "Leslie Lamport received the what in 2013?"
     )
     assert word("Turing Award", [benchmark.Hop(RELATIONS[4][2], "out"), benchmark.Hop(RELATIONS[0][2], "out")]) == (
-        'What is linked by "algorithm design, consensus" to the one linked, as "___ received the ___ in 2013" says, to "Turing Award"?'.replace(
-            '"Turing Award"', "Turing Award"
-        )
+        'What is linked by "algorithm design, consensus" to the one linked, as "___ received the ___ in 2013" '
+        'says, to "Turing Award"?'.replace('"Turing Award"', "Turing Award")
     )
     assert wording.Wording(graph, "ru", "templated")("Paxos", [hop]) == (
         'Начни с «Paxos». Пройди по "algorithm design, consensus" в обратную сторону. Какой узел получится?'
@@ -805,8 +807,9 @@ def test_the_streamed_lightrag_reader_reads_what_networkx_reads(tmp_path):
         ),
         ("<graphml><graph/><graph/></graphml>", "store: holds 2 graphs; give one"),
         (
-            '<graphml><key id="d0" for="edge" attr.name="weight" attr.type="double"/><graph><node id="a"/><node id="b"/>'
-            '<edge source="a" target="b"><data key="d0">heavy</data></edge></graph></graphml>',
+            '<graphml><key id="d0" for="edge" attr.name="weight" attr.type="double"/><graph><node '
+            'id="a"/><node id="b"/><edge source="a" target="b"><data '
+            'key="d0">heavy</data></edge></graph></graphml>',
             "store: edge 'a' has weight 'heavy', not of its declared type; fix the file",
         ),
     ],
@@ -819,9 +822,10 @@ def test_a_broken_graphml_store_is_one_line(text, message):
 
 def test_graphml_keys_give_types_and_defaults():
     text = (
-        '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="k" for="edge" attr.name="keywords" attr.type="string">'
-        '<default>none</default></key><key id="t" for="node" attr.name="seen" attr.type="boolean"/><graph>'
-        '<node id="a"><data key="t">true</data></node><node id="b"/><edge source="a" target="b"/></graph></graphml>'
+        '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="k" for="edge" attr.name="keywords" '
+        'attr.type="string"><default>none</default></key><key id="t" for="node" attr.name="seen" '
+        'attr.type="boolean"/><graph><node id="a"><data key="t">true</data></node><node id="b"/><edge '
+        'source="a" target="b"/></graph></graphml>'
     )
     assert stores.streamed_graphml(text.encode(), "s") == (
         [("a", {"seen": True}), ("b", {})],
@@ -919,7 +923,8 @@ def test_a_store_run_without_a_model_measures_sizes_with_its_framework_layout_fi
 
 
 def test_evidence_may_name_a_store_edge_by_its_ends_and_a_piece_of_its_description(tmp_path, capsys):
-    """As Qwen2.5-Coder-1.5B did on the LightRAG store: {"source": "Leslie Lamport", "relation": "designed", "target": "TLA+"}."""
+    """As Qwen2.5-Coder-1.5B did on the LightRAG store: {"source": "Leslie Lamport", "relation": "designed", "target":
+    "TLA+"}."""
     from graphrag_format_benchmark.scoring import AnswerKey
 
     records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"))
@@ -995,9 +1000,9 @@ def test_a_graphml_key_whose_default_is_not_of_its_type_is_one_line(tmp_path, ca
     path = tmp_path / stores.LIGHTRAG_FILE
     path.write_text(
         '<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"><default>abc</default></key>'
-        '<key id="k" for="edge" attr.name="keywords" attr.type="string"/><key id="t" for="node" attr.name="entity_type" '
-        'attr.type="string"/><graph edgedefault="undirected"><node id="A"/><node id="B"/><edge source="A" target="B"/>'
-        "</graph></graphml>",
+        '<key id="k" for="edge" attr.name="keywords" attr.type="string"/><key id="t" for="node" '
+        'attr.name="entity_type" attr.type="string"/><graph edgedefault="undirected"><node id="A"/><node '
+        'id="B"/><edge source="A" target="B"/></graph></graphml>',
         encoding="utf-8",
     )
     assert benchmark.main(["--graph", str(path), "--out", str(tmp_path / "out")]) == 2
@@ -1188,7 +1193,8 @@ def test_a_folder_meant_as_a_store_is_named_for_what_it_is(tmp_path, capsys):
     assert benchmark.main(["--graph", str(tmp_path / "project"), "--out", str(tmp_path / "o")]) == 2
     assert (
         capsys.readouterr().err
-        == f"error: --graph {tmp_path / 'project'}: the store is in {tmp_path / 'project' / 'output'}; point --graph there\n"
+        == f"error: --graph {tmp_path / 'project'}: the store is in {tmp_path / 'project' / 'output'}; point "
+        "--graph there\n"
     )
     directed = tmp_path / "d" / stores.LIGHTRAG_FILE
     directed.parent.mkdir()
@@ -1228,7 +1234,8 @@ def test_an_empty_lightrag_description_is_no_relation_and_its_keywords_stay_unse
         first["relation"] == stores.DEFAULT_RELATION and "keywords" not in first
     )  # no relation; the unsent keywords stay unsent
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
-    # LightRAG prints "" for an empty description and "UNKNOWN" for none; a relationship with no words is none here (docs/formats.md)
+    # LightRAG prints "" for an empty description and "UNKNOWN" for none; a relationship with no words is none here
+    # (docs/formats.md)
     assert '{"entity1": "Leslie Lamport", "entity2": "Paxos", "description": "UNKNOWN"}' in benchmark.serialize_checked(
         "lightrag", graph
     )
@@ -1247,9 +1254,11 @@ def test_the_scripts_own_reader_given_a_store_folder_names_the_package_that_read
 def test_a_graphml_value_of_thousands_of_digits_is_cut_in_its_message(tmp_path, capsys):
     path = tmp_path / stores.LIGHTRAG_FILE
     path.write_text(
-        '<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"/><key id="k" for="edge" attr.name="keywords" '
-        'attr.type="string"/><key id="t" for="node" attr.name="entity_type" attr.type="string"/><graph edgedefault="undirected">'
-        f'<node id="A"/><node id="B"/><edge source="A" target="B"><data key="w">{"9" * 5000}x</data></edge></graph></graphml>',
+        '<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"/>'
+        '<key id="k" for="edge" attr.name="keywords" attr.type="string"/>'
+        '<key id="t" for="node" attr.name="entity_type" attr.type="string"/><graph edgedefault="undirected">'
+        '<node id="A"/><node id="B"/>'
+        f'<edge source="A" target="B"><data key="w">{"9" * 5000}x</data></edge></graph></graphml>',
         encoding="utf-8",
     )
     assert benchmark.main(["--graph", str(path), "--out", str(tmp_path / "o")]) == 2

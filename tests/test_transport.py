@@ -446,7 +446,8 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
     last = run_stderr(capsys).splitlines()[-1]
     stopped = re.fullmatch(
         r"error: the proxy failed: 403 Forbidden on the way to https://api.example.test/v1; fix the proxy variable "
-        r"\(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY\), or name the host in NO_PROXY; stopped after (\d) request\(s\), (\d+) not sent",
+        r"\(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY\), or name the host in NO_PROXY; stopped after (\d) request\(s\), "
+        r"(\d+) not sent",
         last,
     )
     assert stopped and 1 <= int(stopped[1]) <= 4 and int(stopped[1]) + int(stopped[2]) == 30, last
@@ -458,7 +459,8 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
 def test_a_tls_server_sees_at_most_one_handshake_per_worker(tmp_path, monkeypatch):
     """60 requests at --concurrency 4 to a local HTTPS server whose certificate is made here and trusted through
-    SSL_CERT_FILE, as a user trusts a private CA: keep-alive means one TCP and TLS handshake per worker, not per request."""
+    SSL_CERT_FILE, as a user trusts a private CA: keep-alive means one TCP and TLS handshake per worker, not per
+    request."""
     subprocess.run(
         [
             "openssl",

@@ -325,13 +325,14 @@ def _triplet_or_none(line: str) -> tuple | None:
 
 
 def _arrows(line: str) -> bool:
-    """A line that reads as a triplet, or holds the two arrows of one (a name holding ' -> ' makes more: read, it fails)."""
+    """A line that reads as a triplet, or holds the two arrows of one (a name holding ' -> ' makes more: read, it
+    fails)."""
     return line.count(" -> ") >= 2 and _triplet_or_none(line) is not None or line.count(" -> ") > 2
 
 
 def find_llamaindex(text: str) -> list[tuple[int, int]]:
-    """Each include_text group (the preamble, a blank line, its triplet lines), and each run of triplet paragraphs (lines
-    parted by one blank line), as the compact synthesizer joins the retrieved nodes."""
+    """Each include_text group (the preamble, a blank line, its triplet lines), and each run of triplet paragraphs
+    (lines parted by one blank line), as the compact synthesizer joins the retrieved nodes."""
     spans, taken = [], set()
     for m in re.finditer(re.escape(LLAMAINDEX_PREAMBLE) + "\n\n", text):
         end, stop = m.end(), m.end()
@@ -403,8 +404,8 @@ NODE_KEYS = ("id", "name", "title")  # what a node's map is keyed by: the first 
 
 
 def _record_node(value: object, parts: Parts, where: str, kind: str | None = None) -> tuple[str, list]:
-    """A node's map (LangChain's r.data(), a Node's properties) into parts: keyed by its id (or name, or title), named by
-    its name where it has one, typed by its 'type' (or kind, a Neo4j label); its key and its keys in order."""
+    """A node's map (LangChain's r.data(), a Node's properties) into parts: keyed by its id (or name, or title), named
+    by its name where it has one, typed by its 'type' (or kind, a Neo4j label); its key and its keys in order."""
     if not isinstance(value, dict):
         raise LayoutError(f"a record's {where} is not a node's map of properties")
     key_field = next((k for k in NODE_KEYS if isinstance(value.get(k), str)), None)
@@ -449,7 +450,8 @@ def _records(records: list, parts: Parts, kinds: list[str | None] | None = None)
 
 
 def _node_map(node: Node, props: dict, shape: list) -> dict:
-    """A node's map again: its key from the node's id, 'name' and 'type' from its name and type, the rest its properties."""
+    """A node's map again: its key from the node's id, 'name' and 'type' from its name and type, the rest its
+    properties."""
     key_field, keys = shape
     values = {key_field: node.id, "name": node.name, "type": node.type}
     return {k: props[k] if k in props else values[k] for k in keys}

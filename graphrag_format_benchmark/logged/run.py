@@ -104,7 +104,8 @@ class Union:
 
 
 class Totals:
-    """Per encoding and format, every prompt's graph and prompt tokens (ints: what the summary's p95 needs), and bytes."""
+    """Per encoding and format, every prompt's graph and prompt tokens (ints: what the summary's p95 needs), and
+    bytes."""
 
     def __init__(self) -> None:
         self.tokens: dict[str, dict[str, tuple[list[int], list[int]]]] = {}
@@ -217,7 +218,10 @@ def agreement_headline(model: str, rows: list[dict]) -> str:
     if not rated:
         return f"With {model}, no answer could be compared: every pair had a failed request (requests.jsonl says why)."
     top = max(rated, key=lambda r: r["low"])
-    span = f"{min(r['rate'] for r in rated):.0%}-{max(r['rate'] for r in rated):.0%} over {max(r['compared'] for r in rated):,} question(s)"
+    span = (
+        f"{min(r['rate'] for r in rated):.0%}-{max(r['rate'] for r in rated):.0%} over "
+        f"{max(r['compared'] for r in rated):,} question(s)"
+    )
     if len(rated) > 1 and all(top["low"] > r["high"] for r in rated if r is not top):
         return (
             f"With {model}, the answers in {top['format']} agree with the answers to what was sent more often than in "
@@ -248,11 +252,10 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
         best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
         base = next(r for r in rows if r["format"] == LOGGED)
         if best is not None:
+            cost = "" if price is None else f"; {best['cost_usd']:,.4f} USD against {base['cost_usd']:,.4f}"
             lines += [
                 f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your "
-                "framework sent "
-                f"{base['prompt_tokens_sum']:,} ({best['saving']:.1%} "
-                f"less){'; ' + format(best['cost_usd'], ',.4f') + ' USD against ' + format(base['cost_usd'], ',.4f') if price is not None else ''}.** "
+                f"framework sent {base['prompt_tokens_sum']:,} ({best['saving']:.1%} less){cost}.** "
                 "Tokens only: whether answers stay as good is what a model run says (--model).",
                 "",
             ]
@@ -352,8 +355,8 @@ def _size_view(summ: dict) -> list[dict]:
         ]
         groups.append(
             {
-                "group": f"{encoding} · {rows[0]['prompts']:,} logged prompts: graph tokens and bytes are means; against what was "
-                "sent, the prompts' tokens in all",
+                "group": f"{encoding} · {rows[0]['prompts']:,} logged prompts: graph tokens and bytes are means; "
+                "against what was sent, the prompts' tokens in all",
                 "rows": table,
             }
         )

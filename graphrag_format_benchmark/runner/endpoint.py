@@ -82,7 +82,8 @@ class Endpoint:
             self.down_in_a_row = 0
 
     def down(self, error: str) -> bool:
-        """A connection failed after the server had answered: True once it has failed SERVER_DOWN_AFTER times in a row."""
+        """A connection failed after the server had answered: True once it has failed SERVER_DOWN_AFTER times in a
+        row."""
         with self.lock:
             self.down_in_a_row += 1
             if self.down_in_a_row >= SERVER_DOWN_AFTER and not self.stopped:
@@ -171,7 +172,10 @@ def url_hint(base_url: str) -> str:
     OpenAI-compatible servers serve under /v1."""
     path = urllib.parse.urlsplit(base_url).path.rstrip("/")
     if path.endswith("/chat/completions"):
-        return f" (give it without /chat/completions, which the tool adds: {public_url(base_url).rstrip('/').removesuffix('/chat/completions')})"
+        return (
+            " (give it without /chat/completions, which the tool adds: "
+            f"{public_url(base_url).rstrip('/').removesuffix('/chat/completions')})"
+        )
     if not path.endswith("/v1"):
         return f" (OpenAI-compatible servers answer under /v1: try {public_url(base_url).rstrip('/')}/v1)"
     return ""

@@ -170,7 +170,8 @@ def run_model(
             sender.start(min(config.concurrency, len(jobs)))
             sender.wait(lambda: tally.beat(sender.in_flight_text) if config.model != SOLVER_MODEL else None)
         except KeyboardInterrupt:
-            sender.endpoint.halt.set()  # send nothing more; the requests in flight are paid, so their answers are logged
+            # send nothing more; the requests in flight are paid, so their answers are logged
+            sender.endpoint.halt.set()
             if sender.in_flight:
                 print(
                     f"interrupted: waiting for the answers to the {sender.in_flight} request(s) in flight (at most "
@@ -415,7 +416,8 @@ class Sender:
             threading.Thread(target=self.work, name=f"sender-{i}", daemon=True).start()
 
     def wait(self, beat: Callable[[], None] | None = None) -> None:
-        """Until every worker has ended, in slices, so that Ctrl-C reaches the main thread at once; beat() between them."""
+        """Until every worker has ended, in slices, so that Ctrl-C reaches the main thread at once; beat() between
+        them."""
         while not self.done.wait(0.2):
             if beat is not None:
                 beat()

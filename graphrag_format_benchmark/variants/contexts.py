@@ -1,9 +1,9 @@
 """The graph a question's prompt shows (Context), and the variants that group them (Variant).
 
-In: the checked inputs. Out: the graph a question's prompt shows (matrix.input_contexts picks the kind): one shared graph for every
-question (the article's setting), each question's own as its file gives it, or --context khop's neighbourhood of the
-question's start, cut breadth first with the edges of the relations it names kept (KHop). Also the displayed edge
-order of a permutation (edge_order) and the subgraph of some edges (subgraph).
+In: the checked inputs. Out: the graph a question's prompt shows (matrix.input_contexts picks the kind): one shared
+graph for every question (the article's setting), each question's own as its file gives it, or --context khop's
+neighbourhood of the question's start, cut breadth first with the edges of the relations it names kept (KHop). Also the
+displayed edge order of a permutation (edge_order) and the subgraph of some edges (subgraph).
 """
 
 from __future__ import annotations

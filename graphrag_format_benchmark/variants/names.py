@@ -53,7 +53,10 @@ _FIRST_F = (
     "Мария Милана Надежда Наталья Нина Оксана Олеся Ольга Полина Раиса Римма Светлана Софья Таисия Тамара Ульяна Юлия "
     "Яна"
 )
-_SURNAMES = "Белов Волков Гусев Дроздов Егоров Жуков Зайцев Козлов Лебедев Морозов Никитин Орлов Павлов Соколов Титов Фролов Чернов Щукин Яковлев Громов"
+_SURNAMES = (
+    "Белов Волков Гусев Дроздов Егоров Жуков Зайцев Козлов Лебедев Морозов Никитин Орлов Павлов Соколов "
+    "Титов Фролов Чернов Щукин Яковлев Громов"
+)
 _ORG_WORDS = (
     "Восток Запад Юг Меридиан Прогресс Квант Логос Интеграл Алгоритм Эврика Стрела Волна Исток Рассвет Полюс Байкал "
     "Урал Енисей Алтай Аврора Горизонт Зенит Импульс Спектр Сфера Орбита Кристалл Гранит Сапфир Титан Феникс Пегас "
@@ -81,7 +84,8 @@ NAME_POOLS = {
     ).split(),
     "method": [
         f"{adjective} {noun}"
-        for noun in "анализ отбор индекс фильтр расчёт вывод разбор синтез обход поиск алгоритм подбор перебор спуск прогноз контроль".split()
+        for noun in "анализ отбор индекс фильтр расчёт вывод разбор синтез обход поиск алгоритм подбор перебор спуск "
+        "прогноз контроль".split()
         for adjective in _METHOD_ADJECTIVES.split()
     ],
     "organization": [
@@ -339,10 +343,10 @@ def kept_words(name: str) -> set[str]:
 
 
 def word_class(word: str, first: bool = False, title: bool = False) -> tuple[str, str]:
-    """What a word is in a name, for drawing another in its place: a function word or an honorific (title: one of
-    the name's leading titles, titles_of) is itself (('function', 'of'), ('honorific', 'Sir')), to be kept; an ordinal ('ii', 'xiv', '3rd'; never a name's first word), a year
-    ('1998', '(1998)') or a code ('AB1', '(1234)': its letters and digits by kind) is of its class; any other word
-    has its word_shape ('title', ',')."""
+    """What a word is in a name, for drawing another in its place: a function word or an honorific (title: one of the
+    name's leading titles, titles_of) is itself (('function', 'of'), ('honorific', 'Sir')), to be kept; an ordinal
+    ('ii', 'xiv', '3rd'; never a name's first word), a year ('1998', '(1998)') or a code ('AB1', '(1234)': its letters
+    and digits by kind) is of its class; any other word has its word_shape ('title', ',')."""
     folded = word.casefold()
     bare = folded.strip(",;:()[]\"'")
     if folded in FUNCTION_WORDS:
@@ -476,7 +480,8 @@ CLOSED_CLASSES = {
         "monday tuesday wednesday thursday friday saturday sunday "
         "понедельник вторник среда четверг пятница суббота воскресенье"
     ).split(),
-    "gender": "male female man woman men women non-binary nonbinary intersex transgender мужской женский мужчина женщина".split(),
+    "gender": "male female man woman men women non-binary nonbinary intersex transgender мужской женский мужчина "
+    "женщина".split(),
     "profession": KIND_POOLS["profession"],
     "language": KIND_POOLS["language"],
 }
@@ -752,7 +757,8 @@ class Namer:
             self.type_names.setdefault(self.kinds.get(n.id, n.type), []).append(n.name)
         self.vocabularies: dict[object, Vocabulary] = {}  # never changed once made: forks share them
         self.spent: set = set()  # keys of the vocabularies that gave no fresh name in NAME_DRAWS draws
-        self.held_made: dict = {}  # key -> (new nodes of its type, times in a row) when its fresh names were all held back
+        # key -> (new nodes of its type, times in a row) when its fresh names were all held back
+        self.held_made: dict = {}
         self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
         made = Counter(k for n in graph.nodes for k, make in enumerate(ID_SCHEMES) if make(n.name) == n.id)

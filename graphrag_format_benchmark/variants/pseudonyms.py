@@ -323,10 +323,10 @@ class Pseudonyms:
 
 
 def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
-    """--pseudonymize: every node renamed to its pseudonym (see Pseudonyms) with an id in its id's style; edges,
-    gold answers, answer ids, queries, the question texts, the properties that quote a name and the relations that are a
-    store's descriptions follow; types, relations' names and gold paths stay. A model that answers from memory instead of the graph scores lower here than
-    on the original names, on the same questions."""
+    """--pseudonymize: every node renamed to its pseudonym (see Pseudonyms) with an id in its id's style; edges, gold
+    answers, answer ids, queries, the question texts, the properties that quote a name and the relations that are a
+    store's descriptions follow; types, relations' names and gold paths stay. A model that answers from memory instead
+    of the graph scores lower here than on the original names, on the same questions."""
     contexts, mappings = [], {}
     for context in variant.contexts:
         renamed, mapping = _pseudonyms(context, pseudonyms.rename(context.graph), pseudonyms)
@@ -459,10 +459,10 @@ class Replacer:
 
 
 def still_named(question: str, nodes: tuple[Node, ...]) -> list[str]:
-    """The names a renamed question text (its pseudonyms taken out) may still hold: a word of a name of several words standing alone
-    ('Thompson' of 'Karen Thompson'), or in Cyrillic an inflected form of a name's word ('Ирины' for 'Ирина': the
-    same word but for its last one to three letters). Only capitalised words of four letters or more count, and
-    never the text's first word: 'Which' is not 'White'."""
+    """The names a renamed question text (its pseudonyms taken out) may still hold: a word of a name of several words
+    standing alone ('Thompson' of 'Karen Thompson'), or in Cyrillic an inflected form of a name's word ('Ирины' for
+    'Ирина': the same word but for its last one to three letters). Only capitalised words of four letters or more count,
+    and never the text's first word: 'Which' is not 'White'."""
     found = re.findall(r"[^\W\d_]+", question)
     words = {w for w in found[1:] if len(w) >= 4 and w[0].isupper()}
     if not words:
