@@ -293,9 +293,8 @@ def langchain(folder: Path) -> dict[str, str]:
         head, tail = "Information:\n", f"\n\nQuestion: {QUERY}\nHelpful Answer:"
         prompt = seen[0]
         out[layout] = prompt[prompt.index(head) + len(head) : prompt.rindex(tail)]
-        out[f"prompt:{layout}"] = [
-            {"role": "user", "content": prompt}
-        ]  # a chat model gets the QA prompt as the human message
+        # a chat model gets the QA prompt as the human message
+        out[f"prompt:{layout}"] = [{"role": "user", "content": prompt}]
     return out
 
 

@@ -206,9 +206,8 @@ def main(argv: list[str] | None = None) -> int:
                     rows, truth = draw(rng, n, perms, scenario)
                     table, gate = judge(bm, rows)
                     tested = [v for v in gate if v["format"] != "json"]
-                    counts["accept"] += any(
-                        v["verdict"] == "accept" for v in tested
-                    )  # the family: some format wrongly let through
+                    # the family: some format wrongly let through
+                    counts["accept"] += any(v["verdict"] == "accept" for v in tested)
                     counts["reject"] += tested[0]["verdict"] == "reject"
                     counts["undecided"] += tested[0]["verdict"] == "undecided" and not any(
                         v["verdict"] == "accept" for v in tested

@@ -46,9 +46,8 @@ def rebuild_prompts(out: Path) -> tuple[dict[str, dict[str, str]], dict[str, dic
     graphs: dict[str, dict[str, str]] = {}
     texts: dict[tuple, str] = {}
     graphs_read: dict[str, benchmark.Graph] = {}
-    template = inputs.load_template(
-        load("manifest.json")["config"]["prompt"]["template"]
-    )  # --prompt ru, en (a file: not here)
+    # --prompt ru, en (a file: not here)
+    template = inputs.load_template(load("manifest.json")["config"]["prompt"]["template"])
     for r in rows:
         stem = f"{r['size']}.{r['ids']}"
         if stem not in graphs_read:

@@ -60,9 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                 + (f" (asks for {v['questions_to_generate']:,} questions)" if v.get("questions_to_generate") else "")
             )
             shares = ", ".join(f"{k.replace('_', ' ')} {n / e['n']:.0%}" for k, n in e["diagnoses"].items())
-            shown = e["format"] + (
-                "" if e["ids"] == "original" else f" ({e['ids']})"
-            )  # --pseudonymize: both, row by row
+            # --pseudonymize: both, row by row
+            shown = e["format"] + ("" if e["ids"] == "original" else f" ({e['ids']})")
             print(
                 f"| {model} | {run.name} | {shown} | {e['model_prompt_tokens'] or ''} | {rate(e['answer_correct'])} | "
                 f"{rate(e['path_exact'])} | {rate(e['abstention_correct'])} | {e['json_as_asked']}/{e['n']} | {shares} "

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+# the closed network's flags (see tests/conftest.py)
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -23,7 +24,7 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-dev-shm-usage",
-]  # the closed network's flags (see tests/conftest.py)
+]
 
 
 def main() -> int:

@@ -123,9 +123,8 @@ def batch_files(tmp: Path) -> tuple[Path, Path]:
                 )
                 continue
             answer = json.loads(r["content"])
-            variant = (
-                r["repeat"] % 4
-            )  # repeats that cite other paths: the solver's, reversed, one edge short, one edge more
+            # repeats that cite other paths: the solver's, reversed, one edge short, one edge more
+            variant = r["repeat"] % 4
             answer["path"] = [answer["path"], answer["path"][::-1], answer["path"][:-1], answer["path"] + [0]][variant]
             content = json.dumps(answer, ensure_ascii=False) + " " * r["repeat"]  # and no two answer texts alike
             body = {

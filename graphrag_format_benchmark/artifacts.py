@@ -74,9 +74,8 @@ class OutLock:
 
     def release(self) -> None:
         if self.held and self.file is not None:
-            self.path.unlink(
-                missing_ok=True
-            )  # while still locked: a run that opened it meanwhile sees it gone and retries
+            # while still locked: a run that opened it meanwhile sees it gone and retries
+            self.path.unlink(missing_ok=True)
             self.file.close()
             self.held, self.file = False, None
 
@@ -142,10 +141,11 @@ def format_library_versions(formats: list[str]) -> dict[str, str]:
     for fmt in formats:
         library = FORMATS[fmt].library
         if library is not None:
+            # only for such a format: it takes 10 ms to import
             from importlib.metadata import (
                 PackageNotFoundError,
                 version,
-            )  # only for such a format: it takes 10 ms to import
+            )
 
             package = library[1]
             try:

@@ -227,9 +227,8 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple], caption: str)
     rows = math.ceil(len(panels) / columns) or 1
     entries = [(f"{fmt}{what}", *rest) for fmt, what, *rest in legend]
     widest = max((30 + text_width(text) for text, *_ in entries), default=0)
-    width = max(
-        columns * (w + gap_x) + 40, gap_x + widest + 10, gap_x + text_width(title, 14) + 10
-    )  # a long name widens the canvas
+    # a long name widens the canvas
+    width = max(columns * (w + gap_x) + 40, gap_x + widest + 10, gap_x + text_width(title, 14) + 10)
     placed = legend_layout([30 + text_width(text) for text, *_ in entries], gap_x, width - 10)
     legend_rows = (placed[-1][1] + 1 if placed else 0) + 1
     notes = textwrap.wrap(caption, max(20, int((width - gap_x - 10) / (CHAR_EM * 10))), break_long_words=False) or [""]

@@ -164,10 +164,11 @@ def _shared_cells(runs: list[Run]) -> tuple[set[tuple], list[str]]:
 
 def _run_board(run: Run, shared: set[tuple]) -> tuple[list[dict], dict]:
     """One run's rows of the leaderboard over the shared cells, judged by its own gate, and that gate."""
+    # older runs had neither
     cells = [
         cast(Cell, {"diagnosis": None, "json_as_asked": None, **run.cells[k]})
         for k in sorted(shared, key=_compare_order)
-    ]  # older runs had neither
+    ]
     given = run.results.get("prices_per_million") or {}
     prices = (given.get("input"), given.get("output"), given.get("cached_input"))
     table = aggregate(cells, prices)

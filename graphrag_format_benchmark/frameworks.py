@@ -166,12 +166,9 @@ def graphrag_links(graph: Graph) -> list[int | None]:
 
 def serialize_graphrag(graph: Graph) -> str:
     node_props, edge_props = prop_columns(graph.node_props), prop_columns(graph.edge_props)
-    _refuse(
-        "graphrag", set(node_props), ("id", "entity", "number of relationships", *GRAPHRAG_NODE_EXTRA), "node"
-    )  # a description and
-    _refuse(
-        "graphrag", set(edge_props), ("id", "source", "target", "links", "relation"), "edge"
-    )  # a weight have their columns
+    # a description and a weight have their columns
+    _refuse("graphrag", set(node_props), ("id", "entity", "number of relationships", *GRAPHRAG_NODE_EXTRA), "node")
+    _refuse("graphrag", set(edge_props), ("id", "source", "target", "links", "relation"), "edge")
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
     keyed = any(n.id != n.name for n in graph.nodes)
     node_columns = [c for c in node_props if c != "description"]
@@ -784,9 +781,8 @@ def serialize_neo4j_graphrag(graph: Graph) -> str:
     )
 
 
-LITERAL_TOKENS = re.compile(
-    r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[\[\](){} >]"""
-)  # a repr's strings, brackets, and ends
+# a repr's strings, brackets, and ends
+LITERAL_TOKENS = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[\[\](){} >]""")
 
 
 def _literal_end(text: str, i: int) -> int:

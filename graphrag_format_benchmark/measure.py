@@ -110,9 +110,8 @@ class Measurement:
     items: list[Item]  # one per row, same order
     variants: list[Variant]
     facts: dict  # resolved values for the manifest
-    shown: dict[str, str] = field(
-        default_factory=dict
-    )  # format|context|edges -> the text report.html shows (first variant, order 0)
+    # format|context|edges -> the text report.html shows (first variant, order 0)
+    shown: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -145,8 +144,8 @@ class Cell:
 # spaces: the strict rule only.)
 INDENT_SPLITS = (
     "2d1b8dc11e89af71459b36004f698ab3693f59fd84f63e8ec2b49564ab857420",  # o200k_base, o200k_harmony
-    "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899",
-)  # cl100k_base
+    "f021c3d976978e62ee64cdad150cc3405c2e3d6e3b40407850bb9e8d9eb65899",  # cl100k_base
+)
 INDENTED_LINE = re.compile(r"[ \t]+[^\s]")  # a line that starts with spaces or tabs, then something else
 
 
@@ -245,12 +244,10 @@ class Measuring:
     costs: PartCosts
     items: list[Item] = field(default_factory=list)  # one per row of size_report.json
     prompts: dict = field(default_factory=dict)  # {"write": bool, "bytes": n}: whether prompt files are written
-    written: set[str] = field(
-        default_factory=set
-    )  # prompt files written (a mode A prompt is the same for every encoding)
-    hints: dict[tuple[str, str, str], int] = field(
-        default_factory=dict
-    )  # mode B: the last cut per variant, format and encoding
+    # prompt files written (a mode A prompt is the same for every encoding)
+    written: set[str] = field(default_factory=set)
+    # mode B: the last cut per variant, format and encoding
+    hints: dict[tuple[str, str, str], int] = field(default_factory=dict)
     shown: dict[str, str] = field(default_factory=dict)  # the first variant's mode A texts of order 0, for report.html
 
     def add_row(self, tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
@@ -288,6 +285,7 @@ def measure(
     variants = build_variants(inputs, plan, counts) if variants is None else variants
     add_file = out.add if out is not None else lambda name, data: None
     n_cells = sum(len(v.questions) for v in variants) * plan.permutations * len(plan.formats) * len(plan.tokenizers)
+    # None: decided on the first graph texts (write_prompts_by_default)
     state = Measuring(
         plan,
         counts,
@@ -295,7 +293,7 @@ def measure(
         Progress(n_cells * (2 if plan.budget else 1)),
         PartCosts(plan, counts),
         prompts={"write": plan.write_prompts},
-    )  # None: decided on the first graph texts (write_prompts_by_default)
+    )
     orders: dict[tuple[str, int], dict[str, list[int]]] = {}  # (size, permutation) -> context id -> displayed order
     for variant in variants:
         if not plan.article_layout:
@@ -381,6 +379,7 @@ def measure_order(
         for tokenizer in plan.tokenizers:
             graph_tokens = text.graph_tokens(counts, tokenizer)
             for q, sha in zip(moved, shas):
+                # the preflight proved each question
                 cell = Cell(
                     variant,
                     context,
@@ -394,7 +393,7 @@ def measure_order(
                     graph_tokens,
                     text.tokens(counts, tokenizer, q.question),
                     sha,
-                )  # the preflight proved each question
+                )
                 state.add_row(tokenizer, cell, order, order_sha)
             state.progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
             if plan.budget:

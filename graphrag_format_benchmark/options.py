@@ -1059,9 +1059,8 @@ def make_plan(run_config: RunConfig) -> Plan:
     )
 
 
-MAX_CONTEXT_TOKENS = (
-    10**12
-)  # beyond any context: a longer number is refused, not parsed (int() refuses past 4,300 digits)
+# beyond any context: a longer number is refused, not parsed (int() refuses past 4,300 digits)
+MAX_CONTEXT_TOKENS = 10**12
 
 
 def context_budget(value: str | None, baseline: str) -> Budget | None:
@@ -1083,9 +1082,8 @@ def context_budget(value: str | None, baseline: str) -> Budget | None:
 def make_generate_spec(run_config: RunConfig, plan: Plan) -> GenerateSpec | None:
     if run_config.generate_questions is None:
         return None
-    match = re.fullmatch(
-        r"(\d{1,6})(?:-(\d{1,6}))?", (run_config.hops or "1-4").strip()
-    )  # a longer number is no hop count, and int() refuses one past 4,300 digits
+    # a longer number is no hop count, and int() refuses one past 4,300 digits
+    match = re.fullmatch(r"(\d{1,6})(?:-(\d{1,6}))?", (run_config.hops or "1-4").strip())
     lo, hi = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
     share = 0.2 if run_config.abstain_share is None else run_config.abstain_share
     about_props = DEFAULT_PROPERTY_SHARE if run_config.property_share is None else run_config.property_share

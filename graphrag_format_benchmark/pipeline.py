@@ -110,9 +110,8 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
             "for an English graph try --prompt en"
         )
     if run_config.graph.resolve() != (DATA / "graph.json").resolve():
-        print(
-            read_summary(inputs, run_config.graph), file=sys.stderr
-        )  # what was made of --graph (the article's goes unsaid)
+        # what was made of --graph (the article's goes unsaid)
+        print(read_summary(inputs, run_config.graph), file=sys.stderr)
     record = {"questions": question_counts(inputs.questions), "skipped_questions": skipped}
     return inputs, record
 
@@ -323,9 +322,10 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
             extra: dict = {}
             failure = None
             if model is not None:
+                # only here: a run without --model never loads the runner, scoring or the results
                 from . import (
                     model_run,
-                )  # only here: a run without --model never loads the runner, scoring or the results
+                )
 
                 stdout, extra, failure = model_run.model_outputs(
                     run_config, model, measured, plan, staging, config, gate_spec, hints, record, stdout

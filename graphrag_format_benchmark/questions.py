@@ -156,9 +156,8 @@ class Roles:
         """A hop the role's peers can take and none of nodes can, drawn in proportion to how many peers take it."""
         role, peers = self.peers(nodes, came_by)
         held = {h for v in nodes for h in self.hops_of.get(v, ())}
-        held |= {
-            (r, "in" if d == "out" else "out") for r, d in held if r in self.kinds
-        }  # a store's edge reads alike both ways
+        # a store's edge reads alike both ways
+        held |= {(r, "in" if d == "out" else "out") for r, d in held if r in self.kinds}
         drawn = self._draw("hop", role, peers, nodes, lambda p: sorted(self.hops_of.get(p, ())), held, rng)
         if drawn is None:
             return None
@@ -227,12 +226,10 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     incident = incident_edges(graph, canonical=True)
     names = {n.id: n.name for n in graph.nodes}
     name_count = Counter(fold_answer(n.name) for n in graph.nodes)
-    starts = sorted(
-        i for i in incident if name_count[fold_answer(names[i])] == 1
-    )  # a start the text names unambiguously
-    share = (
-        spec.property_share if graph.has_props else 0.0
-    )  # no draw is spent on it otherwise: the same questions as before
+    # a start the text names unambiguously
+    starts = sorted(i for i in incident if name_count[fold_answer(names[i])] == 1)
+    # no draw is spent on it otherwise: the same questions as before
+    share = spec.property_share if graph.has_props else 0.0
     word = Wording(graph, spec.language, spec.wording, spec.phrases)
     draw = QuestionDraw(graph, index, incident, names, starts, Roles(graph, index), rng, word, share)
     lo, hi = spec.hops
@@ -243,9 +240,8 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     seen: set = set()
     texts: set = set()
     counts: Counter = Counter()
-    missed: Counter = (
-        Counter()
-    )  # (hops, abstain) -> slots in a row its draws could not fill: past EXHAUSTED, the graph has no more
+    # (hops, abstain) -> slots in a row its draws could not fill: past EXHAUSTED, the graph has no more
+    missed: Counter = Counter()
     for hops_n, abstain in plan:
         if missed[hops_n, abstain] >= EXHAUSTED:
             continue

@@ -36,13 +36,13 @@ REPORT_TOKENS_SHOWN = (
 )
 REPORT_CELLS = 10_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
 REPORT_ANSWER_CHARS = 4_000
+# lines the page draws of a long prompt: its first and its last, the count of the rest
 PROMPT_HEAD, PROMPT_TAIL = (
     300,
     40,
-)  # lines the page draws of a long prompt: its first and its last, the count of the rest
-UTF8_CONTINUATION = bytes(
-    range(0x80, 0xC0)
-)  # bytes that continue a character: deleted, a token's bytes count its characters
+)
+# bytes that continue a character: deleted, a token's bytes count its characters
+UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 
 
 def token_ends(tokenizer: Tokenizer, text: str) -> list[int]:
@@ -97,9 +97,8 @@ def shown_start(tokenizer: Tokenizer, text: str) -> tuple[str, list[int]]:
 def value_words(graph: Graph) -> set[str]:
     """The words (runs of letters, digits and _) of a graph's ids, names, types, relations, edge ids and property
     values: what a format must say, against the syntax it says it in."""
-    texts = (
-        {t for n in graph.nodes for t in n} | {t for e in graph.edges for t in e} | set(graph.edge_ids)
-    )  # each distinct text once
+    # each distinct text once
+    texts = {t for n in graph.nodes for t in n} | {t for e in graph.edges for t in e} | set(graph.edge_ids)
     texts |= {value_text(v) for props in (*graph.node_props, *graph.edge_props) for _, v in props}
     return set(re.findall(r"\w+", "\n".join(texts)))
 
@@ -279,9 +278,8 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
             f"{PROMPT_TAIL} lines (the prompt files and the token counts hold it all)"
         )
     shown_ids = {n.id for c in base.contexts for n in c.graph.nodes}
-    distractors = (
-        sorted(shown_ids - input_ids) if base.ids == "original" else []
-    )  # renamed ids are all new: nothing to tell
+    # renamed ids are all new: nothing to tell
+    distractors = sorted(shown_ids - input_ids) if base.ids == "original" else []
     return {
         "heads": heads,
         "graphs": graphs,
@@ -349,9 +347,8 @@ def render_report(data: dict, svg: str = "") -> bytes:
         "COMPARE_SVG": svg if compare else "",
         "DATA": payload,
     }
-    page = re.sub(
-        r"@@(TITLE|SVG|COMPARE_SVG|DATA)@@", lambda m: fill[m.group(1)], report_template()
-    )  # one pass: no value is read again
+    # one pass: no value is read again
+    page = re.sub(r"@@(TITLE|SVG|COMPARE_SVG|DATA)@@", lambda m: fill[m.group(1)], report_template())
     return page.encode("utf-8")
 
 

@@ -560,9 +560,8 @@ def results_markdown(
     examples: dict | None = None,
     read: str = "",
 ) -> str:
-    sampling = {
-        k: v for k, v in config.sampling(0).items() if k != "response_format"
-    }  # every field sent, but the schema
+    # every field sent, but the schema
+    sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}
     endpoint = (
         public_url(config.base_url)
         if config.model != SOLVER_MODEL

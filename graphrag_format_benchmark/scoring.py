@@ -283,9 +283,8 @@ class AnswerKey:
                 at = index.get((source, name, target))
                 if at is not None:
                     return at
-        words = " ".join(
-            relation.replace("_", " ").casefold().split()
-        )  # a store's description named by its ends and a piece
+        # a store's description named by its ends and a piece
+        words = " ".join(relation.replace("_", " ").casefold().split())
         for (
             source,
             _,
@@ -471,15 +470,11 @@ TEMPLATE_MARKERS = (
     "<|end|>",
     "</s>",
 )
-LOOP_TAIL, LOOP_MIN, LOOP_PROBE, LOOP_RATIO = (
-    2000,
-    200,
-    24,
-    0.1,
-)  # a cut reply repeats itself when, in its last LOOP_TAIL
-# characters (LOOP_MIN at least), the LOOP_PROBE characters just before its cut end stand three times or more, or they
-# compress under LOOP_RATIO: a right answer's JSON compresses to 0.7 of its size, 400 words drawn at random from 15 to
-# 0.24, '1, 2, ' repeated to 0.015. On SmolLM2-135M's 7 cut answers (bench/real): 5 repeat a date or an object's fields
+# a cut reply repeats itself when, in its last LOOP_TAIL characters (LOOP_MIN at least), the LOOP_PROBE characters
+# just before its cut end stand three times or more, or they compress under LOOP_RATIO: a right answer's JSON
+# compresses to 0.7 of its size, 400 words drawn at random from 15 to 0.24, '1, 2, ' repeated to 0.015. On
+# SmolLM2-135M's 7 cut answers (bench/real): 5 repeat a date or an object's fields
+LOOP_TAIL, LOOP_MIN, LOOP_PROBE, LOOP_RATIO = 2000, 200, 24, 0.1
 
 
 def why_cut(content: str, question: str) -> str:

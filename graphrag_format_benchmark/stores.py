@@ -34,9 +34,8 @@ from typing import Any, Callable
 
 from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
 
-DESCRIPTION = re.compile(
-    r"\S+(\s+\S+){3,}"
-)  # four words or more: an edge's description as its relation, not a relation's name
+# four words or more: an edge's description as its relation, not a relation's name
+DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")
 
 
 def is_description(relation: str) -> bool:
@@ -143,19 +142,21 @@ BOOKKEEPING = frozenset(
 # no type (a GraphRAG entity's type, a LlamaIndex node's label), so a store read as sent is untyped there.
 UNSENT = {"lightrag": frozenset(("keywords", "weight")), "graphrag": frozenset(), "llamaindex": frozenset()}
 UNTYPED = frozenset(("graphrag", "llamaindex"))  # frameworks whose context shows no entity type
+# a record's own fields, besides "id"
 NODE_OWN, EDGE_OWN = (
     frozenset(("name", "type")),
     frozenset(("source", "relation", "target")),
-)  # a record's own fields, besides "id"
+)
 STORE_FIELDS = ("sent", "all")  # --store-fields: what the framework sends (default), or every field the store keeps
 # LlamaIndex's layouts send different fields: without include_properties a triplet shows node ids (a name with '"'
 # made spaces) and relation labels only; with it str() prints every property, bookkeeping included.
 LLAMAINDEX_WITH_PROPERTIES = frozenset(("llamaindex_properties", "llamaindex_text_properties"))
+# a framework's default settings
 DEFAULT_LAYOUT = {
     "graphrag": "graphrag",
     "lightrag": "lightrag",
     "llamaindex": "llamaindex",
-}  # a framework's default settings
+}
 
 
 def store_layout(kind: str, formats: tuple[str, ...] = (), baseline: str | None = None) -> str:

@@ -290,9 +290,8 @@ def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
     if p.kind == "sentence":
         if form == "asked":
             return sentence_hop(form, x, hop, p.words)
-        p = Phrase(
-            p.inverse, "described"
-        )  # inside a longer walk the masked description says it: nested clauses of sentences lose a reader
+        # inside a longer walk the masked description says it: nested clauses of sentences lose a reader
+        p = Phrase(p.inverse, "described")
     out = hop.direction == "out"
     first, *rest = p.words.split()
     if form == "asked" and p.kind == "act" and out and first.endswith("s") and not first.endswith("ss"):
@@ -303,9 +302,8 @@ def phrase_hop(form: str, x: str, hop: Hop, p: Phrase) -> str:
     return text[0].upper() + text[1:] if form == "stated" else text
 
 
-NESTING_KINDS = frozenset(
-    ("noun", "pair", "made", "link", "described", "sentence")
-)  # kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
+# kinds whose walks read as one noun phrase: 'the nationality of the spouse of X'
+NESTING_KINDS = frozenset(("noun", "pair", "made", "link", "described", "sentence"))
 
 
 def natural_question(

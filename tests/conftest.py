@@ -65,9 +65,8 @@ def grown(
 START_LINE = re.compile(r"sending \d+ request\(s\) to \S+, \d+ at a time \(\d+ already answered in \S+\)\n")
 
 
-READ_LINE = re.compile(
-    r"read [\d,]+ entities, [\d,]+ relations from [^\n]*\n"
-)  # what --graph was read as (test_stores)
+# what --graph was read as (test_stores)
+READ_LINE = re.compile(r"read [\d,]+ entities, [\d,]+ relations from [^\n]*\n")
 
 
 def without_read(err: str) -> str:

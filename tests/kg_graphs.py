@@ -141,9 +141,8 @@ QUESTIONS = [
 def problems_of(tmp_path, capsys, questions, *flags):
     code = benchmark.main([*write(tmp_path, FAMILY, questions), "--prompt", "en", *flags])
     where = benchmark.display(tmp_path / "q.json")
-    err = re.sub(
-        r"read [\d,]+ entities, [\d,]+ relations from [^\n]*\n", "", capsys.readouterr().err
-    )  # test_stores says it
+    # test_stores says it
+    err = re.sub(r"read [\d,]+ entities, [\d,]+ relations from [^\n]*\n", "", capsys.readouterr().err)
     return code, err.replace(where, "q.json").splitlines()
 
 
@@ -352,6 +351,7 @@ def gate_inputs(tmp_path, n=60):
     rng = random.Random(33)
     graph = synth_kg.make_graph(1500, 120, rng)
     (tmp_path / "g.json").write_text(json.dumps(graph), encoding="utf-8")
+    # the token figures asserted on these runs are of the templated texts
     return [
         "--graph",
         str(tmp_path / "g.json"),
@@ -363,7 +363,7 @@ def gate_inputs(tmp_path, n=60):
         "json,tsv,dsl",
         "--wording",
         "template",
-    ]  # the token figures asserted on these runs are of the templated texts
+    ]
 
 
 def scripted_run(tmp_path, answer_of, *flags):

@@ -94,13 +94,14 @@ def test_a_one_panel_chart_has_nothing_past_its_canvas(tmp_path):
     width = float(root.get("width"))
     texts = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("text-anchor") == "start"]
     legend = [t.text for t in texts if t.get("class") == "legend"]
+    # every format named (tsv and edge_list were past 550 px)
     assert legend == [
         "json (baseline)",
         "jsonl",
         "tsv",
         "edge_list",
         "dsl",
-    ]  # every format named (tsv and edge_list were past 550 px)
+    ]
     for t in texts:
         assert float(t.get("x")) + len(t.text) * 5.0 <= width, t.text  # 10-px sans-serif: about 5 px a character
     assert " ".join(t.text for t in texts if t.get("class") is None and t.get("font-size") == "10").endswith(
@@ -172,9 +173,8 @@ def test_chart_labels_never_overlap_ticks_are_round_and_formats_keep_their_style
             marker, dash, colour = charts.format_style(fmt)
             assert f'stroke="{colour}"' in text
         assert "tiktoken" not in text and "(o200k_base)" in text
-    assert 'class="hline"' in (tmp_path / "out" / "size_report.svg").read_text(
-        encoding="utf-8"
-    )  # large reaches the window
+    # large reaches the window
+    assert 'class="hline"' in (tmp_path / "out" / "size_report.svg").read_text(encoding="utf-8")
     assert charts.nice_ticks(400, 60000, log=True) == [500, 1000, 2000, 5000, 10000, 20000, 50000]
     assert charts.nice_ticks(80000, 230000) == [100000, 150000, 200000]
 

@@ -575,9 +575,8 @@ def test_every_example_command_of_the_readme_that_needs_no_server_works(tmp_path
     commands = readme_commands()
     assert len(commands) >= 6
     lightrag_store(tmp_path / "rag_storage", *large_records(300))  # the quick start's store: a LightRAG working folder
-    requests = sorted(
-        (ROOT / "tests" / "golden" / "frameworks" / "small").glob("*.request.json")
-    )  # the quick start's log
+    # the quick start's log
+    requests = sorted((ROOT / "tests" / "golden" / "frameworks" / "small").glob("*.request.json"))
     (tmp_path / "prompts.jsonl").write_text(
         "".join(json.dumps({"model": "m", **json.loads(r.read_text(encoding="utf-8"))}) + "\n" for r in requests),
         encoding="utf-8",
@@ -649,9 +648,8 @@ def test_fields_beyond_a_records_own_are_its_properties_sorted_by_name():
     data["edges"][1].update(type="y", weight=0.5, id="e2")
     graph = benchmark._sound_graph(data, "g")
     assert graph.node_props[0] == (("alive", True), ("founded", 1969), ("source", "x")) and graph.node_props[1] == ()
-    assert (
-        graph.edge_props[1] == (("type", "y"), ("weight", 0.5)) and graph.edge_props[0] == ()
-    )  # "type" is not an edge's field
+    # "type" is not an edge's field
+    assert graph.edge_props[1] == (("type", "y"), ("weight", 0.5)) and graph.edge_props[0] == ()
 
 
 def test_the_installed_layout_runs_the_article_offline_and_writes_in_the_working_folder(tmp_path):

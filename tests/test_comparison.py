@@ -73,12 +73,10 @@ def test_three_models_compared_match_the_truth_we_set(three_runs, capsys):
     positive = board[("equal", "json")]["path_exact"]["questions"]
     missed = board[("prefers-json", "tsv")]["path_exact"]["rate"]
     assert positive == 120 and board[("equal", "tsv")]["path_exact"]["rate"] == 1.0 and 0.6 < missed < 0.8
-    assert (
-        board[("prefers-tsv", "json")]["path_exact"]["rate"] == missed
-    )  # the same questions missed, on the other format
-    wrong = round(
-        (1 - missed) * 120
-    )  # answered "{}"; the fake server's usage (1,000 prompt tokens) says it cut every prompt
+    # the same questions missed, on the other format
+    assert board[("prefers-tsv", "json")]["path_exact"]["rate"] == missed
+    # answered "{}"; the fake server's usage (1,000 prompt tokens) says it cut every prompt
+    wrong = round((1 - missed) * 120)
     assert (
         board[("prefers-json", "tsv")]["diagnoses"] == {"cut_by_context": wrong}
         and board[("equal", "tsv")]["diagnoses"] == {}
@@ -86,19 +84,16 @@ def test_three_models_compared_match_the_truth_we_set(three_runs, capsys):
     assert f"| prefers-json | tsv | 150 | {wrong} ({wrong / 150:.0%}) |" in (out / "comparison.md").read_text(
         encoding="utf-8"
     )
-    assert (
-        board[("prefers-json", "json")]["cost"] is not None and board[("equal", "json")]["cost"] is None
-    )  # each model's prices
+    # each model's prices
+    assert board[("prefers-json", "json")]["cost"] is not None and board[("equal", "json")]["cost"] is None
     assert board[("equal", "tsv")]["saving"] > 0.3 and board[("prefers-tsv", "tsv")]["encoding"] == "cl100k_base"
-    assert (
-        board[("prefers-tsv", "tsv")]["saving"] != board[("equal", "tsv")]["saving"]
-    )  # each by the model's own tokenizer
+    # each by the model's own tokenizer
+    assert board[("prefers-tsv", "tsv")]["saving"] != board[("equal", "tsv")]["saving"]
     diff = next(
         d for d in c["model_differences"] if (d["format"], d["model"], d["other"]) == ("tsv", "prefers-json", "equal")
     )
-    assert (
-        diff["difference"] == round(missed - 1, 4) and diff["ci95"][1] < 0 and diff["questions"] == 120
-    )  # per question
+    # per question
+    assert diff["difference"] == round(missed - 1, 4) and diff["ci95"][1] < 0 and diff["questions"] == 120
     assert diff["method"] == "newcombe method 11 (continuity corrected)"
     report = (out / "comparison.md").read_text(encoding="utf-8")
     assert "**No format is accepted for every model** (tsv: prefers-json: reject)." in report

@@ -460,9 +460,8 @@ def test_khop_with_distractors_and_a_budget(tmp_path, kg):
         for r in rows
         if r["size"] == "medium" and r["format"] == "json" and r["mode"] == "A"
     }
-    assert sum(medium[q] > small[q] for q in small) >= 0.9 * len(
-        small
-    )  # a start that no branch can hang off safely gets none
+    # a start that no branch can hang off safely gets none
+    assert sum(medium[q] > small[q] for q in small) >= 0.9 * len(small)
     assert all(r["prompt_tokens"] <= 2500 for r in rows if r["mode"] == "B")
 
 
@@ -645,9 +644,8 @@ def test_the_same_graph_from_any_file_gives_the_same_graph_and_prompts(tmp_path,
         runs = []
         for name in ("g.json", f"g.{extension}"):
             out = tmp_path / f"out-{name}-{flags[0]}"
-            by_index = dict(
-                given_questions()[0], path=[1, 6], context={"edges": [11, 6, 1, 0, 8], "nodes": ["rome"]}
-            )  # RDF names no edge
+            # RDF names no edge
+            by_index = dict(given_questions()[0], path=[1, 6], context={"edges": [11, 6, 1, 0, 8], "nodes": ["rome"]})
             assert (
                 benchmark.main(
                     [
@@ -735,9 +733,8 @@ def test_graphml_of_lightrag_read_as_plain_graphml_reads_its_edges_as_related_to
     g.add_edge("ACME", "PARIS", weight=2.0, description="Acme is based in Paris.", keywords="based in")
     networkx.write_graphml(g, tmp_path / "lightrag.graphml")
     problems = benchmark.Problems()
-    data, _, kind = inputs.read_graph_file(
-        tmp_path / "lightrag.graphml", "graphml"
-    )  # without the flag: LightRAG's store (test_stores)
+    # without the flag: LightRAG's store (test_stores)
+    data, _, kind = inputs.read_graph_file(tmp_path / "lightrag.graphml", "graphml")
     graph = benchmark.validate_graph(data, "g", problems)
     assert kind == "graphml" and not problems.lines
     assert graph.nodes == (Node("ACME", "ACME", "organization"), Node("PARIS", "PARIS", "geo"))
@@ -821,6 +818,7 @@ def test_a_run_whose_baseline_prompts_all_overflow_stops_before_the_first_reques
     write(tmp_path / "g.json", SMALL)
     write(tmp_path / "q.json", given_questions()[:1])
     server = FakeOpenAI()
+    # json does not fit, dsl does
     common = [
         "--graph",
         "g.json",
@@ -838,7 +836,7 @@ def test_a_run_whose_baseline_prompts_all_overflow_stops_before_the_first_reques
         server.url,
         "--out",
         "out",
-    ]  # json does not fit, dsl does
+    ]
     try:
         done = run_cli(*common, cwd=tmp_path)
         assert done.returncode == 2 and not (tmp_path / "out").exists() and server.requests == []
@@ -854,9 +852,8 @@ def test_a_run_whose_baseline_prompts_all_overflow_stops_before_the_first_reques
         assert anyway.returncode in (0, 1) and server.requests, anyway.stderr
     finally:
         server.close()
-    solver = run_cli(
-        *common[:-6], "--model", "solver", "--out", "out", cwd=tmp_path
-    )  # the solver has no window: nothing to stop
+    # the solver has no window: nothing to stop
+    solver = run_cli(*common[:-6], "--model", "solver", "--out", "out", cwd=tmp_path)
     assert solver.returncode == 0, solver.stderr
 
 

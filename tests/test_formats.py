@@ -573,9 +573,10 @@ def test_every_format_writes_properties_in_its_own_idiom(fmt):
 
 
 property_value = st.one_of(nfc_text, st.integers(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False))
+# no input record has those
 property_name = st.from_regex(r"[a-z][a-z0-9_]{0,6}(\.[a-z0-9]{1,3})?", fullmatch=True).filter(
     lambda k: k not in benchmark.RESERVED_KEYS and k not in benchmark.NODE_FIELDS | benchmark.EDGE_FIELDS
-)  # no input record has those
+)
 props = st.dictionaries(property_name, property_value, max_size=3).map(lambda d: tuple(sorted(d.items())))
 
 
@@ -614,6 +615,7 @@ def test_hand_written_json_with_properties_matches_json_dumps(graph, data):
 
 # ---- yaml: the bytes a model reads, whichever PyYAML dumper is installed, and what a YAML 1.2 reader makes of them
 
+# strings YAML 1.1 reads as strings, YAML 1.2 as numbers
 YAML_12 = [
     "1e3",
     "1E5",
@@ -622,7 +624,7 @@ YAML_12 = [
     ".5e-2",
     "0o17",
     "+12e1",
-]  # strings YAML 1.1 reads as strings, YAML 1.2 as numbers
+]
 
 
 def test_yaml_keeps_characters_beyond_the_bmp_and_escapes_line_breaks_yaml_folds():
@@ -699,9 +701,8 @@ def test_a_permuted_turtle_text_is_proven_from_the_checked_one_and_anything_else
     other = Graph(nodes, edges[:5])  # other records: parsed
     formats.check_roundtrip_once("turtle", other, benchmark.serialized("turtle", other), proven)
     assert len(parsed) == 2
-    multi = Graph(
-        (Node("a", "two\nlines", "t"), Node("b", "B", "t")), (Edge("a", "R", "b"),)
-    )  # a long string: always parsed
+    # a long string: always parsed
+    multi = Graph((Node("a", "two\nlines", "t"), Node("b", "B", "t")), (Edge("a", "R", "b"),))
     proven = {}
     for _ in range(2):
         formats.check_roundtrip_once("turtle", multi, benchmark.serialized("turtle", multi), proven)
@@ -714,9 +715,8 @@ def test_a_permuted_turtle_text_with_a_statement_changed_is_parsed_and_fails(mon
     proven: dict = {}
     formats.check_roundtrip_once("turtle", graph, benchmark.serialized("turtle", graph), proven)
     shown = graph.pick([2, 1, 0])
-    broken = benchmark.serialized("turtle", shown).replace(
-        "r:R n:n1 .", "r:R n:n3 ."
-    )  # what a faulty serializer could write
+    # what a faulty serializer could write
+    broken = benchmark.serialized("turtle", shown).replace("r:R n:n1 .", "r:R n:n3 .")
     with pytest.raises(BenchmarkError, match="round-trip check failed for format turtle: edge"):
         formats.check_roundtrip_once("turtle", shown, broken, proven)
 

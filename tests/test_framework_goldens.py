@@ -94,10 +94,11 @@ def test_graphrags_links_column_is_there_only_when_its_first_row_has_links(fixtu
     header = {
         f: golden(f, "graphrag").partition("-----Relationships-----\n")[2].split("\n")[0] for f in ("small", "hostile")
     }
+    # its first row a self-loop, which never leads out
     assert header == {
         "small": "id|source|target|description|weight|links",
         "hostile": "id|source|target|description|weight",
-    }  # its first row a self-loop, which never leads out
+    }
 
 
 @pytest.mark.parametrize("fixture", STORE_FIXTURES)
@@ -146,9 +147,8 @@ def test_langchain_is_graphcypherqachains_own_qa_prompt(fixtures, fixture):
     graph = read(fixtures[fixture], "langchain")
     ours = benchmark.serialize_checked("langchain", graph)
     assert repr(_untyped(ours)) == golden(fixture, "langchain")
-    assert _untyped(ours)[:10] == ast.literal_eval(
-        golden(fixture, "langchain_top_k")
-    )  # its top_k: the first 10 records
+    # its top_k: the first 10 records
+    assert _untyped(ours)[:10] == ast.literal_eval(golden(fixture, "langchain_top_k"))
 
 
 @pytest.mark.parametrize("fixture", (*STORE_FIXTURES, "article"))

@@ -49,9 +49,8 @@ def test_graphrag_ranks_relationships_by_combined_degree_and_keeps_their_ids():
     )
     rows = benchmark.serialize_checked("graphrag", graph).partition("-----Relationships-----\n")[2].split("\n")
     assert rows == ["id|source|target|description", "2|b|c|z", "0|a|b|x", "1|c|d|y"]  # one led out at a time: no links
-    assert (
-        benchmark.FORMATS["graphrag"].parse(benchmark.serialize_checked("graphrag", graph)) == graph
-    )  # back in the graph's order
+    # back in the graph's order
+    assert benchmark.FORMATS["graphrag"].parse(benchmark.serialize_checked("graphrag", graph)) == graph
 
 
 # As graphrag 3.3.0's LocalSearchMixedContext._build_local_context printed these graphs' relationship tables (each node
@@ -134,20 +133,23 @@ def test_what_a_framework_would_lose_is_carried_only_where_needed():
         (),
         ((("description", "met at school"),),),
     )
+    # no type column: untyped
     assert benchmark.serialize_checked("graphrag", graph).split("\n")[1:4] == [
         "id|entity|description|number of relationships|node_id",
         "0|Ann||1|p1",
         "1|Bob||1|",
-    ]  # no type column: untyped
+    ]
+    # a description of its own; no weight
     assert benchmark.serialize_checked("graphrag", graph).split("\n")[-2:] == [
         "id|source|target|description|relation",
         "0|p1|Bob|met at school|KNOWS",
-    ]  # a description of its own; no weight
+    ]
     lightrag = benchmark.serialize_checked("lightrag", graph).split("\n")
+    # LightRAG's word for none
     assert lightrag[3:5] == [
         '{"entity": "Ann", "type": "entity", "description": "UNKNOWN", "id": "p1"}',
         '{"entity": "Bob", "type": "entity", "description": "UNKNOWN"}',
-    ]  # LightRAG's word for none
+    ]
     assert lightrag[10] == '{"entity1": "p1", "entity2": "Bob", "description": "met at school", "relation": "KNOWS"}'
 
 
@@ -250,12 +252,12 @@ def test_llamaindex_is_the_retrievers_triplets_as_the_synthesizer_joins_them():
         (Node("Ann", "Ann", "entity"), Node("Bob", "Bob", "entity"), Node("Eve", "Eve", "entity")),
         (Edge("Ann", "KNOWS", "Bob"), Edge("Bob", "KNOWS", "Eve")),
     )
-    assert (
-        benchmark.serialize_checked("llamaindex", bare) == "Ann -> KNOWS -> Bob\n\nBob -> KNOWS -> Eve"
-    )  # a node a paragraph
+    # a node a paragraph
+    assert benchmark.serialize_checked("llamaindex", bare) == "Ann -> KNOWS -> Bob\n\nBob -> KNOWS -> Eve"
+    # include_text
     assert benchmark.serialize_checked("llamaindex_text", bare) == (
         "Here are some facts extracted from the provided text:\n\nAnn -> KNOWS -> Bob\nBob -> KNOWS -> Eve"
-    )  # include_text
+    )
     assert benchmark.serialize_checked("llamaindex_text_properties", STORE).split("\n") == [
         "Here are some facts extracted from the provided text:",
         "",
@@ -274,10 +276,11 @@ def test_llamaindex_is_the_retrievers_triplets_as_the_synthesizer_joins_them():
         (Node("Ann", "Ann", "entity"), Node("Bob", "Bob", "entity"), Node("Eve", "Eve", "entity")),
         (Edge("Ann", "knows", "Bob"),),
     )
+    # a node in no triplet
     assert benchmark.serialize_checked("llamaindex", lone).split("\n\n") == [
         "Ann -> knows -> Bob",
         "Eve",
-    ]  # a node in no triplet
+    ]
 
 
 def test_llamaindex_keys_a_node_by_its_name_with_quotes_as_spaces():
@@ -285,9 +288,8 @@ def test_llamaindex_keys_a_node_by_its_name_with_quotes_as_spaces():
         (Node("Ann  The Hammer ", 'Ann "The Hammer"', "entity"), Node("Bob", "Bob", "entity")),
         (Edge("Ann  The Hammer ", "KNOWS", "Bob"),),
     )
-    assert (
-        benchmark.serialize_checked("llamaindex", graph) == 'Ann "The Hammer" -> KNOWS -> Bob'
-    )  # EntityNode.id: no id shown
+    # EntityNode.id: no id shown
+    assert benchmark.serialize_checked("llamaindex", graph) == 'Ann "The Hammer" -> KNOWS -> Bob'
     keyed = Graph((Node('Ann "The Hammer"', 'Ann "The Hammer"', "entity"),), ())
     assert benchmark.serialize_checked("llamaindex", keyed) == """Ann "The Hammer" ({'id': 'Ann "The Hammer"'})"""
 

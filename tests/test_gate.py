@@ -30,9 +30,8 @@ def test_the_solver_on_200_questions_is_accepted_on_every_format(tmp_path, capsy
         tsv["checks"]["path_exact"]["lower"] == -0.0223
         and tsv["checks"]["path_exact"]["method"] == "newcombe method 11 (continuity corrected)"
     )
-    assert (
-        tsv["checks"]["abstention"]["result"] == "pass" and tsv["checks"]["abstention"]["tolerance"] == 0.15
-    )  # 40 agree: bound -0.085
+    # 40 agree: bound -0.085
+    assert tsv["checks"]["abstention"]["result"] == "pass" and tsv["checks"]["abstention"]["tolerance"] == 0.15
     assert tsv["holm"] == {"p_value": 0.003259, "threshold": 0.025, "formats": 2, "shown": True}
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert report.index("## Verdicts against json") < report.index("## o200k_base")
@@ -42,9 +41,8 @@ def test_the_solver_on_200_questions_is_accepted_on_every_format(tmp_path, capsy
         report,
     )
     assert re.search(r"verdict for o200k_base · small · original · A: ship (tsv|dsl)", capsys.readouterr().out)
-    assert (
-        "| format | prompt tokens | answer | path exact | abstention |\n" in report
-    )  # no model-only columns for the solver
+    # no model-only columns for the solver
+    assert "| format | prompt tokens | answer | path exact | abstention |\n" in report
 
 
 def test_sixty_perfect_questions_are_too_few_to_accept_and_say_how_many_would_do(tmp_path):
@@ -77,10 +75,11 @@ def test_the_article_s_six_questions_decide_nothing_at_any_number_of_permutation
     assert {v["verdict"] for v in results["verdicts"]} == {"undecided"}
     assert {v["positive_questions"] for v in results["verdicts"]} == {5}  # 25 prompts, but 5 positive questions
     check = results["verdicts"][0]["checks"]["path_exact"]
+    # -ln(0.05) / 5 at least
     assert (check["lower"], check["method"]) == (
         -0.5991,
         "guarded paired t over question means",
-    )  # -ln(0.05) / 5 at least
+    )
     assert "ship" not in (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert "ship" not in capsys.readouterr().out
 
@@ -107,13 +106,13 @@ def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_sho
     assert scripted_run(tmp_path, answer_of, *gate_inputs(tmp_path, 80), "--tolerance", "0.1") == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     verdict = {v["format"]: v for v in results["verdicts"]}
-    assert (
-        verdict["tsv"]["checks"]["path_exact"]["result"] == "pass"
-    )  # 64 positive questions pass at 0.1; 16 abstention
+    # 64 positive questions pass at 0.1; 16 abstention
+    assert verdict["tsv"]["checks"]["path_exact"]["result"] == "pass"
+    # questions cannot, yet
     assert (verdict["tsv"]["verdict"], verdict["tsv"]["undecided"]) == (
         "undecided",
         ["abstention"],
-    )  # questions cannot, yet
+    )
     assert verdict["dsl"]["verdict"] == "reject" and "path_exact" in verdict["dsl"]["failed"]
     dsl = next(e for e in results["aggregates"] if e["format"] == "dsl")
     assert dsl["by_hops"]["3"]["path_exact"]["rate"] == 0.0 and dsl["by_hops"]["2"]["path_exact"]["rate"] == 1.0

@@ -130,9 +130,8 @@ def test_a_template_file_is_checked_and_used(tmp_path, capsys):
     assert text.startswith('Answer as {"answer": ...}.\ndsl:\n# @ id|name|type\n') and text.endswith(
         "\nQ:\nWho are the children of Carl?\n"
     )
-    template.write_text(
-        "Q: {question}\n{format_name} graph, then the JSON answer:\n{graph}", encoding="utf-8"
-    )  # question first
+    # question first
+    template.write_text("Q: {question}\n{format_name} graph, then the JSON answer:\n{graph}", encoding="utf-8")
     assert benchmark.main([*write(tmp_path, FAMILY, QUESTIONS), "--prompt", str(template)]) == 0
     for row in json.loads(
         (tmp_path / "out" / "size_report.json").read_text(encoding="utf-8")
@@ -203,6 +202,5 @@ def test_a_question_without_a_query_is_walked_from_its_gold_path_and_the_run_say
                 [[h["relation"], h["direction"]] for h in article[q.id]["query"]["hops"]],
             )
     q1 = benchmark.load_inputs(ROOT / "data" / "graph.json", tmp_path / "q.json").questions[0]
-    assert (
-        inputs.derived_query(graph, dataclasses.replace(q1, answers=("Москва",))) is None
-    )  # the walk finds another answer
+    # the walk finds another answer
+    assert inputs.derived_query(graph, dataclasses.replace(q1, answers=("Москва",))) is None

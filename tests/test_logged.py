@@ -162,9 +162,8 @@ def test_a_log_is_measured_line_by_line_and_every_line_is_accounted_for(tmp_path
     ]
     tokenizer = benchmark.load_tokenizer("o200k_base")
     first = records[0]["tokens"]["o200k_base"]
-    assert first["logged"]["prompt"] == sum(
-        tokenizer.count(m["content"]) for m in lightrag
-    )  # what was sent, counted whole
+    # what was sent, counted whole
+    assert first["logged"]["prompt"] == sum(tokenizer.count(m["content"]) for m in lightrag)
     for fmt in ("json", "tsv"):
         prepared = measure.prepare_logged(request(GOLDEN / "small" / "lightrag.request.json"), [fmt])
         alternative = "".join(measure.replaced(prepared.text, prepared.spans, prepared.graph_texts[fmt]))
@@ -363,9 +362,8 @@ def test_the_union_of_the_logged_subgraphs_is_a_graph_the_tool_reads(tmp_path):
     assert benchmark.main(["--from-prompts", path, "--formats", "json", "--out", str(tmp_path / "out")]) == 0
     records = json.loads((tmp_path / "out" / "logged_graph.json").read_text(encoding="utf-8"))
     graph = benchmark.validate_graph(records, "logged_graph.json", benchmark.Problems())
-    assert (
-        len(graph.edges) == 11 + 11 + 11
-    )  # LightRAG's and GraphRAG's relationships (descriptions), LlamaIndex's triplets (labels)
+    # LightRAG's and GraphRAG's relationships (descriptions), LlamaIndex's triplets (labels)
+    assert len(graph.edges) == 11 + 11 + 11
     assert "Leslie Lamport" in {n.id for n in graph.nodes}
 
 

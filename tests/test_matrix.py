@@ -26,9 +26,8 @@ import synth_kg  # noqa: E402
 
 O200K = None
 
-THIRTEEN = contexts.Context(
-    "", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ()
-)  # 13 edges
+# 13 edges
+THIRTEEN = contexts.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())
 
 
 def tokenizer():
@@ -689,9 +688,8 @@ def test_a_budget_too_small_for_any_gold_path_says_so_and_which_budget_would_do(
     done = run_cli("--sizes", "medium", "--budget", str(budget), "--out", str(tmp_path / "b"))
     rows = json.loads((tmp_path / "b" / "size_report.json").read_text(encoding="utf-8"))
     json_b = [r for r in rows if r["mode"] == "B" and r["format"] == "json" and r["question_id"] != "q6"]
-    assert (
-        sum(r["answerable"] for r in json_b) >= len(json_b) / 2
-    )  # the median question's path fits, and the shorter ones
+    # the median question's path fits, and the shorter ones
+    assert sum(r["answerable"] for r in json_b) >= len(json_b) / 2
     assert "note: " not in done.stdout
 
 

@@ -13,9 +13,8 @@ def test_every_flag_of_help_is_documented_in_docs_flags():
     parser = options.make_parser()
     flags = {o for action in parser._actions for o in action.option_strings if o.startswith("--") and o != "--help"}
     documented = set(re.findall(r"`(--[a-z][a-z-]*)", (ROOT / "docs" / "flags.md").read_text(encoding="utf-8")))
-    assert flags == {row[1] for row in options.FLAGS} | {
-        "--no-write-prompts"
-    }  # BooleanOptionalAction adds the --no- form
+    # BooleanOptionalAction adds the --no- form
+    assert flags == {row[1] for row in options.FLAGS} | {"--no-write-prompts"}
     assert sorted(flags - documented) == []
     assert sorted(documented - flags) == []  # and no flag that is gone
 
@@ -30,9 +29,8 @@ def test_sending_without_httpx2_is_one_line_before_anything_is_measured(monkeypa
         "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')\n"
     )
     assert not (tmp_path / "out").exists()
-    assert (
-        benchmark.main(["--model", "solver", "--out", str(tmp_path / "solver")]) == 0
-    )  # the control solver sends nothing
+    # the control solver sends nothing
+    assert benchmark.main(["--model", "solver", "--out", str(tmp_path / "solver")]) == 0
 
 
 def test_the_run_config_has_a_typed_field_per_flag_and_is_frozen():
@@ -54,9 +52,8 @@ def test_the_run_config_has_a_typed_field_per_flag_and_is_frozen():
     assert config.named("--formats", "--model", "--out", "--score") == ["--formats", "--out", "--score"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.score = ()  # type: ignore[misc]
-    assert hash(options.parse_config([])) == hash(
-        options.parse_config([])
-    )  # frozen all the way down: tuples, not lists
+    # frozen all the way down: tuples, not lists
+    assert hash(options.parse_config([])) == hash(options.parse_config([]))
 
 
 def test_models_builds_each_run_config_from_the_commands_own_with_the_models_fields(tmp_path):

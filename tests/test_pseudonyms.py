@@ -64,10 +64,11 @@ def test_pseudonyms_keep_every_real_name_out_of_the_prompts_and_the_solver_right
                     - variants_names.kept_words(a["name"])
                     - kinds[group[a["id"]]]
                 )
+                # but 'of', 'sir', and its group's 'university'
                 assert not own & {w.casefold() for w in b["name"].split()}, (
                     a,
                     b,
-                )  # but 'of', 'sir', and its group's 'university'
+                )
     assert sum(bool(kinds.get(g)) for g in kinds) < len(kinds)  # ... which most groups of people do not have
     assert all(len(names) == 1 for names in pseudonym.values())  # one pseudonym per entity, whatever the size
     originals = {n["id"]: n["name"] for n in graph["nodes"]}
@@ -322,18 +323,16 @@ def test_hostile_name_shapes_each_get_one_pseudonym_and_the_run_says_what_they_c
     renaming = pseudonyms.Pseudonyms(graph, 1)  # a catalogue designation alone hung here; all 5,000 johns, minutes
     renaming.report()
     made = [renaming.renamed[n.id] for n in graph.nodes]
-    assert len({m.id for m in made}) == len(
-        graph.nodes
-    )  # an id each; a name shared only by namesakes, and by all of them
+    # an id each; a name shared only by namesakes, and by all of them
+    assert len({m.id for m in made}) == len(graph.nodes)
     real_of: dict[str, set[str]] = {}
     for n, m in zip(graph.nodes, made):
         real_of.setdefault(m.name.casefold(), set()).add(n.name.casefold())
     assert all(len(names) == 1 for names in real_of.values()) and len(real_of) == len(
         {n.name.casefold() for n in graph.nodes}
     )
-    kept = [
-        n.name for n in graph.nodes if variants_names.closed_value(n.name)
-    ]  # numbers, letters (grades), '♥ ♥', '--'
+    # numbers, letters (grades), '♥ ♥', '--'
+    kept = [n.name for n in graph.nodes if variants_names.closed_value(n.name)]
     assert [n.name for m, n in zip(made, graph.nodes) if m.name == n.name] == kept and len(kept) == 39
     real = {n.name.casefold() for n in graph.nodes}
     assert not [m.name for m, n in zip(made, graph.nodes) if m.name != n.name and m.name.casefold() in real]
@@ -345,9 +344,8 @@ def test_hostile_name_shapes_each_get_one_pseudonym_and_the_run_says_what_they_c
     err = capsys.readouterr().err
     assert err.count("warning: --pseudonymize: ") == 4, err
     assert "with a number added" not in err  # '♥ ♥' -> '♥ ♥ 2' was one: a symbol is a value now, kept
-    assert (
-        "4470 of 5087 pseudonym(s) so far are words of other groups' names at the same places" in err
-    )  # namesakes share one
+    # namesakes share one
+    assert "4470 of 5087 pseudonym(s) so far are words of other groups' names at the same places" in err
     assert "2 of 5087 pseudonym(s) so far are words made by a character model of their group's one-word names" in err
     assert (
         "warning: --pseudonymize: 39 name(s) are kept as they are, values of a small closed class (26 letter(s), 7 "
@@ -402,9 +400,8 @@ def test_a_catalogue_designation_alone_in_its_kind_is_redrawn_in_its_style_in_a_
     catalogue = renamed["(1234)_2001_AB1"]
     year = re.fullmatch(r"\((\d{4})\) (\d{4}) [A-Z]{2}\d", catalogue["name"])
     assert year and abs(int(year[2]) - 2001) <= 60 and catalogue["id"] == catalogue["name"].replace(" ", "_")
-    assert re.fullmatch(
-        r"[A-Z][a-z]+ [IVX]+ of [A-Z][a-z]+", renamed["john_ii_of_france"]["name"]
-    )  # the shape of a royal name
+    # the shape of a royal name
+    assert re.fullmatch(r"[A-Z][a-z]+ [IVX]+ of [A-Z][a-z]+", renamed["john_ii_of_france"]["name"])
     assert re.fullmatch(r"[A-Z][a-z]+ [IVX]+", renamed["louis_xiv"]["name"])
     err = capsys.readouterr().err
     assert (
@@ -438,10 +435,11 @@ def test_a_royal_name_keeps_its_of_and_draws_each_place_from_the_same_place_of_i
             m,
         )
         words, own = m.split(" "), n.name.split(" ")
+        # a given name first, no own word
         assert words[0] in given and not set(words) & (set(own) - {"of", "ii"}), (
             n.name,
             m,
-        )  # a given name first, no own word
+        )
         if " of " in n.name:
             assert words[-1] in places, (n.name, m)  # after 'of', a place: never a surname
 
@@ -517,9 +515,8 @@ def test_a_stores_upper_case_titles_are_renamed_in_its_descriptions_in_any_case_
         assert not re.search(rf"(?<!\w){name}(?!\w)", left, re.IGNORECASE), name  # no real name left, in any case
     assert "Cambridgeshire" in text and "Unixes" in text  # a name inside a longer word is no name
     ada = next(n for n in graph["nodes"] if "wrote the first program" in n.get("properties", {}).get("description", ""))
-    assert ada["properties"]["description"].startswith(
-        " ".join(w[:1] + w[1:].lower() for w in ada["name"].split(" "))
-    )  # title case
+    # title case
+    assert ada["properties"]["description"].startswith(" ".join(w[:1] + w[1:].lower() for w in ada["name"].split(" ")))
 
 
 @pytest.mark.parametrize(

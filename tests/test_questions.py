@@ -105,9 +105,8 @@ def test_a_small_graph_yields_what_it_can_and_says_how_many_per_hop_count(tmp_pa
         r"warning: the graph yields \d+ of the 40 questions asked for \(1 hop\(s\): \d+, 2 hop\(s\): \d+\)", err
     )
     questions = json.loads((tmp_path / "out" / "questions.generated.json").read_text(encoding="utf-8"))
-    assert questions and all(
-        q["question"].startswith("Начни с «") for q in questions
-    )  # the article's language by default
+    # the article's language by default
+    assert questions and all(q["question"].startswith("Начни с «") for q in questions)
 
 
 @pytest.mark.parametrize("kind", ["typed", "untyped"])

@@ -180,9 +180,8 @@ def open_page(browser, path: Path):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("crash", lambda _: errors.append("the page crashed"))
-    page.on(
-        "request", lambda r: errors.append(f"request {r.url}") if re.match(r"(https?|wss?|ftp):", r.url) else None
-    )  # the network
+    # the network
+    page.on("request", lambda r: errors.append(f"request {r.url}") if re.match(r"(https?|wss?|ftp):", r.url) else None)
     page.goto(path.as_uri())
     page.wait_for_selector("#sizes table")
     return page, errors
@@ -323,9 +322,8 @@ def test_a_token_cut_keeps_every_token_boundary_before_it(lines, size, encoding)
     if cut is not None:
         ends = report.token_ends(tokenizer, text[:cut])
         assert ends == report.token_ends(tokenizer, text)[: len(ends)] and (not ends or ends[-1] == cut)
-    assert measure.chunked_count(tokenizer, text, max(1, size // 4)) == tokenizer.count(
-        text
-    )  # a chunk at a time: the same count
+    # a chunk at a time: the same count
+    assert measure.chunked_count(tokenizer, text, max(1, size // 4)) == tokenizer.count(text)
 
 
 @pytest.fixture(scope="module")

@@ -54,6 +54,5 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     assert json_row["latency_s"] == {"median": 0.15, "p95": 0.2}
     assert json_row["finish_reasons"] == {"stop": 2}
     none_right = [{**c, **scoring.FAILED_SCORES, "parse_success": True} for c in scored]
-    assert not any(
-        e.get("pareto") for e in results_module.aggregate(none_right, (None, None))
-    )  # no correct path: no star
+    # no correct path: no star
+    assert not any(e.get("pareto") for e in results_module.aggregate(none_right, (None, None)))

@@ -42,9 +42,8 @@ from fake_openai import FakeBatches, FakeOpenAI, TcpServer
 
 SECRET = "sk-test-secret-4f1c9a"
 
-THIRTEEN = contexts.Context(
-    "", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ()
-)  # 13 edges
+# 13 edges
+THIRTEEN = contexts.Context("", benchmark.Graph((), tuple(benchmark.Edge("a", "R", "b") for _ in range(13))), ())
 
 
 @pytest.fixture(autouse=True)
@@ -489,9 +488,8 @@ def test_requests_are_explicit_and_the_key_never_reaches_a_file(server, tmp_path
 
 def test_a_key_echoed_by_the_server_is_redacted(server, tmp_path, monkeypatch, capsys):
     server.script = [(401, {}, {"error": {"message": f"bad key {SECRET}", "code": "invalid_api_key"}})]
-    assert (
-        run(server, tmp_path, "--limit", "1", monkeypatch=monkeypatch) == 2
-    )  # the first answer: a rejected key stops the run
+    # the first answer: a rejected key stops the run
+    assert run(server, tmp_path, "--limit", "1", monkeypatch=monkeypatch) == 2
     text = (tmp_path / "requests.jsonl").read_text(encoding="utf-8")
     assert SECRET not in text and "bad key [redacted]" in text
     assert log_lines(tmp_path)[1]["error"] == "HTTP 401 (invalid_api_key): bad key [redacted]"
@@ -527,10 +525,9 @@ def test_retries_honour_retry_after_then_succeed(server, tmp_path):
     record = log_lines(tmp_path)[1]
     assert (record["attempts"], record["error"], record["status"]) == (3, None, 200)
     assert record["retry_wait_s"] >= 1.0  # the server's retry-after-ms was waited out, not the 1 ms backoff...
-    assert (
-        record["latency_s"] < record["retry_wait_s"]
-    )  # ...and the latency is the answering attempt's alone (a local answer in
-    # under a second, on however busy a machine), not the waits
+    # ...and the latency is the answering attempt's alone (a local answer in under a second, on however busy a
+    # machine), not the waits
+    assert record["latency_s"] < record["retry_wait_s"]
     assert len(server.requests) == 3
 
 
@@ -701,9 +698,8 @@ def test_a_server_that_dies_mid_run_stops_it_within_seconds_and_a_rerun_resumes(
     assert (
         benchmark.main(["--model", "m-test", "--base-url", fake.url, "--out", str(tmp_path), "--concurrency", "1"]) == 1
     )
-    assert (
-        time.monotonic() - started < 60
-    )  # generous for a busy machine: not every prompt's retries (5 attempts with backoff each)
+    # generous for a busy machine: not every prompt's retries (5 attempts with backoff each)
+    assert time.monotonic() - started < 60
     attempts = [r["attempts"] for r in log_lines(tmp_path) if r.get("type") == "request"]
     assert sum(attempts) <= 15  # five answers and a few failed attempts (10 here), not the 25 prompts x 5 attempts left
     err = run_stderr(capsys)
@@ -755,18 +751,17 @@ def test_a_run_says_what_it_sends_at_once_and_beats_with_an_eta_while_the_server
         )
     finally:
         server.close()
-    lines = [
-        line for line in capsys.readouterr().err.splitlines() if " cells, " not in line
-    ]  # the measuring's own progress
+    # the measuring's own progress
+    lines = [line for line in capsys.readouterr().err.splitlines() if " cells, " not in line]
     log = tmp_path / "requests.jsonl"
     assert lines[0] == f"sending 3 request(s) to {server.url}, 1 at a time (0 already answered in {log})"
-    assert re.fullmatch(
-        r"0/3 requests, \d+ s, waiting for the first answer, 1 in flight: json q\d, \d+ s", lines[1]
-    )  # no ETA yet
+    # no ETA yet
+    assert re.fullmatch(r"0/3 requests, \d+ s, waiting for the first answer, 1 in flight: json q\d, \d+ s", lines[1])
+    # from the pace so far
     assert any(
         re.fullmatch(r"1/3 requests, \d+ s, 0 failed(, 1 in flight: \w+ q\d, \d+ s)?, about \d+ s left", line)
         for line in lines
-    )  # from the pace so far
+    )
     assert f"sending 1 request(s) to {server.url}, 1 at a time (3 already answered in {log})" in lines
 
 
@@ -949,6 +944,7 @@ def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
         "failed": 0,
         "failures": {},
     }
+    # every invocation, not the last
     assert summary["log"] == {
         "invocations": 3,
         "planned": 30,
@@ -960,7 +956,7 @@ def test_resume_sends_only_what_the_log_lacks(server, tmp_path):
         "cut_before_cap": 0,
         "cut_before_cap_at_tokens": [],
         "context_overflow_by_server": 0,
-    }  # every invocation, not the last
+    }
     assert run(server, tmp_path, "--temperature", "0.5", "--limit", "1") == 0  # other sampling: a new request
     assert len(server.requests) == 31
 
@@ -1116,9 +1112,8 @@ def test_a_node_on_no_edge_leaves_every_prompt_rebuildable_at_every_size_and_mod
         for r in json.loads((tmp_path / "out" / "size_report.json").read_text(encoding="utf-8"))
         if r["size"] == "small" and r["mode"] == "B"
     ]
-    assert small_b and all(
-        r["edges_included"] == r["edges_total"] for r in small_b
-    )  # the whole graph fits: the case at hand
+    # the whole graph fits: the case at hand
+    assert small_b and all(r["edges_included"] == r["edges_total"] for r in small_b)
 
 
 def test_kill_9_then_rerun_pays_nothing_twice(tmp_path):
@@ -1162,9 +1157,8 @@ def test_ctrl_c_and_sigterm_wait_for_the_answers_in_flight_so_none_is_paid_and_l
         server.close()
     logged = [r for r in log_lines(tmp_path) if r["type"] == "request"]
     assert process.returncode == code and 2 <= len(logged) < 30
-    assert len(server.requests) == len(
-        logged
-    )  # every request the server got (and would bill) has its answer in the log
+    # every request the server got (and would bill) has its answer in the log
+    assert len(server.requests) == len(logged)
     assert all(r["error"] is None for r in logged)
     assert re.search(
         r"interrupted: waiting for the answers to the [1-4] request\(s\) in flight \(at most --timeout 120 s\)", err
@@ -1186,9 +1180,8 @@ def test_server_truncation_is_flagged(tmp_path):
 
 
 def test_overflowing_prompts_are_not_sent(server, tmp_path):
-    assert (
-        run(server, tmp_path, "--context-window", "800", "--allow-no-verdict") == 0
-    )  # the baseline json cannot be judged
+    # the baseline json cannot be judged
+    assert run(server, tmp_path, "--context-window", "800", "--allow-no-verdict") == 0
     assert len(server.requests) == 24  # the json prompts (967-973 tokens) overflow
     json_row = results(tmp_path)["aggregates"][0]
     assert (json_row["format"], json_row["overflow"], json_row["n"], json_row["answer_correct"]["rate"]) == (
@@ -1386,9 +1379,8 @@ def test_a_timeout_on_a_server_seen_to_work_in_parallel_is_sent_again_once_with_
             "--concurrency",
             "4",
         ]
-        assert (
-            benchmark.main(argv) == 1
-        )  # answers to the rest overtook the slow one: the server computes several at once
+        # answers to the rest overtook the slow one: the server computes several at once
+        assert benchmark.main(argv) == 1
     finally:
         slow.close()
     assert [r["body"]["messages"][0]["content"] for r in slow.requests].count(first[0]) == 2
@@ -1596,12 +1588,13 @@ def test_batch_export_splits_within_both_limits_and_lists_the_files(tmp_path, ca
     files = sorted(tmp_path.glob("batch.*-of-*.jsonl"))
     assert [p.name for p in files] == [f"batch.{k:03d}-of-004.jsonl" for k in range(1, 5)]
     lines = [line for p in files for line in p.read_text(encoding="utf-8").splitlines()]
+    # 30 prompts, 4 json ones overflow
     assert [len(p.read_text(encoding="utf-8").splitlines()) for p in files] == [
         7,
         7,
         7,
         5,
-    ]  # 30 prompts, 4 json ones overflow
+    ]
     assert len({json.loads(line)["custom_id"] for line in lines}) == 26
     assert "warning: not in the batch: 4 request(s) over --context-window and 0 outside --limit\n" in captured.err
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
@@ -1627,7 +1620,7 @@ def test_cached_tokens_and_the_model_s_own_counts_are_reported_and_priced(tmp_pa
         "prompt_tokens": 800,
         "completion_tokens": 10,
         "prompt_tokens_details": {"cached_tokens": 600},
-    }  # noqa: E731
+    }
     server = FakeOpenAI(answer=lambda prompt: contents[prompt], usage=usage)
     try:
         argv = [
@@ -1653,10 +1646,11 @@ def test_cached_tokens_and_the_model_s_own_counts_are_reported_and_priced(tmp_pa
     assert json_row["usage"]["cached_tokens"] == 3600 and json_row["usage"]["cached_share"] == 0.75
     assert json_row["cost"] == round((6 * 200 * 2 + 6 * 600 * 0.5 + 6 * 10 * 8) / 1_000_000, 6)
     assert json_row["model_prompt_tokens"] == 800.0 and json_row["pareto_tokens"] == "model_prompt_tokens"
+    # the model counts both alike: a tie, both on the front
     assert (json_row["pareto"], dsl_row["pareto"]) == (
         True,
         True,
-    )  # the model counts both alike: a tie, both on the front
+    )
     report = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert "Share of prompt tokens served from the provider's prefix cache: json 0.75; dsl 0.75." in report
     assert "| json ★ | 6 | 6 | 970 (800) |" in report
@@ -1688,9 +1682,8 @@ def test_a_context_refusal_is_scored_as_overflow_and_grouped_whatever_the_length
     server.script = [(200, {}, ok), *refusals]
     try:
         argv = ["--model", "m", "--base-url", server.url, "--out", str(tmp_path), "--concurrency", "1", "--limit", "6"]
-        assert (
-            benchmark.main(argv) == 0
-        )  # a prompt longer than the server's window is an outcome, not a request to retry
+        # a prompt longer than the server's window is an outcome, not a request to retry
+        assert benchmark.main(argv) == 0
         assert benchmark.main(argv) == 0
     finally:
         server.close()
@@ -1858,9 +1851,8 @@ def test_timeout_bounds_an_attempt_whatever_the_server_sends(tmp_path, capsys, h
         elapsed = time.monotonic() - started
     finally:
         server.close()
-    assert (
-        code == 1 and elapsed < 60
-    )  # each attempt ends at 0.5 s, retried once; without the bound the server never ends
+    # each attempt ends at 0.5 s, retried once; without the bound the server never ends
+    assert code == 1 and elapsed < 60
     records = log_lines(tmp_path)[1:]
     assert records and all(r["error"].startswith("timed out after 0.5 s") for r in records)
 
@@ -2220,9 +2212,8 @@ def test_a_batch_sends_the_key_to_its_host_only_and_writes_it_nowhere(tmp_path, 
 
 # ---- why an answer failed: one diagnosis per cell (README: Why answers fail)
 
-E = dict(
-    enumerate(json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))["edges"])
-)  # the article's 13 edges
+# the article's 13 edges
+E = dict(enumerate(json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))["edges"]))
 
 
 def ev(*triples):
@@ -2299,10 +2290,11 @@ def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
         "q5": DIAGNOSED["miscounted_indices"][1],
         "q6": DIAGNOSED["missed_abstention"][1],
     }
+    # no prompt cut
     fake = FakeOpenAI(
         answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)],
         usage=lambda prompt: {"prompt_tokens": 10_000, "completion_tokens": 20, "total_tokens": 10_020},
-    )  # no prompt cut
+    )
     try:
         assert benchmark.main(["--model", "m", "--base-url", fake.url, "--out", str(tmp_path), "--formats", fmt]) == 0
     finally:

@@ -280,6 +280,7 @@ def test_padded_answers_and_triples_in_the_path(small):
         {"answer": "Казань", "path": [list(e.values()) for e in path], "evidence": path}, ensure_ascii=False
     )
     assert score_answer(as_triples, graph, q["q1"])["path_exact"] is True
+    # no fuzzy match: scenario 5
     assert (
         score_answer(
             json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
@@ -287,7 +288,7 @@ def test_padded_answers_and_triples_in_the_path(small):
             q["q1"],
         )["answer_correct"]
         is False
-    )  # no fuzzy match: scenario 5
+    )
 
 
 def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path, monkeypatch):
@@ -298,9 +299,8 @@ def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path,
     from graphrag_format_benchmark import scoring
 
     flags = ["--model", "solver", "--repeats", "2", "--permutations", "2", "--no-write-prompts"]
-    assert (
-        benchmark.main([*flags, "--out", str(tmp_path / "run")]) == 0
-    )  # one log, scored both ways: its latencies are measured
+    # one log, scored both ways: its latencies are measured
+    assert benchmark.main([*flags, "--out", str(tmp_path / "run")]) == 0
     outputs = {}
     for fork_from in (10**9, 1):
         monkeypatch.setattr(scoring, "FORK_CELLS", fork_from)

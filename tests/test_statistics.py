@@ -47,10 +47,11 @@ def test_intervals_are_over_questions_stay_within_0_and_1_and_keep_a_width():
     one_run = statistics.rate_interval([0.0] * 11 + [1.0], binary=True)
     assert one_run == {"rate": 0.0833, "questions": 12, "ci95": [0.0149, 0.3539], "method": "wilson over questions"}
     halves = statistics.rate_interval([0.5] * 12, binary=False)  # every question right in half its runs
+    # -ln(0.025) / 12 = 0.307 at least
     assert halves["method"] == "guarded t over question means" and halves["ci95"] == [
         0.1926,
         0.8074,
-    ]  # -ln(0.025) / 12 = 0.307 at least
+    ]
     assert (
         statistics.rate_interval([1.0, 1.0], binary=False)["ci95"] == [0.0, 1.0]
         and statistics.rate_interval([0.5], binary=False)["ci95"] is None

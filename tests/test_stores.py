@@ -54,9 +54,8 @@ def test_each_store_reads_with_the_counts_we_wrote_by_its_folder_and_by_its_file
         assert read_as == kind
         assert len(records["nodes"]) == len(ENTITIES) and len(records["edges"]) == len(RELATIONS)
     assert [n["id"] for n in records["nodes"]] == [name for name, _, _ in ENTITIES]
-    lamport = records["nodes"][
-        0
-    ]  # as sent: GraphRAG's and LlamaIndex's contexts show no entity type, LlamaIndex's triplets no property
+    # as sent: GraphRAG's and LlamaIndex's contexts show no entity type, LlamaIndex's triplets no property
+    lamport = records["nodes"][0]
     assert lamport == {
         "id": "Leslie Lamport",
         "name": "Leslie Lamport",
@@ -68,12 +67,13 @@ def test_each_store_reads_with_the_counts_we_wrote_by_its_folder_and_by_its_file
     if kind == "llamaindex":  # a typed relation; its description a property, sent with include_properties
         assert first == {"source": "Leslie Lamport", "relation": "ALGORITHM_DESIGN", "target": "Paxos"}
         shown, _, _ = inputs.read_graph_file(folder, layouts=("llamaindex_properties",))
+        # str() prints every property
         assert shown["edges"][0] == {
             **first,
             "description": RELATIONS[0][2],
             "file_name": "lamport.txt",
             "triplet_source_id": "c0ffee00-0000-4000-8000-000000000001",
-        }  # str() prints every property
+        }
     else:
         # no relation type: the relationship is its description; GraphRAG shows a weight, LightRAG neither it nor
         # keywords
@@ -128,9 +128,8 @@ def test_graphrag_bookkeeping_and_llamaindex_chunks(tmp_path, capsys):
     ) in err
     kept, _, _ = inputs.read_graph_file(made(tmp_path, "graphrag"), store_fields="all")
     capsys.readouterr()
-    assert (
-        len(json.loads(kept["nodes"][0]["text_unit_ids"])) == 2 and kept["nodes"][0]["id"] == "Leslie Lamport"
-    )  # its uuid is no fact
+    # its uuid is no fact
+    assert len(json.loads(kept["nodes"][0]["text_unit_ids"])) == 2 and kept["nodes"][0]["id"] == "Leslie Lamport"
     records, _, _ = inputs.read_graph_file(made(tmp_path, "llamaindex"))
     where = benchmark.display(tmp_path / "llamaindex" / stores.LLAMAINDEX_FILE)
     assert capsys.readouterr().err.splitlines()[0] == (
@@ -300,9 +299,8 @@ def test_an_undirected_store_scores_a_path_and_evidence_named_either_way(tmp_pat
 
     records, _, _ = inputs.read_graph_file(made(tmp_path, "lightrag"))
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
-    award = RELATIONS[4][
-        2
-    ]  # added Turing Award -> Leslie Lamport; networkx writes an undirected edge from the node it met first
+    # added Turing Award -> Leslie Lamport; networkx writes an undirected edge from the node it met first
+    award = RELATIONS[4][2]
     at = next(k for k, e in enumerate(graph.edges) if e.relation == award)
     assert (graph.edges[at].source, graph.edges[at].target) == ("Leslie Lamport", "Turing Award")
     q = benchmark.Question(
@@ -356,9 +354,8 @@ def test_a_framework_layout_as_baseline_is_named_what_your_framework_sends_today
         "today); "
         "until then, lightrag (what your framework sends today) stays."
     ) in text
-    assert (
-        "| o200k_base · small · original · A | tsv | undecided |" in text
-    )  # each alternative's verdict and saving against it
+    # each alternative's verdict and saving against it
+    assert "| o200k_base · small · original · A | tsv | undecided |" in text
     page = (runs[0] / "report.html").read_text(encoding="utf-8")
     data = json.loads(page.split('<script type="application/json" id="data">')[1].split("</script>")[0])
     assert data["baseline"] == "lightrag" and data["model"]["baseline"] == "lightrag (what your framework sends today)"
@@ -468,12 +465,10 @@ def test_context_tokens_cuts_to_each_frameworks_own_budget_in_its_own_layout(
     }
     over = manifest["preflight"]["contexts"]["gold_over_tokens"]
     rows = [r for r in json.loads((out / "size_report.json").read_text(encoding="utf-8")) if r["format"] == counted_in]
-    sizes = [
-        r["edges_total"] if unit == "records" else r["graph_tokens"] for r in rows
-    ]  # a khop context: a record an edge
-    assert (
-        len(sizes) == 12 and sum(n > limit for n in sizes) == over and max(sizes) > limit / 3
-    )  # cut to the budget, not far below
+    # a khop context: a record an edge
+    sizes = [r["edges_total"] if unit == "records" else r["graph_tokens"] for r in rows]
+    # cut to the budget, not far below
+    assert len(sizes) == 12 and sum(n > limit for n in sizes) == over and max(sizes) > limit / 3
     accuracy = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert all(a["path_exact"]["rate"] == 1.0 for a in accuracy)  # gold edges always stay
 
@@ -584,9 +579,8 @@ def test_pseudonyms_over_a_store_rename_ids_descriptions_and_relations_alike(tmp
     assert all(n["id"] == n["name"] for n in graph["nodes"])  # a store keys an entity by its name: so do its pseudonyms
     shown = (out / "graph.small.pseudonyms.lightrag.txt").read_text(encoding="utf-8")
     renamed = {name for name, _, _ in ENTITIES} - {n["name"] for n in graph["nodes"]}
-    assert renamed and not [
-        name for name in renamed if name in shown
-    ]  # no original name left, in a description or a relation
+    # no original name left, in a description or a relation
+    assert renamed and not [name for name in renamed if name in shown]
     aggregates = json.loads((out / "results.json").read_text(encoding="utf-8"))["aggregates"]
     assert {a["ids"] for a in aggregates} == {"original", "pseudonyms"}
     assert all(a["answer_correct"]["rate"] == 1.0 and a["path_exact"]["rate"] == 1.0 for a in aggregates)
@@ -620,9 +614,8 @@ def test_replace_names_renames_whole_names_in_one_pass_longest_first():
         stores.replace_names(text, {"Ann Lee": "Bo", "Ann": "Ann Lee", "AI": "X"})
         == "Bo met Ann Lee in Cairo; Bo left. X-lab and Cairo."
     )
-    assert (
-        stores.replace_names("Raft beat Paxos", {"Raft": "Paxos", "Paxos": "Raft"}) == "Paxos beat Raft"
-    )  # a swap, not a chain
+    # a swap, not a chain
+    assert stores.replace_names("Raft beat Paxos", {"Raft": "Paxos", "Paxos": "Raft"}) == "Paxos beat Raft"
     assert stores.replace_names("unchanged", {}) == "unchanged"
 
 
@@ -1069,9 +1062,8 @@ def test_a_stores_fields_named_like_a_records_own_are_kept_apart_and_said(tmp_pa
         if "name" in node:
             node["properties"].update(type="Paper", name="from the extractor")
     for relation in store["relations"].values():
-        relation["properties"].update(
-            source="doc.pdf", target="page 3"
-        )  # document metadata an extractor copies onto relations
+        # document metadata an extractor copies onto relations
+        relation["properties"].update(source="doc.pdf", target="page 3")
     (folder / stores.LLAMAINDEX_FILE).write_text(json.dumps(store), encoding="utf-8")
     records, _, _ = inputs.read_graph_file(folder, layouts=("llamaindex_properties",))
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
@@ -1230,9 +1222,8 @@ def test_an_empty_lightrag_description_is_no_relation_and_its_keywords_stay_unse
     relations = [("Leslie Lamport", "Paxos", "", "algorithm design, consensus", 9.0), *RELATIONS[1:]]
     records, _, _ = inputs.read_graph_file(lightrag_store(tmp_path / "s", ENTITIES, relations))
     first = next(e for e in records["edges"] if {e["source"], e["target"]} == {"Leslie Lamport", "Paxos"})
-    assert (
-        first["relation"] == stores.DEFAULT_RELATION and "keywords" not in first
-    )  # no relation; the unsent keywords stay unsent
+    # no relation; the unsent keywords stay unsent
+    assert first["relation"] == stores.DEFAULT_RELATION and "keywords" not in first
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
     # LightRAG prints "" for an empty description and "UNKNOWN" for none; a relationship with no words is none here
     # (docs/formats.md)
@@ -1279,11 +1270,12 @@ def test_a_parquet_description_that_is_no_text_is_shown_as_graphrag_prints_it(tm
         folder / "relationships.parquet",
     )
     records, _, _ = inputs.read_graph_file(folder)
+    # as GraphRAG's table prints them
     assert [e["relation"] for e in records["edges"]][:3] == [
         stores.DEFAULT_RELATION,
         "1.0",
         "2.0",
-    ]  # as GraphRAG's table prints them
+    ]
     assert (
         f"{folder}: {table.num_rows} description(s) are not text; each is shown as the framework prints it"
         in capsys.readouterr().err

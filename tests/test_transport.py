@@ -108,11 +108,12 @@ def test_the_request_is_exact_bytes_and_the_answer_is_read_by_content_length():
         server.close()
     ((head, body),) = server.requests
     port = server.url.split(":")[2].split("/")[0]
+    # the body as it will be logged: no compression asked for
     assert head == (
         f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: */*\r\nConnection: keep-alive\r\n"
         "Accept-Encoding: identity\r\nUser-Agent: graphrag-format-benchmark\r\nContent-Type: application/json\r\n"
         "Content-Length: 8"
-    )  # the body as it will be logged: no compression asked for
+    )
     assert body == b'{"a": 1}'
 
 
@@ -125,9 +126,8 @@ def test_chunked_bodies_with_extensions_and_trailers_and_a_100_continue_before()
     try:
         status, headers, body = post(server)
         assert (status, body) == (200, b"abc0123456789")
-        assert (
-            post(server)[2] == b"{}" and server.connections == 1
-        )  # the chunked answer was read to its end: kept alive
+        # the chunked answer was read to its end: kept alive
+        assert post(server)[2] == b"{}" and server.connections == 1
     finally:
         server.close()
 
@@ -194,11 +194,12 @@ def test_a_malformed_answer_is_a_connection_error_naming_what_was_wrong(answer, 
 def test_a_204_has_no_body_even_without_a_length_and_the_connection_is_kept():
     server = Scripted([b"HTTP/1.1 204 No Content\r\n\r\n", OK])
     try:
+        # not read until the connection ends: that would wait for the timeout
         assert post(server, timeout=2.0) == (
             204,
             {},
             b"",
-        )  # not read until the connection ends: that would wait for the timeout
+        )
         assert post(server)[2] == b"{}" and server.connections == 1
     finally:
         server.close()
@@ -369,9 +370,8 @@ def test_a_request_goes_through_the_proxy_of_http_proxy_and_bypasses_it_for_no_p
         server.close()
         proxy.close()
     ((proxied, _),) = proxy.requests
-    assert proxied.startswith(
-        f"POST {server.url} HTTP/1.1\r\n"
-    )  # absolute form: the proxy is asked for the server's URL
+    # absolute form: the proxy is asked for the server's URL
+    assert proxied.startswith(f"POST {server.url} HTTP/1.1\r\n")
     ((direct, _),) = server.requests
     assert direct.startswith("POST /v1/chat/completions HTTP/1.1\r\n")
 
@@ -437,12 +437,10 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
         )
     finally:
         proxy.close()
-    assert (
-        asked[0] == b"CONNECT api.example.test:443 HTTP/1.1"
-    )  # the key would go inside the tunnel, never to the proxy
-    assert (
-        code == 2 and len(asked) <= 1 + 4
-    )  # the run stops with the requests in flight (--concurrency 4), not their retries
+    # the key would go inside the tunnel, never to the proxy
+    assert asked[0] == b"CONNECT api.example.test:443 HTTP/1.1"
+    # the run stops with the requests in flight (--concurrency 4), not their retries
+    assert code == 2 and len(asked) <= 1 + 4
     last = run_stderr(capsys).splitlines()[-1]
     stopped = re.fullmatch(
         r"error: the proxy failed: 403 Forbidden on the way to https://api.example.test/v1; fix the proxy variable "

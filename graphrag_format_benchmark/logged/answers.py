@@ -52,9 +52,8 @@ class Ask:
 
 def asks(path: Path, formats: list[str], config: ModelConfig) -> Iterator[Ask]:
     """Every request, line by line: what was sent, then each format in its place."""
-    sampling = {
-        k: v for k, v in config.sampling(0).items() if k != "response_format"
-    }  # the logged prompt asks in its own words
+    # the logged prompt asks in its own words
+    sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}
     for line_no, raw in raw_lines(path):
         logged = None if isinstance(raw, Unread) else parse_line(line_no, raw)
         if logged is None or isinstance(logged, Unread):

@@ -102,9 +102,8 @@ def first_difference(expected: str, got: str) -> int:
 # graphrag: the local search tables, raw
 
 
-GRAPHRAG_JOIN = (
-    "\n\n\n" + GRAPHRAG_RELATIONSHIPS[0] + "\n"
-)  # the entity table's last newline, the blank line it is joined by
+# the entity table's last newline, the blank line it is joined by
+GRAPHRAG_JOIN = "\n\n\n" + GRAPHRAG_RELATIONSHIPS[0] + "\n"
 
 
 def find_graphrag(text: str) -> list[tuple[int, int]]:
@@ -532,9 +531,8 @@ def read_neo4j_graphrag(text: str) -> tuple[Graph, dict]:
                     node.pop("\x00labels"),
                     node.pop("\x00labels_text"),
                 )
-                elements.append(
-                    (element_id, labels_text)
-                )  # as printed: a frozenset of several labels prints in hash order
+                # as printed: a frozenset of several labels prints in hash order
+                elements.append((element_id, labels_text))
                 kinds.append(":".join(sorted(labels)) or None)
         records.append(record)
     parts = Parts()

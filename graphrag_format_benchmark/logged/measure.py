@@ -43,16 +43,13 @@ class Measured:
     message: int  # the index of the message that holds the context
     nodes: int
     edges: int
-    tokens: dict[str, dict[str, tuple[int, int]]] = field(
-        default_factory=dict
-    )  # encoding -> format -> (graph, prompt) tokens
-    texts: dict[str, str] = field(
-        default_factory=dict
-    )  # format -> the prompt message with it in place (kept for a few only)
+    # encoding -> format -> (graph, prompt) tokens
+    tokens: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    # format -> the prompt message with it in place (kept for a few only)
+    texts: dict[str, str] = field(default_factory=dict)
     graph: Graph | None = None  # the subgraph it shows (for the union of the logged subgraphs)
-    graph_bytes: dict[str, int] = field(
-        default_factory=dict
-    )  # format -> its text's UTF-8 bytes (LOGGED: the logged context's)
+    # format -> its text's UTF-8 bytes (LOGGED: the logged context's)
+    graph_bytes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

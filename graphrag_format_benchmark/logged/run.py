@@ -67,6 +67,7 @@ GRAPH_FLAGS = (
 DEFAULT_FORMATS = [*ARTICLE_FORMATS, "graphrag", "lightrag", "llamaindex", "langchain", "neo4j_graphrag"]
 SHOWN = 3  # logged prompts report.html shows beside their alternatives
 UNION = "logged_graph.json"  # the union of the logged subgraphs, for generated questions over them
+# what a run writes
 OUTPUTS = (
     "logged.jsonl",
     UNION,
@@ -76,7 +77,7 @@ OUTPUTS = (
     MANIFEST,
     LOG_NAME,
     LOG_NAME + ".torn",
-)  # what a run writes
+)
 WORKERS = min(2, os.cpu_count() or 1)  # processes that measure a long file's lines: this machine's cores, at most 2
 
 
@@ -309,11 +310,12 @@ def _prompt_view(shown: list[Measured], encoding: str) -> dict:
                 continue
             key = f"{fmt}|{m.logged.line}"
             graphs[key] = drawn_lines(text)
+            # LOGGED: the baseline the page compares with
             cells[fmt] = {
                 "graph": key,
                 "tokens": m.tokens[encoding][fmt][1],
                 "whole": True,
-            }  # LOGGED: the baseline the page compares with
+            }
         questions.append(
             {
                 "id": m.logged.id,
@@ -388,10 +390,11 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
         agreement = None
         if model is not None:
             agreement, asked = ask_all(log, formats, model, run_config.out)
+            # kept across runs: not an output replaced
             counts["asked"] = {
                 **asked,
                 "log": {LOG_NAME: file_digest(run_config.out / LOG_NAME)},
-            }  # kept across runs: not an output replaced
+            }
         md = results_md(
             summ,
             counts,

@@ -49,9 +49,8 @@ def file_lines(path: Path, start: int = 0, end: int | None = None) -> Iterator[t
             if line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
                 continue
             try:
-                record = loads(
-                    line.decode("utf-8")
-                )  # decoded here: json's own guess at the encoding cost a third of a parse
+                # decoded here: json's own guess at the encoding cost a third of a parse
+                record = loads(line.decode("utf-8"))
             except (ValueError, RecursionError):  # UnicodeDecodeError included; a line nested past what json reads
                 record = None
             yield line_no, line, record if isinstance(record, dict) else None
@@ -121,9 +120,8 @@ class Log:
     def write(self, record: dict) -> None:
         """Append one record and return once it is on disk; after a failed write (a full disk) nothing more is
         written, and every write() waiting on it raises."""
-        line = (self.redact(json.dumps(record, ensure_ascii=False)) + "\n").encode(
-            "utf-8"
-        )  # every form of a secret, in one pass
+        # every form of a secret, in one pass
+        line = (self.redact(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")
         with self.cond:
             self.waiting.append(line)
             self.queued += 1

@@ -203,9 +203,8 @@ def _worker_client() -> tuple:
         import httpx2
 
         with _tls_lock:  # the first worker reads the certificates; the others wait for them instead of reading them too
-            tls = _tls_context(
-                os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
-            )  # read again if they change
+            # read again if they change
+            tls = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
         state["backend"] = _Sockets()
         state["client"] = _client_class()(
             state["backend"],

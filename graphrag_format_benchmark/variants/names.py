@@ -217,6 +217,7 @@ def verbatim(name: str) -> str:
     return name
 
 
+# how an id is made from its node's name, tried in this order
 ID_SCHEMES = (
     slug,
     snake,
@@ -224,7 +225,7 @@ ID_SCHEMES = (
     underscored,
     spaced,
     verbatim,
-)  # how an id is made from its node's name, tried in this order
+)
 
 
 SYLLABLES = "ba be bo da de do ka ke ko la le lo ma me mo na ne no ra re ro sa se so ta te to va ve vo".split()
@@ -508,10 +509,11 @@ def in_case_of(word: str, like: str) -> str:
 HEAD_WORD_SHARE = 0.02  # a word in more than this share of a group's names is a function word ('of', 'van'), no head
 
 
+# a word in this share of a group's names of several words, and in this many, is common
 COMMON_SHARE, COMMON_MIN = (
     0.1,
     4,
-)  # a word in this share of a group's names of several words, and in this many, is common
+)
 
 
 def common_words(names: list[str]) -> set[str]:
@@ -643,9 +645,8 @@ class Vocabulary:
             if not self.single:
                 return None
             word = rng.choice(self.single)  # a pool's word, or a name in use (drawn again); a kind's words come
-            return (
-                in_case_of(word, like or self.names[0]) if self.real_words else word
-            )  # lower-case: in the names' case
+            # lower-case: in the names' case
+            return in_case_of(word, like or self.names[0]) if self.real_words else word
         drawn = [
             split[k] if kept and kept[k] else _pick(rng, words, avoid, self._deck(words, like), self._distinct(words))
             for k, words in enumerate(slots)
@@ -737,9 +738,8 @@ class Namer:
 
     def __init__(self, graph: Graph, rng: random.Random, kinds: dict[str, str] | None = None) -> None:
         self.rng = rng
-        self.kinds = (
-            kinds or {}
-        )  # node id -> its kind where the input holds one its formats do not show (a store read as sent)
+        # node id -> its kind where the input holds one its formats do not show (a store read as sent)
+        self.kinds = kinds or {}
         self.names = {n.name.casefold() for n in graph.nodes}  # every name in use, folded
         self.input_names = set(self.names)
         self.graph_words = frozenset(w for n in graph.nodes for w in n.name.split(" "))
@@ -762,12 +762,10 @@ class Namer:
         self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
         made = Counter(k for n in graph.nodes for k, make in enumerate(ID_SCHEMES) if make(n.name) == n.id)
-        self.id_schemes = sorted(
-            ID_SCHEMES, key=lambda make: -made[ID_SCHEMES.index(make)]
-        )  # the graph's own scheme first
-        chars = (
-            set().union(*map(set, self.ids)) if self.ids else set()
-        )  # each distinct character once, not each of every id
+        # the graph's own scheme first
+        self.id_schemes = sorted(ID_SCHEMES, key=lambda make: -made[ID_SCHEMES.index(make)])
+        # each distinct character once, not each of every id
+        chars = set().union(*map(set, self.ids)) if self.ids else set()
         self.id_chars = {
             kind: sorted(c for c in chars if self._kind(c) == kind) for kind in ("lower", "upper", "digit")
         }
@@ -785,9 +783,8 @@ class Namer:
         self.fallbacks: Counter = Counter()  # what a name or id could not keep -> times: reported by the run
         self.held = False  # the last new_node made none because a share was full, not because names are spent
         self.holds_input: Held | None = None  # with_pseudonyms: no new name may hold an input name of several words
-        self.avoid: set[str] = (
-            set()
-        )  # with_pseudonyms: words (folded) the new name may not have: those of the name it replaces
+        # with_pseudonyms: words (folded) the new name may not have: those of the name it replaces
+        self.avoid: set[str] = set()
         self.keep: set[str] = set()  # with_pseudonyms: words (folded) of the name it replaces that stay in their place
         self.keep_shape = (
             False  # with_pseudonyms: a new name has the shape of the name it replaces (words, case, punctuation)
@@ -998,9 +995,8 @@ class Namer:
             if not all(-len(parts) <= k < len(parts) for k in picks) or len({k % len(parts) for k in picks}) < len(
                 picks
             ):
-                chosen = range(
-                    len(picks)
-                )  # a shorter name than like's: its first parts, as many (the id's shape is the same)
+                # a shorter name than like's: its first parts, as many (the id's shape is the same)
+                chosen = range(len(picks))
             node_id = prefix + "_".join(parts[k] for k in chosen)
         if node_id is None and re.fullmatch(r"[^\W_]+(?:_[^\W_]+)*", like.id):  # readable words, not made from the name
             head = like.id.split("_", 1)[0]

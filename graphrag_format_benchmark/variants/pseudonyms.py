@@ -108,9 +108,8 @@ class Pseudonyms:
             tuple, list[str]
         ] = {}  # (group, 'head' or 'word') -> its words in a seeded order, dealt in turn
         self.models: dict[str, WordModel | None] = {}  # group -> the character model of its one-word names (_invented)
-        self.model_words = sorted(
-            {w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4}
-        )  # the graph's words
+        # the graph's words
+        self.model_words = sorted({w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4})
         self.graph_words = {w.casefold() for w in self.namer.graph_words}  # no made-up word is a word of a real name
         self.kept: Counter = Counter()  # closed class -> names kept as they are (closed_value)
         self.namesakes: dict[
@@ -119,9 +118,8 @@ class Pseudonyms:
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
         self.real = graph.nodes  # the input's nodes: the names a question text may still hold
         self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
-        self.everyone = Vocabulary(
-            [n.name for n in graph.nodes], self.namer.graph_words
-        )  # the fallback: every name's words
+        # the fallback: every name's words
+        self.everyone = Vocabulary([n.name for n in graph.nodes], self.namer.graph_words)
         # node id -> its kind: its type, or on an untyped graph its role group, read from its relations
         self.groups = {n.id: n.type for n in graph.nodes} if self.namer.typed else role_groups(graph)
         by_group: dict[str, list[str]] = {}
@@ -179,9 +177,8 @@ class Pseudonyms:
 
     def _drawn(self, n: Node, role: tuple[str, str]) -> Node:
         namer = self.namer
-        common = (
-            self.common.get(role[1], set()) if role[0] == "group" else set()
-        )  # 'of', 'sir', 'university': no one's own
+        # 'of', 'sir', 'university': no one's own
+        common = self.common.get(role[1], set()) if role[0] == "group" else set()
         titles = kept_words(n.name)
         own = {w.casefold() for w in n.name.split(" ")} - titles
         namer.keep = own & common if own - common else set()  # but a name of common words only is redrawn whole
@@ -309,9 +306,8 @@ class Pseudonyms:
         group = role[1] if role[0] == "group" else None
         for kind, pool in (("head", self.heads), ("word", self.words)):
             words = pool.get(group, []) if group is not None else []
-            deck = self.head_decks.setdefault(
-                (group, kind), self.rng.sample(words, len(words))
-            )  # dealt in turn: each node
+            # dealt in turn: each node
+            deck = self.head_decks.setdefault((group, kind), self.rng.sample(words, len(words)))
             for _ in range(min(len(deck), 4 * NAME_DRAWS)):  # tries the next ones, a bounded number (a group of 5,000
                 name = in_case_of(deck[-1], n.name)  # one-word names tried whole per node cost 25 million tries)
                 deck.insert(0, deck.pop())
@@ -341,13 +337,11 @@ def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudony
     """with_pseudonyms for one context: the renamed context and its renaming (old id -> [new id, new name])."""
     graph = context.graph
     by_name = {n.name: renamed[n.id].name for n in graph.nodes}
-    by_name.update(
-        {n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2 and n.id not in by_name}
-    )  # an id quoted in a question
+    # an id quoted in a question
+    by_name.update({n.id: renamed[n.id].id for n in graph.nodes if len(n.id) > 2 and n.id not in by_name})
     text = Replacer(by_name, words=True).sub
-    relations = {
-        e.relation: text(e.relation) for e in graph.edges if is_description(e.relation)
-    }  # a store's: names in it follow
+    # a store's: names in it follow
+    relations = {e.relation: text(e.relation) for e in graph.edges if is_description(e.relation)}
     folded = {fold_answer(n.name): renamed[n.id].name for n in graph.nodes}
 
     def props(all_props: tuple[Props, ...]) -> tuple[Props, ...]:
