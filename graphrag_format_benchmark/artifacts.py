@@ -142,10 +142,7 @@ def format_library_versions(formats: list[str]) -> dict[str, str]:
         library = FORMATS[fmt].library
         if library is not None:
             # only for such a format: it takes 10 ms to import
-            from importlib.metadata import (
-                PackageNotFoundError,
-                version,
-            )
+            from importlib.metadata import PackageNotFoundError, version
 
             package = library[1]
             try:

@@ -323,9 +323,7 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
             failure = None
             if model is not None:
                 # only here: a run without --model never loads the runner, scoring or the results
-                from . import (
-                    model_run,
-                )
+                from . import model_run
 
                 stdout, extra, failure = model_run.model_outputs(
                     run_config, model, measured, plan, staging, config, gate_spec, hints, record, stdout

@@ -3,18 +3,10 @@
 import json
 import re
 
-from kg_graphs import (
-    FAMILY,
-    QUESTIONS,
-    svg_label_boxes,
-    svg_marks,
-    write,
-)
+from kg_graphs import FAMILY, QUESTIONS, svg_label_boxes, svg_marks, write
 
 import benchmark
-from graphrag_format_benchmark import (
-    charts,
-)
+from graphrag_format_benchmark import charts
 
 LONG_MODELS = [
     "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M",

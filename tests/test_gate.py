@@ -5,17 +5,10 @@ import random
 import re
 
 import pytest
-from kg_graphs import (
-    gate_inputs,
-    scripted_run,
-)
+from kg_graphs import gate_inputs, scripted_run
 
 import benchmark
-from graphrag_format_benchmark import (
-    gate,
-    matrix,
-    statistics,
-)
+from graphrag_format_benchmark import gate, matrix, statistics
 from graphrag_format_benchmark.runner import send
 
 

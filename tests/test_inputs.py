@@ -5,14 +5,7 @@ import dataclasses
 import json
 import re
 
-from kg_graphs import (
-    FAMILY,
-    QUESTIONS,
-    SIBLINGS,
-    TOKENIZERS,
-    problems_of,
-    write,
-)
+from kg_graphs import FAMILY, QUESTIONS, SIBLINGS, TOKENIZERS, problems_of, write
 
 import benchmark
 from graphrag_format_benchmark import inputs

@@ -3,18 +3,11 @@
 import json
 
 import pytest
-from kg_graphs import (
-    FAMILY,
-    QUESTIONS,
-    problems_of,
-    write,
-)
+from kg_graphs import FAMILY, QUESTIONS, problems_of, write
 
 import benchmark
 from benchmark import Node
-from graphrag_format_benchmark import (
-    whole_words,
-)
+from graphrag_format_benchmark import whole_words
 
 from conftest import without_read
 

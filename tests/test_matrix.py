@@ -10,11 +10,7 @@ import pytest
 
 import benchmark
 from benchmark import BenchmarkError, Edge, Graph, Hop, Query
-from graphrag_format_benchmark import (
-    matrix,
-    progress,
-    solver,
-)
+from graphrag_format_benchmark import matrix, progress, solver
 from graphrag_format_benchmark.variants import contexts, distractors, ids as variants_ids
 
 from conftest import ROOT, grown, run_cli, without_read

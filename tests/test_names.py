@@ -10,23 +10,13 @@ import sys
 import pytest
 
 import benchmark
-from graphrag_format_benchmark import (
-    matrix,
-    solver,
-)
+from graphrag_format_benchmark import matrix, solver
 from graphrag_format_benchmark.variants import distractors, names as variants_names
 
 from conftest import ROOT, grown, run_cli
 
 sys.path.insert(0, str(ROOT / "bench"))
-from kg_graphs import (
-    FILM,
-    PEOPLE,
-    english_typed_graph,
-    id_shape,
-    surface,
-    untyped_graph,
-)
+from kg_graphs import FILM, PEOPLE, english_typed_graph, id_shape, surface, untyped_graph
 
 import synth_kg  # noqa: E402
 

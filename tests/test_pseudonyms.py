@@ -15,10 +15,7 @@ from graphrag_format_benchmark.variants import contexts, names as variants_names
 from conftest import ROOT, run_cli
 
 sys.path.insert(0, str(ROOT / "bench"))
-from kg_graphs import (
-    hostile_names_graph,
-    people_graph_by_hand,
-)
+from kg_graphs import hostile_names_graph, people_graph_by_hand
 
 import synth_kg  # noqa: E402
 

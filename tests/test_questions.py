@@ -10,21 +10,12 @@ import sys
 import pytest
 
 import benchmark
-from graphrag_format_benchmark import (
-    inputs as inputs_module,
-    questions as questions_module,
-)
+from graphrag_format_benchmark import inputs as inputs_module, questions as questions_module
 
 from conftest import ROOT, run_cli, without_read
 
 sys.path.insert(0, str(ROOT / "bench"))
-from kg_graphs import (
-    FAMILY,
-    QUESTIONS,
-    independent_near_miss_share,
-    typed_english_graph,
-    write,
-)
+from kg_graphs import FAMILY, QUESTIONS, independent_near_miss_share, typed_english_graph, write
 
 import synth_kg  # noqa: E402
 

@@ -3,10 +3,7 @@ permutations."""
 
 from test_runner import PERFECT
 
-from graphrag_format_benchmark import (
-    results as results_module,
-    scoring,
-)
+from graphrag_format_benchmark import results as results_module, scoring
 
 
 def test_aggregate_spread_pareto_and_tokens_per_correct_path():

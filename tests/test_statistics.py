@@ -5,9 +5,7 @@ import math
 
 import pytest
 
-from graphrag_format_benchmark import (
-    statistics,
-)
+from graphrag_format_benchmark import statistics
 
 
 @pytest.mark.parametrize(

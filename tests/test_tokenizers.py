@@ -14,16 +14,11 @@ import pytest
 import tiktoken
 import tiktoken_ext.openai_public
 from hypothesis import given, settings, strategies as st
-from kg_graphs import (
-    TEXT,
-    TOKENIZERS,
-)
+from kg_graphs import TEXT, TOKENIZERS
 
 import benchmark
 from benchmark import BenchmarkError, Edge, Graph, Node
-from graphrag_format_benchmark import (
-    inputs as inputs_module,
-)
+from graphrag_format_benchmark import inputs as inputs_module
 
 from conftest import ROOT, run_cli
 

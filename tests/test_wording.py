@@ -3,14 +3,10 @@
 import json
 
 import pytest
-from kg_graphs import (
-    _phrases,
-)
+from kg_graphs import _phrases
 
 import benchmark
-from graphrag_format_benchmark import (
-    wording,
-)
+from graphrag_format_benchmark import wording
 
 
 def test_question_text_quotes_a_name_with_quotes_in_other_quotes():
