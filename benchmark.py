@@ -1044,8 +1044,8 @@ def parse_jsonl(text: str) -> Graph:
     try:  # one call of the C decoder for the whole text; any problem (or a property) is found again, by line, below
         lines = [line for line in text.split("\n") if line]
         items = json.loads("[" + ",".join(lines) + "]")
-        if len(items) == len(lines) and all(type(item) is dict and (tuple(item), item.get("k")) in ((JSONL_NODE_KEYS, "n"), (JSONL_EDGE_KEYS, "e"))
-                                            and all(type(v) is str for v in item.values()) for item in items):
+        if len(items) == len(lines) and all(type(d) is dict and (tuple(d) == JSONL_NODE_KEYS and d["k"] == "n" or tuple(d) == JSONL_EDGE_KEYS
+                                            and d["k"] == "e") and all(type(v) is str for v in d.values()) for d in items):
             nodes = tuple(Node(d["i"], d["n"], d["t"]) for d in items if d["k"] == "n")
             return Graph(nodes, tuple(Edge(d["s"], d["r"], d["t"]) for d in items if d["k"] == "e"))
     except ValueError:
