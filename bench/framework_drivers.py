@@ -17,11 +17,11 @@ every relationship of it retrieved); everything after it is the framework's own 
   file's "triplets" order) made into nodes by BasePGRetriever._get_nodes_with_score, source text added by
   add_source_text where include_text is on, the prompt made by the default (compact) response synthesizer; the context
   is what stands between its "---------------------" lines.
-- langchain, neo4j_graphrag: a graph.json as Neo4j would return it for MATCH (s)-[r]->(t) RETURN s AS source, type(r) AS
-  relation, t AS target (and properties(r) AS properties when an edge has any): neo4j's own Record and Node. LangChain:
-  Neo4jGraph.query's r.data() per record, cut to GraphCypherQAChain's top_k, put into its CYPHER_QA_PROMPT by its own QA
-  chain. neo4j-graphrag: each record through Retriever.default_record_formatter (str(record)), joined by
-  GraphRAG.search.
+- langchain, neo4j_graphrag: a graph.json as Neo4j would return it for MATCH (s)-[r]->(t) RETURN s
+  AS source, type(r) AS relation, t AS target (and properties(r) AS properties when an edge has
+  any): neo4j's own Record and Node. LangChain: Neo4jGraph.query's r.data() per record, cut to
+  GraphCypherQAChain's top_k, put into its CYPHER_QA_PROMPT by its own QA chain. neo4j-graphrag:
+  each record through Retriever.default_record_formatter (str(record)), joined by GraphRAG.search.
 """
 
 from __future__ import annotations

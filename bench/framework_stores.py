@@ -294,9 +294,9 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
 
 
 def neo4j_graph(folder, entities=ENTITIES, relations=RELATIONS):
-    """graph.json of the graph a LangChain or neo4j-graphrag user keeps in Neo4j, as LLMGraphTransformer writes it: a
-    node keyed by its name with its type as its label, a relationship typed in upper case; descriptions as
-    properties."""
+    """graph.json of the graph a LangChain or neo4j-graphrag user keeps in Neo4j,
+    as LLMGraphTransformer writes it: a node keyed by its name with its type as
+    its label, a relationship typed in upper case; descriptions as properties."""
     nodes = [
         {"id": name, "name": name, "type": kind or "entity", **_given(description=description)}
         for name, kind, description in entities

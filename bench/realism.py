@@ -306,8 +306,8 @@ def run_sizes(graph: dict, folder: Path) -> dict[str, list[dict]]:
 
 
 def real_words(graph: dict) -> set[str]:
-    """The words a made one-word name may be and still be a real word: the graph's own names' words and the tool's
-    pools."""
+    """The words a made one-word name may be and still be a real
+    word: the graph's own names' words and the tool's pools."""
     words = {w.casefold() for n in graph["nodes"] for w in n["name"].split()} | {
         w for pool in variants_names.KIND_POOLS.values() for w in pool
     }
@@ -391,8 +391,8 @@ def own_words(name: str) -> set[str]:
 
 
 def classes(name: str) -> list[str]:
-    """A name's shape as the tool reads it, case aside: ['plain', 'ordinal', 'of', 'plain'] for 'maria ii of
-    portugal'."""
+    """A name's shape as the tool reads it, case aside: ['plain',
+    'ordinal', 'of', 'plain'] for 'maria ii of portugal'."""
     return [
         kind[1].casefold()
         if kind[0] == "function"

@@ -103,9 +103,9 @@ def read_models(path: Path) -> list[tuple[str, list[str]]]:
 
 
 def model_configs(base: RunConfig, models: list[tuple[str, list[str]]]) -> list[tuple[str, RunConfig]]:
-    """--models: each model's RunConfig, the command's own with the model's fields over it and --out/NAME. A model's
-    fields are parsed as its flags (the same types, choices and errors), over the command's values, not its argv
-    again."""
+    """--models: each model's RunConfig, the command's own with the model's fields
+    over it and --out/NAME. A model's fields are parsed as its flags (the same
+    types, choices and errors), over the command's values, not its argv again."""
     common = _without(base.argv, ("--models", "--out"))
     out = []
     for name, flags in models:
@@ -181,8 +181,8 @@ class Terminated(KeyboardInterrupt):
 
 @contextmanager
 def stops_like_ctrl_c() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise Terminated in the main thread while the run works; the previous handlers come back
-    after."""
+    """SIGTERM and SIGHUP raise Terminated in the main thread
+    while the run works; the previous handlers come back after."""
     import signal
 
     def stop(signum: int, frame: object) -> None:
@@ -200,8 +200,8 @@ def stops_like_ctrl_c() -> Iterator[None]:
 
 
 def run_command(run_config: RunConfig) -> tuple[str, str | None]:
-    """The run the flags ask for: a comparison of finished runs (--compare), one run per model (--models), or one
-    run."""
+    """The run the flags ask for: a comparison of finished runs
+    (--compare), one run per model (--models), or one run."""
     if run_config.compare is not None:
         from .comparison import run_compare  # only here: a comparison reads finished runs and measures nothing
 

@@ -210,8 +210,8 @@ def _run_board(run: Run, shared: set[tuple]) -> tuple[list[dict], dict]:
 
 
 def _accepted_for_every_model(group: tuple, mine: list[dict], formats: list[str]) -> dict:
-    """Of a group's formats, those every model accepts (none rejecting, one at least accepting), and why the others
-    not."""
+    """Of a group's formats, those every model accepts (none
+    rejecting, one at least accepting), and why the others not."""
     every = [
         f
         for f in formats

@@ -1,11 +1,11 @@
 """The GraphRAG frameworks' own context layouts as formats: what a user's framework sends today, the baseline.
 
-In: a benchmark.Graph, the retrieved subgraph (every node of it an entity the framework selected, in its order; every
-edge a relationship it retrieved). Out: the text the framework's own context builder makes of it, at its pinned release
-and default settings, and a parser that reads exactly that text back: Format records (FRAMEWORK_FORMATS), joined to
-benchmark.FORMATS after the peers' formats by the package's face. tests/golden/frameworks/ holds what each framework's
-own code made of fixture stores (bench/framework_goldens.py), and tests/test_framework_goldens.py compares these layouts
-with it byte for byte.
+In: a benchmark.Graph, the retrieved subgraph (every node of it an entity the framework selected, in its order;
+every edge a relationship it retrieved). Out: the text the framework's own context builder makes of it, at its
+pinned release and default settings, and a parser that reads exactly that text back: Format records
+(FRAMEWORK_FORMATS), joined to benchmark.FORMATS after the peers' formats by the package's face.
+tests/golden/frameworks/ holds what each framework's own code made of fixture stores
+(bench/framework_goldens.py), and tests/test_framework_goldens.py compares these layouts with it byte for byte.
 
 - graphrag: Microsoft GraphRAG 3.3.0 local search (query/context_builder/local_context.py,
   local_search/mixed_context.py, the query factory's settings): '-----Entities-----', 'id|entity|description|number of
@@ -80,8 +80,8 @@ def _degrees(graph: Graph) -> Counter:
 
 
 def _ranked(graph: Graph, key: Callable[[int], Any]) -> list[int]:
-    """Edge positions in the order a framework ranks them: by key, highest first, ties in the graph's order (a stable
-    sort)."""
+    """Edge positions in the order a framework ranks them: by key,
+    highest first, ties in the graph's order (a stable sort)."""
     return sorted(range(len(graph.edges)), key=key, reverse=True)
 
 
@@ -362,8 +362,8 @@ def serialize_lightrag(graph: Graph) -> str:
 
 
 def _lightrag_block(lines: list[str], start: int, title: str) -> tuple[list[tuple[int, dict]], int]:
-    """The JSON objects of the fenced block under title at lines[start], with their line numbers; and the line after
-    it."""
+    """The JSON objects of the fenced block under title at
+    lines[start], with their line numbers; and the line after it."""
     if lines[start : start + 3] != [title, "", "```json"]:
         raise format_error("lightrag", start + 1, f"expected {title!r}, a blank line and ```json")
     records, i = [], start + 3
@@ -445,14 +445,14 @@ def parse_lightrag(text: str) -> Graph:
 # -----------------------------------------------------------------------------
 # llamaindex: the property graph retrievers' triplets, as the response synthesizer joins them
 #
-# A triplet is 'subject -> relation -> object'; with include_properties a node is str(EntityNode), 'name ({...})' with
-# its properties' Python repr, and a relation str(Relation). A node's label (its type, when the graph has any but
-# 'entity', LlamaIndex's default label) and its id (when it is not its name) are properties here, and properties are
-# shown where the graph has them even without include_properties (our additions: LlamaIndex would lose them); an edge id
-# (--edge-ids) is the relation's 'id'; a node in no triplet has a paragraph of its own. In a name or a relation '\\',
-# newlines, '->' and the '(' of ' ({' are backslash-escaped (so that ' -> ' and ' ({' are the layout's own: LlamaIndex
-# writes them raw), and '\\' and '->' in a properties repr. Nodes come back in the order they are first shown (a set of
-# triplets has no other).
+# A triplet is 'subject -> relation -> object'; with include_properties a node is str(EntityNode), 'name
+# ({...})' with its properties' Python repr, and a relation str(Relation). A node's label (its type, when the
+# graph has any but 'entity', LlamaIndex's default label) and its id (when it is not its name) are properties
+# here, and properties are shown where the graph has them even without include_properties (our additions:
+# LlamaIndex would lose them); an edge id (--edge-ids) is the relation's 'id'; a node in no triplet has a
+# paragraph of its own. In a name or a relation '\\', newlines, '->' and the '(' of ' ({' are backslash-escaped
+# (so that ' -> ' and ' ({' are the layout's own: LlamaIndex writes them raw), and '\\' and '->' in a
+# properties repr. Nodes come back in the order they are first shown (a set of triplets has no other).
 LLAMAINDEX_PREAMBLE = "Here are some facts extracted from the provided text:"
 LLAMAINDEX_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
 LLAMAINDEX_LAYOUTS = {  # layout -> (include_text, include_properties)
@@ -786,8 +786,8 @@ LITERAL_TOKENS = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[\[\](){
 
 
 def _literal_end(text: str, i: int) -> int:
-    """Where the Python literal (a repr) starting at text[i] ends: a string, a bracketed value, or a bare word or
-    number."""
+    """Where the Python literal (a repr) starting at text[i] ends:
+    a string, a bracketed value, or a bare word or number."""
     depth = 0
     for m in LITERAL_TOKENS.finditer(text, i):
         c = m.group()

@@ -349,8 +349,8 @@ def _local_name(iri: str) -> str:
 
 
 def _rdf_value(literal: Any) -> object:
-    """A literal's value as a property: a string, number or boolean; a date as its ISO text; anything else as its
-    text."""
+    """A literal's value as a property: a string, number or
+    boolean; a date as its ISO text; anything else as its text."""
     value = literal.toPython()
     if isinstance(value, bool) or isinstance(value, int) or isinstance(value, float) and math.isfinite(value):
         return value

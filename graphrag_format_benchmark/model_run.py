@@ -136,9 +136,9 @@ def model_outputs(
     record: dict,
     stdout: str,
 ) -> tuple[str, dict, str | None]:
-    """The model's answers, through the Batch API (--batch), as Batch request files (--export-batch), or sent and
-    logged, and then their results. Returns what stdout says, what the manifest adds ("log", "batch"), and why the run
-    did not fully succeed."""
+    """The model's answers, through the Batch API (--batch), as Batch request files
+    (--export-batch), or sent and logged, and then their results. Returns what stdout says,
+    what the manifest adds ("log", "batch"), and why the run did not fully succeed."""
     if model.model != SOLVER_MODEL and run_config.score is None:
         check_verdict_possible(
             measured.rows, hints, gate_spec.baseline if gate_spec else plan.formats[0], run_config.allow_no_verdict

@@ -65,8 +65,8 @@ def parse_names(value: str, known: list[str] | tuple[str, ...], flag: str) -> li
 
 
 def whole_number(value: str) -> int:
-    """An argparse type: a whole number written in ASCII digits ('٣' is a digit to Python's int, not to a user's
-    shell)."""
+    """An argparse type: a whole number written in ASCII digits
+    ('٣' is a digit to Python's int, not to a user's shell)."""
     text = value.strip()
     if not (text.lstrip("+-").isdigit() and text.isascii()) or len(text) > 18:
         raise argparse.ArgumentTypeError(f"invalid whole number: {value!r}")
@@ -74,8 +74,8 @@ def whole_number(value: str) -> int:
 
 
 def real_number(value: str) -> float:
-    """An argparse type: a number written in ASCII ('nan' and 'inf' pass here and are refused by check_flags, by
-    name)."""
+    """An argparse type: a number written in ASCII ('nan' and
+    'inf' pass here and are refused by check_flags, by name)."""
     if not value.strip().isascii() or len(value) > 40:
         raise argparse.ArgumentTypeError(f"invalid number: {value!r}")
     try:

@@ -37,8 +37,8 @@ def singular_or_plural(singular: str, plural: str, values: tuple | list) -> dict
 
 
 GENERATION_DRAWS = 200  # draws per question before a hop count is given up as unable to yield more
-# slots in a row of one hop count and kind left unfilled: the graph yields no more of them, and no draw is spent on the
-# rest
+# slots in a row of one hop count and kind left unfilled: the
+# graph yields no more of them, and no draw is spent on the rest
 EXHAUSTED = 3
 POOL_EXACT = (
     5_000  # a role's (peer, hop) entries up to which a near miss is drawn from exact counts; beyond, by sampling
@@ -99,8 +99,8 @@ class Roles:
             ).add(node)
 
     def peers(self, nodes: set[str], came_by: Hop) -> tuple[str, set[str]]:
-        """(how the role is named, its nodes) of the nodes reached (by the hop came_by: at the start, one of its
-        edges)."""
+        """(how the role is named, its nodes) of the nodes reached
+        (by the hop came_by: at the start, one of its edges)."""
         if self.typed:
             types = sorted({self.type[v] for v in nodes})
             role = f"type {', '.join(types)}"
@@ -183,8 +183,8 @@ class Roles:
 
 
 def orderable(value: object) -> bool:
-    """A value a generated condition may compare: a number, or a string that starts like an ISO date (1969,
-    2019-05-01)."""
+    """A value a generated condition may compare: a number, or a
+    string that starts like an ISO date (1969, 2019-05-01)."""
     return not isinstance(value, bool) and (
         isinstance(value, (int, float))
         or isinstance(value, str)
@@ -193,8 +193,8 @@ def orderable(value: object) -> bool:
 
 
 def answerable_value(value: object) -> bool:
-    """A value a generated question may ask for: a number, a boolean, or a string of 1 to 3 words and at most 40
-    characters."""
+    """A value a generated question may ask for: a number, a boolean,
+    or a string of 1 to 3 words and at most 40 characters."""
     return not isinstance(value, str) or len(value) <= 40 and 1 <= len(value.split()) <= 3
 
 

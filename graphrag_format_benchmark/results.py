@@ -685,8 +685,8 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
 def console_results(
     table: list[dict], summary: dict, model: ModelConfig, gate: list[Verdict], baseline: str, skipped: list[dict]
 ) -> str:
-    """What a model run prints: a line per group and format, the request summary, the verdicts, the skipped
-    questions."""
+    """What a model run prints: a line per group and format, the
+    request summary, the verdicts, the skipped questions."""
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
         answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))

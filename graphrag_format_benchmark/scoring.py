@@ -219,10 +219,10 @@ class AnswerKey:
         )
 
     def _cite(self, item: object) -> object:
-        """One item of an answer's path as an index into the shown edges: an index stays as it is; with --edge-ids an
-        edge id is its position (an index, or an id not shown, cites nothing: -1); an evidence item given in place of an
-        index ({"source", "relation", "target"} or a list of three, by ids or names) is the shown edge it names, or
-        -1."""
+        """One item of an answer's path as an index into the shown edges: an index stays as it
+        is; with --edge-ids an edge id is its position (an index, or an id not shown, cites
+        nothing: -1); an evidence item given in place of an index ({"source", "relation",
+        "target"} or a list of three, by ids or names) is the shown edge it names, or -1."""
         if self.position is not None and not isinstance(item, (dict, list)):
             return self.position.get(item, -1) if isinstance(item, str) else -1
         if isinstance(item, (dict, list)):
@@ -245,8 +245,8 @@ class AnswerKey:
         return facts
 
     def shown_at(self, item: object) -> int:
-        """The index of the shown edge an evidence item names (by ids or by names, in the edge's own direction), or
-        -1."""
+        """The index of the shown edge an evidence item names (by
+        ids or by names, in the edge's own direction), or -1."""
         triple = evidence_triple(item)
         return -1 if triple is None else self._lookup(triple)
 
@@ -494,8 +494,8 @@ EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
 
 
 def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict:
-    """The first cell of a format with a diagnosis, as results.md shows it: question, answer text (cut), or the
-    error."""
+    """The first cell of a format with a diagnosis, as results.md
+    shows it: question, answer text (cut), or the error."""
     content = record.content if record is not None and isinstance(record.content, str) else None
     return {
         "question_id": item.question.id,

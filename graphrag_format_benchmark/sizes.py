@@ -347,8 +347,8 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
 
 
 def part_cost_line(cost: dict, what: str) -> str:
-    """'edge ids cost (graph tokens, o200k_base): small: json +52 (6%), ...': the price of a part of the graph text per
-    format."""
+    """'edge ids cost (graph tokens, o200k_base): small: json +52
+    (6%), ...': the price of a part of the graph text per format."""
     parts = []
     for size, by_format in cost["by_size"].items():
         shown = []

@@ -106,8 +106,8 @@ def t_quantile(p: float, df: float) -> float:
 
 
 def guarded_se(values: list[float], low: float, high: float) -> tuple[float, float]:
-    """(mean, standard error) of values in [low, high], the variance holding GUARD_WEIGHT pseudo-questions at each
-    end."""
+    """(mean, standard error) of values in [low, high], the
+    variance holding GUARD_WEIGHT pseudo-questions at each end."""
     n, mean = len(values), math.fsum(values) / len(values)
     w = GUARD_WEIGHT
     spread = math.fsum((v - mean) ** 2 for v in values) + w * ((low - mean) ** 2 + (high - mean) ** 2)

@@ -15,12 +15,12 @@ raw bytes the manifest hashes, and whether the store's edges have a direction (U
   entity node (name, label, properties) a node keyed as the store keys it, each relation between two entities an
   edge (label, properties); chunk nodes (text) and their relations are the source text, not the graph.
 
-The frameworks keep bookkeeping beside the facts (BOOKKEEPING: source and chunk ids, file paths, timestamps, truncation
-flags, embeddings, layout coordinates, degrees they derive) and leave it out of the context they send; so does a read
-store, and of the facts it keeps what the context does not show (UNSENT, UNTYPED), so that every format compared holds
-what the framework sends; said once on stderr; --store-fields all keeps everything. GraphRAG's and LightRAG's graphs are
-undirected (networkx Graphs): each edge is shown once, in the direction it is stored, and an answer may walk or cite it
-either way.
+The frameworks keep bookkeeping beside the facts (BOOKKEEPING: source and chunk ids, file paths,
+timestamps, truncation flags, embeddings, layout coordinates, degrees they derive) and leave it out of
+the context they send; so does a read store, and of the facts it keeps what the context does not show
+(UNSENT, UNTYPED), so that every format compared holds what the framework sends; said once on stderr;
+--store-fields all keeps everything. GraphRAG's and LightRAG's graphs are undirected (networkx Graphs):
+each edge is shown once, in the direction it is stored, and an answer may walk or cite it either way.
 """
 
 from __future__ import annotations

@@ -47,8 +47,8 @@ def id_words(text: str) -> set[str]:
 
 
 def leaky_markers(node: Node) -> list[str]:
-    """The leaky words an id adds beyond its node's own name: ('gold_1', 'Paris') -> ['gold']; ('Gold', 'Gold') ->
-    []."""
+    """The leaky words an id adds beyond its node's own name:
+    ('gold_1', 'Paris') -> ['gold']; ('Gold', 'Gold') -> []."""
     folded = node.id.casefold()
     if not any(w in folded for w in LEAKY_ID_WORDS):  # no marker in the id at all: most ids, at a tenth of the cost
         return []

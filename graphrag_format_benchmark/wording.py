@@ -68,8 +68,8 @@ QUOTES = {"ru": ("«»", '""', "„“", "''"), "en": ('""', "''", "“”", "«
 
 
 def quoted(language: str, name: str) -> str:
-    """The name in quotes it does not contain: ('en', 'Tomsk') -> '"Tomsk"'; ('en', 'The "Best"') -> "'The
-    \"Best\"'"."""
+    """The name in quotes it does not contain: ('en', 'Tomsk')
+    -> '"Tomsk"'; ('en', 'The "Best"') -> "'The \"Best\"'"."""
     pair = next((p for p in QUOTES[language] if p[0] not in name and p[1] not in name), QUOTES[language][0])
     return pair[0] + name + pair[1]
 
@@ -129,16 +129,16 @@ class Phrase(NamedTuple):
     """How one relation reads in a natural question: its words and their kind (see above)."""
 
     words: str
-    # noun | state | act | made | pair | link | described | ru (words, inverse: the Russian questions forwards and
-    # backwards)
+    # noun | state | act | made | pair | link | described | ru
+    # (words, inverse: the Russian questions forwards and backwards)
     kind: str
     inverse: str = ""  # pair only: the noun for a hop backwards
 
 
 def relation_words(name: str) -> list[str]:
-    """The words of a relation or property name, namespace dropped: '__people__person__nationality' -> ['nationality'],
-    'DEVELOPED_BY' -> ['developed', 'by'], 'http://x.org/ont#birthPlace' -> ['birth', 'place'], 'ex:hasParent' ->
-    ['parent']."""
+    """The words of a relation or property name, namespace dropped:
+    '__people__person__nationality' -> ['nationality'], 'DEVELOPED_BY' -> ['developed', 'by'],
+    'http://x.org/ont#birthPlace' -> ['birth', 'place'], 'ex:hasParent' -> ['parent']."""
     last = re.split(r"__|[/#:.]", name.strip("_/#:. "))[-1] or name
     last = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", last)
     words = [w.lower() for w in re.split(r"[\s_\-]+", last) if w]
@@ -399,10 +399,10 @@ RU_DEMONSTRATIVES = {
 RU_PREPOSITIONS = frozenset("без в во для до за из к ко на над о об от по под при про с со у через".split())
 RU_CONDITIONS = {"=": "равно", "!=": "не равно", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
 RU_SEVERAL = " (Их может быть несколько; назови любой.)"
-# какой and its forms open a question too ('Какой проект возглавляет {x}?', 'В каком городе находится {x}?'): nested,
-# they read 'тот, который возглавляет «Ирина»', 'то место... ' aside: the question's noun is left out (it would have to
-# be declined), the relative pronoun takes the question word's own form (каком -> котором) and the demonstrative its
-# gender
+# какой and its forms open a question too ('Какой проект возглавляет {x}?', 'В каком городе
+# находится {x}?'): nested, they read 'тот, который возглавляет «Ирина»', 'то место... '
+# aside: the question's noun is left out (it would have to be declined), the relative pronoun
+# takes the question word's own form (каком -> котором) and the demonstrative its gender
 RU_WHICH = {
     "какой": "m",
     "какого": "m",
@@ -431,8 +431,8 @@ RU_CASES = {
     "твор": 4,
     "пред": 5,
 }
-# the demonstrative of a nested question, declined: {x:ins} in 'Кто руководит {x:ins}?' gives 'тем, чем руководит
-# «Ирина»'
+# the demonstrative of a nested question, declined: {x:ins} in
+# 'Кто руководит {x:ins}?' gives 'тем, чем руководит «Ирина»'
 RU_DECLINED = {
     "тот": ("тот", "того", "тому", "того", "тем", "том"),
     "то": ("то", "того", "тому", "то", "тем", "том"),

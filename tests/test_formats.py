@@ -28,8 +28,8 @@ RANKED = ("graphrag", "lightrag")  # relationships ranked by degree, as the fram
 
 
 def same_graph(fmt: str, graph: Graph, parsed: Graph) -> bool:
-    """parsed is graph: in order, or as a multiset where the format has no order (of its nodes, its edges, or of
-    anything)."""
+    """parsed is graph: in order, or as a multiset where the format
+    has no order (of its nodes, its edges, or of anything)."""
     if fmt in SETS_OF_TRIPLES:
         return benchmark.first_difference(graph, parsed) is None
     if fmt in NODES_AS_SHOWN:

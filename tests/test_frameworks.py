@@ -53,9 +53,9 @@ def test_graphrag_ranks_relationships_by_combined_degree_and_keeps_their_ids():
     assert benchmark.FORMATS["graphrag"].parse(benchmark.serialize_checked("graphrag", graph)) == graph
 
 
-# As graphrag 3.3.0's LocalSearchMixedContext._build_local_context printed these graphs' relationship tables (each node
-# selected in order, relationships ranked by combined degree): the links value of each row, none where the column is
-# empty.
+# As graphrag 3.3.0's LocalSearchMixedContext._build_local_context printed these
+# graphs' relationship tables (each node selected in order, relationships ranked by
+# combined degree): the links value of each row, none where the column is empty.
 @pytest.mark.parametrize(
     "edges, links, header",
     [

@@ -32,8 +32,8 @@ def test_the_code_passes_the_pinned_linter():
 
 
 def test_the_code_is_formatted_by_the_pinned_formatter():
-    """ruff format at pyproject.toml's 120 columns: one layout for every file, so that a diff shows only what
-    changed."""
+    """ruff format at pyproject.toml's 120 columns: one layout
+    for every file, so that a diff shows only what changed."""
     done = subprocess.run(
         [
             sys.executable,
@@ -92,8 +92,8 @@ def test_no_module_is_excepted_from_the_type_checker():
 
 
 def test_every_line_is_held_to_120_columns_but_the_article_scripts_to_150():
-    """Only benchmark.py is excepted from ruff's 120 columns (it keeps a compact layout to stay within 2,000 lines), and
-    it is held to 150."""
+    """Only benchmark.py is excepted from ruff's 120 columns (it keeps a
+    compact layout to stay within 2,000 lines), and it is held to 150."""
     import tomllib
 
     ignores = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"][

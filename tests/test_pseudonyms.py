@@ -1,5 +1,5 @@
-"""variants/pseudonyms.py: --pseudonymize renames every entity in its own style, one pseudonym per entity, never to a
-blend or another kind."""
+"""variants/pseudonyms.py: --pseudonymize renames every entity in its own
+style, one pseudonym per entity, never to a blend or another kind."""
 
 import json
 import random

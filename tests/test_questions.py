@@ -202,8 +202,8 @@ def test_a_graph_that_yields_no_more_spends_no_more_draws(tmp_path, monkeypatch)
         graph, questions_module.GenerateSpec(20_000, (1, 1), 0.2, 7, "en")
     )
     assert counts == {1: 2} and len(drawn) == 2  # Ann -> Bob and Bob -> Ann; no near miss on a graph of one relation
-    # each (hop count, kind) gives up after EXHAUSTED slots in a row without a question: not 200 draws for each of
-    # 20,000 slots
+    # each (hop count, kind) gives up after EXHAUSTED slots in a row
+    # without a question: not 200 draws for each of 20,000 slots
     assert sum(draws.values()) <= (2 + questions_module.EXHAUSTED) * questions_module.GENERATION_DRAWS * 2
 
 

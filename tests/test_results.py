@@ -1,5 +1,5 @@
-"""results.py: per group and format, every metric with its interval over questions and its spread across
-permutations."""
+"""results.py: per group and format, every metric with its
+interval over questions and its spread across permutations."""
 
 from test_runner import PERFECT
 

@@ -525,8 +525,8 @@ def test_retries_honour_retry_after_then_succeed(server, tmp_path):
     record = log_lines(tmp_path)[1]
     assert (record["attempts"], record["error"], record["status"]) == (3, None, 200)
     assert record["retry_wait_s"] >= 1.0  # the server's retry-after-ms was waited out, not the 1 ms backoff...
-    # ...and the latency is the answering attempt's alone (a local answer in under a second, on however busy a
-    # machine), not the waits
+    # ...and the latency is the answering attempt's alone (a local answer
+    # in under a second, on however busy a machine), not the waits
     assert record["latency_s"] < record["retry_wait_s"]
     assert len(server.requests) == 3
 

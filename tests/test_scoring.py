@@ -1,5 +1,5 @@
-"""scoring.py: answers, paths and abstentions scored by the article's rules, the same for every format; why an answer
-failed."""
+"""scoring.py: answers, paths and abstentions scored by the
+article's rules, the same for every format; why an answer failed."""
 
 import json
 from dataclasses import replace

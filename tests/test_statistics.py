@@ -1,5 +1,5 @@
-"""statistics.py: the intervals over questions (Wilson, the guarded t, Newcombe's method 11), against values worked by
-hand."""
+"""statistics.py: the intervals over questions (Wilson, the guarded
+t, Newcombe's method 11), against values worked by hand."""
 
 import math
 

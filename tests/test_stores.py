@@ -75,8 +75,8 @@ def test_each_store_reads_with_the_counts_we_wrote_by_its_folder_and_by_its_file
             "triplet_source_id": "c0ffee00-0000-4000-8000-000000000001",
         }
     else:
-        # no relation type: the relationship is its description; GraphRAG shows a weight, LightRAG neither it nor
-        # keywords
+        # no relation type: the relationship is its description;
+        # GraphRAG shows a weight, LightRAG neither it nor keywords
         assert first == {
             "source": "Leslie Lamport",
             "relation": RELATIONS[0][2],
@@ -231,8 +231,8 @@ def test_store_relations_are_worded_by_unique_keywords_else_by_the_masked_descri
     word = wording.Wording(graph, "en", "natural")
     hop = benchmark.Hop(RELATIONS[0][2], "in")
     assert word("Paxos", [hop]) == 'What is linked by "algorithm design, consensus" to Paxos?'
-    # "Leslie Lamport received the Turing Award in 2013.", its ends read sorted (Leslie Lamport -> Turing Award): from
-    # either end
+    # "Leslie Lamport received the Turing Award in 2013.", its ends
+    # read sorted (Leslie Lamport -> Turing Award): from either end
     assert [e for e in graph.edges if e.relation == RELATIONS[4][2]][0][::2] == ("Leslie Lamport", "Turing Award")
     assert word("Turing Award", [benchmark.Hop(RELATIONS[4][2], "in")]) == "What received the Turing Award in 2013?"
     assert (
@@ -1225,8 +1225,8 @@ def test_an_empty_lightrag_description_is_no_relation_and_its_keywords_stay_unse
     # no relation; the unsent keywords stay unsent
     assert first["relation"] == stores.DEFAULT_RELATION and "keywords" not in first
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
-    # LightRAG prints "" for an empty description and "UNKNOWN" for none; a relationship with no words is none here
-    # (docs/formats.md)
+    # LightRAG prints "" for an empty description and "UNKNOWN" for
+    # none; a relationship with no words is none here (docs/formats.md)
     assert '{"entity1": "Leslie Lamport", "entity2": "Paxos", "description": "UNKNOWN"}' in benchmark.serialize_checked(
         "lightrag", graph
     )

@@ -456,9 +456,9 @@ def test_a_proxy_that_refuses_the_tunnel_is_a_proxy_failure_that_stops_the_run_a
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
 def test_a_tls_server_sees_at_most_one_handshake_per_worker(tmp_path, monkeypatch):
-    """60 requests at --concurrency 4 to a local HTTPS server whose certificate is made here and trusted through
-    SSL_CERT_FILE, as a user trusts a private CA: keep-alive means one TCP and TLS handshake per worker, not per
-    request."""
+    """60 requests at --concurrency 4 to a local HTTPS server whose certificate is
+    made here and trusted through SSL_CERT_FILE, as a user trusts a private CA:
+    keep-alive means one TCP and TLS handshake per worker, not per request."""
     subprocess.run(
         [
             "openssl",

@@ -324,8 +324,8 @@ def _triplet_or_none(line: str) -> tuple | None:
 
 
 def _arrows(line: str) -> bool:
-    """A line that reads as a triplet, or holds the two arrows of one (a name holding ' -> ' makes more: read, it
-    fails)."""
+    """A line that reads as a triplet, or holds the two arrows of
+    one (a name holding ' -> ' makes more: read, it fails)."""
     return line.count(" -> ") >= 2 and _triplet_or_none(line) is not None or line.count(" -> ") > 2
 
 
@@ -449,8 +449,8 @@ def _records(records: list, parts: Parts, kinds: list[str | None] | None = None)
 
 
 def _node_map(node: Node, props: dict, shape: list) -> dict:
-    """A node's map again: its key from the node's id, 'name' and 'type' from its name and type, the rest its
-    properties."""
+    """A node's map again: its key from the node's id, 'name' and
+    'type' from its name and type, the rest its properties."""
     key_field, keys = shape
     values = {key_field: node.id, "name": node.name, "type": node.type}
     return {k: props[k] if k in props else values[k] for k in keys}

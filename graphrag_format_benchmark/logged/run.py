@@ -105,8 +105,8 @@ class Union:
 
 
 class Totals:
-    """Per encoding and format, every prompt's graph and prompt tokens (ints: what the summary's p95 needs), and
-    bytes."""
+    """Per encoding and format, every prompt's graph and prompt
+    tokens (ints: what the summary's p95 needs), and bytes."""
 
     def __init__(self) -> None:
         self.tokens: dict[str, dict[str, tuple[list[int], list[int]]]] = {}

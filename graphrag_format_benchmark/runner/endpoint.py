@@ -82,8 +82,8 @@ class Endpoint:
             self.down_in_a_row = 0
 
     def down(self, error: str) -> bool:
-        """A connection failed after the server had answered: True once it has failed SERVER_DOWN_AFTER times in a
-        row."""
+        """A connection failed after the server had answered: True
+        once it has failed SERVER_DOWN_AFTER times in a row."""
         with self.lock:
             self.down_in_a_row += 1
             if self.down_in_a_row >= SERVER_DOWN_AFTER and not self.stopped:

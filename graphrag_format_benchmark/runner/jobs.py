@@ -416,8 +416,8 @@ class Sender:
             threading.Thread(target=self.work, name=f"sender-{i}", daemon=True).start()
 
     def wait(self, beat: Callable[[], None] | None = None) -> None:
-        """Until every worker has ended, in slices, so that Ctrl-C reaches the main thread at once; beat() between
-        them."""
+        """Until every worker has ended, in slices, so that Ctrl-C
+        reaches the main thread at once; beat() between them."""
         while not self.done.wait(0.2):
             if beat is not None:
                 beat()

@@ -333,6 +333,6 @@ MAX_COUNT = 10**12  # a token count past this is no count a server could mean
 
 
 def server_count(value: object) -> int | None:
-    """A token count as a server gives it, or None when it cannot be one (not a whole number, negative, absurdly
-    large)."""
+    """A token count as a server gives it, or None when it cannot
+    be one (not a whole number, negative, absurdly large)."""
     return value if type(value) is int and 0 <= value <= MAX_COUNT else None

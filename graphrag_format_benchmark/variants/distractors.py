@@ -189,8 +189,8 @@ class Distractors:
         return f"{size}: {made} of the {wanted} distractor branches it needs could be made: {why}"
 
     def _draw(self, anchor: str) -> list[tuple[str, str, str, int]]:
-        """Steps (relation, direction, input node it copies, input edge it copies) of a random walk over the input's
-        edges."""
+        """Steps (relation, direction, input node it copies, input
+        edge it copies) of a random walk over the input's edges."""
         steps, here, came_by = [], anchor, None
         for _ in range(self.rng.choice(BRANCH_LENGTHS)):
             choices = [i for i in self.incident.get(here, ()) if i != came_by]
