@@ -14,14 +14,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from benchmark import InputProblems, display
 
-from .cores import forked, two_cores
 from .runner.endpoint import context_refusal, error_text, failure_kind
 from .runner.jobs import context_end, cut_before_cap, planned_keys
-from .runner.log import file_lines
+from .runner.log import file_lines, numbered_lines, record_of
 from .runner.send import reply_message
 from .runner.transport import server_count
 
@@ -113,73 +112,59 @@ class Collected:
             self.unreadable[display(path)] = bad
 
 
-FORK_BYTES = 8_000_000  # from this many bytes of Batch files, collect_batch reads the second half on a forked process
+class BatchPart(NamedTuple):
+    """What one reading of Batch files kept (read_batch): the answers that count, for its prompts, and what the
+    summary and the errors need, each at its position (the file's index, the line) so that two halves read apart
+    merge into what one reading gives (merged)."""
+
+    best: dict[tuple[str, int], Answer]
+    problems: list[tuple[int, int, str]]  # (file, line, the error)
+    unreadable: list[tuple[int, int]]  # (file, line) of a line that is not a JSON object
+    lines: int  # custom_ids kept
+    models: dict[str, list]  # the model that answered -> [lines, (file, line) of its first]
+    failures: dict[str, list]  # failure -> [lines, (file, line) of its first]
+    missing: int  # planned answers with no line, filled in best as failed (MISSING_FROM_BATCH)
+    planned: int  # the planned answers of the prompts read, with a line or missing
+    rerouted: bool  # a line's custom_id was not what its bytes showed: the halves are void (Half)
+
+
+# custom_id, as a Batch line begins: '{"id": "batch_req_1", "custom_id": "...", ...': the key at the object's top
+# level, after string-valued keys only, its value a string with no escape; enough to tell which half owns a line
+# without decoding it. Checked against the decoded line by its owner (rerouted).
+_SPACE = rb"[ \t\r\n]*"  # JSON's whitespace
+CUSTOM_ID = re.compile(
+    rb"\{" + _SPACE + rb'(?:"[^"\\]*"' + _SPACE + b":" + _SPACE + rb'"[^"\\]*"' + _SPACE + b"," + _SPACE + rb")*"
+    rb'"custom_id"' + _SPACE + b":" + _SPACE + rb'"([^"\\]*)"'
+)
 
 
 def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict]:
     """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
     '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
     (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
-    bytes, and a line of the Batch input format are errors that name the file and line. Each line is read on its own
-    (batch_lines), the files' second half on a forked process (cores.forked), then taken in the files' order here."""
-    collected = Collected(items, config)
-    by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
-    seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
-    problems: list[str] = []
-    models: Counter[str] = Counter()
-    failures: Counter[str] = Counter()
-    best, repeats = collected.best, config.repeats
-    for path, read in _read_in_halves(paths):  # a file cut in two comes as its two parts, one after the other
-        name = display(path)
-        for line_no, custom_id, digest, model, fields in read:
-            if custom_id is None:
-                collected.unreadable.setdefault(name, []).append(line_no)
-                continue
-            if fields is None:
-                problems.append(
-                    f"{name} line {line_no} is a Batch input line (custom_id, method, url, body): pass the batch's "
-                    "output file and its error file, not the file that was uploaded"
-                )
-                continue
-            prefix, _, repeat = custom_id.rpartition("-r")
-            sha = by_prefix.get(prefix)
-            repeat = int(repeat) if repeat.isdigit() and repeat.isascii() and len(repeat) <= 6 else repeats
-            if sha is None or repeat >= repeats:
-                problems.append(
-                    f"{name} line {line_no}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
-                    "--model, matrix and prompt flags as the --export-batch run, or the right file"
-                )
-                continue
-            first = seen.get(custom_id)
-            if first is not None:
-                if first[2] != digest:
-                    problems.append(
-                        f"{name} line {line_no}: custom_id {custom_id!r} was given before, at {first[0]} line "
-                        f"{first[1]}, "
-                        "with other content; keep one of the two files"
-                    )
-                continue
-            seen[custom_id] = (name, line_no, digest)
-            if model is not None:
-                models[model] += 1
-            if fields[0] is not None:
-                failures[fields[0]] += 1
-            old = best.get((sha, repeat))
-            if old is None or old.error is not None:  # Collected.offer, inlined: a success is never replaced
-                best[(sha, repeat)] = Answer(*fields)
+    bytes, and a line of the Batch input format are errors that name the file and line."""
+    return merged(paths, items, config, [read_batch(paths, items, config)])
+
+
+def merged(paths: list[Path], items: list[Item], config: ModelConfig, parts: list[BatchPart]) -> tuple[Collected, dict]:
+    """The Collected and the summary of the parts read (one, or the two halves' in order), as one reading makes
+    them: errors in the files' order, counts in the order of their first line. Collected.best is the first part's."""
+    problems = sorted(p for part in parts for p in part.problems)
     if problems:
-        raise InputProblems(problems, "")
-    planned = planned_keys(items, config)
-    missing = [key for key in planned if key not in collected.best]
-    for sha, repeat in missing:
-        collected.offer(sha, repeat, Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0}))
-    failures[MISSING_FROM_BATCH] += len(missing)
+        raise InputProblems([text for _, _, text in problems], "")
+    collected = Collected(items, config)
+    collected.best = parts[0].best
+    for k, line_no in sorted(u for part in parts for u in part.unreadable):
+        collected.unreadable.setdefault(display(paths[k]), []).append(line_no)
+    models, failures = (_in_first_order([part.models for part in parts]), _in_first_order([p.failures for p in parts]))
+    missing = sum(part.missing for part in parts)
+    failures[MISSING_FROM_BATCH] += missing
     failures = +failures  # no zero count of missing lines
     summary = {
         "files": [display(p) for p in paths],
-        "lines": len(seen),
-        "planned": len(collected.best),
-        "missing": len(missing),
+        "lines": sum(part.lines for part in parts),
+        "planned": sum(part.planned for part in parts),
+        "missing": missing,
         "failed": sum(failures.values()),
         "failures": dict(failures.most_common()),
         "models": dict(models.most_common()),
@@ -187,110 +172,153 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
     return collected, summary
 
 
-Segment = tuple[Path, int, "int | None", int]  # a file, the byte range of its lines read, and the lines before it
+def _in_first_order(parts: list[dict[str, list]]) -> Counter[str]:
+    """The parts' counts summed, each key where its first line puts it (Counter.most_common breaks ties so)."""
+    total: Counter[str] = Counter()
+    for _, key in sorted((first, key) for part in parts for key, (_, first) in part.items()):
+        if key not in total:
+            total[key] = sum(part[key][0] for part in parts if key in part)
+    return total
 
 
-def _read_in_halves(paths: list[Path]) -> Iterator[tuple[Path, list[tuple]]]:
-    """Each file's lines as batch_lines reads them, in the files' order, a line number each counted from the file's
-    start: the second half of the bytes read on a forked process while this one reads the first."""
-    first, second = _halves(paths)
-    if not second:
-        for segment in first:
-            yield segment[0], batch_lines(segment)
+def read_batch(
+    paths: list[Path], items: list[Item], config: ModelConfig, half: tuple[int, set[str]] | None = None
+) -> BatchPart:
+    """Every line of the Batch files, one after the other, each read on its own; or, with half (0 or 1, and the
+    second half's prompt SHA-256s), only the lines whose prompt is that half's (the first half's also: the lines
+    that match no prompt or cannot be read), told apart by CUSTOM_ID before a line is decoded. The planned answers
+    of the prompts read that no line has are filled in as failed (MISSING_FROM_BATCH)."""
+    by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
+    part = BatchPart({}, [], [], 0, {}, {}, 0, 0, False)
+    seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
+    side, second = half if half is not None else (0, set())
+
+    def owner(custom_id: str) -> int:
+        return 1 if by_prefix.get(custom_id.rpartition("-r")[0]) in second else 0
+
+    for k, path in enumerate(paths):
+        name = display(path)
+        for line_no, line in numbered_lines(path):
+            shown = None
+            if half is not None and (found := CUSTOM_ID.match(line)):
+                try:
+                    shown = found[1].decode("utf-8")
+                except UnicodeDecodeError:
+                    shown = None
+                if shown is not None and owner(shown) != side:
+                    continue
+            r = record_of(line)
+            if half is not None and shown is None and (0 if r is None else owner(_custom_id(r))) != side:
+                continue
+            if shown is not None and r is not None and _custom_id(r) != shown:
+                return part._replace(rerouted=True)
+            _keep(part, seen, by_prefix, config.repeats, (k, line_no, name), line, r)
+    mine = items if half is None else [i for i in items if (i.row["prompt_sha256"] in second) == bool(side)]
+    missing = [key for key in planned_keys(mine, config) if key not in part.best]
+    for key in missing:
+        part.best[key] = Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0})
+    return part._replace(lines=len(seen), missing=len(missing), planned=len(part.best))
+
+
+def _custom_id(r: dict) -> str:
+    custom_id = r.get("custom_id")
+    return custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
+
+
+def _keep(
+    part: BatchPart,
+    seen: dict[str, tuple[str, int, int]],
+    by_prefix: dict[str, str],
+    repeats: int,
+    at: tuple[int, int, str],
+    line: bytes,
+    r: dict | None,
+) -> None:
+    """One line of a Batch file into part: its answer, unless it is the second of a (prompt, repeat) that already
+    has a success, or an error of the files."""
+    k, line_no, name = at
+    if r is None:
+        part.unreadable.append((k, line_no))
         return
-    with forked(lambda: [batch_lines(segment) for segment in second]) as theirs:
-        mine = [batch_lines(segment) for segment in first]
-        yield from zip([segment[0] for segment in (*first, *second)], (*mine, *theirs()))
-
-
-def _halves(paths: list[Path]) -> tuple[list[Segment], list[Segment]]:
-    """The files cut in two at the line that begins at or after half their bytes, from FORK_BYTES on two cores; else
-    all in the first."""
-    sizes = [path.stat().st_size if path.is_file() else 0 for path in paths]
-    if sum(sizes) < FORK_BYTES or not two_cores():
-        return [(path, 0, None, 0) for path in paths], []
-    before, half = 0, sum(sizes) // 2
-    for k, (path, size) in enumerate(zip(paths, sizes)):
-        if before + size > half:
-            cut = 0
-            if half > before:
-                with open(path, "rb") as f:
-                    f.seek(half - before - 1)
-                    f.readline()  # to the beginning of the line that begins at or after the half
-                    cut = f.tell()
-            first: list[Segment] = [(p, 0, None, 0) for p in paths[:k]] + [(path, 0, cut, 0)] * (cut > 0)
-            second: list[Segment] = [(path, cut, None, _newlines(path, cut))] * (cut < size)
-            return first, second + [(p, 0, None, 0) for p in paths[k + 1 :]]
-        before += size
-    return [(path, 0, None, 0) for path in paths], []
-
-
-def _newlines(path: Path, end: int) -> int:
-    """The lines of a file that end before byte end."""
-    count = 0
-    with open(path, "rb") as f:
-        while end > 0:
-            block = f.read(min(end, 1 << 20))
-            if not block:
-                break
-            count += block.count(b"\n")
-            end -= len(block)
-    return count
-
-
-def batch_lines(segment: Segment) -> list[tuple]:
-    """Each line of a Batch file's segment read on its own, in order: (line number, custom_id, hash of its bytes, the
-    model that answered, the Answer's fields: a plain tuple, which a forked reader pickles back at half the cost of a
-    NamedTuple); custom_id None for a line that is not a JSON object, the fields None for a line of the Batch input
-    format."""
-    path, start, end, lines_before = segment
-    read: list[tuple] = []
-    for line_no, line, r in file_lines(path, start, end):
-        line_no += lines_before
-        if r is None:
-            read.append((line_no, None, None, None, None))
-            continue
-        custom_id = r.get("custom_id")
-        custom_id = custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
-        if "method" in r or "body" in r:
-            read.append((line_no, custom_id, None, None, None))
-            continue
-        response = r.get("response")
-        body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
-        model, message, usage = None, None, None
-        if type(body) is dict:
-            model = body.get("model") if type(body.get("model")) is str else None
-            message = reply_message(body)
-            usage = body.get("usage")
-        if status == 200 and message is not None and not r.get("error"):
-            error = None
-        elif isinstance(r.get("error"), dict):  # a line of the error file
-            error = (
-                f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
-            )
-        else:
-            error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-        counts = (
+    custom_id = _custom_id(r)
+    read = _answer_fields(r)
+    if read is None:
+        part.problems.append(
             (
-                server_count(usage.get("prompt_tokens")),
-                server_count(usage.get("completion_tokens")),
-                _cached_tokens(usage),
+                k,
+                line_no,
+                f"{name} line {line_no} is a Batch input line (custom_id, method, url, body): pass the batch's output "
+                "file and its error file, not the file that was uploaded",
             )
-            if type(usage) is dict
-            else (None, None, None)
         )
-        content = message.get("content") if message is not None else None
-        fields = (
-            error,
-            content if type(content) is str else None,
-            _text_or_none(cast(dict, body)["choices"][0].get("finish_reason")) if message is not None else None,
-            None,
-            0.0,
-            *counts,
+        return
+    prefix, _, number = custom_id.rpartition("-r")
+    sha = by_prefix.get(prefix)
+    repeat = int(number) if number.isdigit() and number.isascii() and len(number) <= 6 else repeats
+    if sha is None or repeat >= repeats:
+        part.problems.append(
+            (
+                k,
+                line_no,
+                f"{name} line {line_no}: custom_id {custom_id!r} matches no prompt of this command; pass the same "
+                "--model, matrix and prompt flags as the --export-batch run, or the right file",
+            )
         )
-        # the line's hash: 64 bits, a collision is no practical concern
-        read.append((line_no, custom_id, hash(line.strip()), model, fields))
-    return read
+        return
+    digest = hash(line.strip())  # 64 bits: a collision is no practical concern
+    first = seen.get(custom_id)
+    if first is not None:
+        if first[2] != digest:
+            part.problems.append(
+                (
+                    k,
+                    line_no,
+                    f"{name} line {line_no}: custom_id {custom_id!r} was given before, at {first[0]} line {first[1]}, "
+                    "with other content; keep one of the two files",
+                )
+            )
+        return
+    seen[custom_id] = (name, line_no, digest)
+    model, fields = read
+    for counts, key in ((part.models, model), (part.failures, fields[0])):
+        if key is not None:
+            counts.setdefault(key, [0, (k, line_no)])[0] += 1
+    old = part.best.get((sha, repeat))
+    if old is None or old.error is not None:  # Collected.offer, inlined: a success is never replaced
+        part.best[(sha, repeat)] = Answer(*fields)
+
+
+def _answer_fields(r: dict) -> tuple[str | None, tuple] | None:
+    """The model that answered a Batch line and its Answer's fields; None for a line of the Batch input format."""
+    if "method" in r or "body" in r:
+        return None
+    response = r.get("response")
+    body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
+    model, message, usage = None, None, None
+    if type(body) is dict:
+        model = body.get("model") if type(body.get("model")) is str else None
+        message = reply_message(body)
+        usage = body.get("usage")
+    if status == 200 and message is not None and not r.get("error"):
+        error = None
+    elif isinstance(r.get("error"), dict):  # a line of the error file
+        error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
+    else:
+        error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
+    counts = (
+        (server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage))
+        if type(usage) is dict
+        else (None, None, None)
+    )
+    content = message.get("content") if message is not None else None
+    return model, (
+        error,
+        content if type(content) is str else None,
+        _text_or_none(cast(dict, body)["choices"][0].get("finish_reason")) if message is not None else None,
+        None,
+        0.0,
+        *counts,
+    )
 
 
 def batch_notes(summary: dict, config: ModelConfig) -> list[str]:

@@ -114,7 +114,7 @@ class Outputs(Staging):
         self.sha[name] = digest.hexdigest()
 
     def adopt(self, name: str, sha256: str) -> None:
-        """A file another process wrote at staged(name) (results.encode_cells, on a fork), with its SHA-256."""
+        """A file another process wrote at staged(name) (cells.encode_cells, on a fork), with its SHA-256."""
         self.sha[name] = sha256
 
 

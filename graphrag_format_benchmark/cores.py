@@ -3,14 +3,18 @@
 In: a function and its arguments, which the forked process inherits (never pickled: a 100,000-answer dict costs
 nothing to hand over). Out: its result, pickled back, when the caller asks for it. Where the platform cannot fork or
 the machine has one core, the function runs in this process when its result is asked for, so the same calls give the
-same result everywhere. Used by answers.collect_batch (half of a Batch file parsed) and scoring.score_cells (half of
-the cells scored and encoded).
+same result everywhere. forked: one result (scoring.score_cells: half of a log's cells scored; results.write_results:
+the cells encoded). forked_steps: a generator's values, each as soon as it is made, while the forked process goes on
+(halves: the second half of a Batch score, read, scored and encoded).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import queue
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar, cast
@@ -55,3 +59,80 @@ def _run_forked() -> object:
     fn, args = _FORKED
     result: object = fn(*args)
     return result
+
+
+class Steps:
+    """The values of a generator run on a forked process (forked_steps), in order: next() waits for the next one;
+    stop() ends the process, its remaining steps unmade."""
+
+    def __init__(self, pull: Callable[[], Any], stop: Callable[[], None]) -> None:
+        self._pull, self.stop = pull, stop
+
+    def next(self) -> Any:
+        return self._pull()
+
+
+@contextmanager
+def forked_steps(steps: Callable[..., Iterator[Any]], *args: object) -> Iterator[Steps]:
+    """with forked_steps(gen, *args) as theirs: ...mine...; theirs.next() is the next value gen(*args) yields,
+    made on a forked process that inherits the arguments and goes on to its next step while this one reads the value
+    (on two cores); or made here when it is asked for (on one). An exception of gen is raised by the next(); the
+    process is gone when the block ends, however it ends."""
+    if not two_cores():
+        made = steps(*args)
+        yield Steps(lambda: next(made), lambda: None)
+        return
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    process = context.Process(target=_send_steps, args=(writer, steps, args), daemon=True)
+    process.start()
+    writer.close()
+
+    def pull() -> Any:
+        try:
+            made, value = pickle.loads(reader.recv_bytes())
+        except (EOFError, OSError):
+            process.join()
+            raise ChildProcessError(
+                f"the forked process ended without its result (exit code {process.exitcode})"
+            ) from None
+        if not made:
+            raise value
+        return value
+
+    def stop() -> None:
+        if process.is_alive():
+            process.kill()
+
+    try:
+        yield Steps(pull, stop)
+    finally:
+        reader.close()
+        stop()  # steps not asked for are not made
+        process.join()
+
+
+def _send_steps(writer: Any, steps: Callable[..., Iterator[Any]], args: tuple[object, ...]) -> None:
+    """On the forked process: each step pickled here and sent by a thread, so the next step's work goes on while
+    the pipe waits for its reader; an exception sent as the last step."""
+    sent: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+
+    def send() -> None:
+        while (data := sent.get()) is not None:
+            try:
+                writer.send_bytes(data)
+            except OSError:  # nobody reads any more: the caller's block has ended
+                return
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    try:
+        for value in steps(*args):
+            sent.put(pickle.dumps((True, value), pickle.HIGHEST_PROTOCOL))
+    except BaseException as e:  # every failure goes to the caller
+        try:
+            sent.put(pickle.dumps((False, e), pickle.HIGHEST_PROTOCOL))
+        except Exception:  # an exception that cannot be pickled: its text
+            sent.put(pickle.dumps((False, ChildProcessError(f"{type(e).__name__}: {e}")), pickle.HIGHEST_PROTOCOL))
+    sent.put(None)
+    sender.join()

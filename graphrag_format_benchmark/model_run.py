@@ -14,6 +14,7 @@ import platform
 import re
 import stat
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,6 +24,7 @@ from benchmark import GENERATED_QUESTIONS, BenchmarkError, display, git_state, p
 
 from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
 from .artifacts import LOCK_NAME
+from .halves import Half, batch_half
 from .matrix import group_key
 from .options import RunConfig, parse_config
 from .results import TOOL_VERSION, ResultsReport, questions_sha256, write_results
@@ -294,11 +296,30 @@ def model_results(
     """Collect the answers (send the prompts, or read the files to score: --score's, or a batch's), then score them and
     write the results."""
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
-    answers = (
-        scored_answers(run_config, model, measured, score)
-        if score is not None
-        else sent_answers(run_config, model, measured, plan)
-    )
+    with ExitStack() as halves:  # a large Batch score's second half: its process, until its rows are written
+        answers, half = (
+            scored_answers(run_config, model, measured, score, out, halves)
+            if score is not None
+            else (sent_answers(run_config, model, measured, plan), None)
+        )
+        return _results(run_config, model, measured, plan, out, config, gate_spec, hints, skipped, answers, half)
+
+
+def _results(
+    run_config: RunConfig,
+    model: ModelConfig,
+    measured: Measurement,
+    plan: Plan,
+    out: Outputs,
+    config: dict,
+    gate_spec: GateSpec,
+    hints: dict[GroupKey, str],
+    skipped: list[dict],
+    answers: Answers,
+    half: Half | None,
+) -> tuple[str, dict, str | None]:
+    """Score the answers collected (half: a large Batch score's second half, on its own process) and write the
+    results."""
     prices = (
         run_config.input_price_per_million,
         run_config.output_price_per_million,
@@ -318,24 +339,35 @@ def model_results(
             "command": ["benchmark.py", *public_argv(run_config.argv)],
         },
     )
-    stdout, failure = write_results(out, answers, report)
+    stdout, failure = write_results(out, answers, report, half)
     return stdout + f"\nresults: {display(run_config.out / 'results.md')}", answers.log, failure
 
 
 def scored_answers(
-    run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]
-) -> Answers:
+    run_config: RunConfig,
+    model: ModelConfig,
+    measured: Measurement,
+    score: tuple[Path, ...],
+    out: Outputs,
+    halves: ExitStack,
+) -> tuple[Answers, Half | None]:
     """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
-    is a Batch file when its first readable line has a custom_id."""
+    is a Batch file when its first readable line has a custom_id. A large Batch score's second half goes to its own
+    process (halves.batch_half), which lives as long as the block of halves."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256") as hasher:
         sha256 = hasher.submit(files_sha256, list(score))  # beside the parsing: both read the files
-        collected, summary = _collect_scored(run_config, model, measured, score)
-    return Answers(collected.best, summary, log_info(list(score), collected.unreadable, sha256.result()))
+        collected, summary, half = _collect_scored(run_config, model, measured, score, out, halves)
+    return Answers(collected.best, summary, log_info(list(score), collected.unreadable, sha256.result())), half
 
 
 def _collect_scored(
-    run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]
-) -> tuple[Collected, dict]:
+    run_config: RunConfig,
+    model: ModelConfig,
+    measured: Measurement,
+    score: tuple[Path, ...],
+    out: Outputs,
+    halves: ExitStack,
+) -> tuple[Collected, dict, Half | None]:
     """The answers of the --score files and their summary, as logs of this tool or as Batch files."""
     kinds = []
     for path in score:
@@ -351,7 +383,11 @@ def _collect_scored(
                 "--score takes either logs of this tool or Batch API output and error files, not both at once"
             )
         with gc_paused():
-            collected, summary = collect_batch(list(score), measured.items, model)
+            half = halves.enter_context(batch_half(list(score), measured.items, model, out.staged))
+            got = half.collect(list(score), measured.items, model) if half is not None else None
+            if got is None:  # no second process, or the halves are void
+                half, got = None, collect_batch(list(score), measured.items, model)
+            collected, summary = got
         others = other_models(summary["models"], model.model)
         if others and not run_config.accept_other_model:
             raise BenchmarkError(
@@ -361,6 +397,7 @@ def _collect_scored(
             )
         summary.update(mode="batch", notes=batch_notes(summary, model))
     else:
+        half = None
         collected = Collected(measured.items, model)
         with gc_paused():
             for path in score:
@@ -375,7 +412,7 @@ def _collect_scored(
         )
     for note in summary.get("notes", []):
         warn(note)
-    return collected, summary
+    return collected, summary, half
 
 
 def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:

@@ -7,8 +7,6 @@ article's final table (8.6), results per hop count, why answers failed, the verd
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import json
 import math
@@ -16,11 +14,11 @@ import operator
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from benchmark import json_bytes, sha256_hex
+from benchmark import sha256_hex
 
+from .cells import CELL_LINES, encode_cells, file_pieces, json_with_rows
 from .charts import results_svg
 from .cores import forked
 from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
@@ -47,61 +45,9 @@ if TYPE_CHECKING:
     from .answers import Answer, Answers
     from .artifacts import Outputs
     from .gate import GateSpec
+    from .halves import Half
     from .measure import Item, Measurement
     from .runner.config import ModelConfig
-
-
-def json_with_rows(
-    head: dict,
-    key: str,
-    rows: Sequence[Mapping[str, object]],
-    per_chunk: int = 2000,
-    lines: Iterable[bytes] | None = None,
-) -> Iterator[bytes]:
-    """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
-    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
-    rows' lines made beforehand (row_lines), in pieces of any size."""
-    body = json_bytes({**head, key: []}).rstrip()
-    if not rows:
-        yield body + b"\n"
-        return
-    yield body[: -len(b"[]\n}")] + b"[\n"
-    if lines is None:
-        lines = (
-            row_lines(rows[start : start + per_chunk]) + (b",\n" if start + per_chunk < len(rows) else b"")
-            for start in range(0, len(rows), per_chunk)
-        )
-    yield from lines
-    yield b"\n  ]\n}\n"
-
-
-def row_lines(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> bytes:
-    """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last); encoded a chunk at a
-    time, so that the text of all of them is never held beside its bytes."""
-    encode = json.JSONEncoder(ensure_ascii=False).encode
-    return b",\n".join(
-        ",\n".join("    " + encode(r) for r in rows[start : start + per_chunk]).encode("utf-8")
-        for start in range(0, len(rows), per_chunk)
-    )
-
-
-CELL_LINES = ".results.json.cells"  # results.json's cell lines, staged by encode_cells and read back once
-
-
-def encode_cells(rows: list[Cell], json_lines: Path, csv_path: Path) -> str:
-    """The scored rows as results.json (row_lines, into json_lines) and cells.csv (whole, into csv_path) hold them,
-    written into the staging folder; cells.csv's SHA-256 returned. Run on a forked process while this one makes the
-    figures (write_results): what it makes never travels back through a pipe."""
-    json_lines.write_bytes(row_lines(rows))
-    data = cells_csv(rows)
-    csv_path.write_bytes(data)
-    return sha256_hex(data)
-
-
-def file_pieces(path: Path, size: int = 1 << 22) -> Iterator[bytes]:
-    """A file's bytes, 4 MiB at a time."""
-    with open(path, "rb") as f:
-        yield from iter(lambda: f.read(size), b"")
 
 
 RATE_METRICS = (
@@ -873,62 +819,31 @@ def report_cells(
     return cells, notes
 
 
-CSV_FIELDS = (
-    "encoding",
-    "size",
-    "ids",
-    "permutation",
-    "mode",
-    "format",
-    "question_id",
-    "hops",
-    "insufficient",
-    "repeat",
-    "status",
-    "prompt_tokens",
-    "usage_prompt_tokens",
-    "usage_completion_tokens",
-    "parse_success",
-    "json_as_asked",
-    "abstained",
-    "answer_correct",
-    "path_exact",
-    "valid_path",
-    "edge_precision",
-    "edge_recall",
-    "evidence_match",
-    "diagnosis",
-    "finish_reason",
-    "latency_s",
-    "error",
-)
-
-
-def cells_csv(scored: list[Cell]) -> bytes:
-    """cells.csv: one line per scored cell, for a spreadsheet."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
-    for s in scored:
-        writer.writerow(["" if (v := s.get(f)) is None else v for f in CSV_FIELDS])
-    return out.getvalue().encode("utf-8")
-
-
-def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tuple[str, str | None]:
+def write_results(
+    out: Outputs, answers: Answers, report: ResultsReport, half: Half | None = None
+) -> tuple[str, str | None]:
     """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
-    to stdout and why the run did not fully succeed, if it did not."""
+    to stdout and why the run did not fully succeed, if it did not. half: a large Batch score's second half, read,
+    scored and encoded on its own process (halves), whose rows join this one's."""
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
     examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
+    lines = None
     with gc_paused():
-        scored = score_cells(answers.best, report.measured.items, model, examples)
+        if half is None:
+            mine = scored = score_cells(answers.best, report.measured.items, model, examples)
+        else:  # the second half's rows scored and encoded on its own process (halves)
+            mine, scored = half.scored(answers.best, report.measured.items, model, examples)
         try:
             with forked(
-                encode_cells, scored, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(scored))
+                encode_cells, mine, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(mine))
             ) as encoded:
                 table = aggregate(scored, report.prices)  # the figures, while the fork encodes the cells
                 gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
                 out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance)
-                out.adopt("cells.csv", encoded())
+                csv_sha = encoded()
+            if half is not None:
+                lines, csv_sha = half.appended(out.staged(CELL_LINES), out.staged("cells.csv"))
+            out.adopt("cells.csv", csv_sha)
         except OSError as e:
             raise out.cannot_write(e) from None
     head = {
@@ -944,7 +859,8 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
         "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
     }
     with gc_paused():
-        out.add_chunks("results.json", json_with_rows(head, "cells", scored, lines=file_pieces(out.staged(CELL_LINES))))
+        lines = lines if lines is not None else file_pieces(out.staged(CELL_LINES))
+        out.add_chunks("results.json", json_with_rows(head, "cells", scored, lines=lines))
     questions = report.measured.variants[0].questions
     out.add(
         "results.md",

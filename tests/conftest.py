@@ -1,5 +1,6 @@
 """Shared fixtures: the repo root on sys.path, the canonical inputs, and a CLI runner."""
 
+import json
 import os
 import re
 import shutil
@@ -60,6 +61,21 @@ def grown(
     """The shared graph plus the stream's first n distractor branches, as a variant of one context."""
     context, made = distractors.with_distractors(contexts.Context("", graph, questions), stream, size, n, seed)
     return contexts.Variant(size, "original", (context,), made)
+
+
+def batch_output(tmp_path: Path) -> list[str]:
+    """The output lines of a batch exported by --model m (30 prompts): every prompt answered '{"answer": "k"}', with
+    usage, custom_id first, as a test writes them (no "id")."""
+    batch = tmp_path / "batch.jsonl"
+    assert benchmark.main(["--model", "m", "--export-batch", str(batch), "--out", str(tmp_path / "export")]) == 0
+    ids = [json.loads(line)["custom_id"] for line in batch.read_text(encoding="utf-8").splitlines()]
+    body = {"model": "m", "choices": [{"index": 0, "message": {"role": "assistant"}, "finish_reason": "stop"}]}
+    lines = []
+    for k, custom_id in enumerate(ids):
+        body["usage"] = {"prompt_tokens": 900 + k, "completion_tokens": 9}
+        body["choices"][0]["message"]["content"] = '{"answer": "%d"}' % k
+        lines.append(json.dumps({"custom_id": custom_id, "response": {"status_code": 200, "body": body}}))
+    return lines
 
 
 START_LINE = re.compile(r"sending \d+ request\(s\) to \S+, \d+ at a time \(\d+ already answered in \S+\)\n")

@@ -1,109 +1,66 @@
-"""answers.collect_batch: Batch files read in two halves, one on a forked process, are read as one file."""
-
-import json
-
-import pytest
+"""answers: Batch files read line by line (read_batch), whole or as two halves of the prompts, which merge into what
+one reading gives (merged)."""
 
 import benchmark
-from graphrag_format_benchmark import answers
+from graphrag_format_benchmark import answers, inputs, measure, options, questions
+from graphrag_format_benchmark.answers import CUSTOM_ID, _in_first_order
 
-from conftest import run_stderr
-
-
-def batch_output(tmp_path) -> list[str]:
-    """An exported batch's output lines: every prompt answered '{}', with usage."""
-    batch = tmp_path / "batch.jsonl"
-    assert benchmark.main(["--model", "m", "--export-batch", str(batch), "--out", str(tmp_path / "export")]) == 0
-    ids = [json.loads(line)["custom_id"] for line in batch.read_text(encoding="utf-8").splitlines()]
-    return [
-        json.dumps(
-            {
-                "custom_id": i,
-                "response": {
-                    "status_code": 200,
-                    "body": {
-                        "model": "m",
-                        "usage": {"prompt_tokens": 900 + k, "completion_tokens": 9},
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": '{"answer": "%d"}' % k},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                    },
-                },
-            }
-        )
-        for k, i in enumerate(ids)
-    ]
+from conftest import batch_output
 
 
-def score_both_ways(tmp_path, monkeypatch, capsys, files: dict[str, str]) -> list[tuple[int, str, dict | None]]:
-    """--score of the files read whole, then cut in two (FORK_BYTES 1): exit code, stderr, results.json less --out."""
-    paths = []
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-        paths.append(str(tmp_path / name))
-    seen = []
-    for fork_bytes in (10**12, 1):
-        monkeypatch.setattr(answers, "FORK_BYTES", fork_bytes)
-        out = tmp_path / f"scored{fork_bytes}"
-        code = benchmark.main(["--model", "m", "--score", *paths, "--out", str(out)])
-        result = (
-            json.loads((out / "results.json").read_text(encoding="utf-8").replace(str(out), "OUT"))
-            if code != 2
-            else None
-        )
-        seen.append((code, run_stderr(capsys).replace(str(out), "OUT"), result))
-    return seen
-
-
-def test_a_batch_read_in_two_halves_gives_the_answers_lines_and_numbers_of_one(tmp_path, monkeypatch, capsys):
-    lines = batch_output(tmp_path)
-    torn = lines[25][:40]
-    text = (
-        "\n".join([*lines[:3], "", lines[3], *lines[4:25], "", "", torn, *lines[25:28], lines[4], "{not json"]) + "\n"
+def items_and_config(*argv: str):
+    """The measured items and the model's config of a command."""
+    args = options.parse_config(list(argv))
+    plan = options.make_plan(args)
+    spec = options.make_generate_spec(args, plan)
+    read = inputs.load_inputs(
+        args.graph,
+        args.questions or benchmark.DEFAULT_QUESTIONS,
+        None,
+        questions.question_drawer(spec) if spec else None,
     )
-    whole, halves = score_both_ways(tmp_path, monkeypatch, capsys, {"out.jsonl": text, "err.jsonl": lines[28] + "\n"})
-    assert whole == halves
-    assert whole[2]["requests"]["missing"] == 1 and whole[2]["requests"]["lines"] == 29
-    assert "line(s) 29, 34 cannot be read and are not scored" in whole[1]
+    return measure.measure(read, plan).items, options.make_model_config(args)
 
 
-def test_a_conflict_in_the_second_half_is_named_at_its_line_in_the_file(tmp_path, monkeypatch, capsys):
+def test_custom_id_is_read_from_a_line_s_bytes_only_at_the_object_s_top_level():
+    shown = {
+        b'{"id": "batch_req_1", "custom_id": "abc-r0", "response": {}}': b"abc-r0",
+        b'{"custom_id":"x-r1","response":null}': b"x-r1",
+        b'{ "id" : "a" ,\t"custom_id" : "y-r2"}': b"y-r2",
+        b'{"custom_id": "a-r0", "custom_id": "b-r0", "x": 1}': b"b-r0",  # the last of two, as JSON keeps it
+    }
+    for line, custom_id in shown.items():
+        found = CUSTOM_ID.match(line)
+        assert found is not None and found[1] == custom_id
+    for line in (
+        b'{"response": {"custom_id": "nested-r0"}}',  # not at the top level
+        b'{"id": 7, "custom_id": "after-a-number-r0"}',  # after a value that is not a string
+        b'{"a\\"": "b", "custom_id": "after-an-escape-r0"}',
+        b'{"custom_id": "escaped\\u0041-r0"}',
+        b'{"custom_id": 5}',
+        b' {"custom_id": "after-a-space-r0"}',
+    ):
+        assert CUSTOM_ID.match(line) is None, line
+
+
+def test_counts_of_two_halves_are_summed_in_the_order_of_their_first_line():
+    first = {"stop": [3, (0, 9)], "length": [1, (1, 2)]}
+    second = {"length": [2, (0, 4)], "server": [3, (0, 1)]}
+    total = _in_first_order([first, second])
+    assert list(total.items()) == [("server", 3), ("length", 3), ("stop", 3)]  # length's first line: file 0, line 4
+    assert total.most_common() == [("server", 3), ("length", 3), ("stop", 3)]  # ties as one reading breaks them
+
+
+def test_each_half_reads_only_its_own_prompts_lines_and_together_they_are_the_whole(tmp_path):
+    items, config = items_and_config("--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path))
     lines = batch_output(tmp_path)
-    conflict = lines[2].replace('"prompt_tokens": 902', '"prompt_tokens": 1')
-    whole, halves = score_both_ways(
-        tmp_path, monkeypatch, capsys, {"out.jsonl": "\n".join([*lines, "", conflict]) + "\n"}
-    )
-    assert whole == halves and whole[0] == 2
-    assert f"out.jsonl line 32: custom_id {json.loads(lines[2])['custom_id']!r} was given before, at " in whole[1]
-    assert "out.jsonl line 3, with other content" in whole[1]
-
-
-@pytest.mark.parametrize(
-    "sizes, expected",
-    [
-        (
-            (100, 0),
-            ([("a", 0, 54, 0)], [("a", 54, None, 2), ("b", 0, None, 0)]),
-        ),  # at the line that begins after byte 50
-        ((40, 100), ([("a", 0, None, 0), ("b", 0, 54, 0)], [("b", 54, None, 2)])),  # after byte 70, 30 into b
-        ((100, 100), ([("a", 0, None, 0)], [("b", 0, None, 0)])),  # the half falls on a file's end
-        (
-            (108, 0),
-            ([("a", 0, 54, 0)], [("a", 54, None, 2), ("b", 0, None, 0)]),
-        ),  # a line that begins on the half itself
-    ],
-)
-def test_the_files_are_cut_at_the_line_after_half_their_bytes(tmp_path, monkeypatch, sizes, expected):
-    monkeypatch.setattr(answers, "FORK_BYTES", 1)
-    monkeypatch.setattr(answers, "two_cores", lambda: True)
-    paths = []
-    for name, size in zip("ab", sizes):
-        (tmp_path / name).write_bytes((b"x" * 26 + b"\n") * (size // 27) + b"y" * (size % 27))
-        paths.append(tmp_path / name)
-    first, second = answers._halves(paths)
-    named = lambda segments: [(p.name, *rest) for p, *rest in segments]  # noqa: E731
-    assert (named(first), named(second)) == expected
+    path = tmp_path / "out.jsonl"
+    path.write_text("\n".join([*lines, "{not json", lines[0].replace('"custom_id"', '"custom_id": "x", "y"')]) + "\n")
+    second = {item.row["prompt_sha256"] for item in items[len(items) // 2 :]}
+    whole = answers.read_batch([path], items, config)
+    mine, theirs = (answers.read_batch([path], items, config, (side, second)) for side in (0, 1))
+    assert not (mine.rerouted or theirs.rerouted)
+    assert mine.best.keys().isdisjoint(theirs.best.keys()) and {**mine.best, **theirs.best} == whole.best
+    assert {sha for sha, _ in theirs.best} == second
+    assert sorted(mine.unreadable + theirs.unreadable) == whole.unreadable == [(0, 31)]
+    assert mine.lines + theirs.lines == whole.lines == len(lines)

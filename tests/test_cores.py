@@ -1,4 +1,4 @@
-"""cores.forked: a share of the work on a forked process, or here, with the same result either way."""
+"""cores.forked and forked_steps: a share of the work on a forked process, or here, with the same result either way."""
 
 import os
 
@@ -41,3 +41,49 @@ def test_an_error_of_the_share_is_raised_by_its_result(fork):
         with cores.forked(fails, "no space", fork=fork) as theirs:
             theirs()
     assert cores._FORKED == ()
+
+
+def steps_of(n):
+    yield os.getpid()
+    yield list(range(n))
+    raise ValueError("after two steps")
+
+
+def endless():
+    yield os.getpid()
+    while True:
+        yield 0
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_steps_come_in_order_then_the_error(fork, monkeypatch):
+    if fork and not cores.two_cores():
+        pytest.skip("one core: nothing is forked")
+    monkeypatch.setattr(cores, "two_cores", lambda: fork)
+    with cores.forked_steps(steps_of, 3) as theirs:
+        assert (theirs.next() != os.getpid()) == fork
+        assert theirs.next() == [0, 1, 2]
+        with pytest.raises(ValueError, match="^after two steps$"):
+            theirs.next()
+
+
+def test_the_forked_process_is_gone_when_the_block_ends_with_steps_unasked():
+    if not cores.two_cores():
+        pytest.skip("one core: nothing is forked")
+    with cores.forked_steps(endless) as theirs:
+        pid = theirs.next()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def dies():
+    os._exit(3)  # as the kernel's out-of-memory killer would end it, with no word
+    yield 1
+
+
+def test_a_forked_process_that_dies_is_an_error_that_says_so():
+    if not cores.two_cores():
+        pytest.skip("one core: nothing is forked")
+    with cores.forked_steps(dies) as theirs:
+        with pytest.raises(ChildProcessError, match=r"^the forked process ended without its result \(exit code 3\)$"):
+            theirs.next()

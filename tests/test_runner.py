@@ -2361,13 +2361,17 @@ def test_a_log_of_another_version_with_the_same_flags_names_both_versions(tmp_pa
     )
 
 
-def test_file_lines_reads_the_lines_that_begin_in_a_byte_range_numbered_from_its_start(tmp_path):
+def test_file_lines_reads_each_non_blank_line_numbered_with_its_record_or_none(tmp_path):
     from graphrag_format_benchmark.runner.log import file_lines
 
     path = tmp_path / "log.jsonl"
-    path.write_bytes(b'{"a": 1}\n\n{"b": 2}\n{torn\n{"c": 3}')
-    assert [(n, r) for n, _, r in file_lines(path)] == [(1, {"a": 1}), (3, {"b": 2}), (4, None), (5, {"c": 3})]
-    assert [(n, r) for n, _, r in file_lines(path, 0, 10)] == [(1, {"a": 1})]  # the blank line 2 begins at byte 9
-    assert [(n, r) for n, _, r in file_lines(path, 10, 25)] == [(1, {"b": 2}), (2, None)]
-    assert [(n, r) for n, _, r in file_lines(path, 25)] == [(1, {"c": 3})]
-    assert list(file_lines(tmp_path / "absent.jsonl", 5, 9)) == []
+    path.write_bytes(b'{"a": 1}\n\n{"b": 2}\n{torn\n[1]\n \t\n{"c": 3}')
+    assert [(n, r) for n, _, r in file_lines(path)] == [
+        (1, {"a": 1}),
+        (3, {"b": 2}),
+        (4, None),
+        (5, None),
+        (7, {"c": 3}),
+    ]
+    assert [line for _, line, _ in file_lines(path)][-1] == b'{"c": 3}'
+    assert list(file_lines(tmp_path / "absent.jsonl")) == []

@@ -28,11 +28,16 @@ def request_key(sha: object, model: object, sampling: object, repeat: object) ->
     return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
 
 
-def file_lines(path: Path, start: int = 0, end: int | None = None) -> Iterator[tuple[int, bytes, dict | None]]:
+def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
     """Each non-blank line of a log or a Batch file, streamed: its number, its bytes and its record, None when the
     line is not a JSON object (a torn last line from a killed run, or a line damaged by hand). A missing file
-    has no lines. start and end: the lines that begin in that byte range only (start at a line's beginning), numbered
-    from 1 at start."""
+    has no lines."""
+    for line_no, line in numbered_lines(path):
+        yield line_no, line, record_of(line)
+
+
+def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Each non-blank line of a file and its number, from 1, streamed; a missing file has no lines."""
     try:
         f = open(path, "rb")
     except FileNotFoundError:
@@ -41,28 +46,20 @@ def file_lines(path: Path, start: int = 0, end: int | None = None) -> Iterator[t
         raise BenchmarkError(
             f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file"
         ) from None
-    loads = json.loads
     with f:
-        f.seek(start)
-        lines = f if end is None else _lines_before(f, end - start)
-        for line_no, line in enumerate(lines, 1):
-            if line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
-                continue
-            try:
-                # decoded here: json's own guess at the encoding cost a third of a parse
-                record = loads(line.decode("utf-8"))
-            except (ValueError, RecursionError):  # UnicodeDecodeError included; a line nested past what json reads
-                record = None
-            yield line_no, line, record if isinstance(record, dict) else None
+        for line_no, line in enumerate(f, 1):
+            if not line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
+                yield line_no, line
 
 
-def _lines_before(f, size: int) -> Iterator[bytes]:
-    """The lines of an open file from where it stands that begin within size bytes."""
-    for line in f:
-        if size <= 0:
-            return
-        size -= len(line)
-        yield line
+def record_of(line: bytes) -> dict | None:
+    """A line's JSON object; None when it is not one."""
+    try:
+        # decoded here: json's own guess at the encoding cost a third of a parse
+        record = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError included; a line nested past what json reads
+        return None
+    return record if type(record) is dict else None
 
 
 def _last_line_start(f, size: int) -> int:

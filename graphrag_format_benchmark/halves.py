@@ -1,0 +1,118 @@
+"""A large --score of Batch files on two cores, end to end: a forked process reads, scores and encodes the answers of
+the second half of the prompts while this process does the first half's.
+
+In: the Batch files, the measured items, the model's config, and the staging folder's paths for the forked half's
+encoded rows. Out: a Half, from which this process takes, in order, what the forked half read (answers.BatchPart:
+its errors and counts, never its answers), its scored rows with the diagnosis examples it found, and its rows as
+results.json and cells.csv lines. Each process decodes only the lines of its own prompts (answers.read_batch tells
+them apart by custom_id before decoding), so no answer crosses between them, and each encodes its own rows; what
+comes out is what one process makes, byte for byte (tests/test_halves.py). Where the platform cannot fork, the
+machine has one core, the run is small, or two items of the two halves show the same prompt, there is no Half and
+the run goes as before: answers.collect_batch, then scoring.score_cells.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from .answers import BatchPart, Collected, merged, read_batch
+from .cells import encode_cells, file_pieces
+from .cores import Steps, forked_steps, two_cores
+from .scoring import gc_paused, score_log, worth_forking
+
+if TYPE_CHECKING:
+    from .answers import Answer
+    from .measure import Item
+    from .runner.config import ModelConfig
+    from .scoring import Cell
+
+PARTS = (".results.json.cells.2", ".cells.csv.2")  # the forked half's encoded rows, in the staging folder
+
+
+class Half:
+    """The forked process that reads, scores and encodes the second half of the prompts' answers (batch_half)."""
+
+    def __init__(self, steps: Steps, cut: int, second: set[str], parts: tuple[Path, Path]) -> None:
+        self.steps, self.cut, self.second, self.parts = steps, cut, second, parts
+
+    def collect(self, paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict] | None:
+        """The first half's lines read here, the second half's taken from the forked process, merged as one reading
+        makes them (answers.merged; Collected.best holds the first half's answers). None when a line's custom_id was
+        not what its bytes showed: the halves are void, the forked process ended, and the caller reads the files
+        as one (answers.collect_batch)."""
+        mine = read_batch(paths, items, config, (0, self.second))
+        theirs: BatchPart = self.steps.next()
+        if mine.rerouted or theirs.rerouted:
+            self.steps.stop()
+            return None
+        return merged(paths, items, config, [mine, theirs])
+
+    def scored(
+        self, best: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict
+    ) -> tuple[list[Cell], list[Cell]]:
+        """The first half's rows scored here, and all the rows: the same as scoring.score_cells gives, examples
+        included (the first of each (format, diagnosis) in the items' order)."""
+        mine = score_log(best, items[: self.cut], config, examples)
+        rows, found = self.steps.next()
+        for key, example in found.items():
+            examples.setdefault(key, example)
+        return mine, mine + rows
+
+    def appended(self, json_lines: Path, csv_path: Path) -> tuple[Iterator[bytes], str]:
+        """Once the forked process has written its rows: results.json's cell lines, this half's (json_lines) then
+        the forked half's, and the SHA-256 of cells.csv, to which its lines are appended here."""
+        self.steps.next()
+        their_json, their_csv = self.parts
+        with open(csv_path, "ab") as out, open(their_csv, "rb") as f:
+            while block := f.read(1 << 22):
+                out.write(block)
+        digest = hashlib.sha256()
+        for block in file_pieces(csv_path):
+            digest.update(block)
+        joint = [b",\n"] if json_lines.stat().st_size and their_json.stat().st_size else []
+        return _chained(file_pieces(json_lines), joint, file_pieces(their_json)), digest.hexdigest()
+
+
+def _chained(*pieces) -> Iterator[bytes]:
+    for part in pieces:
+        yield from part
+
+
+@contextmanager
+def batch_half(
+    paths: list[Path], items: list[Item], config: ModelConfig, staged: Callable[[str], Path]
+) -> Iterator[Half | None]:
+    """A Half for a large Batch score on two cores, its process started (it stops when the block ends); None
+    when there is none (the module's docstring says when)."""
+    cut = len(items) // 2
+    second = {item.row["prompt_sha256"] for item in items[cut:]}
+    if (
+        not two_cores()
+        or not worth_forking(len(items) * config.repeats)
+        or any(item.row["prompt_sha256"] in second for item in items[:cut])
+    ):
+        yield None
+        return
+    parts = (staged(PARTS[0]), staged(PARTS[1]))
+    with forked_steps(_second_half, paths, items, cut, second, config, parts) as steps:
+        yield Half(steps, cut, second, parts)
+
+
+def _second_half(
+    paths: list[Path], items: list[Item], cut: int, second: set[str], config: ModelConfig, parts: tuple[Path, Path]
+) -> Iterator[object]:
+    """On the forked process: the second half's lines read (sent without their answers), its rows scored (sent),
+    then encoded into parts (a step when they are written)."""
+    with gc_paused():
+        read = read_batch(paths, items, config, (1, second))
+        yield read._replace(best={})
+        if read.rerouted:
+            return
+        found: dict = {}
+        rows = score_log(read.best, items[cut:], config, found)
+        yield rows, found
+        encode_cells(rows, *parts, header=False)
+        yield None

@@ -1,0 +1,99 @@
+"""halves: a Batch score with its second half read, scored and encoded on a forked process makes the same outputs, the
+same errors and the same exit code as one process."""
+
+import json
+
+import pytest
+
+import benchmark
+from graphrag_format_benchmark import cores, halves, model_run, scoring
+from graphrag_format_benchmark.answers import collect_batch
+
+from conftest import batch_output, run_stderr
+
+pytestmark = pytest.mark.skipif(not cores.two_cores(), reason="one core: nothing is forked")
+
+
+def score_both_ways(tmp_path, monkeypatch, capsys, files: dict[str, str]) -> list[tuple[int, str, dict | None, bytes]]:
+    """--score of the files by one process, then in two halves (every run worth a fork): exit code, stderr,
+    results.json and cells.csv, less --out."""
+    paths = []
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        paths.append(str(tmp_path / name))
+    seen = []
+    for split in (False, True):
+        monkeypatch.setattr(halves, "worth_forking", lambda cells: split)
+        out = tmp_path / f"scored{split}"
+        code = benchmark.main(["--model", "m", "--score", *paths, "--out", str(out)])
+        result, csv = None, b""
+        if code != 2:
+            result = json.loads((out / "results.json").read_text(encoding="utf-8").replace(str(out), "OUT"))
+            csv = (out / "cells.csv").read_bytes()
+            assert not list(out.glob(".*")), "a staged file was left"
+        seen.append((code, run_stderr(capsys).replace(str(out), "OUT"), result, csv))
+    return seen
+
+
+def test_the_halves_give_the_answers_lines_and_numbers_of_one_reading(tmp_path, monkeypatch, capsys):
+    lines = batch_output(tmp_path)
+    torn = lines[25][:40]
+    text = (
+        "\n".join([*lines[:3], "", lines[3], *lines[4:25], "", "", torn, *lines[25:28], lines[4], "{not json"]) + "\n"
+    )
+    one, two = score_both_ways(tmp_path, monkeypatch, capsys, {"out.jsonl": text, "err.jsonl": lines[28] + "\n"})
+    assert one == two
+    assert one[2]["requests"]["missing"] == 1 and one[2]["requests"]["lines"] == 29
+    assert "line(s) 29, 34 cannot be read and are not scored" in one[1]
+    assert len(one[3].splitlines()) == 31  # the header and every planned cell
+
+
+def test_a_conflict_in_the_second_half_is_named_at_its_line_in_the_file(tmp_path, monkeypatch, capsys):
+    lines = batch_output(tmp_path)
+    conflict = lines[20].replace('"prompt_tokens": 920', '"prompt_tokens": 1')
+    one, two = score_both_ways(tmp_path, monkeypatch, capsys, {"out.jsonl": "\n".join([*lines, "", conflict]) + "\n"})
+    assert one == two and one[0] == 2
+    assert f"out.jsonl line 32: custom_id {json.loads(lines[20])['custom_id']!r} was given before, at " in one[1]
+    assert "out.jsonl line 21, with other content" in one[1]
+
+
+def test_errors_of_both_halves_come_in_the_files_order(tmp_path, monkeypatch, capsys):
+    lines = batch_output(tmp_path)
+    unknown = lines[25].replace('-r0"', '-r9"')
+    uploaded = json.dumps({"custom_id": json.loads(lines[2])["custom_id"], "method": "POST", "body": {}})
+    text = "\n".join([*lines[:5], unknown, *lines[5:], uploaded]) + "\n"
+    one, two = score_both_ways(tmp_path, monkeypatch, capsys, {"out.jsonl": text})
+    assert one == two and one[0] == 2
+    assert one[1].index("out.jsonl line 6: custom_id") < one[1].index("out.jsonl line 32 is a Batch input line")
+
+
+def test_a_line_whose_custom_id_is_not_what_its_bytes_show_voids_the_halves(tmp_path, monkeypatch, capsys):
+    lines = batch_output(tmp_path)
+    first, last = (json.loads(lines[k])["custom_id"] for k in (0, 29))
+    # JSON keeps the last of two keys: the line's bytes begin with the first prompt's custom_id, it is the last's
+    twice = lines[29].replace(last, first)[:-1] + f', "custom_id": "{last}"}}'
+    text = "\n".join([*lines[1:29], twice]) + "\n"
+    read_as_one = []
+    monkeypatch.setattr(model_run, "collect_batch", lambda *a: read_as_one.append(1) or collect_batch(*a))
+    one, two = score_both_ways(tmp_path, monkeypatch, capsys, {"out.jsonl": text})
+    assert one == two and one[0] == 1 and len(read_as_one) == 2  # the second run began in halves, then read as one
+    assert one[2]["requests"]["lines"] == 29 and one[2]["requests"]["missing"] == 1  # the first prompt's
+    status = {c["prompt_sha256"][:40]: c["status"] for c in one[2]["cells"]}
+    assert status[last.split("-r")[0]] == "OK" and status[first.split("-r")[0]] == "ERROR"
+
+
+def test_an_error_of_the_forked_half_is_raised_here(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "out.jsonl"
+    path.write_text("\n".join(batch_output(tmp_path)) + "\n", encoding="utf-8")
+    monkeypatch.setattr(halves, "worth_forking", lambda cells: True)
+    real = scoring.score_log
+
+    def fails_on_the_second_half(answers, items, config, examples=None):
+        if examples == {}:  # the forked half's: a fresh dict of found examples
+            raise MemoryError("no memory for the second half")
+        return real(answers, items, config, examples)
+
+    monkeypatch.setattr(halves, "score_log", fails_on_the_second_half)
+    with pytest.raises(MemoryError, match="^no memory for the second half$"):
+        benchmark.main(["--model", "m", "--score", str(path), "--out", str(tmp_path / "scored")])
+    assert not (tmp_path / "scored").exists()  # nothing half-written
