@@ -8,63 +8,60 @@ that the rows' text never travels through a pipe; results.write_results puts res
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
+import operator
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
-from benchmark import json_bytes, sha256_hex
+from benchmark import json_bytes
 
 if TYPE_CHECKING:
     from .scoring import Cell
 
 
 def json_with_rows(
-    head: dict,
-    key: str,
-    rows: Sequence[Mapping[str, object]],
-    per_chunk: int = 2000,
-    lines: Iterable[bytes] | None = None,
+    head: dict, key: str, rows: Sequence[Mapping[str, object]], lines: Iterable[bytes] | None = None
 ) -> Iterator[bytes]:
     """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
     encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
-    rows' lines made beforehand (row_lines), in pieces of any size."""
+    rows' lines made beforehand (row_chunks), in pieces of any size."""
     body = json_bytes({**head, key: []}).rstrip()
     if not rows:
         yield body + b"\n"
         return
     yield body[: -len(b"[]\n}")] + b"[\n"
-    if lines is None:
-        lines = (
-            row_lines(rows[start : start + per_chunk]) + (b",\n" if start + per_chunk < len(rows) else b"")
-            for start in range(0, len(rows), per_chunk)
-        )
-    yield from lines
+    yield from row_chunks(rows) if lines is None else lines
     yield b"\n  ]\n}\n"
 
 
-def row_lines(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> bytes:
-    """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last); encoded a chunk at a
-    time, so that the text of all of them is never held beside its bytes."""
+def row_chunks(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> Iterator[bytes]:
+    """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last), a chunk of rows at a
+    time: neither their text nor their bytes are ever whole in memory (100,800 rows made whole took 59,000 page
+    faults of fresh memory)."""
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    return b",\n".join(
-        ",\n".join("    " + encode(r) for r in rows[start : start + per_chunk]).encode("utf-8")
-        for start in range(0, len(rows), per_chunk)
-    )
+    for start in range(0, len(rows), per_chunk):
+        yield (",\n" * (start > 0) + ",\n".join("    " + encode(r) for r in rows[start : start + per_chunk])).encode()
 
 
 CELL_LINES = ".results.json.cells"  # results.json's cell lines, staged by encode_cells and read back once
 
 
 def encode_cells(rows: list[Cell], json_lines: Path, csv_path: Path, header: bool = True) -> str:
-    """The scored rows as results.json (row_lines, into json_lines) and cells.csv (whole, into csv_path; its header
-    line unless header is False) hold them, written into the staging folder; cells.csv's SHA-256 returned. Run on a
-    forked process while this one makes the figures (write_results): what it makes never travels back through a
-    pipe."""
-    json_lines.write_bytes(row_lines(rows))
-    data = cells_csv(rows, header)
-    csv_path.write_bytes(data)
-    return sha256_hex(data)
+    """The scored rows as results.json (row_chunks, into json_lines) and cells.csv (csv_chunks, into csv_path; its
+    header line unless header is False) hold them, written into the staging folder a chunk at a time; cells.csv's
+    SHA-256 returned. Run on a forked process while this one makes the figures (write_results): what it makes never
+    travels back through a pipe."""
+    with open(json_lines, "wb") as f:
+        for chunk in row_chunks(rows):
+            f.write(chunk)
+    digest = hashlib.sha256()
+    with open(csv_path, "wb") as f:
+        for chunk in csv_chunks(rows, header):
+            f.write(chunk)
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def file_pieces(path: Path, size: int = 1 << 22) -> Iterator[bytes]:
@@ -104,12 +101,14 @@ CSV_FIELDS = (
 )
 
 
-def cells_csv(scored: list[Cell], header: bool = True) -> bytes:
-    """cells.csv: one line per scored cell, for a spreadsheet, after a header line (unless header is False)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    if header:
-        writer.writerow(CSV_FIELDS)
-    for s in scored:
-        writer.writerow(["" if (v := s.get(f)) is None else v for f in CSV_FIELDS])
-    return out.getvalue().encode("utf-8")
+def csv_chunks(scored: Sequence[Mapping[str, object]], header: bool = True, per_chunk: int = 2000) -> Iterator[bytes]:
+    """cells.csv: one line per scored cell, for a spreadsheet, after a header line (unless header is False), a chunk
+    of rows at a time; an empty field where the cell holds None (the csv module writes None so)."""
+    get = operator.itemgetter(*CSV_FIELDS)
+    for start in range(0, max(len(scored), 1), per_chunk):  # the header alone when there is no row
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        if header and not start:
+            writer.writerow(CSV_FIELDS)
+        writer.writerows(map(get, scored[start : start + per_chunk]))
+        yield out.getvalue().encode("utf-8")

@@ -50,16 +50,19 @@ class Half:
             return None
         return merged(paths, items, config, [mine, theirs])
 
-    def scored(
+    def mine(
         self, best: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict
-    ) -> tuple[list[Cell], list[Cell]]:
-        """The first half's rows scored here, and all the rows: the same as scoring.score_cells gives, examples
-        included (the first of each (format, diagnosis) in the items' order)."""
-        mine = score_log(best, items[: self.cut], config, examples)
+    ) -> list[Cell]:
+        """The first half's rows, scored here (scoring.score_log)."""
+        return score_log(best, items[: self.cut], config, examples)
+
+    def joined(self, mine: list[Cell], examples: dict) -> list[Cell]:
+        """Every row, the forked half's after this one's, and the examples of both: the same as scoring.score_cells
+        gives (the first of each (format, diagnosis) in the items' order)."""
         rows, found = self.steps.next()
         for key, example in found.items():
             examples.setdefault(key, example)
-        return mine, mine + rows
+        return mine + rows
 
     def appended(self, json_lines: Path, csv_path: Path) -> tuple[Iterator[bytes], str]:
         """Once the forked process has written its rows: results.json's cell lines, this half's (json_lines) then

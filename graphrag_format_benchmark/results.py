@@ -13,6 +13,7 @@ import math
 import operator
 import statistics
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -124,20 +125,22 @@ def diagnosis_counts(values) -> dict[str, int]:
     return {name: counts[name] for name in DIAGNOSES if counts[name]}
 
 
-def hop_metrics(cells: list[Cell], buckets: tuple[str, ...]) -> dict[str, dict]:
-    """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses."""
-    hops: dict[str, list[Cell]] = {}
-    for s, bucket in zip(cells, buckets):
-        hops.setdefault(bucket, []).append(s)
-    return {
-        bucket: {
-            "n": len(hops[bucket]),
-            **answer_metrics(columns(hops[bucket], METRIC_FIELDS)),
-            "diagnoses": diagnosis_counts(s["diagnosis"] for s in hops[bucket]),
-        }
-        for bucket in HOP_BUCKETS
-        if bucket in hops
-    }
+def hop_metrics(col: dict[str, tuple]) -> dict[str, dict]:
+    """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses, from
+    a group's columns (METRIC_FIELDS, hops and diagnosis)."""
+    at: dict[str, list[int]] = {}
+    for k, bucket in enumerate(col["hops"]):
+        at.setdefault(bucket, []).append(k)
+    out = {}
+    for bucket in HOP_BUCKETS:
+        if bucket in at:
+            picked = {f: tuple(map(col[f].__getitem__, at[bucket])) for f in (*METRIC_FIELDS, "diagnosis")}
+            out[bucket] = {
+                "n": len(at[bucket]),
+                **answer_metrics(picked),
+                "diagnoses": diagnosis_counts(picked["diagnosis"]),
+            }
+    return out
 
 
 def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict]:
@@ -178,7 +181,7 @@ def _aggregate_entry(key: tuple, members: list[Cell], prices: tuple[float | None
         "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
     }
     entry.update(answer_metrics(col))
-    entry["by_hops"] = hop_metrics(ran, col["hops"])
+    entry["by_hops"] = hop_metrics(col)
     entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
     entry["json_as_asked"] = sum(1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v)
     entry["right_answer_wrong_path"] = sum(
@@ -832,54 +835,56 @@ def write_results(
         if half is None:
             mine = scored = score_cells(answers.best, report.measured.items, model, examples)
         else:  # the second half's rows scored and encoded on its own process (halves)
-            mine, scored = half.scored(answers.best, report.measured.items, model, examples)
+            mine = half.mine(answers.best, report.measured.items, model, examples)
         try:
             with forked(
                 encode_cells, mine, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(mine))
             ) as encoded:
+                if half is not None:
+                    scored = half.joined(mine, examples)  # while the fork encodes this half's rows
                 table = aggregate(scored, report.prices)  # the figures, while the fork encodes the cells
                 gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
-                out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance)
                 csv_sha = encoded()
             if half is not None:
                 lines, csv_sha = half.appended(out.staged(CELL_LINES), out.staged("cells.csv"))
             out.adopt("cells.csv", csv_sha)
         except OSError as e:
             raise out.cannot_write(e) from None
-    head = {
-        "schema_version": 1,
-        "tool_version": TOOL_VERSION,
-        **report.header,
-        "questions_sha256": questions_sha256(report.measured),
-        "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
-        "log": answers.log,
-        "requests": answers.summary,
-        "verdicts": gate,
-        "aggregates": table,
-        "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
-    }
-    with gc_paused():
+        head = {
+            "schema_version": 1,
+            "tool_version": TOOL_VERSION,
+            **report.header,
+            "questions_sha256": questions_sha256(report.measured),
+            "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
+            "log": answers.log,
+            "requests": answers.summary,
+            "verdicts": gate,
+            "aggregates": table,
+            "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
+        }
         lines = lines if lines is not None else file_pieces(out.staged(CELL_LINES))
-        out.add_chunks("results.json", json_with_rows(head, "cells", scored, lines=lines))
-    questions = report.measured.variants[0].questions
-    out.add(
-        "results.md",
-        results_markdown(
-            table,
-            answers.summary,
-            model,
-            answers.log,
-            report.prices,
-            questions,
-            gate,
-            baseline,
-            tolerance,
-            report.skipped,
-            examples,
-            report.header.get("run", {}).get("graph_read", ""),
-        ).encode("utf-8"),
-    )
-    svg = results_svg(table, baseline, gate, report.context_window)
+        # results.json put together on a thread (reading, writing and hashing its pieces let the GIL go) while
+        # this one makes the page's figures, results.md and results.svg: added after it, in the manifest's order
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="results.json") as writer:
+            written = writer.submit(out.add_chunks, "results.json", json_with_rows(head, "cells", scored, lines=lines))
+            out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance)
+            markdown = results_markdown(
+                table,
+                answers.summary,
+                model,
+                answers.log,
+                report.prices,
+                questions=report.measured.variants[0].questions,
+                gate=gate,
+                baseline=baseline,
+                tolerance=tolerance,
+                skipped=report.skipped,
+                examples=examples,
+                read=report.header.get("run", {}).get("graph_read", ""),
+            )
+            svg = results_svg(table, baseline, gate, report.context_window)
+            written.result()
+    out.add("results.md", markdown.encode("utf-8"))
     out.add("results.svg", svg.encode("utf-8"))
     out.report["svg"] = svg
     return console_results(table, answers.summary, model, gate, baseline, report.skipped), run_failure(answers.summary)
