@@ -9,8 +9,9 @@ recommendation per group. No verdict is 'accept' unless every check passes.
 from __future__ import annotations
 
 import math
+import operator
 import statistics
-from typing import Any, Mapping, NamedTuple, NotRequired, Sequence, TypedDict, cast
+from typing import Any, Iterable, Mapping, NamedTuple, NotRequired, Sequence, TypedDict, cast
 
 from .frameworks import FRAMEWORK_FORMATS
 from .markdown import md_cell, percent
@@ -43,6 +44,9 @@ GATE_CHECKS = (
     ("valid_path", "valid_path", False),
     ("abstention", "answer_correct", True),
 )
+PAIRED_FIELDS = ("insufficient", "path_exact", "valid_path", "answer_correct")  # what the paired checks read of a cell
+CHECKED_AT = tuple((name, PAIRED_FIELDS.index(metric), insufficient) for name, metric, insufficient in GATE_CHECKS)
+PairedCells = dict[tuple, dict[str, dict[tuple, tuple]]]  # group -> format -> (question, permutation, repeat) -> fields
 PATH_CHECKS = ("path_exact", "valid_path")  # the main condition, whose p-values Holm's procedure takes over the formats
 
 
@@ -165,7 +169,7 @@ def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, fa
     }
 
 
-def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str) -> dict[str, Paired]:
+def _paired_runs(mine: dict[str, dict[tuple, tuple]], fmt: str, baseline: str) -> dict[str, Paired]:
     """For each paired check, the paired runs of fmt and the baseline over every cell both answered (or failed): the
     positive questions for paths, the abstention questions for abstention; and 'stability', where a (question,
     repeat) counts as right only when right in every permutation (with several permutations)."""
@@ -176,11 +180,11 @@ def _paired_runs(mine: dict[str, dict[tuple, dict]], fmt: str, baseline: str) ->
         b = base.get(key)
         if b is None:
             continue
-        for name, metric, insufficient in GATE_CHECKS:
-            if c["insufficient"] is insufficient:
-                runs[name].setdefault(key[0], []).append((bool(c[metric]), bool(b[metric])))
-        if not c["insufficient"]:
-            robust.setdefault((key[0], key[2]), []).append((bool(c["path_exact"]), bool(b["path_exact"])))
+        for name, at, insufficient in CHECKED_AT:
+            if c[0] is insufficient:
+                runs[name].setdefault(key[0], []).append((bool(c[at]), bool(b[at])))
+        if not c[0]:
+            robust.setdefault((key[0], key[2]), []).append((bool(c[1]), bool(b[1])))
     out = {name: Paired(by_question) for name, by_question in runs.items()}
     if any(len(pairs) > 1 for pairs in robust.values()):
         stable: dict[str, list[tuple[bool, bool]]] = {}
@@ -218,6 +222,31 @@ def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | N
     return reasons
 
 
+def verdict_cells(scored: Iterable[Mapping[str, Any]]) -> PairedCells:
+    """What the gate pairs of the cells that ran: group -> format -> (question, permutation, repeat) -> their
+    PAIRED_FIELDS, in the order of the rows (a later cell of the same key in its place, as a dict update keeps it)."""
+    cells: PairedCells = {}
+    fields = operator.itemgetter(*PAIRED_FIELDS)
+    for c in scored:
+        if c["status"] != "NOT_RUN":
+            cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[
+                (c["question_id"], c["permutation"], c["repeat"])
+            ] = fields(c)
+    return cells
+
+
+def joined_cells(parts: list[PairedCells]) -> PairedCells:
+    """The verdict_cells of rows made in parts, one part after the other, as verdict_cells makes them of all the
+    rows."""
+    out: PairedCells = {}
+    for part in parts:
+        for group, formats in part.items():
+            mine = out.setdefault(group, {})
+            for fmt, cells in formats.items():
+                mine.setdefault(fmt, {}).update(cells)
+    return out
+
+
 def verdicts(
     scored: Sequence[Mapping[str, Any]],
     table: list[dict],
@@ -225,17 +254,12 @@ def verdicts(
     tolerance: float,
     budget_notes: dict | None = None,
     abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE,
+    cells: PairedCells | None = None,
 ) -> list[Verdict]:
     """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
-    when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
-    cells: dict[
-        tuple, dict[str, dict[tuple, Mapping[str, Any]]]
-    ] = {}  # group -> format -> (question, permutation, repeat) -> cell
-    for c in scored:
-        if c["status"] != "NOT_RUN":
-            cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[
-                (c["question_id"], c["permutation"], c["repeat"])
-            ] = c
+    when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart.
+    cells: the scored rows' verdict_cells, given when they were made apart (halves)."""
+    cells = verdict_cells(scored) if cells is None else cells
     by_group: dict[tuple, dict[str, dict]] = {}
     for e in table:
         by_group.setdefault(group_key(e), {})[e["format"]] = e

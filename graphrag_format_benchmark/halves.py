@@ -16,11 +16,13 @@ from __future__ import annotations
 import hashlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, NamedTuple
 
 from .answers import BatchPart, Collected, merged, read_batch
-from .cells import encode_cells, file_pieces
+from .cells import Groups, encode_cells, file_pieces, grouped, joined_groups
 from .cores import Steps, forked_steps, two_cores
+from .gate import PairedCells, joined_cells, verdict_cells
+from .report import REPORT_CELLS
 from .scoring import gc_paused, score_log, worth_forking
 
 if TYPE_CHECKING:
@@ -28,6 +30,28 @@ if TYPE_CHECKING:
     from .measure import Item
     from .runner.config import ModelConfig
     from .scoring import Cell
+
+
+class Theirs(NamedTuple):
+    """What the forked half sends of its scored rows: never the rows, but what the figures need of them."""
+
+    rows: int
+    groups: Groups  # cells.grouped
+    paired: PairedCells  # gate.verdict_cells
+    head: list[Cell]  # its first REPORT_CELLS + 1 rows
+    answers: dict[tuple[str, int], Answer]  # the answers of those
+    found: dict  # the first example of each (format, diagnosis)
+
+
+class Joined(NamedTuple):
+    """The figures' view of every row when a Batch score was made in halves (Half.joined); all None when not."""
+
+    groups: Groups | None = None
+    paired: PairedCells | None = None
+    rows: list[Cell] | None = None  # the first rows, at least the page's
+    answers: Mapping[tuple[str, int], Answer] | None = None  # their answers
+    total: int | None = None  # every row
+
 
 PARTS = (".results.json.cells.2", ".cells.csv.2")  # the forked half's encoded rows, in the staging folder
 
@@ -56,13 +80,25 @@ class Half:
         """The first half's rows, scored here (scoring.score_log)."""
         return score_log(best, items[: self.cut], config, examples)
 
-    def joined(self, mine: list[Cell], examples: dict) -> list[Cell]:
-        """Every row, the forked half's after this one's, and the examples of both: the same as scoring.score_cells
-        gives (the first of each (format, diagnosis) in the items' order)."""
-        rows, found = self.steps.next()
-        for key, example in found.items():
+    def joined(self, mine: list[Cell], best: dict[tuple[str, int], Answer], examples: dict) -> Joined:
+        """What the figures need of every row, this half's then the forked half's, as one process would make it of
+        all of them: the groups' columns (cells.grouped), the gate's cells (gate.verdict_cells), the page's first
+        rows and their answers, and how many rows there are; and the examples of both halves (the first of each
+        (format, diagnosis) in the items' order). This half's are made while the forked half scores its own."""
+        groups, paired = grouped(mine), verdict_cells(mine)
+        theirs: Theirs = self.steps.next()
+        for key, example in theirs.found.items():
             examples.setdefault(key, example)
-        return mine + rows
+        rows, answers = mine, best
+        if len(mine) <= REPORT_CELLS and theirs.head:  # one row past the page's, for its note that there are more
+            rows, answers = mine + theirs.head[: REPORT_CELLS + 1 - len(mine)], {**best, **theirs.answers}
+        return Joined(
+            joined_groups([groups, theirs.groups]),
+            joined_cells([paired, theirs.paired]),
+            rows,
+            answers,
+            len(mine) + theirs.rows,
+        )
 
     def appended(self, json_lines: Path, csv_path: Path) -> tuple[Iterator[bytes], str]:
         """Once the forked process has written its rows: results.json's cell lines, this half's (json_lines) then
@@ -116,6 +152,8 @@ def _second_half(
             return
         found: dict = {}
         rows = score_log(read.best, items[cut:], config, found)
-        yield rows, found
+        head = rows[: REPORT_CELLS + 1]  # the page's (and one more), when the first half has fewer rows
+        answers = {key: read.best[key] for r in head if (key := (r["prompt_sha256"], r["repeat"])) in read.best}
+        yield Theirs(len(rows), grouped(rows), verdict_cells(rows), head, answers, found)
         encode_cells(rows, *parts, header=False)
         yield None

@@ -15,14 +15,25 @@ import statistics
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, cast
 
 from benchmark import sha256_hex
 
-from .cells import CELL_LINES, encode_cells, file_pieces, json_with_rows
+from .cells import (
+    CELL_LINES,
+    MEAN_METRICS,
+    METRIC_FIELDS,
+    RATE_METRICS,
+    Groups,
+    encode_cells,
+    file_pieces,
+    grouped,
+    json_with_rows,
+)
 from .charts import results_svg
 from .cores import forked
 from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
+from .halves import Half, Joined
 from .matrix import HOP_BUCKETS, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
@@ -46,50 +57,8 @@ if TYPE_CHECKING:
     from .answers import Answer, Answers
     from .artifacts import Outputs
     from .gate import GateSpec
-    from .halves import Half
     from .measure import Item, Measurement
     from .runner.config import ModelConfig
-
-
-RATE_METRICS = (
-    "parse_success",
-    "answer_correct",
-    "path_exact",
-    "valid_path",
-    "evidence_match",
-    "path_supports_answer",
-    "false_abstention",
-)
-MEAN_METRICS = ("edge_precision", "edge_recall")
-METRIC_FIELDS = ("question_id", "insufficient", *RATE_METRICS, *MEAN_METRICS)
-AGGREGATE_FIELDS = (
-    *METRIC_FIELDS,
-    "status",
-    "hops",
-    "error",
-    "truncated_by_server",
-    "prompt_tokens",
-    "over_output_cap",
-    "finish_reason",
-    "permutation",
-    "repeat",
-    "usage_prompt_tokens",
-    "usage_completion_tokens",
-    "usage_cached_tokens",
-    "latency_s",
-    "retry_wait_s",
-    "right_answer_wrong_path",
-    "diagnosis",
-    "json_as_asked",
-)
-
-
-def columns(rows: Sequence[Mapping[str, object]], fields: tuple[str, ...]) -> dict[str, tuple]:
-    """The rows' fields as columns, in one pass over the rows: counting then runs in C loops over the columns
-    (a pass per metric over 100,000 row dicts cost more in memory traffic than the counting itself)."""
-    if not rows:
-        return {f: () for f in fields}
-    return dict(zip(fields, zip(*map(operator.itemgetter(*fields), rows))))
 
 
 def answer_metrics(col: dict[str, tuple]) -> dict:
@@ -143,23 +112,20 @@ def hop_metrics(col: dict[str, tuple]) -> dict[str, dict]:
     return out
 
 
-def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict]:
+def aggregate(scored: list[Cell], prices: tuple[float | None, ...], groups: Groups | None = None) -> list[dict]:
     """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
     permutations and repeats, tokens per correct path, usage and cost; and which formats are on the front of accuracy
-    against tokens (pareto)."""
-    groups: dict[tuple, list[Cell]] = {}
-    for s in scored:
-        groups.setdefault((*group_key(s), s["format"]), []).append(s)
-    table = [_aggregate_entry(key, members, prices) for key, members in groups.items()]
+    against tokens (pareto). groups: the rows' cells.grouped, given when they were made apart (halves)."""
+    groups = grouped(scored) if groups is None else groups
+    table = [_aggregate_entry(key, members, col, prices) for key, (members, col) in groups.items()]
     _mark_pareto(table)
     return table
 
 
-def _aggregate_entry(key: tuple, members: list[Cell], prices: tuple[float | None, ...]) -> dict:
-    """One group and format's entry of the aggregates."""
+def _aggregate_entry(key: tuple, members: int, col: dict[str, tuple], prices: tuple[float | None, ...]) -> dict:
+    """One group and format's entry of the aggregates: of its members (cells), the columns of those that ran."""
     encoding, size, ids, mode, fmt = key
-    ran = [s for s in members if s["status"] != "NOT_RUN"]
-    col = columns(ran, AGGREGATE_FIELDS)
+    ran = len(col["status"])
     statuses = Counter(col["status"])
     positive = list(map(operator.not_, col["insufficient"]))
     entry = {
@@ -168,8 +134,8 @@ def _aggregate_entry(key: tuple, members: list[Cell], prices: tuple[float | None
         "ids": ids,
         "mode": mode,
         "format": fmt,
-        "n": len(ran),
-        "not_run": len(members) - len(ran),
+        "n": ran,
+        "not_run": members - ran,
         "errors": statuses["ERROR"],
         "overflow": statuses["CONTEXT_OVERFLOW"],
         "overflow_by_server": sum(
@@ -192,7 +158,7 @@ def _aggregate_entry(key: tuple, members: list[Cell], prices: tuple[float | None
     entry.update(_spreads(col, positive))
     correct = entry["path_exact"]["k"]
     entry["tokens_per_correct_path"] = round(sum(col["prompt_tokens"]) / correct, 1) if correct else None
-    entry.update(_usage_and_cost(col, len(ran) - statuses["CONTEXT_OVERFLOW"], prices))
+    entry.update(_usage_and_cost(col, ran - statuses["CONTEXT_OVERFLOW"], prices))
     return entry
 
 
@@ -717,9 +683,12 @@ def report_model(
     gate: list[Verdict],
     baseline: str,
     tolerance: float,
+    page_answers: Mapping[tuple[str, int], Answer] | None = None,
+    total: int | None = None,
 ) -> dict:
-    """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer."""
-    cells, notes = report_cells(scored, answers.best, report.measured.items)
+    """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer.
+    scored: the rows, or the first REPORT_CELLS of total, whose answers are page_answers (a Batch score's halves)."""
+    cells, notes = report_cells(scored, page_answers or answers.best, report.measured.items, total)
     names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in table)]
     groups = list(dict.fromkeys(group_key(v) for v in gate))
     verdicts = [
@@ -758,17 +727,20 @@ def report_model(
 
 
 def report_cells(
-    scored: list[Cell], answers: dict[tuple[str, int], Answer], items: list[Item]
+    scored: list[Cell], answers: Mapping[tuple[str, int], Answer], items: list[Item], total: int | None = None
 ) -> tuple[list[dict], list[str]]:
     """The model-run cells as the page shows them: scores, diagnosis, the raw answer, the gold path's edges, and each
-    evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown."""
+    evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown. scored: the rows, or
+    the first REPORT_CELLS of total."""
     by_sha = {item.row["prompt_sha256"]: item for item in items}
     keys: dict[str, AnswerKey] = {}
     cells: list[dict] = []
     notes: list[str] = []
     for s in scored:
         if len(cells) >= REPORT_CELLS:
-            notes.append(f"the page holds the first {REPORT_CELLS:,} of {len(scored):,} cells; cells.csv has them all")
+            notes.append(
+                f"the page holds the first {REPORT_CELLS:,} of {total or len(scored):,} cells; cells.csv has them all"
+            )
             break
         item = by_sha[s["prompt_sha256"]]
         record = answers.get((s["prompt_sha256"], s["repeat"]))
@@ -831,6 +803,7 @@ def write_results(
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
     examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
     lines = None
+    joined = Joined()  # one process's rows: nothing made apart
     with gc_paused():
         if half is None:
             mine = scored = score_cells(answers.best, report.measured.items, model, examples)
@@ -840,10 +813,11 @@ def write_results(
             with forked(
                 encode_cells, mine, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(mine))
             ) as encoded:
-                if half is not None:
-                    scored = half.joined(mine, examples)  # while the fork encodes this half's rows
-                table = aggregate(scored, report.prices)  # the figures, while the fork encodes the cells
-                gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
+                if half is not None:  # its figures' columns, never its rows; scored: the page's first rows
+                    joined = half.joined(mine, answers.best, examples)
+                    scored = cast(list[Cell], joined.rows)
+                table = aggregate(scored, report.prices, joined.groups)  # the figures, while the fork encodes the cells
+                gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance, joined.paired)
                 csv_sha = encoded()
             if half is not None:
                 lines, csv_sha = half.appended(out.staged(CELL_LINES), out.staged("cells.csv"))
@@ -867,7 +841,9 @@ def write_results(
         # this one makes the page's figures, results.md and results.svg: added after it, in the manifest's order
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="results.json") as writer:
             written = writer.submit(out.add_chunks, "results.json", json_with_rows(head, "cells", scored, lines=lines))
-            out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance)
+            out.report["model"] = report_model(
+                scored, answers, report, table, gate, baseline, tolerance, joined.answers, joined.total
+            )
             markdown = results_markdown(
                 table,
                 answers.summary,

@@ -6,7 +6,7 @@ import json
 import pytest
 
 import benchmark
-from graphrag_format_benchmark import cores, halves, model_run, scoring
+from graphrag_format_benchmark import cores, halves, model_run, results, scoring
 from graphrag_format_benchmark.answers import collect_batch
 
 from conftest import batch_output, run_stderr
@@ -14,9 +14,11 @@ from conftest import batch_output, run_stderr
 pytestmark = pytest.mark.skipif(not cores.two_cores(), reason="one core: nothing is forked")
 
 
-def score_both_ways(tmp_path, monkeypatch, capsys, files: dict[str, str]) -> list[tuple[int, str, dict | None, bytes]]:
+def score_both_ways(
+    tmp_path, monkeypatch, capsys, files: dict[str, str]
+) -> list[tuple[int, str, dict | None, bytes, str]]:
     """--score of the files by one process, then in two halves (every run worth a fork): exit code, stderr,
-    results.json and cells.csv, less --out."""
+    results.json, cells.csv and report.html, less --out."""
     paths = []
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -26,12 +28,13 @@ def score_both_ways(tmp_path, monkeypatch, capsys, files: dict[str, str]) -> lis
         monkeypatch.setattr(halves, "worth_forking", lambda cells: split)
         out = tmp_path / f"scored{split}"
         code = benchmark.main(["--model", "m", "--score", *paths, "--out", str(out)])
-        result, csv = None, b""
+        result, csv, page = None, b"", ""
         if code != 2:
             result = json.loads((out / "results.json").read_text(encoding="utf-8").replace(str(out), "OUT"))
             csv = (out / "cells.csv").read_bytes()
+            page = (out / "report.html").read_text(encoding="utf-8").replace(str(out), "OUT")
             assert not list(out.glob(".*")), "a staged file was left"
-        seen.append((code, run_stderr(capsys).replace(str(out), "OUT"), result, csv))
+        seen.append((code, run_stderr(capsys).replace(str(out), "OUT"), result, csv, page))
     return seen
 
 
@@ -97,3 +100,16 @@ def test_an_error_of_the_forked_half_is_raised_here(tmp_path, monkeypatch, capsy
     with pytest.raises(MemoryError, match="^no memory for the second half$"):
         benchmark.main(["--model", "m", "--score", str(path), "--out", str(tmp_path / "scored")])
     assert not (tmp_path / "scored").exists()  # nothing half-written
+
+
+@pytest.mark.parametrize("page_cells", [10, 15, 20])  # fewer, as many and more than the first half holds
+def test_the_page_shows_the_same_first_cells_and_answers_whichever_half_scored_them(
+    tmp_path, monkeypatch, capsys, page_cells
+):
+    monkeypatch.setattr(results, "REPORT_CELLS", page_cells)
+    monkeypatch.setattr(halves, "REPORT_CELLS", page_cells)
+    lines = batch_output(tmp_path)  # 30 cells: 15 in each half
+    one, two = score_both_ways(tmp_path, monkeypatch, capsys, {"out.jsonl": "\n".join(lines) + "\n"})
+    assert one == two
+    assert f"the page holds the first {page_cells:,} of 30 cells; cells.csv has them all" in one[4]
+    assert '{\\"answer\\": \\"%d\\"}' % (page_cells - 1) in one[4].replace("\\u003c", "<")  # its answer shown
