@@ -346,3 +346,27 @@ def test_an_answer_cut_at_the_cap_is_told_a_loop_or_an_echoed_prompt_from_a_shor
     record = Answer(None, content, "length", None, 0.0, 700, 1024, None)
     assert scoring.cell_diagnosis("OK", "no_json", record, False, 1024, question) == expected
     assert expected in scoring.DIAGNOSES
+
+
+def test_what_is_made_while_the_collector_is_off_is_old_after_and_its_cycles_are_still_collected():
+    import gc
+    import weakref
+
+    from graphrag_format_benchmark.scoring import gc_paused
+
+    class Node:
+        pass
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        made = [[k] for k in range(1000)]
+        cycle = Node()
+        cycle.me = cycle
+        gone = weakref.ref(cycle)
+    assert gc.isenabled()
+    assert not any(o is made[0] for o in gc.get_objects(generation=0))  # not walked again by the young passes
+    assert any(o is made[0] for o in gc.get_objects(generation=2))
+    del cycle
+    gc.collect()
+    assert gone() is None
