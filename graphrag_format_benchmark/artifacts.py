@@ -2,9 +2,10 @@
 
 In: benchmark.Staging's files. Out: the same folder, held by one run at a time (OutLock: a flock the kernel drops
 when the process ends, however it ends), files made in pieces written and hashed on another thread while the next
-piece is made (Outputs.add_chunks: results.json of 100,000 rows), what report.html shows beside the measurement
-(Outputs.report), and the versions of the libraries the measured formats were written with, for the manifest.
-benchmark.publish then moves them into place as a whole.
+piece is made (Outputs.add_chunks), or on a thread of their own while the run goes on (Outputs.add_behind: the
+results.json of 100,000 rows), what report.html shows beside the measurement (Outputs.report), and the versions of
+the libraries the measured formats were written with, for the manifest. benchmark.publish then moves them into place
+as a whole.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -87,6 +88,47 @@ class Outputs(Staging):
     def __init__(self, out_dir: Path) -> None:
         super().__init__(out_dir)
         self.report: dict = {}
+        self.behind: list[Future] = []  # files add_behind writes on a thread of their own
+
+    def add_behind(self, name: str, parts: list[bytes | Path]) -> None:
+        """A file made of byte strings and other files' bytes, one after the other (results.json: its figures around
+        the cells' lines, which other processes wrote), written and hashed on a thread of its own while the run goes
+        on (a reused buffer; reading, writing and hashing let the GIL go), in its place among the outputs. settle()
+        waits for it: before the manifest is made, and before the staged files are discarded."""
+        self.sha[name] = ""  # its place in the order written
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self.behind.append(pool.submit(self._joined, name, parts))
+        pool.shutdown(wait=False)
+
+    def _joined(self, name: str, parts: list[bytes | Path]) -> None:
+        digest, block = hashlib.sha256(), bytearray(1 << 24)  # few turns: each takes the GIL back from the run
+        view = memoryview(block)
+        try:
+            with open(self.staged(name), "wb") as out:
+                for part in parts:
+                    if isinstance(part, bytes):
+                        out.write(part)
+                        digest.update(part)
+                        continue
+                    with open(part, "rb") as f:
+                        while size := f.readinto(block):
+                            out.write(view[:size])
+                            digest.update(view[:size])
+        except OSError as e:
+            raise self.cannot_write(e) from None
+        self.sha[name] = digest.hexdigest()
+
+    def settle(self) -> None:
+        """Wait for the files add_behind is writing; an error of one is raised here."""
+        behind, self.behind = self.behind, []
+        for written in behind:
+            written.result()
+
+    def discard(self) -> None:
+        """Staging.discard, once no thread writes into the staging folder any more."""
+        wait(self.behind)
+        self.behind = []
+        super().discard()
 
     def add_chunks(self, name: str, chunks: Iterator[bytes]) -> None:
         """add(), for a file made in pieces: each written and hashed on another thread while the next is made

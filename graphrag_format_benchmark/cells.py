@@ -99,13 +99,20 @@ def json_with_rows(
     """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
     encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
     rows' lines made beforehand (row_chunks), in pieces of any size."""
+    opening, closing = json_ends(head, key, bool(rows))
+    yield opening
+    if rows:
+        yield from row_chunks(rows) if lines is None else lines
+        yield closing
+
+
+def json_ends(head: dict, key: str, rows: bool) -> tuple[bytes, bytes]:
+    """What json_with_rows writes before the rows' lines and after them; with no rows, the whole document and
+    nothing."""
     body = json_bytes({**head, key: []}).rstrip()
     if not rows:
-        yield body + b"\n"
-        return
-    yield body[: -len(b"[]\n}")] + b"[\n"
-    yield from row_chunks(rows) if lines is None else lines
-    yield b"\n  ]\n}\n"
+        return body + b"\n", b""
+    return body[: -len(b"[]\n}")] + b"[\n", b"\n  ]\n}\n"
 
 
 def row_chunks(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> Iterator[bytes]:

@@ -100,9 +100,10 @@ class Half:
             len(mine) + theirs.rows,
         )
 
-    def appended(self, json_lines: Path, csv_path: Path) -> tuple[Iterator[bytes], str]:
-        """Once the forked process has written its rows: results.json's cell lines, this half's (json_lines) then
-        the forked half's, and the SHA-256 of cells.csv, to which its lines are appended here."""
+    def appended(self, json_lines: Path, csv_path: Path) -> tuple[list[bytes | Path], str]:
+        """Once the forked process has written its rows: results.json's cell lines as the files that hold them, this
+        half's (json_lines) then the forked half's, and the SHA-256 of cells.csv, to which its lines are appended
+        here."""
         self.steps.next()
         their_json, their_csv = self.parts
         with open(csv_path, "ab") as out, open(their_csv, "rb") as f:
@@ -111,13 +112,8 @@ class Half:
         digest = hashlib.sha256()
         for block in file_pieces(csv_path):
             digest.update(block)
-        joint = [b",\n"] if json_lines.stat().st_size and their_json.stat().st_size else []
-        return _chained(file_pieces(json_lines), joint, file_pieces(their_json)), digest.hexdigest()
-
-
-def _chained(*pieces) -> Iterator[bytes]:
-    for part in pieces:
-        yield from part
+        joint: list[bytes | Path] = [b",\n"] if json_lines.stat().st_size and their_json.stat().st_size else []
+        return [json_lines, *joint, their_json], digest.hexdigest()
 
 
 @contextmanager

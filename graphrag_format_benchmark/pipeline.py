@@ -330,6 +330,7 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
                 )
             title = "graphrag-format-benchmark" + (f" · {model.model}" if model else "")
             staging.add("report.html", report_html(measured, plan, staging, title, {n.id for n in inputs.graph.nodes}))
+            staging.settle()  # results.json, written on a thread beside report.html
             manifest = build_manifest(
                 config,
                 plan.tokenizers,

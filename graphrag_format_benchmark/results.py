@@ -13,7 +13,6 @@ import math
 import operator
 import statistics
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, cast
 
@@ -26,9 +25,8 @@ from .cells import (
     RATE_METRICS,
     Groups,
     encode_cells,
-    file_pieces,
     grouped,
-    json_with_rows,
+    json_ends,
 )
 from .charts import results_svg
 from .cores import forked
@@ -836,30 +834,28 @@ def write_results(
             "aggregates": table,
             "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
         }
-        lines = lines if lines is not None else file_pieces(out.staged(CELL_LINES))
-        # results.json put together on a thread (reading, writing and hashing its pieces let the GIL go) while
-        # this one makes the page's figures, results.md and results.svg: added after it, in the manifest's order
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="results.json") as writer:
-            written = writer.submit(out.add_chunks, "results.json", json_with_rows(head, "cells", scored, lines=lines))
-            out.report["model"] = report_model(
-                scored, answers, report, table, gate, baseline, tolerance, joined.answers, joined.total
-            )
-            markdown = results_markdown(
-                table,
-                answers.summary,
-                model,
-                answers.log,
-                report.prices,
-                questions=report.measured.variants[0].questions,
-                gate=gate,
-                baseline=baseline,
-                tolerance=tolerance,
-                skipped=report.skipped,
-                examples=examples,
-                read=report.header.get("run", {}).get("graph_read", ""),
-            )
-            svg = results_svg(table, baseline, gate, report.context_window)
-            written.result()
+        opening, closing = json_ends(head, "cells", bool(scored))
+        parts = lines if lines is not None else [out.staged(CELL_LINES)]
+        # results.json is put together on a thread of its own while the run goes on (pipeline settles it)
+        out.add_behind("results.json", [opening, *parts, closing] if scored else [opening])
+    out.report["model"] = report_model(
+        scored, answers, report, table, gate, baseline, tolerance, joined.answers, joined.total
+    )
+    markdown = results_markdown(
+        table,
+        answers.summary,
+        model,
+        answers.log,
+        report.prices,
+        questions=report.measured.variants[0].questions,
+        gate=gate,
+        baseline=baseline,
+        tolerance=tolerance,
+        skipped=report.skipped,
+        examples=examples,
+        read=report.header.get("run", {}).get("graph_read", ""),
+    )
+    svg = results_svg(table, baseline, gate, report.context_window)
     out.add("results.md", markdown.encode("utf-8"))
     out.add("results.svg", svg.encode("utf-8"))
     out.report["svg"] = svg
