@@ -196,22 +196,19 @@ def read_batch(
     def owner(custom_id: str) -> int:
         return 1 if by_prefix.get(custom_id.rpartition("-r")[0]) in second else 0
 
+    # the same, of custom_id's bytes as a line shows them ('-r' is ASCII: no UTF-8 sequence holds its bytes)
+    owners = {prefix.encode(): 1 if sha in second else 0 for prefix, sha in by_prefix.items()}
     for k, path in enumerate(paths):
         name = display(path)
         for line_no, line in numbered_lines(path):
-            shown = None
-            if half is not None and (found := CUSTOM_ID.match(line)):
-                try:
-                    shown = found[1].decode("utf-8")
-                except UnicodeDecodeError:
-                    shown = None
-                if shown is not None and owner(shown) != side:
-                    continue
-            r = record_of(line)
-            if half is not None and shown is None and (0 if r is None else owner(_custom_id(r))) != side:
+            found = CUSTOM_ID.match(line) if half is not None else None
+            if found is not None and owners.get(found[1].rpartition(b"-r")[0], 0) != side:
                 continue
-            if shown is not None and r is not None and _custom_id(r) != shown:
-                return part._replace(rerouted=True)
+            r = record_of(line)
+            if half is not None and found is None and (0 if r is None else owner(_custom_id(r))) != side:
+                continue
+            if found is not None and r is not None and _custom_id(r) != found[1].decode("utf-8"):
+                return part._replace(rerouted=True)  # (a line that decodes holds no broken UTF-8 between quotes)
             _keep(part, seen, by_prefix, config.repeats, (k, line_no, name), line, r)
     mine = items if half is None else [i for i in items if (i.row["prompt_sha256"] in second) == bool(side)]
     missing = [key for key in planned_keys(mine, config) if key not in part.best]

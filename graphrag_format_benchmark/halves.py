@@ -38,7 +38,7 @@ class Theirs(NamedTuple):
     rows: int
     groups: Groups  # cells.grouped
     paired: PairedCells  # gate.verdict_cells
-    head: list[Cell]  # its first REPORT_CELLS + 1 rows
+    head: list[Cell]  # its first REPORT_CELLS + 1 rows, when the first half may have fewer
     answers: dict[tuple[str, int], Answer]  # the answers of those
     found: dict  # the first example of each (format, diagnosis)
 
@@ -61,6 +61,7 @@ class Half:
 
     def __init__(self, steps: Steps, cut: int, second: set[str], parts: tuple[Path, Path]) -> None:
         self.steps, self.cut, self.second, self.parts = steps, cut, second, parts
+        self.figures: tuple[Groups, PairedCells] = ({}, {})  # the first half's, made by mine()
 
     def collect(self, paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict] | None:
         """The first half's lines read here, the second half's taken from the forked process, merged as one reading
@@ -77,15 +78,18 @@ class Half:
     def mine(
         self, best: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict
     ) -> list[Cell]:
-        """The first half's rows, scored here (scoring.score_log)."""
-        return score_log(best, items[: self.cut], config, examples)
+        """The first half's rows, scored here (scoring.score_log), and what the figures need of them (joined), made
+        before another process is forked beside the two."""
+        rows = score_log(best, items[: self.cut], config, examples)
+        self.figures = grouped(rows), verdict_cells(rows)
+        return rows
 
     def joined(self, mine: list[Cell], best: dict[tuple[str, int], Answer], examples: dict) -> Joined:
         """What the figures need of every row, this half's then the forked half's, as one process would make it of
         all of them: the groups' columns (cells.grouped), the gate's cells (gate.verdict_cells), the page's first
         rows and their answers, and how many rows there are; and the examples of both halves (the first of each
         (format, diagnosis) in the items' order). This half's are made while the forked half scores its own."""
-        groups, paired = grouped(mine), verdict_cells(mine)
+        groups, paired = self.figures
         theirs: Theirs = self.steps.next()
         for key, example in theirs.found.items():
             examples.setdefault(key, example)
@@ -148,7 +152,10 @@ def _second_half(
             return
         found: dict = {}
         rows = score_log(read.best, items[cut:], config, found)
-        head = rows[: REPORT_CELLS + 1]  # the page's (and one more), when the first half has fewer rows
+        # the page's first rows (and one more, for its note) when the first half may have fewer: without --limit every
+        # prompt has a row for each repeat, so the first half has cut * repeats
+        mine = cut * config.repeats if config.limit is None else 0
+        head = rows[: REPORT_CELLS + 1] if mine <= REPORT_CELLS else []
         answers = {key: read.best[key] for r in head if (key := (r["prompt_sha256"], r["repeat"])) in read.best}
         yield Theirs(len(rows), grouped(rows), verdict_cells(rows), head, answers, found)
         encode_cells(rows, *parts, header=False)
