@@ -101,19 +101,36 @@ class Outputs(Staging):
         pool.shutdown(wait=False)
 
     def _joined(self, name: str, parts: list[bytes | Path]) -> None:
-        digest, block = hashlib.sha256(), bytearray(1 << 24)  # few turns: each takes the GIL back from the run
-        view = memoryview(block)
+        """The file of add_behind: each block written here while the block before is hashed on another thread (both
+        let the GIL go), through two buffers taken in turn; few blocks, since each turn takes the GIL back."""
+        digest = hashlib.sha256()
+        blocks = [memoryview(bytearray(1 << 23)) for _ in range(2)]
         try:
-            with open(self.staged(name), "wb") as out:
+            with (
+                open(self.staged(name), "wb") as out,
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name} sha256") as hasher,
+            ):
+                hashed = [hasher.submit(lambda: None) for _ in blocks]  # the hash of each buffer's last block
+                turn = 0
                 for part in parts:
                     if isinstance(part, bytes):
                         out.write(part)
+                        hashed[turn].result()
+                        hashed[1 - turn].result()
                         digest.update(part)
                         continue
                     with open(part, "rb") as f:
-                        while size := f.readinto(block):
-                            out.write(view[:size])
-                            digest.update(view[:size])
+                        while True:
+                            hashed[turn].result()  # this buffer's block is hashed: it can be read into
+                            block = blocks[turn]
+                            size = f.readinto(block)
+                            if not size:
+                                break
+                            hashed[turn] = hasher.submit(digest.update, block[:size])
+                            out.write(block[:size])
+                            turn = 1 - turn
+                for pending in hashed:
+                    pending.result()
         except OSError as e:
             raise self.cannot_write(e) from None
         self.sha[name] = digest.hexdigest()
