@@ -38,7 +38,7 @@ class Theirs(NamedTuple):
     rows: int
     groups: Groups  # cells.grouped
     paired: PairedCells  # gate.verdict_cells
-    head: list[Cell]  # its first REPORT_CELLS + 1 rows, when the first half may have fewer
+    head: list[Cell]  # its first REPORT_CELLS rows, when the first half may have fewer
     answers: dict[tuple[str, int], Answer]  # the answers of those
     found: dict  # the first example of each (format, diagnosis)
 
@@ -94,8 +94,8 @@ class Half:
         for key, example in theirs.found.items():
             examples.setdefault(key, example)
         rows, answers = mine, best
-        if len(mine) <= REPORT_CELLS and theirs.head:  # one row past the page's, for its note that there are more
-            rows, answers = mine + theirs.head[: REPORT_CELLS + 1 - len(mine)], {**best, **theirs.answers}
+        if len(mine) < REPORT_CELLS and theirs.head:
+            rows, answers = mine + theirs.head[: REPORT_CELLS - len(mine)], {**best, **theirs.answers}
         return Joined(
             joined_groups([groups, theirs.groups]),
             joined_cells([paired, theirs.paired]),
@@ -152,10 +152,10 @@ def _second_half(
             return
         found: dict = {}
         rows = score_log(read.best, items[cut:], config, found)
-        # the page's first rows (and one more, for its note) when the first half may have fewer: without --limit every
-        # prompt has a row for each repeat, so the first half has cut * repeats
+        # the page's first rows when the first half may have fewer: without --limit every prompt has a row for each
+        # repeat, so the first half has cut * repeats
         mine = cut * config.repeats if config.limit is None else 0
-        head = rows[: REPORT_CELLS + 1] if mine <= REPORT_CELLS else []
+        head = rows[:REPORT_CELLS] if mine < REPORT_CELLS else []
         answers = {key: read.best[key] for r in head if (key := (r["prompt_sha256"], r["repeat"])) in read.best}
         yield Theirs(len(rows), grouped(rows), verdict_cells(rows), head, answers, found)
         encode_cells(rows, *parts, header=False)

@@ -681,12 +681,16 @@ def report_model(
     gate: list[Verdict],
     baseline: str,
     tolerance: float,
-    page_answers: Mapping[tuple[str, int], Answer] | None = None,
+    page: list[dict] | None = None,
     total: int | None = None,
 ) -> dict:
-    """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer.
-    scored: the rows, or the first REPORT_CELLS of total, whose answers are page_answers (a Batch score's halves)."""
-    cells, notes = report_cells(scored, page_answers or answers.best, report.measured.items, total)
+    """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer
+    (page: report_cells made beforehand, of total rows; a Batch score's halves)."""
+    cells = report_cells(scored, answers.best, report.measured.items) if page is None else page
+    total = len(scored) if total is None else total
+    notes = [f"the page holds the first {REPORT_CELLS:,} of {total:,} cells; cells.csv has them all"] * (
+        total > REPORT_CELLS
+    )
     names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in table)]
     groups = list(dict.fromkeys(group_key(v) for v in gate))
     verdicts = [
@@ -724,22 +728,14 @@ def report_model(
     }
 
 
-def report_cells(
-    scored: list[Cell], answers: Mapping[tuple[str, int], Answer], items: list[Item], total: int | None = None
-) -> tuple[list[dict], list[str]]:
-    """The model-run cells as the page shows them: scores, diagnosis, the raw answer, the gold path's edges, and each
-    evidence item of the answer marked shown, reversed (only its reverse is shown) or not shown. scored: the rows, or
-    the first REPORT_CELLS of total."""
+def report_cells(scored: list[Cell], answers: Mapping[tuple[str, int], Answer], items: list[Item]) -> list[dict]:
+    """The model-run cells as the page shows them, the first REPORT_CELLS of the rows: scores, diagnosis, the raw
+    answer, the gold path's edges, and each evidence item of the answer marked shown, reversed (only its reverse is
+    shown) or not shown."""
     by_sha = {item.row["prompt_sha256"]: item for item in items}
     keys: dict[str, AnswerKey] = {}
     cells: list[dict] = []
-    notes: list[str] = []
-    for s in scored:
-        if len(cells) >= REPORT_CELLS:
-            notes.append(
-                f"the page holds the first {REPORT_CELLS:,} of {total or len(scored):,} cells; cells.csv has them all"
-            )
-            break
+    for s in scored[:REPORT_CELLS]:
         item = by_sha[s["prompt_sha256"]]
         record = answers.get((s["prompt_sha256"], s["repeat"]))
         content = record.content if record is not None and isinstance(record.content, str) else None
@@ -789,7 +785,7 @@ def report_cells(
                 "evidence": evidence,
             }
         )
-    return cells, notes
+    return cells
 
 
 def write_results(
@@ -802,6 +798,7 @@ def write_results(
     examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
     lines = None
     joined = Joined()  # one process's rows: nothing made apart
+    page: list[dict] | None = None  # the page's cells, when made while the forked half finishes
     with gc_paused():
         if half is None:
             mine = scored = score_cells(answers.best, report.measured.items, model, examples)
@@ -812,8 +809,12 @@ def write_results(
                 encode_cells, mine, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(mine))
             ) as encoded:
                 if half is not None:  # its figures' columns, never its rows; scored: the page's first rows
+                    if len(mine) >= REPORT_CELLS:  # the page, while the forked half finishes its rows
+                        page = report_cells(mine, answers.best, report.measured.items)
                     joined = half.joined(mine, answers.best, examples)
                     scored = cast(list[Cell], joined.rows)
+                    if page is None:
+                        page = report_cells(scored, cast(Mapping, joined.answers), report.measured.items)
                 table = aggregate(scored, report.prices, joined.groups)  # the figures, while the fork encodes the cells
                 gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance, joined.paired)
                 csv_sha = encoded()
@@ -838,9 +839,7 @@ def write_results(
         parts = lines if lines is not None else [out.staged(CELL_LINES)]
         # results.json is put together on a thread of its own while the run goes on (pipeline settles it)
         out.add_behind("results.json", [opening, *parts, closing] if scored else [opening])
-    out.report["model"] = report_model(
-        scored, answers, report, table, gate, baseline, tolerance, joined.answers, joined.total
-    )
+    out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance, page, joined.total)
     markdown = results_markdown(
         table,
         answers.summary,
