@@ -15,8 +15,9 @@ import hashlib
 import io
 import json
 import operator
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from benchmark import json_bytes
 
@@ -119,9 +120,19 @@ def row_chunks(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> I
     """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last), a chunk of rows at a
     time: neither their text nor their bytes are ever whole in memory (100,800 rows made whole took 59,000 page
     faults of fresh memory)."""
-    encode = json.JSONEncoder(ensure_ascii=False).encode
+    encode = row_encoder()
     for start in range(0, len(rows), per_chunk):
         yield (",\n" * (start > 0) + ",\n".join("    " + encode(r) for r in rows[start : start + per_chunk])).encode()
+
+
+def row_encoder() -> Callable[[object], str]:
+    """json.JSONEncoder(ensure_ascii=False).encode, through one C encoder made here: encode() makes a new one for
+    every value, an eighth of the time of encoding 100,800 rows. Where the C encoder is missing, encode() itself."""
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    if c_make_encoder is None:
+        return encoder.encode
+    made = c_make_encoder({}, encoder.default, encode_basestring, None, ": ", ", ", False, False, True)
+    return lambda value: "".join(made(value, 0))
 
 
 CELL_LINES = ".results.json.cells"  # results.json's cell lines, staged by encode_cells and read back once

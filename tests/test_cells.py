@@ -3,6 +3,8 @@
 import hashlib
 import json
 
+import pytest
+
 from graphrag_format_benchmark import cells
 
 ROWS = [
@@ -48,3 +50,14 @@ def test_the_csv_made_in_chunks_is_the_csv_made_whole_and_has_its_header_with_no
     assert b"".join(cells.csv_chunks(ROWS, per_chunk=2)) == b"".join(cells.csv_chunks(ROWS))
     assert list(cells.csv_chunks([])) == [(",".join(cells.CSV_FIELDS) + "\n").encode()]
     assert b"".join(cells.csv_chunks([], header=False)) == b""
+
+
+@pytest.mark.parametrize("c_encoder", [True, False])
+def test_a_row_is_encoded_as_json_s_own_encoder_writes_it(monkeypatch, c_encoder):
+    if not c_encoder:
+        monkeypatch.setattr(cells, "c_make_encoder", None)  # Python without the C encoder
+    row = {"a": 1, "b": 0.1 + 0.2, "c": float("nan"), "d": float("-inf"), "e": "Ирина \"q\"\n\u2028", "f": None,
+           "g": True, "h": [1, {"i": "j"}], "k": 10**20}  # fmt: skip
+    encode = cells.row_encoder()
+    assert encode(row) == json.JSONEncoder(ensure_ascii=False).encode(row)
+    assert encode(row) == encode(row)  # the same encoder again
