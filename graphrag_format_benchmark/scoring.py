@@ -9,6 +9,7 @@ row of a run and repeat from the collected answers.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import re
@@ -237,7 +238,7 @@ class AnswerKey:
     def _evidence_facts(self, evidence: list) -> tuple[tuple[int, ...], int, bool]:
         """(the shown edge each evidence item names, -1 for none; how many well-formed items name none; whether one of
         those is shown reversed), worked out once per distinct evidence of a prompt's answers (repeats cite alike)."""
-        triples = tuple(evidence_triple(item) for item in evidence)
+        triples = tuple(map(evidence_triple, evidence))
         facts = self.evidence_seen.get(triples)
         if facts is None:
             cited = tuple(self._lookup(t) if t else -1 for t in triples)
@@ -397,9 +398,13 @@ RELATION_DECORATION = (
 def evidence_triple(item: object) -> tuple[str, str, str] | None:
     """An evidence item as (source, relation, target) strings: {"source", "relation", "target"} or a list of three."""
     if isinstance(item, dict):
-        item = [item.get("source"), item.get("relation"), item.get("target")]
-    if isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item):
-        return item[0], item[1], item[2]
+        source, relation, target = item.get("source"), item.get("relation"), item.get("target")
+    elif isinstance(item, list) and len(item) == 3:
+        source, relation, target = item
+    else:
+        return None
+    if isinstance(source, str) and isinstance(relation, str) and isinstance(target, str):
+        return source, relation, target
     return None
 
 
@@ -408,13 +413,17 @@ def reversed_triple(item: object) -> object:
     return [triple[2], triple[1], triple[0]] if triple else None
 
 
+NAME_AND_ID = re.compile(r"(.+?)\s*\(([^()]+)\)")
+
+
+@functools.lru_cache(maxsize=8192)  # models give a few answers to a question many times over
 def answer_forms(answer: str) -> frozenset[str]:
     """The answer as the article folds it (4.5), and as a careful judge reads a padded one: without a closing full stop
     or the quotes around it, and a 'name (id)' answer as each part. 'Kazan.' -> {'kazan.', 'kazan'};
     'Kazan (city_kazan)' -> also 'kazan', 'city_kazan'. No fuzzy match: an inflected form stays wrong (scenario 5)."""
     folded = fold_answer(answer)
     forms = {folded, folded.strip(" \t.!\"'`«»“”„")}
-    match = re.fullmatch(r"(.+?)\s*\(([^()]+)\)", folded.strip(" .!"))
+    match = NAME_AND_ID.fullmatch(folded.strip(" .!"))
     if match:
         forms |= {match.group(1).strip(" \"'«»“”"), match.group(2).strip(" \"'«»“”")}
     return frozenset(forms - {""})
@@ -600,11 +609,11 @@ def score_log(
                 scores = {**scores, **ABSTENTION_SCORES}
             server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
             truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
+            diagnosis = None
             if scores is not None:
                 diagnosis = cell_diagnosis(
                     status, scores["diagnosis"], record, truncated, config.max_output_tokens, item.question.question
                 )
-                scores = {**scores, "diagnosis": diagnosis}
                 if examples is not None and diagnosis and (row["format"], diagnosis) not in examples:
                     examples[(row["format"], diagnosis)] = diagnosis_example(item, record, status)
             scored.append(
@@ -615,6 +624,7 @@ def score_log(
                         "repeat": repeat,
                         "status": status,
                         **(scores or NO_SCORES),
+                        "diagnosis": diagnosis,  # in the place the scores give it (a later key keeps the first's)
                         "truncated_by_server": truncated,
                         "usage_prompt_tokens": server_prompt,
                         "usage_cached_tokens": usage.cached_tokens if usage else None,
