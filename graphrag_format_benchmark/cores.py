@@ -136,9 +136,22 @@ def _send_steps(writer: Any, steps: Callable[..., Iterator[Any]], args: tuple[ob
         for value in steps(*args):
             sent.put(pickle.dumps((True, value), pickle.HIGHEST_PROTOCOL))
     except BaseException as e:  # every failure goes to the caller
-        try:
-            sent.put(pickle.dumps((False, e), pickle.HIGHEST_PROTOCOL))
-        except Exception:  # an exception that cannot be pickled: its text
-            sent.put(pickle.dumps((False, ChildProcessError(f"{type(e).__name__}: {e}")), pickle.HIGHEST_PROTOCOL))
+        sent.put(_failure(e))
     sent.put(None)
     sender.join()
+
+
+def _failure(e: BaseException) -> bytes:
+    """An exception as the caller can read it back: itself; else its text as the nearest class above it that takes
+    one (an error whose __init__ wants other arguments than its text cannot be unpickled as it is); else the text as a
+    ChildProcessError."""
+    for kind in type(e).__mro__:
+        if not issubclass(kind, BaseException):
+            continue
+        try:
+            data = pickle.dumps((False, e if kind is type(e) else kind(str(e))), pickle.HIGHEST_PROTOCOL)
+            pickle.loads(data)
+            return data
+        except Exception:
+            continue
+    return pickle.dumps((False, ChildProcessError(f"{type(e).__name__}: {e}")), pickle.HIGHEST_PROTOCOL)

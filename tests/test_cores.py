@@ -87,3 +87,23 @@ def test_a_forked_process_that_dies_is_an_error_that_says_so():
     with cores.forked_steps(dies) as theirs:
         with pytest.raises(ChildProcessError, match=r"^the forked process ended without its result \(exit code 3\)$"):
             theirs.next()
+
+
+class TwoPartError(ValueError):
+    def __init__(self, what, where):
+        super().__init__(f"{what} at {where}")
+
+
+def fails_oddly():
+    raise TwoPartError("no space", "line 3")
+    yield
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_an_error_that_cannot_be_unpickled_comes_back_as_its_text_in_the_class_above_it(fork, monkeypatch):
+    if fork and not cores.two_cores():
+        pytest.skip("one core: nothing is forked")
+    monkeypatch.setattr(cores, "two_cores", lambda: fork)
+    with cores.forked_steps(fails_oddly) as theirs:
+        with pytest.raises(ValueError, match="^no space at line 3$"):
+            theirs.next()
