@@ -18,7 +18,9 @@ from __future__ import annotations
 import hashlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, NamedTuple
+
+from benchmark import BenchmarkError
 
 from .answers import BatchPart, Collected, merged, read_batch
 from .cells import Groups, encode_cells, file_pieces, grouped, joined_groups
@@ -65,13 +67,24 @@ class Half:
         self.steps, self.cut, self.second, self.parts = steps, cut, second, parts
         self.figures: tuple[Groups, PairedCells] = ({}, {})  # the first half's, made by mine()
 
+    def _next(self) -> Any:
+        """The forked process's next step; a process that died (the kernel's out-of-memory killer) is the run's
+        one-line error, not a traceback."""
+        try:
+            return self.steps.next()
+        except ChildProcessError as e:
+            raise BenchmarkError(
+                f"--score: the process that reads, scores and writes the second half of the Batch lines: {e}; free "
+                "some memory and run the same command again"
+            ) from None
+
     def collect(self, paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict] | None:
         """The first half's lines read here, the second half's taken from the forked process, merged as one reading
         makes them (answers.merged; Collected.best holds the first half's answers). None when a line's custom_id was
         not what its bytes showed: the halves are void, the forked process ended, and the caller reads the files
         as one (answers.collect_batch)."""
         mine = read_batch(paths, items, config, (0, self.second))
-        theirs: BatchPart = self.steps.next()
+        theirs: BatchPart = self._next()
         if mine.rerouted or theirs.rerouted:
             self.steps.stop()
             return None
@@ -92,7 +105,7 @@ class Half:
         rows and their answers, and how many rows there are; and the examples of both halves (the first of each
         (format, diagnosis) in the items' order). This half's are made while the forked half scores its own."""
         groups, paired = self.figures
-        theirs: Theirs = self.steps.next()
+        theirs: Theirs = self._next()
         for key, example in theirs.found.items():
             examples.setdefault(key, example)
         rows, answers = mine, best
@@ -110,7 +123,7 @@ class Half:
         """Once the forked process has written its rows: results.json's cell lines as the files that hold them, this
         half's (json_lines) then the forked half's, and the SHA-256 of cells.csv, to which its lines are appended
         here."""
-        self.steps.next()
+        self._next()
         their_json, their_csv = self.parts
         with open(csv_path, "ab") as out, open(their_csv, "rb") as f:
             while block := f.read(1 << 22):

@@ -296,30 +296,6 @@ def model_results(
     """Collect the answers (send the prompts, or read the files to score: --score's, or a batch's), then score them and
     write the results."""
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
-    with ExitStack() as halves:  # a large Batch score's second half: its process, until its rows are written
-        answers, half = (
-            scored_answers(run_config, model, measured, score, out, halves)
-            if score is not None
-            else (sent_answers(run_config, model, measured, plan), None)
-        )
-        return _results(run_config, model, measured, plan, out, config, gate_spec, hints, skipped, answers, half)
-
-
-def _results(
-    run_config: RunConfig,
-    model: ModelConfig,
-    measured: Measurement,
-    plan: Plan,
-    out: Outputs,
-    config: dict,
-    gate_spec: GateSpec,
-    hints: dict[GroupKey, str],
-    skipped: list[dict],
-    answers: Answers,
-    half: Half | None,
-) -> tuple[str, dict, str | None]:
-    """Score the answers collected (half: a large Batch score's second half, on its own process) and write the
-    results."""
     prices = (
         run_config.input_price_per_million,
         run_config.output_price_per_million,
@@ -339,7 +315,13 @@ def _results(
             "command": ["benchmark.py", *public_argv(run_config.argv)],
         },
     )
-    stdout, failure = write_results(out, answers, report, half)
+    with ExitStack() as halves:  # a large Batch score's second half: its process, until its rows are written
+        answers, half = (
+            scored_answers(run_config, model, measured, score, out, halves)
+            if score is not None
+            else (sent_answers(run_config, model, measured, plan), None)
+        )
+        stdout, failure = write_results(out, answers, report, half)
     return stdout + f"\nresults: {display(run_config.out / 'results.md')}", answers.log, failure
 
 

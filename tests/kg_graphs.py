@@ -366,12 +366,10 @@ def gate_inputs(tmp_path, n=60):
     ]
 
 
-def scripted_run(tmp_path, answer_of, *flags):
-    """A model run against a fake server whose answer to each prompt is answer_of(item)."""
-    from fake_openai import FakeOpenAI
-
-    argv = [*flags, "--model", "m"]
-    args = options.parse_config([*argv, "--base-url", "http://127.0.0.1:9/v1"])
+def measured_items(*argv: str):
+    """A command's flags as read, and the items its measurement makes (what a model run sends), as benchmark.main
+    makes them."""
+    args = options.parse_config(list(argv))
     plan = options.make_plan(args)
     spec = options.make_generate_spec(args, plan)
     inputs = inputs_module.load_inputs(
@@ -380,7 +378,16 @@ def scripted_run(tmp_path, answer_of, *flags):
         None,
         questions_module.question_drawer(spec) if spec else None,
     )
-    answers = {item.prompt(): answer_of(item) for item in measure.measure(inputs, plan).items}
+    return args, measure.measure(inputs, plan).items
+
+
+def scripted_run(tmp_path, answer_of, *flags):
+    """A model run against a fake server whose answer to each prompt is answer_of(item)."""
+    from fake_openai import FakeOpenAI
+
+    argv = [*flags, "--model", "m"]
+    _, items = measured_items(*argv, "--base-url", "http://127.0.0.1:9/v1")
+    answers = {item.prompt(): answer_of(item) for item in items}
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     try:
         return benchmark.main([*argv, "--base-url", server.url, "--out", str(tmp_path / "out")])

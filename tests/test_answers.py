@@ -1,8 +1,9 @@
 """answers: Batch files read line by line (read_batch), whole or as two halves of the prompts, which merge into what
 one reading gives (merged)."""
 
-import benchmark
-from graphrag_format_benchmark import answers, inputs, measure, options, questions
+from kg_graphs import measured_items
+
+from graphrag_format_benchmark import answers, options
 from graphrag_format_benchmark.answers import CUSTOM_ID, _in_first_order
 
 from conftest import batch_output
@@ -10,16 +11,8 @@ from conftest import batch_output
 
 def items_and_config(*argv: str):
     """The measured items and the model's config of a command."""
-    args = options.parse_config(list(argv))
-    plan = options.make_plan(args)
-    spec = options.make_generate_spec(args, plan)
-    read = inputs.load_inputs(
-        args.graph,
-        args.questions or benchmark.DEFAULT_QUESTIONS,
-        None,
-        questions.question_drawer(spec) if spec else None,
-    )
-    return measure.measure(read, plan).items, options.make_model_config(args)
+    args, items = measured_items(*argv)
+    return items, options.make_model_config(args)
 
 
 def test_custom_id_is_read_from_a_line_s_bytes_only_at_the_object_s_top_level():

@@ -2,6 +2,7 @@
 same errors and the same exit code as one process."""
 
 import json
+import os
 
 import pytest
 
@@ -113,3 +114,21 @@ def test_the_page_shows_the_same_first_cells_and_answers_whichever_half_scored_t
     assert one == two
     assert f"the page holds the first {page_cells:,} of 30 cells; cells.csv has them all" in one[4]
     assert '{\\"answer\\": \\"%d\\"}' % (page_cells - 1) in one[4].replace("\\u003c", "<")  # its answer shown
+
+
+def dies(*args):
+    os._exit(9)  # as the kernel's out-of-memory killer ends a process
+    yield
+
+
+def test_a_forked_half_that_dies_is_the_run_s_one_line_error_and_nothing_is_written(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "out.jsonl"
+    path.write_text("\n".join(batch_output(tmp_path)) + "\n", encoding="utf-8")
+    monkeypatch.setattr(halves, "worth_forking", lambda cells: True)
+    monkeypatch.setattr(halves, "_second_half", dies)
+    assert benchmark.main(["--model", "m", "--score", str(path), "--out", str(tmp_path / "scored")]) == 2
+    assert run_stderr(capsys).splitlines()[-1] == (
+        "error: --score: the process that reads, scores and writes the second half of the Batch lines: the forked "
+        "process ended without its result (exit code 9); free some memory and run the same command again"
+    )
+    assert not (tmp_path / "scored").exists()
