@@ -14,14 +14,13 @@ import operator
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
 
 from benchmark import sha256_hex
 
 from .cells import (
     CELL_LINES,
     MEAN_METRICS,
-    METRIC_FIELDS,
     RATE_METRICS,
     Groups,
     encode_cells,
@@ -59,21 +58,24 @@ if TYPE_CHECKING:
     from .runner.config import ModelConfig
 
 
-def answer_metrics(col: dict[str, tuple]) -> dict:
+def answer_metrics(
+    col: dict[str, tuple],
+    by_question: dict[str, dict[str, list[int]]] | None = None,
+    truths: frozenset[str] | None = None,
+) -> dict:
     """The rates and means of some scored cells, given as columns (METRIC_FIELDS and question_id at least), each over
     questions with a 95% interval: answers and paths over the positive questions, abstention over the others.
-    k and n count the cells (runs) behind them."""
-    by_question: dict[str, dict[str, list[int]]] = {"positive": {}, "abstention": {}, "all": {}}  # built once
-    for k, (qid, insufficient) in enumerate(zip(col["question_id"], col["insufficient"])):
-        by_question["abstention" if insufficient else "positive"].setdefault(qid, []).append(k)
-        by_question["all"].setdefault(qid, []).append(k)
+    k and n count the cells (runs) behind them. by_question: the cells' positions in the columns per question
+    (question_positions), when only some of the cells are meant (hop_metrics); truths: truth_columns(col)."""
+    by_question = question_positions(col) if by_question is None else by_question
+    truths = truth_columns(col) if truths is None else truths
     out = {}
     for metric in (*RATE_METRICS, "abstention_correct", *MEAN_METRICS):
         groups = by_question[
             "abstention" if metric == "abstention_correct" else "all" if metric == "parse_success" else "positive"
         ]
-        values = col["answer_correct" if metric == "abstention_correct" else metric]
-        means, runs, k = question_means(values, groups)
+        column = "answer_correct" if metric == "abstention_correct" else metric
+        means, runs, k = question_means(col[column], groups, column in truths)
         entry = rate_interval(means, runs == len(means) and metric not in MEAN_METRICS)
         if metric in MEAN_METRICS:
             out[metric] = {
@@ -86,26 +88,59 @@ def answer_metrics(col: dict[str, tuple]) -> dict:
     return out
 
 
-def diagnosis_counts(values) -> dict[str, int]:
+def truth_columns(col: dict[str, tuple]) -> frozenset[str]:
+    """The rate columns that hold nothing but bools, which question_means sums in one pass."""
+    return frozenset(metric for metric in RATE_METRICS if set(map(type, col[metric])) <= {bool})
+
+
+def question_positions(col: dict[str, tuple], every: dict[str, list[int]] | None = None) -> dict[str, dict]:
+    """Each question's cells, as positions in the columns, in the order of their first cell: of every question
+    ("all"), and apart, of the positive questions and of the abstention ones. every: "all", when it is known (the
+    questions of one hop bucket)."""
+    if every is None:
+        every = {}
+        for k, qid in enumerate(col["question_id"]):
+            every.setdefault(qid, []).append(k)
+    split = by_value(every, col["insufficient"])
+    return {"positive": split.get(False, {}), "abstention": split.get(True, {}), "all": every}
+
+
+def by_value(groups: dict[str, list[int]], column: Sequence) -> dict[object, dict[str, list[int]]]:
+    """Each question's positions apart by the value a column holds there, in the questions' order: {value: {question:
+    positions}}. A question's cells almost always share it (its hops, whether it is an abstention question): one list
+    each, looked at in C."""
+    out: dict[object, dict[str, list[int]]] = {}
+    get = column.__getitem__
+    for qid, positions in groups.items():
+        values = set(map(get, positions))
+        if len(values) == 1:
+            out.setdefault(values.pop(), {})[qid] = positions
+            continue
+        for k in positions:
+            out.setdefault(get(k), {}).setdefault(qid, []).append(k)
+    return out
+
+
+def diagnosis_counts(values: Iterable) -> dict[str, int]:
     """{diagnosis: cells}, in DIAGNOSES order, zero counts left out."""
     counts = Counter(v for v in values if v)
     return {name: counts[name] for name in DIAGNOSES if counts[name]}
 
 
-def hop_metrics(col: dict[str, tuple]) -> dict[str, dict]:
+def hop_metrics(col: dict[str, tuple], every: dict[str, list[int]] | None = None) -> dict[str, dict]:
     """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses, from
-    a group's columns (METRIC_FIELDS, hops and diagnosis)."""
-    at: dict[str, list[int]] = {}
-    for k, bucket in enumerate(col["hops"]):
-        at.setdefault(bucket, []).append(k)
+    a group's columns (METRIC_FIELDS, hops and diagnosis). every: each question's positions (question_positions'
+    "all"), when made already."""
+    every = question_positions(col)["all"] if every is None else every
+    buckets, truths = by_value(every, col["hops"]), truth_columns(col)
     out = {}
     for bucket in HOP_BUCKETS:
-        if bucket in at:
-            picked = {f: tuple(map(col[f].__getitem__, at[bucket])) for f in (*METRIC_FIELDS, "diagnosis")}
+        if bucket in buckets:
+            at = list(itertools.chain.from_iterable(buckets[bucket].values()))
             out[bucket] = {
-                "n": len(at[bucket]),
-                **answer_metrics(picked),
-                "diagnoses": diagnosis_counts(picked["diagnosis"]),
+                "n": len(at),
+                **answer_metrics(col, question_positions(col, buckets[bucket]), truths),
+                "diagnoses": diagnosis_counts(map(col["diagnosis"].__getitem__, at)),
             }
     return out
 
@@ -144,8 +179,9 @@ def _aggregate_entry(key: tuple, members: int, col: dict[str, tuple], prices: tu
         "truncated_by_server": sum(col["truncated_by_server"]),
         "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
     }
-    entry.update(answer_metrics(col))
-    entry["by_hops"] = hop_metrics(col)
+    by_question = question_positions(col)
+    entry.update(answer_metrics(col, by_question))
+    entry["by_hops"] = hop_metrics(col, by_question["all"])
     entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
     entry["json_as_asked"] = sum(1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v)
     entry["right_answer_wrong_path"] = sum(

@@ -46,3 +46,30 @@ def test_discard_waits_for_a_file_written_behind_and_leaves_nothing(tmp_path):
     out.add_behind("results.json", [lines, lines])
     out.discard()
     assert not (tmp_path / "out").exists()  # the run made the folder: it goes too
+
+
+@pytest.mark.parametrize("kernel", ["copies", "refuses", "absent"])
+def test_a_file_written_behind_is_the_same_bytes_however_the_kernel_copies(tmp_path, monkeypatch, kernel):
+    import errno
+    import os
+
+    from graphrag_format_benchmark import artifacts
+
+    if kernel == "refuses":  # a file system that cannot (EXDEV): the rest through a buffer
+
+        def refuse(*args):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+        monkeypatch.setattr(os, "copy_file_range", refuse, raising=False)
+    elif kernel == "absent":  # another platform
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    monkeypatch.setattr(artifacts, "HASH_WINDOW", 1 << 16)  # hashed through several mapped windows
+    out = Outputs(tmp_path / "out")
+    lines, empty = out.staged(".lines"), out.staged(".empty")
+    lines.write_bytes(bytes(range(256)) * 1000 + b"end")  # 3 windows and a part of one
+    empty.write_bytes(b"")
+    out.add_behind("results.json", [b"{", lines, empty, b",", lines, b"}"])
+    out.settle()
+    whole = b"{" + lines.read_bytes() + b"," + lines.read_bytes() + b"}"
+    assert out.read("results.json") == whole
+    assert out.sha["results.json"] == hashlib.sha256(whole).hexdigest()

@@ -53,3 +53,43 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     none_right = [{**c, **scoring.FAILED_SCORES, "parse_success": True} for c in scored]
     # no correct path: no star
     assert not any(e.get("pareto") for e in results_module.aggregate(none_right, (None, None)))
+
+
+def test_hop_buckets_are_the_metrics_of_their_cells_alone_even_where_a_question_spans_two():
+    import random
+
+    from graphrag_format_benchmark.cells import METRIC_FIELDS, RATE_METRICS
+
+    rng = random.Random(7)
+    rows = []
+    for k in range(400):
+        q = k % 8
+        row = {m: rng.random() < 0.6 for m in RATE_METRICS}
+        row.update(
+            question_id=f"q{q}",
+            # q3's cells fall in two buckets, q5's are abstention and positive ones: as no run makes them
+            hops="1" if q == 3 and k % 3 else ["1", "2", "3", "4+", "abstention"][q % 5],
+            insufficient=q in (4, 5) and not (q == 5 and k % 2),
+            edge_precision=rng.choice([0.0, 1 / 3, 0.5, 2 / 3, 1.0]),
+            edge_recall=rng.random(),
+            diagnosis=rng.choice([None, "wrong_answer", "no_json"]),
+        )
+        rows.append(row)
+    col = {f: tuple(r[f] for r in rows) for f in (*METRIC_FIELDS, "hops", "diagnosis")}
+    by_hops = results_module.hop_metrics(col)
+    for bucket, entry in by_hops.items():  # each bucket: its rows alone, as a column of their own
+        mine = [r for r in rows if r["hops"] == bucket]
+        picked = {f: tuple(r[f] for r in mine) for f in col}
+        assert entry == {
+            "n": len(mine),
+            **results_module.answer_metrics(picked),
+            "diagnoses": results_module.diagnosis_counts(picked["diagnosis"]),
+        }
+    assert sorted(by_hops) == ["1", "2", "3", "4+", "abstention"]
+    assert by_hops["1"]["answer_correct"]["questions"] == 3  # q0, q5 (its positive cells), q3 (its cells of bucket 1)
+    # truths summed once are what the floats' fsum makes
+    groups = results_module.question_positions(col)["positive"]
+    for metric in RATE_METRICS:
+        assert results_module.question_means(col[metric], groups, True) == results_module.question_means(
+            col[metric], groups
+        )
