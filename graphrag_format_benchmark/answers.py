@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Callable, NamedTuple, cast
 
 from benchmark import InputProblems, display
 
@@ -138,6 +138,12 @@ CUSTOM_ID = re.compile(
 )
 
 
+def is_batch_file(path: Path) -> bool:
+    """Whether a --score file is a Batch file: its first readable line has a custom_id."""
+    first = next((r for _, _, r in file_lines(path) if r is not None), None)
+    return first is not None and "custom_id" in first
+
+
 def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict]:
     """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
     '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
@@ -181,35 +187,83 @@ def _in_first_order(parts: list[dict[str, list]]) -> Counter[str]:
     return total
 
 
+# One Batch line decoded without the prompts (decoded_line): (file's index, line number, custom_id or None for a line
+# that is not a JSON object, hash of the line's bytes, _answer_fields of its object); tuples of plain values, which
+# marshal carries between processes (halves: the lines decoded from a run's start)
+Decoded = tuple[int, int, str | None, int, tuple[str | None, tuple] | None]
+# where a reading stopped: the index of the file, the byte offset of its next line and the number of the line before
+Resume = tuple[int, int, int]
+
+
+def decoded_line(k: int, line_no: int, line: bytes) -> Decoded:
+    """What read_batch needs of a Batch line, before the prompts are known."""
+    r = record_of(line)
+    if r is None:
+        return k, line_no, None, 0, None
+    return k, line_no, _custom_id(r), hash(line.strip()), _answer_fields(r)  # 64 bits: no practical collision
+
+
+def decoded_lines(paths: list[Path], stopped: Callable[[int], bool]) -> tuple[list[Decoded], Resume]:
+    """The non-blank lines of the files decoded in order, until stopped(the lines decoded) says so before a line
+    (halves: while this run measures its prompts); and where the reading stopped."""
+    records: list[Decoded] = []
+    for k, path in enumerate(paths):
+        with open(path, "rb") as f:
+            offset = 0
+            for line_no, line in enumerate(f, 1):
+                if stopped(len(records)):
+                    return records, (k, offset, line_no - 1)
+                offset += len(line)
+                if not line.isspace():
+                    records.append(decoded_line(k, line_no, line))
+    return records, (len(paths), 0, 0)
+
+
 def read_batch(
-    paths: list[Path], items: list[Item], config: ModelConfig, half: tuple[int, set[str]] | None = None
+    paths: list[Path],
+    items: list[Item],
+    config: ModelConfig,
+    half: tuple[int, set[str]] | None = None,
+    early: tuple[list[Decoded], Resume] | None = None,
 ) -> BatchPart:
     """Every line of the Batch files, one after the other, each read on its own; or, with half (0 or 1, and the
     second half's prompt SHA-256s), only the lines whose prompt is that half's (the first half's also: the lines
-    that match no prompt or cannot be read), told apart by CUSTOM_ID before a line is decoded. The planned answers
-    of the prompts read that no line has are filled in as failed (MISSING_FROM_BATCH)."""
+    that match no prompt or cannot be read), told apart by CUSTOM_ID before a line is decoded. early: the first lines
+    decoded already (decoded_lines), and where the files go on. The planned answers of the prompts read that no line
+    has are filled in as failed (MISSING_FROM_BATCH)."""
     by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
     part = BatchPart({}, [], [], 0, {}, {}, 0, 0, False)
     seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
     side, second = half if half is not None else (0, set())
+    names = [display(path) for path in paths]
 
-    def owner(custom_id: str) -> int:
-        return 1 if by_prefix.get(custom_id.rpartition("-r")[0]) in second else 0
+    def owner(custom_id: str | None) -> int:
+        return 0 if custom_id is None else 1 if by_prefix.get(custom_id.rpartition("-r")[0]) in second else 0
 
+    def keep(record: Decoded) -> None:
+        k, line_no, custom_id, digest, read = record
+        if custom_id is None:
+            part.unreadable.append((k, line_no))
+        else:
+            _keep(part, seen, by_prefix, config.repeats, (k, line_no, names[k]), (custom_id, digest, read))
+
+    records, (first, offset, before) = early if early is not None else ([], (0, 0, 0))
+    for record in records:
+        if half is None or owner(record[2]) == side:
+            keep(record)
     # the same, of custom_id's bytes as a line shows them ('-r' is ASCII: no UTF-8 sequence holds its bytes)
     owners = {prefix.encode(): 1 if sha in second else 0 for prefix, sha in by_prefix.items()}
-    for k, path in enumerate(paths):
-        name = display(path)
-        for line_no, line in numbered_lines(path):
+    for k in range(first, len(paths)):
+        for line_no, line in numbered_lines(paths[k], *((offset, before) if k == first else (0, 0))):
             found = CUSTOM_ID.match(line) if half is not None else None
             if found is not None and owners.get(found[1].rpartition(b"-r")[0], 0) != side:
                 continue
-            r = record_of(line)
-            if half is not None and found is None and (0 if r is None else owner(_custom_id(r))) != side:
+            record = decoded_line(k, line_no, line)
+            if half is not None and found is None and owner(record[2]) != side:
                 continue
-            if found is not None and r is not None and _custom_id(r) != found[1].decode("utf-8"):
+            if found is not None and record[2] is not None and record[2] != found[1].decode("utf-8"):
                 return part._replace(rerouted=True)  # (a line that decodes holds no broken UTF-8 between quotes)
-            _keep(part, seen, by_prefix, config.repeats, (k, line_no, name), line, r)
+            keep(record)
     mine = items if half is None else [i for i in items if (i.row["prompt_sha256"] in second) == bool(side)]
     missing = [key for key in planned_keys(mine, config) if key not in part.best]
     for key in missing:
@@ -228,17 +282,12 @@ def _keep(
     by_prefix: dict[str, str],
     repeats: int,
     at: tuple[int, int, str],
-    line: bytes,
-    r: dict | None,
+    line: tuple[str, int, tuple[str | None, tuple] | None],
 ) -> None:
-    """One line of a Batch file into part: its answer, unless it is the second of a (prompt, repeat) that already
-    has a success, or an error of the files."""
+    """One line of a Batch file (its custom_id, the hash of its bytes, its _answer_fields) into part: its answer,
+    unless it is the second of a (prompt, repeat) that already has a success, or an error of the files."""
     k, line_no, name = at
-    if r is None:
-        part.unreadable.append((k, line_no))
-        return
-    custom_id = _custom_id(r)
-    read = _answer_fields(r)
+    custom_id, digest, read = line
     if read is None:
         part.problems.append(
             (
@@ -262,7 +311,6 @@ def _keep(
             )
         )
         return
-    digest = hash(line.strip())  # 64 bits: a collision is no practical concern
     first = seen.get(custom_id)
     if first is not None:
         if first[2] != digest:

@@ -118,10 +118,7 @@ def _send_steps(writer: Any, steps: Callable[..., Iterator[Any]], args: tuple[ob
     sent: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
     # The sender takes the GIL back after every pipe's worth of a step (64 KiB by default) while the next step runs
     # Python here: a pipe of 1 MiB sends a 10 MB step in 10 turns, not 150.
-    with suppress(ImportError, AttributeError, OSError):  # a platform without the call, or a smaller allowed maximum
-        import fcntl  # a platform that forks has it
-
-        fcntl.fcntl(writer.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    wide_pipes(writer)
 
     def send() -> None:
         while (data := sent.get()) is not None:
@@ -139,6 +136,15 @@ def _send_steps(writer: Any, steps: Callable[..., Iterator[Any]], args: tuple[ob
         sent.put(_failure(e))
     sent.put(None)
     sender.join()
+
+
+def wide_pipes(*ends: Any) -> None:
+    """Pipes of 1 MiB, where the platform allows: a 10 MB message crosses in 10 turns of its reader, not 150."""
+    with suppress(ImportError, AttributeError, OSError):  # a platform without the call, or a smaller allowed maximum
+        import fcntl  # a platform that forks has it
+
+        for end in ends:
+            fcntl.fcntl(end.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
 
 
 def _failure(e: BaseException) -> bytes:

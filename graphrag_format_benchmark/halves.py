@@ -16,15 +16,17 @@ offline part, 516 -> 319 MiB (docs/figures.md).
 from __future__ import annotations
 
 import hashlib
+import marshal
+import multiprocessing
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, NamedTuple, Sequence, cast
 
 from benchmark import BenchmarkError
 
-from .answers import BatchPart, Collected, merged, read_batch
+from .answers import BatchPart, Collected, Decoded, Resume, decoded_lines, is_batch_file, merged, read_batch
 from .cells import Groups, encode_cells, file_pieces, grouped, joined_groups
-from .cores import Steps, forked_steps, two_cores
+from .cores import Steps, forked_steps, two_cores, wide_pipes
 from .gate import PairedCells, joined_cells, verdict_cells
 from .report import REPORT_CELLS
 from .scoring import gc_paused, score_log, worth_forking
@@ -63,8 +65,10 @@ PARTS = (".results.json.cells.2", ".cells.csv.2")  # the forked half's encoded r
 class Half:
     """The forked process that reads, scores and encodes the second half of the prompts' answers (batch_half)."""
 
-    def __init__(self, steps: Steps, cut: int, second: set[str], parts: tuple[Path, Path]) -> None:
-        self.steps, self.cut, self.second, self.parts = steps, cut, second, parts
+    def __init__(
+        self, steps: Steps, cut: int, second: set[str], parts: tuple[Path, Path], early: Early | None = None
+    ) -> None:
+        self.steps, self.cut, self.second, self.parts, self.early = steps, cut, second, parts, early
         self.figures: tuple[Groups, PairedCells] = ({}, {})  # the first half's, made by mine()
 
     def _next(self) -> Any:
@@ -83,7 +87,7 @@ class Half:
         makes them (answers.merged; Collected.best holds the first half's answers). None when a line's custom_id was
         not what its bytes showed: the halves are void, the forked process ended, and the caller reads the files
         as one (answers.collect_batch)."""
-        mine = read_batch(paths, items, config, (0, self.second))
+        mine = read_batch(paths, items, config, (0, self.second), self.early)
         theirs: BatchPart = self._next()
         if mine.rerouted or theirs.rerouted:
             self.steps.stop()
@@ -139,8 +143,9 @@ class Half:
 def batch_half(
     paths: list[Path], items: list[Item], config: ModelConfig, staged: Callable[[str], Path]
 ) -> Iterator[Half | None]:
-    """A Half for a large Batch score on two cores, its process started (it stops when the block ends); None
-    when there is none (the module's docstring says when)."""
+    """A Half for a large Batch score on two cores, its process started (it stops when the block ends), each process
+    with its own of the lines the run's early reader decoded (early_reading); None when there is none (the module's
+    docstring says when), and the early reader is stopped."""
     cut = len(items) // 2
     second = {item.row["prompt_sha256"] for item in items[cut:]}
     if (
@@ -148,20 +153,30 @@ def batch_half(
         or not worth_forking(len(items) * config.repeats)
         or any(item.row["prompt_sha256"] in second for item in items[:cut])
     ):
+        _asked(None, {})
         yield None
         return
+    reader = _asked(paths, {item.row["prompt_sha256"][:40]: int(i >= cut) for i, item in enumerate(items)})
     parts = (staged(PARTS[0]), staged(PARTS[1]))
-    with forked_steps(_second_half, paths, items, cut, second, config, parts) as steps:
-        yield Half(steps, cut, second, parts)
+    theirs = reader.theirs if reader is not None else None
+    with forked_steps(_second_half, paths, items, cut, second, config, parts, theirs) as steps:
+        early = received(reader.mine) if reader is not None else None  # while the forked process takes its own
+        yield Half(steps, cut, second, parts, early)
 
 
 def _second_half(
-    paths: list[Path], items: list[Item], cut: int, second: set[str], config: ModelConfig, parts: tuple[Path, Path]
+    paths: list[Path],
+    items: list[Item],
+    cut: int,
+    second: set[str],
+    config: ModelConfig,
+    parts: tuple[Path, Path],
+    early: Any,
 ) -> Iterator[object]:
     """On the forked process: the second half's lines read (sent without their answers), its rows scored (sent),
-    then encoded into parts (a step when they are written)."""
+    then encoded into parts (a step when they are written). early: the early reader's end that sends its lines."""
     with gc_paused():
-        read = read_batch(paths, items, config, (1, second))
+        read = read_batch(paths, items, config, (1, second), received(early) if early is not None else None)
         yield read._replace(best={})
         if read.rerouted:
             return
@@ -175,3 +190,115 @@ def _second_half(
         yield Theirs(len(rows), grouped(rows), verdict_cells(rows), head, answers, found)
         encode_cells(rows, *parts, header=False)
         yield None
+
+
+Early = tuple[list[Decoded], Resume]  # the lines the early reader decoded for one half, and where the files go on
+EARLY_BYTES = 16 << 20  # --score files this large are decoded from the run's start (some 18,000 Batch lines)
+EARLY_LINES: int | None = None  # tests: the early reader decodes these lines, however soon it is asked
+
+
+class EarlyReader:
+    """The process that decodes the --score files' Batch lines in order from the run's start, on the core the
+    measurement leaves idle, until it is asked for them (ask): then it sends each half the lines of its own prompts
+    (by custom_id), the first half's through mine, the second's through theirs, which the forked half inherits."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        context = multiprocessing.get_context("fork")
+        self.paths = paths
+        self.stop = context.RawValue("b", 0)  # set by ask(): the reader stops before its next line
+        request, self.request = context.Pipe(duplex=False)
+        self.mine, to_mine = context.Pipe(duplex=False)
+        self.theirs, to_theirs = context.Pipe(duplex=False)
+        ends = (request, to_mine, to_theirs)
+        self.process = context.Process(target=_read_early, args=(paths, self.stop, *ends), daemon=True)
+        self.process.start()
+        for end in ends:
+            end.close()
+
+    def ask(self, owners: dict[str, int]) -> None:
+        """Stop, and send each half its lines: owners, each prompt's custom_id prefix -> 0 or 1 (its half)."""
+        self.stop.value = 1
+        try:
+            self.request.send_bytes(marshal.dumps(owners))
+        except OSError:  # the reader has ended: the halves read their lines themselves
+            pass
+
+    def end(self) -> None:
+        for end in (self.request, self.mine, self.theirs):
+            end.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+
+def received(end: Any) -> Early | None:
+    """A half's lines, as the early reader sends them; None when it sends none (the files are not Batch files, or it
+    failed: the half then reads its lines as if there had been no early reader, and meets any error there)."""
+    try:
+        data = end.recv_bytes()
+    except (EOFError, OSError):
+        return None
+    return marshal.loads(data) if data else None
+
+
+_early: list[EarlyReader] = []  # the run's early reader, while the block of early_reading lasts
+
+
+@contextmanager
+def early_reading(paths: Sequence[Path] | None) -> Iterator[None]:
+    """Around a run: with --score files of EARLY_BYTES or more on two cores, an EarlyReader started now, for
+    batch_half to ask; ended when the block ends, however it ends. Without a Batch score worth halves it costs the
+    run nothing but the fork: its core was idle."""
+    try:
+        big = paths is not None and sum(Path(p).stat().st_size for p in paths) >= EARLY_BYTES
+    except OSError:  # the run says what is wrong with the file
+        big = False
+    if not big or not two_cores() or _early:
+        yield
+        return
+    _early.append(EarlyReader(list(cast(Sequence[Path], paths))))
+    try:
+        yield
+    finally:
+        _early.pop().end()
+
+
+def _asked(paths: list[Path] | None, owners: dict[str, int]) -> EarlyReader | None:
+    """The run's early reader, asked for its lines (EarlyReader.ask), if it reads these files; with None, or other
+    files, it is stopped and there is none."""
+    if not _early:
+        return None
+    reader = _early[0]
+    if paths is None or [Path(p) for p in paths] != [Path(p) for p in reader.paths]:
+        reader.end()
+        return None
+    reader.ask(owners)
+    return reader
+
+
+def _read_early(paths: list[Path], stop: Any, request: Any, to_mine: Any, to_theirs: Any) -> None:
+    """On the early reader: the files' lines decoded (answers.decoded_lines) until it is asked for them, then each
+    half's sent (marshal: plain values, and quick), the first half's first; nothing when a file's first line is not
+    a Batch line, or on any error. The request is always read, so that asking never waits on a full pipe."""
+    early, sent = None, [b"", b""]
+    wide_pipes(to_mine, to_theirs)
+    try:
+        if all(map(is_batch_file, paths)):
+            limit = EARLY_LINES
+            early = decoded_lines(paths, lambda n: stop.value != 0 if limit is None else n >= limit)
+    except BaseException:  # noqa: BLE001 (the halves read the files themselves and meet the error there)
+        early = None
+    try:
+        owners = marshal.loads(request.recv_bytes())
+        if early is not None:
+            halves: tuple[list[Decoded], list[Decoded]] = ([], [])
+            for record in early[0]:
+                halves[0 if record[2] is None else owners.get(record[2].rpartition("-r")[0], 0)].append(record)
+            sent = [marshal.dumps((lines, early[1])) for lines in halves]
+    except BaseException:  # noqa: BLE001 (the run ended, or the same as above)
+        sent = [b"", b""]
+    for end, data in zip((to_mine, to_theirs), sent):
+        try:
+            end.send_bytes(data)
+        except OSError:  # the run has ended
+            pass

@@ -22,7 +22,17 @@ from typing import TYPE_CHECKING
 
 from benchmark import GENERATED_QUESTIONS, BenchmarkError, display, git_state, previous_outputs, warn
 
-from .answers import Answers, Collected, batch_notes, collect_batch, files_sha256, log_info, log_summary, other_models
+from .answers import (
+    Answers,
+    Collected,
+    batch_notes,
+    collect_batch,
+    files_sha256,
+    is_batch_file,
+    log_info,
+    log_summary,
+    other_models,
+)
 from .artifacts import LOCK_NAME
 from .halves import Half, batch_half
 from .matrix import group_key
@@ -31,7 +41,7 @@ from .results import TOOL_VERSION, ResultsReport, questions_sha256, write_result
 from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, run_batch
 from .runner.config import SOLVER_MODEL, public_argv, public_url
 from .runner.jobs import left_out, run_model
-from .runner.log import LOG_NAME, LOG_SCHEMA_VERSION, file_lines
+from .runner.log import LOG_NAME, LOG_SCHEMA_VERSION
 from .runner.transport import MAX_RESPONSE_BYTES, untrusted_json
 from .scoring import gc_paused
 
@@ -357,8 +367,7 @@ def _collect_scored(
             raise BenchmarkError(
                 f"{display(path)}: no such file; pass the requests.jsonl of a run, or Batch API output and error files"
             )
-        first = next((r for _, _, r in file_lines(path) if r is not None), None)
-        kinds.append(first is not None and "custom_id" in first)
+        kinds.append(is_batch_file(path))
     if any(kinds):
         if not all(kinds):
             raise BenchmarkError(

@@ -57,3 +57,24 @@ def test_each_half_reads_only_its_own_prompts_lines_and_together_they_are_the_wh
     assert {sha for sha, _ in theirs.best} == second
     assert sorted(mine.unreadable + theirs.unreadable) == whole.unreadable == [(0, 31)]
     assert mine.lines + theirs.lines == whole.lines == len(lines)
+
+
+def test_lines_decoded_before_the_prompts_were_known_and_the_rest_read_after_are_one_reading(tmp_path):
+    items, config = items_and_config("--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path))
+    lines = batch_output(tmp_path)
+    twice = lines[3].replace('"completion_tokens": 9', '"completion_tokens": 8')  # the same custom_id, other bytes
+    out, err = tmp_path / "out.jsonl", tmp_path / "err.jsonl"
+    out.write_text("\n".join([*lines[:5], "", "{torn", *lines[5:20], twice]) + "\n\n", encoding="utf-8")
+    err.write_text("\n".join(lines[20:]) + "\n", encoding="utf-8")
+    paths = [out, err]
+    second = {item.row["prompt_sha256"] for item in items[len(items) // 2 :]}
+    halves = [None, (0, second), (1, second)]
+    whole = [answers.read_batch(paths, items, config, half) for half in halves]
+    for stop in range(0, 34):  # before each line of both files, and after the last
+        early = answers.decoded_lines(paths, lambda n, stop=stop: n >= stop)
+        assert len(early[0]) == min(stop, 32)
+        assert [answers.read_batch(paths, items, config, half, early) for half in halves] == whole, stop
+    # six records (lines 1-5 and the torn line 7): the reading goes on at line 8
+    assert answers.decoded_lines(paths, lambda n: n >= 6)[1] == (0, len("\n".join([*lines[:5], "", "{torn"]) + "\n"), 7)
+    assert answers.decoded_lines(paths, lambda n: False)[1] == (2, 0, 0)
+    assert whole[0].problems[0][:2] == (0, 23) and "out.jsonl line 4, with other content" in whole[0].problems[0][2]

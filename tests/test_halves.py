@@ -18,16 +18,22 @@ pytestmark = pytest.mark.skipif(not cores.two_cores(), reason="one core: nothing
 def score_both_ways(
     tmp_path, monkeypatch, capsys, files: dict[str, str]
 ) -> list[tuple[int, str, dict | None, bytes, str]]:
-    """--score of the files by one process, then in two halves (every run worth a fork): exit code, stderr,
-    results.json, cells.csv and report.html, less --out."""
+    """--score of the files by one process, then in two halves (every run worth a fork), then in two halves with the
+    first 7 lines decoded by the early reader before the prompts were measured (its output checked the same as the
+    halves'): exit code, stderr, results.json, cells.csv and report.html, less --out."""
     paths = []
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
         paths.append(str(tmp_path / name))
     seen = []
-    for split in (False, True):
+    taken: list = []
+    real = halves.received
+    monkeypatch.setattr(halves, "received", lambda end: taken.append(real(end)) or taken[-1])  # this process's
+    for split, early in ((False, False), (True, False), (True, True)):
         monkeypatch.setattr(halves, "worth_forking", lambda cells: split)
-        out = tmp_path / f"scored{split}"
+        monkeypatch.setattr(halves, "EARLY_BYTES", 0 if early else halves.EARLY_BYTES)
+        monkeypatch.setattr(halves, "EARLY_LINES", 7)
+        out = tmp_path / f"scored{split}{early}"
         code = benchmark.main(["--model", "m", "--score", *paths, "--out", str(out)])
         result, csv, page = None, b"", ""
         if code != 2:
@@ -36,7 +42,9 @@ def score_both_ways(
             page = (out / "report.html").read_text(encoding="utf-8").replace(str(out), "OUT")
             assert not list(out.glob(".*")), "a staged file was left"
         seen.append((code, run_stderr(capsys).replace(str(out), "OUT"), result, csv, page))
-    return seen
+    assert len(taken) == 1 and taken[0] is not None, "the early reader's lines were not taken"
+    assert seen[2] == seen[1]
+    return seen[:2]
 
 
 def test_the_halves_give_the_answers_lines_and_numbers_of_one_reading(tmp_path, monkeypatch, capsys):
@@ -80,7 +88,7 @@ def test_a_line_whose_custom_id_is_not_what_its_bytes_show_voids_the_halves(tmp_
     read_as_one = []
     monkeypatch.setattr(model_run, "collect_batch", lambda *a: read_as_one.append(1) or collect_batch(*a))
     one, two = score_both_ways(tmp_path, monkeypatch, capsys, {"out.jsonl": text})
-    assert one == two and one[0] == 1 and len(read_as_one) == 2  # the second run began in halves, then read as one
+    assert one == two and one[0] == 1 and len(read_as_one) == 3  # the runs in halves began so, then read as one
     assert one[2]["requests"]["lines"] == 29 and one[2]["requests"]["missing"] == 1  # the first prompt's
     status = {c["prompt_sha256"][:40]: c["status"] for c in one[2]["cells"]}
     assert status[last.split("-r")[0]] == "OK" and status[first.split("-r")[0]] == "ERROR"
@@ -132,3 +140,38 @@ def test_a_forked_half_that_dies_is_the_run_s_one_line_error_and_nothing_is_writ
         "process ended without its result (exit code 9); free some memory and run the same command again"
     )
     assert not (tmp_path / "scored").exists()
+
+
+def test_the_early_reader_starts_only_for_large_files_and_is_gone_when_the_run_ends(tmp_path, monkeypatch):
+    lines = batch_output(tmp_path)
+    batch = tmp_path / "out.jsonl"
+    batch.write_text("\n".join([*lines[:3], "{torn", *lines[3:]]) + "\n", encoding="utf-8")
+    log = tmp_path / "requests.jsonl"
+    log.write_text('{"type": "run"}\n' * 3, encoding="utf-8")
+    with halves.early_reading([batch]):  # 30 lines: under EARLY_BYTES
+        assert halves._early == [] and halves._asked([batch], {}) is None
+    with halves.early_reading(None), halves.early_reading([tmp_path / "absent.jsonl"]):
+        assert halves._early == []
+    monkeypatch.setattr(halves, "EARLY_BYTES", 0)
+    monkeypatch.setattr(halves, "EARLY_LINES", 5)
+    prefix = [json.loads(line)["custom_id"].rpartition("-r")[0] for line in lines]
+    with halves.early_reading([batch]):
+        reader = halves._early[0]
+        assert halves._asked([batch], {prefix[1]: 1, prefix[3]: 1}) is reader
+        mine, theirs = halves.received(reader.mine), halves.received(reader.theirs)
+        # five lines decoded: the torn one (line 4) is the first half's, as is every line that matches no prompt
+        assert [r[1] for r in mine[0]] == [1, 3, 4] and [r[1] for r in theirs[0]] == [2, 5]
+        assert mine[1] == theirs[1] == (0, len("\n".join([*lines[:3], "{torn", lines[3]]) + "\n"), 5)
+        reader.process.join(60)
+        assert not reader.process.is_alive()
+    assert halves._early == []
+    with halves.early_reading([log]):  # a log of this tool: nothing is decoded early, and asking never waits
+        reader = halves._early[0]
+        asked = halves._asked([log], {f"{k:040x}": k % 2 for k in range(20_000)})  # more than a pipe holds
+        assert halves.received(asked.mine) is None and halves.received(asked.theirs) is None
+    with halves.early_reading([batch]):  # other files than the reader's, or no halves: stopped, nothing asked
+        reader = halves._early[0]
+        assert halves._asked([log], {}) is None and not reader.process.is_alive()
+    with halves.early_reading([batch]):
+        reader = halves._early[0]
+    assert not reader.process.is_alive() and halves._early == []  # never asked: ended with the block

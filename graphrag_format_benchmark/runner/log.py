@@ -36,8 +36,9 @@ def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
         yield line_no, line, record_of(line)
 
 
-def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """Each non-blank line of a file and its number, from 1, streamed; a missing file has no lines."""
+def numbered_lines(path: Path, offset: int = 0, before: int = 0) -> Iterator[tuple[int, bytes]]:
+    """Each non-blank line of a file and its number, from 1, streamed; a missing file has no lines. offset: where a
+    line begins, the before-th line's end (a reading that goes on where another stopped)."""
     try:
         f = open(path, "rb")
     except FileNotFoundError:
@@ -47,7 +48,8 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             f"{display(path)}: cannot read the log ({e.strerror}); choose another --out or --score file"
         ) from None
     with f:
-        for line_no, line in enumerate(f, 1):
+        f.seek(offset)
+        for line_no, line in enumerate(f, before + 1):
             if not line.isspace():  # blank (a line from iterating a file is never empty); isspace copies nothing
                 yield line_no, line
 
