@@ -22,6 +22,7 @@ it fails, the halves read every line themselves. 100,800 Batch lines: 3.90 -> 2.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import multiprocessing
@@ -95,6 +96,7 @@ class Half:
         not what its bytes showed: the halves are void, the forked process ended, and the caller reads the files
         as one (answers.collect_batch)."""
         mine = read_batch(paths, items, config, (0, self.second), self.early)
+        self.early = None  # read: its tuples go
         theirs: BatchPart = self._next()
         if mine.rerouted or theirs.rerouted:
             self.steps.stop()
@@ -287,6 +289,7 @@ def _read_early(paths: list[Path], stop: Any, request: Any, to_mine: Any, to_the
     """On the early reader: the files' lines decoded (answers.decoded_lines) until it is asked for them, then each
     half's sent (marshal: plain values, and quick), the first half's first; nothing when a file's first line is not
     a Batch line, or on any error. The request is always read, so that asking never waits on a full pipe."""
+    gc.disable()  # a process of tuples with no cycles, which ends when they are sent: the collector found nothing
     early, sent = None, [b"", b""]
     wide_pipes(to_mine, to_theirs)
     try:
