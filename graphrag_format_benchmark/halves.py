@@ -16,7 +16,7 @@ The early reader (early_reading, around the whole run; EarlyReader) is forked at
 files hold EARLY_BYTES or more. It decodes their lines in order (answers.decoded_lines: nothing of a line needs the
 prompts but which prompt it answers) until batch_half asks for them with each prompt's half; then it sends each half
 the lines of its own prompts (marshal), and each half reads on from where it stopped. It never decides anything: if
-it fails, the halves read every line themselves. 100,800 Batch lines: 3.90 -> 2.6 s beyond the offline part
+it fails, the halves read every line themselves. 100,800 Batch lines: 3.90 -> 2.5 s beyond the offline part
 (docs/figures.md).
 """
 
