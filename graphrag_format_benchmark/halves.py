@@ -14,10 +14,10 @@ goes as before: answers.collect_batch, then scoring.score_cells.
 
 The early reader (early_reading, around the whole run; EarlyReader) is forked at the run's start when the --score
 files hold EARLY_BYTES or more. It decodes their lines in order (answers.decoded_lines: nothing of a line needs the
-prompts but which prompt it answers) until batch_half asks for them with each prompt's half; then it sends each half
-the lines of its own prompts (marshal), and each half reads on from where it stopped. It never decides anything: if
-it fails, the halves read every line themselves. 100,800 Batch lines: 3.90 -> 2.5 s beyond the offline part
-(docs/figures.md).
+prompts but which prompt it answers) until batch_half asks for them with each prompt's half, or it holds
+EARLY_MAX_LINES (its memory is bounded); then it sends each half the lines of its own prompts (marshal), and each
+half reads on from where it stopped. It never decides anything: if it fails, the halves read every line themselves.
+100,800 Batch lines: 3.90 -> 2.5 s beyond the offline part (docs/figures.md).
 """
 
 from __future__ import annotations
@@ -203,6 +203,7 @@ def _second_half(
 
 Early = tuple[list[Decoded], Resume]  # the lines the early reader decoded for one half, and where the files go on
 EARLY_BYTES = 16 << 20  # --score files this large are decoded from the run's start (some 18,000 Batch lines)
+EARLY_MAX_LINES = 250_000  # the most lines the early reader holds (some 250 MB of Batch lines); the halves read on
 EARLY_LINES: int | None = None  # tests: the early reader decodes these lines, however soon it is asked
 
 
@@ -294,8 +295,8 @@ def _read_early(paths: list[Path], stop: Any, request: Any, to_mine: Any, to_the
     wide_pipes(to_mine, to_theirs)
     try:
         if all(map(is_batch_file, paths)):
-            limit = EARLY_LINES
-            early = decoded_lines(paths, lambda n: stop.value != 0 if limit is None else n >= limit)
+            limit, most = EARLY_LINES, EARLY_MAX_LINES
+            early = decoded_lines(paths, lambda n: (stop.value != 0 or n >= most) if limit is None else n >= limit)
     except BaseException:  # noqa: BLE001 (the halves read the files themselves and meet the error there)
         early = None
     try:

@@ -165,6 +165,15 @@ def test_the_early_reader_starts_only_for_large_files_and_is_gone_when_the_run_e
         reader.process.join(60)
         assert not reader.process.is_alive()
     assert halves._early == []
+    monkeypatch.setattr(halves, "EARLY_LINES", None)
+    monkeypatch.setattr(halves, "EARLY_MAX_LINES", 3)
+    with halves.early_reading([batch]):  # never more lines than EARLY_MAX_LINES, however late it is asked
+        reader = halves._early[0]
+        reader.process.join(0.5)  # time to read them all, were there no bound (nothing is asserted of the time)
+        asked = halves._asked([batch], {})
+        mine, theirs = halves.received(asked.mine), halves.received(asked.theirs)
+        assert len(mine[0]) <= 3 and theirs[0] == []
+        assert mine[1][2] == (mine[0][-1][1] if mine[0] else 0)  # the halves read on after its last line
     with halves.early_reading([log]):  # a log of this tool: nothing is decoded early, and asking never waits
         reader = halves._early[0]
         asked = halves._asked([log], {f"{k:040x}": k % 2 for k in range(20_000)})  # more than a pipe holds
