@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, cast
 
 from benchmark import InputProblems, display
 
+from .progress import Progress
 from .runner.endpoint import context_refusal, error_text, failure_kind
 from .runner.jobs import context_end, cut_before_cap, planned_keys
 from .runner.log import file_lines, numbered_lines, record_of
@@ -144,12 +145,15 @@ def is_batch_file(path: Path) -> bool:
     return first is not None and "custom_id" in first
 
 
+READING = "reading the Batch lines"
+
+
 def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict]:
     """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
     '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
     (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
     bytes, and a line of the Batch input format are errors that name the file and line."""
-    return merged(paths, items, config, [read_batch(paths, items, config)])
+    return merged(paths, items, config, [read_batch(paths, items, config, shown=READING)])
 
 
 def merged(paths: list[Path], items: list[Item], config: ModelConfig, parts: list[BatchPart]) -> tuple[Collected, dict]:
@@ -225,12 +229,13 @@ def read_batch(
     config: ModelConfig,
     half: tuple[int, set[str]] | None = None,
     early: tuple[list[Decoded], Resume] | None = None,
+    shown: str | None = None,
 ) -> BatchPart:
     """Every line of the Batch files, one after the other, each read on its own; or, with half (0 or 1, and the
     second half's prompt SHA-256s), only the lines whose prompt is that half's (the first half's also: the lines
     that match no prompt or cannot be read), told apart by CUSTOM_ID before a line is decoded. early: the first lines
     decoded already (decoded_lines), and where the files go on. The planned answers of the prompts read that no line
-    has are filled in as failed (MISSING_FROM_BATCH)."""
+    has are filled in as failed (MISSING_FROM_BATCH). shown: what the status line of a long reading says."""
     by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
     part = BatchPart({}, [], [], 0, {}, {}, 0, 0, False)
     seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
@@ -253,8 +258,15 @@ def read_batch(
             keep(record)
     # the same, of custom_id's bytes as a line shows them ('-r' is ASCII: no UTF-8 sequence holds its bytes)
     owners = {prefix.encode(): 1 if sha in second else 0 for prefix, sha in by_prefix.items()}
+    sizes = [_size(path) for path in paths] if shown else []
+    progress = Progress(-(-sum(sizes) >> 20), "MB of Batch files") if shown else None  # MB, rounded up
     for k in range(first, len(paths)):
+        at = sum(sizes[:k]) + (offset if k == first else 0)  # bytes before this file's next line (with shown)
         for line_no, line in numbered_lines(paths[k], *((offset, before) if k == first else (0, 0))):
+            if progress is not None:
+                at += len(line)
+                if not line_no & 1023:
+                    progress.advance((at >> 20) - progress.done, cast(str, shown))
             found = CUSTOM_ID.match(line) if half is not None else None
             if found is not None and owners.get(found[1].rpartition(b"-r")[0], 0) != side:
                 continue
@@ -264,11 +276,21 @@ def read_batch(
             if found is not None and record[2] is not None and record[2] != found[1].decode("utf-8"):
                 return part._replace(rerouted=True)  # (a line that decodes holds no broken UTF-8 between quotes)
             keep(record)
+    if progress is not None:
+        progress.advance(progress.total - progress.done, cast(str, shown))
+        progress.close()
     mine = items if half is None else [i for i in items if (i.row["prompt_sha256"] in second) == bool(side)]
     missing = [key for key in planned_keys(mine, config) if key not in part.best]
     for key in missing:
         part.best[key] = Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0})
     return part._replace(lines=len(seen), missing=len(missing), planned=len(part.best))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # the reading says what is wrong with it
+        return 0
 
 
 def _custom_id(r: dict) -> str:

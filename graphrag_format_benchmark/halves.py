@@ -32,12 +32,22 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, NamedTuple, 
 
 from benchmark import BenchmarkError
 
-from .answers import BatchPart, Collected, Decoded, Resume, decoded_lines, is_batch_file, merged, read_batch
+from .answers import (
+    READING,
+    BatchPart,
+    Collected,
+    Decoded,
+    Resume,
+    decoded_lines,
+    is_batch_file,
+    merged,
+    read_batch,
+)
 from .cells import Groups, encode_cells, file_pieces, grouped, joined_groups
 from .cores import Steps, forked_steps, two_cores, wide_pipes
 from .gate import PairedCells, joined_cells, verdict_cells
 from .report import REPORT_CELLS
-from .scoring import gc_paused, score_log, worth_forking
+from .scoring import SCORING_HALF, gc_paused, score_log, worth_forking
 
 if TYPE_CHECKING:
     from .answers import Answer
@@ -95,7 +105,7 @@ class Half:
         makes them (answers.merged; Collected.best holds the first half's answers). None when a line's custom_id was
         not what its bytes showed: the halves are void, the forked process ended, and the caller reads the files
         as one (answers.collect_batch)."""
-        mine = read_batch(paths, items, config, (0, self.second), self.early)
+        mine = read_batch(paths, items, config, (0, self.second), self.early, READING)
         self.early = None  # read: its tuples go
         theirs: BatchPart = self._next()
         if mine.rerouted or theirs.rerouted:
@@ -108,7 +118,7 @@ class Half:
     ) -> list[Cell]:
         """The first half's rows, scored here (scoring.score_log), and what the figures need of them (joined), made
         before another process is forked beside the two."""
-        rows = score_log(best, items[: self.cut], config, examples)
+        rows = score_log(best, items[: self.cut], config, examples, SCORING_HALF)
         self.figures = grouped(rows), verdict_cells(rows)
         return rows
 

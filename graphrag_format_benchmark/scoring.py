@@ -15,12 +15,13 @@ import json
 import re
 import zlib
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Iterator, TypedDict, cast
 
 from benchmark import ABSTAIN
 
 from .cores import forked, two_cores
 from .matrix import hop_bucket
+from .progress import Progress
 from .runner.config import SOLVER_MODEL
 from .runner.endpoint import context_refusal
 from .runner.jobs import planned_keys
@@ -565,17 +566,21 @@ class Cell(TypedDict):
 
 
 def score_log(
-    answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None
+    answers: dict[tuple[str, int], Answer],
+    items: list[Item],
+    config: ModelConfig,
+    examples: dict | None = None,
+    shown: str | None = None,
 ) -> list[Cell]:
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
     answers: Collected.best, the answer that counts per (prompt SHA-256, repeat). examples, when given, gets the first
-    cell of each (format, diagnosis) (diagnosis_example)."""
+    cell of each (format, diagnosis) (diagnosis_example). shown: what the status line of a long scoring says."""
     # None: every prompt that fits, every repeat
     planned = set(planned_keys(items, config)) if config.limit is not None else None
     shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]] = {}  # each shown graph, its names, its edge index
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored: list[Cell] = []
-    for item in items:
+    for item in items if shown is None else _counted(items, shown):
         row, sha = item.row, item.row["prompt_sha256"]
         cell: dict[str, Any] = {
             k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")
@@ -641,6 +646,15 @@ def score_log(
     return scored
 
 
+def _counted(items: list[Item], shown: str) -> Iterator[Item]:
+    """The items, one after the other, with a status line on stderr when they take long (progress.Progress)."""
+    progress = Progress(len(items), "prompts")
+    for item in items:
+        yield item
+        progress.advance(1, shown)
+    progress.close()
+
+
 def _answer_key(item: Item, shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]]) -> AnswerKey:
     """The AnswerKey of an item's prompt, over the graph it shows (built once for every prompt that shows it)."""
     row = item.row
@@ -676,14 +690,17 @@ def score_cells(
     first in the items' order, as score_log keeps it. 100,800 cells: 1.6 s -> about 0.9."""
     cut = len(items) // 2
     if not worth_forking(len(items) * config.repeats) or not two_cores():
-        return score_log(answers, items, config, examples)
+        return score_log(answers, items, config, examples, "scoring")
     with forked(_score_half, answers, items[cut:], config, examples is not None) as theirs:
-        first = score_log(answers, items[:cut], config, examples)
+        first = score_log(answers, items[:cut], config, examples, SCORING_HALF)
         rows, found = theirs()
     if examples is not None:
         for key, example in found.items():
             examples.setdefault(key, example)
     return first + rows
+
+
+SCORING_HALF = "scoring the first half of the prompts (the second half on another process)"
 
 
 def _score_half(answers: dict, items: list[Item], config: ModelConfig, with_examples: bool) -> tuple[list[Cell], dict]:

@@ -78,3 +78,23 @@ def test_lines_decoded_before_the_prompts_were_known_and_the_rest_read_after_are
     assert answers.decoded_lines(paths, lambda n: n >= 6)[1] == (0, len("\n".join([*lines[:5], "", "{torn"]) + "\n"), 7)
     assert answers.decoded_lines(paths, lambda n: False)[1] == (2, 0, 0)
     assert whole[0].problems[0][:2] == (0, 23) and "out.jsonl line 4, with other content" in whole[0].problems[0][2]
+
+
+def test_a_long_reading_of_batch_lines_says_how_far_it_is_on_stderr(tmp_path, monkeypatch, capsys):
+    import re
+
+    from graphrag_format_benchmark import progress
+
+    items, config = items_and_config("--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path))
+    lines = batch_output(tmp_path)
+    path = tmp_path / "out.jsonl"
+    path.write_text("\n".join(lines * 240) + "\n", encoding="utf-8")  # 7,200 lines, the same bytes again: 2.1 MB
+    capsys.readouterr()
+    quiet = answers.read_batch([path], items, config, shown=answers.READING)  # a reading under PROGRESS_AFTER
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(progress, "PROGRESS_AFTER", 0.0)  # as if it had taken long
+    assert answers.read_batch([path], items, config, shown=answers.READING) == quiet
+    assert path.stat().st_size >> 20 == 2  # 3 MB, rounded up
+    assert re.fullmatch(r"3/3 MB of Batch files, \d+ s, reading the Batch lines\n", capsys.readouterr().err)
+    answers.read_batch([path], items, config)  # nobody to tell: the forked half
+    assert capsys.readouterr().err == ""

@@ -100,10 +100,10 @@ def test_an_error_of_the_forked_half_is_raised_here(tmp_path, monkeypatch, capsy
     monkeypatch.setattr(halves, "worth_forking", lambda cells: True)
     real = scoring.score_log
 
-    def fails_on_the_second_half(answers, items, config, examples=None):
+    def fails_on_the_second_half(answers, items, config, examples=None, shown=None):
         if examples == {}:  # the forked half's: a fresh dict of found examples
             raise MemoryError("no memory for the second half")
-        return real(answers, items, config, examples)
+        return real(answers, items, config, examples, shown)
 
     monkeypatch.setattr(halves, "score_log", fails_on_the_second_half)
     with pytest.raises(MemoryError, match="^no memory for the second half$"):
@@ -184,3 +184,22 @@ def test_the_early_reader_starts_only_for_large_files_and_is_gone_when_the_run_e
     with halves.early_reading([batch]):
         reader = halves._early[0]
     assert not reader.process.is_alive() and halves._early == []  # never asked: ended with the block
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_long_score_says_how_far_it_is_on_stderr_once_per_run(tmp_path, monkeypatch, capsys, split):
+    import re
+
+    from graphrag_format_benchmark import progress
+
+    path = tmp_path / "out.jsonl"
+    path.write_text("\n".join(batch_output(tmp_path)) + "\n", encoding="utf-8")
+    monkeypatch.setattr(halves, "worth_forking", lambda cells: split)
+    monkeypatch.setattr(progress, "PROGRESS_AFTER", 0.0)  # as if it had taken long
+    capsys.readouterr()
+    assert benchmark.main(["--model", "m", "--score", str(path), "--out", str(tmp_path / "scored")]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if " prompts, " in line or " MB of " in line]
+    scoring = "scoring the first half of the prompts (the second half on another process)" if split else "scoring"
+    assert len(said) == 2, said  # this process's lines only: the forked half says nothing
+    assert re.fullmatch(r"1/1 MB of Batch files, \d+ s, reading the Batch lines", said[0])
+    assert re.fullmatch(rf"{15 if split else 30}/{15 if split else 30} prompts, \d+ s, {re.escape(scoring)}", said[1])
