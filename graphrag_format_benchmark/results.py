@@ -12,12 +12,15 @@ import json
 import math
 import operator
 import statistics
+import sys
+import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
 
 from benchmark import sha256_hex
 
+from . import progress
 from .cells import (
     CELL_LINES,
     MEAN_METRICS,
@@ -824,6 +827,22 @@ def report_cells(scored: list[Cell], answers: Mapping[tuple[str, int], Answer], 
     return cells
 
 
+WRITING = "the answers are scored; making the figures and writing results.json, cells.csv and report.html"
+
+
+def _scored(answers: Answers, report: ResultsReport, half: Half | None, examples: dict) -> list[Cell]:
+    """This process's rows (with half, the first half's: the second is scored and encoded on its own process); a
+    scoring that took long says on stderr what comes next, the longest part of a large score."""
+    started = time.monotonic()
+    if half is None:
+        rows = score_cells(answers.best, report.measured.items, report.model, examples)
+    else:
+        rows = half.mine(answers.best, report.measured.items, report.model, examples)
+    if time.monotonic() - started >= progress.PROGRESS_AFTER:
+        print(WRITING, file=sys.stderr, flush=True)
+    return rows
+
+
 def write_results(
     out: Outputs, answers: Answers, report: ResultsReport, half: Half | None = None
 ) -> tuple[str, str | None]:
@@ -836,10 +855,7 @@ def write_results(
     joined = Joined()  # one process's rows: nothing made apart
     page: list[dict] | None = None  # the page's cells, when made while the forked half finishes
     with gc_paused():
-        if half is None:
-            mine = scored = score_cells(answers.best, report.measured.items, model, examples)
-        else:  # the second half's rows scored and encoded on its own process (halves)
-            mine = half.mine(answers.best, report.measured.items, model, examples)
+        mine = scored = _scored(answers, report, half, examples)  # with half, the page's rows take scored's place
         try:
             with forked(
                 encode_cells, mine, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(mine))

@@ -198,8 +198,10 @@ def test_a_long_score_says_how_far_it_is_on_stderr_once_per_run(tmp_path, monkey
     monkeypatch.setattr(progress, "PROGRESS_AFTER", 0.0)  # as if it had taken long
     capsys.readouterr()
     assert benchmark.main(["--model", "m", "--score", str(path), "--out", str(tmp_path / "scored")]) == 0
-    said = [line for line in capsys.readouterr().err.splitlines() if " prompts, " in line or " MB of " in line]
+    said = [line for line in capsys.readouterr().err.splitlines() if not line.startswith(("error", "warning"))]
+    said = [line for line in said if " cells, " not in line]  # the measurement's own
     scoring = "scoring the first half of the prompts (the second half on another process)" if split else "scoring"
-    assert len(said) == 2, said  # this process's lines only: the forked half says nothing
+    assert len(said) == 3, said  # this process's lines only: the forked half says nothing
     assert re.fullmatch(r"1/1 MB of Batch files, \d+ s, reading the Batch lines", said[0])
     assert re.fullmatch(rf"{15 if split else 30}/{15 if split else 30} prompts, \d+ s, {re.escape(scoring)}", said[1])
+    assert said[2] == ("the answers are scored; making the figures and writing results.json, cells.csv and report.html")
