@@ -274,6 +274,8 @@ def read_batch(
             if half is not None and found is None and owner(record[2]) != side:
                 continue
             if found is not None and record[2] is not None and record[2] != found[1].decode("utf-8"):
+                if progress is not None:
+                    progress.close()  # the files are read again, as one
                 return part._replace(rerouted=True)  # (a line that decodes holds no broken UTF-8 between quotes)
             keep(record)
     if progress is not None:
