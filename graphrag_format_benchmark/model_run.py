@@ -343,24 +343,12 @@ def scored_answers(
     out: Outputs,
     halves: ExitStack,
 ) -> tuple[Answers, Half | None]:
-    """--score: the answers of logs of this tool, or of Batch API output and error files, with no network. A file
-    is a Batch file when its first readable line has a custom_id. A large Batch score's second half goes to its own
-    process (halves.batch_half), which lives as long as the block of halves."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256") as hasher:
-        sha256 = hasher.submit(files_sha256, list(score))  # beside the parsing: both read the files
-        collected, summary, half = _collect_scored(run_config, model, measured, score, out, halves)
-    return Answers(collected.best, summary, log_info(list(score), collected.unreadable, sha256.result())), half
-
-
-def _collect_scored(
-    run_config: RunConfig,
-    model: ModelConfig,
-    measured: Measurement,
-    score: tuple[Path, ...],
-    out: Outputs,
-    halves: ExitStack,
-) -> tuple[Collected, dict, Half | None]:
-    """The answers of the --score files and their summary, as logs of this tool or as Batch files."""
+    """--score: the answers of logs of this tool, or of Batch API output and error files, with no network, and their
+    summary. A file is a Batch file when its first readable line has a custom_id. A large Batch score's second half
+    goes to its own process (halves.batch_half), which lives as long as the block of halves."""
+    hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
+    sha256 = hasher.submit(files_sha256, list(score))  # beside the parsing: both read the files
+    hasher.shutdown(wait=False)
     kinds = []
     for path in score:
         if not path.exists():
@@ -403,7 +391,7 @@ def _collect_scored(
         )
     for note in summary.get("notes", []):
         warn(note)
-    return collected, summary, half
+    return Answers(collected.best, summary, log_info(list(score), collected.unreadable, sha256.result())), half
 
 
 def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
