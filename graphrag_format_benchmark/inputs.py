@@ -563,6 +563,8 @@ def load_inputs(
         sorted_graph if graph_order == "sorted" else None,
         read_given_context,
     )
+    if problems is not None and problems.lines:  # a broken graph or question: nothing is walked on it
+        return replace(inputs, kinds=kinds) if kinds else inputs
     inputs = with_derived_queries(inputs)
     return replace(inputs, kinds=kinds) if kinds else inputs
 
@@ -570,42 +572,53 @@ def load_inputs(
 def with_derived_queries(inputs: RunInputs) -> RunInputs:
     """A hand-written question without 'query' made the control solver abstain with no word why: its walk is derived
     from its first gold path (derived_query) where that walk finds exactly its gold paths and answers (so distractor
-    sizes can prove it too); the solver's run says how many (derived_queries_note)."""
-    derived = {}
+    sizes can prove it too); the solver's run says how many (derived_queries_note). A question that names no
+    answer_id (the article's own questions.json) takes the nodes its gold paths end at, and the run says so once."""
+    derived: dict[str, Question] = {}
     for q in inputs.questions:
         if q.query is None:
             graph = q.context.graph if q.context is not None and q.context.graph is not None else inputs.graph
             query = derived_query(graph, q)
             if query is not None:
-                derived[q.id] = query
+                ends = q.answer_ids or tuple(sorted({end for _, end in solve(graph, query)}))
+                derived[q.id] = replace(q, query=query, answer_ids=ends)
     if not derived:
         return inputs
+    ended = [q.id for q in inputs.questions if q.id in derived and not q.answer_ids]
+    if ended:
+        warn(
+            f"{len(ended)} question(s) of {inputs.questions_file} name no answer_id "
+            f"({', '.join(ended[:3])}{', ...' if len(ended) > 3 else ''}): each one's answer node is where its gold "
+            "path ends; add 'answer_id' to name it yourself"
+        )
     return replace(
         inputs,
-        questions=tuple(replace(q, query=derived[q.id]) if q.id in derived else q for q in inputs.questions),
+        questions=tuple(derived.get(q.id, q) for q in inputs.questions),
         derived_queries=tuple(derived),
     )
 
 
 def derived_queries_note(inputs: RunInputs) -> str | None:
     """For a run of the control solver: how many questions have no 'query' of their own, walked from their gold path or
-    not walked at all (the solver abstains on those); None when every question has its own."""
-    left = [q.id for q in inputs.questions if q.query is None]
-    if not left and not inputs.derived_queries:
+    not walked at all (the solver abstains on those: rightly on an abstention question); None when every question has
+    its own."""
+    unwalked = [q for q in inputs.questions if q.query is None]
+    left = [q.id for q in unwalked if not q.insufficient]
+    if not unwalked and not inputs.derived_queries:
         return None
-    n = len(left) + len(inputs.derived_queries)
+    n = len(unwalked) + len(inputs.derived_queries)
     said = f"{n} question(s) of {inputs.questions_file} have no 'query'"
     if inputs.derived_queries:
         said += (
             ": the control solver walks the one derived from each one's gold path (its start, relations and directions)"
         )
+    if len(left) < len(unwalked):
+        said += f"; it abstains on the {len(unwalked) - len(left)} abstention question(s), as it should"
     if left:
         said += (
             f"; {len(left)} could not be derived from a gold path "
-            f"({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: an "
-            "abstention question, no path, or a path whose walk finds other answers), and the control solver abstains "
-            "on them; "
-            "add a 'query'"
+            f"({', '.join(left[:3])}{', ...' if len(left) > 3 else ''}: no path, or a path whose walk finds other "
+            "answers), and the control solver abstains on them; add a 'query'"
         )
     return said
 

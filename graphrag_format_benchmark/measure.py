@@ -249,6 +249,9 @@ class Measuring:
     # mode B: the last cut per variant, format and encoding
     hints: dict[tuple[str, str, str], int] = field(default_factory=dict)
     shown: dict[str, str] = field(default_factory=dict)  # the first variant's mode A texts of order 0, for report.html
+    # questions whose query the package derived from their gold path: their mode A rows say what benchmark.py alone
+    # says of a question without a query (answerable null), so the article's own files give the same bytes either way
+    derived: frozenset[str] = frozenset()
 
     def add_row(self, tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
         q, plan = cell.question, self.plan
@@ -293,6 +296,7 @@ def measure(
         Progress(n_cells * (2 if plan.budget else 1)),
         PartCosts(plan, counts),
         prompts={"write": plan.write_prompts},
+        derived=frozenset(inputs.derived_queries),
     )
     orders: dict[tuple[str, int], dict[str, list[int]]] = {}  # (size, permutation) -> context id -> displayed order
     for variant in variants:
@@ -389,7 +393,7 @@ def measure_order(
                     text,
                     len(order),
                     len(order),
-                    True if q.query else None,
+                    True if q.query and q.id not in state.derived else None,
                     graph_tokens,
                     text.tokens(counts, tokenizer, q.question),
                     sha,

@@ -162,3 +162,102 @@ def test_one_problem_at_many_places_is_said_once_with_its_count_and_first_places
     lines = [f"f: line {k} is bad" for k in (3, 9, 12, 40)] + ["g: edges[2].source is not a node id"]
     assert benchmark.grouped_problems(lines) == ["f: line 3, line 9, line 12 and 1 more (4 in all) are bad", lines[-1]]
     assert benchmark.grouped_problems(lines[1:]) == lines[1:]  # at three places: a line each
+
+
+# -----------------------------------------------------------------------------
+# the article's two files exactly as the article prints them (no answer_id, no query)
+
+AS_PRINTED = ROOT / "tests" / "golden" / "article_as_printed"
+
+
+def as_printed(tmp_path: Path) -> Path:
+    """benchmark.py alone, its data/ the article's graph.json and questions.json as the article prints them."""
+    folder = alone(tmp_path)
+    for name in ("graph.json", "questions.json"):
+        shutil.copy(AS_PRINTED / name, folder / "data" / name)
+    return folder
+
+
+def test_the_fixture_is_the_article_as_printed_with_no_answer_id_and_no_query():
+    questions = json.loads((AS_PRINTED / "questions.json").read_text(encoding="utf-8"))
+    assert {key for q in questions for key in q} == {"id", "question", "answer", "path", "insufficient"}
+    assert (AS_PRINTED / "graph.json").read_bytes() == (ROOT / "data" / "graph.json").read_bytes()
+
+
+def test_the_articles_files_as_printed_give_the_same_bytes_beside_the_package_as_alone(tmp_path):
+    """They were refused beside the package ('the gold paths end at ['city_kazan'] but answer_ids are []'), exit 2:
+    each question's answer node is now where its gold path ends, said once on stderr."""
+    folder = as_printed(tmp_path)
+    done = run_alone(folder, "--encoding", "o200k_base")
+    assert (done.returncode, done.stderr) == (0, "")
+    questions = folder / "data" / "questions.json"
+    beside = run_cli("--encoding", "o200k_base", "--questions", str(questions), "--out", str(tmp_path / "beside"))
+    assert beside.returncode == 0, beside.stderr
+    assert beside.stdout == done.stdout
+    assert beside.stderr == (
+        f"warning: 5 question(s) of {questions} name no answer_id (q1, q2, q3, ...): each one's answer node is where "
+        "its gold path ends; add 'answer_id' to name it yourself\n"
+    )
+    own = folder / "outputs"
+    names = sorted(p.name for p in own.iterdir())
+    assert len(names) == 37
+    for name in names:
+        if name != "manifest.json":
+            assert (own / name).read_bytes() == (tmp_path / "beside" / name).read_bytes(), name
+
+
+def test_the_articles_files_as_printed_score_one_under_the_solver_and_run_the_peers(tmp_path):
+    graph, questions = str(AS_PRINTED / "graph.json"), str(AS_PRINTED / "questions.json")
+    done = run_cli("--graph", graph, "--questions", questions, "--model", "solver", "--out", str(tmp_path / "s"))
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"warning: 6 question(s) of {benchmark.display(Path(questions))} have no 'query': the control solver walks the "
+        "one derived from each "
+        "one's gold path (its start, relations and directions); it abstains on the 1 abstention question(s), as it "
+        "should\n"
+    ) in done.stderr
+    results = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
+    assert {(c["format"], c["answer_correct"], c["path_exact"] or c["insufficient"]) for c in results["cells"]} == {
+        (f, True, True) for f in ("json", "jsonl", "tsv", "edge_list", "dsl")
+    }
+    assert len(results["cells"]) == 30
+    peers = run_cli(
+        "--graph",
+        graph,
+        "--questions",
+        questions,
+        "--formats",
+        "toon,yaml,turtle",
+        "--model",
+        "solver",
+        "--out",
+        str(tmp_path / "p"),
+    )
+    assert peers.returncode == 0, peers.stderr
+    cells = json.loads((tmp_path / "p" / "results.json").read_text(encoding="utf-8"))["cells"]
+    assert len(cells) == 18 and all(c["answer_correct"] and (c["path_exact"] or c["insufficient"]) for c in cells)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda node: node.pop("name"), "nodes[3] has no 'name'; each node needs string fields id, name, type"),
+        (lambda node: node.update(name=42), "nodes[3].name is 42, expected a string"),
+    ],
+    ids=["no name", "a number"],
+)
+def test_a_node_without_a_text_name_beside_the_articles_questions_is_one_line(tmp_path, change, message):
+    """It was IndexError: tuple index out of range, a traceback and exit 1 (a query derived on the broken graph)."""
+    graph = json.loads((AS_PRINTED / "graph.json").read_text(encoding="utf-8"))
+    change(graph["nodes"][3])
+    (tmp_path / "g.json").write_text(json.dumps(graph, ensure_ascii=False), encoding="utf-8")
+    done = run_cli(
+        "--graph",
+        str(tmp_path / "g.json"),
+        "--questions",
+        str(AS_PRINTED / "questions.json"),
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {tmp_path / 'g.json'}: {message}\n")
+    assert not (tmp_path / "out").exists()
