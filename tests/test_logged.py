@@ -473,3 +473,31 @@ def test_the_agreement_names_a_format_only_when_its_interval_stands_above_the_ot
         for r in rows
     ]
     assert said in run.agreement_headline("m", full)
+
+
+def test_the_row_of_a_lines_own_layout_counts_exactly_what_was_sent(tmp_path):
+    """The own layout's row was written anew by the format's serializer: LightRAG's empty chunk blocks counted twice
+    (+85 tokens a line), LlamaIndex's source-text groups and property key orders lost. It is the logged text, which
+    read_span proved its writer gives back from the subgraph and what the layout shows beside it."""
+    requests = sorted(GOLDEN.glob("*/*.request.json"))
+    lines = [{"id": f"{r.parent.name}/{r.stem}", **json.loads(r.read_text(encoding="utf-8"))} for r in requests]
+    path = log_file(tmp_path, lines)
+    formats = "json,tsv,graphrag,lightrag,llamaindex,langchain,neo4j_graphrag"
+    done = run_cli(
+        "--from-prompts",
+        path,
+        "--formats",
+        formats,
+        "--encoding",
+        "o200k_base,cl100k_base",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "out" / "logged.jsonl").read_text(encoding="utf-8").splitlines()]
+    measured = [r for r in rows if "tokens" in r]
+    assert len(measured) == 25 and {r["layout"] for r in measured} == set(LAYOUT_OF.values())
+    for r in measured:
+        for encoding, counts in r["tokens"].items():
+            assert counts[r["layout"]] == counts["logged"], (r["id"], encoding)
+            assert list(counts) == ["logged", *formats.split(",")]

@@ -32,7 +32,7 @@ from ..runner.send import outcome_record, send
 from ..runner.transport import http_post
 from ..solver import fold_answer
 from ..statistics import wilson
-from .measure import LOGGED, Prepared, prepare_logged, replaced
+from .measure import LOGGED, Prepared, prepare_logged
 from .read import Unread, parse_line, raw_lines
 
 IN_FLIGHT = 64  # requests built ahead of the senders: memory holds at most these
@@ -62,11 +62,11 @@ def asks(path: Path, formats: list[str], config: ModelConfig) -> Iterator[Ask]:
         if not isinstance(prepared, Prepared):
             continue
         for fmt in (LOGGED, *formats):
+            if fmt == prepared.own:  # the logged layout's own row is the logged request: sent once, as LOGGED
+                continue
             messages = [{"role": role, "content": text} for role, text in logged.messages]
             if fmt != LOGGED:
-                messages[prepared.message]["content"] = "".join(
-                    replaced(prepared.text, prepared.spans, prepared.graph_texts[fmt])
-                )
+                messages[prepared.message]["content"] = prepared.prompt_text(fmt)
             body = {"model": config.model, "messages": messages, **sampling}
             key = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
             yield Ask(logged.line, logged.id, logged.question, fmt, body, key)

@@ -131,7 +131,18 @@ class Prepared:
     text: str  # the message that holds the context
     spans: list[Span]
     graph: Graph
-    graph_texts: dict[str, str]  # format -> the subgraph in it, round-trip proven
+    formats: list[str]  # the formats measured, in --formats order
+    graph_texts: dict[str, str]  # format -> the subgraph in it, round-trip proven (the layout's own format aside)
+    own: str | None = None  # the format of --formats that is the logged layout itself: its row is what was sent
+
+    def prompt_text(self, fmt: str) -> str:
+        """The message with fmt's text in the context's place (the logged layout's own format: as it was sent)."""
+        return self.text if fmt == self.own else "".join(replaced(self.text, self.spans, self.graph_texts[fmt]))
+
+
+def own_format(layout: str) -> str:
+    """The format whose text a layout is: a framework's layout is its format, own:FORMAT this tool's FORMAT."""
+    return layout.removeprefix("own:")
 
 
 def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
@@ -169,13 +180,19 @@ def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
     graph = merged([s.graph for s in spans if s.graph is not None])  # every span read has its graph
     if not graph.edges:
         return Skipped(logged, f"its {spans[0].layout} context shows no relationship", spans[0].start, k)
+    # the logged layout's own row is the logged text itself: read_span proved that its writer gives those bytes back
+    # from the subgraph and what the layout shows that is not a fact of it (ids, ranks, element ids, key orders, which
+    # entities had a row), where the format's serializer would make them anew
+    own = own_format(spans[0].layout) if own_format(spans[0].layout) in formats else None
     graph_texts = {}
     for fmt in formats:
+        if fmt == own:
+            continue
         try:
             graph_texts[fmt] = serialize_checked(fmt, graph)
         except (BenchmarkError, ValueError, TypeError, RecursionError) as e:
             return Skipped(logged, f"its subgraph cannot be written in {fmt}: {e}")
-    return Prepared(logged, spans[0].layout, k, text, spans, graph, graph_texts)
+    return Prepared(logged, spans[0].layout, k, text, spans, graph, list(formats), graph_texts, own)
 
 
 def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = False) -> Measured:
@@ -189,6 +206,9 @@ def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = 
         LOGGED: len(logged_graph.encode("utf-8")),
         **{f: len(t.encode("utf-8")) for f, t in p.graph_texts.items()},
     }
+    if p.own is not None:
+        measured.graph_bytes[p.own] = measured.graph_bytes[LOGGED]
+    measured.graph_bytes = {fmt: measured.graph_bytes[fmt] for fmt in (LOGGED, *p.formats)}
     for tokenizer in tokenizers:
         rest = sum(tokenizer.count(t) for t in others)
         logged_tokens = sum(tokenizer.count(text[s.start : s.end]) for s in spans)
@@ -203,9 +223,11 @@ def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = 
         for fmt, graph_text in p.graph_texts.items():
             graph_tokens = tokenizer.count(graph_text)
             rows[fmt] = (graph_tokens, around.count(graph_text, graph_tokens) + rest)
-        measured.tokens[tokenizer.name] = rows
+        if p.own is not None:
+            rows[p.own] = rows[LOGGED]
+        measured.tokens[tokenizer.name] = {fmt: rows[fmt] for fmt in (LOGGED, *p.formats)}
     if keep_texts:
-        measured.texts = {LOGGED: text, **{fmt: "".join(replaced(text, spans, t)) for fmt, t in p.graph_texts.items()}}
+        measured.texts = {LOGGED: text, **{fmt: p.prompt_text(fmt) for fmt in p.formats}}
     return measured
 
 
