@@ -21,7 +21,7 @@ from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, valid
 
 from .formats import graph_dict
 from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, partial_walks, prop_of, solve
-from .stores import is_description
+from .stores import BOOKKEEPING, is_description
 from .whole_words import mentions
 from .wording import Wording
 
@@ -174,7 +174,7 @@ class Roles:
         props = graph.props_by_node
         held = {k for v in nodes for k, _ in props.get(v, ())}
         drawn = self._draw(
-            "property", role, peers, nodes, lambda p: [k for k, v in props.get(p, ()) if answerable_value(v)], held, rng
+            "property", role, peers, nodes, lambda p: [k for k, v in props.get(p, ()) if askable(k, v)], held, rng
         )
         if drawn is None:
             return None
@@ -190,6 +190,13 @@ def orderable(value: object) -> bool:
         or isinstance(value, str)
         and re.match(r"\d{4}(-\d\d){0,2}(\b|T)", value) is not None
     )
+
+
+def askable(key: str, value: object) -> bool:
+    """A property a generated question may ask for or set a condition on: not a framework's bookkeeping (where a
+    record came from, when, its chunk: shown with --store-fields all, never a fact to ask about), and a value a short
+    answer can give."""
+    return key not in BOOKKEEPING and answerable_value(value)
 
 
 def answerable_value(value: object) -> bool:
@@ -376,7 +383,7 @@ class QuestionDraw:
         siblings = [j for j in self.index.get((node, hop.relation, hop.direction), ()) if j != i]
         options = []
         for key, value in props[i]:
-            if not orderable(value):
+            if not orderable(value) or key in BOOKKEEPING:
                 continue
             others = [
                 v
@@ -395,11 +402,11 @@ class QuestionDraw:
     def _ask(self, node: str, last: int) -> Ask | None:
         """A property of the node reached, or else of the last edge followed, to ask for instead of the node: one
         whose value a short answer can give (not a description)."""
-        node_props = [k for k, v in self.graph.props_by_node.get(node, ()) if answerable_value(v)]
+        node_props = [k for k, v in self.graph.props_by_node.get(node, ()) if askable(k, v)]
         if node_props:
             return Ask("node", self.rng.choice(node_props))
         edge_props = (
-            [k for k, v in self.graph.edge_props[last] if answerable_value(v)]
+            [k for k, v in self.graph.edge_props[last] if askable(k, v)]
             if self.graph.edge_props and last is not None
             else []
         )

@@ -224,3 +224,36 @@ def test_no_generated_answer_is_a_name_another_node_has_case_aside():
     drawn, _ = questions_module.generate_questions(graph, questions_module.GenerateSpec(40, (1, 1), 0.0, 3, "en"))
     answers = {a for q in drawn for a in q.get("answers", [q.get("answer")])}
     assert answers and not answers & {"Paris", "PARIS"}
+
+
+@pytest.mark.parametrize("kind", ["lightrag", "llamaindex"])
+def test_a_store_read_whole_shows_its_bookkeeping_and_no_question_asks_about_it(tmp_path, kind):
+    """With --store-fields all, 6 of 40 (LightRAG: created_at, entity_id, file_path) and 13 of 40 (LlamaIndex:
+    triplet_source_id, file_name) generated questions asked about bookkeeping: shown, never asked about."""
+    import framework_stores
+
+    framework_stores.MAKERS[kind](tmp_path / "store", *framework_stores.large_records(n_people=300, seed=3))
+    done = run_cli(
+        "--graph",
+        str(tmp_path / "store"),
+        "--store-fields",
+        "all",
+        "--generate-questions",
+        "40",
+        "--prompt",
+        "en",
+        "--context",
+        "khop",
+        "--formats",
+        "json",
+        "--write-prompts",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert done.returncode == 0, done.stderr
+    questions = json.loads((tmp_path / "out" / "questions.generated.json").read_text(encoding="utf-8"))
+    asked = [q["query"]["ask"]["property"] for q in questions if q["query"].get("ask")]
+    conditions = [c["key"] for q in questions for h in q["query"]["hops"] for c in h.get("where", [])]
+    assert len(questions) == 40 and not set(asked + conditions) & questions_module.BOOKKEEPING, (asked, conditions)
+    text = next((tmp_path / "out").glob("prompt.*.txt")).read_text(encoding="utf-8")
+    assert '"file_path"' in text or '"file_name"' in text  # shown all the same
