@@ -44,7 +44,7 @@ def graphrag(folder: Path) -> dict[str, str]:
     from graphrag.tokenizer.get_tokenizer import get_tokenizer
 
     entities = read_entities(
-        df=pd.read_parquet(folder / "entities.parquet"),
+        df=pd.read_parquet(folder / "graphrag" / "entities.parquet"),
         id_col="id",
         title_col="title",
         type_col="type",
@@ -57,7 +57,7 @@ def graphrag(folder: Path) -> dict[str, str]:
         text_unit_ids_col=None,
     )
     relationships = read_relationships(
-        df=pd.read_parquet(folder / "relationships.parquet"),
+        df=pd.read_parquet(folder / "graphrag" / "relationships.parquet"),
         short_id_col="human_readable_id",
         rank_col="combined_degree",
         description_embedding_col=None,
@@ -114,7 +114,7 @@ def lightrag(folder: Path) -> dict[str, str]:
         initialize_share_data()
         work = tempfile.mkdtemp()
         (Path(work) / "graph_chunk_entity_relation.graphml").write_bytes(
-            (folder / "graph_chunk_entity_relation.graphml").read_bytes()
+            (folder / "lightrag" / "graph_chunk_entity_relation.graphml").read_bytes()
         )
         store = NetworkXStorage(
             namespace="chunk_entity_relation", workspace="", global_config={"working_dir": work}, embedding_func=None
@@ -155,8 +155,8 @@ def llamaindex(folder: Path) -> dict[str, str]:
     from llama_index.core.llms.mock import MockLLM
     from llama_index.core.response_synthesizers import get_response_synthesizer
 
-    store = SimplePropertyGraphStore.from_persist_path(str(folder / "property_graph_store.json"))
-    order = json.loads((folder / "property_graph_store.json").read_text(encoding="utf-8"))["triplets"]
+    store = SimplePropertyGraphStore.from_persist_path(str(folder / "llamaindex" / "property_graph_store.json"))
+    order = json.loads((folder / "llamaindex" / "property_graph_store.json").read_text(encoding="utf-8"))["triplets"]
     graph = store.graph
     triplets = [
         (graph.nodes[s], graph.relations[graph._get_relation_key(subj_id=s, rel_id=r, obj_id=o)], graph.nodes[o])
@@ -260,7 +260,7 @@ def langchain(folder: Path) -> dict[str, str]:
     from langchain_core.language_models.fake import FakeListLLM
     from langchain_neo4j import GraphCypherQAChain, Neo4jGraph
 
-    records = _records(json.loads((folder / "graph.json").read_text(encoding="utf-8")))
+    records = _records(json.loads((folder / "neo4j" / "graph.json").read_text(encoding="utf-8")))
 
     class Driver:  # Neo4j's answer to the generated query: the fixture's records
         def execute_query(self, query, database_=None, parameters_=None):
@@ -304,7 +304,7 @@ def neo4j_graphrag(folder: Path) -> dict[str, str]:
     from neo4j_graphrag.retrievers.base import Retriever
     from neo4j_graphrag.types import RawSearchResult
 
-    records = _records(json.loads((folder / "graph.json").read_text(encoding="utf-8")))
+    records = _records(json.loads((folder / "neo4j" / "graph.json").read_text(encoding="utf-8")))
 
     class Given(Retriever):  # Text2CypherRetriever's records, formatted by the base class's default_record_formatter
         VERIFY_NEO4J_VERSION = False
@@ -338,6 +338,190 @@ def neo4j_graphrag(folder: Path) -> dict[str, str]:
     }
 
 
+# -----------------------------------------------------------------------------
+# the stores, written by each framework's own storage code from a fixture's records (records.json: entities as
+# [name, type, description], relations as [source, target, description, keywords, weight], and the document's
+# metadata), as its indexing pipeline hands them over after extraction
+
+
+def _fixture(folder: Path) -> dict:
+    return json.loads((folder / "records.json").read_text(encoding="utf-8"))
+
+
+def store_graphrag(folder: Path) -> None:
+    """entities.parquet and relationships.parquet as extract_graph leaves them (GraphRAG's extraction upper-cases
+    titles and types; a description list summarized to one text), then GraphRAG's own finalize_graph: degrees,
+    combined degrees, human-readable ids and row ids, written by its ParquetTableProvider."""
+    import uuid
+
+    import pandas as pd
+    from graphrag.data_model.row_transformers import transform_entity_row, transform_relationship_row
+    from graphrag.index.operations import (
+        finalize_entities as finalize_entities_module,
+        finalize_relationships as finalize_relationships_module,
+    )
+    from graphrag.index.workflows.finalize_graph import finalize_graph
+    from graphrag_storage.file_storage import FileStorage
+    from graphrag_storage.tables.parquet_table_provider import ParquetTableProvider
+
+    records = _fixture(folder)
+    units = [f"unit-{k:02d}" for k in range(3)]
+    entities = pd.DataFrame(
+        [
+            {
+                "title": name.upper(),
+                "type": (kind or "").upper(),
+                "description": description,
+                "text_unit_ids": units[: 1 + k % 2],
+                "frequency": 1 + k % 2,
+            }
+            for k, (name, kind, description) in enumerate(records["entities"])
+        ]
+    )
+    relationships = pd.DataFrame(
+        [
+            {
+                "source": source.upper(),
+                "target": target.upper(),
+                "description": description,
+                "weight": weight,
+                "text_unit_ids": units[:1],
+            }
+            for source, target, description, _, weight in records["relations"]
+        ]
+    )
+    provider = ParquetTableProvider(FileStorage(base_dir=str(folder / "graphrag")))
+    counter = iter(range(10**6))
+    fixed = lambda: uuid.UUID(int=0x5EED << 64 | next(counter))  # noqa: E731  the row ids, the same bytes every time
+    finalizers = (finalize_entities_module, finalize_relationships_module)
+    for module in finalizers:
+        module.uuid4 = fixed
+
+    async def write() -> None:
+        await provider.write_dataframe("entities", entities)
+        await provider.write_dataframe("relationships", relationships)
+        async with (
+            provider.open("entities", transformer=transform_entity_row) as entities_table,
+            provider.open("relationships", transformer=transform_relationship_row) as relationships_table,
+        ):
+            await finalize_graph(entities_table, relationships_table)
+
+    asyncio.run(write())
+
+
+def store_lightrag(folder: Path) -> None:
+    """graph_chunk_entity_relation.graphml as LightRAG's NetworkXStorage writes it: each entity upserted with the
+    node data _merge_nodes_then_upsert gives it, each relation with its ends sorted (LightRAG's graph is undirected)
+    and the edge data _merge_edges_then_upsert gives it, then index_done_callback."""
+    from lightrag.kg.networkx_impl import NetworkXStorage
+    from lightrag.kg.shared_storage import initialize_share_data
+
+    records = _fixture(folder)
+    chunks = ["chunk-8c2f0a61d3e94b7f", "chunk-1d0e7b55a3c84f29"]
+    source = lambda k: "<SEP>".join(chunks[: 1 + k % 2])  # noqa: E731
+
+    async def write() -> None:
+        initialize_share_data()
+        (folder / "lightrag").mkdir(parents=True, exist_ok=True)
+        store = NetworkXStorage(
+            namespace="chunk_entity_relation",
+            workspace="",
+            global_config={"working_dir": str(folder / "lightrag")},
+            embedding_func=None,
+        )
+        await store.initialize()
+        for k, (name, kind, description) in enumerate(records["entities"]):
+            await store.upsert_node(
+                name,
+                dict(
+                    entity_id=name,
+                    entity_type=kind or "UNKNOWN",
+                    description=description or "",
+                    source_id=source(k),
+                    file_path=records["file_name"],
+                    created_at=1733000000 + k,
+                    truncate="",
+                ),
+            )
+        for k, (src, tgt, description, keywords, weight) in enumerate(records["relations"]):
+            src, tgt = sorted((src, tgt))
+            await store.upsert_edge(
+                src,
+                tgt,
+                dict(
+                    weight=weight,
+                    description=description or "",
+                    keywords=keywords,
+                    source_id=source(k),
+                    file_path=records["file_name"],
+                    created_at=1733000500 + k,
+                    truncate="",
+                ),
+            )
+        await store.index_done_callback()
+
+    asyncio.run(write())
+
+
+def store_llamaindex(folder: Path) -> None:
+    """property_graph_store.json as PropertyGraphIndex writes it: one document's chunk (its metadata, the document's)
+    through an extractor that gives the fixture's entities and relations as SimpleLLMPathExtractor gives its own
+    (EntityNode and Relation, the chunk's metadata as their properties, a description where the fixture has one);
+    the index adds triplet_source_id and the chunk, and SimplePropertyGraphStore.persist writes the file."""
+    from llama_index.core import PropertyGraphIndex
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.core.graph_stores.simple_labelled import SimplePropertyGraphStore
+    from llama_index.core.graph_stores.types import KG_NODES_KEY, KG_RELATIONS_KEY, EntityNode, Relation
+    from llama_index.core.llms.mock import MockLLM
+    from llama_index.core.schema import TextNode, TransformComponent
+
+    records = _fixture(folder)
+    text = " ".join(d for _, _, d, _, _ in records["relations"] if d)
+    metadata = {"file_name": records["file_name"], **records.get("metadata", {})}
+    chunk = TextNode(id_="c0ffee00-0000-4000-8000-000000000001", text=text, metadata=metadata)
+
+    class Given(TransformComponent):  # the extraction step: the fixture's triplets, as an extractor returns them
+        def __call__(self, nodes, **kwargs):
+            for node in nodes:
+                meta = node.metadata.copy()
+                entities = {
+                    name: EntityNode(
+                        name=name,
+                        label=(kind or "entity").upper(),
+                        properties={**meta, **({"description": d} if d is not None else {})},
+                    )
+                    for name, kind, d in records["entities"]
+                }
+                relations = [
+                    Relation(
+                        label=keywords.split(",")[0].strip().upper().replace(" ", "_").replace("-", "_"),
+                        source_id=entities[s].id,
+                        target_id=entities[t].id,
+                        properties={**meta, **({"description": d} if d is not None else {})},
+                    )
+                    for s, t, d, keywords, _ in records["relations"]
+                ]
+                node.metadata[KG_NODES_KEY] = list(entities.values())
+                node.metadata[KG_RELATIONS_KEY] = relations
+            return nodes
+
+    store = SimplePropertyGraphStore()
+    PropertyGraphIndex(
+        nodes=[chunk],
+        llm=MockLLM(),
+        kg_extractors=[Given()],
+        property_graph_store=store,
+        embed_model=MockEmbedding(embed_dim=1),
+        embed_kg_nodes=False,
+        use_async=False,
+    )
+    (folder / "llamaindex").mkdir(parents=True, exist_ok=True)
+    store.persist(str(folder / "llamaindex" / "property_graph_store.json"))
+
+
+STORES = {"graphrag": store_graphrag, "lightrag": store_lightrag, "llamaindex": store_llamaindex}
+
+
 DRIVERS = {
     "graphrag": graphrag,
     "lightrag": lightrag,
@@ -348,8 +532,14 @@ DRIVERS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    framework, folder = (argv if argv is not None else sys.argv[1:])[:2]
+    """FRAMEWORK FOLDER: the context it builds from its store in FOLDER (printed as JSON); store FRAMEWORK FOLDER: its
+    store written into FOLDER/FRAMEWORK from FOLDER/records.json."""
+    args = argv if argv is not None else sys.argv[1:]
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(Path(__file__).resolve().parent.parent / "data" / "tiktoken"))
+    if args[0] == "store":
+        STORES[args[1]](Path(args[2]))
+        return 0
+    framework, folder = args[:2]
     print(json.dumps(DRIVERS[framework](Path(folder)), ensure_ascii=False))
     return 0
 

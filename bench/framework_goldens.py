@@ -1,22 +1,27 @@
-"""The frameworks' own contexts for fixture subgraphs, as golden files: the proof that our layouts are their bytes.
+"""The frameworks' own stores and contexts for fixture subgraphs, as golden files: the proof that our layouts are their
+bytes, on stores their own storage code wrote.
 
     $ python bench/framework_goldens.py                 # all five frameworks, into tests/golden/frameworks/
     $ python bench/framework_goldens.py --only lightrag --venvs /tmp/fw
 
 For each framework, a venv of its own (under --venvs, default bench/.framework-venvs/, never the project's venv and
-never CI) gets the framework at its pinned version (FRAMEWORKS); each fixture's store is written by
-bench/framework_stores.py (the same bytes every time), and bench/framework_drivers.py, run with that venv's Python,
-builds the context with the framework's own code. What it printed lands, unchanged, in
-tests/golden/frameworks/FIXTURE/LAYOUT.txt, and the whole request the framework sends (its messages, the context in
-its own prompt) in FIXTURE/LAYOUT.request.json; VERSIONS.json says which versions made them (pip freeze of each venv).
-tests/test_framework_goldens.py reads the same stores with our readers and compares our layouts with these bytes.
-Needs the package index (pip) the first time; about 3 minutes and 2.5 GB of venvs.
+never CI) gets the framework at its pinned version (FRAMEWORKS). Each fixture's records (bench/framework_stores.py) go
+to records.json; bench/framework_drivers.py, run with each framework's venv, writes the framework's store with the
+framework's own storage code (GraphRAG's finalize_graph and parquet tables, LightRAG's NetworkXStorage, LlamaIndex's
+PropertyGraphIndex and SimplePropertyGraphStore.persist; a Neo4j graph.json is ours: the drivers make neo4j's own
+Records of it), kept in tests/golden/frameworks/FIXTURE/store/; then it builds each context with the framework's own
+code from that store. What it printed lands, unchanged, in FIXTURE/LAYOUT.txt, and the whole request the framework
+sends (its messages, the context in its own prompt) in FIXTURE/LAYOUT.request.json; VERSIONS.json says which versions
+made them (pip freeze of each venv). tests/test_framework_goldens.py reads the kept stores with our readers and
+compares our layouts with these bytes. Needs the package index (pip) the first time; about 3 minutes and 2.5 GB of
+venvs. PYTHONHASHSEED is fixed for the drivers: LlamaIndex keeps its triplets in a set, persisted in hash order.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -47,26 +52,37 @@ READS = {
 }
 
 
-def fixtures() -> dict[str, tuple[list, list] | Path]:
-    """fixture -> its (entities, relations) records, or a graph.json to use as it is (the article's graph: typed,
-    directed, ids that are not names; for the Neo4j layouts only)."""
+def fixtures() -> dict[str, tuple[list, list, dict] | Path]:
+    """fixture -> its (entities, relations, document metadata) records, or a graph.json to use as it is (the article's
+    graph: typed, directed, ids that are not names; for the Neo4j layouts only)."""
     entities, relations = framework_stores.large_records(n_people=8, seed=3)
     return {
-        "small": (framework_stores.ENTITIES, framework_stores.RELATIONS),
-        "hostile": (framework_stores.HOSTILE_ENTITIES, framework_stores.HOSTILE_RELATIONS),
-        "medium": (entities, relations),
+        "small": (framework_stores.ENTITIES, framework_stores.RELATIONS, {}),
+        "hostile": (framework_stores.HOSTILE_ENTITIES, framework_stores.HOSTILE_RELATIONS, {}),
+        "medium": (entities, relations, {}),
+        "awkward": (
+            framework_stores.AWKWARD_ENTITIES,
+            framework_stores.AWKWARD_RELATIONS,
+            framework_stores.AWKWARD_METADATA,
+        ),
         "article": ROOT / "data" / "graph.json",
     }
 
 
-def write_fixture(folder: Path, fixture: tuple[list, list] | Path) -> list[str]:
-    """The fixture's stores in folder; the frameworks that can read them."""
+STORE_KINDS = {"graphrag": "graphrag", "lightrag": "lightrag", "llamaindex": "llamaindex"}  # framework -> store written
+
+
+def write_fixture(folder: Path, fixture: tuple[list, list, dict] | Path) -> list[str]:
+    """The fixture's records in folder (records.json, and the Neo4j graph.json, which is ours); the frameworks that
+    can read them."""
+    (folder / "neo4j").mkdir(parents=True)
     if isinstance(fixture, Path):
-        folder.mkdir(parents=True)
-        shutil.copyfile(fixture, folder / "graph.json")
+        shutil.copyfile(fixture, folder / "neo4j" / "graph.json")
         return ["langchain", "neo4j_graphrag"]
-    for kind in ("lightrag", "graphrag", "llamaindex", "neo4j"):
-        framework_stores.MAKERS[kind](folder, *fixture)
+    entities, relations, metadata = fixture
+    records = {"entities": entities, "relations": relations, "file_name": "papers/lamport.txt", "metadata": metadata}
+    (folder / "records.json").write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
+    framework_stores.neo4j_graph(folder / "neo4j", entities, relations, metadata)
     return list(FRAMEWORKS)
 
 
@@ -97,13 +113,26 @@ def main(argv: list[str] | None = None) -> int:
         for name, fixture in fixtures().items():
             folder = Path(tmp) / name
             readers = write_fixture(folder, fixture)
+            store = args.out / name / "store"
+            if (store / "neo4j").exists():
+                shutil.rmtree(store / "neo4j")
+            shutil.copytree(folder / "neo4j", store / "neo4j")
             for framework in (f for f in chosen if f in readers):
                 python = venv(args.venvs, framework)
+                env = {**os.environ, "PYTHONHASHSEED": "0"}
+                drive = [str(python), str(HERE / "framework_drivers.py")]
+                if framework in STORE_KINDS:  # its store, by its own storage code, kept beside the goldens
+                    made = subprocess.run(
+                        [*drive, "store", framework, str(folder)], capture_output=True, text=True, env=env
+                    )
+                    if made.returncode != 0:
+                        print(made.stderr[-3000:], file=sys.stderr)
+                        return 1
+                    if (store / STORE_KINDS[framework]).exists():
+                        shutil.rmtree(store / STORE_KINDS[framework])
+                    shutil.copytree(folder / STORE_KINDS[framework], store / STORE_KINDS[framework])
                 done = subprocess.run(
-                    [str(python), str(HERE / "framework_drivers.py"), framework, str(folder)],
-                    capture_output=True,
-                    text=True,
-                    encoding="utf-8",
+                    [*drive, framework, str(folder)], capture_output=True, text=True, encoding="utf-8", env=env
                 )
                 if done.returncode != 0:
                     print(done.stderr[-3000:], file=sys.stderr)

@@ -116,6 +116,32 @@ HOSTILE_RELATIONS = [
 ]
 
 
+# What the frameworks' own storage code keeps that a layout must print as the framework does: numbers and booleans as
+# text (a name '1969', a description '42' or 'true'), an empty description and one ending in a space, a node in no
+# relation, a self-loop, a pair related in both directions, quotes of both kinds, and typed properties (the document
+# metadata LlamaIndex puts on every record: AWKWARD_METADATA; numbers and booleans on Neo4j records).
+AWKWARD_ENTITIES = [
+    ("1969", "year", "42"),
+    ("true", "flag", "false"),
+    ("Ann Lee", "person", 'Ann\'s "quoted" note '),
+    ("Empty Desc", "thing", ""),
+    ("Lonely Island", "location", "An island in no relation."),
+    ("Loop Corp", "organization", "A company that owns itself."),
+    ("Alpha", "team", "The first team."),
+    ("Beta", "team", "The second team."),
+]
+AWKWARD_RELATIONS = [
+    ("Ann Lee", "1969", "Ann Lee was born in 1969.", "birth", 3.0),
+    ("Alpha", "Beta", "Alpha reports to Beta.", "reporting", 2.0),
+    ("Beta", "Alpha", "Beta funds Alpha.", "funding", 5.0),
+    ("Loop Corp", "Loop Corp", "Loop Corp acquired its own subsidiary.", "acquisition", 1.0),
+    ("true", "Empty Desc", "true", "flag", 1.0),
+    ("Ann Lee", "Loop Corp", 'It\'s "fine", says Ann ', "quote", 0.5),
+    ("1969", "Beta", "42", "number", 4.0),
+]
+AWKWARD_METADATA = {"page": 3, "reviewed": True, "score": 0.5}
+
+
 def large_records(n_people: int = 1500, seed: int = 3) -> tuple[list[tuple], list[tuple]]:
     """A Freebase-like stand-in (royal names with 'of', titles, catalogue numbers, years) as a framework's entities and
     relationships: one entity per distinct name, each relation worded into a description and keywords."""
@@ -293,10 +319,11 @@ def llamaindex_store(folder, entities=ENTITIES, relations=RELATIONS):
     return path
 
 
-def neo4j_graph(folder, entities=ENTITIES, relations=RELATIONS):
+def neo4j_graph(folder, entities=ENTITIES, relations=RELATIONS, metadata=None):
     """graph.json of the graph a LangChain or neo4j-graphrag user keeps in Neo4j,
     as LLMGraphTransformer writes it: a node keyed by its name with its type as
-    its label, a relationship typed in upper case; descriptions as properties."""
+    its label, a relationship typed in upper case; descriptions as properties (and metadata's typed values on every
+    relationship, as a loader that copies a document's metadata puts them)."""
     nodes = [
         {"id": name, "name": name, "type": kind or "entity", **_given(description=description)}
         for name, kind, description in entities
@@ -307,6 +334,7 @@ def neo4j_graph(folder, entities=ENTITIES, relations=RELATIONS):
             "relation": keywords.split(",")[0].strip().upper().replace(" ", "_").replace("-", "_"),
             "target": target,
             **_given(description=description),
+            **(metadata or {}),
         }
         for source, target, description, keywords, _ in relations
     ]

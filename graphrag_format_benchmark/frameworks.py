@@ -40,7 +40,7 @@ import json
 import re
 import warnings
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, cast
 
 from benchmark import (
     PIPE_ESCAPES,
@@ -79,6 +79,13 @@ def _degrees(graph: Graph) -> Counter:
     return Counter(end for e in graph.edges for end in (e.source, e.target))
 
 
+def _pair_degrees(graph: Graph) -> Counter:
+    """Distinct undirected pairs per node, as GraphRAG counts an entity's degree (finalize_graph's _build_degree_map):
+    A->B and B->A are one pair; a self-loop counts twice."""
+    pairs = {tuple(sorted((e.source, e.target))) for e in graph.edges}
+    return Counter(end for pair in pairs for end in pair)
+
+
 def _ranked(graph: Graph, key: Callable[[int], Any]) -> list[int]:
     """Edge positions in the order a framework ranks them: by key,
     highest first, ties in the graph's order (a stable sort)."""
@@ -90,8 +97,9 @@ def _ranked(graph: Graph, key: Callable[[int], Any]) -> list[int]:
 
 GRAPHRAG_ENTITIES = ("-----Entities-----", ("id", "entity", "description", "number of relationships"))
 GRAPHRAG_RELATIONSHIPS = ("-----Relationships-----", ("id", "source", "target", "description"))
-GRAPHRAG_NODE_EXTRA = ("type", "node_id")  # attribute columns of ours, shown only when a graph needs them
-GRAPHRAG_EDGE_EXTRA = ("weight", "links", "relation")  # GraphRAG's weight and links, and ours
+DESCRIPTION_LITERAL = "description_literal"  # ours: 'true' where the description cell is a typed value, not text
+GRAPHRAG_NODE_EXTRA = ("type", "node_id", DESCRIPTION_LITERAL)  # attribute columns of ours, shown only when needed
+GRAPHRAG_EDGE_EXTRA = ("weight", "links", "relation", DESCRIPTION_LITERAL)  # GraphRAG's weight and links, and ours
 
 
 def _cell(value: str) -> str:
@@ -105,16 +113,21 @@ def _is_json_string(text: str) -> bool:
         return False
 
 
-def _description_text(value: object) -> str:
-    """A description cell: the text as GraphRAG prints it, unless it would read back as something else ('1969', '',
-    a JSON string literal): then as scalar_text writes a value."""
-    if isinstance(value, str) and value[:1] == '"' and value == value.strip() and not _is_json_string(value):
-        return value
-    return scalar_text(value)
+def _raw(value: object) -> bool:
+    """Whether a description prints as GraphRAG prints it, its text in the cell: any text but the empty one (an empty
+    cell is no description)."""
+    return isinstance(value, str) and value != ""
 
 
-def _description_value(line_no: int, text: str) -> object:
-    return text if text[:1] == '"' and not _is_json_string(text) else scalar_value("graphrag", line_no, text)
+def _description_cell(value: object) -> tuple[str, str]:
+    """(the description cell, its DESCRIPTION_LITERAL cell): the text as GraphRAG prints it ('42', 'true', 'ends in a
+    space '); a value that is not text, or an empty text, as scalar_text writes a value, marked 'true' (a graph that is
+    not GraphRAG's: GraphRAG's descriptions are text)."""
+    return (value, "") if isinstance(value, str) and value else (scalar_text(value), "true")
+
+
+def _description_value(line_no: int, text: str, literal: str) -> object:
+    return scalar_value("graphrag", line_no, text) if literal == "true" else text
 
 
 def _relation_text(relation: str) -> str:
@@ -168,28 +181,25 @@ def serialize_graphrag(graph: Graph) -> str:
     node_props, edge_props = prop_columns(graph.node_props), prop_columns(graph.edge_props)
     # a description and a weight have their columns
     _refuse("graphrag", set(node_props), ("id", "entity", "number of relationships", *GRAPHRAG_NODE_EXTRA), "node")
-    _refuse("graphrag", set(edge_props), ("id", "source", "target", "links", "relation"), "edge")
+    _refuse("graphrag", set(edge_props), ("id", "source", "target", "links", "relation", DESCRIPTION_LITERAL), "edge")
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
     keyed = any(n.id != n.name for n in graph.nodes)
     node_columns = [c for c in node_props if c != "description"]
-    degree = _degrees(graph)
-    lines = [
-        GRAPHRAG_ENTITIES[0],
-        "|".join([*GRAPHRAG_ENTITIES[1], *(["type"] if typed else []), *(["node_id"] if keyed else []), *node_columns]),
-    ]
+    literal = any(not _raw(v) for p in graph.node_props for k, v in p if k == "description")
+    degree = _pair_degrees(graph)
+    extra = [*(["type"] if typed else []), *(["node_id"] if keyed else []), *([DESCRIPTION_LITERAL] if literal else [])]
+    lines = [GRAPHRAG_ENTITIES[0], "|".join([*GRAPHRAG_ENTITIES[1], *extra, *node_columns])]
     for k, (n, own) in enumerate(graph.nodes_with_props()):
         have = dict(own)
-        cells = [
-            str(k),
-            _cell(n.name),
-            _cell(_description_text(have["description"])) if "description" in have else "",
-            str(degree[n.id]),
-        ]
+        description, marked = _description_cell(have["description"]) if "description" in have else ("", "")
+        cells = [str(k), _cell(n.name), _cell(description), str(degree[n.id])]
         cells += [_cell(n.type)] if typed else []
         cells += [_cell(scalar_text(n.id)) if n.id != n.name else ""] if keyed else []  # empty: the id is the name
+        cells += [marked] if literal else []
         cells += [_cell(scalar_text(have[c])) if c in have else "" for c in node_columns]
         lines.append("|".join(cells))
     described = any(k == "description" for p in graph.edge_props for k, _ in p)
+    literal = any(not _raw(v) for p in graph.edge_props for k, v in p if k == "description")
     weighted = any(k == "weight" for p in graph.edge_props for k, _ in p)
     edge_columns = [c for c in edge_props if c not in ("description", "weight")]
     ids = graph.edge_ids or [str(k) for k in range(len(graph.edges))]
@@ -202,19 +212,21 @@ def serialize_graphrag(graph: Graph) -> str:
         *(["weight"] if weighted else []),
         *(["links"] if linked else []),
         *(["relation"] if described else []),
+        *([DESCRIPTION_LITERAL] if literal else []),
         *edge_columns,
     ]
     lines += ["", "", GRAPHRAG_RELATIONSHIPS[0], "|".join(header)]
     for k in order:
         e, have = graph.edges[k], dict(props[k])
         if described:
-            description = _description_text(have["description"]) if "description" in have else ""
+            description, marked = _description_cell(have["description"]) if "description" in have else ("", "")
         else:
-            description = _relation_text(e.relation)
+            description, marked = _relation_text(e.relation), ""
         cells = [_cell(ids[k]), _cell(e.source), _cell(e.target), _cell(description)]
         cells += [_cell(scalar_text(have["weight"])) if "weight" in have else ""] if weighted else []
         cells += [str(links[k]) if links[k] else ""] if linked else []
         cells += [_cell(e.relation)] if described else []
+        cells += [marked] if literal else []
         cells += [_cell(scalar_text(have[c])) if c in have else "" for c in edge_columns]
         lines.append("|".join(cells))
     return "\n".join(lines)
@@ -235,10 +247,18 @@ def _graphrag_header(line_no: int, line: str, fixed: tuple[str, ...], extras: tu
 
 def _graphrag_props(line_no: int, cells: dict[str, str], skip: tuple[str, ...]) -> Props:
     props = []
+    literal = cells.get(DESCRIPTION_LITERAL, "")
+    if literal not in ("", "true"):
+        raise format_error("graphrag", line_no, f"{DESCRIPTION_LITERAL} must be true or empty, not {literal[:20]!r}")
     for c, v in cells.items():
-        if v and c not in skip:
+        if v and c not in skip and c != DESCRIPTION_LITERAL:
             props.append(
-                (c, _description_value(line_no, v) if c == "description" else scalar_value("graphrag", line_no, v))
+                (
+                    c,
+                    _description_value(line_no, v, literal)
+                    if c == "description"
+                    else scalar_value("graphrag", line_no, v),
+                )
             )
     return tuple(sorted(props))
 
@@ -469,7 +489,8 @@ def _llama_text(text: str) -> str:
 
 
 def _llama_props(props: dict) -> str:
-    return " (" + repr(props).replace("\\", "\\\\").replace("->", "\\->") + ")" if props else ""
+    """' ({...})': the properties as LlamaIndex prints them, their repr as it is."""
+    return " (" + repr(props) + ")" if props else ""
 
 
 def llama_key(name: str) -> str:
@@ -512,18 +533,21 @@ def llamaindex_serializer(fmt: str) -> Callable[[Graph], str]:
 
 
 def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
-    """The (text, properties) of each ' -> '-separated part of a line, unescaped."""
-    if "\\" not in line:  # nothing escaped: every ' -> ' and ' ({' is the layout's own
-        out: list[tuple[str, dict]] = []
-        for text in line.split(" -> "):
-            cut = text.find(" ({")
-            if cut == -1:
-                out.append((text, {}))
-                continue
-            if not text.endswith(")"):
-                raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
+    """The (text, properties) of each ' -> '-separated part of a line: a part's text unescaped, its properties the
+    Python dict that follows an unescaped ' ({', read to its end (a repr may hold '->', quotes and backslashes, as
+    LlamaIndex prints it)."""
+    out: list[tuple[str, dict]] = []
+    i, n = 0, len(line)
+    while True:
+        j = i
+        while j < n and not line.startswith((" -> ", " ({"), j):
+            j += 2 if line[j] == "\\" else 1
+        text = line[i:j] if "\\" not in line[i:j] else lexed_text(lex(fmt, line_no, line[i:j]))
+        props: object = {}
+        if line.startswith(" ({", j):
+            end = _literal_end(line, j + 2)
             try:
-                props = py_literal(text[cut + 2 : -1])
+                props = py_literal(line[j + 2 : end])
             except (ValueError, SyntaxError, MemoryError, RecursionError):
                 props = None
             if (
@@ -532,38 +556,15 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
                 or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items())
             ):
                 raise format_error(fmt, line_no, "expected a Python dict of properties in the parentheses")
-            out.append((text[:cut], props))
-        return out
-    chars = lex(fmt, line_no, line)
-    parts, start = [], 0
-    for k in range(len(chars) - 3):
-        if [c for c, _ in chars[k : k + 4]] == [" ", "-", ">", " "] and not chars[k + 1][1]:
-            parts.append(chars[start:k])
-            start = k + 4
-    parts.append(chars[start:])
-    out = []
-    for part in parts:
-        opening = next(
-            (k for k in range(1, len(part) - 1) if part[k - 1 : k + 2] == [(" ", False), ("(", False), ("{", False)]),
-            None,
-        )
-        if opening is None:
-            out.append((lexed_text(part), {}))
-            continue
-        if part[-1] != (")", False):
+            if line[end : end + 1] != ")":
+                raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
+            j = end + 1
+        out.append((text, cast(dict, props)))
+        if j >= n:
+            return out
+        if not line.startswith(" -> ", j):
             raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
-        try:
-            props = py_literal(lexed_text(part[opening + 1 : -1]))
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            props = None
-        if (
-            not isinstance(props, dict)
-            or not props
-            or not all(isinstance(k, str) and is_scalar(v) for k, v in props.items())
-        ):
-            raise format_error(fmt, line_no, "expected a Python dict of properties in the parentheses")
-        out.append((lexed_text(part[: opening - 1]), props))
-    return out
+        i = j + 4
 
 
 def _llama_node(fmt: str, line_no: int, text: str, props: dict, seen: dict) -> Node:

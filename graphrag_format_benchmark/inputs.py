@@ -99,12 +99,42 @@ def read_graph_file(
             return *read_store(
                 "llamaindex", path, store_fields, (data, raw), store_layout("llamaindex", layouts)
             ), "llamaindex"
-        return data, raw, kind
+        return untyped_for(data, layouts, store_fields, path), raw, kind
     text, raw = read_text(path, "--graph")
     reader = GRAPH_FORMATS[kind][1]
     if reader is None:  # json, read above
         raise AssertionError(f"no reader for {kind}")  # an internal bug
-    return reader(text, display(path)), raw, kind
+    return untyped_for(reader(text, display(path)), layouts, store_fields, path), raw, kind
+
+
+UNTYPED_LAYOUTS = frozenset(("langchain",))  # layouts whose records send no node type: r.data() has no labels
+
+
+def untyped_for(data: object, layouts: tuple[str, ...], store_fields: str, path: Path) -> object:
+    """A graph file's records as the baseline layout sends them: with langchain the baseline (the first of layouts),
+    every node's type is left out (LangChain's r.data() maps carry no labels), so that no format carries a type the
+    baseline does not send; the types are kept aside (STORE_KINDS) for naming. --store-fields all keeps them."""
+    if not layouts or layouts[0] not in UNTYPED_LAYOUTS or store_fields == "all" or not isinstance(data, dict):
+        return data
+    nodes = data.get("nodes")
+    if not isinstance(nodes, list):
+        return data  # validate_graph says what is wrong
+    kinds = {
+        n["id"]: n["type"]
+        for n in nodes
+        if isinstance(n, dict)
+        and isinstance(n.get("id"), str)
+        and isinstance(n.get("type"), str)
+        and n["type"] != DEFAULT_TYPE
+    }
+    if not kinds:
+        return data
+    warn(
+        f"--graph {display(path)}: left out the types of {len(kinds):,} node(s): {layouts[0]} is the baseline, and its "
+        "records (r.data()) show no labels; --store-fields all keeps them"
+    )
+    untyped = [{**n, "type": DEFAULT_TYPE} if isinstance(n, dict) and n.get("id") in kinds else n for n in nodes]
+    return {**data, "nodes": untyped, STORE_KINDS: kinds}
 
 
 def looks_like_graphml(path: Path) -> bool:
@@ -549,7 +579,7 @@ def load_inputs(
     def read_graph(path: Path) -> tuple[object, bytes, str]:
         records, raw, kind = read_graph_file(path, graph_format, store_fields, layouts)
         if (
-            kind in STORES and isinstance(records, dict) and STORE_KINDS in records
+            isinstance(records, dict) and STORE_KINDS in records
         ):  # the store's types its framework does not show: for naming only
             kinds.update((unicodedata.normalize(NORMALIZATION, k), v) for k, v in records.pop(STORE_KINDS).items())
         return records, raw, kind

@@ -984,6 +984,11 @@ def make_gate_spec(run_config: RunConfig, plan: Plan) -> GateSpec | None:
     return GateSpec(baseline, tolerance, abstention)
 
 
+def baseline_format(baseline: str | None, formats: list[str]) -> str:
+    """The format the others are judged against: --baseline, else json when it is measured, else the first format."""
+    return baseline or ("json" if "json" in formats else formats[0])
+
+
 def make_plan(run_config: RunConfig) -> Plan:
     if run_config.context != "khop" and (
         run_config.context_hops is not None
@@ -1029,9 +1034,8 @@ def make_plan(run_config: RunConfig) -> Plan:
     article_layout = (
         sizes == ["small"] and ids == ["original"] and run_config.permutations == 1 and run_config.budget is None
     )
-    budget = context_budget(
-        run_config.context_tokens, run_config.baseline or ("json" if "json" in formats else formats[0])
-    )
+    baseline = baseline_format(run_config.baseline, formats)
+    budget = context_budget(run_config.context_tokens, baseline)
     if budget is not None and budget.limit is None:
         warn(f"--context-tokens {run_config.context_tokens}: {budget.source}; the contexts are not cut")
     return Plan(
@@ -1052,9 +1056,7 @@ def make_plan(run_config: RunConfig) -> Plan:
         context_hops=run_config.context_hops,
         context_edges=300 if run_config.context_edges is None else run_config.context_edges,
         context_tokens=budget.limit if budget else None,
-        context_tokens_format=budget.layout
-        if budget
-        else run_config.baseline or ("json" if "json" in formats else formats[0]),
+        context_tokens_format=budget.layout if budget else baseline,
         context_tokens_unit=budget.unit if budget else "tokens",
     )
 

@@ -40,7 +40,15 @@ from .inputs import STORES, derived_queries_note, load_inputs, undirected_templa
 from .leakage import leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
 from .measure import ThreadedCounts, measure
-from .options import RunConfig, check_flags, make_gate_spec, make_generate_spec, make_model_config, make_plan
+from .options import (
+    RunConfig,
+    baseline_format,
+    check_flags,
+    make_gate_spec,
+    make_generate_spec,
+    make_model_config,
+    make_plan,
+)
 from .questions import GenerateSpec, question_drawer
 from .report import report_html
 from .runner.config import SOLVER_MODEL, public_argv
@@ -86,7 +94,7 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
         run_config.graph_format,
         run_config.graph_order,
         run_config.store_fields,
-        (*([run_config.baseline] if run_config.baseline else []), *plan.formats),
+        (baseline_format(run_config.baseline, plan.formats), *plan.formats),
     )
     if run_config.store_fields != "sent" and inputs.graph_format not in STORES:
         warn(

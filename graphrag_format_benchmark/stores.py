@@ -175,7 +175,8 @@ class Kept:
 
     def __init__(self, kind: str, store_fields: str = "sent", layout: str | None = None) -> None:
         layout = layout or DEFAULT_LAYOUT[kind]
-        self.everything = store_fields == "all" or layout in LLAMAINDEX_WITH_PROPERTIES
+        self.all = store_fields == "all"  # asked for: every record too, not only every field
+        self.everything = self.all or layout in LLAMAINDEX_WITH_PROPERTIES
         self.nothing = kind == "llamaindex" and not self.everything  # a triplet of ids: no property is sent
         self.unsent = frozenset() if self.everything else UNSENT[kind]
         self.untyped = kind in UNTYPED and store_fields != "all"
@@ -471,6 +472,13 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
             )
         tables.append((table.to_pylist(), display(file)))
     (entities, entities_at), (relationships, relationships_at) = tables
+    for rows, at in ((entities, entities_at), (relationships, relationships_at)):
+        ids = [row.get("human_readable_id") for row in rows]
+        if any(i is not None for i in ids) and ids != list(range(len(rows))):
+            warn(
+                f"{at}: its human_readable_id values are not its rows' positions (row 0 has {ids[0]!r}: an excerpt of "
+                "a larger index?); GraphRAG prints them, the graphrag layout here numbers the rows from 0"
+            )
     nodes = [_graphrag_entity(row, f"{entities_at} row {k}", kept) for k, row in enumerate(entities)]
     edges = [_graphrag_relationship(row, f"{relationships_at} row {k}", kept) for k, row in enumerate(relationships)]
     return {"nodes": nodes, "edges": edges}, raw, display(folder)
@@ -681,8 +689,10 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
         [n["id"] for n in nodes], edges
     ):  # its ends in order, as LightRAG writes them: tuple(sorted(e))
         source, target, data = edges[k][0], edges[k][1], dict(edges[k][2])
-        description = _text(data.pop("description", None))
-        relation = description or (kept.everything and _text(data.get("keywords"))) or DEFAULT_RELATION
+        description = data.pop("description", None)
+        keywords = kept.everything and _text(data.get("keywords"))
+        # an empty description is one LightRAG prints as "" (none at all it prints as "UNKNOWN": DEFAULT_RELATION)
+        relation = _text(description) or keywords or ("" if description == "" else DEFAULT_RELATION)
         records.append(
             {
                 "source": source,
@@ -724,7 +734,7 @@ def read_llamaindex(data: Any, where: str, kept: Kept) -> dict:
             raise BenchmarkError(f"{at}: an entity with an empty name; fix the store")
         shown = key if kept.nothing else name  # a triplet without properties shows the node's id (EntityNode.id)
         nodes.append({"id": key, "name": shown, "type": kept.type_of(label, key), **kept.fields(props, at, NODE_OWN)})
-    edges, left_out = [], 0
+    edges, left_out, unsent = {}, 0, 0
     for key, relation in data["relations"].items():
         at = f"{where}: relation {key!r}"
         if not isinstance(relation, dict) or not all(
@@ -737,20 +747,50 @@ def read_llamaindex(data: Any, where: str, kept: Kept) -> dict:
         props = relation.get("properties") or {}
         if not isinstance(props, dict):
             raise BenchmarkError(f"{at}: its properties are not a map; fix the store")
-        edges.append(
-            {
-                "source": relation["source_id"],
-                "relation": relation["label"],
-                "target": relation["target_id"],
-                **kept.fields(props, at, EDGE_OWN),
-            }
-        )
+        edges[key] = {
+            "source": relation["source_id"],
+            "relation": relation["label"],
+            "target": relation["target_id"],
+            **kept.fields(props, at, EDGE_OWN),
+        }
+    order = _triplet_order(data, where)
+    if order is not None:  # LlamaIndex sends its triplets (get_triplets walks them): a relation in none is never sent
+        unsent = sum(k not in order for k in edges)
+        edges = {k: edges[k] for k in order if k in edges}
     if chunks:
         warn(
             f"{where}: left out {len(chunks):,} chunk node(s) and {left_out:,} relation(s) to them: the source text, "
             "not the graph"
         )
-    return {"nodes": nodes, "edges": edges}
+    if unsent:
+        warn(f"{where}: left out {unsent:,} relation(s) in no triplet: LlamaIndex sends its triplets only")
+    linked = {end for e in edges.values() for end in (e["source"], e["target"])}
+    alone = [n["id"] for n in nodes if n["id"] not in linked]
+    if alone and not kept.all:  # LlamaIndex's retrievers send triplets: an entity in none is never sent
+        warn(
+            f"{where}: left out {len(alone):,} entit{'y' if len(alone) == 1 else 'ies'} in no triplet "
+            f"({alone[0]!r}{', ...' if len(alone) > 1 else ''}): LlamaIndex sends triplets only; --store-fields all "
+            "keeps them"
+        )
+        nodes = [n for n in nodes if n["id"] in linked]
+    return {"nodes": nodes, "edges": list(edges.values())}
+
+
+def _triplet_order(data: dict, where: str) -> list[str] | None:
+    """The relations' keys in the order of the store's triplets ([subject id, label, object id], each the key
+    f"{subject}_{label}_{object}"), or None when the triplets are not such lists (the relations' own order then)."""
+    triplets = data["triplets"]
+    if not isinstance(triplets, list) or not all(
+        isinstance(t, list) and len(t) == 3 and all(isinstance(x, str) for x in t) for t in triplets
+    ):
+        return None
+    keys = list(dict.fromkeys(f"{s}_{label}_{o}" for s, label, o in triplets))
+    missing = next((k for k in keys if k not in data["relations"]), None)
+    if missing is not None:
+        raise BenchmarkError(
+            f"{where}: the triplet {missing!r} has no relation of that key; fix the store, or persist it again"
+        )
+    return keys
 
 
 def is_llamaindex_store(data: object) -> bool:

@@ -303,8 +303,13 @@ def test_llamaindex_escapes_only_what_would_break_its_arrows_and_properties():
         ((("note", "p -> q"),), ()),
     )
     text = benchmark.serialize_checked("llamaindex", graph)
-    assert text.split("\n\n") == ["a \\-> b -> x\\\\y ({'note': 'p \\-> q'}) -> c (d)", "c (d) -> R -> e \\({f})"]
+    # a properties repr as LlamaIndex prints it, '->' and quotes and backslashes inside it raw
+    assert text.split("\n\n") == ["a \\-> b -> x\\\\y ({'note': 'p -> q'}) -> c (d)", "c (d) -> R -> e \\({f})"]
     assert benchmark.FORMATS["llamaindex"].parse(text) == graph
+    quoted = Graph(graph.nodes[:2], graph.edges[:1], (), (), (((("note", 'It\'s "fine" \\o/'),),)))
+    text = benchmark.serialize_checked("llamaindex_properties", quoted)
+    # repr gives 'It\'s "fine" \\o/': the backslash before the quote was doubled, not even a Python literal
+    assert text == "a \\-> b -> x\\\\y ({'note': 'It\\'s \"fine\" \\\\o/'}) -> c (d)"
 
 
 def test_langchain_is_the_cypher_records_as_python_prints_them_into_the_prompt():

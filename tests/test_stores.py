@@ -1218,18 +1218,20 @@ def test_a_fifo_or_a_symlink_loop_named_like_a_store_file_is_one_line(tmp_path, 
     assert capsys.readouterr().err.endswith("; pass a readable file with --graph\n")
 
 
-def test_an_empty_lightrag_description_is_no_relation_and_its_keywords_stay_unsent(tmp_path):
+def test_an_empty_lightrag_description_is_an_empty_relation_and_its_keywords_stay_unsent(tmp_path):
+    """LightRAG prints "" for an empty description and "UNKNOWN" for none: an empty description was read as none
+    (printed "UNKNOWN", a difference of ours); it is the empty relation, printed "" as LightRAG prints it."""
     relations = [("Leslie Lamport", "Paxos", "", "algorithm design, consensus", 9.0), *RELATIONS[1:]]
     records, _, _ = inputs.read_graph_file(lightrag_store(tmp_path / "s", ENTITIES, relations))
     first = next(e for e in records["edges"] if {e["source"], e["target"]} == {"Leslie Lamport", "Paxos"})
-    # no relation; the unsent keywords stay unsent
-    assert first["relation"] == stores.DEFAULT_RELATION and "keywords" not in first
+    assert first["relation"] == "" and "keywords" not in first  # the unsent keywords stay unsent
     graph = benchmark.validate_graph(records, "store", benchmark.Problems())
-    # LightRAG prints "" for an empty description and "UNKNOWN" for
-    # none; a relationship with no words is none here (docs/formats.md)
-    assert '{"entity1": "Leslie Lamport", "entity2": "Paxos", "description": "UNKNOWN"}' in benchmark.serialize_checked(
+    assert '{"entity1": "Leslie Lamport", "entity2": "Paxos", "description": ""}' in benchmark.serialize_checked(
         "lightrag", graph
     )
+    kept, _, _ = inputs.read_graph_file(tmp_path / "s", store_fields="all")
+    first = next(e for e in kept["edges"] if {e["source"], e["target"]} == {"Leslie Lamport", "Paxos"})
+    assert first["relation"] == "algorithm design, consensus"  # --store-fields all: the keywords say it
 
 
 def test_the_scripts_own_reader_given_a_store_folder_names_the_package_that_reads_it(tmp_path):
@@ -1316,3 +1318,27 @@ def test_a_store_run_says_what_it_read_and_results_md_opens_with_what_to_ship(tm
     md = (out / "results.md").read_text(encoding="utf-8").splitlines()
     assert md[0] == "# Results: solver" and md[2].startswith("Recommendation for o200k_base · small · original · A: ")
     assert md[4].startswith("## Verdicts against json") and f"Graph: {said}." in "\n".join(md)
+
+
+def test_a_graphrag_store_cut_from_a_larger_index_says_its_ids_are_not_printed_as_graphrag_prints_them(
+    tmp_path, capsys
+):
+    """GraphRAG prints each row's human_readable_id; the graphrag layout numbers the rows from 0, which is the same
+    for a whole index (finalize_graph numbers them so) and not for an excerpt: said, not silent."""
+    import pyarrow.parquet as pq
+
+    folder = made(tmp_path, "graphrag")
+    inputs.read_graph_file(folder)
+    assert "human_readable_id values" not in capsys.readouterr().err  # a whole index: the same ids
+    table = pq.read_table(folder / "entities.parquet")
+    shifted = table.set_column(
+        table.schema.get_field_index("human_readable_id"),
+        "human_readable_id",
+        [[k + 14 for k in range(table.num_rows)]],
+    )
+    pq.write_table(shifted, folder / "entities.parquet")
+    inputs.read_graph_file(folder)
+    assert (
+        f"warning: {folder / 'entities.parquet'}: its human_readable_id values are not its rows' positions (row 0 has "
+        "14: an excerpt of a larger index?); GraphRAG prints them, the graphrag layout here numbers the rows from 0\n"
+    ) in capsys.readouterr().err

@@ -363,14 +363,17 @@ def find_llamaindex(text: str) -> list[tuple[int, int]]:
 
 def read_llamaindex(text: str) -> tuple[Graph, dict]:
     grouped = text.startswith(LLAMAINDEX_PREAMBLE + "\n\n")
-    lines = text[len(LLAMAINDEX_PREAMBLE) + 2 :].split("\n") if grouped else text.split("\n\n")
+    at = len(LLAMAINDEX_PREAMBLE) + 2 if grouped else 0
+    lines = text[at:].split("\n") if grouped else text.split("\n\n")
     parts, shapes = Parts(), cast(list[tuple], [])
     for line in lines:
         triplet = _llama_triplet(line)
         if triplet is None:
             raise LayoutError(
-                f"not a triplet 'subject -> relation -> object' (a name holding ' -> ' is ambiguous): {line[:60]!r}"
+                f"not a triplet 'subject -> relation -> object' (a name holding ' -> ' is ambiguous): {line[:60]!r}",
+                at,
             )
+        at += len(line) + (1 if grouped else 2)
         (s, s_props), (r, r_props), (o, o_props) = triplet
         for name, props in ((s, s_props), (o, o_props)):
             parts.node(name.replace('"', " "), name, DEFAULT_TYPE, _scalars(props or {}, f"entity {name!r}"))
