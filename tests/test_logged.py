@@ -5,6 +5,8 @@ versions); a prompt's counts are checked against counting the whole texts."""
 
 import json
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -495,3 +497,295 @@ def test_the_row_of_a_lines_own_layout_counts_exactly_what_was_sent(tmp_path):
         for encoding, counts in r["tokens"].items():
             assert counts[r["layout"]] == counts["logged"], (r["id"], encoding)
             assert list(counts) == ["logged", *formats.split(",")]
+
+
+# -----------------------------------------------------------------------------
+# what a logged file may hold: the fourth hostile campaign (issue #54), each file made here
+
+
+def messages_of(fixture: str, layout: str) -> list[dict]:
+    return json.loads((GOLDEN / fixture / f"{layout}.request.json").read_text(encoding="utf-8"))["messages"]
+
+
+def measured(tmp_path, lines: list, *flags: str) -> tuple[list[dict], str]:
+    """The run's logged.jsonl records and results.md, the run asserted to succeed."""
+    done = run_cli(
+        "--from-prompts",
+        log_file(tmp_path, lines),
+        "--formats",
+        "json,tsv,graphrag,lightrag,llamaindex",
+        *flags,
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(x) for x in (tmp_path / "out" / "logged.jsonl").read_text(encoding="utf-8").splitlines()]
+    return records, (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+
+
+def test_a_lone_surrogate_anywhere_leaves_its_line_out_and_the_others_are_measured(tmp_path):
+    """It was a UnicodeEncodeError traceback, exit 1, from the workers too: one bad line ended the whole run."""
+    graphrag = messages_of("small", "graphrag")
+    bad_entity = [{**graphrag[0], "content": graphrag[0]["content"].replace("PAXOS", "PAX\ud800OS")}, graphrag[1]]
+    lines = [
+        {"id": "entity", "messages": bad_entity},
+        {"id": "question", "messages": [graphrag[0], {"role": "user", "content": "Who\ud800?"}]},
+        {"id": "outside", "messages": [{"role": "system", "content": "Be brief \udfff."}, *graphrag]},
+        {"id": "id\ud800", "messages": graphrag},
+    ]
+    lines += [{"id": f"ok{k}", "messages": graphrag} for k in range(2 * measure.CHUNK)]  # the workers see one too
+    lines.append({"id": "late", "messages": bad_entity})
+    records, md = measured(tmp_path, [json.dumps(line) for line in lines])  # "\ud800" in JSON, as a logger writes it
+    reason = "a message holds the lone surrogate U+{}, which UTF-8 cannot encode: no API was sent such a request"
+    assert [(r["id"], r.get("left_out")) for r in records if "left_out" in r] == [
+        ("entity", reason.format("D800")),
+        ("question", reason.format("D800")),
+        ("outside", reason.format("DFFF")),
+        ("late", reason.format("D800")),
+    ]
+    assert records[3]["id"] == "line 4" and "tokens" in records[3]  # an id that cannot be written: its line number
+    assert sum("tokens" in r for r in records) == 2 * measure.CHUNK + 1
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_pipe_a_device_or_a_folder_is_refused_before_a_byte_is_read(tmp_path, kind):
+    """A FIFO (with or without a writer) or /dev/zero hung: the lines were counted before the check."""
+    import os
+
+    path = tmp_path / "log"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path = Path("/dev/zero")
+    done = run_cli("--from-prompts", str(path), "--out", str(tmp_path / "out"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: --from-prompts {path}: not a regular file (a folder, a pipe or a device); give the JSON Lines file "
+        "your prompts were logged to\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "bom", "said"),
+    [
+        ("utf-16-le", b"\xff\xfe", "UTF-16"),
+        ("utf-16-be", b"\xfe\xff", "UTF-16"),
+        ("utf-16-le", b"", "UTF-16 or UTF-32"),
+    ],
+)
+def test_a_utf16_file_is_refused_with_its_encoding_named(tmp_path, encoding, bom, said):
+    """It gave 4 lines for 3 requests, the first dropped as 'truncated data', exit 0."""
+    text = "".join(json.dumps({"messages": messages_of("small", "graphrag")}) + "\n" for _ in range(3))
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(bom + text.encode(encoding))
+    done = run_cli("--from-prompts", str(path), "--out", str(tmp_path / "out"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: --from-prompts {path}: the file is in {said}; JSON Lines are UTF-8: convert it first (iconv -f "
+        f"{said.split()[0]} -t UTF-8 {path} > log.jsonl)\n"
+    )
+
+
+def test_lines_ending_in_a_carriage_return_alone_are_refused_clearly(tmp_path):
+    """A CR-only file was one line, 'not JSON (Extra data ...)'."""
+    path = tmp_path / "log.jsonl"
+    line = json.dumps({"messages": messages_of("small", "graphrag")})
+    path.write_text(f"{line}\r{line}\r", encoding="utf-8", newline="")
+    done = run_cli("--from-prompts", str(path), "--out", str(tmp_path / "out"))
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: --from-prompts {path}: its lines end in a carriage return alone (CR, no LF); JSON Lines end in LF: "
+        f"convert it first (tr '\\r' '\\n' < {path} > log.jsonl)\n",
+    )
+
+
+def test_a_crlf_context_is_read_and_counted_as_it_was_sent(tmp_path):
+    """A context whose lines end in CRLF was 'no graph context of a known layout'."""
+    graphrag = messages_of("small", "graphrag")
+    crlf = [{**m, "content": m["content"].replace("\n", "\r\n")} for m in graphrag]
+    records, _ = measured(tmp_path, [{"id": "crlf", "messages": crlf}, {"id": "lf", "messages": graphrag}])
+    crlf_row, lf_row = (r["tokens"]["o200k_base"] for r in records)
+    tokenizer = benchmark.load_tokenizer("o200k_base")
+    assert crlf_row["logged"]["prompt"] == sum(tokenizer.count(m["content"]) for m in crlf)  # the CRLF bytes
+    assert crlf_row["logged"]["prompt"] > lf_row["logged"]["prompt"]
+    assert crlf_row["graphrag"] == crlf_row["logged"] and records[0]["edges"] == records[1]["edges"] == 11
+    # an alternative keeps the rest of the prompt as it was logged, CRLF and all
+    assert crlf_row["json"]["graph"] == lf_row["json"]["graph"]
+    assert crlf_row["json"]["prompt"] - crlf_row["json"]["graph"] > lf_row["json"]["prompt"] - lf_row["json"]["graph"]
+
+
+def test_requests_shaped_as_frameworks_and_sdks_send_them_are_read(tmp_path):
+    """A tool call (an assistant message with content null) and "body": "x" beside valid messages were left out."""
+    graphrag = messages_of("small", "graphrag")
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "kg", "arguments": "{}"}}],
+    }
+    lines = [
+        {
+            "id": "tool",
+            "messages": [graphrag[0], call, {"role": "tool", "tool_call_id": "c1", "content": "ok"}, graphrag[1]],
+        },
+        {"id": "body", "body": "x", "messages": graphrag},
+    ]
+    records, _ = measured(tmp_path, lines)
+    assert [(r["id"], r.get("layout")) for r in records] == [("tool", "graphrag"), ("body", "graphrag")]
+
+
+def test_a_framework_context_with_its_markers_wins_and_arrows_elsewhere_are_no_graph(tmp_path):
+    """'question -> evidence -> answer' in a system message was read as a LlamaIndex subgraph and the GraphRAG context
+    in the user message ignored; a prompt with no graph ('tokenize -> embed -> retrieve') was measured; an instruction
+    line of two arrows became an edge."""
+    graphrag = messages_of("small", "graphrag")
+    llama = messages_of("small", "llamaindex")
+    instruction = {"role": "system", "content": "Reason as question -> evidence -> answer.\n\nBe brief."}
+    lines = [
+        {"id": "system-arrows", "messages": [instruction, {"role": "user", "content": graphrag[0]["content"]}]},
+        {
+            "id": "no-graph",
+            "messages": [
+                {"role": "user", "content": "How does RAG work?\n\ntokenize -> embed -> retrieve\n\nExplain."}
+            ],
+        },
+        {
+            "id": "llama-plus-instruction",
+            "messages": [
+                llama[0],
+                {"role": "user", "content": llama[1]["content"] + "\nThink: query -> facts -> answer"},
+            ],
+        },
+        {
+            "id": "list-in-system",
+            "messages": [
+                {"role": "system", "content": "Examples: [{'q': 'a', 'a': 'b'}]"},
+                {"role": "user", "content": graphrag[0]["content"]},
+            ],
+        },
+    ]
+    records, _ = measured(tmp_path, lines)
+    assert [(r["id"], r.get("layout"), r.get("message"), r.get("edges")) for r in records] == [
+        ("system-arrows", "graphrag", 1, 11),
+        ("no-graph", None, None, None),
+        ("llama-plus-instruction", "llamaindex", 1, 11),
+        ("list-in-system", "graphrag", 1, 11),
+    ]
+    assert records[1]["left_out"].startswith("no graph context of a known layout")
+    llama_row = records[2]["tokens"]["o200k_base"]
+    assert llama_row["llamaindex"] == llama_row["logged"]  # the instruction stays where it was: the rest is as sent
+
+
+def test_two_graphrag_tables_that_disagree_on_an_entity_leave_the_line_out(tmp_path):
+    """The merged subgraph kept entity A's first description: every alternative dropped a fact."""
+    system = messages_of("small", "graphrag")[0]["content"]
+    start = system.index("-----Entities-----")
+    end = system.index("\n\n", system.index("-----Relationships-----"))
+    table = system[start:end]
+    other = table.replace("Paxos is a family of protocols", "Paxos is a protocol family", 1)
+    both = system[:end] + "\n\n" + other + system[end:]
+    same = system[:end] + "\n\n" + table + system[end:]
+    records, _ = measured(tmp_path, [{"id": "differ", "prompt": both}, {"id": "same", "prompt": same}])
+    assert records[0]["left_out"] == (
+        "the entity 'PAXOS' is shown twice with other values (in two of its contexts): one subgraph cannot carry both"
+    )
+    assert records[1]["edges"] == 22 and records[1]["nodes"] == 12  # the same facts twice: every edge, each node once
+
+
+def test_relations_that_say_related_to_come_back_the_same(tmp_path):
+    """A GraphRAG or LightRAG relation whose text is related_to (the tool's word for none) 'did not come back the
+    same'."""
+    graphrag = messages_of("small", "graphrag")
+    lightrag = messages_of("small", "lightrag")
+    text = graphrag[0]["content"].replace("|Leslie Lamport described the Paxos protocol in 1989.|", "|related_to|")
+    light = lightrag[0]["content"].replace('"Leslie Lamport described the Paxos protocol in 1989."', '"related_to"')
+    assert text != graphrag[0]["content"] and light != lightrag[0]["content"]
+    records, _ = measured(
+        tmp_path,
+        [
+            {"id": "g", "messages": [{**graphrag[0], "content": text}, graphrag[1]]},
+            {"id": "l", "messages": [{**lightrag[0], "content": light}, lightrag[1]]},
+        ],
+    )
+    assert [(r["id"], r.get("layout")) for r in records] == [("g", "graphrag"), ("l", "lightrag")], records
+
+
+def test_a_log_linked_to_the_runs_own_logged_jsonl_is_never_replaced(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "logged.jsonl").write_text(
+        json.dumps({"messages": messages_of("small", "graphrag")}) + "\n", encoding="utf-8"
+    )
+    link = tmp_path / "my-log.jsonl"
+    link.symlink_to(out / "logged.jsonl")
+    before = (out / "logged.jsonl").read_bytes()
+    done = run_cli("--from-prompts", str(link), "--out", str(out))
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: --from-prompts {link} (a link to {out / 'logged.jsonl'}) is where this run writes its own "
+        f"logged.jsonl; move the log out of --out {out}, or choose another --out\n",
+    )
+    assert (out / "logged.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [(("--score", "x.jsonl"), "--score"), (("--export-batch", "b.jsonl"), "--export-batch"), (("--batch",), "--batch")],
+)
+def test_flags_of_a_batch_run_are_refused_without_a_model_too(tmp_path, flags, named):
+    """Without --model they were silently ignored."""
+    path = log_file(tmp_path, [{"messages": messages_of("small", "graphrag")}])
+    done = run_cli("--from-prompts", path, *flags, "--out", str(tmp_path / "out"))
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: --from-prompts sends its requests itself, with --model: leave out {named}\n",
+    )
+
+
+def profile_events(fn, *args) -> int:
+    """How many calls (Python and C, generator steps included) fn(*args) makes: a count that does not depend on the
+    machine, for telling a linear finder from a quadratic one."""
+    count = 0
+
+    def hook(frame, event, arg):
+        nonlocal count
+        count += 1
+
+    sys.setprofile(hook)
+    try:
+        fn(*args)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+@pytest.mark.parametrize(
+    ("finder", "make"),
+    [
+        ("find_langchain", lambda n: "[{'a': 1}, " * n),  # unterminated lists: 80 s for 55 KB
+        ("find_langchain", lambda n: "[{'a': [{'b': " * n),  # nested opens, never closed
+        ("find_langchain", lambda n: "Information:\n" + "[{'a': [" * n),
+        (
+            "find_llamaindex",
+            lambda n: "\n\n".join(
+                "Here are some facts extracted from the provided text:\n\nA -> R -> B" for _ in range(n)
+            ),
+        ),
+        (
+            "find_llamaindex",
+            lambda n: (
+                "---------------------\n" + "\n\n".join("A -> R -> B" for _ in range(n)) + "\n---------------------"
+            ),
+        ),
+    ],
+)
+def test_every_layout_finder_is_linear_in_the_text(finder, make):
+    """Quadratic finders took 80 s on 55 KB and ran past 120 s on 240 KB-1 MB lines: four times the text now takes
+    about four times the calls, not sixteen."""
+    from graphrag_format_benchmark.logged import layouts
+
+    find = getattr(layouts, finder)
+    small, large = (profile_events(find, make(n)) for n in (250, 1000))
+    assert large <= 5 * small, (small, large)

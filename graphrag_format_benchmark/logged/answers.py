@@ -50,8 +50,9 @@ class Ask:
     key: str  # the SHA-256 of the body: the request's identity in the log
 
 
-def asks(path: Path, formats: list[str], config: ModelConfig) -> Iterator[Ask]:
-    """Every request, line by line: what was sent, then each format in its place."""
+def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str, int] | None = None) -> Iterator[Ask]:
+    """Every request, line by line: what was sent, then each format in its place. A request that held a part that is
+    not text (an image) is not sent again without it: counted in not_sent by its reason."""
     # the logged prompt asks in its own words
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}
     for line_no, raw in raw_lines(path):
@@ -60,6 +61,11 @@ def asks(path: Path, formats: list[str], config: ModelConfig) -> Iterator[Ask]:
             continue
         prepared = prepare_logged(logged, formats)
         if not isinstance(prepared, Prepared):
+            continue
+        if logged.other_parts:
+            reason = f"it held a part that is not text ({', '.join(logged.other_parts)}): not sent again without it"
+            if not_sent is not None:
+                not_sent[reason] = not_sent.get(reason, 0) + 1
             continue
         for fmt in (LOGGED, *formats):
             if fmt == prepared.own:  # the logged layout's own row is the logged request: sent once, as LOGGED
@@ -155,7 +161,7 @@ def ask_all(
             pending: deque[tuple[Ask, Future]] = deque()
             line: tuple[int, str, str] | None = None
             answers: dict[str, dict] = {}
-            for ask in asks(path, formats, config):
+            for ask in asks(path, formats, config, asker.counts["not_sent"]):
                 pending.append((ask, pool.submit(asker.ask, ask)))
                 while len(pending) > IN_FLIGHT:
                     line, answers = _collect(pending.popleft(), line, answers, agreement)
@@ -187,7 +193,7 @@ class _Asker:
             **({"Authorization": f"Bearer {key}"} if key else {}),
         }
         self.endpoint, self.lock = Endpoint(config), threading.Lock()
-        self.counts = {"sent": 0, "already": 0, "failed": 0}
+        self.counts: dict = {"sent": 0, "already": 0, "failed": 0, "not_sent": {}}
 
     def ask(self, ask: Ask) -> dict:
         config, endpoint = self.config, self.endpoint

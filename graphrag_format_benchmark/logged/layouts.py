@@ -28,6 +28,7 @@ from ..frameworks import (
     LIGHTRAG_ENTITIES,
     LIGHTRAG_RELATIONSHIPS,
     LIGHTRAG_UNKNOWN,
+    LITERAL_TOKENS,
     LLAMAINDEX_PREAMBLE,
     _literal_end,
     py_literal,
@@ -108,12 +109,17 @@ GRAPHRAG_JOIN = "\n\n\n" + GRAPHRAG_RELATIONSHIPS[0] + "\n"
 
 def find_graphrag(text: str) -> list[tuple[int, int]]:
     """The entity and relationship tables: from '-----Entities-----' to the end of the relationship table's last row
-    (its newline, and the blank line that joins the next section, are the prompt's)."""
+    (its newline, and the blank line that joins the next section, are the prompt's). Linear in the text: each search
+    goes on from where the last one ended."""
     spans: list[tuple[int, int]] = []
+    join = -1
     for m in re.finditer(r"(?m)^" + re.escape(GRAPHRAG_ENTITIES[0]) + r"\n", text):
-        join = text.find(GRAPHRAG_JOIN, m.start())
-        if join == -1 or (spans and m.start() < spans[-1][1]):
+        if spans and m.start() < spans[-1][1]:
             continue
+        if join < m.start():
+            join = text.find(GRAPHRAG_JOIN, m.start())
+            if join == -1:  # no table joins after this one: none after a later one either
+                break
         end = text.find("\n\n", join + len(GRAPHRAG_JOIN) - 1)
         end = (len(text) - text.endswith("\n")) if end == -1 else end
         spans.append((m.start(), end))
@@ -160,7 +166,7 @@ def read_graphrag(text: str) -> tuple[Graph, dict]:
                 props["weight"] = float(cells[4])
             except ValueError:
                 raise LayoutError(f"a relationship's weight is {cells[4][:40]!r}, not a number", split) from None
-        parts.edge(cells[1], cells[3] or DEFAULT_RELATION, cells[2], props)
+        parts.edge(cells[1], cells[3] or DEFAULT_RELATION, cells[2], props)  # an empty cell: no description
         for end in (cells[1], cells[2]):
             if end not in parts.nodes:
                 parts.node(end, end)
@@ -173,6 +179,9 @@ def read_graphrag(text: str) -> tuple[Graph, dict]:
         "rel_ids": [c[0] for c in rel_rows],
         "rel_rest": [c[5 if weighted else 4 :] for c in rel_rows],
         "weighted": weighted,
+        "blank": {
+            k for k, c in enumerate(rel_rows) if not c[3]
+        },  # rows with no description (a text may say related_to)
     }
     return parts.graph(), state
 
@@ -184,7 +193,7 @@ def write_graphrag(graph: Graph, state: dict) -> str:
     lines += ["", "", GRAPHRAG_RELATIONSHIPS[0], "|".join(state["rel_header"])]
     for k, (e, props) in enumerate(graph.edges_with_props()):
         weight = dict(props).get("weight")
-        cells = [state["rel_ids"][k], e.source, e.target, "" if e.relation == DEFAULT_RELATION else e.relation]
+        cells = [state["rel_ids"][k], e.source, e.target, "" if k in state["blank"] else e.relation]
         cells += [str(weight) if weight is not None else ""] if state["weighted"] else []
         lines.append("|".join([*cells, *state["rel_rest"][k]]))
     return "\n".join(lines)
@@ -199,14 +208,18 @@ LIGHTRAG_MIDDLE = "```\n\n" + LIGHTRAG_RELATIONSHIPS + "\n\n```json\n"
 
 
 def find_lightrag(text: str) -> list[tuple[int, int]]:
+    """The entity and relationship blocks, each head to its relationship block's closing fence. Linear in the text."""
     spans: list[tuple[int, int]] = []
     for m in re.finditer(re.escape(LIGHTRAG_HEAD), text):
-        middle = text.find("\n" + LIGHTRAG_MIDDLE, m.end() - 1)
-        if middle == -1:
+        if spans and m.start() < spans[-1][1]:
             continue
+        middle = text.find("\n" + LIGHTRAG_MIDDLE, m.end() - 1)
+        if middle == -1:  # no relationship block after this head: none after a later one either
+            break
         close = text.find("\n```", middle + 1 + len(LIGHTRAG_MIDDLE) - 1)
-        if close != -1:
-            spans.append((m.start(), close + 4))
+        if close == -1:
+            break
+        spans.append((m.start(), close + 4))
     return spans
 
 
@@ -238,7 +251,7 @@ def read_lightrag(text: str) -> tuple[Graph, dict]:
             )
         shown = description is not None and description != LIGHTRAG_UNKNOWN  # LightRAG's word for none
         parts.node(name, name, kind, {"description": description} if shown else {})
-    listed = len(parts.nodes)
+    listed, unknown = len(parts.nodes), cast(list[bool], [])
     for record in relations:
         source, target, description = record.get("entity1"), record.get("entity2"), record.get("description")
         if not all(isinstance(v, str) for v in (source, target, description)):
@@ -248,6 +261,7 @@ def read_lightrag(text: str) -> tuple[Graph, dict]:
             )
         source, target, description = cast(str, source), cast(str, target), cast(str, description)  # texts, checked
         parts.edge(source, DEFAULT_RELATION if description == LIGHTRAG_UNKNOWN else description, target)
+        unknown.append(description == LIGHTRAG_UNKNOWN)
         for end in (source, target):
             if end not in parts.nodes:
                 parts.node(end, end)
@@ -259,6 +273,7 @@ def read_lightrag(text: str) -> tuple[Graph, dict]:
             r["entity"]: None for r in entities if r.get("description", "") is None
         },  # a description written null
         "relations": [[(k, None if k in own else v) for k, v in r.items()] for r in relations],
+        "unknown": unknown,  # per relation: its description was LightRAG's UNKNOWN (a text may say related_to)
     }
     return parts.graph(), state
 
@@ -273,11 +288,11 @@ def write_lightrag(graph: Graph, state: dict) -> str:
         }
         lines.append(json.dumps({k: values[k] if k in values else v for k, v in keys}, ensure_ascii=False))
     relations = []
-    for e, keys in zip(graph.edges, state["relations"]):
+    for e, keys, unknown in zip(graph.edges, state["relations"], state["unknown"]):
         values = {
             "entity1": e.source,
             "entity2": e.target,
-            "description": LIGHTRAG_UNKNOWN if e.relation == DEFAULT_RELATION else e.relation,
+            "description": LIGHTRAG_UNKNOWN if unknown else e.relation,
         }
         relations.append(json.dumps({k: values[k] if k in values else v for k, v in keys}, ensure_ascii=False))
     return LIGHTRAG_HEAD + "\n".join(lines) + "\n" + LIGHTRAG_MIDDLE + "\n".join(relations) + "\n```"
@@ -329,10 +344,29 @@ def _arrows(line: str) -> bool:
     return line.count(" -> ") >= 2 and _triplet_or_none(line) is not None or line.count(" -> ") > 2
 
 
+LLAMAINDEX_RULE = "-" * 21  # the line around the context in LlamaIndex's default text QA and refine templates
+
+
+def _llama_blocks(text: str) -> list[tuple[int, int]]:
+    """Where LlamaIndex's templates put the context: between a line of 21 dashes and the next such line."""
+    rule = LLAMAINDEX_RULE + "\n"
+    blocks, at = [], text.find(rule)
+    while at != -1:
+        start = at + len(rule)
+        end = text.find("\n" + LLAMAINDEX_RULE, start)
+        if end == -1:
+            break
+        blocks.append((start, end))
+        at = text.find(rule, end + 1)
+    return blocks
+
+
 def find_llamaindex(text: str) -> list[tuple[int, int]]:
-    """Each include_text group (the preamble, a blank line, its triplet lines), and each run of triplet paragraphs
-    (lines parted by one blank line), as the compact synthesizer joins the retrieved nodes."""
-    spans, taken = [], set()
+    """LlamaIndex's context, by its markers only: each include_text group (the preamble, a blank line, its triplet
+    lines), and each run of triplet paragraphs (lines parted by one blank line) inside the context's place, the text
+    between LlamaIndex's rules of dashes, as the compact synthesizer joins the retrieved nodes. Arrows elsewhere (an
+    instruction, 'question -> evidence -> answer') are no context. Linear in the text."""
+    spans = []
     for m in re.finditer(re.escape(LLAMAINDEX_PREAMBLE) + "\n\n", text):
         end, stop = m.end(), m.end()
         while stop < len(text):
@@ -343,21 +377,25 @@ def find_llamaindex(text: str) -> list[tuple[int, int]]:
             end, stop = nl, nl + 1
         if end > m.end():
             spans.append((m.start(), end))
-            taken.add(m.start())
-    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)]
-    run: list[tuple[int, int]] = []
-    for a, b in lines:
-        inside = any(s <= a < e for s, e in spans if s in taken)
-        if not inside and _arrows(text[a:b]):
-            if run and text[run[-1][1] : a] != "\n\n":
+    groups = list(spans)
+    g = 0  # the first group that does not end before the line at hand
+    for start, stop in _llama_blocks(text):
+        run: list[tuple[int, int]] = []
+        for m in re.finditer(r"[^\n]+", text[start:stop]):
+            a, b = start + m.start(), start + m.end()
+            while g < len(groups) and groups[g][1] <= a:
+                g += 1
+            inside = g < len(groups) and groups[g][0] <= a
+            if not inside and _arrows(text[a:b]):
+                if run and text[run[-1][1] : a] != "\n\n":
+                    spans.append((run[0][0], run[-1][1]))
+                    run = []
+                run.append((a, b))
+            elif run:
                 spans.append((run[0][0], run[-1][1]))
                 run = []
-            run.append((a, b))
-        elif run:
+        if run:
             spans.append((run[0][0], run[-1][1]))
-            run = []
-    if run:
-        spans.append((run[0][0], run[-1][1]))
     return sorted(spans)
 
 
@@ -479,18 +517,65 @@ def _record_values(graph: Graph, shapes: list) -> list[dict]:
     return out
 
 
+LANGCHAIN_MARKER = "Information:\n"  # GraphCypherQAChain's QA prompt: the records come right after it
+SCAN_FACTOR = 8  # a finder reads at most this many times the text (and SCAN_FLOOR more): past it, the line is left out
+SCAN_FLOOR = 1 << 20
+
+
+def _literal_ends(text: str, i: int, ends: dict[int, int]) -> int:
+    """Where the Python literal at text[i] ends (as frameworks._literal_end); on the way, each bracket it opens and
+    closes is noted in ends (its start -> its end; -1 for one never closed), so that a literal starting at one of them
+    is not read again."""
+    stack: list[int] = []
+    for m in LITERAL_TOKENS.finditer(text, i):
+        c = m.group()
+        if c[0] in "'\"":
+            if not stack:
+                return m.end()
+        elif c in "([{":
+            stack.append(m.start())
+        elif c in ")]}":
+            if not stack:
+                return m.start()
+            ends[stack.pop()] = m.end()
+            if not stack:
+                return m.end()
+        elif not stack:  # a space or '>' after a bare word
+            return m.start()
+    for start in stack:
+        ends[start] = -1
+    return len(text)
+
+
 def find_langchain(text: str) -> list[tuple[int, int]]:
+    """LangChain's records: a Python list of maps, right after its QA prompt's 'Information:' line, or anywhere when
+    every map is a (source, relation, target) record. Each bracket is read once (_literal_ends); a text that would need
+    more than SCAN_FACTOR readings is refused (LayoutError naming the bound)."""
     spans: list[tuple[int, int]] = []
+    ends: dict[int, int] = {}
+    budget = SCAN_FACTOR * len(text) + SCAN_FLOOR
     for m in re.finditer(r"\[\{['\"]", text):
         if spans and m.start() < spans[-1][1]:
             continue
-        end = _literal_end(text, m.start())
+        if m.start() not in ends:
+            budget -= _literal_ends(text, m.start(), ends) - m.start()
+            if budget < 0:
+                raise LayoutError(
+                    f"its lists of maps could not be told apart within {SCAN_FACTOR} readings of the text (a bound of "
+                    "this tool, against a text of unclosed brackets)",
+                    m.start(),
+                )
+        end = ends.get(m.start(), -1)
+        if end == -1:  # never closed
+            continue
         try:
             records = py_literal(text[m.start() : end])
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             continue
+        marked = text.endswith(LANGCHAIN_MARKER, 0, m.start())
         if isinstance(records, list) and records and all(isinstance(r, dict) for r in records):
-            spans.append((m.start(), end))
+            if marked or all({"source", "relation", "target"} <= set(r) for r in records):
+                spans.append((m.start(), end))
     return spans
 
 
@@ -600,17 +685,20 @@ LOGGED_LAYOUTS = {  # in the order a prompt is searched: the frameworks' own mar
 }
 
 
-def find_spans(text: str) -> list[Span]:
-    """The spans of the first layout whose context the text holds ([] when none): a prompt of our own templates first
-    (its format is named in it), then the frameworks' markers."""
+def find_spans(text: str) -> tuple[list[Span], bool]:
+    """The spans of the first layout whose context the text holds ([] when none), and whether they carry the layout's
+    own markers: a prompt of our own templates first (its format is named in it), then the frameworks'. LangChain's
+    records carry theirs after its QA prompt's 'Information:' line; elsewhere they are a list of (source, relation,
+    target) maps, a candidate only where no message holds a marked context."""
     own = find_own(text)
     if own:
-        return [Span(f"own:{fmt}", a, b) for a, b, fmt in own]
+        return [Span(f"own:{fmt}", a, b) for a, b, fmt in own], True
     for fmt, codec in LOGGED_LAYOUTS.items():
         found = codec.find(text)
         if found:
-            return [Span(fmt, a, b) for a, b in found]
-    return []
+            marked = fmt != "langchain" or any(text.endswith(LANGCHAIN_MARKER, 0, a) for a, _ in found)
+            return [Span(fmt, a, b) for a, b in found], marked
+    return [], False
 
 
 def read_span(span: Span, text: str) -> Span:

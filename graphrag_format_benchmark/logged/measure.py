@@ -9,18 +9,20 @@ places (LlamaIndex's source-text groups) has the alternative written at the firs
 
 from __future__ import annotations
 
+import bisect
 import multiprocessing
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from benchmark import (
     SPLIT_SEARCH,
     BenchmarkError,
     Edge,
     Graph,
+    Node,
     Props,
     Tokenizer,
     last_split,
@@ -28,6 +30,7 @@ from benchmark import (
     splits_between,
 )
 
+from ..stores import DEFAULT_TYPE
 from .layouts import LayoutError, Span, find_spans, read_span
 from .read import Logged, Unread, parse_line, raw_lines
 
@@ -63,19 +66,32 @@ class Skipped:
 
 
 def merged(graphs: list[Graph]) -> Graph:
-    """The spans' subgraphs as one: each node once (its first showing), every edge."""
-    nodes, node_props, seen = [], [], set()
+    """The spans' subgraphs as one: each node once, every edge. A node that one span shows only as a relationship's end
+    (no row: its name its id, no type, no property) takes the row another gives; a node shown twice with other values
+    (two GraphRAG tables, each with its own description) is LayoutError: one subgraph cannot carry both, and keeping
+    the first would drop a fact from every alternative."""
+    seen: dict[str, tuple[Node, Props]] = {}  # in the order first shown
     edges: list[Edge] = []
     edge_props: list[Props] = []
     for g in graphs:
         for n, p in g.nodes_with_props():
-            if n.id not in seen:
-                seen.add(n.id)
-                nodes.append(n)
-                node_props.append(p)
+            known = seen.setdefault(n.id, (n, p))
+            if known != (n, p) and not _bare(*(n, p)):
+                if not _bare(*known):
+                    raise LayoutError(
+                        f"the entity {n.id!r} is shown twice with other values (in two of its contexts): one subgraph "
+                        "cannot carry both"
+                    )
+                seen[n.id] = (n, p)
         edges += g.edges
         edge_props += [p for _, p in g.edges_with_props()]
-    return Graph(tuple(nodes), tuple(edges), (), tuple(node_props), tuple(edge_props))
+    nodes = list(seen.values())
+    return Graph(tuple(n for n, _ in nodes), tuple(edges), (), tuple(p for _, p in nodes), tuple(edge_props))
+
+
+def _bare(node: Node, props: Props) -> bool:
+    """A node a context names only as a relationship's end: no row of its own."""
+    return node.name == node.id and node.type == DEFAULT_TYPE and not props
 
 
 def replaced(text: str, spans: list[Span], graph_text: str) -> tuple[str, str, str]:
@@ -145,24 +161,54 @@ def own_format(layout: str) -> str:
     return layout.removeprefix("own:")
 
 
+def _lf(text: str) -> tuple[str, Callable[[int], int]] | None:
+    """A text whose lines all end in CRLF, as LF (the layouts are read so), and the map from an offset in it back to
+    the text's; None for any other text."""
+    crlf = text.count("\r\n")
+    if not crlf or crlf != text.count("\n") or crlf != text.count("\r"):
+        return None
+    norm = text.replace("\r\n", "\n")
+    newlines = [k for k, c in enumerate(norm) if c == "\n"]
+    return norm, lambda at: at + bisect.bisect_left(newlines, at)
+
+
+def _found(logged: Logged) -> tuple[int, str, list[Span], Callable[[int], int] | None] | Skipped | None:
+    """The message whose context is read: (its index, its text as read, the spans in it, the map back to the logged
+    text for a CRLF one): the first message holding a layout with its markers, else the first holding one without;
+    None when no message holds any."""
+    first = None
+    for k, (_, text) in enumerate(logged.messages):
+        lf = _lf(text)
+        read = lf[0] if lf else text
+        try:
+            spans, marked = find_spans(read)
+        except LayoutError as e:
+            return Skipped(logged, e.reason, e.at, k)
+        if spans and marked:
+            return k, read, spans, lf[1] if lf else None
+        if spans and first is None:
+            first = k, read, spans, lf[1] if lf else None
+    return first
+
+
 def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
     """The logged prompt's context found, read back exactly, and its subgraph written in every format."""
-    for k, (_, text) in enumerate(logged.messages):
-        spans = find_spans(text)
-        if spans:
-            break
-    else:
+    found = _found(logged)
+    if found is None:
         return Skipped(
             logged,
             "no graph context of a known layout (GraphRAG, LightRAG, LlamaIndex, LangChain, neo4j-graphrag, or this "
             "tool's "
             "own prompt) in its messages",
         )
+    if isinstance(found, Skipped):
+        return found
+    k, text, spans, back = found
     try:
         for span in spans:
             read_span(span, text)
     except LayoutError as e:
-        return Skipped(logged, e.reason, e.at, k)
+        return Skipped(logged, e.reason, back(e.at) if back else e.at, k)
     except (
         ValueError,
         TypeError,
@@ -177,7 +223,14 @@ def prepare_logged(logged: Logged, formats: list[str]) -> Prepared | Skipped:
             spans[0].start,
             k,
         )
-    graph = merged([s.graph for s in spans if s.graph is not None])  # every span read has its graph
+    if back is not None:  # the spans where they stand in the text as logged (CRLF)
+        text = logged.messages[k][1]
+        for span in spans:
+            span.start, span.end = back(span.start), back(span.end)
+    try:
+        graph = merged([s.graph for s in spans if s.graph is not None])  # every span read has its graph
+    except LayoutError as e:
+        return Skipped(logged, e.reason, spans[0].start, k)
     if not graph.edges:
         return Skipped(logged, f"its {spans[0].layout} context shows no relationship", spans[0].start, k)
     # the logged layout's own row is the logged text itself: read_span proved that its writer gives those bytes back

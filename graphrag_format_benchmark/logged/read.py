@@ -14,9 +14,10 @@ one at a time (memory holds one), each at most MAX_LINE_BYTES.
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, cast
 
 from benchmark import BenchmarkError, display
 
@@ -32,6 +33,9 @@ class Logged:
     question: str  # its "question", else the last user message
     messages: tuple[tuple[str, str], ...]
     model: str | None = None  # the model the request named
+    # parts of a message that are not text (an image, audio, a file), by type: counted in no prompt, and a request
+    # that holds any is not sent again (it would go without them)
+    other_parts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -43,14 +47,40 @@ class Unread:
     reason: str
 
 
-def _text(content: object, where: str) -> str:
+TEXT_PARTS = ("text", "input_text", "output_text")
+
+
+def _text(content: object, where: str, others: list[str]) -> str:
+    """A message's text: its content, the text parts of a list of parts (the others' types noted in others), or ""
+    for none (an assistant's tool call has content null)."""
     if isinstance(content, str):
         return content
+    if content is None:
+        return ""
     if isinstance(content, list) and all(isinstance(p, dict) for p in content):
-        texts = [p.get("text") for p in content if p.get("type") in ("text", "input_text")]
+        texts = [p.get("text") for p in content if p.get("type") in TEXT_PARTS]
         if all(isinstance(t, str) for t in texts):
-            return "".join(texts)
+            others += [str(p.get("type")) for p in content if p.get("type") not in TEXT_PARTS]
+            return "".join(cast(list[str], texts))
     raise ValueError(f"{where}'s content is neither text nor a list of text parts")
+
+
+def _body(data: dict) -> object:
+    """The request a line holds: its "body" or "request" (the Batch API's input, a proxy's log), else the line."""
+    for key in ("body", "request"):
+        if isinstance(data.get(key), dict):
+            return data[key]
+    return data
+
+
+def _unencodable(values: list[str]) -> str | None:
+    """The first lone surrogate in values ('U+D800'), which no UTF-8 request can hold, or None."""
+    for value in values:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            return f"U+{ord(value[e.start]):04X}"
+    return None
 
 
 def parse_line(line_no: int, raw: bytes) -> Logged | Unread | None:
@@ -64,12 +94,13 @@ def parse_line(line_no: int, raw: bytes) -> Logged | Unread | None:
     if not isinstance(data, dict):
         return Unread(line_no, f"line {line_no}", "not a JSON object")
     given_id = data.get("id", data.get("custom_id"))
-    line_id = given_id if isinstance(given_id, str) and given_id.strip() else f"line {line_no}"
-    body = data.get("body", data.get("request", data))
+    line_id = given_id if isinstance(given_id, str) and given_id.strip() and _unencodable([given_id]) is None else None
+    line_id = line_id or f"line {line_no}"
+    body, others = _body(data), cast(list[str], [])
     try:
         if isinstance(body, dict) and isinstance(body.get("messages"), list):
             messages = tuple(
-                (str(m.get("role", "user")), _text(m.get("content"), f"message {k + 1}"))
+                (str(m.get("role", "user")), _text(m.get("content"), f"message {k + 1}", others))
                 for k, m in enumerate(body["messages"])
                 if isinstance(m, dict)
             )
@@ -83,18 +114,43 @@ def parse_line(line_no: int, raw: bytes) -> Logged | Unread | None:
         return Unread(line_no, line_id, str(e))
     if not messages:
         return Unread(line_no, line_id, "no messages")
+    if not any(text for _, text in messages):
+        return Unread(line_no, line_id, "no message holds text")
     question = data.get("question")
     if not isinstance(question, str):
         question = next((text for role, text in reversed(messages) if role == "user"), messages[-1][1])
+    bad = _unencodable([question, *(role for role, _ in messages), *(text for _, text in messages)])
+    if bad is not None:
+        return Unread(
+            line_no,
+            line_id,
+            f"a message holds the lone surrogate {bad}, which UTF-8 cannot encode: no API was sent such a request",
+        )
     model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else None
-    return Logged(line_no, line_id, question, messages, model)
+    return Logged(
+        line_no,
+        line_id,
+        question,
+        messages,
+        model if _unencodable([model or ""]) is None else None,
+        tuple(dict.fromkeys(others)),
+    )
 
 
-def raw_lines(path: Path) -> Iterator[tuple[int, bytes | Unread]]:
-    """Each line of the file, in order, read one at a time: its number and its bytes, or Unread for one too long."""
+BOMS = (  # byte order marks of the encodings a JSON Lines file is not in (UTF-8's own is read)
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def check_log_file(path: Path) -> None:
+    """Refuse, before a byte is read, what is no JSON Lines file: a missing or unreadable path, a FIFO or a device (a
+    read would wait, or never end), a file in UTF-16 or UTF-32, lines that end in a carriage return alone."""
     where = display(path)
     try:
-        f = open(path, "rb")
+        st = path.stat()
     except FileNotFoundError:
         raise BenchmarkError(
             f"--from-prompts {where}: no such file; give the JSON Lines file your framework's prompts were logged to"
@@ -103,12 +159,37 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes | Unread]]:
         raise BenchmarkError(
             f"--from-prompts {where}: cannot read it ({e.strerror or e}); give a readable file"
         ) from None
-    if not path.is_file():
-        f.close()
+    if not stat.S_ISREG(st.st_mode):
         raise BenchmarkError(
-            f"--from-prompts {where}: not a regular file; give the JSON Lines file your prompts were logged to"
+            f"--from-prompts {where}: not a regular file (a folder, a pipe or a device); give the JSON Lines file your "
+            "prompts were logged to"
         )
-    with f:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError as e:
+        raise BenchmarkError(
+            f"--from-prompts {where}: cannot read it ({e.strerror or e}); give a readable file"
+        ) from None
+    encoding = next((name for bom, name in BOMS if head.startswith(bom)), None)
+    if encoding is None and head.count(b"\x00") > len(head) // 4:  # every other byte NUL: UTF-16 without its mark
+        encoding = "UTF-16 or UTF-32"
+    if encoding is not None:
+        raise BenchmarkError(
+            f"--from-prompts {where}: the file is in {encoding}; JSON Lines are UTF-8: convert it first (iconv -f "
+            f"{encoding.split()[0]} -t UTF-8 {where} > log.jsonl)"
+        )
+    if b"\n" not in head and head.count(b"\r") > 1:
+        raise BenchmarkError(
+            f"--from-prompts {where}: its lines end in a carriage return alone (CR, no LF); JSON Lines end in LF: "
+            f"convert it first (tr '\\r' '\\n' < {where} > log.jsonl)"
+        )
+
+
+def raw_lines(path: Path) -> Iterator[tuple[int, bytes | Unread]]:
+    """Each line of the file, in order, read one at a time: its number and its bytes, or Unread for one too long."""
+    check_log_file(path)
+    with open(path, "rb") as f:
         for line_no, raw in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
             if len(raw) > MAX_LINE_BYTES:
                 while raw and not raw.endswith(b"\n"):  # the rest of the line, read and let go a piece at a time

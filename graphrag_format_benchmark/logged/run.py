@@ -40,7 +40,7 @@ from ..runner.config import SOLVER_MODEL, ModelConfig, public_argv, public_url
 from ..runner.log import LOG_NAME
 from .answers import ask_all
 from .measure import LOGGED, Measured, Skipped, measured_lines
-from .read import Unread
+from .read import Unread, check_log_file
 
 # The flags that shape a run over a graph, meaningless over logged prompts: said, not ignored.
 GRAPH_FLAGS = (
@@ -249,6 +249,8 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
     ]
     if agreed is not None:
         lines += [agreement_headline(*agreed[:2]), ""]
+        for reason, n in counts.get("asked", {}).get("not_sent", {}).items():
+            lines += [f"{n:,} measured request(s) left out of the model run: {reason}.", ""]
     for encoding, rows in summ.items():
         best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
         base = next(r for r in rows if r["format"] == LOGGED)
@@ -372,11 +374,18 @@ def check_logged_flags(run_config: RunConfig, log: Path) -> None:
             f"--from-prompts measures the prompts your framework logged: {', '.join(given)} shape a run over a graph; "
             "leave them out"
         )
-    if log.name in OUTPUTS and log.resolve().parent == run_config.out.resolve():  # it would replace the file it reads
+    check_log_file(log)
+    real = log.resolve()  # a link to OUT/logged.jsonl is that file
+    if real.name in OUTPUTS and real.parent == run_config.out.resolve():  # it would replace the file it reads
+        shown = display(log) if real == log.absolute() else f"{display(log)} (a link to {display(real)})"
         raise BenchmarkError(
-            f"--from-prompts {display(log)} is where this run writes its own {log.name}; move the log out of --out "
+            f"--from-prompts {shown} is where this run writes its own {real.name}; move the log out of --out "
             f"{display(run_config.out)}, or choose another --out"
         )
+    sending = [f for f, given in (("--score", run_config.score), ("--export-batch", run_config.export_batch)) if given]
+    sending += ["--batch"] if run_config.batch else []
+    if sending:
+        raise BenchmarkError(f"--from-prompts sends its requests itself, with --model: leave out {', '.join(sending)}")
 
 
 def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
@@ -435,8 +444,8 @@ def _logged_settings(
 ) -> tuple[ModelConfig | None, list[str], list[Tokenizer], float | None]:
     """The flags of a run over logged prompts, checked: the model asked (none without --model), the formats, the
     tokenizers and the input price."""
-    check_flags(run_config)  # every number finite and in range, --out a folder this run may write
     check_logged_flags(run_config, log)
+    check_flags(run_config)  # every number finite and in range, --out a folder this run may write
     model = None
     if run_config.model is not None:
         if run_config.model == SOLVER_MODEL:
@@ -444,10 +453,6 @@ def _logged_settings(
                 "--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own "
                 "words: "
                 "give the model your framework uses (--model NAME --base-url URL)"
-            )
-        if run_config.score is not None or run_config.export_batch is not None or run_config.batch:
-            raise BenchmarkError(
-                "--from-prompts sends its requests itself: leave out --score, --export-batch and --batch"
             )
         model = make_model_config(run_config)
     formats = (
