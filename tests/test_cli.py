@@ -17,7 +17,6 @@ from graphrag_format_benchmark import frameworks
 from conftest import GOLDEN, ROOT, run_cli, run_stderr, without_read
 
 sys.path.insert(0, str(ROOT / "bench"))
-from framework_stores import large_records, lightrag_store  # noqa: E402
 
 ARTICLE = GOLDEN / "article"
 TABLE = (
@@ -574,13 +573,7 @@ def readme_commands() -> list[str]:
 def test_every_example_command_of_the_readme_that_needs_no_server_works(tmp_path):
     commands = readme_commands()
     assert len(commands) >= 6
-    lightrag_store(tmp_path / "rag_storage", *large_records(300))  # the quick start's store: a LightRAG working folder
-    # the quick start's log
-    requests = sorted((ROOT / "tests" / "golden" / "frameworks" / "small").glob("*.request.json"))
-    (tmp_path / "prompts.jsonl").write_text(
-        "".join(json.dumps({"model": "m", **json.loads(r.read_text(encoding="utf-8"))}) + "\n" for r in requests),
-        encoding="utf-8",
-    )
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")  # the quick starts' store and log, as a clone has them
     for command in commands:
         argv = command.split()[1:]
         argv[0] = str(ROOT / argv[0])

@@ -403,3 +403,16 @@ def test_a_logged_prompts_page_shows_what_was_sent_beside_each_alternative(brows
     sent = json.loads(requests[0].read_text(encoding="utf-8"))["messages"][0]["content"]
     assert texts[0] == sent and "Knowledge Graph Data (Entity)" not in texts[1] and '"nodes": [' in texts[1]
     assert errors == []
+    # what it found first, a saving with results.md's sign, no legend for distractors or edge ids it has none of
+    assert page.eval_on_selector_all("#verdicts li", "ls => ls.map(l => l.textContent)") == [
+        next(line for line in done.stdout.splitlines() if line.startswith("**o200k_base: ")).replace("**", "")
+    ]
+    assert done.stdout.endswith(f"\n\nresults: {tmp_path / 'out' / 'results.md'}\n")
+    savings = page.eval_on_selector_all("#sizes0 tr", "rows => rows.map(r => r.cells[7].textContent)")
+    tsv = next(
+        r
+        for r in json.loads((tmp_path / "out" / "results.json").read_text())["summary"]["o200k_base"]
+        if r["format"] == "tsv"
+    )
+    assert savings[0] == "saving vs what was sent" and savings[3] == f"{tsv['saving']:.1%}" and tsv["saving"] > 0
+    assert page.text_content("#legend") == "Lines not in the baseline's prompt are highlighted."

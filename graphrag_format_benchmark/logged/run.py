@@ -424,7 +424,8 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
             if agreement and model
             else None
         )
-        _add_results_and_page(log, staging, counts, summ, agreed, shown, tokenizers, model)
+        headline = [line.replace("**", "").strip() for line in md.split("\n## ")[0].split("\n\n")[2:] if line.strip()]
+        _add_results_and_page(log, staging, counts, summ, agreed, shown, tokenizers, model, headline)
         manifest = build_manifest(
             _logged_config(run_config, log, formats, tokenizers, price, model),
             tokenizers,
@@ -436,7 +437,7 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
         )
         manifest["inputs"] = {display(log): file_digest(log)}
         publish(staging, manifest, lock.release)
-    return md.split("\n## Left out")[0].rstrip(), None
+    return md.split("\n## Left out")[0].rstrip() + f"\n\nresults: {display(run_config.out / 'results.md')}", None
 
 
 def _logged_settings(
@@ -507,8 +508,10 @@ def _add_results_and_page(
     shown: list[Measured],
     tokenizers: list[Tokenizer],
     model: ModelConfig | None,
+    headline: list[str],
 ) -> None:
-    """results.json and report.html of a run over logged prompts, into staging."""
+    """results.json and report.html of a run over logged prompts, into staging; headline: results.md's first
+    findings, at the page's top."""
     staging.add(
         "results.json",
         json_bytes(
@@ -524,7 +527,10 @@ def _add_results_and_page(
     data = {
         "kind": "run",
         "title": "graphrag-format-benchmark · logged prompts" + (f" · {model.model}" if model else ""),
+        "headline": headline,
+        "saving": True,  # the size table says each format's saving against what was sent, as results.md does
         "baseline": LOGGED,
+        "baseline_label": "what was sent",
         "sizes": _size_view(summ),
         "tokens": [],
         "prompts": _prompt_view(shown, tokenizers[0].name),
