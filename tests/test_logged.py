@@ -5,6 +5,8 @@ versions); a prompt's counts are checked against counting the whole texts."""
 
 import json
 import random
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -209,17 +211,22 @@ def test_our_own_prompts_are_read_by_the_format_they_name(tmp_path):
         (["--input-price-per-million", "-1"], "--input-price-per-million is -1.0; give 0 or more"),
         (
             ["--graph", "g.json"],
-            "--from-prompts measures the prompts your framework logged: --graph shape a run over a graph; leave them "
-            "out",
+            "--from-prompts measures the prompts your framework logged, each once as it was sent: --graph shape a run "
+            "over a graph or its questions and do nothing here; leave them out",
         ),
         (
             ["--context", "khop", "--sizes", "small"],
-            "--from-prompts measures the prompts your framework logged: --context, --sizes shape a run "
-            "over a graph; leave them out",
+            "--from-prompts measures the prompts your framework logged, each once as it was sent: --context, --sizes "
+            "shape a run over a graph or its questions and do nothing here; leave them out",
+        ),
+        (  # they were silently ignored: 60 requests, one answer each
+            ["--model", "m", "--limit", "2", "--repeats", "3"],
+            "--from-prompts measures the prompts your framework logged, each once as it was sent: --limit, --repeats "
+            "shape a run over a graph or its questions and do nothing here; leave them out",
         ),
     ],
 )
-def test_flags_of_a_graph_run_are_refused(tmp_path, capsys, flags, message):
+def test_flags_a_run_over_logged_prompts_does_not_use_are_refused(tmp_path, capsys, flags, message):
     path = log_file(tmp_path, [{"prompt": "x"}])
     assert benchmark.main(["--from-prompts", path, *flags, "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == f"error: {message}\n"
@@ -287,9 +294,9 @@ def test_with_a_model_each_format_is_asked_and_its_answer_compared_with_the_answ
     def answer(system: str) -> str:  # the context is in the system message: the answer depends on the layout it is in
         seen.append(system)
         if '"nodes": [' in system:
-            return "  microsoft research "  # json: the same answer once normalized
+            return "Leslie Lamport works at microsoft research."  # json: the same entity, in a sentence
         if "\tedge\t" in system or system.count("\t") > 20:
-            return "Bell Labs"  # tsv: another answer
+            return "Bell Labs"  # tsv: no entity of the context
         return "Microsoft Research"
 
     fake = FakeOpenAI(answer=answer)
@@ -316,12 +323,12 @@ def test_with_a_model_each_format_is_asked_and_its_answer_compared_with_the_answ
         fake.close()
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     rows = {r["format"]: r for r in results["agreement"]["rows"]}
-    assert (rows["json"]["agree"], rows["json"]["compared"], rows["tsv"]["agree"], rows["tsv"]["compared"]) == (
-        2,
-        2,
-        0,
-        2,
-    )
+    figures = {f: (r["compared"], r["entities"]["agree"], r["exact"]["agree"]) for f, r in rows.items()}
+    assert figures == {"json": (2, 2, 0), "tsv": (2, 0, 0)}  # by exact text, json agreed on none
+    assert [(d["id"], d["format"], d["sent_names"], d["answer_names"]) for d in results["agreement"]["differing"]] == [
+        ("lightrag.request", "json", ["Microsoft Research"], ["Microsoft Research"]),  # Lamport is the question's
+        ("graphrag.request", "json", ["MICROSOFT RESEARCH"], ["MICROSOFT RESEARCH"]),
+    ]
     assert [(d["id"], d["format"], d["sent"], d["answer"]) for d in results["agreement"]["disagreements"]] == [
         ("lightrag.request", "tsv", "Microsoft Research", "Bell Labs"),
         ("graphrag.request", "tsv", "Microsoft Research", "Bell Labs"),
@@ -329,12 +336,11 @@ def test_with_a_model_each_format_is_asked_and_its_answer_compared_with_the_answ
     md = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert (
         "With m, no format's agreement with the answers to what was sent stands apart from the others' (rates 0%-100% "
-        "over 2 "
-        "question(s), their 95% intervals overlapping)"
+        "over 2 question(s) by the entities they name, their 95% intervals overlapping)"
     ) in md  # two questions decide nothing
     assert (
         "| 1 | lightrag.request | tsv | Which organization did Leslie Lamport work at? | Microsoft Research | Bell "
-        "Labs |" in md
+        "Labs | Microsoft Research / no entity | differ | differ |" in md
     )
     log = [json.loads(line) for line in (tmp_path / "out" / "requests.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted((r["id"], r["format"]) for r in log) == sorted(
@@ -435,38 +441,21 @@ def test_a_log_kept_in_the_output_folder_under_an_outputs_name_is_never_replaced
 
 
 @pytest.mark.parametrize(
-    "rows, said",
+    "tallies, said",
     [
-        (
-            [{"format": "json", "agree": 20, "compared": 20}, {"format": "tsv", "agree": 0, "compared": 20}],
-            "the answers in json agree",
-        ),
-        (
-            [{"format": "json", "agree": 2, "compared": 2}, {"format": "tsv", "agree": 0, "compared": 2}],
-            "no format's agreement",
-        ),
-        (
-            [{"format": "json", "agree": 15, "compared": 20}, {"format": "tsv", "agree": 15, "compared": 20}],
-            "no format's agreement",
-        ),  # a tie
-        (
-            [{"format": "json", "agree": 0, "compared": 0}],
-            "no answer could be compared",
-        ),  # a dead server: every request failed
+        ({"json": (20, 20), "tsv": (0, 20)}, "the answers in json name the same entities"),
+        ({"json": (2, 2), "tsv": (0, 2)}, "no format's agreement"),
+        ({"json": (15, 20), "tsv": (15, 20)}, "no format's agreement"),  # a tie
+        ({"json": (0, 0)}, "no answer could be compared"),  # a dead server: every request failed
     ],
 )
-def test_the_agreement_names_a_format_only_when_its_interval_stands_above_the_others(rows, said):
-    from graphrag_format_benchmark.statistics import wilson
+def test_the_agreement_names_a_format_only_when_its_interval_stands_above_the_others(tallies, said):
+    from graphrag_format_benchmark.logged import agreement
 
-    full = [
-        {
-            **r,
-            "rate": r["agree"] / r["compared"] if r["compared"] else None,
-            **dict(zip(("low", "high"), wilson(r["agree"], r["compared"]) if r["compared"] else (None, None))),
-        }
-        for r in rows
-    ]
-    assert said in run.agreement_headline("m", full)
+    counts = agreement.Agreement(
+        tallies={f: agreement.Tally(compared=n, entities=k, exact=0) for f, (k, n) in tallies.items()}
+    )
+    assert said in run.agreement_headline("m", counts.rows(list(tallies)))
 
 
 def test_the_row_of_a_lines_own_layout_counts_exactly_what_was_sent(tmp_path):
@@ -789,3 +778,151 @@ def test_every_layout_finder_is_linear_in_the_text(finder, make):
     find = getattr(layouts, finder)
     small, large = (profile_events(find, make(n)) for n in (250, 1000))
     assert large <= 5 * small, (small, large)
+
+
+# -----------------------------------------------------------------------------
+# answers compared by what they name; a run you can stop and watch (issue #55)
+
+
+def test_answers_are_compared_by_the_entities_they_name_and_a_non_answer_agrees_with_nothing():
+    from graphrag_format_benchmark.logged import agreement
+
+    graph = benchmark.Graph(
+        tuple(
+            benchmark.Node(n, n.upper() if n.startswith("g") else n, "entity")
+            for n in ("Leslie Lamport", "Radia Perlman", "Paxos", "graphrag")
+        ),
+        (
+            benchmark.Edge("Leslie Lamport", "COLLABORATED_WITH", "Radia Perlman"),
+            benchmark.Edge("Leslie Lamport", "DESCRIBED", "Paxos"),
+        ),
+    )
+    names = agreement.Names(graph)
+    asked = names.named("who did leslie lamport work with?")
+    read = lambda text: agreement.reading(text, names, "the prompt " * 40, asked)  # noqa: E731
+    pairs = [  # (answer to what was sent, answer in a format, agree by entities)
+        ("Leslie Lamport collaborated with Radia Perlman.", "Radia Perlman", True),  # the question's own entity aside
+        ("Radia Perlman", "radia perlman and Paxos", False),
+        ("INSUFFICIENT_DATA", "The context does not mention it.", True),  # both abstain
+        ("Collaborated_with", "COLLABORATED_WITH", False),  # a relation's name: a non-answer, never agreement
+        ("", "", False),
+        ("1969", " 1969 ", True),  # no entity named: by the text
+        ("1969", "1970", False),
+        ("the prompt " * 30, "the prompt " * 30, False),  # the prompt echoed
+        ("GRAPHRAG", "graphrag", True),  # an upper-case title and its name
+        ("Perlmanesque", "Radia", True),  # no whole name: by the text... which differs
+    ]
+    got = [agreement.agree(read(a), read(b)) for a, b, _ in pairs]
+    assert got[:-1] == [want for _, _, want in pairs[:-1]]
+    assert got[-1] is False
+    assert read("Collaborated_with") == agreement.Reading("non_answer", text="a relation's name")
+    assert read("Leslie Lamport") == agreement.Reading("entities", frozenset({"Leslie Lamport"}), "leslie lamport")
+
+
+def stoppable_run(tmp_path, server, lines: int, *flags: str) -> subprocess.Popen:
+    """A --from-prompts model run in a process of its own, stopped like a terminal's Ctrl-C can stop it."""
+    import signal
+
+    system, user = messages_of("small", "graphrag")
+    asked = [[system, {**user, "content": f"{user['content']} ({k})"}] for k in range(lines)]  # 20 distinct requests
+    path = log_file(tmp_path, [{"id": f"q{k}", "messages": m} for k, m in enumerate(asked)])
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmark.py"),
+        "--from-prompts",
+        path,
+        "--formats",
+        "json,tsv",
+        "--model",
+        "m",
+        "--base-url",
+        server.url,
+        *flags,
+        "--out",
+        str(tmp_path / "out"),
+    ]
+    return subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def test_ctrl_c_stops_sending_at_once_writes_what_was_answered_and_the_run_resumes(tmp_path):
+    """Ctrl-C went on sending every queued request (60 of 60 against a stub), then exited 130 with no results."""
+    import signal
+    import time
+
+    from fake_openai import FakeOpenAI
+
+    fake = FakeOpenAI(answer=lambda system: "Microsoft Research", delay=0.2)
+    try:
+        process = stoppable_run(tmp_path, fake, 20, "--concurrency", "2")
+        deadline = time.monotonic() + 60
+        while len(fake.requests) < 6 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)
+        at_signal = len(fake.requests)
+        stdout, stderr = process.communicate(timeout=60)
+        assert process.returncode == 130, stderr
+        assert len(fake.requests) <= at_signal + 2  # at most --concurrency more
+        assert stderr.endswith("error: interrupted; run the same command to resume: what was answered is in the log\n")
+        assert stdout.rstrip().endswith(f"results: {tmp_path / 'out' / 'results.md'}")
+        md = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+        assert (
+            "The model run was stopped (Ctrl-C): the agreement is over the questions whose answers had all come" in md
+        )
+        answered = len(fake.requests)
+        done = run_cli(
+            "--from-prompts",
+            str(tmp_path / "logged.jsonl"),
+            "--formats",
+            "json,tsv",
+            "--model",
+            "m",
+            "--base-url",
+            fake.url,
+            "--out",
+            str(tmp_path / "out"),
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(fake.requests) == 60  # 20 lines, each as sent and in two formats: the rest sent, none twice
+        assert answered < 60
+    finally:
+        fake.close()
+    rows = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["agreement"]["rows"]
+    assert [r["compared"] for r in rows] == [20, 20]
+
+
+def test_a_slow_server_gets_a_status_line_at_least_every_heartbeat(tmp_path, monkeypatch, capsys):
+    """No status line came in 11.6 minutes against a slow server."""
+    from graphrag_format_benchmark.logged import answers
+
+    from fake_openai import FakeOpenAI
+
+    monkeypatch.setattr(answers, "HEARTBEAT", 0.3)
+    fake = FakeOpenAI(answer=lambda system: "Microsoft Research", delay=1.0)
+    try:
+        path = log_file(tmp_path, [{"id": "q", "messages": messages_of("small", "graphrag")}])
+        argv = [
+            "--from-prompts",
+            path,
+            "--formats",
+            "json",
+            "--model",
+            "m",
+            "--base-url",
+            fake.url,
+            "--concurrency",
+            "1",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+        assert benchmark.main(argv) == 0
+    finally:
+        fake.close()
+    err = capsys.readouterr().err
+    assert re.search(r"^0/2 requests, \d+ s, waiting for the first answer, 1 in flight$", err, re.M), err
+    assert re.search(r"^1/2 requests, \d+ s, 0 failed, 1 in flight, about \d+ s left$", err, re.M), err

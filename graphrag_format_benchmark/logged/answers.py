@@ -3,9 +3,11 @@ with the answer to the prompt as it was sent.
 
 In: the logged file (read again, a line at a time), the formats, the ModelConfig. Out: requests.jsonl in --out (every
 request and its answer, appended as it comes; a request already answered there is not sent again, so a stopped run
-resumes), and per format the agreement: the two answers equal after the article's normalization (solver.fold_answer:
-trimmed, casefolded, ё as е), failures counted apart, every disagreement kept for reading by hand. Logged questions have
-no gold answer: agreement is not accuracy (docs/logged-prompts.md says where accuracy comes from).
+resumes), and per format the agreement (agreement.py): by the entities the two answers name, and by their texts after
+the article's normalization, failures counted apart, every disagreement kept for reading by hand. Logged questions have
+no gold answer: agreement is not accuracy (docs/logged-prompts.md says where accuracy comes from). A status line comes
+at least every HEARTBEAT seconds; Ctrl-C sends nothing more, waits for the requests in flight (Ctrl-C again abandons
+them) and returns what was answered (Asked.stopped).
 """
 
 from __future__ import annotations
@@ -15,23 +17,25 @@ import json
 import os
 import sys
 import threading
+import time
 import urllib.parse
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
 from benchmark import BenchmarkError, display
 
+from ..progress import Progress
 from ..runner.config import ModelConfig, Redactor, public_url
 from ..runner.endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal
+from ..runner.jobs import HEARTBEAT
 from ..runner.log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines
 from ..runner.send import outcome_record, send
 from ..runner.transport import http_post
-from ..solver import fold_answer
-from ..statistics import wilson
+from .agreement import Agreement, Names
 from .measure import LOGGED, Prepared, prepare_logged
 from .read import Unread, parse_line, raw_lines
 
@@ -48,11 +52,14 @@ class Ask:
     format: str
     body: dict
     key: str  # the SHA-256 of the body: the request's identity in the log
+    names: Names  # the entities the line's context shows, shared by its requests
+    prompt: str  # the message that held the context, as sent (an answer that echoes it is no answer)
 
 
-def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str, int] | None = None) -> Iterator[Ask]:
-    """Every request, line by line: what was sent, then each format in its place. A request that held a part that is
-    not text (an image) is not sent again without it: counted in not_sent by its reason."""
+def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str, int]) -> Iterator[Ask]:
+    """Every request, line by line: what was sent, then each format in its place (the logged layout's own format is
+    what was sent: not asked twice). A request that held a part that is not text (an image) is not sent again without
+    it: counted in not_sent by its reason."""
     # the logged prompt asks in its own words
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}
     for line_no, raw in raw_lines(path):
@@ -64,9 +71,9 @@ def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str
             continue
         if logged.other_parts:
             reason = f"it held a part that is not text ({', '.join(logged.other_parts)}): not sent again without it"
-            if not_sent is not None:
-                not_sent[reason] = not_sent.get(reason, 0) + 1
+            not_sent[reason] = not_sent.get(reason, 0) + 1
             continue
+        names = Names(prepared.graph)
         for fmt in (LOGGED, *formats):
             if fmt == prepared.own:  # the logged layout's own row is the logged request: sent once, as LOGGED
                 continue
@@ -75,7 +82,7 @@ def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str
                 messages[prepared.message]["content"] = prepared.prompt_text(fmt)
             body = {"model": config.model, "messages": messages, **sampling}
             key = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-            yield Ask(logged.line, logged.id, logged.question, fmt, body, key)
+            yield Ask(logged.line, logged.id, logged.question, fmt, body, key, names, prepared.text)
 
 
 def answered(log_path: Path) -> dict[str, dict]:
@@ -89,66 +96,26 @@ def answered(log_path: Path) -> dict[str, dict]:
 
 
 @dataclass
-class Agreement:
-    """Per format, the logged questions whose two answers agree, disagree, or could not be compared."""
+class Asked:
+    """What ask_all did: the agreement over the lines whose answers all came, the counts, and whether Ctrl-C (or
+    SIGTERM) stopped it (the exception, raised again once the results are written)."""
 
-    agree: dict[str, int] = field(default_factory=dict)
-    compared: dict[str, int] = field(default_factory=dict)
-    failed: dict[str, int] = field(default_factory=dict)
-    disagreements: list[dict] = field(default_factory=list)  # every one: line, id, question, format, the two answers
-
-    def add(self, line: int, line_id: str, question: str, answers: dict[str, dict]) -> None:
-        base = answers.get(LOGGED)
-        for fmt, outcome in answers.items():
-            if fmt == LOGGED:
-                continue
-            if not base or base.get("content") is None or outcome.get("content") is None:
-                self.failed[fmt] = self.failed.get(fmt, 0) + 1
-                continue
-            self.compared[fmt] = self.compared.get(fmt, 0) + 1
-            if fold_answer(base["content"]) == fold_answer(outcome["content"]):
-                self.agree[fmt] = self.agree.get(fmt, 0) + 1
-            else:
-                self.disagreements.append(
-                    {
-                        "line": line,
-                        "id": line_id,
-                        "question": question[:400],
-                        "format": fmt,
-                        "sent": base["content"],
-                        "answer": outcome["content"],
-                    }
-                )
-
-    def rows(self, formats: list[str]) -> list[dict]:
-        out = []
-        for fmt in formats:
-            n, k = self.compared.get(fmt, 0), self.agree.get(fmt, 0)
-            low, high = (wilson(k, n) if n else None) or (None, None)
-            out.append(
-                {
-                    "format": fmt,
-                    "compared": n,
-                    "agree": k,
-                    "rate": round(k / n, 4) if n else None,
-                    "low": low,
-                    "high": high,
-                    "failed": self.failed.get(fmt, 0),
-                }
-            )
-        return out
+    agreement: Agreement
+    counts: dict
+    stopped: KeyboardInterrupt | None = None
 
 
 def ask_all(
-    path: Path, formats: list[str], config: ModelConfig, out_dir: Path, post: Callable = http_post
-) -> tuple[Agreement, dict]:
-    """Send every request the log has no answer to, --concurrency at a time, each logged at once; then the agreement."""
+    path: Path, formats: list[str], config: ModelConfig, out_dir: Path, total: int, post: Callable = http_post
+) -> Asked:
+    """Send every request the log has no answer to, --concurrency at a time, each logged at once; then the agreement.
+    total: the requests to ask, for the status line."""
     key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
     parts = urllib.parse.urlsplit(config.base_url)
     redact = Redactor([key, parts.password or "", parts.query])
     log_path = out_dir / LOG_NAME
     log = Log(log_path, redact)
-    asker = _Asker(config, post, key, log, answered(log_path))
+    asker = _Asker(config, post, key, log, answered(log_path), Progress(total, "requests"))
     agreement = Agreement()
     print(
         f"asking {config.model} at {public_url(config.base_url)} each logged question in {len(formats) + 1} layouts, "
@@ -156,36 +123,69 @@ def ask_all(
         file=sys.stderr,
         flush=True,
     )
+    stopped = None
     try:
-        with ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="ask") as pool:
-            pending: deque[tuple[Ask, Future]] = deque()
-            line: tuple[int, str, str] | None = None
-            answers: dict[str, dict] = {}
-            for ask in asks(path, formats, config, asker.counts["not_sent"]):
-                pending.append((ask, pool.submit(asker.ask, ask)))
-                while len(pending) > IN_FLIGHT:
-                    line, answers = _collect(pending.popleft(), line, answers, agreement)
-            while pending:
-                line, answers = _collect(pending.popleft(), line, answers, agreement)
-            if line is not None:
-                agreement.add(*line, answers)
-    except KeyboardInterrupt:
-        asker.endpoint.halt.set()
-        raise
+        pool = ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="ask")
+        try:
+            _ask_in_order(pool, asks(path, formats, config, asker.counts["not_sent"]), asker, agreement)
+        except KeyboardInterrupt as e:  # nothing more is sent; the requests in flight are paid: their answers logged
+            stopped = e
+            asker.endpoint.halt.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            _wait_in_flight(asker, pool, config)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
     finally:
+        asker.progress.close()
         log.close()
     counts = asker.counts
-    if asker.endpoint.reason and not counts["sent"] - counts["failed"] and not counts["already"]:
+    if stopped is None and asker.endpoint.reason and not counts["sent"] - counts["failed"] and not counts["already"]:
         raise BenchmarkError(f"{redact(asker.endpoint.reason)}; no answer came")
-    return agreement, counts
+    return Asked(agreement, counts, stopped)
+
+
+def _ask_in_order(pool: ThreadPoolExecutor, requests: Iterator[Ask], asker: _Asker, agreement: Agreement) -> None:
+    """Each request sent on the pool, IN_FLIGHT built ahead; a line's answers compared once they have all come, in the
+    file's order; a status line at least every HEARTBEAT seconds while the answers are awaited."""
+    pending: deque[tuple[Ask, Future]] = deque()
+    line: tuple[int, str, str] | None = None
+    answers: dict[str, dict] = {}
+    context: tuple = ()
+    for ask in requests:
+        pending.append((ask, pool.submit(asker.ask, ask)))
+        while len(pending) > IN_FLIGHT:
+            line, answers, context = _collect(pending.popleft(), line, answers, context, agreement, asker)
+    while pending:
+        line, answers, context = _collect(pending.popleft(), line, answers, context, agreement, asker)
+    if line is not None:
+        agreement.add(*line, answers, *context)
+
+
+def _wait_in_flight(asker: _Asker, pool: ThreadPoolExecutor, config: ModelConfig) -> None:
+    """After Ctrl-C: the answers to the requests in flight, which are paid, logged (at most --timeout); Ctrl-C again
+    abandons them."""
+    if asker.in_flight:
+        print(
+            f"interrupted: waiting for the answers to the {asker.in_flight} request(s) in flight (at most --timeout "
+            f"{config.timeout:g} s) so that none is paid and lost; Ctrl-C again to abandon them",
+            file=sys.stderr,
+            flush=True,
+        )
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except KeyboardInterrupt:
+            pass
 
 
 class _Asker:
     """One request of ask_all at a time, from any worker thread: the log's answer when it has one, else sent and
     logged at once; counted."""
 
-    def __init__(self, config: ModelConfig, post: Callable, key: str, log: Log, done: dict[str, dict]) -> None:
-        self.config, self.post, self.log, self.done = config, post, log, done
+    def __init__(
+        self, config: ModelConfig, post: Callable, key: str, log: Log, done: dict[str, dict], progress: Progress
+    ) -> None:
+        self.config, self.post, self.log, self.done, self.progress = config, post, log, done, progress
+        self.in_flight = 0
         self.url = config.base_url.rstrip("/") + "/chat/completions"
         self.headers = {
             "Content-Type": "application/json",
@@ -200,9 +200,12 @@ class _Asker:
         if ask.key in self.done and self.done[ask.key].get("error") is None:
             with self.lock:
                 self.counts["already"] += 1
+                self._advance()
             return self.done[ask.key]
         if endpoint.halt.is_set():
-            return {"content": None, "error": f"not sent: {endpoint.reason}"}
+            return {"content": None, "error": f"not sent: {endpoint.reason or 'the run was stopped'}"}
+        with self.lock:
+            self.in_flight += 1
         endpoint.enter()
         try:
             outcome = send(config, self.post, self.url, self.headers, ask.body, f"{config.seed}/{ask.key}", endpoint)
@@ -210,6 +213,8 @@ class _Asker:
             outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, 0.0)
         finally:
             endpoint.leave()
+            with self.lock:
+                self.in_flight -= 1
         if (
             outcome["error"]
             and outcome["status"] not in (None, *TRANSIENT_STATUSES)
@@ -232,17 +237,41 @@ class _Asker:
         with self.lock:
             self.counts["sent"] += 1
             self.counts["failed"] += outcome["error"] is not None
+            self._advance()
         return outcome
+
+    def _advance(self) -> None:
+        """One request done, into the status line (under the lock)."""
+        self.progress.advance(1, f"{self.counts['failed']} failed, {self.in_flight} in flight")
+
+    def beat(self) -> None:
+        """A status line when none came for HEARTBEAT seconds: a slow server at work, not a hung run."""
+        with self.lock:
+            now = time.monotonic()
+            if now - self.progress.last >= HEARTBEAT:
+                waiting = f"{self.counts['failed']} failed" if self.progress.done else "waiting for the first answer"
+                self.progress.show(now, f"{waiting}, {self.in_flight} in flight", eta=True)
 
 
 def _collect(
-    entry: tuple[Ask, Future], line: tuple[int, str, str] | None, answers: dict, agreement: Agreement
-) -> tuple[tuple[int, str, str], dict]:
-    """One request's outcome into its line's answers; a line's answers compared when the next line begins."""
+    entry: tuple[Ask, Future],
+    line: tuple[int, str, str] | None,
+    answers: dict,
+    context: tuple,
+    agreement: Agreement,
+    asker: _Asker,
+) -> tuple[tuple[int, str, str], dict, tuple]:
+    """One request's outcome into its line's answers (waited for with a status line every HEARTBEAT seconds); a line's
+    answers compared when the next line begins."""
     ask, future = entry
     here = (ask.line, ask.id, ask.question)
     if line is not None and line != here:
-        agreement.add(*line, answers)
+        agreement.add(*line, answers, *context)
         answers = {}
-    answers[ask.format] = future.result()
-    return here, answers
+    while True:
+        try:
+            answers[ask.format] = future.result(timeout=1.0)
+            break
+        except FutureTimeout:
+            asker.beat()
+    return here, answers, (ask.names, ask.prompt)

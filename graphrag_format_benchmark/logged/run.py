@@ -39,30 +39,30 @@ from ..report import drawn_lines, render_report
 from ..runner.config import SOLVER_MODEL, ModelConfig, public_argv, public_url
 from ..runner.log import LOG_NAME
 from .answers import ask_all
-from .measure import LOGGED, Measured, Skipped, measured_lines
+from .measure import LOGGED, Measured, Skipped, measured_lines, own_format
 from .read import Unread, check_log_file
 
-# The flags that shape a run over a graph, meaningless over logged prompts: said, not ignored.
-GRAPH_FLAGS = (
-    "--graph",
-    "--questions",
-    "--generate-questions",
-    "--context",
-    "--context-hops",
-    "--context-edges",
-    "--context-tokens",
-    "--sizes",
-    "--ids",
-    "--pseudonymize",
-    "--permutations",
-    "--budget",
-    "--edge-ids",
-    "--graph-format",
-    "--graph-order",
-    "--store-fields",
-    "--prompt",
-    "--write-prompts",
-    "--baseline",
+# The flags a run over logged prompts uses; any other (those of a run over a graph, --limit, --repeats...) is said, not
+# ignored.
+LOGGED_FLAGS = (
+    "--from-prompts",
+    "--formats",
+    "--encoding",
+    "--out",
+    "--input-price-per-million",
+    "--model",
+    "--base-url",
+    "--api-key-env",
+    "--temperature",
+    "--reasoning-effort",
+    "--max-output-tokens",
+    "--max-tokens-field",
+    "--concurrency",
+    "--timeout",
+    "--max-retries",
+    "--tokens-per-minute",
+    "--requests-per-minute",
+    "--seed",
 )
 DEFAULT_FORMATS = [*ARTICLE_FORMATS, "graphrag", "lightrag", "llamaindex", "langchain", "neo4j_graphrag"]
 SHOWN = 3  # logged prompts report.html shows beside their alternatives
@@ -176,68 +176,91 @@ def _row(r: dict, layouts: str, price: float | None) -> str:
     return "| " + " | ".join(cells + ([f"{r['cost_usd']:,.4f}"] if price is not None else [])) + " |"
 
 
-def agreement_md(model: str, rows: list[dict], disagreements: list[dict]) -> list[str]:
-    """The agreement table, and every disagreement side by side."""
+def agreement_md(agreed: dict) -> list[str]:
+    """The agreement table (by the entities the answers name, and by their texts), the pairs where the two differ,
+    and every disagreement side by side."""
     lines = [
-        f"## {model}: does each format's answer agree with the answer to what was sent?",
+        f"## {agreed['model']}: does each format's answer agree with the answer to what was sent?",
         "",
-        "The same model asked each logged question again with its context in each format; two answers agree when they "
-        "are "
-        "equal after the article's normalization (trimmed, casefolded, ё as е). Logged questions have no gold answer: "
+        "The same model asked each logged question again with its context in each format. Two answers agree by "
+        "entities when they name the same entities of the context (whole words, casefolded; the entities the question "
+        "names are its own, not the answer's), or both abstain; an answer that names no entity is compared by its "
+        "text; a non-answer (an empty text, a relation's name, the prompt echoed) agrees with nothing. By text: equal "
+        "after the article's normalization (trimmed, casefolded, ё as е). Logged questions have no gold answer: "
         "agreement is not accuracy; the verified accuracy comes from generated questions over the same subgraphs "
         "(logged_graph.json, docs/logged-prompts.md).",
         "",
-        "| format | agree | compared | rate | 95% interval (Wilson) | not compared (a request failed) |",
-        "|---|---:|---:|---:|---|---:|",
+        "| format | compared | agree by entities | rate | 95% interval (Wilson) | agree by text | rate | "
+        "95% interval | non-answers | not compared (a request failed) |",
+        "|---|---:|---:|---:|---|---:|---:|---|---:|---:|",
     ]
-    for r in rows:
-        rate = "" if r["rate"] is None else f"{r['rate']:.1%}"
-        interval = "" if r["low"] is None else f"{r['low']:.1%}-{r['high']:.1%}"
-        lines.append(f"| {r['format']} | {r['agree']:,} | {r['compared']:,} | {rate} | {interval} | {r['failed']:,} |")
+    for r in agreed["rows"]:
+        cells = [r["format"], f"{r['compared']:,}"]
+        for key in ("entities", "exact"):
+            a = r[key]
+            cells += [
+                f"{a['agree']:,}",
+                "" if a["rate"] is None else f"{a['rate']:.1%}",
+                "" if a["low"] is None else f"{a['low']:.1%}-{a['high']:.1%}",
+            ]
+        cells += [f"{r['non_answers']:,}", f"{r['failed']:,}"]
+        lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    if disagreements:
-        lines += [
-            "### Every disagreement",
-            "",
-            "| line | id | format | question | answer to what was sent | answer in this format |",
-            "|---:|---|---|---|---|---|",
-        ]
-        cell = lambda text: " ".join(str(text).split()).replace("|", "\\|")[:300]  # noqa: E731
-        lines += [
-            f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | "
-            f"{cell(d['answer'])} |"
-            for d in disagreements
-        ]
-        lines.append("")
+    for title, pairs in (
+        ("Where agreement by entities and by text differ", agreed["differing"]),
+        ("Every disagreement by entities", agreed["disagreements"]),
+    ):
+        if pairs:
+            lines += _pairs_md(title, pairs)
     return lines
 
 
+def _pairs_md(title: str, pairs: list[dict]) -> list[str]:
+    cell = lambda text: " ".join(str(text).split()).replace("|", "\\|")[:300]  # noqa: E731
+    lines = [
+        f"### {title}",
+        "",
+        "| line | id | format | question | answer to what was sent | answer in this format | names | by entities | "
+        "by text |",
+        "|---:|---|---|---|---|---|---|---|---|",
+    ]
+    for d in pairs:
+        shown = lambda v: ", ".join(v) or "no entity" if isinstance(v, list) else v  # noqa: E731
+        names = f"{cell(shown(d['sent_names']))} / {cell(shown(d['answer_names']))}"
+        lines.append(
+            f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | "
+            f"{cell(d['answer'])} | {names} | {'agree' if d['entities_agree'] else 'differ'} | "
+            f"{'agree' if d['texts_agree'] else 'differ'} |"
+        )
+    return [*lines, ""]
+
+
 def agreement_headline(model: str, rows: list[dict]) -> str:
-    """The format whose answers agree most often with the answers to what was sent, when its 95% interval lies above
-    every other's; else that none stands apart (few questions, or rates too close): never a winner by chance."""
-    rated = [r for r in rows if r["rate"] is not None]
+    """The format whose answers agree by entities most often with the answers to what was sent, when its 95% interval
+    lies above every other's; else that none stands apart (few questions, or rates too close): never a winner by
+    chance."""
+    rated = [r for r in rows if r["entities"]["rate"] is not None]
     if not rated:
         return f"With {model}, no answer could be compared: every pair had a failed request (requests.jsonl says why)."
-    top = max(rated, key=lambda r: r["low"])
+    top = max(rated, key=lambda r: r["entities"]["low"])
     span = (
-        f"{min(r['rate'] for r in rated):.0%}-{max(r['rate'] for r in rated):.0%} over "
+        f"{min(r['entities']['rate'] for r in rated):.0%}-{max(r['entities']['rate'] for r in rated):.0%} over "
         f"{max(r['compared'] for r in rated):,} question(s)"
     )
-    if len(rated) > 1 and all(top["low"] > r["high"] for r in rated if r is not top):
+    if len(rated) > 1 and all(top["entities"]["low"] > r["entities"]["high"] for r in rated if r is not top):
         return (
-            f"With {model}, the answers in {top['format']} agree with the answers to what was sent more often than in "
-            "any other "
-            f"format ({top['agree']:,} of {top['compared']:,}; rates {span}); the evidence is agreement on your "
-            "questions, not accuracy."
+            f"With {model}, the answers in {top['format']} name the same entities as the answers to what was sent more "
+            f"often than in any other format ({top['entities']['agree']:,} of {top['compared']:,}; rates {span}); the "
+            "evidence is agreement on your questions, not accuracy."
         )
     return (
         f"With {model}, no format's agreement with the answers to what was sent stands apart from the others' (rates "
-        f"{span}, "
-        "their 95% intervals overlapping); the evidence is agreement on your questions, not accuracy."
+        f"{span} by the entities they name, their 95% intervals overlapping); the evidence is agreement on your "
+        "questions, not accuracy."
     )
 
 
-def results_md(summ: dict, counts: dict, source: str, price: float | None, agreed: tuple | None = None) -> str:
+def results_md(summ: dict, counts: dict, source: str, price: float | None, agreed: dict | None = None) -> str:
     layouts = ", ".join(f"{k} {v:,}" for k, v in sorted(counts["layouts"].items(), key=lambda kv: -kv[1]))
     lines = [
         "# What each format would save on your logged traffic",
@@ -248,7 +271,13 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
         "",
     ]
     if agreed is not None:
-        lines += [agreement_headline(*agreed[:2]), ""]
+        lines += [agreement_headline(agreed["model"], agreed["rows"]), ""]
+        if counts.get("asked", {}).get("stopped"):
+            lines += [
+                "The model run was stopped (Ctrl-C): the agreement is over the questions whose answers had all come; "
+                "run the same command again to send the rest (requests.jsonl keeps every answer).",
+                "",
+            ]
         for reason, n in counts.get("asked", {}).get("not_sent", {}).items():
             lines += [f"{n:,} measured request(s) left out of the model run: {reason}.", ""]
     for encoding, rows in summ.items():
@@ -272,7 +301,7 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
         lines += [_row(r, layouts, price) for r in rows]
         lines.append("")
     if agreed is not None:
-        lines += agreement_md(*agreed)
+        lines += agreement_md(agreed)
     lines += [
         f"The union of the logged subgraphs is in {UNION}: questions drawn from it and proven against it give the "
         "verified "
@@ -368,11 +397,15 @@ def _size_view(summ: dict) -> list[dict]:
 
 
 def check_logged_flags(run_config: RunConfig, log: Path) -> None:
-    given = run_config.named(*GRAPH_FLAGS)
-    if given:
+    """Every flag given is one a run over logged prompts uses; the log is a file this run may read and not replace."""
+    unused = [flag for flag in sorted(run_config.given) if flag not in LOGGED_FLAGS]
+    sending = [flag for flag in unused if flag in ("--score", "--export-batch", "--batch")]
+    if sending:
+        raise BenchmarkError(f"--from-prompts sends its requests itself, with --model: leave out {', '.join(sending)}")
+    if unused:
         raise BenchmarkError(
-            f"--from-prompts measures the prompts your framework logged: {', '.join(given)} shape a run over a graph; "
-            "leave them out"
+            f"--from-prompts measures the prompts your framework logged, each once as it was sent: {', '.join(unused)} "
+            "shape a run over a graph or its questions and do nothing here; leave them out"
         )
     check_log_file(log)
     real = log.resolve()  # a link to OUT/logged.jsonl is that file
@@ -382,10 +415,6 @@ def check_logged_flags(run_config: RunConfig, log: Path) -> None:
             f"--from-prompts {shown} is where this run writes its own {real.name}; move the log out of --out "
             f"{display(run_config.out)}, or choose another --out"
         )
-    sending = [f for f, given in (("--score", run_config.score), ("--export-batch", run_config.export_batch)) if given]
-    sending += ["--batch"] if run_config.batch else []
-    if sending:
-        raise BenchmarkError(f"--from-prompts sends its requests itself, with --model: leave out {', '.join(sending)}")
 
 
 def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
@@ -396,21 +425,26 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
     with held_outputs(run_config.out) as (staging, lock):
         _write_logged_lines(log, formats, tokenizers, staging, counts, totals, shown)
         summ = summary(totals, price)
-        agreement = None
+        asked = None
         if model is not None:
-            agreement, asked = ask_all(log, formats, model, run_config.out)
+            asked = ask_all(log, formats, model, run_config.out, asks_total(counts, formats))
             # kept across runs: not an output replaced
             counts["asked"] = {
-                **asked,
+                **asked.counts,
+                "stopped": asked.stopped is not None,
                 "log": {LOG_NAME: file_digest(run_config.out / LOG_NAME)},
             }
-        md = results_md(
-            summ,
-            counts,
-            display(log),
-            price,
-            (model.model, agreement.rows(formats), agreement.disagreements) if agreement and model else None,
+        agreed = (
+            {
+                "model": model.model,
+                "rows": asked.agreement.rows(formats),
+                "differing": asked.agreement.differing,
+                "disagreements": asked.agreement.disagreements,
+            }
+            if asked and model
+            else None
         )
+        md = results_md(summ, counts, display(log), price, agreed)
         staging.add("results.md", md.encode("utf-8"))
         union = totals.union.records()
         staging.add(UNION, json.dumps(union, ensure_ascii=False, indent=1).encode("utf-8"))
@@ -419,11 +453,6 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
             "edges": len(union["edges"]),
             "node_conflicts": totals.union.conflicts,
         }
-        agreed = (
-            {"model": model.model, "rows": agreement.rows(formats), "disagreements": agreement.disagreements}
-            if agreement and model
-            else None
-        )
         headline = [line.replace("**", "").strip() for line in md.split("\n## ")[0].split("\n\n")[2:] if line.strip()]
         _add_results_and_page(log, staging, counts, summ, agreed, shown, tokenizers, model, headline)
         manifest = build_manifest(
@@ -437,7 +466,16 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
         )
         manifest["inputs"] = {display(log): file_digest(log)}
         publish(staging, manifest, lock.release)
-    return md.split("\n## Left out")[0].rstrip() + f"\n\nresults: {display(run_config.out / 'results.md')}", None
+    stdout = md.split("\n## Left out")[0].rstrip() + f"\n\nresults: {display(run_config.out / 'results.md')}"
+    if asked is not None and asked.stopped is not None:  # the results of what was answered are written: now stop
+        print(stdout, flush=True)
+        raise asked.stopped
+    return stdout, None
+
+
+def asks_total(counts: dict, formats: list[str]) -> int:
+    """The requests a model run over the measured lines makes: each line as sent and in each format but its own."""
+    return sum(n * (1 + len(formats) - (own_format(layout) in formats)) for layout, n in counts["layouts"].items())
 
 
 def _logged_settings(
