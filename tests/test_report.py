@@ -416,3 +416,50 @@ def test_a_logged_prompts_page_shows_what_was_sent_beside_each_alternative(brows
     )
     assert savings[0] == "saving vs what was sent" and savings[3] == f"{tsv['saving']:.1%}" and tsv["saving"] > 0
     assert page.text_content("#legend") == "Lines not in the baseline's prompt are highlighted."
+
+
+def test_a_logged_model_runs_page_shows_both_agreements_and_the_users_question(browser, tmp_path):
+    """The disagreement table showed LlamaIndex's 'Context information is below' for the question; the page's
+    headline told a model run's reader to run a model."""
+    from fake_openai import FakeOpenAI
+
+    requests = [
+        ROOT / "tests" / "golden" / "frameworks" / "small" / f"{f}.request.json" for f in ("llamaindex", "graphrag")
+    ]
+    log = tmp_path / "logged.jsonl"
+    log.write_text(
+        "".join(json.dumps({"id": r.stem, **json.loads(r.read_text(encoding="utf-8"))}) + "\n" for r in requests),
+        encoding="utf-8",
+    )
+    fake = FakeOpenAI(
+        answer=lambda system: (
+            "Leslie Lamport works at Microsoft Research" if '"nodes"' in system else "Microsoft Research"
+        )
+    )
+    try:
+        done = run_cli(
+            "--from-prompts",
+            str(log),
+            "--formats",
+            "json",
+            "--model",
+            "m",
+            "--base-url",
+            fake.url,
+            "--out",
+            str(tmp_path / "out"),
+        )
+    finally:
+        fake.close()
+    assert done.returncode == 0, done.stderr
+    page, errors = open_page(browser, tmp_path / "out" / "report.html")
+    rows = page.eval_on_selector_all("#agreeTable tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+    # the LlamaIndex request's context is in its user message, which the fake does not see: its json answer is the same
+    assert rows[1] == ["json", "2", "2", "100.0%", "34.2%-100.0%", "1", "50.0%", "9.4%-90.5%", "0", "0"]
+    headline = page.eval_on_selector_all("#verdicts li", "ls => ls.map(l => l.textContent)")
+    assert "--model" not in " ".join(headline) and "agree" in headline[0]
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert {d["question"] for d in results["agreement"]["differing"]} == {
+        "Which organization did Leslie Lamport work at?"
+    }
+    assert errors == []

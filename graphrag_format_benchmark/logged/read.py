@@ -14,6 +14,7 @@ one at a time (memory holds one), each at most MAX_LINE_BYTES.
 from __future__ import annotations
 
 import json
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,25 @@ def _unencodable(values: list[str]) -> str | None:
     return None
 
 
+# where the frameworks' templates put the user's query: LlamaIndex's text QA ("Query: ...\nAnswer: "), LangChain's
+# Cypher QA ("Question: ...\nHelpful Answer:"), neo4j-graphrag's RAG template ("Question:\n...\n\nAnswer:")
+QUERY_IN_TEMPLATE = (
+    re.compile(r"\nQuery: (.+)\nAnswer: ?$"),
+    re.compile(r"\nQuestion: (.+)\nHelpful Answer: ?$"),
+    re.compile(r"\nQuestion:\n(.+?)\n\nAnswer:\n?$", re.S),
+)
+
+
+def asked(text: str) -> str:
+    """The question a user message asks: the query a framework's template wraps, else the message itself."""
+    tail = text[-4000:]  # the query ends the template: a long context before it is not searched
+    for pattern in QUERY_IN_TEMPLATE:
+        m = pattern.search(tail)
+        if m:
+            return m.group(1)
+    return text
+
+
 def parse_line(line_no: int, raw: bytes) -> Logged | Unread | None:
     """One line of the file: a Logged request, Unread with the reason, or None for a blank line."""
     if not raw.strip():
@@ -118,7 +138,7 @@ def parse_line(line_no: int, raw: bytes) -> Logged | Unread | None:
         return Unread(line_no, line_id, "no message holds text")
     question = data.get("question")
     if not isinstance(question, str):
-        question = next((text for role, text in reversed(messages) if role == "user"), messages[-1][1])
+        question = asked(next((text for role, text in reversed(messages) if role == "user"), messages[-1][1]))
     bad = _unencodable([question, *(role for role, _ in messages), *(text for _, text in messages)])
     if bad is not None:
         return Unread(

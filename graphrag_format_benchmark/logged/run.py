@@ -285,10 +285,15 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
         base = next(r for r in rows if r["format"] == LOGGED)
         if best is not None:
             cost = "" if price is None else f"; {best['cost_usd']:,.4f} USD against {base['cost_usd']:,.4f}"
+            more_or_less = f"{best['saving']:.1%} less" if best["saving"] >= 0 else f"{-best['saving']:.1%} more"
             lines += [
                 f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your "
-                f"framework sent {base['prompt_tokens_sum']:,} ({best['saving']:.1%} less){cost}.** "
-                "Tokens only: whether answers stay as good is what a model run says (--model).",
+                f"framework sent {base['prompt_tokens_sum']:,} ({more_or_less}){cost}.** "
+                + (
+                    "Whether its answers agree with those to what was sent is below."
+                    if agreed is not None
+                    else "Tokens only: whether answers stay as good is what a model run says (--model)."
+                ),
                 "",
             ]
         lines += [
