@@ -262,11 +262,11 @@ def test_a_missing_log_is_one_line(tmp_path, capsys):
     ],
 )
 def test_a_line_that_is_no_request_says_why(line, reason):
-    assert read.parse_line(3, line) == read.Unread(3, "line 3", reason)
+    assert read.parse_line(3, line) == [read.Unread(3, "line 3", reason)]
 
 
 def test_content_parts_are_read_as_their_text():
-    logged = read.parse_line(
+    (logged,) = read.parse_line(
         1,
         json.dumps(
             {

@@ -37,7 +37,7 @@ from ..runner.send import outcome_record, send
 from ..runner.transport import http_post
 from .agreement import Agreement, Names
 from .measure import LOGGED, Prepared, prepare_logged
-from .read import Unread, parse_line, raw_lines
+from .read import Logged, Unread, parse_line, raw_lines
 
 IN_FLIGHT = 64  # requests built ahead of the senders: memory holds at most these
 
@@ -62,10 +62,7 @@ def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str
     it: counted in not_sent by its reason."""
     # the logged prompt asks in its own words
     sampling = {k: v for k, v in config.sampling(0).items() if k != "response_format"}
-    for line_no, raw in raw_lines(path):
-        logged = None if isinstance(raw, Unread) else parse_line(line_no, raw)
-        if logged is None or isinstance(logged, Unread):
-            continue
+    for logged in _requests(path):
         prepared = prepare_logged(logged, formats)
         if not isinstance(prepared, Prepared):
             continue
@@ -83,6 +80,13 @@ def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str
             body = {"model": config.model, "messages": messages, **sampling}
             key = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
             yield Ask(logged.line, logged.id, logged.question, fmt, body, key, names, prepared.text)
+
+
+def _requests(path: Path) -> Iterator[Logged]:
+    """Every request the file holds, in order (a trace line's LLM calls one by one)."""
+    for line_no, raw in raw_lines(path):
+        if not isinstance(raw, Unread):
+            yield from (item for item in parse_line(line_no, raw) if isinstance(item, Logged))
 
 
 def answered(log_path: Path) -> dict[str, dict]:

@@ -32,7 +32,7 @@ from benchmark import (
 
 from ..stores import DEFAULT_TYPE
 from .layouts import LayoutError, Span, find_spans, read_span
-from .read import Logged, Unread, parse_line, raw_lines
+from .read import Logged, NotCall, Unread, parse_line, raw_lines
 
 LOGGED = "logged"  # the row of the logged bytes themselves
 
@@ -300,36 +300,39 @@ IN_FLIGHT = 4  # chunks under way at once: memory holds at most these
 _WORK: tuple[list[str], list[Tokenizer]] = ([], [])  # what forked workers measure with, set before they are forked
 
 
-def slim(result: Measured | Skipped | Unread) -> Measured | Skipped | Unread:
+def slim(result: Measured | Skipped) -> Measured | Skipped:
     """The result without its logged messages (the prompt texts stay where they were read)."""
-    if isinstance(result, Unread):
-        return result
     logged = result.logged
-    light = Logged(logged.line, logged.id, logged.question[:400], (), logged.model)
+    light = Logged(
+        logged.line, logged.id, logged.question[:400], (), logged.model, logged.other_parts, None, logged.source
+    )
     if isinstance(result, Measured):
         result.logged = light
         return result
     return Skipped(light, result.reason, result.at, result.message)
 
 
-def measure_chunk(chunk: list[tuple[int, bytes | Unread]], keep: int = 0) -> list[Measured | Skipped | Unread]:
-    """A chunk of raw lines parsed and measured (blank lines give nothing); the first keep measured ones keep their
-    alternatives' texts."""
+def measure_chunk(
+    chunk: list[tuple[int, bytes | Unread]], keep: int = 0
+) -> list[Measured | Skipped | Unread | NotCall]:
+    """A chunk of raw lines parsed and measured (a line may hold several requests: a trace's LLM calls; a blank line
+    none); the first keep measured ones keep their alternatives' texts."""
     formats, tokenizers = _WORK
-    out: list[Measured | Skipped | Unread] = []
+    out: list[Measured | Skipped | Unread | NotCall] = []
     for line_no, raw in chunk:
-        item = raw if isinstance(raw, Unread) else parse_line(line_no, raw)
-        if item is None:
-            continue
-        result = item if isinstance(item, Unread) else measure_logged(item, formats, tokenizers, keep_texts=keep > 0)
-        keep -= isinstance(result, Measured)
-        out.append(slim(result))
+        for item in [raw] if isinstance(raw, Unread) else parse_line(line_no, raw):
+            if isinstance(item, (Unread, NotCall)):
+                out.append(item)
+                continue
+            result = measure_logged(item, formats, tokenizers, keep_texts=keep > 0)
+            keep -= isinstance(result, Measured)
+            out.append(slim(result))
     return out
 
 
 def measured_lines(
     path: Path, formats: list[str], tokenizers: list[Tokenizer], keep: int, workers: int
-) -> Iterator[Measured | Skipped | Unread]:
+) -> Iterator[Measured | Skipped | Unread | NotCall]:
     """Each line of the file measured, in the file's order: in this process, or in chunks on forked workers (where the
     platform forks and workers > 1); the first chunk here, keeping the texts of its first keep measured prompts."""
     global _WORK

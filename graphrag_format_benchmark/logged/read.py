@@ -22,6 +22,8 @@ from typing import Iterator, cast
 
 from benchmark import BenchmarkError, display
 
+from .traces import NotCall as TraceNotCall, trace_records
+
 MAX_LINE_BYTES = 64_000_000  # one logged request: far beyond any context window, short of filling the memory
 
 
@@ -37,6 +39,17 @@ class Logged:
     # parts of a message that are not text (an image, audio, a file), by type: counted in no prompt, and a request
     # that holds any is not sent again (it would go without them)
     other_parts: tuple[str, ...] = ()
+    answer: str | None = None  # the answer a trace logged beside the prompt (None: a request body has none)
+    source: str = "request"  # where it was read from (traces.SOURCES)
+
+
+@dataclass(frozen=True)
+class NotCall:
+    """A trace record that is no LLM call (a retrieval span, a chain run): skipped and counted, by its kind."""
+
+    line: int
+    id: str
+    kind: str
 
 
 @dataclass(frozen=True)
@@ -46,6 +59,7 @@ class Unread:
     line: int
     id: str
     reason: str
+    source: str = "request"
 
 
 TEXT_PARTS = ("text", "input_text", "output_text")
@@ -103,58 +117,81 @@ def asked(text: str) -> str:
     return text
 
 
-def parse_line(line_no: int, raw: bytes) -> Logged | Unread | None:
-    """One line of the file: a Logged request, Unread with the reason, or None for a blank line."""
+def parse_line(line_no: int, raw: bytes) -> list[Logged | Unread | NotCall]:
+    """The requests of one line of the file: a request body (or {"question", "prompt"}) is one Logged request, a trace
+    line as many as the LLM calls it holds (traces.py), each record that is no LLM call a NotCall; Unread with the
+    reason for a line that is none of these; nothing for a blank line."""
     if not raw.strip():
-        return None
+        return []
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as e:
-        return Unread(line_no, f"line {line_no}", f"not JSON ({str(e)[:80]})")
+        return [Unread(line_no, f"line {line_no}", f"not JSON ({str(e)[:80]})")]
     if not isinstance(data, dict):
-        return Unread(line_no, f"line {line_no}", "not a JSON object")
-    given_id = data.get("id", data.get("custom_id"))
-    line_id = given_id if isinstance(given_id, str) and given_id.strip() and _unencodable([given_id]) is None else None
-    line_id = line_id or f"line {line_no}"
-    body, others = _body(data), cast(list[str], [])
+        return [Unread(line_no, f"line {line_no}", "not a JSON object")]
+    records = trace_records(data)
+    if records is not None:
+        return [
+            NotCall(line_no, _id(r.id, line_no), r.kind)
+            if isinstance(r, TraceNotCall)
+            else _logged(line_no, _id(r.id, line_no), r.messages, None, r.model, r.answer, r.source)
+            for r in records
+        ] or [Unread(line_no, f"line {line_no}", "a trace line that holds no span")]
+    line_id = _id(data.get("id", data.get("custom_id")), line_no)
+    body = _body(data)
+    if isinstance(body, dict) and isinstance(body.get("messages"), list):
+        messages = [
+            (m.get("role", "user"), m.get("content")) if isinstance(m, dict) else None for m in body["messages"]
+        ]
+    elif isinstance(data.get("prompt"), str):
+        messages = [("user", data["prompt"])]
+    else:
+        return [Unread(line_no, line_id, 'neither a chat request ("messages") nor {"question", "prompt"}')]
+    model = body.get("model") if isinstance(body, dict) else None
+    return [_logged(line_no, line_id, messages, data.get("question"), model, None, "request")]
+
+
+def _id(given: object, line_no: int) -> str:
+    """A record's id as logged.jsonl names it: its own when it is text UTF-8 can write, else 'line N'."""
+    ok = isinstance(given, str) and given.strip() and _unencodable([given]) is None
+    return cast(str, given) if ok else f"line {line_no}"
+
+
+def _logged(
+    line_no: int,
+    line_id: str,
+    given: list,
+    question: object,
+    model: object,
+    answer: str | None,
+    source: str,
+) -> Logged | Unread:
+    """One request from its messages as a line gives them ((role, content) pairs; None for one that is no object)."""
+    others = cast(list[str], [])
     try:
-        if isinstance(body, dict) and isinstance(body.get("messages"), list):
-            messages = tuple(
-                (str(m.get("role", "user")), _text(m.get("content"), f"message {k + 1}", others))
-                for k, m in enumerate(body["messages"])
-                if isinstance(m, dict)
-            )
-            if len(messages) != len(body["messages"]):
-                raise ValueError("a message is not an object")
-        elif isinstance(data.get("prompt"), str):
-            messages = (("user", data["prompt"]),)
-        else:
-            return Unread(line_no, line_id, 'neither a chat request ("messages") nor {"question", "prompt"}')
+        if any(m is None for m in given):
+            raise ValueError("a message is not an object")
+        messages = tuple(
+            (str(role), _text(content, f"message {k + 1}", others)) for k, (role, content) in enumerate(given)
+        )
     except ValueError as e:
-        return Unread(line_no, line_id, str(e))
+        return Unread(line_no, line_id, str(e), source)
     if not messages:
-        return Unread(line_no, line_id, "no messages")
+        return Unread(line_no, line_id, "no messages", source)
     if not any(text for _, text in messages):
-        return Unread(line_no, line_id, "no message holds text")
-    question = data.get("question")
+        return Unread(line_no, line_id, "no message holds text", source)
     if not isinstance(question, str):
         question = asked(next((text for role, text in reversed(messages) if role == "user"), messages[-1][1]))
-    bad = _unencodable([question, *(role for role, _ in messages), *(text for _, text in messages)])
+    bad = _unencodable([question, *(role for role, _ in messages), *(text for _, text in messages), answer or ""])
     if bad is not None:
         return Unread(
             line_no,
             line_id,
             f"a message holds the lone surrogate {bad}, which UTF-8 cannot encode: no API was sent such a request",
+            source,
         )
-    model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else None
-    return Logged(
-        line_no,
-        line_id,
-        question,
-        messages,
-        model if _unencodable([model or ""]) is None else None,
-        tuple(dict.fromkeys(others)),
-    )
+    model = model if isinstance(model, str) and _unencodable([model]) is None else None
+    return Logged(line_no, line_id, question, messages, model, tuple(dict.fromkeys(others)), answer, source)
 
 
 BOMS = (  # byte order marks of the encodings a JSON Lines file is not in (UTF-8's own is read)
@@ -217,11 +254,3 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes | Unread]]:
                 yield line_no, Unread(line_no, f"line {line_no}", f"over {MAX_LINE_BYTES:,} bytes")
                 continue
             yield line_no, raw
-
-
-def read_log(path: Path) -> Iterator[Logged | Unread]:
-    """Each line of the file, in order, parsed; blank lines skipped."""
-    for line_no, raw in raw_lines(path):
-        parsed = raw if isinstance(raw, Unread) else parse_line(line_no, raw)
-        if parsed is not None:
-            yield parsed

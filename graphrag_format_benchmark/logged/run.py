@@ -40,7 +40,7 @@ from ..runner.config import SOLVER_MODEL, ModelConfig, public_argv, public_url
 from ..runner.log import LOG_NAME
 from .answers import ask_all
 from .measure import LOGGED, Measured, Skipped, measured_lines, own_format
-from .read import Unread, check_log_file
+from .read import NotCall, Unread, check_log_file
 
 # The flags a run over logged prompts uses; any other (those of a run over a graph, --limit, --repeats...) is said, not
 # ignored.
@@ -426,7 +426,15 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
     model, formats, tokenizers, price = _logged_settings(run_config, log)
     totals, shown = Totals(), cast(list[Measured], [])
-    counts: dict = {"lines": 0, "measured": 0, "left_out": 0, "layouts": {}, "reasons": {}}
+    counts: dict = {
+        "lines": 0,
+        "measured": 0,
+        "left_out": 0,
+        "layouts": {},
+        "reasons": {},
+        "sources": {},  # the requests read, by where they were read from (traces.SOURCES)
+        "not_calls": {},  # trace records that are no LLM call, by kind
+    }
     with held_outputs(run_config.out) as (staging, lock):
         _write_logged_lines(log, formats, tokenizers, staging, counts, totals, shown)
         summ = summary(totals, price)
@@ -525,13 +533,16 @@ def _write_logged_lines(
     progress = Progress(count_lines(log), "logged prompts")
     digest = hashlib.sha256()
     with open(staging.staged("logged.jsonl"), "wb") as out:
+        at = 0  # the file's line the results have reached: a trace line holds several requests
         for result in measured_lines(log, formats, tokenizers, SHOWN, WORKERS):
-            counts["lines"] += 1
+            counts["lines"] += not isinstance(result, NotCall)  # the requests: a record that is no call is not one
             line = (json.dumps(_record(result), ensure_ascii=False) + "\n").encode("utf-8")
             out.write(line)
             digest.update(line)
             tally(result, counts, totals, shown)
-            progress.advance(1, f"{counts['measured']:,} measured, {counts['left_out']:,} left out")
+            here = result.line if isinstance(result, (Unread, NotCall)) else result.logged.line
+            progress.advance(here - at, f"{counts['measured']:,} measured, {counts['left_out']:,} left out")
+            at = here
     progress.close()
     staging.sha["logged.jsonl"] = digest.hexdigest()
     if not counts["measured"]:
@@ -610,8 +621,14 @@ def _logged_config(
     }
 
 
-def tally(result: Measured | Skipped | Unread, counts: dict, totals: Totals, shown: list[Measured]) -> None:
-    """One result into the counts: measured (by layout), or left out (by reason, with the first line of each)."""
+def tally(result: Measured | Skipped | Unread | NotCall, counts: dict, totals: Totals, shown: list[Measured]) -> None:
+    """One result into the counts: measured (by layout and source), a trace record that is no LLM call (by kind), or
+    left out (by reason, with the first line of each)."""
+    if isinstance(result, NotCall):
+        counts["not_calls"][result.kind] = counts["not_calls"].get(result.kind, 0) + 1
+        return
+    source = result.source if isinstance(result, Unread) else result.logged.source
+    counts["sources"][source] = counts["sources"].get(source, 0) + 1
     if isinstance(result, Measured):
         counts["measured"] += 1
         counts["layouts"][result.layout] = counts["layouts"].get(result.layout, 0) + 1
@@ -631,7 +648,9 @@ def _where(result: Unread | Skipped) -> str:
     return f"line {logged.line}" + (f", character {at:,}" if at is not None else "")
 
 
-def _record(result: Measured | Skipped | Unread) -> dict:
+def _record(result: Measured | Skipped | Unread | NotCall) -> dict:
+    if isinstance(result, NotCall):
+        return {"line": result.line, "id": result.id, "not_a_call": result.kind}
     if isinstance(result, Unread):
         return {"line": result.line, "id": result.id, "left_out": result.reason}
     if isinstance(result, Skipped):
