@@ -50,6 +50,7 @@ from benchmark import (
     warn,
 )
 
+from .extras import not_installed
 from .solver import fold_answer, gold_answers, solve
 from .stores import (
     DEFAULT_RELATION,
@@ -277,8 +278,11 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
     schema:name, foaf:name; else its id), its type the local name of its one rdf:type (else DEFAULT_TYPE); a
     triple between two nodes is an edge named by its predicate's local name; a literal of a node is a property,
     and so is one of an RDF reification (rdf:subject, rdf:predicate, rdf:object) for its edge."""
-    import rdflib
-    from rdflib.namespace import RDF, RDFS
+    try:
+        import rdflib
+        from rdflib.namespace import RDF, RDFS
+    except ImportError:
+        raise not_installed(f"{where}: reading RDF", "rdflib", "graphs") from None
 
     class Ordered(rdflib.Graph):  # records triples as the parser reads them: the store does not keep their order
         def __init__(self) -> None:
@@ -404,10 +408,7 @@ def ordered_graphml(text: str, where: str) -> tuple[Any, list[str], list[tuple[s
         import networkx  # noqa: F401  (its reader below; the import says at once whether it is installed)
         from networkx.readwrite.graphml import GraphMLReader
     except ImportError:
-        raise BenchmarkError(
-            f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
-            "pip install -r requirements.lock.txt"
-        ) from None
+        raise not_installed(f"{where}: reading GraphML", "networkx", "graphs") from None
     nodes, edges = [], []
 
     class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order

@@ -33,6 +33,7 @@ from benchmark import (
 )
 
 from .encodings import tokenizer_for
+from .extras import not_installed
 from .frameworks import FRAMEWORK_BUDGETS, Budget
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, GateSpec
 from .inputs import GRAPH_FORMATS, GRAPH_ORDERS, load_template
@@ -896,10 +897,7 @@ def _check_model_numbers(run_config: RunConfig) -> None:
         raise BenchmarkError("--max-retries must be 0 or more and --timeout above 0")
     sends = run_config.model != SOLVER_MODEL and run_config.score is None and run_config.export_batch is None
     if sends and importlib.util.find_spec("httpx2") is None:
-        raise BenchmarkError(
-            "sending to --model needs the httpx2 package, which is not installed; run: pip install -r "
-            "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')"
-        )
+        raise not_installed("sending to --model", "httpx2", "models")
     prices = (
         run_config.input_price_per_million,
         run_config.output_price_per_million,
@@ -1019,12 +1017,9 @@ def make_plan(run_config: RunConfig) -> Plan:
                 f"--edge-ids: format {fmt} cannot carry edge ids ({FORMATS[fmt].no_edge_ids}); leave {fmt} out of "
                 "--formats"
             )
-        module, package = FORMATS[fmt].library or (None, None)
-        if module and importlib.util.find_spec(module) is None:
-            raise BenchmarkError(
-                f"--formats {fmt} needs the {package} package, which is not installed; run: "
-                "pip install -r requirements.lock.txt"
-            )
+        library = FORMATS[fmt].library
+        if library and importlib.util.find_spec(library[0]) is None:
+            raise not_installed(f"--formats {fmt}", library[1], "peers")
     sizes = [s for s in SIZES if s in parse_names(run_config.sizes, SIZES, "--sizes")]
     ids = [
         i

@@ -34,6 +34,8 @@ from typing import Any, Callable
 
 from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
 
+from .extras import not_installed
+
 # four words or more: an edge's description as its relation, not a relation's name
 DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")
 
@@ -446,9 +448,8 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise BenchmarkError(
-            f"--graph {display(folder)}: reading GraphRAG's parquet tables needs the pyarrow package, which is not "
-            "installed; run: pip install -r requirements.lock.txt"
+        raise not_installed(
+            f"--graph {display(folder)}: reading GraphRAG's parquet tables", "pyarrow", "graphs"
         ) from None
     tables, raw = [], b""
     for name in names:

@@ -25,8 +25,8 @@ def test_sending_without_httpx2_is_one_line_before_anything_is_measured(monkeypa
     argv = ["--model", "some-model", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "out")]
     assert benchmark.main(argv) == 2
     assert capsys.readouterr().err == (
-        "error: sending to --model needs the httpx2 package, which is not installed; run: pip install -r "
-        "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')\n"
+        "error: sending to --model needs the httpx2 package, which is not installed; run: pip install "
+        "'graphrag-format-benchmark[models]', or pip install -r requirements.lock.txt in a checkout\n"
     )
     assert not (tmp_path / "out").exists()
     # the control solver sends nothing
