@@ -26,6 +26,7 @@ from benchmark import (
     FORMATS,
     GENERATED_QUESTIONS,
     OUTPUTS,
+    ROOT,
     BenchmarkError,
     Parser,
     display,
@@ -100,12 +101,46 @@ def _out_folder(value: str) -> Path | None:
     return Path(value) if value.strip() else None
 
 
+DISTRIBUTION = "graphrag-format-benchmark"  # its name on PyPI and in pyproject.toml
+
+
+def tool_version(root: Path = ROOT) -> str:
+    """This tool's version: a checkout's pyproject.toml's (the code that runs), else the installed package's."""
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        import tomllib
+
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") == DISTRIBUTION:
+            return str(project["version"])
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class _Version(argparse.Action):
+    """--version: the tool's name and version on stdout, exit code 0; read only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: object, values: object, option: object = None
+    ) -> None:
+        print(f"{DISTRIBUTION} {tool_version()}")  # on stdout, as argparse's own version action prints
+        parser.exit(0)
+
+
 DEFAULT_OUT = (
     OUTPUTS  # outputs/ beside benchmark.py in a checkout; installed, the working folder's (benchmark.INSTALLED)
 )
 
 # Every flag in --help's order: (group, flag, argparse's keywords), group None being the main one.
 FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
+    (None, "--version", dict(action=_Version, help="print the tool's name and version, and exit")),
     (
         None,
         "--encoding",

@@ -1,5 +1,6 @@
 """options.py: the flags, and that docs/flags.md documents every one of them."""
 
+import argparse
 import importlib.util
 import re
 
@@ -39,7 +40,8 @@ def test_the_run_config_has_a_typed_field_per_flag_and_is_frozen():
 
     import pytest
 
-    dests = [a.dest for a in options.make_parser()._actions if a.dest != "help"]
+    # --help and --version exit at once and make no field
+    dests = [a.dest for a in options.make_parser()._actions if a.dest not in ("help", argparse.SUPPRESS)]
     fields = [f.name for f in dataclasses.fields(options.RunConfig)]
     assert fields == [*dests, "argv", "given"]  # in --help's order, and no field a flag does not make
     config = options.parse_config(["--score", "a.jsonl", "b.jsonl", "--formats=json,dsl", "--out", "x"])
@@ -95,3 +97,19 @@ def test_models_builds_each_run_config_from_the_commands_own_with_the_models_fie
         str(tmp_path / "b"),
     )
     assert base.temperature == 0.5 and base.model is None  # the command's own is untouched
+
+
+def test_the_version_is_a_checkouts_pyproject_else_the_installed_packages(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    assert options.tool_version(ROOT) == "2026.12.2"
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: {"graphrag-format-benchmark": "2030.1.1"}[name])
+    assert options.tool_version(tmp_path) == "2030.1.1"  # installed: site-packages holds no pyproject.toml
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "other"\nversion = "1.0"\n', encoding="utf-8")
+    assert options.tool_version(tmp_path) == "2030.1.1"
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    assert options.tool_version(tmp_path) == "unknown"
