@@ -521,7 +521,8 @@ def results_markdown(
     )
     lines = [
         f"# Results: {config.model}",
-        *verdict_lines(gate, tolerance, baseline),  # the outcome first: what to ship, then the verdicts
+        # the outcome first: what to ship, then the verdicts
+        *verdict_lines(gate, tolerance, baseline, config.model == SOLVER_MODEL),
         "",
         f"Endpoint: {endpoint}. Sampling: "
         f"{json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
@@ -651,7 +652,8 @@ def console_results(
     lines += [first, *(f"  {line}" for line in rest)]
     for group in dict.fromkeys(group_key(v) for v in gate):
         lines.append(
-            f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}"
+            f"verdict for {' · '.join(group)}: "
+            + recommendation([v for v in gate if group_key(v) == group], baseline, model.model == SOLVER_MODEL)
         )
     if skipped:
         lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
@@ -743,7 +745,9 @@ def report_model(
         for v in gate
     ]
     recommended = [
-        f"{' · '.join(map(str, g))}: {recommendation([v for v in gate if group_key(v) == g], baseline)}" for g in groups
+        f"{' · '.join(map(str, g))}: "
+        + recommendation([v for v in gate if group_key(v) == g], baseline, report.model.model == SOLVER_MODEL)
+        for g in groups
     ]
     return {
         "model": report.model.model,
