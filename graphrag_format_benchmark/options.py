@@ -832,9 +832,13 @@ def check_flags(run_config: RunConfig) -> None:
             "--batch sends and scores a batch itself: leave out "
             f"{'--score' if run_config.score is not None else '--export-batch'}"
         )
-    if run_config.batch and (run_config.model is None or run_config.model == SOLVER_MODEL):
+    if run_config.batch and run_config.model is None:
         raise BenchmarkError(
-            "--batch sends the prompts to a model's Batch API: give --model and --base-url (the solver needs no batch)"
+            "--batch sends the prompts to a model's Batch API: give it with --model NAME and --base-url URL"
+        )
+    if run_config.batch and run_config.model == SOLVER_MODEL:
+        raise BenchmarkError(
+            "--batch with --model solver: the control solver answers here, with no Batch API; leave out --batch"
         )
     if not math.isfinite(run_config.poll_interval) or not 0 < run_config.poll_interval <= 3600:
         raise BenchmarkError(

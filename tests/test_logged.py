@@ -495,3 +495,23 @@ def test_the_row_of_a_lines_own_layout_counts_exactly_what_was_sent(tmp_path):
         for encoding, counts in r["tokens"].items():
             assert counts[r["layout"]] == counts["logged"], (r["id"], encoding)
             assert list(counts) == ["logged", *formats.split(",")]
+
+
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--batch"], "--batch"),  # it asked for --model, then refused --batch once given one
+        (["--batch", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"], "--batch"),
+        (["--score", "answers.jsonl"], "--score"),  # ignored without --model
+        (["--export-batch", "batch.jsonl"], "--export-batch"),  # ignored without --model
+        (["--export-batch", "batch.jsonl", "--batch"], "--export-batch, --batch"),
+    ],
+)
+def test_a_batch_or_answers_flag_is_refused_with_or_without_a_model(tmp_path, capsys, flags, named):
+    path = log_file(tmp_path, [{"prompt": "x"}])
+    assert benchmark.main(["--from-prompts", path, *flags, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == (
+        "error: --from-prompts asks a model only by sending each request (--model NAME --base-url URL): leave out "
+        f"{named}, which serve a run over a graph\n"
+    )
+    assert not (tmp_path / "out").exists()

@@ -4,6 +4,8 @@ import argparse
 import importlib.util
 import re
 
+import pytest
+
 import benchmark
 from graphrag_format_benchmark import options
 
@@ -113,3 +115,18 @@ def test_the_version_is_a_checkouts_pyproject_else_the_installed_packages(tmp_pa
 
     monkeypatch.setattr(importlib.metadata, "version", missing)
     assert options.tool_version(tmp_path) == "unknown"
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--batch"], "--batch sends the prompts to a model's Batch API: give it with --model NAME and --base-url URL"),
+        (
+            ["--batch", "--model", "solver"],  # it said "give --model" to a command that gave one
+            "--batch with --model solver: the control solver answers here, with no Batch API; leave out --batch",
+        ),
+    ],
+)
+def test_batch_without_a_model_to_send_to_says_which_flag_to_change(tmp_path, capsys, flags, message):
+    assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"

@@ -435,6 +435,14 @@ def _logged_settings(
 ) -> tuple[ModelConfig | None, list[str], list[Tokenizer], float | None]:
     """The flags of a run over logged prompts, checked: the model asked (none without --model), the formats, the
     tokenizers and the input price."""
+    # before check_flags, which would ask a --batch for the --model that this refuses it with; without --model, --score
+    # and --export-batch were ignored
+    batch = run_config.named("--score", "--export-batch", "--batch")
+    if batch:
+        raise BenchmarkError(
+            f"--from-prompts asks a model only by sending each request (--model NAME --base-url URL): leave out "
+            f"{', '.join(batch)}, which serve a run over a graph"
+        )
     check_flags(run_config)  # every number finite and in range, --out a folder this run may write
     check_logged_flags(run_config, log)
     model = None
@@ -444,10 +452,6 @@ def _logged_settings(
                 "--model solver answers this tool's own questions from its own graph; a logged prompt asks in its own "
                 "words: "
                 "give the model your framework uses (--model NAME --base-url URL)"
-            )
-        if run_config.score is not None or run_config.export_batch is not None or run_config.batch:
-            raise BenchmarkError(
-                "--from-prompts sends its requests itself: leave out --score, --export-batch and --batch"
             )
         model = make_model_config(run_config)
     formats = (
