@@ -34,6 +34,7 @@ from benchmark import (
     Graph,
     GraphScope,
     Hop,
+    InputProblems,
     Problems,
     Query,
     Question,
@@ -56,6 +57,8 @@ from .stores import (
     DEFAULT_RELATION,
     DEFAULT_TYPE,
     STORE_KINDS,
+    STORE_ROWS,
+    StoreRows,
     is_llamaindex_store,
     read_store,
     store_kind,
@@ -574,8 +577,11 @@ def load_inputs(
 ) -> RunInputs:
     """benchmark.load_inputs for every input the package reads: --graph of any GRAPH_FORMATS (by --graph-format, else
     by its extension), questions with contexts of their own (read_given_context), --graph-order sorted
-    (sorted_graph), and generated questions (generate: questions.draw_questions)."""
+    (sorted_graph), and generated questions (generate: questions.draw_questions). A store's records are named in
+    every problem and warning by the store's own rows (StoreNamed)."""
     kinds: dict[str, str] = {}
+    own = problems is None
+    named = StoreNamed(Problems() if problems is None else problems, display(graph_path))
 
     def read_graph(path: Path) -> tuple[object, bytes, str]:
         records, raw, kind = read_graph_file(path, graph_format, store_fields, layouts)
@@ -583,21 +589,55 @@ def load_inputs(
             isinstance(records, dict) and STORE_KINDS in records
         ):  # the store's types its framework does not show: for naming only
             kinds.update((unicodedata.normalize(NORMALIZATION, k), v) for k, v in records.pop(STORE_KINDS).items())
+        if isinstance(records, dict) and STORE_ROWS in records:
+            named.rows = records.pop(STORE_ROWS)
         return records, raw, kind
 
     inputs = benchmark_load_inputs(
         graph_path,
         questions_path,
-        problems,
+        named,
         generate,
         read_graph,
         sorted_graph if graph_order == "sorted" else None,
         read_given_context,
     )
-    if problems is not None and problems.lines:  # a broken graph or question: nothing is walked on it
+    named.inner.not_nfc += named.not_nfc
+    if own and named.lines:  # as benchmark.load_inputs raises for problems of its own
+        raise InputProblems([m for _, m in named.lines], "")
+    if named.lines:  # a broken graph or question: nothing is walked on it
         return replace(inputs, kinds=kinds) if kinds else inputs
     inputs = with_derived_queries(inputs)
     return replace(inputs, kinds=kinds) if kinds else inputs
+
+
+class StoreNamed(Problems):
+    """The problems of one load_inputs, passed on to inner: validate_graph names a record by its index (nodes[12]), no
+    place in a framework's store; once --graph is read as one (rows), each message and each NFC note names the store's
+    row, node or relation instead (stores.StoreRows.named)."""
+
+    def __init__(self, inner: Problems, src: str) -> None:
+        self.inner, self.src = inner, src
+        self.rows: StoreRows | None = None  # set once --graph is read as a store
+        self.lines = inner.lines  # the same list: what is added here is the caller's
+        self.not_nfc = _Noted(self.name)
+
+    def name(self, message: str) -> str:
+        return message if self.rows is None else self.rows.named(message, self.src)
+
+    def add(self, message: str, question: str | None = None) -> None:
+        self.inner.add(self.name(message), question)
+
+
+class _Noted(list):
+    """A list of notes, each named as it is appended (check_text appends where it normalized a string)."""
+
+    def __init__(self, name: Callable[[str], str]) -> None:
+        super().__init__()
+        self.name = name
+
+    def append(self, note: str) -> None:
+        super().append(self.name(note))
 
 
 def with_derived_queries(inputs: RunInputs) -> RunInputs:
