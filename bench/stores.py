@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from framework_stores import graphrag_store, large_records, lightrag_store, llamaindex_store  # noqa: E402
 
 from graphrag_format_benchmark import inputs  # noqa: E402
+from graphrag_format_benchmark.stores import STORE_ROWS  # noqa: E402
 
 
 def timed(argv: list[str]) -> float:
@@ -58,6 +59,7 @@ def main() -> int:
         floors = {}
         for kind, path in stores.items():  # the same records as the tool's JSON: the floor of reading a store
             records, _, _ = inputs.read_graph_file(path)
+            records.pop(STORE_ROWS)  # where each record is in the store, for messages: no JSON
             floors[kind] = folder / f"{kind}.json"
             floors[kind].write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
         common = ["--generate-questions", "40", "--prompt", "en", "--formats", "json", "--no-write-prompts"]

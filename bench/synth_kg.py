@@ -9,8 +9,9 @@ carry properties as a GraphRAG store keeps them: a description naming the entity
 released), edge years (since, until), a source document and a confidence (a number), and a verified flag. Questions
 follow 1 to 4 hops forwards or backwards from a random start; each keeps every complete walk as a gold path and every
 end node as an answer (answer sets, several paths, and walks that come back over an edge, like parents -> children ->
-parents, all occur), and about a fifth are near-miss abstentions. Some question texts name their own answer (a start
-node that is also an end node): those are the ones a leakage check must drop. Nothing here is random without the seed.
+parents, all occur), and about a fifth are near-miss abstentions. A walk whose text would name its own answer (a start
+node that is also an end node) is drawn again: every question passes the tool's leakage check (leakage.wording_leaks),
+so questions.json runs as it is. Nothing here is random without the seed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ import json
 import random
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from graphrag_format_benchmark.leakage import wording_leaks  # noqa: E402
 
 FIRST = (
     "james mary robert patricia john jennifer michael linda david elizabeth william barbara richard susan joseph "
@@ -642,6 +646,8 @@ def make_questions(graph: dict, n: int, rng: random.Random) -> list[dict]:
         else:
             ends = sorted({end for _, end in found})
             q.update(answers=sorted({names[e] for e in ends}), answer_ids=ends, paths=[list(p) for p, _ in found])
+            if wording_leaks(text, q["answers"], ends, [p for p, _ in found]):
+                continue  # a walk back to its start: its text names its answer, which the tool's preflight refuses
         questions.append(q)
     return questions
 

@@ -19,6 +19,7 @@ everything the tool does beyond it, one module per concern, in the order data fl
     matrix         the Plan, its variants and file names
     measure        every prompt of the matrix, measured; mode B packing
     progress       a status line for long work
+    extras         which extra installs an optional library; the error when one is missing
     statistics     intervals over questions
     markdown       Markdown text helpers
     sizes          size_report.md, size_summary.json

@@ -48,6 +48,11 @@ def load_run(folder: Path) -> tuple[dict, list[dict]]:
         ) from None
     except (OSError, ValueError, RecursionError) as e:
         raise BenchmarkError(f"{display(path)}: cannot read it ({e}); run or score that model again") from None
+    if isinstance(results, dict) and results.get("kind") == "logged":
+        raise BenchmarkError(
+            f"{display(folder)} is the output of a --from-prompts run: it counts logged prompts and scores no answers; "
+            "compare the --out folders of model runs over a graph (--model NAME)"
+        )
     if (
         not isinstance(results, dict)
         or not isinstance(results.get("cells"), list)

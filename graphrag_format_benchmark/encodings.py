@@ -10,6 +10,8 @@ from pathlib import Path
 
 from benchmark import BenchmarkError, Tokenizer, display, load_tokenizer, sha256_hex
 
+from .extras import not_installed
+
 
 class HFEncoding:
     """A Hugging Face tokenizer.json behind tiktoken's encode_ordinary: no special tokens are added, and text that
@@ -31,9 +33,7 @@ def load_hf_tokenizer(name: str) -> Tokenizer:
     try:
         import tokenizers  # only here: the tiktoken runs never need it
     except ImportError:
-        raise BenchmarkError(
-            f"--encoding {name}: the tokenizers package is not installed; run: pip install -r requirements.lock.txt"
-        ) from None
+        raise not_installed(f"--encoding {name}", "tokenizers", "hf") from None
     try:
         raw = path.read_bytes()
         tokenizer = tokenizers.Tokenizer.from_str(raw.decode("utf-8"))

@@ -340,6 +340,13 @@ def _weight(props: Props) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 1.0
 
 
+def lightrag_order(graph: Graph) -> list[int]:
+    """The edges in the order LightRAG shows them: by edge degree (the sum of the ends' degrees), then weight."""
+    degree = _degrees(graph)
+    props: tuple[Props, ...] = graph.edge_props or ((),) * len(graph.edges)
+    return _ranked(graph, lambda k: (degree[graph.edges[k].source] + degree[graph.edges[k].target], _weight(props[k])))
+
+
 def serialize_lightrag(graph: Graph) -> str:
     _refuse("lightrag", set(prop_columns(graph.node_props)), LIGHTRAG_NODE_KEYS[:2] + LIGHTRAG_NODE_KEYS[3:], "node")
     _refuse("lightrag", set(prop_columns(graph.edge_props)), LIGHTRAG_EDGE_KEYS[:3] + LIGHTRAG_EDGE_KEYS[4:], "edge")
@@ -348,9 +355,8 @@ def serialize_lightrag(graph: Graph) -> str:
         have = dict(own)
         record = {"entity": n.name, "type": n.type, "description": have.pop("description", LIGHTRAG_UNKNOWN)}
         entities.append(_json_line({**record, **({"id": n.id} if n.id != n.name else {}), **have}))
-    degree = _degrees(graph)
     props: tuple[Props, ...] = graph.edge_props or ((),) * len(graph.edges)
-    order = _ranked(graph, lambda k: (degree[graph.edges[k].source] + degree[graph.edges[k].target], _weight(props[k])))
+    order = lightrag_order(graph)
     relations = []
     for k in order:
         e, have = graph.edges[k], dict(props[k])
@@ -964,6 +970,19 @@ def records(graph: Graph) -> int:
     """A graph's records as the frameworks count rows: its edges, and its nodes in no edge."""
     linked = {end for e in graph.edges for end in (e.source, e.target)}
     return len(graph.edges) + sum(n.id not in linked for n in graph.nodes)
+
+
+# The formats that show a graph's edges in an order of their own and no id beside each: an answer's path counts the
+# edges in the order shown (the prompt says so), which is not the graph's; format -> the graph's edge at each place
+# shown. GraphRAG ranks its rows too, but prints each one's id, which an answer cites.
+CITED_ORDER: dict[str, Callable[[Graph], list[int]]] = {"lightrag": lightrag_order}
+
+
+def cited_order(fmt: str, graph: Graph) -> list[int] | None:
+    """The graph's edge an answer's index n cites in format fmt (its n-th shown), or None when n is the graph's own
+    edge n (the order shown, or the id printed beside each edge); with edge ids an answer cites those."""
+    order = CITED_ORDER.get(fmt)
+    return order(graph) if order is not None and not graph.edge_ids else None
 
 
 FRAMEWORK_FORMATS = {  # the frameworks' layouts, after the peers' formats in the report order

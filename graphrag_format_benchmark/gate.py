@@ -411,10 +411,43 @@ def baseline_words(baseline: str) -> str:
     return f"{baseline} ({TODAY})" if baseline in FRAMEWORK_FORMATS else baseline
 
 
-def recommendation(mine: Sequence[Verdict], baseline: str) -> str:
+def _solver_words(mine: Sequence[Verdict], baseline: str) -> str:
+    """The control solver's line in place of a recommendation: it walks the graph each prompt shows, never reads its
+    text, so it proves the harness and not a format; what a format would save is said all the same."""
+    missed: dict[str, None] = {}  # the formats with a prompt the solver got wrong, the baseline among them
+    for v in mine:
+        for c in v["checks"].values():
+            wrong = c["outcomes"] or {"neither": 0, "only_format": 0, "only_baseline": 0}  # None: no question of it
+            if wrong["neither"] or wrong["only_format"]:
+                missed[v["baseline"]] = None
+            if wrong["neither"] or wrong["only_baseline"]:
+                missed[v["format"]] = None
+    saving = max((v for v in mine if (v["saving"] or 0) > 0), key=lambda v: v["saving"] or 0, default=None)
+    said = (
+        f"; {saving['format']} would save {percent(saving['saving'] or 0)} of the prompt tokens of {baseline} "
+        f"({saving['saving_counted_by']}'s count)"
+        if saving
+        else ""
+    )
+    if not missed:
+        return (
+            "the control solver answered every prompt perfectly: the harness is sound; its answers say nothing of a "
+            f"format — run a model for a verdict{said}"
+        )
+    return (
+        f"the control solver missed prompts of {', '.join(missed)}: it walks the graph a prompt shows, so a miss is "
+        "a gold path the prompt does not hold (cut by --budget) or a fault of the harness; its answers say nothing of "
+        f"a format — run a model for a verdict{said}"
+    )
+
+
+def recommendation(mine: Sequence[Verdict], baseline: str, solver: bool = False) -> str:
     """One group's recommendation: the accepted format that saves the most tokens; or, when nothing is decided, that
-    no decision is made yet and how many questions would make one; or keep the baseline, saying why."""
+    no decision is made yet and how many questions would make one; or keep the baseline, saying why. solver: the
+    verdicts are the control solver's, which decide nothing (_solver_words)."""
     baseline = baseline_words(baseline)
+    if solver:
+        return _solver_words(mine, baseline)
     blocked = next((v["blocked_by"] for v in mine if v["blocked_by"]), None)
     if blocked and all(v["blocked_by"] for v in mine):
         return f"no recommendation: {blocked[0]}"
@@ -477,9 +510,9 @@ def why_not_accepted(v: Verdict) -> str:
     return "no worse on every check"
 
 
-def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str) -> list[str]:
+def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str, solver: bool = False) -> list[str]:
     """The top of results.md: what to ship (one recommendation per group), the verdict table, then how the gate
-    decides."""
+    decides. solver: a run of the control solver, which recommends nothing."""
     if not gate:
         return []
     abstention = gate[0]["abstention_tolerance"]
@@ -487,7 +520,7 @@ def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str) -> list[
     lines = [""]
     for group in dict.fromkeys(group_key(v) for v in gate):
         mine = [v for v in gate if group_key(v) == group]
-        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline)}.")
+        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline, solver)}.")
         lines.append("")
     lines += [
         f"## Verdicts against {named} (tolerance {tolerance:g}, abstention {abstention:g})",

@@ -34,6 +34,7 @@ from benchmark import (
     Graph,
     GraphScope,
     Hop,
+    InputProblems,
     Problems,
     Query,
     Question,
@@ -50,11 +51,14 @@ from benchmark import (
     warn,
 )
 
+from .extras import not_installed
 from .solver import fold_answer, gold_answers, solve
 from .stores import (
     DEFAULT_RELATION,
     DEFAULT_TYPE,
     STORE_KINDS,
+    STORE_ROWS,
+    StoreRows,
     is_llamaindex_store,
     read_store,
     store_kind,
@@ -277,8 +281,11 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
     schema:name, foaf:name; else its id), its type the local name of its one rdf:type (else DEFAULT_TYPE); a
     triple between two nodes is an edge named by its predicate's local name; a literal of a node is a property,
     and so is one of an RDF reification (rdf:subject, rdf:predicate, rdf:object) for its edge."""
-    import rdflib
-    from rdflib.namespace import RDF, RDFS
+    try:
+        import rdflib
+        from rdflib.namespace import RDF, RDFS
+    except ImportError:
+        raise not_installed(f"{where}: reading RDF", "rdflib", "graphs") from None
 
     class Ordered(rdflib.Graph):  # records triples as the parser reads them: the store does not keep their order
         def __init__(self) -> None:
@@ -404,10 +411,7 @@ def ordered_graphml(text: str, where: str) -> tuple[Any, list[str], list[tuple[s
         import networkx  # noqa: F401  (its reader below; the import says at once whether it is installed)
         from networkx.readwrite.graphml import GraphMLReader
     except ImportError:
-        raise BenchmarkError(
-            f"{where}: reading GraphML needs the networkx package, which is not installed; run: "
-            "pip install -r requirements.lock.txt"
-        ) from None
+        raise not_installed(f"{where}: reading GraphML", "networkx", "graphs") from None
     nodes, edges = [], []
 
     class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order
@@ -573,8 +577,11 @@ def load_inputs(
 ) -> RunInputs:
     """benchmark.load_inputs for every input the package reads: --graph of any GRAPH_FORMATS (by --graph-format, else
     by its extension), questions with contexts of their own (read_given_context), --graph-order sorted
-    (sorted_graph), and generated questions (generate: questions.draw_questions)."""
+    (sorted_graph), and generated questions (generate: questions.draw_questions). A store's records are named in
+    every problem and warning by the store's own rows (StoreNamed)."""
     kinds: dict[str, str] = {}
+    own = problems is None
+    named = StoreNamed(Problems() if problems is None else problems, display(graph_path))
 
     def read_graph(path: Path) -> tuple[object, bytes, str]:
         records, raw, kind = read_graph_file(path, graph_format, store_fields, layouts)
@@ -582,21 +589,55 @@ def load_inputs(
             isinstance(records, dict) and STORE_KINDS in records
         ):  # the store's types its framework does not show: for naming only
             kinds.update((unicodedata.normalize(NORMALIZATION, k), v) for k, v in records.pop(STORE_KINDS).items())
+        if isinstance(records, dict) and STORE_ROWS in records:
+            named.rows = records.pop(STORE_ROWS)
         return records, raw, kind
 
     inputs = benchmark_load_inputs(
         graph_path,
         questions_path,
-        problems,
+        named,
         generate,
         read_graph,
         sorted_graph if graph_order == "sorted" else None,
         read_given_context,
     )
-    if problems is not None and problems.lines:  # a broken graph or question: nothing is walked on it
+    named.inner.not_nfc += named.not_nfc
+    if own and named.lines:  # as benchmark.load_inputs raises for problems of its own
+        raise InputProblems([m for _, m in named.lines], "")
+    if named.lines:  # a broken graph or question: nothing is walked on it
         return replace(inputs, kinds=kinds) if kinds else inputs
     inputs = with_derived_queries(inputs)
     return replace(inputs, kinds=kinds) if kinds else inputs
+
+
+class StoreNamed(Problems):
+    """The problems of one load_inputs, passed on to inner: validate_graph names a record by its index (nodes[12]), no
+    place in a framework's store; once --graph is read as one (rows), each message and each NFC note names the store's
+    row, node or relation instead (stores.StoreRows.named)."""
+
+    def __init__(self, inner: Problems, src: str) -> None:
+        self.inner, self.src = inner, src
+        self.rows: StoreRows | None = None  # set once --graph is read as a store
+        self.lines = inner.lines  # the same list: what is added here is the caller's
+        self.not_nfc = _Noted(self.name)
+
+    def name(self, message: str) -> str:
+        return message if self.rows is None else self.rows.named(message, self.src)
+
+    def add(self, message: str, question: str | None = None) -> None:
+        self.inner.add(self.name(message), question)
+
+
+class _Noted(list):
+    """A list of notes, each named as it is appended (check_text appends where it normalized a string)."""
+
+    def __init__(self, name: Callable[[str], str]) -> None:
+        super().__init__()
+        self.name = name
+
+    def append(self, note: str) -> None:
+        super().append(self.name(note))
 
 
 def with_derived_queries(inputs: RunInputs) -> RunInputs:
@@ -757,7 +798,7 @@ If there is no complete path, return INSUFFICIENT_DATA.
 Return only JSON:
 {
   "answer": "short answer or INSUFFICIENT_DATA",
-  "path": [edge indices in order, counting the edges from 0 in the order shown],
+  "path": [edges in order: each one's id where the graph shows ids, else its place from 0 in the order shown],
   "evidence": [
     {"source":"id","relation":"TYPE","target":"id"}
   ]
@@ -772,7 +813,8 @@ QUESTION
 # The answer schema's path line, and what it says with --edge-ids instead.
 PATH_LINES = {
     "ru": '"path": [индексы рёбер по порядку],',
-    "en": '"path": [edge indices in order, counting the edges from 0 in the order shown],',
+    "en": '"path": [edge indices in order: the id the graph shows beside an edge, else its place counting the edges '
+    "from 0 in the order shown],",
 }
 EDGE_ID_PATH_LINES = {"ru": '"path": [id рёбер по порядку],', "en": '"path": [edge ids in order],'}
 

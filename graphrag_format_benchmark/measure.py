@@ -378,6 +378,10 @@ def measure_order(
                 state.add_file(graph_file(plan, variant, fmt), text.text.encode("utf-8"))
             if variant.ids == plan.ids[0]:
                 state.costs.add(variant.size, fmt, shown, text)
+    # mode A counts every format's text (and every encoding's) at once, on other threads, so the status line names the
+    # order and context it is at, not the format that happened to finish last (the first, which waits for the others)
+    where = f"{variant.name} p{k}{' ' + context.id if context.id else ''}"
+    encodings = plan.tokenizers[0].name if len(plan.tokenizers) == 1 else f"{len(plan.tokenizers)} encodings"
     for fmt, text in texts.items():
         shas = [text.prompt_sha256(q.question) for q in moved]
         for tokenizer in plan.tokenizers:
@@ -399,11 +403,11 @@ def measure_order(
                     sha,
                 )
                 state.add_row(tokenizer, cell, order, order_sha)
-            state.progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} A")
+            state.progress.advance(len(moved), f"{where} ({len(texts)} formats) {encodings} A")
             if plan.budget:
                 for cell in pack(variant, context, k, text, shown, moved, plan, tokenizer, counts, state.hints):
                     state.add_row(tokenizer, cell, order, order_sha)
-                state.progress.advance(len(moved), f"{variant.name} p{k} {fmt} {tokenizer.name} B")
+                state.progress.advance(len(moved), f"{where} {fmt} {tokenizer.name} B")  # packed one by one
 
 
 class PartCosts:

@@ -26,6 +26,7 @@ from benchmark import (
     FORMATS,
     GENERATED_QUESTIONS,
     OUTPUTS,
+    ROOT,
     BenchmarkError,
     Parser,
     display,
@@ -33,6 +34,7 @@ from benchmark import (
 )
 
 from .encodings import tokenizer_for
+from .extras import not_installed
 from .frameworks import FRAMEWORK_BUDGETS, Budget
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, GateSpec
 from .inputs import GRAPH_FORMATS, GRAPH_ORDERS, load_template
@@ -99,12 +101,46 @@ def _out_folder(value: str) -> Path | None:
     return Path(value) if value.strip() else None
 
 
+DISTRIBUTION = "graphrag-format-benchmark"  # its name on PyPI and in pyproject.toml
+
+
+def tool_version(root: Path = ROOT) -> str:
+    """This tool's version: a checkout's pyproject.toml's (the code that runs), else the installed package's."""
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        import tomllib
+
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") == DISTRIBUTION:
+            return str(project["version"])
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class _Version(argparse.Action):
+    """--version: the tool's name and version on stdout, exit code 0; read only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: object, values: object, option: object = None
+    ) -> None:
+        print(f"{DISTRIBUTION} {tool_version()}")  # on stdout, as argparse's own version action prints
+        parser.exit(0)
+
+
 DEFAULT_OUT = (
     OUTPUTS  # outputs/ beside benchmark.py in a checkout; installed, the working folder's (benchmark.INSTALLED)
 )
 
 # Every flag in --help's order: (group, flag, argparse's keywords), group None being the main one.
 FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
+    (None, "--version", dict(action=_Version, help="print the tool's name and version, and exit")),
     (
         None,
         "--encoding",
@@ -796,9 +832,13 @@ def check_flags(run_config: RunConfig) -> None:
             "--batch sends and scores a batch itself: leave out "
             f"{'--score' if run_config.score is not None else '--export-batch'}"
         )
-    if run_config.batch and (run_config.model is None or run_config.model == SOLVER_MODEL):
+    if run_config.batch and run_config.model is None:
         raise BenchmarkError(
-            "--batch sends the prompts to a model's Batch API: give --model and --base-url (the solver needs no batch)"
+            "--batch sends the prompts to a model's Batch API: give it with --model NAME and --base-url URL"
+        )
+    if run_config.batch and run_config.model == SOLVER_MODEL:
+        raise BenchmarkError(
+            "--batch with --model solver: the control solver answers here, with no Batch API; leave out --batch"
         )
     if not math.isfinite(run_config.poll_interval) or not 0 < run_config.poll_interval <= 3600:
         raise BenchmarkError(
@@ -896,10 +936,7 @@ def _check_model_numbers(run_config: RunConfig) -> None:
         raise BenchmarkError("--max-retries must be 0 or more and --timeout above 0")
     sends = run_config.model != SOLVER_MODEL and run_config.score is None and run_config.export_batch is None
     if sends and importlib.util.find_spec("httpx2") is None:
-        raise BenchmarkError(
-            "sending to --model needs the httpx2 package, which is not installed; run: pip install -r "
-            "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')"
-        )
+        raise not_installed("sending to --model", "httpx2", "models")
     prices = (
         run_config.input_price_per_million,
         run_config.output_price_per_million,
@@ -1019,12 +1056,9 @@ def make_plan(run_config: RunConfig) -> Plan:
                 f"--edge-ids: format {fmt} cannot carry edge ids ({FORMATS[fmt].no_edge_ids}); leave {fmt} out of "
                 "--formats"
             )
-        module, package = FORMATS[fmt].library or (None, None)
-        if module and importlib.util.find_spec(module) is None:
-            raise BenchmarkError(
-                f"--formats {fmt} needs the {package} package, which is not installed; run: "
-                "pip install -r requirements.lock.txt"
-            )
+        library = FORMATS[fmt].library
+        if library and importlib.util.find_spec(library[0]) is None:
+            raise not_installed(f"--formats {fmt}", library[1], "peers")
     sizes = [s for s in SIZES if s in parse_names(run_config.sizes, SIZES, "--sizes")]
     ids = [
         i

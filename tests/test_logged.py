@@ -362,9 +362,15 @@ def test_the_union_of_the_logged_subgraphs_is_a_graph_the_tool_reads(tmp_path):
     assert benchmark.main(["--from-prompts", path, "--formats", "json", "--out", str(tmp_path / "out")]) == 0
     records = json.loads((tmp_path / "out" / "logged_graph.json").read_text(encoding="utf-8"))
     graph = benchmark.validate_graph(records, "logged_graph.json", benchmark.Problems())
-    # LightRAG's and GraphRAG's relationships (descriptions), LlamaIndex's triplets (labels)
-    assert len(graph.edges) == 11 + 11 + 11
-    assert "Leslie Lamport" in {n.id for n in graph.nodes}
+    # the same 11 facts as three frameworks showed them (LightRAG's and GraphRAG's descriptions, GraphRAG's upper-case
+    # titles, LlamaIndex's labels) are 11 facts, each entity once: they were 33 edges and "Leslie Lamport" beside
+    # "LESLIE LAMPORT"
+    assert len(graph.edges) == 11 and len(graph.nodes) == 12
+    assert len({n.name.casefold() for n in graph.nodes}) == 12 and "Leslie Lamport" in {n.name for n in graph.nodes}
+    first = dict(zip(graph.edges, graph.edge_props))[benchmark.Edge("leslie lamport", "ALGORITHM_DESIGN", "paxos")]
+    assert dict(first) == {"description": "Leslie Lamport described the Paxos protocol in 1989.", "weight": 9.0}
+    # LightRAG's sorted ends take the direction LlamaIndex names the relation in
+    assert benchmark.Edge("turing award", "RECOGNITION", "leslie lamport") in graph.edges
 
 
 def test_a_damaged_request_is_read_or_left_out_with_a_reason_never_raised():
@@ -926,3 +932,22 @@ def test_a_slow_server_gets_a_status_line_at_least_every_heartbeat(tmp_path, mon
     err = capsys.readouterr().err
     assert re.search(r"^0/2 requests, \d+ s, waiting for the first answer, 1 in flight$", err, re.M), err
     assert re.search(r"^1/2 requests, \d+ s, 0 failed, 1 in flight, about \d+ s left$", err, re.M), err
+
+
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--batch"], "--batch"),  # it asked for --model, then refused --batch once given one
+        (["--batch", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"], "--batch"),
+        (["--score", "answers.jsonl"], "--score"),  # ignored without --model
+        (["--export-batch", "batch.jsonl"], "--export-batch"),  # ignored without --model
+        (["--export-batch", "batch.jsonl", "--batch"], "--batch, --export-batch"),
+    ],
+)
+def test_a_batch_or_answers_flag_is_refused_with_or_without_a_model(tmp_path, capsys, flags, named):
+    path = log_file(tmp_path, [{"prompt": "x"}])
+    assert benchmark.main(["--from-prompts", path, *flags, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --from-prompts sends its requests itself, with --model: leave out {named}\n"
+    )
+    assert not (tmp_path / "out").exists()

@@ -585,7 +585,7 @@ def test_progress_line_on_long_runs(tmp_path, capsys, monkeypatch):
     lines = capsys.readouterr().err.splitlines()
     assert lines  # at least the final line; others at most once a second
     assert all(
-        re.fullmatch(r"\d+/24 cells, \d+ s, small/original p[01] (json|dsl) o200k_base A", line) for line in lines
+        re.fullmatch(r"\d+/24 cells, \d+ s, small/original p[01] \(2 formats\) o200k_base A", line) for line in lines
     )
     assert lines[-1].startswith("24/24 cells, ")
 
@@ -815,3 +815,34 @@ def test_a_hand_made_graph_of_30_nodes_gets_its_medium_distractors_when_one_type
     assert (
         len(medium["nodes"]) - 30 >= 253 and "distractor branches it needs could be made" not in capsys.readouterr().err
     )
+
+
+def test_the_status_line_of_a_measurement_names_the_context_in_every_format_not_the_first_format(tmp_path, monkeypatch):
+    """Mode A counts every format's text at once: the format that finished last was the first (it waits for the
+    others), so 102 of 103 lines of a khop run said json. A line names the order and context instead; mode B, packed
+    one format after the other, names its format."""
+    from graphrag_format_benchmark import measure
+
+    labels = []
+
+    class Recorded(progress.Progress):
+        def advance(self, n, label):
+            labels.append((n, label))
+            super().advance(n, label)
+
+    monkeypatch.setattr(measure, "Progress", Recorded)
+    argv = [*write(tmp_path, FAMILY, FAMILY_QUESTIONS[:2]), "--prompt", "en", "--formats", "json,dsl"]
+    assert benchmark.main([*argv, "--context", "khop", "--budget", "400"]) == 0
+    assert labels == [
+        (1, "small/original p0 siblings (2 formats) o200k_base A"),
+        (1, "small/original p0 siblings json o200k_base B"),
+        (1, "small/original p0 siblings (2 formats) o200k_base A"),
+        (1, "small/original p0 siblings dsl o200k_base B"),
+        (1, "small/original p0 kids (2 formats) o200k_base A"),
+        (1, "small/original p0 kids json o200k_base B"),
+        (1, "small/original p0 kids (2 formats) o200k_base A"),
+        (1, "small/original p0 kids dsl o200k_base B"),
+    ]
+    labels.clear()
+    assert benchmark.main([*argv, "--out", str(tmp_path / "shared"), "--encoding", "o200k_base,cl100k_base"]) == 0
+    assert labels == [(2, "small/original p0 (2 formats) 2 encodings A")] * 4

@@ -1,7 +1,10 @@
 """options.py: the flags, and that docs/flags.md documents every one of them."""
 
+import argparse
 import importlib.util
 import re
+
+import pytest
 
 import benchmark
 from graphrag_format_benchmark import options
@@ -25,8 +28,8 @@ def test_sending_without_httpx2_is_one_line_before_anything_is_measured(monkeypa
     argv = ["--model", "some-model", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "out")]
     assert benchmark.main(argv) == 2
     assert capsys.readouterr().err == (
-        "error: sending to --model needs the httpx2 package, which is not installed; run: pip install -r "
-        "requirements.lock.txt (or, installed with pip: pip install 'graphrag-format-benchmark[models]')\n"
+        "error: sending to --model needs the httpx2 package, which is not installed; run: pip install "
+        "'graphrag-format-benchmark[models]', or pip install -r requirements.lock.txt in a checkout\n"
     )
     assert not (tmp_path / "out").exists()
     # the control solver sends nothing
@@ -39,7 +42,8 @@ def test_the_run_config_has_a_typed_field_per_flag_and_is_frozen():
 
     import pytest
 
-    dests = [a.dest for a in options.make_parser()._actions if a.dest != "help"]
+    # --help and --version exit at once and make no field
+    dests = [a.dest for a in options.make_parser()._actions if a.dest not in ("help", argparse.SUPPRESS)]
     fields = [f.name for f in dataclasses.fields(options.RunConfig)]
     assert fields == [*dests, "argv", "given"]  # in --help's order, and no field a flag does not make
     config = options.parse_config(["--score", "a.jsonl", "b.jsonl", "--formats=json,dsl", "--out", "x"])
@@ -95,3 +99,34 @@ def test_models_builds_each_run_config_from_the_commands_own_with_the_models_fie
         str(tmp_path / "b"),
     )
     assert base.temperature == 0.5 and base.model is None  # the command's own is untouched
+
+
+def test_the_version_is_a_checkouts_pyproject_else_the_installed_packages(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    assert options.tool_version(ROOT) == "2026.12.2"
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: {"graphrag-format-benchmark": "2030.1.1"}[name])
+    assert options.tool_version(tmp_path) == "2030.1.1"  # installed: site-packages holds no pyproject.toml
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "other"\nversion = "1.0"\n', encoding="utf-8")
+    assert options.tool_version(tmp_path) == "2030.1.1"
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    assert options.tool_version(tmp_path) == "unknown"
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--batch"], "--batch sends the prompts to a model's Batch API: give it with --model NAME and --base-url URL"),
+        (
+            ["--batch", "--model", "solver"],  # it said "give --model" to a command that gave one
+            "--batch with --model solver: the control solver answers here, with no Batch API; leave out --batch",
+        ),
+    ],
+)
+def test_batch_without_a_model_to_send_to_says_which_flag_to_change(tmp_path, capsys, flags, message):
+    assert benchmark.main([*flags, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"

@@ -18,6 +18,7 @@ import benchmark
 from benchmark import Edge
 from graphrag_format_benchmark import (
     artifacts,
+    frameworks,
     inputs as inputs_module,
     measure,
     options,
@@ -1782,9 +1783,11 @@ def test_edge_ids_are_shown_asked_for_and_scored_across_permutations_and_packs(t
 
 def test_the_en_prompt_says_how_indices_count(tmp_path):
     assert benchmark.main(["--prompt", "en", "--out", str(tmp_path)]) == 0
-    assert '"path": [edge indices in order, counting the edges from 0 in the order shown],' in (
-        tmp_path / "prompt.json.q1.txt"
-    ).read_text(encoding="utf-8")
+    # an edge's id where the layout prints one (GraphRAG's rows, ranked, each with its id), else its place as shown
+    assert (
+        '"path": [edges in order: each one\'s id where the graph shows ids, else its place from 0 in the order shown],'
+        in (tmp_path / "prompt.json.q1.txt").read_text(encoding="utf-8")
+    )
 
 
 # ---- hostile servers
@@ -2290,6 +2293,17 @@ def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
         "q5": DIAGNOSED["miscounted_indices"][1],
         "q6": DIAGNOSED["missed_abstention"][1],
     }
+    # a layout that shows the edges in an order of its own (LightRAG's ranks) is cited by place as shown: the same
+    # answer, in its indices
+    order = frameworks.cited_order(
+        fmt, benchmark.load_inputs(ROOT / "data" / "graph.json", ROOT / "data" / "questions.json").graph
+    )
+    if order is not None:
+        for q, text in by_question.items():
+            found = re.search(r"\{.*\}", text, re.S)
+            if found and isinstance(parsed := json.loads(found.group()), dict) and parsed.get("path"):
+                parsed["path"] = [order.index(i) if 0 <= i < len(order) else i for i in parsed["path"]]
+                by_question[q] = text.replace(found.group(), json.dumps(parsed, ensure_ascii=False))
     # no prompt cut
     fake = FakeOpenAI(
         answer=lambda prompt: by_question[next(q for q in by_question if QUESTION_TEXT[q] in prompt)],
@@ -2322,7 +2336,8 @@ def test_diagnoses_are_the_same_in_every_format(tmp_path, fmt):
         "- **miscounted indices**: the evidence names exactly the edges of a gold path; the path's indices do not. "
         "Remedy: --edge-ids" in md
     )
-    assert f'  Example ({fmt}, q5): `{{"answer": "Атлас", "path": [2, 3]' in md
+    q5_path = json.loads(re.search(r"\{.*\}", by_question["q5"], re.S).group())["path"]  # in the layout's own indices
+    assert f'  Example ({fmt}, q5): `{{"answer": "Атлас", "path": {q5_path}' in md
     assert "| 3 | 2 | 1 |  |  |  | 1 |" in md and "| 1 | 1 |  |  | 1 |  |  |" in md  # by hop count: q3 and q4; q5
 
 

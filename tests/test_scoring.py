@@ -370,3 +370,41 @@ def test_what_is_made_while_the_collector_is_off_is_old_after_and_its_cycles_are
     del cycle
     gc.collect()
     assert gone() is None
+
+
+def test_a_path_is_read_as_the_prompt_asks_it_in_a_layout_that_ranks_its_edges(tmp_path):
+    """LightRAG shows its relationships ranked and prints no id: the prompt's 'its place from 0 in the order shown' is
+    not the graph's index, which the scorer read (a right path scored wrong). GraphRAG ranks too, but prints each row's
+    id, which the prompt asks for and the scorer reads."""
+    from graphrag_format_benchmark import frameworks
+
+    n = lambda i: benchmark.Node(i, i.title(), "entity")  # noqa: E731
+    graph = benchmark.Graph(
+        tuple(map(n, ("ann", "bob", "cat", "dan"))),
+        (
+            benchmark.Edge("ann", "KNOWS", "bob"),
+            benchmark.Edge("bob", "KNOWS", "cat"),
+            benchmark.Edge("bob", "KNOWS", "dan"),
+            benchmark.Edge("cat", "KNOWS", "dan"),
+        ),
+    )
+    order = frameworks.cited_order("lightrag", graph)
+    assert order == [1, 2, 0, 3] and frameworks.cited_order("graphrag", graph) is None
+    q = benchmark.Question(
+        "q",
+        "Who does someone Ann knows know?",
+        ("Cat",),
+        ((0, 1),),
+        False,
+        ("cat",),
+        benchmark.Query("ann", (benchmark.Hop("KNOWS", "out"), benchmark.Hop("KNOWS", "out"))),
+    )
+    as_shown = json.dumps({"answer": "Cat", "path": [order.index(0), order.index(1)], "evidence": []})
+    key = scoring.AnswerKey(graph, q, order=order)
+    assert key.score(as_shown)["path_exact"] is True
+    assert scoring.AnswerKey(graph, q).score(json.dumps({"answer": "Cat", "path": [0, 1]}))["path_exact"] is True
+    text = benchmark.FORMATS["lightrag"].serialize(graph)
+    shown = [json.loads(line) for line in text.split("\n") if line.startswith('{"entity1"')]
+    assert [(r["entity1"], r["entity2"]) for r in shown] == [
+        (graph.edges[k].source, graph.edges[k].target) for k in order
+    ]

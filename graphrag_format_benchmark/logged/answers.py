@@ -54,6 +54,7 @@ class Ask:
     key: str  # the SHA-256 of the body: the request's identity in the log
     names: Names  # the entities the line's context shows, shared by its requests
     prompt: str  # the message that held the context, as sent (an answer that echoes it is no answer)
+    logged_answer: str | None = None  # what was sent's answer, as a trace logged it for this very model: not asked
 
 
 def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str, int]) -> Iterator[Ask]:
@@ -79,7 +80,9 @@ def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str
                 messages[prepared.message]["content"] = prepared.prompt_text(fmt)
             body = {"model": config.model, "messages": messages, **sampling}
             key = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-            yield Ask(logged.line, logged.id, logged.question, fmt, body, key, names, prepared.text)
+            # the answer the trace logged is what was sent's when the model asked is the model that answered it
+            given = logged.answer if fmt == LOGGED and logged.model == config.model else None
+            yield Ask(logged.line, logged.id, logged.question, fmt, body, key, names, prepared.text, given)
 
 
 def _requests(path: Path) -> Iterator[Logged]:
@@ -197,10 +200,15 @@ class _Asker:
             **({"Authorization": f"Bearer {key}"} if key else {}),
         }
         self.endpoint, self.lock = Endpoint(config), threading.Lock()
-        self.counts: dict = {"sent": 0, "already": 0, "failed": 0, "not_sent": {}}
+        self.counts: dict = {"sent": 0, "already": 0, "failed": 0, "from_trace": 0, "not_sent": {}}
 
     def ask(self, ask: Ask) -> dict:
         config, endpoint = self.config, self.endpoint
+        if ask.logged_answer is not None:  # the trace holds it: not paid for again
+            with self.lock:
+                self.counts["from_trace"] += 1
+                self._advance()
+            return {"content": ask.logged_answer, "error": None}
         if ask.key in self.done and self.done[ask.key].get("error") is None:
             with self.lock:
                 self.counts["already"] += 1

@@ -22,7 +22,6 @@ from benchmark import (
     FORMATS,
     MANIFEST,
     BenchmarkError,
-    Graph,
     RunInputs,
     Tokenizer,
     build_manifest,
@@ -41,6 +40,8 @@ from ..runner.log import LOG_NAME
 from .answers import ask_all
 from .measure import LOGGED, Measured, Skipped, measured_lines, own_format
 from .read import NotCall, Unread, check_log_file
+from .traces import SOURCES
+from .union import Union
 
 # The flags a run over logged prompts uses; any other (those of a run over a graph, --limit, --repeats...) is said, not
 # ignored.
@@ -79,29 +80,6 @@ OUTPUTS = (
     LOG_NAME + ".torn",
 )
 WORKERS = min(2, os.cpu_count() or 1)  # processes that measure a long file's lines: this machine's cores, at most 2
-
-
-class Union:
-    """The logged subgraphs as one graph: each node once (its first showing; another showing with other values counted),
-    each distinct edge once. Memory grows with the distinct facts, not with the prompts."""
-
-    def __init__(self) -> None:
-        self.nodes: dict[str, tuple] = {}
-        self.edges: dict[tuple, None] = {}
-        self.conflicts = 0
-
-    def add(self, graph: Graph) -> None:
-        for n, props in graph.nodes_with_props():
-            known = self.nodes.setdefault(n.id, (n, props))
-            self.conflicts += known != (n, props)
-        for e, props in graph.edges_with_props():
-            self.edges.setdefault((e, props), None)
-
-    def records(self) -> dict:
-        """graph.json's records (benchmark.validate_graph reads them)."""
-        nodes = [{"id": n.id, "name": n.name, "type": n.type, **dict(p)} for n, p in self.nodes.values()]
-        edges = [{"source": e.source, "relation": e.relation, "target": e.target, **dict(p)} for e, p in self.edges]
-        return {"nodes": nodes, "edges": edges}
 
 
 class Totals:
@@ -266,59 +244,23 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
         "# What each format would save on your logged traffic",
         "",
         f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured "
-        f"({layouts}); "
-        f"{counts['left_out']:,} left out (logged.jsonl says why, line by line).",
+        f"({layouts}); {counts['left_out']:,} left out (logged.jsonl says why, line by line).",
         "",
+        *_read_from(counts),
+        *(_model_lines(counts, agreed) if agreed is not None else []),
     ]
-    if agreed is not None:
-        lines += [agreement_headline(agreed["model"], agreed["rows"]), ""]
-        if counts.get("asked", {}).get("stopped"):
-            lines += [
-                "The model run was stopped (Ctrl-C): the agreement is over the questions whose answers had all come; "
-                "run the same command again to send the rest (requests.jsonl keeps every answer).",
-                "",
-            ]
-        for reason, n in counts.get("asked", {}).get("not_sent", {}).items():
-            lines += [f"{n:,} measured request(s) left out of the model run: {reason}.", ""]
     for encoding, rows in summ.items():
-        best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
-        base = next(r for r in rows if r["format"] == LOGGED)
-        if best is not None:
-            cost = "" if price is None else f"; {best['cost_usd']:,.4f} USD against {base['cost_usd']:,.4f}"
-            more_or_less = f"{best['saving']:.1%} less" if best["saving"] >= 0 else f"{-best['saving']:.1%} more"
-            lines += [
-                f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your "
-                f"framework sent {base['prompt_tokens_sum']:,} ({more_or_less}){cost}.** "
-                + (
-                    "Whether its answers agree with those to what was sent is below."
-                    if agreed is not None
-                    else "Tokens only: whether answers stay as good is what a model run says (--model)."
-                ),
-                "",
-            ]
-        lines += [
-            f"## {encoding}",
-            "",
-            "| format | prompt tokens, sum | mean | p95 | saving | graph tokens, sum | mean | p95 |"
-            + (" cost (USD) |" if price is not None else ""),
-            "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if price is not None else ""),
-        ]
-        lines += [_row(r, layouts, price) for r in rows]
-        lines.append("")
+        lines += _encoding_md(encoding, rows, layouts, price, agreed is not None)
     if agreed is not None:
         lines += agreement_md(agreed)
     lines += [
         f"The union of the logged subgraphs is in {UNION}: questions drawn from it and proven against it give the "
-        "verified "
-        f"accuracy a model reaches in each format (python benchmark.py --graph OUT/{UNION} --generate-questions 200 "
-        "--prompt en "
-        "--context khop --model NAME --base-url URL ...).",
+        f"verified accuracy a model reaches in each format (python benchmark.py --graph OUT/{UNION} "
+        "--generate-questions 200 --prompt en --context khop --model NAME --base-url URL ...).",
         "",
         "A prompt's tokens are its messages' text as sent (chat framing not counted); a format's prompt is the logged "
-        "one "
-        "with that format's text in place of the framework's context, which was read back and written again to the "
-        "same "
-        "bytes before anything was counted. The saving is against what was sent, over all measured prompts.",
+        "one with that format's text in place of the framework's context, which was read back and written again to "
+        "the same bytes before anything was counted. The saving is against what was sent, over all measured prompts.",
         "",
     ]
     if counts["reasons"]:
@@ -329,6 +271,67 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
         ]
         lines.append("")
     return "\n".join(lines)
+
+
+def _read_from(counts: dict) -> list[str]:
+    """What a trace export was read as, and the records that are no LLM call; nothing for request bodies alone."""
+    if not set(counts["sources"]) - {"request"} and not counts["not_calls"]:
+        return []
+    read_as = ", ".join(f"{SOURCES[k]} {n:,}" for k, n in sorted(counts["sources"].items(), key=lambda kv: -kv[1]))
+    skipped = sum(counts["not_calls"].values())
+    said = f"; {skipped:,} trace record(s) that are no LLM call skipped (logged.jsonl names each)" if skipped else ""
+    return [f"Read from: {read_as}{said}.", ""]
+
+
+def _model_lines(counts: dict, agreed: dict) -> list[str]:
+    """The model run's headline, and what it did not ask: stopped, left out, answered by the traces."""
+    asked = counts.get("asked", {})
+    lines = [agreement_headline(agreed["model"], agreed["rows"]), ""]
+    if asked.get("stopped"):
+        lines += [
+            "The model run was stopped (Ctrl-C): the agreement is over the questions whose answers had all come; "
+            "run the same command again to send the rest (requests.jsonl keeps every answer).",
+            "",
+        ]
+    for reason, n in asked.get("not_sent", {}).items():
+        lines += [f"{n:,} measured request(s) left out of the model run: {reason}.", ""]
+    if asked.get("from_trace"):
+        lines += [
+            f"{asked['from_trace']:,} answer(s) to what was sent are those the traces logged beside the prompts, by "
+            f"{agreed['model']} itself: not asked again (only each format's alternative was sent).",
+            "",
+        ]
+    return lines
+
+
+def _encoding_md(encoding: str, rows: list[dict], layouts: str, price: float | None, asked: bool) -> list[str]:
+    """One encoding's finding (the format that sends the fewest tokens) and its table."""
+    lines = []
+    best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
+    base = next(r for r in rows if r["format"] == LOGGED)
+    if best is not None:
+        cost = "" if price is None else f"; {best['cost_usd']:,.4f} USD against {base['cost_usd']:,.4f}"
+        more_or_less = f"{best['saving']:.1%} less" if best["saving"] >= 0 else f"{-best['saving']:.1%} more"
+        then = (
+            "Whether its answers agree with those to what was sent is below."
+            if asked
+            else "Tokens only: whether answers stay as good is what a model run says (--model)."
+        )
+        lines += [
+            f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your "
+            f"framework sent {base['prompt_tokens_sum']:,} ({more_or_less}){cost}.** {then}",
+            "",
+        ]
+    lines += [
+        f"## {encoding}",
+        "",
+        "| format | prompt tokens, sum | mean | p95 | saving | graph tokens, sum | mean | p95 |"
+        + (" cost (USD) |" if price is not None else ""),
+        "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if price is not None else ""),
+        *(_row(r, layouts, price) for r in rows),
+        "",
+    ]
+    return lines
 
 
 def _reason_key(reason: str) -> str:
@@ -464,7 +467,7 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
         counts["union"] = {
             "nodes": len(union["nodes"]),
             "edges": len(union["edges"]),
-            "node_conflicts": totals.union.conflicts,
+            "conflicts": totals.union.conflicts,
         }
         headline = [line.replace("**", "").strip() for line in md.split("\n## ")[0].split("\n\n")[2:] if line.strip()]
         _add_results_and_page(log, staging, counts, summ, agreed, shown, tokenizers, model, headline)

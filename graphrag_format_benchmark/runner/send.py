@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 from benchmark import ABSTAIN
 
+from ..frameworks import cited_order
 from ..solver import asked, edge_index, solve, value_text
 from .config import SOLVER_MODEL, public_url
 from .endpoint import RETRY_STATUSES, TRANSIENT_STATUSES, Endpoint, error_code, error_text, no_server, timed_out
@@ -232,7 +233,9 @@ def solver_answer(item: Item, cache: dict | None = None) -> dict:
         return {"answer": ABSTAIN, "path": [], "evidence": []}
     path, end = found[0]
     answer = value_text(asked(shown, q.query.ask, found[0])) if q.query.ask else shown.names[end]
-    cited = [shown.edge_ids[i] for i in path] if shown.edge_ids else list(path)
+    order = cited_order(item.row["format"], shown)  # a format that shows the edges in an order of its own
+    place = {edge: k for k, edge in enumerate(order)} if order is not None else None
+    cited = [shown.edge_ids[i] for i in path] if shown.edge_ids else [place[i] for i in path] if place else list(path)
     return {"answer": answer, "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
 
 
