@@ -87,7 +87,7 @@ def make_log(folder: Path, n: int, layout: str, seed: int = 11) -> tuple[Path, P
             )
             system = next(m["content"] for m in messages if context in m["content"])
             others = [m["content"] for m in messages if context not in m["content"]]
-            spans = [read_span(s, system) for s in find_spans(system)]
+            spans = [read_span(s, system) for s in find_spans(system)[0]]
             alt.write(json.dumps([system, *others], ensure_ascii=False) + "\n")
             for fmt in DEFAULT_FORMATS:
                 alt.write(

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from benchmark import InputProblems, display
 
@@ -114,9 +114,8 @@ class Collected:
 
 
 class BatchPart(NamedTuple):
-    """What one reading of Batch files kept (read_batch): the answers that count, for its prompts, and what the
-    summary and the errors need, each at its position (the file's index, the line) so that two halves read apart
-    merge into what one reading gives (merged)."""
+    """What a reading of Batch files kept (read_batch): the answers that count, and what the summary and the errors
+    need, each at its position (the file's index, the line)."""
 
     best: dict[tuple[str, int], Answer]
     problems: list[tuple[int, int, str]]  # (file, line, the error)
@@ -125,18 +124,7 @@ class BatchPart(NamedTuple):
     models: dict[str, list]  # the model that answered -> [lines, (file, line) of its first]
     failures: dict[str, list]  # failure -> [lines, (file, line) of its first]
     missing: int  # planned answers with no line, filled in best as failed (MISSING_FROM_BATCH)
-    planned: int  # the planned answers of the prompts read, with a line or missing
-    rerouted: bool  # a line's custom_id was not what its bytes showed: the halves are void (Half)
-
-
-# custom_id, as a Batch line begins: '{"id": "batch_req_1", "custom_id": "...", ...': the key at the object's top
-# level, after string-valued keys only, its value a string with no escape; enough to tell which half owns a line
-# without decoding it. Checked against the decoded line by its owner (rerouted).
-_SPACE = rb"[ \t\r\n]*"  # JSON's whitespace
-CUSTOM_ID = re.compile(
-    rb"\{" + _SPACE + rb'(?:"[^"\\]*"' + _SPACE + b":" + _SPACE + rb'"[^"\\]*"' + _SPACE + b"," + _SPACE + rb")*"
-    rb'"custom_id"' + _SPACE + b":" + _SPACE + rb'"([^"\\]*)"'
-)
+    planned: int  # the planned answers, with a line or missing
 
 
 def is_batch_file(path: Path) -> bool:
@@ -153,28 +141,21 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
     '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
     (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
     bytes, and a line of the Batch input format are errors that name the file and line."""
-    return merged(paths, items, config, [read_batch(paths, items, config, shown=READING)])
-
-
-def merged(paths: list[Path], items: list[Item], config: ModelConfig, parts: list[BatchPart]) -> tuple[Collected, dict]:
-    """The Collected and the summary of the parts read (one, or the two halves' in order), as one reading makes
-    them: errors in the files' order, counts in the order of their first line. Collected.best is the first part's."""
-    problems = sorted(p for part in parts for p in part.problems)
-    if problems:
-        raise InputProblems([text for _, _, text in problems], "")
+    part = read_batch(paths, items, config, shown=READING)
+    if part.problems:
+        raise InputProblems([text for _, _, text in sorted(part.problems)], "")
     collected = Collected(items, config)
-    collected.best = parts[0].best
-    for k, line_no in sorted(u for part in parts for u in part.unreadable):
+    collected.best = part.best
+    for k, line_no in sorted(part.unreadable):
         collected.unreadable.setdefault(display(paths[k]), []).append(line_no)
-    models, failures = (_in_first_order([part.models for part in parts]), _in_first_order([p.failures for p in parts]))
-    missing = sum(part.missing for part in parts)
-    failures[MISSING_FROM_BATCH] += missing
+    models, failures = _in_first_order(part.models), _in_first_order(part.failures)
+    failures[MISSING_FROM_BATCH] += part.missing
     failures = +failures  # no zero count of missing lines
     summary = {
         "files": [display(p) for p in paths],
-        "lines": sum(part.lines for part in parts),
-        "planned": sum(part.planned for part in parts),
-        "missing": missing,
+        "lines": part.lines,
+        "planned": part.planned,
+        "missing": part.missing,
         "failed": sum(failures.values()),
         "failures": dict(failures.most_common()),
         "models": dict(models.most_common()),
@@ -182,107 +163,38 @@ def merged(paths: list[Path], items: list[Item], config: ModelConfig, parts: lis
     return collected, summary
 
 
-def _in_first_order(parts: list[dict[str, list]]) -> Counter[str]:
-    """The parts' counts summed, each key where its first line puts it (Counter.most_common breaks ties so)."""
-    total: Counter[str] = Counter()
-    for _, key in sorted((first, key) for part in parts for key, (_, first) in part.items()):
-        if key not in total:
-            total[key] = sum(part[key][0] for part in parts if key in part)
-    return total
+def _in_first_order(counts: dict[str, list]) -> Counter[str]:
+    """The counts, each key where its first line puts it (Counter.most_common breaks ties so)."""
+    return Counter({key: counts[key][0] for _, key in sorted((first, key) for key, (_, first) in counts.items())})
 
 
-# One Batch line decoded without the prompts (decoded_line): (file's index, line number, custom_id or None for a line
-# that is not a JSON object, hash of the line's bytes, _answer_fields of its object); tuples of plain values, which
-# marshal carries between processes (halves: the lines decoded from a run's start)
-Decoded = tuple[int, int, str | None, int, tuple[str | None, tuple] | None]
-# where a reading stopped: the index of the file, the byte offset of its next line and the number of the line before
-Resume = tuple[int, int, int]
-
-
-def decoded_line(k: int, line_no: int, line: bytes) -> Decoded:
-    """What read_batch needs of a Batch line, before the prompts are known."""
-    r = record_of(line)
-    if r is None:
-        return k, line_no, None, 0, None
-    return k, line_no, _custom_id(r), hash(line.strip()), _answer_fields(r)  # 64 bits: no practical collision
-
-
-def decoded_lines(paths: list[Path], stopped: Callable[[int], bool]) -> tuple[list[Decoded], Resume]:
-    """The non-blank lines of the files decoded in order, until stopped(the lines decoded) says so before a line
-    (halves: while this run measures its prompts); and where the reading stopped."""
-    records: list[Decoded] = []
-    for k, path in enumerate(paths):
-        with open(path, "rb") as f:
-            offset = 0
-            for line_no, line in enumerate(f, 1):
-                if stopped(len(records)):
-                    return records, (k, offset, line_no - 1)
-                offset += len(line)
-                if not line.isspace():
-                    records.append(decoded_line(k, line_no, line))
-    return records, (len(paths), 0, 0)
-
-
-def read_batch(
-    paths: list[Path],
-    items: list[Item],
-    config: ModelConfig,
-    half: tuple[int, set[str]] | None = None,
-    early: tuple[list[Decoded], Resume] | None = None,
-    shown: str | None = None,
-) -> BatchPart:
-    """Every line of the Batch files, one after the other, each read on its own; or, with half (0 or 1, and the
-    second half's prompt SHA-256s), only the lines whose prompt is that half's (the first half's also: the lines
-    that match no prompt or cannot be read), told apart by CUSTOM_ID before a line is decoded. early: the first lines
-    decoded already (decoded_lines), and where the files go on. The planned answers of the prompts read that no line
-    has are filled in as failed (MISSING_FROM_BATCH). shown: what the status line of a long reading says."""
+def read_batch(paths: list[Path], items: list[Item], config: ModelConfig, shown: str | None = None) -> BatchPart:
+    """Every line of the Batch files, one after the other, each read on its own. The planned answers that no line has
+    are filled in as failed (MISSING_FROM_BATCH). shown: what the status line of a long reading says."""
     by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
-    part = BatchPart({}, [], [], 0, {}, {}, 0, 0, False)
+    part = BatchPart({}, [], [], 0, {}, {}, 0, 0)
     seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
-    side, second = half if half is not None else (0, set())
     names = [display(path) for path in paths]
-
-    def owner(custom_id: str | None) -> int:
-        return 0 if custom_id is None else 1 if by_prefix.get(custom_id.rpartition("-r")[0]) in second else 0
-
-    def keep(record: Decoded) -> None:
-        k, line_no, custom_id, digest, read = record
-        if custom_id is None:
-            part.unreadable.append((k, line_no))
-        else:
-            _keep(part, seen, by_prefix, config.repeats, (k, line_no, names[k]), (custom_id, digest, read))
-
-    records, (first, offset, before) = early if early is not None else ([], (0, 0, 0))
-    for record in records:
-        if half is None or owner(record[2]) == side:
-            keep(record)
-    # the same, of custom_id's bytes as a line shows them ('-r' is ASCII: no UTF-8 sequence holds its bytes)
-    owners = {prefix.encode(): 1 if sha in second else 0 for prefix, sha in by_prefix.items()}
     sizes = [_size(path) for path in paths] if shown else []
     progress = Progress(-(-sum(sizes) >> 20), "MB of Batch files") if shown else None  # MB, rounded up
-    for k in range(first, len(paths)):
-        at = sum(sizes[:k]) + (offset if k == first else 0)  # bytes before this file's next line (with shown)
-        for line_no, line in numbered_lines(paths[k], *((offset, before) if k == first else (0, 0))):
+    for k, path in enumerate(paths):
+        at = sum(sizes[:k])  # bytes before this file's next line (with shown)
+        for line_no, line in numbered_lines(path):
             if progress is not None:
                 at += len(line)
                 if not line_no & 1023:
                     progress.advance((at >> 20) - progress.done, cast(str, shown))
-            found = CUSTOM_ID.match(line) if half is not None else None
-            if found is not None and owners.get(found[1].rpartition(b"-r")[0], 0) != side:
+            r = record_of(line)
+            if r is None:
+                part.unreadable.append((k, line_no))
                 continue
-            record = decoded_line(k, line_no, line)
-            if half is not None and found is None and owner(record[2]) != side:
-                continue
-            if found is not None and record[2] is not None and record[2] != found[1].decode("utf-8"):
-                if progress is not None:
-                    progress.close()  # the files are read again, as one
-                return part._replace(rerouted=True)  # (a line that decodes holds no broken UTF-8 between quotes)
-            keep(record)
+            # 64 bits of the line's bytes: no practical collision
+            read = (_custom_id(r), hash(line.strip()), _answer_fields(r))
+            _keep(part, seen, by_prefix, config.repeats, (k, line_no, names[k]), read)
     if progress is not None:
         progress.advance(progress.total - progress.done, cast(str, shown))
         progress.close()
-    mine = items if half is None else [i for i in items if (i.row["prompt_sha256"] in second) == bool(side)]
-    missing = [key for key in planned_keys(mine, config) if key not in part.best]
+    missing = [key for key in planned_keys(items, config) if key not in part.best]
     for key in missing:
         part.best[key] = Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0})
     return part._replace(lines=len(seen), missing=len(missing), planned=len(part.best))

@@ -11,7 +11,7 @@ from benchmark import BenchmarkError
 # extra -> the packages it installs: pyproject.toml's [project.optional-dependencies] (tests/test_options.py holds them
 # equal), each imported only on the path that needs it
 EXTRAS = {
-    "models": ("httpx2",),
+    "models": ("httpx2", "msgspec"),
     "hf": ("tokenizers",),
     "graphs": ("networkx", "rdflib", "pyarrow"),
     "peers": ("toon-format", "PyYAML", "rdflib"),

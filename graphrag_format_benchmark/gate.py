@@ -235,18 +235,6 @@ def verdict_cells(scored: Iterable[Mapping[str, Any]]) -> PairedCells:
     return cells
 
 
-def joined_cells(parts: list[PairedCells]) -> PairedCells:
-    """The verdict_cells of rows made in parts, one part after the other, as verdict_cells makes them of all the
-    rows."""
-    out: PairedCells = {}
-    for part in parts:
-        for group, formats in part.items():
-            mine = out.setdefault(group, {})
-            for fmt, cells in formats.items():
-                mine.setdefault(fmt, {}).update(cells)
-    return out
-
-
 def verdicts(
     scored: Sequence[Mapping[str, Any]],
     table: list[dict],
@@ -254,12 +242,10 @@ def verdicts(
     tolerance: float,
     budget_notes: dict | None = None,
     abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE,
-    cells: PairedCells | None = None,
 ) -> list[Verdict]:
     """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
-    when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart.
-    cells: the scored rows' verdict_cells, given when they were made apart (halves)."""
-    cells = verdict_cells(scored) if cells is None else cells
+    when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
+    cells = verdict_cells(scored)
     by_group: dict[tuple, dict[str, dict]] = {}
     for e in table:
         by_group.setdefault(group_key(e), {})[e["format"]] = e

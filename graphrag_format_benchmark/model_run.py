@@ -13,8 +13,6 @@ import os
 import platform
 import re
 import stat
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,7 +32,6 @@ from .answers import (
     other_models,
 )
 from .artifacts import LOCK_NAME
-from .halves import Half, batch_half
 from .matrix import group_key
 from .options import RunConfig, parse_config
 from .results import TOOL_VERSION, ResultsReport, questions_sha256, write_results
@@ -43,7 +40,6 @@ from .runner.config import SOLVER_MODEL, public_argv, public_url
 from .runner.jobs import left_out, run_model
 from .runner.log import LOG_NAME, LOG_SCHEMA_VERSION
 from .runner.transport import MAX_RESPONSE_BYTES, untrusted_json
-from .scoring import gc_paused
 
 if TYPE_CHECKING:
     from .artifacts import Outputs
@@ -325,30 +321,20 @@ def model_results(
             "command": ["benchmark.py", *public_argv(run_config.argv)],
         },
     )
-    with ExitStack() as halves:  # a large Batch score's second half: its process, until its rows are written
-        answers, half = (
-            scored_answers(run_config, model, measured, score, out, halves)
-            if score is not None
-            else (sent_answers(run_config, model, measured, plan), None)
-        )
-        stdout, failure = write_results(out, answers, report, half)
+    answers = (
+        scored_answers(run_config, model, measured, score)
+        if score is not None
+        else sent_answers(run_config, model, measured, plan)
+    )
+    stdout, failure = write_results(out, answers, report)
     return stdout + f"\nresults: {display(run_config.out / 'results.md')}", answers.log, failure
 
 
 def scored_answers(
-    run_config: RunConfig,
-    model: ModelConfig,
-    measured: Measurement,
-    score: tuple[Path, ...],
-    out: Outputs,
-    halves: ExitStack,
-) -> tuple[Answers, Half | None]:
+    run_config: RunConfig, model: ModelConfig, measured: Measurement, score: tuple[Path, ...]
+) -> Answers:
     """--score: the answers of logs of this tool, or of Batch API output and error files, with no network, and their
-    summary. A file is a Batch file when its first readable line has a custom_id. A large Batch score's second half
-    goes to its own process (halves.batch_half), which lives as long as the block of halves."""
-    hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
-    sha256 = hasher.submit(files_sha256, list(score))  # beside the parsing: both read the files
-    hasher.shutdown(wait=False)
+    summary. A file is a Batch file when its first readable line has a custom_id."""
     kinds = []
     for path in score:
         if not path.exists():
@@ -361,12 +347,7 @@ def scored_answers(
             raise BenchmarkError(
                 "--score takes either logs of this tool or Batch API output and error files, not both at once"
             )
-        with gc_paused():
-            half = halves.enter_context(batch_half(list(score), measured.items, model, out.staged))
-            got = half.collect(list(score), measured.items, model) if half is not None else None
-            if got is None:  # no second process, or the halves are void
-                half, got = None, collect_batch(list(score), measured.items, model)
-            collected, summary = got
+        collected, summary = collect_batch(list(score), measured.items, model)
         others = other_models(summary["models"], model.model)
         if others and not run_config.accept_other_model:
             raise BenchmarkError(
@@ -376,11 +357,9 @@ def scored_answers(
             )
         summary.update(mode="batch", notes=batch_notes(summary, model))
     else:
-        half = None
         collected = Collected(measured.items, model)
-        with gc_paused():
-            for path in score:
-                collected.log(path)
+        for path in score:
+            collected.log(path)
         check_log_matches(collected, model, run_config, [display(p) for p in score], measured)
         summary = {"mode": "log", "files": [display(p) for p in score], **log_summary(collected, measured.items, model)}
     for name, lines in collected.unreadable.items():
@@ -391,7 +370,7 @@ def scored_answers(
         )
     for note in summary.get("notes", []):
         warn(note)
-    return Answers(collected.best, summary, log_info(list(score), collected.unreadable, sha256.result())), half
+    return Answers(collected.best, summary, log_info(list(score), collected.unreadable, files_sha256(list(score))))
 
 
 def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measurement, plan: Plan) -> Answers:
@@ -420,7 +399,6 @@ def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measuremen
     }
     summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, run_config.out)}
     collected = Collected(measured.items, model)
-    with gc_paused():
-        collected.log(log_path)
+    collected.log(log_path)
     summary["log"] = log_summary(collected, measured.items, model)  # every invocation, not only this one
     return Answers(collected.best, summary, log_info([log_path], collected.unreadable, files_sha256([log_path])))

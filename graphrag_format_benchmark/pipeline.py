@@ -300,15 +300,6 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
     """Do the whole run; return what goes to stdout, and why the run did not fully succeed (exit code 1)
     when some requests failed after their retries."""
     check_flags(run_config)
-    if run_config.score is None:
-        return _run(run_config)
-    from .halves import early_reading  # only a --score run loads scoring
-
-    with early_reading(run_config.score):  # a large Batch score's lines decoded while the prompts are measured
-        return _run(run_config)
-
-
-def _run(run_config: RunConfig) -> tuple[str, str | None]:
     plan = make_plan(run_config)
     model = make_model_config(run_config)
     gate_spec = make_gate_spec(run_config, plan)
@@ -347,7 +338,6 @@ def _run(run_config: RunConfig) -> tuple[str, str | None]:
                 )
             title = "graphrag-format-benchmark" + (f" · {model.model}" if model else "")
             staging.add("report.html", report_html(measured, plan, staging, title, {n.id for n in inputs.graph.nodes}))
-            staging.settle()  # results.json, written on a thread beside report.html
             manifest = build_manifest(
                 config,
                 plan.tokenizers,

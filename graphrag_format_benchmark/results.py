@@ -1,12 +1,15 @@
-"""The results of a model run: results.json, results.md and the console lines.
+"""The results of a model run: results.json, cells.csv, results.md and the console lines.
 
 In: the scored cells (scoring.score_log) and the ResultsReport (the measurement, the model, prices, the gate). Out:
 per group and format, every metric with its 95% interval over questions and its spread across permutations, the
-article's final table (8.6), results per hop count, why answers failed, the verdicts and the recommendation.
+article's final table (8.6), results per hop count, why answers failed, the verdicts and the recommendation; the cells
+themselves, one a line in results.json and one a row in cells.csv, written a chunk at a time.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import json
 import math
@@ -16,39 +19,19 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
-from benchmark import sha256_hex
+from benchmark import json_bytes, sha256_hex
 
 from . import progress
-from .cells import (
-    CELL_LINES,
-    MEAN_METRICS,
-    RATE_METRICS,
-    Groups,
-    encode_cells,
-    grouped,
-    json_ends,
-)
 from .charts import results_svg
-from .cores import forked
 from .frameworks import cited_order
 from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
-from .halves import Half, Joined
 from .matrix import HOP_BUCKETS, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
-from .scoring import (
-    DIAGNOSES,
-    AnswerKey,
-    Cell,
-    evidence_triple,
-    gc_paused,
-    parse_answer,
-    reversed_triple,
-    score_cells,
-    worth_forking,
-)
+from .scoring import DIAGNOSES, AnswerKey, Cell, evidence_triple, parse_answer, reversed_triple, score_log
 from .sizes import skipped_text
 from .statistics import question_means, rate_interval, summary_stats
 
@@ -60,6 +43,154 @@ if TYPE_CHECKING:
     from .gate import GateSpec
     from .measure import Item, Measurement
     from .runner.config import ModelConfig
+
+
+# -----------------------------------------------------------------------------
+# the scored cells as results are made of them: each group's columns, results.json's lines, cells.csv
+
+RATE_METRICS = (
+    "parse_success",
+    "answer_correct",
+    "path_exact",
+    "valid_path",
+    "evidence_match",
+    "path_supports_answer",
+    "false_abstention",
+)
+MEAN_METRICS = ("edge_precision", "edge_recall")
+METRIC_FIELDS = ("question_id", "insufficient", *RATE_METRICS, *MEAN_METRICS)
+AGGREGATE_FIELDS = (
+    *METRIC_FIELDS,
+    "status",
+    "hops",
+    "error",
+    "truncated_by_server",
+    "prompt_tokens",
+    "over_output_cap",
+    "finish_reason",
+    "permutation",
+    "repeat",
+    "usage_prompt_tokens",
+    "usage_completion_tokens",
+    "usage_cached_tokens",
+    "latency_s",
+    "retry_wait_s",
+    "right_answer_wrong_path",
+    "diagnosis",
+    "json_as_asked",
+)
+
+
+def columns(rows: Sequence[Mapping[str, object]], fields: tuple[str, ...]) -> dict[str, tuple]:
+    """The rows' fields as columns, in one pass over the rows: counting then runs in C loops over the columns
+    (a pass per metric over 100,000 row dicts cost more in memory traffic than the counting itself)."""
+    if not rows:
+        return {f: () for f in fields}
+    return dict(zip(fields, zip(*map(operator.itemgetter(*fields), rows))))
+
+
+Groups = dict[tuple, tuple[int, dict[str, tuple]]]  # (group..., format) -> (its cells, the columns of those that ran)
+
+
+def grouped(rows: Sequence[Mapping[str, object]]) -> Groups:
+    """Per group and format, in the order the rows first show them: how many cells, and the AGGREGATE_FIELDS columns of
+    the cells that ran (status other than NOT_RUN)."""
+    members: dict[tuple, list] = {}
+    for s in rows:
+        members.setdefault((s["encoding"], s["size"], s["ids"], s["mode"], s["format"]), []).append(s)
+    return {
+        key: (len(cells), columns([s for s in cells if s["status"] != "NOT_RUN"], AGGREGATE_FIELDS))
+        for key, cells in members.items()
+    }
+
+
+def json_with_rows(
+    head: dict, key: str, rows: Sequence[Mapping[str, object]], lines: Iterable[bytes] | None = None
+) -> Iterator[bytes]:
+    """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
+    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
+    rows' lines made beforehand (row_chunks), in pieces of any size."""
+    opening, closing = json_ends(head, key, bool(rows))
+    yield opening
+    if rows:
+        yield from row_chunks(rows) if lines is None else lines
+        yield closing
+
+
+def json_ends(head: dict, key: str, rows: bool) -> tuple[bytes, bytes]:
+    """What json_with_rows writes before the rows' lines and after them; with no rows, the whole document and
+    nothing."""
+    body = json_bytes({**head, key: []}).rstrip()
+    if not rows:
+        return body + b"\n", b""
+    return body[: -len(b"[]\n}")] + b"[\n", b"\n  ]\n}\n"
+
+
+def row_chunks(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> Iterator[bytes]:
+    """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last), a chunk of rows at a
+    time: neither their text nor their bytes are ever whole in memory (100,800 rows made whole took 59,000 page
+    faults of fresh memory)."""
+    encode = row_encoder()
+    for start in range(0, len(rows), per_chunk):
+        yield (",\n" * (start > 0) + ",\n".join("    " + encode(r) for r in rows[start : start + per_chunk])).encode()
+
+
+def row_encoder() -> Callable[[object], str]:
+    """json.JSONEncoder(ensure_ascii=False).encode, through one C encoder made here: encode() makes a new one for
+    every value, an eighth of the time of encoding 100,800 rows. Where the C encoder is missing, encode() itself."""
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    if c_make_encoder is None:
+        return encoder.encode
+    made = c_make_encoder({}, encoder.default, encode_basestring, None, ": ", ", ", False, False, True)
+    return lambda value: "".join(made(value, 0))
+
+
+CSV_FIELDS = (
+    "encoding",
+    "size",
+    "ids",
+    "permutation",
+    "mode",
+    "format",
+    "question_id",
+    "hops",
+    "insufficient",
+    "repeat",
+    "status",
+    "prompt_tokens",
+    "usage_prompt_tokens",
+    "usage_completion_tokens",
+    "parse_success",
+    "json_as_asked",
+    "abstained",
+    "answer_correct",
+    "path_exact",
+    "valid_path",
+    "edge_precision",
+    "edge_recall",
+    "evidence_match",
+    "diagnosis",
+    "finish_reason",
+    "latency_s",
+    "error",
+)
+
+
+def csv_chunks(scored: Sequence[Mapping[str, object]], header: bool = True, per_chunk: int = 2000) -> Iterator[bytes]:
+    """cells.csv: one line per scored cell, for a spreadsheet, after a header line (unless header is False), a chunk
+    of rows at a time; an empty field where the cell holds None (the csv module writes None so)."""
+    get = operator.itemgetter(*CSV_FIELDS)
+    for start in range(0, max(len(scored), 1), per_chunk):  # the header alone when there is no row
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        if header and not start:
+            writer.writerow(CSV_FIELDS)
+        writer.writerows(map(get, scored[start : start + per_chunk]))
+        yield out.getvalue().encode("utf-8")
+
+
+# -----------------------------------------------------------------------------
+# the figures: metrics over questions, aggregates, hop buckets
 
 
 def answer_metrics(
@@ -149,11 +280,11 @@ def hop_metrics(col: dict[str, tuple], every: dict[str, list[int]] | None = None
     return out
 
 
-def aggregate(scored: list[Cell], prices: tuple[float | None, ...], groups: Groups | None = None) -> list[dict]:
+def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict]:
     """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
     permutations and repeats, tokens per correct path, usage and cost; and which formats are on the front of accuracy
-    against tokens (pareto). groups: the rows' cells.grouped, given when they were made apart (halves)."""
-    groups = grouped(scored) if groups is None else groups
+    against tokens (pareto)."""
+    groups = grouped(scored)
     table = [_aggregate_entry(key, members, col, prices) for key, (members, col) in groups.items()]
     _mark_pareto(table)
     return table
@@ -723,15 +854,11 @@ def report_model(
     gate: list[Verdict],
     baseline: str,
     tolerance: float,
-    page: list[dict] | None = None,
-    total: int | None = None,
 ) -> dict:
-    """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer
-    (page: report_cells made beforehand, of total rows; a Batch score's halves)."""
-    cells = report_cells(scored, answers.best, report.measured.items) if page is None else page
-    total = len(scored) if total is None else total
-    notes = [f"the page holds the first {REPORT_CELLS:,} of {total:,} cells; cells.csv has them all"] * (
-        total > REPORT_CELLS
+    """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer."""
+    cells = report_cells(scored, answers.best, report.measured.items)
+    notes = [f"the page holds the first {REPORT_CELLS:,} of {len(scored):,} cells; cells.csv has them all"] * (
+        len(scored) > REPORT_CELLS
     )
     names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in table)]
     groups = list(dict.fromkeys(group_key(v) for v in gate))
@@ -837,68 +964,33 @@ def report_cells(scored: list[Cell], answers: Mapping[tuple[str, int], Answer], 
 WRITING = "the answers are scored; making the figures and writing results.json, cells.csv and report.html"
 
 
-def _scored(answers: Answers, report: ResultsReport, half: Half | None, examples: dict) -> list[Cell]:
-    """This process's rows (with half, the first half's: the second is scored and encoded on its own process); a
-    scoring that took long says on stderr what comes next, the longest part of a large score."""
-    started = time.monotonic()
-    if half is None:
-        rows = score_cells(answers.best, report.measured.items, report.model, examples)
-    else:
-        rows = half.mine(answers.best, report.measured.items, report.model, examples)
-    if time.monotonic() - started >= progress.PROGRESS_AFTER:
-        print(WRITING, file=sys.stderr, flush=True)
-    return rows
-
-
-def write_results(
-    out: Outputs, answers: Answers, report: ResultsReport, half: Half | None = None
-) -> tuple[str, str | None]:
+def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tuple[str, str | None]:
     """Score every answer, judge the formats, and add results.json, results.md and results.svg; return what goes
-    to stdout and why the run did not fully succeed, if it did not. half: a large Batch score's second half, read,
-    scored and encoded on its own process (halves), whose rows join this one's."""
+    to stdout and why the run did not fully succeed, if it did not. A scoring that took long says on stderr what
+    comes next."""
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
     examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
-    lines = None
-    joined = Joined()  # one process's rows: nothing made apart
-    page: list[dict] | None = None  # the page's cells, when made while the forked half finishes
-    with gc_paused():
-        mine = scored = _scored(answers, report, half, examples)  # with half, the page's rows take scored's place
-        try:
-            with forked(
-                encode_cells, mine, out.staged(CELL_LINES), out.staged("cells.csv"), fork=worth_forking(len(mine))
-            ) as encoded:
-                if half is not None:  # its figures' columns, never its rows; scored: the page's first rows
-                    if len(mine) >= REPORT_CELLS:  # the page, while the forked half finishes its rows
-                        page = report_cells(mine, answers.best, report.measured.items)
-                    joined = half.joined(mine, answers.best, examples)
-                    scored = cast(list[Cell], joined.rows)
-                    if page is None:
-                        page = report_cells(scored, cast(Mapping, joined.answers), report.measured.items)
-                table = aggregate(scored, report.prices, joined.groups)  # the figures, while the fork encodes the cells
-                gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance, joined.paired)
-                csv_sha = encoded()
-            if half is not None:
-                lines, csv_sha = half.appended(out.staged(CELL_LINES), out.staged("cells.csv"))
-            out.adopt("cells.csv", csv_sha)
-        except OSError as e:
-            raise out.cannot_write(e) from None
-        head = {
-            "schema_version": 1,
-            "tool_version": TOOL_VERSION,
-            **report.header,
-            "questions_sha256": questions_sha256(report.measured),
-            "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
-            "log": answers.log,
-            "requests": answers.summary,
-            "verdicts": gate,
-            "aggregates": table,
-            "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
-        }
-        opening, closing = json_ends(head, "cells", bool(scored))
-        parts = lines if lines is not None else [out.staged(CELL_LINES)]
-        # results.json is put together on a thread of its own while the run goes on (pipeline settles it)
-        out.add_behind("results.json", [opening, *parts, closing] if scored else [opening])
-    out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance, page, joined.total)
+    started = time.monotonic()
+    scored = score_log(answers.best, report.measured.items, report.model, examples, "scoring")
+    if time.monotonic() - started >= progress.PROGRESS_AFTER:
+        print(WRITING, file=sys.stderr, flush=True)
+    table = aggregate(scored, report.prices)
+    gate = verdicts(scored, table, baseline, tolerance, report.hints, abstention_tolerance)
+    out.add_chunks("cells.csv", csv_chunks(scored))
+    head = {
+        "schema_version": 1,
+        "tool_version": TOOL_VERSION,
+        **report.header,
+        "questions_sha256": questions_sha256(report.measured),
+        "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
+        "log": answers.log,
+        "requests": answers.summary,
+        "verdicts": gate,
+        "aggregates": table,
+        "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
+    }
+    out.add_chunks("results.json", json_with_rows(head, "cells", scored))
+    out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance)
     markdown = results_markdown(
         table,
         answers.summary,

@@ -10,16 +10,13 @@ row of a run and repeat from the collected answers.
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import re
 import zlib
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, TypedDict, cast
 
 from benchmark import ABSTAIN
 
-from .cores import forked, two_cores
 from .frameworks import cited_order
 from .matrix import hop_bucket
 from .progress import Progress
@@ -37,24 +34,6 @@ if TYPE_CHECKING:
     from .answers import Answer
     from .measure import Item
     from .runner.config import ModelConfig
-
-
-@contextmanager
-def gc_paused():
-    """The cyclic garbage collector off while scoring makes 100,000s of answers and rows that hold no cycles:
-    its full passes over them took a fifth of a large score. On again after, whatever happened, with what was made
-    meanwhile moved to the oldest generation (gc.freeze, then unfreeze): left among the young, all of it was walked
-    by the collector's first pass after (0.1 s of a 100,800-line score); there a full collection still finds any
-    cycle."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
 
 
 def parse_answer(content: object) -> dict | None:
@@ -677,42 +656,6 @@ def _answer_key(item: Item, shown_cache: dict[tuple, tuple[Graph, dict[str, str]
     graph, names, index = shown_cache[shown_key]
     order = cited_order(row["format"], graph)
     return AnswerKey(graph, item.question, names, row["prompt_sha256"], index, item.undirected, order)
-
-
-FORK_CELLS = 20_000  # from this many cells, their scoring and encoding pay for a forked process (a second core)
-
-
-def worth_forking(cells: int) -> bool:
-    """Whether work over this many cells pays for a forked process."""
-    return cells >= FORK_CELLS
-
-
-def score_cells(
-    answers: dict[tuple[str, int], Answer], items: list[Item], config: ModelConfig, examples: dict | None = None
-) -> list[Cell]:
-    """score_log, the same rows in the same order, on both cores where the platform forks and the run is large: the
-    items' second half is scored by a forked process (cores.forked: it inherits the answers, nothing is sent to it) and
-    its rows come back pickled, while this process scores the first half. An example of a (format, diagnosis) is the
-    first in the items' order, as score_log keeps it. 100,800 cells: 1.6 s -> about 0.9."""
-    cut = len(items) // 2
-    if not worth_forking(len(items) * config.repeats) or not two_cores():
-        return score_log(answers, items, config, examples, "scoring")
-    with forked(_score_half, answers, items[cut:], config, examples is not None) as theirs:
-        first = score_log(answers, items[:cut], config, examples, SCORING_HALF)
-        rows, found = theirs()
-    if examples is not None:
-        for key, example in found.items():
-            examples.setdefault(key, example)
-    return first + rows
-
-
-SCORING_HALF = "scoring the first half of the prompts (the second half on another process)"
-
-
-def _score_half(answers: dict, items: list[Item], config: ModelConfig, with_examples: bool) -> tuple[list[Cell], dict]:
-    found: dict = {}
-    with gc_paused():
-        return score_log(answers, items, config, found if with_examples else None), found
 
 
 # Why answers fail: one diagnosis per cell that is not fully right, by the first rule that holds, in this order

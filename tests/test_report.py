@@ -12,7 +12,7 @@ from test_runner import DIAGNOSED, QUESTION_TEXT, E
 from test_tokenizers import small_hf_tokenizer
 
 import benchmark
-from graphrag_format_benchmark import cells, measure, report
+from graphrag_format_benchmark import measure, report, results
 
 from conftest import ROOT, run_cli
 from fake_openai import FakeOpenAI
@@ -167,7 +167,7 @@ def test_a_model_run_page_holds_every_cell_with_its_diagnosis_and_a_csv_beside_i
         ]
     ]
     csv_lines = (out / "cells.csv").read_text(encoding="utf-8").splitlines()
-    assert csv_lines[0].split(",") == list(cells.CSV_FIELDS) and len(csv_lines) == 31
+    assert csv_lines[0].split(",") == list(results.CSV_FIELDS) and len(csv_lines) == 31
     assert sum(",miscounted_indices," in line for line in csv_lines) == 5
 
 

@@ -1,6 +1,9 @@
 """results.py: per group and format, every metric with its
 interval over questions and its spread across permutations."""
 
+import json
+
+import pytest
 from test_runner import PERFECT
 
 from graphrag_format_benchmark import results as results_module, scoring
@@ -58,7 +61,7 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
 def test_hop_buckets_are_the_metrics_of_their_cells_alone_even_where_a_question_spans_two():
     import random
 
-    from graphrag_format_benchmark.cells import METRIC_FIELDS, RATE_METRICS
+    from graphrag_format_benchmark.results import METRIC_FIELDS, RATE_METRICS
 
     rng = random.Random(7)
     rows = []
@@ -93,3 +96,55 @@ def test_hop_buckets_are_the_metrics_of_their_cells_alone_even_where_a_question_
         assert results_module.question_means(col[metric], groups, True) == results_module.question_means(
             col[metric], groups
         )
+
+
+# -----------------------------------------------------------------------------
+# the scored cells as files: results_module.json's lines and cells.csv
+
+ROWS = [
+    {**dict.fromkeys(results_module.CSV_FIELDS), "format": "json", "question_id": "q1", "repeat": r,
+     "answer_correct": r % 2 == 0, "edge_recall": r / 3, "diagnosis": None if r % 2 == 0 else "no_path",
+     "error": 'a "quoted", comma\nline' if r == 3 else None, "prompt_sha256": "ab" * 32}
+    for r in range(5)
+]  # fmt: skip
+
+
+def test_results_json_holds_one_row_a_line_and_reads_as_the_whole_document():
+    head = {"schema_version": 1, "name": "Ирина"}
+    text = b"".join(results_module.json_with_rows(head, "cells", ROWS)).decode("utf-8")
+    assert json.loads(text) == {**head, "cells": ROWS}
+    lines = text.splitlines()
+    assert lines[:4] == ["{", '  "schema_version": 1,', '  "name": "Ирина",', '  "cells": [']
+    rows = ["    " + json.dumps(r, ensure_ascii=False) for r in ROWS]
+    assert lines[4:9] == [row + ("," if k < 4 else "") for k, row in enumerate(rows)]
+    assert lines[9:] == ["  ]", "}"]
+    made = b"".join(
+        results_module.row_chunks(ROWS, per_chunk=2)
+    )  # the same lines made beforehand, in pieces of any size
+    pieces = [made[k : k + 7] for k in range(0, len(made), 7)]
+    assert b"".join(results_module.json_with_rows(head, "cells", ROWS, lines=pieces)).decode("utf-8") == text
+    empty = b"".join(results_module.json_with_rows(head, "cells", [])).decode("utf-8")
+    assert empty == '{\n  "schema_version": 1,\n  "name": "Ирина",\n  "cells": []\n}\n'
+
+
+def test_cells_csv_quotes_what_a_spreadsheet_needs_and_leaves_none_empty():
+    csv = b"".join(results_module.csv_chunks(ROWS)).decode("utf-8")
+    assert csv.startswith(",".join(results_module.CSV_FIELDS) + "\n") and '"a ""quoted"", comma\nline"' in csv
+    assert csv.splitlines()[1] == ",,,,,json,q1,,,0,,,,,,,,True,,,,0.0,,,,,"  # None is an empty field
+
+
+def test_the_csv_made_in_chunks_is_the_csv_made_whole_and_has_its_header_with_no_row():
+    assert b"".join(results_module.csv_chunks(ROWS, per_chunk=2)) == b"".join(results_module.csv_chunks(ROWS))
+    assert list(results_module.csv_chunks([])) == [(",".join(results_module.CSV_FIELDS) + "\n").encode()]
+    assert b"".join(results_module.csv_chunks([], header=False)) == b""
+
+
+@pytest.mark.parametrize("c_encoder", [True, False])
+def test_a_row_is_encoded_as_json_s_own_encoder_writes_it(monkeypatch, c_encoder):
+    if not c_encoder:
+        monkeypatch.setattr(results_module, "c_make_encoder", None)  # Python without the C encoder
+    row = {"a": 1, "b": 0.1 + 0.2, "c": float("nan"), "d": float("-inf"), "e": "Ирина \"q\"\n\u2028", "f": None,
+           "g": True, "h": [1, {"i": "j"}], "k": 10**20}  # fmt: skip
+    encode = results_module.row_encoder()
+    assert encode(row) == json.JSONEncoder(ensure_ascii=False).encode(row)
+    assert encode(row) == encode(row)  # the same encoder again

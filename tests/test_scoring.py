@@ -291,30 +291,6 @@ def test_padded_answers_and_triples_in_the_path(small):
     )
 
 
-def test_a_large_score_on_two_cores_gives_the_rows_and_examples_of_one(tmp_path, monkeypatch):
-    """score_cells scores the second half of the items on a forked process from FORK_CELLS cells, and write_results
-    encodes the cells on one while it makes the figures: the rows (and so results.json's cells, cells.csv and every
-    figure) and the first example of each diagnosis are score_log's."""
-    import benchmark
-    from graphrag_format_benchmark import scoring
-
-    flags = ["--model", "solver", "--repeats", "2", "--permutations", "2", "--no-write-prompts"]
-    # one log, scored both ways: its latencies are measured
-    assert benchmark.main([*flags, "--out", str(tmp_path / "run")]) == 0
-    outputs = {}
-    for fork_from in (10**9, 1):
-        monkeypatch.setattr(scoring, "FORK_CELLS", fork_from)
-        out = tmp_path / str(fork_from)
-        assert benchmark.main([*flags, "--score", str(tmp_path / "run" / "requests.jsonl"), "--out", str(out)]) == 0
-        results = json.loads((out / "results.json").read_text(encoding="utf-8").replace(str(out), "OUT"))
-        outputs[fork_from] = (results, (out / "cells.csv").read_bytes())
-    assert outputs[1] == outputs[10**9] and len(outputs[1][0]["cells"]) == 2 * 2 * 30
-    items = [object()] * 3  # and a run under FORK_CELLS, or on one core, never forks
-    monkeypatch.setattr(scoring, "FORK_CELLS", 10**9)
-    monkeypatch.setattr(scoring, "score_log", lambda *a: ["scored here"])
-    assert scoring.score_cells({}, items, type("C", (), {"repeats": 2})()) == ["scored here"]
-
-
 @pytest.mark.parametrize(
     "content, question, expected",
     [
@@ -346,30 +322,6 @@ def test_an_answer_cut_at_the_cap_is_told_a_loop_or_an_echoed_prompt_from_a_shor
     record = Answer(None, content, "length", None, 0.0, 700, 1024, None)
     assert scoring.cell_diagnosis("OK", "no_json", record, False, 1024, question) == expected
     assert expected in scoring.DIAGNOSES
-
-
-def test_what_is_made_while_the_collector_is_off_is_old_after_and_its_cycles_are_still_collected():
-    import gc
-    import weakref
-
-    from graphrag_format_benchmark.scoring import gc_paused
-
-    class Node:
-        pass
-
-    assert gc.isenabled()
-    with gc_paused():
-        assert not gc.isenabled()
-        made = [[k] for k in range(1000)]
-        cycle = Node()
-        cycle.me = cycle
-        gone = weakref.ref(cycle)
-    assert gc.isenabled()
-    assert not any(o is made[0] for o in gc.get_objects(generation=0))  # not walked again by the young passes
-    assert any(o is made[0] for o in gc.get_objects(generation=2))
-    del cycle
-    gc.collect()
-    assert gone() is None
 
 
 def test_a_path_is_read_as_the_prompt_asks_it_in_a_layout_that_ranks_its_edges(tmp_path):

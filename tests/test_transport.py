@@ -533,3 +533,38 @@ def test_every_worker_client_shares_one_tls_context_read_once(monkeypatch):
     assert len(made) == 1 and len({id(c) for c in clients}) == 4
     contexts = {id(pool._ssl_context) for c in clients for pool in c.pools()}
     assert contexts == {id(made[0])}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"custom_id": "abc-r0", "response": {"body": {"usage": {"prompt_tokens": 700}}}}',
+        b'{"a": "\\ud800"}',  # a lone surrogate: msgspec refuses, json reads it
+        b'{"a": 123456789012345678901234567890}',  # past 64 bits: an int (orjson would make it a float)
+        b'{"a": NaN, "b": 1e400, "c": -0.0, "d": 1.5e-320}',
+        b'{"a": 1, "a": 2}',
+        b'{"a": "\\u00e9\xc3\xa9"}',
+        b'{"a": "\xff"}',  # not UTF-8
+        b"\xef\xbb\xbf{}",  # a byte order mark
+        b"[" * 5000 + b"]" * 5000,  # deeper than either reads
+        b"{torn",
+        b"",
+    ],
+)
+def test_json_decoded_by_msgspec_is_what_json_decodes_or_the_same_error(monkeypatch, line):
+    """transport.loads: msgspec where installed (the models extra), json otherwise or where msgspec refuses; the
+    same value, or the same kind of error, either way."""
+
+    def outcome(decode):
+        try:
+            value = decode(line)
+        except ValueError:  # json's JSONDecodeError and UnicodeDecodeError, or msgspec's errors: one kind
+            return "ValueError"
+        except RecursionError:
+            return "RecursionError"
+        return repr(value)  # a lone surrogate, NaN and -0.0 as they are
+
+    with_msgspec = outcome(transport.loads)
+    monkeypatch.setattr(transport, "_msgspec_decoder", lambda: None)  # msgspec absent
+    without = outcome(transport.loads)
+    assert with_msgspec == without == outcome(lambda b: json.loads(b.decode("utf-8")))
