@@ -70,11 +70,13 @@ except ImportError:  # main() says how to install it, instead of a traceback
 
 ROOT = Path(__file__).resolve().parent
 PACKAGE = "graphrag_format_benchmark"  # beside this file (or installed): it runs every command line (main)
-# A clone has data/ beside this file; `pip install .` puts this file in site-packages and data/ in the package (its
-# package data: the article's graph and questions, the shipped BPE files), and writes outputs/ in the working folder.
-INSTALLED = not (ROOT / "data").is_dir() and (ROOT / PACKAGE / "data").is_dir()
-DATA = ROOT / PACKAGE / "data" if INSTALLED else ROOT / "data"
-OUTPUTS = Path("outputs") if INSTALLED else ROOT / "outputs"
+# A clone has data/ beside this file; `pip install .` ships this file inside the package as _article.py (no top-level
+# module of its own) beside data/ (the article's graph and questions, the shipped BPE files), and writes outputs/ in the
+# working folder. In a clone the package's _article.py is a link to this file: one module under both names.
+INSTALLED = ROOT.name == PACKAGE
+DATA, OUTPUTS = ROOT / "data", Path("outputs") if INSTALLED else ROOT / "outputs"
+if not INSTALLED and __name__ in ("benchmark", f"{PACKAGE}._article"):
+    sys.modules.setdefault("benchmark", sys.modules[__name__]), sys.modules.setdefault(f"{PACKAGE}._article", sys.modules[__name__])
 TIKTOKEN_DIR = DATA / "tiktoken"  # shipped BPE files, named as tiktoken's cache names them
 MANIFEST_SCHEMA_VERSION = 1
 NORMALIZATION: Final = "NFC"
@@ -1482,14 +1484,10 @@ ARTICLE_TEMPLATE = Template.parse("ru", PROMPT_TEMPLATES["ru"])
 # data/tiktoken under those names, so a fresh clone counts offline. A user's TIKTOKEN_CACHE_DIR that holds the file wins.
 # encoding -> (url of its BPE file, SHA-256 that tiktoken checks), as in tiktoken_ext/openai_public.py
 BPE_FILES = {
-    "o200k_base": (
-        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-    ),
-    "cl100k_base": (
-        "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-    ),
+    "o200k_base": ("https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+                   "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"),
+    "cl100k_base": ("https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+                   "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"),
     "r50k_base": (
         "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken",
         "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",

@@ -36,8 +36,7 @@ everything the tool does beyond it, one module per concern, in the order data fl
     cli            main(): python -m graphrag_format_benchmark, or python benchmark.py with any flag
 """
 
-from benchmark import FORMATS, PROMPT_TEMPLATES, Format
-
+from ._article import FORMATS, PROMPT_TEMPLATES, Format
 from .formats import PEER_FORMATS
 from .frameworks import FRAMEWORK_FORMATS
 from .inputs import ENGLISH_TEMPLATE

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from benchmark import InputProblems, display
-
+from ._article import InputProblems, display
 from .progress import Progress
 from .runner.endpoint import context_refusal, error_text, failure_kind
 from .runner.jobs import context_end, cut_before_cap, planned_keys

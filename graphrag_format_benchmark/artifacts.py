@@ -15,9 +15,9 @@ import shutil
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
-from benchmark import FORMATS, BenchmarkError, Staging, display
+from ._article import FORMATS, BenchmarkError, Staging, display
 
 LOCK_NAME = ".benchmark.lock"
 
@@ -85,7 +85,7 @@ class Outputs(Staging):
 
     def __init__(self, out_dir: Path) -> None:
         super().__init__(out_dir)
-        self.report: dict = {}
+        self.report: dict[str, Any] = {}
 
     def add_chunks(self, name: str, chunks: Iterator[bytes]) -> None:
         """add(), for a file made in pieces (results.json and cells.csv of 100,000 cells): each written and hashed as

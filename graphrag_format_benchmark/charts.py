@@ -10,8 +10,7 @@ import math
 import textwrap
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from benchmark import FORMATS
-
+from ._article import FORMATS
 from .matrix import group_key
 
 if TYPE_CHECKING:

@@ -17,14 +17,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from benchmark import (
+from ._article import (
     ROOT,
     BenchmarkError,
     display,
     missing_tiktoken,
     tiktoken,  # None when it is not installed: main() says how to install it
 )
-
 from .options import RunConfig, make_parser, parse_config, read_config
 from .pipeline import run
 from .runner.config import SOLVER_MODEL

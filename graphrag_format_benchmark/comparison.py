@@ -15,8 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple, cast
 
-from benchmark import MANIFEST_SCHEMA_VERSION, BenchmarkError, display, git_state, json_bytes, publish
-
+from ._article import MANIFEST_SCHEMA_VERSION, BenchmarkError, display, git_state, json_bytes, publish
 from .artifacts import held_outputs
 from .charts import comparison_svg
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, TODAY, Paired, baseline_words, verdicts

@@ -7,9 +7,9 @@ only for an hf: name; every other name goes to benchmark.load_tokenizer.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from benchmark import BenchmarkError, Tokenizer, display, load_tokenizer, sha256_hex
-
+from ._article import BenchmarkError, Tokenizer, display, load_tokenizer, sha256_hex
 from .extras import not_installed
 
 
@@ -18,13 +18,14 @@ class HFEncoding:
     looks like one is counted as the ordinary text it is. Its pre-tokenizer is not one of SPLIT_PATTERNS, so
     every prompt is counted whole."""
 
-    def __init__(self, tokenizer) -> None:
+    def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
         if hasattr(tokenizer, "encode_special_tokens"):
             tokenizer.encode_special_tokens = True
 
     def encode_ordinary(self, text: str) -> list[int]:
-        return self.tokenizer.encode(text, add_special_tokens=False).ids
+        ids: list[int] = self.tokenizer.encode(text, add_special_tokens=False).ids
+        return ids
 
 
 def load_hf_tokenizer(name: str) -> Tokenizer:

@@ -6,7 +6,7 @@ installed the tool with pip (the extra) and for one who runs a checkout (the loc
 
 from __future__ import annotations
 
-from benchmark import BenchmarkError
+from ._article import BenchmarkError
 
 # extra -> the packages it installs: pyproject.toml's [project.optional-dependencies] (tests/test_options.py holds them
 # equal), each imported only on the path that needs it

@@ -18,7 +18,7 @@ import urllib.parse
 from collections import Counter
 from typing import TYPE_CHECKING, Any, cast
 
-from benchmark import (
+from ._article import (
     ESCAPES,
     PIPE_ESCAPES,
     BenchmarkError,
@@ -44,7 +44,7 @@ from benchmark import (
 )
 
 if TYPE_CHECKING:
-    from benchmark import Props
+    from ._article import Props
 
 
 def graph_dict(graph: Graph, flat: bool = False, absent: object = ...) -> dict:

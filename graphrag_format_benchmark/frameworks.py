@@ -42,7 +42,7 @@ import warnings
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, cast
 
-from benchmark import (
+from ._article import (
     PIPE_ESCAPES,
     BenchmarkError,
     Edge,
@@ -59,11 +59,10 @@ from benchmark import (
     scalar_value,
     split_fields,
 )
-
 from .stores import DEFAULT_RELATION, DEFAULT_TYPE  # a node's type and an edge's relation when its store gives none
 
 if TYPE_CHECKING:
-    from benchmark import Props
+    from ._article import Props
 
 
 def _refuse(fmt: str, names: set[str], fixed: tuple[str, ...], what: str) -> None:

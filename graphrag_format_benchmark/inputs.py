@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmark import (
+from ._article import (
     JSON_NUMBER,
     NORMALIZATION,
     PROMPT_TEMPLATES,
@@ -50,7 +50,6 @@ from benchmark import (
     validate_graph,
     warn,
 )
-
 from .extras import not_installed
 from .solver import fold_answer, gold_answers, solve
 from .stores import (

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from benchmark import ABSTAIN
-
+from ._article import ABSTAIN
 from .solver import fold_answer
 from .whole_words import LEAKY_ID_WORDS, leaky_markers, mentioned, mentions
 
 if TYPE_CHECKING:
-    from benchmark import Question, Template
-
+    from ._article import Question, Template
     from .variants.contexts import Context
 
 

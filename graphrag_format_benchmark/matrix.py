@@ -13,8 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
-from benchmark import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
-
+from ._article import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 from .frameworks import records
 from .solver import edge_index, solver_problem
 from .variants.contexts import Context, KHop, TokenBudget, Variant, context_summary, given_context
@@ -24,7 +23,7 @@ from .variants.names import Namer
 from .variants.pseudonyms import Pseudonyms, with_pseudonyms
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Question, RunInputs, Template, TokenCounts, Tokenizer
+    from ._article import Graph, Question, RunInputs, Template, TokenCounts, Tokenizer
 
 
 class GroupKey(NamedTuple):

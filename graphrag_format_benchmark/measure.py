@@ -16,7 +16,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, NotRequired, TypedDict, cast
 
-from benchmark import (
+from ._article import (
     SPLIT_SEARCH,
     BenchmarkError,
     FormattedGraph,
@@ -29,7 +29,6 @@ from benchmark import (
     size_report_row,
     splits_between,
 )
-
 from .formats import check_roundtrip_once, graph_dict
 from .matrix import build_variants, cut_near, graph_file, largest_fitting, prompt_file, row_order, variant_file
 from .progress import Progress
@@ -40,8 +39,7 @@ from .variants.contexts import edge_order, subgraph
 TOKENIZER_THREADS = min(4, os.cpu_count() or 1)
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Question, RunInputs, Staging, Template, Tokenizer
-
+    from ._article import Graph, Question, RunInputs, Staging, Template, Tokenizer
     from .matrix import Plan
     from .variants.contexts import Context, Variant
 

@@ -18,8 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import GENERATED_QUESTIONS, BenchmarkError, display, git_state, previous_outputs, warn
-
+from ._article import GENERATED_QUESTIONS, BenchmarkError, display, git_state, previous_outputs, warn
 from .answers import (
     Answers,
     Collected,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmark import (
+from ._article import (
     ARTICLE_FORMATS,
     CONTEXT_WINDOW,
     DATA,
@@ -32,7 +32,6 @@ from benchmark import (
     display,
     warn,
 )
-
 from .encodings import tokenizer_for
 from .extras import not_installed
 from .frameworks import FRAMEWORK_BUDGETS, Budget

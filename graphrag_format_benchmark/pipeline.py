@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark import (
+from ._article import (
     DATA,
     DEFAULT_QUESTIONS,
     GENERATED_QUESTIONS,
@@ -31,7 +31,6 @@ from benchmark import (
     read_input,
     warn,
 )
-
 from .artifacts import Outputs, format_library_versions, held_outputs
 from .charts import size_report_svg
 from .frameworks import FRAMEWORK_BUDGETS, FRAMEWORK_FORMATS
@@ -60,8 +59,7 @@ from .variants.contexts import Context, context_problems
 from .variants.names import script
 
 if TYPE_CHECKING:
-    from benchmark import RunInputs
-
+    from ._article import RunInputs
     from .matrix import GroupKey, Plan
     from .measure import Measurement
     from .variants.contexts import Variant

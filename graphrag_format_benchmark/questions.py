@@ -17,8 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, cast
 
-from benchmark import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, validate_query
-
+from ._article import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, validate_query
 from .formats import graph_dict
 from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, partial_walks, prop_of, solve
 from .stores import BOOKKEEPING, is_description
@@ -26,8 +25,7 @@ from .whole_words import mentions
 from .wording import Wording
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Question
-
+    from ._article import Graph, Question
     from .wording import Phrase
 
 

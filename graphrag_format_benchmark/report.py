@@ -16,16 +16,14 @@ import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from benchmark import serialized
-
+from ._article import serialized
 from .encodings import HFEncoding
 from .matrix import hop_bucket
 from .measure import SizeRow, token_cut
 from .solver import value_text
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Tokenizer
-
+    from ._article import Graph, Tokenizer
     from .artifacts import Outputs
     from .matrix import Plan
     from .measure import Item, Measurement

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
-from benchmark import json_bytes, sha256_hex
-
 from . import progress
+from ._article import json_bytes, sha256_hex
 from .charts import results_svg
 from .frameworks import cited_order
 from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
@@ -36,8 +35,7 @@ from .sizes import skipped_text
 from .statistics import question_means, rate_interval, summary_stats
 
 if TYPE_CHECKING:
-    from benchmark import Question
-
+    from ._article import Question
     from .answers import Answer, Answers
     from .artifacts import Outputs
     from .gate import GateSpec

@@ -15,8 +15,7 @@ import re
 import zlib
 from typing import TYPE_CHECKING, Any, Iterator, TypedDict, cast
 
-from benchmark import ABSTAIN
-
+from ._article import ABSTAIN
 from .frameworks import cited_order
 from .matrix import hop_bucket
 from .progress import Progress
@@ -29,8 +28,7 @@ from .solver import MISSING, asked, fold_answer, value_text, walk_ends
 from .stores import is_description
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Question
-
+    from ._article import Graph, Question
     from .answers import Answer
     from .measure import Item
     from .runner.config import ModelConfig

@@ -10,16 +10,14 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING, Literal
 
-from benchmark import FormattedGraph, serialized
-
+from ._article import FormattedGraph, serialized
 from .markdown import md_cell, percent
 from .matrix import HOP_BUCKETS, GroupKey, group_key, hop_bucket, variant_file
 from .statistics import summary_stats
 from .variants.contexts import RELATION_FLOOR, subgraph
 
 if TYPE_CHECKING:
-    from benchmark import Question, TokenCounts
-
+    from ._article import Question, TokenCounts
     from .matrix import Plan
     from .measure import Item, SizeRow
     from .variants.contexts import Variant

@@ -14,10 +14,10 @@ import difflib
 import json
 from typing import TYPE_CHECKING, cast
 
-from benchmark import BenchmarkError, scalar_text
+from ._article import BenchmarkError, scalar_text
 
 if TYPE_CHECKING:
-    from benchmark import Ask, Condition, Edge, Graph, Problems, Props, Query, Question
+    from ._article import Ask, Condition, Edge, Graph, Problems, Props, Query, Question
 
 
 def fold_answer(text: str) -> str:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 import math
 import statistics
+from typing import Any
 
 
-def summary_stats(values: list[float]) -> dict:
+def summary_stats(values: list[float]) -> dict[str, Any]:
     return {
         "mean": round(statistics.fmean(values), 4),
         "min": round(min(values), 4),
@@ -125,7 +126,9 @@ def guarded_t(values: list[float], alpha: float, low: float, high: float) -> tup
     return mean, max(mean - half, low), min(mean + half, high)
 
 
-def question_means(values: tuple, groups: dict[str, list[int]], truths: bool = False) -> tuple[list[float], int, int]:
+def question_means(
+    values: tuple[Any, ...], groups: dict[str, list[int]], truths: bool = False
+) -> tuple[list[float], int, int]:
     """Each question's value (the mean of its runs), the runs, and the true ones among them, from a column of run values
     and each question's positions in it: ((1, 0, 1), {'q1': [0, 1], 'q2': [2]}) -> ([0.5, 1.0], 3, 2). Every question
     with one run (runs == len(means)) is binary data. The sums run in C (a dict of lists per metric, built a run at a
@@ -146,7 +149,7 @@ def question_means(values: tuple, groups: dict[str, list[int]], truths: bool = F
     return means, runs, k
 
 
-def rate_interval(values: list[float], binary: bool) -> dict:
+def rate_interval(values: list[float], binary: bool) -> dict[str, Any]:
     """A rate or mean over questions with its 95% interval, the method and the number of questions behind it."""
     n = len(values)
     if not n:

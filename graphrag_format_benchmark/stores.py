@@ -32,8 +32,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmark import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
-
+from ._article import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
 from .extras import not_installed
 
 # four words or more: an edge's description as its relation, not a relation's name

@@ -9,16 +9,16 @@ own; a text with no letter or digit ('.') never matches. An id is read as the wo
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from benchmark import Node
+    from ._article import Node
 
 
 LEAKY_ID_WORDS = ("answer", "correct", "gold", "expected", "solution")  # markers an id must not add to its node
 
 
-def mentioned(text: str, needles: dict | set) -> set[str]:
+def mentioned(text: str, needles: dict[str, Any] | set[str]) -> set[str]:
     """Every needle that occurs in text as a whole word (as mentions says), in one pass over the text's word
     boundaries rather than one search per needle: mentioned('prompt.q1.kazan.txt', {'kazan', 'q2'}) -> {'kazan'}."""
     starts = [i for i in range(len(text)) if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")]

@@ -11,13 +11,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from benchmark import BenchmarkError, display, read_text, warn
-
+from ._article import BenchmarkError, display, read_text, warn
 from .solver import value_text
 from .stores import is_description, replace_names
 
 if TYPE_CHECKING:
-    from benchmark import Ask, Condition, Graph, Hop
+    from ._article import Ask, Condition, Graph, Hop
 
 
 # Generated question sets (--generate-questions N): positive questions are random walks from a random

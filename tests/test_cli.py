@@ -645,11 +645,14 @@ def test_fields_beyond_a_records_own_are_its_properties_sorted_by_name():
     assert graph.edge_props[1] == (("type", "y"), ("weight", 0.5)) and graph.edge_props[0] == ()
 
 
-def test_the_installed_layout_runs_the_article_offline_and_writes_in_the_working_folder(tmp_path):
-    """`pip install .` puts benchmark.py in site-packages with the package beside it, and data/ inside the package (its
-    package data): the installed command ran without the shipped BPE files (a download, refused offline) and read
-    site-packages/data/graph.json. Laid out so here, with no TIKTOKEN_CACHE_DIR, it runs the article's measurement to
-    the same bytes and writes outputs/ where it is run."""
+def test_the_installed_layout_has_no_top_level_module_runs_offline_and_writes_in_the_working_folder(tmp_path):
+    """`pip install .` put benchmark.py in site-packages as a top-level module, a name the package index gives to an
+    unrelated package; it ships the script inside the package (_article.py, a link to it here), beside the package's
+    data. Laid out so here (the links copied as files, as a wheel holds them), with no TIKTOKEN_CACHE_DIR, the
+    installed command runs the article's measurement to the same bytes and writes outputs/ where it is run."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py-modules" not in config["tool"]["setuptools"]
+    assert (ROOT / "graphrag_format_benchmark" / "_article.py").resolve() == (ROOT / "benchmark.py").resolve()
     site = tmp_path / "site-packages"
     shutil.copytree(
         ROOT / "graphrag_format_benchmark",
@@ -657,22 +660,36 @@ def test_the_installed_layout_runs_the_article_offline_and_writes_in_the_working
         symlinks=False,
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    shutil.copy(ROOT / "benchmark.py", site / "benchmark.py")
-    assert (site / "graphrag_format_benchmark" / "data" / "tiktoken").is_dir() and not (site / "data").exists()
+    assert sorted(p.name for p in site.iterdir()) == ["graphrag_format_benchmark"]
     work = tmp_path / "work"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
+    env = {k: v for k, v in os.environ.items() if k not in ("TIKTOKEN_CACHE_DIR", "PYTHONPATH")}
+    command = "import sys; from graphrag_format_benchmark.cli import command; sys.exit(command())"
     done = subprocess.run(
-        [sys.executable, str(site / "benchmark.py"), "--encoding", "o200k_base"],
+        [sys.executable, "-c", command, "--encoding", "o200k_base"],
         cwd=work,
-        env=env,
+        env={**env, "PYTHONPATH": str(site)},
         capture_output=True,
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    assert not (site / "outputs").exists()
+    assert not (site / "graphrag_format_benchmark" / "outputs").exists() and "benchmark" not in done.stderr
     for name in ("graph.json.txt", "graph.dsl.txt", "prompt.json.q1.txt"):
         assert (work / "outputs" / name).read_bytes() == (ROOT / "tests" / "golden" / "article" / name).read_bytes()
+    shown = subprocess.run(
+        [sys.executable, "-c", "import benchmark"],
+        cwd=work,
+        env={**env, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+    )
+    assert "No module named 'benchmark'" in shown.stderr  # nothing of ours under that name
+
+
+def test_in_a_clone_the_script_and_the_packages_copy_are_one_module():
+    from graphrag_format_benchmark import _article
+
+    assert _article is benchmark and benchmark.FORMATS is _article.FORMATS
 
 
 def test_every_file_of_the_package_that_is_not_python_ships_as_package_data():

@@ -131,8 +131,8 @@ def house_sizes(files):
 
 def test_the_house_keeps_its_sizes():
     """benchmark.py at most 2,000 lines, every module of the package at most 1,500, every function at most 80."""
-    files = [ROOT / "benchmark.py", *sorted((ROOT / "graphrag_format_benchmark").rglob("*.py"))]
-    assert house_sizes(files) == []
+    package = sorted(p for p in (ROOT / "graphrag_format_benchmark").rglob("*.py") if not p.is_symlink())  # _article
+    assert house_sizes([ROOT / "benchmark.py", *package]) == []
 
 
 def test_the_size_check_finds_a_long_function_and_a_long_module(tmp_path):

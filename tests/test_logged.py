@@ -930,7 +930,7 @@ def test_a_slow_server_gets_a_status_line_at_least_every_heartbeat(tmp_path, mon
     finally:
         fake.close()
     err = capsys.readouterr().err
-    assert re.search(r"^0/2 requests, \d+ s, waiting for the first answer, 1 in flight$", err, re.M), err
+    assert re.search(r"^0/2 requests, \d+ s, waiting for the first answer, [01] in flight$", err, re.M), err
     assert re.search(r"^1/2 requests, \d+ s, 0 failed, 1 in flight, about \d+ s left$", err, re.M), err
 
 

@@ -17,10 +17,9 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from benchmark import ABSTAIN, Graph
-
+from .._article import ABSTAIN, Graph
 from ..solver import fold_answer
 from ..statistics import wilson
 from .measure import LOGGED
@@ -144,10 +143,12 @@ class Agreement:
     the two figures differ; the pairs that could not be compared."""
 
     tallies: dict[str, Tally] = field(default_factory=dict)
-    differing: list[dict] = field(default_factory=list)  # the pairs where entity and exact agreement differ
-    disagreements: list[dict] = field(default_factory=list)  # every pair whose entities differ
+    differing: list[dict[str, Any]] = field(default_factory=list)  # the pairs where entity and exact agreement differ
+    disagreements: list[dict[str, Any]] = field(default_factory=list)  # every pair whose entities differ
 
-    def add(self, line: int, line_id: str, question: str, answers: dict[str, dict], names: Names, prompt: str) -> None:
+    def add(
+        self, line: int, line_id: str, question: str, answers: dict[str, dict[str, Any]], names: Names, prompt: str
+    ) -> None:
         """One logged question's answers (format -> outcome; LOGGED is what was sent) into the tallies."""
         base = answers.get(LOGGED)
         for fmt, outcome in answers.items():
@@ -184,13 +185,13 @@ class Agreement:
             if not by_entities:
                 self.disagreements.append(pair)
 
-    def rows(self, formats: list[str]) -> list[dict]:
+    def rows(self, formats: list[str]) -> list[dict[str, Any]]:
         """A row per format: the pairs compared, agreeing by entities (rate, Wilson interval) and by text (the same),
         non-answers and failed requests."""
         out = []
         for fmt in formats:
             t = self.tallies.get(fmt, Tally())
-            row: dict = {"format": fmt, "compared": t.compared}
+            row: dict[str, Any] = {"format": fmt, "compared": t.compared}
             for key, k in (("entities", t.entities), ("exact", t.exact)):
                 low, high = (wilson(k, t.compared) if t.compared else None) or (None, None)
                 row[key] = {

@@ -26,8 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
-from benchmark import BenchmarkError, display
-
+from .._article import BenchmarkError, display
 from ..progress import Progress
 from ..runner.config import ModelConfig, Redactor, public_url
 from ..runner.endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal

@@ -20,8 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
-from benchmark import FORMATS, PROMPT_TEMPLATES, BenchmarkError, Edge, Graph, Node, Template, is_scalar
-
+from .._article import FORMATS, PROMPT_TEMPLATES, BenchmarkError, Edge, Graph, Node, Template, is_scalar
 from ..frameworks import (
     GRAPHRAG_ENTITIES,
     GRAPHRAG_RELATIONSHIPS,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from benchmark import (
+from .._article import (
     SPLIT_SEARCH,
     BenchmarkError,
     Edge,
@@ -29,7 +29,6 @@ from benchmark import (
     serialize_checked,
     splits_between,
 )
-
 from ..stores import DEFAULT_TYPE
 from .layouts import LayoutError, Span, find_spans, read_span
 from .read import Logged, NotCall, Unread, parse_line, raw_lines

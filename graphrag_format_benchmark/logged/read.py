@@ -18,10 +18,9 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, cast
+from typing import Any, Iterator, cast
 
-from benchmark import BenchmarkError, display
-
+from .._article import BenchmarkError, display
 from .traces import NotCall as TraceNotCall, trace_records
 
 MAX_LINE_BYTES = 64_000_000  # one logged request: far beyond any context window, short of filling the memory
@@ -80,7 +79,7 @@ def _text(content: object, where: str, others: list[str]) -> str:
     raise ValueError(f"{where}'s content is neither text nor a list of text parts")
 
 
-def _body(data: dict) -> object:
+def _body(data: dict[str, Any]) -> object:
     """The request a line holds: its "body" or "request" (the Batch API's input, a proxy's log), else the line."""
     for key in ("body", "request"):
         if isinstance(data.get(key), dict):
@@ -160,7 +159,7 @@ def _id(given: object, line_no: int) -> str:
 def _logged(
     line_no: int,
     line_id: str,
-    given: list,
+    given: list[Any],
     question: object,
     model: object,
     answer: str | None,

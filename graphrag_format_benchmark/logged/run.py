@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import cast
 
-from benchmark import (
+from .._article import (
     ARTICLE_FORMATS,
     FORMATS,
     MANIFEST,
@@ -29,7 +29,6 @@ from benchmark import (
     json_bytes,
     publish,
 )
-
 from ..artifacts import Outputs, format_library_versions, held_outputs
 from ..encodings import tokenizer_for
 from ..options import RunConfig, check_flags, make_model_config, parse_names

@@ -61,7 +61,7 @@ class NotCall:
     kind: str
 
 
-def trace_records(data: dict) -> list[Call | NotCall] | None:
+def trace_records(data: dict[str, Any]) -> list[Call | NotCall] | None:
     """The LLM calls and other records of a trace line; None when the line is no trace record."""
     if isinstance(data.get("resourceSpans"), list):
         return [_span(span) for span in _otlp_spans(data)]
@@ -78,7 +78,7 @@ def trace_records(data: dict) -> list[Call | NotCall] | None:
 # OpenTelemetry: OTLP JSON, and spans with their attributes as a map
 
 
-def _otlp_spans(data: dict) -> list[dict]:
+def _otlp_spans(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Each span of an OTLP JSON line, its attributes as a flat map (key -> Python value)."""
     spans = []
     for resource in data["resourceSpans"]:
@@ -115,10 +115,10 @@ def _any_value(value: object) -> object:
     return None
 
 
-def _flat(attributes: dict, prefix: str = "") -> dict:
+def _flat(attributes: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested attributes as dotted keys ({"llm": {"input_messages": [{"message": {...}}]}} -> llm.input_messages.0
     .message.role ...); a JSON-string value and a list of messages are kept too (gen_ai.input.messages)."""
-    flat: dict = {}
+    flat: dict[str, Any] = {}
     for key, value in attributes.items():
         name = f"{prefix}{key}"
         flat[name] = value
@@ -129,12 +129,12 @@ def _flat(attributes: dict, prefix: str = "") -> dict:
     return flat
 
 
-def _span_id(data: dict) -> object:
+def _span_id(data: dict[str, Any]) -> object:
     context = data.get("context")
     return (context.get("span_id") if isinstance(context, dict) else None) or data.get("span_id")
 
 
-def _span(span: dict) -> Call | NotCall:
+def _span(span: dict[str, Any]) -> Call | NotCall:
     """A span as an LLM call, by the GenAI conventions or OpenInference's; else a NotCall."""
     attrs, name = span["attributes"], span.get("name")
     span_id = str(span.get("spanId") or name or "span")
@@ -164,7 +164,9 @@ def _span(span: dict) -> Call | NotCall:
 MAX_MESSAGES = 100_000  # messages read of one call: a bound on a hostile export's indices
 
 
-def _indexed(attrs: dict, role_key: str, content_key: str, parts_key: str | None = None) -> list[tuple[str, object]]:
+def _indexed(
+    attrs: dict[str, Any], role_key: str, content_key: str, parts_key: str | None = None
+) -> list[tuple[str, object]]:
     """Messages kept as indexed attributes (gen_ai.prompt.0.role, gen_ai.prompt.0.content, ...), in order, until the
     first index with neither."""
     messages = []
@@ -178,7 +180,7 @@ def _indexed(attrs: dict, role_key: str, content_key: str, parts_key: str | None
     return messages
 
 
-def _openinference_parts(attrs: dict, key: str) -> list[dict] | None:
+def _openinference_parts(attrs: dict[str, Any], key: str) -> list[dict[str, Any]] | None:
     """OpenInference's message.contents.{j}.message_content.text (and .type) as OpenAI-style parts."""
     parts = []
     for j in range(MAX_MESSAGES):
@@ -236,7 +238,7 @@ def _plain_text(content: object) -> str | None:
 # Langfuse observations and LangSmith runs
 
 
-def _langfuse(data: dict) -> Call | NotCall:
+def _langfuse(data: dict[str, Any]) -> Call | NotCall:
     obs_id = str(data.get("id") or "observation")
     if data["type"] != "GENERATION":
         return NotCall(obs_id, f"a Langfuse {data['type']} observation, no LLM call")
@@ -247,7 +249,7 @@ def _langfuse(data: dict) -> Call | NotCall:
     return Call(obs_id, messages, _answer(data.get("output")), model, "langfuse")
 
 
-def _langsmith(data: dict) -> Call | NotCall:
+def _langsmith(data: dict[str, Any]) -> Call | NotCall:
     run_id = str(data.get("id") or data.get("name") or "run")
     if data["run_type"] != "llm":
         return NotCall(run_id, f"a LangSmith {data['run_type']} run, no LLM call")
@@ -255,8 +257,8 @@ def _langsmith(data: dict) -> Call | NotCall:
     value = inputs.get("messages", inputs.get("prompts"))
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):  # LangChain: a batch of one
         value = value[0]
-    extra: dict = data["extra"] if isinstance(data.get("extra"), dict) else {}
-    params: dict = extra["invocation_params"] if isinstance(extra.get("invocation_params"), dict) else {}
+    extra: dict[str, Any] = data["extra"] if isinstance(data.get("extra"), dict) else {}
+    params: dict[str, Any] = extra["invocation_params"] if isinstance(extra.get("invocation_params"), dict) else {}
     model = next(
         (v for v in (inputs.get("model"), params.get("model"), params.get("model_name")) if isinstance(v, str)), None
     )
@@ -297,8 +299,9 @@ def _answer(output: Any) -> str | None:
             generations = generations[0]
         if isinstance(generations, list) and generations and isinstance(generations[0], dict):
             first = generations[0]
-            if isinstance(first.get("text"), str) and first["text"]:
-                return first["text"]
+            text = first.get("text")
+            if isinstance(text, str) and text:
+                return text
             message = first.get("message")
             kwargs = message.get("kwargs", message) if isinstance(message, dict) else {}
             return _plain_text(kwargs.get("content")) if isinstance(kwargs, dict) else None

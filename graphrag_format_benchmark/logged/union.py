@@ -12,8 +12,9 @@ the relation, as a store's is (questions then quote it). Memory grows with the d
 
 from __future__ import annotations
 
-from benchmark import Graph, Node, Props
+from typing import Any
 
+from .._article import Graph, Node, Props
 from ..stores import DEFAULT_RELATION, DEFAULT_TYPE, is_description
 
 
@@ -26,8 +27,8 @@ class Union:
     """The union of the logged subgraphs (see the module's docstring)."""
 
     def __init__(self) -> None:
-        self.nodes: dict[str, list] = {}  # folded name -> [id, name, type, props dict]
-        self.facts: dict[tuple[str, str, str], dict] = {}  # (source, relation, target), folded -> properties
+        self.nodes: dict[str, list[Any]] = {}  # folded name -> [id, name, type, props dict]
+        self.facts: dict[tuple[str, str, str], dict[str, Any]] = {}  # (source, relation, target), folded -> properties
         # two entities, folded -> a relation's name some showing gave them, in its direction
         self.named: dict[frozenset[str], tuple[str, str, str]] = {}
         self.conflicts = 0  # a property shown with two values: the first kept
@@ -54,17 +55,19 @@ class Union:
             known[2] = node.type
         self._merge(known[3], dict(props))
 
-    def _merge(self, into: dict, props: dict) -> None:
+    def _merge(self, into: dict[str, Any], props: dict[str, Any]) -> None:
         for k, v in props.items():
             if into.setdefault(k, v) != v:
                 self.conflicts += 1
 
-    def records(self) -> dict:
+    def records(self) -> dict[str, Any]:
         """graph.json's records (benchmark.validate_graph reads them): node ids are the folded names."""
         nodes = [{"id": key, "name": name, "type": kind, **props} for key, name, kind, props in self.nodes.values()]
         for key in {end for s, _, t in self.facts for end in (s, t)} - set(self.nodes):  # named only by a fact
             nodes.append({"id": key, "name": key, "type": DEFAULT_TYPE})
-        merged: dict[tuple[str, str, str], tuple[str, dict]] = {}  # (source, relation folded, target) -> its name
+        merged: dict[
+            tuple[str, str, str], tuple[str, dict[str, Any]]
+        ] = {}  # (source, relation folded, target) -> its name
         for (source, relation, target), props in self.facts.items():
             named = self.named.get(frozenset((source, target)))
             if named is not None and (relation == DEFAULT_RELATION or is_description(relation)):

@@ -20,8 +20,7 @@ import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from benchmark import BenchmarkError, display, json_bytes, sha256_hex
-
+from .._article import BenchmarkError, display, json_bytes, sha256_hex
 from ..progress import duration
 from .config import Redactor, public_url
 from .endpoint import RETRY_STATUSES, error_text, printable, url_hint

@@ -15,8 +15,7 @@ import urllib.parse
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from benchmark import BenchmarkError, warn
-
+from .._article import BenchmarkError, warn
 from .config import STRUCTURED_FORMS, public_url
 from .pacing import Pacer
 from .transport import ProxyFailure

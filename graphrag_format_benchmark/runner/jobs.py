@@ -21,8 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from benchmark import BenchmarkError, display
-
+from .._article import BenchmarkError, display
 from ..matrix import HOP_BUCKETS, hop_bucket
 from ..progress import Progress
 from .config import SOLVER_MODEL, Redactor, public_url
@@ -32,8 +31,7 @@ from .send import outcome_record, send, solver_outcome
 from .transport import http_post, server_count
 
 if TYPE_CHECKING:
-    from benchmark import Tokenizer
-
+    from .._article import Tokenizer
     from ..measure import Item, Measurement
     from .config import ModelConfig
 

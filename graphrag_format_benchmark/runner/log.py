@@ -12,8 +12,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from benchmark import BenchmarkError, display, warn
-
+from .._article import BenchmarkError, display, warn
 from .transport import loads
 
 if TYPE_CHECKING:

@@ -12,8 +12,7 @@ import time
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Callable, cast
 
-from benchmark import ABSTAIN
-
+from .._article import ABSTAIN
 from ..frameworks import cited_order
 from ..solver import asked, edge_index, solve, value_text
 from .config import SOLVER_MODEL, public_url

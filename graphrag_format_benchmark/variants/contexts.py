@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..solver import describe_path, edge_index, incident_edges, partial_walks
 
 if TYPE_CHECKING:
-    from benchmark import Graph, Problems, Question
+    from .._article import Graph, Problems, Question
 
 
 SIZES = ("small", "medium", "large")

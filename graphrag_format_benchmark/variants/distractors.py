@@ -17,15 +17,13 @@ import random
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from benchmark import Edge, Graph, warn
-
+from .._article import Edge, Graph, warn
 from ..solver import edge_index, partial_walks
 from ..stores import is_description, replace_names
 from .names import TYPE_SHARE_SLACK, Namer
 
 if TYPE_CHECKING:
-    from benchmark import Node, Props, Query, Question
-
+    from .._article import Node, Props, Query, Question
     from .contexts import Context
 
 

@@ -10,7 +10,7 @@ import random
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from benchmark import Edge
+from .._article import Edge
 
 if TYPE_CHECKING:
     from .contexts import Context, Variant

@@ -17,12 +17,11 @@ import unicodedata
 from collections import Counter
 from typing import TYPE_CHECKING, AbstractSet, Callable, Sequence, cast
 
-from benchmark import Node
-
+from .._article import Node
 from ..whole_words import leaky_markers
 
 if TYPE_CHECKING:
-    from benchmark import Graph
+    from .._article import Graph
 
 
 NAME_DRAWS = 30  # draws from a vocabulary in a row that give no fresh name before it counts as spent

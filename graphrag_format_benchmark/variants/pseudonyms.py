@@ -16,8 +16,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
-from benchmark import Edge, Graph, Node, json_bytes, sha256_hex, warn
-
+from .._article import Edge, Graph, Node, json_bytes, sha256_hex, warn
 from ..progress import Progress
 from ..solver import fold_answer
 from ..stores import is_description
@@ -39,8 +38,7 @@ from .names import (
 )
 
 if TYPE_CHECKING:
-    from benchmark import Props
-
+    from .._article import Props
     from .contexts import Context, Variant
 
 
