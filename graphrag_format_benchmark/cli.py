@@ -7,15 +7,14 @@ model (--models), or a comparison of finished runs (--compare). SIGTERM and SIGH
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 import threading
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from ._article import (
     ROOT,
@@ -24,7 +23,7 @@ from ._article import (
     missing_tiktoken,
     tiktoken,  # None when it is not installed: main() says how to install it
 )
-from .options import RunConfig, make_parser, parse_config, read_config
+from .options import FLAG_FIELDS, RunConfig, make_parser, parse_config, read_config
 from .pipeline import run
 from .runner.config import SOLVER_MODEL
 
@@ -102,22 +101,18 @@ def read_models(path: Path) -> list[tuple[str, list[str]]]:
 
 
 def model_configs(base: RunConfig, models: list[tuple[str, list[str]]]) -> list[tuple[str, RunConfig]]:
-    """--models: each model's RunConfig, the command's own with the model's fields
-    over it and --out/NAME. A model's fields are parsed as its flags (the same
-    types, choices and errors), over the command's values, not its argv again."""
+    """--models: each model's RunConfig, the command's own with the fields of the flags the model's entry names (parsed
+    as flags: the same types, choices and errors) put over it (dataclasses.replace), --out/NAME its folder."""
     common = _without(base.argv, ("--models", "--out"))
     out = []
     for name, flags in models:
-        values = make_parser().parse_args(flags, namespace=argparse.Namespace(**{**vars_of(base), "models": None}))
+        own = read_config(make_parser().parse_args(flags), flags)
+        fields = {FLAG_FIELDS[flag]: getattr(own, FLAG_FIELDS[flag]) for flag in own.given}
         folder = base.out / name
-        argv = [*common, *flags, "--out", str(folder)]  # what the model's run records as its command
-        out.append((name, read_config(argparse.Namespace(**{**vars(values), "out": folder}), argv)))
+        argv = (*common, *flags, "--out", str(folder))  # what the model's run records as its command
+        given = base.given - {"--models"} | own.given | {"--out"}
+        out.append((name, replace(base, **fields, models=None, out=folder, argv=argv, given=given)))
     return out
-
-
-def vars_of(config: RunConfig) -> dict[str, Any]:
-    """A RunConfig's flag values, by argparse's names (a tuple a list again)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items() if k not in ("argv", "given")}
 
 
 def _without(argv: Sequence[str], flags: tuple[str, ...]) -> list[str]:

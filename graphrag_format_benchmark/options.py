@@ -645,6 +645,14 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
 ]
 
 
+def _field(flag: str, kwargs: dict[str, Any]) -> str:
+    """The RunConfig field a flag sets: '--max-output-tokens' -> 'max_output_tokens'."""
+    return str(kwargs.get("dest", flag[2:].replace("-", "_")))
+
+
+FLAG_FIELDS = {flag: _field(flag, kwargs) for _, flag, kwargs in FLAGS}  # '--formats' -> 'formats'
+
+
 def make_parser(prog: str = "benchmark.py") -> Parser:
     """The parser of every flag (FLAGS), with a one-line error that names the flag a mistyped one is closest to."""
     parser = Parser(
