@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import csv
 import difflib
 import functools
@@ -54,10 +55,11 @@ import threading
 import types
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Final, Iterable, Iterator, Mapping, NamedTuple, NoReturn, Protocol, Sequence, cast
+from typing import Any, Final, NamedTuple, NoReturn, Protocol, cast
 
 try:
     import tiktoken
@@ -1787,7 +1789,7 @@ def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs,
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "tool": "graphrag-format-benchmark",
-        "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git": git_state(),
         "environment": {"python": platform.python_version(), "implementation": platform.python_implementation(),
                         "platform": platform.platform(), "tiktoken": tiktoken.__version__, **libraries},
@@ -1849,10 +1851,8 @@ class Staging:
             self.folder.rmdir()
             self.folder = None
         if self.made_out_dir:
-            try:
+            with contextlib.suppress(OSError):
                 self.out_dir.rmdir()
-            except OSError:
-                pass
 
 
 def publish(staging: Staging, manifest: dict, release: Callable[[], None] | None = None) -> None:

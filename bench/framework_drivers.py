@@ -209,7 +209,7 @@ def llamaindex(folder: Path) -> dict[str, str]:
                 return super().metadata.model_copy(update={"is_chat_model": True})
 
             def chat(self, messages, **kwargs):
-                seen.append([{"role": m.role.value, "content": m.content} for m in messages])
+                seen.append([{"role": m.role.value, "content": m.content} for m in messages])  # noqa: B023 (called in this loop's turn)
                 return super().chat(messages, **kwargs)
 
         get_response_synthesizer(llm=Chat(), response_mode="compact").synthesize(QUERY, nodes)
@@ -277,7 +277,7 @@ def langchain(folder: Path) -> dict[str, str]:
 
         class Seen(FakeListLLM):
             def _call(self, prompt, stop=None, run_manager=None, **kwargs):
-                seen.append(prompt)
+                seen.append(prompt)  # noqa: B023 (called in this loop's turn)
                 return super()._call(prompt, stop, run_manager, **kwargs)
 
         chain = GraphCypherQAChain.from_llm(

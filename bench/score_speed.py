@@ -169,7 +169,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         output, errors = batch_files(tmp)
-        lines = sum(1 for _ in open(output)) + sum(1 for _ in open(errors))
+        lines = sum(output.read_bytes().count(b"\n") for output in (output, errors))
         print(f"{lines:,} Batch lines ({output.stat().st_size / 1e6:.0f} MB of output)", file=sys.stderr)
         beyond, offline_rss, score_rss, floors = [], [], [], []
         for round_ in range(args.rounds):

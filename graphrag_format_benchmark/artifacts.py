@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
 from ._article import FORMATS, BenchmarkError, Staging, display
 
@@ -35,11 +36,11 @@ class OutLock:
         import fcntl
         import socket
 
-        me = f"{os.getpid()} {socket.gethostname()} {datetime.now(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n"
+        me = f"{os.getpid()} {socket.gethostname()} {datetime.now(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             while True:
-                handle = open(self.path, "a+b")
+                handle = open(self.path, "a+b")  # noqa: SIM115 (held for the run: the lock)
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:

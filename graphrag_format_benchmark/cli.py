@@ -11,10 +11,10 @@ import json
 import re
 import sys
 import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from ._article import (
     ROOT,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple, cast
 
@@ -397,7 +397,7 @@ def run_compare(run_config: RunConfig) -> str:
             "schema_version": MANIFEST_SCHEMA_VERSION,
             "tool": "graphrag-format-benchmark",
             "tool_version": TOOL_VERSION,
-            "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "git": git_state(),
             "command": ["benchmark.py", *public_argv(run_config.argv)],
             "compared": comparison["runs"],

@@ -40,7 +40,8 @@ import json
 import re
 import warnings
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, cast
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ._article import (
     PIPE_ESCAPES,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import operator
 import statistics
-from typing import Any, Iterable, Mapping, NamedTuple, NotRequired, Sequence, TypedDict, cast
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, NotRequired, TypedDict, cast
 
 from .frameworks import FRAMEWORK_FORMATS
 from .markdown import md_cell, percent

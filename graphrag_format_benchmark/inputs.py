@@ -20,9 +20,10 @@ import re
 import unicodedata
 import urllib.parse
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ._article import (
     JSON_NUMBER,
@@ -388,7 +389,7 @@ def _rdf_value(literal: Any) -> object:
     """A literal's value as a property: a string, number or
     boolean; a date as its ISO text; anything else as its text."""
     value = literal.toPython()
-    if isinstance(value, bool) or isinstance(value, int) or isinstance(value, float) and math.isfinite(value):
+    if isinstance(value, (bool, int)) or isinstance(value, float) and math.isfinite(value):
         return value
     if type(value).__name__ == "Decimal":
         return float(value)

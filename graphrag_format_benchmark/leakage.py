@@ -8,7 +8,8 @@ stands as a word of its own; a text with no letter or digit (a node named '.') n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from ._article import ABSTAIN
 from .solver import fold_answer

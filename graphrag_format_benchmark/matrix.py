@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._article import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 from .frameworks import records

@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Iterable, NotRequired, TypedDict, cast
+from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
 from ._article import (
     SPLIT_SEARCH,
@@ -153,9 +154,12 @@ def token_cut(tokenizer: Tokenizer, text: str, size: int, start: int = 0) -> int
     indent = sha256_hex(getattr(tokenizer.encoding, "_pat_str", "")) in INDENT_SPLITS
     p, tries = text.rfind("\n", start + 1, size), 0
     while p > start and tries < SPLIT_SEARCH:
-        if not text[p - 1].isspace() and p + 1 < len(text):
-            if splits_between(text[p - 1 : p + 1], text[p + 1]) or indent and INDENTED_LINE.match(text, p + 1):
-                return p + 1
+        if (
+            not text[p - 1].isspace()
+            and p + 1 < len(text)
+            and (splits_between(text[p - 1 : p + 1], text[p + 1]) or indent and INDENTED_LINE.match(text, p + 1))
+        ):
+            return p + 1
         p, tries = text.rfind("\n", start + 1, p), tries + 1
     return None
 
@@ -320,7 +324,7 @@ def measure(
                 measure_order(variant, context, k, order, state, proven, keep=variant is variants[0] and k == 0)
     if not plan.article_layout:
         for (size, k), by_context in orders.items():
-            add_file(f"order.{size}.p{k}.json", json_bytes(by_context[""] if "" in by_context else by_context))
+            add_file(f"order.{size}.p{k}.json", json_bytes(by_context.get("", by_context)))
     state.progress.close()
     key = row_order(plan, variants)
     items = sorted(state.items, key=lambda item: key(item.row))

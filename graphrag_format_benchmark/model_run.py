@@ -14,7 +14,7 @@ import platform
 import re
 import stat
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -380,7 +380,7 @@ def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measuremen
     header = {
         "schema_version": LOG_SCHEMA_VERSION,
         "tool": "graphrag-format-benchmark",
-        "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "started_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         "model": model.model,
         "base_url": None if model.model == SOLVER_MODEL else public_url(model.base_url),
         "sampling": model.sampling(0),

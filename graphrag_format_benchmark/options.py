@@ -15,9 +15,10 @@ import os
 import re
 import stat
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ._article import (
     ARTICLE_FORMATS,

@@ -14,8 +14,9 @@ import json
 import random
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ._article import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, validate_query
 from .formats import graph_dict

@@ -18,9 +18,10 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from . import progress
 from ._article import json_bytes, sha256_hex

@@ -13,7 +13,8 @@ import functools
 import json
 import re
 import zlib
-from typing import TYPE_CHECKING, Any, Iterator, TypedDict, cast
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ._article import ABSTAIN
 from .frameworks import cited_order

@@ -29,8 +29,9 @@ import io
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ._article import MAX_INPUT_BYTES, RESERVED_KEYS, BenchmarkError, display, read_input, read_json, warn
 from .extras import not_installed

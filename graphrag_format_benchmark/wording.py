@@ -8,8 +8,9 @@ QUESTION_TEXTS has the templated one; Russian reads naturally from the questions
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._article import BenchmarkError, display, read_text, warn
 from .solver import value_text

@@ -73,7 +73,7 @@ def batch_output(tmp_path: Path) -> list[str]:
     lines = []
     for k, custom_id in enumerate(ids):
         body["usage"] = {"prompt_tokens": 900 + k, "completion_tokens": 9}
-        body["choices"][0]["message"]["content"] = '{"answer": "%d"}' % k
+        body["choices"][0]["message"]["content"] = f'{{"answer": "{k}"}}'
         lines.append(json.dumps({"custom_id": custom_id, "response": {"status_code": 200, "body": body}}))
     return lines
 

@@ -8,6 +8,7 @@
 Every request is recorded (headers and JSON body) in server.requests.
 """
 
+import contextlib
 import json
 import threading
 import time
@@ -138,10 +139,8 @@ class FakeOpenAI:
         self.httpd.server_close()
         with self.lock:
             for connection in self.connections:
-                try:
+                with contextlib.suppress(OSError):
                     connection.shutdown(2)
-                except OSError:
-                    pass
 
 
 class TcpServer:
@@ -190,10 +189,8 @@ class TcpServer:
     def close(self):
         self.sock.close()
         for c in self.clients:
-            try:
+            with contextlib.suppress(OSError):
                 c.close()
-            except OSError:
-                pass
 
 
 class FakeBatches:

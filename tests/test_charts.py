@@ -64,7 +64,7 @@ def test_every_text_of_a_chart_is_inside_its_canvas_by_its_laid_out_width():
             text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&"), int(size)
         )
         left = {"start": float(x), "middle": float(x) - w / 2, "end": float(x) - w}[anchor]
-        assert 0 <= left and left + w <= width and 0 < float(y) <= height, (text, left, left + w, width)
+        assert left >= 0 and left + w <= width and 0 < float(y) <= height, (text, left, left + w, width)
 
 
 def test_chromium_draws_every_text_of_a_chart_inside_its_canvas(browser, tmp_path):

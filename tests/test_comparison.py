@@ -129,7 +129,7 @@ def test_the_comparison_chart_has_a_mark_per_model_and_format_and_nothing_past_i
         left = (
             x - wide / 2 if text.get("text-anchor") == "middle" else x - wide if text.get("text-anchor") == "end" else x
         )
-        assert 0 <= left and left + wide <= width and float(text.get("y")) <= height, text.text
+        assert left >= 0 and left + wide <= width and float(text.get("y")) <= height, text.text
         if text.get("class") in ("tick", "legend", "label"):
             boxes.append((left, float(text.get("y")) - size, left + wide, float(text.get("y"))))
     assert not any(

@@ -2,6 +2,7 @@
 campaign's reproductions, kept so the next campaign starts from them)."""
 
 import base64
+import contextlib
 import json
 import os
 import subprocess
@@ -127,10 +128,8 @@ class Unsolicited(TcpServer):
         self.contents, self.requests = contents, 0
 
     def connected(self, client):
-        try:
+        with contextlib.suppress(OSError, ValueError, StopIteration):  # the client dropped the connection
             self.serve_requests(client)
-        except (OSError, ValueError, StopIteration):  # the client dropped the connection it no longer trusts
-            pass
 
     def serve_requests(self, client):
         buffer = b""

@@ -243,7 +243,7 @@ def test_filters_show_what_they_should_and_an_answer_shows_its_diagnosis(browser
         "#cellTable tr", "rows => rows.slice(1).map(r => [r.dataset.format, r.cells[1].textContent])"
     )
     assert rows == [["tsv", "q2"]]
-    assert "Showing 1 of 1 matching cells (30 in all)." == page.text_content("#shown")
+    assert page.text_content("#shown") == "Showing 1 of 1 matching cells (30 in all)."
     page.select_option("#fFormat", "")
     page.select_option("#fOutcome", "")
     page.check("#fDisagree")  # every format answered alike: no question where formats disagree

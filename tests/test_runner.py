@@ -1,6 +1,7 @@
 """Model runs: the HTTP runner against a real local server, the log, resume, scoring rules, results."""
 
 import collections
+import contextlib
 import json
 import os
 import random
@@ -1808,10 +1809,8 @@ class RawServer(TcpServer):
                 return
             data += chunk
         self.seen.append(data.decode("latin-1"))
-        try:
+        with contextlib.suppress(OSError):
             self.handler(client)
-        except OSError:
-            pass
 
 
 def drip(client):

@@ -82,7 +82,7 @@ class Names:
                 if text[i:j] in self.ids:
                     found.append((i, j, self.ids[text[i:j]]))
         kept, reach = set(), -1
-        for i, j, node in sorted(found, key=lambda f: (f[0], -f[1])):  # leftmost first, the longest at a place
+        for _, j, node in sorted(found, key=lambda f: (f[0], -f[1])):  # leftmost first, the longest at a place
             if j > reach:
                 kept.add(node)
                 reach = j

@@ -12,6 +12,7 @@ them) and returns what was answered (Asked.stopped).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -20,11 +21,11 @@ import threading
 import time
 import urllib.parse
 from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .._article import BenchmarkError, display
 from ..progress import Progress
@@ -95,9 +96,13 @@ def answered(log_path: Path) -> dict[str, dict]:
     """The log's answers by request key (a request that failed is sent again; its last outcome is kept)."""
     found = {}
     for _, _, record in file_lines(log_path):
-        if record and record.get("type") == "logged_request" and isinstance(record.get("key"), str):
-            if record.get("error") is None or record["key"] not in found:
-                found[record["key"]] = record
+        if (
+            record
+            and record.get("type") == "logged_request"
+            and isinstance(record.get("key"), str)
+            and (record.get("error") is None or record["key"] not in found)
+        ):
+            found[record["key"]] = record
     return found
 
 
@@ -177,10 +182,8 @@ def _wait_in_flight(asker: _Asker, pool: ThreadPoolExecutor, config: ModelConfig
             file=sys.stderr,
             flush=True,
         )
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             pool.shutdown(wait=True, cancel_futures=True)
-        except KeyboardInterrupt:
-            pass
 
 
 class _Asker:
@@ -241,7 +244,7 @@ class _Asker:
                 "id": ask.id,
                 "format": ask.format,
                 "model": config.model,
-                "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                 **outcome,
             }
         )

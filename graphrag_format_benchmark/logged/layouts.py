@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 from .._article import FORMATS, PROMPT_TEMPLATES, BenchmarkError, Edge, Graph, Node, Template, is_scalar
 from ..frameworks import (
@@ -285,7 +286,7 @@ def write_lightrag(graph: Graph, state: dict) -> str:
             "type": n.type,
             "description": dict(props).get("description", state["nulls"].get(n.id, LIGHTRAG_UNKNOWN)),
         }
-        lines.append(json.dumps({k: values[k] if k in values else v for k, v in keys}, ensure_ascii=False))
+        lines.append(json.dumps({k: values.get(k, v) for k, v in keys}, ensure_ascii=False))
     relations = []
     for e, keys, unknown in zip(graph.edges, state["relations"], state["unknown"]):
         values = {
@@ -293,7 +294,7 @@ def write_lightrag(graph: Graph, state: dict) -> str:
             "entity2": e.target,
             "description": LIGHTRAG_UNKNOWN if unknown else e.relation,
         }
-        relations.append(json.dumps({k: values[k] if k in values else v for k, v in keys}, ensure_ascii=False))
+        relations.append(json.dumps({k: values.get(k, v) for k, v in keys}, ensure_ascii=False))
     return LIGHTRAG_HEAD + "\n".join(lines) + "\n" + LIGHTRAG_MIDDLE + "\n".join(relations) + "\n```"
 
 
@@ -572,9 +573,13 @@ def find_langchain(text: str) -> list[tuple[int, int]]:
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             continue
         marked = text.endswith(LANGCHAIN_MARKER, 0, m.start())
-        if isinstance(records, list) and records and all(isinstance(r, dict) for r in records):
-            if marked or all({"source", "relation", "target"} <= set(r) for r in records):
-                spans.append((m.start(), end))
+        if (
+            isinstance(records, list)
+            and records
+            and all(isinstance(r, dict) for r in records)
+            and (marked or all({"source", "relation", "target"} <= set(r) for r in records))
+        ):
+            spans.append((m.start(), end))
     return spans
 
 

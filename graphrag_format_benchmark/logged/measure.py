@@ -12,10 +12,10 @@ from __future__ import annotations
 import bisect
 import multiprocessing
 from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .._article import (
     SPLIT_SEARCH,

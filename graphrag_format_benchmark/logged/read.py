@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, cast
+from typing import Any, cast
 
 from .._article import BenchmarkError, display
 from .traces import NotCall as TraceNotCall, trace_records

@@ -17,8 +17,9 @@ import sys
 import tempfile
 import time
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from .._article import BenchmarkError, display, json_bytes, sha256_hex
 from ..progress import duration
@@ -87,7 +88,9 @@ def export_batch(
                 parts.append((Path(handle.name), count, size, digest.hexdigest()))
                 handle = None
             if handle is None:
-                handle = tempfile.NamedTemporaryFile("wb", prefix=f".{path.name}.", dir=path.parent, delete=False)
+                handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (open across lines: one part file at a time)
+                    "wb", prefix=f".{path.name}.", dir=path.parent, delete=False
+                )
                 count, size, digest = 0, 0, hashlib.sha256()
             handle.write(line)
             digest.update(line)

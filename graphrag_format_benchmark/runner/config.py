@@ -11,8 +11,9 @@ import json
 import math
 import re
 import urllib.parse
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
 BATCH_MAX_BYTES = 200_000_000

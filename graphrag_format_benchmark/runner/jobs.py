@@ -16,10 +16,11 @@ import threading
 import time
 import urllib.parse
 from collections import Counter, OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from .._article import BenchmarkError, display
 from ..matrix import HOP_BUCKETS, hop_bucket
@@ -473,7 +474,7 @@ class Sender:
                 "model": self.config.model,
                 "sampling": self.config.sampling(job.repeat),
                 **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
-                "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                 **outcome,
             }
         )

@@ -6,11 +6,13 @@ arrive together share one fsync). request_key is what makes two requests the sam
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .._article import BenchmarkError, display, warn
 from .transport import loads
@@ -41,7 +43,7 @@ def numbered_lines(path: Path, offset: int = 0, before: int = 0) -> Iterator[tup
     """Each non-blank line of a file and its number, from 1, streamed; a missing file has no lines. offset: where a
     line begins, the before-th line's end (a reading that goes on where another stopped)."""
     try:
-        f = open(path, "rb")
+        f = open(path, "rb")  # noqa: SIM115 (closed by the generator's finally)
     except FileNotFoundError:
         return
     except OSError as e:
@@ -109,7 +111,7 @@ class Log:
                         f"{path.name}.torn and "
                         "its request will be sent again"
                     )
-            self.file = open(path, "ab")
+            self.file = open(path, "ab")  # noqa: SIM115 (the log, held for the run)
         except OSError as e:
             raise BenchmarkError(
                 f"{display(path)}: cannot append to the log ({e.strerror}); what it holds is kept: free some space "
@@ -161,7 +163,5 @@ class Log:
             raise error
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # a full disk: what could be written is on disk, the rest was reported
             self.file.close()
-        except OSError:
-            pass  # a full disk: what could be written is on disk, the rest was reported

@@ -10,7 +10,8 @@ import json
 import random
 import time
 import urllib.parse
-from typing import TYPE_CHECKING, Any, Callable, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from .._article import ABSTAIN
 from ..frameworks import cited_order

@@ -9,6 +9,7 @@ depth-guarded (untrusted_json), and token counts as a server gives them (server_
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import heapq
 import itertools
@@ -17,7 +18,8 @@ import os
 import ssl
 import threading
 import time
-from typing import Any, Callable, cast
+from collections.abc import Callable
+from typing import Any, cast
 
 MAX_JSON_DEPTH = 64  # deeper JSON from a server or a file is refused: nothing this tool reads nests half as deep
 
@@ -166,10 +168,8 @@ class _Sockets:
 
         self.expired = True
         for sock in self.socks:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 @functools.cache

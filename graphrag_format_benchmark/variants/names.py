@@ -15,7 +15,8 @@ import random
 import re
 import unicodedata
 from collections import Counter
-from typing import TYPE_CHECKING, AbstractSet, Callable, Sequence, cast
+from collections.abc import Callable, Sequence, Set as AbstractSet
+from typing import TYPE_CHECKING, cast
 
 from .._article import Node
 from ..whole_words import leaky_markers

@@ -465,16 +465,18 @@ def still_named(question: str, nodes: tuple[Node, ...]) -> list[str]:
             part = part.strip(",.;:()\"'")
             if len(part) < 4:
                 continue
-            if part in words and " " in n.name.strip():
-                left.append(n.name)
-            elif (
-                script(part) == "CYRILLIC"
-                and len(part) >= 5
-                and any(
-                    w != part and w[:-k] == part[:-k] and abs(len(w) - len(part)) <= 2
-                    for w in words
-                    for k in (1, 2, 3)
-                    if len(w) > k + 2
+            if (
+                part in words
+                and " " in n.name.strip()
+                or (
+                    script(part) == "CYRILLIC"
+                    and len(part) >= 5
+                    and any(
+                        w != part and w[:-k] == part[:-k] and abs(len(w) - len(part)) <= 2
+                        for w in words
+                        for k in (1, 2, 3)
+                        if len(w) > k + 2
+                    )
                 )
             ):
                 left.append(n.name)
