@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ._article import FORMATS, BenchmarkError, Staging, display
+from .formats import WRITES_THROUGH
 
 LOCK_NAME = ".benchmark.lock"
 
@@ -120,7 +121,8 @@ def held_outputs(out_dir: Path) -> Iterator[tuple[Outputs, OutLock]]:
 
 
 def format_library_versions(formats: list[str]) -> dict[str, str]:
-    """The version of each library a measured format was written and read with: {'toon-format': '1.2.0'}."""
+    """The version of each library a measured format was written and read with, and of those it writes through:
+    {'toon-format': '1.2.0'}; isongraph -> {'ison-graph': '1.4.0', 'ison-py': '1.2.0'}."""
     out = {}
     for fmt in formats:
         library = FORMATS[fmt].library
@@ -128,9 +130,9 @@ def format_library_versions(formats: list[str]) -> dict[str, str]:
             # only for such a format: it takes 10 ms to import
             from importlib.metadata import PackageNotFoundError, version
 
-            package = library[1]
-            try:
-                out[package] = version(package)
-            except PackageNotFoundError:
-                out[package] = "unknown"
+            for package in (library[1], *WRITES_THROUGH.get(library[1], ())):
+                try:
+                    out[package] = version(package)
+                except PackageNotFoundError:
+                    out[package] = "unknown"
     return out

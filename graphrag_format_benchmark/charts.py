@@ -156,7 +156,7 @@ def place_labels(
             (dx, dy)
             for step in range(1, 21)
             for dy in (-6 - 13 * step, 14 + 13 * step)
-            for dx in (8, -8 - width, 40, -40 - width)
+            for dx in (8, -8 - width, 40, -40 - width, 120, -120 - width)
         ]
         best: tuple[float, float, bool] = (mx + offsets[0][0], my + offsets[0][1], False)
         best_cost: float | None = None

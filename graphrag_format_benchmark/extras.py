@@ -14,7 +14,7 @@ EXTRAS = {
     "models": ("httpx2", "msgspec"),
     "hf": ("tokenizers",),
     "graphs": ("networkx", "rdflib", "pyarrow"),
-    "peers": ("toon-format", "PyYAML", "rdflib"),
+    "peers": ("toon-format", "PyYAML", "rdflib", "ison-py", "ison-graph"),
 }
 
 

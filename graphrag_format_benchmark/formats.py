@@ -1,11 +1,12 @@
 """The formats beyond the article's five, as benchmark.Format records (PEER_FORMATS), which the package's face joins
 to benchmark.FORMATS after them.
 
-In: a benchmark.Graph. Out: its text in json_compact, pipe_table (GraphRAG's context tables), toon, yaml, turtle or
-markdown_kv, and a parser that reads exactly that text back. The peers' formats are written and read with their own
-ecosystem's library (each Format's library: toon-format, PyYAML, rdflib), imported only when the format is asked for.
-Also here: the round-trip proofs that spare a matrix the parsers of Turtle and YAML for another edge order of a text
-already checked (check_roundtrip_once).
+In: a benchmark.Graph. Out: its text in json_compact, pipe_table (GraphRAG's context tables), toon, yaml, turtle,
+markdown_kv, ison or isongraph, and a parser that reads exactly that text back. The peers' formats are written and read
+with their own ecosystem's library (each Format's library: toon-format, PyYAML, rdflib, ison-py, ison-graph), imported
+only when the format is asked for; what ISON's libraries cannot carry is refused with one line naming the value. Also
+here: the order in which isongraph shows the edges (isongraph_order), and the round-trip proofs that spare a matrix
+the parsers of Turtle and YAML for another edge order of a text already checked (check_roundtrip_once).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import json
 import re
 import urllib.parse
 from collections import Counter
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ._article import (
     ESCAPES,
@@ -487,6 +489,362 @@ def parse_markdown_kv(text: str) -> Graph:
     return from_records("markdown_kv", records, flat=True)
 
 
+# ison and isongraph: ISON's tables, written and read back by ISON's own libraries, ison-py (ison_parser) and
+# ison-graph (ISONGraph, which writes through ison-py's canonical writer). ISON quotes a value that holds a space, a
+# tab, a quote, a backslash, CR or LF, starts with '#' or ':', or would read as a number, a keyword or a block header,
+# so any text survives its quoting. What its writer and reader lose is refused with one line naming the value
+# (ison_refusal), never written: a row loses any whitespace at its end but a quoted one (the writer rstrips it), a row
+# that starts, after whitespace, with '#' or '---' is read as a comment or a summary line, a row of one dotted word as
+# a block header, and a float written with an exponent (1e-07) reads back as text. Each serializer reads its own text
+# back through the library before it is kept, so whatever else the libraries lose is refused too; the parsers keep
+# the last texts read (the round-trip check reads the same text again).
+ISON_FLOAT = re.compile(
+    r"-?[0-9]+\.[0-9]+"
+)  # ison-py's TypeInferrer.FLOAT_PATTERN: any other float's text reads as text
+
+
+@functools.cache
+def _ison_version(package: str) -> str:
+    """'ison-py 1.2.0': a library as the refusals name it."""
+    from importlib.metadata import version
+
+    return f"{package} {version(package)}"
+
+
+class _Row(NamedTuple):
+    """One record as an ISON row: what the refusal names it by, and each (field, value, cell text) in column order."""
+
+    label: str
+    cells: list[tuple[str, object, str]]
+    own: frozenset[str] = frozenset(("id", "name", "type", "source", "relation", "target"))  # the rest: properties
+
+    def field(self, name: str) -> str:
+        return name if name in self.own else f"property {name}"
+
+
+OWN_FIELDS = (frozenset(("id", "name", "type")), frozenset(("id", "source", "relation", "target")))  # nodes', edges'
+
+
+def _row_fault(cells: list[str]) -> tuple[int, str] | None:
+    """The cell of a row ison-py's reader cannot read back, and why, or None: ['a', '"b c"', 'x\\u2028'] -> (2, ...)."""
+    from ison_parser import Parser
+
+    row = " ".join(cells)
+    if row != row.rstrip():
+        return len(cells) - 1, "at the end of a row, where the writer strips whitespace"
+    line = row.strip()
+    first = next(k for k, c in enumerate(cells) if c.strip())
+    if line.startswith("#"):
+        return first, "at the start of a row, which the reader takes for a comment (a '#' after whitespace)"
+    if line.startswith("---"):
+        return first, "at the start of a row, which the reader takes for a summary line ('---')"
+    if len(line.split()) == 1 and Parser("")._looks_like_header(line):
+        return first, "alone in a row, which the reader takes for a block header"
+    return None
+
+
+def ison_refusal(fmt: str, library: str, rows: Iterator[_Row]) -> BenchmarkError | None:
+    """The first value of rows the ISON library at hand cannot carry, as one line naming it, the library and the fix:
+    "format ison cannot carry 'x\\u2028', the type of node 'a': ison-py 1.2.0 writes it unquoted at the end of a row,
+    where the writer strips whitespace; leave ison out of --formats"; None when every row reads back."""
+    from ison_parser import TypeInferrer
+
+    for row in rows:
+        for field, value, cell in row.cells:  # a number is written bare, and must read back as the same kind
+            if not isinstance(value, str) and type(TypeInferrer.infer(cell)) is not type(value):
+                return BenchmarkError(
+                    f"format {fmt} cannot carry {value!r}, the {row.field(field)} of {row.label}: {library} writes it "
+                    f"as {cell}, which reads back as text (a float reads back only as digits.digits); leave {fmt} out "
+                    "of --formats"
+                )
+        fault = _row_fault([cell for _, _, cell in row.cells])
+        if fault is not None:
+            field, value, _ = row.cells[fault[0]]
+            return BenchmarkError(
+                f"format {fmt} cannot carry {value!r}, the {row.field(field)} of {row.label}: {library} writes it "
+                f"unquoted {fault[1]}; leave {fmt} out of --formats"
+            )
+    return None
+
+
+def _record_labels(graph: Graph) -> tuple[list[str], list[str]]:
+    """How a refusal names each node and edge: "node 'a'", "edge ('a', 'R', 'b')"."""
+    return [f"node {n.id!r}" for n in graph.nodes], [f"edge {tuple(e)!r}" for e in graph.edges]
+
+
+def _proved(fmt: str, graph: Graph, text: str, library: str, rows: Callable[[], Iterator[_Row]]) -> str:
+    """text, once the library reads it back as graph; else the one line of ison_refusal, or what differed."""
+    try:
+        difference = first_difference(graph, PEER_FORMATS[fmt].parse(text))
+    except BenchmarkError as e:
+        difference = f"its text does not read back ({e})"
+    if difference is None:
+        return text
+    raise ison_refusal(fmt, library, rows()) or BenchmarkError(
+        f"format {fmt} cannot carry this graph: {library} reads its text back otherwise ({difference}); leave {fmt} "
+        "out of --formats"
+    )
+
+
+# ison: two tables, as ison-py's from_dict writes a graph's records (the same bytes; tested): table.nodes (id name
+# type, then a column per property, null where a record has none) and table.edges (source relation target, an edge's
+# id first with --edge-ids), a row per record in the order shown. ison-py's reader takes a dotted field name for a path
+# (valid.from: the field from inside valid) and this parser flattens it back, so a property named like a path into
+# another field (valid.from beside valid, id.x beside id) is refused.
+def _ison_document(graph: Graph) -> Any:
+    from ison_parser import Block, Document
+
+    plain = graph_dict(graph, flat=True, absent=None)
+    fields = {
+        "nodes": [*Node._fields, *prop_columns(graph.node_props)],
+        "edges": [*(["id"] if graph.edge_ids else []), *Edge._fields, *prop_columns(graph.edge_props)],
+    }
+    return Document([Block("table", key, fields[key], plain[key]) for key in ("nodes", "edges")])
+
+
+def _ison_rows(graph: Graph) -> Iterator[_Row]:
+    from ison_parser import Serializer
+
+    for block, labels, own in zip(_ison_document(graph).blocks, _record_labels(graph), OWN_FIELDS):
+        for row, label in zip(block.rows, labels):
+            yield _Row(label, [(f, row[f], Serializer._value_to_ison(row[f])) for f in block.fields], own)
+
+
+def serialize_ison(graph: Graph) -> str:
+    import ison_parser
+
+    document = _ison_document(graph)
+    for block in document.blocks:
+        names = set(block.fields)
+        for field in block.fields:
+            head = field
+            while "." in head:
+                head = head.rsplit(".", 1)[0]
+                if head in names:
+                    raise BenchmarkError(
+                        f"format ison cannot carry the {block.name[:-1]} property {field!r} beside {head!r}: "
+                        f"{_ison_version('ison-py')} reads a dotted field name as a path into the field before its "
+                        "dot; rename the property, or leave ison out of --formats"
+                    )
+    text = ison_parser.dumps(document)
+    return _proved("ison", graph, text, _ison_version("ison-py"), lambda: _ison_rows(graph))
+
+
+def _ison_flat(row: dict, prefix: str = "") -> dict:
+    """A row as ison-py reads it, its dotted paths flattened back: {'valid': {'from': 3}} -> {'valid.from': 3}."""
+    out = {}
+    for key, value in row.items():
+        if isinstance(value, dict):
+            out.update(_ison_flat(value, f"{prefix}{key}."))
+        else:
+            out[prefix + key] = value
+    return out
+
+
+ISON_FIELDS = {"nodes": (["id", "name", "type"],), "edges": (["source", "relation", "target"], ["id", "source"])}
+
+
+@functools.lru_cache(maxsize=4)  # the text a serializer just read back is read again by the round-trip check
+def parse_ison(text: str) -> Graph:
+    import ison_parser
+
+    try:
+        document = ison_parser.loads(text)
+    except (ison_parser.ISONError, TypeError) as e:  # TypeError: a dotted field under a field that holds a value
+        raise format_error("ison", getattr(e, "line", 0) or 1, str(e).splitlines()[0][:200]) from None
+    blocks = [(b.kind, b.name) for b in document.blocks]
+    if blocks != [("table", "nodes"), ("table", "edges")] or any(
+        not any(b.fields[: len(f)] == f for f in ISON_FIELDS[b.name]) for b in document.blocks
+    ):
+        raise format_error(
+            "ison", 1, "expected the blocks table.nodes (id name type ...) and table.edges (source relation target ...)"
+        )
+    return _from_plain("ison", {b.name: [_ison_flat(row) for row in b.rows] for b in document.blocks})
+
+
+# isongraph: the property graph ISONGraph writes (to_ison, ISON's canonical form): a block nodes.TYPE per node type
+# (id, then the properties, the name among them, in ISON's canonical column order) and a block edges.RELATION per
+# relation (source and target as :TYPE:ID references, then the properties; an edge's id first with --edge-ids), blocks
+# and rows sorted by the library (an answer's path counts the edges in that order: isongraph_order). ISONGraph takes a
+# type or relation as a block name, where a space, a quote, a backslash, ':' or '|' cannot stand: such a node is put in
+# nodes.entity with its type as a value, such an edge in edges.RELATED_TO with its relation as a value (from_dict's
+# defaults for a node or an edge with none); its references cannot quote, so an id's '%', ':', '|' and whitespace are
+# written %XX (UTF-8 bytes, as a URL), a leading '---' as %2D--, and the empty id as '%'. The prompt has no note of a
+# format's own: the text's first line, a comment ISON's reader skips, says how to read a reference. ISONGraph is a
+# simple graph: two edges of one relation, source and target are refused.
+ISONGRAPH_TYPE, ISONGRAPH_RELATION = "entity", "RELATED_TO"  # ISONGraph.from_dict's defaults
+ISONGRAPH_NOTE = (
+    "# :TYPE:ID is the node ID of block nodes.TYPE; a row of block edges.RELATION is an edge source -RELATION-> target"
+)
+ISONGRAPH_NOTE_ESCAPES = "; in an ID, %XX is a UTF-8 byte (%20 a space) and % alone the empty ID"
+ISONGRAPH_NOTE_VALUES = "; where a row has a relation or a type value, that is the edge's relation or the node's type"
+ISONGRAPH_ESCAPED = frozenset("%:|")  # and whitespace: what a reference (written unquoted) cannot hold
+
+
+def _block_name(value: str) -> bool:
+    """Whether ISONGraph writes value as a block name that reads back the same (InvalidIdentifierError's rule, and no
+    whitespace at all: ison-py strips a header line)."""
+    return bool(value) and not any(c.isspace() or c in ':|"\\' for c in value)
+
+
+def _percent(c: str) -> str:
+    """A character as %XX, its UTF-8 bytes: ' ' -> '%20'."""
+    return "".join(f"%{b:02X}" for b in c.encode("utf-8"))
+
+
+def _isongraph_id(value: str) -> str:
+    """A node id as ISONGraph's references can carry it: 'Ada Lovelace' -> 'Ada%20Lovelace', '' -> '%'."""
+    text = "".join(_percent(c) if c in ISONGRAPH_ESCAPED or c.isspace() else c for c in value)
+    if text.lstrip("-").isdigit() and not text.isascii():  # ISONGraph takes it for a number, and int('²') fails
+        text = "".join(c if c.isascii() else _percent(c) for c in text)
+    return "%2D" + text[1:] if text.startswith("---") else text or "%"
+
+
+def _isongraph_id_back(value: object) -> object:
+    """The id _isongraph_id wrote: 'Ada%20Lovelace' -> 'Ada Lovelace'."""
+    if not isinstance(value, str):
+        return value
+    return "" if value == "%" else urllib.parse.unquote(value, errors="strict")
+
+
+class _ISONGraphOf(NamedTuple):
+    """A graph as an ISONGraph, and where each record went: node id -> (block, id); edge key -> the edge's index."""
+
+    isg: Any
+    refs: dict[str, tuple[str, str]]
+    edges: dict[tuple, int]
+
+
+# what ISONGraph cannot read back as a property name: a dotted path, or a name from_ison passes to add_node(node_type,
+# node_id, **properties) or add_edge(rel_type, source, target, **properties) beside their own arguments
+ISONGRAPH_PARAMETERS = ({"node_type", "node_id"}, {"rel_type"})  # nodes', edges'
+ISONGRAPH_CALLS = ("add_node(node_type, node_id, **properties)", "add_edge(rel_type, source, target, **properties)")
+
+
+def _isongraph_names(graph: Graph, library: str) -> None:
+    """Refuse, with one line, a property name ISONGraph cannot carry (ISONGRAPH_PARAMETERS)."""
+    for k, (parameters, all_props) in enumerate(zip(ISONGRAPH_PARAMETERS, (graph.node_props, graph.edge_props))):
+        for at, props in enumerate(all_props):
+            key = next((key for key, _ in props if "." in key or key in parameters), None)
+            if key is not None:
+                why = (
+                    "refuses a property name with '.'"
+                    if "." in key
+                    else f"reads properties back as keyword arguments of {ISONGRAPH_CALLS[k]}"
+                )
+                raise BenchmarkError(
+                    f"format isongraph cannot carry {_record_labels(graph)[k][at]} property {key!r}: {library} {why}; "
+                    "rename the property, or leave isongraph out of --formats"
+                )
+
+
+def _isongraph_of(graph: Graph) -> _ISONGraphOf:
+    from ison_graph import ISONGraph
+
+    isg = ISONGraph()
+    refs: dict[str, tuple[str, str]] = {}
+    edges: dict[tuple, int] = {}
+    library = _ison_version("ison-graph")
+    _isongraph_names(graph, library)
+    for node, props in graph.nodes_with_props():  # properties set on the record: a name may be one of add_node's own
+        kind = node.type if _block_name(node.type) else ISONGRAPH_TYPE
+        refs[node.id] = (kind, _isongraph_id(node.id))
+        own = {"name": node.name, **({} if kind == node.type else {"type": node.type})}
+        isg.add_node(*refs[node.id]).properties.update(own, **dict(props))
+    for k, (edge, props) in enumerate(graph.edges_with_props()):
+        relation = edge.relation if _block_name(edge.relation) else ISONGRAPH_RELATION
+        key = (relation, refs[edge.source], refs[edge.target])
+        if key in edges:
+            raise BenchmarkError(
+                f"format isongraph cannot carry edge {tuple(edge)!r} beside {tuple(graph.edges[edges[key]])!r}: "
+                f"{library} keeps one edge of a relation from one node to another (edges.{relation}); leave isongraph "
+                "out of --formats, or remove the duplicate"
+            )
+        edges[key] = k
+        more = {"id": graph.edge_ids[k]} if graph.edge_ids else {}
+        if relation != edge.relation:
+            more["relation"] = edge.relation
+        isg.add_edge(*key).properties.update(more, **dict(props))
+    return _ISONGraphOf(isg, refs, edges)
+
+
+def _isongraph_rows(graph: Graph) -> Iterator[_Row]:
+    """The rows ISONGraph writes for graph, each named by its record, nodes then edges in the graph's order."""
+    from ison_parser import Reference, Serializer
+
+    of = _isongraph_of(graph)
+    node_labels, edge_labels = _record_labels(graph)
+    node_at = {ref: k for k, ref in enumerate(of.refs.values())}
+    rows: list[tuple[int, _Row]] = []
+    for block in of.isg._document().blocks:
+        fields = Serializer._sort_fields_canonical(block.fields)
+        for row in block.rows:
+            cells = [(f, row[f], Serializer._value_to_ison(row[f])) for f in fields]
+            if block.kind == "nodes":
+                k = node_at[(block.name, row["id"])]
+                rows.append((k, _Row(node_labels[k], cells, OWN_FIELDS[0])))
+            else:
+                ends = tuple((r.type, r.id) for r in (row["source"], row["target"]) if isinstance(r, Reference))
+                k = of.edges[(block.name, *ends)]
+                rows.append((len(node_labels) + k, _Row(edge_labels[k], cells, OWN_FIELDS[1])))
+    return (row for _, row in sorted(rows, key=lambda pair: pair[0]))
+
+
+def serialize_isongraph(graph: Graph) -> str:
+    of = _isongraph_of(graph)
+    escaped = any(ref[1] != node_id for node_id, ref in of.refs.items())
+    own_values = any(ref[0] != n.type for n, ref in zip(graph.nodes, of.refs.values())) or any(
+        key[0] != graph.edges[k].relation for key, k in of.edges.items()
+    )
+    note = ISONGRAPH_NOTE + (ISONGRAPH_NOTE_ESCAPES if escaped else "") + (ISONGRAPH_NOTE_VALUES if own_values else "")
+    text = "\n".join(t for t in (note, of.isg.to_ison()) if t)
+    library = f"{_ison_version('ison-graph')} (through {_ison_version('ison-py')})"
+    return _proved("isongraph", graph, text, library, lambda: _isongraph_rows(graph))
+
+
+@functools.lru_cache(maxsize=4)  # as parse_ison
+def parse_isongraph(text: str) -> Graph:
+    from ison_graph import ISONGraph
+
+    try:
+        isg = ISONGraph.from_ison(text)
+    except Exception as e:  # ison-py's ISONError, ISONGraph's GraphError and ValueError, for a text it cannot read
+        raise format_error("isongraph", getattr(e, "line", 0) or 1, str(e).splitlines()[0][:200]) from None
+    nodes, edges = [], []
+    try:
+        for node in isg.nodes():
+            props = dict(node.properties)
+            kind = props.pop("type", None)
+            nodes.append(
+                {
+                    "id": _isongraph_id_back(node.id),
+                    "name": props.pop("name", None),
+                    "type": node.type if kind is None else kind,
+                    **props,
+                }
+            )
+        for edge in isg.edges():
+            props = dict(edge.properties)
+            edge_id, relation = props.pop("id", None), props.pop("relation", None)
+            record = {
+                "source": _isongraph_id_back(edge.source[1]),
+                "relation": edge.rel_type if relation is None else relation,
+                "target": _isongraph_id_back(edge.target[1]),
+                **props,
+            }
+            edges.append(record if edge_id is None else {"id": edge_id, **record})
+    except UnicodeDecodeError as e:
+        raise format_error("isongraph", 1, f"an id's %XX bytes are not UTF-8 ({e.reason})") from None
+    return _from_plain("isongraph", {"nodes": nodes, "edges": edges})
+
+
+def isongraph_order(graph: Graph) -> list[int]:
+    """The graph's edge at each place isongraph shows (ISONGraph sorts its blocks and rows): the edge an answer's
+    path index n cites."""
+    place = {edge: k for k, edge in enumerate(graph.edges)}  # each edge once: isongraph refuses a second
+    return [place[edge] for edge in parse_isongraph(serialize_isongraph(graph)).edges]
+
+
 def turtle_statements(text: str) -> tuple[str, Counter] | None:
     """A text of serialize_turtle as its directives and the multiset of its statement lines, when each statement is one
     line (no long string: rdflib writes a literal with a newline between triple quotes, over several lines); else
@@ -539,6 +897,11 @@ def check_roundtrip_once(fmt: str, graph: Graph, text: str, proven: dict) -> Non
         proven[fmt] = (lines, graph)
 
 
+# package -> the packages whose code writes and reads its format's bytes too, recorded beside it in the manifest
+WRITES_THROUGH = {
+    "ison-graph": ("ison-py",)
+}  # ISONGraph writes and reads through ison-py's canonical writer and reader
+
 # The peers' formats, in the report order after the article's five; the package's face joins them to benchmark.FORMATS.
 PEER_FORMATS = {
     "json_compact": Format(serialize_json_compact, parse_json_compact),
@@ -547,4 +910,6 @@ PEER_FORMATS = {
     "yaml": Format(serialize_yaml, parse_yaml, ("yaml", "PyYAML")),
     "turtle": Format(serialize_turtle, parse_turtle, ("rdflib", "rdflib"), "an RDF triple has no id of its own"),
     "markdown_kv": Format(serialize_markdown_kv, parse_markdown_kv),
+    "ison": Format(serialize_ison, parse_ison, ("ison_parser", "ison-py")),
+    "isongraph": Format(serialize_isongraph, parse_isongraph, ("ison_graph", "ison-graph")),
 }

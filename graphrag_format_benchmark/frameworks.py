@@ -60,6 +60,7 @@ from ._article import (
     scalar_value,
     split_fields,
 )
+from .formats import isongraph_order
 from .stores import DEFAULT_RELATION, DEFAULT_TYPE  # a node's type and an edge's relation when its store gives none
 
 if TYPE_CHECKING:
@@ -974,8 +975,9 @@ def records(graph: Graph) -> int:
 
 # The formats that show a graph's edges in an order of their own and no id beside each: an answer's path counts the
 # edges in the order shown (the prompt says so), which is not the graph's; format -> the graph's edge at each place
-# shown. GraphRAG ranks its rows too, but prints each one's id, which an answer cites.
-CITED_ORDER: dict[str, Callable[[Graph], list[int]]] = {"lightrag": lightrag_order}
+# shown. GraphRAG ranks its rows too, but prints each one's id, which an answer cites. ISONGraph sorts its blocks and
+# rows (the peers' isongraph, formats.isongraph_order).
+CITED_ORDER: dict[str, Callable[[Graph], list[int]]] = {"lightrag": lightrag_order, "isongraph": isongraph_order}
 
 
 def cited_order(fmt: str, graph: Graph) -> list[int] | None:

@@ -227,7 +227,7 @@ def test_the_articles_files_as_printed_score_one_under_the_solver_and_run_the_pe
         "--questions",
         questions,
         "--formats",
-        "toon,yaml,turtle",
+        "toon,yaml,turtle,ison,isongraph",
         "--model",
         "solver",
         "--out",
@@ -235,7 +235,7 @@ def test_the_articles_files_as_printed_score_one_under_the_solver_and_run_the_pe
     )
     assert peers.returncode == 0, peers.stderr
     cells = json.loads((tmp_path / "p" / "results.json").read_text(encoding="utf-8"))["cells"]
-    assert len(cells) == 18 and all(c["answer_correct"] and (c["path_exact"] or c["insufficient"]) for c in cells)
+    assert len(cells) == 30 and all(c["answer_correct"] and (c["path_exact"] or c["insufficient"]) for c in cells)
 
 
 @pytest.mark.parametrize(

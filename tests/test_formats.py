@@ -11,15 +11,33 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from kg_graphs import hostile_names_graph
 
 import benchmark
 from benchmark import BenchmarkError, Edge, Graph, Node
 from graphrag_format_benchmark import formats
 
-from conftest import GOLDEN, ROOT
+from conftest import GOLDEN, ROOT, run_cli
 
 ALL_FORMATS = list(benchmark.FORMATS)
 SETS_OF_TRIPLES = ("turtle",)  # RDF: no order, no duplicate, no edge id; compared as multisets
+SORTED_BY_LIBRARY = ("isongraph",)  # ISONGraph sorts its blocks and rows: compared as multisets
+ISON_FORMATS = ("ison", "isongraph")  # what their libraries cannot carry is refused with one line, never written
+ISON_LIBRARIES = {"ison": "ison-py 1.2.0", "isongraph": "ison-graph 1.4.0 (through ison-py 1.2.0)"}
+# whitespace ISON's writer strips from the end of a row (str.rstrip) and does not quote
+ROW_END_WHITESPACE = ("\u2028", "\x85", "\x0b", "\x0c", "\x1f")
+
+
+def ison_refused_at_row_end(fmt: str, label: str, field: str, value: object) -> str:
+    return (
+        f"format {fmt} cannot carry {value!r}, the {field} of {label}: {ISON_LIBRARIES[fmt]} writes it unquoted at the "
+        f"end of a row, where the writer strips whitespace; leave {fmt} out of --formats"
+    )
+
+
+def refused_by_ison(fmt: str, caught: BenchmarkError) -> bool:
+    """An ISON format refused a graph with one line naming what it cannot carry."""
+    return fmt in ISON_FORMATS and str(caught).startswith(f"format {fmt} cannot carry ") and "\n" not in str(caught)
 
 
 # triplets, records: nodes come back in the order they are first shown; edges keep theirs
@@ -30,7 +48,7 @@ RANKED = ("graphrag", "lightrag")  # relationships ranked by degree, as the fram
 def same_graph(fmt: str, graph: Graph, parsed: Graph) -> bool:
     """parsed is graph: in order, or as a multiset where the format
     has no order (of its nodes, its edges, or of anything)."""
-    if fmt in SETS_OF_TRIPLES:
+    if fmt in SETS_OF_TRIPLES or fmt in SORTED_BY_LIBRARY:
         return benchmark.first_difference(graph, parsed) is None
     if fmt in NODES_AS_SHOWN:
         return benchmark.first_difference(graph, parsed) is None and (parsed.edges, parsed.edge_ids) == (
@@ -133,6 +151,11 @@ def test_canonical_round_trip_keeps_order(fmt, canonical):
 @pytest.mark.parametrize("value", HOSTILE, ids=repr)
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_hostile_value_round_trips(fmt, value):
+    if fmt in ISON_FORMATS and value in ROW_END_WHITESPACE:  # the node (value, value, value)'s row ends in its type
+        with pytest.raises(BenchmarkError) as caught:
+            benchmark.serialize_checked(fmt, graph_with(value))
+        assert str(caught.value) == ison_refused_at_row_end(fmt, f"node {value!r}", "type", value)
+        return
     assert read_back(fmt, graph_with(value))
 
 
@@ -143,6 +166,11 @@ def test_hostile_value_round_trips_with_edge_ids(fmt, value):
     if fmt in SETS_OF_TRIPLES:
         with pytest.raises(BenchmarkError, match="format turtle cannot carry --edge-ids"):
             benchmark.serialize_checked(fmt, graph)
+        return
+    if fmt in ISON_FORMATS and value in ROW_END_WHITESPACE:
+        with pytest.raises(BenchmarkError) as caught:
+            benchmark.serialize_checked(fmt, graph)
+        assert str(caught.value) == ison_refused_at_row_end(fmt, f"node {value!r}", "type", value)
         return
     assert read_back(fmt, graph)
 
@@ -158,6 +186,8 @@ EDGE_ID_BYTES = {  # how each format shows an edge id ("e1") on the edge a -R-> 
     "toon": "edges[1]{id,source,relation,target}:\n  e1,a,R,b",
     "yaml": "- id: e1\n  source: a",
     "markdown_kv": "id: e1\nsource: a",
+    "ison": "table.edges\nid source relation target\ne1 a R b",
+    "isongraph": "edges.R\nid source target\ne1 :t:a :t:b",
     "graphrag": "id|source|target|description\ne1|a|b|R",
     "lightrag": '{"id": "e1", "entity1": "a", "entity2": "b", "description": "R"}',
     "llamaindex": "A ({'label': 't', 'id': 'a'}) -> R ({'id': 'e1'}) -> B ({'label': 't', 'id': 'b'})",
@@ -191,6 +221,16 @@ def test_duplicate_edges_survive(fmt):
         with pytest.raises(BenchmarkError, match=r"format turtle cannot carry the edge \('a', 'R', 'a'\) twice"):
             benchmark.serialize_checked(fmt, graph)
         return
+    if fmt == "isongraph":  # ISONGraph is a simple graph: one edge of a relation from a node to another
+        for edge_ids in ((), ("e1", "e2")):
+            with pytest.raises(BenchmarkError) as caught:
+                benchmark.serialize_checked(fmt, replace(graph, edge_ids=edge_ids))
+            assert str(caught.value) == (
+                "format isongraph cannot carry edge ('a', 'R', 'a') beside ('a', 'R', 'a'): ison-graph 1.4.0 keeps one "
+                "edge of a relation from one node to another (edges.R); leave isongraph out of --formats, or remove "
+                "the duplicate"
+            )
+        return
     assert read_back(fmt, graph)
 
 
@@ -214,7 +254,10 @@ def test_any_valid_graph_with_edge_ids_round_trips_exactly(fmt, graph):
     if fmt in SETS_OF_TRIPLES:
         return  # refused, see test_hostile_value_round_trips_with_edge_ids
     graph = replace(graph, edge_ids=tuple(f"e{k + 1}" for k in range(len(graph.edges))))
-    assert read_back(fmt, graph)
+    try:
+        assert read_back(fmt, graph)
+    except BenchmarkError as e:  # what ISON's libraries cannot carry, named in one line
+        assert refused_by_ison(fmt, e), e
 
 
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
@@ -226,7 +269,11 @@ def test_any_valid_graph_round_trips_exactly(fmt, graph):
         with pytest.raises(BenchmarkError, match="format turtle cannot carry the edge"):
             serialize(graph)
         return
-    text = serialize(graph)
+    try:
+        text = serialize(graph)
+    except BenchmarkError as e:  # what ISON's libraries cannot carry, named in one line
+        assert refused_by_ison(fmt, e), e
+        return
     if unicodedata.normalize("NFC", text) != text:
         # Two NFC values can compose across a delimiter; then the check must refuse, never pass silently.
         with pytest.raises(BenchmarkError, match=f"round-trip check failed for format {fmt}"):
@@ -486,20 +533,45 @@ PROPERTY_VALUES = [
 ]
 
 
-def graph_with_props(value) -> Graph:
-    """A graph whose first node and first edge carry value in a property, beside records that have none."""
+def graph_with_props(value, dotted: bool = True) -> Graph:
+    """A graph whose first node and first edge carry value in a property, beside records that have none (and a
+    property with a dotted name, which ISONGraph refuses, unless dotted is False)."""
     return Graph(
         nodes=(Node("a", "A", "t"), Node("b", "B", "t")),
         edges=(Edge("a", "R", "b"), Edge("b", "S", "a")),
-        node_props=((("description", value), ("valid.from-year", 3)), ()),
+        node_props=((("description", value), ("valid.from-year" if dotted else "valid_from_year", 3)), ()),
         edge_props=((("since", value),), ()),
     )
+
+
+DOTTED_NAMES_REFUSED = ("isongraph",)
+
+
+def ison_property_refusal(fmt: str, value) -> str | None:
+    """The one line an ISON format refuses graph_with_props(value) with, or None when it carries it: a float written
+    with an exponent reads back as text; in ison, the edge's since is its row's last cell (in isongraph, since sorts
+    before source and target, and the row ends in a reference)."""
+    if isinstance(value, float) and "e" in str(value):
+        return (
+            f"format {fmt} cannot carry {value!r}, the property description of node 'a': {ISON_LIBRARIES[fmt]} writes "
+            f"it as {value}, which reads back as text (a float reads back only as digits.digits); leave {fmt} out of "
+            "--formats"
+        )
+    if fmt == "ison" and value in ROW_END_WHITESPACE:
+        return ison_refused_at_row_end(fmt, "edge ('a', 'R', 'b')", "property since", value)
+    return None
 
 
 @pytest.mark.parametrize("value", PROPERTY_VALUES, ids=repr)
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_property_values_round_trip_with_their_types(fmt, value):
-    graph = graph_with_props(value)
+    graph = graph_with_props(value, dotted=fmt not in DOTTED_NAMES_REFUSED)
+    refusal = ison_property_refusal(fmt, value) if fmt in ISON_FORMATS else None
+    if refusal is not None:
+        with pytest.raises(BenchmarkError) as caught:
+            benchmark.serialize_checked(fmt, graph)
+        assert str(caught.value) == refusal
+        return
     parsed = benchmark.FORMATS[fmt].parse(benchmark.serialize_checked(fmt, graph))
     assert benchmark.first_difference(graph, parsed) is None
     value_back = dict(parsed.node_props[parsed.nodes.index(Node("a", "A", "t"))])["description"]
@@ -511,7 +583,7 @@ def test_property_values_round_trip_with_their_types(fmt, value):
 
 @pytest.mark.parametrize("fmt", [f for f in ALL_FORMATS if f not in SETS_OF_TRIPLES])
 def test_properties_round_trip_with_edge_ids(fmt):
-    graph = replace(graph_with_props("x|y=z"), edge_ids=("e1", "e2"))
+    graph = replace(graph_with_props("x|y=z", dotted=fmt not in DOTTED_NAMES_REFUSED), edge_ids=("e1", "e2"))
     assert read_back(fmt, graph)
 
 
@@ -545,6 +617,9 @@ PROPERTY_BYTES = {  # how each format writes the node property founded=1005 and 
     "toon": 'nodes[1]{id,name,type,founded}:\n  a,A,c,1005\nedges[1]{source,relation,target,since}:\n  a,R,a,"2019"',
     "yaml": "  type: c\n  founded: 1005",
     "markdown_kv": "type: c\nfounded: 1005",
+    "ison": 'table.nodes\nid name type founded\na A c 1005\n\ntable.edges\nsource relation target since\na R a "2019"',
+    # ISON's canonical column order: id first, then by UTF-8 bytes (since before source)
+    "isongraph": 'edges.R\nsince source target\n"2019" :c:a :c:a\n\nnodes.c\nid founded name\na 1005 A',
     "turtle": 'rdfs:label "A" ; p:founded 1005 .\nn:a r:R n:a .\n[ rdf:subject n:a ; rdf:predicate r:R ; '
     'rdf:object n:a ] p:since "2019" .',
     "graphrag": "id|entity|description|number of "
@@ -591,7 +666,11 @@ def test_any_graph_with_properties_round_trips(fmt, graph, data):
     )
     if fmt in SETS_OF_TRIPLES and len(set(graph.edges)) < len(graph.edges):
         return  # refused, see test_duplicate_edges_survive
-    text = benchmark.FORMATS[fmt].serialize(graph)
+    try:
+        text = benchmark.FORMATS[fmt].serialize(graph)
+    except BenchmarkError as e:  # what ISON's libraries cannot carry, named in one line
+        assert refused_by_ison(fmt, e), e
+        return
     if unicodedata.normalize("NFC", text) != text:
         with pytest.raises(BenchmarkError, match=f"round-trip check failed for format {fmt}"):
             benchmark.serialize_checked(fmt, graph)
@@ -801,6 +880,8 @@ def test_only_the_packages_face_registers_and_each_module_holds_its_formats_as_r
         "toon": "toon-format",
         "yaml": "PyYAML",
         "turtle": "rdflib",
+        "ison": "ison-py",
+        "isongraph": "ison-graph",
     }
     before = list(benchmark.FORMATS)
     graphrag_format_benchmark.join_registries()
@@ -813,3 +894,261 @@ def test_a_format_that_cannot_carry_edge_ids_is_refused_with_edge_ids_by_its_own
         "error: --edge-ids: format turtle cannot carry edge ids (an RDF triple has no id of its "
         "own); leave turtle out of --formats\n"
     )
+
+
+# ---- ison and isongraph: written and read back by ISON's own libraries, ison-py and ison-graph
+
+
+def test_ison_is_what_ison_py_writes_of_the_graphs_records_and_reads_back(canonical):
+    import ison_parser
+
+    with_props = graph_with_props("x y", dotted=False)
+    for graph in (canonical.graph, with_props, replace(with_props, edge_ids=("e1", "e2"))):
+        text = benchmark.serialize_checked("ison", graph)
+        records = formats.graph_dict(graph, flat=True, absent=None)
+        assert text == ison_parser.dumps(ison_parser.from_dict(records))  # the library's own conversion of the records
+        assert {b.name: b.rows for b in ison_parser.loads(text).blocks} == records
+    assert (
+        benchmark.serialize_checked("ison", with_props)
+        == 'table.nodes\nid name type description valid_from_year\na A t "x y" 3\nb B t null null\n\n'
+        'table.edges\nsource relation target since\na R b "x y"\nb S a null'
+    )
+
+
+def test_isongraph_is_what_isongraph_writes_of_the_typed_graph_after_a_note_and_reads_back(canonical):
+    from ison_graph import ISONGraph
+
+    graph = canonical.graph
+    text = benchmark.serialize_checked("isongraph", graph)
+    note, body = text.split("\n", 1)
+    assert note == (
+        "# :TYPE:ID is the node ID of block nodes.TYPE; a row of block edges.RELATION is an edge source -RELATION-> "
+        "target"
+    )
+    built = ISONGraph()  # the graph as ISONGraph's own API builds it: a node by (type, id), an edge by relation
+    kind = {n.id: n.type for n in graph.nodes}
+    for n in graph.nodes:
+        built.add_node(n.type, n.id, name=n.name)
+    for e in graph.edges:
+        built.add_edge(e.relation, (kind[e.source], e.source), (kind[e.target], e.target))
+    assert body == built.to_ison()
+    back = ISONGraph.from_ison(text)  # the note is an ISON comment, which the reader skips
+    assert sorted((n.type, n.id, n.properties) for n in back.nodes()) == sorted(
+        (n.type, n.id, {"name": n.name}) for n in graph.nodes
+    )
+    assert sorted(e.key for e in back.edges()) == sorted(
+        (e.relation, (kind[e.source], e.source), (kind[e.target], e.target)) for e in graph.edges
+    )
+
+
+def test_isongraph_carries_ids_types_and_relations_its_references_and_block_names_cannot_hold():
+    from ison_graph import ISONGraph
+
+    graph = Graph(
+        (
+            Node("Ada Lovelace", "Ada", "big city"),
+            Node("a:b|c%", "A B", "entity"),
+            Node("", "empty", "person"),
+            Node("---x", "dash", "person"),
+        ),
+        (
+            Edge("Ada Lovelace", "lives in", "a:b|c%"),
+            Edge("a:b|c%", "", "Ada Lovelace"),
+            Edge("", "RELATED_TO", "---x"),
+            Edge("---x", "KNOWS", ""),
+        ),
+    )
+    text = benchmark.serialize_checked("isongraph", graph)
+    assert text == (
+        "# :TYPE:ID is the node ID of block nodes.TYPE; a row of block edges.RELATION is an edge source -RELATION-> "
+        "target; in an ID, %XX is a UTF-8 byte (%20 a space) and % alone the empty ID; where a row has a relation or a "
+        "type value, that is the edge's relation or the node's type\n"
+        "edges.KNOWS\nsource target\n:person:%2D--x :person:%\n\n"
+        'edges.RELATED_TO\nrelation source target\n"" :entity:a%3Ab%7Cc%25 :entity:Ada%20Lovelace\n'
+        '"lives in" :entity:Ada%20Lovelace :entity:a%3Ab%7Cc%25\nnull :person:% :person:%2D--x\n\n'
+        'nodes.entity\nid name type\nAda%20Lovelace Ada "big city"\na%3Ab%7Cc%25 "A B" null\n\n'
+        "nodes.person\nid name\n% empty\n%2D--x dash"
+    )
+    back = ISONGraph.from_ison(text)
+    assert sorted(n.ref for n in back.nodes()) == [
+        ("entity", "Ada%20Lovelace"),
+        ("entity", "a%3Ab%7Cc%25"),
+        ("person", "%"),
+        ("person", "%2D--x"),
+    ]
+    assert benchmark.first_difference(graph, formats.parse_isongraph(text)) is None
+    for odd in ("²", "-²", "1066"):  # ISONGraph.add_node takes an id of digits for a number: int("²") would fail
+        assert read_back("isongraph", Graph((Node(odd, "x", "t"),), (Edge(odd, "R", odd),)))
+
+
+A_NODE = Node("a", "A", "t")
+
+
+def one_node(node_props=(), edge_props=(), node=A_NODE) -> Graph:
+    """A node with a self-loop R, each with the properties given."""
+    return Graph((node,), (Edge(node.id, "R", node.id),), (), (node_props,), (edge_props,))
+
+
+ISON_PY, ISON_GRAPH = "ison-py 1.2.0", "ison-graph 1.4.0 (through ison-py 1.2.0)"
+ISON_REFUSALS = [  # what each library cannot carry, and the one line that says so
+    (
+        "ison",
+        one_node(node=Node("---", "a", "t")),
+        "format ison cannot carry '---', the id of node '---': ison-py 1.2.0 writes it unquoted at the start of a row, "
+        "which the reader takes for a summary line ('---'); leave ison out of --formats",
+    ),
+    (
+        "ison",
+        one_node(node=Node("\u3000#x", "a", "t")),
+        "format ison cannot carry '\\u3000#x', the id of node '\\u3000#x': ison-py 1.2.0 writes it unquoted at the "
+        "start of a row, which the reader takes for a comment (a '#' after whitespace); leave ison out of --formats",
+    ),
+    (
+        "ison",
+        Graph((Node("\u3000", "\u3000", "\u3000a.b"),), ()),
+        "format ison cannot carry '\\u3000a.b', the type of node '\\u3000': ison-py 1.2.0 writes it unquoted alone in "
+        "a row, which the reader takes for a block header; leave ison out of --formats",
+    ),
+    (
+        "ison",
+        one_node(edge_props=(("weight", 1e-07),)),
+        "format ison cannot carry 1e-07, the property weight of edge ('a', 'R', 'a'): ison-py 1.2.0 writes it as "
+        "1e-07, which reads back as text (a float reads back only as digits.digits); leave ison out of --formats",
+    ),
+    (
+        "ison",
+        one_node((("valid", 1), ("valid.from", 2))),
+        "format ison cannot carry the node property 'valid.from' beside 'valid': ison-py 1.2.0 reads a dotted field "
+        "name as a path into the field before its dot; rename the property, or leave ison out of --formats",
+    ),
+    (
+        "isongraph",
+        one_node(edge_props=(("a", "---"),)),  # a sorts before source: the row's first cell
+        "format isongraph cannot carry '---', the property a of edge ('a', 'R', 'a'): ison-graph 1.4.0 (through "
+        "ison-py 1.2.0) writes it unquoted at the start of a row, which the reader takes for a summary line ('---'); "
+        "leave isongraph out of --formats",
+    ),
+    (
+        "isongraph",
+        one_node((("valid.from", 2),)),
+        "format isongraph cannot carry node 'a' property 'valid.from': ison-graph 1.4.0 refuses a property name with "
+        "'.'; rename the property, or leave isongraph out of --formats",
+    ),
+    (
+        "isongraph",
+        one_node((("node_id", 2),)),
+        "format isongraph cannot carry node 'a' property 'node_id': ison-graph 1.4.0 reads properties back as keyword "
+        "arguments of add_node(node_type, node_id, **properties); rename the property, or leave isongraph out of "
+        "--formats",
+    ),
+    (
+        "isongraph",
+        one_node(edge_props=(("rel_type", "x"),)),
+        "format isongraph cannot carry edge ('a', 'R', 'a') property 'rel_type': ison-graph 1.4.0 reads properties "
+        "back as keyword arguments of add_edge(rel_type, source, target, **properties); rename the property, or leave "
+        "isongraph out of --formats",
+    ),
+    (
+        "isongraph",
+        Graph((Node("a", "A", "t"), Node("b", "B", "t")), (Edge("a", "x y", "b"), Edge("a", "x|y", "b"))),
+        "format isongraph cannot carry edge ('a', 'x|y', 'b') beside ('a', 'x y', 'b'): ison-graph 1.4.0 keeps one "
+        "edge of a relation from one node to another (edges.RELATED_TO); leave isongraph out of --formats, or remove "
+        "the duplicate",
+    ),
+]
+
+
+@pytest.mark.parametrize("fmt, graph, message", ISON_REFUSALS)
+def test_what_isons_libraries_cannot_carry_is_refused_in_one_line_naming_it(fmt, graph, message):
+    with pytest.raises(BenchmarkError) as caught:
+        benchmark.serialize_checked(fmt, graph)
+    assert str(caught.value) == message
+    other = "isongraph" if fmt == "ison" else "ison"  # a limit of the one library, not a rule of ours
+    if "1e-07" not in message and "beside 'valid'" not in message:  # ISONGraph refuses those too, through ison-py
+        assert read_back(other, graph)
+
+
+def test_isongraph_cites_each_edge_at_the_place_its_text_shows_it(canonical):
+    from graphrag_format_benchmark import frameworks
+
+    graph = canonical.graph
+    shown, relation = [], None
+    for line in benchmark.serialize_checked("isongraph", graph).split("\n"):  # the rows of each edges.RELATION block
+        if line.startswith("edges."):
+            relation = line[len("edges.") :]
+        elif not line or line.startswith("nodes."):
+            relation = None
+        elif relation is not None and line.startswith(":"):
+            source, target = (ref.rsplit(":", 1)[1] for ref in line.split(" "))
+            shown.append(Edge(source, relation, target))
+    order = frameworks.cited_order("isongraph", graph)
+    assert shown == [graph.edges[k] for k in order] and sorted(order) == list(range(len(graph.edges)))
+    assert order[:3] == [7, 6, 9]  # edges.DEVELOPED_BY first
+    assert frameworks.cited_order("ison", graph) is None  # ison shows the edges in the graph's order
+    assert frameworks.cited_order("isongraph", replace(graph, edge_ids=tuple(f"e{k}" for k in range(13)))) is None
+
+
+def test_ison_and_isongraph_files_are_read_back_by_their_own_libraries_and_recorded(tmp_path):
+    import ison_parser
+    from ison_graph import ISONGraph
+
+    from graphrag_format_benchmark import artifacts
+
+    assert benchmark.main(["--formats", "json,ison,isongraph", "--out", str(tmp_path)]) == 0
+    source = json.loads((ROOT / "data" / "graph.json").read_text(encoding="utf-8"))
+    document = ison_parser.loads((tmp_path / "graph.ison.txt").read_text(encoding="utf-8"))
+    assert {b.name: b.rows for b in document.blocks} == source
+    back = ISONGraph.from_ison((tmp_path / "graph.isongraph.txt").read_text(encoding="utf-8"))
+    assert sorted((n.id, n.properties["name"], n.type) for n in back.nodes()) == sorted(
+        (n["id"], n["name"], n["type"]) for n in source["nodes"]
+    )
+    assert sorted((e.source[1], e.rel_type, e.target[1]) for e in back.edges()) == sorted(
+        (e["source"], e["relation"], e["target"]) for e in source["edges"]
+    )
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert {k: manifest["environment"][k] for k in ("ison-py", "ison-graph")} == {
+        "ison-py": "1.2.0",
+        "ison-graph": "1.4.0",
+    }
+    # ISONGraph writes and reads through ison-py's canonical writer and reader: both are recorded for it alone
+    assert artifacts.format_library_versions(["isongraph"]) == {"ison-graph": "1.4.0", "ison-py": "1.2.0"}
+
+
+def test_isongraph_without_its_library_says_what_to_install(tmp_path, capsys, monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ison_graph" else real(name, *a))
+    assert benchmark.main(["--formats", "json,ison,isongraph", "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == (
+        "error: --formats isongraph needs the ison-graph package, which is not installed; run: "
+        "pip install 'graphrag-format-benchmark[peers]', or pip install -r requirements.lock.txt in a checkout\n"
+    )
+
+
+@pytest.mark.parametrize("flags", [(), ("--edge-ids", "--ids", "original,short")], ids=["places", "edge-ids"])
+def test_the_solver_scores_one_in_ison_and_isongraph_on_hostile_names_and_a_lightrag_store(tmp_path, flags):
+    """Per-question contexts of the hostile-names graph (digits, '#1', '--', emoji, 'a.b.c' and '1066' as ids) and of
+    LightRAG's store (ids with spaces and ':', relations that are sentences): every answer and path right, cited by
+    place as shown (isongraph sorts its rows) or by edge id."""
+    (tmp_path / "hostile.json").write_text(json.dumps(hostile_names_graph(50), ensure_ascii=False), encoding="utf-8")
+    for k, graph in enumerate((tmp_path / "hostile.json", GOLDEN / "frameworks" / "medium" / "store" / "lightrag")):
+        out = tmp_path / f"out{k}"
+        done = run_cli(
+            *("--graph", str(graph), "--generate-questions", "20", "--prompt", "en", "--context", "khop", *flags),
+            *("--model", "solver", "--formats", "json,ison,isongraph", "--out", str(out)),
+        )
+        assert done.returncode == 0, done.stderr
+        cells = json.loads((out / "results.json").read_text(encoding="utf-8"))["cells"]
+        assert {c["format"] for c in cells} == {"json", "ison", "isongraph"}
+        assert all(c["answer_correct"] and (c["path_exact"] or c["insufficient"]) for c in cells)
+
+
+def test_the_docs_quote_what_bench_ison_table_makes_of_isons_example_graph():
+    """docs/formats.md quotes bench/ison_table.py's output; the part that needs no run (ISON's example graph, counted
+    as the page prints it, as the libraries write it and in our formats) is made again here and found there."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import ison_table
+
+    docs = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8").split("\n")
+    lines = ison_table.example_table()
+    assert len(lines) == 12 and all(line in docs for line in lines if line)
+    assert "| ISONGraph 1.4.0's to_ison (integer ids) | 52 | 64.6% | 52 | 64.6% |" in lines

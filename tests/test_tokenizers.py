@@ -37,6 +37,8 @@ TINY_TOKENS = {
         "toon": 42,
         "yaml": 52,
         "markdown_kv": 46,
+        "ison": 29,
+        "isongraph": 66,  # 32 of them the comment line that says how to read a reference
         "turtle": 103,
         "graphrag": 60,
         "lightrag": 178,
@@ -58,6 +60,8 @@ TINY_TOKENS = {
         "toon": 43,
         "yaml": 53,
         "markdown_kv": 47,
+        "ison": 30,
+        "isongraph": 67,
         "turtle": 101,
         "graphrag": 62,
         "lightrag": 179,
@@ -310,7 +314,12 @@ def test_counting_by_parts_equals_a_full_count(names, question, fmt, language, e
     nodes = tuple(Node(f"n{i}{n}", n, n or "t") for i, n in enumerate(names))
     edges = tuple(Edge(nodes[i].id, names[i], nodes[-1 - i].id) for i in range(len(nodes)))
     template = inputs_module.load_template(language)
-    shown = benchmark.FormattedGraph(template, fmt, benchmark.serialized(fmt, Graph(nodes, edges)))
+    try:
+        text = benchmark.serialized(fmt, Graph(nodes, edges))
+    except BenchmarkError as e:  # a name ISON's writer cannot carry (a row's end loses U+2028): refused in one line
+        assert fmt in ("ison", "isongraph") and str(e).startswith(f"format {fmt} cannot carry "), e
+        return
+    shown = benchmark.FormattedGraph(template, fmt, text)
     tokenizer, counts = TOKENIZERS[encoding], benchmark.TokenCounts()
     prompt = template.render(fmt, shown.text, question)
     assert shown.tokens(counts, tokenizer, question) == len(tokenizer.encoding.encode_ordinary(prompt))
