@@ -7,6 +7,7 @@ memory whole.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -14,7 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ._article import InputProblems, display
 from .progress import Progress
@@ -183,13 +184,15 @@ def read_batch(paths: list[Path], items: list[Item], config: ModelConfig, shown:
                 at += len(line)
                 if not line_no & 1023:
                     progress.advance((at >> 20) - progress.done, cast(str, shown))
-            r = record_of(line)
-            if r is None:
-                part.unreadable.append((k, line_no))
-                continue
+            read: tuple[str, tuple[str | None, tuple] | None] | None = _typed_line(line)
+            if read is None:  # a line of another shape, or no msgspec: the same fields read from its dict
+                r = record_of(line)
+                if r is None:
+                    part.unreadable.append((k, line_no))
+                    continue
+                read = (_custom_id(r), _answer_fields(r))
             # 64 bits of the line's bytes: no practical collision
-            read = (_custom_id(r), hash(line.strip()), _answer_fields(r))
-            _keep(part, seen, by_prefix, config.repeats, (k, line_no, names[k]), read)
+            _keep(part, seen, by_prefix, config.repeats, (k, line_no, names[k]), (read[0], hash(line.strip()), read[1]))
     if progress is not None:
         progress.advance(progress.total - progress.done, cast(str, shown))
         progress.close()
@@ -268,6 +271,72 @@ def _keep(
         part.best[(sha, repeat)] = Answer(*fields)
 
 
+@functools.cache
+def _line_decoder() -> Any:
+    """msgspec's decoder of a Batch output or error line into a typed record of the fields read_batch uses (the rest
+    of the line is skipped unbuilt), or None where msgspec is not installed."""
+    try:
+        import msgspec
+    except ImportError:
+        return None
+
+    unset = msgspec.UNSET  # a Batch input line has a method and a body
+    choice = msgspec.defstruct("Choice", [("message", dict | None, None), ("finish_reason", Any, None)])
+    choices = list[choice] | None  # type: ignore[valid-type]  # (a type made here: mypy cannot follow it)
+    body = msgspec.defstruct("Body", [("model", Any, None), ("choices", choices, None), ("usage", Any, None)])
+    response = msgspec.defstruct("Response", [("status_code", Any, None), ("body", body | None, None)])
+    fields = [("custom_id", Any, None), ("response", response | None, None), ("error", Any, None)]
+    line = msgspec.defstruct("Line", [*fields, ("method", Any, unset), ("body", Any, unset)])
+    return msgspec.json.Decoder(line), unset
+
+
+def _typed_line(line: bytes) -> tuple[str, tuple[str | None, tuple]] | None:
+    """(custom_id, _answer_fields) of a Batch line of the two shapes the Batch API writes, a success and an error file's
+    line, decoded into typed records; None for any other (an input line, a failed response, a field of another type,
+    what msgspec refuses), which read_batch reads as a dict: the same fields either way (100,800 lines: 0.66 s
+    typed, 0.72-0.98 s as dicts)."""
+    decoder = _line_decoder()
+    try:
+        r = decoder[0].decode(line) if decoder is not None else None
+    except ValueError:  # msgspec.DecodeError and ValidationError
+        return None
+    if r is None or r.method is not decoder[1] or r.body is not decoder[1]:
+        return None
+    response, error = r.response, r.error
+    body = response.body if response is not None else None
+    choice = body.choices[0] if body is not None and body.choices else None
+    message = choice.message if choice is not None else None
+    if response is not None and response.status_code == 200 and message is not None and not error:
+        failure = None
+    elif isinstance(error, dict):  # a line of the error file
+        failure = _batch_error(error)
+    else:
+        return None
+    custom_id = r.custom_id
+    custom_id = custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
+    model = body.model if body is not None and type(body.model) is str else None
+    return custom_id, (model, _fields(failure, message, choice, body.usage if body is not None else None))
+
+
+def _batch_error(error: dict) -> str:
+    return f"batch: {error.get('code') or 'error'}: {' '.join(str(error.get('message') or '').split())}"
+
+
+def _fields(error: str | None, message: dict | None, choice: Any, usage: object) -> tuple:
+    """An Answer's fields from a Batch line's parts: choice, the first choice (a dict or a typed record), read only
+    when message, its message, is there."""
+    counts = (
+        (server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage))
+        if type(usage) is dict
+        else (None, None, None)
+    )
+    if message is None:
+        return (error, None, None, None, 0.0, *counts)
+    content = message.get("content")
+    finish = choice.get("finish_reason") if type(choice) is dict else choice.finish_reason
+    return (error, content if type(content) is str else None, _text_or_none(finish), None, 0.0, *counts)
+
+
 def _answer_fields(r: dict) -> tuple[str | None, tuple] | None:
     """The model that answered a Batch line and its Answer's fields; None for a line of the Batch input format."""
     if "method" in r or "body" in r:
@@ -282,23 +351,11 @@ def _answer_fields(r: dict) -> tuple[str | None, tuple] | None:
     if status == 200 and message is not None and not r.get("error"):
         error = None
     elif isinstance(r.get("error"), dict):  # a line of the error file
-        error = f"batch: {r['error'].get('code') or 'error'}: {' '.join(str(r['error'].get('message') or '').split())}"
+        error = _batch_error(r["error"])
     else:
         error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-    counts = (
-        (server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage))
-        if type(usage) is dict
-        else (None, None, None)
-    )
-    content = message.get("content") if message is not None else None
-    return model, (
-        error,
-        content if type(content) is str else None,
-        _text_or_none(cast(dict, body)["choices"][0].get("finish_reason")) if message is not None else None,
-        None,
-        0.0,
-        *counts,
-    )
+    choice = cast(dict, body)["choices"][0] if message is not None else None
+    return model, _fields(error, message, choice, usage)
 
 
 def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
