@@ -139,3 +139,43 @@ def test_the_size_check_finds_a_long_function_and_a_long_module(tmp_path):
     long_function = "def f():\n" + "    x = 1\n" * 80 + "    return x\n"
     (tmp_path / "m.py").write_text(long_function + "\n" * 1_500, encoding="utf-8")
     assert house_sizes([tmp_path / "m.py"]) == [("m.py", 1_582), ("m.py:f", 82)]
+
+
+def _third_party_imports():
+    """Every top-level name the package, the script and the tests import that is neither the standard library nor
+    ours (the package, bench/ and tests/ modules), with a file that imports it."""
+    ours = {"graphrag_format_benchmark", "benchmark"}
+    ours |= {path.stem for folder in ("bench", "tests") for path in (ROOT / folder).glob("*.py")}
+    files = [ROOT / "benchmark.py", *(ROOT / "graphrag_format_benchmark").rglob("*.py"), *(ROOT / "tests").glob("*.py")]
+    found = {}
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in ours:
+                    found.setdefault(top, path.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_every_library_the_code_and_tests_import_is_pinned_in_the_lock_file():
+    """CI installs requirements.lock.txt alone: a library the tests import that the lock does not pin is an
+    ImportError there (tests/test_traces.py's langchain_core was, once) even when this machine has it."""
+    from importlib.metadata import packages_distributions
+
+    def canonical(name):
+        return name.lower().replace("_", "-").replace(".", "-")
+
+    pinned = {canonical(line.split("==")[0]) for line in (ROOT / "requirements.lock.txt").read_text().splitlines()}
+    installed = packages_distributions()
+    imports = _third_party_imports()
+    assert {"tiktoken", "msgspec", "langchain_core", "opentelemetry"} <= set(imports)
+    unpinned = {
+        top: path for top, path in imports.items() if not {canonical(dist) for dist in installed.get(top, [])} & pinned
+    }
+    assert unpinned == {}, f"imported but not pinned in requirements.lock.txt (module: a file importing it): {unpinned}"
