@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import benchmark  # noqa: E402
-import graphrag_format_benchmark  # noqa: E402, F401  (registers the package's formats and the en template)
+import graphrag_format_benchmark  # noqa: E402
+
+graphrag_format_benchmark.join_registries()  # serialize_checked below writes the package's formats (ison, isongraph)
 
 ENCODINGS = ("o200k_base", "cl100k_base")
 FORMATS = ("json", "json_compact", "yaml", "toon", "turtle", "tsv", "ison", "isongraph")

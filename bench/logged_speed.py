@@ -34,11 +34,13 @@ def make_log(folder: Path, n: int, layout: str, seed: int = 11) -> tuple[Path, P
     from framework_stores import graphrag_store, large_records, lightrag_store
 
     import benchmark
-    from graphrag_format_benchmark import frameworks, inputs  # noqa: F401  registers the layouts
+    import graphrag_format_benchmark
+    from graphrag_format_benchmark import inputs
     from graphrag_format_benchmark.logged.layouts import find_spans, read_span
     from graphrag_format_benchmark.logged.measure import replaced
     from graphrag_format_benchmark.logged.run import DEFAULT_FORMATS
 
+    graphrag_format_benchmark.join_registries()  # the layouts and formats below are read from benchmark.FORMATS
     entities, relations = large_records()
     store = (
         lightrag_store(folder / "store", entities, relations)

@@ -68,12 +68,11 @@ def join_registries() -> None:
     """The package's formats (the peers', then the frameworks', in the report order) and the English prompt join the
     script's registries, benchmark.FORMATS and benchmark.PROMPT_TEMPLATES, each through the one function that refuses a
     name taken already: the one place anything is registered, here, once for the package (a second call does
-    nothing)."""
+    nothing). Called where a run first reads the registries (options.make_parser, whose --formats help lists them,
+    and options.make_plan), as tiktoken's registry finds its constructors on first use: importing the package changes
+    nothing of the script's. Code that reads benchmark.FORMATS without a parser or a plan calls it first."""
     if "en" in PROMPT_TEMPLATES and all(name in FORMATS for name in (*PEER_FORMATS, *FRAMEWORK_FORMATS)):
         return
     register_formats(PEER_FORMATS)
     register_formats(FRAMEWORK_FORMATS)
     register_template("en", ENGLISH_TEMPLATE)
-
-
-join_registries()

@@ -248,7 +248,7 @@ def check_log_matches(
             continue
         for flag in MATCHING_FLAGS:
             if getattr(there, flag) != getattr(here, flag):
-                differ.append(f"--{flag.replace('_', '-')} {getattr(there, flag)} (here {getattr(here, flag)})")
+                differ.append(f"--{flag.replace('_', '-')} {_as_given(there, flag)} (here {_as_given(here, flag)})")
     if differ:
         raise BenchmarkError(
             f"{', '.join(names)}: no answer to a prompt of this command; the log was written with "
@@ -257,6 +257,13 @@ def check_log_matches(
     raise BenchmarkError(
         f"{', '.join(names)}: no answer to a prompt of this command; {versions_differ(collected.headers, measured)}"
     )
+
+
+def _as_given(run_config: RunConfig, flag: str) -> object:
+    """A flag's value as a command line gives it: a comma-separated flag's names joined again (('json', 'dsl') ->
+    json,dsl)."""
+    value = getattr(run_config, flag)
+    return ",".join(value) if isinstance(value, tuple) else value
 
 
 def versions_differ(headers: list[dict], measured: Measurement) -> str:

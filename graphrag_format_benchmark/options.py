@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import join_registries
 from ._article import (
     ARTICLE_FORMATS,
     CONTEXT_WINDOW,
@@ -55,15 +56,21 @@ from .variants.contexts import CONTEXT_KINDS, DEFAULT_SEED, ID_VARIANTS, SIZES
 from .wording import QUESTION_TEXTS, read_relation_phrases
 
 
-def parse_names(value: str, known: list[str] | tuple[str, ...], flag: str) -> list[str]:
-    """Comma-separated names, each known and listed once: 'json,dsl' -> ['json', 'dsl']."""
-    names = [v.strip() for v in value.split(",")]
+def comma_names(value: str) -> tuple[str, ...]:
+    """An argparse type: comma-separated names, each stripped: 'json, dsl' -> ('json', 'dsl'). Which names a flag
+    knows is parse_names', where its registry is read."""
+    return tuple(v.strip() for v in value.split(","))
+
+
+def parse_names(names: tuple[str, ...], known: list[str] | tuple[str, ...], flag: str) -> list[str]:
+    """The names of a comma_names flag, each known and listed once: ('json', 'dsl') -> ['json', 'dsl']."""
     for name in names:
         if name not in known:
             raise BenchmarkError(f"unknown name {name!r} in {flag}; choose from {', '.join(known)}")
-    if len(set(names)) != len(names):
-        raise BenchmarkError(f"{flag} lists a name twice: {value!r}")
-    return names
+    twice = next((name for k, name in enumerate(names) if name in names[:k]), None)
+    if twice is not None:
+        raise BenchmarkError(f"{flag} lists {twice!r} twice: {','.join(names)!r}")
+    return list(names)
 
 
 def whole_number(value: str) -> int:
@@ -144,7 +151,11 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
     (
         None,
         "--encoding",
-        dict(default="o200k_base", help="tiktoken encoding(s), comma-separated (default: o200k_base)"),
+        dict(
+            type=comma_names,
+            default="o200k_base",
+            help="tiktoken encoding(s), comma-separated (default: o200k_base)",
+        ),
     ),
     (None, "--graph", dict(type=Path, default=DATA / "graph.json", help="graph file (default: data/graph.json)")),
     (
@@ -195,16 +206,29 @@ FLAGS: list[tuple[str | None, str, dict[str, Any]]] = [
         None,
         "--formats",
         dict(
+            type=comma_names,
             default=",".join(ARTICLE_FORMATS),
             help=f"comma-separated formats, in report order (default: {','.join(ARTICLE_FORMATS)}; known: "
             "{known_formats})",
         ),
     ),
-    (None, "--sizes", dict(default="small", help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)")),
+    (
+        None,
+        "--sizes",
+        dict(
+            type=comma_names,
+            default="small",
+            help=f"comma-separated graph sizes: {', '.join(SIZES)} (default: small)",
+        ),
+    ),
     (
         None,
         "--ids",
-        dict(default="original", help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)"),
+        dict(
+            type=comma_names,
+            default="original",
+            help=f"comma-separated id variants: {', '.join(ID_VARIANTS)} (default: original)",
+        ),
     ),
     (
         None,
@@ -655,7 +679,9 @@ FLAG_FIELDS = {flag: _field(flag, kwargs) for _, flag, kwargs in FLAGS}  # '--fo
 
 
 def make_parser(prog: str = "benchmark.py") -> Parser:
-    """The parser of every flag (FLAGS), with a one-line error that names the flag a mistyped one is closest to."""
+    """The parser of every flag (FLAGS), with a one-line error that names the flag a mistyped one is closest to. The
+    package's formats and templates join the script's registries here, the first place a run reads them."""
+    join_registries()
     parser = Parser(
         prog=prog,
         allow_abbrev=False,  # --format is not --formats
@@ -680,10 +706,11 @@ def make_parser(prog: str = "benchmark.py") -> Parser:
 @dataclass(frozen=True)
 class RunConfig:
     """The command line read once (read_config): every flag's value, typed and frozen, as argparse made it (a list
-    made a tuple), with the command as given and the flags it named. Below the command line this is what a run
-    reads; the namespace stays in cli and here. One field per flag of FLAGS, named as argparse names it."""
+    made a tuple; a comma-separated flag the tuple of its names), with the command as given and the flags it named.
+    Below the command line this is what a run reads; the namespace stays in cli and here. One field per flag of
+    FLAGS, named as argparse names it."""
 
-    encoding: str
+    encoding: tuple[str, ...]  # comma_names: split and stripped, checked in make_plan
     graph: Path
     graph_format: str | None
     store_fields: str
@@ -691,9 +718,9 @@ class RunConfig:
     questions: Path | None
     out: Path  # None (an empty --out) only until check_flags refuses it
     from_prompts: Path | None
-    formats: str
-    sizes: str
-    ids: str
+    formats: tuple[str, ...]  # comma_names: split and stripped, checked in make_plan
+    sizes: tuple[str, ...]  # comma_names: split and stripped, checked in make_plan
+    ids: tuple[str, ...]  # comma_names: split and stripped, checked in make_plan
     permutations: int
     budget: int | None
     context_window: int
@@ -1035,6 +1062,7 @@ def baseline_format(baseline: str | None, formats: list[str]) -> str:
 
 
 def make_plan(run_config: RunConfig) -> Plan:
+    join_registries()  # a RunConfig made without make_parser reads the same registries
     if run_config.context != "khop" and (
         run_config.context_hops is not None
         or run_config.context_edges is not None
@@ -1055,7 +1083,7 @@ def make_plan(run_config: RunConfig) -> Plan:
             raise BenchmarkError(f"{flag} must be at least 1, got {value}")
     import tiktoken
 
-    hf = [name.strip() for name in run_config.encoding.split(",") if name.strip().startswith("hf:")]
+    hf = [name for name in run_config.encoding if name.startswith("hf:")]
     encodings = parse_names(run_config.encoding, [*tiktoken.list_encoding_names(), *hf], "--encoding")
     formats = parse_names(run_config.formats, list(FORMATS), "--formats")
     for fmt in formats:

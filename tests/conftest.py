@@ -25,7 +25,12 @@ GOLDEN = ROOT / "tests" / "golden"
 sys.path.insert(0, str(ROOT))
 
 import benchmark  # noqa: E402
+import graphrag_format_benchmark  # noqa: E402
 from graphrag_format_benchmark.variants import contexts, distractors  # noqa: E402
+
+# The tests read benchmark.FORMATS and PROMPT_TEMPLATES without a parser: the package's formats join them here, as a
+# run's first parser joins them (importing the package does not: tests/test_formats.py).
+graphrag_format_benchmark.join_registries()
 
 
 @pytest.fixture(scope="session")

@@ -371,7 +371,7 @@ BAD_INPUTS = {
         None,
         None,
         ["--formats", "json,json"],
-        "--formats lists a name twice: 'json,json'",
+        "--formats lists 'json' twice: 'json,json'",
     ),
 }
 

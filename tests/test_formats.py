@@ -839,6 +839,25 @@ def test_what_a_permutation_proof_rests_on_holds_for_any_graph(fmt, graph, seed)
         assert benchmark.first_difference(parse(first), parse(second)) is None
 
 
+def test_importing_the_package_registers_nothing_and_a_runs_first_parser_joins_the_registries():
+    """No import side effect (#56): the package's formats and English template join benchmark.FORMATS and
+    PROMPT_TEMPLATES where a run first reads them, the parser (its --formats help lists them), or a plan."""
+    script = (
+        "import benchmark, graphrag_format_benchmark\n"
+        "from graphrag_format_benchmark import formats, frameworks, inputs, logged, options, pipeline\n"
+        "print(','.join(benchmark.FORMATS), ','.join(benchmark.PROMPT_TEMPLATES))\n"
+        "help = options.make_parser().format_help()\n"
+        "print(len(benchmark.FORMATS), ','.join(benchmark.PROMPT_TEMPLATES), 'isongraph' in help)\n"
+        "options.make_plan(options.parse_config(['--formats', 'toon,graphrag']))\n"
+        "print(len(benchmark.FORMATS))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)}
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["json,jsonl,tsv,edge_list,dsl ru", "21 ru,en True", "21"]
+
+
 def test_a_format_name_registered_twice_is_refused_and_the_registry_keeps_its_order():
     """The package's face joins the peers' and frameworks' Format records to benchmark.FORMATS through register_formats:
     a second format of a taken name would have replaced the first without a word, and a bare pair carries no library."""

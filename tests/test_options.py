@@ -46,12 +46,19 @@ def test_the_run_config_has_a_typed_field_per_flag_and_is_frozen():
     dests = [a.dest for a in options.make_parser()._actions if a.dest not in ("help", argparse.SUPPRESS)]
     fields = [f.name for f in dataclasses.fields(options.RunConfig)]
     assert fields == [*dests, "argv", "given"]  # in --help's order, and no field a flag does not make
-    config = options.parse_config(["--score", "a.jsonl", "b.jsonl", "--formats=json,dsl", "--out", "x"])
+    config = options.parse_config(["--score", "a.jsonl", "b.jsonl", "--formats=json, dsl", "--out", "x"])
     assert (config.score, config.formats, config.out, config.argv) == (
         (Path("a.jsonl"), Path("b.jsonl")),
-        "json,dsl",
+        ("json", "dsl"),  # a comma-separated flag holds its names, parsed once
         Path("x"),
-        ("--score", "a.jsonl", "b.jsonl", "--formats=json,dsl", "--out", "x"),
+        ("--score", "a.jsonl", "b.jsonl", "--formats=json, dsl", "--out", "x"),
+    )
+    defaults = options.parse_config([])  # argparse parses a default through the flag's type too
+    assert (defaults.encoding, defaults.formats, defaults.sizes, defaults.ids) == (
+        ("o200k_base",),
+        ("json", "jsonl", "tsv", "edge_list", "dsl"),
+        ("small",),
+        ("original",),
     )
     assert config.named("--formats", "--model", "--out", "--score") == ["--formats", "--out", "--score"]
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -79,7 +86,7 @@ def test_models_builds_each_run_config_from_the_commands_own_with_the_models_fie
         "gpt-a",
         "http://127.0.0.1:9/v1",
         0.5,
-        "json,dsl",
+        ("json", "dsl"),
         tmp_path / "a",
         None,
     )

@@ -514,7 +514,7 @@ def _logged_settings(
         if run_config.named("--formats")
         else DEFAULT_FORMATS
     )
-    tokenizers = [tokenizer_for(name.strip()) for name in run_config.encoding.split(",")]
+    tokenizers = [tokenizer_for(name) for name in run_config.encoding]
     price = run_config.input_price_per_million
     if price is not None and price < 0:
         raise BenchmarkError(f"--input-price-per-million is {price}; give 0 or more")
