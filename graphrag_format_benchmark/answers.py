@@ -13,6 +13,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 
 
 MISSING_FROM_BATCH = "missing_from_batch_output"
+# an Answer's fields as a Batch line gives them (_fields): error, content, finish reason, no latency, no wait, counts
+AnswerFields = tuple[str | None, str | None, str | None, None, float, int | None, int | None, int | None]
 
 
 class Answer(NamedTuple):
@@ -46,7 +49,7 @@ class Answer(NamedTuple):
     cached_tokens: int | None
 
     @classmethod
-    def of(cls, record: dict) -> Answer:
+    def of(cls, record: dict[str, Any]) -> Answer:
         """The answer of a log line; a field that is not what it can be (a count of 401 digits, a finish reason that is
         an object, an error that is not text) is read as absent, never trusted."""
         usage = record.get("usage")
@@ -81,7 +84,7 @@ class Collected:
         self.shas = {item.row["prompt_sha256"] for item in items}
         self.samplings = [config.sampling(r) for r in range(config.repeats)]
         self.best: dict[tuple[str, int], Answer] = {}
-        self.headers: list[dict] = []
+        self.headers: list[dict[str, Any]] = []
         self.unreadable: dict[str, list[int]] = {}
 
     def offer(self, sha: str, repeat: int, answer: Answer) -> None:
@@ -121,8 +124,9 @@ class BatchPart(NamedTuple):
     problems: list[tuple[int, int, str]]  # (file, line, the error)
     unreadable: list[tuple[int, int]]  # (file, line) of a line that is not a JSON object
     lines: int  # custom_ids kept
-    models: dict[str, list]  # the model that answered -> [lines, (file, line) of its first]
-    failures: dict[str, list]  # failure -> [lines, (file, line) of its first]
+    # the model that answered -> [lines, (file, line) of its first]: mixed types, in a list counted in place
+    models: dict[str, list[Any]]
+    failures: dict[str, list[Any]]  # failure -> [lines, (file, line) of its first]
     missing: int  # planned answers with no line, filled in best as failed (MISSING_FROM_BATCH)
     planned: int  # the planned answers, with a line or missing
 
@@ -136,7 +140,7 @@ def is_batch_file(path: Path) -> bool:
 READING = "reading the Batch lines"
 
 
-def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict]:
+def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict[str, Any]]:
     """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
     '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
     (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
@@ -163,7 +167,7 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
     return collected, summary
 
 
-def _in_first_order(counts: dict[str, list]) -> Counter[str]:
+def _in_first_order(counts: dict[str, list[Any]]) -> Counter[str]:
     """The counts, each key where its first line puts it (Counter.most_common breaks ties so)."""
     return Counter({key: counts[key][0] for _, key in sorted((first, key) for key, (_, first) in counts.items())})
 
@@ -184,7 +188,7 @@ def read_batch(paths: list[Path], items: list[Item], config: ModelConfig, shown:
                 at += len(line)
                 if not line_no & 1023:
                     progress.advance((at >> 20) - progress.done, cast(str, shown))
-            read: tuple[str, tuple[str | None, tuple] | None] | None = _typed_line(line)
+            read: tuple[str, tuple[str | None, AnswerFields] | None] | None = _typed_line(line)
             if read is None:  # a line of another shape, or no msgspec: the same fields read from its dict
                 r = record_of(line)
                 if r is None:
@@ -209,7 +213,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _custom_id(r: dict) -> str:
+def _custom_id(r: dict[str, Any]) -> str:
     custom_id = r.get("custom_id")
     return custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
 
@@ -220,7 +224,7 @@ def _keep(
     by_prefix: dict[str, str],
     repeats: int,
     at: tuple[int, int, str],
-    line: tuple[str, int, tuple[str | None, tuple] | None],
+    line: tuple[str, int, tuple[str | None, AnswerFields] | None],
 ) -> None:
     """One line of a Batch file (its custom_id, the hash of its bytes, its _answer_fields) into part: its answer,
     unless it is the second of a (prompt, repeat) that already has a success, or an error of the files."""
@@ -290,7 +294,7 @@ def _line_decoder() -> Any:
     return msgspec.json.Decoder(line), unset
 
 
-def _typed_line(line: bytes) -> tuple[str, tuple[str | None, tuple]] | None:
+def _typed_line(line: bytes) -> tuple[str, tuple[str | None, AnswerFields]] | None:
     """(custom_id, _answer_fields) of a Batch line of the two shapes the Batch API writes, a success and an error file's
     line, decoded into typed records; None for any other (an input line, a failed response, a field of another type,
     what msgspec refuses), which read_batch reads as a dict: the same fields either way (100,800 lines: 0.66 s
@@ -318,11 +322,11 @@ def _typed_line(line: bytes) -> tuple[str, tuple[str | None, tuple]] | None:
     return custom_id, (model, _fields(failure, message, choice, body.usage if body is not None else None))
 
 
-def _batch_error(error: dict) -> str:
+def _batch_error(error: dict[str, Any]) -> str:
     return f"batch: {error.get('code') or 'error'}: {' '.join(str(error.get('message') or '').split())}"
 
 
-def _fields(error: str | None, message: dict | None, choice: Any, usage: object) -> tuple:
+def _fields(error: str | None, message: dict[str, Any] | None, choice: Any, usage: object) -> AnswerFields:
     """An Answer's fields from a Batch line's parts: choice, the first choice (a dict or a typed record), read only
     when message, its message, is there."""
     counts = (
@@ -337,7 +341,7 @@ def _fields(error: str | None, message: dict | None, choice: Any, usage: object)
     return (error, content if type(content) is str else None, _text_or_none(finish), None, 0.0, *counts)
 
 
-def _answer_fields(r: dict) -> tuple[str | None, tuple] | None:
+def _answer_fields(r: dict[str, Any]) -> tuple[str | None, AnswerFields] | None:
     """The model that answered a Batch line and its Answer's fields; None for a line of the Batch input format."""
     if "method" in r or "body" in r:
         return None
@@ -354,11 +358,11 @@ def _answer_fields(r: dict) -> tuple[str | None, tuple] | None:
         error = _batch_error(r["error"])
     else:
         error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-    choice = cast(dict, body)["choices"][0] if message is not None else None
+    choice = cast("dict[str, Any]", body)["choices"][0] if message is not None else None
     return model, _fields(error, message, choice, usage)
 
 
-def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
+def batch_notes(summary: dict[str, Any], config: ModelConfig) -> list[str]:
     """What a user must know about a scored batch: prompts with no line, answers from another model."""
     notes = []
     if summary["missing"]:
@@ -376,7 +380,7 @@ def batch_notes(summary: dict, config: ModelConfig) -> list[str]:
     return notes
 
 
-def other_models(names, model: str) -> list[str]:
+def other_models(names: Iterable[str], model: str) -> list[str]:
     """The model names that are not model nor a dated snapshot of it: ('gpt-4o-2024-08-06', 'gpt-4o') -> [];
     ('gpt-4o-mini-2024-07-18', 'gpt-4o') -> that name (another model, whose name only starts the same)."""
     snapshot = re.compile(rf"{re.escape(model)}-(\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}})")
@@ -405,8 +409,8 @@ class Answers:
     """What a model run or --score collected: the answers that count, the request summary, and the files scored."""
 
     best: dict[tuple[str, int], Answer]  # Collected.best
-    summary: dict  # mode run | log | batch, counts, failures by reason, notes
-    log: dict  # {"name", "sha256", "unreadable_lines"}: the files scored
+    summary: dict[str, Any]  # mode run | log | batch, counts, failures by reason, notes
+    log: dict[str, Any]  # {"name", "sha256", "unreadable_lines"}: the files scored
 
 
 def files_sha256(paths: list[Path]) -> str | None:
@@ -421,12 +425,12 @@ def files_sha256(paths: list[Path]) -> str | None:
     return digest.hexdigest() if present else None
 
 
-def log_info(paths: list[Path], unreadable: dict[str, list[int]], sha256: str | None) -> dict:
+def log_info(paths: list[Path], unreadable: dict[str, list[int]], sha256: str | None) -> dict[str, Any]:
     """The files scored, their SHA-256 (files_sha256) and the lines that could not be read."""
     return {"name": ", ".join(display(p) for p in paths), "sha256": sha256, "unreadable_lines": unreadable}
 
 
-def log_summary(collected: Collected, items: list[Item], config: ModelConfig) -> dict:
+def log_summary(collected: Collected, items: list[Item], config: ModelConfig) -> dict[str, Any]:
     """Every invocation in a log, as the scorer sees them: planned requests, answered, failed, not yet run."""
     outcomes = [collected.best.get(key) for key in planned_keys(items, config)]
     failures = Counter(

@@ -126,20 +126,25 @@ def _marker(shape: str, x: float, y: float, colour: str, filled: bool, attrs: st
     )
 
 
-def label_box(x: float, y: float, text: str, size: int = LABEL_SIZE) -> tuple[float, float, float, float]:
+Box = tuple[float, float, float, float]  # (left, top, right, bottom)
+# a legend entry: (format, what it stands for), or (name, what, its (marker, dash, colour))
+LegendEntry = tuple[str, str] | tuple[str, str, tuple[str, str, str]]
+
+
+def label_box(x: float, y: float, text: str, size: int = LABEL_SIZE) -> Box:
     """The estimated box (left, top, right, bottom) of a start-anchored label with its baseline at y."""
     return x, y - size, x + text_width(text, size), y + 0.25 * size
 
 
-def _overlap(a: tuple, b: tuple) -> float:
+def _overlap(a: Box, b: Box) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def place_labels(
     marks: list[tuple[float, float, str]],
     bounds: tuple[float, float, float, float],
-    taken: list[tuple] | None = None,
-    soft: list[tuple] | tuple[()] = (),
+    taken: list[Box] | None = None,
+    soft: list[Box] | tuple[()] = (),
 ) -> list[tuple[float, float, bool]]:
     """(x, y, moved) for each mark's label: the first of a ring of places around the mark, then further above
     and below, whose box overlaps no label placed before, no mark and nothing soft (a whisker), inside bounds; the
@@ -216,7 +221,7 @@ def legend_layout(widths: list[float], left: float, right: float) -> list[tuple[
     return placed
 
 
-def svg_chart(title: str, panels: list[dict], legend: list[tuple], caption: str) -> str:
+def svg_chart(title: str, panels: list[dict[str, Any]], legend: Sequence[LegendEntry], caption: str) -> str:
     """Panels in a grid of SVG_COLUMNS. A panel: {title, x_label, y_label, x: (lo, hi, log) or categories [(x, label)],
     y: (lo, hi, log), points: [{format, label, x, y, low, high, filled, data, style}], lines: [{format, points: [(x,
     y)]}], vline / hline: (value, label) or None}. legend: [(format, what it stands for)], or [(name, what, style)]
@@ -225,7 +230,7 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple], caption: str)
     gap_x, gap_y = SVG_GAP
     columns = min(len(panels), SVG_COLUMNS) or 1
     rows = math.ceil(len(panels) / columns) or 1
-    entries = [(f"{fmt}{what}", *rest) for fmt, what, *rest in legend]
+    entries: list[tuple[str, *tuple[object, ...]]] = [(f"{fmt}{what}", *rest) for fmt, what, *rest in legend]
     widest = max((30 + text_width(text) for text, *_ in entries), default=0)
     # a long name widens the canvas
     width = max(columns * (w + gap_x) + 40, gap_x + widest + 10, gap_x + text_width(title, 14) + 10)
@@ -261,7 +266,7 @@ def svg_chart(title: str, panels: list[dict], legend: list[tuple], caption: str)
 
 
 def _svg_guides(
-    panel: dict, px: Axis, py: Axis, left: float, top: float, w: float, h: float, out: list[str]
+    panel: dict[str, Any], px: Axis, py: Axis, left: float, top: float, w: float, h: float, out: list[str]
 ) -> list[tuple[float, float, float, float]]:
     """A panel's vertical and horizontal guide lines (a budget, the baseline's rate) with their labels, into out;
     the boxes their labels take, which no point label may cover."""
@@ -290,7 +295,7 @@ def _svg_guides(
     return taken
 
 
-def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list[str]:
+def _svg_panel(panel: dict[str, Any], left: float, top: float, w: float, h: float) -> list[str]:
     categorical = isinstance(panel["x"], list)
     if categorical:
         cats = panel["x"]
@@ -354,22 +359,25 @@ def _svg_panel(panel: dict, left: float, top: float, w: float, h: float) -> list
     return out
 
 
-def _whisker(e: dict) -> tuple[float, float]:
+def _whisker(e: dict[str, Any]) -> tuple[float, float]:
     """The ends of a mark's whisker: path exact's 95% interval over questions (none for one question)."""
     return tuple(e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"]))
 
 
 def results_svg(
-    table: list[dict], baseline: str, gate: Sequence[Mapping[str, Any]] | None = None, context_window: int | None = None
+    table: list[dict[str, Any]],
+    baseline: str,
+    gate: Sequence[Mapping[str, Any]] | None = None,
+    context_window: int | None = None,
 ) -> str:
     """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
     labelled with the gate's verdict; a line at the context window when prompts reach it."""
     verdict = {(group_key(v), v["format"]): v["verdict"] for v in gate or []}
-    groups: dict[GroupKey, list[dict]] = {}
+    groups: dict[GroupKey, list[dict[str, Any]]] = {}
     for e in table:
         if e["prompt_tokens"] is not None and e["path_exact"]["rate"] is not None:
             groups.setdefault(group_key(e), []).append(e)
-    panels: list[dict] = []
+    panels: list[dict[str, Any]] = []
     for group, entries in groups.items():
         points = [
             {
@@ -418,10 +426,10 @@ def results_svg(
     )
 
 
-def size_report_svg(summary: list[dict], plan: Plan) -> str:
+def size_report_svg(summary: list[dict[str, Any]], plan: Plan) -> str:
     """Mode A prompt tokens per format across sizes (with the context window where they reach it), and mode B's
     answerable share of positive questions, per encoding and ids."""
-    panels: list[dict] = []
+    panels: list[dict[str, Any]] = []
     for encoding in [t.name for t in plan.tokenizers]:
         for ids in plan.ids:
             for mode, metric, label in (
@@ -481,10 +489,10 @@ def model_style(k: int) -> tuple[str, str, str]:
     return FORMAT_MARKERS[k % len(FORMAT_MARKERS)], "", FORMAT_COLOURS[k % len(FORMAT_COLOURS)]
 
 
-def comparison_svg(c: dict) -> str:
+def comparison_svg(c: dict[str, Any]) -> str:
     """One panel per group: formats along x, one mark per model beside each other, whiskers the 95% interval."""
     models = [r["model"] for r in c["runs"]]
-    panels: list[dict] = []
+    panels: list[dict[str, Any]] = []
     for acc in c["accepted_for_every_model"]:
         group = (acc["size"], acc["ids"], acc["mode"])
         mine = [

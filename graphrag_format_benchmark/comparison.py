@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 from ._article import MANIFEST_SCHEMA_VERSION, BenchmarkError, display, git_state, json_bytes, publish
 from .artifacts import held_outputs
@@ -27,17 +27,18 @@ from .runner.config import public_argv
 from .scoring import DIAGNOSES, Cell
 
 COMPARE_KEY = ("size", "ids", "mode", "format", "permutation", "question_id", "repeat")
+CompareKey = tuple[Any, ...]  # a cell's values of COMPARE_KEY, as results.json holds them
 
 
 class Run(NamedTuple):
     folder: Path
     label: str  # the model's name, with the folder when two runs share a model
-    results: dict  # results.json less its cells
-    cells: dict[tuple, dict]  # COMPARE_KEY -> cell, of the run's first encoding
+    results: dict[str, Any]  # results.json less its cells
+    cells: dict[CompareKey, dict[str, Any]]  # COMPARE_KEY -> cell, of the run's first encoding
     encoding: str
 
 
-def load_run(folder: Path) -> tuple[dict, list[dict]]:
+def load_run(folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     path = folder / "results.json"
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
@@ -97,7 +98,7 @@ def read_runs(folders: list[Path]) -> list[Run]:
     return runs
 
 
-def compare_runs(folders: list[Path]) -> dict:
+def compare_runs(folders: list[Path]) -> dict[str, Any]:
     """The comparison of runs over the cells they all have."""
     runs = read_runs(folders)
     shared, notes = _shared_cells(runs)
@@ -145,7 +146,7 @@ def compare_runs(folders: list[Path]) -> dict:
     }
 
 
-def _shared_cells(runs: list[Run]) -> tuple[set[tuple], list[str]]:
+def _shared_cells(runs: list[Run]) -> tuple[set[CompareKey], list[str]]:
     """The answered cells every run has, and a note for each run with more; none shared is an error."""
     shared = set.intersection(*(set(k for k, c in run.cells.items() if c.get("status") != "NOT_RUN") for run in runs))
     if not shared:
@@ -166,7 +167,7 @@ def _shared_cells(runs: list[Run]) -> tuple[set[tuple], list[str]]:
     return shared, notes
 
 
-def _run_board(run: Run, shared: set[tuple]) -> tuple[list[dict], dict]:
+def _run_board(run: Run, shared: set[CompareKey]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One run's rows of the leaderboard over the shared cells, judged by its own gate, and that gate."""
     # older runs had neither
     cells = [
@@ -176,7 +177,7 @@ def _run_board(run: Run, shared: set[tuple]) -> tuple[list[dict], dict]:
     given = run.results.get("prices_per_million") or {}
     prices = (given.get("input"), given.get("output"), given.get("cached_input"))
     table = aggregate(cells, prices)
-    spec: dict = next(iter(run.results.get("verdicts") or []), {})
+    spec: dict[str, Any] = next(iter(run.results.get("verdicts") or []), {})
     baseline = spec.get("baseline") or table[0]["format"]
     tolerance, abstention = (
         spec.get("tolerance", DEFAULT_TOLERANCE),
@@ -213,7 +214,9 @@ def _run_board(run: Run, shared: set[tuple]) -> tuple[list[dict], dict]:
     return rows, {"model": run.label, "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention}
 
 
-def _accepted_for_every_model(group: tuple, mine: list[dict], formats: list[str]) -> dict:
+def _accepted_for_every_model(
+    group: tuple[str, str, str], mine: list[dict[str, Any]], formats: list[str]
+) -> dict[str, Any]:
     """Of a group's formats, those every model accepts (none
     rejecting, one at least accepting), and why the others not."""
     every = [
@@ -234,7 +237,9 @@ def _accepted_for_every_model(group: tuple, mine: list[dict], formats: list[str]
     return {"size": group[0], "ids": group[1], "mode": group[2], "formats": every, "not_accepted": why}
 
 
-def _model_differences(runs: list[Run], shared: set[tuple], group: tuple, fmt: str) -> list[dict]:
+def _model_differences(
+    runs: list[Run], shared: set[CompareKey], group: tuple[str, str, str], fmt: str
+) -> list[dict[str, Any]]:
     """For one group and format, each pair of models' paired difference in exact paths over the shared questions."""
     out = []
     for a, b in itertools.combinations(runs, 2):
@@ -266,11 +271,11 @@ def _model_differences(runs: list[Run], shared: set[tuple], group: tuple, fmt: s
     return out
 
 
-def _compare_order(key: tuple) -> tuple:
+def _compare_order(key: CompareKey) -> CompareKey:
     return tuple("" if v is None else v for v in key)
 
 
-def comparison_markdown(c: dict) -> str:
+def comparison_markdown(c: dict[str, Any]) -> str:
     models = [r["model"] for r in c["runs"]]
     lines = [
         "# Models compared",
@@ -342,7 +347,7 @@ def comparison_markdown(c: dict) -> str:
     return "\n".join(lines)
 
 
-def compared_diagnoses(mine: list[dict], models: list[str]) -> list[str]:
+def compared_diagnoses(mine: list[dict[str, Any]], models: list[str]) -> list[str]:
     """Why answers failed, per model and format: cells of each diagnosis, share of the cells in brackets."""
     names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in mine)]
     if not names:

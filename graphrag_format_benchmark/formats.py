@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ._article import Props
 
 
-def graph_dict(graph: Graph, flat: bool = False, absent: object = ...) -> dict:
+def graph_dict(graph: Graph, flat: bool = False, absent: object = ...) -> dict[str, list[dict[str, Any]]]:
     """The graph as plain records in schema order, an edge's id first with --edge-ids; properties nested under
     "properties" (json), or with flat as fields after the record's own (yaml, toon, markdown_kv), every
     property name on every record (as absent) when absent is given (toon's tables)."""
@@ -259,11 +259,13 @@ def _yaml_key(key: str) -> str:
     return text[2:-4]
 
 
-def _yaml_one(record: dict) -> str:
+def _yaml_one(record: dict[str, Any]) -> str:
     return yaml_dump_whole(None, {"r": [record]}).split("\n", 1)[1] + "\n"
 
 
-def yaml_dump_whole(graph: Graph | None, plain: dict | None = None, dumper: type | None = None) -> str:
+def yaml_dump_whole(
+    graph: Graph | None, plain: dict[str, list[dict[str, Any]]] | None = None, dumper: type | None = None
+) -> str:
     """The yaml text as PyYAML dumps the whole document (of graph, or of plain records); dumper: a PyYAML dumper
     class to build on instead of the C one (tests compare the two)."""
     import yaml
@@ -294,7 +296,7 @@ def yaml_dump_whole(graph: Graph | None, plain: dict | None = None, dumper: type
             ]
             for key, records in plain.items()
         }
-    text = yaml.dump(
+    text: str = yaml.dump(  # PyYAML ships no types
         plain,
         Dumper=_yaml_dumper(dumper),
         allow_unicode=True,
@@ -302,7 +304,11 @@ def yaml_dump_whole(graph: Graph | None, plain: dict | None = None, dumper: type
         default_flow_style=False,
         width=2**31 - 1,
     ).rstrip("\n")  # one line per value, never folded
-    return text.translate(str.maketrans({v: k for k, v in stand_in.items()})) if stand_in else text
+    if not stand_in:
+        return text
+    # made apart from translate(): inside its call, mypy takes the table's type from translate's and refuses it
+    back = str.maketrans({v: k for k, v in stand_in.items()})
+    return text.translate(back)
 
 
 def parse_yaml(text: str) -> Graph:
@@ -461,7 +467,7 @@ def serialize_markdown_kv(graph: Graph) -> str:
 
 
 def parse_markdown_kv(text: str) -> Graph:
-    records: dict[str, list[dict]] = {"nodes": [], "edges": []}
+    records: dict[str, list[dict[str, object]]] = {"nodes": [], "edges": []}
     fields = {"nodes": set(Node._fields), "edges": {*Edge._fields, "id"}}
     section: str | None = None
     current: dict[str, object] | None = None
@@ -630,7 +636,7 @@ def serialize_ison(graph: Graph) -> str:
     return _proved("ison", graph, text, _ison_version("ison-py"), lambda: _ison_rows(graph))
 
 
-def _ison_flat(row: dict, prefix: str = "") -> dict:
+def _ison_flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """A row as ison-py reads it, its dotted paths flattened back: {'valid': {'from': 3}} -> {'valid.from': 3}."""
     out = {}
     for key, value in row.items():
@@ -712,7 +718,7 @@ class _ISONGraphOf(NamedTuple):
 
     isg: Any
     refs: dict[str, tuple[str, str]]
-    edges: dict[tuple, int]
+    edges: dict[tuple[str, tuple[str, str], tuple[str, str]], int]
 
 
 # what ISONGraph cannot read back as a property name: a dotted path, or a name from_ison passes to add_node(node_type,
@@ -743,7 +749,7 @@ def _isongraph_of(graph: Graph) -> _ISONGraphOf:
 
     isg = ISONGraph()
     refs: dict[str, tuple[str, str]] = {}
-    edges: dict[tuple, int] = {}
+    edges: dict[tuple[str, tuple[str, str], tuple[str, str]], int] = {}
     library = _ison_version("ison-graph")
     _isongraph_names(graph, library)
     for node, props in graph.nodes_with_props():  # properties set on the record: a name may be one of add_node's own
@@ -845,7 +851,7 @@ def isongraph_order(graph: Graph) -> list[int]:
     return [place[edge] for edge in parse_isongraph(serialize_isongraph(graph)).edges]
 
 
-def turtle_statements(text: str) -> tuple[str, Counter] | None:
+def turtle_statements(text: str) -> tuple[str, Counter[str]] | None:
     """A text of serialize_turtle as its directives and the multiset of its statement lines, when each statement is one
     line (no long string: rdflib writes a literal with a newline between triple quotes, over several lines); else
     None. Turtle's statements are independent given its directives, and each anonymous blank node ([ ... ]) lives
@@ -857,7 +863,7 @@ def turtle_statements(text: str) -> tuple[str, Counter] | None:
     return (head, Counter(body.split("\n"))) if sep else None
 
 
-def yaml_items(text: str) -> tuple[tuple[str, ...], Counter] | None:
+def yaml_items(text: str) -> tuple[tuple[str, ...], Counter[tuple[str, str]]] | None:
     """A text of serialize_yaml as its top-level keys and the multiset of (key, sequence item), when no anchor or alias
     can tie one item to another (a conservative test: any & or * that could start one); else None. Each item starts
     at a line '- ' in column 0 and takes the lines after it up to the next line in column 0 (a scalar's continuation
@@ -880,9 +886,10 @@ def yaml_items(text: str) -> tuple[tuple[str, ...], Counter] | None:
 
 
 PERMUTATION_PROOFS = {"turtle": turtle_statements, "yaml": yaml_items}  # format -> the parts whose order cannot matter
+Proven = dict[str, tuple[object, Graph]]  # format -> the parts and the graph of a text that round-tripped
 
 
-def check_roundtrip_once(fmt: str, graph: Graph, text: str, proven: dict) -> None:
+def check_roundtrip_once(fmt: str, graph: Graph, text: str, proven: Proven) -> None:
     """check_roundtrip, where it can be proven from a text checked before instead of parsed again: a Turtle or YAML
     text whose parts (PERMUTATION_PROOFS) are those of a text that round-tripped, in another order, for a graph with
     the same records (another edge order of it), round-trips too. Their parsers were the largest cost of a matrix

@@ -66,6 +66,8 @@ from .stores import DEFAULT_RELATION, DEFAULT_TYPE  # a node's type and an edge'
 if TYPE_CHECKING:
     from ._article import Props
 
+SeenNodes = dict[str, tuple[Node, "Props"]]  # node id -> the node and its properties, as first shown
+
 
 def _refuse(fmt: str, names: set[str], fixed: tuple[str, ...], what: str) -> None:
     clash = sorted(names & set(fixed))
@@ -75,12 +77,12 @@ def _refuse(fmt: str, names: set[str], fixed: tuple[str, ...], what: str) -> Non
         )
 
 
-def _degrees(graph: Graph) -> Counter:
+def _degrees(graph: Graph) -> Counter[str]:
     """Relationships per node, as the frameworks rank them (networkx's degree: a self-loop counts twice)."""
     return Counter(end for e in graph.edges for end in (e.source, e.target))
 
 
-def _pair_degrees(graph: Graph) -> Counter:
+def _pair_degrees(graph: Graph) -> Counter[str]:
     """Distinct undirected pairs per node, as GraphRAG counts an entity's degree (finalize_graph's _build_degree_map):
     A->B and B->A are one pair; a self-loop counts twice."""
     pairs = {tuple(sorted((e.source, e.target))) for e in graph.edges}
@@ -331,7 +333,7 @@ LIGHTRAG_NODE_KEYS = ("entity", "type", "description", "id")
 LIGHTRAG_EDGE_KEYS = ("id", "entity1", "entity2", "description", "relation")
 
 
-def _json_line(record: dict) -> str:
+def _json_line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False)
 
 
@@ -388,7 +390,7 @@ def serialize_lightrag(graph: Graph) -> str:
     )
 
 
-def _lightrag_block(lines: list[str], start: int, title: str) -> tuple[list[tuple[int, dict]], int]:
+def _lightrag_block(lines: list[str], start: int, title: str) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """The JSON objects of the fenced block under title at
     lines[start], with their line numbers; and the line after it."""
     if lines[start : start + 3] != [title, "", "```json"]:
@@ -408,7 +410,7 @@ def _lightrag_block(lines: list[str], start: int, title: str) -> tuple[list[tupl
     return records, i + 1
 
 
-def _lightrag_props(line_no: int, record: dict) -> Props:
+def _lightrag_props(line_no: int, record: dict[str, Any]) -> Props:
     for key, value in record.items():
         prop_key("lightrag", line_no, key)
         if not is_scalar(value):
@@ -416,14 +418,14 @@ def _lightrag_props(line_no: int, record: dict) -> Props:
     return tuple(sorted(record.items()))
 
 
-def _text(line_no: int, record: dict, key: str) -> str:
+def _text(line_no: int, record: dict[str, Any], key: str) -> str:
     value = record.pop(key, None)
     if not isinstance(value, str):
         raise format_error("lightrag", line_no, f"expected {key!r} as a string")
     return value
 
 
-def _lightrag_edges(relations: list[tuple[int, dict]]) -> tuple[list[Edge], list[str], list[Props]]:
+def _lightrag_edges(relations: list[tuple[int, dict[str, Any]]]) -> tuple[list[Edge], list[str], list[Props]]:
     edges, ids, edge_props = [], [], []
     for line_no, record in relations:
         if "id" in record:
@@ -495,7 +497,7 @@ def _llama_text(text: str) -> str:
     return text.translate(LLAMAINDEX_ESCAPES).replace("->", "\\->").replace(" ({", " \\({")
 
 
-def _llama_props(props: dict) -> str:
+def _llama_props(props: dict[str, Any]) -> str:
     """' ({...})': the properties as LlamaIndex prints them, their repr as it is."""
     return " (" + repr(props) + ")" if props else ""
 
@@ -539,11 +541,11 @@ def llamaindex_serializer(fmt: str) -> Callable[[Graph], str]:
     return serialize
 
 
-def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
+def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict[str, Any]]]:
     """The (text, properties) of each ' -> '-separated part of a line: a part's text unescaped, its properties the
     Python dict that follows an unescaped ' ({', read to its end (a repr may hold '->', quotes and backslashes, as
     LlamaIndex prints it)."""
-    out: list[tuple[str, dict]] = []
+    out: list[tuple[str, dict[str, Any]]] = []
     i, n = 0, len(line)
     while True:
         j = i
@@ -566,7 +568,7 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
             if line[end : end + 1] != ")":
                 raise format_error(fmt, line_no, "properties in parentheses must end the part they follow")
             j = end + 1
-        out.append((text, cast(dict, props)))
+        out.append((text, cast("dict[str, Any]", props)))
         if j >= n:
             return out
         if not line.startswith(" -> ", j):
@@ -574,7 +576,7 @@ def _llama_parts(fmt: str, line_no: int, line: str) -> list[tuple[str, dict]]:
         i = j + 4
 
 
-def _llama_node(fmt: str, line_no: int, text: str, props: dict, seen: dict) -> Node:
+def _llama_node(fmt: str, line_no: int, text: str, props: dict[str, Any], seen: SeenNodes) -> Node:
     props = dict(props)
     node_id = props.pop("id", llama_key(text))
     kind = props.pop("label", DEFAULT_TYPE)
@@ -605,7 +607,7 @@ def _llama_lines(fmt: str, text: str) -> list[tuple[int, str]]:
 
 def llamaindex_parser(fmt: str) -> Callable[[str], Graph]:
     def parse(text: str) -> Graph:
-        seen: dict[str, tuple] = {}
+        seen: SeenNodes = {}
         edges, ids, edge_props = [], [], []
         for line_no, line in _llama_lines(fmt, text):
             parts = _llama_parts(fmt, line_no, line)
@@ -643,7 +645,7 @@ def llamaindex_parser(fmt: str) -> Callable[[str], Graph]:
 LANGCHAIN_RECORD = ("id", "source", "relation", "target", "properties")
 
 
-def _node_map(graph: Graph) -> dict[str, dict]:
+def _node_map(graph: Graph) -> dict[str, dict[str, Any]]:
     typed = any(n.type != DEFAULT_TYPE for n in graph.nodes)
     return {
         n.id: {
@@ -656,7 +658,7 @@ def _node_map(graph: Graph) -> dict[str, dict]:
     }
 
 
-def _cypher_records(graph: Graph, maps: Mapping[str, object]) -> list[dict]:
+def _cypher_records(graph: Graph, maps: Mapping[str, object]) -> list[dict[str, Any]]:
     """The query's records, each node as maps gives it."""
     with_props = any(graph.edge_props)
     ids = graph.edge_ids or [None] * len(graph.edges)
@@ -683,7 +685,7 @@ def serialize_langchain(graph: Graph) -> str:
     return repr(_cypher_records(graph, _node_map(graph)))
 
 
-def _map_node(fmt: str, value: object, where: str, seen: dict) -> Node:
+def _map_node(fmt: str, value: object, where: str, seen: SeenNodes) -> Node:
     if (
         not isinstance(value, dict)
         or not isinstance(value.get("id"), str)
@@ -703,8 +705,8 @@ def _map_node(fmt: str, value: object, where: str, seen: dict) -> Node:
     return node[0]
 
 
-def _from_records(fmt: str, records: list[dict], node: Callable[[object, str, dict], Node]) -> Graph:
-    seen: dict[str, tuple] = {}
+def _from_records(fmt: str, records: list[dict[str, Any]], node: Callable[[object, str, SeenNodes], Node]) -> Graph:
+    seen: SeenNodes = {}
     edges, ids, edge_props = [], [], []
     for record in records:
         source = node(record.get("source"), "'source'", seen)
@@ -764,7 +766,7 @@ NEO4J_DATABASE = "4:5f1c2a9e-7b3d-4c8e-9a61-0d2e4f6b8c17:"
 class _Neo4jNode:
     """A node as neo4j.graph.Node's repr prints it."""
 
-    def __init__(self, element_id: str, labels: tuple[str, ...], properties: dict) -> None:
+    def __init__(self, element_id: str, labels: tuple[str, ...], properties: dict[str, Any]) -> None:
         self.text = (
             f"<Node element_id={element_id!r} labels=frozenset({set(labels) if labels else ''}) "
             f"properties={properties!r}>"
@@ -846,7 +848,7 @@ def _neo4j_expect(line_no: int, text: str, i: int, word: str) -> int:
     return i + len(word)
 
 
-def _neo4j_node(line_no: int, text: str, i: int) -> tuple[dict, int]:
+def _neo4j_node(line_no: int, text: str, i: int) -> tuple[dict[str, Any], int]:
     i = _neo4j_expect(line_no, text, i, "<Node element_id=")
     element_id, i = _neo4j_literal(line_no, text, i)
     i = _neo4j_expect(line_no, text, i, " labels=frozenset(")
@@ -868,7 +870,7 @@ def _neo4j_node(line_no: int, text: str, i: int) -> tuple[dict, int]:
     return {**properties, "\x00element_id": element_id, "\x00labels": labels, "\x00labels_text": labels_text}, i
 
 
-def _neo4j_record(line_no: int, line: str) -> dict:
+def _neo4j_record(line_no: int, line: str) -> dict[str, Any]:
     i = _neo4j_expect(line_no, line, 0, "<Record ")
     record = {}
     while True:
@@ -891,7 +893,7 @@ def parse_neo4j_graphrag(text: str) -> Graph:
     records = [_neo4j_record(k, line) for k, line in enumerate(text.split("\n"), 1)] if text else []
     elements: dict[str, str] = {}
 
-    def node(value: object, where: str, seen: dict) -> Node:
+    def node(value: object, where: str, seen: SeenNodes) -> Node:
         if not isinstance(value, dict) or "\x00element_id" not in value:
             raise format_error("neo4j_graphrag", 1, f"a record's {where} must be a node")
         props = dict(value)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, NotRequired, TypedDict, cast
 
 from .frameworks import FRAMEWORK_FORMATS
 from .markdown import md_cell, percent
-from .matrix import group_key
+from .matrix import GroupKey, group_key
 from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
 
 # The acceptance gate (article 12, "порог отката"): each of its conditions is a paired non-inferiority test
@@ -47,7 +47,8 @@ GATE_CHECKS = (
 )
 PAIRED_FIELDS = ("insufficient", "path_exact", "valid_path", "answer_correct")  # what the paired checks read of a cell
 CHECKED_AT = tuple((name, PAIRED_FIELDS.index(metric), insufficient) for name, metric, insufficient in GATE_CHECKS)
-PairedCells = dict[tuple, dict[str, dict[tuple, tuple]]]  # group -> format -> (question, permutation, repeat) -> fields
+FormatCells = dict[tuple[str, int, int], tuple[object, ...]]  # (question, permutation, repeat) -> its PAIRED_FIELDS
+PairedCells = dict[GroupKey, dict[str, FormatCells]]  # group -> format -> its cells
 PATH_CHECKS = ("path_exact", "valid_path")  # the main condition, whose p-values Holm's procedure takes over the formats
 
 
@@ -129,7 +130,7 @@ def questions_for_power(values: list[float], tolerance: float, alpha: float, pow
     return hi
 
 
-def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, family: int = 1) -> dict:
+def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, family: int = 1) -> dict[str, Any]:
     """One condition of the gate: 'pass' when the one-sided lower bound of the difference is at or above -tolerance,
     'fail' when the upper bound is below it, else 'undecided', with the questions of its kind that would pass it
     with GATE_POWER if the format were as good as the baseline (at alpha / family: the family's strictest step)."""
@@ -170,7 +171,7 @@ def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, fa
     }
 
 
-def _paired_runs(mine: dict[str, dict[tuple, tuple]], fmt: str, baseline: str) -> dict[str, Paired]:
+def _paired_runs(mine: dict[str, FormatCells], fmt: str, baseline: str) -> dict[str, Paired]:
     """For each paired check, the paired runs of fmt and the baseline over every cell both answered (or failed): the
     positive questions for paths, the abstention questions for abstention; and 'stability', where a (question,
     repeat) counts as right only when right in every permutation (with several permutations)."""
@@ -195,7 +196,7 @@ def _paired_runs(mine: dict[str, dict[tuple, tuple]], fmt: str, baseline: str) -
     return out
 
 
-def group_blockers(entries: dict[str, dict], baseline: str, budget_note: str | None) -> list[str]:
+def group_blockers(entries: dict[str, dict[str, Any]], baseline: str, budget_note: str | None) -> list[str]:
     """Why no verdict in a group can be trusted, whatever the formats did: a baseline that fails (or was never sent),
     a budget that cannot tell formats apart."""
     base = entries.get(baseline)
@@ -238,16 +239,16 @@ def verdict_cells(scored: Iterable[Mapping[str, Any]]) -> PairedCells:
 
 def verdicts(
     scored: Sequence[Mapping[str, Any]],
-    table: list[dict],
+    table: list[dict[str, Any]],
     baseline: str,
     tolerance: float,
-    budget_notes: dict | None = None,
+    budget_notes: dict[GroupKey, str] | None = None,
     abstention_tolerance: float = DEFAULT_ABSTENTION_TOLERANCE,
 ) -> list[Verdict]:
     """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
     when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
     cells = verdict_cells(scored)
-    by_group: dict[tuple, dict[str, dict]] = {}
+    by_group: dict[GroupKey, dict[str, dict[str, Any]]] = {}
     for e in table:
         by_group.setdefault(group_key(e), {})[e["format"]] = e
     out = []
@@ -294,15 +295,15 @@ class Verdict(TypedDict):
     saving: float | None
     saving_counted_by: str
     roundtrip: str
-    checks: dict[str, dict]
+    checks: dict[str, dict[str, Any]]
     p_value: float | None
-    holm: NotRequired[dict]
+    holm: NotRequired[dict[str, Any]]
 
 
 def _verdict(
-    e: dict,
-    base: dict,
-    mine: dict,
+    e: dict[str, Any],
+    base: dict[str, Any],
+    mine: dict[str, FormatCells],
     baseline: str,
     tolerance: float,
     abstention_tolerance: float,

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._article import (
     JSON_NUMBER,
@@ -64,6 +64,9 @@ from .stores import (
     store_kind,
     store_layout,
 )
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 # Graph files as users have them. Each reader turns its file into the tool's own JSON records, which then go
 # through the same checks (validate_graph), so a property, a duplicate id or a dangling edge is found and named
@@ -151,7 +154,7 @@ def looks_like_graphml(path: Path) -> bool:
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<") and b"<graphml" in head
 
 
-def _node_record(node_id: str, data: dict, where: str) -> dict:
+def _node_record(node_id: str, data: dict[str, Any], where: str) -> dict[str, Any]:
     """A node as the tool's JSON has it: its name and type from the first of NAME_KEYS and TYPE_KEYS it has (its id
     and DEFAULT_TYPE otherwise), every other field a property."""
     data = dict(data)
@@ -167,8 +170,13 @@ def _node_record(node_id: str, data: dict, where: str) -> dict:
 
 
 def _edge_record(
-    source: str, target: str, data: dict, where: str, edge_id: str | None = None, relation: str | None = None
-) -> dict:
+    source: str,
+    target: str,
+    data: dict[str, Any],
+    where: str,
+    edge_id: str | None = None,
+    relation: str | None = None,
+) -> dict[str, Any]:
     data = dict(data)
     if relation is None:
         relation = next((data.pop(k) for k in RELATION_KEYS if k in data), None)
@@ -197,7 +205,7 @@ TRIPLE_COLUMNS = {
 }
 
 
-def read_triples(text: str, where: str, delimiter: str) -> dict:
+def read_triples(text: str, where: str, delimiter: str) -> dict[str, Any]:
     """CSV or TSV triples with a header: a source, relation and target column (TRIPLE_COLUMNS names them), and
     optionally id (the edge's), source_name, source_type, target_name, target_type, source.KEY and target.KEY (node
     properties), every other column an edge property; an empty cell is no value, a cell that reads as a JSON number
@@ -213,7 +221,7 @@ def read_triples(text: str, where: str, delimiter: str) -> dict:
                 raise BenchmarkError(
                     f"{where}: the header has no {role} column ({', '.join(names)}); name the columns on its first line"
                 )
-        nodes: dict[str, dict] = {}
+        nodes: dict[str, dict[str, Any]] = {}
         edges = []
         for row in reader:
             if not any(row):
@@ -225,7 +233,7 @@ def read_triples(text: str, where: str, delimiter: str) -> dict:
                 )
             ends: dict[str, str] = {}
             edge: dict[str, Any] = {}  # its cells: the id and relation as written, the rest read as values
-            node_fields: dict[str, dict] = {"source": {}, "target": {}}
+            node_fields: dict[str, dict[str, Any]] = {"source": {}, "target": {}}
             for k, (column, cell) in enumerate(zip(header, row)):
                 if k in (at["source"], at["target"]):
                     ends["source" if k == at["source"] else "target"] = cell
@@ -263,7 +271,7 @@ def _cell_value(text: str) -> object:
     return json.loads(text) if text in ("true", "false") or JSON_NUMBER.fullmatch(text) else text
 
 
-def _merge_node(nodes: dict[str, dict], node_id: str, fields: dict, where: str) -> None:
+def _merge_node(nodes: dict[str, dict[str, Any]], node_id: str, fields: dict[str, Any], where: str) -> None:
     """Add a node seen in a row, or check that what this row says of it agrees with what earlier rows said."""
     known = nodes.setdefault(node_id, {})
     for key, value in fields.items():
@@ -275,7 +283,7 @@ def _merge_node(nodes: dict[str, dict], node_id: str, fields: dict, where: str) 
         known[key] = value
 
 
-def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
+def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict[str, Any]:
     """RDF (Turtle or N-Triples, read by rdflib), in document order: every IRI or blank node that is a subject or an
     object is a node, its id the IRI's local name (percent-decoded), its name its one rdfs:label (or skos:prefLabel,
     schema:name, foaf:name; else its id), its type the local name of its one rdf:type (else DEFAULT_TYPE); a
@@ -290,9 +298,9 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
     class Ordered(rdflib.Graph):  # records triples as the parser reads them: the store does not keep their order
         def __init__(self) -> None:
             super().__init__()
-            self.order: list = []
+            self.order: list[tuple[Any, Any, Any]] = []  # rdflib's terms: rdflib ships no types
 
-        def add(self, triple):  # noqa: ANN001
+        def add(self, triple: tuple[Any, Any, Any]) -> Any:
             self.order.append(triple)
             return super().add(triple)
 
@@ -318,8 +326,8 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
             ids[term] = f"b{next(blanks)}" if isinstance(term, rdflib.BNode) else _local_name(str(term))
         return ids[term]
 
-    nodes: dict[str, dict] = {}
-    edges: list[dict] = []
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: list[dict[str, Any]] = []
     for s, p, o in dict.fromkeys(graph.order):  # a triple read twice is one triple
         if s in reified or p == RDF.type and isinstance(o, rdflib.Literal):
             continue
@@ -343,7 +351,7 @@ def read_rdf(text: str, where: str, syntax: str = "turtle") -> dict:
     }
 
 
-def _reified_props(graph: Any, reified: set, edges: list[dict]) -> None:
+def _reified_props(graph: Any, reified: set[object], edges: list[dict[str, Any]]) -> None:
     """The literals of each RDF reification (rdf:subject, rdf:predicate, rdf:object) onto the edge it is about; edges
     are the graph's triples between nodes, in document order."""
     import rdflib
@@ -398,13 +406,13 @@ def _rdf_value(literal: Any) -> object:
     return str(literal)
 
 
-def _set_once(record: dict, key: str, value: object, where: str, what: str) -> None:
+def _set_once(record: dict[str, Any], key: str, value: object, where: str, what: str) -> None:
     if key in record and record[key] != value:
         raise BenchmarkError(f"{where} has {what} twice ({record[key]!r} and {value!r}); keep one")
     record[key] = value
 
 
-def ordered_graphml(text: str, where: str) -> tuple[Any, list[str], list[tuple[str, str, str | None, dict]]]:
+def ordered_graphml(text: str, where: str) -> tuple[Any, list[str], list[tuple[str, str, str | None, dict[str, Any]]]]:
     """GraphML read by networkx, with its nodes and edges in the file's order (an undirected networkx graph iterates
     its edges by adjacency): (the graph, node ids, (source, target, edge id, attributes) per edge)."""
     try:
@@ -415,11 +423,11 @@ def ordered_graphml(text: str, where: str) -> tuple[Any, list[str], list[tuple[s
     nodes, edges = [], []
 
     class Reader(GraphMLReader):  # records nodes and edges as networkx reads them, in the file's order
-        def add_node(self, G, node_xml, graphml_keys, defaults):
+        def add_node(self, G: Any, node_xml: Element, graphml_keys: dict[str, Any], defaults: dict[str, Any]) -> None:
             super().add_node(G, node_xml, graphml_keys, defaults)
             nodes.append(self.node_type(node_xml.get("id")))
 
-        def add_edge(self, G, edge_element, graphml_keys):
+        def add_edge(self, G: Any, edge_element: Element, graphml_keys: dict[str, Any]) -> None:
             # kept here in the file's order and not added to G: no reader uses G's edges (decoding each twice cost 40%)
             edges.append(
                 (
@@ -439,7 +447,7 @@ def ordered_graphml(text: str, where: str) -> tuple[Any, list[str], list[tuple[s
     return graphs[0], nodes, edges
 
 
-def read_graphml(text: str, where: str) -> dict:
+def read_graphml(text: str, where: str) -> dict[str, Any]:
     """GraphML (what networkx, LightRAG and Microsoft GraphRAG write), read by networkx, in document order: a node's
     id is its GraphML id, its name and type from NAME_KEYS and TYPE_KEYS (Neo4j's ':Label' too), an edge's
     relation from RELATION_KEYS (DEFAULT_RELATION when it has none, with a warning), every other attribute a
@@ -479,7 +487,7 @@ def read_graphml(text: str, where: str) -> dict:
     }
 
 
-def read_neo4j(text: str, where: str) -> dict:
+def read_neo4j(text: str, where: str) -> dict[str, Any]:
     """Neo4j's APOC JSON export (apoc.export.json): one object per line, {"type": "node", "id", "labels", "properties"}
     or {"type": "relationship", "id", "label", "start": {"id"}, "end": {"id"}, "properties"}; a node's type is its
     labels joined by ':', its name from NAME_KEYS among its properties (its id otherwise)."""
@@ -525,7 +533,7 @@ def read_neo4j(text: str, where: str) -> dict:
 
 
 # --graph-format name -> (file extensions it is taken for, reader of its text)
-GRAPH_FORMATS: dict[str, tuple[tuple[str, ...], Callable[[str, str], dict] | None]] = {
+GRAPH_FORMATS: dict[str, tuple[tuple[str, ...], Callable[[str, str], dict[str, Any]] | None]] = {
     "json": ((".json",), None),
     "tsv": ((".tsv", ".tab"), functools.partial(read_triples, delimiter="\t")),
     "csv": ((".csv",), functools.partial(read_triples, delimiter=",")),
@@ -569,7 +577,7 @@ def load_inputs(
     graph_path: Path,
     questions_path: Path,
     problems: Problems | None = None,
-    generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None,
+    generate: Callable[[Graph, str], tuple[list[dict[str, Any]], dict[int, int]]] | None = None,
     graph_format: str | None = None,
     graph_order: str = "file",
     store_fields: str = "sent",
@@ -629,7 +637,7 @@ class StoreNamed(Problems):
         self.inner.add(self.name(message), question)
 
 
-class _Noted(list):
+class _Noted(list[str]):
     """A list of notes, each named as it is appended (check_text appends where it normalized a string)."""
 
     def __init__(self, name: Callable[[str], str]) -> None:

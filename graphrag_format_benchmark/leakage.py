@@ -9,7 +9,7 @@ stands as a word of its own; a text with no letter or digit (a node named '.') n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._article import ABSTAIN
 from .solver import fold_answer
@@ -53,7 +53,7 @@ def leakage_checks(
     graphs: list[tuple[str, tuple[Context, ...]]],
     template: Template,
     file_names: list[str],
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Each check of article 8.3 with its result (pass, fail or warn) and its findings [{question, found}];
     graphs: (variant name, its contexts), for the checks of node ids and node order."""
     text = fold_answer(template.render("", "", ""))

@@ -215,7 +215,7 @@ def large_branches(context: Context, stream: Distractors, plan: Plan, counts: To
         compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
 
 
-def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict]:
+def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict[str, Any]]:
     """The contexts of the inputs, before any distractor, and what the retrieval did (for the reports)."""
     questions = inputs.questions
     if plan.context == "khop":
@@ -351,7 +351,9 @@ def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
     return names
 
 
-def row_order(plan: Plan, variants: list[Variant]) -> Callable[[Mapping[str, Any]], tuple]:
+def row_order(
+    plan: Plan, variants: list[Variant]
+) -> Callable[[Mapping[str, Any]], tuple[int, int, int, int, str, int, int]]:
     """Rows sorted by encoding, size, ids, permutation, mode, then format and question as given."""
     rank = {
         "encoding": {t.name: i for i, t in enumerate(plan.tokenizers)},

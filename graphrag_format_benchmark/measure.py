@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 from ._article import (
     SPLIT_SEARCH,
@@ -30,11 +30,11 @@ from ._article import (
     size_report_row,
     splits_between,
 )
-from .formats import check_roundtrip_once, graph_dict
+from .formats import Proven, check_roundtrip_once, graph_dict
 from .matrix import build_variants, cut_near, graph_file, largest_fitting, prompt_file, row_order, variant_file
 from .progress import Progress
 from .questions import question_dict
-from .solver import answerable, edge_index
+from .solver import EdgeIndex, answerable, edge_index
 from .variants.contexts import edge_order, subgraph
 
 TOKENIZER_THREADS = min(4, os.cpu_count() or 1)
@@ -108,7 +108,7 @@ class Measurement:
     rows: list[SizeRow]  # size_report.json
     items: list[Item]  # one per row, same order
     variants: list[Variant]
-    facts: dict  # resolved values for the manifest
+    facts: dict[str, Any]  # resolved values for the manifest
     # format|context|edges -> the text report.html shows (first variant, order 0)
     shown: dict[str, str] = field(default_factory=dict)
 
@@ -186,7 +186,7 @@ class ThreadedCounts(TokenCounts):
 
     def __init__(self) -> None:
         super().__init__()
-        self.pending: dict[tuple[str, str], Future] = {}  # counts under way on the pool's threads
+        self.pending: dict[tuple[str, str], Future[int]] = {}  # counts under way on the pool's threads
         self.pool: ThreadPoolExecutor | None = None
 
     def count(self, tokenizer: Tokenizer, text: str, sha: str | None = None) -> int:
@@ -245,7 +245,8 @@ class Measuring:
     progress: Progress
     costs: PartCosts
     items: list[Item] = field(default_factory=list)  # one per row of size_report.json
-    prompts: dict = field(default_factory=dict)  # {"write": bool, "bytes": n}: whether prompt files are written
+    # {"write": bool, "bytes": n}: whether prompt files are written
+    prompts: dict[str, Any] = field(default_factory=dict)
     # prompt files written (a mode A prompt is the same for every encoding)
     written: set[str] = field(default_factory=set)
     # mode B: the last cut per variant, format and encoding
@@ -316,7 +317,7 @@ def measure(
                 ),
             )
         for context in variant.contexts:
-            proven: dict = {}  # round trips that prove those of the context's other edge orders (check_roundtrip_once)
+            proven: Proven = {}  # round trips that prove the context's other edge orders' (check_roundtrip_once)
             for k in range(plan.permutations):
                 order = orders.setdefault((variant.size, k), {}).setdefault(
                     context.id, edge_order(context, variant.size, k, plan.seed)
@@ -354,7 +355,7 @@ def measure(
 
 
 def measure_order(
-    variant: Variant, context: Context, k: int, order: list[int], state: Measuring, proven: dict, keep: bool
+    variant: Variant, context: Context, k: int, order: list[int], state: Measuring, proven: Proven, keep: bool
 ) -> None:
     """The rows of one context in one edge order: every format and encoding, in modes A and B. keep: the texts are
     kept for report.html (Measurement.shown)."""
@@ -437,7 +438,9 @@ class PartCosts:
             cost["without"] += self.counts.count(tokenizer, serialized(fmt, without))
 
 
-def write_prompts_by_default(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], plan: Plan) -> dict:
+def write_prompts_by_default(
+    texts: Iterable[FormattedGraph], questions: tuple[Question, ...], plan: Plan
+) -> dict[str, Any]:
     """The article's layout writes a prompt file per format and question, as its script does, while they stay small
     (benchmark.prompt_files); a matrix run writes none unless --write-prompts. {"write": bool, "bytes": n}"""
     if plan.article_layout:
@@ -455,7 +458,7 @@ def pack(
     plan: Plan,
     tokenizer: Tokenizer,
     counts: ThreadedCounts,
-    hints: dict,
+    hints: dict[tuple[str, str, str], int],
 ) -> list[Cell]:
     """Mode B (article 7.3): per question, the longest prefix of the displayed edges, with exactly the
     nodes they use, whose whole prompt fits the budget; the next edge would not fit.
@@ -467,7 +470,7 @@ def pack(
     # The whole pack is mode A's text only when every node is on an edge: a pack shows exactly the nodes its edges use.
     texts: dict[int, FormattedGraph] = {m: whole} if len(subgraph(shown).nodes) == len(shown.nodes) else {}
     hint_key = (variant.name, fmt, tokenizer.name)
-    indexes: dict[int, tuple[Graph, dict]] = {}
+    indexes: dict[int, tuple[Graph, EdgeIndex]] = {}
 
     def text(n: int) -> FormattedGraph:
         if n not in texts:
@@ -509,8 +512,8 @@ def _pack_cut(
     searched: bool,
     whole_tokens: Callable[[], int],
     budget: int,
-    hints: dict,
-    hint_key: tuple,
+    hints: dict[tuple[str, str, str], int],
+    hint_key: tuple[str, str, str],
     what: str,
 ) -> int:
     """How many of the m edges a mode B pack keeps: the most whose prompt (tokens(n)) fits the budget, found near the

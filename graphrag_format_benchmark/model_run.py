@@ -16,7 +16,7 @@ import stat
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._article import GENERATED_QUESTIONS, BenchmarkError, display, git_state, previous_outputs, warn
 from .answers import (
@@ -137,12 +137,12 @@ def model_outputs(
     measured: Measurement,
     plan: Plan,
     staging: Outputs,
-    config: dict,
+    config: dict[str, Any],
     gate_spec: GateSpec | None,
     hints: dict[GroupKey, str],
-    record: dict,
+    record: dict[str, Any],
     stdout: str,
-) -> tuple[str, dict, str | None]:
+) -> tuple[str, dict[str, Any], str | None]:
     """The model's answers, through the Batch API (--batch), as Batch request files
     (--export-batch), or sent and logged, and then their results. Returns what stdout says,
     what the manifest adds ("log", "batch"), and why the run did not fully succeed."""
@@ -266,13 +266,13 @@ def _as_given(run_config: RunConfig, flag: str) -> object:
     return ",".join(value) if isinstance(value, tuple) else value
 
 
-def versions_differ(headers: list[dict], measured: Measurement) -> str:
+def versions_differ(headers: list[dict[str, Any]], measured: Measurement) -> str:
     """Why a log written with this command's flags answers none of its prompts: another version made them (its
     questions drawn or worded otherwise); both versions named, and what to do."""
     if not headers:
         return "the log has no header line to say how it was made; score it with the version and flags that wrote it"
     header = headers[-1]
-    git: dict = header["git"] if isinstance(header.get("git"), dict) else {}
+    git: dict[str, Any] = header["git"] if isinstance(header.get("git"), dict) else {}
     there = f"{header.get('tool_version') or 'an earlier version (its header names none)'}" + (
         f", git {str(git['commit'])[:12]}" if git.get("commit") else ""
     )
@@ -299,12 +299,12 @@ def model_results(
     measured: Measurement,
     plan: Plan,
     out: Outputs,
-    config: dict,
+    config: dict[str, Any],
     gate_spec: GateSpec,
     hints: dict[GroupKey, str],
-    skipped: list[dict],
+    skipped: list[dict[str, Any]],
     score: tuple[Path, ...] | None,
-) -> tuple[str, dict, str | None]:
+) -> tuple[str, dict[str, Any], str | None]:
     """Collect the answers (send the prompts, or read the files to score: --score's, or a batch's), then score them and
     write the results."""
     config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}

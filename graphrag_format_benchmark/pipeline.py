@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._article import (
     DATA,
@@ -78,7 +78,7 @@ EXTRA_OUTPUTS = (
 )
 
 
-def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict]:
+def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict[str, Any]]:
     """Read and check everything before the first token is counted: the inputs, every question against the
     solver, the leakage checks. Every problem is reported at once; --skip-invalid-questions drops the
     questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
@@ -182,7 +182,9 @@ def _check_questions(run_config: RunConfig, plan: Plan, inputs: RunInputs, probl
                 )
 
 
-def _skipped_or_refused(run_config: RunConfig, inputs: RunInputs, problems: Problems) -> tuple[RunInputs, list[dict]]:
+def _skipped_or_refused(
+    run_config: RunConfig, inputs: RunInputs, problems: Problems
+) -> tuple[RunInputs, list[dict[str, Any]]]:
     """Every problem raised at once; or, with --skip-invalid-questions and only questions at fault, those questions
     dropped and said, the rest kept."""
     by_question, fatal = problems.questions(), problems.fatal()
@@ -232,7 +234,9 @@ def read_summary(inputs: RunInputs, path: Path) -> str:
     )
 
 
-def variant_checks(run_config: RunConfig, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[dict]:
+def variant_checks(
+    run_config: RunConfig, plan: Plan, inputs: RunInputs, variants: list[Variant]
+) -> list[dict[str, Any]]:
     """The leakage checks on every graph variant, as recorded; with --leakage warn, failures become warnings."""
     names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
     checks = leakage_checks(inputs.questions, [(v.name, v.contexts) for v in variants], plan.template, names)
@@ -246,7 +250,7 @@ def variant_checks(run_config: RunConfig, plan: Plan, inputs: RunInputs, variant
     return checks
 
 
-def manifest_config(run_config: RunConfig, plan: Plan, inputs: RunInputs, measured: Measurement) -> dict:
+def manifest_config(run_config: RunConfig, plan: Plan, inputs: RunInputs, measured: Measurement) -> dict[str, Any]:
     """The resolved configuration of a run, for its manifest: every flag as used, what generated questions drew."""
     return {
         "argv": list(run_config.argv),
@@ -325,7 +329,7 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
         with held_outputs(run_config.out) as (staging, lock):
             measured, hints, stdout = measured_sizes(run_config, plan, inputs, variants, counts, record, staging)
             config = manifest_config(run_config, plan, inputs, measured)
-            extra: dict = {}
+            extra: dict[str, Any] = {}
             failure = None
             if model is not None:
                 # only here: a run without --model never loads the runner, scoring or the results
@@ -394,7 +398,7 @@ def measured_sizes(
     inputs: RunInputs,
     variants: list[Variant],
     counts: ThreadedCounts,
-    record: dict,
+    record: dict[str, Any],
     staging: Outputs,
 ) -> tuple[Measurement, dict[GroupKey, str], str]:
     """The measurement and its size reports into staging (size_report.json; for a matrix run also size_summary.json,

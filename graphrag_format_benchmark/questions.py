@@ -14,13 +14,23 @@ import json
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from ._article import ABSTAIN, Ask, BenchmarkError, Condition, Hop, Query, validate_query
 from .formats import graph_dict
-from .solver import MISSING, edge_index, fold_answer, gold_answers, incident_edges, partial_walks, prop_of, solve
+from .solver import (
+    MISSING,
+    EdgeIndex,
+    edge_index,
+    fold_answer,
+    gold_answers,
+    incident_edges,
+    partial_walks,
+    prop_of,
+    solve,
+)
 from .stores import BOOKKEEPING, is_description
 from .whole_words import mentions
 from .wording import Wording
@@ -30,7 +40,7 @@ if TYPE_CHECKING:
     from .wording import Phrase
 
 
-def singular_or_plural(singular: str, plural: str, values: tuple | list) -> dict:
+def singular_or_plural(singular: str, plural: str, values: Sequence[object]) -> dict[str, Any]:
     """A field as a question file writes it: {'answer': 'A'} for one value, {'answers': ['A', 'B']} for more."""
     return {singular: values[0]} if len(values) == 1 else {plural: list(values)}
 
@@ -79,7 +89,7 @@ class Roles:
     relation it was reached by (of a relation of its kind, in a framework's store: relation_kinds); and which hops
     those peers can take."""
 
-    def __init__(self, graph: Graph, index: dict) -> None:
+    def __init__(self, graph: Graph, index: EdgeIndex) -> None:
         self.index = index
         self.kinds = relation_kinds(graph)
         self.type = {n.id: n.type for n in graph.nodes}
@@ -88,7 +98,8 @@ class Roles:
         for n in graph.nodes:
             self.by_type.setdefault(n.type, []).append(n.id)
         self.peer_sets: dict[str, set[str]] = {}  # a typed role -> its nodes
-        self.pools: dict[tuple[str, str], tuple[list, Counter, list]] = {}  # (hop | property, role) -> _pool
+        # (hop | property, role) -> _pool; what a pool holds is a hop (relation, direction) or a property key: Any
+        self.pools: dict[tuple[str, str], tuple[list[tuple[str, Any]], Counter[Any], list[Any]]] = {}
         self.ends: dict[tuple[str, str], set[str]] = {}  # (relation, "out"|"in") -> nodes reached that way
         self.hops_of: dict[str, set[tuple[str, str]]] = {}  # node -> the (relation, direction) it can follow
         for node, relation, direction in index:
@@ -112,8 +123,8 @@ class Roles:
         return f"reached by {key[0]} {key[1]}", self.ends.get(key, set())
 
     def _pool(
-        self, what: str, role: str, peers: set[str], of: Callable[[str], list]
-    ) -> tuple[list[tuple[str, object]], Counter, list]:
+        self, what: str, role: str, peers: set[str], of: Callable[[str], list[Any]]
+    ) -> tuple[list[tuple[str, Any]], Counter[Any], list[Any]]:
         """A role's (peer, hop or property) entries in a fixed order, how many peers have each, and those sorted: built
         once per role."""
         pool = self.pools.get((what, role))
@@ -129,8 +140,8 @@ class Roles:
         role: str,
         peers: set[str],
         nodes: set[str],
-        of: Callable[[str], list],
-        held: set,
+        of: Callable[[str], list[Any]],
+        held: set[Any],
         rng: random.Random,
     ) -> tuple[Any, int] | None:
         """What the role's peers but none of nodes have, drawn in proportion to how many peers have it, with that
@@ -151,7 +162,7 @@ class Roles:
                 return x, having[x] - inside[x]
         return None
 
-    def near_miss(self, nodes: set[str], came_by: Hop, rng: random.Random) -> tuple[Hop, dict] | None:
+    def near_miss(self, nodes: set[str], came_by: Hop, rng: random.Random) -> tuple[Hop, dict[str, Any]] | None:
         """A hop the role's peers can take and none of nodes can, drawn in proportion to how many peers take it."""
         role, peers = self.peers(nodes, came_by)
         held = {h for v in nodes for h in self.hops_of.get(v, ())}
@@ -165,7 +176,7 @@ class Roles:
 
     def missing_property(
         self, nodes: set[str], came_by: Hop, graph: Graph, rng: random.Random
-    ) -> tuple[str, dict] | None:
+    ) -> tuple[str, dict[str, Any]] | None:
         """A property the role's peers have and none of nodes has, drawn in proportion to how many peers have it."""
         if not nodes:
             return None
@@ -204,10 +215,10 @@ def answerable_value(value: object) -> bool:
     return not isinstance(value, str) or len(value) <= 40 and 1 <= len(value.split()) <= 3
 
 
-def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dict], dict[int, int]]]:
+def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dict[str, Any]], dict[int, int]]]:
     """What load_inputs calls to draw the questions of --generate-questions from the graph it read (named where)."""
 
-    def draw(graph: Graph, where: str) -> tuple[list[dict], dict[int, int]]:
+    def draw(graph: Graph, where: str) -> tuple[list[dict[str, Any]], dict[int, int]]:
         if not graph.edges:
             raise BenchmarkError(
                 f"{where}: the graph has {len(graph.nodes):,} node(s) and no edge: no question can walk it; give a "
@@ -225,7 +236,7 @@ def question_drawer(spec: GenerateSpec) -> Callable[[Graph, str], tuple[list[dic
     return draw
 
 
-def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], dict[int, int]]:
+def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict[str, Any]], dict[int, int]]:
     """Questions in the input file's shape, drawn with a seeded random.Random; and how many per hop count."""
     rng = random.Random(f"{spec.seed}/questions")
     index = edge_index(graph.edges)
@@ -242,12 +253,12 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     n_abstain = round(spec.n * spec.abstain_share)
     plan = [(lo + k % (hi - lo + 1), False) for k in range(spec.n - n_abstain)]
     plan += [(lo + k % (hi - lo + 1), True) for k in range(n_abstain)]
-    made: list = []
-    seen: set = set()
-    texts: set = set()
-    counts: Counter = Counter()
+    made: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()  # (start, hops as JSON)
+    texts: set[str] = set()
+    counts: Counter[int] = Counter()
     # (hops, abstain) -> slots in a row its draws could not fill: past EXHAUSTED, the graph has no more
-    missed: Counter = Counter()
+    missed: Counter[tuple[int, bool]] = Counter()
     for hops_n, abstain in plan:
         if missed[hops_n, abstain] >= EXHAUSTED:
             continue
@@ -296,7 +307,9 @@ def generate_questions(graph: Graph, spec: GenerateSpec) -> tuple[list[dict], di
     return [{"id": q.pop("id"), **q} for q in ordered], dict(sorted(counts.items()))
 
 
-def reads_one_way(graph: Graph, query: Query, index: dict, incident: dict, reads: dict[str, tuple]) -> bool:
+def reads_one_way(
+    graph: Graph, query: Query, index: EdgeIndex, incident: dict[str, list[int]], reads: dict[str, tuple[str, str]]
+) -> bool:
     """Whether a query over a store's relations says no more than it means: at every node a walk of it stands at, no
     edge but the ones its hop follows reads like that hop (reads: relation -> its wording, which has no direction).
     Else the question would admit an answer its gold paths do not hold: two descriptions that read alike once their
@@ -323,16 +336,16 @@ class QuestionDraw:
     """One draw of a generated question: a walk from a random start, then a near miss for an abstention question."""
 
     graph: Graph
-    index: dict
-    incident: dict
-    names: dict
+    index: EdgeIndex
+    incident: dict[str, list[int]]  # solver.incident_edges
+    names: dict[str, str]
     starts: list[str]
     roles: Roles
     rng: random.Random
     word: Wording
     property_share: float = 0.0
 
-    def __call__(self, hops_n: int, abstain: bool) -> dict | None:
+    def __call__(self, hops_n: int, abstain: bool) -> dict[str, Any] | None:
         rng, edges = self.rng, self.graph.edges
         start = rng.choice(self.starts)
         hops, node, came_by = [], start, None
@@ -411,7 +424,7 @@ class QuestionDraw:
         )
         return Ask("edge", self.rng.choice(edge_props)) if edge_props else None
 
-    def _near_miss(self, query: Query, props: bool = False) -> dict | None:
+    def _near_miss(self, query: Query, props: bool = False) -> dict[str, Any] | None:
         """The walk of query, then one more hop that the reached nodes' role can take and they cannot; or, for a
         question about properties whose walk reaches nodes that lack a property their role's peers have, that
         property asked for."""
@@ -460,7 +473,7 @@ class QuestionDraw:
         }
 
 
-def _query_dict(query: Query) -> dict:
+def _query_dict(query: Query) -> dict[str, Any]:
     """A query in the input file's shape: 'where' only on hops that have conditions, 'ask' only when it asks."""
     hops = [
         {
@@ -477,7 +490,7 @@ def _query_dict(query: Query) -> dict:
     }
 
 
-def question_dict(q: Question, graph: Graph | None = None) -> dict:
+def question_dict(q: Question, graph: Graph | None = None) -> dict[str, Any]:
     """A question in the input file's shape (singular fields where there is one value), so a variant's
     questions can be fed back with --questions; with graph, its own context's graph goes with it."""
     item = {"id": q.id, "question": q.question, **singular_or_plural("answer", "answers", q.answers)}

@@ -101,7 +101,7 @@ def value_words(graph: Graph) -> set[str]:
     return set(re.findall(r"\w+", "\n".join(texts)))
 
 
-def syntax_split(text: str, ends: list[int], words: set[str]) -> dict:
+def syntax_split(text: str, ends: list[int], words: set[str]) -> dict[str, Any]:
     """Tokens spent on names and values against syntax (keys, quotes, delimiters, whitespace, indentation), counted from
     the token boundaries: a character is a name or value when it is in a word of value_words, and a token counts as
     one when at least half of its characters are."""
@@ -117,10 +117,10 @@ def syntax_split(text: str, ends: list[int], words: set[str]) -> dict:
     return {"tokens": len(ends), "names_and_values": content, "syntax": len(ends) - content}
 
 
-def _size_groups(rows: list[SizeRow], baseline: str) -> list[dict]:
+def _size_groups(rows: list[SizeRow], baseline: str) -> list[dict[str, Any]]:
     """The size table per encoding, size, ids, permutation and mode: graph tokens, prompt tokens min and max, bytes,
     overflow, and the prompt tokens against the baseline's (mean over the group's questions)."""
-    groups: dict[tuple, dict[str, list[SizeRow]]] = {}
+    groups: dict[tuple[str, str, str, int, str], dict[str, list[SizeRow]]] = {}
     for r in rows:
         key = (r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"])
         groups.setdefault(key, {}).setdefault(r["format"], []).append(r)
@@ -162,7 +162,7 @@ def _first_items(measured: Measurement) -> dict[str, Item]:
     return first
 
 
-def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple[list[dict], list[str]]:
+def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple[list[dict[str, Any]], list[str]]:
     """Per format and encoding, the first graph's token boundaries and the split of those tokens into names and values
     against syntax: all of them, or the first REPORT_TOKENS_SHOWN of a larger graph (shown_start)."""
     first, views, notes = _first_items(measured), [], []
@@ -172,7 +172,7 @@ def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple
         for r in measured.rows
         if r["permutation"] == 0 and r["mode"] == "A" and r["size"] == base.size and r["ids"] == base.ids
     }
-    words: dict[tuple, set[str]] = {}
+    words: dict[tuple[str, int], set[str]] = {}
     for fmt, item in first.items():
         text = texts.get(item)
         key = (item.context.id, item.row["edges_included"])
@@ -219,7 +219,7 @@ class ReportTexts:
         return self.texts[key]
 
 
-def drawn_lines(text: str) -> str | dict:
+def drawn_lines(text: str) -> str | dict[str, Any]:
     """What the page holds of a graph (or a whole prompt) text: all of it, or of a long one only what a prompt of it
     draws (PROMPT_HEAD first and PROMPT_TAIL last lines; whatever precedes or follows the graph in the prompt takes
     lines the graph then does not need) and how many newlines it has: {"start", "end", "newlines"}."""
@@ -235,12 +235,12 @@ def drawn_lines(text: str) -> str | dict:
     return {"start": text[: head + 1], "end": text[tail + 1 :], "newlines": newlines}
 
 
-def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]) -> tuple[dict, list[str]]:
+def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]) -> tuple[dict[str, Any], list[str]]:
     """Per question, each format's prompt as head + graph + middle + question + end (graphs stored once each), the first
     encoding's token count, and the ids of distractor nodes (on no node of the input graph)."""
     encoding = measured.rows[0]["encoding"]
-    graphs: dict[str, str | dict] = {}
-    questions: dict[str, dict] = {}
+    graphs: dict[str, str | dict[str, Any]] = {}
+    questions: dict[str, dict[str, Any]] = {}
     heads: dict[str, list[str]] = {}
     base = measured.variants[0]
     for item in measured.items:
@@ -311,7 +311,7 @@ def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str,
     return render_report(data, staging.report.get("svg", ""))
 
 
-def comparison_report(c: dict, svg: str, diagnoses: dict[str, tuple[str, str]]) -> bytes:
+def comparison_report(c: dict[str, Any], svg: str, diagnoses: dict[str, tuple[str, str]]) -> bytes:
     """report.html of --compare: the leaderboard (sortable) and why answers failed, per model and format."""
     names = [name for name in diagnoses if any(name in e["diagnoses"] for e in c["leaderboard"])]
     models = ", ".join(r["model"] for r in c["runs"])
@@ -329,7 +329,7 @@ def comparison_report(c: dict, svg: str, diagnoses: dict[str, tuple[str, str]]) 
     return render_report(data, svg)
 
 
-def render_report(data: dict, svg: str = "") -> bytes:
+def render_report(data: dict[str, Any], svg: str = "") -> bytes:
     """The page: report_template.html with the data as JSON ('<' written \\u003c, so no text in it can end the script
     block) and our own SVG chart."""
     payload = (

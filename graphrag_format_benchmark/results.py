@@ -21,14 +21,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import progress
 from ._article import json_bytes, sha256_hex
 from .charts import results_svg
 from .frameworks import cited_order
 from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
-from .matrix import HOP_BUCKETS, group_key
+from .matrix import HOP_BUCKETS, GroupKey, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
 from .scoring import DIAGNOSES, AnswerKey, Cell, evidence_triple, parse_answer, reversed_triple, score_log
@@ -80,7 +80,10 @@ AGGREGATE_FIELDS = (
 )
 
 
-def columns(rows: Sequence[Mapping[str, object]], fields: tuple[str, ...]) -> dict[str, tuple]:
+Columns = dict[str, tuple[Any, ...]]  # field -> its values, row by row (columns)
+
+
+def columns(rows: Sequence[Mapping[str, object]], fields: tuple[str, ...]) -> Columns:
     """The rows' fields as columns, in one pass over the rows: counting then runs in C loops over the columns
     (a pass per metric over 100,000 row dicts cost more in memory traffic than the counting itself)."""
     if not rows:
@@ -88,13 +91,15 @@ def columns(rows: Sequence[Mapping[str, object]], fields: tuple[str, ...]) -> di
     return dict(zip(fields, zip(*map(operator.itemgetter(*fields), rows))))
 
 
-Groups = dict[tuple, tuple[int, dict[str, tuple]]]  # (group..., format) -> (its cells, the columns of those that ran)
+Groups = dict[
+    tuple[object, ...], tuple[int, Columns]
+]  # (group..., format) -> (its cells, the columns of those that ran)
 
 
 def grouped(rows: Sequence[Mapping[str, object]]) -> Groups:
     """Per group and format, in the order the rows first show them: how many cells, and the AGGREGATE_FIELDS columns of
     the cells that ran (status other than NOT_RUN)."""
-    members: dict[tuple, list] = {}
+    members: dict[tuple[object, ...], list[Mapping[str, object]]] = {}
     for s in rows:
         members.setdefault((s["encoding"], s["size"], s["ids"], s["mode"], s["format"]), []).append(s)
     return {
@@ -104,7 +109,7 @@ def grouped(rows: Sequence[Mapping[str, object]]) -> Groups:
 
 
 def json_with_rows(
-    head: dict, key: str, rows: Sequence[Mapping[str, object]], lines: Iterable[bytes] | None = None
+    head: dict[str, Any], key: str, rows: Sequence[Mapping[str, object]], lines: Iterable[bytes] | None = None
 ) -> Iterator[bytes]:
     """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
     encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
@@ -116,7 +121,7 @@ def json_with_rows(
         yield closing
 
 
-def json_ends(head: dict, key: str, rows: bool) -> tuple[bytes, bytes]:
+def json_ends(head: dict[str, Any], key: str, rows: bool) -> tuple[bytes, bytes]:
     """What json_with_rows writes before the rows' lines and after them; with no rows, the whole document and
     nothing."""
     body = json_bytes({**head, key: []}).rstrip()
@@ -193,10 +198,10 @@ def csv_chunks(scored: Sequence[Mapping[str, object]], header: bool = True, per_
 
 
 def answer_metrics(
-    col: dict[str, tuple],
+    col: Columns,
     by_question: dict[str, dict[str, list[int]]] | None = None,
     truths: frozenset[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The rates and means of some scored cells, given as columns (METRIC_FIELDS and question_id at least), each over
     questions with a 95% interval: answers and paths over the positive questions, abstention over the others.
     k and n count the cells (runs) behind them. by_question: the cells' positions in the columns per question
@@ -222,12 +227,12 @@ def answer_metrics(
     return out
 
 
-def truth_columns(col: dict[str, tuple]) -> frozenset[str]:
+def truth_columns(col: Columns) -> frozenset[str]:
     """The rate columns that hold nothing but bools, which question_means sums in one pass."""
     return frozenset(metric for metric in RATE_METRICS if set(map(type, col[metric])) <= {bool})
 
 
-def question_positions(col: dict[str, tuple], every: dict[str, list[int]] | None = None) -> dict[str, dict]:
+def question_positions(col: Columns, every: dict[str, list[int]] | None = None) -> dict[str, dict[str, list[int]]]:
     """Each question's cells, as positions in the columns, in the order of their first cell: of every question
     ("all"), and apart, of the positive questions and of the abstention ones. every: "all", when it is known (the
     questions of one hop bucket)."""
@@ -239,7 +244,7 @@ def question_positions(col: dict[str, tuple], every: dict[str, list[int]] | None
     return {"positive": split.get(False, {}), "abstention": split.get(True, {}), "all": every}
 
 
-def by_value(groups: dict[str, list[int]], column: Sequence) -> dict[object, dict[str, list[int]]]:
+def by_value(groups: dict[str, list[int]], column: Sequence[object]) -> dict[object, dict[str, list[int]]]:
     """Each question's positions apart by the value a column holds there, in the questions' order: {value: {question:
     positions}}. A question's cells almost always share it (its hops, whether it is an abstention question): one list
     each, looked at in C."""
@@ -255,13 +260,13 @@ def by_value(groups: dict[str, list[int]], column: Sequence) -> dict[object, dic
     return out
 
 
-def diagnosis_counts(values: Iterable) -> dict[str, int]:
+def diagnosis_counts(values: Iterable[str | None]) -> dict[str, int]:
     """{diagnosis: cells}, in DIAGNOSES order, zero counts left out."""
     counts = Counter(v for v in values if v)
     return {name: counts[name] for name in DIAGNOSES if counts[name]}
 
 
-def hop_metrics(col: dict[str, tuple], every: dict[str, list[int]] | None = None) -> dict[str, dict]:
+def hop_metrics(col: Columns, every: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
     """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses, from
     a group's columns (METRIC_FIELDS, hops and diagnosis). every: each question's positions (question_positions'
     "all"), when made already."""
@@ -279,7 +284,7 @@ def hop_metrics(col: dict[str, tuple], every: dict[str, list[int]] | None = None
     return out
 
 
-def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict]:
+def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict[str, Any]]:
     """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
     permutations and repeats, tokens per correct path, usage and cost; and which formats are on the front of accuracy
     against tokens (pareto)."""
@@ -289,13 +294,15 @@ def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict
     return table
 
 
-def _aggregate_entry(key: tuple, members: int, col: dict[str, tuple], prices: tuple[float | None, ...]) -> dict:
+def _aggregate_entry(
+    key: tuple[object, ...], members: int, col: Columns, prices: tuple[float | None, ...]
+) -> dict[str, Any]:
     """One group and format's entry of the aggregates: of its members (cells), the columns of those that ran."""
     encoding, size, ids, mode, fmt = key
     ran = len(col["status"])
     statuses = Counter(col["status"])
     positive = list(map(operator.not_, col["insufficient"]))
-    entry = {
+    entry: dict[str, Any] = {
         "encoding": encoding,
         "size": size,
         "ids": ids,
@@ -330,10 +337,11 @@ def _aggregate_entry(key: tuple, members: int, col: dict[str, tuple], prices: tu
     return entry
 
 
-def _spreads(col: dict[str, tuple], positive: list[bool]) -> dict:
+def _spreads(col: Columns, positive: list[bool]) -> dict[str, Any]:
     """answer_correct and path_exact spread across permutations and repeats (article 8.4): the rate of each run
     (permutation, repeat) over the positive cells, then their summary."""
-    by_run: dict[tuple, list[tuple]] = {}  # (permutation, repeat) -> [(answer correct, path exact)]
+    # (permutation, repeat) -> [(answer correct, path exact)]
+    by_run: dict[tuple[object, object], list[tuple[object, object]]] = {}
     for run, right, exact in itertools.compress(
         zip(zip(col["permutation"], col["repeat"]), col["answer_correct"], col["path_exact"]), positive
     ):
@@ -346,12 +354,12 @@ def _spreads(col: dict[str, tuple], positive: list[bool]) -> dict:
     return out
 
 
-def _usage_and_cost(col: dict[str, tuple], sent_cells: int, prices: tuple[float | None, ...]) -> dict:
+def _usage_and_cost(col: Columns, sent_cells: int, prices: tuple[float | None, ...]) -> dict[str, Any]:
     """The server's usage, the prompt tokens as the model counted them, latency, retry waits and cost."""
     usage_in = [v for v in col["usage_prompt_tokens"] if isinstance(v, int)]
     usage_out = [v for v in col["usage_completion_tokens"] if isinstance(v, int)]
     cached = [v for v in col["usage_cached_tokens"] if isinstance(v, int)]
-    out: dict = {
+    out: dict[str, Any] = {
         "usage": {
             "prompt_tokens": sum(usage_in),
             "completion_tokens": sum(usage_out),
@@ -394,7 +402,7 @@ def _usage_and_cost(col: dict[str, tuple], sent_cells: int, prices: tuple[float 
     return out
 
 
-def _mark_pareto(table: list[dict]) -> None:
+def _mark_pareto(table: list[dict[str, Any]]) -> None:
     """Per group, the formats no other beats on both accuracy (exact paths) and tokens: pareto True."""
     for group in dict.fromkeys(map(group_key, table)):
         front = [e for e in table if group_key(e) == group and e["path_exact"]["rate"] is not None]
@@ -411,7 +419,7 @@ def _mark_pareto(table: list[dict]) -> None:
             )
 
 
-def _rate(cell: dict | None) -> str:
+def _rate(cell: dict[str, Any] | None) -> str:
     if not cell or cell.get("rate") is None:
         return ""
     if not cell.get("ci95"):  # one question: no interval
@@ -425,13 +433,13 @@ def _bar(value: float, top: float, width: int = 20) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
-def _tokens(e: dict) -> str:
+def _tokens(e: dict[str, Any]) -> str:
     """'970 (800)': tiktoken's count, and the model's own where the log has it."""
     tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:,.0f}"
     return tokens + (f" ({e['model_prompt_tokens']:,.0f})" if e["model_prompt_tokens"] is not None else "")
 
 
-def _cost_header(prices: tuple) -> str:
+def _cost_header(prices: tuple[float | None, ...]) -> str:
     """'cost (USD at 2.5 / 10 per million input / output tokens)': the unit and the prices the cost is counted at."""
     price_in, price_out, price_cached = (*prices, None)[:3]
     if price_in is None:
@@ -440,7 +448,10 @@ def _cost_header(prices: tuple) -> str:
     return f"cost (USD at {price_in:g} / {price_out:g} per million input / output tokens{cached})"
 
 
-def _table(entries: list[dict], columns: list[tuple[str, Callable[[dict], str], bool]], model: bool) -> list[str]:
+CellText = Callable[[dict[str, Any]], str]  # what a table's column shows of an entry (_table)
+
+
+def _table(entries: list[dict[str, Any]], columns: list[tuple[str, CellText, bool]], model: bool) -> list[str]:
     """A Markdown table of entries: columns (header, cell, only in a model run) and a first column of formats (★ on
     the Pareto front). A run of the control solver has no usage, cost or latency: those columns are left out."""
     shown = [(h, cell) for h, cell, model_only in columns if model or not model_only]
@@ -452,11 +463,11 @@ def _table(entries: list[dict], columns: list[tuple[str, Callable[[dict], str], 
     return lines
 
 
-def _cost(e: dict) -> str:
+def _cost(e: dict[str, Any]) -> str:
     return "" if e["cost"] is None else f"{e['cost']:.4f}"
 
 
-def _compact_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
+def _compact_table(entries: list[dict[str, Any]], model: bool, prices: tuple[float | None, ...]) -> list[str]:
     """What a decision needs first: tokens, answer, path exact with its interval, abstention, cost."""
     return _table(
         entries,
@@ -471,7 +482,7 @@ def _compact_table(entries: list[dict], model: bool, prices: tuple) -> list[str]
     )
 
 
-def _hop_table(entries: list[dict]) -> list[str]:
+def _hop_table(entries: list[dict[str, Any]]) -> list[str]:
     lines = [
         "Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in "
         "brackets.",
@@ -491,7 +502,7 @@ def _hop_table(entries: list[dict]) -> list[str]:
     return lines
 
 
-def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
+def diagnosis_table(entries: list[dict[str, Any]], examples: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
     """Why answers failed, per format: the cells of each diagnosis (share of the format's cells), then each diagnosis
     that occurs with its meaning, the article's remedy and one example answer."""
     names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in entries)]
@@ -545,7 +556,7 @@ def diagnosis_table(entries: list[dict], examples: dict) -> list[str]:
     return lines
 
 
-def _notes_and_bars(entries: list[dict], config: ModelConfig) -> list[str]:
+def _notes_and_bars(entries: list[dict[str, Any]], config: ModelConfig) -> list[str]:
     """The star's meaning, finish reasons, ignored caps, cached shares, and a text chart of tokens and path exact."""
     star = (
         "★ on the Pareto front of prompt tokens against path exact match."
@@ -589,10 +600,10 @@ def _notes_and_bars(entries: list[dict], config: ModelConfig) -> list[str]:
     return [*lines, "```"]
 
 
-def _wide_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
+def _wide_table(entries: list[dict[str, Any]], model: bool, prices: tuple[float | None, ...]) -> list[str]:
     """The article's final table (8.6), every metric."""
-    mean = lambda m: lambda e: "" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}"  # noqa: E731
-    rate = lambda m: lambda e: _rate(e[m])  # noqa: E731
+    mean: Callable[[str], CellText] = lambda m: lambda e: "" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}"  # noqa: E731
+    rate: Callable[[str], CellText] = lambda m: lambda e: _rate(e[m])  # noqa: E731
     return _table(
         entries,
         [
@@ -630,17 +641,17 @@ def _wide_table(entries: list[dict], model: bool, prices: tuple) -> list[str]:
 
 
 def results_markdown(
-    table: list[dict],
-    summary: dict,
+    table: list[dict[str, Any]],
+    summary: dict[str, Any],
     config: ModelConfig,
-    log: dict,
-    prices: tuple,
+    log: dict[str, Any],
+    prices: tuple[float | None, ...],
     questions: tuple[Question, ...],
     gate: list[Verdict],
     baseline: str,
     tolerance: float,
-    skipped: list[dict] | tuple[()] = (),
-    examples: dict | None = None,
+    skipped: list[dict[str, Any]] | tuple[()] = (),
+    examples: dict[tuple[str, str], dict[str, Any]] | None = None,
     read: str = "",
 ) -> str:
     # every field sent, but the schema
@@ -685,7 +696,7 @@ def results_markdown(
     if summary["mode"] == "run":  # this invocation above, every invocation in the log here
         whole = summary_lines({**summary["log"], "mode": "log"}, config)[0]
         lines += ["", f"{whole[0].upper()}{whole[1:]}."]
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[GroupKey, list[dict[str, Any]]] = {}
     for e in table:
         groups.setdefault(group_key(e), []).append(e)
     for (encoding, size, ids, mode), entries in groups.items():
@@ -704,7 +715,7 @@ def results_markdown(
     return "\n".join(lines) + "\n"
 
 
-def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
+def summary_lines(summary: dict[str, Any], config: ModelConfig) -> list[str]:
     """The request summary as sentences, for stdout and results.md: failures by reason, cut answers, notes."""
     kind = summary.get("mode")
     if kind == "run":
@@ -767,7 +778,12 @@ def summary_lines(summary: dict, config: ModelConfig) -> list[str]:
 
 
 def console_results(
-    table: list[dict], summary: dict, model: ModelConfig, gate: list[Verdict], baseline: str, skipped: list[dict]
+    table: list[dict[str, Any]],
+    summary: dict[str, Any],
+    model: ModelConfig,
+    gate: list[Verdict],
+    baseline: str,
+    skipped: list[dict[str, Any]],
 ) -> str:
     """What a model run prints: a line per group and format, the
     request summary, the verdicts, the skipped questions."""
@@ -791,7 +807,7 @@ def console_results(
     return "\n".join(lines)
 
 
-def run_failure(summary: dict) -> str | None:
+def run_failure(summary: dict[str, Any]) -> str | None:
     """Why a run or a scoring did not fully succeed (exit code 1), or None."""
     if summary["mode"] == "run" and summary.get("stopped"):
         return (
@@ -821,12 +837,12 @@ class ResultsReport:
 
     measured: Measurement
     model: ModelConfig
-    prices: tuple
+    prices: tuple[float | None, ...]
     gate_spec: GateSpec
-    hints: dict  # GroupKey -> mode B budget note
-    skipped: list[dict]
+    hints: dict[GroupKey, str]  # mode B budget notes
+    skipped: list[dict[str, Any]]
     context_window: int
-    header: dict  # model, run and command, at the top of results.json
+    header: dict[str, Any]  # model, run and command, at the top of results.json
 
 
 def questions_sha256(measured: Measurement) -> dict[str, str]:
@@ -849,11 +865,11 @@ def report_model(
     scored: list[Cell],
     answers: Answers,
     report: ResultsReport,
-    table: list[dict],
+    table: list[dict[str, Any]],
     gate: list[Verdict],
     baseline: str,
     tolerance: float,
-) -> dict:
+) -> dict[str, Any]:
     """What report.html shows of a model run: the verdicts, diagnoses per format, and every cell with its answer."""
     cells = report_cells(scored, answers.best, report.measured.items)
     notes = [f"the page holds the first {REPORT_CELLS:,} of {len(scored):,} cells; cells.csv has them all"] * (
@@ -898,13 +914,15 @@ def report_model(
     }
 
 
-def report_cells(scored: list[Cell], answers: Mapping[tuple[str, int], Answer], items: list[Item]) -> list[dict]:
+def report_cells(
+    scored: list[Cell], answers: Mapping[tuple[str, int], Answer], items: list[Item]
+) -> list[dict[str, Any]]:
     """The model-run cells as the page shows them, the first REPORT_CELLS of the rows: scores, diagnosis, the raw
     answer, the gold path's edges, and each evidence item of the answer marked shown, reversed (only its reverse is
     shown) or not shown."""
     by_sha = {item.row["prompt_sha256"]: item for item in items}
     keys: dict[str, AnswerKey] = {}
-    cells: list[dict] = []
+    cells: list[dict[str, Any]] = []
     for s in scored[:REPORT_CELLS]:
         item = by_sha[s["prompt_sha256"]]
         record = answers.get((s["prompt_sha256"], s["repeat"]))
@@ -968,7 +986,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
     to stdout and why the run did not fully succeed, if it did not. A scoring that took long says on stderr what
     comes next."""
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
-    examples: dict[tuple[str, str], dict] = {}  # (format, diagnosis) -> its first cell
+    examples: dict[tuple[str, str], dict[str, Any]] = {}  # (format, diagnosis) -> its first cell
     started = time.monotonic()
     scored = score_log(answers.best, report.measured.items, report.model, examples, "scoring")
     if time.monotonic() - started >= progress.PROGRESS_AFTER:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .runner.config import ModelConfig
 
 
-def parse_answer(content: object) -> dict | None:
+def parse_answer(content: object) -> dict[str, Any] | None:
     """The answer object of a reply, read by the same rules for every format, or None (read_reply)."""
     return read_reply(content)[0]
 
@@ -44,7 +44,7 @@ ANSWER_FENCE = re.compile(r"```[\w+-]*[ \t]*\r?\n(.*?)```", re.S)
 MAX_EMBEDDED_TRIES = 64  # '{' positions tried in a reply with prose around its JSON
 
 
-def read_reply(content: object) -> tuple[dict | None, bool]:
+def read_reply(content: object) -> tuple[dict[str, Any] | None, bool]:
     """(the answer, whether the reply was only the JSON object the prompt asks for). The same rules for every format:
     the whole reply as JSON; else the first fenced block (```json ... ```) that is one; else the first JSON object in
     the text that has an "answer" key (prose around it). Then the fields, read as a careful judge would (answer_fields).
@@ -72,7 +72,7 @@ def read_reply(content: object) -> tuple[dict | None, bool]:
     return None, False
 
 
-def answer_fields(value: dict) -> dict | None:
+def answer_fields(value: dict[str, Any]) -> dict[str, Any] | None:
     """The answer object with its fields as the scorer reads them, or None when there is no answer at all. An answer
     that is a number or a boolean is its text (1998 -> '1998'); a path given as digit strings is whole numbers
     (['2', '3'] -> [2, 3]); a missing path or evidence is empty; extra keys are kept and ignored. A path of evidence
@@ -105,6 +105,19 @@ ABSTENTION_SCORES: dict[str, Any] = {
 }
 
 
+class SharedIndex(TypedDict, total=False):
+    """What every AnswerKey of one shown graph can use, built by the first that needs it (AnswerKey._lookup)."""
+
+    shown_at: dict[tuple[str, str, str], int]  # (source, relation, target), by ids or folded names -> edge index
+    described: dict[tuple[str, str], list[int]]  # (source, target) -> the shown edges whose relation is a description
+
+
+CitedPath = list[Any]  # an answer's path as _cite reads it: indices, or any JSON value (checked where it is used)
+PathFacts = tuple[bool, float, float, set[str], list[dict[str, Any]] | None]  # AnswerKey._work_out
+# (variant, id of the context, permutation, mode, edges included, id of the edge order) -> graph, names, SharedIndex
+ShownCache = dict[tuple[str, int, int, str, int, int], tuple["Graph", dict[str, str], SharedIndex]]
+
+
 class AnswerKey:
     """What answers to one prompt are judged against, built once for all of them: the acceptable answers, the gold
     paths as the prompt shows them, and the shown graph's names and edge ids.
@@ -119,14 +132,15 @@ class AnswerKey:
         q: Question,
         names: dict[str, str] | None = None,
         sha: str = "",
-        shared: dict | None = None,
+        shared: SharedIndex | None = None,
         undirected: bool = False,
         order: list[int] | None = None,
     ) -> None:
         self.shown, self.q, self.sha = shown, q, sha
         self.order = order  # the shown edge an index cites, where the format shows them in an order of its own
         self.undirected = undirected  # a store's edges without direction: evidence may name an edge's ends either way
-        self.evidence: dict[int, dict] = {}  # edge index -> the edge as an evidence item, made when first cited
+        # edge index -> the edge as an evidence item, made when first cited
+        self.evidence: dict[int, dict[str, Any]] = {}
         self.names = {n.id: n.name for n in shown.nodes} if names is None else names
         self.ask = q.query.ask if q.query else None  # a property question: its answers are values, not node names
         self.accepted = (
@@ -141,13 +155,15 @@ class AnswerKey:
         self.path_sets = [set(p) for p in q.paths]  # in q.paths order: ties go to the first listed
         self.ends: dict[str, set[str]] = {}
         self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
-        self.scored: dict[str, dict] = {}  # content -> scores: repeats often answer alike
-        self.paths_seen: dict[tuple[int, ...], tuple] = {}  # cited path -> _path_facts
-        self.shared = {} if shared is None else shared  # what every key of the same shown graph can use: "shown_at"
-        self.evidence_seen: dict[tuple, tuple] = {}  # evidence as triples -> _evidence_facts
+        self.scored: dict[str, dict[str, Any]] = {}  # content -> scores: repeats often answer alike
+        self.paths_seen: dict[tuple[int, ...], PathFacts] = {}  # cited path -> _path_facts
+        # what every key of the same shown graph can use: "shown_at"
+        self.shared: SharedIndex = {} if shared is None else shared
+        # evidence as triples -> _evidence_facts
+        self.evidence_seen: dict[tuple[tuple[str, str, str] | None, ...], tuple[tuple[int, ...], int, bool]] = {}
         self._gold_ends: set[str] | None = None
 
-    def score(self, content: object) -> dict:
+    def score(self, content: object) -> dict[str, Any]:
         """Every metric of one answer. The same content scores the same: it is scored once."""
         if isinstance(content, str):
             known = self.scored.get(content)
@@ -156,7 +172,7 @@ class AnswerKey:
             return known
         return self._score(content)
 
-    def _score(self, content: object) -> dict:
+    def _score(self, content: object) -> dict[str, Any]:
         parsed, as_asked = read_reply(content)
         answer = parsed["answer"] if parsed else None
         abstained = answer is not None and answer.strip() == ABSTAIN
@@ -193,7 +209,7 @@ class AnswerKey:
         scores["diagnosis"] = self._diagnose(parsed, scores, path, ends)
         return scores
 
-    def _same_evidence(self, given: list, wanted: list[dict]) -> bool:
+    def _same_evidence(self, given: list[object], wanted: list[dict[str, Any]]) -> bool:
         """The evidence is the path's edges as shown; on an undirected graph an item may name an edge's ends swapped."""
         if given == wanted:
             return True
@@ -219,7 +235,7 @@ class AnswerKey:
             return self.order[item] if 0 <= item < len(self.order) else -1
         return item
 
-    def _evidence_facts(self, evidence: list) -> tuple[tuple[int, ...], int, bool]:
+    def _evidence_facts(self, evidence: list[object]) -> tuple[tuple[int, ...], int, bool]:
         """(the shown edge each evidence item names, -1 for none; how many well-formed items name none; whether one of
         those is shown reversed), worked out once per distinct evidence of a prompt's answers (repeats cite alike)."""
         triples = tuple(map(evidence_triple, evidence))
@@ -296,7 +312,9 @@ class AnswerKey:
             self._gold_ends = ends
         return self._gold_ends
 
-    def _diagnose(self, parsed: dict | None, s: dict, path: list, ends: set[str]) -> str | None:
+    def _diagnose(
+        self, parsed: dict[str, Any] | None, s: dict[str, Any], path: CitedPath, ends: set[str]
+    ) -> str | None:
         """Why an answer to a positive question is not fully right, by the first rule that holds (README: Why answers
         fail): no_json, false_abstention, miscounted_indices, edge_reversed, edge_not_shown, broken_chain,
         right_answer_wrong_path, answer_form, wrong_branch, no_path; None when answer and path are both right."""
@@ -320,7 +338,7 @@ class AnswerKey:
             return "answer_form" if not ends.isdisjoint(self.gold_ends()) else "wrong_branch"
         return "no_path"
 
-    def _path_facts(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
+    def _path_facts(self, path: CitedPath) -> PathFacts:
         """What the cited path alone decides: path exact, edge precision and recall, the end nodes of its walk, and
         the evidence it calls for (None when it cites no shown edge). Worked out once per distinct path of whole
         numbers (answers to one prompt tend to cite the same few); any other path is worked out each time."""
@@ -332,7 +350,7 @@ class AnswerKey:
             facts = self.paths_seen[key] = self._work_out(path)
         return facts
 
-    def _work_out(self, path: list) -> tuple[bool, float, float, set[str], list[dict] | None]:
+    def _work_out(self, path: CitedPath) -> PathFacts:
         edges = self.shown.edges
         size = len(edges)
         indices_ok = all(type(i) is int and 0 <= i < size for i in path)
@@ -351,7 +369,7 @@ class AnswerKey:
             [self._evidence(i) for i in path] if chosen else None,
         )
 
-    def _supports(self, folded: str, path: list, ends: set[str]) -> bool:
+    def _supports(self, folded: str, path: CitedPath, ends: set[str]) -> bool:
         """The answer is what the path's walk ends at: the name or id of its end node, or the value asked for there."""
         if self.ask is None:
             return any(folded in self._end_forms(end) for end in ends)
@@ -367,7 +385,7 @@ class AnswerKey:
             forms = self.ends[end] = {fold_answer(self.names.get(end, "")), end.casefold()}
         return forms
 
-    def _evidence(self, i: int) -> dict:
+    def _evidence(self, i: int) -> dict[str, Any]:
         item = self.evidence.get(i)
         if item is None:
             item = self.evidence[i] = self.shown.edges[i]._asdict()
@@ -491,7 +509,7 @@ def why_cut(content: str, question: str) -> str:
 EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
 
 
-def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict:
+def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict[str, Any]:
     """The first cell of a format with a diagnosis, as results.md
     shows it: question, answer text (cut), or the error."""
     content = record.content if record is not None and isinstance(record.content, str) else None
@@ -552,7 +570,7 @@ def score_log(
     answers: dict[tuple[str, int], Answer],
     items: list[Item],
     config: ModelConfig,
-    examples: dict | None = None,
+    examples: dict[tuple[str, str], dict[str, Any]] | None = None,
     shown: str | None = None,
 ) -> list[Cell]:
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
@@ -560,7 +578,7 @@ def score_log(
     cell of each (format, diagnosis) (diagnosis_example). shown: what the status line of a long scoring says."""
     # None: every prompt that fits, every repeat
     planned = set(planned_keys(items, config)) if config.limit is not None else None
-    shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]] = {}  # each shown graph, its names, its edge index
+    shown_cache: ShownCache = {}  # each shown graph, its names, its edge index
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored: list[Cell] = []
     for item in items if shown is None else _counted(items, shown):
@@ -638,7 +656,7 @@ def _counted(items: list[Item], shown: str) -> Iterator[Item]:
     progress.close()
 
 
-def _answer_key(item: Item, shown_cache: dict[tuple, tuple[Graph, dict[str, str], dict]]) -> AnswerKey:
+def _answer_key(item: Item, shown_cache: ShownCache) -> AnswerKey:
     """The AnswerKey of an item's prompt, over the graph it shows (built once for every prompt that shows it)."""
     row = item.row
     shown_key = (

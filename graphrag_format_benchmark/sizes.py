@@ -8,7 +8,7 @@ edge ids and properties cost); budget_hints for mode B groups where the budget l
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._article import FormattedGraph, serialized
 from .markdown import md_cell, percent
@@ -33,16 +33,16 @@ SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
 )
 
 
-def summarize(rows: list[SizeRow]) -> list[dict]:
+def summarize(rows: list[SizeRow]) -> list[dict[str, Any]]:
     """Per encoding, size, ids, mode and format: each figure's mean over questions, then its mean, min, max
     and standard deviation across permutations (article 8.4). answerable is a fraction of questions."""
-    groups: dict[tuple, dict[int, list[SizeRow]]] = {}
+    groups: dict[tuple[str, str, str, str, str], dict[int, list[SizeRow]]] = {}
     for r in rows:
         key = (*group_key(r), r["format"])
         groups.setdefault(key, {}).setdefault(r["permutation"], []).append(r)
     summary = []
     for (encoding, size, ids, mode, fmt), by_perm in groups.items():
-        entry = {"encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt}
+        entry: dict[str, Any] = {"encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt}
         entry["permutations"] = len(by_perm)
         entry["questions"] = len(next(iter(by_perm.values())))
         for metric in SUMMARY_METRICS:
@@ -58,7 +58,7 @@ def summarize(rows: list[SizeRow]) -> list[dict]:
     return summary
 
 
-def _cell(stats: dict | None, digits: int = 0) -> str:
+def _cell(stats: dict[str, Any] | None, digits: int = 0) -> str:
     """'970' for one permutation, '970 (965–975, sd 4.1)' across several; empty when not measured."""
     if stats is None:
         return ""
@@ -68,20 +68,20 @@ def _cell(stats: dict | None, digits: int = 0) -> str:
     return f"{value} ({stats['min']:,.{digits}f}–{stats['max']:,.{digits}f}, sd {stats['sd']:,.{digits + 1}f})"
 
 
-def _ratio(value: dict | None, reference: dict | None) -> str:
+def _ratio(value: dict[str, Any] | None, reference: dict[str, Any] | None) -> str:
     if not value or not reference or not reference["mean"]:
         return ""
     return f"{value['mean'] / reference['mean']:.2f}"
 
 
 def markdown_report(
-    summary: list[dict],
+    summary: list[dict[str, Any]],
     rows: list[SizeRow],
     variants: list[Variant],
-    preflight: dict,
+    preflight: dict[str, Any],
     plan: Plan,
     shas: dict[str, str],
-    facts: dict | None = None,
+    facts: dict[str, Any] | None = None,
 ) -> str:
     import tiktoken
 
@@ -122,7 +122,7 @@ def markdown_report(
     return "\n".join(lines) + "\n"
 
 
-def _preflight_lines(questions: tuple[Question, ...], preflight: dict) -> list[str]:
+def _preflight_lines(questions: tuple[Question, ...], preflight: dict[str, Any]) -> list[str]:
     """The preflight of size_report.md: questions, the solver's verdict, skipped questions, leakage checks."""
     n_solved = sum(1 for q in questions if q.query)
     several = sum(q.several for q in questions)
@@ -182,7 +182,7 @@ def _variant_lines(variants: list[Variant], shas: dict[str, str]) -> list[str]:
     return lines
 
 
-def _context_lines(facts: dict | None) -> list[str]:
+def _context_lines(facts: dict[str, Any] | None) -> list[str]:
     """How the contexts were made: given or cut, their sizes, and what a model could read from their shape."""
     if not facts:
         return []
@@ -215,7 +215,7 @@ def _context_lines(facts: dict | None) -> list[str]:
     return lines
 
 
-def _part_cost_lines(cost: dict | None, title: str, what: str) -> list[str]:
+def _part_cost_lines(cost: dict[str, Any] | None, title: str, what: str) -> list[str]:
     """What an optional part of the graph text costs in graph tokens, per size and format."""
     if not cost:
         return []
@@ -240,11 +240,11 @@ def _part_cost_lines(cost: dict | None, title: str, what: str) -> list[str]:
 
 
 def _size_tables(
-    summary: list[dict], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str
+    summary: list[dict[str, Any]], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str
 ) -> list[str]:
     """A table per encoding, size, ids and mode: tokens in mode A, edges and answerable shares in mode B."""
     lines: list[str] = []
-    by_table: dict[tuple, list[dict]] = {}
+    by_table: dict[GroupKey, list[dict[str, Any]]] = {}
     for entry in summary:
         by_table.setdefault(group_key(entry), []).append(entry)
     for (encoding, size, ids, mode), entries in by_table.items():
@@ -312,7 +312,7 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
     """Mode B groups where the budget leaves a whole gold path out of most positive prompts of every format:
     such a budget cannot tell formats apart. Each hint gives the budget from which the median question's
     gold path fits the reference format's prompt (json when measured)."""
-    groups: dict[tuple, dict[str, list[Item]]] = {}
+    groups: dict[tuple[str, str, str], dict[str, list[Item]]] = {}
     for item in items:
         r, q = item.row, item.question
         if r["mode"] == "B" and not q.insufficient and q.query and r["answerable"] is not None:
@@ -344,7 +344,7 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
     return hints
 
 
-def part_cost_line(cost: dict, what: str) -> str:
+def part_cost_line(cost: dict[str, Any], what: str) -> str:
     """'edge ids cost (graph tokens, o200k_base): small: json +52
     (6%), ...': the price of a part of the graph text per format."""
     parts = []
@@ -359,12 +359,12 @@ def part_cost_line(cost: dict, what: str) -> str:
     return f"{what} cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
 
 
-def skipped_text(skipped: list[dict]) -> str:
+def skipped_text(skipped: list[dict[str, Any]]) -> str:
     """The questions --skip-invalid-questions left out, with their reasons: 'q3 (its reason); q7 (its reason)'."""
     return "; ".join(f"{s['question']} ({'; '.join(s['reasons'])})" for s in skipped)
 
 
-def console_summary(summary: list[dict]) -> str:
+def console_summary(summary: list[dict[str, Any]]) -> str:
     """One line per encoding, size, ids, mode and format, for matrix runs."""
     lines = ["encoding\tsize\tids\tmode\tformat\tprompt_tokens\tedges_included\tanswerable\toverflow"]
     for e in summary:

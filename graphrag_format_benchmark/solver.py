@@ -37,10 +37,12 @@ def holds(condition: Condition, props: Props) -> bool:
     ):
         return False
     if op in ("=", "!="):
-        return (value == wanted) == (op == "=")
+        equal: bool = value == wanted  # Props' values are typed Any
+        return equal == (op == "=")
     if isinstance(value, bool):
         return False
-    return {"<": value < wanted, "<=": value <= wanted, ">": value > wanted, ">=": value >= wanted}[op]
+    compared: dict[str, bool] = {"<": value < wanted, "<=": value <= wanted, ">": value > wanted, ">=": value >= wanted}
+    return compared[op]
 
 
 MISSING = object()
@@ -55,6 +57,8 @@ def prop_of(props: Props, key: str) -> object:
 
 
 MAX_WALKS = 1_000_000  # partial paths a query may have before the solver gives up, instead of running for hours
+EdgeIndex = dict[tuple[str, str, str], list[int]]  # (node, relation, direction) -> edge indices (edge_index)
+Walk = tuple[tuple[int, ...], str]  # (edge indices, node reached)
 
 
 def edge_index(edges: tuple[Edge, ...]) -> dict[tuple[str, str, str], list[int]]:
@@ -66,13 +70,13 @@ def edge_index(edges: tuple[Edge, ...]) -> dict[tuple[str, str, str], list[int]]
     return index
 
 
-def partial_walks(graph: Graph, query: Query, index: dict | None = None) -> list[list[tuple[tuple[int, ...], str]]]:
+def partial_walks(graph: Graph, query: Query, index: EdgeIndex | None = None) -> list[list[Walk]]:
     """The walks of query after 0, 1, ... len(hops) hops, each as (edge indices, node reached); a hop with
     conditions follows only the edges they hold on. edges a-R->b, b-S->c; start a, hops [R out, S out] ->
     [[((), 'a')], [((0,), 'b')], [((0, 1), 'c')]]"""
     edges, props = graph.edges, graph.edge_props
     index = edge_index(edges) if index is None else index
-    stages: list[list[tuple[tuple[int, ...], str]]] = [[((), query.start)]]
+    stages: list[list[Walk]] = [[((), query.start)]]
     for hop in query.hops:
         stages.append(
             [
@@ -89,7 +93,7 @@ def partial_walks(graph: Graph, query: Query, index: dict | None = None) -> list
     return stages
 
 
-def asked(graph: Graph, ask: Ask, walk: tuple[tuple[int, ...], str]) -> object:
+def asked(graph: Graph, ask: Ask, walk: Walk) -> object:
     """The value an ask question wants at the end of a walk (its end node's or last edge's property), or _MISSING."""
     path, end = walk
     if ask.of_ == "edge":
@@ -97,13 +101,13 @@ def asked(graph: Graph, ask: Ask, walk: tuple[tuple[int, ...], str]) -> object:
     return prop_of(graph.props_by_node.get(end, ()), ask.key)
 
 
-def solve(graph: Graph, query: Query, index: dict | None = None) -> list[tuple[tuple[int, ...], str]]:
+def solve(graph: Graph, query: Query, index: EdgeIndex | None = None) -> list[Walk]:
     """Every complete path of query as (edge indices, end node): the walks that made every hop (and, for a
     question that asks for a property, end where it has a value)."""
     return complete(graph, query, partial_walks(graph, query, index)[-1])
 
 
-def complete(graph: Graph, query: Query, walks: list) -> list[tuple[tuple[int, ...], str]]:
+def complete(graph: Graph, query: Query, walks: list[Walk]) -> list[Walk]:
     """The walks that made every hop, kept when they end where the property asked for has a value."""
     return [w for w in walks if asked(graph, query.ask, w) is not MISSING] if query.ask else walks
 
@@ -113,7 +117,7 @@ def value_text(value: object) -> str:
     return value if isinstance(value, str) else scalar_text(value)
 
 
-def gold_answers(graph: Graph, query: Query, walks: list) -> list[str]:
+def gold_answers(graph: Graph, query: Query, walks: list[Walk]) -> list[str]:
     """The answers complete walks give: the names of their end nodes, or the values they ask for."""
     if query.ask:
         return sorted({value_text(asked(graph, query.ask, w)) for w in walks})
@@ -139,7 +143,7 @@ def incident_edges(graph: Graph, canonical: bool = False) -> dict[str, list[int]
     return incident
 
 
-def answerable(graph: Graph, q: Question, index: dict | None = None) -> bool:
+def answerable(graph: Graph, q: Question, index: EdgeIndex | None = None) -> bool:
     """The solver still finds the gold outcome on this graph: a gold path, or none at all to abstain on."""
     found = solve(graph, _query(q), index)
     if q.insufficient:
@@ -166,7 +170,7 @@ def _paths(edges: tuple[Edge, ...], paths: list[tuple[int, ...]]) -> str:
     return shown + (f"; and {len(paths) - 3} more" if len(paths) > 3 else "")
 
 
-def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
+def solver_problem(graph: Graph, q: Question, index: EdgeIndex) -> str | None:
     """What the solver finds that the question's gold data does not say, or None when they agree."""
     edges, query = graph.edges, _query(q)
     stages = partial_walks(graph, query, index)
@@ -211,7 +215,7 @@ def solver_problem(graph: Graph, q: Question, index: dict) -> str | None:
     return None
 
 
-def hop_failure(graph: Graph, query: Query, stages: list, index: dict) -> str:
+def hop_failure(graph: Graph, query: Query, stages: list[list[Walk]], index: EdgeIndex) -> str:
     """Which hop found no edge, from how many nodes, and which relations leave those nodes instead."""
     edges = graph.edges
     j = next(k for k in range(1, len(stages)) if not stages[k]) - 1

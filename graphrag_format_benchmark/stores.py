@@ -237,7 +237,7 @@ class Kept:
             self.kinds[node_id] = text
         return text if text is not None and not self.untyped else DEFAULT_TYPE
 
-    def fields(self, record: dict, where: str, own: frozenset[str] = frozenset()) -> dict:
+    def fields(self, record: dict[str, Any], where: str, own: frozenset[str] = frozenset()) -> dict[str, Any]:
         """The record's properties: None and NaN are no value; a list or map is its JSON text; bookkeeping and what the
         framework does not send are left out (a store's own row id, "id", always: the node's id is what the framework
         keys it by). A field named like one of the record's own (own: a node's name and type, an edge's source,
@@ -418,7 +418,7 @@ def read_store(
     store_fields: str = "sent",
     parsed: tuple[object, bytes] | None = None,
     layout: str | None = None,
-) -> tuple[dict, bytes]:
+) -> tuple[dict[str, Any], bytes]:
     """The store of kind at path (its file, or the folder holding it) as the tool's JSON records, and its raw bytes.
     parsed: a JSON file's data and bytes when already read (a .json file told apart by its keys), not read twice;
     layout: the framework's layout whose context the store is read as (store_layout)."""
@@ -457,7 +457,8 @@ MIN_DECODED_LIMIT = 64_000_000  # ... and at least this much
 def _is_text(kind: object) -> bool:
     import pyarrow as pa
 
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    text: bool = pa.types.is_string(kind) or pa.types.is_large_string(kind)  # pyarrow ships no types
+    return text
 
 
 def decoded_text(table: Any) -> int:
@@ -476,7 +477,7 @@ def decoded_text(table: Any) -> int:
     return total
 
 
-def read_graphrag(path: Path, kept: Kept) -> tuple[dict, bytes, str]:
+def read_graphrag(path: Path, kept: Kept) -> tuple[dict[str, Any], bytes, str]:
     folder = path if path.is_dir() else path.parent
     names = next((pair for pair in GRAPHRAG_FILES if all((folder / f).is_file() for f in pair)), None)
     if names is None:
@@ -532,7 +533,7 @@ GRAPHRAG_NULL = (
 )
 
 
-def _graphrag_description(row: dict, kept: Kept) -> str | None:
+def _graphrag_description(row: dict[str, Any], kept: Kept) -> str | None:
     """A description as GraphRAG's context shows it: a null one (in a column that has it) as 'nan', an empty one not
     at all (None)."""
     if "description" not in row:
@@ -546,7 +547,7 @@ def _graphrag_description(row: dict, kept: Kept) -> str | None:
     return _text(value)
 
 
-def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:
+def _graphrag_entity(row: dict[str, Any], where: str, kept: Kept) -> dict[str, Any]:
     row = dict(row)
     given = row.pop("title", None)
     title = _text(given) or (None if given is not None else _text(row.pop("name", None)))
@@ -570,7 +571,7 @@ def _graphrag_entity(row: dict, where: str, kept: Kept) -> dict:
     }
 
 
-def _graphrag_relationship(row: dict, where: str, kept: Kept) -> dict:
+def _graphrag_relationship(row: dict[str, Any], where: str, kept: Kept) -> dict[str, Any]:
     row = dict(row)
     source, target = _text(row.pop("source", None)), _text(row.pop("target", None))
     if source is None or target is None:
@@ -597,18 +598,20 @@ GRAPHML_TYPES: dict[str, Callable[[str], object]] = {
 }
 
 
-def streamed_graphml(raw: bytes, where: str) -> tuple[list[tuple[str, dict]], list[tuple[str, str, dict]]]:
+def streamed_graphml(
+    raw: bytes, where: str
+) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[str, str, dict[str, Any]]]]:
     """A GraphML file as networkx writes LightRAG's store, read element by element (ElementTree.iterparse, each node
     and edge cleared once read): (node id, attributes) and (source, target, attributes) in the file's order, typed
     and defaulted as its keys declare. networkx's reader builds the whole document first: 737 MB for a 39 MB store
     of 74,133 edges."""
     import xml.etree.ElementTree as ET
 
-    keys: dict[str, tuple[str, Callable, Any]] = {}  # key id -> (attribute name, type, default)
-    defaults: dict[str, dict] = {"node": {}, "edge": {}}
+    keys: dict[str, tuple[str, Callable[[str], object], str | None]] = {}  # key id -> (attribute name, type, default)
+    defaults: dict[str, dict[str, object]] = {"node": {}, "edge": {}}
     nodes, edges, graphs, directed = [], [], 0, []
 
-    def attributes(element: Any, kind: str) -> dict:
+    def attributes(element: Any, kind: str) -> dict[str, Any]:
         data = dict(defaults[kind])
         for child in element:
             if child.tag.rpartition("}")[2] == "data" and child.get("key") in keys:
@@ -666,7 +669,7 @@ LIGHTRAG_UNKNOWN = (
 )
 
 
-def lightrag_order(node_ids: list[str], edges: list[tuple[str, str, dict]]) -> list[int]:
+def lightrag_order(node_ids: list[str], edges: list[tuple[str, str, dict[str, Any]]]) -> list[int]:
     """The edges (source, target, attributes) in the order LightRAG's local query sends them when every entity is
     selected in the store's order (_find_most_related_edges_from_entities): each entity's edges in networkx's adjacency
     order, each pair once, then ranked by edge degree (the sum of its ends' degrees) and weight (1.0 when it has none),
@@ -695,7 +698,7 @@ def _lightrag_weight(value: object) -> float:
     )
 
 
-def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
+def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict[str, Any]:
     node_list, edge_list = streamed_graphml(raw, where)
     nodes = []
     for node_id, data in node_list:
@@ -714,9 +717,8 @@ def read_lightrag(raw: bytes, where: str, kept: Kept) -> dict:
             f"as entities of type {LIGHTRAG_UNKNOWN!r} with no description, as LightRAG sends them"
         )
         nodes += [{"id": v, "name": v, "type": LIGHTRAG_UNKNOWN} for v in implicit]
-    merged: dict[
-        tuple[str, str], tuple[str, str, dict]
-    ] = {}  # a pair given twice is one edge, as networkx's Graph keeps it
+    # a pair given twice is one edge, as networkx's Graph keeps it
+    merged: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {}
     for source, target, data in edge_list:
         pair = (source, target) if source <= target else (target, source)
         merged[pair] = (*pair, {**merged[pair][2], **data}) if pair in merged else (*pair, data)
@@ -762,7 +764,7 @@ def read_llamaindex_json(file: Path) -> tuple[object, bytes]:
     return read_json(file, "--graph")
 
 
-def read_llamaindex(data: Any, where: str, kept: Kept) -> dict:
+def read_llamaindex(data: Any, where: str, kept: Kept) -> dict[str, Any]:
     if not is_llamaindex_store(data):
         raise BenchmarkError(
             f'{where}: expected LlamaIndex\'s property graph store, {{"nodes": {{...}}, "relations": {{...}}, '
@@ -830,7 +832,7 @@ def read_llamaindex(data: Any, where: str, kept: Kept) -> dict:
     return {"nodes": nodes, "edges": list(edges.values()), STORE_ROWS: StoreRows("llamaindex", place)}
 
 
-def _triplet_order(data: dict, where: str) -> list[str] | None:
+def _triplet_order(data: dict[str, Any], where: str) -> list[str] | None:
     """The relations' keys in the order of the store's triplets ([subject id, label, object id], each the key
     f"{subject}_{label}_{object}"), or None when the triplets are not such lists (the relations' own order then)."""
     triplets = data["triplets"]

@@ -21,11 +21,12 @@ import threading
 import time
 import urllib.parse
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from .._article import BenchmarkError, display
 from ..progress import Progress
@@ -34,7 +35,7 @@ from ..runner.endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal
 from ..runner.jobs import HEARTBEAT
 from ..runner.log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines
 from ..runner.send import outcome_record, send
-from ..runner.transport import http_post
+from ..runner.transport import Post, http_post
 from .agreement import Agreement, Names
 from .measure import LOGGED, Prepared, prepare_logged
 from .read import Logged, Unread, parse_line, raw_lines
@@ -50,7 +51,7 @@ class Ask:
     id: str
     question: str
     format: str
-    body: dict
+    body: dict[str, Any]
     key: str  # the SHA-256 of the body: the request's identity in the log
     names: Names  # the entities the line's context shows, shared by its requests
     prompt: str  # the message that held the context, as sent (an answer that echoes it is no answer)
@@ -92,7 +93,7 @@ def _requests(path: Path) -> Iterator[Logged]:
             yield from (item for item in parse_line(line_no, raw) if isinstance(item, Logged))
 
 
-def answered(log_path: Path) -> dict[str, dict]:
+def answered(log_path: Path) -> dict[str, dict[str, Any]]:
     """The log's answers by request key (a request that failed is sent again; its last outcome is kept)."""
     found = {}
     for _, _, record in file_lines(log_path):
@@ -112,12 +113,12 @@ class Asked:
     SIGTERM) stopped it (the exception, raised again once the results are written)."""
 
     agreement: Agreement
-    counts: dict
+    counts: dict[str, Any]
     stopped: KeyboardInterrupt | None = None
 
 
 def ask_all(
-    path: Path, formats: list[str], config: ModelConfig, out_dir: Path, total: int, post: Callable = http_post
+    path: Path, formats: list[str], config: ModelConfig, out_dir: Path, total: int, post: Post = http_post
 ) -> Asked:
     """Send every request the log has no answer to, --concurrency at a time, each logged at once; then the agreement.
     total: the requests to ask, for the status line."""
@@ -158,10 +159,10 @@ def ask_all(
 def _ask_in_order(pool: ThreadPoolExecutor, requests: Iterator[Ask], asker: _Asker, agreement: Agreement) -> None:
     """Each request sent on the pool, IN_FLIGHT built ahead; a line's answers compared once they have all come, in the
     file's order; a status line at least every HEARTBEAT seconds while the answers are awaited."""
-    pending: deque[tuple[Ask, Future]] = deque()
+    pending: deque[tuple[Ask, Future[dict[str, Any]]]] = deque()
     line: tuple[int, str, str] | None = None
-    answers: dict[str, dict] = {}
-    context: tuple = ()
+    answers: dict[str, dict[str, Any]] = {}
+    context: tuple[Names, str] | tuple[()] = ()
     for ask in requests:
         pending.append((ask, pool.submit(asker.ask, ask)))
         while len(pending) > IN_FLIGHT:
@@ -191,7 +192,7 @@ class _Asker:
     logged at once; counted."""
 
     def __init__(
-        self, config: ModelConfig, post: Callable, key: str, log: Log, done: dict[str, dict], progress: Progress
+        self, config: ModelConfig, post: Post, key: str, log: Log, done: dict[str, dict[str, Any]], progress: Progress
     ) -> None:
         self.config, self.post, self.log, self.done, self.progress = config, post, log, done, progress
         self.in_flight = 0
@@ -202,9 +203,9 @@ class _Asker:
             **({"Authorization": f"Bearer {key}"} if key else {}),
         }
         self.endpoint, self.lock = Endpoint(config), threading.Lock()
-        self.counts: dict = {"sent": 0, "already": 0, "failed": 0, "from_trace": 0, "not_sent": {}}
+        self.counts: dict[str, Any] = {"sent": 0, "already": 0, "failed": 0, "from_trace": 0, "not_sent": {}}
 
-    def ask(self, ask: Ask) -> dict:
+    def ask(self, ask: Ask) -> dict[str, Any]:
         config, endpoint = self.config, self.endpoint
         if ask.logged_answer is not None:  # the trace holds it: not paid for again
             with self.lock:
@@ -268,13 +269,13 @@ class _Asker:
 
 
 def _collect(
-    entry: tuple[Ask, Future],
+    entry: tuple[Ask, Future[dict[str, Any]]],
     line: tuple[int, str, str] | None,
-    answers: dict,
-    context: tuple,
+    answers: dict[str, dict[str, Any]],
+    context: tuple[Names, str] | tuple[()],
     agreement: Agreement,
     asker: _Asker,
-) -> tuple[tuple[int, str, str], dict, tuple]:
+) -> tuple[tuple[int, str, str], dict[str, dict[str, Any]], tuple[Names, str]]:
     """One request's outcome into its line's answers (waited for with a status line every HEARTBEAT seconds); a line's
     answers compared when the next line begins."""
     ask, future = entry

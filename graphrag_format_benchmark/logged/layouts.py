@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .._article import FORMATS, PROMPT_TEMPLATES, BenchmarkError, Edge, Graph, Node, Template, is_scalar
+from .._article import FORMATS, PROMPT_TEMPLATES, BenchmarkError, Edge, Graph, Node, Props, Template, is_scalar
 from ..frameworks import (
     GRAPHRAG_ENTITIES,
     GRAPHRAG_RELATIONSHIPS,
@@ -59,15 +59,15 @@ class Span:
 class Parts:
     """Builds a graph as a layout's text names it: nodes by key, in the order first named; edges in order."""
 
-    nodes: dict[str, tuple[Node, tuple]] = field(default_factory=dict)
-    edges: list[tuple[Edge, tuple]] = field(default_factory=list)
+    nodes: dict[str, tuple[Node, Props]] = field(default_factory=dict)
+    edges: list[tuple[Edge, Props]] = field(default_factory=list)
 
-    def node(self, key: str, name: str, kind: str = DEFAULT_TYPE, props: dict | None = None) -> None:
+    def node(self, key: str, name: str, kind: str = DEFAULT_TYPE, props: dict[str, Any] | None = None) -> None:
         found = (Node(key, name, kind), tuple(sorted((props or {}).items())))
         if self.nodes.setdefault(key, found) != found:
             raise LayoutError(f"the entity {key!r} is shown twice, with other values")
 
-    def edge(self, source: str, relation: str, target: str, props: dict | None = None) -> None:
+    def edge(self, source: str, relation: str, target: str, props: dict[str, Any] | None = None) -> None:
         self.edges.append((Edge(source, relation, target), tuple(sorted((props or {}).items()))))
 
     def graph(self) -> Graph:
@@ -81,7 +81,7 @@ class Parts:
         )
 
 
-def _scalars(values: dict, where: str) -> dict:
+def _scalars(values: dict[str, Any], where: str) -> dict[str, Any]:
     """A record's properties as the graph keeps them: a string, number or boolean each."""
     for key, value in values.items():
         if not isinstance(key, str) or not is_scalar(value):
@@ -146,7 +146,7 @@ def _table(
     return header, rows
 
 
-def read_graphrag(text: str) -> tuple[Graph, dict]:
+def read_graphrag(text: str) -> tuple[Graph, dict[str, Any]]:
     split = text.index(GRAPHRAG_JOIN)
     entity_lines = text[:split].split("\n")
     relation_lines = text[split + 3 :].split("\n")
@@ -186,7 +186,7 @@ def read_graphrag(text: str) -> tuple[Graph, dict]:
     return parts.graph(), state
 
 
-def write_graphrag(graph: Graph, state: dict) -> str:
+def write_graphrag(graph: Graph, state: dict[str, Any]) -> str:
     lines = [GRAPHRAG_ENTITIES[0], "|".join(state["header"])]
     for k, (n, props) in enumerate(list(graph.nodes_with_props())[: state["listed"]]):
         lines.append("|".join([state["ids"][k], n.name, str(dict(props).get("description", "")), *state["rest"][k]]))
@@ -223,7 +223,7 @@ def find_lightrag(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _json_lines(block: str, what: str, at: int) -> list[dict]:
+def _json_lines(block: str, what: str, at: int) -> list[dict[str, Any]]:
     records = []
     for line in block.split("\n") if block else []:
         try:
@@ -238,7 +238,7 @@ def _json_lines(block: str, what: str, at: int) -> list[dict]:
     return records
 
 
-def read_lightrag(text: str) -> tuple[Graph, dict]:
+def read_lightrag(text: str) -> tuple[Graph, dict[str, Any]]:
     middle = text.index("\n" + LIGHTRAG_MIDDLE)
     entities = _json_lines(text[len(LIGHTRAG_HEAD) : middle], "entity", 0)
     relations = _json_lines(text[middle + 1 + len(LIGHTRAG_MIDDLE) : -4], "relationship", middle)
@@ -278,7 +278,7 @@ def read_lightrag(text: str) -> tuple[Graph, dict]:
     return parts.graph(), state
 
 
-def write_lightrag(graph: Graph, state: dict) -> str:
+def write_lightrag(graph: Graph, state: dict[str, Any]) -> str:
     lines = []
     for (n, props), keys in zip(graph.nodes_with_props(), state["entities"]):
         values = {
@@ -302,7 +302,7 @@ def write_lightrag(graph: Graph, state: dict) -> str:
 # llamaindex: triplets, a paragraph each (default), or a line each under the source-text preamble (include_text)
 
 
-def _llama_part(line: str, i: int) -> tuple[str, dict | None, int]:
+def _llama_part(line: str, i: int) -> tuple[str, dict[str, Any] | None, int]:
     """One part of a triplet line from i: its text, its properties (with include_properties) and where it ends."""
     end = line.find(" -> ", i)
     props_at = line.find(" ({", i)
@@ -318,7 +318,7 @@ def _llama_part(line: str, i: int) -> tuple[str, dict | None, int]:
     return line[i : end if end != -1 else len(line)], None, end if end != -1 else len(line)
 
 
-def _llama_triplet(line: str) -> tuple[tuple[str, dict | None], ...] | None:
+def _llama_triplet(line: str) -> tuple[tuple[str, dict[str, Any] | None], ...] | None:
     """A line's three parts, or None when it is not a triplet: exactly two ' -> ' outside properties."""
     parts, i = [], 0
     for k in range(3):
@@ -331,7 +331,7 @@ def _llama_triplet(line: str) -> tuple[tuple[str, dict | None], ...] | None:
     return tuple(parts) if i == len(line) and all(t for t, _ in parts) else None
 
 
-def _triplet_or_none(line: str) -> tuple | None:
+def _triplet_or_none(line: str) -> tuple[tuple[str, dict[str, Any] | None], ...] | None:
     try:
         return _llama_triplet(line)
     except LayoutError:
@@ -399,11 +399,11 @@ def find_llamaindex(text: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-def read_llamaindex(text: str) -> tuple[Graph, dict]:
+def read_llamaindex(text: str) -> tuple[Graph, dict[str, Any]]:
     grouped = text.startswith(LLAMAINDEX_PREAMBLE + "\n\n")
     at = len(LLAMAINDEX_PREAMBLE) + 2 if grouped else 0
     lines = text[at:].split("\n") if grouped else text.split("\n\n")
-    parts, shapes = Parts(), cast(list[tuple], [])
+    parts, shapes = Parts(), cast(list[tuple[list[str] | None, ...]], [])
     for line in lines:
         triplet = _llama_triplet(line)
         if triplet is None:
@@ -420,10 +420,10 @@ def read_llamaindex(text: str) -> tuple[Graph, dict]:
     return parts.graph(), {"grouped": grouped, "shapes": shapes}
 
 
-def write_llamaindex(graph: Graph, state: dict) -> str:
+def write_llamaindex(graph: Graph, state: dict[str, Any]) -> str:
     nodes = {n.id: (n, dict(p)) for n, p in graph.nodes_with_props()}
 
-    def shown(text: str, props: dict, keys: list | None) -> str:
+    def shown(text: str, props: dict[str, Any], keys: list[str] | None) -> str:
         return text if keys is None else f"{text} ({ {k: props[k] for k in keys}!r})"
 
     lines = []
@@ -443,7 +443,7 @@ def write_llamaindex(graph: Graph, state: dict) -> str:
 NODE_KEYS = ("id", "name", "title")  # what a node's map is keyed by: the first it has
 
 
-def _record_node(value: object, parts: Parts, where: str, kind: str | None = None) -> tuple[str, list]:
+def _record_node(value: object, parts: Parts, where: str, kind: str | None = None) -> tuple[str, list[Any]]:
     """A node's map (LangChain's r.data(), a Node's properties) into parts: keyed by its id (or name, or title), named
     by its name where it has one, typed by its 'type' (or kind, a Neo4j label); its key and its keys in order."""
     if not isinstance(value, dict):
@@ -463,10 +463,14 @@ def _record_node(value: object, parts: Parts, where: str, kind: str | None = Non
     return value[key_field], [key_field, list(value)]
 
 
-def _records(records: list, parts: Parts, kinds: list[str | None] | None = None) -> list:
+# a record's shape: its keys, its nodes' shapes ([key field, keys]), its properties' keys, a lone node's key
+RecordShape = tuple[list[str], list[Any], list[Any] | None, list[str] | None, str | None]
+
+
+def _records(records: list[Any], parts: Parts, kinds: list[str | None] | None = None) -> list[RecordShape]:
     """The records into parts; each record's shape: its keys, its nodes' keys in order, its properties' keys, and for a
     node in no relationship, the node's key."""
-    shapes: list[tuple] = []
+    shapes: list[RecordShape] = []
     kinds_left = iter(kinds or [])
     for record in records:
         if not isinstance(record, dict) or not {"source", "relation", "target"} <= set(record):
@@ -489,7 +493,7 @@ def _records(records: list, parts: Parts, kinds: list[str | None] | None = None)
     return shapes
 
 
-def _node_map(node: Node, props: dict, shape: list) -> dict:
+def _node_map(node: Node, props: dict[str, Any], shape: list[Any]) -> dict[str, Any]:
     """A node's map again: its key from the node's id, 'name' and
     'type' from its name and type, the rest its properties."""
     key_field, keys = shape
@@ -497,11 +501,11 @@ def _node_map(node: Node, props: dict, shape: list) -> dict:
     return {k: props[k] if k in props else values[k] for k in keys}
 
 
-def _record_values(graph: Graph, shapes: list) -> list[dict]:
+def _record_values(graph: Graph, shapes: list[RecordShape]) -> list[dict[str, Any]]:
     """The records again, each value from the graph, in the shapes' key orders."""
     nodes = {n.id: (n, dict(p)) for n, p in graph.nodes_with_props()}
     edges = iter(graph.edges_with_props())
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for keys, source_keys, target_keys, prop_keys, lone in shapes:
         if lone is not None:
             out.append({k: _node_map(*nodes[lone], source_keys) if k == "source" else None for k in keys})
@@ -510,7 +514,7 @@ def _record_values(graph: Graph, shapes: list) -> list[dict]:
         values = {
             "source": _node_map(*nodes[e.source], source_keys),
             "relation": e.relation,
-            "target": _node_map(*nodes[e.target], target_keys),
+            "target": _node_map(*nodes[e.target], cast("list[Any]", target_keys)),  # an edge's shape has them
             "properties": None if prop_keys is None else {k: dict(props)[k] for k in prop_keys},
         }
         out.append({k: values[k] for k in keys})
@@ -583,13 +587,13 @@ def find_langchain(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def read_langchain(text: str) -> tuple[Graph, dict]:
+def read_langchain(text: str) -> tuple[Graph, dict[str, Any]]:
     parts = Parts()
-    shapes = _records(cast(list, py_literal(text)), parts)  # not a list: read_span says it could not be read
+    shapes = _records(cast("list[Any]", py_literal(text)), parts)  # not a list: read_span says it could not be read
     return parts.graph(), {"shapes": shapes}
 
 
-def write_langchain(graph: Graph, state: dict) -> str:
+def write_langchain(graph: Graph, state: dict[str, Any]) -> str:
     return repr(_record_values(graph, state["shapes"]))
 
 
@@ -606,7 +610,7 @@ def find_neo4j_graphrag(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def read_neo4j_graphrag(text: str) -> tuple[Graph, dict]:
+def read_neo4j_graphrag(text: str) -> tuple[Graph, dict[str, Any]]:
     from ..frameworks import _neo4j_record
 
     records, elements, kinds = [], [], []
@@ -632,10 +636,10 @@ def read_neo4j_graphrag(text: str) -> tuple[Graph, dict]:
     return parts.graph(), {"shapes": shapes, "elements": elements}
 
 
-def write_neo4j_graphrag(graph: Graph, state: dict) -> str:
+def write_neo4j_graphrag(graph: Graph, state: dict[str, Any]) -> str:
     elements = iter(state["elements"])
 
-    def node_text(value: dict) -> str:
+    def node_text(value: dict[str, Any]) -> str:
         element_id, labels = next(elements)
         return f"<Node element_id={element_id!r} labels=frozenset({labels}) properties={value!r}>"
 
@@ -675,7 +679,7 @@ def find_own(text: str) -> list[tuple[int, int, str]]:
 class Codec:
     """A layout's finder, exact reader and writer."""
 
-    find: Callable[[str], list]
+    find: Callable[[str], list[tuple[int, int]]]
     read: Callable[[str], tuple[Graph, Any]]
     write: Callable[[Graph, Any], str]
 

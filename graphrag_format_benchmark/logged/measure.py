@@ -13,7 +13,7 @@ import bisect
 import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -346,7 +346,7 @@ def measured_lines(
             yield from measure_chunk(chunk)
         return
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        pending: deque = deque()
+        pending: deque[Future[list[Measured | Skipped | Unread | NotCall]]] = deque()
         for chunk in chunks:
             pending.append(pool.submit(measure_chunk, chunk))
             if len(pending) >= IN_FLIGHT * workers:

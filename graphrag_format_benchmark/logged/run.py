@@ -14,8 +14,9 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from .._article import (
     ARTICLE_FORMATS,
@@ -108,7 +109,7 @@ def p95(values: list[int]) -> int:
     return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
 
 
-def summary(totals: Totals, price: float | None) -> dict:
+def summary(totals: Totals, price: float | None) -> dict[str, Any]:
     """Per encoding, a row per format (the logged layout first): sums, means and p95 of prompt and graph tokens, the
     saving against what was sent, and the cost of the prompts at price USD per million input tokens."""
     out = {}
@@ -137,7 +138,7 @@ def summary(totals: Totals, price: float | None) -> dict:
     return out
 
 
-def _row(r: dict, layouts: str, price: float | None) -> str:
+def _row(r: dict[str, Any], layouts: str, price: float | None) -> str:
     name = f"what was sent ({layouts})" if r["format"] == LOGGED else r["format"]
     saving = "" if r["format"] == LOGGED else f"{r['saving']:.1%}"
     cells = [
@@ -153,7 +154,7 @@ def _row(r: dict, layouts: str, price: float | None) -> str:
     return "| " + " | ".join(cells + ([f"{r['cost_usd']:,.4f}"] if price is not None else [])) + " |"
 
 
-def agreement_md(agreed: dict) -> list[str]:
+def agreement_md(agreed: dict[str, Any]) -> list[str]:
     """The agreement table (by the entities the answers name, and by their texts), the pairs where the two differ,
     and every disagreement side by side."""
     lines = [
@@ -192,8 +193,8 @@ def agreement_md(agreed: dict) -> list[str]:
     return lines
 
 
-def _pairs_md(title: str, pairs: list[dict]) -> list[str]:
-    cell = lambda text: " ".join(str(text).split()).replace("|", "\\|")[:300]  # noqa: E731
+def _pairs_md(title: str, pairs: list[dict[str, Any]]) -> list[str]:
+    cell: Callable[[object], str] = lambda text: " ".join(str(text).split()).replace("|", "\\|")[:300]  # noqa: E731
     lines = [
         f"### {title}",
         "",
@@ -202,7 +203,7 @@ def _pairs_md(title: str, pairs: list[dict]) -> list[str]:
         "|---:|---|---|---|---|---|---|---|---|",
     ]
     for d in pairs:
-        shown = lambda v: ", ".join(v) or "no entity" if isinstance(v, list) else v  # noqa: E731
+        shown: Callable[[object], object] = lambda v: ", ".join(v) or "no entity" if isinstance(v, list) else v  # noqa: E731
         names = f"{cell(shown(d['sent_names']))} / {cell(shown(d['answer_names']))}"
         lines.append(
             f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | "
@@ -212,7 +213,7 @@ def _pairs_md(title: str, pairs: list[dict]) -> list[str]:
     return [*lines, ""]
 
 
-def agreement_headline(model: str, rows: list[dict]) -> str:
+def agreement_headline(model: str, rows: list[dict[str, Any]]) -> str:
     """The format whose answers agree by entities most often with the answers to what was sent, when its 95% interval
     lies above every other's; else that none stands apart (few questions, or rates too close): never a winner by
     chance."""
@@ -237,7 +238,9 @@ def agreement_headline(model: str, rows: list[dict]) -> str:
     )
 
 
-def results_md(summ: dict, counts: dict, source: str, price: float | None, agreed: dict | None = None) -> str:
+def results_md(
+    summ: dict[str, Any], counts: dict[str, Any], source: str, price: float | None, agreed: dict[str, Any] | None = None
+) -> str:
     layouts = ", ".join(f"{k} {v:,}" for k, v in sorted(counts["layouts"].items(), key=lambda kv: -kv[1]))
     lines = [
         "# What each format would save on your logged traffic",
@@ -272,7 +275,7 @@ def results_md(summ: dict, counts: dict, source: str, price: float | None, agree
     return "\n".join(lines)
 
 
-def _read_from(counts: dict) -> list[str]:
+def _read_from(counts: dict[str, Any]) -> list[str]:
     """What a trace export was read as, and the records that are no LLM call; nothing for request bodies alone."""
     if not set(counts["sources"]) - {"request"} and not counts["not_calls"]:
         return []
@@ -282,7 +285,7 @@ def _read_from(counts: dict) -> list[str]:
     return [f"Read from: {read_as}{said}.", ""]
 
 
-def _model_lines(counts: dict, agreed: dict) -> list[str]:
+def _model_lines(counts: dict[str, Any], agreed: dict[str, Any]) -> list[str]:
     """The model run's headline, and what it did not ask: stopped, left out, answered by the traces."""
     asked = counts.get("asked", {})
     lines = [agreement_headline(agreed["model"], agreed["rows"]), ""]
@@ -303,7 +306,9 @@ def _model_lines(counts: dict, agreed: dict) -> list[str]:
     return lines
 
 
-def _encoding_md(encoding: str, rows: list[dict], layouts: str, price: float | None, asked: bool) -> list[str]:
+def _encoding_md(
+    encoding: str, rows: list[dict[str, Any]], layouts: str, price: float | None, asked: bool
+) -> list[str]:
     """One encoding's finding (the format that sends the fewest tokens) and its table."""
     lines = []
     best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
@@ -338,7 +343,7 @@ def _reason_key(reason: str) -> str:
     return reason.split(" (at ")[0].split(": '")[0].split(': "')[0][:160]
 
 
-def _prompt_view(shown: list[Measured], encoding: str) -> dict:
+def _prompt_view(shown: list[Measured], encoding: str) -> dict[str, Any]:
     """report.html's prompt view: each shown logged prompt whole, in each format."""
     graphs, questions = {}, []
     for m in shown:
@@ -377,7 +382,7 @@ def _prompt_view(shown: list[Measured], encoding: str) -> dict:
     }
 
 
-def _size_view(summ: dict) -> list[dict]:
+def _size_view(summ: dict[str, Any]) -> list[dict[str, Any]]:
     groups = []
     for encoding, rows in summ.items():
         table = [
@@ -428,7 +433,7 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
     model, formats, tokenizers, price = _logged_settings(run_config, log)
     totals, shown = Totals(), cast(list[Measured], [])
-    counts: dict = {
+    counts: dict[str, Any] = {
         "lines": 0,
         "measured": 0,
         "left_out": 0,
@@ -488,7 +493,7 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
     return stdout, None
 
 
-def asks_total(counts: dict, formats: list[str]) -> int:
+def asks_total(counts: dict[str, Any], formats: list[str]) -> int:
     """The requests a model run over the measured lines makes: each line as sent and in each format but its own."""
     return sum(n * (1 + len(formats) - (own_format(layout) in formats)) for layout, n in counts["layouts"].items())
 
@@ -526,7 +531,7 @@ def _write_logged_lines(
     formats: list[str],
     tokenizers: list[Tokenizer],
     staging: Outputs,
-    counts: dict,
+    counts: dict[str, Any],
     totals: Totals,
     shown: list[Measured],
 ) -> None:
@@ -558,9 +563,9 @@ def _write_logged_lines(
 def _add_results_and_page(
     log: Path,
     staging: Outputs,
-    counts: dict,
-    summ: dict,
-    agreed: dict | None,
+    counts: dict[str, Any],
+    summ: dict[str, Any],
+    agreed: dict[str, Any] | None,
     shown: list[Measured],
     tokenizers: list[Tokenizer],
     model: ModelConfig | None,
@@ -607,7 +612,7 @@ def _logged_config(
     tokenizers: list[Tokenizer],
     price: float | None,
     model: ModelConfig | None,
-) -> dict:
+) -> dict[str, Any]:
     """The manifest's config of a run over logged prompts."""
     return {
         "from_prompts": display(log),
@@ -623,7 +628,9 @@ def _logged_config(
     }
 
 
-def tally(result: Measured | Skipped | Unread | NotCall, counts: dict, totals: Totals, shown: list[Measured]) -> None:
+def tally(
+    result: Measured | Skipped | Unread | NotCall, counts: dict[str, Any], totals: Totals, shown: list[Measured]
+) -> None:
     """One result into the counts: measured (by layout and source), a trace record that is no LLM call (by kind), or
     left out (by reason, with the first line of each)."""
     if isinstance(result, NotCall):
@@ -650,7 +657,7 @@ def _where(result: Unread | Skipped) -> str:
     return f"line {logged.line}" + (f", character {at:,}" if at is not None else "")
 
 
-def _record(result: Measured | Skipped | Unread | NotCall) -> dict:
+def _record(result: Measured | Skipped | Unread | NotCall) -> dict[str, Any]:
     if isinstance(result, NotCall):
         return {"line": result.line, "id": result.id, "not_a_call": result.kind}
     if isinstance(result, Unread):
@@ -681,7 +688,7 @@ class _NoInputs:
     files: dict[str, bytes] = {}
 
 
-def file_digest(path: Path) -> dict:
+def file_digest(path: Path) -> dict[str, Any]:
     digest, size = hashlib.sha256(), 0
     with open(path, "rb") as f:
         for piece in iter(lambda: f.read(1 << 20), b""):

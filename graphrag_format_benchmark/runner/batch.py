@@ -19,7 +19,7 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
 from .._article import BenchmarkError, display, json_bytes, sha256_hex
 from ..progress import duration
@@ -55,7 +55,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def export_batch(
     measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The prompts as OpenAI Batch API request files, each within max_requests lines and max_bytes; custom_id
     is the prompt's SHA-256 prefix and repeat. One file is written as path; several as path's stem with
     .001-of-003 and so on. Lines are streamed to disk: no more than one prompt is in memory at a time."""
@@ -151,12 +151,16 @@ class BatchAPI:
         self.client = httpx2.Client(headers=headers, follow_redirects=False, trust_env=True, timeout=config.timeout)
         self.rng = random.Random(f"{config.seed}/batch")
 
-    def call(self, method: str, path: str, what: str, **kwargs):
+    @overload
+    def call(self, method: str, path: str, what: str, *, stream_to: Path, **kwargs: Any) -> None: ...
+    @overload
+    def call(self, method: str, path: str, what: str, *, stream_to: None = None, **kwargs: Any) -> dict[str, Any]: ...
+    def call(self, method: str, path: str, what: str, **kwargs: Any) -> dict[str, Any] | None:
         """The parsed JSON answer (or, with stream_to, the body written there); BenchmarkError when it fails."""
         url = self.config.base_url.rstrip("/") + path
         target = kwargs.pop("stream_to", None)
         for attempt in itertools.count(1):
-            wait_headers: dict = {}
+            wait_headers: dict[str, str] = {}
             try:
                 with self.client.stream(method, url, **kwargs) as response:
                     status, wait_headers = response.status_code, dict(response.headers)
@@ -187,12 +191,13 @@ class BatchAPI:
                     )
                 )
             time.sleep(retry_wait(wait_headers, attempt, self.rng))
+        raise AssertionError("unreachable: itertools.count never ends")  # what mypy cannot see
 
     def close(self) -> None:
         self.client.close()
 
 
-def _stream_into(path: Path, response) -> None:
+def _stream_into(path: Path, response: Any) -> None:  # an httpx2 response: httpx2 ships no types
     """A downloaded file, written as it comes and put in place whole (never half a file under its name)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -207,7 +212,7 @@ def _stream_into(path: Path, response) -> None:
         raise
 
 
-def batch_state(folder: Path) -> dict:
+def batch_state(folder: Path) -> dict[str, Any]:
     path = folder / BATCH_STATE
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
@@ -231,7 +236,7 @@ def batch_state(folder: Path) -> dict:
 
 def run_batch(
     measured: Measurement, config: ModelConfig, out_dir: Path, poll_interval: float, max_requests: int, max_bytes: int
-) -> tuple[list[Path], list[dict]]:
+) -> tuple[list[Path], list[dict[str, Any]]]:
     """--batch: export the requests into --out/batch, upload each part and create its batch (once: the ids are
     recorded before the next step), poll until every batch has ended, download the output and error files.
     Returns the files to score and each part's record."""
@@ -266,7 +271,7 @@ def run_batch(
     return files, parts
 
 
-def _submit(api: BatchAPI, entry: dict, label: str, folder: Path, save: Callable[[], None]) -> None:
+def _submit(api: BatchAPI, entry: dict[str, Any], label: str, folder: Path, save: Callable[[], None]) -> None:
     """A part's file uploaded and its batch created, each step once: its id saved before the next step."""
     if not entry.get("input_file_id"):
         with open(folder / entry["file"], "rb") as f:
@@ -302,7 +307,7 @@ def _submit(api: BatchAPI, entry: dict, label: str, folder: Path, save: Callable
         )
 
 
-def _poll(api: BatchAPI, parts: list[dict], poll_interval: float, save: Callable[[], None]) -> None:
+def _poll(api: BatchAPI, parts: list[dict[str, Any]], poll_interval: float, save: Callable[[], None]) -> None:
     """Every part's batch polled until each has ended; a line for each change."""
     shown: dict[str, str] = {}
     started = time.monotonic()
@@ -329,7 +334,7 @@ def _poll(api: BatchAPI, parts: list[dict], poll_interval: float, save: Callable
         time.sleep(poll_interval)
 
 
-def _download(api: BatchAPI, entry: dict, label: str, folder: Path, save: Callable[[], None]) -> list[Path]:
+def _download(api: BatchAPI, entry: dict[str, Any], label: str, folder: Path, save: Callable[[], None]) -> list[Path]:
     """An ended batch's output and error files, each downloaded once into folder."""
     files = []
     for field, stem in (("output_file_id", "output"), ("error_file_id", "errors")):
@@ -353,7 +358,7 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _batch_id(answer: dict, field: str, what: str) -> str:
+def _batch_id(answer: dict[str, Any], field: str, what: str) -> str:
     value = answer.get(field)
     if not isinstance(value, str) or not value or len(value) > 200 or not value.isprintable():
         raise BenchmarkError(
@@ -362,11 +367,11 @@ def _batch_id(answer: dict, field: str, what: str) -> str:
     return value
 
 
-def _take_batch(entry: dict, batch: dict) -> None:
+def _take_batch(entry: dict[str, Any], batch: dict[str, Any]) -> None:
     """A batch object's fields that matter here, each checked before it is kept."""
     status = batch.get("status")
     entry["status"] = status if isinstance(status, str) and status.isprintable() and len(status) < 40 else "unknown"
-    counts: dict = batch["request_counts"] if isinstance(batch.get("request_counts"), dict) else {}
+    counts: dict[str, Any] = batch["request_counts"] if isinstance(batch.get("request_counts"), dict) else {}
     for name in ("total", "completed", "failed"):
         if server_count(counts.get(name)) is not None:
             entry[name] = counts[name]

@@ -13,7 +13,7 @@ import re
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
 BATCH_MAX_BYTES = 200_000_000
@@ -63,9 +63,9 @@ class ModelConfig:
     tokens_per_minute: int | None = None  # --tokens-per-minute: sending is paced to it (Pacer)
     requests_per_minute: int | None = None  # --requests-per-minute: the same
 
-    def sampling(self, repeat: int) -> dict:
+    def sampling(self, repeat: int) -> dict[str, Any]:
         """Every request field that can change an answer, besides the prompt: part of the resume key."""
-        fields: dict = {}
+        fields: dict[str, Any] = {}
         if self.temperature is not None:
             fields["temperature"] = self.temperature
         if self.seed is not None:
@@ -88,7 +88,7 @@ class ModelConfig:
             fields["response_format"] = {"type": "json_object", "schema": schema}
         return fields
 
-    def body(self, prompt: str, repeat: int) -> dict:
+    def body(self, prompt: str, repeat: int) -> dict[str, Any]:
         return {"model": self.model, "messages": [{"role": "user", "content": prompt}], **self.sampling(repeat)}
 
 
@@ -165,7 +165,11 @@ class Redactor:
         self.secrets = sorted(exact, key=len, reverse=True)
         self.pieces = sorted(pieces)
 
-    def __call__(self, value):
+    @overload
+    def __call__(self, value: str) -> str: ...
+    @overload
+    def __call__(self, value: object) -> object: ...
+    def __call__(self, value: object) -> object:
         if not self.secrets:
             return value
         if isinstance(value, str):

@@ -49,7 +49,7 @@ class Endpoint:
         self.reason: str | None = None
         self.lock = threading.Lock()
         self.limit, self.active, self.room = config.concurrency, 0, threading.Condition()  # requests in flight
-        self.errors: Counter = Counter()  # non-transient errors that ended a request, before the first success
+        self.errors: Counter[str] = Counter()  # non-transient errors that ended a request, before the first success
         self.halt = threading.Event()  # set with reason or stopped: wakes every retry wait
         self.stopped: str | None = None  # why a run that had answers stopped sending
         self.down_in_a_row = 0

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._article import BenchmarkError, display
 from ..matrix import HOP_BUCKETS, hop_bucket
@@ -28,8 +28,8 @@ from ..progress import Progress
 from .config import SOLVER_MODEL, Redactor, public_url
 from .endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal, failure_kind
 from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
-from .send import outcome_record, send, solver_outcome
-from .transport import http_post, server_count
+from .send import SolverCache, outcome_record, send, solver_outcome
+from .transport import Post, http_post, server_count
 
 if TYPE_CHECKING:
     from .._article import Tokenizer
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 
 HEARTBEAT = 15.0  # seconds between status lines of a model run while no answer comes (a CPU server takes minutes)
+# (encoding, size, ids, context, permutation, mode, format, repeat): prompts that share a prefix (Job.group)
+JobGroup = tuple[str, str, str, str, int, str, str, int]
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class Job:
     item: Item  # the first row with this prompt; others share the answer
 
     @property
-    def group(self) -> tuple:
+    def group(self) -> JobGroup:
         """Prompts that share everything but the question: a provider's prefix cache can serve them all."""
         r = self.item.row
         return (
@@ -85,7 +87,7 @@ def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
     so that a dry slice covers every format, size and mode alike, and within a group every hop count."""
     prompts = [item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]]
     distinct = list({item.row["prompt_sha256"]: item for item in prompts}.values())
-    groups: dict[tuple, list[Job]] = {}
+    groups: dict[JobGroup, list[Job]] = {}
     for repeat in range(config.repeats):
         for item in distinct:
             job = Job(item.row["prompt_sha256"], repeat, item)
@@ -109,7 +111,7 @@ def planned_keys(items: list[Item], config: ModelConfig) -> list[tuple[str, int]
     distinct = {
         item.row["prompt_sha256"]: item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]
     }
-    groups: dict[tuple, list[str]] = {}
+    groups: dict[tuple[str, str, str, str, int, str, str], list[str]] = {}
     for sha, item in distinct.items():
         r = item.row
         groups.setdefault(
@@ -128,7 +130,7 @@ def _across_hops(jobs: list[Job]) -> list[Job]:
     return [job for round_ in itertools.zip_longest(*ordered) for job in round_ if job is not None]
 
 
-def left_out(items: list[Item], config: ModelConfig) -> dict:
+def left_out(items: list[Item], config: ModelConfig) -> dict[str, int]:
     """Distinct prompts that a model run or a batch does not send: over the context window, or outside --limit."""
     distinct = {item.row["prompt_sha256"]: item for item in items}
     over = sum(1 for item in distinct.values() if item.row["overflow"]) if config.model != SOLVER_MODEL else 0
@@ -142,10 +144,10 @@ def run_model(
     measured: Measurement,
     config: ModelConfig,
     tokenizer: Tokenizer,
-    header: dict,
+    header: dict[str, Any],
     out_dir: Path,
-    post: Callable = http_post,
-) -> dict:
+    post: Post = http_post,
+) -> dict[str, Any]:
     """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
     key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL and config.api_key_env else ""
     url_parts = urllib.parse.urlsplit(config.base_url)
@@ -235,20 +237,18 @@ class Tally:
     def __init__(self, redact: Redactor, total: int, cap: int) -> None:
         self.redact, self.progress, self.lock, self.cap = redact, Progress(total, "requests"), threading.Lock(), cap
         self.sent = self.cut = self.answered = 0
-        self.cut_before_cap: list[
-            int
-        ] = []  # prompt + answer tokens (the server's counts) of answers cut short of the cap
+        # prompt + answer tokens (the server's counts) of answers cut short of the cap
+        self.cut_before_cap: list[int] = []
         self.rate_waits: list[float] = []  # seconds each request that waited for the rate limit waited
-        self.failures: Counter = Counter()
-        self.refused_tokens: list[
-            int
-        ] = []  # prompt tokens, by our count, of the prompts the server refused for context
+        self.failures: Counter[str] = Counter()
+        # prompt tokens, by our count, of the prompts the server refused for context
+        self.refused_tokens: list[int] = []
 
-    def add(self, outcome: dict) -> None:
+    def add(self, outcome: dict[str, Any]) -> None:
         with self.lock:
             self._add(outcome)
 
-    def _add(self, outcome: dict) -> None:
+    def _add(self, outcome: dict[str, Any]) -> None:
         self.sent += 1
         if outcome.get("rate_wait_s"):
             self.rate_waits.append(outcome["rate_wait_s"])
@@ -286,7 +286,7 @@ class Tally:
                 )
                 self.progress.show(now, f"{waiting}, {in_flight(now)}", eta=True)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         refused = sorted(self.refused_tokens)
         return {
             "sent": self.sent,
@@ -312,7 +312,7 @@ def context_end(prompt_tokens: object, completion_tokens: object, cap: int) -> i
     return prompt + completion if prompt is not None and completion is not None and completion < cap else None
 
 
-def cut_before_cap(ends: list[int]) -> dict:
+def cut_before_cap(ends: list[int]) -> dict[str, Any]:
     """The answers cut short of the cap, and the least and most tokens of prompt and answer they stopped at."""
     return {"cut_before_cap": len(ends), "cut_before_cap_at_tokens": [min(ends), max(ends)] if ends else []}
 
@@ -351,15 +351,15 @@ class Schedule:
     control solver) every job is ready at once."""
 
     def __init__(self, jobs: list[Job], warm: bool) -> None:
-        groups: dict[tuple, deque] = {}
+        groups: dict[JobGroup, deque[Job]] = {}
         for job in jobs:
             groups.setdefault(job.group, deque()).append(job)
         self.cond = threading.Condition()
-        self.ready: deque[deque] = deque() if warm else deque(groups.values())
-        self.unstarted: deque[deque] = deque(groups.values()) if warm else deque()
+        self.ready: deque[deque[Job]] = deque() if warm else deque(groups.values())
+        self.unstarted: deque[deque[Job]] = deque(groups.values()) if warm else deque()
         self.warming = 0  # first jobs in flight
 
-    def take(self, halt: threading.Event) -> tuple[Job, deque | None] | None:
+    def take(self, halt: threading.Event) -> tuple[Job, deque[Job] | None] | None:
         """The next job, and its group's other jobs when it is a first (hand them to warmed()); None when no job
         is left or the run stops."""
         with self.cond:
@@ -377,7 +377,7 @@ class Schedule:
                 self.cond.wait(0.5)
             return None
 
-    def warmed(self, rest: deque) -> None:
+    def warmed(self, rest: deque[Job]) -> None:
         """A group's first job has its answer: the rest of the group can go."""
         with self.cond:
             self.warming -= 1
@@ -389,7 +389,7 @@ class Schedule:
 class Sender:
     """Worker threads that send jobs in Schedule's order and log each outcome at once."""
 
-    def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Callable, tally: Tally) -> None:
+    def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Post, tally: Tally) -> None:
         self.config, self.log, self.post, self.tally = config, log, post, tally
         self.url = config.base_url.rstrip("/") + "/chat/completions"
         self.headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
@@ -398,7 +398,7 @@ class Sender:
         self.endpoint = Endpoint(config)
         self.schedule = Schedule(jobs, warm=config.model != SOLVER_MODEL)
         self.log_error: str | None = None  # why the log could not be written: the run stops
-        self.shown_graphs: dict = {}  # for the solver: each shown graph and its index built once
+        self.shown_graphs: SolverCache = {}  # for the solver: each shown graph and its index built once
         self.prompts = RecentPrompts()
         self.lock = threading.Lock()
         self.workers = self.in_flight = 0  # workers not yet ended; jobs being sent or logged
@@ -457,7 +457,7 @@ class Sender:
         named = "; ".join(f"{label}, {now - start:.0f} s" for label, start in flying[:3])
         return f"{len(flying)} in flight: {named}" + ("; …" if len(flying) > 3 else "")
 
-    def send(self, job: Job) -> dict:
+    def send(self, job: Job) -> dict[str, Any]:
         """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its
         next job, so a kill loses only the requests still in flight."""
         try:
@@ -480,7 +480,7 @@ class Sender:
         )
         return {**outcome, "prompt_tokens": row["prompt_tokens"]}
 
-    def _outcome(self, job: Job) -> dict:
+    def _outcome(self, job: Job) -> dict[str, Any]:
         config, endpoint = self.config, self.endpoint
         if config.model == SOLVER_MODEL:
             return solver_outcome(job.item, self.shown_graphs)

@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from .._article import BenchmarkError, display, warn
 from .transport import loads
@@ -31,7 +31,7 @@ def request_key(sha: object, model: object, sampling: object, repeat: object) ->
     return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
 
 
-def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None]]:
+def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
     """Each non-blank line of a log or a Batch file, streamed: its number, its bytes and its record, None when the
     line is not a JSON object (a torn last line from a killed run, or a line damaged by hand). A missing file
     has no lines."""
@@ -57,7 +57,7 @@ def numbered_lines(path: Path, offset: int = 0, before: int = 0) -> Iterator[tup
                 yield line_no, line
 
 
-def record_of(line: bytes) -> dict | None:
+def record_of(line: bytes) -> dict[str, Any] | None:
     """A line's JSON object; None when it is not one."""
     try:
         record = loads(line)
@@ -66,7 +66,7 @@ def record_of(line: bytes) -> dict | None:
     return record if type(record) is dict else None
 
 
-def _last_line_start(f, size: int) -> int:
+def _last_line_start(f: IO[bytes], size: int) -> int:
     """Where the last line of an open file begins: after the last newline, looked for backwards block by block."""
     end = size
     while end > 0:
@@ -118,7 +118,7 @@ class Log:
                 "or fix the folder's permissions, and run the same command again"
             ) from None
 
-    def write(self, record: dict) -> None:
+    def write(self, record: dict[str, Any]) -> None:
         """Append one record and return once it is on disk; after a failed write (a full disk) nothing more is
         written, and every write() waiting on it raises."""
         # every form of a secret, in one pass

@@ -18,7 +18,7 @@ RETRY_BASE_DELAY = 0.5  # seconds before the first retry; doubles each time, wit
 RETRY_MAX_DELAY = 30.0
 
 
-def retry_wait(headers: dict, attempt: int, rng: random.Random) -> float:
+def retry_wait(headers: dict[str, str], attempt: int, rng: random.Random) -> float:
     """Seconds to wait before retry number attempt: the server's retry-after-ms or Retry-After if given,
     else exponential backoff with full jitter."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
@@ -129,7 +129,7 @@ class Pacer:
             if halt.wait(min(wait, 1.0)):
                 return time.monotonic() - started
 
-    def observe(self, headers: dict) -> None:
+    def observe(self, headers: dict[str, str]) -> None:
         """What the server says of its limits, after each answer (a 429's included)."""
         if not headers or not any(name.startswith("x-ratelimit-") for name in headers):
             return

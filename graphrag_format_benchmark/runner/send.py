@@ -10,35 +10,37 @@ import json
 import random
 import time
 import urllib.parse
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from .._article import ABSTAIN
 from ..frameworks import cited_order
-from ..solver import asked, edge_index, solve, value_text
+from ..solver import EdgeIndex, asked, edge_index, solve, value_text
 from .config import SOLVER_MODEL, public_url
 from .endpoint import RETRY_STATUSES, TRANSIENT_STATUSES, Endpoint, error_code, error_text, no_server, timed_out
 from .pacing import retry_wait
-from .transport import MAX_JSON_DEPTH, ProxyFailure, ResponseTooLarge, json_depth, untrusted_json
+from .transport import MAX_JSON_DEPTH, Post, ProxyFailure, ResponseTooLarge, json_depth, untrusted_json
 
 if TYPE_CHECKING:
+    from .._article import Graph
     from ..measure import Item
     from .config import ModelConfig
 
 
 TRUNCATION_RATIO = 0.6  # server prompt_tokens below this share of the local count: the server cut the prompt
+# (variant, id of the context, id of the edge order, mode, edges included) -> (the graph shown, its edge index)
+SolverCache = dict[tuple[str, int, int, str, int], tuple["Graph", EdgeIndex]]
 
 
 def send(
     config: ModelConfig,
-    post: Callable,
+    post: Post,
     url: str,
-    headers: dict,
-    body: dict,
+    headers: dict[str, str],
+    body: dict[str, Any],
     seed: str,
     endpoint: Endpoint | None = None,
     tokens: int = 0,
-) -> dict:
+) -> dict[str, Any]:
     """One request with bounded retries: the outcome as the log records it (without the cell fields), with
     rate_wait_s when it waited for the rate limit (tokens: what it counts against it). A timeout is sent again
     once at most, and only to a server seen to work on several requests at once (Endpoint.end)."""
@@ -52,15 +54,15 @@ def send(
 
 def _attempts(
     config: ModelConfig,
-    post: Callable,
+    post: Post,
     url: str,
-    headers: dict,
-    body: dict,
+    headers: dict[str, str],
+    body: dict[str, Any],
     seed: str,
     endpoint: Endpoint,
     tokens: int,
     paced: list[float],
-) -> dict:
+) -> dict[str, Any]:
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     first = time.monotonic()
     attempt = timeouts = 0
@@ -69,6 +71,7 @@ def _attempts(
         attempt += 1
         paced[0] += endpoint.pacer.acquire(tokens, endpoint.halt)  # seconds waited for the rate limit
         started = time.monotonic()  # latency is the last attempt's; earlier attempts and waits are retry_wait_s
+        wait_headers: dict[str, str]
         status, parsed, raw_text, wait_headers = None, None, None, {}
         ticket = endpoint.begin()
         try:
@@ -150,7 +153,7 @@ def _response_failure(
     status: int,
     parsed: object,
     raw_text: str,
-    wait_headers: dict,
+    wait_headers: dict[str, str],
     config: ModelConfig,
     endpoint: Endpoint,
     previous: str | None,
@@ -182,7 +185,7 @@ def _response_failure(
     return error, retry, False
 
 
-def reply_message(parsed: object) -> dict | None:
+def reply_message(parsed: object) -> dict[str, Any] | None:
     try:
         message = cast(Any, parsed)["choices"][0]["message"]
     except (TypeError, KeyError, IndexError):
@@ -198,7 +201,7 @@ def outcome_record(
     attempts: int,
     started: float,
     first: float | None = None,
-) -> dict:
+) -> dict[str, Any]:
     message = reply_message(parsed) or {}
     choice = cast(Any, parsed)["choices"][0] if message else {}
     content = message.get("content")
@@ -219,7 +222,7 @@ def outcome_record(
     }
 
 
-def solver_answer(item: Item, cache: dict | None = None) -> dict:
+def solver_answer(item: Item, cache: SolverCache | None = None) -> dict[str, Any]:
     """What the control solver answers to a prompt: the first complete path it finds, or INSUFFICIENT_DATA.
     cache: shown graph key -> (graph, edge index), shared by the prompts that show the same edges."""
     key = (item.variant.name, id(item.context), id(item.order), item.row["mode"], item.row["edges_included"])
@@ -239,7 +242,7 @@ def solver_answer(item: Item, cache: dict | None = None) -> dict:
     return {"answer": answer, "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
 
 
-def solver_outcome(item: Item, cache: dict) -> dict:
+def solver_outcome(item: Item, cache: SolverCache) -> dict[str, Any]:
     """The solver's answer as a chat completion. It has no usage: the solver reads no tokens, and its counts must not
     pass for a model's own."""
     content = json.dumps(solver_answer(item, cache), ensure_ascii=False)

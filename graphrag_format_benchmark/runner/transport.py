@@ -18,8 +18,11 @@ import os
 import ssl
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import socket
 
 MAX_JSON_DEPTH = 64  # deeper JSON from a server or a file is refused: nothing this tool reads nests half as deep
 
@@ -96,11 +99,12 @@ class Deadlines:
 
     def __init__(self) -> None:
         self.cond = threading.Condition()
-        self.heap: list[list] = []  # [deadline, sequence, callback or None once disarmed or run]
+        # [deadline, sequence, callback or None once disarmed or run]: mixed types, in a list disarm() changes in place
+        self.heap: list[list[Any]] = []
         self.sequence = itertools.count()
         self.thread: threading.Thread | None = None
 
-    def arm(self, timeout: float, callback: Callable[[], None]) -> list:
+    def arm(self, timeout: float, callback: Callable[[], None]) -> list[Any]:
         entry = [time.monotonic() + timeout, next(self.sequence), callback]
         with self.cond:
             if self.thread is None:
@@ -111,7 +115,7 @@ class Deadlines:
                 self.cond.notify()
         return entry
 
-    def disarm(self, entry: list) -> None:
+    def disarm(self, entry: list[Any]) -> None:
         with self.cond:
             entry[2] = None  # left in the heap; dropped when it comes to the top
 
@@ -145,11 +149,18 @@ class _Sockets:
         import httpcore2
 
         self.inner = httpcore2.SyncBackend()
-        self.socks: list = []
+        self.socks: list[socket.socket] = []
         self.connects = 0
         self.expired = False  # this worker's attempt is past its deadline: a socket that opens now is shut at once
 
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+    def connect_tcp(  # httpcore's NetworkBackend method; it and its stream (Any) ship no types
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[tuple[Any, ...]] | None = None,
+    ) -> Any:
         stream = self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
         self.connects += 1
         self.socks = [s for s in self.socks if s.fileno() != -1] + [stream.get_extra_info("socket")]
@@ -157,7 +168,9 @@ class _Sockets:
             self.shutdown()
         return stream
 
-    def connect_unix_socket(self, path, timeout=None, socket_options=None):  # never used: --base-url is http(s)
+    def connect_unix_socket(  # never used: --base-url is http(s)
+        self, path: str, timeout: float | None = None, socket_options: Iterable[tuple[Any, ...]] | None = None
+    ) -> Any:
         return self.inner.connect_unix_socket(path, timeout, socket_options)
 
     def sleep(self, seconds: float) -> None:
@@ -180,17 +193,17 @@ def _client_class() -> type:
     import httpx2
 
     class Client(httpx2.Client):
-        def __init__(self, backend: _Sockets, **kwargs) -> None:
+        def __init__(self, backend: _Sockets, **kwargs: Any) -> None:
             self.backend = backend
             super().__init__(**kwargs)
 
-        def _init_transport(self, *args, **kwargs):
+        def _init_transport(self, *args: Any, **kwargs: Any) -> Any:  # httpx2's transports: no types
             return self._own(super()._init_transport(*args, **kwargs))
 
-        def _init_proxy_transport(self, *args, **kwargs):
+        def _init_proxy_transport(self, *args: Any, **kwargs: Any) -> Any:
             return self._own(super()._init_proxy_transport(*args, **kwargs))
 
-        def _own(self, transport):
+        def _own(self, transport: Any) -> Any:
             pool = getattr(transport, "_pool", None)
             if pool is None or not hasattr(pool, "_network_backend"):
                 raise RuntimeError(
@@ -200,7 +213,7 @@ def _client_class() -> type:
             pool._network_backend = self.backend
             return transport
 
-        def pools(self) -> list:
+        def pools(self) -> list[Any]:
             return [cast(Any, t)._pool for t in (self._transport, *self._mounts.values()) if t is not None]
 
     return Client
@@ -219,7 +232,7 @@ def _tls_context(cert_file: str | None = None, cert_dir: str | None = None) -> s
 _tls_lock = threading.Lock()
 
 
-def _worker_client() -> tuple:
+def _worker_client() -> tuple[Any, _Sockets]:  # the client: _client_class()'s, of httpx2 (no types)
     """This thread's client and its sockets: one each per worker, so that keep-alive is per worker and a deadline
     shuts only its own worker's connection. Every client shares one TLS context (_tls_context)."""
     state = _connections.__dict__
@@ -242,14 +255,14 @@ def _worker_client() -> tuple:
     return state["client"], state["backend"]
 
 
-def _drop_connections(client, idle_only: bool) -> None:
+def _drop_connections(client: Any, idle_only: bool) -> None:
     for pool in client.pools():
         for conn in pool.connections:
             if not idle_only or conn.is_idle():
                 conn.close()
 
 
-def _drop_unsolicited(client) -> None:
+def _drop_unsolicited(client: Any) -> None:
     """Close each idle kept-alive connection with a byte waiting on it: past the end of the last answer in its HTTP/1.1
     parser (h11), or readable on its socket now (select with a zero timeout; a TLS record already decrypted counts
     too). The next request would take those bytes for its answer; a connection the server closed shows readable
@@ -293,7 +306,11 @@ class ProxyFailure(ConnectionError):
     so until one request has succeeded it stops the run at once, as no server there does."""
 
 
-def http_post(url: str, headers: dict, data: bytes, timeout: float) -> tuple[int, dict, bytes]:
+# what a model run posts through: http_post's signature (url, headers, body, timeout) -> (status, headers, body)
+Post = Callable[[str, dict[str, str], bytes, float], tuple[int, dict[str, str], bytes]]
+
+
+def http_post(url: str, headers: dict[str, str], data: bytes, timeout: float) -> tuple[int, dict[str, str], bytes]:
     """POST and return (status, headers with lower-case names, body); raises OSError on connection faults.
 
     Through httpx2 (proxies and certificates from the environment, as it reads them: HTTPS_PROXY, HTTP_PROXY,

@@ -14,7 +14,7 @@ import statistics
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..solver import describe_path, edge_index, incident_edges, partial_walks
 
@@ -133,7 +133,7 @@ class TokenBudget(NamedTuple):
 
     count: Callable[[Graph], int]
     limit: int
-    search: Callable
+    search: Callable[[Callable[[int], int], int, int, int, int, int | None], tuple[int, int]]
 
 
 class KHop:
@@ -270,7 +270,7 @@ class KHop:
                         queue.append(end)
         return found
 
-    def summary(self, contexts: list[Context]) -> dict:
+    def summary(self, contexts: list[Context]) -> dict[str, Any]:
         facts = context_summary(contexts, "khop")
         beyond = [qid for qid, n in self.beyond.items() if n]
         facts.update(
@@ -284,7 +284,7 @@ class KHop:
         return facts
 
 
-def context_summary(contexts: list[Context], kind: str) -> dict:
+def context_summary(contexts: list[Context], kind: str) -> dict[str, Any]:
     """How large the contexts are, and for the abstention questions with a query, how many contexts show an edge of
     the relation whose hop fails (else a model could abstain from the relation's absence alone)."""
     sizes = sorted(len(c.graph.edges) for c in contexts)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from .._article import Edge, Graph, warn
 from ..solver import edge_index, partial_walks
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
     from .._article import Node, Props, Query, Question
     from .contexts import Context
 
+
+T = TypeVar("T")
+# ("node", type, key) -> [(value, its node's name)]; ("edge", relation, key) -> [(value, (source name, target name))]
+PropertyPools = dict[tuple[str, str, str], list[tuple[Any, str | tuple[str, str]]]]
 
 MEDIUM_BRANCHES = (10, 20)  # distractor branches per start node in medium: drawn from this range
 BRANCH_LENGTHS = (1, 2, 2, 3)
@@ -91,10 +96,10 @@ class Distractors:
         return reach
 
     @staticmethod
-    def _property_pools(graph: Graph) -> dict[tuple, list]:
+    def _property_pools(graph: Graph) -> PropertyPools:
         """Where a new record's property values come from: (node type, key) -> [(value, name of its node)] and
         (relation, key) -> [(value, None)] over the input's records."""
-        pools: dict[tuple, list] = {}
+        pools: PropertyPools = {}
         for n, props in graph.nodes_with_props():
             for k, v in props:
                 pools.setdefault(("node", n.type, k), []).append((v, n.name))
@@ -110,9 +115,9 @@ class Distractors:
         edge's: its two ends, in a description) names the new one (ones) instead."""
         out = []
         for k, _ in props:
-            value, owner = self.rng.choice(cast(dict, self.pools)[(kind, group, k)])  # props: the graph has pools
+            value, owner = self.rng.choice(cast(PropertyPools, self.pools)[(kind, group, k)])  # props: it has pools
             if isinstance(value, str) and owner and name:
-                ends: dict[str, str] = dict(zip(owner, name)) if kind == "edge" else {owner: cast(str, name)}
+                ends: dict[str, str] = dict(zip(owner, name)) if kind == "edge" else {cast(str, owner): cast(str, name)}
                 value = replace_names(value, ends)
             out.append((k, value))
         return tuple(out)
@@ -121,7 +126,7 @@ class Distractors:
     def medium(self) -> int:
         return sum(self.medium_counts)
 
-    def _slot_order(self):
+    def _slot_order(self) -> Iterator[str]:
         """Anchors round-robin: first each anchor's medium count, then all of them forever."""
         round_no = 0
         while True:
@@ -260,7 +265,7 @@ class Distractors:
             return edge
         real = self.graph.edges[copied]
         names = {**{n.id: n.name for n in nodes}}
-        name = lambda node_id: names.get(node_id) or self.namer.nodes[node_id].name  # noqa: E731
+        name: Callable[[str], str] = lambda node_id: names.get(node_id) or self.namer.nodes[node_id].name  # noqa: E731
         mapping = {
             self.namer.nodes[real.source].name: name(edge.source),
             self.namer.nodes[real.target].name: name(edge.target),
@@ -277,7 +282,7 @@ class Distractors:
             for node, (_, like, _) in zip(nodes, edges)
         ]
         names = {**{n.id: n.name for n in nodes}}
-        name = lambda node_id: names.get(node_id) or self.namer.nodes[node_id].name  # noqa: E731
+        name: Callable[[str], str] = lambda node_id: names.get(node_id) or self.namer.nodes[node_id].name  # noqa: E731
         edge_props = [
             self._props_like(
                 "edge",
@@ -290,7 +295,7 @@ class Distractors:
         return Branch(nodes, [e for e, _, _ in edges], node_props, edge_props)
 
 
-def interleave(originals: list, extras: list, rng: random.Random) -> tuple[list, list[int]]:
+def interleave(originals: list[T], extras: list[T], rng: random.Random) -> tuple[list[T], list[int]]:
     """originals spread among extras at seeded positions, both keeping their order; and where each original went."""
     total = len(originals) + len(extras)
     positions = sorted(rng.sample(range(total), len(originals)))

@@ -575,11 +575,11 @@ class Vocabulary:
         kind_words: bool = True,
     ) -> None:
         self.names = sorted(n for n in set(names) if any(c.isalnum() for c in n))  # a name like "." carries no words
-        self.slots: dict[tuple, list[list[str]]] = {}  # shape of a name -> the words at each position, over its names
+        # shape of a name -> the words at each position, over its names
+        self.slots: dict[tuple[tuple[str, str], ...], list[list[str]]] = {}
         self.templates: list[list[list[str]] | None] = []  # per name: the slots of its shape, None for one word
-        self.positions: dict[
-            tuple, list[str]
-        ] = {}  # (class, position role) -> the words there, over the names of several words
+        # (class, position role) -> the words there, over the names of several words
+        self.positions: dict[tuple[tuple[str, str], str], list[str]] = {}
         self.decks: dict[int, list[str]] = {}  # id of a list of words -> what is left of its shuffled copy (_pick)
         self.distinct: dict[int, list[str]] = {}  # id of a list of words -> its distinct words, sorted (_pick)
         for name in self.names:
@@ -756,9 +756,9 @@ class Namer:
         for n in graph.nodes:
             self.type_names.setdefault(self.kinds.get(n.id, n.type), []).append(n.name)
         self.vocabularies: dict[object, Vocabulary] = {}  # never changed once made: forks share them
-        self.spent: set = set()  # keys of the vocabularies that gave no fresh name in NAME_DRAWS draws
+        self.spent: set[object] = set()  # keys of the vocabularies that gave no fresh name in NAME_DRAWS draws
         # key -> (new nodes of its type, times in a row) when its fresh names were all held back
-        self.held_made: dict = {}
+        self.held_made: dict[object, tuple[int, int]] = {}
         self.id_prefix = os.path.commonprefix(sorted(self.ids)[:1] + sorted(self.ids)[-1:]) if len(self.ids) > 1 else ""
         self.heads = Counter(i.split("_", 1)[0] for i in self.ids if "_" in i)  # first words that prefix several ids
         made = Counter(k for n in graph.nodes for k, make in enumerate(ID_SCHEMES) if make(n.name) == n.id)
@@ -779,8 +779,8 @@ class Namer:
                     len([p for p in pool if len(p.split(" ")) in lengths]),
                 )
         self.pool_position: dict[str, int] = {}
-        self.unnamed: Counter = Counter()  # role description -> nodes that could not be named
-        self.fallbacks: Counter = Counter()  # what a name or id could not keep -> times: reported by the run
+        self.unnamed: Counter[str] = Counter()  # role description -> nodes that could not be named
+        self.fallbacks: Counter[str] = Counter()  # what a name or id could not keep -> times: reported by the run
         self.held = False  # the last new_node made none because a share was full, not because names are spent
         self.holds_input: Held | None = None  # with_pseudonyms: no new name may hold an input name of several words
         # with_pseudonyms: words (folded) the new name may not have: those of the name it replaces
@@ -797,7 +797,7 @@ class Namer:
             t: (Counter(_first_word(n) for n in names), sum(map(_has_digit, names)), len(names))
             for t, names in self.type_names.items()
         }
-        self.made_marks: dict[str, tuple[Counter, list[int]]] = {t: (Counter(), [0, 0]) for t in self.type_names}
+        self.made_marks: dict[str, tuple[Counter[str], list[int]]] = {t: (Counter(), [0, 0]) for t in self.type_names}
 
     def fork(self, rng: random.Random) -> Namer:
         """A namer that starts from this one's state and makes its own choices: it shares what never changes (the

@@ -58,10 +58,12 @@ def role_groups(graph: Graph) -> dict[str, str]:
         plays.setdefault(e.target, set()).add((e.relation, ">"))
         plays.setdefault(e.source, set()).add((e.relation, "<"))
     members: dict[tuple[str, str], int] = Counter(r for roles in plays.values() for r in roles)
-    both: Counter = Counter(pair for roles in plays.values() for pair in itertools.combinations(sorted(roles), 2))
+    both: Counter[tuple[tuple[str, str], tuple[str, str]]] = Counter(
+        pair for roles in plays.values() for pair in itertools.combinations(sorted(roles), 2)
+    )
     parent = {r: r for r in members}
 
-    def root(r):
+    def root(r: tuple[str, str]) -> tuple[str, str]:
         while parent[r] != r:
             parent[r] = parent[parent[r]]
             r = parent[r]
@@ -72,15 +74,15 @@ def role_groups(graph: Graph) -> dict[str, str]:
         if smaller >= ROLE_MERGE_MIN and k >= ROLE_MERGE * smaller:
             ra, rb = sorted((root(a), root(b)))
             parent[rb] = ra
-    size: Counter = Counter()
+    size: Counter[tuple[str, str]] = Counter()
     for r, k in members.items():
         size[root(r)] += k
-    key: dict[tuple, str] = {}
+    key: dict[tuple[str, str], str] = {}
     for r in sorted(members, key=lambda r: (-members[r], r)):  # each group named after its largest role
         key.setdefault(root(r), "".join(r[::-1]) if r[1] == "<" else "".join(r))
     groups = {}
     for node, roles in plays.items():
-        weight: Counter = Counter()
+        weight: Counter[tuple[str, str]] = Counter()
         for r in roles:
             weight[root(r)] += members[r]
         groups[node] = key[min(weight, key=lambda g: (-weight[g], key[g]))]
@@ -102,17 +104,15 @@ class Pseudonyms:
         several = [n.name.casefold() for n in graph.nodes if " " in n.name.strip()]
         self.namer.holds_input = Held(several) if several else None
         self.rng = random.Random(f"{seed}/pseudonyms/fallback")
-        self.head_decks: dict[
-            tuple, list[str]
-        ] = {}  # (group, 'head' or 'word') -> its words in a seeded order, dealt in turn
+        # (group, 'head' or 'word') -> its words in a seeded order, dealt in turn
+        self.head_decks: dict[tuple[str | None, str], list[str]] = {}
         self.models: dict[str, WordModel | None] = {}  # group -> the character model of its one-word names (_invented)
         # the graph's words
         self.model_words = sorted({w for n in graph.nodes for w in n.name.split() if w.isalpha() and len(w) >= 4})
         self.graph_words = {w.casefold() for w in self.namer.graph_words}  # no made-up word is a word of a real name
-        self.kept: Counter = Counter()  # closed class -> names kept as they are (closed_value)
-        self.namesakes: dict[
-            tuple, str
-        ] = {}  # (role, folded real name) -> its pseudonym, for the name's other entities
+        self.kept: Counter[str | None] = Counter()  # closed class -> names kept as they are (closed_value)
+        # (role, folded real name) -> its pseudonym, for the name's other entities
+        self.namesakes: dict[tuple[tuple[str, str], str], str] = {}
         self.renamed: dict[str, Node] = {}  # entity id -> its pseudonym node
         self.real = graph.nodes  # the input's nodes: the names a question text may still hold
         self.warned: set[str] = set()  # questions already said to still name a real name (once, not once per size)
@@ -131,12 +131,14 @@ class Pseudonyms:
             group: sorted(set(name_words(names)) - set(self.heads[group])) for group, names in by_group.items()
         }
         self.common = {group: common_words(names) for group, names in by_group.items()}  # words a pseudonym keeps
-        played: dict[tuple[str, str], Counter] = {}  # (relation, 'out' | 'in') -> the groups of the input's nodes in it
+        played: dict[
+            tuple[str, str], Counter[str | None]
+        ] = {}  # (relation, 'out' | 'in') -> the groups of the input's nodes in it
         for e in graph.edges:
             for role, end in (((e.relation, "out"), e.target), ((e.relation, "in"), e.source)):
                 played.setdefault(role, Counter())[self.groups.get(end)] += 1
         self.role_group = {role: groups.most_common(1)[0][0] for role, groups in played.items()}
-        self.reported: Counter = Counter()  # namer.fallbacks already said, by kind
+        self.reported: Counter[str] = Counter()  # namer.fallbacks already said, by kind
         self.examples: dict[str, str] = {}  # a kind of fallback -> its first case, for the warning
         self.rename(graph)
 
@@ -331,7 +333,9 @@ def with_pseudonyms(variant: Variant, pseudonyms: Pseudonyms) -> Variant:
     return replace(variant, ids="pseudonyms", contexts=tuple(contexts), mapping_sha256=sha256_hex(mapping_file))
 
 
-def _pseudonyms(context: Context, renamed: dict[str, Node], pseudonyms: Pseudonyms) -> tuple[Context, dict]:
+def _pseudonyms(
+    context: Context, renamed: dict[str, Node], pseudonyms: Pseudonyms
+) -> tuple[Context, dict[str, list[str]]]:
     """with_pseudonyms for one context: the renamed context and its renaming (old id -> [new id, new name])."""
     graph = context.graph
     by_name = {n.name: renamed[n.id].name for n in graph.nodes}
