@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any, Final, NamedTuple, NoReturn, Protocol, cast
 
 try:
-    import tiktoken
+    import tiktoken as tiktoken  # "as": the package imports it from here (mypy: an explicit re-export)
 except ImportError:  # main() says how to install it, instead of a traceback
     tiktoken = None  # type: ignore[assignment]
 
@@ -161,7 +161,7 @@ class Graph:
             if props and not any(props):
                 object.__setattr__(self, name, ())
 
-    def pick(self, positions) -> Graph:
+    def pick(self, positions: Iterable[int]) -> Graph:
         """The edges at positions, in that order, with their ids and properties, and every node: g.pick([2, 0])."""
         positions = positions if isinstance(positions, (list, tuple, range)) else list(positions)
         ids = tuple(self.edge_ids[i] for i in positions) if self.edge_ids else ()
@@ -251,7 +251,7 @@ class Question:
     query: Query | None = None  # the machine-readable question the control solver answers
     context: GivenContext | None = None  # the subgraph its prompt shows, as the questions file gives it
 
-    def moved(self, position) -> Question:
+    def moved(self, position: Mapping[int, int] | Sequence[int]) -> Question:
         """The same question with every gold path re-indexed: edge i is now at position[i]."""
         return replace(self, paths=tuple(tuple(position[i] for i in p) for p in self.paths))
 
@@ -334,7 +334,7 @@ GROUPED_FROM = 4  # the same problem at this many places or more is said once
 def grouped_problems(lines: list[str]) -> list[str]:
     """The same problem at GROUPED_FROM places or more said once, in the order first found: "graph.json: nodes[0] has no
     'type'" 10,318 times -> "graph.json: nodes[0], nodes[1], nodes[2] and 10,315 more (10,318 in all) have no 'type'"."""
-    groups: dict[str, list[tuple[str, re.Match | None]]] = {}
+    groups: dict[str, list[tuple[str, re.Match[str] | None]]] = {}
     for line in lines:
         groups.setdefault(_POSITION.sub("#", line), []).append((line, _POSITION.search(line)))
     out: list[str] = []
@@ -350,7 +350,7 @@ def grouped_problems(lines: list[str]) -> list[str]:
     return out
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     result = dict(pairs)
     if len(result) != len(pairs):
         key = next(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
@@ -451,7 +451,7 @@ NODE_FIELDS = frozenset(Node._fields)
 EDGE_FIELDS = frozenset((*Edge._fields, "id"))  # an edge's id names it in the file; it is not shown
 
 
-def _sound_graph(data: dict, src: str) -> Graph | None:
+def _sound_graph(data: dict[str, Any], src: str) -> Graph | None:
     """validate_graph in C loops over all records at once, or None when anything may be wrong (for _checked_graph to
     name). Strings are checked joined by newlines: a newline composes with nothing, so the text is NFC and encodes
     exactly when every string does. Properties, when records have any, are read record by record."""
@@ -489,7 +489,7 @@ def _sound_graph(data: dict, src: str) -> Graph | None:
     return Graph(nodes, edges, (), node_props, edge_props)
 
 
-def _checked_graph(data: dict, src: str, problems: Problems) -> Graph:
+def _checked_graph(data: dict[str, Any], src: str, problems: Problems) -> Graph:
     """validate_graph record by record: each problem named, bad records left out."""
     nodes: list[Node] = []
     node_props: list[Props] = []
@@ -538,7 +538,7 @@ PROP_KEY = re.compile(r"[^\W\d]\w*(?:[.-]\w+)*")  # letters, digits and '_', wit
 RESERVED_KEYS = frozenset(("kind", "edge_id", "properties"))  # what the formats name their own columns and nesting
 
 
-def read_props(item: dict, fixed: frozenset, where: str, not_nfc: list[str] | None, nulls: list[str]) -> Props:
+def read_props(item: dict[str, Any], fixed: frozenset[str], where: str, not_nfc: list[str] | None, nulls: list[str]) -> Props:
     """The properties of an input record: its fields beyond the fixed ones, and those of a nested "properties" object,
     sorted by key: {"id": "kazan", ..., "founded": 1005, "description": "A city"} -> (("description", "A city"),
     ("founded", 1005)). A null is left out (noted in nulls: no format tells null from absent)."""
@@ -587,7 +587,7 @@ def _warn_nulls(src: str, nulls: list[str]) -> None:
         warn(f"{src}: {len(nulls)} null property value(s) left out, as no format tells null from absent (the first: {nulls[0]})")
 
 
-def edge_names(data: dict, src: str, problems: Problems) -> dict[str, int]:
+def edge_names(data: dict[str, Any], src: str, problems: Problems) -> dict[str, int]:
     """An edge's "id" in the file -> its index, for questions and contexts that name edges; each id once."""
     names: dict[str, int] = {}
     for i, item in enumerate(data["edges"]):
@@ -615,7 +615,7 @@ def check_question_id(qid: str, where: str) -> None:
         )
 
 
-def _one_or_many(item: dict, where: str, singular: str, plural: str, read: Callable[[object, str], object]) -> list | None:
+def _one_or_many(item: dict[str, Any], where: str, singular: str, plural: str, read: Callable[[object, str], object]) -> list[Any] | None:
     """The values of a field given as singular (one value) or plural (a non-empty list), or None if neither:
     'answer': 'A' -> ['A']; 'answers': ['A', 'B'] -> ['A', 'B']. Both given: they must agree."""
     one = [read(item[singular], f"{where}.{singular}")] if singular in item else None
@@ -720,7 +720,7 @@ def read_path(value: object, where: str, scope: GraphScope) -> list[int]:
     return path
 
 
-def _answer_ids(item: dict, where: str, node_ids: set[str], insufficient: bool) -> list[str]:
+def _answer_ids(item: dict[str, Any], where: str, node_ids: set[str], insufficient: bool) -> list[str]:
     if insufficient:
         if item.get("answer_id") is not None or item.get("answer_ids"):
             raise BenchmarkError(f"{where}.answer_id must be null: the question is marked insufficient")
@@ -784,10 +784,10 @@ def warn(message: str) -> None:
 class RunInputs:
     graph: Graph
     questions: tuple[Question, ...]
-    files: dict  # display path -> raw bytes, for the manifest
+    files: dict[str, bytes]  # display path -> raw bytes, for the manifest
     questions_file: str = "questions.json"  # display path, for messages
-    skipped: tuple[dict, ...] = ()  # questions left out by --skip-invalid-questions: {"question", "reasons"}
-    generated: dict | None = None  # with --generate-questions: hop count -> questions drawn
+    skipped: tuple[dict[str, Any], ...] = ()  # questions left out by --skip-invalid-questions: {"question", "reasons"}
+    generated: dict[int, int] | None = None  # with --generate-questions: hop count -> questions drawn
     generated_bytes: bytes | None = None  # questions.generated.json, written with the outputs
     graph_format: str = "json"  # what --graph was read as (GRAPH_FORMATS)
     kinds: dict[str, str] = field(default_factory=dict)  # the package's stores: node id -> a type the store holds and no format shows
@@ -799,7 +799,7 @@ DEFAULT_QUESTIONS = DATA / "questions.json"
 
 
 def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | None = None,
-                generate: Callable[[Graph, str], tuple[list[dict], dict]] | None = None,
+                generate: Callable[[Graph, str], tuple[list[dict[str, Any]], dict[int, int]]] | None = None,
                 read_graph: Callable[[Path], tuple[object, bytes, str]] | None = None,
                 reorder: Callable[[Graph], tuple[Graph, dict[int, int]]] | None = None, read_context: ReadContext | None = None
                 ) -> RunInputs:
@@ -821,7 +821,7 @@ def load_inputs(graph_path: Path, questions_path: Path, problems: Problems | Non
             raise InputProblems([m for _, m in problems.lines], "")
         questions_data, generated = generate(graph, display(graph_path))
         questions_raw, questions_path = json_bytes(questions_data), Path(GENERATED_QUESTIONS)
-    graph_data = cast(dict, graph_data)  # a graph's records: validate_graph has refused anything else
+    graph_data = cast(dict[str, Any], graph_data)  # a graph's records: validate_graph has refused anything else
     n_edges = len(graph_data["edges"])  # of the file: a broken edge does not move the others' indices
     named = {item["id"] for item in graph_data["nodes"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
     scope = GraphScope(n_edges, named, edge_names(graph_data, display(graph_path), problems))
@@ -926,7 +926,7 @@ def prop_columns(props: tuple[Props, ...]) -> list[str]:
     return sorted({k for p in props for k, _ in p})
 
 
-def _typed(props: Props) -> tuple:
+def _typed(props: Props) -> tuple[tuple[str, bool, Any], ...]:
     """Props as the round trip compares them: a boolean is never equal to a number (True == 1 in Python), while
     1 and 1.0 are the same number (TOON writes 1.0 as 1)."""
     return tuple((k, type(v) is bool, v) for k, v in props)
@@ -1218,7 +1218,7 @@ def pipe_rows(graph: Graph) -> Callable[[tuple[str, ...]], str]:
     return "|".join if plain else _pipe_row
 
 
-def _with_pairs(row: Callable, record: tuple[str, ...], props: Props) -> str:
+def _with_pairs(row: Callable[[tuple[str, ...]], str], record: tuple[str, ...], props: Props) -> str:
     """A record's '|'-joined fields, its properties as key=value fields after them, each escaped."""
     return row(record) + "".join("|" + pair.translate(PIPE_ESCAPES) for pair in _pairs(props))
 
@@ -1389,18 +1389,18 @@ def first_difference(expected: Graph, actual: Graph) -> str | None:
     return None
 
 
-def _node_records(graph: Graph) -> tuple:
+def _node_records(graph: Graph) -> tuple[tuple[Any, ...], ...]:
     return tuple(zip(graph.nodes, map(_typed, graph.node_props))) if graph.node_props else tuple((n, ()) for n in graph.nodes)
 
 
-def _edge_records(graph: Graph) -> tuple:
+def _edge_records(graph: Graph) -> tuple[tuple[Any, ...], ...]:
     props = tuple(map(_typed, graph.edge_props)) if graph.edge_props else ((),) * len(graph.edges)
     if graph.edge_ids:
         return tuple(zip(graph.edge_ids, graph.edges, props))
     return tuple(zip(graph.edges, props))
 
 
-def _shown_record(record: tuple) -> str:
+def _shown_record(record: Sequence[Any]) -> str:
     """('e1', Edge(a, R, b), props) -> "('e1', 'a', 'R', 'b')", properties after it when it has any."""
     *head, props = record
     fields = tuple(itertools.chain.from_iterable(v if isinstance(v, tuple) else (v,) for v in head))
@@ -1702,7 +1702,7 @@ PROMPT_FILES_MAX_BYTES = 50_000_000  # prompt files are written by default up to
 def size_report_row(text: FormattedGraph, q: Question, tokenizer: Tokenizer, *, graph_tokens: int, prompt_tokens: int,
                     prompt_sha256: str, order_sha256: str, edges: int, included: int | None = None, answerable: bool | None,
                     context_window: int = CONTEXT_WINDOW, size: str = "small", ids: str = "original", context: str = "",
-                    permutation: int = 0, mode: str = "A", budget: int | None = None) -> dict:
+                    permutation: int = 0, mode: str = "A", budget: int | None = None) -> dict[str, Any]:
     """One row of size_report.json: the article's fields (format to encoding), then where the prompt stands in the
     package's matrix and how much of the graph and gold path it shows (included: all edges but in a mode B pack;
     answerable: the solver's outcome on them, None without a query)."""
@@ -1727,7 +1727,7 @@ def prompt_files_bytes(texts: Iterable[FormattedGraph], questions: tuple[Questio
     return sum((fixed + len(text.fmt.encode("utf-8")) + text.bytes) * len(questions) + asked for text in texts)
 
 
-def prompt_files(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template, hint: str = "") -> dict:
+def prompt_files(texts: Iterable[FormattedGraph], questions: tuple[Question, ...], template: Template, hint: str = "") -> dict[str, Any]:
     """{"write": bool, "bytes": n}: the prompt files are written while they take at most PROMPT_FILES_MAX_BYTES."""
     size = prompt_files_bytes(texts, questions, template)
     write = size <= PROMPT_FILES_MAX_BYTES
@@ -1737,7 +1737,7 @@ def prompt_files(texts: Iterable[FormattedGraph], questions: tuple[Question, ...
     return {"write": write, "bytes": size}
 
 
-def question_counts(questions: tuple[Question, ...]) -> dict:
+def question_counts(questions: tuple[Question, ...]) -> dict[str, Any]:
     """What the manifest says of the questions measured."""
     return {"measured": len(questions), "several_answers_or_paths": sum(q.several for q in questions),
             "abstention": sum(q.insufficient for q in questions)}
@@ -1765,7 +1765,7 @@ def console_table(rows: Sequence[Mapping[str, Any]], formats: list[str]) -> str:
 MANIFEST = "manifest.json"
 
 
-def git_state() -> dict:
+def git_state() -> dict[str, Any]:
     """Commit of the checkout that holds benchmark.py, and whether tracked files differ from it."""
 
     def git(*args: str) -> str | None:
@@ -1782,8 +1782,8 @@ def git_state() -> dict:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
-def build_manifest(config: dict, tokenizers: list[Tokenizer], inputs: RunInputs, outputs: dict[str, str], preflight: dict,
-                   command: list[str], libraries: dict[str, str]) -> dict:
+def build_manifest(config: dict[str, Any], tokenizers: list[Tokenizer], inputs: RunInputs, outputs: dict[str, str], preflight: dict[str, Any],
+                   command: list[str], libraries: dict[str, str]) -> dict[str, Any]:
     """manifest.json: how the run was made (versions, flags, the SHA-256 of every input and output). command: the flags as
     they may be written down; libraries: the version of each library a measured format was written with."""
     return {
@@ -1855,7 +1855,7 @@ class Staging:
                 self.out_dir.rmdir()
 
 
-def publish(staging: Staging, manifest: dict, release: Callable[[], None] | None = None) -> None:
+def publish(staging: Staging, manifest: dict[str, Any], release: Callable[[], None] | None = None) -> None:
     """Move the staged files and the manifest into the output folder, replacing the previous run's files as a whole;
     release (the package's lock on the folder), if given, is called before the staging folder goes."""
     out_dir = staging.out_dir
@@ -1925,7 +1925,7 @@ def article_parser() -> Parser:
 
 
 def measure_article(inputs: RunInputs, tokenizer: Tokenizer, counts: TokenCounts, add_file: Callable[[str, bytes], None]
-                    ) -> tuple[list[dict], dict]:
+                    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows of size_report.json for the article's run (4.1, 4.2, 7.1) and prompt_files' answer: the whole graph in
     each format, proven to round-trip, before every question; graph and prompt files go to add_file as they are made."""
     graph, questions = inputs.graph, inputs.questions
@@ -1977,7 +1977,7 @@ def main(argv: list[str] | None = None) -> int:
     """The command line. With the package beside this file (or installed), it runs every flag: the one hand-off."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if importlib.util.find_spec(PACKAGE) is not None:
-        return importlib.import_module(f"{PACKAGE}.cli").main(argv)
+        return cast(int, importlib.import_module(f"{PACKAGE}.cli").main(argv))
     args = article_parser().parse_args(argv)
     if tiktoken is None:
         print(f"error: {missing_tiktoken(ROOT, sys.executable)}", file=sys.stderr)
