@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import operator
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from ._article import MANIFEST_SCHEMA_VERSION, BenchmarkError, display, git_state, json_bytes, publish
 from .artifacts import held_outputs
@@ -28,13 +30,14 @@ from .scoring import DIAGNOSES, Cell
 
 COMPARE_KEY = ("size", "ids", "mode", "format", "permutation", "question_id", "repeat")
 CompareKey = tuple[Any, ...]  # a cell's values of COMPARE_KEY, as results.json holds them
+compare_key: Callable[[Cell], CompareKey] = operator.attrgetter(*COMPARE_KEY)
 
 
 class Run(NamedTuple):
     folder: Path
     label: str  # the model's name, with the folder when two runs share a model
     results: dict[str, Any]  # results.json less its cells
-    cells: dict[CompareKey, dict[str, Any]]  # COMPARE_KEY -> cell, of the run's first encoding
+    cells: dict[CompareKey, Cell]  # COMPARE_KEY -> cell, of the run's first encoding
     encoding: str
 
 
@@ -82,11 +85,8 @@ def read_runs(folders: list[Path]) -> list[Run]:
         encodings = (results.get("run") or {}).get("encodings") or []
         encoding = str(encodings[0] if encodings else next((c.get("encoding") for c in cells), ""))
         model = str(results["model"].get("model"))
-        mine = {
-            tuple(c.get(k) for k in COMPARE_KEY): c
-            for c in cells
-            if isinstance(c, dict) and c.get("encoding") == encoding
-        }
+        read = [Cell.from_json(c) for c in cells if isinstance(c, dict)]
+        mine = {compare_key(c): c for c in read if c.encoding == encoding}
         runs.append(Run(folder, model if names[model] == 1 else f"{model} ({folder.name})", results, mine, encoding))
     for a, b in itertools.combinations(runs, 2):
         for variant in set(a.results.get("questions_sha256") or {}) & set(b.results.get("questions_sha256") or {}):
@@ -148,7 +148,7 @@ def compare_runs(folders: list[Path]) -> dict[str, Any]:
 
 def _shared_cells(runs: list[Run]) -> tuple[set[CompareKey], list[str]]:
     """The answered cells every run has, and a note for each run with more; none shared is an error."""
-    shared = set.intersection(*(set(k for k, c in run.cells.items() if c.get("status") != "NOT_RUN") for run in runs))
+    shared = set.intersection(*(set(k for k, c in run.cells.items() if c.status != "NOT_RUN") for run in runs))
     if not shared:
         formats = [sorted({k[3] for k in run.cells}) for run in runs]
         raise BenchmarkError(
@@ -157,7 +157,7 @@ def _shared_cells(runs: list[Run]) -> tuple[set[CompareKey], list[str]]:
         )
     notes = []
     for run in runs:
-        extra = len([k for k, c in run.cells.items() if c.get("status") != "NOT_RUN"]) - len(shared)
+        extra = len([k for k, c in run.cells.items() if c.status != "NOT_RUN"]) - len(shared)
         if extra:
             left = sorted({k[3] for k in run.cells} - {k[3] for k in shared})
             notes.append(
@@ -169,11 +169,7 @@ def _shared_cells(runs: list[Run]) -> tuple[set[CompareKey], list[str]]:
 
 def _run_board(run: Run, shared: set[CompareKey]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One run's rows of the leaderboard over the shared cells, judged by its own gate, and that gate."""
-    # older runs had neither
-    cells = [
-        cast(Cell, {"diagnosis": None, "json_as_asked": None, **run.cells[k]})
-        for k in sorted(shared, key=_compare_order)
-    ]
+    cells = [run.cells[k] for k in sorted(shared, key=_compare_order)]
     given = run.results.get("prices_per_million") or {}
     prices = (given.get("input"), given.get("output"), given.get("cached_input"))
     table = aggregate(cells, prices)
@@ -245,10 +241,8 @@ def _model_differences(
     for a, b in itertools.combinations(runs, 2):
         runs_by_q: dict[str, list[tuple[bool, bool]]] = {}
         for key in shared:
-            if (key[0], key[1], key[2], key[3]) == (*group, fmt) and not a.cells[key]["insufficient"]:
-                runs_by_q.setdefault(key[5], []).append(
-                    (bool(a.cells[key]["path_exact"]), bool(b.cells[key]["path_exact"]))
-                )
+            if (key[0], key[1], key[2], key[3]) == (*group, fmt) and not a.cells[key].insufficient:
+                runs_by_q.setdefault(key[5], []).append((bool(a.cells[key].path_exact), bool(b.cells[key].path_exact)))
         if not runs_by_q:
             continue
         paired = Paired(runs_by_q)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import math
 import operator
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, NotRequired, TypedDict, cast
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict, cast
 
 from .frameworks import FRAMEWORK_FORMATS
 from .markdown import md_cell, percent
 from .matrix import GroupKey, group_key
 from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
+
+if TYPE_CHECKING:
+    from .scoring import Cell
 
 # The acceptance gate (article 12, "порог отката"): each of its conditions is a paired non-inferiority test
 # over questions. Per check and question, the format's and the baseline's answers to the same prompt cells (its
@@ -224,21 +227,21 @@ def group_blockers(entries: dict[str, dict[str, Any]], baseline: str, budget_not
     return reasons
 
 
-def verdict_cells(scored: Iterable[Mapping[str, Any]]) -> PairedCells:
+def verdict_cells(scored: Iterable[Cell]) -> PairedCells:
     """What the gate pairs of the cells that ran: group -> format -> (question, permutation, repeat) -> their
-    PAIRED_FIELDS, in the order of the rows (a later cell of the same key in its place, as a dict update keeps it)."""
+    PAIRED_FIELDS, in the order of the cells (a later cell of the same key in its place, as a dict update keeps it)."""
     cells: PairedCells = {}
-    fields = operator.itemgetter(*PAIRED_FIELDS)
+    fields = operator.attrgetter(*PAIRED_FIELDS)
     for c in scored:
-        if c["status"] != "NOT_RUN":
-            cells.setdefault(group_key(c), {}).setdefault(c["format"], {})[
-                (c["question_id"], c["permutation"], c["repeat"])
-            ] = fields(c)
+        if c.status != "NOT_RUN":
+            cells.setdefault(group_key(c), {}).setdefault(c.format, {})[(c.question_id, c.permutation, c.repeat)] = (
+                fields(c)
+            )
     return cells
 
 
 def verdicts(
-    scored: Sequence[Mapping[str, Any]],
+    scored: Sequence[Cell],
     table: list[dict[str, Any]],
     baseline: str,
     tolerance: float,

@@ -12,7 +12,7 @@ import functools
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ._article import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 from .frameworks import records
@@ -36,9 +36,24 @@ class GroupKey(NamedTuple):
     mode: str
 
 
-def group_key(row: Mapping[str, Any]) -> GroupKey:
+class Grouped(Protocol):
+    """What has a group: a size_report row, a scored cell, an aggregate, a verdict."""
+
+    @property
+    def encoding(self) -> str: ...
+    @property
+    def size(self) -> str: ...
+    @property
+    def ids(self) -> str: ...
+    @property
+    def mode(self) -> str: ...
+
+
+def group_key(row: Grouped | Mapping[str, Any]) -> GroupKey:
     """The group of a size_report row, a scored cell, an aggregate or a verdict."""
-    return GroupKey(row["encoding"], row["size"], row["ids"], row["mode"])
+    if isinstance(row, Mapping):
+        return GroupKey(row["encoding"], row["size"], row["ids"], row["mode"])
+    return GroupKey(row.encoding, row.size, row.ids, row.mode)
 
 
 HOP_BUCKETS = ("1", "2", "3", "4+", "abstention")

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import progress
 from ._article import json_bytes, sha256_hex
@@ -57,86 +57,90 @@ RATE_METRICS = (
     "false_abstention",
 )
 MEAN_METRICS = ("edge_precision", "edge_recall")
-METRIC_FIELDS = ("question_id", "insufficient", *RATE_METRICS, *MEAN_METRICS)
-AGGREGATE_FIELDS = (
-    *METRIC_FIELDS,
-    "status",
-    "hops",
-    "error",
-    "truncated_by_server",
-    "prompt_tokens",
-    "over_output_cap",
-    "finish_reason",
-    "permutation",
-    "repeat",
-    "usage_prompt_tokens",
-    "usage_completion_tokens",
-    "usage_cached_tokens",
-    "latency_s",
-    "retry_wait_s",
-    "right_answer_wrong_path",
-    "diagnosis",
-    "json_as_asked",
-)
 
 
-Columns = dict[str, tuple[Any, ...]]  # field -> its values, row by row (columns)
+class Columns(NamedTuple):
+    """The cells of one group and format that ran, as columns (columns): what the aggregates count, in C loops over
+    each column (a pass per metric over 100,000 cells cost more in memory traffic than the counting itself)."""
+
+    question_id: tuple[str, ...]
+    insufficient: tuple[bool, ...]
+    parse_success: tuple[bool | None, ...]  # RATE_METRICS
+    answer_correct: tuple[bool | None, ...]
+    path_exact: tuple[bool | None, ...]
+    valid_path: tuple[bool | None, ...]
+    evidence_match: tuple[bool | None, ...]
+    path_supports_answer: tuple[bool | None, ...]
+    false_abstention: tuple[bool | None, ...]
+    edge_precision: tuple[float | None, ...]  # MEAN_METRICS
+    edge_recall: tuple[float | None, ...]
+    status: tuple[str, ...]
+    hops: tuple[str, ...]
+    error: tuple[str | None, ...]
+    truncated_by_server: tuple[bool, ...]
+    prompt_tokens: tuple[int, ...]
+    over_output_cap: tuple[bool, ...]
+    finish_reason: tuple[object, ...]
+    permutation: tuple[int, ...]
+    repeat: tuple[int, ...]
+    usage_prompt_tokens: tuple[object, ...]
+    usage_completion_tokens: tuple[object, ...]
+    usage_cached_tokens: tuple[int | None, ...]
+    latency_s: tuple[object, ...]
+    retry_wait_s: tuple[float | None, ...]  # answers._seconds
+    right_answer_wrong_path: tuple[bool | None, ...]
+    diagnosis: tuple[str | None, ...]
+    json_as_asked: tuple[bool | None, ...]
+
+    def metric(self, name: str) -> tuple[object, ...]:
+        """The column of a metric named in RATE_METRICS or MEAN_METRICS."""
+        return cast(tuple[object, ...], getattr(self, name))
 
 
-def columns(rows: Sequence[Mapping[str, object]], fields: tuple[str, ...]) -> Columns:
-    """The rows' fields as columns, in one pass over the rows: counting then runs in C loops over the columns
-    (a pass per metric over 100,000 row dicts cost more in memory traffic than the counting itself)."""
-    if not rows:
-        return {f: () for f in fields}
-    return dict(zip(fields, zip(*map(operator.itemgetter(*fields), rows))))
+def columns(cells: Sequence[Cell]) -> Columns:
+    """The cells' Columns, in one pass over the cells."""
+    if not cells:
+        return Columns(*((),) * len(Columns._fields))
+    return Columns(*zip(*map(_COLUMN_FIELDS, cells)))
 
+
+_COLUMN_FIELDS = operator.attrgetter(*Columns._fields)
 
 Groups = dict[
     tuple[object, ...], tuple[int, Columns]
 ]  # (group..., format) -> (its cells, the columns of those that ran)
 
 
-def grouped(rows: Sequence[Mapping[str, object]]) -> Groups:
-    """Per group and format, in the order the rows first show them: how many cells, and the AGGREGATE_FIELDS columns of
-    the cells that ran (status other than NOT_RUN)."""
-    members: dict[tuple[object, ...], list[Mapping[str, object]]] = {}
-    for s in rows:
-        members.setdefault((s["encoding"], s["size"], s["ids"], s["mode"], s["format"]), []).append(s)
-    return {
-        key: (len(cells), columns([s for s in cells if s["status"] != "NOT_RUN"], AGGREGATE_FIELDS))
-        for key, cells in members.items()
-    }
+def grouped(cells: Sequence[Cell]) -> Groups:
+    """Per group and format, in the order the cells first show them: how many cells, and the Columns of the cells
+    that ran (status other than NOT_RUN)."""
+    members: dict[tuple[object, ...], list[Cell]] = {}
+    for s in cells:
+        members.setdefault((s.encoding, s.size, s.ids, s.mode, s.format), []).append(s)
+    return {key: (len(cells), columns([s for s in cells if s.status != "NOT_RUN"])) for key, cells in members.items()}
 
 
-def json_with_rows(
-    head: dict[str, Any], key: str, rows: Sequence[Mapping[str, object]], lines: Iterable[bytes] | None = None
-) -> Iterator[bytes]:
-    """json_bytes of {**head, key: rows}, with each row on one line, in chunks: the same JSON, written by the C
-    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory. lines: the
-    rows' lines made beforehand (row_chunks), in pieces of any size."""
-    opening, closing = json_ends(head, key, bool(rows))
-    yield opening
-    if rows:
-        yield from row_chunks(rows) if lines is None else lines
-        yield closing
-
-
-def json_ends(head: dict[str, Any], key: str, rows: bool) -> tuple[bytes, bytes]:
-    """What json_with_rows writes before the rows' lines and after them; with no rows, the whole document and
-    nothing."""
+def json_with_rows(head: dict[str, Any], key: str, cells: Sequence[Cell]) -> Iterator[bytes]:
+    """json_bytes of {**head, key: cells}, with each cell on one line, in chunks: the same JSON, written by the C
+    encoder (the indenting one is pure Python, and 100,000 rows took seconds) and never whole in memory."""
     body = json_bytes({**head, key: []}).rstrip()
-    if not rows:
-        return body + b"\n", b""
-    return body[: -len(b"[]\n}")] + b"[\n", b"\n  ]\n}\n"
+    if not cells:
+        yield body + b"\n"
+        return
+    yield body[: -len(b"[]\n}")] + b"[\n"
+    yield from row_chunks(cells)
+    yield b"\n  ]\n}\n"
 
 
-def row_chunks(rows: Sequence[Mapping[str, object]], per_chunk: int = 2000) -> Iterator[bytes]:
-    """The rows of json_with_rows, one a line, joined by ',\\n' (no separator after the last), a chunk of rows at a
+def row_chunks(cells: Sequence[Cell], per_chunk: int = 2000) -> Iterator[bytes]:
+    """The cells of json_with_rows, one a line, joined by ',\\n' (no separator after the last), a chunk of cells at a
     time: neither their text nor their bytes are ever whole in memory (100,800 rows made whole took 59,000 page
     faults of fresh memory)."""
     encode = row_encoder()
-    for start in range(0, len(rows), per_chunk):
-        yield (",\n" * (start > 0) + ",\n".join("    " + encode(r) for r in rows[start : start + per_chunk])).encode()
+    for start in range(0, len(cells), per_chunk):
+        yield (
+            ",\n" * (start > 0) + ",\n".join("    " + encode(c.as_json()) for c in cells[start : start + per_chunk])
+        ).encode()
 
 
 def row_encoder() -> Callable[[object], str]:
@@ -180,10 +184,10 @@ CSV_FIELDS = (
 )
 
 
-def csv_chunks(scored: Sequence[Mapping[str, object]], header: bool = True, per_chunk: int = 2000) -> Iterator[bytes]:
+def csv_chunks(scored: Sequence[Cell], header: bool = True, per_chunk: int = 2000) -> Iterator[bytes]:
     """cells.csv: one line per scored cell, for a spreadsheet, after a header line (unless header is False), a chunk
     of rows at a time; an empty field where the cell holds None (the csv module writes None so)."""
-    get = operator.itemgetter(*CSV_FIELDS)
+    get = operator.attrgetter(*CSV_FIELDS)
     for start in range(0, max(len(scored), 1), per_chunk):  # the header alone when there is no row
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
@@ -202,7 +206,7 @@ def answer_metrics(
     by_question: dict[str, dict[str, list[int]]] | None = None,
     truths: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    """The rates and means of some scored cells, given as columns (METRIC_FIELDS and question_id at least), each over
+    """The rates and means of some scored cells, given as columns (Columns), each over
     questions with a 95% interval: answers and paths over the positive questions, abstention over the others.
     k and n count the cells (runs) behind them. by_question: the cells' positions in the columns per question
     (question_positions), when only some of the cells are meant (hop_metrics); truths: truth_columns(col)."""
@@ -214,7 +218,7 @@ def answer_metrics(
             "abstention" if metric == "abstention_correct" else "all" if metric == "parse_success" else "positive"
         ]
         column = "answer_correct" if metric == "abstention_correct" else metric
-        means, runs, k = question_means(col[column], groups, column in truths)
+        means, runs, k = question_means(col.metric(column), groups, column in truths)
         entry = rate_interval(means, runs == len(means) and metric not in MEAN_METRICS)
         if metric in MEAN_METRICS:
             out[metric] = {
@@ -229,7 +233,7 @@ def answer_metrics(
 
 def truth_columns(col: Columns) -> frozenset[str]:
     """The rate columns that hold nothing but bools, which question_means sums in one pass."""
-    return frozenset(metric for metric in RATE_METRICS if set(map(type, col[metric])) <= {bool})
+    return frozenset(metric for metric in RATE_METRICS if set(map(type, col.metric(metric))) <= {bool})
 
 
 def question_positions(col: Columns, every: dict[str, list[int]] | None = None) -> dict[str, dict[str, list[int]]]:
@@ -238,9 +242,9 @@ def question_positions(col: Columns, every: dict[str, list[int]] | None = None) 
     questions of one hop bucket)."""
     if every is None:
         every = {}
-        for k, qid in enumerate(col["question_id"]):
+        for k, qid in enumerate(col.question_id):
             every.setdefault(qid, []).append(k)
-    split = by_value(every, col["insufficient"])
+    split = by_value(every, col.insufficient)
     return {"positive": split.get(False, {}), "abstention": split.get(True, {}), "all": every}
 
 
@@ -268,10 +272,10 @@ def diagnosis_counts(values: Iterable[str | None]) -> dict[str, int]:
 
 def hop_metrics(col: Columns, every: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
     """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses, from
-    a group's columns (METRIC_FIELDS, hops and diagnosis). every: each question's positions (question_positions'
+    a group's Columns. every: each question's positions (question_positions'
     "all"), when made already."""
     every = question_positions(col)["all"] if every is None else every
-    buckets, truths = by_value(every, col["hops"]), truth_columns(col)
+    buckets, truths = by_value(every, col.hops), truth_columns(col)
     out = {}
     for bucket in HOP_BUCKETS:
         if bucket in buckets:
@@ -279,7 +283,7 @@ def hop_metrics(col: Columns, every: dict[str, list[int]] | None = None) -> dict
             out[bucket] = {
                 "n": len(at),
                 **answer_metrics(col, question_positions(col, buckets[bucket]), truths),
-                "diagnoses": diagnosis_counts(map(col["diagnosis"].__getitem__, at)),
+                "diagnoses": diagnosis_counts(map(col.diagnosis.__getitem__, at)),
             }
     return out
 
@@ -299,9 +303,9 @@ def _aggregate_entry(
 ) -> dict[str, Any]:
     """One group and format's entry of the aggregates: of its members (cells), the columns of those that ran."""
     encoding, size, ids, mode, fmt = key
-    ran = len(col["status"])
-    statuses = Counter(col["status"])
-    positive = list(map(operator.not_, col["insufficient"]))
+    ran = len(col.status)
+    statuses = Counter(col.status)
+    positive = list(map(operator.not_, col.insufficient))
     entry: dict[str, Any] = {
         "encoding": encoding,
         "size": size,
@@ -313,26 +317,24 @@ def _aggregate_entry(
         "errors": statuses["ERROR"],
         "overflow": statuses["CONTEXT_OVERFLOW"],
         "overflow_by_server": sum(
-            1
-            for status, error in zip(col["status"], col["error"])
-            if status == "CONTEXT_OVERFLOW" and error is not None
+            1 for status, error in zip(col.status, col.error) if status == "CONTEXT_OVERFLOW" and error is not None
         ),
-        "truncated_by_server": sum(col["truncated_by_server"]),
-        "prompt_tokens": round(statistics.fmean(list(col["prompt_tokens"])), 1) if ran else None,
+        "truncated_by_server": sum(col.truncated_by_server),
+        "prompt_tokens": round(statistics.fmean(list(col.prompt_tokens)), 1) if ran else None,
     }
     by_question = question_positions(col)
     entry.update(answer_metrics(col, by_question))
     entry["by_hops"] = hop_metrics(col, by_question["all"])
-    entry["diagnoses"] = diagnosis_counts(col["diagnosis"])  # why each cell that is not fully right is not
-    entry["json_as_asked"] = sum(1 for status, v in zip(col["status"], col["json_as_asked"]) if status == "OK" and v)
+    entry["diagnoses"] = diagnosis_counts(col.diagnosis)  # why each cell that is not fully right is not
+    entry["json_as_asked"] = sum(1 for status, v in zip(col.status, col.json_as_asked) if status == "OK" and v)
     entry["right_answer_wrong_path"] = sum(
-        map(operator.truth, itertools.compress(col["right_answer_wrong_path"], positive))
+        map(operator.truth, itertools.compress(col.right_answer_wrong_path, positive))
     )
-    entry["over_output_cap"] = sum(map(operator.truth, col["over_output_cap"]))
-    entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col["finish_reason"] if reason).items()))
+    entry["over_output_cap"] = sum(map(operator.truth, col.over_output_cap))
+    entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col.finish_reason if reason).items()))
     entry.update(_spreads(col, positive))
     correct = entry["path_exact"]["k"]
-    entry["tokens_per_correct_path"] = round(sum(col["prompt_tokens"]) / correct, 1) if correct else None
+    entry["tokens_per_correct_path"] = round(sum(col.prompt_tokens) / correct, 1) if correct else None
     entry.update(_usage_and_cost(col, ran - statuses["CONTEXT_OVERFLOW"], prices))
     return entry
 
@@ -343,7 +345,7 @@ def _spreads(col: Columns, positive: list[bool]) -> dict[str, Any]:
     # (permutation, repeat) -> [(answer correct, path exact)]
     by_run: dict[tuple[object, object], list[tuple[object, object]]] = {}
     for run, right, exact in itertools.compress(
-        zip(zip(col["permutation"], col["repeat"]), col["answer_correct"], col["path_exact"]), positive
+        zip(zip(col.permutation, col.repeat), col.answer_correct, col.path_exact), positive
     ):
         by_run.setdefault(run, []).append((right, exact))
     out = {}
@@ -356,9 +358,9 @@ def _spreads(col: Columns, positive: list[bool]) -> dict[str, Any]:
 
 def _usage_and_cost(col: Columns, sent_cells: int, prices: tuple[float | None, ...]) -> dict[str, Any]:
     """The server's usage, the prompt tokens as the model counted them, latency, retry waits and cost."""
-    usage_in = [v for v in col["usage_prompt_tokens"] if isinstance(v, int)]
-    usage_out = [v for v in col["usage_completion_tokens"] if isinstance(v, int)]
-    cached = [v for v in col["usage_cached_tokens"] if isinstance(v, int)]
+    usage_in = [v for v in col.usage_prompt_tokens if isinstance(v, int)]
+    usage_out = [v for v in col.usage_completion_tokens if isinstance(v, int)]
+    cached = [v for v in col.usage_cached_tokens if isinstance(v, int)]
     out: dict[str, Any] = {
         "usage": {
             "prompt_tokens": sum(usage_in),
@@ -375,11 +377,11 @@ def _usage_and_cost(col: Columns, sent_cells: int, prices: tuple[float | None, .
     )
     latencies = sorted(
         latency
-        for status, latency in zip(col["status"], col["latency_s"])
+        for status, latency in zip(col.status, col.latency_s)
         if status == "OK" and isinstance(latency, (int, float))
     )
     # retry waits apart from latency: they are not the format's
-    out["retry_wait_s"] = round(sum(wait or 0 for wait in col["retry_wait_s"]), 3)
+    out["retry_wait_s"] = round(sum(wait or 0 for wait in col.retry_wait_s), 3)
     out["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
         {
             "median": round(statistics.median(latencies), 3),
@@ -924,14 +926,14 @@ def report_cells(
     keys: dict[str, AnswerKey] = {}
     cells: list[dict[str, Any]] = []
     for s in scored[:REPORT_CELLS]:
-        item = by_sha[s["prompt_sha256"]]
-        record = answers.get((s["prompt_sha256"], s["repeat"]))
+        item = by_sha[s.prompt_sha256]
+        record = answers.get((s.prompt_sha256, s.repeat))
         content = record.content if record is not None and isinstance(record.content, str) else None
-        key = keys.get(s["prompt_sha256"])
+        key = keys.get(s.prompt_sha256)
         if key is None:
             shown = item.shown()
             order = cited_order(item.row["format"], shown)
-            key = keys[s["prompt_sha256"]] = AnswerKey(shown, item.question, undirected=item.undirected, order=order)
+            key = keys[s.prompt_sha256] = AnswerKey(shown, item.question, undirected=item.undirected, order=order)
         edges = key.shown.edges
         parsed = parse_answer(content) if content is not None else None
         evidence = []
@@ -953,21 +955,21 @@ def report_cells(
             )
         cells.append(
             {
-                "format": s["format"],
-                "question": s["question_id"],
-                "hops": s["hops"],
-                "size": s["size"],
-                "ids": s["ids"],
-                "mode": s["mode"],
-                "permutation": s["permutation"],
-                "repeat": s["repeat"],
-                "status": s["status"],
-                "insufficient": s["insufficient"],
-                "answer_correct": s["answer_correct"],
-                "path_exact": s["path_exact"],
-                "valid_path": s["valid_path"],
-                "diagnosis": s["diagnosis"],
-                "error": s["error"],
+                "format": s.format,
+                "question": s.question_id,
+                "hops": s.hops,
+                "size": s.size,
+                "ids": s.ids,
+                "mode": s.mode,
+                "permutation": s.permutation,
+                "repeat": s.repeat,
+                "status": s.status,
+                "insufficient": s.insufficient,
+                "answer_correct": s.answer_correct,
+                "path_exact": s.path_exact,
+                "valid_path": s.valid_path,
+                "diagnosis": s.diagnosis,
+                "error": s.error,
                 "answer": (content[:REPORT_ANSWER_CHARS] + ("…" if len(content) > REPORT_ANSWER_CHARS else ""))
                 if content is not None
                 else None,

@@ -14,7 +14,7 @@ import json
 import re
 import zlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from ._article import ABSTAIN
 from .frameworks import cited_order
@@ -93,16 +93,28 @@ def answer_fields(value: dict[str, Any]) -> dict[str, Any] | None:
     return {**value, "answer": answer, "path": path, "evidence": evidence}
 
 
-ABSTENTION_SCORES: dict[str, Any] = {
-    "false_abstention": None,
-    "path_exact": None,
-    "edge_precision": None,
-    "edge_recall": None,
-    "valid_path": None,
-    "evidence_match": None,
-    "path_supports_answer": None,
-    "right_answer_wrong_path": None,
-}
+class Scores(NamedTuple):
+    """Every metric of one answer (AnswerKey.score), in the order a scored cell holds them; None where a metric does
+    not apply (an abstention question's path) or nothing was run."""
+
+    parse_success: bool | None  # a JSON object with an answer was found (read_reply)
+    json_as_asked: bool | None  # the reply was only that object, not fenced or in prose
+    abstained: bool | None  # the answer was INSUFFICIENT_DATA
+    answer_correct: bool | None  # matches an acceptable answer (or, on an abstention question, abstained)
+    false_abstention: bool | None  # abstained where a complete path is shown
+    path_exact: bool | None  # the path equals a gold path
+    edge_precision: float | None  # of the cited edges, the share on the closest gold path
+    edge_recall: float | None  # of the closest gold path's edges, the share cited
+    valid_path: bool | None  # the cited edges are shown and make a walk
+    evidence_match: bool | None  # the evidence is the path's edges as shown
+    path_supports_answer: bool | None  # the answer is what the path's walk ends at
+    right_answer_wrong_path: bool | None  # scenario 4
+    diagnosis: str | None  # why the answer is not fully right (DIAGNOSES), None when it is
+
+
+def abstention_scores(s: Scores) -> Scores:
+    """An abstention question's scores: the path metrics, false_abstention to right_answer_wrong_path, do not apply."""
+    return Scores(s.parse_success, s.json_as_asked, s.abstained, s.answer_correct, *(None,) * 8, s.diagnosis)
 
 
 class SharedIndex(TypedDict, total=False):
@@ -155,7 +167,7 @@ class AnswerKey:
         self.path_sets = [set(p) for p in q.paths]  # in q.paths order: ties go to the first listed
         self.ends: dict[str, set[str]] = {}
         self.position = {edge_id: k for k, edge_id in enumerate(shown.edge_ids)} if shown.edge_ids else None
-        self.scored: dict[str, dict[str, Any]] = {}  # content -> scores: repeats often answer alike
+        self.scored: dict[str, Scores] = {}  # content -> scores: repeats often answer alike
         self.paths_seen: dict[tuple[int, ...], PathFacts] = {}  # cited path -> _path_facts
         # what every key of the same shown graph can use: "shown_at"
         self.shared: SharedIndex = {} if shared is None else shared
@@ -163,7 +175,7 @@ class AnswerKey:
         self.evidence_seen: dict[tuple[tuple[str, str, str] | None, ...], tuple[tuple[int, ...], int, bool]] = {}
         self._gold_ends: set[str] | None = None
 
-    def score(self, content: object) -> dict[str, Any]:
+    def score(self, content: object) -> Scores:
         """Every metric of one answer. The same content scores the same: it is scored once."""
         if isinstance(content, str):
             known = self.scored.get(content)
@@ -172,42 +184,35 @@ class AnswerKey:
             return known
         return self._score(content)
 
-    def _score(self, content: object) -> dict[str, Any]:
+    def _score(self, content: object) -> Scores:
         parsed, as_asked = read_reply(content)
         answer = parsed["answer"] if parsed else None
         abstained = answer is not None and answer.strip() == ABSTAIN
         if self.q.insufficient:
             diagnosis = None if abstained else "missed_abstention" if parsed is not None else "no_json"
-            return {
-                "parse_success": parsed is not None,
-                "json_as_asked": as_asked,
-                "abstained": abstained,
-                "answer_correct": abstained,
-                **ABSTENTION_SCORES,
-                "diagnosis": diagnosis,
-            }
+            return Scores(parsed is not None, as_asked, abstained, abstained, *(None,) * 8, diagnosis)  # no path metric
         folded = answer_forms(answer) if answer is not None else frozenset()
         answer_correct = not abstained and not folded.isdisjoint(self.accepted)
         path = [self._cite(x) for x in parsed["path"]] if parsed else []
         path_exact, precision, recall, ends, evidence = self._path_facts(path)
-        scores = {
-            "parse_success": parsed is not None,
-            "json_as_asked": as_asked,
-            "abstained": abstained,
-            "answer_correct": answer_correct,
-            "false_abstention": abstained,
-            "path_exact": path_exact,
-            "edge_precision": precision,
-            "edge_recall": recall,
-            "valid_path": bool(ends),
-            "evidence_match": evidence is not None
+        scores = Scores(
+            parse_success=parsed is not None,
+            json_as_asked=as_asked,
+            abstained=abstained,
+            answer_correct=answer_correct,
+            false_abstention=abstained,
+            path_exact=path_exact,
+            edge_precision=precision,
+            edge_recall=recall,
+            valid_path=bool(ends),
+            evidence_match=evidence is not None
             and parsed is not None
             and self._same_evidence(parsed["evidence"], evidence),
-            "path_supports_answer": any(self._supports(f, path, ends) for f in folded),
-            "right_answer_wrong_path": answer_correct and not path_exact,
-        }
-        scores["diagnosis"] = self._diagnose(parsed, scores, path, ends)
-        return scores
+            path_supports_answer=any(self._supports(f, path, ends) for f in folded),
+            right_answer_wrong_path=answer_correct and not path_exact,
+            diagnosis=None,
+        )
+        return scores._replace(diagnosis=self._diagnose(parsed, scores, path, ends))
 
     def _same_evidence(self, given: list[object], wanted: list[dict[str, Any]]) -> bool:
         """The evidence is the path's edges as shown; on an undirected graph an item may name an edge's ends swapped."""
@@ -312,27 +317,25 @@ class AnswerKey:
             self._gold_ends = ends
         return self._gold_ends
 
-    def _diagnose(
-        self, parsed: dict[str, Any] | None, s: dict[str, Any], path: CitedPath, ends: set[str]
-    ) -> str | None:
+    def _diagnose(self, parsed: dict[str, Any] | None, s: Scores, path: CitedPath, ends: set[str]) -> str | None:
         """Why an answer to a positive question is not fully right, by the first rule that holds (README: Why answers
         fail): no_json, false_abstention, miscounted_indices, edge_reversed, edge_not_shown, broken_chain,
         right_answer_wrong_path, answer_form, wrong_branch, no_path; None when answer and path are both right."""
         if parsed is None:
             return "no_json"
-        if s["abstained"]:
+        if s.abstained:
             return "false_abstention"
-        if s["answer_correct"] and s["path_exact"]:
+        if s.answer_correct and s.path_exact:
             return None
         size = len(self.shown.edges)
         cited, unnamed, reversed_ = self._evidence_facts(parsed["evidence"])
-        if not s["path_exact"] and cited and -1 not in cited and any(set(cited) == p for p in self.path_sets):
+        if not s.path_exact and cited and -1 not in cited and any(set(cited) == p for p in self.path_sets):
             return "miscounted_indices"  # the evidence names the gold edges; the indices do not
         if unnamed or any(not (type(i) is int and 0 <= i < size) for i in path):
             return "edge_reversed" if reversed_ else "edge_not_shown"
         if path and not ends:
             return "broken_chain"
-        if s["answer_correct"]:
+        if s.answer_correct:
             return "right_answer_wrong_path"  # scenario 4: a real walk, but not a gold path (or no path at all)
         if ends:  # scenario 5 when the walk reaches a gold node and the answer says it otherwise
             return "answer_form" if not ends.isdisjoint(self.gold_ends()) else "wrong_branch"
@@ -431,23 +434,9 @@ def answer_forms(answer: str) -> frozenset[str]:
     return frozenset(forms - {""})
 
 
-FAILED_SCORES: dict[str, Any] = {  # a request that failed or was never sent is a failed task, not a missing one
-    "parse_success": False,
-    "json_as_asked": False,
-    "abstained": False,
-    "answer_correct": False,
-    "false_abstention": False,
-    "path_exact": False,
-    "edge_precision": 0.0,
-    "edge_recall": 0.0,
-    "valid_path": False,
-    "evidence_match": False,
-    "path_supports_answer": False,
-    "right_answer_wrong_path": False,
-    "diagnosis": None,
-}
-
-NO_SCORES: dict[str, Any] = dict.fromkeys(FAILED_SCORES)  # a prompt not run yet: no figure at all
+# a request that failed or was never sent is a failed task, not a missing one
+FAILED_SCORES = Scores(False, False, False, False, False, False, 0.0, 0.0, False, False, False, False, None)
+NO_SCORES = Scores(*(None,) * len(Scores._fields))  # a prompt not run yet: no figure at all
 
 
 def cell_diagnosis(
@@ -524,10 +513,12 @@ def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict[st
     }
 
 
-class Cell(TypedDict):
+class Cell(NamedTuple):
     """One scored cell (score_log): a prompt of the matrix, a repeat, its request's fate, the answer's metrics (None
     where the metric does not apply: an abstention question's path, a prompt not run) and the server's usage. What
-    results.json's cells and cells.csv hold, and what the aggregates, the gate and the page read."""
+    results.json's cells (as_json) and cells.csv hold, and what the aggregates, the gate and the page read. A named
+    tuple: a run makes one per prompt and repeat (100,000 and more), and the aggregates read them as columns
+    (zip(*cells)) in C."""
 
     encoding: str
     size: str
@@ -539,10 +530,10 @@ class Cell(TypedDict):
     prompt_sha256: str
     prompt_tokens: int
     insufficient: bool
-    hops: str
+    hops: str  # matrix.HOP_BUCKETS
     repeat: int
     status: str  # OK, ERROR, CONTEXT_OVERFLOW, NOT_RUN
-    parse_success: bool | None
+    parse_success: bool | None  # the answer's Scores, field by field
     json_as_asked: bool | None
     abstained: bool | None
     answer_correct: bool | None
@@ -554,7 +545,7 @@ class Cell(TypedDict):
     evidence_match: bool | None
     path_supports_answer: bool | None
     right_answer_wrong_path: bool | None
-    diagnosis: str | None
+    diagnosis: str | None  # the cell's (cell_diagnosis): the request's fate first, then the answer's
     truncated_by_server: bool
     usage_prompt_tokens: object  # as the server counted: any JSON value, checked where it is used
     usage_cached_tokens: int | None
@@ -564,6 +555,15 @@ class Cell(TypedDict):
     retry_wait_s: object
     finish_reason: object
     error: str | None
+
+    def as_json(self) -> dict[str, object]:
+        """The cell as results.json holds it: every field by name, in this order."""
+        return dict(zip(Cell._fields, self))
+
+    @classmethod
+    def from_json(cls, cell: dict[str, Any]) -> Cell:
+        """A cell of a results.json (--compare): a field it lacks (an older run's) is None."""
+        return cls._make(map(cell.get, cls._fields))
 
 
 def score_log(
@@ -582,16 +582,9 @@ def score_log(
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored: list[Cell] = []
     for item in items if shown is None else _counted(items, shown):
-        row, sha = item.row, item.row["prompt_sha256"]
-        cell: dict[str, Any] = {
-            k: row[k] for k in ("encoding", "size", "ids", "permutation", "mode", "format", "question_id")
-        }
-        cell.update(
-            prompt_sha256=sha,
-            prompt_tokens=row["prompt_tokens"],
-            insufficient=item.question.insufficient,
-            hops=hop_bucket(item.question),
-        )
+        row, sha, q = item.row, item.row["prompt_sha256"], item.question
+        head = (row["encoding"], row["size"], row["ids"], row["permutation"], row["mode"], row["format"], q.id, sha,
+                row["prompt_tokens"], q.insufficient, hop_bucket(q))  # fmt: skip
         overflow = row["overflow"] and config.model != SOLVER_MODEL
         for repeat in range(config.repeats):
             record = answers.get((sha, repeat))
@@ -608,40 +601,49 @@ def score_log(
                 status, scores, usage = "ERROR", FAILED_SCORES, record
             else:
                 status, usage = "OK", record
-                if key is None or key.sha != sha or key.q is not item.question:
+                if key is None or key.sha != sha or key.q is not q:
                     key = _answer_key(item, shown_cache)
                 scores = key.score(record.content)
-            if scores is not None and item.question.insufficient:
-                scores = {**scores, **ABSTENTION_SCORES}
+            if scores is not None and q.insufficient:
+                scores = abstention_scores(scores)
             server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
             truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
             diagnosis = None
             if scores is not None:
                 diagnosis = cell_diagnosis(
-                    status, scores["diagnosis"], record, truncated, config.max_output_tokens, item.question.question
+                    status, scores.diagnosis, record, truncated, config.max_output_tokens, q.question
                 )
                 if examples is not None and diagnosis and (row["format"], diagnosis) not in examples:
                     examples[(row["format"], diagnosis)] = diagnosis_example(item, record, status)
+            m = scores or NO_SCORES
             scored.append(
-                cast(
-                    Cell,
-                    {
-                        **cell,
-                        "repeat": repeat,
-                        "status": status,
-                        **(scores or NO_SCORES),
-                        "diagnosis": diagnosis,  # in the place the scores give it (a later key keeps the first's)
-                        "truncated_by_server": truncated,
-                        "usage_prompt_tokens": server_prompt,
-                        "usage_cached_tokens": usage.cached_tokens if usage else None,
-                        "usage_completion_tokens": completion,
-                        # the server ignored the cap
-                        "over_output_cap": isinstance(completion, int) and completion > config.max_output_tokens,
-                        "latency_s": record.latency_s if record else None,
-                        "retry_wait_s": record.retry_wait_s if record else None,
-                        "finish_reason": record.finish_reason if record else None,
-                        "error": record.error if record else None,
-                    },
+                Cell(
+                    *head,
+                    repeat,
+                    status,
+                    m.parse_success,
+                    m.json_as_asked,
+                    m.abstained,
+                    m.answer_correct,
+                    m.false_abstention,
+                    m.path_exact,
+                    m.edge_precision,
+                    m.edge_recall,
+                    m.valid_path,
+                    m.evidence_match,
+                    m.path_supports_answer,
+                    m.right_answer_wrong_path,
+                    diagnosis,
+                    truncated,
+                    server_prompt,
+                    usage.cached_tokens if usage else None,
+                    completion,
+                    # the server ignored the cap
+                    isinstance(completion, int) and completion > config.max_output_tokens,
+                    record.latency_s if record else None,
+                    record.retry_wait_s if record else None,
+                    record.finish_reason if record else None,
+                    record.error if record else None,
                 )
             )
     return scored

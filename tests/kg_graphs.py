@@ -590,6 +590,11 @@ def hostile_names_graph(namesakes: int = 5000) -> dict:
     return {"nodes": nodes, "edges": edges}
 
 
-def score_answer(content, shown, q, names=None) -> dict:
+def score_answer(content, shown, q, names=None) -> scoring.Scores:
     """Every metric of one answer to one prompt, as scoring judges it (an AnswerKey of what the prompt showed)."""
     return scoring.AnswerKey(shown, q, names).score(content)
+
+
+def make_cell(**fields) -> scoring.Cell:
+    """A scored cell of the given fields, every other field None (as tests need only some)."""
+    return scoring.Cell(**{**dict.fromkeys(scoring.Cell._fields), **fields})

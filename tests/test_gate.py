@@ -5,7 +5,7 @@ import random
 import re
 
 import pytest
-from kg_graphs import gate_inputs, scripted_run
+from kg_graphs import gate_inputs, make_cell, scripted_run
 
 import benchmark
 from graphrag_format_benchmark import gate, matrix, statistics
@@ -180,21 +180,21 @@ def test_questions_for_power_decides_at_about_its_power():
 
 def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verdict():
     def cell(fmt, qid, ok, status="OK"):
-        return {
-            "encoding": "e",
-            "size": "small",
-            "ids": "original",
-            "mode": "B",
-            "format": fmt,
-            "question_id": qid,
-            "permutation": 0,
-            "repeat": 0,
-            "status": status,
-            "insufficient": False,
-            "path_exact": ok,
-            "valid_path": ok,
-            "answer_correct": ok,
-        }
+        return make_cell(
+            encoding="e",
+            size="small",
+            ids="original",
+            mode="B",
+            format=fmt,
+            question_id=qid,
+            permutation=0,
+            repeat=0,
+            status=status,
+            insufficient=False,
+            path_exact=ok,
+            valid_path=ok,
+            answer_correct=ok,
+        )
 
     scored = [cell("json", f"q{i}", True) for i in range(300)] + [
         cell("dsl", f"q{i}", i > 0, "ERROR" if i == 0 else "OK") for i in range(300)

@@ -4,6 +4,7 @@ interval over questions and its spread across permutations."""
 import json
 
 import pytest
+from kg_graphs import make_cell
 from test_runner import PERFECT
 
 from graphrag_format_benchmark import results as results_module, scoring
@@ -35,8 +36,8 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
             "finish_reason": "stop",
             "error": None,
         }
-        scores = dict(PERFECT) if correct else {**scoring.FAILED_SCORES, "parse_success": True}
-        return {**base, **scores}
+        scores = dict(PERFECT) if correct else {**scoring.FAILED_SCORES._asdict(), "parse_success": True}
+        return make_cell(**{**base, **scores})
 
     scored = [
         cell("json", 0, True, 1000),
@@ -53,7 +54,7 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
     assert json_row["cost"] is None
     assert json_row["latency_s"] == {"median": 0.15, "p95": 0.2}
     assert json_row["finish_reasons"] == {"stop": 2}
-    none_right = [{**c, **scoring.FAILED_SCORES, "parse_success": True} for c in scored]
+    none_right = [c._replace(**{**scoring.FAILED_SCORES._asdict(), "parse_success": True}) for c in scored]
     # no correct path: no star
     assert not any(e.get("pareto") for e in results_module.aggregate(none_right, (None, None)))
 
@@ -61,7 +62,7 @@ def test_aggregate_spread_pareto_and_tokens_per_correct_path():
 def test_hop_buckets_are_the_metrics_of_their_cells_alone_even_where_a_question_spans_two():
     import random
 
-    from graphrag_format_benchmark.results import METRIC_FIELDS, RATE_METRICS
+    from graphrag_format_benchmark.results import RATE_METRICS, Columns
 
     rng = random.Random(7)
     rows = []
@@ -78,23 +79,23 @@ def test_hop_buckets_are_the_metrics_of_their_cells_alone_even_where_a_question_
             diagnosis=rng.choice([None, "wrong_answer", "no_json"]),
         )
         rows.append(row)
-    col = {f: tuple(r[f] for r in rows) for f in (*METRIC_FIELDS, "hops", "diagnosis")}
+    col = Columns(*(tuple(r.get(f) for r in rows) for f in Columns._fields))
     by_hops = results_module.hop_metrics(col)
     for bucket, entry in by_hops.items():  # each bucket: its rows alone, as a column of their own
         mine = [r for r in rows if r["hops"] == bucket]
-        picked = {f: tuple(r[f] for r in mine) for f in col}
+        picked = Columns(*(tuple(r.get(f) for r in mine) for f in Columns._fields))
         assert entry == {
             "n": len(mine),
             **results_module.answer_metrics(picked),
-            "diagnoses": results_module.diagnosis_counts(picked["diagnosis"]),
+            "diagnoses": results_module.diagnosis_counts(picked.diagnosis),
         }
     assert sorted(by_hops) == ["1", "2", "3", "4+", "abstention"]
     assert by_hops["1"]["answer_correct"]["questions"] == 3  # q0, q5 (its positive cells), q3 (its cells of bucket 1)
     # truths summed once are what the floats' fsum makes
     groups = results_module.question_positions(col)["positive"]
     for metric in RATE_METRICS:
-        assert results_module.question_means(col[metric], groups, True) == results_module.question_means(
-            col[metric], groups
+        assert results_module.question_means(col.metric(metric), groups, True) == results_module.question_means(
+            col.metric(metric), groups
         )
 
 
@@ -102,9 +103,9 @@ def test_hop_buckets_are_the_metrics_of_their_cells_alone_even_where_a_question_
 # the scored cells as files: results_module.json's lines and cells.csv
 
 ROWS = [
-    {**dict.fromkeys(results_module.CSV_FIELDS), "format": "json", "question_id": "q1", "repeat": r,
-     "answer_correct": r % 2 == 0, "edge_recall": r / 3, "diagnosis": None if r % 2 == 0 else "no_path",
-     "error": 'a "quoted", comma\nline' if r == 3 else None, "prompt_sha256": "ab" * 32}
+    make_cell(format="json", question_id="q1", repeat=r,
+     answer_correct=r % 2 == 0, edge_recall=r / 3, diagnosis=None if r % 2 == 0 else "no_path",
+     error='a "quoted", comma\nline' if r == 3 else None, prompt_sha256="ab" * 32)
     for r in range(5)
 ]  # fmt: skip
 
@@ -112,17 +113,14 @@ ROWS = [
 def test_results_json_holds_one_row_a_line_and_reads_as_the_whole_document():
     head = {"schema_version": 1, "name": "Ирина"}
     text = b"".join(results_module.json_with_rows(head, "cells", ROWS)).decode("utf-8")
-    assert json.loads(text) == {**head, "cells": ROWS}
+    assert json.loads(text) == {**head, "cells": [r.as_json() for r in ROWS]}
     lines = text.splitlines()
     assert lines[:4] == ["{", '  "schema_version": 1,', '  "name": "Ирина",', '  "cells": [']
-    rows = ["    " + json.dumps(r, ensure_ascii=False) for r in ROWS]
+    rows = ["    " + json.dumps(r.as_json(), ensure_ascii=False) for r in ROWS]
     assert lines[4:9] == [row + ("," if k < 4 else "") for k, row in enumerate(rows)]
     assert lines[9:] == ["  ]", "}"]
-    made = b"".join(
-        results_module.row_chunks(ROWS, per_chunk=2)
-    )  # the same lines made beforehand, in pieces of any size
-    pieces = [made[k : k + 7] for k in range(0, len(made), 7)]
-    assert b"".join(results_module.json_with_rows(head, "cells", ROWS, lines=pieces)).decode("utf-8") == text
+    # the lines in chunks of any size are the lines made whole
+    assert b"".join(results_module.row_chunks(ROWS, per_chunk=2)) == b"".join(results_module.row_chunks(ROWS))
     empty = b"".join(results_module.json_with_rows(head, "cells", [])).decode("utf-8")
     assert empty == '{\n  "schema_version": 1,\n  "name": "Ирина",\n  "cells": []\n}\n'
 

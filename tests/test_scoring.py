@@ -46,27 +46,27 @@ def test_scoring_takes_any_answer_and_path_and_the_best_matching_gold_path():
         evidence = [graph.edges[i]._asdict() for i in path]
         return score_answer(json.dumps({"answer": answer, "path": path, "evidence": evidence}), graph, q)
 
-    assert score("bob", [3])["answer_correct"] and score("bob", [3])["path_exact"]
-    assert score("Ann", [2])["path_exact"] and not score("Carl", [2])["answer_correct"]
+    assert score("bob", [3]).answer_correct and score("bob", [3]).path_exact
+    assert score("Ann", [2]).path_exact and not score("Carl", [2]).answer_correct
     both = score("Ann", [2, 3])  # best gold path: [2] (ties go to the shorter, then the first listed)
-    assert (both["path_exact"], both["edge_precision"], both["edge_recall"]) == (False, 0.5, 1.0)
+    assert (both.path_exact, both.edge_precision, both.edge_recall) == (False, 0.5, 1.0)
 
 
 def test_perfect_answer(small):
     graph, q = small
-    assert score_answer(answer("Казань", [0, 3, 6, 10], graph=graph), graph, q["q1"]) == PERFECT
+    assert score_answer(answer("Казань", [0, 3, 6, 10], graph=graph), graph, q["q1"])._asdict() == PERFECT
 
 
 def test_backward_path_of_q2_is_valid_and_supports_the_answer(small):
     graph, q = small
-    assert score_answer(answer(" максим ", [11, 8, 5, 2], graph=graph), graph, q["q2"]) == PERFECT
+    assert score_answer(answer(" максим ", [11, 8, 5, 2], graph=graph), graph, q["q2"])._asdict() == PERFECT
 
 
 def test_reversed_edge_in_evidence(small):
     graph, q = small
     evidence = [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]
     evidence[3] = {"source": "city_kazan", "relation": "LOCATED_IN", "target": "org_vector"}
-    assert score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"]) == {
+    assert score_answer(answer("Казань", [0, 3, 6, 10], evidence), graph, q["q1"])._asdict() == {
         **PERFECT,
         "evidence_match": False,
     }
@@ -74,7 +74,7 @@ def test_reversed_edge_in_evidence(small):
 
 def test_right_answer_wrong_path_is_visible(small):
     graph, q = small
-    assert score_answer(answer("Казань", [11], graph=graph), graph, q["q1"]) == {
+    assert score_answer(answer("Казань", [11], graph=graph), graph, q["q1"])._asdict() == {
         **PERFECT,
         "path_exact": False,
         "edge_precision": 0.0,
@@ -88,13 +88,13 @@ def test_right_answer_wrong_path_is_visible(small):
 def test_fenced_json_is_read_and_said_not_as_asked(small):
     graph, q = small
     content = "```json\n" + answer("Казань", [0, 3, 6, 10], graph=graph) + "\n```"
-    assert score_answer(content, graph, q["q1"]) == {**PERFECT, "json_as_asked": False}
+    assert score_answer(content, graph, q["q1"])._asdict() == {**PERFECT, "json_as_asked": False}
 
 
 def test_abstaining_on_an_answerable_question(small):
     graph, q = small
-    assert score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"]) == {
-        **scoring.FAILED_SCORES,
+    assert score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q1"])._asdict() == {
+        **scoring.FAILED_SCORES._asdict(),
         "parse_success": True,
         "abstained": True,
         "false_abstention": True,
@@ -117,7 +117,7 @@ def test_abstention_question(small):
             "right_answer_wrong_path",
         ]
     )
-    assert score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"]) == {
+    assert score_answer(answer("INSUFFICIENT_DATA", [], []), graph, q["q6"])._asdict() == {
         "parse_success": True,
         "abstained": True,
         "answer_correct": True,
@@ -125,13 +125,13 @@ def test_abstention_question(small):
         "json_as_asked": True,
         "diagnosis": None,
     }
-    assert score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"])["answer_correct"] is False
+    assert score_answer(answer("insufficient_data", [9], graph=graph), graph, q["q6"]).answer_correct is False
 
 
 def test_index_out_of_range(small):
     graph, q = small
     scores = score_answer(answer("Казань", [0, 99], [graph.edges[0]._asdict()]), graph, q["q1"])
-    assert (scores["path_exact"], scores["valid_path"], scores["edge_precision"], scores["edge_recall"]) == (
+    assert (scores.path_exact, scores.valid_path, scores.edge_precision, scores.edge_recall) == (
         False,
         False,
         0.5,
@@ -148,17 +148,17 @@ def test_with_edge_ids_an_index_path_is_no_path(small):
         "path": ["e1", "e4", "e7", "e11"],
         "evidence": [graph.edges[i]._asdict() for i in (0, 3, 6, 10)],
     }
-    assert score_answer(json.dumps(by_ids), graph, q)["path_exact"] is True
+    assert score_answer(json.dumps(by_ids), graph, q).path_exact is True
     by_index = dict(by_ids, path=[0, 3, 6, 10])
     scores = score_answer(json.dumps(by_index), graph, q)
-    assert (scores["path_exact"], scores["valid_path"], scores["answer_correct"]) == (False, False, True)
+    assert (scores.path_exact, scores.valid_path, scores.answer_correct) == (False, False, True)
 
 
 @pytest.mark.parametrize("diagnosis", DIAGNOSED)
 def test_a_hand_made_answer_gets_its_diagnosis(small, diagnosis):
     graph, q = small
     qid, content = DIAGNOSED[diagnosis]
-    assert score_answer(content, graph, q[qid])["diagnosis"] == diagnosis
+    assert score_answer(content, graph, q[qid]).diagnosis == diagnosis
 
 
 def test_every_diagnosis_is_defined_and_hand_made():
@@ -242,7 +242,7 @@ REAL_ANSWERS = [
 def test_real_answers_are_scored_as_the_audit_judged(small, qid, content, right, exact, diagnosis):
     graph, q = small
     scores = score_answer(content, graph, q[qid])
-    assert (scores["answer_correct"], scores["path_exact"], scores["diagnosis"]) == (right, exact, diagnosis)
+    assert (scores.answer_correct, scores.path_exact, scores.diagnosis) == (right, exact, diagnosis)
 
 
 @pytest.mark.parametrize(
@@ -275,18 +275,18 @@ def test_padded_answers_and_triples_in_the_path(small):
         scores = score_answer(
             json.dumps({"answer": said, "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False), graph, q["q1"]
         )
-        assert (scores["answer_correct"], scores["diagnosis"]) == (True, None), said
+        assert (scores.answer_correct, scores.diagnosis) == (True, None), said
     as_triples = json.dumps(
         {"answer": "Казань", "path": [list(e.values()) for e in path], "evidence": path}, ensure_ascii=False
     )
-    assert score_answer(as_triples, graph, q["q1"])["path_exact"] is True
+    assert score_answer(as_triples, graph, q["q1"]).path_exact is True
     # no fuzzy match: scenario 5
     assert (
         score_answer(
             json.dumps({"answer": "в Казани", "path": [0, 3, 6, 10], "evidence": path}, ensure_ascii=False),
             graph,
             q["q1"],
-        )["answer_correct"]
+        ).answer_correct
         is False
     )
 
@@ -353,8 +353,8 @@ def test_a_path_is_read_as_the_prompt_asks_it_in_a_layout_that_ranks_its_edges(t
     )
     as_shown = json.dumps({"answer": "Cat", "path": [order.index(0), order.index(1)], "evidence": []})
     key = scoring.AnswerKey(graph, q, order=order)
-    assert key.score(as_shown)["path_exact"] is True
-    assert scoring.AnswerKey(graph, q).score(json.dumps({"answer": "Cat", "path": [0, 1]}))["path_exact"] is True
+    assert key.score(as_shown).path_exact is True
+    assert scoring.AnswerKey(graph, q).score(json.dumps({"answer": "Cat", "path": [0, 1]})).path_exact is True
     text = benchmark.FORMATS["lightrag"].serialize(graph)
     shown = [json.loads(line) for line in text.split("\n") if line.startswith('{"entity1"')]
     assert [(r["entity1"], r["entity2"]) for r in shown] == [

@@ -318,10 +318,10 @@ def test_an_undirected_store_scores_a_path_and_evidence_named_either_way(tmp_pat
         key = AnswerKey(graph, q, undirected=undirected)
         for evidence in ([as_stored], [swapped]):
             answer = json.dumps({"answer": "Leslie Lamport", "path": [at], "evidence": evidence})
-            assert key.score(answer)["answer_correct"] and key.score(answer)["path_exact"]
-            assert key.score(answer)["evidence_match"] == (evidence == [as_stored] or evidence_ok)
+            assert key.score(answer).answer_correct and key.score(answer).path_exact
+            assert key.score(answer).evidence_match == (evidence == [as_stored] or evidence_ok)
         cited = key.score(json.dumps({"answer": "Leslie Lamport", "path": [swapped], "evidence": [swapped]}))
-        assert cited["path_exact"] is undirected and cited["diagnosis"] == (None if undirected else diagnosis)
+        assert cited.path_exact is undirected and cited.diagnosis == (None if undirected else diagnosis)
 
 
 def test_a_framework_layout_as_baseline_is_named_what_your_framework_sends_today(tmp_path, capsys):
@@ -610,7 +610,7 @@ def test_evidence_may_name_a_store_edge_by_its_keywords_as_its_question_does(tmp
     by_keywords = {"source": "Leslie Lamport", "relation": "algorithm design, consensus", "target": "Paxos"}
     assert key.shown_at(by_keywords) == at and key.shown_at({**by_keywords, "relation": "consensus"}) == -1
     scores = key.score(json.dumps({"answer": "Leslie Lamport", "path": [by_keywords], "evidence": [by_keywords]}))
-    assert scores["path_exact"] and scores["diagnosis"] is None
+    assert scores.path_exact and scores.diagnosis is None
 
 
 def test_replace_names_renames_whole_names_in_one_pass_longest_first():
@@ -950,7 +950,7 @@ def test_evidence_may_name_a_store_edge_by_its_ends_and_a_piece_of_its_descripti
             }
         )
     )
-    assert cited["diagnosis"] == "miscounted_indices"  # the evidence names the gold edge; the indices do not
+    assert cited.diagnosis == "miscounted_indices"  # the evidence names the gold edge; the indices do not
 
 
 @pytest.mark.parametrize(
