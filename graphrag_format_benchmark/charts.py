@@ -9,12 +9,14 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 from ._article import FORMATS
 from .matrix import group_key
 
 if TYPE_CHECKING:
+    from .aggregates import Aggregate
     from .matrix import GroupKey, Plan
 
 
@@ -221,11 +223,45 @@ def legend_layout(widths: list[float], left: float, right: float) -> list[tuple[
     return placed
 
 
-def svg_chart(title: str, panels: list[dict[str, Any]], legend: Sequence[LegendEntry], caption: str) -> str:
-    """Panels in a grid of SVG_COLUMNS. A panel: {title, x_label, y_label, x: (lo, hi, log) or categories [(x, label)],
-    y: (lo, hi, log), points: [{format, label, x, y, low, high, filled, data, style}], lines: [{format, points: [(x,
-    y)]}], vline / hline: (value, label) or None}. legend: [(format, what it stands for)], or [(name, what, style)]
-    where marks are styled by something else than the format (a model): style is (marker, dash, colour)."""
+@dataclass(slots=True, frozen=True)
+class Point:
+    """One mark of a panel."""
+
+    format: str  # its marker and colour (format_style), unless style says otherwise
+    x: float
+    y: float
+    data: dict[str, object]  # its data- attributes, in this order: what a reader of the SVG can pick up
+    label: str = ""  # shown beside it ("" none)
+    low: float | None = None  # its whisker's ends, in y
+    high: float | None = None
+    filled: bool = False
+    style: tuple[str, str, str] | None = None  # (marker, dash, colour), where marks stand for models
+
+
+@dataclass(slots=True, frozen=True)
+class Line:
+    format: str
+    points: Sequence[tuple[float, float]]
+
+
+@dataclass(slots=True, frozen=True)
+class Panel:
+    """One chart of svg_chart's grid."""
+
+    title: str
+    x_label: str
+    y_label: str
+    x: tuple[float, float, bool] | list[tuple[int, str]]  # (lo, hi, log), or categories [(x, label)]
+    y: tuple[float, float, bool]
+    points: list[Point]
+    lines: list[Line] = field(default_factory=list)
+    vline: tuple[float, str] | None = None  # (value, label): a limit across the panel
+    hline: tuple[float, str] | None = None
+
+
+def svg_chart(title: str, panels: list[Panel], legend: Sequence[LegendEntry], caption: str) -> str:
+    """Panels in a grid of SVG_COLUMNS. legend: [(format, what it stands for)], or [(name, what, style)] where marks
+    are styled by something else than the format (a model): style is (marker, dash, colour)."""
     w, h = SVG_PANEL
     gap_x, gap_y = SVG_GAP
     columns = min(len(panels), SVG_COLUMNS) or 1
@@ -266,12 +302,12 @@ def svg_chart(title: str, panels: list[dict[str, Any]], legend: Sequence[LegendE
 
 
 def _svg_guides(
-    panel: dict[str, Any], px: Axis, py: Axis, left: float, top: float, w: float, h: float, out: list[str]
+    panel: Panel, px: Axis, py: Axis, left: float, top: float, w: float, h: float, out: list[str]
 ) -> list[tuple[float, float, float, float]]:
     """A panel's vertical and horizontal guide lines (a budget, the baseline's rate) with their labels, into out;
     the boxes their labels take, which no point label may cover."""
     taken = []
-    for name, line in (("vline", panel.get("vline")), ("hline", panel.get("hline"))):
+    for name, line in (("vline", panel.vline), ("hline", panel.hline)):
         if not line:
             continue
         value, label = line
@@ -295,57 +331,52 @@ def _svg_guides(
     return taken
 
 
-def _svg_panel(panel: dict[str, Any], left: float, top: float, w: float, h: float) -> list[str]:
-    categorical = isinstance(panel["x"], list)
-    if categorical:
-        cats = panel["x"]
-        px = Axis(-0.3, len(cats) - 0.7 + 0.6, left, w, False)
+def _svg_panel(panel: Panel, left: float, top: float, w: float, h: float) -> list[str]:
+    if isinstance(panel.x, list):  # categories
+        px = Axis(-0.3, len(panel.x) - 0.7 + 0.6, left, w, False)
+        x_ticks = [(float(x), label) for x, label in panel.x]
     else:
-        px = Axis(panel["x"][0], panel["x"][1], left, w, panel["x"][2])
-    py = Axis(panel["y"][0], panel["y"][1], top, h, panel["y"][2], flip=True)
+        px = Axis(panel.x[0], panel.x[1], left, w, panel.x[2])
+        x_ticks = [(t, _tick_label(t)) for t in nice_ticks(panel.x[0], panel.x[1], log=px.log)]
+    py = Axis(panel.y[0], panel.y[1], top, h, panel.y[2], flip=True)
     out = [
-        f'<g class="panel" data-title="{panel["title"]}" data-x-log="{px.log}" data-y-log="{py.log}">',
+        f'<g class="panel" data-title="{panel.title}" data-x-log="{px.log}" data-y-log="{py.log}">',
         f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="black"/>',
-        _svg_text(left, top - 26, panel["title"], size=12),
-        _svg_text(left, top - 10, f"y: {panel['y_label']}", size=10),
-        _svg_text(left + w / 2, top + h + 36, panel["x_label"], "middle"),
+        _svg_text(left, top - 26, panel.title, size=12),
+        _svg_text(left, top - 10, f"y: {panel.y_label}", size=10),
+        _svg_text(left + w / 2, top + h + 36, panel.x_label, "middle"),
     ]
-    x_ticks = (
-        [(x, label) for x, label in panel["x"]]
-        if categorical
-        else [(t, _tick_label(t)) for t in nice_ticks(panel["x"][0], panel["x"][1], log=px.log)]
-    )
     for x, label in x_ticks:
         out.append(f'<line x1="{px(x):.1f}" y1="{top + h}" x2="{px(x):.1f}" y2="{top + h + 4}" stroke="black"/>')
         out.append(_svg_text(px(x), top + h + 16, label, "middle", 10, "tick"))
-    for t in nice_ticks(panel["y"][0], panel["y"][1], log=py.log):
+    for t in nice_ticks(panel.y[0], panel.y[1], log=py.log):
         out.append(f'<line x1="{left - 4}" y1="{py(t):.1f}" x2="{left}" y2="{py(t):.1f}" stroke="black"/>')
         out.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{left + w}" y2="{py(t):.1f}" stroke="#e6e6e6"/>')
         out.append(_svg_text(left - 7, py(t) + 4, _tick_label(t), "end", 10, "tick"))
     taken = _svg_guides(panel, px, py, left, top, w, h, out)
-    for line in panel.get("lines", []):
-        _, dash, colour = format_style(line["format"])
-        pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line["points"])
+    for line in panel.lines:
+        _, dash, colour = format_style(line.format)
+        pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line.points)
         out.append(
             f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.5"'
             + (f' stroke-dasharray="{dash}"' if dash else "")
             + "/>"
         )
     marks, whiskers = [], []
-    for p in panel["points"]:
-        x, y = px(p["x"]), py(p["y"])
-        marker, _, colour = p.get("style") or format_style(p["format"])
-        data = " ".join(f'data-{k}="{v}"' for k, v in p["data"].items())
-        if p.get("low") is not None:
+    for p in panel.points:
+        x, y = px(p.x), py(p.y)
+        marker, _, colour = p.style or format_style(p.format)
+        data = " ".join(f'data-{k}="{v}"' for k, v in p.data.items())
+        if p.low is not None and p.high is not None:
+            low, high = py(p.low), py(p.high)
             out.append(
-                f'<line class="whisker" x1="{x:.1f}" y1="{py(p["low"]):.1f}" x2="{x:.1f}" y2="{py(p["high"]):.1f}" '
+                f'<line class="whisker" x1="{x:.1f}" y1="{low:.1f}" x2="{x:.1f}" y2="{high:.1f}" '
                 f'stroke="{colour}" {data}/>'
             )
-            # no label across it
-            whiskers.append((x - 2, min(py(p["low"]), py(p["high"])), x + 2, max(py(p["low"]), py(p["high"]))))
-        out.append(_marker(marker, x, y, colour, p.get("filled", False), data))
-        if p["label"]:
-            marks.append((x, y, p["label"]))
+            whiskers.append((x - 2, min(low, high), x + 2, max(low, high)))  # no label across it
+        out.append(_marker(marker, x, y, colour, p.filled, data))
+        if p.label:
+            marks.append((x, y, p.label))
     for (mx, my, text), (lx, ly, moved) in zip(
         marks, place_labels(marks, (left, top, left + w, top + h), taken, whiskers)
     ):
@@ -359,13 +390,15 @@ def _svg_panel(panel: dict[str, Any], left: float, top: float, w: float, h: floa
     return out
 
 
-def _whisker(e: dict[str, Any]) -> tuple[float, float]:
+def _whisker(e: Aggregate) -> tuple[float, float]:
     """The ends of a mark's whisker: path exact's 95% interval over questions (none for one question)."""
-    return tuple(e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"]))
+    figure = e.metrics.path_exact
+    low, high = figure.ci95 or (figure.rate, figure.rate)
+    return cast(float, low), cast(float, high)
 
 
 def results_svg(
-    table: list[dict[str, Any]],
+    table: list[Aggregate],
     baseline: str,
     gate: Sequence[Mapping[str, Any]] | None = None,
     context_window: int | None = None,
@@ -373,50 +406,39 @@ def results_svg(
     """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
     labelled with the gate's verdict; a line at the context window when prompts reach it."""
     verdict = {(group_key(v), v["format"]): v["verdict"] for v in gate or []}
-    groups: dict[GroupKey, list[dict[str, Any]]] = {}
+    groups: dict[GroupKey, list[Aggregate]] = {}
     for e in table:
-        if e["prompt_tokens"] is not None and e["path_exact"]["rate"] is not None:
+        if e.prompt_tokens is not None and e.metrics.path_exact.rate is not None:
             groups.setdefault(group_key(e), []).append(e)
-    panels: list[dict[str, Any]] = []
+    panels: list[Panel] = []
     for group, entries in groups.items():
-        points = [
-            {
-                "format": e["format"],
-                "x": e["prompt_tokens"],
-                "y": e["path_exact"]["rate"],
-                "label": f"{e['format']} · "
-                + ("baseline" if e["format"] == baseline else verdict.get((group, e["format"]), "")),
-                "low": _whisker(e)[0],
-                "high": _whisker(e)[1],
-                "filled": bool(e.get("pareto")),
-                "data": {
-                    "format": e["format"],
-                    "tokens": e["prompt_tokens"],
-                    "rate": e["path_exact"]["rate"],
-                    "low": _whisker(e)[0],
-                    "high": _whisker(e)[1],
-                    "pareto": bool(e.get("pareto")),
-                    "verdict": "baseline" if e["format"] == baseline else verdict.get((group, e["format"]), ""),
-                },
-            }
-            for e in entries
-        ]
-        xs = [p["x"] for p in points]
-        reach = context_window is not None and (max(xs) >= 0.8 * context_window or any(e["overflow"] for e in entries))
-        log = wants_log(xs + ([context_window] if reach else []))
-        lo, hi = value_range(xs + ([context_window] if reach else []), log)
+        points = []
+        for e in entries:
+            said = "baseline" if e.format == baseline else verdict.get((group, e.format), "")
+            low, high = _whisker(e)
+            x, y = cast(float, e.prompt_tokens), cast(float, e.metrics.path_exact.rate)
+            data = {"format": e.format, "tokens": x, "rate": y, "low": low, "high": high, "pareto": bool(e.pareto)}
+            points.append(
+                Point(e.format, x, y, {**data, "verdict": said}, f"{e.format} · {said}", low, high, bool(e.pareto))
+            )
+        xs = [p.x for p in points]
+        reach = context_window is not None and (max(xs) >= 0.8 * context_window or any(e.overflow for e in entries))
+        limit = [cast(float, context_window)] if reach else []
+        log = wants_log(xs + limit)
+        lo, hi = value_range(xs + limit, log)
+        vline = (limit[0], f"context window {context_window:,}") if limit else None
         panels.append(
-            {
-                "title": " · ".join(group),
-                "x_label": f"prompt tokens, mean ({group.encoding})",
-                "y_label": "path exact",
-                "x": (lo, hi, log),
-                "y": (-0.05, 1.05, False),
-                "points": points,
-                "vline": (context_window, f"context window {context_window:,}") if reach else None,
-            }
+            Panel(
+                " · ".join(group),
+                f"prompt tokens, mean ({group.encoding})",
+                "path exact",
+                (lo, hi, log),
+                (-0.05, 1.05, False),
+                points,
+                vline=vline,
+            )  # fmt: skip
         )
-    legend = [(fmt, " (baseline)" if fmt == baseline else "") for fmt in dict.fromkeys(e["format"] for e in table)]
+    legend = [(fmt, " (baseline)" if fmt == baseline else "") for fmt in dict.fromkeys(e.format for e in table)]
     return svg_chart(
         "Prompt tokens against path exact match",
         panels,
@@ -429,7 +451,7 @@ def results_svg(
 def size_report_svg(summary: list[dict[str, Any]], plan: Plan) -> str:
     """Mode A prompt tokens per format across sizes (with the context window where they reach it), and mode B's
     answerable share of positive questions, per encoding and ids."""
-    panels: list[dict[str, Any]] = []
+    panels: list[Panel] = []
     for encoding in [t.name for t in plan.tokenizers]:
         for ids in plan.ids:
             for mode, metric, label in (
@@ -444,18 +466,18 @@ def size_report_svg(summary: list[dict[str, Any]], plan: Plan) -> str:
                 points, lines = [], []
                 for fmt in plan.formats:
                     series = [(plan.sizes.index(e["size"]), e[metric]["mean"]) for e in mine if e["format"] == fmt]
-                    lines.append({"format": fmt, "points": series})
+                    lines.append(Line(fmt, series))
                     points += [
-                        {
-                            "format": fmt,
-                            "label": fmt if x == len(plan.sizes) - 1 else "",
-                            "x": x,
-                            "y": y,
-                            "data": {"format": fmt, "size": plan.sizes[x], metric.replace("_", "-"): y},
-                        }
+                        Point(
+                            fmt,
+                            x,
+                            y,
+                            {"format": fmt, "size": plan.sizes[x], metric.replace("_", "-"): y},
+                            fmt if x == len(plan.sizes) - 1 else "",
+                        )  # fmt: skip
                         for x, y in series
                     ]
-                ys = [p["y"] for p in points]
+                ys = [p.y for p in points]
                 reach = mode == "A" and (max(ys) >= 0.8 * plan.context_window or any(e["overflow"] for e in mine))
                 log = mode == "A" and wants_log(ys + ([plan.context_window] if reach else []))
                 y_range = (
@@ -463,19 +485,20 @@ def size_report_svg(summary: list[dict[str, Any]], plan: Plan) -> str:
                     if mode == "B"
                     else (*value_range(ys + ([plan.context_window] if reach else []), log), log)
                 )
+                hline = (plan.context_window, f"context window {plan.context_window:,}") if reach else None
                 panels.append(
-                    {
-                        "title": f"{encoding} · {ids} · mode {mode}",
-                        "x_label": "graph size",
-                        "y_label": label,
-                        "x": list(enumerate(plan.sizes)),
-                        "y": y_range,
-                        "points": points,
-                        "lines": lines,
-                        "hline": (plan.context_window, f"context window {plan.context_window:,}") if reach else None,
-                    }
+                    Panel(
+                        f"{encoding} · {ids} · mode {mode}",
+                        "graph size",
+                        label,
+                        list(enumerate(plan.sizes)),
+                        y_range,
+                        points,
+                        lines,
+                        hline=hline,
+                    )  # fmt: skip
                 )
-    modes = {p["title"].rsplit(" ", 1)[-1] for p in panels}
+    modes = {p.title.rsplit(" ", 1)[-1] for p in panels}
     caption = "one line per format, labelled at its last size; mode A: every edge" + (
         "; mode B: packed into --budget, answerable share" if "B" in modes else ""
     )
@@ -487,60 +510,3 @@ def size_report_svg(summary: list[dict[str, Any]], plan: Plan) -> str:
 def model_style(k: int) -> tuple[str, str, str]:
     """(marker, dash, colour) of the k-th model of a comparison."""
     return FORMAT_MARKERS[k % len(FORMAT_MARKERS)], "", FORMAT_COLOURS[k % len(FORMAT_COLOURS)]
-
-
-def comparison_svg(c: dict[str, Any]) -> str:
-    """One panel per group: formats along x, one mark per model beside each other, whiskers the 95% interval."""
-    models = [r["model"] for r in c["runs"]]
-    panels: list[dict[str, Any]] = []
-    for acc in c["accepted_for_every_model"]:
-        group = (acc["size"], acc["ids"], acc["mode"])
-        mine = [
-            e
-            for e in c["leaderboard"]
-            if (e["size"], e["ids"], e["mode"]) == group and e["path_exact"]["rate"] is not None
-        ]
-        formats = list(dict.fromkeys(e["format"] for e in mine))
-        spread = min(0.6 / max(len(models), 1), 0.2)
-        points = []
-        for e in mine:
-            k = models.index(e["model"])
-            low, high = e["path_exact"]["ci95"] or (e["path_exact"]["rate"], e["path_exact"]["rate"])
-            points.append(
-                {
-                    "format": e["format"],
-                    "style": model_style(k),
-                    "label": "",
-                    "x": formats.index(e["format"]) + (k - (len(models) - 1) / 2) * spread,
-                    "y": e["path_exact"]["rate"],
-                    "low": low,
-                    "high": high,
-                    "filled": e["verdict"] in ("accept", "baseline"),
-                    "data": {
-                        "format": e["format"],
-                        "model": e["model"],
-                        "rate": e["path_exact"]["rate"],
-                        "low": low,
-                        "high": high,
-                        "verdict": e["verdict"],
-                    },
-                }
-            )
-        panels.append(
-            {
-                "title": " · ".join(group),
-                "x_label": "format",
-                "y_label": "path exact",
-                "x": list(enumerate(formats)),
-                "y": (-0.05, 1.05, False),
-                "points": points,
-            }
-        )
-    legend = [(model, "", model_style(k)) for k, model in enumerate(models)]
-    return svg_chart(
-        "Path exact per format, one mark per model",
-        panels,
-        legend,
-        "filled: accepted by that model's gate (or its baseline); hollow: not accepted; whiskers: 95% interval over "
-        "questions",
-    )

@@ -13,21 +13,25 @@ import json
 import operator
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
+from . import charts
 from ._article import MANIFEST_SCHEMA_VERSION, BenchmarkError, display, git_state, json_bytes, publish
+from .aggregates import Latency, Rate, aggregate
 from .artifacts import held_outputs
-from .charts import comparison_svg
+from .frameworks import FRAMEWORK_FORMATS
 from .gate import DEFAULT_ABSTENTION_TOLERANCE, DEFAULT_TOLERANCE, TODAY, Paired, baseline_words, verdicts
 from .matrix import group_key
 from .options import RunConfig, check_out_folder
-from .report import comparison_report
-from .results import TOOL_VERSION, aggregate
+from .report import render_report
+from .results import TOOL_VERSION
 from .runner.config import public_argv
 from .scoring import DIAGNOSES, Cell
 
+BASELINE_VERDICTS = ("baseline", f"baseline: {TODAY}")  # a row of the baseline; of a framework's own layout
 COMPARE_KEY = ("size", "ids", "mode", "format", "permutation", "question_id", "repeat")
 CompareKey = tuple[Any, ...]  # a cell's values of COMPARE_KEY, as results.json holds them
 compare_key: Callable[[Cell], CompareKey] = operator.attrgetter(*COMPARE_KEY)
@@ -39,6 +43,132 @@ class Run(NamedTuple):
     results: dict[str, Any]  # results.json less its cells
     cells: dict[CompareKey, Cell]  # COMPARE_KEY -> cell, of the run's first encoding
     encoding: str
+
+
+@dataclass(slots=True, frozen=True)
+class BoardRow:
+    """One format of one model in a group, over the cells every run has (_run_board)."""
+
+    size: str
+    ids: str
+    mode: str
+    format: str
+    model: str  # Run.label
+    encoding: str
+    path_exact: Rate
+    answer_correct: Rate
+    prompt_tokens: float | None  # the mean, by the model's own tokenizer
+    saving: float | None  # against the model's baseline
+    cost: float | None
+    latency_s: Latency | None
+    cells: int
+    diagnoses: dict[str, int]
+    verdict: str | None  # the model's own gate: accept, reject, undecided, or baseline
+    blocked_by: list[str]
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as comparison.json and the page hold it."""
+        return {
+            "size": self.size,
+            "ids": self.ids,
+            "mode": self.mode,
+            "format": self.format,
+            "model": self.model,
+            "encoding": self.encoding,
+            "questions": self.path_exact.questions,
+            "path_exact": _figure(self.path_exact),
+            "answer_correct": _figure(self.answer_correct),
+            "prompt_tokens": self.prompt_tokens,
+            "saving": self.saving,
+            "cost": self.cost,
+            "latency_s": self.latency_s._asdict() if self.latency_s else None,
+            "cells": self.cells,
+            "diagnoses": self.diagnoses,
+            "verdict": self.verdict,
+            "blocked_by": self.blocked_by,
+        }
+
+
+def _figure(r: Rate) -> dict[str, Any]:
+    """A rate as the leaderboard shows it."""
+    return {"rate": r.rate, "ci95": r.ci95, "questions": r.questions, "method": r.method}
+
+
+@dataclass(slots=True, frozen=True)
+class Accepted:
+    """Of a group's formats, those every model accepts, and why each other is not."""
+
+    size: str
+    ids: str
+    mode: str
+    formats: list[str]
+    not_accepted: dict[str, list[str]]  # format -> 'model: verdict' of the models that do not accept it
+
+
+@dataclass(slots=True, frozen=True)
+class Difference:
+    """Two models' paired difference in exact paths on one group and format, over the shared questions."""
+
+    size: str
+    ids: str
+    mode: str
+    format: str
+    model: str
+    other: str
+    metric: str
+    questions: int
+    difference: float
+    ci95: list[float]
+    method: str
+
+
+@dataclass(slots=True, frozen=True)
+class Compared:
+    """One run as the comparison names it."""
+
+    folder: str
+    model: str
+    encoding: str
+    cells: int
+    compared: int  # the cells every run has
+    prices_per_million: object  # as its results.json gives them
+
+
+@dataclass(slots=True, frozen=True)
+class ModelGate:
+    """The gate a model's rows were judged by: its own run's settings."""
+
+    model: str
+    baseline: str
+    tolerance: float
+    abstention_tolerance: float
+
+
+@dataclass(slots=True, frozen=True)
+class Comparison:
+    """What --compare finds (compare_runs): comparison.json is as_json, comparison.md and .svg are drawn from it."""
+
+    runs: list[Compared]
+    notes: list[str]
+    gates: list[ModelGate]
+    leaderboard: list[BoardRow]
+    accepted_for_every_model: list[Accepted]
+    model_differences: list[Difference]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "tool_version": TOOL_VERSION,
+            "runs": [asdict(r) for r in self.runs],
+            "notes": self.notes,
+            "gates": [asdict(g) for g in self.gates],
+            "leaderboard": [e.as_json() for e in self.leaderboard],
+            "accepted_for_every_model": [asdict(a) for a in self.accepted_for_every_model],
+            "model_differences": [asdict(d) for d in self.model_differences],
+        }
+
+    def group_rows(self, accepted: Accepted) -> list[BoardRow]:
+        """The leaderboard's rows of one group."""
+        return [e for e in self.leaderboard if (e.size, e.ids, e.mode) == (accepted.size, accepted.ids, accepted.mode)]
 
 
 def load_run(folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -98,52 +228,31 @@ def read_runs(folders: list[Path]) -> list[Run]:
     return runs
 
 
-def compare_runs(folders: list[Path]) -> dict[str, Any]:
+def compare_runs(folders: list[Path]) -> Comparison:
     """The comparison of runs over the cells they all have."""
     runs = read_runs(folders)
     shared, notes = _shared_cells(runs)
-    board, gates = [], []
+    board: list[BoardRow] = []
+    gates = []
     for run in runs:
         rows, gate = _run_board(run, shared)
         board += rows
         gates.append(gate)
     accepted, differences = [], []
-    for group in dict.fromkeys((e["size"], e["ids"], e["mode"]) for e in board):
-        mine = [e for e in board if (e["size"], e["ids"], e["mode"]) == group]
-        formats = list(dict.fromkeys(e["format"] for e in mine))
+    for group in dict.fromkeys((e.size, e.ids, e.mode) for e in board):
+        mine = [e for e in board if (e.size, e.ids, e.mode) == group]
+        formats = list(dict.fromkeys(e.format for e in mine))
         accepted.append(_accepted_for_every_model(group, mine, formats))
         for fmt in formats:
             differences += _model_differences(runs, shared, group, fmt)
-    for e in board:  # a framework's own layout as the baseline is named in the user's words
-        if e["verdict"] == "baseline" and baseline_words(e["format"]) != e["format"]:
-            e["verdict"] = f"baseline: {TODAY}"
-    notes = [
-        *notes,
-        *(
-            f"{g['model']}: the baseline is {baseline_words(g['baseline'])}"
-            for g in gates
-            if baseline_words(g["baseline"]) != g["baseline"]
-        ),
+    notes += [
+        f"{g.model}: the baseline is {baseline_words(g.baseline)}" for g in gates if g.baseline in FRAMEWORK_FORMATS
     ]
-    return {
-        "tool_version": TOOL_VERSION,
-        "runs": [
-            {
-                "folder": display(r.folder),
-                "model": r.label,
-                "encoding": r.encoding,
-                "cells": len(r.cells),
-                "compared": len(shared),
-                "prices_per_million": r.results.get("prices_per_million"),
-            }
-            for r in runs
-        ],
-        "notes": notes,
-        "gates": gates,
-        "leaderboard": board,
-        "accepted_for_every_model": accepted,
-        "model_differences": differences,
-    }
+    compared = [
+        Compared(display(r.folder), r.label, r.encoding, len(r.cells), len(shared), r.results.get("prices_per_million"))
+        for r in runs
+    ]
+    return Comparison(compared, notes, gates, board, accepted, differences)
 
 
 def _shared_cells(runs: list[Run]) -> tuple[set[CompareKey], list[str]]:
@@ -167,75 +276,78 @@ def _shared_cells(runs: list[Run]) -> tuple[set[CompareKey], list[str]]:
     return shared, notes
 
 
-def _run_board(run: Run, shared: set[CompareKey]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _run_board(run: Run, shared: set[CompareKey]) -> tuple[list[BoardRow], ModelGate]:
     """One run's rows of the leaderboard over the shared cells, judged by its own gate, and that gate."""
     cells = [run.cells[k] for k in sorted(shared, key=_compare_order)]
     given = run.results.get("prices_per_million") or {}
     prices = (given.get("input"), given.get("output"), given.get("cached_input"))
     table = aggregate(cells, prices)
     spec: dict[str, Any] = next(iter(run.results.get("verdicts") or []), {})
-    baseline = spec.get("baseline") or table[0]["format"]
+    baseline = spec.get("baseline") or table[0].format
     tolerance, abstention = (
         spec.get("tolerance", DEFAULT_TOLERANCE),
         spec.get("abstention_tolerance", DEFAULT_ABSTENTION_TOLERANCE),
     )
     gate = verdicts(cells, table, baseline, tolerance, None, abstention)
     verdict = {(group_key(v)[1:], v["format"]): v for v in gate}
-    base_tokens = {group_key(e)[1:]: e["prompt_tokens"] for e in table if e["format"] == baseline}
+    base_tokens = {group_key(e)[1:]: e.prompt_tokens for e in table if e.format == baseline}
+    # a framework's own layout as the baseline is named in the user's words
+    as_baseline = f"baseline: {TODAY}" if baseline in FRAMEWORK_FORMATS else "baseline"
     rows = []
     for e in table:
         group = group_key(e)[1:]
-        v = verdict.get((group, e["format"]))
+        v = verdict.get((group, e.format))
         rows.append(
-            {
-                "size": e["size"],
-                "ids": e["ids"],
-                "mode": e["mode"],
-                "format": e["format"],
-                "model": run.label,
-                "encoding": run.encoding,
-                "questions": e["path_exact"]["questions"],
-                "path_exact": {k: e["path_exact"][k] for k in ("rate", "ci95", "questions", "method")},
-                "answer_correct": {k: e["answer_correct"][k] for k in ("rate", "ci95", "questions", "method")},
-                "prompt_tokens": e["prompt_tokens"],
-                "saving": round(1 - e["prompt_tokens"] / base_tokens[group], 4) if base_tokens.get(group) else None,
-                "cost": e["cost"],
-                "latency_s": e["latency_s"],
-                "cells": e["n"],
-                "diagnoses": e["diagnoses"],
-                "verdict": "baseline" if e["format"] == baseline else v["verdict"] if v else None,
-                "blocked_by": v["blocked_by"] if v else [],
-            }
+            BoardRow(
+                e.size,
+                e.ids,
+                e.mode,
+                e.format,
+                run.label,
+                run.encoding,
+                e.metrics.path_exact,
+                e.metrics.answer_correct,
+                e.prompt_tokens,
+                _saving(e.prompt_tokens, base_tokens.get(group)),
+                e.cost,
+                e.latency_s,
+                e.n,
+                e.diagnoses,
+                as_baseline if e.format == baseline else v["verdict"] if v else None,
+                v["blocked_by"] if v else [],
+            )
         )
-    return rows, {"model": run.label, "baseline": baseline, "tolerance": tolerance, "abstention_tolerance": abstention}
+    return rows, ModelGate(run.label, baseline, tolerance, abstention)
 
 
-def _accepted_for_every_model(
-    group: tuple[str, str, str], mine: list[dict[str, Any]], formats: list[str]
-) -> dict[str, Any]:
+def _saving(tokens: float | None, base: float | None) -> float | None:
+    return round(1 - (tokens or 0) / base, 4) if base else None
+
+
+def _accepted_for_every_model(group: tuple[str, str, str], mine: list[BoardRow], formats: list[str]) -> Accepted:
     """Of a group's formats, those every model accepts (none
     rejecting, one at least accepting), and why the others not."""
     every = [
         f
         for f in formats
-        if all(e["verdict"] in ("accept", "baseline") for e in mine if e["format"] == f)
-        and any(e["verdict"] == "accept" for e in mine if e["format"] == f)
+        if all(e.verdict == "accept" or e.verdict in BASELINE_VERDICTS for e in mine if e.format == f)
+        and any(e.verdict == "accept" for e in mine if e.format == f)
     ]
     why = {
         f: sorted(
-            f"{e['model']}: {e['verdict']}"
+            f"{e.model}: {e.verdict}"
             for e in mine
-            if e["format"] == f and e["verdict"] not in ("accept", "baseline")
+            if e.format == f and e.verdict != "accept" and e.verdict not in BASELINE_VERDICTS
         )
         for f in formats
-        if f not in every and any(e["verdict"] != "baseline" for e in mine if e["format"] == f)
+        if f not in every and any(e.verdict not in BASELINE_VERDICTS for e in mine if e.format == f)
     }
-    return {"size": group[0], "ids": group[1], "mode": group[2], "formats": every, "not_accepted": why}
+    return Accepted(*group, every, why)
 
 
 def _model_differences(
     runs: list[Run], shared: set[CompareKey], group: tuple[str, str, str], fmt: str
-) -> list[dict[str, Any]]:
+) -> list[Difference]:
     """For one group and format, each pair of models' paired difference in exact paths over the shared questions."""
     out = []
     for a, b in itertools.combinations(runs, 2):
@@ -248,19 +360,17 @@ def _model_differences(
         paired = Paired(runs_by_q)
         diff, lower, upper = paired.bounds(0.025)
         out.append(
-            {
-                "size": group[0],
-                "ids": group[1],
-                "mode": group[2],
-                "format": fmt,
-                "model": a.label,
-                "other": b.label,
-                "metric": "path_exact",
-                "questions": len(runs_by_q),
-                "difference": round(diff, 4),
-                "ci95": [round(lower, 4), round(upper, 4)],
-                "method": paired.method,
-            }
+            Difference(
+                *group,
+                fmt,
+                a.label,
+                b.label,
+                "path_exact",
+                len(runs_by_q),
+                round(diff, 4),
+                [round(lower, 4), round(upper, 4)],
+                paired.method,
+            )  # fmt: skip
         )
     return out
 
@@ -269,13 +379,13 @@ def _compare_order(key: CompareKey) -> CompareKey:
     return tuple("" if v is None else v for v in key)
 
 
-def comparison_markdown(c: dict[str, Any]) -> str:
-    models = [r["model"] for r in c["runs"]]
+def comparison_markdown(c: Comparison) -> str:
+    models = [r.model for r in c.runs]
     lines = [
         "# Models compared",
         "",
         f"{len(models)} runs over the same questions: "
-        + "; ".join(f"{r['model']} ({r['folder']}, counted with {r['encoding']})" for r in c["runs"])
+        + "; ".join(f"{r.model} ({r.folder}, counted with {r.encoding})" for r in c.runs)
         + ".",
         "Each cell: path exact over the positive questions [95% interval over questions] · mean prompt tokens by the "
         "model's "
@@ -284,45 +394,30 @@ def comparison_markdown(c: dict[str, Any]) -> str:
         "gate on the questions compared.",
         "",
     ]
-    lines += [f"- {note}" for note in c["notes"]] + ([""] if c["notes"] else [])
-    for acc in c["accepted_for_every_model"]:
-        group = (acc["size"], acc["ids"], acc["mode"])
-        mine = [e for e in c["leaderboard"] if (e["size"], e["ids"], e["mode"]) == group]
+    lines += [f"- {note}" for note in c.notes] + ([""] if c.notes else [])
+    for acc in c.accepted_for_every_model:
+        group = (acc.size, acc.ids, acc.mode)
+        mine = c.group_rows(acc)
         lines += [
             f"## {' · '.join(group)}",
             "",
             "| format | " + " | ".join(models) + " |",
             "|---|" + "---|" * len(models),
         ]
-        for fmt in dict.fromkeys(e["format"] for e in mine):
+        for fmt in dict.fromkeys(e.format for e in mine):
             row = []
             for model in models:
-                e = next((x for x in mine if x["format"] == fmt and x["model"] == model), None)
-                if e is None:
-                    row.append("")
-                    continue
-                ci = e["path_exact"]["ci95"]
-                saving = f" ({e['saving']:+.0%})".replace("+", "−" if e["saving"] > 0 else "+") if e["saving"] else ""
-                row.append(
-                    f"{e['path_exact']['rate']:.2f}"
-                    + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
-                    + f" · {e['prompt_tokens']:,.0f}{saving}"
-                    + (f" · ${e['cost']:.4f}" if e["cost"] is not None else "")
-                    + (f" · {e['latency_s']['median']:g} s" if e["latency_s"] else "")
-                    + f" · {e['verdict']}"
-                )
+                e = next((x for x in mine if x.format == fmt and x.model == model), None)
+                row.append("" if e is None else _board_cell(e))
             lines.append(f"| {fmt} | " + " | ".join(row) + " |")
         lines.append("")
-        if acc["formats"]:
-            lines.append(f"**Accepted for every model:** {', '.join(acc['formats'])}.")
+        if acc.formats:
+            lines.append(f"**Accepted for every model:** {', '.join(acc.formats)}.")
         else:
-            reasons = (
-                "; ".join(f"{fmt}: {', '.join(why)}" for fmt, why in acc["not_accepted"].items())
-                or "only the baseline was run"
-            )
+            reasons = _not_accepted(acc)
             lines.append(f"**No format is accepted for every model** ({reasons}).")
         lines += compared_diagnoses(mine, models)
-        diffs = [d for d in c["model_differences"] if (d["size"], d["ids"], d["mode"]) == group]
+        diffs = [d for d in c.model_differences if (d.size, d.ids, d.mode) == group]
         if diffs:
             lines += [
                 "",
@@ -332,8 +427,8 @@ def comparison_markdown(c: dict[str, Any]) -> str:
                 "|---|---|---:|---:|---|",
             ]
             lines += [
-                f"| {d['format']} | {d['model']} − {d['other']} | {d['questions']} | {d['difference']:+.3f} | "
-                f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] |"
+                f"| {d.format} | {d.model} − {d.other} | {d.questions} | {d.difference:+.3f} | "
+                f"[{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}] |"
                 for d in diffs
             ]
         lines.append("")
@@ -341,9 +436,27 @@ def comparison_markdown(c: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def compared_diagnoses(mine: list[dict[str, Any]], models: list[str]) -> list[str]:
+def _board_cell(e: BoardRow) -> str:
+    """A model's cell of the table: path exact [interval] · tokens (saving) · cost · latency · verdict."""
+    ci, rate = e.path_exact.ci95, e.path_exact.rate
+    saving = f" ({e.saving:+.0%})".replace("+", "−" if e.saving > 0 else "+") if e.saving else ""
+    return (
+        f"{rate:.2f}"
+        + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+        + f" · {e.prompt_tokens:,.0f}{saving}"
+        + (f" · ${e.cost:.4f}" if e.cost is not None else "")
+        + (f" · {e.latency_s.median:g} s" if e.latency_s else "")
+        + f" · {e.verdict}"
+    )
+
+
+def _not_accepted(acc: Accepted) -> str:
+    return "; ".join(f"{fmt}: {', '.join(why)}" for fmt, why in acc.not_accepted.items()) or "only the baseline was run"
+
+
+def compared_diagnoses(mine: list[BoardRow], models: list[str]) -> list[str]:
     """Why answers failed, per model and format: cells of each diagnosis, share of the cells in brackets."""
-    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in mine)]
+    names = [name for name in DIAGNOSES if any(name in e.diagnoses for e in mine)]
     if not names:
         return []
     lines = [
@@ -354,13 +467,63 @@ def compared_diagnoses(mine: list[dict[str, Any]], models: list[str]) -> list[st
         "|---|---|---:|" + "---:|" * len(names),
     ]
     for model in models:
-        for e in (x for x in mine if x["model"] == model):
-            cells = [
-                f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['cells']:.0%})" if n in e["diagnoses"] else ""
-                for n in names
-            ]
-            lines.append(f"| {model} | {e['format']} | {e['cells']} | " + " | ".join(cells) + " |")
+        for e in (x for x in mine if x.model == model):
+            cells = [f"{e.diagnoses[n]} ({e.diagnoses[n] / e.cells:.0%})" if n in e.diagnoses else "" for n in names]
+            lines.append(f"| {model} | {e.format} | {e.cells} | " + " | ".join(cells) + " |")
     return lines
+
+
+# -----------------------------------------------------------------------------
+# comparison.svg and report.html
+
+
+def comparison_svg(c: Comparison) -> str:
+    """One panel per group: formats along x, one mark per model beside each other, whiskers the 95% interval."""
+    models = [r.model for r in c.runs]
+    panels: list[charts.Panel] = []
+    for acc in c.accepted_for_every_model:
+        mine = [e for e in c.group_rows(acc) if e.path_exact.rate is not None]
+        formats = list(dict.fromkeys(e.format for e in mine))
+        spread = min(0.6 / max(len(models), 1), 0.2)
+        points = []
+        for e in mine:
+            k = models.index(e.model)
+            rate = cast(float, e.path_exact.rate)
+            low, high = e.path_exact.ci95 or (rate, rate)
+            data = {"format": e.format, "model": e.model, "rate": rate, "low": low, "high": high, "verdict": e.verdict}
+            x = formats.index(e.format) + (k - (len(models) - 1) / 2) * spread
+            filled = e.verdict in ("accept", "baseline")
+            points.append(charts.Point(e.format, x, rate, data, "", low, high, filled, charts.model_style(k)))
+        group = " · ".join((acc.size, acc.ids, acc.mode))
+        panels.append(
+            charts.Panel(group, "format", "path exact", list(enumerate(formats)), (-0.05, 1.05, False), points)
+        )
+    legend = [(model, "", charts.model_style(k)) for k, model in enumerate(models)]
+    return charts.svg_chart(
+        "Path exact per format, one mark per model",
+        panels,
+        legend,
+        "filled: accepted by that model's gate (or its baseline); hollow: not accepted; whiskers: 95% interval over "
+        "questions",
+    )
+
+
+def comparison_report(c: Comparison, svg: str, diagnoses: dict[str, tuple[str, str]]) -> bytes:
+    """report.html of --compare: the leaderboard (sortable) and why answers failed, per model and format."""
+    names = [name for name in diagnoses if any(name in e.diagnoses for e in c.leaderboard)]
+    models = ", ".join(r.model for r in c.runs)
+    data = {
+        "kind": "compare",
+        "title": f"graphrag-format-benchmark · {models} compared",
+        "baseline": "",
+        "sizes": [],
+        "tokens": [],
+        "prompts": {"heads": {}, "graphs": {}, "questions": [], "encoding": "", "distractors": []},
+        "model": None,
+        "compare": {"leaderboard": [e.as_json() for e in c.leaderboard], "diagnosis_names": names},
+        "notes": c.notes,
+    }
+    return render_report(data, svg)
 
 
 def run_compare(run_config: RunConfig) -> str:
@@ -387,7 +550,7 @@ def run_compare(run_config: RunConfig) -> str:
         )
     comparison = compare_runs(list(folders))
     with held_outputs(run_config.out) as (staging, lock):
-        staging.add("comparison.json", json_bytes(comparison))
+        staging.add("comparison.json", json_bytes(comparison.as_json()))
         staging.add("comparison.md", comparison_markdown(comparison).encode("utf-8"))
         svg = comparison_svg(comparison)
         staging.add("comparison.svg", svg.encode("utf-8"))
@@ -399,19 +562,15 @@ def run_compare(run_config: RunConfig) -> str:
             "generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "git": git_state(),
             "command": ["benchmark.py", *public_argv(run_config.argv)],
-            "compared": comparison["runs"],
+            "compared": [asdict(r) for r in comparison.runs],
             "outputs": dict(sorted(staging.sha.items())),
         }
         publish(staging, manifest, lock.release)
-    lines = [f"{note}" for note in comparison["notes"]]
-    for acc in comparison["accepted_for_every_model"]:
-        group = " · ".join((acc["size"], acc["ids"], acc["mode"]))
-        if acc["formats"]:
-            lines.append(f"{group}: accepted for every model: {', '.join(acc['formats'])}")
+    lines = [f"{note}" for note in comparison.notes]
+    for acc in comparison.accepted_for_every_model:
+        group = " · ".join((acc.size, acc.ids, acc.mode))
+        if acc.formats:
+            lines.append(f"{group}: accepted for every model: {', '.join(acc.formats)}")
         else:
-            why = (
-                "; ".join(f"{fmt}: {', '.join(reasons)}" for fmt, reasons in acc["not_accepted"].items())
-                or "only the baseline was run"
-            )
-            lines.append(f"{group}: no format is accepted for every model ({why})")
+            lines.append(f"{group}: no format is accepted for every model ({_not_accepted(acc)})")
     return "\n".join(lines + [f"comparison: {display(run_config.out / 'comparison.md')}"])

@@ -20,6 +20,7 @@ from .matrix import GroupKey, group_key
 from .statistics import GUARD_WEIGHT, guarded_t, newcombe_cc, t_quantile
 
 if TYPE_CHECKING:
+    from .aggregates import Aggregate
     from .scoring import Cell
 
 # The acceptance gate (article 12, "порог отката"): each of its conditions is a paired non-inferiority test
@@ -199,7 +200,7 @@ def _paired_runs(mine: dict[str, FormatCells], fmt: str, baseline: str) -> dict[
     return out
 
 
-def group_blockers(entries: dict[str, dict[str, Any]], baseline: str, budget_note: str | None) -> list[str]:
+def group_blockers(entries: dict[str, Aggregate], baseline: str, budget_note: str | None) -> list[str]:
     """Why no verdict in a group can be trusted, whatever the formats did: a baseline that fails (or was never sent),
     a budget that cannot tell formats apart."""
     base = entries.get(baseline)
@@ -208,19 +209,19 @@ def group_blockers(entries: dict[str, dict[str, Any]], baseline: str, budget_not
         reasons.append(budget_note)
     if base is None:
         return reasons
-    rate = base["path_exact"]["rate"]
+    rate = base.metrics.path_exact.rate
     if rate is not None and rate < BASELINE_FLOOR:
-        refused, local = base["overflow_by_server"], base["overflow"] - base["overflow_by_server"]
+        refused, local = base.overflow_by_server, base.overflow - base.overflow_by_server
         why = (
             f"the baseline {baseline} gets {rate:.2f} of the positive questions' paths exactly right, under the floor "
             f"{BASELINE_FLOOR:.2f}: a format can look no worse only because there is nothing to lose"
         )
         if local:
-            why += f" ({local} of its {base['n']} prompts are over --context-window and were never sent)"
+            why += f" ({local} of its {base.n} prompts are over --context-window and were never sent)"
         elif refused:
-            why += f" ({refused} of its {base['n']} prompts were refused by the server as over its context window)"
-        elif base["errors"]:
-            why += f" ({base['errors']} of its {base['n']} requests failed)"
+            why += f" ({refused} of its {base.n} prompts were refused by the server as over its context window)"
+        elif base.errors:
+            why += f" ({base.errors} of its {base.n} requests failed)"
         reasons.append(
             why + "; change the model, the prompt, the budget or what each prompt shows until the baseline answers"
         )
@@ -242,7 +243,7 @@ def verdict_cells(scored: Iterable[Cell]) -> PairedCells:
 
 def verdicts(
     scored: Sequence[Cell],
-    table: list[dict[str, Any]],
+    table: list[Aggregate],
     baseline: str,
     tolerance: float,
     budget_notes: dict[GroupKey, str] | None = None,
@@ -251,9 +252,9 @@ def verdicts(
     """The article's acceptance gate, per group and format against the baseline (see above); no verdict is 'accept'
     when requests failed, the baseline fails (BASELINE_FLOOR) or mode B's budget cannot tell the formats apart."""
     cells = verdict_cells(scored)
-    by_group: dict[GroupKey, dict[str, dict[str, Any]]] = {}
+    by_group: dict[GroupKey, dict[str, Aggregate]] = {}
     for e in table:
-        by_group.setdefault(group_key(e), {})[e["format"]] = e
+        by_group.setdefault(group_key(e), {})[e.format] = e
     out = []
     for group, entries in by_group.items():
         base = entries.get(baseline)
@@ -264,7 +265,7 @@ def verdicts(
         tested = [e for fmt, e in entries.items() if fmt != baseline]
         tokens = (
             "model_prompt_tokens"
-            if all(e["model_prompt_tokens"] is not None for e in entries.values())
+            if all(e.model_prompt_tokens is not None for e in entries.values())
             else "prompt_tokens"
         )
         judged = [
@@ -304,8 +305,8 @@ class Verdict(TypedDict):
 
 
 def _verdict(
-    e: dict[str, Any],
-    base: dict[str, Any],
+    e: Aggregate,
+    base: Aggregate,
     mine: dict[str, FormatCells],
     baseline: str,
     tolerance: float,
@@ -316,7 +317,7 @@ def _verdict(
 ) -> Verdict:
     """One format's verdict before Holm: its checks, what blocks it, its saving (counted by tokens, one count for the
     whole group) and the questions that would decide it."""
-    fmt = e["format"]
+    fmt = e.format
     paired = _paired_runs(mine, fmt, baseline)
     checks = {
         name: paired_check(p, abstention_tolerance if name == "abstention" else tolerance, family=max(family, 1))
@@ -327,11 +328,12 @@ def _verdict(
     needed = {
         name: c["questions_needed"] for name, c in checks.items() if c["result"] == "undecided" and c["questions"]
     }
-    saving = round(1 - e[tokens] / base[tokens], 4) if e[tokens] and base[tokens] else None
+    ours, theirs = e.tokens(tokens), base.tokens(tokens)
+    saving = round(1 - ours / theirs, 4) if ours and theirs else None
     failed = [name for name, c in checks.items() if c["result"] == "fail"]
     open_ = [name for name, c in checks.items() if c["result"] == "undecided"]
     reasons = list(blockers)
-    errors = e["errors"] + base["errors"]
+    errors = e.errors + base.errors
     if errors:
         reasons.append(
             f"{errors} request(s) of {fmt} and {baseline} failed: a failure is not the format's doing; "
@@ -346,10 +348,10 @@ def _verdict(
         if n is not None and (share if name == "abstention" else 1 - share) > 0
     ]
     return {
-        "encoding": e["encoding"],
-        "size": e["size"],
-        "ids": e["ids"],
-        "mode": e["mode"],
+        "encoding": e.encoding,
+        "size": e.size,
+        "ids": e.ids,
+        "mode": e.mode,
         "format": fmt,
         "baseline": baseline,
         "tolerance": tolerance,
@@ -363,7 +365,7 @@ def _verdict(
         "questions_needed": {name: n for name, n in needed.items()},
         "questions_to_generate": max(totals) if totals and len(totals) == len(needed) else None,
         "saving": saving,
-        "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e["encoding"],
+        "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e.encoding,
         "roundtrip": "pass",
         "checks": checks,
         "p_value": max(

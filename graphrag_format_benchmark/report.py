@@ -311,24 +311,6 @@ def report_html(measured: Measurement, plan: Plan, staging: Outputs, title: str,
     return render_report(data, staging.report.get("svg", ""))
 
 
-def comparison_report(c: dict[str, Any], svg: str, diagnoses: dict[str, tuple[str, str]]) -> bytes:
-    """report.html of --compare: the leaderboard (sortable) and why answers failed, per model and format."""
-    names = [name for name in diagnoses if any(name in e["diagnoses"] for e in c["leaderboard"])]
-    models = ", ".join(r["model"] for r in c["runs"])
-    data = {
-        "kind": "compare",
-        "title": f"graphrag-format-benchmark · {models} compared",
-        "baseline": "",
-        "sizes": [],
-        "tokens": [],
-        "prompts": {"heads": {}, "graphs": {}, "questions": [], "encoding": "", "distractors": []},
-        "model": None,
-        "compare": {"leaderboard": c["leaderboard"], "diagnosis_names": names},
-        "notes": c["notes"],
-    }
-    return render_report(data, svg)
-
-
 def render_report(data: dict[str, Any], svg: str = "") -> bytes:
     """The page: report_template.html with the data as JSON ('<' written \\u003c, so no text in it can end the script
     block) and our own SVG chart."""

@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import json
-import math
 import operator
-import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any
 
 from . import progress
 from ._article import json_bytes, sha256_hex
+from .aggregates import Aggregate, Mean, Metrics, Rate, aggregate
 from .charts import results_svg
 from .frameworks import cited_order
 from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
@@ -33,7 +31,6 @@ from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
 from .scoring import DIAGNOSES, AnswerKey, Cell, evidence_triple, parse_answer, reversed_triple, score_log
 from .sizes import skipped_text
-from .statistics import question_means, rate_interval, summary_stats
 
 if TYPE_CHECKING:
     from ._article import Question
@@ -46,78 +43,6 @@ if TYPE_CHECKING:
 
 # -----------------------------------------------------------------------------
 # the scored cells as results are made of them: each group's columns, results.json's lines, cells.csv
-
-RATE_METRICS = (
-    "parse_success",
-    "answer_correct",
-    "path_exact",
-    "valid_path",
-    "evidence_match",
-    "path_supports_answer",
-    "false_abstention",
-)
-MEAN_METRICS = ("edge_precision", "edge_recall")
-
-
-class Columns(NamedTuple):
-    """The cells of one group and format that ran, as columns (columns): what the aggregates count, in C loops over
-    each column (a pass per metric over 100,000 cells cost more in memory traffic than the counting itself)."""
-
-    question_id: tuple[str, ...]
-    insufficient: tuple[bool, ...]
-    parse_success: tuple[bool | None, ...]  # RATE_METRICS
-    answer_correct: tuple[bool | None, ...]
-    path_exact: tuple[bool | None, ...]
-    valid_path: tuple[bool | None, ...]
-    evidence_match: tuple[bool | None, ...]
-    path_supports_answer: tuple[bool | None, ...]
-    false_abstention: tuple[bool | None, ...]
-    edge_precision: tuple[float | None, ...]  # MEAN_METRICS
-    edge_recall: tuple[float | None, ...]
-    status: tuple[str, ...]
-    hops: tuple[str, ...]
-    error: tuple[str | None, ...]
-    truncated_by_server: tuple[bool, ...]
-    prompt_tokens: tuple[int, ...]
-    over_output_cap: tuple[bool, ...]
-    finish_reason: tuple[object, ...]
-    permutation: tuple[int, ...]
-    repeat: tuple[int, ...]
-    usage_prompt_tokens: tuple[object, ...]
-    usage_completion_tokens: tuple[object, ...]
-    usage_cached_tokens: tuple[int | None, ...]
-    latency_s: tuple[object, ...]
-    retry_wait_s: tuple[float | None, ...]  # answers._seconds
-    right_answer_wrong_path: tuple[bool | None, ...]
-    diagnosis: tuple[str | None, ...]
-    json_as_asked: tuple[bool | None, ...]
-
-    def metric(self, name: str) -> tuple[object, ...]:
-        """The column of a metric named in RATE_METRICS or MEAN_METRICS."""
-        return cast(tuple[object, ...], getattr(self, name))
-
-
-def columns(cells: Sequence[Cell]) -> Columns:
-    """The cells' Columns, in one pass over the cells."""
-    if not cells:
-        return Columns(*((),) * len(Columns._fields))
-    return Columns(*zip(*map(_COLUMN_FIELDS, cells)))
-
-
-_COLUMN_FIELDS = operator.attrgetter(*Columns._fields)
-
-Groups = dict[
-    tuple[object, ...], tuple[int, Columns]
-]  # (group..., format) -> (its cells, the columns of those that ran)
-
-
-def grouped(cells: Sequence[Cell]) -> Groups:
-    """Per group and format, in the order the cells first show them: how many cells, and the Columns of the cells
-    that ran (status other than NOT_RUN)."""
-    members: dict[tuple[object, ...], list[Cell]] = {}
-    for s in cells:
-        members.setdefault((s.encoding, s.size, s.ids, s.mode, s.format), []).append(s)
-    return {key: (len(cells), columns([s for s in cells if s.status != "NOT_RUN"])) for key, cells in members.items()}
 
 
 def json_with_rows(head: dict[str, Any], key: str, cells: Sequence[Cell]) -> Iterator[bytes]:
@@ -198,236 +123,16 @@ def csv_chunks(scored: Sequence[Cell], header: bool = True, per_chunk: int = 200
 
 
 # -----------------------------------------------------------------------------
-# the figures: metrics over questions, aggregates, hop buckets
+# results.md
 
 
-def answer_metrics(
-    col: Columns,
-    by_question: dict[str, dict[str, list[int]]] | None = None,
-    truths: frozenset[str] | None = None,
-) -> dict[str, Any]:
-    """The rates and means of some scored cells, given as columns (Columns), each over
-    questions with a 95% interval: answers and paths over the positive questions, abstention over the others.
-    k and n count the cells (runs) behind them. by_question: the cells' positions in the columns per question
-    (question_positions), when only some of the cells are meant (hop_metrics); truths: truth_columns(col)."""
-    by_question = question_positions(col) if by_question is None else by_question
-    truths = truth_columns(col) if truths is None else truths
-    out = {}
-    for metric in (*RATE_METRICS, "abstention_correct", *MEAN_METRICS):
-        groups = by_question[
-            "abstention" if metric == "abstention_correct" else "all" if metric == "parse_success" else "positive"
-        ]
-        column = "answer_correct" if metric == "abstention_correct" else metric
-        means, runs, k = question_means(col.metric(column), groups, column in truths)
-        entry = rate_interval(means, runs == len(means) and metric not in MEAN_METRICS)
-        if metric in MEAN_METRICS:
-            out[metric] = {
-                "mean": entry["rate"],
-                "n": runs,
-                **{key: entry[key] for key in ("questions", "ci95", "method")},
-            }
-        else:
-            out[metric] = {"k": k, "n": runs, **entry}
-    return out
-
-
-def truth_columns(col: Columns) -> frozenset[str]:
-    """The rate columns that hold nothing but bools, which question_means sums in one pass."""
-    return frozenset(metric for metric in RATE_METRICS if set(map(type, col.metric(metric))) <= {bool})
-
-
-def question_positions(col: Columns, every: dict[str, list[int]] | None = None) -> dict[str, dict[str, list[int]]]:
-    """Each question's cells, as positions in the columns, in the order of their first cell: of every question
-    ("all"), and apart, of the positive questions and of the abstention ones. every: "all", when it is known (the
-    questions of one hop bucket)."""
-    if every is None:
-        every = {}
-        for k, qid in enumerate(col.question_id):
-            every.setdefault(qid, []).append(k)
-    split = by_value(every, col.insufficient)
-    return {"positive": split.get(False, {}), "abstention": split.get(True, {}), "all": every}
-
-
-def by_value(groups: dict[str, list[int]], column: Sequence[object]) -> dict[object, dict[str, list[int]]]:
-    """Each question's positions apart by the value a column holds there, in the questions' order: {value: {question:
-    positions}}. A question's cells almost always share it (its hops, whether it is an abstention question): one list
-    each, looked at in C."""
-    out: dict[object, dict[str, list[int]]] = {}
-    get = column.__getitem__
-    for qid, positions in groups.items():
-        values = set(map(get, positions))
-        if len(values) == 1:
-            out.setdefault(values.pop(), {})[qid] = positions
-            continue
-        for k in positions:
-            out.setdefault(get(k), {}).setdefault(qid, []).append(k)
-    return out
-
-
-def diagnosis_counts(values: Iterable[str | None]) -> dict[str, int]:
-    """{diagnosis: cells}, in DIAGNOSES order, zero counts left out."""
-    counts = Counter(v for v in values if v)
-    return {name: counts[name] for name in DIAGNOSES if counts[name]}
-
-
-def hop_metrics(col: Columns, every: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
-    """Article 11: 1, 2, 3 and 4+ hops, and the abstention questions, apart: each bucket's metrics and diagnoses, from
-    a group's Columns. every: each question's positions (question_positions'
-    "all"), when made already."""
-    every = question_positions(col)["all"] if every is None else every
-    buckets, truths = by_value(every, col.hops), truth_columns(col)
-    out = {}
-    for bucket in HOP_BUCKETS:
-        if bucket in buckets:
-            at = list(itertools.chain.from_iterable(buckets[bucket].values()))
-            out[bucket] = {
-                "n": len(at),
-                **answer_metrics(col, question_positions(col, buckets[bucket]), truths),
-                "diagnoses": diagnosis_counts(map(col.diagnosis.__getitem__, at)),
-            }
-    return out
-
-
-def aggregate(scored: list[Cell], prices: tuple[float | None, ...]) -> list[dict[str, Any]]:
-    """Per encoding, size, ids, mode and format: n, each metric with a 95% interval and its spread across
-    permutations and repeats, tokens per correct path, usage and cost; and which formats are on the front of accuracy
-    against tokens (pareto)."""
-    groups = grouped(scored)
-    table = [_aggregate_entry(key, members, col, prices) for key, (members, col) in groups.items()]
-    _mark_pareto(table)
-    return table
-
-
-def _aggregate_entry(
-    key: tuple[object, ...], members: int, col: Columns, prices: tuple[float | None, ...]
-) -> dict[str, Any]:
-    """One group and format's entry of the aggregates: of its members (cells), the columns of those that ran."""
-    encoding, size, ids, mode, fmt = key
-    ran = len(col.status)
-    statuses = Counter(col.status)
-    positive = list(map(operator.not_, col.insufficient))
-    entry: dict[str, Any] = {
-        "encoding": encoding,
-        "size": size,
-        "ids": ids,
-        "mode": mode,
-        "format": fmt,
-        "n": ran,
-        "not_run": members - ran,
-        "errors": statuses["ERROR"],
-        "overflow": statuses["CONTEXT_OVERFLOW"],
-        "overflow_by_server": sum(
-            1 for status, error in zip(col.status, col.error) if status == "CONTEXT_OVERFLOW" and error is not None
-        ),
-        "truncated_by_server": sum(col.truncated_by_server),
-        "prompt_tokens": round(statistics.fmean(list(col.prompt_tokens)), 1) if ran else None,
-    }
-    by_question = question_positions(col)
-    entry.update(answer_metrics(col, by_question))
-    entry["by_hops"] = hop_metrics(col, by_question["all"])
-    entry["diagnoses"] = diagnosis_counts(col.diagnosis)  # why each cell that is not fully right is not
-    entry["json_as_asked"] = sum(1 for status, v in zip(col.status, col.json_as_asked) if status == "OK" and v)
-    entry["right_answer_wrong_path"] = sum(
-        map(operator.truth, itertools.compress(col.right_answer_wrong_path, positive))
-    )
-    entry["over_output_cap"] = sum(map(operator.truth, col.over_output_cap))
-    entry["finish_reasons"] = dict(sorted(Counter(reason for reason in col.finish_reason if reason).items()))
-    entry.update(_spreads(col, positive))
-    correct = entry["path_exact"]["k"]
-    entry["tokens_per_correct_path"] = round(sum(col.prompt_tokens) / correct, 1) if correct else None
-    entry.update(_usage_and_cost(col, ran - statuses["CONTEXT_OVERFLOW"], prices))
-    return entry
-
-
-def _spreads(col: Columns, positive: list[bool]) -> dict[str, Any]:
-    """answer_correct and path_exact spread across permutations and repeats (article 8.4): the rate of each run
-    (permutation, repeat) over the positive cells, then their summary."""
-    # (permutation, repeat) -> [(answer correct, path exact)]
-    by_run: dict[tuple[object, object], list[tuple[object, object]]] = {}
-    for run, right, exact in itertools.compress(
-        zip(zip(col.permutation, col.repeat), col.answer_correct, col.path_exact), positive
-    ):
-        by_run.setdefault(run, []).append((right, exact))
-    out = {}
-    for k, metric in enumerate(("answer_correct", "path_exact")):
-        # statistics.fmean of each run's truths, in C
-        per_run = [math.fsum(map(operator.truth, map(operator.itemgetter(k), v))) / len(v) for v in by_run.values()]
-        out[f"{metric}_spread"] = {**summary_stats(per_run), "runs": len(per_run)} if per_run else None
-    return out
-
-
-def _usage_and_cost(col: Columns, sent_cells: int, prices: tuple[float | None, ...]) -> dict[str, Any]:
-    """The server's usage, the prompt tokens as the model counted them, latency, retry waits and cost."""
-    usage_in = [v for v in col.usage_prompt_tokens if isinstance(v, int)]
-    usage_out = [v for v in col.usage_completion_tokens if isinstance(v, int)]
-    cached = [v for v in col.usage_cached_tokens if isinstance(v, int)]
-    out: dict[str, Any] = {
-        "usage": {
-            "prompt_tokens": sum(usage_in),
-            "completion_tokens": sum(usage_out),
-            "responses_with_usage": len(usage_in),
-            "cached_tokens": sum(cached) if cached else None,
-            "cached_share": round(sum(cached) / sum(usage_in), 4) if cached and sum(usage_in) else None,
-        }
-    }
-    # The prompt tokens as the model counted them, where every sent prompt has usage: they can rank formats
-    # differently from tiktoken (another tokenizer), and they are what is billed.
-    out["model_prompt_tokens"] = (
-        round(statistics.fmean(usage_in), 1) if sent_cells and len(usage_in) == sent_cells else None
-    )
-    latencies = sorted(
-        latency
-        for status, latency in zip(col.status, col.latency_s)
-        if status == "OK" and isinstance(latency, (int, float))
-    )
-    # retry waits apart from latency: they are not the format's
-    out["retry_wait_s"] = round(sum(wait or 0 for wait in col.retry_wait_s), 3)
-    out["latency_s"] = (  # article 11: fewer tokens need not mean proportionally less waiting
-        {
-            "median": round(statistics.median(latencies), 3),
-            "p95": round(latencies[math.ceil(0.95 * len(latencies)) - 1], 3),
-        }
-        if latencies
-        else None
-    )
-    price_in, price_out, price_cached = (*prices, None)[:3]  # input, output, cached input per million
-    served = sum(cached) if cached and price_cached is not None else 0  # priced apart only with its own price
-    out["cost"] = (
-        round(
-            ((sum(usage_in) - served) * price_in + served * (price_cached or 0) + sum(usage_out) * price_out)
-            / 1_000_000,
-            6,
-        )
-        if price_in is not None and price_out is not None
-        else None
-    )
-    return out
-
-
-def _mark_pareto(table: list[dict[str, Any]]) -> None:
-    """Per group, the formats no other beats on both accuracy (exact paths) and tokens: pareto True."""
-    for group in dict.fromkeys(map(group_key, table)):
-        front = [e for e in table if group_key(e) == group and e["path_exact"]["rate"] is not None]
-        if not any(e["path_exact"]["k"] for e in front):
-            continue  # no format has a correct path: nothing is on a front of accuracy
-        basis = "model_prompt_tokens" if all(e["model_prompt_tokens"] is not None for e in front) else "prompt_tokens"
-        for e in front:
-            e["pareto_tokens"] = basis  # the model's own count when every format has it, else tiktoken's
-            e["pareto"] = not any(
-                o[basis] <= e[basis]
-                and o["path_exact"]["rate"] >= e["path_exact"]["rate"]
-                and (o[basis], o["path_exact"]["rate"]) != (e[basis], e["path_exact"]["rate"])
-                for o in front
-            )
-
-
-def _rate(cell: dict[str, Any] | None) -> str:
-    if not cell or cell.get("rate") is None:
+def _rate(figure: Rate | None) -> str:
+    if not figure or figure.rate is None:
         return ""
-    if not cell.get("ci95"):  # one question: no interval
-        return f"{cell['rate']:.2f}"
-    low, high = cell["ci95"]
-    return f"{cell['rate']:.2f} ({low:.2f}–{high:.2f})"
+    if not figure.ci95:  # one question: no interval
+        return f"{figure.rate:.2f}"
+    low, high = figure.ci95
+    return f"{figure.rate:.2f} ({low:.2f}–{high:.2f})"
 
 
 def _bar(value: float, top: float, width: int = 20) -> str:
@@ -435,10 +140,10 @@ def _bar(value: float, top: float, width: int = 20) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
-def _tokens(e: dict[str, Any]) -> str:
+def _tokens(e: Aggregate) -> str:
     """'970 (800)': tiktoken's count, and the model's own where the log has it."""
-    tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:,.0f}"
-    return tokens + (f" ({e['model_prompt_tokens']:,.0f})" if e["model_prompt_tokens"] is not None else "")
+    tokens = "" if e.prompt_tokens is None else f"{e.prompt_tokens:,.0f}"
+    return tokens + (f" ({e.model_prompt_tokens:,.0f})" if e.model_prompt_tokens is not None else "")
 
 
 def _cost_header(prices: tuple[float | None, ...]) -> str:
@@ -450,41 +155,39 @@ def _cost_header(prices: tuple[float | None, ...]) -> str:
     return f"cost (USD at {price_in:g} / {price_out:g} per million input / output tokens{cached})"
 
 
-CellText = Callable[[dict[str, Any]], str]  # what a table's column shows of an entry (_table)
+CellText = Callable[[Aggregate], str]  # what a table's column shows of an entry (_table)
 
 
-def _table(entries: list[dict[str, Any]], columns: list[tuple[str, CellText, bool]], model: bool) -> list[str]:
+def _table(entries: list[Aggregate], columns: list[tuple[str, CellText, bool]], model: bool) -> list[str]:
     """A Markdown table of entries: columns (header, cell, only in a model run) and a first column of formats (★ on
     the Pareto front). A run of the control solver has no usage, cost or latency: those columns are left out."""
     shown = [(h, cell) for h, cell, model_only in columns if model or not model_only]
     lines = ["| format | " + " | ".join(h for h, _ in shown) + " |", "|---|" + "---:|" * len(shown)]
     for e in entries:
-        lines.append(
-            f"| {e['format']}{' ★' if e.get('pareto') else ''} | " + " | ".join(cell(e) for _, cell in shown) + " |"
-        )
+        lines.append(f"| {e.format}{' ★' if e.pareto else ''} | " + " | ".join(cell(e) for _, cell in shown) + " |")
     return lines
 
 
-def _cost(e: dict[str, Any]) -> str:
-    return "" if e["cost"] is None else f"{e['cost']:.4f}"
+def _cost(e: Aggregate) -> str:
+    return "" if e.cost is None else f"{e.cost:.4f}"
 
 
-def _compact_table(entries: list[dict[str, Any]], model: bool, prices: tuple[float | None, ...]) -> list[str]:
+def _compact_table(entries: list[Aggregate], model: bool, prices: tuple[float | None, ...]) -> list[str]:
     """What a decision needs first: tokens, answer, path exact with its interval, abstention, cost."""
     return _table(
         entries,
         [
             ("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False),
-            ("answer", lambda e: _rate(e["answer_correct"]), False),
-            ("path exact", lambda e: _rate(e["path_exact"]), False),
-            ("abstention", lambda e: _rate(e["abstention_correct"]), False),
+            ("answer", lambda e: _rate(e.metrics.answer_correct), False),
+            ("path exact", lambda e: _rate(e.metrics.path_exact), False),
+            ("abstention", lambda e: _rate(e.metrics.abstention_correct), False),
             (_cost_header(prices), _cost, True),
         ],
         model,
     )
 
 
-def _hop_table(entries: list[dict[str, Any]]) -> list[str]:
+def _hop_table(entries: list[Aggregate]) -> list[str]:
     lines = [
         "Per hop count (article 11): path exact for positive questions, abstention accuracy for the others; n in "
         "brackets.",
@@ -497,17 +200,19 @@ def _hop_table(entries: list[dict[str, Any]]) -> list[str]:
     for e in entries:
         cells = []
         for b in HOP_BUCKETS:
-            part = e["by_hops"].get(b)
-            metric = "abstention_correct" if b == "abstention" else "path_exact"
-            cells.append(f"{_rate(part[metric])} [{part['n']}]" if part and part[metric]["rate"] is not None else "")
-        lines.append(f"| {e['format']} | " + " | ".join(cells) + " |")
+            part = e.by_hops.get(b)
+            figure = (
+                (part.metrics.abstention_correct if b == "abstention" else part.metrics.path_exact) if part else None
+            )
+            cells.append(f"{_rate(figure)} [{part.n}]" if part and figure and figure.rate is not None else "")
+        lines.append(f"| {e.format} | " + " | ".join(cells) + " |")
     return lines
 
 
-def diagnosis_table(entries: list[dict[str, Any]], examples: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
+def diagnosis_table(entries: list[Aggregate], examples: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
     """Why answers failed, per format: the cells of each diagnosis (share of the format's cells), then each diagnosis
     that occurs with its meaning, the article's remedy and one example answer."""
-    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in entries)]
+    names = [name for name in DIAGNOSES if any(name in e.diagnoses for e in entries)]
     if not names:
         return []
     lines = [
@@ -522,10 +227,8 @@ def diagnosis_table(entries: list[dict[str, Any]], examples: dict[tuple[str, str
         "|---|---:|---:|" + "---:|" * len(names),
     ]
     for e in entries:
-        cells = [
-            f"{e['diagnoses'][n]} ({e['diagnoses'][n] / e['n']:.0%})" if n in e["diagnoses"] else "" for n in names
-        ]
-        lines.append(f"| {e['format']} | {e['n']} | {e['json_as_asked']} | " + " | ".join(cells) + " |")
+        cells = [f"{e.diagnoses[n]} ({e.diagnoses[n] / e.n:.0%})" if n in e.diagnoses else "" for n in names]
+        lines.append(f"| {e.format} | {e.n} | {e.json_as_asked} | " + " | ".join(cells) + " |")
     lines += [
         "",
         "By hop count, every format together (results.json has them per format: by_hops[].diagnoses):",
@@ -534,13 +237,13 @@ def diagnosis_table(entries: list[dict[str, Any]], examples: dict[tuple[str, str
         "|---|---:|" + "---:|" * len(names),
     ]
     for bucket in HOP_BUCKETS:
-        parts = [e["by_hops"][bucket] for e in entries if bucket in e["by_hops"]]
+        parts = [e.by_hops[bucket] for e in entries if bucket in e.by_hops]
         if parts:
             total: Counter[str] = Counter()
             for part in parts:
-                total.update(part["diagnoses"])
+                total.update(part.diagnoses)
             lines.append(
-                f"| {bucket} | {sum(p['n'] for p in parts)} | "
+                f"| {bucket} | {sum(p.n for p in parts)} | "
                 + " | ".join(str(total[n]) if total[n] else "" for n in names)
                 + " |"
             )
@@ -549,31 +252,27 @@ def diagnosis_table(entries: list[dict[str, Any]], examples: dict[tuple[str, str
         meaning, remedy = DIAGNOSES[name]
         lines.append(f"- **{name.replace('_', ' ')}**: {meaning}. Remedy: {remedy}.")
         for e in entries:
-            example = examples.get((e["format"], name))
-            if example is not None and name in e["diagnoses"]:
+            example = examples.get((e.format, name))
+            if example is not None and name in e.diagnoses:
                 said = example["answer"] if example["answer"] is not None else f"error: {example['error']}"
                 text = " ".join(str(said).split())[:300].replace("`", "'")
-                lines.append(f"  Example ({e['format']}, {example['question_id']}): `{text}`")
+                lines.append(f"  Example ({e.format}, {example['question_id']}): `{text}`")
                 break
     return lines
 
 
-def _notes_and_bars(entries: list[dict[str, Any]], config: ModelConfig) -> list[str]:
+def _notes_and_bars(entries: list[Aggregate], config: ModelConfig) -> list[str]:
     """The star's meaning, finish reasons, ignored caps, cached shares, and a text chart of tokens and path exact."""
     star = (
         "★ on the Pareto front of prompt tokens against path exact match."
-        if any(e.get("pareto") for e in entries)
+        if any(e.pareto for e in entries)
         else "No format has a correct path here, so none is marked: fewer tokens alone do not make a front."
     )
-    shares = "; ".join(
-        f"{e['format']} {e['usage']['cached_share']:.2f}" for e in entries if e["usage"]["cached_share"] is not None
-    )
+    shares = "; ".join(f"{e.format} {e.usage.cached_share:.2f}" for e in entries if e.usage.cached_share is not None)
     reasons = "; ".join(
-        f"{e['format']} " + ", ".join(f"{r} {n}" for r, n in e["finish_reasons"].items())
-        for e in entries
-        if e["finish_reasons"]
+        f"{e.format} " + ", ".join(f"{r} {n}" for r, n in e.finish_reasons.items()) for e in entries if e.finish_reasons
     )
-    ignored = "; ".join(f"{e['format']} {e['over_output_cap']}" for e in entries if e["over_output_cap"])
+    ignored = "; ".join(f"{e.format} {e.over_output_cap}" for e in entries if e.over_output_cap)
     lines = [
         "",
         star,
@@ -590,51 +289,58 @@ def _notes_and_bars(entries: list[dict[str, Any]], config: ModelConfig) -> list[
         "",
         "```",
     ]
-    top = max((e["prompt_tokens"] or 0) for e in entries)
-    width = max(len(e["format"]) for e in entries)
+    top = max((e.prompt_tokens or 0) for e in entries)
+    width = max(len(e.format) for e in entries)
     for e in entries:
-        rate, spread = e["path_exact"]["rate"], e["path_exact_spread"]
-        sd = f" (sd {spread['sd']:.2f} over {spread['runs']} runs)" if spread and spread["sd"] is not None else ""
+        rate, spread = e.metrics.path_exact.rate, e.path_exact_spread
+        sd = f" (sd {spread.sd:.2f} over {spread.runs} runs)" if spread and spread.sd is not None else ""
         lines.append(
-            f"{e['format']:<{width}}  tokens {_bar(e['prompt_tokens'] or 0, top)} {e['prompt_tokens'] or 0:>9,.0f}   "
+            f"{e.format:<{width}}  tokens {_bar(e.prompt_tokens or 0, top)} {e.prompt_tokens or 0:>9,.0f}   "
             f"path exact {_bar(rate or 0, 1.0)} {'' if rate is None else f'{rate:.2f}'}{sd}"
         )
     return [*lines, "```"]
 
 
-def _wide_table(entries: list[dict[str, Any]], model: bool, prices: tuple[float | None, ...]) -> list[str]:
+def _wide_table(entries: list[Aggregate], model: bool, prices: tuple[float | None, ...]) -> list[str]:
     """The article's final table (8.6), every metric."""
-    mean: Callable[[str], CellText] = lambda m: lambda e: "" if e[m]["mean"] is None else f"{e[m]['mean']:.2f}"  # noqa: E731
-    rate: Callable[[str], CellText] = lambda m: lambda e: _rate(e[m])  # noqa: E731
+
+    def mean(figure: Callable[[Metrics], Mean]) -> CellText:
+        return lambda e: "" if figure(e.metrics).mean is None else f"{figure(e.metrics).mean:.2f}"
+
+    def rate(figure: Callable[[Metrics], Rate]) -> CellText:
+        return lambda e: _rate(figure(e.metrics))
+
     return _table(
         entries,
         [
-            ("n", lambda e: str(e["n"]), False),
-            ("questions", lambda e: str(e["path_exact"]["questions"] + e["abstention_correct"]["questions"]), False),
+            ("n", lambda e: str(e.n), False),
+            (
+                "questions",
+                lambda e: str(e.metrics.path_exact.questions + e.metrics.abstention_correct.questions),
+                False,
+            ),
             ("prompt tokens (the model's count)" if model else "prompt tokens", _tokens, False),
-            ("parse", rate("parse_success"), False),
-            ("answer", rate("answer_correct"), False),
-            ("path exact", rate("path_exact"), False),
-            ("valid path", rate("valid_path"), False),
-            ("evidence", rate("evidence_match"), False),
-            ("edge P", mean("edge_precision"), False),
-            ("edge R", mean("edge_recall"), False),
-            ("abstention", rate("abstention_correct"), False),
-            ("false abstention", rate("false_abstention"), False),
-            ("right answer, wrong path", lambda e: str(e["right_answer_wrong_path"]), False),
-            ("errors", lambda e: str(e["errors"]), True),
-            ("overflow", lambda e: str(e["overflow"]), True),
+            ("parse", rate(lambda m: m.parse_success), False),
+            ("answer", rate(lambda m: m.answer_correct), False),
+            ("path exact", rate(lambda m: m.path_exact), False),
+            ("valid path", rate(lambda m: m.valid_path), False),
+            ("evidence", rate(lambda m: m.evidence_match), False),
+            ("edge P", mean(lambda m: m.edge_precision), False),
+            ("edge R", mean(lambda m: m.edge_recall), False),
+            ("abstention", rate(lambda m: m.abstention_correct), False),
+            ("false abstention", rate(lambda m: m.false_abstention), False),
+            ("right answer, wrong path", lambda e: str(e.right_answer_wrong_path), False),
+            ("errors", lambda e: str(e.errors), True),
+            ("overflow", lambda e: str(e.overflow), True),
             (_cost_header(prices), _cost, True),
             (
                 "tokens / correct path",
-                lambda e: "" if e["tokens_per_correct_path"] is None else f"{e['tokens_per_correct_path']:,.0f}",
+                lambda e: "" if e.tokens_per_correct_path is None else f"{e.tokens_per_correct_path:,.0f}",
                 False,
             ),
             (
                 "latency p50 / p95 s",
-                lambda e: (
-                    "" if e["latency_s"] is None else f"{e['latency_s']['median']:.2f} / {e['latency_s']['p95']:.2f}"
-                ),
+                lambda e: "" if e.latency_s is None else f"{e.latency_s.median:.2f} / {e.latency_s.p95:.2f}",
                 True,
             ),
         ],
@@ -643,7 +349,7 @@ def _wide_table(entries: list[dict[str, Any]], model: bool, prices: tuple[float 
 
 
 def results_markdown(
-    table: list[dict[str, Any]],
+    table: list[Aggregate],
     summary: dict[str, Any],
     config: ModelConfig,
     log: dict[str, Any],
@@ -698,7 +404,7 @@ def results_markdown(
     if summary["mode"] == "run":  # this invocation above, every invocation in the log here
         whole = summary_lines({**summary["log"], "mode": "log"}, config)[0]
         lines += ["", f"{whole[0].upper()}{whole[1:]}."]
-    groups: dict[GroupKey, list[dict[str, Any]]] = {}
+    groups: dict[GroupKey, list[Aggregate]] = {}
     for e in table:
         groups.setdefault(group_key(e), []).append(e)
     for (encoding, size, ids, mode), entries in groups.items():
@@ -780,7 +486,7 @@ def summary_lines(summary: dict[str, Any], config: ModelConfig) -> list[str]:
 
 
 def console_results(
-    table: list[dict[str, Any]],
+    table: list[Aggregate],
     summary: dict[str, Any],
     model: ModelConfig,
     gate: list[Verdict],
@@ -791,11 +497,13 @@ def console_results(
     request summary, the verdicts, the skipped questions."""
     lines = ["encoding\tsize\tids\tmode\tformat\tn\tprompt_tokens\tanswer\tpath_exact\terrors\toverflow"]
     for e in table:
-        answer, path = ("" if e[m]["rate"] is None else f"{e[m]['rate']:.2f}" for m in ("answer_correct", "path_exact"))
-        tokens = "" if e["prompt_tokens"] is None else f"{e['prompt_tokens']:.0f}"
+        answer, path = (
+            "" if r.rate is None else f"{r.rate:.2f}" for r in (e.metrics.answer_correct, e.metrics.path_exact)
+        )
+        tokens = "" if e.prompt_tokens is None else f"{e.prompt_tokens:.0f}"
         lines.append(
-            f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['n']}\t{tokens}\t"
-            f"{answer}\t{path}\t{e['errors']}\t{e['overflow']}"
+            f"{e.encoding}\t{e.size}\t{e.ids}\t{e.mode}\t{e.format}\t{e.n}\t{tokens}\t"
+            f"{answer}\t{path}\t{e.errors}\t{e.overflow}"
         )
     first, *rest = summary_lines(summary, model)
     lines += [first, *(f"  {line}" for line in rest)]
@@ -867,7 +575,7 @@ def report_model(
     scored: list[Cell],
     answers: Answers,
     report: ResultsReport,
-    table: list[dict[str, Any]],
+    table: list[Aggregate],
     gate: list[Verdict],
     baseline: str,
     tolerance: float,
@@ -877,7 +585,7 @@ def report_model(
     notes = [f"the page holds the first {REPORT_CELLS:,} of {len(scored):,} cells; cells.csv has them all"] * (
         len(scored) > REPORT_CELLS
     )
-    names = [name for name in DIAGNOSES if any(name in e["diagnoses"] for e in table)]
+    names = [name for name in DIAGNOSES if any(name in e.diagnoses for e in table)]
     groups = list(dict.fromkeys(group_key(v) for v in gate))
     verdicts = [
         {
@@ -907,9 +615,9 @@ def report_model(
         "meanings": {n: f"{DIAGNOSES[n][0]}. Remedy: {DIAGNOSES[n][1]}" for n in names},
         "aggregates": [
             {
-                "format": f"{e['format']} ({e['size']} · {e['ids']} · {e['mode']})",
-                "n": e["n"],
-                "diagnoses": e["diagnoses"],
+                "format": f"{e.format} ({e.size} · {e.ids} · {e.mode})",
+                "n": e.n,
+                "diagnoses": e.diagnoses,
             }
             for e in table
         ],
@@ -1005,7 +713,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
         "log": answers.log,
         "requests": answers.summary,
         "verdicts": gate,
-        "aggregates": table,
+        "aggregates": [e.as_json() for e in table],
         "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
     }
     out.add_chunks("results.json", json_with_rows(head, "cells", scored))

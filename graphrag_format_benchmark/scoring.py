@@ -606,7 +606,7 @@ def score_log(
                 scores = key.score(record.content)
             if scores is not None and q.insufficient:
                 scores = abstention_scores(scores)
-            server_prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
+            server_prompt = usage.prompt_tokens if usage else None
             truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
             diagnosis = None
             if scores is not None:
@@ -615,38 +615,51 @@ def score_log(
                 )
                 if examples is not None and diagnosis and (row["format"], diagnosis) not in examples:
                     examples[(row["format"], diagnosis)] = diagnosis_example(item, record, status)
-            m = scores or NO_SCORES
-            scored.append(
-                Cell(
-                    *head,
-                    repeat,
-                    status,
-                    m.parse_success,
-                    m.json_as_asked,
-                    m.abstained,
-                    m.answer_correct,
-                    m.false_abstention,
-                    m.path_exact,
-                    m.edge_precision,
-                    m.edge_recall,
-                    m.valid_path,
-                    m.evidence_match,
-                    m.path_supports_answer,
-                    m.right_answer_wrong_path,
-                    diagnosis,
-                    truncated,
-                    server_prompt,
-                    usage.cached_tokens if usage else None,
-                    completion,
-                    # the server ignored the cap
-                    isinstance(completion, int) and completion > config.max_output_tokens,
-                    record.latency_s if record else None,
-                    record.retry_wait_s if record else None,
-                    record.finish_reason if record else None,
-                    record.error if record else None,
-                )
-            )
+            scored.append(_cell(head, repeat, status, scores or NO_SCORES, diagnosis, truncated, record, usage, config))
     return scored
+
+
+def _cell(
+    head: tuple[str, str, str, int, str, str, str, str, int, bool, str],
+    repeat: int,
+    status: str,
+    m: Scores,
+    diagnosis: str | None,
+    truncated: bool,
+    record: Answer | None,
+    usage: Answer | None,
+    config: ModelConfig,
+) -> Cell:
+    """One scored cell: the row's head (encoding to hops), the repeat, the request's fate, the answer's metrics, the
+    cell's diagnosis, and what the server said (usage is the record where its counts stand: not for an overflow)."""
+    completion = usage.completion_tokens if usage else None
+    return Cell(
+        *head,
+        repeat,
+        status,
+        m.parse_success,
+        m.json_as_asked,
+        m.abstained,
+        m.answer_correct,
+        m.false_abstention,
+        m.path_exact,
+        m.edge_precision,
+        m.edge_recall,
+        m.valid_path,
+        m.evidence_match,
+        m.path_supports_answer,
+        m.right_answer_wrong_path,
+        diagnosis,
+        truncated,
+        usage.prompt_tokens if usage else None,
+        usage.cached_tokens if usage else None,
+        completion,
+        isinstance(completion, int) and completion > config.max_output_tokens,  # the server ignored the cap
+        record.latency_s if record else None,
+        record.retry_wait_s if record else None,
+        record.finish_reason if record else None,
+        record.error if record else None,
+    )
 
 
 def _counted(items: list[Item], shown: str) -> Iterator[Item]:

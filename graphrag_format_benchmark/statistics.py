@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import math
 import statistics
-from typing import Any
+from typing import Any, NamedTuple
 
 
 def summary_stats(values: list[float]) -> dict[str, Any]:
@@ -149,11 +149,20 @@ def question_means(
     return means, runs, k
 
 
-def rate_interval(values: list[float], binary: bool) -> dict[str, Any]:
+class Interval(NamedTuple):
+    """A rate or mean over questions with its 95% interval (rate_interval)."""
+
+    rate: float | None  # None: no question
+    questions: int
+    ci95: list[float] | None  # None: one question, or none
+    method: str | None  # "wilson over questions" or "guarded t over question means"
+
+
+def rate_interval(values: list[float], binary: bool) -> Interval:
     """A rate or mean over questions with its 95% interval, the method and the number of questions behind it."""
     n = len(values)
     if not n:
-        return {"rate": None, "questions": 0, "ci95": None, "method": None}
+        return Interval(None, 0, None, None)
     mean = math.fsum(values) / n
     if binary:
         ci, method = wilson(round(math.fsum(values)), n), "wilson over questions"
@@ -162,7 +171,7 @@ def rate_interval(values: list[float], binary: bool) -> dict[str, Any]:
     else:
         _, lo, hi = guarded_t(values, 0.025, 0.0, 1.0)
         ci, method = [round(lo, 4), round(hi, 4)], "guarded t over question means"
-    return {"rate": round(mean, 4), "questions": n, "ci95": ci, "method": method}
+    return Interval(round(mean, 4), n, ci, method)
 
 
 def _cc_wilson(k: int, n: int, z: float) -> tuple[float, float]:

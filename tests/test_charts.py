@@ -23,27 +23,22 @@ SVG_TEXT = re.compile(
 
 def chart_with_long_names() -> str:
     points = [
-        {
-            "format": "json",
-            "style": charts.model_style(k),
-            "label": name if k == 3 else "",
-            "x": k * 0.2,
-            "y": 0.98,
-            "low": 0.9,
-            "high": 1.0,
-            "filled": k % 2 == 0,
-            "data": {"model": name},
-        }
+        charts.Point(
+            "json",
+            k * 0.2,
+            0.98,
+            {"model": name},
+            name if k == 3 else "",
+            0.9,
+            1.0,
+            k % 2 == 0,
+            charts.model_style(k),
+        )
         for k, name in enumerate(LONG_MODELS)
     ]
-    panel = {
-        "title": "small · original · A",
-        "x_label": "format",
-        "y_label": "path exact",
-        "x": [(0, "json"), (1, "dsl")],
-        "y": (-0.05, 1.05, False),
-        "points": points,
-    }
+    panel = charts.Panel(
+        "small · original · A", "format", "path exact", [(0, "json"), (1, "dsl")], (-0.05, 1.05, False), points
+    )
     legend = [(name, "", charts.model_style(k)) for k, name in enumerate(LONG_MODELS)]
     return charts.svg_chart(
         "Path exact per format, one mark per model",

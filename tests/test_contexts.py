@@ -155,9 +155,9 @@ def test_property_questions_are_checked_and_scored_by_value(tmp_path):
     q = inputs.load_inputs(tmp_path / "g.json", tmp_path / "q.json").questions[0]
     shown = small_graph()
     score = lambda answer: score_answer(json.dumps({"answer": answer, "path": [1], "evidence": []}), shown, q)  # noqa: E731
-    assert score("1989")["answer_correct"] and score("1989")["path_supports_answer"] and score("1989")["path_exact"]
-    assert not score("Globex")["answer_correct"]  # the node, not the value asked for
-    assert not score("1950")["answer_correct"]
+    assert score("1989").answer_correct and score("1989").path_supports_answer and score("1989").path_exact
+    assert not score("Globex").answer_correct  # the node, not the value asked for
+    assert not score("1950").answer_correct
 
     wrong = [dict(questions[0], answer="1950")]
     write(tmp_path / "wrong.json", wrong)

@@ -6,9 +6,10 @@ import re
 
 import pytest
 from kg_graphs import gate_inputs, make_cell, scripted_run
+from test_runner import PERFECT
 
 import benchmark
-from graphrag_format_benchmark import gate, matrix, statistics
+from graphrag_format_benchmark import aggregates, gate, matrix, scoring, statistics
 from graphrag_format_benchmark.runner import send
 
 
@@ -191,31 +192,17 @@ def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verd
             repeat=0,
             status=status,
             insufficient=False,
-            path_exact=ok,
-            valid_path=ok,
-            answer_correct=ok,
+            **(PERFECT if ok else scoring.FAILED_SCORES._asdict()),
+            prompt_tokens=900 if fmt == "json" else 450,
+            truncated_by_server=False,
+            over_output_cap=False,
         )
 
     scored = [cell("json", f"q{i}", True) for i in range(300)] + [
         cell("dsl", f"q{i}", i > 0, "ERROR" if i == 0 else "OK") for i in range(300)
     ]
-    table = [
-        {
-            "encoding": "e",
-            "size": "small",
-            "ids": "original",
-            "mode": "B",
-            "format": f,
-            "prompt_tokens": t,
-            "n": 300,
-            "errors": int(f == "dsl"),
-            "overflow_by_server": 0,
-            "path_exact": {"rate": 1.0},
-            "model_prompt_tokens": None,
-            "path_exact_spread": None,
-        }
-        for f, t in (("json", 900), ("dsl", 450))
-    ]
+    table = aggregates.aggregate(scored, (None, None))
+    assert [(e.format, e.prompt_tokens, e.errors) for e in table] == [("json", 900, 0), ("dsl", 450, 1)]
     (v,) = gate.verdicts(scored, table, "json", 0.05)
     assert v["verdict"] == "undecided" and v["blocked_by"][0].startswith("1 request(s) of dsl and json failed")
     note = {

@@ -115,18 +115,18 @@ def test_index_of_the_right_edge_in_another_permutation(small):
     wrong = [order.index(i) for i in (0, 3, 6, 10)]  # where the gold edges sit in permutation 1
     scores = score_answer(answer("Казань", wrong, [graph.edges[i]._asdict() for i in (0, 3, 6, 10)]), graph, q["q1"])
     hits = len(set(wrong) & {0, 3, 6, 10})
-    assert scores == {
+    assert scores._asdict() == {
         **PERFECT,
         "path_exact": False,
         "edge_precision": hits / 4,
         "edge_recall": hits / 4,
-        "valid_path": scores["valid_path"],
+        "valid_path": scores.valid_path,
         "evidence_match": False,
-        "path_supports_answer": scores["path_supports_answer"],
+        "path_supports_answer": scores.path_supports_answer,
         "right_answer_wrong_path": True,
         "diagnosis": "miscounted_indices",
     }
-    assert scores["valid_path"] is False
+    assert scores.valid_path is False
 
 
 def test_walk_ends():

@@ -43,16 +43,16 @@ def test_wilson():
 
 def test_intervals_are_over_questions_stay_within_0_and_1_and_keep_a_width():
     one_run = statistics.rate_interval([0.0] * 11 + [1.0], binary=True)
-    assert one_run == {"rate": 0.0833, "questions": 12, "ci95": [0.0149, 0.3539], "method": "wilson over questions"}
+    assert one_run == (0.0833, 12, [0.0149, 0.3539], "wilson over questions")
     halves = statistics.rate_interval([0.5] * 12, binary=False)  # every question right in half its runs
     # -ln(0.025) / 12 = 0.307 at least
-    assert halves["method"] == "guarded t over question means" and halves["ci95"] == [
+    assert halves.method == "guarded t over question means" and halves.ci95 == [
         0.1926,
         0.8074,
     ]
     assert (
-        statistics.rate_interval([1.0, 1.0], binary=False)["ci95"] == [0.0, 1.0]
-        and statistics.rate_interval([0.5], binary=False)["ci95"] is None
+        statistics.rate_interval([1.0, 1.0], binary=False).ci95 == [0.0, 1.0]
+        and statistics.rate_interval([0.5], binary=False).ci95 is None
     )
     # three permutations of 60 questions: the interval is over 60 questions, not 180 cells
     cells = [(f"q{i}", (i + k) % 3 != 0) for i in range(60) for k in range(3)]
@@ -64,6 +64,6 @@ def test_intervals_are_over_questions_stay_within_0_and_1_and_keep_a_width():
         len(means) == 60
         and runs == 180
         and right == 120
-        and statistics.rate_interval(means, runs == len(means))["questions"] == 60
+        and statistics.rate_interval(means, runs == len(means)).questions == 60
     )
     assert statistics.question_means((1, 0, 1), {"q1": [0, 1], "q2": [2]}) == ([0.5, 1.0], 3, 2)
