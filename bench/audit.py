@@ -60,7 +60,7 @@ def evidence_note(content: str) -> str:
     parsed = scoring.parse_answer(content)
     if parsed is None:
         return ""
-    return f"path {json.dumps(parsed['path'])}, {len(parsed['evidence'])} evidence item(s)"
+    return f"path {json.dumps(parsed.path)}, {len(parsed.evidence)} evidence item(s)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         agree += same
         text = " ".join(row["content"].split())
         parsed = scoring.parse_answer(row["content"])
-        said = parsed["answer"] if parsed else text[:40]
+        said = parsed.answer if parsed else text[:40]
         print(
             f"| {row['model']} | {row['format']} | {row['question']} | {said[:30]} | {evidence_note(row['content'])} | "
             f"{'/'.join(mine[:4])}, {mine[4]}{' (' + mine[5] + ')' if mine[5] else ''} | {'/'.join(tool[:4])}, "

@@ -29,7 +29,7 @@ from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdic
 from .matrix import HOP_BUCKETS, GroupKey, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
-from .scoring import DIAGNOSES, AnswerKey, Cell, evidence_triple, parse_answer, reversed_triple, score_log
+from .scoring import DIAGNOSES, AnswerKey, Cell, Example, evidence_triple, parse_answer, reversed_triple, score_log
 from .sizes import skipped_text
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def _hop_table(entries: list[Aggregate]) -> list[str]:
     return lines
 
 
-def diagnosis_table(entries: list[Aggregate], examples: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
+def diagnosis_table(entries: list[Aggregate], examples: dict[tuple[str, str], Example]) -> list[str]:
     """Why answers failed, per format: the cells of each diagnosis (share of the format's cells), then each diagnosis
     that occurs with its meaning, the article's remedy and one example answer."""
     names = [name for name in DIAGNOSES if any(name in e.diagnoses for e in entries)]
@@ -254,9 +254,9 @@ def diagnosis_table(entries: list[Aggregate], examples: dict[tuple[str, str], di
         for e in entries:
             example = examples.get((e.format, name))
             if example is not None and name in e.diagnoses:
-                said = example["answer"] if example["answer"] is not None else f"error: {example['error']}"
+                said = example.answer if example.answer is not None else f"error: {example.error}"
                 text = " ".join(str(said).split())[:300].replace("`", "'")
-                lines.append(f"  Example ({e.format}, {example['question_id']}): `{text}`")
+                lines.append(f"  Example ({e.format}, {example.question_id}): `{text}`")
                 break
     return lines
 
@@ -359,7 +359,7 @@ def results_markdown(
     baseline: str,
     tolerance: float,
     skipped: list[dict[str, Any]] | tuple[()] = (),
-    examples: dict[tuple[str, str], dict[str, Any]] | None = None,
+    examples: dict[tuple[str, str], Example] | None = None,
     read: str = "",
 ) -> str:
     # every field sent, but the schema
@@ -645,7 +645,7 @@ def report_cells(
         edges = key.shown.edges
         parsed = parse_answer(content) if content is not None else None
         evidence = []
-        for ev in (parsed or {}).get("evidence", [])[:50]:
+        for ev in (parsed.evidence if parsed else [])[:50]:
             triple = evidence_triple(ev)
             mark = (
                 (
@@ -696,7 +696,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
     to stdout and why the run did not fully succeed, if it did not. A scoring that took long says on stderr what
     comes next."""
     model, (baseline, tolerance, abstention_tolerance) = report.model, report.gate_spec
-    examples: dict[tuple[str, str], dict[str, Any]] = {}  # (format, diagnosis) -> its first cell
+    examples: dict[tuple[str, str], Example] = {}  # (format, diagnosis) -> its first cell
     started = time.monotonic()
     scored = score_log(answers.best, report.measured.items, report.model, examples, "scoring")
     if time.monotonic() - started >= progress.PROGRESS_AFTER:
@@ -714,7 +714,9 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
         "requests": answers.summary,
         "verdicts": gate,
         "aggregates": [e.as_json() for e in table],
-        "diagnosis_examples": [{"format": f, "diagnosis": d, **examples[(f, d)]} for f, d in sorted(examples)],
+        "diagnosis_examples": [
+            {"format": f, "diagnosis": d, **examples[(f, d)]._asdict()} for f, d in sorted(examples)
+        ],
     }
     out.add_chunks("results.json", json_with_rows(head, "cells", scored))
     out.report["model"] = report_model(scored, answers, report, table, gate, baseline, tolerance)

@@ -14,7 +14,8 @@ import json
 import re
 import zlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._article import ABSTAIN
 from .frameworks import cited_order
@@ -35,7 +36,15 @@ if TYPE_CHECKING:
     from .runner.config import ModelConfig
 
 
-def parse_answer(content: object) -> dict[str, Any] | None:
+class Reply(NamedTuple):
+    """An answer object as the scorer reads it (answer_fields); any other key of it is ignored."""
+
+    answer: str
+    path: list[Any]  # indices, edge ids or evidence items, as given (AnswerKey._cite reads each)
+    evidence: list[Any]  # evidence items, as given
+
+
+def parse_answer(content: object) -> Reply | None:
     """The answer object of a reply, read by the same rules for every format, or None (read_reply)."""
     return read_reply(content)[0]
 
@@ -44,7 +53,7 @@ ANSWER_FENCE = re.compile(r"```[\w+-]*[ \t]*\r?\n(.*?)```", re.S)
 MAX_EMBEDDED_TRIES = 64  # '{' positions tried in a reply with prose around its JSON
 
 
-def read_reply(content: object) -> tuple[dict[str, Any] | None, bool]:
+def read_reply(content: object) -> tuple[Reply | None, bool]:
     """(the answer, whether the reply was only the JSON object the prompt asks for). The same rules for every format:
     the whole reply as JSON; else the first fenced block (```json ... ```) that is one; else the first JSON object in
     the text that has an "answer" key (prose around it). Then the fields, read as a careful judge would (answer_fields).
@@ -72,7 +81,7 @@ def read_reply(content: object) -> tuple[dict[str, Any] | None, bool]:
     return None, False
 
 
-def answer_fields(value: dict[str, Any]) -> dict[str, Any] | None:
+def answer_fields(value: dict[str, Any]) -> Reply | None:
     """The answer object with its fields as the scorer reads them, or None when there is no answer at all. An answer
     that is a number or a boolean is its text (1998 -> '1998'); a path given as digit strings is whole numbers
     (['2', '3'] -> [2, 3]); a missing path or evidence is empty; extra keys are kept and ignored. A path of evidence
@@ -90,7 +99,7 @@ def answer_fields(value: dict[str, Any]) -> dict[str, Any] | None:
     ]
     evidence = value.get("evidence", [])
     evidence = [] if evidence is None else evidence if isinstance(evidence, list) else [evidence]
-    return {**value, "answer": answer, "path": path, "evidence": evidence}
+    return Reply(answer, path, evidence)
 
 
 class Scores(NamedTuple):
@@ -117,11 +126,13 @@ def abstention_scores(s: Scores) -> Scores:
     return Scores(s.parse_success, s.json_as_asked, s.abstained, s.answer_correct, *(None,) * 8, s.diagnosis)
 
 
-class SharedIndex(TypedDict, total=False):
+@dataclass(slots=True)
+class SharedIndex:
     """What every AnswerKey of one shown graph can use, built by the first that needs it (AnswerKey._lookup)."""
 
-    shown_at: dict[tuple[str, str, str], int]  # (source, relation, target), by ids or folded names -> edge index
-    described: dict[tuple[str, str], list[int]]  # (source, target) -> the shown edges whose relation is a description
+    shown_at: dict[tuple[str, str, str], int] | None = None  # (source, relation, target), by ids or folded names
+    described: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (source, target) -> the shown
+    # edges whose relation is a description
 
 
 CitedPath = list[Any]  # an answer's path as _cite reads it: indices, or any JSON value (checked where it is used)
@@ -170,7 +181,7 @@ class AnswerKey:
         self.scored: dict[str, Scores] = {}  # content -> scores: repeats often answer alike
         self.paths_seen: dict[tuple[int, ...], PathFacts] = {}  # cited path -> _path_facts
         # what every key of the same shown graph can use: "shown_at"
-        self.shared: SharedIndex = {} if shared is None else shared
+        self.shared = SharedIndex() if shared is None else shared
         # evidence as triples -> _evidence_facts
         self.evidence_seen: dict[tuple[tuple[str, str, str] | None, ...], tuple[tuple[int, ...], int, bool]] = {}
         self._gold_ends: set[str] | None = None
@@ -186,14 +197,14 @@ class AnswerKey:
 
     def _score(self, content: object) -> Scores:
         parsed, as_asked = read_reply(content)
-        answer = parsed["answer"] if parsed else None
+        answer = parsed.answer if parsed else None
         abstained = answer is not None and answer.strip() == ABSTAIN
         if self.q.insufficient:
             diagnosis = None if abstained else "missed_abstention" if parsed is not None else "no_json"
             return Scores(parsed is not None, as_asked, abstained, abstained, *(None,) * 8, diagnosis)  # no path metric
         folded = answer_forms(answer) if answer is not None else frozenset()
         answer_correct = not abstained and not folded.isdisjoint(self.accepted)
-        path = [self._cite(x) for x in parsed["path"]] if parsed else []
+        path = [self._cite(x) for x in parsed.path] if parsed else []
         path_exact, precision, recall, ends, evidence = self._path_facts(path)
         scores = Scores(
             parse_success=parsed is not None,
@@ -207,7 +218,7 @@ class AnswerKey:
             valid_path=bool(ends),
             evidence_match=evidence is not None
             and parsed is not None
-            and self._same_evidence(parsed["evidence"], evidence),
+            and self._same_evidence(parsed.evidence, evidence),
             path_supports_answer=any(self._supports(f, path, ends) for f in folded),
             right_answer_wrong_path=answer_correct and not path_exact,
             diagnosis=None,
@@ -262,12 +273,10 @@ class AnswerKey:
         return -1 if triple is None else self._lookup(triple)
 
     def _lookup(self, triple: tuple[str, str, str]) -> int:
-        index = self.shared.get("shown_at")
+        index = self.shared.shown_at
         if index is None:  # (source, relation, target), by ids or folded names -> the first shown edge so
-            index = self.shared["shown_at"] = {}
-            described = self.shared[
-                "described"
-            ] = {}  # (source, target) -> the shown edges whose relation is a description
+            index = self.shared.shown_at = {}
+            described = self.shared.described
             props = self.shown.edge_props or ((),) * len(self.shown.edges)
             for k, (e, p) in enumerate(zip(self.shown.edges, props)):
                 # a store's edge (its relation a description) is also named by its keywords, as its questions name it
@@ -301,7 +310,7 @@ class AnswerKey:
             _,
             target,
         ) in forms:  # of it ('designed' of 'Leslie Lamport designed TLA+.'), as real models write it
-            for k in self.shared["described"].get((source, target), ()) if words else ():
+            for k in self.shared.described.get((source, target), ()) if words else ():
                 if words in " ".join(self.shown.edges[k].relation.casefold().split()):
                     return k
         return -1
@@ -317,7 +326,7 @@ class AnswerKey:
             self._gold_ends = ends
         return self._gold_ends
 
-    def _diagnose(self, parsed: dict[str, Any] | None, s: Scores, path: CitedPath, ends: set[str]) -> str | None:
+    def _diagnose(self, parsed: Reply | None, s: Scores, path: CitedPath, ends: set[str]) -> str | None:
         """Why an answer to a positive question is not fully right, by the first rule that holds (README: Why answers
         fail): no_json, false_abstention, miscounted_indices, edge_reversed, edge_not_shown, broken_chain,
         right_answer_wrong_path, answer_form, wrong_branch, no_path; None when answer and path are both right."""
@@ -328,7 +337,7 @@ class AnswerKey:
         if s.answer_correct and s.path_exact:
             return None
         size = len(self.shown.edges)
-        cited, unnamed, reversed_ = self._evidence_facts(parsed["evidence"])
+        cited, unnamed, reversed_ = self._evidence_facts(parsed.evidence)
         if not s.path_exact and cited and -1 not in cited and any(set(cited) == p for p in self.path_sets):
             return "miscounted_indices"  # the evidence names the gold edges; the indices do not
         if unnamed or any(not (type(i) is int and 0 <= i < size) for i in path):
@@ -498,19 +507,27 @@ def why_cut(content: str, question: str) -> str:
 EXAMPLE_CHARS = 400  # of a diagnosis example's answer text
 
 
-def diagnosis_example(item: Item, record: Answer | None, status: str) -> dict[str, Any]:
-    """The first cell of a format with a diagnosis, as results.md
-    shows it: question, answer text (cut), or the error."""
+class Example(NamedTuple):
+    """The first cell of a format with a diagnosis, as results.md shows it and results.json keeps it
+    (diagnosis_examples: its fields by name, after the format and the diagnosis)."""
+
+    question_id: str
+    question: str
+    gold_paths: list[list[int]]
+    answer: str | None  # cut at EXAMPLE_CHARS
+    error: str | None  # the request's error, or its status where it has none
+
+
+def diagnosis_example(item: Item, record: Answer | None, status: str) -> Example:
+    """The Example of a cell: question, answer text (cut), or the error."""
     content = record.content if record is not None and isinstance(record.content, str) else None
-    return {
-        "question_id": item.question.id,
-        "question": item.question.question,
-        "gold_paths": [list(p) for p in item.question.paths],
-        "answer": content[:EXAMPLE_CHARS] + ("…" if len(content) > EXAMPLE_CHARS else "")
-        if content is not None
-        else None,
-        "error": record.error if record is not None else None if status == "OK" else status,
-    }
+    return Example(
+        item.question.id,
+        item.question.question,
+        [list(p) for p in item.question.paths],
+        content[:EXAMPLE_CHARS] + ("…" if len(content) > EXAMPLE_CHARS else "") if content is not None else None,
+        record.error if record is not None else None if status == "OK" else status,
+    )
 
 
 class Cell(NamedTuple):
@@ -570,7 +587,7 @@ def score_log(
     answers: dict[tuple[str, int], Answer],
     items: list[Item],
     config: ModelConfig,
-    examples: dict[tuple[str, str], dict[str, Any]] | None = None,
+    examples: dict[tuple[str, str], Example] | None = None,
     shown: str | None = None,
 ) -> list[Cell]:
     """One scored record per row and repeat that the plan covers: the row's cell, the answer's metrics, usage.
@@ -684,7 +701,7 @@ def _answer_key(item: Item, shown_cache: ShownCache) -> AnswerKey:
     )
     if shown_key not in shown_cache:
         shown = item.shown()
-        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, {})
+        shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, SharedIndex())
     graph, names, index = shown_cache[shown_key]
     order = cited_order(row["format"], graph)
     return AnswerKey(graph, item.question, names, row["prompt_sha256"], index, item.undirected, order)

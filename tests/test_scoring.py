@@ -265,7 +265,7 @@ def test_real_answers_are_scored_as_the_audit_judged(small, qid, content, right,
 )
 def test_replies_are_read_alike_for_every_format(content, expected):
     parsed = scoring.parse_answer(content)
-    assert (parsed["answer"], parsed["path"]) == expected if expected else parsed is None
+    assert (parsed.answer, parsed.path) == expected if expected else parsed is None
 
 
 def test_padded_answers_and_triples_in_the_path(small):
