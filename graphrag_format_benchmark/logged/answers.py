@@ -126,6 +126,7 @@ class AskCounts:
     not_sent: dict[str, int] = field(default_factory=dict)  # measured lines not asked, by why
 
     def to_dict(self) -> dict[str, Any]:
+        """The counts as results.json writes them: the fields in order."""
         return asdict(self)
 
 

@@ -353,17 +353,15 @@ def _llama_triplet(line: str) -> tuple[tuple[str, dict[str, Any] | None], ...] |
     return tuple(parts) if i == len(line) and all(t for t, _ in parts) else None
 
 
-def _triplet_or_none(line: str) -> tuple[tuple[str, dict[str, Any] | None], ...] | None:
-    try:
-        return _llama_triplet(line)
-    except LayoutError:
-        return None
-
-
 def _arrows(line: str) -> bool:
-    """A line that reads as a triplet, or holds the two arrows of
-    one (a name holding ' -> ' makes more: read, it fails)."""
-    return line.count(" -> ") >= 2 and _triplet_or_none(line) is not None or line.count(" -> ") > 2
+    """A line that reads as a triplet, or holds more than its two arrows (a name holding ' -> ': read, it fails)."""
+    arrows = line.count(" -> ")
+    if arrows != 2:
+        return arrows > 2
+    try:
+        return _llama_triplet(line) is not None
+    except LayoutError:
+        return False
 
 
 LLAMAINDEX_RULE = "-" * 21  # the line around the context in LlamaIndex's default text QA and refine templates

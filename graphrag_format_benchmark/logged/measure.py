@@ -283,14 +283,6 @@ def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = 
     return measured
 
 
-def measure_logged(
-    logged: Logged, formats: list[str], tokenizers: list[Tokenizer], keep_texts: bool = False
-) -> Measured | Skipped:
-    """The logged prompt's context found, read back exactly, and measured in every format."""
-    prepared = prepare_logged(logged, formats)
-    return prepared if isinstance(prepared, Skipped) else count_prepared(prepared, tokenizers, keep_texts)
-
-
 # -----------------------------------------------------------------------------
 # the file streamed: chunks of lines measured on both cores (forked workers), results in the file's order
 
@@ -323,7 +315,8 @@ def measure_chunk(
             if isinstance(item, (Unread, NotCall)):
                 out.append(item)
                 continue
-            result = measure_logged(item, formats, tokenizers, keep_texts=keep > 0)
+            prepared = prepare_logged(item, formats)  # read back exactly, then measured in every format
+            result = prepared if isinstance(prepared, Skipped) else count_prepared(prepared, tokenizers, keep > 0)
             keep -= isinstance(result, Measured)
             out.append(slim(result))
     return out

@@ -31,6 +31,7 @@ from .._article import (
     json_bytes,
     publish,
 )
+from ..answers import files_sha256
 from ..artifacts import Outputs, format_library_versions, held_outputs
 from ..encodings import tokenizer_for
 from ..options import RunConfig, check_flags, make_model_config, parse_names
@@ -142,7 +143,7 @@ class Counts:
 
     def to_dict(self) -> dict[str, Any]:
         """The counts as results.json writes them: the model run's and the union's only once they are known."""
-        asked = self.asked and {**self.asked.to_dict(), "stopped": self.stopped, "log": {LOG_NAME: self.requests_log}}
+        model_run = {"stopped": self.stopped, "log": {LOG_NAME: self.requests_log}}
         return {
             "lines": self.lines,
             "measured": self.measured,
@@ -151,7 +152,7 @@ class Counts:
             "reasons": self.reasons,
             "sources": self.sources,
             "not_calls": self.not_calls,
-            **({"asked": asked} if asked else {}),
+            **({"asked": {**self.asked.to_dict(), **model_run}} if self.asked else {}),
             **({"union": dict(zip(("nodes", "edges", "conflicts"), self.union))} if self.union else {}),
         }
 
@@ -176,6 +177,7 @@ class FormatRow:
     cost_usd: float | None  # the prompts at --input-price-per-million USD, to 6 places (None: no price given)
 
     def to_dict(self) -> dict[str, Any]:
+        """The row as results.json writes it: its fields in order."""
         return asdict(self)
 
 
@@ -714,12 +716,8 @@ class _NoInputs:
 
 
 def file_digest(path: Path) -> dict[str, Any]:
-    digest, size = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        for piece in iter(lambda: f.read(1 << 20), b""):
-            digest.update(piece)
-            size += len(piece)
-    return {"sha256": digest.hexdigest(), "bytes": size}
+    """A file's SHA-256 and size, for the manifest: read a piece at a time."""
+    return {"sha256": files_sha256([path]), "bytes": path.stat().st_size}
 
 
 def count_lines(path: Path) -> int:

@@ -76,9 +76,8 @@ class Union:
         nodes = [{"id": n.id, "name": n.name, "type": n.type, **n.props} for n in self.nodes.values()]
         for key in {end for s, _, t in self.facts for end in (s, t)} - set(self.nodes):  # named only by a fact
             nodes.append({"id": key, "name": key, "type": DEFAULT_TYPE})
-        merged: dict[
-            tuple[str, str, str], tuple[str, dict[str, Any]]
-        ] = {}  # (source, relation folded, target) -> its name
+        # (source, relation folded, target) -> its name and properties
+        merged: dict[tuple[str, str, str], tuple[str, dict[str, Any]]] = {}
         for (source, relation, target), props in self.facts.items():
             named = self.named.get(frozenset((source, target)))
             if named is not None and (relation == DEFAULT_RELATION or is_description(relation)):
