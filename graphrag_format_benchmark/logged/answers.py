@@ -181,19 +181,36 @@ def ask_all(
 
 def _ask_in_order(pool: ThreadPoolExecutor, requests: Iterator[Ask], asker: _Asker, agreement: Agreement) -> None:
     """Each request sent on the pool, IN_FLIGHT built ahead; a line's answers compared once they have all come, in the
-    file's order; a status line at least every HEARTBEAT seconds while the answers are awaited."""
+    file's order; a status line at least every HEARTBEAT seconds while an answer is awaited."""
     pending: deque[tuple[Ask, Future[str | None]]] = deque()
-    line: tuple[int, str, str] | None = None
-    answers: dict[str, str | None] = {}
-    context: tuple[Names, str] | tuple[()] = ()
+    last: Ask | None = None  # the request last collected: its line's answers are those gathered so far
+    answers: dict[str, str | None] = {}  # format -> its answer's text (None: none came)
+
+    def compare(done: Ask) -> None:  # the line of done, whose answers have all come
+        agreement.add(done.line, done.id, done.question, answers, done.names, done.prompt)
+
+    def collect() -> None:
+        nonlocal last, answers
+        ask, future = pending.popleft()
+        if last is not None and (last.line, last.id, last.question) != (ask.line, ask.id, ask.question):
+            compare(last)
+            answers = {}
+        while True:
+            try:
+                answers[ask.format] = future.result(timeout=1.0)
+                break
+            except FutureTimeout:
+                asker.beat()
+        last = ask
+
     for ask in requests:
         pending.append((ask, pool.submit(asker.ask, ask)))
         while len(pending) > IN_FLIGHT:
-            line, answers, context = _collect(pending.popleft(), line, answers, context, agreement, asker)
+            collect()
     while pending:
-        line, answers, context = _collect(pending.popleft(), line, answers, context, agreement, asker)
-    if line is not None:
-        agreement.add(*line, answers, *context)
+        collect()
+    if last is not None:
+        compare(last)
 
 
 def _wait_in_flight(asker: _Asker, pool: ThreadPoolExecutor, config: ModelConfig) -> None:
@@ -288,27 +305,3 @@ class _Asker:
             if now - self.progress.last >= HEARTBEAT:
                 waiting = f"{self.counts.failed} failed" if self.progress.done else "waiting for the first answer"
                 self.progress.show(now, f"{waiting}, {self.in_flight} in flight", eta=True)
-
-
-def _collect(
-    entry: tuple[Ask, Future[str | None]],
-    line: tuple[int, str, str] | None,
-    answers: dict[str, str | None],
-    context: tuple[Names, str] | tuple[()],
-    agreement: Agreement,
-    asker: _Asker,
-) -> tuple[tuple[int, str, str], dict[str, str | None], tuple[Names, str]]:
-    """One request's outcome into its line's answers (waited for with a status line every HEARTBEAT seconds); a line's
-    answers compared when the next line begins."""
-    ask, future = entry
-    here = (ask.line, ask.id, ask.question)
-    if line is not None and line != here:
-        agreement.add(*line, answers, *context)
-        answers = {}
-    while True:
-        try:
-            answers[ask.format] = future.result(timeout=1.0)
-            break
-        except FutureTimeout:
-            asker.beat()
-    return here, answers, (ask.names, ask.prompt)
