@@ -14,7 +14,7 @@ import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._article import (
@@ -293,14 +293,11 @@ _WORK: tuple[list[str], list[Tokenizer]] = ([], [])  # what forked workers measu
 
 def slim(result: Measured | Skipped) -> Measured | Skipped:
     """The result without its logged messages (the prompt texts stay where they were read)."""
-    logged = result.logged
-    light = Logged(
-        logged.line, logged.id, logged.question[:400], (), logged.model, logged.other_parts, None, logged.source
-    )
+    light = replace(result.logged, question=result.logged.question[:400], messages=(), answer=None)
     if isinstance(result, Measured):
         result.logged = light
         return result
-    return Skipped(light, result.reason, result.at, result.message)
+    return replace(result, logged=light)
 
 
 def measure_chunk(
