@@ -461,7 +461,7 @@ def test_the_agreement_names_a_format_only_when_its_interval_stands_above_the_ot
     counts = agreement.Agreement(
         tallies={f: agreement.Tally(compared=n, entities=k, exact=0) for f, (k, n) in tallies.items()}
     )
-    assert said in run.agreement_headline("m", counts.rows(list(tallies)))
+    assert said in run.agreement_headline("m", counts.results("m", list(tallies)).rows)
 
 
 def test_the_row_of_a_lines_own_layout_counts_exactly_what_was_sent(tmp_path):

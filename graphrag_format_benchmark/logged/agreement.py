@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from .._article import ABSTAIN, Graph
@@ -126,15 +126,67 @@ def agree(a: Reading, b: Reading) -> bool:
     return a.entities == b.entities if a.entities or b.entities else a.text == b.text
 
 
-@dataclass
+@dataclass(slots=True)
 class Tally:
-    """One format's pairs: compared, agreeing by entities and by text, non-answers, and requests that failed."""
+    """One format's pairs, counted as they come."""
 
-    compared: int = 0
-    entities: int = 0
-    exact: int = 0
-    non_answers: int = 0
-    failed: int = 0
+    compared: int = 0  # pairs whose two answers both came
+    entities: int = 0  # of those, agreeing by the entities they name
+    exact: int = 0  # of those, agreeing by their normalized texts
+    non_answers: int = 0  # of those, the format's answer a non-answer
+    failed: int = 0  # pairs not compared: a request failed, or its reply held no text
+
+
+@dataclass(slots=True, frozen=True)
+class Pair:
+    """Two answers to one logged question, side by side (results.md, report.html)."""
+
+    line: int  # the logged line
+    id: str  # the line's id
+    question: str  # the question, its first 400 characters
+    format: str  # the format the second answer had its context in
+    sent: str  # the answer to what was sent
+    answer: str  # the answer in that format
+    sent_names: list[str] | str  # the entities the first names (sorted), else its reading's kind ('abstains'...)
+    answer_names: list[str] | str  # the same of the second; a non-answer says why: 'non_answer (empty)'
+    entities_agree: bool  # the two agree by the entities they name
+    texts_agree: bool  # their texts are equal after the article's normalization
+
+
+@dataclass(slots=True, frozen=True)
+class Rate:
+    """How often a format's answers agree by one measure, with its 95% Wilson interval."""
+
+    agree: int  # pairs that agree
+    rate: float | None  # agree / compared, to 4 places (None: none compared)
+    low: float | None  # the interval's bounds (None: none compared)
+    high: float | None
+
+
+@dataclass(slots=True, frozen=True)
+class Row:
+    """One format's agreement with what was sent: results.md's table row, results.json's agreement.rows[]."""
+
+    format: str
+    compared: int  # pairs whose two answers both came
+    entities: Rate  # agreeing by the entities they name
+    exact: Rate  # agreeing by their normalized texts
+    non_answers: int  # the format's answer a non-answer
+    failed: int  # pairs not compared: a request failed
+
+
+@dataclass(slots=True, frozen=True)
+class Agreed:
+    """A model run's agreement, as results.json and report.html hold it (to_dict) and results.md shows it."""
+
+    model: str  # the model asked
+    rows: list[Row]  # a row per format, in --formats order
+    differing: list[Pair]  # the pairs where agreement by entities and by text differ
+    disagreements: list[Pair]  # every pair whose entities differ
+
+    def to_dict(self) -> dict[str, Any]:
+        """{"model", "rows", "differing", "disagreements"}, each record a dict in its fields' order."""
+        return asdict(self)
 
 
 @dataclass
@@ -143,22 +195,22 @@ class Agreement:
     the two figures differ; the pairs that could not be compared."""
 
     tallies: dict[str, Tally] = field(default_factory=dict)
-    differing: list[dict[str, Any]] = field(default_factory=list)  # the pairs where entity and exact agreement differ
-    disagreements: list[dict[str, Any]] = field(default_factory=list)  # every pair whose entities differ
+    differing: list[Pair] = field(default_factory=list)  # the pairs where entity and exact agreement differ
+    disagreements: list[Pair] = field(default_factory=list)  # every pair whose entities differ
 
     def add(
-        self, line: int, line_id: str, question: str, answers: dict[str, dict[str, Any]], names: Names, prompt: str
+        self, line: int, line_id: str, question: str, answers: dict[str, str | None], names: Names, prompt: str
     ) -> None:
-        """One logged question's answers (format -> outcome; LOGGED is what was sent) into the tallies."""
-        base = answers.get(LOGGED)
-        for fmt, outcome in answers.items():
+        """One logged question's answers (format -> its text, None when none came; LOGGED is what was sent) into the
+        tallies."""
+        sent = answers.get(LOGGED)
+        for fmt, got in answers.items():
             if fmt == LOGGED:
                 continue
             tally = self.tallies.setdefault(fmt, Tally())
-            if not base or base.get("content") is None or outcome.get("content") is None:
+            if sent is None or got is None:
                 tally.failed += 1
                 continue
-            sent, got = base["content"], outcome["content"]
             asked = names.named(fold_answer(question))
             a, b = reading(sent, names, prompt, asked), reading(got, names, prompt, asked)
             by_entities, by_text = agree(a, b), fold_answer(sent) == fold_answer(got)
@@ -166,40 +218,27 @@ class Agreement:
             tally.entities += by_entities
             tally.exact += by_text
             tally.non_answers += b.kind == "non_answer"
-            pair = {
-                "line": line,
-                "id": line_id,
-                "question": question[:400],
-                "format": fmt,
-                "sent": sent,
-                "answer": got,
-                "sent_names": sorted(a.entities) if a.kind == "entities" else a.kind,
-                "answer_names": sorted(b.entities)
-                if b.kind == "entities"
-                else f"{b.kind}" + (f" ({b.text})" if b.kind == "non_answer" else ""),
-                "entities_agree": by_entities,
-                "texts_agree": by_text,
-            }
+            why = f" ({b.text})" if b.kind == "non_answer" else ""
+            got_names = sorted(b.entities) if b.kind == "entities" else b.kind + why
+            sent_names = sorted(a.entities) if a.kind == "entities" else a.kind
+            pair = Pair(line, line_id, question[:400], fmt, sent, got, sent_names, got_names, by_entities, by_text)
             if by_entities != by_text:
                 self.differing.append(pair)
             if not by_entities:
                 self.disagreements.append(pair)
 
-    def rows(self, formats: list[str]) -> list[dict[str, Any]]:
-        """A row per format: the pairs compared, agreeing by entities (rate, Wilson interval) and by text (the same),
-        non-answers and failed requests."""
-        out = []
+    def results(self, model: str, formats: list[str]) -> Agreed:
+        """The agreement of model's answers: a row per format (the pairs compared, agreeing by entities and by text,
+        each a rate with its Wilson interval, non-answers and failed requests) and the pairs kept."""
+        rows = []
         for fmt in formats:
             t = self.tallies.get(fmt, Tally())
-            row: dict[str, Any] = {"format": fmt, "compared": t.compared}
-            for key, k in (("entities", t.entities), ("exact", t.exact)):
-                low, high = (wilson(k, t.compared) if t.compared else None) or (None, None)
-                row[key] = {
-                    "agree": k,
-                    "rate": round(k / t.compared, 4) if t.compared else None,
-                    "low": low,
-                    "high": high,
-                }
-            row |= {"non_answers": t.non_answers, "failed": t.failed}
-            out.append(row)
-        return out
+            entities, exact = (_rate(k, t.compared) for k in (t.entities, t.exact))
+            rows.append(Row(fmt, t.compared, entities, exact, t.non_answers, t.failed))
+        return Agreed(model, rows, self.differing, self.disagreements)
+
+
+def _rate(k: int, n: int) -> Rate:
+    """k of n agreeing: the rate and its 95% Wilson interval (None for none of none)."""
+    low, high = (wilson(k, n) if n else None) or (None, None)
+    return Rate(k, round(k / n, 4) if n else None, low, high)

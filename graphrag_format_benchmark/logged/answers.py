@@ -23,10 +23,10 @@ import urllib.parse
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .._article import BenchmarkError, display
 from ..progress import Progress
@@ -76,9 +76,11 @@ def asks(path: Path, formats: list[str], config: ModelConfig, not_sent: dict[str
         for fmt in (LOGGED, *formats):
             if fmt == prepared.own:  # the logged layout's own row is the logged request: sent once, as LOGGED
                 continue
-            messages = [{"role": role, "content": text} for role, text in logged.messages]
-            if fmt != LOGGED:
-                messages[prepared.message]["content"] = prepared.prompt_text(fmt)
+            at = prepared.message if fmt != LOGGED else -1  # the message that takes fmt's text
+            messages = [
+                {"role": role, "content": prepared.prompt_text(fmt) if k == at else text}
+                for k, (role, text) in enumerate(logged.messages)
+            ]
             body = {"model": config.model, "messages": messages, **sampling}
             key = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
             # the answer the trace logged is what was sent's when the model asked is the model that answered it
@@ -93,27 +95,48 @@ def _requests(path: Path) -> Iterator[Logged]:
             yield from (item for item in parse_line(line_no, raw) if isinstance(item, Logged))
 
 
-def answered(log_path: Path) -> dict[str, dict[str, Any]]:
+@dataclass(slots=True, frozen=True)
+class Answer:
+    """A request's outcome as requests.jsonl holds it, decoded: what the agreement reads of it."""
+
+    content: str | None  # the answer's text (None: no text came)
+    failed: bool  # the request failed: the next run sends it again
+
+
+def answered(log_path: Path) -> dict[str, Answer]:
     """The log's answers by request key (a request that failed is sent again; its last outcome is kept)."""
-    found = {}
+    found: dict[str, Answer] = {}
     for _, _, record in file_lines(log_path):
-        if (
-            record
-            and record.get("type") == "logged_request"
-            and isinstance(record.get("key"), str)
-            and (record.get("error") is None or record["key"] not in found)
-        ):
-            found[record["key"]] = record
+        if not record or record.get("type") != "logged_request":
+            continue
+        key, content, failed = record.get("key"), record.get("content"), record.get("error") is not None
+        if isinstance(key, str) and (not failed or key not in found):
+            found[key] = Answer(content if isinstance(content, str) else None, failed)
     return found
 
 
-@dataclass
+@dataclass(slots=True)
+class AskCounts:
+    """A model run's requests, counted as they are done (results.json's counts.asked, in this order)."""
+
+    sent: int = 0  # requests sent
+    already: int = 0  # answered in requests.jsonl by an earlier run: not sent again
+    failed: int = 0  # sent, and failed
+    from_trace: int = 0  # answers to what was sent that the traces logged, by the model asked: not sent
+    not_sent: dict[str, int] = field(default_factory=dict)  # measured lines not asked, by why
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts as results.json writes them: the fields in order."""
+        return asdict(self)
+
+
+@dataclass(slots=True, frozen=True)
 class Asked:
     """What ask_all did: the agreement over the lines whose answers all came, the counts, and whether Ctrl-C (or
     SIGTERM) stopped it (the exception, raised again once the results are written)."""
 
     agreement: Agreement
-    counts: dict[str, Any]
+    counts: AskCounts
     stopped: KeyboardInterrupt | None = None
 
 
@@ -139,7 +162,7 @@ def ask_all(
     try:
         pool = ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="ask")
         try:
-            _ask_in_order(pool, asks(path, formats, config, asker.counts["not_sent"]), asker, agreement)
+            _ask_in_order(pool, asks(path, formats, config, asker.counts.not_sent), asker, agreement)
         except KeyboardInterrupt as e:  # nothing more is sent; the requests in flight are paid: their answers logged
             stopped = e
             asker.endpoint.halt.set()
@@ -151,26 +174,43 @@ def ask_all(
         asker.progress.close()
         log.close()
     counts = asker.counts
-    if stopped is None and asker.endpoint.reason and not counts["sent"] - counts["failed"] and not counts["already"]:
+    if stopped is None and asker.endpoint.reason and not counts.sent - counts.failed and not counts.already:
         raise BenchmarkError(f"{redact(asker.endpoint.reason)}; no answer came")
     return Asked(agreement, counts, stopped)
 
 
 def _ask_in_order(pool: ThreadPoolExecutor, requests: Iterator[Ask], asker: _Asker, agreement: Agreement) -> None:
     """Each request sent on the pool, IN_FLIGHT built ahead; a line's answers compared once they have all come, in the
-    file's order; a status line at least every HEARTBEAT seconds while the answers are awaited."""
-    pending: deque[tuple[Ask, Future[dict[str, Any]]]] = deque()
-    line: tuple[int, str, str] | None = None
-    answers: dict[str, dict[str, Any]] = {}
-    context: tuple[Names, str] | tuple[()] = ()
+    file's order; a status line at least every HEARTBEAT seconds while an answer is awaited."""
+    pending: deque[tuple[Ask, Future[str | None]]] = deque()
+    last: Ask | None = None  # the request last collected: its line's answers are those gathered so far
+    answers: dict[str, str | None] = {}  # format -> its answer's text (None: none came)
+
+    def compare(done: Ask) -> None:  # the line of done, whose answers have all come
+        agreement.add(done.line, done.id, done.question, answers, done.names, done.prompt)
+
+    def collect() -> None:
+        nonlocal last, answers
+        ask, future = pending.popleft()
+        if last is not None and (last.line, last.id, last.question) != (ask.line, ask.id, ask.question):
+            compare(last)
+            answers = {}
+        while True:
+            try:
+                answers[ask.format] = future.result(timeout=1.0)
+                break
+            except FutureTimeout:
+                asker.beat()
+        last = ask
+
     for ask in requests:
         pending.append((ask, pool.submit(asker.ask, ask)))
         while len(pending) > IN_FLIGHT:
-            line, answers, context = _collect(pending.popleft(), line, answers, context, agreement, asker)
+            collect()
     while pending:
-        line, answers, context = _collect(pending.popleft(), line, answers, context, agreement, asker)
-    if line is not None:
-        agreement.add(*line, answers, *context)
+        collect()
+    if last is not None:
+        compare(last)
 
 
 def _wait_in_flight(asker: _Asker, pool: ThreadPoolExecutor, config: ModelConfig) -> None:
@@ -192,7 +232,7 @@ class _Asker:
     logged at once; counted."""
 
     def __init__(
-        self, config: ModelConfig, post: Post, key: str, log: Log, done: dict[str, dict[str, Any]], progress: Progress
+        self, config: ModelConfig, post: Post, key: str, log: Log, done: dict[str, Answer], progress: Progress
     ) -> None:
         self.config, self.post, self.log, self.done, self.progress = config, post, log, done, progress
         self.in_flight = 0
@@ -203,22 +243,24 @@ class _Asker:
             **({"Authorization": f"Bearer {key}"} if key else {}),
         }
         self.endpoint, self.lock = Endpoint(config), threading.Lock()
-        self.counts: dict[str, Any] = {"sent": 0, "already": 0, "failed": 0, "from_trace": 0, "not_sent": {}}
+        self.counts = AskCounts()
 
-    def ask(self, ask: Ask) -> dict[str, Any]:
+    def ask(self, ask: Ask) -> str | None:
+        """The answer's text (None: none came), from the trace, the log, or the endpoint (then logged)."""
         config, endpoint = self.config, self.endpoint
         if ask.logged_answer is not None:  # the trace holds it: not paid for again
             with self.lock:
-                self.counts["from_trace"] += 1
+                self.counts.from_trace += 1
                 self._advance()
-            return {"content": ask.logged_answer, "error": None}
-        if ask.key in self.done and self.done[ask.key].get("error") is None:
+            return ask.logged_answer
+        done = self.done.get(ask.key)
+        if done is not None and not done.failed:
             with self.lock:
-                self.counts["already"] += 1
+                self.counts.already += 1
                 self._advance()
-            return self.done[ask.key]
-        if endpoint.halt.is_set():
-            return {"content": None, "error": f"not sent: {endpoint.reason or 'the run was stopped'}"}
+            return done.content
+        if endpoint.halt.is_set():  # not sent: the run was stopped
+            return None
         with self.lock:
             self.in_flight += 1
         endpoint.enter()
@@ -230,12 +272,9 @@ class _Asker:
             endpoint.leave()
             with self.lock:
                 self.in_flight -= 1
-        if (
-            outcome["error"]
-            and outcome["status"] not in (None, *TRANSIENT_STATUSES)
-            and not context_refusal(outcome["error"])
-        ):
-            endpoint.repeated(outcome["error"])
+        error, content = outcome["error"], outcome["content"]  # outcome_record's
+        if error and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(error):
+            endpoint.repeated(error)
         self.log.write(
             {
                 "type": "logged_request",
@@ -250,43 +289,19 @@ class _Asker:
             }
         )
         with self.lock:
-            self.counts["sent"] += 1
-            self.counts["failed"] += outcome["error"] is not None
+            self.counts.sent += 1
+            self.counts.failed += error is not None
             self._advance()
-        return outcome
+        return cast(str | None, content)
 
     def _advance(self) -> None:
         """One request done, into the status line (under the lock)."""
-        self.progress.advance(1, f"{self.counts['failed']} failed, {self.in_flight} in flight")
+        self.progress.advance(1, f"{self.counts.failed} failed, {self.in_flight} in flight")
 
     def beat(self) -> None:
         """A status line when none came for HEARTBEAT seconds: a slow server at work, not a hung run."""
         with self.lock:
             now = time.monotonic()
             if now - self.progress.last >= HEARTBEAT:
-                waiting = f"{self.counts['failed']} failed" if self.progress.done else "waiting for the first answer"
+                waiting = f"{self.counts.failed} failed" if self.progress.done else "waiting for the first answer"
                 self.progress.show(now, f"{waiting}, {self.in_flight} in flight", eta=True)
-
-
-def _collect(
-    entry: tuple[Ask, Future[dict[str, Any]]],
-    line: tuple[int, str, str] | None,
-    answers: dict[str, dict[str, Any]],
-    context: tuple[Names, str] | tuple[()],
-    agreement: Agreement,
-    asker: _Asker,
-) -> tuple[tuple[int, str, str], dict[str, dict[str, Any]], tuple[Names, str]]:
-    """One request's outcome into its line's answers (waited for with a status line every HEARTBEAT seconds); a line's
-    answers compared when the next line begins."""
-    ask, future = entry
-    here = (ask.line, ask.id, ask.question)
-    if line is not None and line != here:
-        agreement.add(*line, answers, *context)
-        answers = {}
-    while True:
-        try:
-            answers[ask.format] = future.result(timeout=1.0)
-            break
-        except FutureTimeout:
-            asker.beat()
-    return here, answers, (ask.names, ask.prompt)

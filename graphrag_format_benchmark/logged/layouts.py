@@ -1,7 +1,8 @@
 """A framework's context found in a logged prompt, read into a subgraph, and proved by writing it again.
 
 In: a prompt's text. Out: the spans (start, end) that hold one layout's context (find), and for the text of each the
-subgraph it shows with what else the text holds (read: a Graph and a state), such that write(graph, state) gives the
+subgraph it shows with what else the text holds (read: a Graph and the layout's state record), such that
+write(graph, state) gives the
 text back byte for byte. The writer takes every value the graph holds from the graph, in the layout's own encoding
 (GraphRAG's raw cells, LightRAG's json.dumps, LlamaIndex's and LangChain's repr), so a text that does not come back
 exactly was not fully read: the article's round-trip rule, applied to what a framework sent. The state holds what is
@@ -51,8 +52,7 @@ class Span:
     layout: str
     start: int
     end: int
-    graph: Graph | None = None
-    state: object = None
+    graph: Graph | None = None  # the subgraph it shows, once read_span has read it
 
 
 @dataclass
@@ -146,7 +146,22 @@ def _table(
     return header, rows
 
 
-def read_graphrag(text: str) -> tuple[Graph, dict[str, Any]]:
+@dataclass(slots=True, frozen=True)
+class GraphragState:
+    """What GraphRAG's two tables show that is no fact of the subgraph."""
+
+    header: list[str]  # the entity table's header
+    ids: list[str]  # each entity row's id cell
+    rest: list[list[str]]  # each entity row's cells after its description
+    listed: int  # the entities with a row (the others are named by a relationship only)
+    rel_header: list[str]  # the relationship table's header
+    rel_ids: list[str]  # each relationship row's id cell
+    rel_rest: list[list[str]]  # each relationship row's cells after its weight (or description)
+    weighted: bool  # the relationship table has a weight column
+    blank: frozenset[int]  # the relationship rows with no description (a text may say related_to)
+
+
+def read_graphrag(text: str) -> tuple[Graph, GraphragState]:
     split = text.index(GRAPHRAG_JOIN)
     entity_lines = text[:split].split("\n")
     relation_lines = text[split + 3 :].split("\n")
@@ -163,39 +178,37 @@ def read_graphrag(text: str) -> tuple[Graph, dict[str, Any]]:
         props = {}
         if weighted and cells[4]:
             try:
-                props["weight"] = float(cells[4])
+                props = {"weight": float(cells[4])}
             except ValueError:
                 raise LayoutError(f"a relationship's weight is {cells[4][:40]!r}, not a number", split) from None
         parts.edge(cells[1], cells[3] or DEFAULT_RELATION, cells[2], props)  # an empty cell: no description
         for end in (cells[1], cells[2]):
             if end not in parts.nodes:
                 parts.node(end, end)
-    state = {
-        "header": header,
-        "ids": [c[0] for c in rows],
-        "rest": [c[3:] for c in rows],
-        "listed": listed,
-        "rel_header": rel_header,
-        "rel_ids": [c[0] for c in rel_rows],
-        "rel_rest": [c[5 if weighted else 4 :] for c in rel_rows],
-        "weighted": weighted,
-        "blank": {
-            k for k, c in enumerate(rel_rows) if not c[3]
-        },  # rows with no description (a text may say related_to)
-    }
+    state = GraphragState(
+        header,
+        [c[0] for c in rows],
+        [c[3:] for c in rows],
+        listed,
+        rel_header,
+        [c[0] for c in rel_rows],
+        [c[5 if weighted else 4 :] for c in rel_rows],
+        weighted,
+        frozenset(k for k, c in enumerate(rel_rows) if not c[3]),
+    )
     return parts.graph(), state
 
 
-def write_graphrag(graph: Graph, state: dict[str, Any]) -> str:
-    lines = [GRAPHRAG_ENTITIES[0], "|".join(state["header"])]
-    for k, (n, props) in enumerate(list(graph.nodes_with_props())[: state["listed"]]):
-        lines.append("|".join([state["ids"][k], n.name, str(dict(props).get("description", "")), *state["rest"][k]]))
-    lines += ["", "", GRAPHRAG_RELATIONSHIPS[0], "|".join(state["rel_header"])]
+def write_graphrag(graph: Graph, state: GraphragState) -> str:
+    lines = [GRAPHRAG_ENTITIES[0], "|".join(state.header)]
+    for k, (n, props) in enumerate(list(graph.nodes_with_props())[: state.listed]):
+        lines.append("|".join([state.ids[k], n.name, str(dict(props).get("description", "")), *state.rest[k]]))
+    lines += ["", "", GRAPHRAG_RELATIONSHIPS[0], "|".join(state.rel_header)]
     for k, (e, props) in enumerate(graph.edges_with_props()):
         weight = dict(props).get("weight")
-        cells = [state["rel_ids"][k], e.source, e.target, "" if k in state["blank"] else e.relation]
-        cells += [str(weight) if weight is not None else ""] if state["weighted"] else []
-        lines.append("|".join([*cells, *state["rel_rest"][k]]))
+        cells = [state.rel_ids[k], e.source, e.target, "" if k in state.blank else e.relation]
+        cells += [str(weight) if weight is not None else ""] if state.weighted else []
+        lines.append("|".join([*cells, *state.rel_rest[k]]))
     return "\n".join(lines)
 
 
@@ -238,11 +251,21 @@ def _json_lines(block: str, what: str, at: int) -> list[dict[str, Any]]:
     return records
 
 
-def read_lightrag(text: str) -> tuple[Graph, dict[str, Any]]:
+@dataclass(slots=True, frozen=True)
+class LightragState:
+    """What LightRAG's JSON lines show that is no fact of the subgraph."""
+
+    entities: list[list[tuple[str, Any]]]  # each entity line's keys in order, with the values of those not read
+    nulls: frozenset[str]  # the entities whose description is written null
+    relations: list[list[tuple[str, Any]]]  # each relationship line's keys, the same
+    unknown: list[bool]  # per relationship: its description was LightRAG's UNKNOWN (a text may say related_to)
+
+
+def read_lightrag(text: str) -> tuple[Graph, LightragState]:
     middle = text.index("\n" + LIGHTRAG_MIDDLE)
     entities = _json_lines(text[len(LIGHTRAG_HEAD) : middle], "entity", 0)
     relations = _json_lines(text[middle + 1 + len(LIGHTRAG_MIDDLE) : -4], "relationship", middle)
-    parts = Parts()
+    parts, nulls = Parts(), set()
     for record in entities:
         name, kind, description = record.get("entity"), record.get("type", DEFAULT_TYPE), record.get("description")
         if not isinstance(name, str) or not isinstance(kind, str) or not isinstance(description, (str, type(None))):
@@ -251,7 +274,9 @@ def read_lightrag(text: str) -> tuple[Graph, dict[str, Any]]:
             )
         shown = description is not None and description != LIGHTRAG_UNKNOWN  # LightRAG's word for none
         parts.node(name, name, kind, {"description": description} if shown else {})
-    listed, unknown = len(parts.nodes), cast(list[bool], [])
+        if description is None and "description" in record:  # written null
+            nulls.add(name)
+    unknown = cast(list[bool], [])
     for record in relations:
         source, target, description = record.get("entity1"), record.get("entity2"), record.get("description")
         if not all(isinstance(v, str) for v in (source, target, description)):
@@ -266,29 +291,26 @@ def read_lightrag(text: str) -> tuple[Graph, dict[str, Any]]:
             if end not in parts.nodes:
                 parts.node(end, end)
     own = {"entity", "type", "description", "entity1", "entity2"}
-    state = {
-        "entities": [[(k, None if k in own else v) for k, v in r.items()] for r in entities],
-        "listed": listed,
-        "nulls": {
-            r["entity"]: None for r in entities if r.get("description", "") is None
-        },  # a description written null
-        "relations": [[(k, None if k in own else v) for k, v in r.items()] for r in relations],
-        "unknown": unknown,  # per relation: its description was LightRAG's UNKNOWN (a text may say related_to)
-    }
+    state = LightragState(
+        [[(k, None if k in own else v) for k, v in r.items()] for r in entities],
+        frozenset(nulls),
+        [[(k, None if k in own else v) for k, v in r.items()] for r in relations],
+        unknown,
+    )
     return parts.graph(), state
 
 
-def write_lightrag(graph: Graph, state: dict[str, Any]) -> str:
+def write_lightrag(graph: Graph, state: LightragState) -> str:
     lines = []
-    for (n, props), keys in zip(graph.nodes_with_props(), state["entities"]):
+    for (n, props), keys in zip(graph.nodes_with_props(), state.entities):
         values = {
             "entity": n.name,
             "type": n.type,
-            "description": dict(props).get("description", state["nulls"].get(n.id, LIGHTRAG_UNKNOWN)),
+            "description": dict(props).get("description", None if n.id in state.nulls else LIGHTRAG_UNKNOWN),
         }
         lines.append(json.dumps({k: values.get(k, v) for k, v in keys}, ensure_ascii=False))
     relations = []
-    for e, keys, unknown in zip(graph.edges, state["relations"], state["unknown"]):
+    for e, keys, unknown in zip(graph.edges, state.relations, state.unknown):
         values = {
             "entity1": e.source,
             "entity2": e.target,
@@ -331,17 +353,15 @@ def _llama_triplet(line: str) -> tuple[tuple[str, dict[str, Any] | None], ...] |
     return tuple(parts) if i == len(line) and all(t for t, _ in parts) else None
 
 
-def _triplet_or_none(line: str) -> tuple[tuple[str, dict[str, Any] | None], ...] | None:
-    try:
-        return _llama_triplet(line)
-    except LayoutError:
-        return None
-
-
 def _arrows(line: str) -> bool:
-    """A line that reads as a triplet, or holds the two arrows of
-    one (a name holding ' -> ' makes more: read, it fails)."""
-    return line.count(" -> ") >= 2 and _triplet_or_none(line) is not None or line.count(" -> ") > 2
+    """A line that reads as a triplet, or holds more than its two arrows (a name holding ' -> ': read, it fails)."""
+    arrows = line.count(" -> ")
+    if arrows != 2:
+        return arrows > 2
+    try:
+        return _llama_triplet(line) is not None
+    except LayoutError:
+        return False
 
 
 LLAMAINDEX_RULE = "-" * 21  # the line around the context in LlamaIndex's default text QA and refine templates
@@ -399,11 +419,23 @@ def find_llamaindex(text: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-def read_llamaindex(text: str) -> tuple[Graph, dict[str, Any]]:
+# a triplet's shape: the keys of its subject's, relation's and object's properties in order (None: not shown)
+TripletShape = tuple[list[str] | None, ...]
+
+
+@dataclass(slots=True, frozen=True)
+class LlamaindexState:
+    """What LlamaIndex's triplets show that is no fact of the subgraph."""
+
+    grouped: bool  # a source-text group (the preamble, a line each), else a paragraph each
+    shapes: list[TripletShape]  # each triplet's shape
+
+
+def read_llamaindex(text: str) -> tuple[Graph, LlamaindexState]:
     grouped = text.startswith(LLAMAINDEX_PREAMBLE + "\n\n")
     at = len(LLAMAINDEX_PREAMBLE) + 2 if grouped else 0
     lines = text[at:].split("\n") if grouped else text.split("\n\n")
-    parts, shapes = Parts(), cast(list[tuple[list[str] | None, ...]], [])
+    parts, shapes = Parts(), cast(list[TripletShape], [])
     for line in lines:
         triplet = _llama_triplet(line)
         if triplet is None:
@@ -417,23 +449,23 @@ def read_llamaindex(text: str) -> tuple[Graph, dict[str, Any]]:
             parts.node(name.replace('"', " "), name, DEFAULT_TYPE, _scalars(props or {}, f"entity {name!r}"))
         parts.edge(s.replace('"', " "), r, o.replace('"', " "), _scalars(r_props or {}, f"relation {r!r}"))
         shapes.append(tuple(None if p is None else list(p) for p in (s_props, r_props, o_props)))
-    return parts.graph(), {"grouped": grouped, "shapes": shapes}
+    return parts.graph(), LlamaindexState(grouped, shapes)
 
 
-def write_llamaindex(graph: Graph, state: dict[str, Any]) -> str:
+def write_llamaindex(graph: Graph, state: LlamaindexState) -> str:
     nodes = {n.id: (n, dict(p)) for n, p in graph.nodes_with_props()}
 
     def shown(text: str, props: dict[str, Any], keys: list[str] | None) -> str:
         return text if keys is None else f"{text} ({ {k: props[k] for k in keys}!r})"
 
     lines = []
-    for (e, props), (s_keys, r_keys, o_keys) in zip(graph.edges_with_props(), state["shapes"]):
+    for (e, props), (s_keys, r_keys, o_keys) in zip(graph.edges_with_props(), state.shapes):
         (s, s_props), (o, o_props) = nodes[e.source], nodes[e.target]
         lines.append(
             f"{shown(s.name, s_props, s_keys)} -> {shown(e.relation, dict(props), r_keys)} -> "
             f"{shown(o.name, o_props, o_keys)}"
         )
-    return LLAMAINDEX_PREAMBLE + "\n\n" + "\n".join(lines) if state["grouped"] else "\n\n".join(lines)
+    return LLAMAINDEX_PREAMBLE + "\n\n" + "\n".join(lines) if state.grouped else "\n\n".join(lines)
 
 
 # -----------------------------------------------------------------------------
@@ -451,20 +483,27 @@ def _record_node(value: object, parts: Parts, where: str, kind: str | None = Non
     key_field = next((k for k in NODE_KEYS if isinstance(value.get(k), str)), None)
     if key_field is None:
         raise LayoutError(f"a record's {where} has no text {', '.join(NODE_KEYS)} to name it by")
-    name = value["name"] if isinstance(value.get("name"), str) else value[key_field]
-    if isinstance(value.get("type"), str):
-        kind = value["type"]
+    key, name, given_kind = value[key_field], value.get("name"), value.get("type")
+    kind = given_kind if isinstance(given_kind, str) else kind
     props = {
         k: v
         for k, v in value.items()
         if k not in (key_field, "name", "type") or (k == "type" and not isinstance(v, str))
     }
-    parts.node(value[key_field], name, kind or DEFAULT_TYPE, _scalars(props, f"the node {value[key_field]!r}"))
-    return value[key_field], [key_field, list(value)]
+    parts.node(key, name if isinstance(name, str) else key, kind or DEFAULT_TYPE, _scalars(props, f"the node {key!r}"))
+    return key, [key_field, list(value)]
 
 
 # a record's shape: its keys, its nodes' shapes ([key field, keys]), its properties' keys, a lone node's key
 RecordShape = tuple[list[str], list[Any], list[Any] | None, list[str] | None, str | None]
+
+
+@dataclass(slots=True, frozen=True)
+class RecordsState:
+    """What LangChain's or neo4j-graphrag's records show that is no fact of the subgraph."""
+
+    shapes: list[RecordShape]  # each record's shape
+    elements: list[tuple[Any, str]] = field(default_factory=list)  # neo4j: each node's element id and labels, printed
 
 
 def _records(records: list[Any], parts: Parts, kinds: list[str | None] | None = None) -> list[RecordShape]:
@@ -478,18 +517,17 @@ def _records(records: list[Any], parts: Parts, kinds: list[str | None] | None = 
                 f"a record with the keys {', '.join(map(str, record)) if isinstance(record, dict) else '?'}, not "
                 "source, relation and target: a query's answer, not a subgraph"
             )
-        source, source_keys = _record_node(record["source"], parts, "source", next(kinds_left, None))
-        if record["relation"] is None and record["target"] is None:
+        start, relation, end, given = record["source"], record["relation"], record["target"], record.get("properties")
+        source, source_keys = _record_node(start, parts, "source", next(kinds_left, None))
+        if relation is None and end is None:
             shapes.append(([*record], source_keys, None, None, source))
             continue
-        target, target_keys = _record_node(record["target"], parts, "target", next(kinds_left, None))
-        props = record.get("properties") or {}
-        if not isinstance(record["relation"], str) or not isinstance(props, dict):
+        target, target_keys = _record_node(end, parts, "target", next(kinds_left, None))
+        props = given or {}
+        if not isinstance(relation, str) or not isinstance(props, dict):
             raise LayoutError("a record's relation is not text, or its properties not a map")
-        parts.edge(source, record["relation"], target, _scalars(props, "a relation"))
-        shapes.append(
-            ([*record], source_keys, target_keys, None if record.get("properties") is None else list(props), None)
-        )
+        parts.edge(source, relation, target, _scalars(props, "a relation"))
+        shapes.append(([*record], source_keys, target_keys, None if given is None else list(props), None))
     return shapes
 
 
@@ -587,14 +625,14 @@ def find_langchain(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def read_langchain(text: str) -> tuple[Graph, dict[str, Any]]:
+def read_langchain(text: str) -> tuple[Graph, RecordsState]:
     parts = Parts()
     shapes = _records(cast("list[Any]", py_literal(text)), parts)  # not a list: read_span says it could not be read
-    return parts.graph(), {"shapes": shapes}
+    return parts.graph(), RecordsState(shapes)
 
 
-def write_langchain(graph: Graph, state: dict[str, Any]) -> str:
-    return repr(_record_values(graph, state["shapes"]))
+def write_langchain(graph: Graph, state: RecordsState) -> str:
+    return repr(_record_values(graph, state.shapes))
 
 
 RECORD_LINE = re.compile(r"(?m)^<Record [^\n]*>$")
@@ -610,7 +648,7 @@ def find_neo4j_graphrag(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def read_neo4j_graphrag(text: str) -> tuple[Graph, dict[str, Any]]:
+def read_neo4j_graphrag(text: str) -> tuple[Graph, RecordsState]:
     from ..frameworks import _neo4j_record
 
     records, elements, kinds = [], [], []
@@ -633,18 +671,18 @@ def read_neo4j_graphrag(text: str) -> tuple[Graph, dict[str, Any]]:
         records.append(record)
     parts = Parts()
     shapes = _records(records, parts, kinds)
-    return parts.graph(), {"shapes": shapes, "elements": elements}
+    return parts.graph(), RecordsState(shapes, elements)
 
 
-def write_neo4j_graphrag(graph: Graph, state: dict[str, Any]) -> str:
-    elements = iter(state["elements"])
+def write_neo4j_graphrag(graph: Graph, state: RecordsState) -> str:
+    elements = iter(state.elements)
 
     def node_text(value: dict[str, Any]) -> str:
         element_id, labels = next(elements)
         return f"<Node element_id={element_id!r} labels=frozenset({labels}) properties={value!r}>"
 
     lines = []
-    for record in _record_values(graph, state["shapes"]):
+    for record in _record_values(graph, state.shapes):
         fields = [
             f"{key}={node_text(value) if key in ('source', 'target') and isinstance(value, dict) else repr(value)}"
             for key, value in record.items()
@@ -710,9 +748,8 @@ def find_spans(text: str) -> tuple[list[Span], bool]:
 
 
 def read_span(span: Span, text: str) -> Span:
-    """The span read and proved: span.graph and span.state set, or LayoutError with the first differing offset."""
+    """The span read and proved: span.graph set, or LayoutError with the first differing offset."""
     piece = text[span.start : span.end]
-    state: object
     if span.layout.startswith("own:"):
         fmt = span.layout[4:]
         try:
@@ -720,7 +757,6 @@ def read_span(span: Span, text: str) -> Span:
             again = FORMATS[fmt].serialize(graph)
         except BenchmarkError as e:
             raise LayoutError(str(e)) from None
-        state = fmt
     else:
         codec = LOGGED_LAYOUTS[span.layout]
         try:
@@ -735,5 +771,5 @@ def read_span(span: Span, text: str) -> Span:
             f"{piece[max(0, at - 20) : at + 20]!r})",
             span.start + at,
         )
-    span.graph, span.state = graph, state
+    span.graph = graph
     return span

@@ -14,7 +14,7 @@ import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._article import (
@@ -283,14 +283,6 @@ def count_prepared(p: Prepared, tokenizers: list[Tokenizer], keep_texts: bool = 
     return measured
 
 
-def measure_logged(
-    logged: Logged, formats: list[str], tokenizers: list[Tokenizer], keep_texts: bool = False
-) -> Measured | Skipped:
-    """The logged prompt's context found, read back exactly, and measured in every format."""
-    prepared = prepare_logged(logged, formats)
-    return prepared if isinstance(prepared, Skipped) else count_prepared(prepared, tokenizers, keep_texts)
-
-
 # -----------------------------------------------------------------------------
 # the file streamed: chunks of lines measured on both cores (forked workers), results in the file's order
 
@@ -301,14 +293,11 @@ _WORK: tuple[list[str], list[Tokenizer]] = ([], [])  # what forked workers measu
 
 def slim(result: Measured | Skipped) -> Measured | Skipped:
     """The result without its logged messages (the prompt texts stay where they were read)."""
-    logged = result.logged
-    light = Logged(
-        logged.line, logged.id, logged.question[:400], (), logged.model, logged.other_parts, None, logged.source
-    )
+    light = replace(result.logged, question=result.logged.question[:400], messages=(), answer=None)
     if isinstance(result, Measured):
         result.logged = light
         return result
-    return Skipped(light, result.reason, result.at, result.message)
+    return replace(result, logged=light)
 
 
 def measure_chunk(
@@ -323,7 +312,8 @@ def measure_chunk(
             if isinstance(item, (Unread, NotCall)):
                 out.append(item)
                 continue
-            result = measure_logged(item, formats, tokenizers, keep_texts=keep > 0)
+            prepared = prepare_logged(item, formats)  # read back exactly, then measured in every format
+            result = prepared if isinstance(prepared, Skipped) else count_prepared(prepared, tokenizers, keep > 0)
             keep -= isinstance(result, Measured)
             out.append(slim(result))
     return out

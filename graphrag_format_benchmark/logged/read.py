@@ -138,13 +138,12 @@ def parse_line(line_no: int, raw: bytes) -> list[Logged | Unread | NotCall]:
             for r in records
         ] or [Unread(line_no, f"line {line_no}", "a trace line that holds no span")]
     line_id = _id(data.get("id", data.get("custom_id")), line_no)
-    body = _body(data)
-    if isinstance(body, dict) and isinstance(body.get("messages"), list):
-        messages = [
-            (m.get("role", "user"), m.get("content")) if isinstance(m, dict) else None for m in body["messages"]
-        ]
-    elif isinstance(data.get("prompt"), str):
-        messages = [("user", data["prompt"])]
+    body, prompt = _body(data), data.get("prompt")
+    given = body.get("messages") if isinstance(body, dict) else None
+    if isinstance(given, list):
+        messages = [(m.get("role", "user"), m.get("content")) if isinstance(m, dict) else None for m in given]
+    elif isinstance(prompt, str):
+        messages = [("user", prompt)]
     else:
         return [Unread(line_no, line_id, 'neither a chat request ("messages") nor {"question", "prompt"}')]
     model = body.get("model") if isinstance(body, dict) else None

@@ -15,6 +15,7 @@ import json
 import math
 import os
 from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,6 +31,7 @@ from .._article import (
     json_bytes,
     publish,
 )
+from ..answers import files_sha256
 from ..artifacts import Outputs, format_library_versions, held_outputs
 from ..encodings import tokenizer_for
 from ..options import RunConfig, check_flags, make_model_config, parse_names
@@ -37,7 +39,8 @@ from ..progress import Progress
 from ..report import drawn_lines, render_report
 from ..runner.config import SOLVER_MODEL, ModelConfig, public_argv, public_url
 from ..runner.log import LOG_NAME
-from .answers import ask_all
+from .agreement import Agreed, Pair, Row
+from .answers import AskCounts, ask_all
 from .measure import LOGGED, Measured, Skipped, measured_lines, own_format
 from .read import NotCall, Unread, check_log_file
 from .traces import SOURCES
@@ -103,62 +106,137 @@ class Totals:
                 lists[1].append(prompt)
 
 
+@dataclass(slots=True)
+class Counts:
+    """What a run read, counted line by line (tally), then the model run's and the union's: results.json's counts and
+    the manifest's preflight (to_dict)."""
+
+    lines: int = 0  # the requests read (a trace record that is no LLM call is none)
+    measured: int = 0  # read back exactly and measured
+    left_out: int = 0  # not measured: logged.jsonl says why
+    layouts: dict[str, int] = field(default_factory=dict)  # measured, by the layout found
+    reasons: dict[str, tuple[int, str]] = field(default_factory=dict)  # left out, by reason: (lines, the first's place)
+    sources: dict[str, int] = field(default_factory=dict)  # the requests read, by where from (traces.SOURCES)
+    not_calls: dict[str, int] = field(default_factory=dict)  # trace records that are no LLM call, by kind
+    asked: AskCounts | None = None  # with --model: the model run's requests
+    stopped: bool = False  # with --model: Ctrl-C stopped the model run
+    requests_log: dict[str, Any] | None = None  # with --model: requests.jsonl's digest (kept across runs)
+    union: tuple[int, int, int] | None = None  # logged_graph.json's nodes and edges, and properties shown twice
+
+    def add(self, result: Measured | Skipped | Unread | NotCall) -> None:
+        """One result counted: a request read (measured, by layout and source; or left out, by reason with the first
+        line of each), or a trace record that is no LLM call (by kind: no request)."""
+        if isinstance(result, NotCall):
+            self.not_calls[result.kind] = self.not_calls.get(result.kind, 0) + 1
+            return
+        self.lines += 1
+        source = result.source if isinstance(result, Unread) else result.logged.source
+        self.sources[source] = self.sources.get(source, 0) + 1
+        if isinstance(result, Measured):
+            self.measured += 1
+            self.layouts[result.layout] = self.layouts.get(result.layout, 0) + 1
+            return
+        self.left_out += 1
+        key = _reason_key(result.reason)
+        n, first = self.reasons.get(key, (0, _where(result)))
+        self.reasons[key] = (n + 1, first)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts as results.json writes them: the model run's and the union's only once they are known."""
+        model_run = {"stopped": self.stopped, "log": {LOG_NAME: self.requests_log}}
+        return {
+            "lines": self.lines,
+            "measured": self.measured,
+            "left_out": self.left_out,
+            "layouts": self.layouts,
+            "reasons": self.reasons,
+            "sources": self.sources,
+            "not_calls": self.not_calls,
+            **({"asked": {**self.asked.to_dict(), **model_run}} if self.asked else {}),
+            **({"union": dict(zip(("nodes", "edges", "conflicts"), self.union))} if self.union else {}),
+        }
+
+
+@dataclass(slots=True, frozen=True)
+class FormatRow:
+    """One format's row of one encoding, over every measured prompt: results.json's summary (to_dict, in this
+    order), results.md's table, report.html's size view."""
+
+    format: str  # LOGGED: what was sent
+    prompts: int  # the prompts measured
+    prompt_tokens_sum: int  # the whole prompts' tokens
+    prompt_tokens_mean: float  # to 1 place
+    prompt_tokens_p95: int  # nearest rank
+    prompt_tokens_min: int
+    prompt_tokens_max: int
+    graph_bytes_mean: float  # the graph texts' UTF-8 bytes, to 1 place
+    graph_tokens_sum: int  # the graph texts' tokens
+    graph_tokens_mean: float  # to 1 place
+    graph_tokens_p95: int
+    saving: float | None  # 1 - its prompt tokens / what was sent's, to 4 places (None: nothing was sent)
+    cost_usd: float | None  # the prompts at --input-price-per-million USD, to 6 places (None: no price given)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as results.json writes it: its fields in order."""
+        return asdict(self)
+
+
+Summary = dict[str, list[FormatRow]]  # encoding -> a row per format, the logged layout first
+
+
 def p95(values: list[int]) -> int:
     """The 95th percentile, nearest rank: the smallest value at least 95% of the values do not exceed."""
     ordered = sorted(values)
     return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
 
 
-def summary(totals: Totals, price: float | None) -> dict[str, Any]:
+def summary(totals: Totals, price: float | None) -> Summary:
     """Per encoding, a row per format (the logged layout first): sums, means and p95 of prompt and graph tokens, the
     saving against what was sent, and the cost of the prompts at price USD per million input tokens."""
     out = {}
     for encoding, by_format in totals.tokens.items():
         sent = sum(by_format[LOGGED][1])
-        rows = []
-        for fmt, (graph, prompt) in by_format.items():
-            rows.append(
-                {
-                    "format": fmt,
-                    "prompts": len(prompt),
-                    "prompt_tokens_sum": sum(prompt),
-                    "prompt_tokens_mean": round(sum(prompt) / len(prompt), 1),
-                    "prompt_tokens_p95": p95(prompt),
-                    "prompt_tokens_min": min(prompt),
-                    "prompt_tokens_max": max(prompt),
-                    "graph_bytes_mean": round(totals.bytes.get(fmt, 0) / len(graph), 1),
-                    "graph_tokens_sum": sum(graph),
-                    "graph_tokens_mean": round(sum(graph) / len(graph), 1),
-                    "graph_tokens_p95": p95(graph),
-                    "saving": round(1 - sum(prompt) / sent, 4) if sent else None,
-                    "cost_usd": round(sum(prompt) * price / 1e6, 6) if price is not None else None,
-                }
+        out[encoding] = [
+            FormatRow(
+                fmt,
+                len(prompt),
+                sum(prompt),
+                round(sum(prompt) / len(prompt), 1),
+                p95(prompt),
+                min(prompt),
+                max(prompt),
+                round(totals.bytes.get(fmt, 0) / len(graph), 1),
+                sum(graph),
+                round(sum(graph) / len(graph), 1),
+                p95(graph),
+                round(1 - sum(prompt) / sent, 4) if sent else None,
+                round(sum(prompt) * price / 1e6, 6) if price is not None else None,
             )
-        out[encoding] = rows
+            for fmt, (graph, prompt) in by_format.items()
+        ]
     return out
 
 
-def _row(r: dict[str, Any], layouts: str, price: float | None) -> str:
-    name = f"what was sent ({layouts})" if r["format"] == LOGGED else r["format"]
-    saving = "" if r["format"] == LOGGED else f"{r['saving']:.1%}"
+def _row(r: FormatRow, layouts: str, price: float | None) -> str:
+    logged = r.format == LOGGED
     cells = [
-        name,
-        f"{r['prompt_tokens_sum']:,}",
-        f"{r['prompt_tokens_mean']:,.0f}",
-        f"{r['prompt_tokens_p95']:,}",
-        saving or "baseline",
-        f"{r['graph_tokens_sum']:,}",
-        f"{r['graph_tokens_mean']:,.0f}",
-        f"{r['graph_tokens_p95']:,}",
+        f"what was sent ({layouts})" if logged else r.format,
+        f"{r.prompt_tokens_sum:,}",
+        f"{r.prompt_tokens_mean:,.0f}",
+        f"{r.prompt_tokens_p95:,}",
+        "baseline" if logged else f"{r.saving or 0.0:.1%}",
+        f"{r.graph_tokens_sum:,}",
+        f"{r.graph_tokens_mean:,.0f}",
+        f"{r.graph_tokens_p95:,}",
     ]
-    return "| " + " | ".join(cells + ([f"{r['cost_usd']:,.4f}"] if price is not None else [])) + " |"
+    return "| " + " | ".join(cells + ([f"{r.cost_usd or 0.0:,.4f}"] if price is not None else [])) + " |"
 
 
-def agreement_md(agreed: dict[str, Any]) -> list[str]:
+def agreement_md(agreed: Agreed) -> list[str]:
     """The agreement table (by the entities the answers name, and by their texts), the pairs where the two differ,
     and every disagreement side by side."""
     lines = [
-        f"## {agreed['model']}: does each format's answer agree with the answer to what was sent?",
+        f"## {agreed.model}: does each format's answer agree with the answer to what was sent?",
         "",
         "The same model asked each logged question again with its context in each format. Two answers agree by "
         "entities when they name the same entities of the context (whole words, casefolded; the entities the question "
@@ -172,29 +250,29 @@ def agreement_md(agreed: dict[str, Any]) -> list[str]:
         "95% interval | non-answers | not compared (a request failed) |",
         "|---|---:|---:|---:|---|---:|---:|---|---:|---:|",
     ]
-    for r in agreed["rows"]:
-        cells = [r["format"], f"{r['compared']:,}"]
-        for key in ("entities", "exact"):
-            a = r[key]
+    for r in agreed.rows:
+        cells = [r.format, f"{r.compared:,}"]
+        for a in (r.entities, r.exact):
             cells += [
-                f"{a['agree']:,}",
-                "" if a["rate"] is None else f"{a['rate']:.1%}",
-                "" if a["low"] is None else f"{a['low']:.1%}-{a['high']:.1%}",
+                f"{a.agree:,}",
+                "" if a.rate is None else f"{a.rate:.1%}",
+                "" if a.low is None else f"{a.low:.1%}-{a.high or 0.0:.1%}",
             ]
-        cells += [f"{r['non_answers']:,}", f"{r['failed']:,}"]
+        cells += [f"{r.non_answers:,}", f"{r.failed:,}"]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     for title, pairs in (
-        ("Where agreement by entities and by text differ", agreed["differing"]),
-        ("Every disagreement by entities", agreed["disagreements"]),
+        ("Where agreement by entities and by text differ", agreed.differing),
+        ("Every disagreement by entities", agreed.disagreements),
     ):
         if pairs:
             lines += _pairs_md(title, pairs)
     return lines
 
 
-def _pairs_md(title: str, pairs: list[dict[str, Any]]) -> list[str]:
+def _pairs_md(title: str, pairs: list[Pair]) -> list[str]:
     cell: Callable[[object], str] = lambda text: " ".join(str(text).split()).replace("|", "\\|")[:300]  # noqa: E731
+    shown: Callable[[list[str] | str], str] = lambda v: ", ".join(v) or "no entity" if isinstance(v, list) else v  # noqa: E731
     lines = [
         f"### {title}",
         "",
@@ -203,32 +281,31 @@ def _pairs_md(title: str, pairs: list[dict[str, Any]]) -> list[str]:
         "|---:|---|---|---|---|---|---|---|---|",
     ]
     for d in pairs:
-        shown: Callable[[object], object] = lambda v: ", ".join(v) or "no entity" if isinstance(v, list) else v  # noqa: E731
-        names = f"{cell(shown(d['sent_names']))} / {cell(shown(d['answer_names']))}"
+        names = f"{cell(shown(d.sent_names))} / {cell(shown(d.answer_names))}"
         lines.append(
-            f"| {d['line']} | {cell(d['id'])} | {d['format']} | {cell(d['question'])} | {cell(d['sent'])} | "
-            f"{cell(d['answer'])} | {names} | {'agree' if d['entities_agree'] else 'differ'} | "
-            f"{'agree' if d['texts_agree'] else 'differ'} |"
+            f"| {d.line} | {cell(d.id)} | {d.format} | {cell(d.question)} | {cell(d.sent)} | "
+            f"{cell(d.answer)} | {names} | {'agree' if d.entities_agree else 'differ'} | "
+            f"{'agree' if d.texts_agree else 'differ'} |"
         )
     return [*lines, ""]
 
 
-def agreement_headline(model: str, rows: list[dict[str, Any]]) -> str:
+def agreement_headline(model: str, rows: list[Row]) -> str:
     """The format whose answers agree by entities most often with the answers to what was sent, when its 95% interval
     lies above every other's; else that none stands apart (few questions, or rates too close): never a winner by
     chance."""
-    rated = [r for r in rows if r["entities"]["rate"] is not None]
+    rated = [r for r in rows if r.entities.rate is not None]  # with a rate, an interval too
     if not rated:
         return f"With {model}, no answer could be compared: every pair had a failed request (requests.jsonl says why)."
-    top = max(rated, key=lambda r: r["entities"]["low"])
+    top = max(rated, key=lambda r: r.entities.low or 0.0)
     span = (
-        f"{min(r['entities']['rate'] for r in rated):.0%}-{max(r['entities']['rate'] for r in rated):.0%} over "
-        f"{max(r['compared'] for r in rated):,} question(s)"
+        f"{min(r.entities.rate or 0.0 for r in rated):.0%}-{max(r.entities.rate or 0.0 for r in rated):.0%} over "
+        f"{max(r.compared for r in rated):,} question(s)"
     )
-    if len(rated) > 1 and all(top["entities"]["low"] > r["entities"]["high"] for r in rated if r is not top):
+    if len(rated) > 1 and all((top.entities.low or 0.0) > (r.entities.high or 0.0) for r in rated if r is not top):
         return (
-            f"With {model}, the answers in {top['format']} name the same entities as the answers to what was sent more "
-            f"often than in any other format ({top['entities']['agree']:,} of {top['compared']:,}; rates {span}); the "
+            f"With {model}, the answers in {top.format} name the same entities as the answers to what was sent more "
+            f"often than in any other format ({top.entities.agree:,} of {top.compared:,}; rates {span}); the "
             "evidence is agreement on your questions, not accuracy."
         )
     return (
@@ -238,15 +315,13 @@ def agreement_headline(model: str, rows: list[dict[str, Any]]) -> str:
     )
 
 
-def results_md(
-    summ: dict[str, Any], counts: dict[str, Any], source: str, price: float | None, agreed: dict[str, Any] | None = None
-) -> str:
-    layouts = ", ".join(f"{k} {v:,}" for k, v in sorted(counts["layouts"].items(), key=lambda kv: -kv[1]))
+def results_md(summ: Summary, counts: Counts, source: str, price: float | None, agreed: Agreed | None = None) -> str:
+    layouts = ", ".join(f"{k} {v:,}" for k, v in sorted(counts.layouts.items(), key=lambda kv: -kv[1]))
     lines = [
         "# What each format would save on your logged traffic",
         "",
-        f"{counts['lines']:,} logged request(s) in {source}: {counts['measured']:,} read back exactly and measured "
-        f"({layouts}); {counts['left_out']:,} left out (logged.jsonl says why, line by line).",
+        f"{counts.lines:,} logged request(s) in {source}: {counts.measured:,} read back exactly and measured "
+        f"({layouts}); {counts.left_out:,} left out (logged.jsonl says why, line by line).",
         "",
         *_read_from(counts),
         *(_model_lines(counts, agreed) if agreed is not None else []),
@@ -265,65 +340,64 @@ def results_md(
         "the same bytes before anything was counted. The saving is against what was sent, over all measured prompts.",
         "",
     ]
-    if counts["reasons"]:
+    if counts.reasons:
         lines += ["## Left out", "", "| reason | lines | first |", "|---|---:|---|"]
         lines += [
             f"| {reason} | {n:,} | {first} |"
-            for reason, (n, first) in sorted(counts["reasons"].items(), key=lambda kv: -kv[1][0])
+            for reason, (n, first) in sorted(counts.reasons.items(), key=lambda kv: -kv[1][0])
         ]
         lines.append("")
     return "\n".join(lines)
 
 
-def _read_from(counts: dict[str, Any]) -> list[str]:
+def _read_from(counts: Counts) -> list[str]:
     """What a trace export was read as, and the records that are no LLM call; nothing for request bodies alone."""
-    if not set(counts["sources"]) - {"request"} and not counts["not_calls"]:
+    if not set(counts.sources) - {"request"} and not counts.not_calls:
         return []
-    read_as = ", ".join(f"{SOURCES[k]} {n:,}" for k, n in sorted(counts["sources"].items(), key=lambda kv: -kv[1]))
-    skipped = sum(counts["not_calls"].values())
+    read_as = ", ".join(f"{SOURCES[k]} {n:,}" for k, n in sorted(counts.sources.items(), key=lambda kv: -kv[1]))
+    skipped = sum(counts.not_calls.values())
     said = f"; {skipped:,} trace record(s) that are no LLM call skipped (logged.jsonl names each)" if skipped else ""
     return [f"Read from: {read_as}{said}.", ""]
 
 
-def _model_lines(counts: dict[str, Any], agreed: dict[str, Any]) -> list[str]:
+def _model_lines(counts: Counts, agreed: Agreed) -> list[str]:
     """The model run's headline, and what it did not ask: stopped, left out, answered by the traces."""
-    asked = counts.get("asked", {})
-    lines = [agreement_headline(agreed["model"], agreed["rows"]), ""]
-    if asked.get("stopped"):
+    asked = counts.asked or AskCounts()
+    lines = [agreement_headline(agreed.model, agreed.rows), ""]
+    if counts.stopped:
         lines += [
             "The model run was stopped (Ctrl-C): the agreement is over the questions whose answers had all come; "
             "run the same command again to send the rest (requests.jsonl keeps every answer).",
             "",
         ]
-    for reason, n in asked.get("not_sent", {}).items():
+    for reason, n in asked.not_sent.items():
         lines += [f"{n:,} measured request(s) left out of the model run: {reason}.", ""]
-    if asked.get("from_trace"):
+    if asked.from_trace:
         lines += [
-            f"{asked['from_trace']:,} answer(s) to what was sent are those the traces logged beside the prompts, by "
-            f"{agreed['model']} itself: not asked again (only each format's alternative was sent).",
+            f"{asked.from_trace:,} answer(s) to what was sent are those the traces logged beside the prompts, by "
+            f"{agreed.model} itself: not asked again (only each format's alternative was sent).",
             "",
         ]
     return lines
 
 
-def _encoding_md(
-    encoding: str, rows: list[dict[str, Any]], layouts: str, price: float | None, asked: bool
-) -> list[str]:
+def _encoding_md(encoding: str, rows: list[FormatRow], layouts: str, price: float | None, asked: bool) -> list[str]:
     """One encoding's finding (the format that sends the fewest tokens) and its table."""
     lines = []
-    best = min((r for r in rows if r["format"] != LOGGED), key=lambda r: r["prompt_tokens_sum"], default=None)
-    base = next(r for r in rows if r["format"] == LOGGED)
+    best = min((r for r in rows if r.format != LOGGED), key=lambda r: r.prompt_tokens_sum, default=None)
+    base = next(r for r in rows if r.format == LOGGED)
     if best is not None:
-        cost = "" if price is None else f"; {best['cost_usd']:,.4f} USD against {base['cost_usd']:,.4f}"
-        more_or_less = f"{best['saving']:.1%} less" if best["saving"] >= 0 else f"{-best['saving']:.1%} more"
+        cost = "" if price is None else f"; {best.cost_usd or 0.0:,.4f} USD against {base.cost_usd or 0.0:,.4f}"
+        saving = best.saving or 0.0
+        more_or_less = f"{saving:.1%} less" if saving >= 0 else f"{-saving:.1%} more"
         then = (
             "Whether its answers agree with those to what was sent is below."
             if asked
             else "Tokens only: whether answers stay as good is what a model run says (--model)."
         )
         lines += [
-            f"**{encoding}: {best['format']} would send {best['prompt_tokens_sum']:,} prompt tokens where your "
-            f"framework sent {base['prompt_tokens_sum']:,} ({more_or_less}){cost}.** {then}",
+            f"**{encoding}: {best.format} would send {best.prompt_tokens_sum:,} prompt tokens where your "
+            f"framework sent {base.prompt_tokens_sum:,} ({more_or_less}){cost}.** {then}",
             "",
         ]
     lines += [
@@ -382,30 +456,28 @@ def _prompt_view(shown: list[Measured], encoding: str) -> dict[str, Any]:
     }
 
 
-def _size_view(summ: dict[str, Any]) -> list[dict[str, Any]]:
-    groups = []
-    for encoding, rows in summ.items():
-        table = [
-            {
-                "format": r["format"],
-                "graph_tokens": r["graph_tokens_mean"],
-                "prompt_min": r["prompt_tokens_min"],
-                "prompt_max": r["prompt_tokens_max"],
-                "bytes": r["graph_bytes_mean"],
-                "overflow": 0,
-                "prompts": r["prompts"],
-                "vs_baseline": None if r["saving"] is None else -r["saving"],
-            }
-            for r in rows
-        ]
-        groups.append(
-            {
-                "group": f"{encoding} · {rows[0]['prompts']:,} logged prompts: graph tokens and bytes are means; "
-                "against what was sent, the prompts' tokens in all",
-                "rows": table,
-            }
-        )
-    return groups
+def _size_view(summ: Summary) -> list[dict[str, Any]]:
+    """report.html's size view: a group per encoding, a row per format."""
+    return [
+        {
+            "group": f"{encoding} · {rows[0].prompts:,} logged prompts: graph tokens and bytes are means; "
+            "against what was sent, the prompts' tokens in all",
+            "rows": [
+                {
+                    "format": r.format,
+                    "graph_tokens": r.graph_tokens_mean,
+                    "prompt_min": r.prompt_tokens_min,
+                    "prompt_max": r.prompt_tokens_max,
+                    "bytes": r.graph_bytes_mean,
+                    "overflow": 0,
+                    "prompts": r.prompts,
+                    "vs_baseline": None if r.saving is None else -r.saving,
+                }
+                for r in rows
+            ],
+        }
+        for encoding, rows in summ.items()
+    ]
 
 
 def check_logged_flags(run_config: RunConfig, log: Path) -> None:
@@ -432,47 +504,21 @@ def check_logged_flags(run_config: RunConfig, log: Path) -> None:
 def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
     """The run: read, measure, write; stdout's table, and no failure (a line left out is data, not a failure)."""
     model, formats, tokenizers, price = _logged_settings(run_config, log)
-    totals, shown = Totals(), cast(list[Measured], [])
-    counts: dict[str, Any] = {
-        "lines": 0,
-        "measured": 0,
-        "left_out": 0,
-        "layouts": {},
-        "reasons": {},
-        "sources": {},  # the requests read, by where they were read from (traces.SOURCES)
-        "not_calls": {},  # trace records that are no LLM call, by kind
-    }
+    totals, shown, counts = Totals(), cast(list[Measured], []), Counts()
     with held_outputs(run_config.out) as (staging, lock):
         _write_logged_lines(log, formats, tokenizers, staging, counts, totals, shown)
         summ = summary(totals, price)
-        asked = None
+        asked = agreed = None
         if model is not None:
             asked = ask_all(log, formats, model, run_config.out, asks_total(counts, formats))
-            # kept across runs: not an output replaced
-            counts["asked"] = {
-                **asked.counts,
-                "stopped": asked.stopped is not None,
-                "log": {LOG_NAME: file_digest(run_config.out / LOG_NAME)},
-            }
-        agreed = (
-            {
-                "model": model.model,
-                "rows": asked.agreement.rows(formats),
-                "differing": asked.agreement.differing,
-                "disagreements": asked.agreement.disagreements,
-            }
-            if asked and model
-            else None
-        )
+            counts.asked, counts.stopped = asked.counts, asked.stopped is not None
+            counts.requests_log = file_digest(run_config.out / LOG_NAME)  # kept across runs: not an output replaced
+            agreed = asked.agreement.results(model.model, formats)
         md = results_md(summ, counts, display(log), price, agreed)
         staging.add("results.md", md.encode("utf-8"))
-        union = totals.union.records()
-        staging.add(UNION, json.dumps(union, ensure_ascii=False, indent=1).encode("utf-8"))
-        counts["union"] = {
-            "nodes": len(union["nodes"]),
-            "edges": len(union["edges"]),
-            "conflicts": totals.union.conflicts,
-        }
+        nodes, edges = totals.union.records()
+        staging.add(UNION, json.dumps({"nodes": nodes, "edges": edges}, ensure_ascii=False, indent=1).encode("utf-8"))
+        counts.union = (len(nodes), len(edges), totals.union.conflicts)
         headline = [line.replace("**", "").strip() for line in md.split("\n## ")[0].split("\n\n")[2:] if line.strip()]
         _add_results_and_page(log, staging, counts, summ, agreed, shown, tokenizers, model, headline)
         manifest = build_manifest(
@@ -480,7 +526,7 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
             tokenizers,
             cast(RunInputs, _NoInputs()),  # no graph nor questions file was read: the log is the input
             staging.sha,
-            {"logged": counts},
+            {"logged": counts.to_dict()},
             public_argv(run_config.argv),
             format_library_versions(formats),
         )
@@ -493,9 +539,9 @@ def run_logged(run_config: RunConfig, log: Path) -> tuple[str, str | None]:
     return stdout, None
 
 
-def asks_total(counts: dict[str, Any], formats: list[str]) -> int:
+def asks_total(counts: Counts, formats: list[str]) -> int:
     """The requests a model run over the measured lines makes: each line as sent and in each format but its own."""
-    return sum(n * (1 + len(formats) - (own_format(layout) in formats)) for layout, n in counts["layouts"].items())
+    return sum(n * (1 + len(formats) - (own_format(layout) in formats)) for layout, n in counts.layouts.items())
 
 
 def _logged_settings(
@@ -531,7 +577,7 @@ def _write_logged_lines(
     formats: list[str],
     tokenizers: list[Tokenizer],
     staging: Outputs,
-    counts: dict[str, Any],
+    counts: Counts,
     totals: Totals,
     shown: list[Measured],
 ) -> None:
@@ -542,20 +588,23 @@ def _write_logged_lines(
     with open(staging.staged("logged.jsonl"), "wb") as out:
         at = 0  # the file's line the results have reached: a trace line holds several requests
         for result in measured_lines(log, formats, tokenizers, SHOWN, WORKERS):
-            counts["lines"] += not isinstance(result, NotCall)  # the requests: a record that is no call is not one
             line = (json.dumps(_record(result), ensure_ascii=False) + "\n").encode("utf-8")
             out.write(line)
             digest.update(line)
-            tally(result, counts, totals, shown)
+            counts.add(result)
+            if isinstance(result, Measured):
+                totals.add(result)
+                if result.texts:
+                    shown.append(result)
             here = result.line if isinstance(result, (Unread, NotCall)) else result.logged.line
-            progress.advance(here - at, f"{counts['measured']:,} measured, {counts['left_out']:,} left out")
+            progress.advance(here - at, f"{counts.measured:,} measured, {counts.left_out:,} left out")
             at = here
     progress.close()
     staging.sha["logged.jsonl"] = digest.hexdigest()
-    if not counts["measured"]:
-        reasons = "; ".join(f"{k} ({n})" for k, (n, _) in list(counts["reasons"].items())[:3]) or "the file has no line"
+    if not counts.measured:
+        reasons = "; ".join(f"{k} ({n})" for k, (n, _) in list(counts.reasons.items())[:3]) or "the file has no line"
         raise BenchmarkError(
-            f"--from-prompts {display(log)}: none of its {counts['lines']:,} line(s) could be read back "
+            f"--from-prompts {display(log)}: none of its {counts.lines:,} line(s) could be read back "
             f"exactly: {reasons}; logged.jsonl is not written"
         )
 
@@ -563,9 +612,9 @@ def _write_logged_lines(
 def _add_results_and_page(
     log: Path,
     staging: Outputs,
-    counts: dict[str, Any],
-    summ: dict[str, Any],
-    agreed: dict[str, Any] | None,
+    counts: Counts,
+    summ: Summary,
+    agreed: Agreed | None,
     shown: list[Measured],
     tokenizers: list[Tokenizer],
     model: ModelConfig | None,
@@ -573,15 +622,16 @@ def _add_results_and_page(
 ) -> None:
     """results.json and report.html of a run over logged prompts, into staging; headline: results.md's first
     findings, at the page's top."""
+    agreement = agreed.to_dict() if agreed else None
     staging.add(
         "results.json",
         json_bytes(
             {
                 "kind": "logged",
                 "source": display(log),
-                "counts": counts,
-                "summary": summ,
-                **({"agreement": agreed} if agreed else {}),
+                "counts": counts.to_dict(),
+                "summary": {encoding: [r.to_dict() for r in rows] for encoding, rows in summ.items()},
+                **({"agreement": agreement} if agreement else {}),
             }
         ),
     )
@@ -596,9 +646,9 @@ def _add_results_and_page(
         "tokens": [],
         "prompts": _prompt_view(shown, tokenizers[0].name),
         "model": None,
-        "agreement": agreed,
+        "agreement": agreement,
         "notes": [
-            f"{counts['measured']:,} of {counts['lines']:,} logged request(s) measured; results.md and logged.jsonl "
+            f"{counts.measured:,} of {counts.lines:,} logged request(s) measured; results.md and logged.jsonl "
             "hold every count"
         ],
     }
@@ -626,29 +676,6 @@ def _logged_config(
             else {}
         ),
     }
-
-
-def tally(
-    result: Measured | Skipped | Unread | NotCall, counts: dict[str, Any], totals: Totals, shown: list[Measured]
-) -> None:
-    """One result into the counts: measured (by layout and source), a trace record that is no LLM call (by kind), or
-    left out (by reason, with the first line of each)."""
-    if isinstance(result, NotCall):
-        counts["not_calls"][result.kind] = counts["not_calls"].get(result.kind, 0) + 1
-        return
-    source = result.source if isinstance(result, Unread) else result.logged.source
-    counts["sources"][source] = counts["sources"].get(source, 0) + 1
-    if isinstance(result, Measured):
-        counts["measured"] += 1
-        counts["layouts"][result.layout] = counts["layouts"].get(result.layout, 0) + 1
-        totals.add(result)
-        if result.texts:
-            shown.append(result)
-        return
-    counts["left_out"] += 1
-    key = _reason_key(result.reason)
-    n, first = counts["reasons"].get(key, (0, _where(result)))
-    counts["reasons"][key] = (n + 1, first)
 
 
 def _where(result: Unread | Skipped) -> str:
@@ -689,12 +716,8 @@ class _NoInputs:
 
 
 def file_digest(path: Path) -> dict[str, Any]:
-    digest, size = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        for piece in iter(lambda: f.read(1 << 20), b""):
-            digest.update(piece)
-            size += len(piece)
-    return {"sha256": digest.hexdigest(), "bytes": size}
+    """A file's SHA-256 and size, for the manifest: read a piece at a time."""
+    return {"sha256": files_sha256([path]), "bytes": path.stat().st_size}
 
 
 def count_lines(path: Path) -> int:

@@ -61,12 +61,21 @@ class NotCall:
     kind: str
 
 
+@dataclass(slots=True, frozen=True)
+class TraceSpan:
+    """A span as read out of its line, whichever shape the line had."""
+
+    name: object  # its name, as logged (None: none)
+    id: object  # its span id, as logged (None: none)
+    attributes: dict[str, Any]  # its attributes as a flat map: dotted key -> Python value
+
+
 def trace_records(data: dict[str, Any]) -> list[Call | NotCall] | None:
     """The LLM calls and other records of a trace line; None when the line is no trace record."""
     if isinstance(data.get("resourceSpans"), list):
         return [_span(span) for span in _otlp_spans(data)]
     if isinstance(data.get("attributes"), dict) and ("span_kind" in data or "context" in data or "span_id" in data):
-        return [_span({"name": data.get("name"), "spanId": _span_id(data), "attributes": _flat(data["attributes"])})]
+        return [_span(TraceSpan(data.get("name"), _span_id(data), _flat(data["attributes"])))]
     if isinstance(data.get("type"), str) and "input" in data and ("traceId" in data or "trace_id" in data):
         return [_langfuse(data)]
     if isinstance(data.get("run_type"), str) and isinstance(data.get("inputs"), dict):
@@ -78,7 +87,7 @@ def trace_records(data: dict[str, Any]) -> list[Call | NotCall] | None:
 # OpenTelemetry: OTLP JSON, and spans with their attributes as a map
 
 
-def _otlp_spans(data: dict[str, Any]) -> list[dict[str, Any]]:
+def _otlp_spans(data: dict[str, Any]) -> list[TraceSpan]:
     """Each span of an OTLP JSON line, its attributes as a flat map (key -> Python value)."""
     spans = []
     for resource in data["resourceSpans"]:
@@ -94,7 +103,7 @@ def _otlp_spans(data: dict[str, Any]) -> list[dict[str, Any]]:
                         for a in span.get("attributes") or []
                         if isinstance(a, dict) and isinstance(a.get("key"), str)
                     }
-                    spans.append({"name": span.get("name"), "spanId": span.get("spanId"), "attributes": attributes})
+                    spans.append(TraceSpan(span.get("name"), span.get("spanId"), attributes))
     return spans
 
 
@@ -134,10 +143,10 @@ def _span_id(data: dict[str, Any]) -> object:
     return (context.get("span_id") if isinstance(context, dict) else None) or data.get("span_id")
 
 
-def _span(span: dict[str, Any]) -> Call | NotCall:
+def _span(span: TraceSpan) -> Call | NotCall:
     """A span as an LLM call, by the GenAI conventions or OpenInference's; else a NotCall."""
-    attrs, name = span["attributes"], span.get("name")
-    span_id = str(span.get("spanId") or name or "span")
+    attrs, name = span.attributes, span.name
+    span_id = str(span.id or name or "span")
     model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model") or attrs.get("llm.model_name")
     model = model if isinstance(model, str) else None
     if "gen_ai.input.messages" in attrs:
@@ -239,26 +248,26 @@ def _plain_text(content: object) -> str | None:
 
 
 def _langfuse(data: dict[str, Any]) -> Call | NotCall:
-    obs_id = str(data.get("id") or "observation")
-    if data["type"] != "GENERATION":
-        return NotCall(obs_id, f"a Langfuse {data['type']} observation, no LLM call")
+    obs_id, kind, model = str(data.get("id") or "observation"), data["type"], data.get("model")
+    if kind != "GENERATION":
+        return NotCall(obs_id, f"a Langfuse {kind} observation, no LLM call")
     value = data["input"]
     value = value.get("messages", value) if isinstance(value, dict) else value
-    messages = _messages(value)
-    model = data.get("model") if isinstance(data.get("model"), str) else None
-    return Call(obs_id, messages, _answer(data.get("output")), model, "langfuse")
+    model = model if isinstance(model, str) else None
+    return Call(obs_id, _messages(value), _answer(data.get("output")), model, "langfuse")
 
 
 def _langsmith(data: dict[str, Any]) -> Call | NotCall:
-    run_id = str(data.get("id") or data.get("name") or "run")
-    if data["run_type"] != "llm":
-        return NotCall(run_id, f"a LangSmith {data['run_type']} run, no LLM call")
+    run_id, kind = str(data.get("id") or data.get("name") or "run"), data["run_type"]
+    if kind != "llm":
+        return NotCall(run_id, f"a LangSmith {kind} run, no LLM call")
     inputs = data["inputs"]
     value = inputs.get("messages", inputs.get("prompts"))
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):  # LangChain: a batch of one
         value = value[0]
-    extra: dict[str, Any] = data["extra"] if isinstance(data.get("extra"), dict) else {}
-    params: dict[str, Any] = extra["invocation_params"] if isinstance(extra.get("invocation_params"), dict) else {}
+    extra = data.get("extra")
+    params = extra.get("invocation_params") if isinstance(extra, dict) else None
+    params = params if isinstance(params, dict) else {}
     model = next(
         (v for v in (inputs.get("model"), params.get("model"), params.get("model_name")) if isinstance(v, str)), None
     )

@@ -12,6 +12,7 @@ the relation, as a store's is (questions then quote it). Memory grows with the d
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .._article import Graph, Node, Props
@@ -23,11 +24,21 @@ def folded(text: str) -> str:
     return " ".join(text.replace('"', " ").casefold().split())
 
 
+@dataclass(slots=True)
+class Entity:
+    """An entity of the union, filled in as later showings spell its name or give its type and properties."""
+
+    id: str  # its name folded: the union's key
+    name: str  # the first of its names that is not all upper case (else the first)
+    type: str  # the first type shown other than the default
+    props: dict[str, Any]  # every property shown, the first value of each
+
+
 class Union:
     """The union of the logged subgraphs (see the module's docstring)."""
 
     def __init__(self) -> None:
-        self.nodes: dict[str, list[Any]] = {}  # folded name -> [id, name, type, props dict]
+        self.nodes: dict[str, Entity] = {}  # folded name -> the entity
         self.facts: dict[tuple[str, str, str], dict[str, Any]] = {}  # (source, relation, target), folded -> properties
         # two entities, folded -> a relation's name some showing gave them, in its direction
         self.named: dict[frozenset[str], tuple[str, str, str]] = {}
@@ -47,27 +58,26 @@ class Union:
     def _node(self, key: str, node: Node, props: Props) -> None:
         known = self.nodes.get(key)
         if known is None:
-            self.nodes[key] = [key, node.name, node.type, dict(props)]
+            self.nodes[key] = Entity(key, node.name, node.type, dict(props))
             return
-        if known[1].isupper() and not node.name.isupper():  # GraphRAG's title: another showing spells the name
-            known[1] = node.name
-        if known[2] == DEFAULT_TYPE:
-            known[2] = node.type
-        self._merge(known[3], dict(props))
+        if known.name.isupper() and not node.name.isupper():  # GraphRAG's title: another showing spells the name
+            known.name = node.name
+        if known.type == DEFAULT_TYPE:
+            known.type = node.type
+        self._merge(known.props, dict(props))
 
     def _merge(self, into: dict[str, Any], props: dict[str, Any]) -> None:
         for k, v in props.items():
             if into.setdefault(k, v) != v:
                 self.conflicts += 1
 
-    def records(self) -> dict[str, Any]:
-        """graph.json's records (benchmark.validate_graph reads them): node ids are the folded names."""
-        nodes = [{"id": key, "name": name, "type": kind, **props} for key, name, kind, props in self.nodes.values()]
+    def records(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """graph.json's node and edge records (benchmark.validate_graph reads them): node ids are the folded names."""
+        nodes = [{"id": n.id, "name": n.name, "type": n.type, **n.props} for n in self.nodes.values()]
         for key in {end for s, _, t in self.facts for end in (s, t)} - set(self.nodes):  # named only by a fact
             nodes.append({"id": key, "name": key, "type": DEFAULT_TYPE})
-        merged: dict[
-            tuple[str, str, str], tuple[str, dict[str, Any]]
-        ] = {}  # (source, relation folded, target) -> its name
+        # (source, relation folded, target) -> its name and properties
+        merged: dict[tuple[str, str, str], tuple[str, dict[str, Any]]] = {}
         for (source, relation, target), props in self.facts.items():
             named = self.named.get(frozenset((source, target)))
             if named is not None and (relation == DEFAULT_RELATION or is_description(relation)):
@@ -80,4 +90,4 @@ class Union:
             {"source": source, "relation": relation, "target": target, **props}
             for (source, _, target), (relation, props) in merged.items()
         ]
-        return {"nodes": nodes, "edges": edges}
+        return nodes, edges
