@@ -27,6 +27,7 @@ everything the tool does beyond it, one module per concern, in the order data fl
     scoring        answers scored and diagnosed
     answers        the answers that count, from logs and Batch files
     gate           the acceptance gate
+    aggregates     per group and format, every metric over questions (Aggregate)
     results        results.json, results.md, results.svg, cells.csv
     charts         the SVG charts
     comparison     --compare
