@@ -23,8 +23,8 @@ from .progress import Progress
 from .runner.endpoint import context_refusal, error_text, failure_kind
 from .runner.jobs import context_end, cut_before_cap, planned_keys
 from .runner.log import file_lines, numbered_lines, record_of
-from .runner.send import reply_message
-from .runner.transport import server_count
+from .runner.send import reply
+from .runner.transport import Usage
 
 if TYPE_CHECKING:
     from .measure import Item
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 MISSING_FROM_BATCH = "missing_from_batch_output"
-# an Answer's fields as a Batch line gives them (_fields): error, content, finish reason, no latency, no wait, counts
+# an Answer's fields as a Batch line gives them (_fields): error, content, finish reason, no latency, no wait, usage
 AnswerFields = tuple[str | None, str | None, str | None, None, float, int | None, int | None, int | None]
 
 
@@ -44,24 +44,15 @@ class Answer(NamedTuple):
     finish_reason: object
     latency_s: object
     retry_wait_s: object
-    prompt_tokens: object  # usage, as the server counted (any JSON value: checked where it is used)
-    completion_tokens: object
+    prompt_tokens: int | None  # the usage the server reported (Usage)
+    completion_tokens: int | None
     cached_tokens: int | None
 
     @classmethod
     def of(cls, record: dict[str, Any]) -> Answer:
         """The answer of a log line; a field that is not what it can be (a count of 401 digits, a finish reason that is
         an object, an error that is not text) is read as absent, never trusted."""
-        usage = record.get("usage")
-        counts = (
-            (
-                server_count(usage.get("prompt_tokens")),
-                server_count(usage.get("completion_tokens")),
-                _cached_tokens(usage),
-            )
-            if isinstance(usage, dict)
-            else (None, None, None)
-        )
+        usage = Usage.of(record.get("usage"))
         error = record.get("error")
         error = error if error is None or isinstance(error, str) else "the log's error field is not text"
         return cls(
@@ -70,7 +61,9 @@ class Answer(NamedTuple):
             _text_or_none(record.get("finish_reason")),
             _seconds(record.get("latency_s")),
             _seconds(record.get("retry_wait_s")),
-            *counts,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.cached_tokens,
         )
 
 
@@ -319,21 +312,17 @@ def _typed_line(line: bytes) -> tuple[str, tuple[str | None, AnswerFields]] | No
     custom_id = r.custom_id
     custom_id = custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
     model = body.model if body is not None and type(body.model) is str else None
-    return custom_id, (model, _fields(failure, message, choice, body.usage if body is not None else None))
+    return custom_id, (model, _fields(failure, message, choice, Usage.of(body.usage if body is not None else None)))
 
 
 def _batch_error(error: dict[str, Any]) -> str:
     return f"batch: {error.get('code') or 'error'}: {' '.join(str(error.get('message') or '').split())}"
 
 
-def _fields(error: str | None, message: dict[str, Any] | None, choice: Any, usage: object) -> AnswerFields:
+def _fields(error: str | None, message: dict[str, Any] | None, choice: Any, usage: Usage) -> AnswerFields:
     """An Answer's fields from a Batch line's parts: choice, the first choice (a dict or a typed record), read only
     when message, its message, is there."""
-    counts = (
-        (server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage))
-        if type(usage) is dict
-        else (None, None, None)
-    )
+    counts = (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
     if message is None:
         return (error, None, None, None, 0.0, *counts)
     content = message.get("content")
@@ -347,19 +336,19 @@ def _answer_fields(r: dict[str, Any]) -> tuple[str | None, AnswerFields] | None:
         return None
     response = r.get("response")
     body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
-    model, message, usage = None, None, None
+    model, found, usage = None, None, None
     if type(body) is dict:
         model = body.get("model") if type(body.get("model")) is str else None
-        message = reply_message(body)
+        found = reply(body)
         usage = body.get("usage")
+    choice, message = found if found is not None else (None, None)
     if status == 200 and message is not None and not r.get("error"):
         error = None
     elif isinstance(r.get("error"), dict):  # a line of the error file
         error = _batch_error(r["error"])
     else:
         error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-    choice = cast("dict[str, Any]", body)["choices"][0] if message is not None else None
-    return model, _fields(error, message, choice, usage)
+    return model, _fields(error, message, choice, Usage.of(usage))
 
 
 def batch_notes(summary: dict[str, Any], config: ModelConfig) -> list[str]:
@@ -385,12 +374,6 @@ def other_models(names: Iterable[str], model: str) -> list[str]:
     ('gpt-4o-mini-2024-07-18', 'gpt-4o') -> that name (another model, whose name only starts the same)."""
     snapshot = re.compile(rf"{re.escape(model)}-(\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}})")
     return [m for m in names if m != model and not snapshot.fullmatch(m)]
-
-
-def _cached_tokens(usage: object) -> int | None:
-    """usage.prompt_tokens_details.cached_tokens (OpenAI, vLLM), the prompt tokens a prefix cache served."""
-    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
-    return server_count(details.get("cached_tokens")) if isinstance(details, dict) else None
 
 
 def _seconds(value: object) -> float | None:

@@ -28,8 +28,8 @@ from ..progress import Progress
 from .config import SOLVER_MODEL, Redactor, public_url
 from .endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal, failure_kind
 from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
-from .send import SolverCache, outcome_record, send, solver_outcome
-from .transport import Post, http_post, server_count
+from .send import Outcome, SolverCache, outcome_record, send, solver_outcome
+from .transport import Post, Usage, http_post
 
 if TYPE_CHECKING:
     from .._article import Tokenizer
@@ -244,25 +244,24 @@ class Tally:
         # prompt tokens, by our count, of the prompts the server refused for context
         self.refused_tokens: list[int] = []
 
-    def add(self, outcome: dict[str, Any]) -> None:
+    def add(self, outcome: Outcome, prompt_tokens: int) -> None:
+        """One request's outcome; prompt_tokens: its prompt's tokens by our count."""
         with self.lock:
-            self._add(outcome)
+            self._add(outcome, prompt_tokens)
 
-    def _add(self, outcome: dict[str, Any]) -> None:
+    def _add(self, outcome: Outcome, prompt_tokens: int) -> None:
         self.sent += 1
-        if outcome.get("rate_wait_s"):
-            self.rate_waits.append(outcome["rate_wait_s"])
-        self.answered += outcome["error"] is None
-        if context_refusal(outcome["error"]):
-            self.refused_tokens.append(outcome["prompt_tokens"])
-        elif outcome["error"]:
-            self.failures[failure_kind(self.redact(outcome["error"]))] += 1
-        elif outcome["finish_reason"] == "length":
+        if outcome.rate_wait_s:
+            self.rate_waits.append(outcome.rate_wait_s)
+        self.answered += outcome.error is None
+        if context_refusal(outcome.error):
+            self.refused_tokens.append(prompt_tokens)
+        elif outcome.error:
+            self.failures[failure_kind(self.redact(outcome.error))] += 1
+        elif outcome.finish_reason == "length":
             self.cut += 1
-            usage = outcome.get("usage")
-            if isinstance(usage, dict) and (
-                end := context_end(usage.get("prompt_tokens"), usage.get("completion_tokens"), self.cap)
-            ):
+            usage = Usage.of(outcome.usage)
+            if end := context_end(usage.prompt_tokens, usage.completion_tokens, self.cap):
                 self.cut_before_cap.append(end)
         now = time.monotonic()
         if now - self.progress.start >= self.progress.delay and (
@@ -304,11 +303,10 @@ class Tally:
         }
 
 
-def context_end(prompt_tokens: object, completion_tokens: object, cap: int) -> int | None:
-    """Prompt and answer tokens together, by the server's counts, of an answer cut (finish_reason length) short of
-    the output cap: the server's context window cut it (llama.cpp stops at n_ctx), not --max-output-tokens. None
+def context_end(prompt: int | None, completion: int | None, cap: int) -> int | None:
+    """Prompt and answer tokens together, by the server's counts (Usage), of an answer cut (finish_reason length) short
+    of the output cap: the server's context window cut it (llama.cpp stops at n_ctx), not --max-output-tokens. None
     when the answer reached the cap or the server gave no counts."""
-    prompt, completion = server_count(prompt_tokens), server_count(completion_tokens)
     return prompt + completion if prompt is not None and completion is not None and completion < cap else None
 
 
@@ -441,7 +439,7 @@ class Sender:
                         self.flying.pop(id(job), None)
                     if rest is not None:
                         self.schedule.warmed(rest)
-                self.tally.add(outcome)
+                self.tally.add(outcome, job.item.row["prompt_tokens"])
         finally:
             with self.lock:
                 self.workers -= 1
@@ -457,7 +455,7 @@ class Sender:
         named = "; ".join(f"{label}, {now - start:.0f} s" for label, start in flying[:3])
         return f"{len(flying)} in flight: {named}" + ("; …" if len(flying) > 3 else "")
 
-    def send(self, job: Job) -> dict[str, Any]:
+    def send(self, job: Job) -> Outcome:
         """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its
         next job, so a kill loses only the requests still in flight."""
         try:
@@ -475,12 +473,12 @@ class Sender:
                 "sampling": self.config.sampling(job.repeat),
                 **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
                 "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-                **outcome,
+                **outcome.to_dict(),
             }
         )
-        return {**outcome, "prompt_tokens": row["prompt_tokens"]}
+        return outcome
 
-    def _outcome(self, job: Job) -> dict[str, Any]:
+    def _outcome(self, job: Job) -> Outcome:
         config, endpoint = self.config, self.endpoint
         if config.model == SOLVER_MODEL:
             return solver_outcome(job.item, self.shown_graphs)
@@ -498,10 +496,6 @@ class Sender:
             )
         finally:
             endpoint.leave()
-        if (
-            outcome["error"]
-            and outcome["status"] not in (None, *TRANSIENT_STATUSES)
-            and not context_refusal(outcome["error"])
-        ):
-            endpoint.repeated(outcome["error"])  # here, before this worker takes its next job
+        if outcome.error and outcome.status not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome.error):
+            endpoint.repeated(outcome.error)  # here, before this worker takes its next job
         return outcome

@@ -4,7 +4,7 @@ In: a URL, headers, a JSON body and a deadline. Out: (status, headers, body), or
 httpx2 does HTTP/1.1 framing, TLS, proxies from the environment and keep-alive (one client per worker thread); ours
 are one deadline per attempt whatever the server sends (Deadlines: one thread ends them all), the body cap
 (MAX_RESPONSE_BYTES), no redirects, and no unsolicited bytes taken for an answer. Also: JSON a server or a model sent,
-depth-guarded (untrusted_json), and token counts as a server gives them (server_count).
+depth-guarded (untrusted_json), and token counts as a server gives them (server_count, Usage).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -377,3 +378,24 @@ def server_count(value: object) -> int | None:
     """A token count as a server gives it, or None when it cannot
     be one (not a whole number, negative, absurdly large)."""
     return value if type(value) is int and 0 <= value <= MAX_COUNT else None
+
+
+@dataclass(slots=True, frozen=True)
+class Usage:
+    """The counts of a response's usage that are read, each a server_count (None when absent or no count)."""
+
+    prompt_tokens: int | None  # usage.prompt_tokens: the prompt, by the server's count
+    completion_tokens: int | None  # usage.completion_tokens: the answer
+    cached_tokens: int | None  # usage.prompt_tokens_details.cached_tokens (OpenAI, vLLM): what a prefix cache served
+
+    @classmethod
+    def of(cls, usage: object) -> Usage:
+        """The counts of usage as the server sent it (any JSON value)."""
+        if not isinstance(usage, dict):
+            return cls(None, None, None)
+        details = usage.get("prompt_tokens_details")
+        return cls(
+            server_count(usage.get("prompt_tokens")),
+            server_count(usage.get("completion_tokens")),
+            server_count(details.get("cached_tokens")) if isinstance(details, dict) else None,
+        )
