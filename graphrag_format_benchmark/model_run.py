@@ -155,16 +155,14 @@ def model_outputs(
             measured, model, run_config.export_batch, run_config.batch_max_requests, run_config.batch_max_bytes
         )
         missing = left_out(measured.items, model)
-        for part in written:
-            stdout += (
-                f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
-            )
-        if any(missing.values()):
+        for f in written:
+            stdout += f"\nbatch file: {f.file} ({f.requests} requests, {f.bytes:,} bytes; nothing was sent)"
+        if missing.over_context_window or missing.outside_limit:
             warn(
-                f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
-                f"{missing['outside_limit']} outside --limit"
+                f"not in the batch: {missing.over_context_window} request(s) over --context-window and "
+                f"{missing.outside_limit} outside --limit"
             )
-        return stdout, {"batch": {"files": written, "left_out": missing}}, None
+        return stdout, {"batch": {"files": [f.to_dict() for f in written], "left_out": missing.to_dict()}}, None
     extra, score = {}, run_config.score  # the files to score: --score's, or what --batch brought back
     if run_config.batch:
         files, parts = run_batch(
@@ -175,11 +173,11 @@ def model_outputs(
             run_config.batch_max_requests,
             run_config.batch_max_bytes,
         )
-        extra["batch"] = {"parts": parts}
+        extra = {"batch": {"parts": [p.to_dict() for p in parts]}}
         ended = [
-            f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
+            f"{p.batch_id} {p.status}" + (f" ({'; '.join(p.errors)})" if p.errors else "")
             for p in parts
-            if p.get("status") != "completed"
+            if p.status != "completed"
         ]
         if not files:
             raise BenchmarkError(

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import itertools
 import operator
-import os
 import sys
 import threading
 import time
-import urllib.parse
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .._article import BenchmarkError, display
 from ..matrix import HOP_BUCKETS, hop_bucket
 from ..progress import Progress
-from .config import SOLVER_MODEL, Redactor, public_url
+from .config import SOLVER_MODEL, Redactor, auth_headers, key_and_redactor, public_url
 from .endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal, failure_kind
 from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
 from .send import Outcome, SolverCache, outcome_record, send, solver_outcome
@@ -130,14 +128,25 @@ def _across_hops(jobs: list[Job]) -> list[Job]:
     return [job for round_ in itertools.zip_longest(*ordered) for job in round_ if job is not None]
 
 
-def left_out(items: list[Item], config: ModelConfig) -> dict[str, int]:
-    """Distinct prompts that a model run or a batch does not send: over the context window, or outside --limit."""
+@dataclass(slots=True, frozen=True)
+class LeftOut:
+    """The requests (distinct prompts, each repeat) that a model run or a batch does not send."""
+
+    over_context_window: int  # prompts over --context-window (the control solver sends them all)
+    outside_limit: int  # prompts that --limit leaves out
+
+    def to_dict(self) -> dict[str, int]:
+        """As the manifest holds it."""
+        return asdict(self)
+
+
+def left_out(items: list[Item], config: ModelConfig) -> LeftOut:
+    """What a model run or a batch of these items does not send."""
     distinct = {item.row["prompt_sha256"]: item for item in items}
     over = sum(1 for item in distinct.values() if item.row["overflow"]) if config.model != SOLVER_MODEL else 0
-    return {
-        "over_context_window": over * config.repeats,
-        "outside_limit": len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config)),
-    }
+    return LeftOut(
+        over * config.repeats, len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config))
+    )
 
 
 def run_model(
@@ -149,9 +158,7 @@ def run_model(
     post: Post = http_post,
 ) -> dict[str, Any]:
     """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
-    key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL and config.api_key_env else ""
-    url_parts = urllib.parse.urlsplit(config.base_url)
-    redact = Redactor([key, url_parts.password or "", url_parts.query])
+    key, redact = key_and_redactor(config)
     log_path = out_dir / LOG_NAME
     log = Log(log_path, redact)  # first: it repairs a torn last line
     try:
@@ -390,9 +397,7 @@ class Sender:
     def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Post, tally: Tally) -> None:
         self.config, self.log, self.post, self.tally = config, log, post, tally
         self.url = config.base_url.rstrip("/") + "/chat/completions"
-        self.headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
-        if key:
-            self.headers["Authorization"] = f"Bearer {key}"
+        self.headers = {"Content-Type": "application/json", **auth_headers(key)}
         self.endpoint = Endpoint(config)
         self.schedule = Schedule(jobs, warm=config.model != SOLVER_MODEL)
         self.log_error: str | None = None  # why the log could not be written: the run stops
