@@ -14,7 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -22,7 +22,7 @@ from ._article import InputProblems, display
 from .progress import Progress
 from .runner.endpoint import context_refusal, error_text, failure_kind
 from .runner.jobs import context_end, cut_before_cap, planned_keys
-from .runner.log import file_lines, numbered_lines, record_of
+from .runner.log import LoggedRequest, RunLine, file_lines, numbered_lines, record_of
 from .runner.send import reply
 from .runner.transport import Usage
 
@@ -77,7 +77,7 @@ class Collected:
         self.shas = {item.row["prompt_sha256"] for item in items}
         self.samplings = [config.sampling(r) for r in range(config.repeats)]
         self.best: dict[tuple[str, int], Answer] = {}
-        self.headers: list[dict[str, Any]] = []
+        self.headers: list[RunLine] = []
         self.unreadable: dict[str, list[int]] = {}
 
     def offer(self, sha: str, repeat: int, answer: Answer) -> None:
@@ -92,17 +92,16 @@ class Collected:
             if r is None:
                 bad.append(line_no)
                 continue
-            kind = r.get("type")
-            if kind == "run":
-                self.headers.append(r)
-            elif kind == "request" and r.get("model") == self.config.model:
-                sha, repeat = r.get("prompt_sha256"), r.get("repeat")
+            if (run := RunLine.of(r)) is not None:
+                self.headers.append(run)
+            elif (logged := LoggedRequest.of(r)) is not None and logged.model == self.config.model:
+                sha, repeat = logged.prompt_sha256, logged.repeat
                 if (
                     type(repeat) is int
                     and 0 <= repeat < len(self.samplings)
                     and type(sha) is str
                     and sha in self.shas
-                    and r.get("sampling") == self.samplings[repeat]
+                    and logged.sampling == self.samplings[repeat]
                 ):
                     self.offer(sha, repeat, Answer.of(r))
         if bad:
@@ -133,7 +132,24 @@ def is_batch_file(path: Path) -> bool:
 READING = "reading the Batch lines"
 
 
-def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict[str, Any]]:
+@dataclass(slots=True, frozen=True)
+class BatchSummary:
+    """What the Batch files held (collect_batch)."""
+
+    files: list[str]  # the files, as shown
+    lines: int  # the answer lines kept (one per custom_id)
+    planned: int  # the planned answers, with a line or missing
+    missing: int  # planned answers with no line (failed: MISSING_FROM_BATCH)
+    failed: int  # the planned answers that failed, missing ones included
+    failures: dict[str, int]  # failure -> answers, the most first
+    models: dict[str, int]  # the model that answered -> lines, the most first
+
+    def to_dict(self, notes: list[str]) -> dict[str, Any]:
+        """As results.json's request summary of a --score of Batch files holds it, with the notes (batch_notes)."""
+        return {**asdict(self), "mode": "batch", "notes": notes}
+
+
+def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, BatchSummary]:
     """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
     '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
     (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
@@ -148,15 +164,15 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
     models, failures = _in_first_order(part.models), _in_first_order(part.failures)
     failures[MISSING_FROM_BATCH] += part.missing
     failures = +failures  # no zero count of missing lines
-    summary = {
-        "files": [display(p) for p in paths],
-        "lines": part.lines,
-        "planned": part.planned,
-        "missing": part.missing,
-        "failed": sum(failures.values()),
-        "failures": dict(failures.most_common()),
-        "models": dict(models.most_common()),
-    }
+    summary = BatchSummary(
+        [display(p) for p in paths],
+        part.lines,
+        part.planned,
+        part.missing,
+        sum(failures.values()),
+        dict(failures.most_common()),
+        dict(models.most_common()),
+    )
     return collected, summary
 
 
@@ -351,16 +367,16 @@ def _answer_fields(r: dict[str, Any]) -> tuple[str | None, AnswerFields] | None:
     return model, _fields(error, message, choice, Usage.of(usage))
 
 
-def batch_notes(summary: dict[str, Any], config: ModelConfig) -> list[str]:
+def batch_notes(summary: BatchSummary, config: ModelConfig) -> list[str]:
     """What a user must know about a scored batch: prompts with no line, answers from another model."""
     notes = []
-    if summary["missing"]:
+    if summary.missing:
         notes.append(
-            f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file "
+            f"{summary.missing} of {summary.planned} prompts have no answer line: pass the batch's error file "
             "too "
             f"(they count as failed tasks, reason {MISSING_FROM_BATCH})"
         )
-    others = other_models(summary["models"], config.model)
+    others = other_models(summary.models, config.model)
     if others:
         notes.append(
             f"answers come from model {', '.join(others)}, not --model {config.model} (accepted with "

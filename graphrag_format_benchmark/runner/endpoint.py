@@ -187,7 +187,7 @@ CONTEXT_REFUSAL = re.compile(
 )
 
 
-def context_refusal(error: str | None) -> bool:
+def context_refusal(error: object) -> bool:
     """The server refused the prompt as longer than its context window (llama.cpp, vLLM and OpenAI say so as an
     HTTP 400): the article's CONTEXT_OVERFLOW, found on the server's side rather than by the local count."""
     return isinstance(error, str) and error.startswith("HTTP 4") and CONTEXT_REFUSAL.search(error) is not None

@@ -25,7 +25,7 @@ from ..matrix import HOP_BUCKETS, hop_bucket
 from ..progress import Progress
 from .config import SOLVER_MODEL, Redactor, auth_headers, key_and_redactor, public_url
 from .endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal, failure_kind
-from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
+from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, LoggedRequest, file_lines, request_key
 from .send import Outcome, SolverCache, outcome_record, send, solver_outcome
 from .transport import Post, Usage, http_post
 
@@ -223,10 +223,8 @@ def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> 
     for line_no, _, r in file_lines(log_path):
         if r is None:
             bad.append(line_no)
-        elif r.get("type") == "request" and (
-            r.get("error") is None or context_refusal(r.get("error"))
-        ):  # paid once, or never fits
-            done.add(request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat")))
+        elif (logged := LoggedRequest.of(r)) is not None and (logged.error is None or context_refusal(logged.error)):
+            done.add(logged.key())  # paid once, or never fits
     if bad:
         raise BenchmarkError(
             f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
