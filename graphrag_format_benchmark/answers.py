@@ -22,7 +22,7 @@ from ._article import InputProblems, display
 from .progress import Progress
 from .runner.endpoint import context_refusal, error_text, failure_kind
 from .runner.jobs import context_end, cut_before_cap, planned_keys
-from .runner.log import LoggedRequest, RunLine, file_lines, numbered_lines, record_of
+from .runner.log import RunLine, file_lines, numbered_lines, record_of
 from .runner.send import reply
 from .runner.transport import Usage
 
@@ -94,14 +94,14 @@ class Collected:
                 continue
             if (run := RunLine.of(r)) is not None:
                 self.headers.append(run)
-            elif (logged := LoggedRequest.of(r)) is not None and logged.model == self.config.model:
-                sha, repeat = logged.prompt_sha256, logged.repeat
+            elif r.get("type") == "request" and r.get("model") == self.config.model:
+                sha, repeat = r.get("prompt_sha256"), r.get("repeat")
                 if (
                     type(repeat) is int
                     and 0 <= repeat < len(self.samplings)
                     and type(sha) is str
                     and sha in self.shas
-                    and logged.sampling == self.samplings[repeat]
+                    and r.get("sampling") == self.samplings[repeat]
                 ):
                     self.offer(sha, repeat, Answer.of(r))
         if bad:

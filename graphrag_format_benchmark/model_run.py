@@ -196,33 +196,11 @@ def model_outputs(
     return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
 
 
-MATCHING_FLAGS = (
-    "graph",
-    "questions",
-    "formats",
-    "sizes",
-    "ids",
-    "permutations",
-    "budget",
-    "context_window",
-    "seed",
-    "prompt",
-    "encoding",
-    "repeats",
-    "graph_format",
-    "graph_order",
-    "store_fields",
-    "context",
-    "context_hops",
-    "context_edges",
-    "context_tokens",
-    "generate_questions",
-    "hops",
-    "abstain_share",
-    "property_share",
-    "edge_ids",
-    "pseudonymize",
-    "limit",
+# the flags that make a log answer other prompts when they differ (check_log_matches names them)
+MATCHING_FLAGS = tuple(
+    "graph questions formats sizes ids permutations budget context_window seed prompt encoding repeats graph_format "
+    "graph_order store_fields context context_hops context_edges context_tokens generate_questions hops "
+    "abstain_share property_share edge_ids pseudonymize limit".split()
 )
 
 

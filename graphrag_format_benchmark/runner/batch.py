@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
@@ -44,14 +44,24 @@ def file_mode() -> int:
 
 def write_atomic(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
+        _put_whole(path, [data])
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
+
+
+def _put_whole(path: Path, chunks: Iterable[bytes]) -> None:
+    """A file written into a temporary one beside it, then put in place whole (never half a file under its name)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+        os.chmod(tmp, file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 @dataclass(slots=True, frozen=True)
@@ -178,7 +188,7 @@ class BatchAPI:
                 with self.client.stream(method, url, **kwargs) as response:
                     status, wait_headers = response.status_code, dict(response.headers)
                     if 200 <= status < 300 and target is not None:
-                        _stream_into(target, response)
+                        _put_whole(target, response.iter_bytes())  # written as it comes
                         return None
                     raw = response.read()
                 if 200 <= status < 300:
@@ -208,21 +218,6 @@ class BatchAPI:
 
     def close(self) -> None:
         self.client.close()
-
-
-def _stream_into(path: Path, response: Any) -> None:  # an httpx2 response: httpx2 ships no types
-    """A downloaded file, written as it comes and put in place whole (never half a file under its name)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in response.iter_bytes():
-                f.write(chunk)
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass(slots=True)

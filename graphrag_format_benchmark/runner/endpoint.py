@@ -241,8 +241,8 @@ def error_text(status: int | None, parsed: object, raw_text: str) -> str:
     code = error_code(parsed)
     error = parsed.get("error") if isinstance(parsed, dict) else None
     words = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
-    if not words and isinstance(parsed, dict) and parsed.get("detail"):
-        detail = parsed["detail"]
+    detail = parsed.get("detail") if isinstance(parsed, dict) else None
+    if not words and detail:
         words = detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
     if not words and parsed is None:
         words = raw_text

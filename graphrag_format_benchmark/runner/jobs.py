@@ -25,7 +25,7 @@ from ..matrix import HOP_BUCKETS, hop_bucket
 from ..progress import Progress
 from .config import SOLVER_MODEL, Redactor, auth_headers, key_and_redactor, public_url
 from .endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal, failure_kind
-from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, LoggedRequest, file_lines, request_key
+from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
 from .send import Outcome, SolverCache, outcome_record, send, solver_outcome
 from .transport import Post, Usage, http_post
 
@@ -204,9 +204,7 @@ def run_model(
         raise BenchmarkError(
             f"{redact(endpoint.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent"
         )
-    if (
-        endpoint.reason
-    ):  # requests in flight when the endpoint closed were answered: their results are written, the run stops
+    if endpoint.reason:  # requests in flight when it closed were answered: their results are written, the run stops
         endpoint.stopped = endpoint.reason
     return {
         **tally.summary(),
@@ -223,8 +221,10 @@ def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> 
     for line_no, _, r in file_lines(log_path):
         if r is None:
             bad.append(line_no)
-        elif (logged := LoggedRequest.of(r)) is not None and (logged.error is None or context_refusal(logged.error)):
-            done.add(logged.key())  # paid once, or never fits
+        elif r.get("type") == "request" and (
+            r.get("error") is None or context_refusal(r.get("error"))
+        ):  # paid once, or never fits
+            done.add(request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat")))
     if bad:
         raise BenchmarkError(
             f"{display(log_path)}: line(s) {', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''} cannot "
@@ -268,14 +268,7 @@ class Tally:
             usage = Usage.of(outcome.usage)
             if end := context_end(usage.prompt_tokens, usage.completion_tokens, self.cap):
                 self.cut_before_cap.append(end)
-        now = time.monotonic()
-        if now - self.progress.start >= self.progress.delay and (
-            now - self.progress.last >= 1.0 or self.progress.done + 1 == self.progress.total
-        ):
-            self.progress.done += 1
-            self.progress.show(now, f"{sum(self.failures.values())} failed", eta=True)
-        else:
-            self.progress.done += 1
+        self.progress.advance(1, f"{sum(self.failures.values())} failed", eta=True)
 
     def beat(self, in_flight: Callable[[float], str]) -> None:
         """A status line when none came for HEARTBEAT seconds: a slow server is at work, not a hung run; in_flight(now)

@@ -1,8 +1,8 @@
 """requests.jsonl: the append-only log of a model run (Log), and reading it back a line at a time (file_lines).
 
 In: outcome records from every worker. Out: one JSON line each, flushed and fsynced before write() returns (lines that
-arrive together share one fsync). request_key is what makes two requests the same for resuming; LoggedRequest and
-RunLine are a line read back.
+arrive together share one fsync). request_key is what makes two requests the same for resuming; RunLine is a
+run line read back.
 """
 
 from __future__ import annotations
@@ -31,34 +31,6 @@ def request_key(sha: object, model: object, sampling: object, repeat: object) ->
     """What makes two requests the same for resuming: prompt, model, sampling and repeat (as a log line holds them:
     any JSON values)."""
     return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
-
-
-@dataclass(slots=True, frozen=True)
-class LoggedRequest:
-    """A request line of the log (type "request") as read back: what makes it the same request (key), and how it
-    ended. Any JSON values, unchecked."""
-
-    prompt_sha256: object
-    model: object
-    sampling: object  # ModelConfig.sampling(repeat)
-    repeat: object
-    error: object  # None for an answer
-
-    @classmethod
-    def of(cls, record: dict[str, Any]) -> LoggedRequest | None:
-        """None for a line of another type."""
-        if record.get("type") != "request":
-            return None
-        return cls(
-            record.get("prompt_sha256"),
-            record.get("model"),
-            record.get("sampling"),
-            record.get("repeat"),
-            record.get("error"),
-        )
-
-    def key(self) -> str:
-        return request_key(self.prompt_sha256, self.model, self.sampling, self.repeat)
 
 
 @dataclass(slots=True, frozen=True)

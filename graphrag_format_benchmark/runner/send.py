@@ -10,7 +10,7 @@ import json
 import random
 import time
 import urllib.parse
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from .._article import ABSTAIN
@@ -39,13 +39,12 @@ def send(
     headers: dict[str, str],
     body: dict[str, Any],
     seed: str,
-    endpoint: Endpoint | None = None,
+    endpoint: Endpoint,
     tokens: int = 0,
 ) -> Outcome:
     """One request with bounded retries: its Outcome, with rate_wait_s when it waited for the rate limit (tokens: what
     it counts against it). A timeout is sent again once at most, and only to a server seen to work on several requests
     at once (Endpoint.end)."""
-    endpoint = endpoint or Endpoint(config)
     paced = [0.0]
     outcome = _attempts(config, post, url, headers, body, seed, endpoint, tokens, paced)
     return replace(outcome, rate_wait_s=round(paced[0], 3)) if paced[0] >= 0.001 else outcome
@@ -117,9 +116,7 @@ def _connection_failure(
         return f"connection error: {e}", False, timeouts, False
     if timed_out(e):
         timeouts += 1
-        if (
-            endpoint.parallel
-        ):  # sent again, once: the server works on several at a time, so the copy is not queued behind it
+        if endpoint.parallel:  # sent again, once: the server works on several at a time, so the copy is not queued
             error = (
                 f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
                 "late; lower --concurrency or raise --timeout"
@@ -211,21 +208,9 @@ class Outcome:
     rate_wait_s: float | None = None  # seconds waited for the rate limit, when 1 ms or more (only then logged)
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as the log line holds them, in its order; rate_wait_s only when it waited."""
-        waited = {} if self.rate_wait_s is None else {"rate_wait_s": self.rate_wait_s}
-        return {
-            "status": self.status,
-            "attempts": self.attempts,
-            "latency_s": self.latency_s,
-            "retry_wait_s": self.retry_wait_s,
-            "response": self.response,
-            "content": self.content,
-            "usage": self.usage,
-            "system_fingerprint": self.system_fingerprint,
-            "finish_reason": self.finish_reason,
-            "error": self.error,
-            **waited,
-        }
+        """The fields as the log line holds them, in this order; rate_wait_s only when it waited."""
+        waited = self.rate_wait_s is not None
+        return {f.name: getattr(self, f.name) for f in fields(self) if waited or f.name != "rate_wait_s"}
 
 
 def outcome_record(

@@ -236,16 +236,16 @@ _tls_lock = threading.Lock()
 def _worker_client() -> tuple[Any, _Sockets]:  # the client: _client_class()'s, of httpx2 (no types)
     """This thread's client and its sockets: one each per worker, so that keep-alive is per worker and a deadline
     shuts only its own worker's connection. Every client shares one TLS context (_tls_context)."""
-    state = _connections.__dict__
-    if "client" not in state:
+    worker = _connections
+    if worker.client is None or worker.backend is None:
         import httpx2
 
         with _tls_lock:  # the first worker reads the certificates; the others wait for them instead of reading them too
             # read again if they change
             tls = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
-        state["backend"] = _Sockets()
-        state["client"] = _client_class()(
-            state["backend"],
+        worker.backend = _Sockets()
+        worker.client = _client_class()(
+            worker.backend,
             verify=tls,
             follow_redirects=False,
             trust_env=True,
@@ -253,7 +253,7 @@ def _worker_client() -> tuple[Any, _Sockets]:  # the client: _client_class()'s, 
             limits=httpx2.Limits(max_connections=4, max_keepalive_connections=2, keepalive_expiry=5.0),
             headers={"Accept-Encoding": "identity", "User-Agent": "graphrag-format-benchmark"},
         )
-    return state["client"], state["backend"]
+    return worker.client, worker.backend
 
 
 def _drop_connections(client: Any, idle_only: bool) -> None:
@@ -288,7 +288,14 @@ def _drop_unsolicited(client: Any) -> None:
                 conn.close()
 
 
-_connections = threading.local()  # each worker keeps its own client (and so its keep-alive connections)
+class _Worker(threading.local):
+    """Each worker thread's own client (and so its keep-alive connections) and its sockets; None until it is made."""
+
+    client: Any = None  # _client_class()'s (httpx2 ships no types)
+    backend: _Sockets | None = None
+
+
+_connections = _Worker()
 
 
 def _cause(e: BaseException) -> OSError | None:
