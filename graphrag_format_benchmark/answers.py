@@ -350,18 +350,19 @@ def _answer_fields(r: dict[str, Any]) -> tuple[str | None, AnswerFields] | None:
     """The model that answered a Batch line and its Answer's fields; None for a line of the Batch input format."""
     if "method" in r or "body" in r:
         return None
-    response = r.get("response")
+    response, failure = r.get("response"), r.get("error")
     body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
     model, found, usage = None, None, None
     if type(body) is dict:
-        model = body.get("model") if type(body.get("model")) is str else None
+        model = body.get("model")
+        model = model if type(model) is str else None
         found = reply(body)
         usage = body.get("usage")
     choice, message = found if found is not None else (None, None)
-    if status == 200 and message is not None and not r.get("error"):
+    if status == 200 and message is not None and not failure:
         error = None
-    elif isinstance(r.get("error"), dict):  # a line of the error file
-        error = _batch_error(r["error"])
+    elif isinstance(failure, dict):  # a line of the error file
+        error = _batch_error(failure)
     else:
         error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
     return model, _fields(error, message, choice, Usage.of(usage))

@@ -20,7 +20,7 @@ import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeGuard, overload
 
 from .._article import BenchmarkError, display, json_bytes, sha256_hex
 from ..progress import duration
@@ -403,14 +403,15 @@ def _say(message: str) -> None:
 
 
 def _batch_id(answer: dict[str, Any], what: str) -> str:
-    """The id of an object the provider made: printable text of 200 characters at most."""
+    """The id of the object the provider made (answer: its JSON); BenchmarkError when it has none (_an_id)."""
     value = answer.get("id")
     if not _an_id(value):
         raise BenchmarkError(f"{what} came back without an id the tool can keep: {printable(json.dumps(answer)[:200])}")
-    return str(value)
+    return value
 
 
-def _an_id(value: object) -> bool:
+def _an_id(value: object) -> TypeGuard[str]:
+    """Whether a value from the provider can be kept as an id: printable text of 1 to 200 characters."""
     return isinstance(value, str) and bool(value) and len(value) <= 200 and value.isprintable()
 
 

@@ -221,9 +221,8 @@ def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> 
     for line_no, _, r in file_lines(log_path):
         if r is None:
             bad.append(line_no)
-        elif r.get("type") == "request" and (
-            r.get("error") is None or context_refusal(r.get("error"))
-        ):  # paid once, or never fits
+        elif r.get("type") == "request" and ((error := r.get("error")) is None or context_refusal(error)):
+            # paid once, or never fits
             done.add(request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat")))
     if bad:
         raise BenchmarkError(
