@@ -39,11 +39,11 @@ AnswerFields = tuple[str | None, str | None, str | None, None, float, int | None
 class Answer(NamedTuple):
     """One answer as scoring reads it: the log record's fields, its usage reduced to the three counts used."""
 
-    error: str | None
-    content: object
-    finish_reason: object
-    latency_s: object
-    retry_wait_s: object
+    error: str | None  # why the request failed; None for an answer
+    content: object  # the message's content (scoring reads only text)
+    finish_reason: str | None
+    latency_s: float | None  # seconds of the last attempt (none for a Batch line)
+    retry_wait_s: float | None  # seconds before it (0.0 for a Batch line)
     prompt_tokens: int | None  # the usage the server reported (Usage)
     completion_tokens: int | None
     cached_tokens: int | None
@@ -211,7 +211,7 @@ def read_batch(paths: list[Path], items: list[Item], config: ModelConfig, shown:
         progress.close()
     missing = [key for key in planned_keys(items, config) if key not in part.best]
     for key in missing:
-        part.best[key] = Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0})
+        part.best[key] = Answer(MISSING_FROM_BATCH, None, None, None, 0.0, None, None, None)
     return part._replace(lines=len(seen), missing=len(missing), planned=len(part.best))
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import stat
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -34,7 +33,7 @@ from .artifacts import LOCK_NAME
 from .matrix import group_key
 from .options import RunConfig, parse_config
 from .results import TOOL_VERSION, ResultsReport, questions_sha256, write_results
-from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, run_batch
+from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, export_files, run_batch
 from .runner.config import SOLVER_MODEL, public_argv, public_url
 from .runner.jobs import left_out, run_model
 from .runner.log import LOG_NAME, LOG_SCHEMA_VERSION
@@ -65,13 +64,7 @@ def check_export_target(
         raise BenchmarkError(
             f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere"
         )
-    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
-    existing = [
-        p
-        for p in ([path] if path.exists() else [])
-        + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
-        if p == path or split.fullmatch(p.name)
-    ]
+    existing = export_files(path)
     if path.is_dir():
         raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
     if existing and not overwrite:

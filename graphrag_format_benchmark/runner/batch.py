@@ -137,9 +137,8 @@ def export_batch(
         for (tmp, *_), name in zip(parts, names):
             os.chmod(tmp, file_mode())
             os.replace(tmp, name)
-        split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
-        for old in [*path.parent.iterdir(), path]:  # an earlier export's parts would be uploaded by mistake
-            if old not in names and (old == path or split.fullmatch(old.name)):
+        for old in [path, *export_files(path)]:  # an earlier export's parts would be uploaded by mistake
+            if old not in names:
                 old.unlink(missing_ok=True)
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
@@ -151,6 +150,13 @@ def export_batch(
     return [RequestFile(display(name), n, b, sha) for (_, n, b, sha), name in zip(parts, names)] or [
         RequestFile(display(path), 0, 0, sha256_hex(b""))
     ]
+
+
+def export_files(path: Path) -> list[Path]:
+    """The files of an export to path that exist: path, then its numbered parts (stem.001-of-003.suffix ...)."""
+    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
+    parts = sorted(p for p in path.parent.iterdir() if split.fullmatch(p.name)) if path.parent.is_dir() else []
+    return ([path] if path.exists() else []) + parts
 
 
 # Batch jobs end to end (--batch): the export above, then OpenAI's Files and Batches endpoints at --base-url.

@@ -40,10 +40,12 @@ HEARTBEAT = 15.0  # seconds between status lines of a model run while no answer 
 JobGroup = tuple[str, str, str, str, int, str, str, int]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, frozen=True)
 class Job:
-    sha: str
-    repeat: int
+    """One request to send: a distinct prompt and a repeat of it."""
+
+    sha: str  # the prompt's SHA-256
+    repeat: int  # 0 for the first; the sampling seed is the seed + repeat
     item: Item  # the first row with this prompt; others share the answer
 
     @property
@@ -249,25 +251,22 @@ class Tally:
         self.refused_tokens: list[int] = []
 
     def add(self, outcome: Outcome, prompt_tokens: int) -> None:
-        """One request's outcome; prompt_tokens: its prompt's tokens by our count."""
+        """One request's outcome, from any worker; prompt_tokens: its prompt's tokens by our count."""
         with self.lock:
-            self._add(outcome, prompt_tokens)
-
-    def _add(self, outcome: Outcome, prompt_tokens: int) -> None:
-        self.sent += 1
-        if outcome.rate_wait_s:
-            self.rate_waits.append(outcome.rate_wait_s)
-        self.answered += outcome.error is None
-        if context_refusal(outcome.error):
-            self.refused_tokens.append(prompt_tokens)
-        elif outcome.error:
-            self.failures[failure_kind(self.redact(outcome.error))] += 1
-        elif outcome.finish_reason == "length":
-            self.cut += 1
-            usage = Usage.of(outcome.usage)
-            if end := context_end(usage.prompt_tokens, usage.completion_tokens, self.cap):
-                self.cut_before_cap.append(end)
-        self.progress.advance(1, f"{sum(self.failures.values())} failed", eta=True)
+            self.sent += 1
+            if outcome.rate_wait_s:
+                self.rate_waits.append(outcome.rate_wait_s)
+            self.answered += outcome.error is None
+            if context_refusal(outcome.error):
+                self.refused_tokens.append(prompt_tokens)
+            elif outcome.error:
+                self.failures[failure_kind(self.redact(outcome.error))] += 1
+            elif outcome.finish_reason == "length":
+                self.cut += 1
+                usage = Usage.of(outcome.usage)
+                if end := context_end(usage.prompt_tokens, usage.completion_tokens, self.cap):
+                    self.cut_before_cap.append(end)
+            self.progress.advance(1, f"{sum(self.failures.values())} failed", eta=True)
 
     def beat(self, in_flight: Callable[[float], str]) -> None:
         """A status line when none came for HEARTBEAT seconds: a slow server is at work, not a hung run; in_flight(now)
