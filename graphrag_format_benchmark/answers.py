@@ -92,9 +92,10 @@ class Collected:
             if r is None:
                 bad.append(line_no)
                 continue
-            if (run := RunLine.of(r)) is not None:
-                self.headers.append(run)
-            elif r.get("type") == "request" and r.get("model") == self.config.model:
+            kind = r.get("type")
+            if kind == "run":
+                self.headers.append(RunLine.of(r))
+            elif kind == "request" and r.get("model") == self.config.model:
                 sha, repeat = r.get("prompt_sha256"), r.get("repeat")
                 if (
                     type(repeat) is int

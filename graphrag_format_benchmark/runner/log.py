@@ -42,14 +42,12 @@ class RunLine:
     sampling: dict[str, Any]  # ModelConfig.sampling(0); {} when it is no object
     command: list[Any]  # the command line (public_argv); [] when absent
     commit: object  # git.commit, when git is an object
-    tool_version: object
+    tool_version: object  # the version of this tool that wrote it
     questions_sha256: object  # questions_sha256() of the measurement
 
     @classmethod
-    def of(cls, record: dict[str, Any]) -> RunLine | None:
-        """None for a line of another type."""
-        if record.get("type") != "run":
-            return None
+    def of(cls, record: dict[str, Any]) -> RunLine:
+        """The run line of a log line whose type is "run"."""
         sampling, command, git = record.get("sampling"), record.get("command"), record.get("git")
         return cls(
             record.get("model"),
