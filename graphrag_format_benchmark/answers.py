@@ -14,7 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -22,9 +22,9 @@ from ._article import InputProblems, display
 from .progress import Progress
 from .runner.endpoint import context_refusal, error_text, failure_kind
 from .runner.jobs import context_end, cut_before_cap, planned_keys
-from .runner.log import file_lines, numbered_lines, record_of
-from .runner.send import reply_message
-from .runner.transport import server_count
+from .runner.log import RunLine, file_lines, numbered_lines, record_of
+from .runner.send import reply
+from .runner.transport import Usage
 
 if TYPE_CHECKING:
     from .measure import Item
@@ -32,36 +32,27 @@ if TYPE_CHECKING:
 
 
 MISSING_FROM_BATCH = "missing_from_batch_output"
-# an Answer's fields as a Batch line gives them (_fields): error, content, finish reason, no latency, no wait, counts
+# an Answer's fields as a Batch line gives them (_fields): error, content, finish reason, no latency, no wait, usage
 AnswerFields = tuple[str | None, str | None, str | None, None, float, int | None, int | None, int | None]
 
 
 class Answer(NamedTuple):
     """One answer as scoring reads it: the log record's fields, its usage reduced to the three counts used."""
 
-    error: str | None
-    content: object
-    finish_reason: object
-    latency_s: object
-    retry_wait_s: object
-    prompt_tokens: object  # usage, as the server counted (any JSON value: checked where it is used)
-    completion_tokens: object
+    error: str | None  # why the request failed; None for an answer
+    content: object  # the message's content (scoring reads only text)
+    finish_reason: str | None
+    latency_s: float | None  # seconds of the last attempt (none for a Batch line)
+    retry_wait_s: float | None  # seconds before it (0.0 for a Batch line)
+    prompt_tokens: int | None  # the usage the server reported (Usage)
+    completion_tokens: int | None
     cached_tokens: int | None
 
     @classmethod
     def of(cls, record: dict[str, Any]) -> Answer:
         """The answer of a log line; a field that is not what it can be (a count of 401 digits, a finish reason that is
         an object, an error that is not text) is read as absent, never trusted."""
-        usage = record.get("usage")
-        counts = (
-            (
-                server_count(usage.get("prompt_tokens")),
-                server_count(usage.get("completion_tokens")),
-                _cached_tokens(usage),
-            )
-            if isinstance(usage, dict)
-            else (None, None, None)
-        )
+        usage = Usage.of(record.get("usage"))
         error = record.get("error")
         error = error if error is None or isinstance(error, str) else "the log's error field is not text"
         return cls(
@@ -70,7 +61,9 @@ class Answer(NamedTuple):
             _text_or_none(record.get("finish_reason")),
             _seconds(record.get("latency_s")),
             _seconds(record.get("retry_wait_s")),
-            *counts,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.cached_tokens,
         )
 
 
@@ -84,7 +77,7 @@ class Collected:
         self.shas = {item.row["prompt_sha256"] for item in items}
         self.samplings = [config.sampling(r) for r in range(config.repeats)]
         self.best: dict[tuple[str, int], Answer] = {}
-        self.headers: list[dict[str, Any]] = []
+        self.headers: list[RunLine] = []
         self.unreadable: dict[str, list[int]] = {}
 
     def offer(self, sha: str, repeat: int, answer: Answer) -> None:
@@ -101,7 +94,7 @@ class Collected:
                 continue
             kind = r.get("type")
             if kind == "run":
-                self.headers.append(r)
+                self.headers.append(RunLine.of(r))
             elif kind == "request" and r.get("model") == self.config.model:
                 sha, repeat = r.get("prompt_sha256"), r.get("repeat")
                 if (
@@ -140,7 +133,24 @@ def is_batch_file(path: Path) -> bool:
 READING = "reading the Batch lines"
 
 
-def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, dict[str, Any]]:
+@dataclass(slots=True, frozen=True)
+class BatchSummary:
+    """What the Batch files held (collect_batch)."""
+
+    files: list[str]  # the files, as shown
+    lines: int  # the answer lines kept (one per custom_id)
+    planned: int  # the planned answers, with a line or missing
+    missing: int  # planned answers with no line (failed: MISSING_FROM_BATCH)
+    failed: int  # the planned answers that failed, missing ones included
+    failures: dict[str, int]  # failure -> answers, the most first
+    models: dict[str, int]  # the model that answered -> lines, the most first
+
+    def to_dict(self, notes: list[str]) -> dict[str, Any]:
+        """As results.json's request summary of a --score of Batch files holds it, with the notes (batch_notes)."""
+        return {**asdict(self), "mode": "batch", "notes": notes}
+
+
+def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> tuple[Collected, BatchSummary]:
     """OpenAI Batch API output and error files, in any order, streamed; and a summary. custom_id is
     '<prompt SHA-256 prefix>-r<repeat>'. Every planned prompt with no line becomes a failed request
     (missing_from_batch_output); a line that matches no prompt, a custom_id given twice with different
@@ -155,15 +165,15 @@ def collect_batch(paths: list[Path], items: list[Item], config: ModelConfig) -> 
     models, failures = _in_first_order(part.models), _in_first_order(part.failures)
     failures[MISSING_FROM_BATCH] += part.missing
     failures = +failures  # no zero count of missing lines
-    summary = {
-        "files": [display(p) for p in paths],
-        "lines": part.lines,
-        "planned": part.planned,
-        "missing": part.missing,
-        "failed": sum(failures.values()),
-        "failures": dict(failures.most_common()),
-        "models": dict(models.most_common()),
-    }
+    summary = BatchSummary(
+        [display(p) for p in paths],
+        part.lines,
+        part.planned,
+        part.missing,
+        sum(failures.values()),
+        dict(failures.most_common()),
+        dict(models.most_common()),
+    )
     return collected, summary
 
 
@@ -202,7 +212,7 @@ def read_batch(paths: list[Path], items: list[Item], config: ModelConfig, shown:
         progress.close()
     missing = [key for key in planned_keys(items, config) if key not in part.best]
     for key in missing:
-        part.best[key] = Answer.of({"error": MISSING_FROM_BATCH, "retry_wait_s": 0.0})
+        part.best[key] = Answer(MISSING_FROM_BATCH, None, None, None, 0.0, None, None, None)
     return part._replace(lines=len(seen), missing=len(missing), planned=len(part.best))
 
 
@@ -319,21 +329,17 @@ def _typed_line(line: bytes) -> tuple[str, tuple[str | None, AnswerFields]] | No
     custom_id = r.custom_id
     custom_id = custom_id if type(custom_id) is str else str(custom_id if custom_id is not None else "")
     model = body.model if body is not None and type(body.model) is str else None
-    return custom_id, (model, _fields(failure, message, choice, body.usage if body is not None else None))
+    return custom_id, (model, _fields(failure, message, choice, Usage.of(body.usage if body is not None else None)))
 
 
 def _batch_error(error: dict[str, Any]) -> str:
     return f"batch: {error.get('code') or 'error'}: {' '.join(str(error.get('message') or '').split())}"
 
 
-def _fields(error: str | None, message: dict[str, Any] | None, choice: Any, usage: object) -> AnswerFields:
+def _fields(error: str | None, message: dict[str, Any] | None, choice: Any, usage: Usage) -> AnswerFields:
     """An Answer's fields from a Batch line's parts: choice, the first choice (a dict or a typed record), read only
     when message, its message, is there."""
-    counts = (
-        (server_count(usage.get("prompt_tokens")), server_count(usage.get("completion_tokens")), _cached_tokens(usage))
-        if type(usage) is dict
-        else (None, None, None)
-    )
+    counts = (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
     if message is None:
         return (error, None, None, None, 0.0, *counts)
     content = message.get("content")
@@ -345,33 +351,34 @@ def _answer_fields(r: dict[str, Any]) -> tuple[str | None, AnswerFields] | None:
     """The model that answered a Batch line and its Answer's fields; None for a line of the Batch input format."""
     if "method" in r or "body" in r:
         return None
-    response = r.get("response")
+    response, failure = r.get("response"), r.get("error")
     body, status = (response.get("body"), response.get("status_code")) if type(response) is dict else (None, None)
-    model, message, usage = None, None, None
+    model, found, usage = None, None, None
     if type(body) is dict:
-        model = body.get("model") if type(body.get("model")) is str else None
-        message = reply_message(body)
+        model = body.get("model")
+        model = model if type(model) is str else None
+        found = reply(body)
         usage = body.get("usage")
-    if status == 200 and message is not None and not r.get("error"):
+    choice, message = found if found is not None else (None, None)
+    if status == 200 and message is not None and not failure:
         error = None
-    elif isinstance(r.get("error"), dict):  # a line of the error file
-        error = _batch_error(r["error"])
+    elif isinstance(failure, dict):  # a line of the error file
+        error = _batch_error(failure)
     else:
         error = f"batch: {error_text(status, body, json.dumps(body, ensure_ascii=False))}"
-    choice = cast("dict[str, Any]", body)["choices"][0] if message is not None else None
-    return model, _fields(error, message, choice, usage)
+    return model, _fields(error, message, choice, Usage.of(usage))
 
 
-def batch_notes(summary: dict[str, Any], config: ModelConfig) -> list[str]:
+def batch_notes(summary: BatchSummary, config: ModelConfig) -> list[str]:
     """What a user must know about a scored batch: prompts with no line, answers from another model."""
     notes = []
-    if summary["missing"]:
+    if summary.missing:
         notes.append(
-            f"{summary['missing']} of {summary['planned']} prompts have no answer line: pass the batch's error file "
+            f"{summary.missing} of {summary.planned} prompts have no answer line: pass the batch's error file "
             "too "
             f"(they count as failed tasks, reason {MISSING_FROM_BATCH})"
         )
-    others = other_models(summary["models"], config.model)
+    others = other_models(summary.models, config.model)
     if others:
         notes.append(
             f"answers come from model {', '.join(others)}, not --model {config.model} (accepted with "
@@ -385,12 +392,6 @@ def other_models(names: Iterable[str], model: str) -> list[str]:
     ('gpt-4o-mini-2024-07-18', 'gpt-4o') -> that name (another model, whose name only starts the same)."""
     snapshot = re.compile(rf"{re.escape(model)}-(\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}})")
     return [m for m in names if m != model and not snapshot.fullmatch(m)]
-
-
-def _cached_tokens(usage: object) -> int | None:
-    """usage.prompt_tokens_details.cached_tokens (OpenAI, vLLM), the prompt tokens a prefix cache served."""
-    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
-    return server_count(details.get("cached_tokens")) if isinstance(details, dict) else None
 
 
 def _seconds(value: object) -> float | None:

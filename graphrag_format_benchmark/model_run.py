@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import stat
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -34,7 +33,7 @@ from .artifacts import LOCK_NAME
 from .matrix import group_key
 from .options import RunConfig, parse_config
 from .results import TOOL_VERSION, ResultsReport, questions_sha256, write_results
-from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, run_batch
+from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, export_files, run_batch
 from .runner.config import SOLVER_MODEL, public_argv, public_url
 from .runner.jobs import left_out, run_model
 from .runner.log import LOG_NAME, LOG_SCHEMA_VERSION
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from .matrix import GroupKey, Plan
     from .measure import Measurement, SizeRow
     from .runner.config import ModelConfig
+    from .runner.log import RunLine
 
 
 def check_export_target(
@@ -64,13 +64,7 @@ def check_export_target(
         raise BenchmarkError(
             f"--export-batch {display(path)} is a file of --out {display(out_dir)}; write the batch elsewhere"
         )
-    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
-    existing = [
-        p
-        for p in ([path] if path.exists() else [])
-        + (sorted(path.parent.glob(f"{path.stem}.*")) if path.parent.is_dir() else [])
-        if p == path or split.fullmatch(p.name)
-    ]
+    existing = export_files(path)
     if path.is_dir():
         raise BenchmarkError(f"--export-batch {display(path)} is a folder; name a file")
     if existing and not overwrite:
@@ -155,16 +149,14 @@ def model_outputs(
             measured, model, run_config.export_batch, run_config.batch_max_requests, run_config.batch_max_bytes
         )
         missing = left_out(measured.items, model)
-        for part in written:
-            stdout += (
-                f"\nbatch file: {part['file']} ({part['requests']} requests, {part['bytes']:,} bytes; nothing was sent)"
-            )
-        if any(missing.values()):
+        for f in written:
+            stdout += f"\nbatch file: {f.file} ({f.requests} requests, {f.bytes:,} bytes; nothing was sent)"
+        if missing.over_context_window or missing.outside_limit:
             warn(
-                f"not in the batch: {missing['over_context_window']} request(s) over --context-window and "
-                f"{missing['outside_limit']} outside --limit"
+                f"not in the batch: {missing.over_context_window} request(s) over --context-window and "
+                f"{missing.outside_limit} outside --limit"
             )
-        return stdout, {"batch": {"files": written, "left_out": missing}}, None
+        return stdout, {"batch": {"files": [f.to_dict() for f in written], "left_out": missing.to_dict()}}, None
     extra, score = {}, run_config.score  # the files to score: --score's, or what --batch brought back
     if run_config.batch:
         files, parts = run_batch(
@@ -175,11 +167,11 @@ def model_outputs(
             run_config.batch_max_requests,
             run_config.batch_max_bytes,
         )
-        extra["batch"] = {"parts": parts}
+        extra = {"batch": {"parts": [p.to_dict() for p in parts]}}
         ended = [
-            f"{p['batch_id']} {p['status']}" + (f" ({'; '.join(p['errors'])})" if p.get("errors") else "")
+            f"{p.batch_id} {p.status}" + (f" ({'; '.join(p.errors)})" if p.errors else "")
             for p in parts
-            if p.get("status") != "completed"
+            if p.status != "completed"
         ]
         if not files:
             raise BenchmarkError(
@@ -197,33 +189,11 @@ def model_outputs(
     return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
 
 
-MATCHING_FLAGS = (
-    "graph",
-    "questions",
-    "formats",
-    "sizes",
-    "ids",
-    "permutations",
-    "budget",
-    "context_window",
-    "seed",
-    "prompt",
-    "encoding",
-    "repeats",
-    "graph_format",
-    "graph_order",
-    "store_fields",
-    "context",
-    "context_hops",
-    "context_edges",
-    "context_tokens",
-    "generate_questions",
-    "hops",
-    "abstain_share",
-    "property_share",
-    "edge_ids",
-    "pseudonymize",
-    "limit",
+# the flags that make a log answer other prompts when they differ (check_log_matches names them)
+MATCHING_FLAGS = tuple(
+    "graph questions formats sizes ids permutations budget context_window seed prompt encoding repeats graph_format "
+    "graph_order store_fields context context_hops context_edges context_tokens generate_questions hops "
+    "abstain_share property_share edge_ids pseudonymize limit".split()
 )
 
 
@@ -237,13 +207,13 @@ def check_log_matches(
         return
     differ = []
     for header in collected.headers:
-        if header.get("model") != model.model:
-            differ.append(f"--model {header.get('model')} (here {model.model})")
-        for key, value in (header.get("sampling") or {}).items():
+        if header.model != model.model:
+            differ.append(f"--model {header.model} (here {model.model})")
+        for key, value in header.sampling.items():
             if model.sampling(0).get(key) != value:
                 differ.append(f"{key} {json.dumps(value)} (here {json.dumps(model.sampling(0).get(key))})")
         try:
-            there = parse_config(list(header.get("command") or [])[1:])
+            there = parse_config(header.command[1:])
         except SystemExit:
             continue
         for flag in MATCHING_FLAGS:
@@ -266,19 +236,18 @@ def _as_given(run_config: RunConfig, flag: str) -> object:
     return ",".join(value) if isinstance(value, tuple) else value
 
 
-def versions_differ(headers: list[dict[str, Any]], measured: Measurement) -> str:
+def versions_differ(headers: list[RunLine], measured: Measurement) -> str:
     """Why a log written with this command's flags answers none of its prompts: another version made them (its
     questions drawn or worded otherwise); both versions named, and what to do."""
     if not headers:
         return "the log has no header line to say how it was made; score it with the version and flags that wrote it"
     header = headers[-1]
-    git: dict[str, Any] = header["git"] if isinstance(header.get("git"), dict) else {}
-    there = f"{header.get('tool_version') or 'an earlier version (its header names none)'}" + (
-        f", git {str(git['commit'])[:12]}" if git.get("commit") else ""
+    there = f"{header.tool_version or 'an earlier version (its header names none)'}" + (
+        f", git {str(header.commit)[:12]}" if header.commit else ""
     )
     here_git = git_state().get("commit")
     here = f"{TOOL_VERSION}" + (f", git {here_git[:12]}" if here_git else "")
-    same = header.get("questions_sha256") == questions_sha256(measured) if header.get("questions_sha256") else None
+    same = header.questions_sha256 == questions_sha256(measured) if header.questions_sha256 else None
     what = (
         "its questions are this command's, so its prompts were laid out otherwise"
         if same
@@ -307,7 +276,7 @@ def model_results(
 ) -> tuple[str, dict[str, Any], str | None]:
     """Collect the answers (send the prompts, or read the files to score: --score's, or a batch's), then score them and
     write the results."""
-    config["model"] = {**asdict(model), "base_url": public_url(model.base_url)}
+    config["model"] = shown = {**asdict(model), "base_url": public_url(model.base_url)}
     prices = (
         run_config.input_price_per_million,
         run_config.output_price_per_million,
@@ -322,7 +291,7 @@ def model_results(
         skipped,
         plan.context_window,
         {
-            "model": config["model"],
+            "model": shown,
             "run": {k: v for k, v in config.items() if k not in ("argv", "model")},
             "command": ["benchmark.py", *public_argv(run_config.argv)],
         },
@@ -341,7 +310,7 @@ def scored_answers(
 ) -> Answers:
     """--score: the answers of logs of this tool, or of Batch API output and error files, with no network, and their
     summary. A file is a Batch file when its first readable line has a custom_id."""
-    kinds = []
+    kinds, notes = [], []
     for path in score:
         if not path.exists():
             raise BenchmarkError(
@@ -353,15 +322,16 @@ def scored_answers(
             raise BenchmarkError(
                 "--score takes either logs of this tool or Batch API output and error files, not both at once"
             )
-        collected, summary = collect_batch(list(score), measured.items, model)
-        others = other_models(summary["models"], model.model)
+        collected, batch = collect_batch(list(score), measured.items, model)
+        others = other_models(batch.models, model.model)
         if others and not run_config.accept_other_model:
             raise BenchmarkError(
-                f"{', '.join(summary['files'])}: the answers come from model {', '.join(others)}, not --model "
+                f"{', '.join(batch.files)}: the answers come from model {', '.join(others)}, not --model "
                 f"{model.model} (only a dated snapshot, {model.model}-YYYY-MM-DD, is the same model); pass the "
                 "model that answered as --model, or --accept-other-model to score them as its answers knowingly"
             )
-        summary.update(mode="batch", notes=batch_notes(summary, model))
+        notes = batch_notes(batch, model)
+        summary = batch.to_dict(notes)
     else:
         collected = Collected(measured.items, model)
         for path in score:
@@ -374,7 +344,7 @@ def scored_answers(
             "are "
             "not scored; their prompts count as not run"
         )
-    for note in summary.get("notes", []):
+    for note in notes:
         warn(note)
     return Answers(collected.best, summary, log_info(list(score), collected.unreadable, files_sha256(list(score))))
 
@@ -403,8 +373,9 @@ def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measuremen
         "tool_version": TOOL_VERSION,
         "questions_sha256": questions_sha256(measured),
     }
-    summary = {"mode": "run", **run_model(measured, model, plan.tokenizers[0], header, run_config.out)}
+    sent = run_model(measured, model, plan.tokenizers[0], header, run_config.out)
     collected = Collected(measured.items, model)
     collected.log(log_path)
-    summary["log"] = log_summary(collected, measured.items, model)  # every invocation, not only this one
+    # every invocation, not only this one
+    summary = {"mode": "run", **sent, "log": log_summary(collected, measured.items, model)}
     return Answers(collected.best, summary, log_info([log_path], collected.unreadable, files_sha256([log_path])))

@@ -28,11 +28,12 @@ class Progress:
         self.start = self.last = time.monotonic()
         self.shown = False
 
-    def advance(self, n: int, label: str) -> None:
+    def advance(self, n: int, label: str, eta: bool = False) -> None:
+        """n more done; the status line at most once a second, and at the end (with eta, the time left)."""
         self.done += n
         now = time.monotonic()
         if now - self.start >= self.delay and (now - self.last >= 1.0 or self.done == self.total):
-            self.show(now, label)
+            self.show(now, label, eta)
 
     def show(self, now: float, label: str, eta: bool = False) -> None:
         """The status line; with eta, the time left at the pace so far (once something is done)."""

@@ -265,9 +265,11 @@ class _Asker:
             self.in_flight += 1
         endpoint.enter()
         try:
-            outcome = send(config, self.post, self.url, self.headers, ask.body, f"{config.seed}/{ask.key}", endpoint)
+            outcome = send(
+                config, self.post, self.url, self.headers, ask.body, f"{config.seed}/{ask.key}", endpoint
+            ).to_dict()
         except Exception as e:  # every request ends in the log, even on a bug of ours
-            outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, 0.0)
+            outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, 0.0).to_dict()
         finally:
             endpoint.leave()
             with self.lock:

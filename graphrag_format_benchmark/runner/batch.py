@@ -17,13 +17,14 @@ import sys
 import tempfile
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeGuard, overload
 
 from .._article import BenchmarkError, display, json_bytes, sha256_hex
 from ..progress import duration
-from .config import Redactor, public_url
+from .config import Redactor, auth_headers, key_and_redactor, public_url
 from .endpoint import RETRY_STATUSES, error_text, printable, url_hint
 from .jobs import plan_jobs
 from .pacing import retry_wait
@@ -43,19 +44,43 @@ def file_mode() -> int:
 
 def write_atomic(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
+        _put_whole(path, [data])
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
 
 
+def _put_whole(path: Path, chunks: Iterable[bytes]) -> None:
+    """A file written into a temporary one beside it, then put in place whole (never half a file under its name)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+        os.chmod(tmp, file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(slots=True, frozen=True)
+class RequestFile:
+    """One Batch API request file that export_batch wrote."""
+
+    file: str  # its path, as shown
+    requests: int  # its lines, one request each
+    bytes: int  # its size
+    sha256: str  # of its bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the manifest lists it."""
+        return asdict(self)
+
+
 def export_batch(
     measured: Measurement, config: ModelConfig, path: Path, max_requests: int, max_bytes: int
-) -> list[dict[str, Any]]:
+) -> list[RequestFile]:
     """The prompts as OpenAI Batch API request files, each within max_requests lines and max_bytes; custom_id
     is the prompt's SHA-256 prefix and repeat. One file is written as path; several as path's stem with
     .001-of-003 and so on. Lines are streamed to disk: no more than one prompt is in memory at a time."""
@@ -112,9 +137,8 @@ def export_batch(
         for (tmp, *_), name in zip(parts, names):
             os.chmod(tmp, file_mode())
             os.replace(tmp, name)
-        split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
-        for old in [*path.parent.iterdir(), path]:  # an earlier export's parts would be uploaded by mistake
-            if old not in names and (old == path or split.fullmatch(old.name)):
+        for old in [path, *export_files(path)]:  # an earlier export's parts would be uploaded by mistake
+            if old not in names:
                 old.unlink(missing_ok=True)
     except OSError as e:
         raise BenchmarkError(f"{display(path)}: cannot write it ({e.strerror}); choose another path") from None
@@ -123,9 +147,16 @@ def export_batch(
             handle.close()
         for tmp, *_ in parts:
             Path(tmp).unlink(missing_ok=True)
-    return [
-        {"file": display(name), "requests": n, "bytes": b, "sha256": sha} for (_, n, b, sha), name in zip(parts, names)
-    ] or [{"file": display(path), "requests": 0, "bytes": 0, "sha256": sha256_hex(b"")}]
+    return [RequestFile(display(name), n, b, sha) for (_, n, b, sha), name in zip(parts, names)] or [
+        RequestFile(display(path), 0, 0, sha256_hex(b""))
+    ]
+
+
+def export_files(path: Path) -> list[Path]:
+    """The files of an export to path that exist: path, then its numbered parts (stem.001-of-003.suffix ...)."""
+    split = re.compile(rf"{re.escape(path.stem)}\.\d{{3}}-of-\d{{3}}{re.escape(path.suffix)}")
+    parts = sorted(p for p in path.parent.iterdir() if split.fullmatch(p.name)) if path.parent.is_dir() else []
+    return ([path] if path.exists() else []) + parts
 
 
 # Batch jobs end to end (--batch): the export above, then OpenAI's Files and Batches endpoints at --base-url.
@@ -145,9 +176,7 @@ class BatchAPI:
         import httpx2
 
         self.config, self.redact, self.httpx = config, redact, httpx2
-        headers = {"User-Agent": "graphrag-format-benchmark", "Accept-Encoding": "identity"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+        headers = {**auth_headers(key), "Accept-Encoding": "identity"}
         self.client = httpx2.Client(headers=headers, follow_redirects=False, trust_env=True, timeout=config.timeout)
         self.rng = random.Random(f"{config.seed}/batch")
 
@@ -165,7 +194,7 @@ class BatchAPI:
                 with self.client.stream(method, url, **kwargs) as response:
                     status, wait_headers = response.status_code, dict(response.headers)
                     if 200 <= status < 300 and target is not None:
-                        _stream_into(target, response)
+                        _put_whole(target, response.iter_bytes())  # written as it comes
                         return None
                     raw = response.read()
                 if 200 <= status < 300:
@@ -197,158 +226,179 @@ class BatchAPI:
         self.client.close()
 
 
-def _stream_into(path: Path, response: Any) -> None:  # an httpx2 response: httpx2 ships no types
-    """A downloaded file, written as it comes and put in place whole (never half a file under its name)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in response.iter_bytes():
-                f.write(chunk)
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+@dataclass(slots=True)
+class Part:
+    """A part of a --batch run as --out/batch/state.json keeps it: filled in step by step, each id saved before the
+    next step (to_dict). None: not known yet."""
+
+    file: str  # the request file's name, in the batch folder
+    sha256: str  # of its bytes: a part already submitted is found again by it
+    requests: int  # its requests
+    input_file_id: str | None = None  # the upload's file id
+    batch_id: str | None = None  # the batch made of it
+    status: str | None = None  # the batch's, as last polled (saved with batch_id, even when None)
+    total: int | None = None  # the batch's request counts, as last polled
+    completed: int | None = None
+    failed: int | None = None
+    output_file_id: str | None = None  # the batch's output and error files, once it has them
+    error_file_id: str | None = None
+    errors: list[str] | None = None  # why the batch failed, in the provider's words (at most 5)
+    output_path: str | None = None  # the names the output and error files were downloaded as
+    errors_path: str | None = None
+
+    @classmethod
+    def of(cls, entry: dict[str, Any]) -> Part:
+        """A part as state.json holds it (with PART_KEYS at least)."""
+        return cls(**{f.name: entry[f.name] for f in fields(cls) if f.name in entry})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields known so far, in the order they become known (status from the batch's creation on)."""
+        return {
+            f.name: value
+            for f in fields(self)
+            if (value := getattr(self, f.name)) is not None or (f.name == "status" and self.batch_id is not None)
+        }
 
 
-def batch_state(folder: Path) -> dict[str, Any]:
+PART_KEYS = {"file", "sha256", "requests"}  # what a part of state.json has from the start
+
+
+def batch_state(folder: Path) -> list[Part]:
+    """The parts that state.json in folder records (none when it is missing)."""
     path = folder / BATCH_STATE
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {"parts": []}
+        return []
     except (OSError, ValueError) as e:
         raise BenchmarkError(
             f"{display(path)}: cannot read it ({e}); it holds the ids of batches already paid for: restore it, "
             "or move it aside to submit again"
         ) from None
-    if (
-        not isinstance(state, dict)
-        or not isinstance(state.get("parts"), list)
-        or not all(isinstance(p, dict) for p in state["parts"])
-    ):
+    parts = state.get("parts") if isinstance(state, dict) else None
+    if not isinstance(parts, list) or not all(isinstance(p, dict) and p.keys() >= PART_KEYS for p in parts):
         raise BenchmarkError(
             f"{display(path)}: not a batch state of this tool; restore it, or move it aside to submit again"
         )
-    return state
+    return [Part.of(p) for p in parts]
 
 
 def run_batch(
     measured: Measurement, config: ModelConfig, out_dir: Path, poll_interval: float, max_requests: int, max_bytes: int
-) -> tuple[list[Path], list[dict[str, Any]]]:
+) -> tuple[list[Path], list[Part]]:
     """--batch: export the requests into --out/batch, upload each part and create its batch (once: the ids are
     recorded before the next step), poll until every batch has ended, download the output and error files.
     Returns the files to score and each part's record."""
     folder = out_dir / BATCH_DIR
-    key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
-    url_parts = urllib.parse.urlsplit(config.base_url)
-    redact = Redactor([key, url_parts.password or "", url_parts.query])
+    key, redact = key_and_redactor(config)
     state = batch_state(folder)
     written = export_batch(measured, config, folder / "input.jsonl", max_requests, max_bytes)
-    written = [part for part in written if part["requests"]]
     parts = []
-    for part in written:  # a part already submitted (same bytes) is taken up where it was, never submitted again
-        entry = next((p for p in state["parts"] if p.get("sha256") == part["sha256"]), None)
-        if entry is None:
-            entry = {"file": Path(part["file"]).name, "sha256": part["sha256"], "requests": part["requests"]}
-            state["parts"].append(entry)
-        parts.append(entry)
+    for request_file in filter(lambda f: f.requests, written):
+        # a part already submitted (same bytes) is taken up where it was, never submitted again
+        part = next((p for p in state if p.sha256 == request_file.sha256), None)
+        if part is None:
+            part = Part(Path(request_file.file).name, request_file.sha256, request_file.requests)
+            state.append(part)
+        parts.append(part)
 
     def save() -> None:
-        write_atomic(folder / BATCH_STATE, json_bytes(state))
+        write_atomic(folder / BATCH_STATE, json_bytes({"parts": [p.to_dict() for p in state]}))
 
     api = BatchAPI(config, key, redact)
     try:
-        for k, entry in enumerate(parts, 1):
-            _submit(api, entry, f"batch {k}/{len(parts)}", folder, save)
+        for k, part in enumerate(parts, 1):
+            _submit(api, part, f"batch {k}/{len(parts)}", folder, save)
         _poll(api, parts, poll_interval, save)
         files = []
-        for k, entry in enumerate(parts, 1):
-            files += _download(api, entry, f"batch {k}/{len(parts)}", folder, save)
+        for k, part in enumerate(parts, 1):
+            files += _download(api, part, f"batch {k}/{len(parts)}", folder, save)
     finally:
         api.close()
     return files, parts
 
 
-def _submit(api: BatchAPI, entry: dict[str, Any], label: str, folder: Path, save: Callable[[], None]) -> None:
+def _submit(api: BatchAPI, part: Part, label: str, folder: Path, save: Callable[[], None]) -> None:
     """A part's file uploaded and its batch created, each step once: its id saved before the next step."""
-    if not entry.get("input_file_id"):
-        with open(folder / entry["file"], "rb") as f:
+    if not part.input_file_id:
+        with open(folder / part.file, "rb") as f:
             uploaded = api.call(
                 "POST",
                 "/files",
-                f"{label}: uploading {entry['file']}",
+                f"{label}: uploading {part.file}",
                 data={"purpose": "batch"},
-                files={"file": (entry["file"], f, "application/jsonl")},
+                files={"file": (part.file, f, "application/jsonl")},
             )
-        entry["input_file_id"] = _batch_id(uploaded, "id", "the upload")
+        part.input_file_id = _batch_id(uploaded, "the upload")
         save()
-        _say(f"{label}: uploaded {entry['file']} ({entry['requests']} requests) as {entry['input_file_id']}")
-    if not entry.get("batch_id"):
+        _say(f"{label}: uploaded {part.file} ({part.requests} requests) as {part.input_file_id}")
+    if not part.batch_id:
         created = api.call(
             "POST",
             "/batches",
             f"{label}: creating the batch",
             json={
-                "input_file_id": entry["input_file_id"],
+                "input_file_id": part.input_file_id,
                 "endpoint": "/v1/chat/completions",
                 "completion_window": "24h",
-                "metadata": {"tool": "graphrag-format-benchmark", "sha256": entry["sha256"][:16]},
+                "metadata": {"tool": "graphrag-format-benchmark", "sha256": part.sha256[:16]},
             },
         )
-        entry["batch_id"] = _batch_id(created, "id", "the new batch")
-        entry["status"] = created.get("status") if isinstance(created.get("status"), str) else None
+        part.batch_id = _batch_id(created, "the new batch")
+        status = created.get("status")
+        part.status = status if isinstance(status, str) else None
         save()
         _say(
-            f"{label}: created {entry['batch_id']}; its id is kept in {display(folder / BATCH_STATE)}: a killed "
+            f"{label}: created {part.batch_id}; its id is kept in {display(folder / BATCH_STATE)}: a killed "
             "command "
             "resumes polling it"
         )
 
 
-def _poll(api: BatchAPI, parts: list[dict[str, Any]], poll_interval: float, save: Callable[[], None]) -> None:
+def _poll(api: BatchAPI, parts: list[Part], poll_interval: float, save: Callable[[], None]) -> None:
     """Every part's batch polled until each has ended; a line for each change."""
     shown: dict[str, str] = {}
     started = time.monotonic()
     while True:
-        for k, entry in enumerate(parts, 1):
-            if entry.get("status") in BATCH_FINAL:
+        for k, part in enumerate(parts, 1):
+            if part.status in BATCH_FINAL:
                 continue
+            batch_id = str(part.batch_id)
             batch = api.call(
-                "GET",
-                f"/batches/{urllib.parse.quote(entry['batch_id'], safe='')}",
-                f"batch {k}/{len(parts)}: polling",
+                "GET", f"/batches/{urllib.parse.quote(batch_id, safe='')}", f"batch {k}/{len(parts)}: polling"
             )
-            _take_batch(entry, batch)
+            _take_batch(part, batch)
             line = (
-                f"batch {k}/{len(parts)} {entry['batch_id']}: {entry['status']}, {entry.get('completed', 0)}/"
-                f"{entry.get('total') or entry['requests']} done, {entry.get('failed', 0)} failed"
+                f"batch {k}/{len(parts)} {batch_id}: {part.status}, {part.completed or 0}/"
+                f"{part.total or part.requests} done, {part.failed or 0} failed"
             )
-            if shown.get(entry["batch_id"]) != line:
+            if shown.get(batch_id) != line:
                 save()
-                shown[entry["batch_id"]] = line
+                shown[batch_id] = line
                 _say(f"{line} ({duration(time.monotonic() - started)})")
-        if all(entry.get("status") in BATCH_FINAL for entry in parts):
+        if all(part.status in BATCH_FINAL for part in parts):
             return
         time.sleep(poll_interval)
 
 
-def _download(api: BatchAPI, entry: dict[str, Any], label: str, folder: Path, save: Callable[[], None]) -> list[Path]:
+def _download(api: BatchAPI, part: Part, label: str, folder: Path, save: Callable[[], None]) -> list[Path]:
     """An ended batch's output and error files, each downloaded once into folder."""
     files = []
-    for field, stem in (("output_file_id", "output"), ("error_file_id", "errors")):
-        if not entry.get(field):
+    for file_id, stem in ((part.output_file_id, "output"), (part.error_file_id, "errors")):
+        if not file_id:
             continue
-        name = f"{stem}.{entry['file'].removeprefix('input.')}"
-        if entry.get(f"{stem}_path") != name or not (folder / name).exists():
+        name = f"{stem}.{part.file.removeprefix('input.')}"
+        if (part.output_path if stem == "output" else part.errors_path) != name or not (folder / name).exists():
             api.call(
                 "GET",
-                f"/files/{urllib.parse.quote(entry[field], safe='')}/content",
+                f"/files/{urllib.parse.quote(file_id, safe='')}/content",
                 f"{label}: downloading its {stem} file",
                 stream_to=folder / name,
             )
-            entry[f"{stem}_path"] = name
+            if stem == "output":
+                part.output_path = name
+            else:
+                part.errors_path = name
             save()
         files.append(folder / name)
     return files
@@ -358,31 +408,37 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _batch_id(answer: dict[str, Any], field: str, what: str) -> str:
-    value = answer.get(field)
-    if not isinstance(value, str) or not value or len(value) > 200 or not value.isprintable():
-        raise BenchmarkError(
-            f"{what} came back without an {field} the tool can keep: {printable(json.dumps(answer)[:200])}"
-        )
+def _batch_id(answer: dict[str, Any], what: str) -> str:
+    """The id of the object the provider made (answer: its JSON); BenchmarkError when it has none (_an_id)."""
+    value = answer.get("id")
+    if not _an_id(value):
+        raise BenchmarkError(f"{what} came back without an id the tool can keep: {printable(json.dumps(answer)[:200])}")
     return value
 
 
-def _take_batch(entry: dict[str, Any], batch: dict[str, Any]) -> None:
-    """A batch object's fields that matter here, each checked before it is kept."""
+def _an_id(value: object) -> TypeGuard[str]:
+    """Whether a value from the provider can be kept as an id: printable text of 1 to 200 characters."""
+    return isinstance(value, str) and bool(value) and len(value) <= 200 and value.isprintable()
+
+
+def _take_batch(part: Part, batch: dict[str, Any]) -> None:
+    """A batch object's fields that matter here, each checked before it is kept (a count or an id that is not one
+    leaves what was kept)."""
     status = batch.get("status")
-    entry["status"] = status if isinstance(status, str) and status.isprintable() and len(status) < 40 else "unknown"
-    counts: dict[str, Any] = batch["request_counts"] if isinstance(batch.get("request_counts"), dict) else {}
-    for name in ("total", "completed", "failed"):
-        if server_count(counts.get(name)) is not None:
-            entry[name] = counts[name]
-    for field in ("output_file_id", "error_file_id"):
-        value = batch.get(field)
-        if isinstance(value, str) and value and len(value) <= 200 and value.isprintable():
-            entry[field] = value
+    part.status = status if isinstance(status, str) and status.isprintable() and len(status) < 40 else "unknown"
+    counts = batch.get("request_counts")
+    if isinstance(counts, dict):
+        total, completed, failed = (server_count(counts.get(name)) for name in ("total", "completed", "failed"))
+        part.total = part.total if total is None else total
+        part.completed = part.completed if completed is None else completed
+        part.failed = part.failed if failed is None else failed
+    output_file_id, error_file_id = batch.get("output_file_id"), batch.get("error_file_id")
+    part.output_file_id = output_file_id if _an_id(output_file_id) else part.output_file_id
+    part.error_file_id = error_file_id if _an_id(error_file_id) else part.error_file_id
     errors = batch.get("errors")
     data = errors.get("data") if isinstance(errors, dict) else None
     if isinstance(data, list) and data:
-        entry["errors"] = [
+        part.errors = [
             printable(" ".join(f"{e.get('code', '')}: {e.get('message', '')}".split()))[:300]
             for e in data[:5]
             if isinstance(e, dict)

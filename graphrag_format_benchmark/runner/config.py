@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 import re
 import urllib.parse
 from collections.abc import Sequence
@@ -19,28 +20,36 @@ BATCH_MAX_REQUESTS = 50_000  # the Batch API's limits per input file
 BATCH_MAX_BYTES = 200_000_000
 SOLVER_MODEL = "solver"  # --model solver: answers from the control solver, no network
 STRUCTURED_FORMS = ("json_schema", "json_object")
-ANSWER_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string"},
-        "path": {"type": "array", "items": {"type": "integer"}},
-        "evidence": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "source": {"type": "string"},
-                    "relation": {"type": "string"},
-                    "target": {"type": "string"},
+
+
+def _answer_schema(cited: str) -> dict[str, Any]:
+    """The JSON schema of an answer whose path cites edges as cited: 'integer' (indices) or 'string' (edge ids)."""
+    return {
+        "type": "object",
+        "properties": {
+            "answer": {"type": "string"},
+            "path": {"type": "array", "items": {"type": cited}},
+            "evidence": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "source": {"type": "string"},
+                        "relation": {"type": "string"},
+                        "target": {"type": "string"},
+                    },
+                    "required": ["source", "relation", "target"],
+                    "additionalProperties": False,
                 },
-                "required": ["source", "relation", "target"],
-                "additionalProperties": False,
             },
         },
-    },
-    "required": ["answer", "path", "evidence"],
-    "additionalProperties": False,
-}
+        "required": ["answer", "path", "evidence"],
+        "additionalProperties": False,
+    }
+
+
+ANSWER_SCHEMA = _answer_schema("integer")
+EDGE_ID_ANSWER_SCHEMA = _answer_schema("string")  # --edge-ids
 
 
 @dataclass(frozen=True)
@@ -65,28 +74,21 @@ class ModelConfig:
 
     def sampling(self, repeat: int) -> dict[str, Any]:
         """Every request field that can change an answer, besides the prompt: part of the resume key."""
-        fields: dict[str, Any] = {}
-        if self.temperature is not None:
-            fields["temperature"] = self.temperature
-        if self.seed is not None:
-            fields["seed"] = self.seed + repeat
-        fields[self.max_tokens_field] = self.max_output_tokens
-        if self.reasoning_effort is not None:
-            fields["reasoning_effort"] = self.reasoning_effort
-        schema: dict[str, Any] = ANSWER_SCHEMA
-        if self.edge_ids:
-            schema = {
-                **schema,
-                "properties": {**schema["properties"], "path": {"type": "array", "items": {"type": "string"}}},
-            }
-        if self.structured == "json_schema":
-            fields["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "graph_answer", "strict": True, "schema": schema},
-            }
-        elif self.structured == "json_object":
-            fields["response_format"] = {"type": "json_object", "schema": schema}
-        return fields
+        schema = EDGE_ID_ANSWER_SCHEMA if self.edge_ids else ANSWER_SCHEMA
+        form = (
+            {"type": "json_schema", "json_schema": {"name": "graph_answer", "strict": True, "schema": schema}}
+            if self.structured == "json_schema"
+            else {"type": "json_object", "schema": schema}
+            if self.structured == "json_object"
+            else None
+        )
+        return {
+            **({} if self.temperature is None else {"temperature": self.temperature}),
+            **({} if self.seed is None else {"seed": self.seed + repeat}),
+            self.max_tokens_field: self.max_output_tokens,
+            **({} if self.reasoning_effort is None else {"reasoning_effort": self.reasoning_effort}),
+            **({} if form is None else {"response_format": form}),
+        }
 
     def body(self, prompt: str, repeat: int) -> dict[str, Any]:
         return {"model": self.model, "messages": [{"role": "user", "content": prompt}], **self.sampling(repeat)}
@@ -205,3 +207,16 @@ class Redactor:
 
 
 REDACT_WINDOW = 10  # characters of a piece of the key (or of one of its forms) that count as the key
+
+
+def key_and_redactor(config: ModelConfig) -> tuple[str, Redactor]:
+    """The API key a run sends (the value of --api-key-env's variable; none for the control solver), and the Redactor
+    of it and of --base-url's credentials."""
+    key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL and config.api_key_env else ""
+    url = urllib.parse.urlsplit(config.base_url)
+    return key, Redactor([key, url.password or "", url.query])
+
+
+def auth_headers(key: str) -> dict[str, str]:
+    """The headers every request to the provider carries: who sends it, and the key when there is one."""
+    return {"User-Agent": "graphrag-format-benchmark", **({"Authorization": f"Bearer {key}"} if key else {})}

@@ -187,7 +187,7 @@ CONTEXT_REFUSAL = re.compile(
 )
 
 
-def context_refusal(error: str | None) -> bool:
+def context_refusal(error: object) -> bool:
     """The server refused the prompt as longer than its context window (llama.cpp, vLLM and OpenAI say so as an
     HTTP 400): the article's CONTEXT_OVERFLOW, found on the server's side rather than by the local count."""
     return isinstance(error, str) and error.startswith("HTTP 4") and CONTEXT_REFUSAL.search(error) is not None
@@ -241,8 +241,8 @@ def error_text(status: int | None, parsed: object, raw_text: str) -> str:
     code = error_code(parsed)
     error = parsed.get("error") if isinstance(parsed, dict) else None
     words = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
-    if not words and isinstance(parsed, dict) and parsed.get("detail"):
-        detail = parsed["detail"]
+    detail = parsed.get("detail") if isinstance(parsed, dict) else None
+    if not words and detail:
         words = detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
     if not words and parsed is None:
         words = raw_text

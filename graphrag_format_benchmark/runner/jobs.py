@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import itertools
 import operator
-import os
 import sys
 import threading
 import time
-import urllib.parse
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from .._article import BenchmarkError, display
 from ..matrix import HOP_BUCKETS, hop_bucket
 from ..progress import Progress
-from .config import SOLVER_MODEL, Redactor, public_url
+from .config import SOLVER_MODEL, Redactor, auth_headers, key_and_redactor, public_url
 from .endpoint import TRANSIENT_STATUSES, Endpoint, context_refusal, failure_kind
 from .log import LOG_NAME, LOG_SCHEMA_VERSION, Log, file_lines, request_key
-from .send import SolverCache, outcome_record, send, solver_outcome
-from .transport import Post, http_post, server_count
+from .send import Outcome, SolverCache, outcome_record, send, solver_outcome
+from .transport import Post, Usage, http_post
 
 if TYPE_CHECKING:
     from .._article import Tokenizer
@@ -42,10 +40,12 @@ HEARTBEAT = 15.0  # seconds between status lines of a model run while no answer 
 JobGroup = tuple[str, str, str, str, int, str, str, int]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, frozen=True)
 class Job:
-    sha: str
-    repeat: int
+    """One request to send: a distinct prompt and a repeat of it."""
+
+    sha: str  # the prompt's SHA-256
+    repeat: int  # 0 for the first; the sampling seed is the seed + repeat
     item: Item  # the first row with this prompt; others share the answer
 
     @property
@@ -130,14 +130,25 @@ def _across_hops(jobs: list[Job]) -> list[Job]:
     return [job for round_ in itertools.zip_longest(*ordered) for job in round_ if job is not None]
 
 
-def left_out(items: list[Item], config: ModelConfig) -> dict[str, int]:
-    """Distinct prompts that a model run or a batch does not send: over the context window, or outside --limit."""
+@dataclass(slots=True, frozen=True)
+class LeftOut:
+    """The requests (distinct prompts, each repeat) that a model run or a batch does not send."""
+
+    over_context_window: int  # prompts over --context-window (the control solver sends them all)
+    outside_limit: int  # prompts that --limit leaves out
+
+    def to_dict(self) -> dict[str, int]:
+        """As the manifest holds it."""
+        return asdict(self)
+
+
+def left_out(items: list[Item], config: ModelConfig) -> LeftOut:
+    """What a model run or a batch of these items does not send."""
     distinct = {item.row["prompt_sha256"]: item for item in items}
     over = sum(1 for item in distinct.values() if item.row["overflow"]) if config.model != SOLVER_MODEL else 0
-    return {
-        "over_context_window": over * config.repeats,
-        "outside_limit": len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config)),
-    }
+    return LeftOut(
+        over * config.repeats, len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config))
+    )
 
 
 def run_model(
@@ -149,9 +160,7 @@ def run_model(
     post: Post = http_post,
 ) -> dict[str, Any]:
     """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
-    key = os.environ.get(config.api_key_env, "") if config.model != SOLVER_MODEL and config.api_key_env else ""
-    url_parts = urllib.parse.urlsplit(config.base_url)
-    redact = Redactor([key, url_parts.password or "", url_parts.query])
+    key, redact = key_and_redactor(config)
     log_path = out_dir / LOG_NAME
     log = Log(log_path, redact)  # first: it repairs a torn last line
     try:
@@ -197,9 +206,7 @@ def run_model(
         raise BenchmarkError(
             f"{redact(endpoint.reason)}; stopped after {tally.sent} request(s), {len(jobs) - tally.sent} not sent"
         )
-    if (
-        endpoint.reason
-    ):  # requests in flight when the endpoint closed were answered: their results are written, the run stops
+    if endpoint.reason:  # requests in flight when it closed were answered: their results are written, the run stops
         endpoint.stopped = endpoint.reason
     return {
         **tally.summary(),
@@ -216,9 +223,8 @@ def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> 
     for line_no, _, r in file_lines(log_path):
         if r is None:
             bad.append(line_no)
-        elif r.get("type") == "request" and (
-            r.get("error") is None or context_refusal(r.get("error"))
-        ):  # paid once, or never fits
+        elif r.get("type") == "request" and ((error := r.get("error")) is None or context_refusal(error)):
+            # paid once, or never fits
             done.add(request_key(r.get("prompt_sha256"), r.get("model"), r.get("sampling"), r.get("repeat")))
     if bad:
         raise BenchmarkError(
@@ -244,34 +250,23 @@ class Tally:
         # prompt tokens, by our count, of the prompts the server refused for context
         self.refused_tokens: list[int] = []
 
-    def add(self, outcome: dict[str, Any]) -> None:
+    def add(self, outcome: Outcome, prompt_tokens: int) -> None:
+        """One request's outcome, from any worker; prompt_tokens: its prompt's tokens by our count."""
         with self.lock:
-            self._add(outcome)
-
-    def _add(self, outcome: dict[str, Any]) -> None:
-        self.sent += 1
-        if outcome.get("rate_wait_s"):
-            self.rate_waits.append(outcome["rate_wait_s"])
-        self.answered += outcome["error"] is None
-        if context_refusal(outcome["error"]):
-            self.refused_tokens.append(outcome["prompt_tokens"])
-        elif outcome["error"]:
-            self.failures[failure_kind(self.redact(outcome["error"]))] += 1
-        elif outcome["finish_reason"] == "length":
-            self.cut += 1
-            usage = outcome.get("usage")
-            if isinstance(usage, dict) and (
-                end := context_end(usage.get("prompt_tokens"), usage.get("completion_tokens"), self.cap)
-            ):
-                self.cut_before_cap.append(end)
-        now = time.monotonic()
-        if now - self.progress.start >= self.progress.delay and (
-            now - self.progress.last >= 1.0 or self.progress.done + 1 == self.progress.total
-        ):
-            self.progress.done += 1
-            self.progress.show(now, f"{sum(self.failures.values())} failed", eta=True)
-        else:
-            self.progress.done += 1
+            self.sent += 1
+            if outcome.rate_wait_s:
+                self.rate_waits.append(outcome.rate_wait_s)
+            self.answered += outcome.error is None
+            if context_refusal(outcome.error):
+                self.refused_tokens.append(prompt_tokens)
+            elif outcome.error:
+                self.failures[failure_kind(self.redact(outcome.error))] += 1
+            elif outcome.finish_reason == "length":
+                self.cut += 1
+                usage = Usage.of(outcome.usage)
+                if end := context_end(usage.prompt_tokens, usage.completion_tokens, self.cap):
+                    self.cut_before_cap.append(end)
+            self.progress.advance(1, f"{sum(self.failures.values())} failed", eta=True)
 
     def beat(self, in_flight: Callable[[float], str]) -> None:
         """A status line when none came for HEARTBEAT seconds: a slow server is at work, not a hung run; in_flight(now)
@@ -304,11 +299,10 @@ class Tally:
         }
 
 
-def context_end(prompt_tokens: object, completion_tokens: object, cap: int) -> int | None:
-    """Prompt and answer tokens together, by the server's counts, of an answer cut (finish_reason length) short of
-    the output cap: the server's context window cut it (llama.cpp stops at n_ctx), not --max-output-tokens. None
+def context_end(prompt: int | None, completion: int | None, cap: int) -> int | None:
+    """Prompt and answer tokens together, by the server's counts (Usage), of an answer cut (finish_reason length) short
+    of the output cap: the server's context window cut it (llama.cpp stops at n_ctx), not --max-output-tokens. None
     when the answer reached the cap or the server gave no counts."""
-    prompt, completion = server_count(prompt_tokens), server_count(completion_tokens)
     return prompt + completion if prompt is not None and completion is not None and completion < cap else None
 
 
@@ -392,9 +386,7 @@ class Sender:
     def __init__(self, config: ModelConfig, jobs: list[Job], log: Log, key: str, post: Post, tally: Tally) -> None:
         self.config, self.log, self.post, self.tally = config, log, post, tally
         self.url = config.base_url.rstrip("/") + "/chat/completions"
-        self.headers = {"Content-Type": "application/json", "User-Agent": "graphrag-format-benchmark"}
-        if key:
-            self.headers["Authorization"] = f"Bearer {key}"
+        self.headers = {"Content-Type": "application/json", **auth_headers(key)}
         self.endpoint = Endpoint(config)
         self.schedule = Schedule(jobs, warm=config.model != SOLVER_MODEL)
         self.log_error: str | None = None  # why the log could not be written: the run stops
@@ -441,7 +433,7 @@ class Sender:
                         self.flying.pop(id(job), None)
                     if rest is not None:
                         self.schedule.warmed(rest)
-                self.tally.add(outcome)
+                self.tally.add(outcome, job.item.row["prompt_tokens"])
         finally:
             with self.lock:
                 self.workers -= 1
@@ -457,7 +449,7 @@ class Sender:
         named = "; ".join(f"{label}, {now - start:.0f} s" for label, start in flying[:3])
         return f"{len(flying)} in flight: {named}" + ("; …" if len(flying) > 3 else "")
 
-    def send(self, job: Job) -> dict[str, Any]:
+    def send(self, job: Job) -> Outcome:
         """Send one job and log its outcome at once, in this thread: an answer is on disk before the worker takes its
         next job, so a kill loses only the requests still in flight."""
         try:
@@ -475,12 +467,12 @@ class Sender:
                 "sampling": self.config.sampling(job.repeat),
                 **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
                 "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-                **outcome,
+                **outcome.to_dict(),
             }
         )
-        return {**outcome, "prompt_tokens": row["prompt_tokens"]}
+        return outcome
 
-    def _outcome(self, job: Job) -> dict[str, Any]:
+    def _outcome(self, job: Job) -> Outcome:
         config, endpoint = self.config, self.endpoint
         if config.model == SOLVER_MODEL:
             return solver_outcome(job.item, self.shown_graphs)
@@ -498,10 +490,6 @@ class Sender:
             )
         finally:
             endpoint.leave()
-        if (
-            outcome["error"]
-            and outcome["status"] not in (None, *TRANSIENT_STATUSES)
-            and not context_refusal(outcome["error"])
-        ):
-            endpoint.repeated(outcome["error"])  # here, before this worker takes its next job
+        if outcome.error and outcome.status not in (None, *TRANSIENT_STATUSES) and not context_refusal(outcome.error):
+            endpoint.repeated(outcome.error)  # here, before this worker takes its next job
         return outcome

@@ -1,7 +1,8 @@
 """requests.jsonl: the append-only log of a model run (Log), and reading it back a line at a time (file_lines).
 
 In: outcome records from every worker. Out: one JSON line each, flushed and fsynced before write() returns (lines that
-arrive together share one fsync). request_key is what makes two requests the same for resuming.
+arrive together share one fsync). request_key is what makes two requests the same for resuming; RunLine is a
+run line read back.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import os
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -29,6 +31,32 @@ def request_key(sha: object, model: object, sampling: object, repeat: object) ->
     """What makes two requests the same for resuming: prompt, model, sampling and repeat (as a log line holds them:
     any JSON values)."""
     return json.dumps([sha, model, sampling, repeat], sort_keys=True, ensure_ascii=False)
+
+
+@dataclass(slots=True, frozen=True)
+class RunLine:
+    """A run line of the log (type "run": the header each invocation writes first) as read back: how the log was
+    made, for the error when it answers none of a command's prompts. Any JSON values, unchecked, but where said."""
+
+    model: object  # --model
+    sampling: dict[str, Any]  # ModelConfig.sampling(0); {} when it is no object
+    command: list[Any]  # the command line (public_argv); [] when absent
+    commit: object  # git.commit, when git is an object
+    tool_version: object  # the version of this tool that wrote it
+    questions_sha256: object  # questions_sha256() of the measurement
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> RunLine:
+        """The run line of a log line whose type is "run"."""
+        sampling, command, git = record.get("sampling"), record.get("command"), record.get("git")
+        return cls(
+            record.get("model"),
+            sampling if isinstance(sampling, dict) else {},
+            list(command) if isinstance(command, (list, str, dict)) else [],  # what list() takes, not a crash
+            git.get("commit") if isinstance(git, dict) else None,
+            record.get("tool_version"),
+            record.get("questions_sha256"),
+        )
 
 
 def file_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:

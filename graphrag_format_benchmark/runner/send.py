@@ -1,7 +1,7 @@
 """One request with bounded retries (send), as the log records it; the control solver as a model (--model solver).
 
-In: a prompt, the ModelConfig, the Endpoint and the Pacer. Out: the outcome record: status, attempts, latency, the
-response (or its text, or the error), and the usage the server reported.
+In: a prompt, the ModelConfig, the Endpoint and the Pacer. Out: its Outcome: status, attempts, latency, the response
+(or its text, or the error), and the usage the server reported.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import json
 import random
 import time
 import urllib.parse
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from .._article import ABSTAIN
@@ -38,18 +39,15 @@ def send(
     headers: dict[str, str],
     body: dict[str, Any],
     seed: str,
-    endpoint: Endpoint | None = None,
+    endpoint: Endpoint,
     tokens: int = 0,
-) -> dict[str, Any]:
-    """One request with bounded retries: the outcome as the log records it (without the cell fields), with
-    rate_wait_s when it waited for the rate limit (tokens: what it counts against it). A timeout is sent again
-    once at most, and only to a server seen to work on several requests at once (Endpoint.end)."""
-    endpoint = endpoint or Endpoint(config)
+) -> Outcome:
+    """One request with bounded retries: its Outcome, with rate_wait_s when it waited for the rate limit (tokens: what
+    it counts against it). A timeout is sent again once at most, and only to a server seen to work on several requests
+    at once (Endpoint.end)."""
     paced = [0.0]
     outcome = _attempts(config, post, url, headers, body, seed, endpoint, tokens, paced)
-    if paced[0] >= 0.001:
-        outcome["rate_wait_s"] = round(paced[0], 3)
-    return outcome
+    return replace(outcome, rate_wait_s=round(paced[0], 3)) if paced[0] >= 0.001 else outcome
 
 
 def _attempts(
@@ -62,7 +60,7 @@ def _attempts(
     endpoint: Endpoint,
     tokens: int,
     paced: list[float],
-) -> dict[str, Any]:
+) -> Outcome:
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     first = time.monotonic()
     attempt = timeouts = 0
@@ -118,9 +116,7 @@ def _connection_failure(
         return f"connection error: {e}", False, timeouts, False
     if timed_out(e):
         timeouts += 1
-        if (
-            endpoint.parallel
-        ):  # sent again, once: the server works on several at a time, so the copy is not queued behind it
+        if endpoint.parallel:  # sent again, once: the server works on several at a time, so the copy is not queued
             error = (
                 f"timed out after {config.timeout:g} s ({timeouts} time(s)): a server that queues requests answers "
                 "late; lower --concurrency or raise --timeout"
@@ -162,7 +158,7 @@ def _response_failure(
     and whether the run stops sending to the endpoint now (a redirect, a key refused, a model unknown)."""
     if 200 <= status < 300:
         carries_error = isinstance(parsed, dict) and bool(parsed.get("error"))  # a failure, whatever else it holds
-        if reply_message(parsed) is not None and not carries_error:
+        if reply(parsed) is not None and not carries_error:
             return None, False, False
         error = "the response is not a chat completion with a message"
         if carries_error:
@@ -185,12 +181,36 @@ def _response_failure(
     return error, retry, False
 
 
-def reply_message(parsed: object) -> dict[str, Any] | None:
+def reply(parsed: object) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The first choice of a chat completion and its message, when the message is an object; else None."""
     try:
-        message = cast(Any, parsed)["choices"][0]["message"]
+        choice = cast(Any, parsed)["choices"][0]
+        message = choice["message"]
     except (TypeError, KeyError, IndexError):
         return None
-    return message if isinstance(message, dict) else None
+    return (choice, message) if isinstance(message, dict) else None
+
+
+@dataclass(slots=True, frozen=True)
+class Outcome:
+    """How one request ended, as its log line records it after the cell fields (to_dict)."""
+
+    status: int | None  # the last attempt's HTTP status; None when no attempt got an answer
+    attempts: int  # attempts sent
+    latency_s: float  # seconds of the last attempt
+    retry_wait_s: float  # seconds before the last attempt: the earlier attempts and the waits between them
+    response: object  # the parsed body; its text when it is not JSON or nests past MAX_JSON_DEPTH; None without one
+    content: str | None  # the first choice's message content
+    usage: object  # the body's usage as the server sent it (Usage.of reads its counts)
+    system_fingerprint: str | None  # the body's, when text
+    finish_reason: str | None  # the first choice's, when text
+    error: str | None  # why the request failed; None for an answer
+    rate_wait_s: float | None = None  # seconds waited for the rate limit, when 1 ms or more (only then logged)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as the log line holds them, in this order; rate_wait_s only when it waited."""
+        waited = self.rate_wait_s is not None
+        return {f.name: getattr(self, f.name) for f in fields(self) if waited or f.name != "rate_wait_s"}
 
 
 def outcome_record(
@@ -201,25 +221,26 @@ def outcome_record(
     attempts: int,
     started: float,
     first: float | None = None,
-) -> dict[str, Any]:
-    message = reply_message(parsed) or {}
-    choice = cast(Any, parsed)["choices"][0] if message else {}
-    content = message.get("content")
+) -> Outcome:
+    """The Outcome of a request's last attempt (started at started; the first at first): parsed, its body as JSON,
+    raw_text, its text."""
+    found = reply(parsed)
+    choice, message = found if found is not None and found[1] else ({}, {})  # an empty message: no content, no finish
+    content, finish = message.get("content"), choice.get("finish_reason")
     shallow = parsed is not None and json_depth(parsed) <= MAX_JSON_DEPTH  # a deeper body is logged as its text
-    return {
-        "status": status,
-        "attempts": attempts,
-        "latency_s": round(time.monotonic() - started, 3),
-        "retry_wait_s": round(started - first, 3) if first is not None else 0.0,
-        "response": parsed if shallow else raw_text,
-        "content": content if isinstance(content, str) else None,
-        "usage": parsed.get("usage") if isinstance(parsed, dict) and shallow else None,
-        "system_fingerprint": parsed.get("system_fingerprint")
-        if isinstance(parsed, dict) and isinstance(parsed.get("system_fingerprint"), str)
-        else None,
-        "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
-        "error": error,
-    }
+    fingerprint = parsed.get("system_fingerprint") if isinstance(parsed, dict) else None
+    return Outcome(
+        status,
+        attempts,
+        round(time.monotonic() - started, 3),
+        round(started - first, 3) if first is not None else 0.0,
+        parsed if shallow else raw_text,
+        content if isinstance(content, str) else None,
+        parsed.get("usage") if isinstance(parsed, dict) and shallow else None,
+        fingerprint if isinstance(fingerprint, str) else None,
+        finish if isinstance(finish, str) else None,
+        error,
+    )
 
 
 def solver_answer(item: Item, cache: SolverCache | None = None) -> dict[str, Any]:
@@ -242,7 +263,7 @@ def solver_answer(item: Item, cache: SolverCache | None = None) -> dict[str, Any
     return {"answer": answer, "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}
 
 
-def solver_outcome(item: Item, cache: SolverCache) -> dict[str, Any]:
+def solver_outcome(item: Item, cache: SolverCache) -> Outcome:
     """The solver's answer as a chat completion. It has no usage: the solver reads no tokens, and its counts must not
     pass for a model's own."""
     content = json.dumps(solver_answer(item, cache), ensure_ascii=False)

@@ -4,7 +4,7 @@ In: a URL, headers, a JSON body and a deadline. Out: (status, headers, body), or
 httpx2 does HTTP/1.1 framing, TLS, proxies from the environment and keep-alive (one client per worker thread); ours
 are one deadline per attempt whatever the server sends (Deadlines: one thread ends them all), the body cap
 (MAX_RESPONSE_BYTES), no redirects, and no unsolicited bytes taken for an answer. Also: JSON a server or a model sent,
-depth-guarded (untrusted_json), and token counts as a server gives them (server_count).
+depth-guarded (untrusted_json), and token counts as a server gives them (server_count, Usage).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -235,16 +236,16 @@ _tls_lock = threading.Lock()
 def _worker_client() -> tuple[Any, _Sockets]:  # the client: _client_class()'s, of httpx2 (no types)
     """This thread's client and its sockets: one each per worker, so that keep-alive is per worker and a deadline
     shuts only its own worker's connection. Every client shares one TLS context (_tls_context)."""
-    state = _connections.__dict__
-    if "client" not in state:
+    worker = _connections
+    if worker.client is None or worker.backend is None:
         import httpx2
 
         with _tls_lock:  # the first worker reads the certificates; the others wait for them instead of reading them too
             # read again if they change
             tls = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
-        state["backend"] = _Sockets()
-        state["client"] = _client_class()(
-            state["backend"],
+        worker.backend = _Sockets()
+        worker.client = _client_class()(
+            worker.backend,
             verify=tls,
             follow_redirects=False,
             trust_env=True,
@@ -252,7 +253,7 @@ def _worker_client() -> tuple[Any, _Sockets]:  # the client: _client_class()'s, 
             limits=httpx2.Limits(max_connections=4, max_keepalive_connections=2, keepalive_expiry=5.0),
             headers={"Accept-Encoding": "identity", "User-Agent": "graphrag-format-benchmark"},
         )
-    return state["client"], state["backend"]
+    return worker.client, worker.backend
 
 
 def _drop_connections(client: Any, idle_only: bool) -> None:
@@ -287,7 +288,14 @@ def _drop_unsolicited(client: Any) -> None:
                 conn.close()
 
 
-_connections = threading.local()  # each worker keeps its own client (and so its keep-alive connections)
+class _Worker(threading.local):
+    """Each worker thread's own client (and so its keep-alive connections) and its sockets; None until it is made."""
+
+    client: Any = None  # _client_class()'s (httpx2 ships no types)
+    backend: _Sockets | None = None
+
+
+_connections = _Worker()
 
 
 def _cause(e: BaseException) -> OSError | None:
@@ -377,3 +385,24 @@ def server_count(value: object) -> int | None:
     """A token count as a server gives it, or None when it cannot
     be one (not a whole number, negative, absurdly large)."""
     return value if type(value) is int and 0 <= value <= MAX_COUNT else None
+
+
+@dataclass(slots=True, frozen=True)
+class Usage:
+    """The counts of a response's usage that are read, each a server_count (None when absent or no count)."""
+
+    prompt_tokens: int | None  # usage.prompt_tokens: the prompt, by the server's count
+    completion_tokens: int | None  # usage.completion_tokens: the answer
+    cached_tokens: int | None  # usage.prompt_tokens_details.cached_tokens (OpenAI, vLLM): what a prefix cache served
+
+    @classmethod
+    def of(cls, usage: object) -> Usage:
+        """The counts of usage as the server sent it (any JSON value)."""
+        if not isinstance(usage, dict):
+            return cls(None, None, None)
+        details = usage.get("prompt_tokens_details")
+        return cls(
+            server_count(usage.get("prompt_tokens")),
+            server_count(usage.get("completion_tokens")),
+            server_count(details.get("cached_tokens")) if isinstance(details, dict) else None,
+        )
