@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as Futur
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from .._article import BenchmarkError, display
 from ..progress import Progress
@@ -265,17 +265,15 @@ class _Asker:
             self.in_flight += 1
         endpoint.enter()
         try:
-            outcome = send(
-                config, self.post, self.url, self.headers, ask.body, f"{config.seed}/{ask.key}", endpoint
-            ).to_dict()
+            outcome = send(config, self.post, self.url, self.headers, ask.body, f"{config.seed}/{ask.key}", endpoint)
         except Exception as e:  # every request ends in the log, even on a bug of ours
-            outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, 0.0).to_dict()
+            outcome = outcome_record(None, None, f"internal error: {type(e).__name__}: {e}", None, 1, 0.0)
         finally:
             endpoint.leave()
             with self.lock:
                 self.in_flight -= 1
-        error, content = outcome["error"], outcome["content"]  # outcome_record's
-        if error and outcome["status"] not in (None, *TRANSIENT_STATUSES) and not context_refusal(error):
+        error, content = outcome.error, outcome.content
+        if error and outcome.status not in (None, *TRANSIENT_STATUSES) and not context_refusal(error):
             endpoint.repeated(error)
         self.log.write(
             {
@@ -287,14 +285,14 @@ class _Asker:
                 "format": ask.format,
                 "model": config.model,
                 "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-                **outcome,
+                **outcome.to_dict(),
             }
         )
         with self.lock:
             self.counts.sent += 1
             self.counts.failed += error is not None
             self._advance()
-        return cast(str | None, content)
+        return content
 
     def _advance(self) -> None:
         """One request done, into the status line (under the lock)."""
