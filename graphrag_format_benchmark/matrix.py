@@ -25,6 +25,7 @@ from .variants.pseudonyms import Pseudonyms, with_pseudonyms
 
 if TYPE_CHECKING:
     from ._article import Graph, Question, RunInputs, Template, TokenCounts, Tokenizer
+    from .measure import SizeRow
 
 
 class GroupKey(NamedTuple):
@@ -351,23 +352,24 @@ def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
     return names
 
 
-def row_order(
-    plan: Plan, variants: list[Variant]
-) -> Callable[[Mapping[str, Any]], tuple[int, int, int, int, str, int, int]]:
+def row_order(plan: Plan, variants: list[Variant]) -> Callable[[SizeRow], tuple[int, int, int, int, str, int, int]]:
     """Rows sorted by encoding, size, ids, permutation, mode, then format and question as given."""
-    rank = {
-        "encoding": {t.name: i for i, t in enumerate(plan.tokenizers)},
-        "size": {s: i for i, s in enumerate(plan.sizes)},
-        "ids": {s: i for i, s in enumerate(plan.ids)},
-        "format": {f: i for i, f in enumerate(plan.formats)},
-        "question_id": {q.id: i for i, q in enumerate(variants[0].questions)},
-    }
+    encodings, sizes, ids, formats, questions = (
+        {name: i for i, name in enumerate(names)}
+        for names in (
+            [t.name for t in plan.tokenizers],
+            plan.sizes,
+            plan.ids,
+            plan.formats,
+            [q.id for q in variants[0].questions],
+        )
+    )
     return lambda r: (
-        rank["encoding"][r["encoding"]],
-        rank["size"][r["size"]],
-        rank["ids"][r["ids"]],
-        r["permutation"],
-        r["mode"],
-        rank["format"][r["format"]],
-        rank["question_id"][r["question_id"]],
+        encodings[r.encoding],
+        sizes[r.size],
+        ids[r.ids],
+        r.permutation,
+        r.mode,
+        formats[r.format],
+        questions[r.question_id],
     )

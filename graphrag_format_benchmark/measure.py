@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
 
 from ._article import (
     SPLIT_SEARCH,
@@ -31,7 +31,16 @@ from ._article import (
     splits_between,
 )
 from .formats import Proven, check_roundtrip_once, graph_dict
-from .matrix import build_variants, cut_near, graph_file, largest_fitting, prompt_file, row_order, variant_file
+from .matrix import (
+    GroupKey,
+    build_variants,
+    cut_near,
+    graph_file,
+    largest_fitting,
+    prompt_file,
+    row_order,
+    variant_file,
+)
 from .progress import Progress
 from .questions import question_dict
 from .solver import EdgeIndex, answerable, edge_index
@@ -45,37 +54,57 @@ if TYPE_CHECKING:
     from .variants.contexts import Context, Variant
 
 
-class SizeRow(TypedDict):
-    """One row of size_report.json (benchmark.size_report_row, the one place it is made): the article's fields, then
-    ours."""
+@dataclass(slots=True, frozen=True, kw_only=True)
+class SizeRow:
+    """One row of size_report.json, made from benchmark.size_report_row's dict (the one place a row is made, so that
+    the package's rows are the article script's, field for field): its fields in the file's order. record() gives the
+    dict back for the file."""
 
     format: str
     question_id: str
-    bytes: int
-    graph_tokens: int
-    prompt_tokens: int
-    roundtrip_ok: bool
-    graph_sha256: str
-    encoding: str
-    prompt_sha256: str
-    tokenizer: str
-    normalization: str
-    prompt_scope: str
-    size: str
-    ids: str
-    context: NotRequired[str]  # a given or khop context's name; absent for the shared graph
-    permutation: int
-    edge_order_sha256: str
-    mode: str
-    budget: int | None
+    bytes: int  # of the graph text, UTF-8
+    graph_tokens: int  # of the graph text alone
+    prompt_tokens: int  # of the whole prompt
+    roundtrip_ok: bool  # always true: the text was proven to parse back before it was counted
+    graph_sha256: str  # of the graph text
+    encoding: str  # the tokenizer's name
+    prompt_sha256: str  # of the whole prompt: the key of its answers in the log
+    tokenizer: str  # the library that counted (tiktoken, tokenizers)
+    normalization: str  # of the text before counting (NFC)
+    prompt_scope: str  # what prompt_tokens cover
+    size: str  # small, medium or large
+    ids: str  # original, short or pseudonyms
+    context: str = ""  # a given or khop context's name; "" (absent from the file) for the shared graph
+    permutation: int  # the edge order, 0 the canonical one
+    edge_order_sha256: str  # of the displayed order
+    mode: str  # "A": the whole graph; "B": packed into the budget
+    budget: int | None  # mode B's token budget; None in mode A
     context_window: int
-    edges_total: int
-    edges_included: int
-    gold_path: list[int]
-    gold_paths: NotRequired[list[list[int]]]  # only when the question has more than one
-    gold_edges_included: int
-    answerable: bool | None
-    overflow: bool
+    edges_total: int  # of the context
+    edges_included: int  # shown: all of them in mode A, a prefix in mode B
+    gold_path: list[int]  # the first gold path, in displayed positions
+    gold_paths: list[list[int]] | None = None  # every gold path, only when there are several (else absent)
+    gold_edges_included: int  # the most edges of one gold path the prompt shows
+    answerable: bool | None  # the solver's outcome on what the prompt shows; None without a query
+    overflow: bool  # prompt_tokens over context_window
+
+    @property
+    def group(self) -> GroupKey:
+        """The table the row is drawn in (matrix.group_key of the row)."""
+        return GroupKey(self.encoding, self.size, self.ids, self.mode)
+
+    def record(self) -> dict[str, Any]:
+        """The row as size_report.json holds it: benchmark.size_report_row's dict, context and gold_paths only when
+        set."""
+        record = {name: getattr(self, name) for name in SIZE_ROW_FIELDS}
+        if not self.context:
+            del record["context"]
+        if self.gold_paths is None:
+            del record["gold_paths"]
+        return record
+
+
+SIZE_ROW_FIELDS = tuple(f.name for f in fields(SizeRow))
 
 
 @dataclass(frozen=True)
@@ -92,13 +121,13 @@ class Item:
 
     def shown(self) -> Graph:
         """What the prompt shows: every node in mode A, exactly the used ones in a mode B pack."""
-        shown = self.context.graph.pick(self.order[: self.row["edges_included"]])
-        return shown if self.row["mode"] == "A" else subgraph(shown)
+        shown = self.context.graph.pick(self.order[: self.row.edges_included])
+        return shown if self.row.mode == "A" else subgraph(shown)
 
     def prompt(self) -> str:
-        fmt = self.row["format"]
+        fmt = self.row.format
         text = self.template.render(fmt, serialized(fmt, self.shown()), self.question.question)
-        if sha256_hex(text) != self.row["prompt_sha256"]:
+        if sha256_hex(text) != self.row.prompt_sha256:
             raise AssertionError(f"rebuilt prompt differs from the measured one: {self.row}")  # an internal bug
         return text
 
@@ -211,9 +240,8 @@ class ThreadedCounts(TokenCounts):
 
 def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> SizeRow:
     """One row of size_report.json (benchmark.size_report_row) for a cell of the matrix."""
-    return cast(  # the script's row, as SizeRow names its fields
-        SizeRow,
-        size_report_row(
+    return SizeRow(
+        **size_report_row(
             cell.shown,
             cell.question,
             tokenizer,

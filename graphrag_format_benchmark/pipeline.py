@@ -407,7 +407,8 @@ def measured_sizes(
         staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
     measured = measure(inputs, plan, staging, variants, counts)
     rows = measured.rows
-    staging.add("size_report.json", json_bytes(rows))
+    records = [r.record() for r in rows]
+    staging.add("size_report.json", json_bytes(records))
     summary = summarize(rows)
     hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
     record["budget_hints"] = list(hints.values())
@@ -419,7 +420,7 @@ def measured_sizes(
         )
         staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
     stdout = (
-        console_table(rows, plan.formats)
+        console_table(records, plan.formats)
         if plan.article_layout and len(plan.tokenizers) == 1
         else (
             console_summary(summary)

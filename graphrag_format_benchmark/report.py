@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any, cast
 from ._article import serialized
 from .encodings import HFEncoding
 from .matrix import hop_bucket
-from .measure import SizeRow, token_cut
+from .measure import token_cut
 from .solver import value_text
 
 if TYPE_CHECKING:
     from ._article import Graph, Tokenizer
     from .artifacts import Outputs
     from .matrix import Plan
-    from .measure import Item, Measurement
+    from .measure import Item, Measurement, SizeRow
 
 
 REPORT_TOKENS_SHOWN = (
@@ -122,23 +122,23 @@ def _size_groups(rows: list[SizeRow], baseline: str) -> list[dict[str, Any]]:
     overflow, and the prompt tokens against the baseline's (mean over the group's questions)."""
     groups: dict[tuple[str, str, str, int, str], dict[str, list[SizeRow]]] = {}
     for r in rows:
-        key = (r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"])
-        groups.setdefault(key, {}).setdefault(r["format"], []).append(r)
+        key = (r.encoding, r.size, r.ids, r.permutation, r.mode)
+        groups.setdefault(key, {}).setdefault(r.format, []).append(r)
     out = []
     for key, by_format in groups.items():
         base = by_format.get(baseline) or next(iter(by_format.values()))
-        base_mean = statistics.fmean(r["prompt_tokens"] for r in base)
+        base_mean = statistics.fmean(r.prompt_tokens for r in base)
         table = []
         for fmt, members in by_format.items():
-            mean = statistics.fmean(r["prompt_tokens"] for r in members)
+            mean = statistics.fmean(r.prompt_tokens for r in members)
             table.append(
                 {
                     "format": fmt,
-                    "graph_tokens": round(statistics.fmean(r["graph_tokens"] for r in members), 1),
-                    "prompt_min": min(r["prompt_tokens"] for r in members),
-                    "prompt_max": max(r["prompt_tokens"] for r in members),
-                    "bytes": round(statistics.fmean(r["bytes"] for r in members), 1),
-                    "overflow": sum(r["overflow"] for r in members),
+                    "graph_tokens": round(statistics.fmean(r.graph_tokens for r in members), 1),
+                    "prompt_min": min(r.prompt_tokens for r in members),
+                    "prompt_max": max(r.prompt_tokens for r in members),
+                    "bytes": round(statistics.fmean(r.bytes for r in members), 1),
+                    "overflow": sum(r.overflow for r in members),
                     "prompts": len(members),
                     "vs_baseline": round(mean / base_mean - 1, 4) if base_mean else None,
                 }
@@ -154,11 +154,11 @@ def _first_items(measured: Measurement) -> dict[str, Item]:
         r = item.row
         if (
             item.variant is measured.variants[0]
-            and r["permutation"] == 0
-            and r["mode"] == "A"
-            and r["encoding"] == measured.rows[0]["encoding"]
+            and r.permutation == 0
+            and r.mode == "A"
+            and r.encoding == measured.rows[0].encoding
         ):
-            first.setdefault(r["format"], item)
+            first.setdefault(r.format, item)
     return first
 
 
@@ -168,14 +168,14 @@ def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple
     first, views, notes = _first_items(measured), [], []
     base = measured.variants[0]
     graph_tokens = {
-        (r["format"], r["encoding"], r.get("context", "")): r["graph_tokens"]
+        (r.format, r.encoding, r.context): r.graph_tokens
         for r in measured.rows
-        if r["permutation"] == 0 and r["mode"] == "A" and r["size"] == base.size and r["ids"] == base.ids
+        if r.permutation == 0 and r.mode == "A" and r.size == base.size and r.ids == base.ids
     }
     words: dict[tuple[str, int], set[str]] = {}
     for fmt, item in first.items():
         text = texts.get(item)
-        key = (item.context.id, item.row["edges_included"])
+        key = (item.context.id, item.row.edges_included)
         if key not in words:
             words[key] = value_words(item.shown())
         for tokenizer in plan.tokenizers:
@@ -210,12 +210,12 @@ class ReportTexts:
 
     @staticmethod
     def key(item: Item) -> str:
-        return f"{item.row['format']}|{item.context.id}|{item.row['edges_included']}"
+        return f"{item.row.format}|{item.context.id}|{item.row.edges_included}"
 
     def get(self, item: Item) -> str:
         key = self.key(item)
         if key not in self.texts:
-            self.texts[key] = serialized(item.row["format"], item.shown())
+            self.texts[key] = serialized(item.row.format, item.shown())
         return self.texts[key]
 
 
@@ -238,16 +238,16 @@ def drawn_lines(text: str) -> str | dict[str, Any]:
 def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]) -> tuple[dict[str, Any], list[str]]:
     """Per question, each format's prompt as head + graph + middle + question + end (graphs stored once each), the first
     encoding's token count, and the ids of distractor nodes (on no node of the input graph)."""
-    encoding = measured.rows[0]["encoding"]
+    encoding = measured.rows[0].encoding
     graphs: dict[str, str | dict[str, Any]] = {}
     questions: dict[str, dict[str, Any]] = {}
     heads: dict[str, list[str]] = {}
     base = measured.variants[0]
     for item in measured.items:
         r = item.row
-        if item.variant is not base or r["permutation"] != 0 or r["mode"] != "A" or r["encoding"] != encoding:
+        if item.variant is not base or r.permutation != 0 or r.mode != "A" or r.encoding != encoding:
             continue
-        fmt = r["format"]
+        fmt = r.format
         around = item.template.around(fmt)
         q = questions.setdefault(
             item.question.id,
@@ -262,13 +262,13 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
         if around is None:  # a template that puts the question before the graph: the prompt is stored whole
             key = f"{fmt}|{item.question.id}|whole"
             graphs[key] = drawn_lines(item.prompt())
-            q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"], "whole": True}
+            q["cells"][fmt] = {"graph": key, "tokens": r.prompt_tokens, "whole": True}
             continue
         heads.setdefault(fmt, list(around))
         key = texts.key(item)
         if key not in graphs:
             graphs[key] = drawn_lines(texts.get(item))
-        q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"]}
+        q["cells"][fmt] = {"graph": key, "tokens": r.prompt_tokens}
     notes = []
     if any(not isinstance(g, str) for g in graphs.values()):
         notes.append(

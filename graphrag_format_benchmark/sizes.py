@@ -38,8 +38,7 @@ def summarize(rows: list[SizeRow]) -> list[dict[str, Any]]:
     and standard deviation across permutations (article 8.4). answerable is a fraction of questions."""
     groups: dict[tuple[str, str, str, str, str], dict[int, list[SizeRow]]] = {}
     for r in rows:
-        key = (*group_key(r), r["format"])
-        groups.setdefault(key, {}).setdefault(r["permutation"], []).append(r)
+        groups.setdefault((*r.group, r.format), {}).setdefault(r.permutation, []).append(r)
     summary = []
     for (encoding, size, ids, mode, fmt), by_perm in groups.items():
         entry: dict[str, Any] = {"encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt}
@@ -48,11 +47,11 @@ def summarize(rows: list[SizeRow]) -> list[dict[str, Any]]:
         for metric in SUMMARY_METRICS:
             per_perm = []
             for perm_rows in by_perm.values():
-                values = [v for r in perm_rows if (v := r[metric]) is not None]
+                values = [v for r in perm_rows if (v := getattr(r, metric)) is not None]
                 if values:
                     per_perm.append(statistics.fmean(values))
             entry[metric] = summary_stats(per_perm) if per_perm else None
-        entry["overflow"] = sum(r["overflow"] for rs in by_perm.values() for r in rs)
+        entry["overflow"] = sum(r.overflow for rs in by_perm.values() for r in rs)
         entry["prompts"] = sum(len(rs) for rs in by_perm.values())
         summary.append(entry)
     return summary
@@ -279,7 +278,7 @@ def _size_tables(
                     "|"
                 )
             lines += answerable_by_hops(
-                [r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
+                [r for r in rows if r.group == GroupKey(encoding, size, ids, "B")],
                 {q.id: hop_bucket(q) for q in variants[0].questions},
             )
     return lines
@@ -289,8 +288,8 @@ def answerable_by_hops(rows: list[SizeRow], buckets: dict[str, str]) -> list[str
     """Mode B's answerable share per format and hop count (all permutations), as table lines."""
     shares: dict[str, dict[str, list[bool]]] = {}
     for r in rows:
-        if r["answerable"] is not None:
-            shares.setdefault(r["format"], {}).setdefault(buckets[r["question_id"]], []).append(r["answerable"])
+        if r.answerable is not None:
+            shares.setdefault(r.format, {}).setdefault(buckets[r.question_id], []).append(r.answerable)
     present = [b for b in HOP_BUCKETS if any(b in by for by in shares.values())]
     if not present:
         return []
@@ -315,16 +314,16 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
     groups: dict[tuple[str, str, str], dict[str, list[Item]]] = {}
     for item in items:
         r, q = item.row, item.question
-        if r["mode"] == "B" and not q.insufficient and q.query and r["answerable"] is not None:
-            groups.setdefault((r["encoding"], r["size"], r["ids"]), {}).setdefault(r["format"], []).append(item)
+        if r.mode == "B" and not q.insufficient and q.query and r.answerable is not None:
+            groups.setdefault((r.encoding, r.size, r.ids), {}).setdefault(r.format, []).append(item)
     reference = "json" if "json" in plan.formats else plan.formats[0]
     hints = {}
     for (encoding, size, ids), by_format in groups.items():
-        shares = {fmt: statistics.fmean(not i.row["answerable"] for i in its) for fmt, its in by_format.items()}
+        shares = {fmt: statistics.fmean(not i.row.answerable for i in its) for fmt, its in by_format.items()}
         if min(shares.values()) <= 0.5 or reference not in by_format:
             continue
         first = sorted(
-            (i for i in by_format[reference] if i.row["permutation"] == 0),
+            (i for i in by_format[reference] if i.row.permutation == 0),
             key=lambda i: min(max(p) + 1 for p in i.question.paths if p),
         )
         item = first[len(first) // 2]  # the median question by the edges its gold path needs
