@@ -9,7 +9,7 @@ manifest.json last.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -413,7 +413,7 @@ def measured_sizes(
     hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
     record["budget_hints"] = list(hints.values())
     if not plan.article_layout:
-        staging.add("size_summary.json", json_bytes(summary))
+        staging.add("size_summary.json", json_bytes([asdict(e) for e in summary]))
         staging.add(
             "size_report.md",
             markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"),

@@ -8,11 +8,12 @@ edge ids and properties cost); budget_hints for mode B groups where the budget l
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ._article import FormattedGraph, serialized
 from .markdown import md_cell, percent
-from .matrix import HOP_BUCKETS, GroupKey, group_key, hop_bucket, variant_file
+from .matrix import HOP_BUCKETS, GroupKey, hop_bucket, variant_file
 from .statistics import summary_stats
 from .variants.contexts import RELATION_FLOOR, subgraph
 
@@ -23,17 +24,51 @@ if TYPE_CHECKING:
     from .variants.contexts import Variant
 
 
-SummaryMetric = Literal["graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable"]
-SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
-    "graph_tokens",
-    "prompt_tokens",
-    "edges_included",
-    "gold_edges_included",
-    "answerable",
-)
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """A figure of a summary entry across permutations (statistics.summary_stats): the mean of its per-permutation
+    means, their min and max, and their standard deviation (None for one permutation)."""
+
+    mean: float
+    min: float
+    max: float
+    sd: float | None
+
+    def text(self, digits: int = 0) -> str:
+        """'970' for one permutation, '970 (965–975, sd 4.1)' across several."""
+        value = f"{self.mean:,.{digits}f}"
+        if self.sd is None:
+            return value
+        return f"{value} ({self.min:,.{digits}f}–{self.max:,.{digits}f}, sd {self.sd:,.{digits + 1}f})"
 
 
-def summarize(rows: list[SizeRow]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class SizeSummary:
+    """One entry of size_summary.json (dataclasses.asdict gives the file's dict, in this order): per encoding, size,
+    ids, mode and format, each figure's Spread across permutations, None where no row has it."""
+
+    encoding: str
+    size: str
+    ids: str
+    mode: str
+    format: str
+    permutations: int  # edge orders measured
+    questions: int  # rows of the first permutation
+    graph_tokens: Spread | None
+    prompt_tokens: Spread | None
+    edges_included: Spread | None
+    gold_edges_included: Spread | None
+    answerable: Spread | None  # a fraction of the questions with a query; None when none has one
+    overflow: int  # prompts over the context window
+    prompts: int  # rows, every permutation
+
+    @property
+    def group(self) -> GroupKey:
+        """The table the entry is drawn in."""
+        return GroupKey(self.encoding, self.size, self.ids, self.mode)
+
+
+def summarize(rows: list[SizeRow]) -> list[SizeSummary]:
     """Per encoding, size, ids, mode and format: each figure's mean over questions, then its mean, min, max
     and standard deviation across permutations (article 8.4). answerable is a fraction of questions."""
     groups: dict[tuple[str, str, str, str, str], dict[int, list[SizeRow]]] = {}
@@ -41,40 +76,49 @@ def summarize(rows: list[SizeRow]) -> list[dict[str, Any]]:
         groups.setdefault((*r.group, r.format), {}).setdefault(r.permutation, []).append(r)
     summary = []
     for (encoding, size, ids, mode, fmt), by_perm in groups.items():
-        entry: dict[str, Any] = {"encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt}
-        entry["permutations"] = len(by_perm)
-        entry["questions"] = len(next(iter(by_perm.values())))
-        for metric in SUMMARY_METRICS:
-            per_perm = []
-            for perm_rows in by_perm.values():
-                values = [v for r in perm_rows if (v := getattr(r, metric)) is not None]
-                if values:
-                    per_perm.append(statistics.fmean(values))
-            entry[metric] = summary_stats(per_perm) if per_perm else None
-        entry["overflow"] = sum(r.overflow for rs in by_perm.values() for r in rs)
-        entry["prompts"] = sum(len(rs) for rs in by_perm.values())
-        summary.append(entry)
+
+        def spread(metric: str, by_perm: dict[int, list[SizeRow]] = by_perm) -> Spread | None:
+            per_perm = [
+                statistics.fmean(values)
+                for perm_rows in by_perm.values()
+                if (values := [v for r in perm_rows if (v := getattr(r, metric)) is not None])
+            ]
+            return Spread(**summary_stats(per_perm)) if per_perm else None
+
+        summary.append(
+            SizeSummary(
+                encoding,
+                size,
+                ids,
+                mode,
+                fmt,
+                len(by_perm),
+                len(next(iter(by_perm.values()))),
+                spread("graph_tokens"),
+                spread("prompt_tokens"),
+                spread("edges_included"),
+                spread("gold_edges_included"),
+                spread("answerable"),
+                sum(r.overflow for rs in by_perm.values() for r in rs),
+                sum(len(rs) for rs in by_perm.values()),
+            )
+        )
     return summary
 
 
-def _cell(stats: dict[str, Any] | None, digits: int = 0) -> str:
-    """'970' for one permutation, '970 (965–975, sd 4.1)' across several; empty when not measured."""
-    if stats is None:
-        return ""
-    value = f"{stats['mean']:,.{digits}f}"
-    if stats["sd"] is None:
-        return value
-    return f"{value} ({stats['min']:,.{digits}f}–{stats['max']:,.{digits}f}, sd {stats['sd']:,.{digits + 1}f})"
+def _cell(spread: Spread | None, digits: int = 0) -> str:
+    """Spread.text, empty when not measured."""
+    return "" if spread is None else spread.text(digits)
 
 
-def _ratio(value: dict[str, Any] | None, reference: dict[str, Any] | None) -> str:
-    if not value or not reference or not reference["mean"]:
+def _ratio(value: Spread | None, reference: Spread | None) -> str:
+    if not value or not reference or not reference.mean:
         return ""
-    return f"{value['mean'] / reference['mean']:.2f}"
+    return f"{value.mean / reference.mean:.2f}"
 
 
 def markdown_report(
-    summary: list[dict[str, Any]],
+    summary: list[SizeSummary],
     rows: list[SizeRow],
     variants: list[Variant],
     preflight: dict[str, Any],
@@ -239,15 +283,16 @@ def _part_cost_lines(cost: dict[str, Any] | None, title: str, what: str) -> list
 
 
 def _size_tables(
-    summary: list[dict[str, Any]], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str
+    summary: list[SizeSummary], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str
 ) -> list[str]:
     """A table per encoding, size, ids and mode: tokens in mode A, edges and answerable shares in mode B."""
     lines: list[str] = []
-    by_table: dict[GroupKey, list[dict[str, Any]]] = {}
+    by_table: dict[GroupKey, list[SizeSummary]] = {}
     for entry in summary:
-        by_table.setdefault(group_key(entry), []).append(entry)
-    for (encoding, size, ids, mode), entries in by_table.items():
-        ref = next((e for e in entries if e["format"] == reference), None)
+        by_table.setdefault(entry.group, []).append(entry)
+    for group, entries in by_table.items():
+        encoding, size, ids, mode = group
+        ref = next((e for e in entries if e.format == reference), None)
         if mode == "A":
             lines += [
                 "",
@@ -258,8 +303,8 @@ def _size_tables(
             ]
             for e in entries:
                 lines.append(
-                    f"| {e['format']} | {_cell(e['graph_tokens'])} | {_cell(e['prompt_tokens'])} | "
-                    f"{_ratio(e['prompt_tokens'], ref and ref['prompt_tokens'])} | {e['overflow']}/{e['prompts']} |"
+                    f"| {e.format} | {_cell(e.graph_tokens)} | {_cell(e.prompt_tokens)} | "
+                    f"{_ratio(e.prompt_tokens, ref.prompt_tokens if ref else None)} | {e.overflow}/{e.prompts} |"
                 )
         else:
             lines += [
@@ -272,14 +317,12 @@ def _size_tables(
             ]
             for e in entries:
                 lines.append(
-                    f"| {e['format']} | {_cell(e['edges_included'], 1)} | "
-                    f"{_ratio(e['edges_included'], ref and ref['edges_included'])} | "
-                    f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} "
-                    "|"
+                    f"| {e.format} | {_cell(e.edges_included, 1)} | "
+                    f"{_ratio(e.edges_included, ref.edges_included if ref else None)} | "
+                    f"{_cell(e.gold_edges_included, 2)} | {_cell(e.answerable, 2)} | {_cell(e.prompt_tokens)} |"
                 )
             lines += answerable_by_hops(
-                [r for r in rows if r.group == GroupKey(encoding, size, ids, "B")],
-                {q.id: hop_bucket(q) for q in variants[0].questions},
+                [r for r in rows if r.group == group], {q.id: hop_bucket(q) for q in variants[0].questions}
             )
     return lines
 
@@ -363,13 +406,15 @@ def skipped_text(skipped: list[dict[str, Any]]) -> str:
     return "; ".join(f"{s['question']} ({'; '.join(s['reasons'])})" for s in skipped)
 
 
-def console_summary(summary: list[dict[str, Any]]) -> str:
+def console_summary(summary: list[SizeSummary]) -> str:
     """One line per encoding, size, ids, mode and format, for matrix runs."""
     lines = ["encoding\tsize\tids\tmode\tformat\tprompt_tokens\tedges_included\tanswerable\toverflow"]
     for e in summary:
-        answerable = "" if e["answerable"] is None else f"{e['answerable']['mean']:.2f}"
+        answerable = "" if e.answerable is None else f"{e.answerable.mean:.2f}"
+        prompt_tokens = e.prompt_tokens.mean if e.prompt_tokens else 0
+        edges = e.edges_included.mean if e.edges_included else 0
         lines.append(
-            f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['prompt_tokens']['mean']:.0f}\t"
-            f"{e['edges_included']['mean']:.1f}\t{answerable}\t{e['overflow']}/{e['prompts']}"
+            f"{e.encoding}\t{e.size}\t{e.ids}\t{e.mode}\t{e.format}\t{prompt_tokens:.0f}\t{edges:.1f}\t{answerable}\t"
+            f"{e.overflow}/{e.prompts}"
         )
     return "\n".join(lines)
