@@ -240,7 +240,8 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
     encoding's token count, and the ids of distractor nodes (on no node of the input graph)."""
     encoding = measured.rows[0].encoding
     graphs: dict[str, str | dict[str, Any]] = {}
-    questions: dict[str, dict[str, Any]] = {}
+    questions: list[dict[str, Any]] = []
+    cells: dict[str, dict[str, dict[str, Any]]] = {}  # question id -> format -> its prompt on the page
     heads: dict[str, list[str]] = {}
     base = measured.variants[0]
     for item in measured.items:
@@ -249,26 +250,28 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
             continue
         fmt = r.format
         around = item.template.around(fmt)
-        q = questions.setdefault(
-            item.question.id,
-            {
-                "id": item.question.id,
-                "text": item.question.question,
-                "hops": hop_bucket(item.question),
-                "context": item.context.id,
-                "cells": {},
-            },
-        )
+        q = item.question
+        if q.id not in cells:
+            cells[q.id] = {}
+            questions.append(
+                {
+                    "id": q.id,
+                    "text": q.question,
+                    "hops": hop_bucket(q),
+                    "context": item.context.id,
+                    "cells": cells[q.id],
+                }
+            )
         if around is None:  # a template that puts the question before the graph: the prompt is stored whole
-            key = f"{fmt}|{item.question.id}|whole"
+            key = f"{fmt}|{q.id}|whole"
             graphs[key] = drawn_lines(item.prompt())
-            q["cells"][fmt] = {"graph": key, "tokens": r.prompt_tokens, "whole": True}
+            cells[q.id][fmt] = {"graph": key, "tokens": r.prompt_tokens, "whole": True}
             continue
         heads.setdefault(fmt, list(around))
         key = texts.key(item)
         if key not in graphs:
             graphs[key] = drawn_lines(texts.get(item))
-        q["cells"][fmt] = {"graph": key, "tokens": r.prompt_tokens}
+        cells[q.id][fmt] = {"graph": key, "tokens": r.prompt_tokens}
     notes = []
     if any(not isinstance(g, str) for g in graphs.values()):
         notes.append(
@@ -283,7 +286,7 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
         "graphs": graphs,
         "head": PROMPT_HEAD,
         "tail": PROMPT_TAIL,
-        "questions": list(questions.values()),
+        "questions": questions,
         "encoding": encoding,
         "distractors": distractors,
         "edge_ids": bool(base.contexts[0].graph.edge_ids),
