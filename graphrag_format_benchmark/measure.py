@@ -96,15 +96,17 @@ class SizeRow:
     def record(self) -> dict[str, Any]:
         """The row as size_report.json holds it: benchmark.size_report_row's dict, context and gold_paths only when
         set."""
-        record = {name: getattr(self, name) for name in SIZE_ROW_FIELDS}
-        if not self.context:
-            del record["context"]
-        if self.gold_paths is None:
-            del record["gold_paths"]
-        return record
+        return {name: getattr(self, name) for name in SIZE_ROW_FIELDS[bool(self.context), self.gold_paths is not None]}
 
 
-SIZE_ROW_FIELDS = tuple(f.name for f in fields(SizeRow))
+# (a context is named, several gold paths) -> the fields size_report.json has, in order
+SIZE_ROW_FIELDS = {
+    (named, several): tuple(
+        f.name for f in fields(SizeRow) if (named or f.name != "context") and (several or f.name != "gold_paths")
+    )
+    for named in (False, True)
+    for several in (False, True)
+}
 
 
 @dataclass(frozen=True)
@@ -134,12 +136,28 @@ class Item:
 
 @dataclass(frozen=True)
 class Measurement:
+    """What measure() gives: the rows and their items, the variants, and what the manifest says of them (facts())."""
+
     rows: list[SizeRow]  # size_report.json
     items: list[Item]  # one per row, same order
     variants: list[Variant]
-    facts: dict[str, Any]  # resolved values for the manifest
+    large_branches: int | None  # distractor branches of the large variant; None without one
+    write_prompts: dict[str, Any]  # {"write": bool, "bytes": n}: whether prompt files were written (and their size)
+    pseudonyms: dict[str, Any] | None  # --pseudonymize: {"seed", "mapping_sha256": size -> SHA-256}; None without
+    edge_ids: PartCost | None  # what --edge-ids cost; None without the flag
+    properties: PartCost | None  # what properties cost; None when no graph has any
     # format|context|edges -> the text report.html shows (first variant, order 0)
     shown: dict[str, str] = field(default_factory=dict)
+
+    def facts(self) -> dict[str, Any]:
+        """The resolved values the manifest's config ends with."""
+        return {
+            "large_branches": self.large_branches,
+            "write_prompts": self.write_prompts,
+            **({"pseudonyms": self.pseudonyms} if self.pseudonyms else {}),
+            **({"edge_id_graph_tokens": self.edge_ids.record()} if self.edge_ids else {}),
+            **({"property_graph_tokens": self.properties.record()} if self.properties else {}),
+        }
 
 
 @dataclass(frozen=True)
@@ -357,29 +375,19 @@ def measure(
     state.progress.close()
     key = row_order(plan, variants)
     items = sorted(state.items, key=lambda item: key(item.row))
-    facts = {
-        "large_branches": next((v.branches for v in variants if v.size == "large"), None),
-        "write_prompts": state.prompts,
-    }
-    if any(v.mapping_sha256 for v in variants):
-        facts["pseudonyms"] = {
-            "seed": plan.seed,
-            "mapping_sha256": {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256},
-        }
-    costs = state.costs.by_size
-    if plan.edge_ids:
-        facts["edge_id_graph_tokens"] = {
-            "encoding": plan.tokenizers[0].name,
-            "ids": plan.ids[0],
-            "by_size": costs["edge ids"],
-        }
-    if costs["properties"]:
-        facts["property_graph_tokens"] = {
-            "encoding": plan.tokenizers[0].name,
-            "ids": plan.ids[0],
-            "by_size": costs["properties"],
-        }
-    return Measurement([item.row for item in items], items, variants, facts, state.shown)
+    pseudonyms = {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256}
+    costs = state.costs
+    return Measurement(
+        [item.row for item in items],
+        items,
+        variants,
+        next((v.branches for v in variants if v.size == "large"), None),
+        state.prompts,
+        {"seed": plan.seed, "mapping_sha256": pseudonyms} if pseudonyms else None,
+        costs.cost(costs.edge_ids, "with_ids") if plan.edge_ids else None,
+        costs.cost(costs.properties, "with") if costs.properties else None,
+        state.shown,
+    )
 
 
 def measure_order(
@@ -441,29 +449,50 @@ def measure_order(
                 state.progress.advance(len(moved), f"{where} {fmt} {tokenizer.name} B")  # packed one by one
 
 
+@dataclass(frozen=True)
+class PartCost:
+    """What an optional part of the graph text costs in graph tokens (first encoding, canonical order, first id
+    variant), summed over the contexts of a size; record() is the manifest's dict."""
+
+    encoding: str
+    ids: str
+    with_name: str  # the manifest's name of the count with the part: "with_ids" (edge ids) or "with" (properties)
+    by_size: dict[str, dict[str, list[int]]]  # size -> format -> [graph tokens with the part, without it]
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "encoding": self.encoding,
+            "ids": self.ids,
+            "by_size": {
+                size: {fmt: {self.with_name: whole, "without": without} for fmt, (whole, without) in by_format.items()}
+                for size, by_format in self.by_size.items()
+            },
+        }
+
+
 class PartCosts:
-    """What the optional parts of a graph text cost in graph tokens (first encoding, canonical order, first id variant),
-    summed over the contexts of a size: the edge ids of --edge-ids, and the properties. size -> format -> counts."""
+    """PartCost's counts as the measurement goes, for the edge ids of --edge-ids and for the properties: size ->
+    format -> [with, without]."""
 
     def __init__(self, plan: Plan, counts: TokenCounts) -> None:
         self.plan, self.counts = plan, counts
-        self.by_size: dict[str, dict[str, dict[str, dict[str, int]]]] = {"edge ids": {}, "properties": {}}
+        self.edge_ids: dict[str, dict[str, list[int]]] = {}
+        self.properties: dict[str, dict[str, list[int]]] = {}
 
     def add(self, size: str, fmt: str, shown: Graph, text: FormattedGraph) -> None:
         tokenizer = self.plan.tokenizers[0]
         whole = text.graph_tokens(self.counts, tokenizer)
         parts = [
-            ("edge ids", replace(shown, edge_ids=())) if shown.edge_ids else None,
-            ("properties", replace(shown, node_props=(), edge_props=())) if shown.has_props else None,
+            (self.edge_ids, replace(shown, edge_ids=())) if shown.edge_ids else None,
+            (self.properties, replace(shown, node_props=(), edge_props=())) if shown.has_props else None,
         ]
-        for part, without in filter(None, parts):
-            cost = (
-                self.by_size[part]
-                .setdefault(size, {})
-                .setdefault(fmt, {"with_ids" if part == "edge ids" else "with": 0, "without": 0})
-            )
-            cost["with_ids" if part == "edge ids" else "with"] += whole
-            cost["without"] += self.counts.count(tokenizer, serialized(fmt, without))
+        for by_size, without in filter(None, parts):
+            cost = by_size.setdefault(size, {}).setdefault(fmt, [0, 0])
+            cost[0] += whole
+            cost[1] += self.counts.count(tokenizer, serialized(fmt, without))
+
+    def cost(self, by_size: dict[str, dict[str, list[int]]], with_name: str) -> PartCost:
+        return PartCost(self.plan.tokenizers[0].name, self.plan.ids[0], with_name, by_size)
 
 
 def write_prompts_by_default(

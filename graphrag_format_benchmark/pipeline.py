@@ -294,7 +294,7 @@ def manifest_config(run_config: RunConfig, plan: Plan, inputs: RunInputs, measur
         "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
         "leakage": run_config.leakage,
         "skip_invalid_questions": run_config.skip_invalid_questions,
-        **measured.facts,
+        **measured.facts(),
     }
 
 
@@ -416,7 +416,7 @@ def measured_sizes(
         staging.add("size_summary.json", json_bytes([asdict(e) for e in summary]))
         staging.add(
             "size_report.md",
-            markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"),
+            markdown_report(measured, summary, record, plan, staging.sha).encode("utf-8"),
         )
         staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
     stdout = (
@@ -428,10 +428,10 @@ def measured_sizes(
             + f"\nreport: {display(run_config.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
         )
     )
-    if plan.edge_ids:
-        stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")
-    if "property_graph_tokens" in measured.facts:
-        stdout += "\n" + part_cost_line(measured.facts["property_graph_tokens"], "properties")
+    if measured.edge_ids:
+        stdout += "\n" + part_cost_line(measured.edge_ids, "edge ids")
+    if measured.properties:
+        stdout += "\n" + part_cost_line(measured.properties, "properties")
     if record["skipped_questions"]:
         skipped = record["skipped_questions"]
         stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"

@@ -20,7 +20,7 @@ from .variants.contexts import RELATION_FLOOR, subgraph
 if TYPE_CHECKING:
     from ._article import Question, TokenCounts
     from .matrix import Plan
-    from .measure import Item, SizeRow
+    from .measure import Item, Measurement, PartCost, SizeRow
     from .variants.contexts import Variant
 
 
@@ -118,15 +118,13 @@ def _ratio(value: Spread | None, reference: Spread | None) -> str:
 
 
 def markdown_report(
-    summary: list[SizeSummary],
-    rows: list[SizeRow],
-    variants: list[Variant],
-    preflight: dict[str, Any],
-    plan: Plan,
-    shas: dict[str, str],
-    facts: dict[str, Any] | None = None,
+    measured: Measurement, summary: list[SizeSummary], preflight: dict[str, Any], plan: Plan, shas: dict[str, str]
 ) -> str:
+    """size_report.md: the run's settings, the graph variants, contexts, the preflight, what edge ids and properties
+    cost, mode B's budget hints, and a table per encoding, size, ids and mode. shas: each written file's SHA-256."""
     import tiktoken
+
+    variants = measured.variants
 
     reference = "json" if "json" in plan.formats else plan.formats[0]
     encodings = ", ".join(f"{t.name}" for t in plan.tokenizers)
@@ -153,15 +151,11 @@ def markdown_report(
     lines += ["", *(f"- {note}." for note in dict.fromkeys(v.shortage for v in variants if v.shortage))]
     lines += _context_lines(preflight.get("contexts"))
     lines += _preflight_lines(variants[0].questions, preflight)
-    lines += _part_cost_lines(
-        (facts or {}).get("edge_id_graph_tokens"), "Edge ids", "the stable edge ids of --edge-ids"
-    )
-    lines += _part_cost_lines(
-        (facts or {}).get("property_graph_tokens"), "Properties", "the properties of nodes and edges"
-    )
+    lines += _part_cost_lines(measured.edge_ids, "Edge ids", "the stable edge ids of --edge-ids")
+    lines += _part_cost_lines(measured.properties, "Properties", "the properties of nodes and edges")
     if preflight.get("budget_hints"):
         lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
-    lines += _size_tables(summary, rows, variants, plan, reference)
+    lines += _size_tables(summary, measured.rows, variants, plan, reference)
     return "\n".join(lines) + "\n"
 
 
@@ -258,7 +252,7 @@ def _context_lines(facts: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def _part_cost_lines(cost: dict[str, Any] | None, title: str, what: str) -> list[str]:
+def _part_cost_lines(cost: PartCost | None, title: str, what: str) -> list[str]:
     """What an optional part of the graph text costs in graph tokens, per size and format."""
     if not cost:
         return []
@@ -266,20 +260,21 @@ def _part_cost_lines(cost: dict[str, Any] | None, title: str, what: str) -> list
         "",
         f"## {title}",
         "",
-        f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0, summed over contexts) with {what} "
+        f"Graph tokens ({cost.encoding}, {cost.ids} ids, permutation 0, summed over contexts) with {what} "
         "and without them: what they cost is part of the trade-off.",
         "",
         "| size | format | with | without | cost |",
         "|---|---|---:|---:|---:|",
     ]
-    for size, by_format in cost["by_size"].items():
-        for fmt, c in by_format.items():
-            whole = c.get("with_ids", c.get("with"))
-            lines.append(
-                f"| {size} | {fmt} | {whole:,} | {c['without']:,} | +{whole - c['without']:,} "
-                f"({percent(whole / c['without'] - 1 if c['without'] else 0)}) |"
-            )
+    for size, by_format in cost.by_size.items():
+        for fmt, (whole, without) in by_format.items():
+            lines.append(f"| {size} | {fmt} | {whole:,} | {without:,} | {_added(whole, without)} |")
     return lines
+
+
+def _added(whole: int, without: int) -> str:
+    """'+52 (6%)': what a part adds to the graph tokens without it."""
+    return f"+{whole - without:,} ({percent(whole / without - 1 if without else 0)})"
 
 
 def _size_tables(
@@ -386,19 +381,14 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
     return hints
 
 
-def part_cost_line(cost: dict[str, Any], what: str) -> str:
-    """'edge ids cost (graph tokens, o200k_base): small: json +52
-    (6%), ...': the price of a part of the graph text per format."""
-    parts = []
-    for size, by_format in cost["by_size"].items():
-        shown = []
-        for fmt, c in by_format.items():
-            whole = c.get("with_ids", c.get("with"))
-            shown.append(
-                f"{fmt} +{whole - c['without']:,} ({percent(whole / c['without'] - 1 if c['without'] else 0)})"
-            )
-        parts.append(f"{size}: {', '.join(shown)}")
-    return f"{what} cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
+def part_cost_line(cost: PartCost, what: str) -> str:
+    """'edge ids cost (graph tokens, o200k_base): small: json +52 (6%), ...': the price of a part of the graph text per
+    format."""
+    parts = [
+        f"{size}: " + ", ".join(f"{fmt} {_added(whole, without)}" for fmt, (whole, without) in by_format.items())
+        for size, by_format in cost.by_size.items()
+    ]
+    return f"{what} cost (graph tokens, {cost.encoding}): " + "; ".join(parts)
 
 
 def skipped_text(skipped: list[dict[str, Any]]) -> str:
