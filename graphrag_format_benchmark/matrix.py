@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ._article import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 from .frameworks import records
 from .solver import edge_index, solver_problem
-from .variants.contexts import Context, KHop, TokenBudget, Variant, context_summary, given_context
+from .variants.contexts import Context, ContextSummary, KHop, TokenBudget, Variant, context_summary, given_context
 from .variants.distractors import Distractors, with_distractors
 from .variants.ids import with_edge_ids, with_short_ids
 from .variants.names import Namer
@@ -216,7 +216,7 @@ def large_branches(context: Context, stream: Distractors, plan: Plan, counts: To
         compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
 
 
-def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict[str, Any]]:
+def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], ContextSummary | None]:
     """The contexts of the inputs, before any distractor, and what the retrieval did (for the reports)."""
     questions = inputs.questions
     if plan.context == "khop":
@@ -235,7 +235,7 @@ def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict[s
     if plan.context == "given":
         contexts = [given_context(inputs.graph, q) for q in questions]
         return contexts, context_summary(contexts, "given")
-    return [Context("", inputs.graph, questions)], {}
+    return [Context("", inputs.graph, questions)], None
 
 
 def preflight_solver(variant: Variant, proven: Graph | None = None) -> None:

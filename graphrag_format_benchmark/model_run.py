@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .gate import GateSpec
     from .matrix import GroupKey, Plan
     from .measure import Measurement, SizeRow
+    from .pipeline import Preflight
     from .runner.config import ModelConfig
 
 
@@ -139,7 +140,7 @@ def model_outputs(
     config: dict[str, Any],
     gate_spec: GateSpec | None,
     hints: dict[GroupKey, str],
-    record: dict[str, Any],
+    record: Preflight,
     stdout: str,
 ) -> tuple[str, dict[str, Any], str | None]:
     """The model's answers, through the Batch API (--batch), as Batch request files
@@ -191,7 +192,7 @@ def model_outputs(
     if gate_spec is None:  # make_gate_spec gives one to every model run that is not --export-batch
         raise AssertionError("a model run without its acceptance gate")  # an internal bug
     stdout, log, failure = model_results(
-        run_config, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"], score
+        run_config, model, measured, plan, staging, config, gate_spec, hints, record.skipped, score
     )
     return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
 

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from ._article import Question, TokenCounts
     from .matrix import Plan
     from .measure import Item, Measurement, PartCost, SizeRow
-    from .variants.contexts import Variant
+    from .pipeline import Preflight
+    from .variants.contexts import ContextSummary, Variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +119,7 @@ def _ratio(value: Spread | None, reference: Spread | None) -> str:
 
 
 def markdown_report(
-    measured: Measurement, summary: list[SizeSummary], preflight: dict[str, Any], plan: Plan, shas: dict[str, str]
+    measured: Measurement, summary: list[SizeSummary], preflight: Preflight, plan: Plan, shas: dict[str, str]
 ) -> str:
     """size_report.md: the run's settings, the graph variants, contexts, the preflight, what edge ids and properties
     cost, mode B's budget hints, and a table per encoding, size, ids and mode. shas: each written file's SHA-256."""
@@ -149,17 +150,17 @@ def markdown_report(
         *_variant_lines(variants, shas),
     ]
     lines += ["", *(f"- {note}." for note in dict.fromkeys(v.shortage for v in variants if v.shortage))]
-    lines += _context_lines(preflight.get("contexts"))
+    lines += _context_lines(preflight.contexts)
     lines += _preflight_lines(variants[0].questions, preflight)
     lines += _part_cost_lines(measured.edge_ids, "Edge ids", "the stable edge ids of --edge-ids")
     lines += _part_cost_lines(measured.properties, "Properties", "the properties of nodes and edges")
-    if preflight.get("budget_hints"):
-        lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
+    if preflight.budget_hints:
+        lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight.budget_hints)]
     lines += _size_tables(summary, measured.rows, variants, plan, reference)
     return "\n".join(lines) + "\n"
 
 
-def _preflight_lines(questions: tuple[Question, ...], preflight: dict[str, Any]) -> list[str]:
+def _preflight_lines(questions: tuple[Question, ...], preflight: Preflight) -> list[str]:
     """The preflight of size_report.md: questions, the solver's verdict, skipped questions, leakage checks."""
     n_solved = sum(1 for q in questions if q.query)
     several = sum(q.several for q in questions)
@@ -172,7 +173,7 @@ def _preflight_lines(questions: tuple[Question, ...], preflight: dict[str, Any])
         f"{n_solved} of {len(questions)} questions have a query, and the solver's complete paths are exactly the "
         "gold paths of each positive one, and none for each abstention one.",
     ]
-    skipped = preflight.get("skipped_questions") or []
+    skipped = preflight.skipped
     if skipped:
         lines += [
             "",
@@ -186,7 +187,7 @@ def _preflight_lines(questions: tuple[Question, ...], preflight: dict[str, Any])
         "",
         "| leakage check | result | detail |",
         "|---|---|---|",
-        *(f"| {c['check']} | {c['result']} | {md_cell(c['detail'])} |" for c in preflight["leakage"]),
+        *(f"| {c.name} | {c.result} | {md_cell(c.detail)} |" for c in preflight.leakage),
     ]
     return lines
 
@@ -219,35 +220,32 @@ def _variant_lines(variants: list[Variant], shas: dict[str, str]) -> list[str]:
     return lines
 
 
-def _context_lines(facts: dict[str, Any] | None) -> list[str]:
+def _context_lines(summary: ContextSummary | None) -> list[str]:
     """How the contexts were made: given or cut, their sizes, and what a model could read from their shape."""
-    if not facts:
+    if not summary:
         return []
     lines = ["", "## Contexts", ""]
-    if facts["kind"] == "khop":
+    if khop := summary.khop:
         lines.append(
-            f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {facts['hops']} "
-            f"hop(s), each layer's edges in a seeded random order, at most {facts['edges']} edges besides the gold "
+            f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {khop.depth} "
+            f"hop(s), each layer's edges in a seeded random order, at most {khop.edges} edges besides the gold "
             "paths', which are always inside (for an abstention question, the walks its query makes), and at least "
             f"{RELATION_FLOOR} edges of each relation a question names, searched past that depth when the "
-            "neighbourhood "
-            "has fewer."
+            "neighbourhood has fewer."
         )
-        if facts["gold_beyond_depth"]:
+        if khop.beyond_depth:
             lines.append(
-                f"In {facts['gold_beyond_depth']} question(s) gold edges lie beyond that depth and were added after "
-                "the "
+                f"In {len(khop.beyond_depth)} question(s) gold edges lie beyond that depth and were added after the "
                 "rest: a model could pick them out as the only edges that far out; raise --context-hops to the "
-                f"questions' hop count (first: {', '.join(facts['gold_beyond_depth_questions'][:5])})."
+                f"questions' hop count (first: {', '.join(khop.beyond_depth[:5])})."
             )
     else:
         lines.append("Given by the questions file, each question's own.")
-    shown = facts["abstention_relation_shown"]
-    if shown["of"]:
+    if summary.abstention_of:
         lines.append(
             "Abstention questions whose context shows an edge of the relation the failing hop asks for: "
-            f"{shown['contexts']} "
-            f"of {shown['of']} (the others can be answered from that relation's absence alone)."
+            f"{summary.abstention_shown} of {summary.abstention_of} (the others can be answered from that relation's "
+            "absence alone)."
         )
     return lines
 
