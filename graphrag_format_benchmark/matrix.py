@@ -70,18 +70,11 @@ class Plan:
     context: str = "shared"  # shared: one graph for every question; given: each question's own; khop: cut per question
     context_hops: int | None = None  # khop: the depth of the neighbourhood; None: each question's own hop count
     context_edges: int = 300  # khop: the most edges a context holds besides its gold paths' own
-    context_tokens: int | None = (
-        None  # khop: the most a context's graph counts (context_tokens_unit) in context_tokens_format
-    )
-    context_tokens_format: str = (
-        "json"  # the format the budget is counted in: the baseline's, or the framework layout's
-    )
-    context_tokens_unit: str = (
-        "tokens"  # tokens of the first encoding, or records (a framework's rows: frameworks.records)
-    )
-    undirected: bool = (
-        False  # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
-    )
+    context_tokens: int | None = None  # khop: the most a context's graph counts (context_tokens_unit) in that format
+    context_tokens_format: str = "json"  # the format the budget is counted in: the baseline's, or the framework's
+    context_tokens_unit: str = "tokens"  # tokens of the first encoding, or records (frameworks.records: its rows)
+    # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
+    undirected: bool = False
 
     @property
     def article_layout(self) -> bool:

@@ -256,31 +256,6 @@ class ThreadedCounts(TokenCounts):
             self.pool = None
 
 
-def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> SizeRow:
-    """One row of size_report.json (benchmark.size_report_row) for a cell of the matrix."""
-    return SizeRow(
-        **size_report_row(
-            cell.shown,
-            cell.question,
-            tokenizer,
-            graph_tokens=cell.graph_tokens,
-            prompt_tokens=cell.prompt_tokens,
-            prompt_sha256=cell.prompt_sha256,
-            order_sha256=order_sha,
-            edges=cell.edges_total,
-            included=cell.edges_included,
-            answerable=cell.answerable,
-            context_window=plan.context_window,
-            size=cell.variant.size,
-            ids=cell.variant.ids,
-            context=cell.context.id,
-            permutation=cell.permutation,
-            mode=cell.mode,
-            budget=plan.budget if cell.mode == "B" else None,
-        ),
-    )
-
-
 @dataclass
 class Measuring:
     """What one measurement carries from cell to cell."""
@@ -303,18 +278,29 @@ class Measuring:
     derived: frozenset[str] = frozenset()
 
     def add_row(self, tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
+        """The cell's row of size_report.json (benchmark.size_report_row) and its Item; its prompt file when they are
+        written."""
         q, plan = cell.question, self.plan
-        self.items.append(
-            Item(
-                cell_row(plan, tokenizer, cell, order_sha),
-                cell.variant,
-                cell.context,
-                order,
-                q,
-                plan.template,
-                plan.undirected,
-            )
+        row = size_report_row(
+            cell.shown,
+            q,
+            tokenizer,
+            graph_tokens=cell.graph_tokens,
+            prompt_tokens=cell.prompt_tokens,
+            prompt_sha256=cell.prompt_sha256,
+            order_sha256=order_sha,
+            edges=cell.edges_total,
+            included=cell.edges_included,
+            answerable=cell.answerable,
+            context_window=plan.context_window,
+            size=cell.variant.size,
+            ids=cell.variant.ids,
+            context=cell.context.id,
+            permutation=cell.permutation,
+            mode=cell.mode,
+            budget=plan.budget if cell.mode == "B" else None,
         )
+        self.items.append(Item(SizeRow(**row), cell.variant, cell.context, order, q, plan.template, plan.undirected))
         if self.prompts["write"]:
             name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
             if name not in self.written:

@@ -221,8 +221,8 @@ def _skipped_or_refused(
     skipped = [{"question": key, "reasons": reasons} for key, reasons in by_question.items()]
     if skipped:
         kept = tuple(q for q in inputs.questions if q.id not in by_question)
-        for s in skipped:
-            warn(f"skipped question {s['question']}: {'; '.join(s['reasons'])}")
+        for key, reasons in by_question.items():
+            warn(f"skipped question {key}: {'; '.join(reasons)}")
         if not kept:
             raise BenchmarkError(
                 f"{inputs.questions_file}: every question was skipped ({len(skipped)} with problems); nothing was "

@@ -29,16 +29,14 @@ if TYPE_CHECKING:
     from .measure import Item, Measurement, SizeRow
 
 
-REPORT_TOKENS_SHOWN = (
-    4_000  # tokens per format and encoding whose boundaries the page draws (and splits); the counts cover all
-)
+# tokens per format and encoding whose boundaries the page draws (and splits); the counts cover all
+REPORT_TOKENS_SHOWN = 4_000
 REPORT_CELLS = 10_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
 REPORT_ANSWER_CHARS = 4_000
-# lines the page draws of a long prompt: its first and its last, the count of the rest
 PROMPT_HEAD, PROMPT_TAIL = (
     300,
     40,
-)
+)  # lines the page draws of a long prompt: its first and its last, the count of the rest
 # bytes that continue a character: deleted, a token's bytes count its characters
 UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 

@@ -75,36 +75,29 @@ def summarize(rows: list[SizeRow]) -> list[SizeSummary]:
     groups: dict[tuple[str, str, str, str, str], dict[int, list[SizeRow]]] = {}
     for r in rows:
         groups.setdefault((*r.group, r.format), {}).setdefault(r.permutation, []).append(r)
-    summary = []
-    for (encoding, size, ids, mode, fmt), by_perm in groups.items():
+    return [_summary_entry(*key, by_perm) for key, by_perm in groups.items()]
 
-        def spread(metric: str, by_perm: dict[int, list[SizeRow]] = by_perm) -> Spread | None:
-            per_perm = [
-                statistics.fmean(values)
-                for perm_rows in by_perm.values()
-                if (values := [v for r in perm_rows if (v := getattr(r, metric)) is not None])
-            ]
-            return Spread(**summary_stats(per_perm)) if per_perm else None
 
-        summary.append(
-            SizeSummary(
-                encoding,
-                size,
-                ids,
-                mode,
-                fmt,
-                len(by_perm),
-                len(next(iter(by_perm.values()))),
-                spread("graph_tokens"),
-                spread("prompt_tokens"),
-                spread("edges_included"),
-                spread("gold_edges_included"),
-                spread("answerable"),
-                sum(r.overflow for rs in by_perm.values() for r in rs),
-                sum(len(rs) for rs in by_perm.values()),
-            )
-        )
-    return summary
+def _summary_entry(
+    encoding: str, size: str, ids: str, mode: str, fmt: str, by_perm: dict[int, list[SizeRow]]
+) -> SizeSummary:
+    """The SizeSummary of one group's rows, by permutation."""
+
+    def spread(metric: str) -> Spread | None:
+        per_perm = [
+            statistics.fmean(values)
+            for rows in by_perm.values()
+            if (values := [v for r in rows if (v := getattr(r, metric)) is not None])
+        ]
+        return Spread(**summary_stats(per_perm)) if per_perm else None
+
+    metrics = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")
+    graph, prompt, edges, gold, share = map(spread, metrics)
+    overflow, prompts = sum(r.overflow for rs in by_perm.values() for r in rs), sum(map(len, by_perm.values()))
+    first = len(next(iter(by_perm.values())))
+    return SizeSummary(
+        encoding, size, ids, mode, fmt, len(by_perm), first, graph, prompt, edges, gold, share, overflow, prompts
+    )
 
 
 def _cell(spread: Spread | None, digits: int = 0) -> str:
