@@ -35,13 +35,6 @@ class Spread:
     max: float
     sd: float | None
 
-    def text(self, digits: int = 0) -> str:
-        """'970' for one permutation, '970 (965–975, sd 4.1)' across several."""
-        value = f"{self.mean:,.{digits}f}"
-        if self.sd is None:
-            return value
-        return f"{value} ({self.min:,.{digits}f}–{self.max:,.{digits}f}, sd {self.sd:,.{digits + 1}f})"
-
 
 @dataclass(frozen=True, slots=True)
 class SizeSummary:
@@ -101,8 +94,13 @@ def _summary_entry(
 
 
 def _cell(spread: Spread | None, digits: int = 0) -> str:
-    """Spread.text, empty when not measured."""
-    return "" if spread is None else spread.text(digits)
+    """'970' for one permutation, '970 (965–975, sd 4.1)' across several; empty when not measured."""
+    if spread is None:
+        return ""
+    value = f"{spread.mean:,.{digits}f}"
+    if spread.sd is None:
+        return value
+    return f"{value} ({spread.min:,.{digits}f}–{spread.max:,.{digits}f}, sd {spread.sd:,.{digits + 1}f})"
 
 
 def _ratio(value: Spread | None, reference: Spread | None) -> str:
