@@ -293,17 +293,12 @@ class KHopSummary:
         return self.hops if self.hops is not None else "each question's own hop count"
 
     def record(self) -> dict[str, Any]:
-        record = {
+        over = self.over_tokens
+        return {
             "hops": self.depth,
             "gold_beyond_depth": len(self.beyond_depth),
             "gold_beyond_depth_questions": self.beyond_depth[:20],
-        }
-        if self.over_tokens is None:
-            return record
-        return {
-            **record,
-            "gold_over_tokens": len(self.over_tokens),
-            "gold_over_tokens_questions": self.over_tokens[:20],
+            **({"gold_over_tokens": len(over), "gold_over_tokens_questions": over[:20]} if over is not None else {}),
         }
 
 
