@@ -425,8 +425,7 @@ def measured_sizes(
         staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
     measured = measure(inputs, plan, staging, variants, counts)
     rows = measured.rows
-    records = [r.record() for r in rows]
-    staging.add("size_report.json", json_bytes(records))
+    staging.add("size_report.json", json_bytes([r.record() for r in rows]))
     summary = summarize(rows)
     hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
     record.budget_hints = list(hints.values())
@@ -438,7 +437,7 @@ def measured_sizes(
         )
         staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
     stdout = (
-        console_table(records, plan.formats)
+        console_table([r.record() for r in rows], plan.formats)  # the article's 30 rows
         if plan.article_layout and len(plan.tokenizers) == 1
         else (
             console_summary(summary)
