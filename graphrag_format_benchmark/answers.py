@@ -74,7 +74,7 @@ class Collected:
 
     def __init__(self, items: list[Item], config: ModelConfig) -> None:
         self.config = config
-        self.shas = {item.row["prompt_sha256"] for item in items}
+        self.shas = {item.row.prompt_sha256 for item in items}
         self.samplings = [config.sampling(r) for r in range(config.repeats)]
         self.best: dict[tuple[str, int], Answer] = {}
         self.headers: list[RunLine] = []
@@ -185,7 +185,7 @@ def _in_first_order(counts: dict[str, list[Any]]) -> Counter[str]:
 def read_batch(paths: list[Path], items: list[Item], config: ModelConfig, shown: str | None = None) -> BatchPart:
     """Every line of the Batch files, one after the other, each read on its own. The planned answers that no line has
     are filled in as failed (MISSING_FROM_BATCH). shown: what the status line of a long reading says."""
-    by_prefix = {item.row["prompt_sha256"][:40]: item.row["prompt_sha256"] for item in items}
+    by_prefix = {item.row.prompt_sha256[:40]: item.row.prompt_sha256 for item in items}
     part = BatchPart({}, [], [], 0, {}, {}, 0, 0)
     seen: dict[str, tuple[str, int, int]] = {}  # custom_id -> (file, line, hash of the line's bytes)
     names = [display(path) for path in paths]

@@ -18,6 +18,7 @@ from .matrix import group_key
 if TYPE_CHECKING:
     from .aggregates import Aggregate
     from .matrix import GroupKey, Plan
+    from .sizes import SizeSummary
 
 
 # Pictures: plain SVG written here, no plotting library, deterministic bytes. Each format keeps one marker,
@@ -448,7 +449,7 @@ def results_svg(
     )
 
 
-def size_report_svg(summary: list[dict[str, Any]], plan: Plan) -> str:
+def size_report_svg(summary: list[SizeSummary], plan: Plan) -> str:
     """Mode A prompt tokens per format across sizes (with the context window where they reach it), and mode B's
     answerable share of positive questions, per encoding and ids."""
     panels: list[Panel] = []
@@ -459,13 +460,13 @@ def size_report_svg(summary: list[dict[str, Any]], plan: Plan) -> str:
                 ("B", "answerable", "answerable (share of all questions)"),
             ):
                 mine = [
-                    e for e in summary if (e["encoding"], e["ids"], e["mode"]) == (encoding, ids, mode) and e[metric]
+                    e for e in summary if (e.encoding, e.ids, e.mode) == (encoding, ids, mode) and getattr(e, metric)
                 ]
                 if not mine:
                     continue
                 points, lines = [], []
                 for fmt in plan.formats:
-                    series = [(plan.sizes.index(e["size"]), e[metric]["mean"]) for e in mine if e["format"] == fmt]
+                    series = [(plan.sizes.index(e.size), getattr(e, metric).mean) for e in mine if e.format == fmt]
                     lines.append(Line(fmt, series))
                     points += [
                         Point(
@@ -478,7 +479,7 @@ def size_report_svg(summary: list[dict[str, Any]], plan: Plan) -> str:
                         for x, y in series
                     ]
                 ys = [p.y for p in points]
-                reach = mode == "A" and (max(ys) >= 0.8 * plan.context_window or any(e["overflow"] for e in mine))
+                reach = mode == "A" and (max(ys) >= 0.8 * plan.context_window or any(e.overflow for e in mine))
                 log = mode == "A" and wants_log(ys + ([plan.context_window] if reach else []))
                 y_range = (
                     (-0.05, 1.05, False)

@@ -9,6 +9,7 @@ stands as a word of its own; a text with no letter or digit (a node named '.') n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._article import ABSTAIN
@@ -48,13 +49,31 @@ def wording_leaks(
     ]
 
 
+@dataclass(frozen=True)
+class LeakageCheck:
+    """One leakage check of article 8.3 and its outcome; record() is the manifest's dict."""
+
+    name: str
+    result: str  # pass, fail or warn
+    detail: str  # what it checks, and the first findings
+    found: list[tuple[str | None, str]]  # (the question at fault, or None for the template or a file; what was found)
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "check": self.name,
+            "result": self.result,
+            "detail": self.detail,
+            "found": [{"question": qid, "found": what} for qid, what in self.found],
+        }
+
+
 def leakage_checks(
     questions: tuple[Question, ...],
     graphs: list[tuple[str, tuple[Context, ...]]],
     template: Template,
     file_names: list[str],
-) -> list[dict[str, Any]]:
-    """Each check of article 8.3 with its result (pass, fail or warn) and its findings [{question, found}];
+) -> list[LeakageCheck]:
+    """Each check of article 8.3 with its result (pass, fail or warn) and its findings (question, found);
     graphs: (variant name, its contexts), for the checks of node ids and node order."""
     text = fold_answer(template.render("", "", ""))
     positives = [q for q in questions if not q.insufficient]
@@ -64,14 +83,7 @@ def leakage_checks(
     def check(name: str, found: list[tuple[str | None, str]], detail: str, level: str = "fail") -> None:
         shown = ", ".join(f"{qid}: {what}" if qid else what for qid, what in found[:5])
         shown += f" and {len(found) - 5} more" if len(found) > 5 else ""
-        checks.append(
-            {
-                "check": name,
-                "result": level if found else "pass",
-                "detail": f"{detail}: {shown}" if found else detail,
-                "found": [{"question": qid, "found": what} for qid, what in found],
-            }
-        )
+        checks.append(LeakageCheck(name, level if found else "pass", f"{detail}: {shown}" if found else detail, found))
 
     check(
         "template_has_no_answer",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from ._article import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 from .frameworks import records
 from .solver import edge_index, solver_problem
-from .variants.contexts import Context, KHop, TokenBudget, Variant, context_summary, given_context
+from .variants.contexts import Context, ContextSummary, KHop, TokenBudget, Variant, context_summary, given_context
 from .variants.distractors import Distractors, with_distractors
 from .variants.ids import with_edge_ids, with_short_ids
 from .variants.names import Namer
@@ -25,6 +25,7 @@ from .variants.pseudonyms import Pseudonyms, with_pseudonyms
 
 if TYPE_CHECKING:
     from ._article import Graph, Question, RunInputs, Template, TokenCounts, Tokenizer
+    from .measure import SizeRow
 
 
 class GroupKey(NamedTuple):
@@ -84,18 +85,11 @@ class Plan:
     context: str = "shared"  # shared: one graph for every question; given: each question's own; khop: cut per question
     context_hops: int | None = None  # khop: the depth of the neighbourhood; None: each question's own hop count
     context_edges: int = 300  # khop: the most edges a context holds besides its gold paths' own
-    context_tokens: int | None = (
-        None  # khop: the most a context's graph counts (context_tokens_unit) in context_tokens_format
-    )
-    context_tokens_format: str = (
-        "json"  # the format the budget is counted in: the baseline's, or the framework layout's
-    )
-    context_tokens_unit: str = (
-        "tokens"  # tokens of the first encoding, or records (a framework's rows: frameworks.records)
-    )
-    undirected: bool = (
-        False  # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
-    )
+    context_tokens: int | None = None  # khop: the most a context's graph counts (context_tokens_unit) in that format
+    context_tokens_format: str = "json"  # the format the budget is counted in: the baseline's, or the framework's
+    context_tokens_unit: str = "tokens"  # tokens of the first encoding, or records (frameworks.records: its rows)
+    # a framework store without direction (stores.UNDIRECTED): evidence may name an edge either way
+    undirected: bool = False
 
     @property
     def article_layout(self) -> bool:
@@ -230,7 +224,7 @@ def large_branches(context: Context, stream: Distractors, plan: Plan, counts: To
         compact, lo = bigger[0], lo + 1  # another format is more compact at this size: keep growing
 
 
-def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict[str, Any]]:
+def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], ContextSummary | None]:
     """The contexts of the inputs, before any distractor, and what the retrieval did (for the reports)."""
     questions = inputs.questions
     if plan.context == "khop":
@@ -249,7 +243,7 @@ def input_contexts(inputs: RunInputs, plan: Plan) -> tuple[list[Context], dict[s
     if plan.context == "given":
         contexts = [given_context(inputs.graph, q) for q in questions]
         return contexts, context_summary(contexts, "given")
-    return [Context("", inputs.graph, questions)], {}
+    return [Context("", inputs.graph, questions)], None
 
 
 def preflight_solver(variant: Variant, proven: Graph | None = None) -> None:
@@ -366,23 +360,24 @@ def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
     return names
 
 
-def row_order(
-    plan: Plan, variants: list[Variant]
-) -> Callable[[Mapping[str, Any]], tuple[int, int, int, int, str, int, int]]:
+def row_order(plan: Plan, variants: list[Variant]) -> Callable[[SizeRow], tuple[int, int, int, int, str, int, int]]:
     """Rows sorted by encoding, size, ids, permutation, mode, then format and question as given."""
-    rank = {
-        "encoding": {t.name: i for i, t in enumerate(plan.tokenizers)},
-        "size": {s: i for i, s in enumerate(plan.sizes)},
-        "ids": {s: i for i, s in enumerate(plan.ids)},
-        "format": {f: i for i, f in enumerate(plan.formats)},
-        "question_id": {q.id: i for i, q in enumerate(variants[0].questions)},
-    }
+    encodings, sizes, ids, formats, questions = (
+        {name: i for i, name in enumerate(names)}
+        for names in (
+            [t.name for t in plan.tokenizers],
+            plan.sizes,
+            plan.ids,
+            plan.formats,
+            [q.id for q in variants[0].questions],
+        )
+    )
     return lambda r: (
-        rank["encoding"][r["encoding"]],
-        rank["size"][r["size"]],
-        rank["ids"][r["ids"]],
-        r["permutation"],
-        r["mode"],
-        rank["format"][r["format"]],
-        rank["question_id"][r["question_id"]],
+        encodings[r.encoding],
+        sizes[r.size],
+        ids[r.ids],
+        r.permutation,
+        r.mode,
+        formats[r.format],
+        questions[r.question_id],
     )

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
 
 from ._article import (
     SPLIT_SEARCH,
@@ -31,7 +31,16 @@ from ._article import (
     splits_between,
 )
 from .formats import Proven, check_roundtrip_once, graph_dict
-from .matrix import build_variants, cut_near, graph_file, largest_fitting, prompt_file, row_order, variant_file
+from .matrix import (
+    GroupKey,
+    build_variants,
+    cut_near,
+    graph_file,
+    largest_fitting,
+    prompt_file,
+    row_order,
+    variant_file,
+)
 from .progress import Progress
 from .questions import question_dict
 from .solver import EdgeIndex, answerable, edge_index
@@ -45,37 +54,59 @@ if TYPE_CHECKING:
     from .variants.contexts import Context, Variant
 
 
-class SizeRow(TypedDict):
-    """One row of size_report.json (benchmark.size_report_row, the one place it is made): the article's fields, then
-    ours."""
+@dataclass(slots=True, frozen=True, kw_only=True)
+class SizeRow:
+    """One row of size_report.json, made from benchmark.size_report_row's dict (the one place a row is made, so that
+    the package's rows are the article script's, field for field): its fields in the file's order. record() gives the
+    dict back for the file."""
 
     format: str
     question_id: str
-    bytes: int
-    graph_tokens: int
-    prompt_tokens: int
-    roundtrip_ok: bool
-    graph_sha256: str
-    encoding: str
-    prompt_sha256: str
-    tokenizer: str
-    normalization: str
-    prompt_scope: str
-    size: str
-    ids: str
-    context: NotRequired[str]  # a given or khop context's name; absent for the shared graph
-    permutation: int
-    edge_order_sha256: str
-    mode: str
-    budget: int | None
+    bytes: int  # of the graph text, UTF-8
+    graph_tokens: int  # of the graph text alone
+    prompt_tokens: int  # of the whole prompt
+    roundtrip_ok: bool  # always true: the text was proven to parse back before it was counted
+    graph_sha256: str  # of the graph text
+    encoding: str  # the tokenizer's name
+    prompt_sha256: str  # of the whole prompt: the key of its answers in the log
+    tokenizer: str  # the library that counted (tiktoken, tokenizers)
+    normalization: str  # of the text before counting (NFC)
+    prompt_scope: str  # what prompt_tokens cover
+    size: str  # small, medium or large
+    ids: str  # original, short or pseudonyms
+    context: str = ""  # a given or khop context's name; "" (absent from the file) for the shared graph
+    permutation: int  # the edge order, 0 the canonical one
+    edge_order_sha256: str  # of the displayed order
+    mode: str  # "A": the whole graph; "B": packed into the budget
+    budget: int | None  # mode B's token budget; None in mode A
     context_window: int
-    edges_total: int
-    edges_included: int
-    gold_path: list[int]
-    gold_paths: NotRequired[list[list[int]]]  # only when the question has more than one
-    gold_edges_included: int
-    answerable: bool | None
-    overflow: bool
+    edges_total: int  # of the context
+    edges_included: int  # shown: all of them in mode A, a prefix in mode B
+    gold_path: list[int]  # the first gold path, in displayed positions
+    gold_paths: list[list[int]] | None = None  # every gold path, only when there are several (else absent)
+    gold_edges_included: int  # the most edges of one gold path the prompt shows
+    answerable: bool | None  # the solver's outcome on what the prompt shows; None without a query
+    overflow: bool  # prompt_tokens over context_window
+
+    @property
+    def group(self) -> GroupKey:
+        """The table the row is drawn in (matrix.group_key of the row)."""
+        return GroupKey(self.encoding, self.size, self.ids, self.mode)
+
+    def record(self) -> dict[str, Any]:
+        """The row as size_report.json holds it: benchmark.size_report_row's dict, context and gold_paths only when
+        set."""
+        return {name: getattr(self, name) for name in SIZE_ROW_FIELDS[bool(self.context), self.gold_paths is not None]}
+
+
+# (a context is named, several gold paths) -> the fields size_report.json has, in order
+SIZE_ROW_FIELDS = {
+    (named, several): tuple(
+        f.name for f in fields(SizeRow) if (named or f.name != "context") and (several or f.name != "gold_paths")
+    )
+    for named in (False, True)
+    for several in (False, True)
+}
 
 
 @dataclass(frozen=True)
@@ -92,25 +123,41 @@ class Item:
 
     def shown(self) -> Graph:
         """What the prompt shows: every node in mode A, exactly the used ones in a mode B pack."""
-        shown = self.context.graph.pick(self.order[: self.row["edges_included"]])
-        return shown if self.row["mode"] == "A" else subgraph(shown)
+        shown = self.context.graph.pick(self.order[: self.row.edges_included])
+        return shown if self.row.mode == "A" else subgraph(shown)
 
     def prompt(self) -> str:
-        fmt = self.row["format"]
+        fmt = self.row.format
         text = self.template.render(fmt, serialized(fmt, self.shown()), self.question.question)
-        if sha256_hex(text) != self.row["prompt_sha256"]:
+        if sha256_hex(text) != self.row.prompt_sha256:
             raise AssertionError(f"rebuilt prompt differs from the measured one: {self.row}")  # an internal bug
         return text
 
 
 @dataclass(frozen=True)
 class Measurement:
+    """What measure() gives: the rows and their items, the variants, and what the manifest says of them (facts())."""
+
     rows: list[SizeRow]  # size_report.json
     items: list[Item]  # one per row, same order
     variants: list[Variant]
-    facts: dict[str, Any]  # resolved values for the manifest
+    large_branches: int | None  # distractor branches of the large variant; None without one
+    write_prompts: dict[str, Any]  # {"write": bool, "bytes": n}: whether prompt files were written (and their size)
+    pseudonyms: dict[str, Any] | None  # --pseudonymize: {"seed", "mapping_sha256": size -> SHA-256}; None without
+    edge_ids: PartCost | None  # what --edge-ids cost; None without the flag
+    properties: PartCost | None  # what properties cost; None when no graph has any
     # format|context|edges -> the text report.html shows (first variant, order 0)
     shown: dict[str, str] = field(default_factory=dict)
+
+    def facts(self) -> dict[str, Any]:
+        """The resolved values the manifest's config ends with."""
+        return {
+            "large_branches": self.large_branches,
+            "write_prompts": self.write_prompts,
+            **({"pseudonyms": self.pseudonyms} if self.pseudonyms else {}),
+            **({"edge_id_graph_tokens": self.edge_ids.record()} if self.edge_ids else {}),
+            **({"property_graph_tokens": self.properties.record()} if self.properties else {}),
+        }
 
 
 @dataclass(frozen=True)
@@ -209,32 +256,6 @@ class ThreadedCounts(TokenCounts):
             self.pool = None
 
 
-def cell_row(plan: Plan, tokenizer: Tokenizer, cell: Cell, order_sha: str) -> SizeRow:
-    """One row of size_report.json (benchmark.size_report_row) for a cell of the matrix."""
-    return cast(  # the script's row, as SizeRow names its fields
-        SizeRow,
-        size_report_row(
-            cell.shown,
-            cell.question,
-            tokenizer,
-            graph_tokens=cell.graph_tokens,
-            prompt_tokens=cell.prompt_tokens,
-            prompt_sha256=cell.prompt_sha256,
-            order_sha256=order_sha,
-            edges=cell.edges_total,
-            included=cell.edges_included,
-            answerable=cell.answerable,
-            context_window=plan.context_window,
-            size=cell.variant.size,
-            ids=cell.variant.ids,
-            context=cell.context.id,
-            permutation=cell.permutation,
-            mode=cell.mode,
-            budget=plan.budget if cell.mode == "B" else None,
-        ),
-    )
-
-
 @dataclass
 class Measuring:
     """What one measurement carries from cell to cell."""
@@ -257,18 +278,29 @@ class Measuring:
     derived: frozenset[str] = frozenset()
 
     def add_row(self, tokenizer: Tokenizer, cell: Cell, order: list[int], order_sha: str) -> None:
+        """The cell's row of size_report.json (benchmark.size_report_row) and its Item; its prompt file when they are
+        written."""
         q, plan = cell.question, self.plan
-        self.items.append(
-            Item(
-                cell_row(plan, tokenizer, cell, order_sha),
-                cell.variant,
-                cell.context,
-                order,
-                q,
-                plan.template,
-                plan.undirected,
-            )
+        row = size_report_row(
+            cell.shown,
+            q,
+            tokenizer,
+            graph_tokens=cell.graph_tokens,
+            prompt_tokens=cell.prompt_tokens,
+            prompt_sha256=cell.prompt_sha256,
+            order_sha256=order_sha,
+            edges=cell.edges_total,
+            included=cell.edges_included,
+            answerable=cell.answerable,
+            context_window=plan.context_window,
+            size=cell.variant.size,
+            ids=cell.variant.ids,
+            context=cell.context.id,
+            permutation=cell.permutation,
+            mode=cell.mode,
+            budget=plan.budget if cell.mode == "B" else None,
         )
+        self.items.append(Item(SizeRow(**row), cell.variant, cell.context, order, q, plan.template, plan.undirected))
         if self.prompts["write"]:
             name = prompt_file(plan, cell.variant, cell.permutation, cell.mode, tokenizer.name, cell.shown.fmt, q.id)
             if name not in self.written:
@@ -329,29 +361,19 @@ def measure(
     state.progress.close()
     key = row_order(plan, variants)
     items = sorted(state.items, key=lambda item: key(item.row))
-    facts = {
-        "large_branches": next((v.branches for v in variants if v.size == "large"), None),
-        "write_prompts": state.prompts,
-    }
-    if any(v.mapping_sha256 for v in variants):
-        facts["pseudonyms"] = {
-            "seed": plan.seed,
-            "mapping_sha256": {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256},
-        }
-    costs = state.costs.by_size
-    if plan.edge_ids:
-        facts["edge_id_graph_tokens"] = {
-            "encoding": plan.tokenizers[0].name,
-            "ids": plan.ids[0],
-            "by_size": costs["edge ids"],
-        }
-    if costs["properties"]:
-        facts["property_graph_tokens"] = {
-            "encoding": plan.tokenizers[0].name,
-            "ids": plan.ids[0],
-            "by_size": costs["properties"],
-        }
-    return Measurement([item.row for item in items], items, variants, facts, state.shown)
+    pseudonyms = {v.size: v.mapping_sha256 for v in variants if v.mapping_sha256}
+    costs = state.costs
+    return Measurement(
+        [item.row for item in items],
+        items,
+        variants,
+        next((v.branches for v in variants if v.size == "large"), None),
+        state.prompts,
+        {"seed": plan.seed, "mapping_sha256": pseudonyms} if pseudonyms else None,
+        costs.cost(costs.edge_ids, "with_ids") if plan.edge_ids else None,
+        costs.cost(costs.properties, "with") if costs.properties else None,
+        state.shown,
+    )
 
 
 def measure_order(
@@ -413,29 +435,50 @@ def measure_order(
                 state.progress.advance(len(moved), f"{where} {fmt} {tokenizer.name} B")  # packed one by one
 
 
+@dataclass(frozen=True)
+class PartCost:
+    """What an optional part of the graph text costs in graph tokens (first encoding, canonical order, first id
+    variant), summed over the contexts of a size; record() is the manifest's dict."""
+
+    encoding: str
+    ids: str
+    with_name: str  # the manifest's name of the count with the part: "with_ids" (edge ids) or "with" (properties)
+    by_size: dict[str, dict[str, list[int]]]  # size -> format -> [graph tokens with the part, without it]
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "encoding": self.encoding,
+            "ids": self.ids,
+            "by_size": {
+                size: {fmt: {self.with_name: whole, "without": without} for fmt, (whole, without) in by_format.items()}
+                for size, by_format in self.by_size.items()
+            },
+        }
+
+
 class PartCosts:
-    """What the optional parts of a graph text cost in graph tokens (first encoding, canonical order, first id variant),
-    summed over the contexts of a size: the edge ids of --edge-ids, and the properties. size -> format -> counts."""
+    """PartCost's counts as the measurement goes, for the edge ids of --edge-ids and for the properties: size ->
+    format -> [with, without]."""
 
     def __init__(self, plan: Plan, counts: TokenCounts) -> None:
         self.plan, self.counts = plan, counts
-        self.by_size: dict[str, dict[str, dict[str, dict[str, int]]]] = {"edge ids": {}, "properties": {}}
+        self.edge_ids: dict[str, dict[str, list[int]]] = {}
+        self.properties: dict[str, dict[str, list[int]]] = {}
 
     def add(self, size: str, fmt: str, shown: Graph, text: FormattedGraph) -> None:
         tokenizer = self.plan.tokenizers[0]
         whole = text.graph_tokens(self.counts, tokenizer)
         parts = [
-            ("edge ids", replace(shown, edge_ids=())) if shown.edge_ids else None,
-            ("properties", replace(shown, node_props=(), edge_props=())) if shown.has_props else None,
+            (self.edge_ids, replace(shown, edge_ids=())) if shown.edge_ids else None,
+            (self.properties, replace(shown, node_props=(), edge_props=())) if shown.has_props else None,
         ]
-        for part, without in filter(None, parts):
-            cost = (
-                self.by_size[part]
-                .setdefault(size, {})
-                .setdefault(fmt, {"with_ids" if part == "edge ids" else "with": 0, "without": 0})
-            )
-            cost["with_ids" if part == "edge ids" else "with"] += whole
-            cost["without"] += self.counts.count(tokenizer, serialized(fmt, without))
+        for by_size, without in filter(None, parts):
+            cost = by_size.setdefault(size, {}).setdefault(fmt, [0, 0])
+            cost[0] += whole
+            cost[1] += self.counts.count(tokenizer, serialized(fmt, without))
+
+    def cost(self, by_size: dict[str, dict[str, list[int]]], with_name: str) -> PartCost:
+        return PartCost(self.plan.tokenizers[0].name, self.plan.ids[0], with_name, by_size)
 
 
 def write_prompts_by_default(

@@ -30,7 +30,6 @@ from .answers import (
     other_models,
 )
 from .artifacts import LOCK_NAME
-from .matrix import group_key
 from .options import RunConfig, parse_config
 from .results import TOOL_VERSION, ResultsReport, questions_sha256, write_results
 from .runner.batch import BATCH_DIR, BATCH_STATE, export_batch, export_files, run_batch
@@ -44,6 +43,7 @@ if TYPE_CHECKING:
     from .gate import GateSpec
     from .matrix import GroupKey, Plan
     from .measure import Measurement, SizeRow
+    from .pipeline import Preflight
     from .runner.config import ModelConfig
     from .runner.log import RunLine
 
@@ -102,13 +102,13 @@ def check_verdict_possible(rows: list[SizeRow], hints: dict[GroupKey, str], base
     baseline prompt over --context-window, or a mode B budget that leaves a whole gold path out of most prompts).
     When that is every group the run stops, saying what to change, unless allow; else each is named on stderr."""
     blocked: dict[GroupKey, str] = {}
-    for group in dict.fromkeys(map(group_key, rows)):
-        mine = [r for r in rows if group_key(r) == group and r["format"] == baseline]
-        if mine and all(r["overflow"] for r in mine):
-            smallest = min(r["prompt_tokens"] for r in mine)
+    for group in dict.fromkeys(r.group for r in rows):
+        mine = [r for r in rows if r.group == group and r.format == baseline]
+        if mine and all(r.overflow for r in mine):
+            smallest = min(r.prompt_tokens for r in mine)
             blocked[group] = (
                 f"every {baseline} prompt (the baseline) of {' · '.join(group)} is over --context-window "
-                f"{mine[0]['context_window']:,} (the smallest takes {smallest:,} tokens), so none is sent; show each "
+                f"{mine[0].context_window:,} (the smallest takes {smallest:,} tokens), so none is sent; show each "
                 "question less of the graph (--context khop, --budget N, a smaller graph), or raise --context-window "
                 "if the model takes more"
             )
@@ -116,7 +116,7 @@ def check_verdict_possible(rows: list[SizeRow], hints: dict[GroupKey, str], base
             blocked[group] = hints[group]
     if not blocked:
         return
-    if len(blocked) == len(dict.fromkeys(map(group_key, rows))) and not allow:
+    if len(blocked) == len(dict.fromkeys(r.group for r in rows)) and not allow:
         raise BenchmarkError(
             f"no verdict is possible, so nothing was sent: {next(iter(blocked.values()))}; or pass --allow-no-verdict "
             "to send the prompts anyway"
@@ -134,7 +134,7 @@ def model_outputs(
     config: dict[str, Any],
     gate_spec: GateSpec | None,
     hints: dict[GroupKey, str],
-    record: dict[str, Any],
+    record: Preflight,
     stdout: str,
 ) -> tuple[str, dict[str, Any], str | None]:
     """The model's answers, through the Batch API (--batch), as Batch request files
@@ -184,7 +184,7 @@ def model_outputs(
     if gate_spec is None:  # make_gate_spec gives one to every model run that is not --export-batch
         raise AssertionError("a model run without its acceptance gate")  # an internal bug
     stdout, log, failure = model_results(
-        run_config, model, measured, plan, staging, config, gate_spec, hints, record["skipped_questions"], score
+        run_config, model, measured, plan, staging, config, gate_spec, hints, record.skipped, score
     )
     return stdout, {**({"log": log} if log is not None else {}), **extra}, failure
 

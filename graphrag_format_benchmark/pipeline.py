@@ -9,7 +9,7 @@ manifest.json last.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,7 @@ from .charts import size_report_svg
 from .frameworks import FRAMEWORK_BUDGETS, FRAMEWORK_FORMATS
 from .gate import GateSpec
 from .inputs import STORES, derived_queries_note, load_inputs, undirected_template
-from .leakage import leakage_checks
+from .leakage import LeakageCheck, leakage_checks
 from .matrix import build_variants, input_contexts, planned_files
 from .measure import ThreadedCounts, measure
 from .options import (
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from ._article import RunInputs
     from .matrix import GroupKey, Plan
     from .measure import Measurement
-    from .variants.contexts import Variant
+    from .variants.contexts import ContextSummary, Variant
 
 
 EXTRA_OUTPUTS = (
@@ -78,7 +78,31 @@ EXTRA_OUTPUTS = (
 )
 
 
-def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict[str, Any]]:
+@dataclass
+class Preflight:
+    """What the preflight found, filled in as the run goes; record() is the manifest's "preflight"."""
+
+    questions: dict[str, Any]  # benchmark.question_counts of the questions measured
+    skipped: list[dict[str, Any]]  # {"question", "reasons"} of each question --skip-invalid-questions left out
+    contexts: ContextSummary | None = None  # None: one graph shared by every question
+    solver: list[str] = field(default_factory=list)  # the variants the control solver agrees with: every one
+    leakage: list[LeakageCheck] = field(default_factory=list)  # the checks on every variant
+    distractor_shortages: list[str] = field(default_factory=list)
+    budget_hints: list[str] = field(default_factory=list)  # mode B groups whose budget leaves the gold paths out
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "solver": {name: "agrees" for name in self.solver},
+            "leakage": [check.record() for check in self.leakage],
+            "questions": self.questions,
+            "skipped_questions": self.skipped,
+            "contexts": self.contexts.record() if self.contexts else {},
+            "distractor_shortages": self.distractor_shortages,
+            "budget_hints": self.budget_hints,
+        }
+
+
+def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, Preflight]:
     """Read and check everything before the first token is counted: the inputs, every question against the
     solver, the leakage checks. Every problem is reported at once; --skip-invalid-questions drops the
     questions at fault instead (and says which, and why). Returns the inputs to measure and the record."""
@@ -118,8 +142,7 @@ def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, dict[str, A
     if run_config.graph.resolve() != (DATA / "graph.json").resolve():
         # what was made of --graph (the article's goes unsaid)
         print(read_summary(inputs, run_config.graph), file=sys.stderr)
-    record = {"questions": question_counts(inputs.questions), "skipped_questions": skipped}
-    return inputs, record
+    return inputs, Preflight(question_counts(inputs.questions), skipped)
 
 
 def _say_what_was_drawn(inputs: RunInputs, spec: GenerateSpec) -> None:
@@ -167,18 +190,18 @@ def _check_questions(run_config: RunConfig, plan: Plan, inputs: RunInputs, probl
     for check in leakage_checks(
         inputs.questions, [("input", (Context("", inputs.graph, inputs.questions),))], plan.template, names
     ):
-        if check["result"] == "fail" and run_config.leakage == "fail":
-            for found in check["found"]:
-                if found["question"]:
-                    where, fix = f"{src}: question {found['question']}", "fix the question"
-                elif check["check"] == "ids_are_neutral":
+        if check.result == "fail" and run_config.leakage == "fail":
+            for question, found in check.found:
+                if question:
+                    where, fix = f"{src}: question {question}", "fix the question"
+                elif check.name == "ids_are_neutral":
                     where, fix = display(run_config.graph), "rename the id"
                 else:
                     where, fix = plan.template.name, "fix the template"
                 problems.add(
-                    f"{where}: leakage check {check['check']} failed: {found['found']}; {fix}, or pass --leakage "
-                    "warn to measure anyway",
-                    found["question"],
+                    f"{where}: leakage check {check.name} failed: {found}; {fix}, or pass --leakage warn to measure "
+                    "anyway",
+                    question,
                 )
 
 
@@ -198,8 +221,8 @@ def _skipped_or_refused(
     skipped = [{"question": key, "reasons": reasons} for key, reasons in by_question.items()]
     if skipped:
         kept = tuple(q for q in inputs.questions if q.id not in by_question)
-        for s in skipped:
-            warn(f"skipped question {s['question']}: {'; '.join(s['reasons'])}")
+        for key, reasons in by_question.items():
+            warn(f"skipped question {key}: {'; '.join(reasons)}")
         if not kept:
             raise BenchmarkError(
                 f"{inputs.questions_file}: every question was skipped ({len(skipped)} with problems); nothing was "
@@ -234,19 +257,17 @@ def read_summary(inputs: RunInputs, path: Path) -> str:
     )
 
 
-def variant_checks(
-    run_config: RunConfig, plan: Plan, inputs: RunInputs, variants: list[Variant]
-) -> list[dict[str, Any]]:
+def variant_checks(run_config: RunConfig, plan: Plan, inputs: RunInputs, variants: list[Variant]) -> list[LeakageCheck]:
     """The leakage checks on every graph variant, as recorded; with --leakage warn, failures become warnings."""
     names = [*planned_files(plan, inputs.questions), *EXTRA_OUTPUTS]
     checks = leakage_checks(inputs.questions, [(v.name, v.contexts) for v in variants], plan.template, names)
-    for check in checks:
-        if check["result"] == "fail":
+    for i, check in enumerate(checks):
+        if check.result == "fail":
             if run_config.leakage == "fail":
-                raise BenchmarkError(f"leakage check {check['check']} failed ({check['detail']}); nothing was written")
-            check["result"] = "warn"
-        if check["result"] == "warn":
-            warn(f"leakage check {check['check']}: {check['detail']}")
+                raise BenchmarkError(f"leakage check {check.name} failed ({check.detail}); nothing was written")
+            checks[i] = check = replace(check, result="warn")
+        if check.result == "warn":
+            warn(f"leakage check {check.name}: {check.detail}")
     return checks
 
 
@@ -294,7 +315,7 @@ def manifest_config(run_config: RunConfig, plan: Plan, inputs: RunInputs, measur
         "prompt": {"template": plan.template.name, "sha256": plan.template.sha256},
         "leakage": run_config.leakage,
         "skip_invalid_questions": run_config.skip_invalid_questions,
-        **measured.facts,
+        **measured.facts(),
     }
 
 
@@ -317,14 +338,11 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
         _check_export_target(run_config.export_batch, run_config, plan, inputs)
     plan, gate_spec = _plan_for_inputs(run_config, plan, gate_spec, inputs, model is not None)
     counts = ThreadedCounts()
-    contexts, record["contexts"] = input_contexts(inputs, plan)
+    contexts, record.contexts = input_contexts(inputs, plan)
     variants = build_variants(inputs, plan, counts, contexts)
-    record = {
-        "solver": {v.name: "agrees" for v in variants},
-        "leakage": variant_checks(run_config, plan, inputs, variants),
-        **record,
-        "distractor_shortages": list(dict.fromkeys(v.shortage for v in variants if v.shortage)),
-    }
+    record.solver = [v.name for v in variants]
+    record.leakage = variant_checks(run_config, plan, inputs, variants)
+    record.distractor_shortages = list(dict.fromkeys(v.shortage for v in variants if v.shortage))
     try:
         with held_outputs(run_config.out) as (staging, lock):
             measured, hints, stdout = measured_sizes(run_config, plan, inputs, variants, counts, record, staging)
@@ -345,7 +363,7 @@ def run(run_config: RunConfig) -> tuple[str, str | None]:
                 plan.tokenizers,
                 inputs,
                 staging.sha,
-                record,
+                record.record(),
                 public_argv(run_config.argv),
                 format_library_versions(plan.formats),
             )
@@ -398,7 +416,7 @@ def measured_sizes(
     inputs: RunInputs,
     variants: list[Variant],
     counts: ThreadedCounts,
-    record: dict[str, Any],
+    record: Preflight,
     staging: Outputs,
 ) -> tuple[Measurement, dict[GroupKey, str], str]:
     """The measurement and its size reports into staging (size_report.json; for a matrix run also size_summary.json,
@@ -407,31 +425,31 @@ def measured_sizes(
         staging.add(GENERATED_QUESTIONS, inputs.generated_bytes)
     measured = measure(inputs, plan, staging, variants, counts)
     rows = measured.rows
-    staging.add("size_report.json", json_bytes(rows))
+    staging.add("size_report.json", json_bytes([r.record() for r in rows]))
     summary = summarize(rows)
     hints = budget_hints(measured.items, plan, counts) if plan.budget else {}
-    record["budget_hints"] = list(hints.values())
+    record.budget_hints = list(hints.values())
     if not plan.article_layout:
-        staging.add("size_summary.json", json_bytes(summary))
+        staging.add("size_summary.json", json_bytes([asdict(e) for e in summary]))
         staging.add(
             "size_report.md",
-            markdown_report(summary, rows, variants, record, plan, staging.sha, measured.facts).encode("utf-8"),
+            markdown_report(measured, summary, record, plan, staging.sha).encode("utf-8"),
         )
         staging.add("size_report.svg", size_report_svg(summary, plan).encode("utf-8"))
     stdout = (
-        console_table(rows, plan.formats)
+        console_table([r.record() for r in rows], plan.formats)  # the article's 30 rows
         if plan.article_layout and len(plan.tokenizers) == 1
         else (
             console_summary(summary)
-            + "".join(f"\nnote: {hint}" for hint in record["budget_hints"])
+            + "".join(f"\nnote: {hint}" for hint in record.budget_hints)
             + f"\nreport: {display(run_config.out / ('size_report.json' if plan.article_layout else 'size_report.md'))}"
         )
     )
-    if plan.edge_ids:
-        stdout += "\n" + part_cost_line(measured.facts["edge_id_graph_tokens"], "edge ids")
-    if "property_graph_tokens" in measured.facts:
-        stdout += "\n" + part_cost_line(measured.facts["property_graph_tokens"], "properties")
-    if record["skipped_questions"]:
-        skipped = record["skipped_questions"]
+    if measured.edge_ids:
+        stdout += "\n" + part_cost_line(measured.edge_ids, "edge ids")
+    if measured.properties:
+        stdout += "\n" + part_cost_line(measured.properties, "properties")
+    if record.skipped:
+        skipped = record.skipped
         stdout += f"\nskipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}"
     return measured, hints, stdout

@@ -19,26 +19,24 @@ from typing import TYPE_CHECKING, Any, cast
 from ._article import serialized
 from .encodings import HFEncoding
 from .matrix import hop_bucket
-from .measure import SizeRow, token_cut
+from .measure import token_cut
 from .solver import value_text
 
 if TYPE_CHECKING:
     from ._article import Graph, Tokenizer
     from .artifacts import Outputs
     from .matrix import Plan
-    from .measure import Item, Measurement
+    from .measure import Item, Measurement, SizeRow
 
 
-REPORT_TOKENS_SHOWN = (
-    4_000  # tokens per format and encoding whose boundaries the page draws (and splits); the counts cover all
-)
+# tokens per format and encoding whose boundaries the page draws (and splits); the counts cover all
+REPORT_TOKENS_SHOWN = 4_000
 REPORT_CELLS = 10_000  # model-run cells the page holds (their answers cut at REPORT_ANSWER_CHARS)
 REPORT_ANSWER_CHARS = 4_000
-# lines the page draws of a long prompt: its first and its last, the count of the rest
 PROMPT_HEAD, PROMPT_TAIL = (
     300,
     40,
-)
+)  # lines the page draws of a long prompt: its first and its last, the count of the rest
 # bytes that continue a character: deleted, a token's bytes count its characters
 UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 
@@ -122,23 +120,23 @@ def _size_groups(rows: list[SizeRow], baseline: str) -> list[dict[str, Any]]:
     overflow, and the prompt tokens against the baseline's (mean over the group's questions)."""
     groups: dict[tuple[str, str, str, int, str], dict[str, list[SizeRow]]] = {}
     for r in rows:
-        key = (r["encoding"], r["size"], r["ids"], r["permutation"], r["mode"])
-        groups.setdefault(key, {}).setdefault(r["format"], []).append(r)
+        key = (r.encoding, r.size, r.ids, r.permutation, r.mode)
+        groups.setdefault(key, {}).setdefault(r.format, []).append(r)
     out = []
     for key, by_format in groups.items():
         base = by_format.get(baseline) or next(iter(by_format.values()))
-        base_mean = statistics.fmean(r["prompt_tokens"] for r in base)
+        base_mean = statistics.fmean(r.prompt_tokens for r in base)
         table = []
         for fmt, members in by_format.items():
-            mean = statistics.fmean(r["prompt_tokens"] for r in members)
+            mean = statistics.fmean(r.prompt_tokens for r in members)
             table.append(
                 {
                     "format": fmt,
-                    "graph_tokens": round(statistics.fmean(r["graph_tokens"] for r in members), 1),
-                    "prompt_min": min(r["prompt_tokens"] for r in members),
-                    "prompt_max": max(r["prompt_tokens"] for r in members),
-                    "bytes": round(statistics.fmean(r["bytes"] for r in members), 1),
-                    "overflow": sum(r["overflow"] for r in members),
+                    "graph_tokens": round(statistics.fmean(r.graph_tokens for r in members), 1),
+                    "prompt_min": min(r.prompt_tokens for r in members),
+                    "prompt_max": max(r.prompt_tokens for r in members),
+                    "bytes": round(statistics.fmean(r.bytes for r in members), 1),
+                    "overflow": sum(r.overflow for r in members),
                     "prompts": len(members),
                     "vs_baseline": round(mean / base_mean - 1, 4) if base_mean else None,
                 }
@@ -154,11 +152,11 @@ def _first_items(measured: Measurement) -> dict[str, Item]:
         r = item.row
         if (
             item.variant is measured.variants[0]
-            and r["permutation"] == 0
-            and r["mode"] == "A"
-            and r["encoding"] == measured.rows[0]["encoding"]
+            and r.permutation == 0
+            and r.mode == "A"
+            and r.encoding == measured.rows[0].encoding
         ):
-            first.setdefault(r["format"], item)
+            first.setdefault(r.format, item)
     return first
 
 
@@ -168,14 +166,14 @@ def _token_views(measured: Measurement, plan: Plan, texts: ReportTexts) -> tuple
     first, views, notes = _first_items(measured), [], []
     base = measured.variants[0]
     graph_tokens = {
-        (r["format"], r["encoding"], r.get("context", "")): r["graph_tokens"]
+        (r.format, r.encoding, r.context): r.graph_tokens
         for r in measured.rows
-        if r["permutation"] == 0 and r["mode"] == "A" and r["size"] == base.size and r["ids"] == base.ids
+        if r.permutation == 0 and r.mode == "A" and r.size == base.size and r.ids == base.ids
     }
     words: dict[tuple[str, int], set[str]] = {}
     for fmt, item in first.items():
         text = texts.get(item)
-        key = (item.context.id, item.row["edges_included"])
+        key = (item.context.id, item.row.edges_included)
         if key not in words:
             words[key] = value_words(item.shown())
         for tokenizer in plan.tokenizers:
@@ -210,12 +208,12 @@ class ReportTexts:
 
     @staticmethod
     def key(item: Item) -> str:
-        return f"{item.row['format']}|{item.context.id}|{item.row['edges_included']}"
+        return f"{item.row.format}|{item.context.id}|{item.row.edges_included}"
 
     def get(self, item: Item) -> str:
         key = self.key(item)
         if key not in self.texts:
-            self.texts[key] = serialized(item.row["format"], item.shown())
+            self.texts[key] = serialized(item.row.format, item.shown())
         return self.texts[key]
 
 
@@ -238,37 +236,40 @@ def drawn_lines(text: str) -> str | dict[str, Any]:
 def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]) -> tuple[dict[str, Any], list[str]]:
     """Per question, each format's prompt as head + graph + middle + question + end (graphs stored once each), the first
     encoding's token count, and the ids of distractor nodes (on no node of the input graph)."""
-    encoding = measured.rows[0]["encoding"]
+    encoding = measured.rows[0].encoding
     graphs: dict[str, str | dict[str, Any]] = {}
-    questions: dict[str, dict[str, Any]] = {}
+    questions: list[dict[str, Any]] = []
+    cells: dict[str, dict[str, dict[str, Any]]] = {}  # question id -> format -> its prompt on the page
     heads: dict[str, list[str]] = {}
     base = measured.variants[0]
     for item in measured.items:
         r = item.row
-        if item.variant is not base or r["permutation"] != 0 or r["mode"] != "A" or r["encoding"] != encoding:
+        if item.variant is not base or r.permutation != 0 or r.mode != "A" or r.encoding != encoding:
             continue
-        fmt = r["format"]
+        fmt = r.format
         around = item.template.around(fmt)
-        q = questions.setdefault(
-            item.question.id,
-            {
-                "id": item.question.id,
-                "text": item.question.question,
-                "hops": hop_bucket(item.question),
-                "context": item.context.id,
-                "cells": {},
-            },
-        )
+        q = item.question
+        if q.id not in cells:
+            cells[q.id] = {}
+            questions.append(
+                {
+                    "id": q.id,
+                    "text": q.question,
+                    "hops": hop_bucket(q),
+                    "context": item.context.id,
+                    "cells": cells[q.id],
+                }
+            )
         if around is None:  # a template that puts the question before the graph: the prompt is stored whole
-            key = f"{fmt}|{item.question.id}|whole"
+            key = f"{fmt}|{q.id}|whole"
             graphs[key] = drawn_lines(item.prompt())
-            q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"], "whole": True}
+            cells[q.id][fmt] = {"graph": key, "tokens": r.prompt_tokens, "whole": True}
             continue
         heads.setdefault(fmt, list(around))
         key = texts.key(item)
         if key not in graphs:
             graphs[key] = drawn_lines(texts.get(item))
-        q["cells"][fmt] = {"graph": key, "tokens": r["prompt_tokens"]}
+        cells[q.id][fmt] = {"graph": key, "tokens": r.prompt_tokens}
     notes = []
     if any(not isinstance(g, str) for g in graphs.values()):
         notes.append(
@@ -283,7 +284,7 @@ def _prompt_views(measured: Measurement, texts: ReportTexts, input_ids: set[str]
         "graphs": graphs,
         "head": PROMPT_HEAD,
         "tail": PROMPT_TAIL,
-        "questions": list(questions.values()),
+        "questions": questions,
         "encoding": encoding,
         "distractors": distractors,
         "edge_ids": bool(base.contexts[0].graph.edge_ids),

@@ -630,7 +630,7 @@ def report_cells(
     """The model-run cells as the page shows them, the first REPORT_CELLS of the rows: scores, diagnosis, the raw
     answer, the gold path's edges, and each evidence item of the answer marked shown, reversed (only its reverse is
     shown) or not shown."""
-    by_sha = {item.row["prompt_sha256"]: item for item in items}
+    by_sha = {item.row.prompt_sha256: item for item in items}
     keys: dict[str, AnswerKey] = {}
     cells: list[dict[str, Any]] = []
     for s in scored[:REPORT_CELLS]:
@@ -640,7 +640,7 @@ def report_cells(
         key = keys.get(s.prompt_sha256)
         if key is None:
             shown = item.shown()
-            order = cited_order(item.row["format"], shown)
+            order = cited_order(item.row.format, shown)
             key = keys[s.prompt_sha256] = AnswerKey(shown, item.question, undirected=item.undirected, order=order)
         edges = key.shown.edges
         parsed = parse_answer(content) if content is not None else None

@@ -599,10 +599,10 @@ def score_log(
     key: AnswerKey | None = None  # the prompt's: its repeats that answer alike are scored once
     scored: list[Cell] = []
     for item in items if shown is None else _counted(items, shown):
-        row, sha, q = item.row, item.row["prompt_sha256"], item.question
-        head = (row["encoding"], row["size"], row["ids"], row["permutation"], row["mode"], row["format"], q.id, sha,
-                row["prompt_tokens"], q.insufficient, hop_bucket(q))  # fmt: skip
-        overflow = row["overflow"] and config.model != SOLVER_MODEL
+        row, sha, q = item.row, item.row.prompt_sha256, item.question
+        head = (row.encoding, row.size, row.ids, row.permutation, row.mode, row.format, q.id, sha,
+                row.prompt_tokens, q.insufficient, hop_bucket(q))  # fmt: skip
+        overflow = row.overflow and config.model != SOLVER_MODEL
         for repeat in range(config.repeats):
             record = answers.get((sha, repeat))
             if overflow:
@@ -624,14 +624,14 @@ def score_log(
             if scores is not None and q.insufficient:
                 scores = abstention_scores(scores)
             server_prompt = usage.prompt_tokens if usage else None
-            truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row["prompt_tokens"]
+            truncated = isinstance(server_prompt, int) and server_prompt < TRUNCATION_RATIO * row.prompt_tokens
             diagnosis = None
             if scores is not None:
                 diagnosis = cell_diagnosis(
                     status, scores.diagnosis, record, truncated, config.max_output_tokens, q.question
                 )
-                if examples is not None and diagnosis and (row["format"], diagnosis) not in examples:
-                    examples[(row["format"], diagnosis)] = diagnosis_example(item, record, status)
+                if examples is not None and diagnosis and (row.format, diagnosis) not in examples:
+                    examples[(row.format, diagnosis)] = diagnosis_example(item, record, status)
             scored.append(_cell(head, repeat, status, scores or NO_SCORES, diagnosis, truncated, record, usage, config))
     return scored
 
@@ -694,17 +694,17 @@ def _answer_key(item: Item, shown_cache: ShownCache) -> AnswerKey:
     shown_key = (
         item.variant.name,
         id(item.context),
-        row["permutation"],
-        row["mode"],
-        row["edges_included"],
+        row.permutation,
+        row.mode,
+        row.edges_included,
         id(item.order),
     )
     if shown_key not in shown_cache:
         shown = item.shown()
         shown_cache[shown_key] = (shown, {n.id: n.name for n in shown.nodes}, SharedIndex())
     graph, names, index = shown_cache[shown_key]
-    order = cited_order(row["format"], graph)
-    return AnswerKey(graph, item.question, names, row["prompt_sha256"], index, item.undirected, order)
+    order = cited_order(row.format, graph)
+    return AnswerKey(graph, item.question, names, row.prompt_sha256, index, item.undirected, order)
 
 
 # Why answers fail: one diagnosis per cell that is not fully right, by the first rule that holds, in this order

@@ -8,82 +8,115 @@ edge ids and properties cost); budget_hints for mode B groups where the budget l
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ._article import FormattedGraph, serialized
 from .markdown import md_cell, percent
-from .matrix import HOP_BUCKETS, GroupKey, group_key, hop_bucket, variant_file
+from .matrix import HOP_BUCKETS, GroupKey, hop_bucket, variant_file
 from .statistics import summary_stats
 from .variants.contexts import RELATION_FLOOR, subgraph
 
 if TYPE_CHECKING:
     from ._article import Question, TokenCounts
     from .matrix import Plan
-    from .measure import Item, SizeRow
-    from .variants.contexts import Variant
+    from .measure import Item, Measurement, PartCost, SizeRow
+    from .pipeline import Preflight
+    from .variants.contexts import ContextSummary, Variant
 
 
-SummaryMetric = Literal["graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable"]
-SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
-    "graph_tokens",
-    "prompt_tokens",
-    "edges_included",
-    "gold_edges_included",
-    "answerable",
-)
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """A figure of a summary entry across permutations (statistics.summary_stats): the mean of its per-permutation
+    means, their min and max, and their standard deviation (None for one permutation)."""
+
+    mean: float
+    min: float
+    max: float
+    sd: float | None
 
 
-def summarize(rows: list[SizeRow]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class SizeSummary:
+    """One entry of size_summary.json (dataclasses.asdict gives the file's dict, in this order): per encoding, size,
+    ids, mode and format, each figure's Spread across permutations, None where no row has it."""
+
+    encoding: str
+    size: str
+    ids: str
+    mode: str
+    format: str
+    permutations: int  # edge orders measured
+    questions: int  # rows of the first permutation
+    graph_tokens: Spread | None
+    prompt_tokens: Spread | None
+    edges_included: Spread | None
+    gold_edges_included: Spread | None
+    answerable: Spread | None  # a fraction of the questions with a query; None when none has one
+    overflow: int  # prompts over the context window
+    prompts: int  # rows, every permutation
+
+    @property
+    def group(self) -> GroupKey:
+        """The table the entry is drawn in."""
+        return GroupKey(self.encoding, self.size, self.ids, self.mode)
+
+
+def summarize(rows: list[SizeRow]) -> list[SizeSummary]:
     """Per encoding, size, ids, mode and format: each figure's mean over questions, then its mean, min, max
     and standard deviation across permutations (article 8.4). answerable is a fraction of questions."""
     groups: dict[tuple[str, str, str, str, str], dict[int, list[SizeRow]]] = {}
     for r in rows:
-        key = (*group_key(r), r["format"])
-        groups.setdefault(key, {}).setdefault(r["permutation"], []).append(r)
-    summary = []
-    for (encoding, size, ids, mode, fmt), by_perm in groups.items():
-        entry: dict[str, Any] = {"encoding": encoding, "size": size, "ids": ids, "mode": mode, "format": fmt}
-        entry["permutations"] = len(by_perm)
-        entry["questions"] = len(next(iter(by_perm.values())))
-        for metric in SUMMARY_METRICS:
-            per_perm = []
-            for perm_rows in by_perm.values():
-                values = [v for r in perm_rows if (v := r[metric]) is not None]
-                if values:
-                    per_perm.append(statistics.fmean(values))
-            entry[metric] = summary_stats(per_perm) if per_perm else None
-        entry["overflow"] = sum(r["overflow"] for rs in by_perm.values() for r in rs)
-        entry["prompts"] = sum(len(rs) for rs in by_perm.values())
-        summary.append(entry)
-    return summary
+        groups.setdefault((*r.group, r.format), {}).setdefault(r.permutation, []).append(r)
+    return [_summary_entry(*key, by_perm) for key, by_perm in groups.items()]
 
 
-def _cell(stats: dict[str, Any] | None, digits: int = 0) -> str:
+def _summary_entry(
+    encoding: str, size: str, ids: str, mode: str, fmt: str, by_perm: dict[int, list[SizeRow]]
+) -> SizeSummary:
+    """The SizeSummary of one group's rows, by permutation."""
+
+    def spread(metric: str) -> Spread | None:
+        per_perm = [
+            statistics.fmean(values)
+            for rows in by_perm.values()
+            if (values := [v for r in rows if (v := getattr(r, metric)) is not None])
+        ]
+        return Spread(**summary_stats(per_perm)) if per_perm else None
+
+    metrics = ("graph_tokens", "prompt_tokens", "edges_included", "gold_edges_included", "answerable")
+    graph, prompt, edges, gold, share = map(spread, metrics)
+    overflow, prompts = sum(r.overflow for rs in by_perm.values() for r in rs), sum(map(len, by_perm.values()))
+    first = len(next(iter(by_perm.values())))
+    return SizeSummary(
+        encoding, size, ids, mode, fmt, len(by_perm), first, graph, prompt, edges, gold, share, overflow, prompts
+    )
+
+
+def _cell(spread: Spread | None, digits: int = 0) -> str:
     """'970' for one permutation, '970 (965–975, sd 4.1)' across several; empty when not measured."""
-    if stats is None:
+    if spread is None:
         return ""
-    value = f"{stats['mean']:,.{digits}f}"
-    if stats["sd"] is None:
+    value = f"{spread.mean:,.{digits}f}"
+    if spread.sd is None:
         return value
-    return f"{value} ({stats['min']:,.{digits}f}–{stats['max']:,.{digits}f}, sd {stats['sd']:,.{digits + 1}f})"
+    return f"{value} ({spread.min:,.{digits}f}–{spread.max:,.{digits}f}, sd {spread.sd:,.{digits + 1}f})"
 
 
-def _ratio(value: dict[str, Any] | None, reference: dict[str, Any] | None) -> str:
-    if not value or not reference or not reference["mean"]:
+def _ratio(value: Spread | None, reference: Spread | None) -> str:
+    if not value or not reference or not reference.mean:
         return ""
-    return f"{value['mean'] / reference['mean']:.2f}"
+    return f"{value.mean / reference.mean:.2f}"
 
 
 def markdown_report(
-    summary: list[dict[str, Any]],
-    rows: list[SizeRow],
-    variants: list[Variant],
-    preflight: dict[str, Any],
-    plan: Plan,
-    shas: dict[str, str],
-    facts: dict[str, Any] | None = None,
+    measured: Measurement, summary: list[SizeSummary], preflight: Preflight, plan: Plan, shas: dict[str, str]
 ) -> str:
+    """size_report.md: the run's settings, the graph variants, contexts, the preflight, what edge ids and properties
+    cost, mode B's budget hints, and a table per encoding, size, ids and mode. shas: each written file's SHA-256."""
     import tiktoken
+
+    variants = measured.variants
 
     reference = "json" if "json" in plan.formats else plan.formats[0]
     encodings = ", ".join(f"{t.name}" for t in plan.tokenizers)
@@ -108,21 +141,17 @@ def markdown_report(
         *_variant_lines(variants, shas),
     ]
     lines += ["", *(f"- {note}." for note in dict.fromkeys(v.shortage for v in variants if v.shortage))]
-    lines += _context_lines(preflight.get("contexts"))
+    lines += _context_lines(preflight.contexts)
     lines += _preflight_lines(variants[0].questions, preflight)
-    lines += _part_cost_lines(
-        (facts or {}).get("edge_id_graph_tokens"), "Edge ids", "the stable edge ids of --edge-ids"
-    )
-    lines += _part_cost_lines(
-        (facts or {}).get("property_graph_tokens"), "Properties", "the properties of nodes and edges"
-    )
-    if preflight.get("budget_hints"):
-        lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight["budget_hints"])]
-    lines += _size_tables(summary, rows, variants, plan, reference)
+    lines += _part_cost_lines(measured.edge_ids, "Edge ids", "the stable edge ids of --edge-ids")
+    lines += _part_cost_lines(measured.properties, "Properties", "the properties of nodes and edges")
+    if preflight.budget_hints:
+        lines += ["", "## Mode B budget", "", *(f"- {hint}." for hint in preflight.budget_hints)]
+    lines += _size_tables(summary, measured.rows, variants, plan, reference)
     return "\n".join(lines) + "\n"
 
 
-def _preflight_lines(questions: tuple[Question, ...], preflight: dict[str, Any]) -> list[str]:
+def _preflight_lines(questions: tuple[Question, ...], preflight: Preflight) -> list[str]:
     """The preflight of size_report.md: questions, the solver's verdict, skipped questions, leakage checks."""
     n_solved = sum(1 for q in questions if q.query)
     several = sum(q.several for q in questions)
@@ -135,7 +164,7 @@ def _preflight_lines(questions: tuple[Question, ...], preflight: dict[str, Any])
         f"{n_solved} of {len(questions)} questions have a query, and the solver's complete paths are exactly the "
         "gold paths of each positive one, and none for each abstention one.",
     ]
-    skipped = preflight.get("skipped_questions") or []
+    skipped = preflight.skipped
     if skipped:
         lines += [
             "",
@@ -149,7 +178,7 @@ def _preflight_lines(questions: tuple[Question, ...], preflight: dict[str, Any])
         "",
         "| leakage check | result | detail |",
         "|---|---|---|",
-        *(f"| {c['check']} | {c['result']} | {md_cell(c['detail'])} |" for c in preflight["leakage"]),
+        *(f"| {c.name} | {c.result} | {md_cell(c.detail)} |" for c in preflight.leakage),
     ]
     return lines
 
@@ -182,40 +211,37 @@ def _variant_lines(variants: list[Variant], shas: dict[str, str]) -> list[str]:
     return lines
 
 
-def _context_lines(facts: dict[str, Any] | None) -> list[str]:
+def _context_lines(summary: ContextSummary | None) -> list[str]:
     """How the contexts were made: given or cut, their sizes, and what a model could read from their shape."""
-    if not facts:
+    if not summary:
         return []
     lines = ["", "## Contexts", ""]
-    if facts["kind"] == "khop":
+    if khop := summary.khop:
         lines.append(
-            f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {facts['hops']} "
-            f"hop(s), each layer's edges in a seeded random order, at most {facts['edges']} edges besides the gold "
+            f"Cut by --context khop: the neighbourhood of each question's start, breadth first out to {khop.depth} "
+            f"hop(s), each layer's edges in a seeded random order, at most {khop.edges} edges besides the gold "
             "paths', which are always inside (for an abstention question, the walks its query makes), and at least "
             f"{RELATION_FLOOR} edges of each relation a question names, searched past that depth when the "
-            "neighbourhood "
-            "has fewer."
+            "neighbourhood has fewer."
         )
-        if facts["gold_beyond_depth"]:
+        if khop.beyond_depth:
             lines.append(
-                f"In {facts['gold_beyond_depth']} question(s) gold edges lie beyond that depth and were added after "
-                "the "
+                f"In {len(khop.beyond_depth)} question(s) gold edges lie beyond that depth and were added after the "
                 "rest: a model could pick them out as the only edges that far out; raise --context-hops to the "
-                f"questions' hop count (first: {', '.join(facts['gold_beyond_depth_questions'][:5])})."
+                f"questions' hop count (first: {', '.join(khop.beyond_depth[:5])})."
             )
     else:
         lines.append("Given by the questions file, each question's own.")
-    shown = facts["abstention_relation_shown"]
-    if shown["of"]:
+    if summary.abstention_of:
         lines.append(
             "Abstention questions whose context shows an edge of the relation the failing hop asks for: "
-            f"{shown['contexts']} "
-            f"of {shown['of']} (the others can be answered from that relation's absence alone)."
+            f"{summary.abstention_shown} of {summary.abstention_of} (the others can be answered from that relation's "
+            "absence alone)."
         )
     return lines
 
 
-def _part_cost_lines(cost: dict[str, Any] | None, title: str, what: str) -> list[str]:
+def _part_cost_lines(cost: PartCost | None, title: str, what: str) -> list[str]:
     """What an optional part of the graph text costs in graph tokens, per size and format."""
     if not cost:
         return []
@@ -223,32 +249,34 @@ def _part_cost_lines(cost: dict[str, Any] | None, title: str, what: str) -> list
         "",
         f"## {title}",
         "",
-        f"Graph tokens ({cost['encoding']}, {cost['ids']} ids, permutation 0, summed over contexts) with {what} "
+        f"Graph tokens ({cost.encoding}, {cost.ids} ids, permutation 0, summed over contexts) with {what} "
         "and without them: what they cost is part of the trade-off.",
         "",
         "| size | format | with | without | cost |",
         "|---|---|---:|---:|---:|",
     ]
-    for size, by_format in cost["by_size"].items():
-        for fmt, c in by_format.items():
-            whole = c.get("with_ids", c.get("with"))
-            lines.append(
-                f"| {size} | {fmt} | {whole:,} | {c['without']:,} | +{whole - c['without']:,} "
-                f"({percent(whole / c['without'] - 1 if c['without'] else 0)}) |"
-            )
+    for size, by_format in cost.by_size.items():
+        for fmt, (whole, without) in by_format.items():
+            lines.append(f"| {size} | {fmt} | {whole:,} | {without:,} | {_added(whole, without)} |")
     return lines
 
 
+def _added(whole: int, without: int) -> str:
+    """'+52 (6%)': what a part adds to the graph tokens without it."""
+    return f"+{whole - without:,} ({percent(whole / without - 1 if without else 0)})"
+
+
 def _size_tables(
-    summary: list[dict[str, Any]], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str
+    summary: list[SizeSummary], rows: list[SizeRow], variants: list[Variant], plan: Plan, reference: str
 ) -> list[str]:
     """A table per encoding, size, ids and mode: tokens in mode A, edges and answerable shares in mode B."""
     lines: list[str] = []
-    by_table: dict[GroupKey, list[dict[str, Any]]] = {}
+    by_table: dict[GroupKey, list[SizeSummary]] = {}
     for entry in summary:
-        by_table.setdefault(group_key(entry), []).append(entry)
-    for (encoding, size, ids, mode), entries in by_table.items():
-        ref = next((e for e in entries if e["format"] == reference), None)
+        by_table.setdefault(entry.group, []).append(entry)
+    for group, entries in by_table.items():
+        encoding, size, ids, mode = group
+        ref = next((e for e in entries if e.format == reference), None)
         if mode == "A":
             lines += [
                 "",
@@ -259,8 +287,8 @@ def _size_tables(
             ]
             for e in entries:
                 lines.append(
-                    f"| {e['format']} | {_cell(e['graph_tokens'])} | {_cell(e['prompt_tokens'])} | "
-                    f"{_ratio(e['prompt_tokens'], ref and ref['prompt_tokens'])} | {e['overflow']}/{e['prompts']} |"
+                    f"| {e.format} | {_cell(e.graph_tokens)} | {_cell(e.prompt_tokens)} | "
+                    f"{_ratio(e.prompt_tokens, ref.prompt_tokens if ref else None)} | {e.overflow}/{e.prompts} |"
                 )
         else:
             lines += [
@@ -273,14 +301,12 @@ def _size_tables(
             ]
             for e in entries:
                 lines.append(
-                    f"| {e['format']} | {_cell(e['edges_included'], 1)} | "
-                    f"{_ratio(e['edges_included'], ref and ref['edges_included'])} | "
-                    f"{_cell(e['gold_edges_included'], 2)} | {_cell(e['answerable'], 2)} | {_cell(e['prompt_tokens'])} "
-                    "|"
+                    f"| {e.format} | {_cell(e.edges_included, 1)} | "
+                    f"{_ratio(e.edges_included, ref.edges_included if ref else None)} | "
+                    f"{_cell(e.gold_edges_included, 2)} | {_cell(e.answerable, 2)} | {_cell(e.prompt_tokens)} |"
                 )
             lines += answerable_by_hops(
-                [r for r in rows if group_key(r) == GroupKey(encoding, size, ids, "B")],
-                {q.id: hop_bucket(q) for q in variants[0].questions},
+                [r for r in rows if r.group == group], {q.id: hop_bucket(q) for q in variants[0].questions}
             )
     return lines
 
@@ -289,8 +315,8 @@ def answerable_by_hops(rows: list[SizeRow], buckets: dict[str, str]) -> list[str
     """Mode B's answerable share per format and hop count (all permutations), as table lines."""
     shares: dict[str, dict[str, list[bool]]] = {}
     for r in rows:
-        if r["answerable"] is not None:
-            shares.setdefault(r["format"], {}).setdefault(buckets[r["question_id"]], []).append(r["answerable"])
+        if r.answerable is not None:
+            shares.setdefault(r.format, {}).setdefault(buckets[r.question_id], []).append(r.answerable)
     present = [b for b in HOP_BUCKETS if any(b in by for by in shares.values())]
     if not present:
         return []
@@ -315,16 +341,16 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
     groups: dict[tuple[str, str, str], dict[str, list[Item]]] = {}
     for item in items:
         r, q = item.row, item.question
-        if r["mode"] == "B" and not q.insufficient and q.query and r["answerable"] is not None:
-            groups.setdefault((r["encoding"], r["size"], r["ids"]), {}).setdefault(r["format"], []).append(item)
+        if r.mode == "B" and not q.insufficient and q.query and r.answerable is not None:
+            groups.setdefault((r.encoding, r.size, r.ids), {}).setdefault(r.format, []).append(item)
     reference = "json" if "json" in plan.formats else plan.formats[0]
     hints = {}
     for (encoding, size, ids), by_format in groups.items():
-        shares = {fmt: statistics.fmean(not i.row["answerable"] for i in its) for fmt, its in by_format.items()}
+        shares = {fmt: statistics.fmean(not i.row.answerable for i in its) for fmt, its in by_format.items()}
         if min(shares.values()) <= 0.5 or reference not in by_format:
             continue
         first = sorted(
-            (i for i in by_format[reference] if i.row["permutation"] == 0),
+            (i for i in by_format[reference] if i.row.permutation == 0),
             key=lambda i: min(max(p) + 1 for p in i.question.paths if p),
         )
         item = first[len(first) // 2]  # the median question by the edges its gold path needs
@@ -344,19 +370,14 @@ def budget_hints(items: list[Item], plan: Plan, counts: TokenCounts) -> dict[Gro
     return hints
 
 
-def part_cost_line(cost: dict[str, Any], what: str) -> str:
-    """'edge ids cost (graph tokens, o200k_base): small: json +52
-    (6%), ...': the price of a part of the graph text per format."""
-    parts = []
-    for size, by_format in cost["by_size"].items():
-        shown = []
-        for fmt, c in by_format.items():
-            whole = c.get("with_ids", c.get("with"))
-            shown.append(
-                f"{fmt} +{whole - c['without']:,} ({percent(whole / c['without'] - 1 if c['without'] else 0)})"
-            )
-        parts.append(f"{size}: {', '.join(shown)}")
-    return f"{what} cost (graph tokens, {cost['encoding']}): " + "; ".join(parts)
+def part_cost_line(cost: PartCost, what: str) -> str:
+    """'edge ids cost (graph tokens, o200k_base): small: json +52 (6%), ...': the price of a part of the graph text per
+    format."""
+    parts = [
+        f"{size}: " + ", ".join(f"{fmt} {_added(whole, without)}" for fmt, (whole, without) in by_format.items())
+        for size, by_format in cost.by_size.items()
+    ]
+    return f"{what} cost (graph tokens, {cost.encoding}): " + "; ".join(parts)
 
 
 def skipped_text(skipped: list[dict[str, Any]]) -> str:
@@ -364,13 +385,15 @@ def skipped_text(skipped: list[dict[str, Any]]) -> str:
     return "; ".join(f"{s['question']} ({'; '.join(s['reasons'])})" for s in skipped)
 
 
-def console_summary(summary: list[dict[str, Any]]) -> str:
+def console_summary(summary: list[SizeSummary]) -> str:
     """One line per encoding, size, ids, mode and format, for matrix runs."""
     lines = ["encoding\tsize\tids\tmode\tformat\tprompt_tokens\tedges_included\tanswerable\toverflow"]
     for e in summary:
-        answerable = "" if e["answerable"] is None else f"{e['answerable']['mean']:.2f}"
+        answerable = "" if e.answerable is None else f"{e.answerable.mean:.2f}"
+        prompt_tokens = e.prompt_tokens.mean if e.prompt_tokens else 0
+        edges = e.edges_included.mean if e.edges_included else 0
         lines.append(
-            f"{e['encoding']}\t{e['size']}\t{e['ids']}\t{e['mode']}\t{e['format']}\t{e['prompt_tokens']['mean']:.0f}\t"
-            f"{e['edges_included']['mean']:.1f}\t{answerable}\t{e['overflow']}/{e['prompts']}"
+            f"{e.encoding}\t{e.size}\t{e.ids}\t{e.mode}\t{e.format}\t{prompt_tokens:.0f}\t{edges:.1f}\t{answerable}\t"
+            f"{e.overflow}/{e.prompts}"
         )
     return "\n".join(lines)

@@ -32,7 +32,7 @@ def model_run(tmp_path, name, worse_on, *flags):
     inputs = inputs_module.load_inputs(args.graph, args.questions, None, questions.question_drawer(spec))
     answers = {}
     for item in measure.measure(inputs, plan).items:
-        wrong = item.row["format"] == worse_on and not item.question.insufficient and misses(item.question.id)
+        wrong = item.row.format == worse_on and not item.question.insufficient and misses(item.question.id)
         answers[item.prompt()] = "{}" if wrong else json.dumps(send.solver_answer(item), ensure_ascii=False)
     server = FakeOpenAI(answer=lambda prompt: answers[prompt])
     out = tmp_path / name

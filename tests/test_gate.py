@@ -111,7 +111,7 @@ def test_a_model_wrong_everywhere_gets_no_verdict_and_no_recommendation(tmp_path
 
 def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_shows_where(tmp_path):
     def answer_of(item):
-        wrong = item.row["format"] == "dsl" and matrix.hop_bucket(item.question) == "3"
+        wrong = item.row.format == "dsl" and matrix.hop_bucket(item.question) == "3"
         return "{}" if wrong else json.dumps(send.solver_answer(item), ensure_ascii=False)
 
     assert scripted_run(tmp_path, answer_of, *gate_inputs(tmp_path, 80), "--tolerance", "0.1") == 0

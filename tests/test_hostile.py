@@ -429,5 +429,5 @@ def test_file_names_are_checked_once_each_not_against_every_question(tmp_path):
     checks = leakage.leakage_checks(qs, [], benchmark.ARTICLE_TEMPLATE, names)
     assert (
         time.process_time() - started < 30
-        and next(c for c in checks if c["check"] == "file_names_have_no_answer")["result"] == "pass"
+        and next(c for c in checks if c.name == "file_names_have_no_answer").result == "pass"
     )

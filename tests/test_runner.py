@@ -1497,7 +1497,7 @@ def test_limit_takes_a_slice_spread_over_formats_sizes_and_modes(canonical):
     measured = measure.measure(canonical, options.make_plan(args))
     jobs = runner_jobs.plan_jobs(measured.items, options.make_model_config(args))
     assert len(jobs) == 20  # small prompts fit the budget whole: their mode A and B prompts are one request
-    groups = collections.Counter((j.item.row["size"], j.item.row["mode"], j.item.row["format"]) for j in jobs)
+    groups = collections.Counter((j.item.row.size, j.item.row.mode, j.item.row.format) for j in jobs)
     assert {(size, fmt) for size, _, fmt in groups} == {
         (size, fmt) for size in ("small", "medium") for fmt in benchmark.ARTICLE_FORMATS
     }
@@ -1538,7 +1538,7 @@ def test_planned_keys_are_the_jobs_in_their_order_without_making_them(canonical,
     jobs = [(job.sha, job.repeat) for job in runner_jobs.plan_jobs(measured.items, config)]
     assert runner_jobs.planned_keys(measured.items, config) == jobs and len(set(jobs)) == len(jobs)
     if "--context-window" in flags:  # some prompts overflow: a model is not sent them, the control solver answers all
-        overflowing = {item.row["prompt_sha256"] for item in measured.items if item.row["overflow"]}
+        overflowing = {item.row.prompt_sha256 for item in measured.items if item.row.overflow}
         assert overflowing and (model == "solver") == bool(overflowing & {sha for sha, _ in jobs})
 
 

@@ -11,6 +11,7 @@ import ssl
 import subprocess
 import threading
 import time
+import types
 
 import pytest
 
@@ -329,11 +330,11 @@ def test_recent_prompts_are_rebuilt_once_and_kept_within_their_budget():
 
     class Item:
         def __init__(self, sha):
-            self.row = {"prompt_sha256": sha}
+            self.row = types.SimpleNamespace(prompt_sha256=sha)
 
         def prompt(self):
-            built.append(self.row["prompt_sha256"])
-            return self.row["prompt_sha256"] * 100  # 100 characters
+            built.append(self.row.prompt_sha256)
+            return self.row.prompt_sha256 * 100  # 100 characters
 
     prompts, items = jobs.RecentPrompts(budget=250), [Item(c) for c in "abc"]
     assert [prompts.get(items[k]) for k in (0, 0, 1, 0)] == ["a" * 100, "a" * 100, "b" * 100, "a" * 100]

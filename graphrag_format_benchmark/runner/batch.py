@@ -104,7 +104,7 @@ def export_batch(
             if len(line) > max_bytes:
                 row = job.item.row
                 raise BenchmarkError(
-                    f"the request for question {row['question_id']} ({row['format']}, {row['size']}) takes "
+                    f"the request for question {row.question_id} ({row.format}, {row.size}) takes "
                     f"{len(line):,} bytes, over --batch-max-bytes {max_bytes:,}; raise it, or leave that size or "
                     "format out"
                 )

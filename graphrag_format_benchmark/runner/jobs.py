@@ -53,13 +53,13 @@ class Job:
         """Prompts that share everything but the question: a provider's prefix cache can serve them all."""
         r = self.item.row
         return (
-            r["encoding"],
-            r["size"],
-            r["ids"],
+            r.encoding,
+            r.size,
+            r.ids,
             self.item.context.id,
-            r["permutation"],
-            r["mode"],
-            r["format"],
+            r.permutation,
+            r.mode,
+            r.format,
             self.repeat,
         )
 
@@ -69,12 +69,12 @@ def job_label(job: Job) -> str:
     ('json q3', 'tsv q1 medium p2 r1')."""
     r = job.item.row
     parts = [
-        r["format"],
-        r["question_id"],
-        r["size"] if r["size"] != "small" else "",
-        r["ids"] if r["ids"] != "original" else "",
-        f"mode {r['mode']}" if r["mode"] != "A" else "",
-        f"p{r['permutation']}" if r["permutation"] else "",
+        r.format,
+        r.question_id,
+        r.size if r.size != "small" else "",
+        r.ids if r.ids != "original" else "",
+        f"mode {r.mode}" if r.mode != "A" else "",
+        f"p{r.permutation}" if r.permutation else "",
         f"r{job.repeat}" if job.repeat else "",
     ]
     return " ".join(p for p in parts if p)
@@ -85,12 +85,12 @@ def plan_jobs(items: list[Item], config: ModelConfig) -> list[Job]:
     overflow are not sent (the control solver has no context window, so it answers them all: its scores
     check the pipeline, not a model). --limit N takes the first prompt of every group, then the second...,
     so that a dry slice covers every format, size and mode alike, and within a group every hop count."""
-    prompts = [item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]]
-    distinct = list({item.row["prompt_sha256"]: item for item in prompts}.values())
+    prompts = [item for item in items if config.model == SOLVER_MODEL or not item.row.overflow]
+    distinct = list({item.row.prompt_sha256: item for item in prompts}.values())
     groups: dict[JobGroup, list[Job]] = {}
     for repeat in range(config.repeats):
         for item in distinct:
-            job = Job(item.row["prompt_sha256"], repeat, item)
+            job = Job(item.row.prompt_sha256, repeat, item)
             groups.setdefault(job.group, []).append(job)
     if config.limit is not None:
         dealt = [
@@ -108,15 +108,11 @@ def planned_keys(items: list[Item], config: ModelConfig) -> list[tuple[str, int]
     """(prompt SHA-256, repeat) of every job plan_jobs makes, in its order; without --limit, without making the jobs."""
     if config.limit is not None:
         return [(job.sha, job.repeat) for job in plan_jobs(items, config)]
-    distinct = {
-        item.row["prompt_sha256"]: item for item in items if config.model == SOLVER_MODEL or not item.row["overflow"]
-    }
+    distinct = {item.row.prompt_sha256: item for item in items if config.model == SOLVER_MODEL or not item.row.overflow}
     groups: dict[tuple[str, str, str, str, int, str, str], list[str]] = {}
     for sha, item in distinct.items():
         r = item.row
-        groups.setdefault(
-            (r["encoding"], r["size"], r["ids"], item.context.id, r["permutation"], r["mode"], r["format"]), []
-        ).append(sha)
+        groups.setdefault((r.encoding, r.size, r.ids, item.context.id, r.permutation, r.mode, r.format), []).append(sha)
     return [(sha, repeat) for repeat in range(config.repeats) for shas in groups.values() for sha in shas]
 
 
@@ -144,8 +140,8 @@ class LeftOut:
 
 def left_out(items: list[Item], config: ModelConfig) -> LeftOut:
     """What a model run or a batch of these items does not send."""
-    distinct = {item.row["prompt_sha256"]: item for item in items}
-    over = sum(1 for item in distinct.values() if item.row["overflow"]) if config.model != SOLVER_MODEL else 0
+    distinct = {item.row.prompt_sha256: item for item in items}
+    over = sum(1 for item in distinct.values() if item.row.overflow) if config.model != SOLVER_MODEL else 0
     return LeftOut(
         over * config.repeats, len(distinct) * config.repeats - over * config.repeats - len(plan_jobs(items, config))
     )
@@ -321,7 +317,7 @@ class RecentPrompts:
         self.budget, self.size, self.lock = budget, 0, threading.Lock()
 
     def get(self, item: Item) -> str:
-        sha = item.row["prompt_sha256"]
+        sha = item.row.prompt_sha256
         with self.lock:
             text = self.texts.get(sha)
             if text is not None:
@@ -433,7 +429,7 @@ class Sender:
                         self.flying.pop(id(job), None)
                     if rest is not None:
                         self.schedule.warmed(rest)
-                self.tally.add(outcome, job.item.row["prompt_tokens"])
+                self.tally.add(outcome, job.item.row.prompt_tokens)
         finally:
             with self.lock:
                 self.workers -= 1
@@ -465,7 +461,10 @@ class Sender:
                 "repeat": job.repeat,
                 "model": self.config.model,
                 "sampling": self.config.sampling(job.repeat),
-                **{k: row[k] for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")},
+                **{
+                    k: getattr(row, k)
+                    for k in ("format", "question_id", "size", "mode", "permutation", "ids", "encoding")
+                },
                 "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                 **outcome.to_dict(),
             }
@@ -486,7 +485,7 @@ class Sender:
                 config.body(self.prompts.get(job.item), job.repeat),
                 f"{config.seed}/{job.sha}/{job.repeat}",
                 endpoint,
-                job.item.row["prompt_tokens"] + config.max_output_tokens,
+                job.item.row.prompt_tokens + config.max_output_tokens,
             )
         finally:
             endpoint.leave()

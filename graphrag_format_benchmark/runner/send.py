@@ -246,7 +246,7 @@ def outcome_record(
 def solver_answer(item: Item, cache: SolverCache | None = None) -> dict[str, Any]:
     """What the control solver answers to a prompt: the first complete path it finds, or INSUFFICIENT_DATA.
     cache: shown graph key -> (graph, edge index), shared by the prompts that show the same edges."""
-    key = (item.variant.name, id(item.context), id(item.order), item.row["mode"], item.row["edges_included"])
+    key = (item.variant.name, id(item.context), id(item.order), item.row.mode, item.row.edges_included)
     cache = {} if cache is None else cache
     if key not in cache:
         shown = item.shown()
@@ -257,7 +257,7 @@ def solver_answer(item: Item, cache: SolverCache | None = None) -> dict[str, Any
         return {"answer": ABSTAIN, "path": [], "evidence": []}
     path, end = found[0]
     answer = value_text(asked(shown, q.query.ask, found[0])) if q.query.ask else shown.names[end]
-    order = cited_order(item.row["format"], shown)  # a format that shows the edges in an order of its own
+    order = cited_order(item.row.format, shown)  # a format that shows the edges in an order of its own
     place = {edge: k for k, edge in enumerate(order)} if order is not None else None
     cited = [shown.edge_ids[i] for i in path] if shown.edge_ids else [place[i] for i in path] if place else list(path)
     return {"answer": answer, "path": cited, "evidence": [shown.edges[i]._asdict() for i in path]}

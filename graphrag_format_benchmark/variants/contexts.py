@@ -270,34 +270,77 @@ class KHop:
                         queue.append(end)
         return found
 
-    def summary(self, contexts: list[Context]) -> dict[str, Any]:
-        facts = context_summary(contexts, "khop")
+    def summary(self, contexts: list[Context]) -> ContextSummary:
         beyond = [qid for qid, n in self.beyond.items() if n]
-        facts.update(
-            hops=self.hops if self.hops is not None else "each question's own hop count",
-            edges=self.budget,
-            gold_beyond_depth=len(beyond),
-            gold_beyond_depth_questions=beyond[:20],
+        return replace(
+            context_summary(contexts, "khop"),
+            khop=KHopSummary(self.hops, self.budget, beyond, self.over if self.tokens is not None else None),
         )
-        if self.tokens is not None:
-            facts.update(gold_over_tokens=len(self.over), gold_over_tokens_questions=self.over[:20])
-        return facts
 
 
-def context_summary(contexts: list[Context], kind: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class KHopSummary:
+    """What --context khop did, for the manifest and size_report.md."""
+
+    hops: int | None  # --context-hops; None: each question's own hop count
+    edges: int  # --context-edges: the most edges a context holds besides its gold paths'
+    beyond_depth: list[str]  # questions whose gold edges lie beyond the depth, added after the rest
+    over_tokens: list[str] | None  # questions whose gold edges alone are over --context-tokens; None without it
+
+    @property
+    def depth(self) -> int | str:
+        """--context-hops, as the manifest and size_report.md say it."""
+        return self.hops if self.hops is not None else "each question's own hop count"
+
+    def record(self) -> dict[str, Any]:
+        over = self.over_tokens
+        return {
+            "hops": self.depth,
+            "gold_beyond_depth": len(self.beyond_depth),
+            "gold_beyond_depth_questions": self.beyond_depth[:20],
+            **({"gold_over_tokens": len(over), "gold_over_tokens_questions": over[:20]} if over is not None else {}),
+        }
+
+
+@dataclass(frozen=True)
+class ContextSummary:
     """How large the contexts are, and for the abstention questions with a query, how many contexts show an edge of
-    the relation whose hop fails (else a model could abstain from the relation's absence alone)."""
+    the relation whose hop fails (else a model could abstain from the relation's absence alone); record() is the
+    manifest's preflight "contexts" (whose "edges" is --context-edges for khop, as it always was)."""
+
+    kind: str  # given or khop
+    contexts: int
+    edges: dict[str, float] | None  # per context: min, median, max; None without a context
+    nodes: dict[str, float] | None
+    abstention_shown: int  # abstention questions whose context shows the failing hop's relation
+    abstention_of: int  # abstention questions with a query
+    khop: KHopSummary | None = None
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "contexts": self.contexts,
+            "edges": self.edges if self.khop is None else self.khop.edges,
+            "nodes": self.nodes,
+            "abstention_relation_shown": {"contexts": self.abstention_shown, "of": self.abstention_of},
+            **(self.khop.record() if self.khop else {}),
+        }
+
+
+def context_summary(contexts: list[Context], kind: str) -> ContextSummary:
+    """The ContextSummary of these contexts (the khop facts are KHop.summary's)."""
     sizes = sorted(len(c.graph.edges) for c in contexts)
     nodes = sorted(len(c.graph.nodes) for c in contexts)
     misses = [(c, q.query) for c in contexts for q in c.questions if q.insufficient and q.query]
     shown = sum(any(e.relation == query.hops[-1].relation for e in c.graph.edges) for c, query in misses)
-    return {
-        "kind": kind,
-        "contexts": len(contexts),
-        "edges": {"min": sizes[0], "median": statistics.median(sizes), "max": sizes[-1]} if sizes else None,
-        "nodes": {"min": nodes[0], "median": statistics.median(nodes), "max": nodes[-1]} if nodes else None,
-        "abstention_relation_shown": {"contexts": shown, "of": len(misses)},
-    }
+    return ContextSummary(
+        kind,
+        len(contexts),
+        {"min": sizes[0], "median": statistics.median(sizes), "max": sizes[-1]} if sizes else None,
+        {"min": nodes[0], "median": statistics.median(nodes), "max": nodes[-1]} if nodes else None,
+        shown,
+        len(misses),
+    )
 
 
 def edge_order(context: Context, size: str, k: int, seed: int) -> list[int]:
