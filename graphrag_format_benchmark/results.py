@@ -507,10 +507,10 @@ def console_results(
         )
     first, *rest = summary_lines(summary, model)
     lines += [first, *(f"  {line}" for line in rest)]
-    for group in dict.fromkeys(group_key(v) for v in gate):
+    for group in dict.fromkeys(v.group for v in gate):
         lines.append(
             f"verdict for {' · '.join(group)}: "
-            + recommendation([v for v in gate if group_key(v) == group], baseline, model.model == SOLVER_MODEL)
+            + recommendation([v for v in gate if v.group == group], baseline, model.model == SOLVER_MODEL)
         )
     if skipped:
         lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
@@ -586,20 +586,20 @@ def report_model(
         len(scored) > REPORT_CELLS
     )
     names = [name for name in DIAGNOSES if any(name in e.diagnoses for e in table)]
-    groups = list(dict.fromkeys(group_key(v) for v in gate))
+    groups = list(dict.fromkeys(v.group for v in gate))
     verdicts = [
         {
-            "group": " · ".join(map(str, group_key(v))),
-            "format": v["format"],
-            "verdict": v["verdict"],
+            "group": " · ".join(map(str, v.group)),
+            "format": v.format,
+            "verdict": v.verdict,
             "why": why_not_accepted(v),
-            "saving": v["saving"],
+            "saving": v.saving,
         }
         for v in gate
     ]
     recommended = [
         f"{' · '.join(map(str, g))}: "
-        + recommendation([v for v in gate if group_key(v) == g], baseline, report.model.model == SOLVER_MODEL)
+        + recommendation([v for v in gate if v.group == g], baseline, report.model.model == SOLVER_MODEL)
         for g in groups
     ]
     return {
@@ -712,7 +712,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
         "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
         "log": answers.log,
         "requests": answers.summary,
-        "verdicts": gate,
+        "verdicts": [v.as_json() for v in gate],
         "aggregates": [e.as_json() for e in table],
         "diagnosis_examples": [
             {"format": f, "diagnosis": d, **examples[(f, d)]._asdict()} for f, d in sorted(examples)
