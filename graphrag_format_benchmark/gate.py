@@ -512,6 +512,12 @@ def recommendation(mine: Sequence[Verdict], baseline: str, solver: bool = False)
     return f"keep {baseline}; no format is accepted that saves tokens ({why})"
 
 
+def recommendations(gate: Sequence[Verdict], baseline: str, solver: bool = False) -> dict[GroupKey, str]:
+    """Each group's recommendation (recommendation over its verdicts), the groups in the verdicts' order."""
+    groups = dict.fromkeys(v.group for v in gate)
+    return {group: recommendation([v for v in gate if v.group == group], baseline, solver) for group in groups}
+
+
 CHECK_WORDS = {
     "path_exact": "path exact",
     "valid_path": "valid path",
@@ -550,10 +556,8 @@ def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str, solver: 
     abstention = gate[0].abstention_tolerance
     named = f"{baseline}, {TODAY}" if baseline in FRAMEWORK_FORMATS else baseline
     lines = [""]
-    for group in dict.fromkeys(v.group for v in gate):
-        mine = [v for v in gate if v.group == group]
-        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline, solver)}.")
-        lines.append("")
+    for group, said in recommendations(gate, baseline, solver).items():
+        lines += [f"Recommendation for {' · '.join(group)}: {said}.", ""]
     lines += [
         f"## Verdicts against {named} (tolerance {tolerance:g}, abstention {abstention:g})",
         "",
