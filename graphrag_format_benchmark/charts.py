@@ -406,7 +406,7 @@ def results_svg(
 ) -> str:
     """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
     labelled with the gate's verdict; a line at the context window when prompts reach it."""
-    verdict = {(v.group, v.format): v.verdict for v in gate or []}
+    verdict = {(group_key(v), v.format): v.verdict for v in gate or []}
     groups: dict[GroupKey, list[Aggregate]] = {}
     for e in table:
         if e.prompt_tokens is not None and e.metrics.path_exact.rate is not None:

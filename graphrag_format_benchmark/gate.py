@@ -316,7 +316,7 @@ class Verdict:
     """One format's verdict against the baseline in a group (verdicts): the gate's checks, what blocks it, its saving,
     the questions that would decide it; holm when its p-value entered Holm's procedure."""
 
-    encoding: str  # the group: encoding, size, ids and mode (group)
+    encoding: str  # the group: encoding, size, ids and mode (matrix.group_key)
     size: str
     ids: str
     mode: str
@@ -338,10 +338,6 @@ class Verdict:
     checks: dict[str, Check]  # path_exact, valid_path, abstention and, with several permutations, stability
     p_value: float | None  # the larger of the paths' checks' p-values: what Holm's procedure takes
     holm: Holm | None = None  # its step in Holm's procedure; None (no key in results.json) without a p-value
-
-    @property
-    def group(self) -> GroupKey:
-        return GroupKey(self.encoding, self.size, self.ids, self.mode)
 
     def as_json(self) -> dict[str, Any]:
         """As results.json holds it, in the fields' order: each check's Check.as_json, holm only where set."""
@@ -514,8 +510,8 @@ def recommendation(mine: Sequence[Verdict], baseline: str, solver: bool = False)
 
 def recommendations(gate: Sequence[Verdict], baseline: str, solver: bool = False) -> dict[GroupKey, str]:
     """Each group's recommendation (recommendation over its verdicts), the groups in the verdicts' order."""
-    groups = dict.fromkeys(v.group for v in gate)
-    return {group: recommendation([v for v in gate if v.group == group], baseline, solver) for group in groups}
+    groups = dict.fromkeys(group_key(v) for v in gate)
+    return {group: recommendation([v for v in gate if group_key(v) == group], baseline, solver) for group in groups}
 
 
 CHECK_WORDS = {
@@ -567,7 +563,7 @@ def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str, solver: 
     for v in gate:
         saving = "" if v.saving is None else f"{percent(v.saving)} ({v.saving_counted_by})"
         lines.append(
-            f"| {' · '.join(v.group)} | {v.format} | {v.verdict} | {v.positive_questions} | "
+            f"| {' · '.join(group_key(v))} | {v.format} | {v.verdict} | {v.positive_questions} | "
             f"{v.abstention_questions} | {md_cell(why_not_accepted(v))} | {saving} |"
         )
     lines += [

@@ -585,7 +585,7 @@ def report_model(
     names = [name for name in DIAGNOSES if any(name in e.diagnoses for e in table)]
     verdicts = [
         {
-            "group": " · ".join(v.group),
+            "group": " · ".join(group_key(v)),
             "format": v.format,
             "verdict": v.verdict,
             "why": why_not_accepted(v),
