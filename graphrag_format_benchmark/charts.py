@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -17,6 +17,7 @@ from .matrix import group_key
 
 if TYPE_CHECKING:
     from .aggregates import Aggregate
+    from .gate import Verdict
     from .matrix import GroupKey, Plan
     from .sizes import SizeSummary
 
@@ -401,12 +402,12 @@ def _whisker(e: Aggregate) -> tuple[float, float]:
 def results_svg(
     table: list[Aggregate],
     baseline: str,
-    gate: Sequence[Mapping[str, Any]] | None = None,
+    gate: Sequence[Verdict] | None = None,
     context_window: int | None = None,
 ) -> str:
     """Prompt tokens against path exact per format, one panel per group (encoding, size, ids, mode), each mark
     labelled with the gate's verdict; a line at the context window when prompts reach it."""
-    verdict = {(group_key(v), v["format"]): v["verdict"] for v in gate or []}
+    verdict = {(group_key(v), v.format): v.verdict for v in gate or []}
     groups: dict[GroupKey, list[Aggregate]] = {}
     for e in table:
         if e.prompt_tokens is not None and e.metrics.path_exact.rate is not None:

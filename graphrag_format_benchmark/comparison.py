@@ -289,7 +289,7 @@ def _run_board(run: Run, shared: set[CompareKey]) -> tuple[list[BoardRow], Model
         spec.get("abstention_tolerance", DEFAULT_ABSTENTION_TOLERANCE),
     )
     gate = verdicts(cells, table, baseline, tolerance, None, abstention)
-    verdict = {(group_key(v)[1:], v["format"]): v for v in gate}
+    verdict = {(group_key(v)[1:], v.format): v for v in gate}
     base_tokens = {group_key(e)[1:]: e.prompt_tokens for e in table if e.format == baseline}
     # a framework's own layout as the baseline is named in the user's words
     as_baseline = f"baseline: {TODAY}" if baseline in FRAMEWORK_FORMATS else "baseline"
@@ -313,8 +313,8 @@ def _run_board(run: Run, shared: set[CompareKey]) -> tuple[list[BoardRow], Model
                 e.latency_s,
                 e.n,
                 e.diagnoses,
-                as_baseline if e.format == baseline else v["verdict"] if v else None,
-                v["blocked_by"] if v else [],
+                as_baseline if e.format == baseline else v.verdict if v else None,
+                v.blocked_by if v else [],
             )
         )
     return rows, ModelGate(run.label, baseline, tolerance, abstention)

@@ -12,7 +12,8 @@ import math
 import operator
 import statistics
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict, cast
+from dataclasses import asdict, dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .frameworks import FRAMEWORK_FORMATS
 from .markdown import md_cell, percent
@@ -134,45 +135,65 @@ def questions_for_power(values: list[float], tolerance: float, alpha: float, pow
     return hi
 
 
-def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, family: int = 1) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcomes:
+    """A paired check's questions by outcome, each question's runs averaged into fractions of one (whole counts for
+    binary data), rounded to 4 places."""
+
+    both: float  # the format and the baseline right
+    only_format: float  # the format right, the baseline wrong
+    only_baseline: float  # the baseline right, the format wrong
+    neither: float  # both wrong
+
+    def as_json(self) -> dict[str, float]:
+        """As results.json holds them: both, only_format, only_baseline, neither."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Check:
+    """One condition of the gate for one format (paired_check). With no question of its kind, every figure is None."""
+
+    questions: int  # the questions paired (each counted once, however many runs)
+    result: str  # pass, fail or undecided
+    difference: float | None = None  # the mean paired difference, format less baseline, in [-1, 1]
+    lower: float | None = None  # the one-sided lower bound at 1 - alpha
+    upper: float | None = None  # the one-sided upper bound at 1 - alpha
+    tolerance: float | None = None  # how much worse still passes; None (no key in results.json) with no question
+    method: str | None = None  # Paired.method: Newcombe's or the guarded paired t
+    p_value: float | None = None  # of 'worse by the tolerance or more' (Paired.p_value)
+    questions_needed: int | None = None  # undecided: the questions of its kind that would decide it (else None)
+    outcomes: Outcomes | None = None
+    note: str | None = None  # why it passes without a question; only where set
+
+    def as_json(self) -> dict[str, Any]:
+        """As results.json holds it, in the fields' order: tolerance only with questions, note only where set."""
+        return {k: v for k, v in asdict(self).items() if v is not None or k not in ("tolerance", "note")}
+
+
+def paired_check(paired: Paired, tolerance: float, alpha: float = GATE_ALPHA, family: int = 1) -> Check:
     """One condition of the gate: 'pass' when the one-sided lower bound of the difference is at or above -tolerance,
     'fail' when the upper bound is below it, else 'undecided', with the questions of its kind that would pass it
     with GATE_POWER if the format were as good as the baseline (at alpha / family: the family's strictest step)."""
-    n = len(paired.runs)
-    if n == 0:
-        return {
-            "questions": 0,
-            "result": "undecided",
-            "difference": None,
-            "lower": None,
-            "upper": None,
-            "method": None,
-            "p_value": None,
-            "questions_needed": None,
-            "outcomes": None,
-        }
+    if not paired.runs:
+        return Check(questions=0, result="undecided")
     diff, lower, upper = paired.bounds(alpha)
     result = _decision(lower, upper, tolerance)
-    a, b, c, d = paired.table()
-    return {
-        "questions": n,
-        "result": result,
-        "difference": round(diff, 4),
-        "lower": round(lower, 4),
-        "upper": round(upper, 4),
-        "tolerance": tolerance,
-        "method": paired.method,
-        "p_value": round(paired.p_value(tolerance), 6),
-        "questions_needed": questions_for_power(paired.differences(), tolerance, alpha / family, CHECK_POWER)
+    both, only_format, only_baseline, neither = (round(x, 4) for x in paired.table())
+    return Check(
+        questions=len(paired.runs),
+        result=result,
+        difference=round(diff, 4),
+        lower=round(lower, 4),
+        upper=round(upper, 4),
+        tolerance=tolerance,
+        method=paired.method,
+        p_value=round(paired.p_value(tolerance), 6),
+        questions_needed=questions_for_power(paired.differences(), tolerance, alpha / family, CHECK_POWER)
         if result == "undecided"
         else None,
-        "outcomes": {
-            "both": round(a, 4),
-            "only_format": round(b, 4),
-            "only_baseline": round(c, 4),
-            "neither": round(d, 4),
-        },
-    }
+        outcomes=Outcomes(both=both, only_format=only_format, only_baseline=only_baseline, neither=neither),
+    )
 
 
 def _paired_runs(mine: dict[str, FormatCells], fmt: str, baseline: str) -> dict[str, Paired]:
@@ -276,32 +297,61 @@ def verdicts(
     return out
 
 
-class Verdict(TypedDict):
-    """One format's verdict against the baseline in a group (verdicts): the gate's checks, what blocks it, its saving,
-    the questions that would decide it; holm when it was among a group's candidates for acceptance."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Holm:
+    """A format's step in Holm's procedure over the formats of its group (holm)."""
 
-    encoding: str
+    p_value: float  # the format's p-value on the paths (Verdict.p_value)
+    threshold: float  # alpha / (m - k) at its place k (from 0) in the order of p-values, rounded to 6 places
+    formats: int  # m: the formats judged together
+    shown: bool  # shown no worse: neither its p-value nor a smaller one was over its threshold
+
+    def as_json(self) -> dict[str, Any]:
+        """As results.json holds it: p_value, threshold, formats, shown."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """One format's verdict against the baseline in a group (verdicts): the gate's checks, what blocks it, its saving,
+    the questions that would decide it; holm when its p-value entered Holm's procedure."""
+
+    encoding: str  # the group: encoding, size, ids and mode (matrix.group_key)
     size: str
     ids: str
     mode: str
     format: str
     baseline: str
-    tolerance: float
-    abstention_tolerance: float
+    tolerance: float  # --tolerance, of the paths and stability
+    abstention_tolerance: float  # --abstention-tolerance
     verdict: str  # accept, reject or undecided
-    failed: list[str]
-    undecided: list[str]
-    blocked_by: list[str]
-    positive_questions: int
+    failed: list[str]  # the checks it fails
+    undecided: list[str]  # the checks not decided yet, or ['holm'] when Holm's procedure stopped before it
+    blocked_by: list[str]  # why no verdict can be trusted (group_blockers, failed requests); then it is undecided
+    positive_questions: int  # the most questions a path or stability check paired
     abstention_questions: int
-    questions_needed: dict[str, int | None]
-    questions_to_generate: int | None
-    saving: float | None
-    saving_counted_by: str
-    roundtrip: str
-    checks: dict[str, dict[str, Any]]
-    p_value: float | None
-    holm: NotRequired[dict[str, Any]]
+    questions_needed: dict[str, int | None]  # undecided check -> the questions of its kind that would decide it
+    questions_to_generate: int | None  # the questions in all (positive and abstention alike) that would decide all
+    saving: float | None  # the share of the baseline's prompt tokens it saves, rounded to 4 places
+    saving_counted_by: str  # 'the model' or the encoding that counted the tokens
+    roundtrip: str  # always 'pass': a format that fails its round trip is never measured
+    checks: dict[str, Check]  # path_exact, valid_path, abstention and, with several permutations, stability
+    p_value: float | None  # the larger of the paths' checks' p-values: what Holm's procedure takes
+    holm: Holm | None = None  # its step in Holm's procedure; None (no key in results.json) without a p-value
+
+    def as_json(self) -> dict[str, Any]:
+        """As results.json holds it, in the fields' order: each check's Check.as_json, holm only where set."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "holm"}
+        checks = {name: c.as_json() for name, c in self.checks.items()}
+        return {**out, "checks": checks, **({"holm": self.holm.as_json()} if self.holm else {})}
+
+
+def _check(name: str, paired: Paired, tolerance: float, family: int) -> Check:
+    """paired_check, but that abstention with no question passes: there is nothing to be worse at."""
+    check = paired_check(paired, tolerance, family=family)
+    if name == "abstention" and not check.questions:
+        return replace(check, result="pass", note="no abstention question: nothing to be worse at")
+    return check
 
 
 def _verdict(
@@ -318,20 +368,14 @@ def _verdict(
     """One format's verdict before Holm: its checks, what blocks it, its saving (counted by tokens, one count for the
     whole group) and the questions that would decide it."""
     fmt = e.format
-    paired = _paired_runs(mine, fmt, baseline)
     checks = {
-        name: paired_check(p, abstention_tolerance if name == "abstention" else tolerance, family=max(family, 1))
-        for name, p in paired.items()
+        name: _check(name, p, abstention_tolerance if name == "abstention" else tolerance, max(family, 1))
+        for name, p in _paired_runs(mine, fmt, baseline).items()
     }
-    if checks["abstention"]["questions"] == 0:
-        checks["abstention"].update(result="pass", note="no abstention question: nothing to be worse at")
-    needed = {
-        name: c["questions_needed"] for name, c in checks.items() if c["result"] == "undecided" and c["questions"]
-    }
+    needed = {name: c.questions_needed for name, c in checks.items() if c.result == "undecided" and c.questions}
     ours, theirs = e.tokens(tokens), base.tokens(tokens)
-    saving = round(1 - ours / theirs, 4) if ours and theirs else None
-    failed = [name for name, c in checks.items() if c["result"] == "fail"]
-    open_ = [name for name, c in checks.items() if c["result"] == "undecided"]
+    failed = [name for name, c in checks.items() if c.result == "fail"]
+    open_ = [name for name, c in checks.items() if c.result == "undecided"]
     reasons = list(blockers)
     errors = e.errors + base.errors
     if errors:
@@ -339,60 +383,52 @@ def _verdict(
             f"{errors} request(s) of {fmt} and {baseline} failed: a failure is not the format's doing; "
             "run the same command again to retry them"
         )
-    positives = max((c["questions"] for name, c in checks.items() if name != "abstention"), default=0)
-    abstentions = checks["abstention"]["questions"]
+    positives = max((c.questions for name, c in checks.items() if name != "abstention"), default=0)
+    abstentions = checks["abstention"].questions
     share = abstentions / (positives + abstentions) if positives + abstentions else 0.0
     totals = [
         math.ceil(n / (share if name == "abstention" else 1 - share))
         for name, n in needed.items()
         if n is not None and (share if name == "abstention" else 1 - share) > 0
     ]
-    return {
-        "encoding": e.encoding,
-        "size": e.size,
-        "ids": e.ids,
-        "mode": e.mode,
-        "format": fmt,
-        "baseline": baseline,
-        "tolerance": tolerance,
-        "abstention_tolerance": abstention_tolerance,
-        "verdict": "undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept",
-        "failed": failed,
-        "undecided": open_,
-        "blocked_by": reasons,
-        "positive_questions": positives,
-        "abstention_questions": abstentions,
-        "questions_needed": {name: n for name, n in needed.items()},
-        "questions_to_generate": max(totals) if totals and len(totals) == len(needed) else None,
-        "saving": saving,
-        "saving_counted_by": "the model" if tokens == "model_prompt_tokens" else e.encoding,
-        "roundtrip": "pass",
-        "checks": checks,
-        "p_value": max(
-            (checks[name]["p_value"] for name in PATH_CHECKS if checks[name]["p_value"] is not None), default=None
-        ),
-    }
+    return Verdict(
+        encoding=e.encoding,
+        size=e.size,
+        ids=e.ids,
+        mode=e.mode,
+        format=fmt,
+        baseline=baseline,
+        tolerance=tolerance,
+        abstention_tolerance=abstention_tolerance,
+        verdict="undecided" if reasons else "reject" if failed else "undecided" if open_ else "accept",
+        failed=failed,
+        undecided=open_,
+        blocked_by=reasons,
+        positive_questions=positives,
+        abstention_questions=abstentions,
+        questions_needed=needed,
+        questions_to_generate=max(totals) if totals and len(totals) == len(needed) else None,
+        saving=round(1 - ours / theirs, 4) if ours and theirs else None,
+        saving_counted_by="the model" if tokens == "model_prompt_tokens" else e.encoding,
+        roundtrip="pass",
+        checks=checks,
+        p_value=max((p for p in (checks[name].p_value for name in PATH_CHECKS) if p is not None), default=None),
+    )
 
 
 def holm(judged: list[Verdict], alpha: float = GATE_ALPHA) -> list[Verdict]:
     """Holm's step-down procedure over the formats of one group: sorted by p-value, the k-th smallest must be at or
-    under alpha / (m - k + 1), and once one is not, none after it is shown no worse. A format whose every check
-    passes but that the procedure stops at is undecided, and says so."""
-
-    def p(v: Verdict) -> float:  # an accepted format has one: its every check passed
-        return cast(float, v["p_value"])
-
-    candidates = sorted((v for v in judged if v["verdict"] == "accept"), key=p)
-    m, stopped = len(judged), False
-    for k, v in enumerate(sorted((v for v in judged if v["p_value"] is not None), key=p)):
+    under alpha / (m - k + 1), and once one is not, none after it is shown no worse. Out: the verdicts in their
+    order, each with a p-value given its step (Holm); one whose every check passes but that the procedure stops at
+    is undecided, and says so."""
+    m, stopped, out = len(judged), False, list(judged)
+    for k, (p, i) in enumerate(sorted((v.p_value, i) for i, v in enumerate(judged) if v.p_value is not None)):
         threshold = alpha / (m - k)
-        stopped = stopped or p(v) > threshold
-        v["holm"] = {"p_value": v["p_value"], "threshold": round(threshold, 6), "formats": m, "shown": not stopped}
-    for v in candidates:
-        if not v["holm"]["shown"]:
-            v["verdict"] = "undecided"
-            v["undecided"] = ["holm"]
-    return judged
+        stopped = stopped or p > threshold
+        out[i] = replace(out[i], holm=Holm(p_value=p, threshold=round(threshold, 6), formats=m, shown=not stopped))
+        if out[i].verdict == "accept" and stopped:
+            out[i] = replace(out[i], verdict="undecided", undecided=["holm"])
+    return out
 
 
 TODAY = "what your framework sends today"  # a framework's own layout as the baseline, in the user's words
@@ -409,16 +445,15 @@ def _solver_words(mine: Sequence[Verdict], baseline: str) -> str:
     text, so it proves the harness and not a format; what a format would save is said all the same."""
     missed: dict[str, None] = {}  # the formats with a prompt the solver got wrong, the baseline among them
     for v in mine:
-        for c in v["checks"].values():
-            wrong = c["outcomes"] or {"neither": 0, "only_format": 0, "only_baseline": 0}  # None: no question of it
-            if wrong["neither"] or wrong["only_format"]:
-                missed[v["baseline"]] = None
-            if wrong["neither"] or wrong["only_baseline"]:
-                missed[v["format"]] = None
-    saving = max((v for v in mine if (v["saving"] or 0) > 0), key=lambda v: v["saving"] or 0, default=None)
+        for o in (c.outcomes for c in v.checks.values() if c.outcomes):  # None: no question of it
+            if o.neither or o.only_format:
+                missed[v.baseline] = None
+            if o.neither or o.only_baseline:
+                missed[v.format] = None
+    saving = max((v for v in mine if (v.saving or 0) > 0), key=lambda v: v.saving or 0, default=None)
     said = (
-        f"; {saving['format']} would save {percent(saving['saving'] or 0)} of the prompt tokens of {baseline} "
-        f"({saving['saving_counted_by']}'s count)"
+        f"; {saving.format} would save {percent(saving.saving or 0)} of the prompt tokens of {baseline} "
+        f"({saving.saving_counted_by}'s count)"
         if saving
         else ""
     )
@@ -441,21 +476,21 @@ def recommendation(mine: Sequence[Verdict], baseline: str, solver: bool = False)
     baseline = baseline_words(baseline)
     if solver:
         return _solver_words(mine, baseline)
-    blocked = next((v["blocked_by"] for v in mine if v["blocked_by"]), None)
-    if blocked and all(v["blocked_by"] for v in mine):
+    blocked = next((v.blocked_by for v in mine if v.blocked_by), None)
+    if blocked and all(v.blocked_by for v in mine):
         return f"no recommendation: {blocked[0]}"
     accepted = sorted(
-        (v for v in mine if v["verdict"] == "accept" and (v["saving"] or 0) > 0), key=lambda v: -(v["saving"] or 0)
+        (v for v in mine if v.verdict == "accept" and (v.saving or 0) > 0), key=lambda v: -(v.saving or 0)
     )
     if accepted:
         best = accepted[0]
         return (
-            f"ship {best['format']}, which saves {percent(best['saving'] or 0)} of the prompt tokens of {baseline} "
-            f"({best['saving_counted_by']}'s count) and is accepted over {best['positive_questions']} positive and "
-            f"{best['abstention_questions']} abstention questions"
+            f"ship {best.format}, which saves {percent(best.saving or 0)} of the prompt tokens of {baseline} "
+            f"({best.saving_counted_by}'s count) and is accepted over {best.positive_questions} positive and "
+            f"{best.abstention_questions} abstention questions"
         )
-    if all(v["verdict"] == "undecided" for v in mine):
-        more = [v["questions_to_generate"] for v in mine if v["questions_to_generate"]]
+    if all(v.verdict == "undecided" for v in mine):
+        more = [v.questions_to_generate for v in mine if v.questions_to_generate]
         ask = (
             (
                 f": about {min(more):,} questions in all (--generate-questions {min(more)}) would show the closest "
@@ -466,11 +501,17 @@ def recommendation(mine: Sequence[Verdict], baseline: str, solver: bool = False)
             else ""
         )
         return f"no decision yet{ask}; until then, {baseline} stays"
-    saving_nothing = [v["format"] for v in mine if v["verdict"] == "accept"]
-    why = "; ".join(f"{v['format']} {v['verdict']}" for v in mine if v["format"] not in saving_nothing)
+    saving_nothing = [v.format for v in mine if v.verdict == "accept"]
+    why = "; ".join(f"{v.format} {v.verdict}" for v in mine if v.format not in saving_nothing)
     if saving_nothing:
         why = "; ".join(filter(None, [why, f"{', '.join(saving_nothing)} accepted but save no tokens"]))
     return f"keep {baseline}; no format is accepted that saves tokens ({why})"
+
+
+def recommendations(gate: Sequence[Verdict], baseline: str, solver: bool = False) -> dict[GroupKey, str]:
+    """Each group's recommendation (recommendation over its verdicts), the groups in the verdicts' order."""
+    groups = dict.fromkeys(group_key(v) for v in gate)
+    return {group: recommendation([v for v in gate if group_key(v) == group], baseline, solver) for group in groups}
 
 
 CHECK_WORDS = {
@@ -483,19 +524,19 @@ CHECK_WORDS = {
 
 
 def why_not_accepted(v: Verdict) -> str:
-    if v["blocked_by"]:
-        return "no verdict: " + "; ".join(v["blocked_by"])
-    if v["failed"]:
-        return "worse on " + ", ".join(CHECK_WORDS[name] for name in v["failed"])
-    if v["undecided"] == ["holm"]:
+    """A verdict's reason in words, for the verdict table and report.html."""
+    if v.blocked_by:
+        return "no verdict: " + "; ".join(v.blocked_by)
+    if v.failed:
+        return "worse on " + ", ".join(CHECK_WORDS[name] for name in v.failed)
+    if v.holm and v.undecided == ["holm"]:
         return (
-            f"every check passes, but not once {v['holm']['formats']} formats are judged together (Holm: p "
-            f"{v['p_value']:.3g} over "
-            f"{v['holm']['threshold']:.3g})"
+            f"every check passes, but not once {v.holm.formats} formats are judged together (Holm: p "
+            f"{v.holm.p_value:.3g} over {v.holm.threshold:.3g})"
         )
-    if v["undecided"]:
-        more = v["questions_to_generate"]
-        return f"not yet shown no worse on {', '.join(CHECK_WORDS[name] for name in v['undecided'])}" + (
+    if v.undecided:
+        more = v.questions_to_generate
+        return f"not yet shown no worse on {', '.join(CHECK_WORDS[name] for name in v.undecided)}" + (
             f"; about {more:,} questions in all would show it with {GATE_POWER:.0%} power if it is as good"
             if more
             else "; the difference sits at the tolerance"
@@ -508,13 +549,11 @@ def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str, solver: 
     decides. solver: a run of the control solver, which recommends nothing."""
     if not gate:
         return []
-    abstention = gate[0]["abstention_tolerance"]
+    abstention = gate[0].abstention_tolerance
     named = f"{baseline}, {TODAY}" if baseline in FRAMEWORK_FORMATS else baseline
     lines = [""]
-    for group in dict.fromkeys(group_key(v) for v in gate):
-        mine = [v for v in gate if group_key(v) == group]
-        lines.append(f"Recommendation for {' · '.join(group)}: {recommendation(mine, baseline, solver)}.")
-        lines.append("")
+    for group, said in recommendations(gate, baseline, solver).items():
+        lines += [f"Recommendation for {' · '.join(group)}: {said}.", ""]
     lines += [
         f"## Verdicts against {named} (tolerance {tolerance:g}, abstention {abstention:g})",
         "",
@@ -522,10 +561,10 @@ def verdict_lines(gate: list[Verdict], tolerance: float, baseline: str, solver: 
         "|---|---|---|---:|---:|---|---:|",
     ]
     for v in gate:
-        saving = "" if v["saving"] is None else f"{percent(v['saving'])} ({v['saving_counted_by']})"
+        saving = "" if v.saving is None else f"{percent(v.saving)} ({v.saving_counted_by})"
         lines.append(
-            f"| {' · '.join(group_key(v))} | {v['format']} | {v['verdict']} | {v['positive_questions']} | "
-            f"{v['abstention_questions']} | {md_cell(why_not_accepted(v))} | {saving} |"
+            f"| {' · '.join(group_key(v))} | {v.format} | {v.verdict} | {v.positive_questions} | "
+            f"{v.abstention_questions} | {md_cell(why_not_accepted(v))} | {saving} |"
         )
     lines += [
         "",

@@ -25,7 +25,7 @@ from ._article import json_bytes, sha256_hex
 from .aggregates import Aggregate, Mean, Metrics, Rate, aggregate
 from .charts import results_svg
 from .frameworks import cited_order
-from .gate import Verdict, baseline_words, recommendation, verdict_lines, verdicts, why_not_accepted
+from .gate import Verdict, baseline_words, recommendations, verdict_lines, verdicts, why_not_accepted
 from .matrix import HOP_BUCKETS, GroupKey, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
@@ -507,11 +507,8 @@ def console_results(
         )
     first, *rest = summary_lines(summary, model)
     lines += [first, *(f"  {line}" for line in rest)]
-    for group in dict.fromkeys(group_key(v) for v in gate):
-        lines.append(
-            f"verdict for {' · '.join(group)}: "
-            + recommendation([v for v in gate if group_key(v) == group], baseline, model.model == SOLVER_MODEL)
-        )
+    said = recommendations(gate, baseline, model.model == SOLVER_MODEL)
+    lines += [f"verdict for {' · '.join(group)}: {line}" for group, line in said.items()]
     if skipped:
         lines.append(f"skipped {len(skipped)} question(s) (--skip-invalid-questions): {skipped_text(skipped)}")
     return "\n".join(lines)
@@ -586,22 +583,18 @@ def report_model(
         len(scored) > REPORT_CELLS
     )
     names = [name for name in DIAGNOSES if any(name in e.diagnoses for e in table)]
-    groups = list(dict.fromkeys(group_key(v) for v in gate))
     verdicts = [
         {
-            "group": " · ".join(map(str, group_key(v))),
-            "format": v["format"],
-            "verdict": v["verdict"],
+            "group": " · ".join(group_key(v)),
+            "format": v.format,
+            "verdict": v.verdict,
             "why": why_not_accepted(v),
-            "saving": v["saving"],
+            "saving": v.saving,
         }
         for v in gate
     ]
-    recommended = [
-        f"{' · '.join(map(str, g))}: "
-        + recommendation([v for v in gate if group_key(v) == g], baseline, report.model.model == SOLVER_MODEL)
-        for g in groups
-    ]
+    said = recommendations(gate, baseline, report.model.model == SOLVER_MODEL)
+    recommended = [f"{' · '.join(group)}: {line}" for group, line in said.items()]
     return {
         "model": report.model.model,
         "cells": cells,
@@ -712,7 +705,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
         "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
         "log": answers.log,
         "requests": answers.summary,
-        "verdicts": gate,
+        "verdicts": [v.as_json() for v in gate],
         "aggregates": [e.as_json() for e in table],
         "diagnosis_examples": [
             {"format": f, "diagnosis": d, **examples[(f, d)]._asdict()} for f, d in sorted(examples)

@@ -395,6 +395,17 @@ def scripted_run(tmp_path, answer_of, *flags):
         server.close()
 
 
+def verdict_record(v):
+    """A verdict of results.json back as the gate's record (gate.Verdict), its checks and Holm's step with it."""
+    from graphrag_format_benchmark import gate
+
+    checks = {
+        name: gate.Check(**{**c, "outcomes": c["outcomes"] and gate.Outcomes(**c["outcomes"])})
+        for name, c in v["checks"].items()
+    }
+    return gate.Verdict(**{**v, "checks": checks, "holm": v.get("holm") and gate.Holm(**v["holm"])})
+
+
 def svg_marks(path):
     import xml.etree.ElementTree as ET
 

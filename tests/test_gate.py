@@ -5,7 +5,7 @@ import random
 import re
 
 import pytest
-from kg_graphs import gate_inputs, make_cell, scripted_run
+from kg_graphs import gate_inputs, make_cell, scripted_run, verdict_record
 from test_runner import PERFECT
 
 import benchmark
@@ -27,12 +27,14 @@ def test_the_solver_on_200_questions_is_accepted_on_every_format(tmp_path, capsy
     # 40 agree: bound -0.085
     assert tsv["checks"]["abstention"]["result"] == "pass" and tsv["checks"]["abstention"]["tolerance"] == 0.15
     assert tsv["holm"] == {"p_value": 0.003259, "threshold": 0.025, "formats": 2, "shown": True}
+    # the records give back what results.json holds, key for key
+    assert [verdict_record(v).as_json() for v in results["verdicts"]] == results["verdicts"]
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert report.index("## Verdicts against json") < report.index("## o200k_base")
     # the gate accepts, as it would a model's answers alike; the solver's line says what that proves
     assert re.fullmatch(
         r"ship (tsv|dsl), which saves \d+% .* accepted over 160 positive and 40 abstention questions",
-        gate.recommendation(results["verdicts"], "json"),
+        gate.recommendation([verdict_record(v) for v in results["verdicts"]], "json"),
     )
     solver = (
         "o200k_base · small · original · A: the control solver answered every prompt perfectly: the harness is sound; "
@@ -62,7 +64,7 @@ def test_sixty_perfect_questions_are_too_few_to_accept_and_say_how_many_would_do
     )
     report = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
     assert "about 125 questions in all would show it with 80% power if it is as good" in report
-    assert gate.recommendation(results["verdicts"], "json") == (
+    assert gate.recommendation([verdict_record(v) for v in results["verdicts"]], "json") == (
         "no decision yet: about 125 questions in all (--generate-questions 125) "
         "would show the closest format no worse with 80% power if it is as good as json; until then, json stays"
     )
@@ -132,13 +134,22 @@ def test_a_format_wrong_on_its_3_hop_questions_is_rejected_and_the_hop_table_sho
 def test_a_question_counts_once_however_many_permutations_and_repeats():
     paired = gate.Paired({"q1": [(True, True)] * 5, "q2": [(True, False), (True, True)]})
     check = gate.paired_check(paired, 0.05)
-    assert check["questions"] == 2 and check["outcomes"] == {
-        "both": 1.5,
-        "only_format": 0.5,
-        "only_baseline": 0.0,
-        "neither": 0.0,
+    assert check.questions == 2 and check.outcomes == gate.Outcomes(
+        both=1.5, only_format=0.5, only_baseline=0.0, neither=0.0
+    )
+    assert check.method == "guarded paired t over question means" and paired.differences() == [0.0, 0.5]
+    # no question: no figure, and results.json holds no tolerance for it
+    assert gate.paired_check(gate.Paired({}), 0.05).as_json() == {
+        "questions": 0,
+        "result": "undecided",
+        "difference": None,
+        "lower": None,
+        "upper": None,
+        "method": None,
+        "p_value": None,
+        "questions_needed": None,
+        "outcomes": None,
     }
-    assert check["method"] == "guarded paired t over question means" and paired.differences() == [0.0, 0.5]
 
 
 def test_permutations_buy_power_when_a_question_is_not_always_answered_alike():
@@ -150,17 +161,32 @@ def test_permutations_buy_power_when_a_question_is_not_always_answered_alike():
 
 
 def test_holm_lets_through_only_what_survives_the_family():
-    judged = [
-        {"format": f, "verdict": "accept", "p_value": p, "undecided": []}
-        for f, p in (("a", 0.01), ("b", 0.03), ("c", 0.04))
+    def accepted(fmt, p):
+        return gate.Verdict(
+            **dict.fromkeys(("encoding", "size", "ids", "mode", "baseline", "saving_counted_by", "roundtrip"), ""),
+            format=fmt,
+            tolerance=0.05,
+            abstention_tolerance=0.15,
+            verdict="accept",
+            failed=[],
+            undecided=[],
+            blocked_by=[],
+            positive_questions=0,
+            abstention_questions=0,
+            questions_needed={},
+            questions_to_generate=None,
+            saving=None,
+            checks={},
+            p_value=p,
+        )
+
+    judged = gate.holm([accepted("c", 0.04), accepted("a", 0.01), accepted("b", 0.03)])
+    assert [(v.format, v.verdict, v.holm and v.holm.threshold) for v in judged] == [
+        ("c", "undecided", 0.05),
+        ("a", "accept", 0.016667),
+        ("b", "undecided", 0.025),
     ]
-    gate.holm(judged)
-    assert [(v["verdict"], v["holm"]["threshold"]) for v in judged] == [
-        ("accept", 0.016667),
-        ("undecided", 0.025),
-        ("undecided", 0.05),
-    ]
-    assert judged[1]["undecided"] == ["holm"]
+    assert judged[2].undecided == ["holm"] and "holm" not in gate.holm([accepted("d", None)])[0].as_json()
 
 
 def test_questions_for_power_decides_at_about_its_power():
@@ -204,14 +230,14 @@ def test_failed_requests_and_a_mode_b_budget_that_tells_nothing_block_every_verd
     table = aggregates.aggregate(scored, (None, None))
     assert [(e.format, e.prompt_tokens, e.errors) for e in table] == [("json", 900, 0), ("dsl", 450, 1)]
     (v,) = gate.verdicts(scored, table, "json", 0.05)
-    assert v["verdict"] == "undecided" and v["blocked_by"][0].startswith("1 request(s) of dsl and json failed")
+    assert v.verdict == "undecided" and v.blocked_by[0].startswith("1 request(s) of dsl and json failed")
     note = {
         matrix.GroupKey(
             "e", "small", "original", "B"
         ): "e · small · original: at --budget 900 ... cannot tell the formats apart"
     }
     (v,) = gate.verdicts(scored, table, "json", 0.05, note)
-    assert v["blocked_by"][0].endswith("cannot tell the formats apart")
+    assert v.blocked_by[0].endswith("cannot tell the formats apart")
     assert gate.recommendation([v], "json").startswith("no recommendation: e · small · original: at --budget 900")
 
 

@@ -20,6 +20,7 @@ from framework_stores import (  # noqa: E402
     lightrag_store,
     llamaindex_store,
 )
+from kg_graphs import verdict_record
 
 import benchmark
 from graphrag_format_benchmark import frameworks, gate, inputs, questions, stores, wording
@@ -350,7 +351,7 @@ def test_a_framework_layout_as_baseline_is_named_what_your_framework_sends_today
     text = (runs[0] / "results.md").read_text(encoding="utf-8")
     assert "\n## Verdicts against lightrag, what your framework sends today (tolerance 0.05, abstention 0.15)\n" in text
     verdicts = json.loads((runs[0] / "results.json").read_text(encoding="utf-8"))["verdicts"]
-    assert gate.recommendation(verdicts, "lightrag").endswith(
+    assert gate.recommendation([verdict_record(v) for v in verdicts], "lightrag").endswith(
         "would show the closest format no worse with 80% power if it is as good as lightrag (what your framework sends "
         "today); until then, lightrag (what your framework sends today) stays"
     )
