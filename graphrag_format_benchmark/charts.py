@@ -10,7 +10,7 @@ import math
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from ._article import FORMATS
 from .matrix import group_key

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ._article import ARTICLE_TEMPLATE, BenchmarkError, FormattedGraph, serialized, warn
 from .frameworks import records
@@ -50,10 +50,8 @@ class Grouped(Protocol):
     def mode(self) -> str: ...
 
 
-def group_key(row: Grouped | Mapping[str, Any]) -> GroupKey:
+def group_key(row: Grouped) -> GroupKey:
     """The group of a size_report row, a scored cell, an aggregate or a verdict."""
-    if isinstance(row, Mapping):
-        return GroupKey(row["encoding"], row["size"], row["ids"], row["mode"])
     return GroupKey(row.encoding, row.size, row.ids, row.mode)
 
 
