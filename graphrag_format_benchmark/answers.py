@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from ._article import InputProblems, display
 from .progress import Progress
 from .runner.endpoint import context_refusal, error_text, failure_kind
-from .runner.jobs import context_end, cut_before_cap, planned_keys
+from .runner.jobs import Cuts, Sent, context_end, planned_keys
 from .runner.log import RunLine, file_lines, numbered_lines, record_of
 from .runner.send import reply
 from .runner.transport import Usage
@@ -410,7 +410,7 @@ class Answers:
     """What a model run or --score collected: the answers that count, the request summary, and the files scored."""
 
     best: dict[tuple[str, int], Answer]  # Collected.best
-    summary: dict[str, Any]  # mode run | log | batch, counts, failures by reason, notes
+    summary: Requests
     log: dict[str, Any]  # {"name", "sha256", "unreadable_lines"}: the files scored
 
 
@@ -431,29 +431,86 @@ def log_info(paths: list[Path], unreadable: dict[str, list[int]], sha256: str | 
     return {"name": ", ".join(display(p) for p in paths), "sha256": sha256, "unreadable_lines": unreadable}
 
 
-def log_summary(collected: Collected, items: list[Item], config: ModelConfig) -> dict[str, Any]:
+@dataclass(slots=True, frozen=True)
+class LogSummary:
+    """Every invocation in a log, as the scorer sees them (log_summary)."""
+
+    invocations: int
+    planned: int
+    answered: int
+    failed: int
+    not_run: int
+    failures: dict[str, int]  # failure kind -> requests, the most first
+    cut_by_length: int
+    cuts: Cuts
+    context_overflow_by_server: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "invocations": self.invocations,
+            "planned": self.planned,
+            "answered": self.answered,
+            "failed": self.failed,
+            "not_run": self.not_run,
+            "failures": self.failures,
+            "cut_by_length": self.cut_by_length,
+            **self.cuts._asdict(),
+            "context_overflow_by_server": self.context_overflow_by_server,
+        }
+
+
+def log_summary(collected: Collected, items: list[Item], config: ModelConfig) -> LogSummary:
     """Every invocation in a log, as the scorer sees them: planned requests, answered, failed, not yet run."""
     outcomes = [collected.best.get(key) for key in planned_keys(items, config)]
     failures = Counter(
         failure_kind(r.error) for r in outcomes if r is not None and r.error and not context_refusal(r.error)
     )
-    return {
-        "invocations": len(collected.headers),
-        "planned": len(outcomes),
-        "answered": sum(1 for r in outcomes if r is not None and not r.error),
-        "failed": sum(failures.values()),
-        "not_run": sum(1 for r in outcomes if r is None),
-        "failures": dict(failures.most_common()),
-        "cut_by_length": sum(1 for r in outcomes if r is not None and not r.error and r.finish_reason == "length"),
-        **cut_before_cap(
-            [
-                end
-                for r in outcomes
-                if r is not None
-                and not r.error
-                and r.finish_reason == "length"
-                and (end := context_end(r.prompt_tokens, r.completion_tokens, config.max_output_tokens))
-            ]
-        ),
-        "context_overflow_by_server": sum(1 for r in outcomes if r is not None and context_refusal(r.error)),
-    }
+    cut = [r for r in outcomes if r is not None and not r.error and r.finish_reason == "length"]
+    cap = config.max_output_tokens
+    return LogSummary(
+        len(collected.headers),
+        len(outcomes),
+        sum(1 for r in outcomes if r is not None and not r.error),
+        sum(failures.values()),
+        sum(1 for r in outcomes if r is None),
+        dict(failures.most_common()),
+        len(cut),
+        Cuts.of([end for r in cut if (end := context_end(r.prompt_tokens, r.completion_tokens, cap))]),
+        sum(1 for r in outcomes if r is not None and context_refusal(r.error)),
+    )
+
+
+@dataclass(slots=True, frozen=True)
+class RunRequests:
+    """results.json's request summary of a model run: this invocation's, then every invocation's in the log."""
+
+    sent: Sent
+    log: LogSummary
+
+    def as_json(self) -> dict[str, Any]:
+        return {"mode": "run", **self.sent.as_json(), "log": self.log.as_json()}
+
+
+@dataclass(slots=True, frozen=True)
+class ScoredLogs:
+    """results.json's request summary of a --score of logs."""
+
+    files: list[str]
+    log: LogSummary
+
+    def as_json(self) -> dict[str, Any]:
+        return {"mode": "log", "files": self.files, **self.log.as_json()}
+
+
+@dataclass(slots=True, frozen=True)
+class ScoredBatch:
+    """results.json's request summary of a --score of Batch files, with what the user must know (batch_notes)."""
+
+    batch: BatchSummary
+    notes: list[str]
+
+    def as_json(self) -> dict[str, Any]:
+        return self.batch.to_dict(self.notes)
+
+
+Requests = RunRequests | ScoredLogs | ScoredBatch  # what a model run or --score says of its requests

@@ -21,6 +21,10 @@ from ._article import GENERATED_QUESTIONS, BenchmarkError, display, git_state, p
 from .answers import (
     Answers,
     Collected,
+    Requests,
+    RunRequests,
+    ScoredBatch,
+    ScoredLogs,
     batch_notes,
     collect_batch,
     files_sha256,
@@ -331,13 +335,13 @@ def scored_answers(
                 "model that answered as --model, or --accept-other-model to score them as its answers knowingly"
             )
         notes = batch_notes(batch, model)
-        summary = batch.to_dict(notes)
+        summary: Requests = ScoredBatch(batch, notes)
     else:
         collected = Collected(measured.items, model)
         for path in score:
             collected.log(path)
         check_log_matches(collected, model, run_config, [display(p) for p in score], measured)
-        summary = {"mode": "log", "files": [display(p) for p in score], **log_summary(collected, measured.items, model)}
+        summary = ScoredLogs([display(p) for p in score], log_summary(collected, measured.items, model))
     for name, lines in collected.unreadable.items():
         warn(
             f"{name}: line(s) {', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''} cannot be read and "
@@ -377,5 +381,5 @@ def sent_answers(run_config: RunConfig, model: ModelConfig, measured: Measuremen
     collected = Collected(measured.items, model)
     collected.log(log_path)
     # every invocation, not only this one
-    summary = {"mode": "run", **sent, "log": log_summary(collected, measured.items, model)}
+    summary = RunRequests(sent, log_summary(collected, measured.items, model))
     return Answers(collected.best, summary, log_info([log_path], collected.unreadable, files_sha256([log_path])))

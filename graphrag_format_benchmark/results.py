@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 from . import progress
 from ._article import json_bytes, sha256_hex
 from .aggregates import Aggregate, Mean, Metrics, Rate, aggregate
+from .answers import BatchSummary, LogSummary, Requests, RunRequests, ScoredBatch, ScoredLogs
 from .charts import results_svg
 from .frameworks import cited_order
 from .gate import Verdict, baseline_words, recommendations, verdict_lines, verdicts, why_not_accepted
 from .matrix import HOP_BUCKETS, GroupKey, group_key
 from .report import REPORT_ANSWER_CHARS, REPORT_CELLS
 from .runner.config import SOLVER_MODEL, public_url
+from .runner.jobs import Cuts, RateWaits, Sent
 from .scoring import DIAGNOSES, AnswerKey, Cell, Example, evidence_triple, parse_answer, reversed_triple, score_log
 from .sizes import skipped_text
 
@@ -350,7 +352,7 @@ def _wide_table(entries: list[Aggregate], model: bool, prices: tuple[float | Non
 
 def results_markdown(
     table: list[Aggregate],
-    summary: dict[str, Any],
+    summary: Requests,
     config: ModelConfig,
     log: dict[str, Any],
     prices: tuple[float | None, ...],
@@ -401,8 +403,8 @@ def results_markdown(
     ]
     first, *rest = summary_lines(summary, config)
     lines += ["", f"{first[0].upper()}{first[1:]}.", *(f"- {line}" for line in rest)]
-    if summary["mode"] == "run":  # this invocation above, every invocation in the log here
-        whole = summary_lines({**summary["log"], "mode": "log"}, config)[0]
+    if isinstance(summary, RunRequests):  # this invocation above, every invocation in the log here
+        whole = summary_lines(summary.log, config)[0]
         lines += ["", f"{whole[0].upper()}{whole[1:]}."]
     groups: dict[GroupKey, list[Aggregate]] = {}
     for e in table:
@@ -423,71 +425,78 @@ def results_markdown(
     return "\n".join(lines) + "\n"
 
 
-def summary_lines(summary: dict[str, Any], config: ModelConfig) -> list[str]:
-    """The request summary as sentences, for stdout and results.md: failures by reason, cut answers, notes."""
-    kind = summary.get("mode")
-    if kind == "run":
+def summary_lines(summary: Requests | LogSummary, config: ModelConfig) -> list[str]:
+    """The request summary as sentences, for stdout and results.md: failures by reason, cut answers, notes. A
+    LogSummary alone: the log's line of a run (every invocation)."""
+    sent, waits, refused, notes = 0, RateWaits(0, 0.0, 0.0), list[int](), list[str]()
+    if isinstance(summary, RunRequests):
+        counts: Sent | LogSummary | BatchSummary = summary.sent
+        sent, waits, refused = summary.sent.sent, summary.sent.rate_limit_waits, summary.sent.refused_prompt_tokens
+        lines = [f"requests: {sent} sent, {summary.sent.skipped} already in the log, {summary.sent.failed} failed"]
+    elif isinstance(summary, ScoredBatch):
+        counts, b, notes = summary.batch, summary.batch, summary.notes
         lines = [
-            f"requests: {summary['sent']} sent, {summary['skipped']} already in the log, {summary['failed']} failed"
-        ]
-    elif kind == "batch":
-        lines = [
-            f"batch: {summary['lines']} answer lines in {', '.join(summary['files'])}, {summary['planned']} prompts "
-            f"planned, {summary['missing']} with no line, {summary['failed']} failed"
+            f"batch: {b.lines} answer lines in {', '.join(b.files)}, {b.planned} prompts "
+            f"planned, {b.missing} with no line, {b.failed} failed"
         ]
     else:
+        log = counts = summary.log if isinstance(summary, ScoredLogs) else summary
         lines = [
-            f"log: {summary['answered']} of {summary['planned']} planned requests answered, {summary['failed']} "
-            "failed, "
-            f"{summary['not_run']} not run, over {summary['invocations']} invocation(s)"
+            f"log: {log.answered} of {log.planned} planned requests answered, {log.failed} failed, "
+            f"{log.not_run} not run, over {log.invocations} invocation(s)"
         ]
-    lines += [f"{count} x {reason}" for reason, count in summary["failures"].items()]
-    waits = summary.get("rate_limit_waits") or {}
-    if waits.get("requests"):
+    lines += [f"{count} x {reason}" for reason, count in counts.failures.items()]
+    if waits.requests:
         lines.append(
-            f"{waits['requests']} of {summary['sent']} request(s) ({waits['requests'] / max(summary['sent'], 1):.0%}) "
-            "waited for "
+            f"{waits.requests} of {sent} request(s) ({waits.requests / max(sent, 1):.0%}) waited for "
             "the rate limit (--tokens-per-minute, --requests-per-minute, or the server's x-ratelimit headers): "
-            f"{waits['seconds']:g} s in all, "
-            f"the longest {waits['longest_s']:g} s"
+            f"{waits.seconds:g} s in all, the longest {waits.longest_s:g} s"
         )
-    short = summary.get("cut_before_cap") or 0
-    if summary.get("cut_by_length", 0) > short:
+    if not isinstance(counts, BatchSummary):
+        lines += _cut_lines(counts.cut_by_length, counts.cuts, config)
+        if counts.context_overflow_by_server:
+            lines.append(_refused_line(counts.context_overflow_by_server, refused))
+    return lines + notes
+
+
+def _cut_lines(cut_by_length: int, cuts: Cuts, config: ModelConfig) -> list[str]:
+    """The answers cut at the output cap, and those cut short of it by the server's context."""
+    short, lines = cuts.cut_before_cap, []
+    if cut_by_length > short:
         lines.append(
-            f"{summary['cut_by_length'] - short} answer(s) cut at the output cap (finish_reason length): raise "
+            f"{cut_by_length - short} answer(s) cut at the output cap (finish_reason length): raise "
             f"--max-output-tokens (now {config.max_output_tokens})"
         )
     if short:
-        low, high = summary["cut_before_cap_at_tokens"]
+        low, high = cuts.cut_before_cap_at_tokens
         lines.append(
             f"{short} answer(s) cut short of the output cap, at {low:,}{f' to {high:,}' if high != low else ''} tokens "
-            "of prompt "
-            "and answer together (finish_reason length): the server's context window ended them, not "
-            "--max-output-tokens; "
-            "give the server a larger context (llama.cpp: --n_ctx) or send shorter prompts (--context-window to the "
-            "server's, less the answer)"
+            "of prompt and answer together (finish_reason length): the server's context window ended them, not "
+            "--max-output-tokens; give the server a larger context (llama.cpp: --n_ctx) or send shorter prompts "
+            "(--context-window to the server's, less the answer)"
         )
-    if summary.get("context_overflow_by_server"):
-        counted = summary.get("refused_prompt_tokens") or []
-        local = f"{counted[0]:,}" + (f" to {counted[-1]:,}" if counted[-1] != counted[0] else "") if counted else ""
-        lines.append(
-            f"{summary['context_overflow_by_server']} prompt(s) refused by the server as over its context window: "
-            "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent"
-            + (
-                f"; they count {local} tokens here, but the server counts with the model's own tokenizer and adds its "
-                "chat template (30 tokens on a llama.cpp server with SmolLM2): count with --encoding hf:PATH to the "
-                "served model's tokenizer.json and leave room for the template"
-                if local
-                else ""
-            )
-        )
-    lines += summary.get("notes", [])
     return lines
+
+
+def _refused_line(refused: int, counted: list[int]) -> str:
+    """The prompts the server refused as over its context window, and what they count here."""
+    local = f"{counted[0]:,}" + (f" to {counted[-1]:,}" if counted[-1] != counted[0] else "") if counted else ""
+    return (
+        f"{refused} prompt(s) refused by the server as over its context window: "
+        "scored as CONTEXT_OVERFLOW; lower --context-window to the server's so they are not sent"
+        + (
+            f"; they count {local} tokens here, but the server counts with the model's own tokenizer and adds its "
+            "chat template (30 tokens on a llama.cpp server with SmolLM2): count with --encoding hf:PATH to the "
+            "served model's tokenizer.json and leave room for the template"
+            if local
+            else ""
+        )
+    )
 
 
 def console_results(
     table: list[Aggregate],
-    summary: dict[str, Any],
+    summary: Requests,
     model: ModelConfig,
     gate: list[Verdict],
     baseline: str,
@@ -514,26 +523,30 @@ def console_results(
     return "\n".join(lines)
 
 
-def run_failure(summary: dict[str, Any]) -> str | None:
+def run_failure(summary: Requests) -> str | None:
     """Why a run or a scoring did not fully succeed (exit code 1), or None."""
-    if summary["mode"] == "run" and summary.get("stopped"):
+    if not isinstance(summary, RunRequests):
+        planned = summary.batch.planned if isinstance(summary, ScoredBatch) else summary.log.planned
+        failed = summary.batch.failed if isinstance(summary, ScoredBatch) else summary.log.failed
         return (
-            f"{summary['stopped']}; {summary['sent']} request(s) sent, {summary['not_sent']} not sent; once that is "
+            f"{failed} of {planned} planned requests have no answer in the scored files (see results.md)"
+            if failed
+            else None
+        )
+    run = summary.sent
+    if run.stopped:
+        return (
+            f"{run.stopped}; {run.sent} request(s) sent, {run.not_sent} not sent; once that is "
             "fixed (the server started again, the key set), the same command sends only those: what was answered is "
             "kept"
         )
-    if summary["mode"] == "run" and not summary["sent"] and not summary["skipped"]:
+    if not run.sent and not run.skipped:
         return "no request was sent: every prompt is over --context-window or outside --limit, so nothing was answered"
-    if summary["mode"] == "run" and summary["failed"]:
+    if run.failed:
         return (
-            f"{summary['failed']} of {summary['sent']} requests failed after their retries"
-            f"{' (none succeeded)' if summary['failed'] == summary['sent'] else ''}; run the same command again to "
+            f"{run.failed} of {run.sent} requests failed after their retries"
+            f"{' (none succeeded)' if run.failed == run.sent else ''}; run the same command again to "
             "retry them only"
-        )
-    if summary["mode"] != "run" and summary["failed"]:
-        return (
-            f"{summary['failed']} of {summary['planned']} planned requests have no answer in the scored files "
-            "(see results.md)"
         )
     return None
 
@@ -704,7 +717,7 @@ def write_results(out: Outputs, answers: Answers, report: ResultsReport) -> tupl
         "questions_sha256": questions_sha256(report.measured),
         "prices_per_million": dict(zip(("input", "output", "cached_input"), report.prices)),
         "log": answers.log,
-        "requests": answers.summary,
+        "requests": answers.summary.as_json(),
         "verdicts": [v.as_json() for v in gate],
         "aggregates": [e.as_json() for e in table],
         "diagnosis_examples": [

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._article import BenchmarkError, display
 from ..matrix import HOP_BUCKETS, hop_bucket
@@ -154,8 +154,8 @@ def run_model(
     header: dict[str, Any],
     out_dir: Path,
     post: Post = http_post,
-) -> dict[str, Any]:
-    """Send every job not yet in the log; return counts for the summary. Failures are logged, not raised."""
+) -> Sent:
+    """Send every job not yet in the log; return what this invocation sent. Failures are logged, not raised."""
     key, redact = key_and_redactor(config)
     log_path = out_dir / LOG_NAME
     log = Log(log_path, redact)  # first: it repairs a torn last line
@@ -204,12 +204,7 @@ def run_model(
         )
     if endpoint.reason:  # requests in flight when it closed were answered: their results are written, the run stops
         endpoint.stopped = endpoint.reason
-    return {
-        **tally.summary(),
-        "skipped": skipped,
-        "stopped": redact(endpoint.stopped) if endpoint.stopped else None,
-        "not_sent": len(jobs) - tally.sent,
-    }
+    return tally.summary(skipped, redact(endpoint.stopped) if endpoint.stopped else None, len(jobs) - tally.sent)
 
 
 def pending_jobs(measured: Measurement, config: ModelConfig, log_path: Path) -> tuple[list[Job], int]:
@@ -277,22 +272,22 @@ class Tally:
                 )
                 self.progress.show(now, f"{waiting}, {in_flight(now)}", eta=True)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self, skipped: int, stopped: str | None, not_sent: int) -> Sent:
         refused = sorted(self.refused_tokens)
-        return {
-            "sent": self.sent,
-            "failed": sum(self.failures.values()),
-            "failures": dict(self.failures.most_common()),
-            "cut_by_length": self.cut,
-            **cut_before_cap(self.cut_before_cap),
-            "rate_limit_waits": {
-                "requests": len(self.rate_waits),
-                "seconds": round(sum(self.rate_waits), 1),
-                "longest_s": max(self.rate_waits, default=0.0),
-            },
-            "context_overflow_by_server": len(refused),
-            "refused_prompt_tokens": refused[:: max(len(refused) - 1, 1)],
-        }
+        waits = RateWaits(len(self.rate_waits), round(sum(self.rate_waits), 1), max(self.rate_waits, default=0.0))
+        return Sent(
+            self.sent,
+            sum(self.failures.values()),
+            dict(self.failures.most_common()),
+            self.cut,
+            Cuts.of(self.cut_before_cap),
+            waits,
+            len(refused),
+            refused[:: max(len(refused) - 1, 1)],
+            skipped,
+            stopped,
+            not_sent,
+        )
 
 
 def context_end(prompt: int | None, completion: int | None, cap: int) -> int | None:
@@ -302,9 +297,56 @@ def context_end(prompt: int | None, completion: int | None, cap: int) -> int | N
     return prompt + completion if prompt is not None and completion is not None and completion < cap else None
 
 
-def cut_before_cap(ends: list[int]) -> dict[str, Any]:
-    """The answers cut short of the cap, and the least and most tokens of prompt and answer they stopped at."""
-    return {"cut_before_cap": len(ends), "cut_before_cap_at_tokens": [min(ends), max(ends)] if ends else []}
+class Cuts(NamedTuple):
+    """The answers cut short of the output cap (context_end), and the least and most tokens of prompt and answer they
+    stopped at ([] when none)."""
+
+    cut_before_cap: int
+    cut_before_cap_at_tokens: list[int]
+
+    @classmethod
+    def of(cls, ends: list[int]) -> Cuts:
+        return cls(len(ends), [min(ends), max(ends)] if ends else [])
+
+
+class RateWaits(NamedTuple):
+    """The requests that waited for the rate limit, the seconds in all, the longest wait."""
+
+    requests: int
+    seconds: float
+    longest_s: float
+
+
+@dataclass(slots=True, frozen=True)
+class Sent:
+    """What one invocation of a model run sent (run_model): results.json's request summary of a run, with the log's."""
+
+    sent: int
+    failed: int  # after their retries
+    failures: dict[str, int]  # failure kind -> requests, the most first
+    cut_by_length: int  # answers with finish_reason length
+    cuts: Cuts
+    rate_limit_waits: RateWaits
+    context_overflow_by_server: int
+    refused_prompt_tokens: list[int]  # the least and the most of the refused prompts, by the run's tokenizer
+    skipped: int  # answered in the log already
+    stopped: str | None  # why the run stopped early (the endpoint's reason), if it did
+    not_sent: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "sent": self.sent,
+            "failed": self.failed,
+            "failures": self.failures,
+            "cut_by_length": self.cut_by_length,
+            **self.cuts._asdict(),
+            "rate_limit_waits": self.rate_limit_waits._asdict(),
+            "context_overflow_by_server": self.context_overflow_by_server,
+            "refused_prompt_tokens": self.refused_prompt_tokens,
+            "skipped": self.skipped,
+            "stopped": self.stopped,
+            "not_sent": self.not_sent,
+        }
 
 
 class RecentPrompts:
