@@ -25,7 +25,6 @@ from .variants.pseudonyms import Pseudonyms, with_pseudonyms
 
 if TYPE_CHECKING:
     from ._article import Graph, Question, RunInputs, Template, TokenCounts, Tokenizer
-    from .measure import SizeRow
 
 
 class GroupKey(NamedTuple):
@@ -356,26 +355,3 @@ def planned_files(plan: Plan, questions: tuple[Question, ...]) -> list[str]:
             for q in questions
         ]
     return names
-
-
-def row_order(plan: Plan, variants: list[Variant]) -> Callable[[SizeRow], tuple[int, int, int, int, str, int, int]]:
-    """Rows sorted by encoding, size, ids, permutation, mode, then format and question as given."""
-    encodings, sizes, ids, formats, questions = (
-        {name: i for i, name in enumerate(names)}
-        for names in (
-            [t.name for t in plan.tokenizers],
-            plan.sizes,
-            plan.ids,
-            plan.formats,
-            [q.id for q in variants[0].questions],
-        )
-    )
-    return lambda r: (
-        encodings[r.encoding],
-        sizes[r.size],
-        ids[r.ids],
-        r.permutation,
-        r.mode,
-        formats[r.format],
-        questions[r.question_id],
-    )

@@ -38,7 +38,6 @@ from .matrix import (
     graph_file,
     largest_fitting,
     prompt_file,
-    row_order,
     variant_file,
 )
 from .progress import Progress
@@ -306,6 +305,29 @@ class Measuring:
             if name not in self.written:
                 self.written.add(name)
                 self.add_file(name, cell.shown.prompt(q.question).encode("utf-8"))
+
+
+def row_order(plan: Plan, variants: list[Variant]) -> Callable[[SizeRow], tuple[int, int, int, int, str, int, int]]:
+    """Rows sorted by encoding, size, ids, permutation, mode, then format and question as given."""
+    encodings, sizes, ids, formats, questions = (
+        {name: i for i, name in enumerate(names)}
+        for names in (
+            [t.name for t in plan.tokenizers],
+            plan.sizes,
+            plan.ids,
+            plan.formats,
+            [q.id for q in variants[0].questions],
+        )
+    )
+    return lambda r: (
+        encodings[r.encoding],
+        sizes[r.size],
+        ids[r.ids],
+        r.permutation,
+        r.mode,
+        formats[r.format],
+        questions[r.question_id],
+    )
 
 
 def measure(

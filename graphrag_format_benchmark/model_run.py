@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from .gate import GateSpec
     from .matrix import GroupKey, Plan
     from .measure import Measurement, SizeRow
-    from .pipeline import Preflight
     from .runner.config import ModelConfig
     from .runner.log import RunLine
+    from .sizes import Preflight
 
 
 def check_export_target(

@@ -9,7 +9,7 @@ manifest.json last.
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +52,7 @@ from .questions import GenerateSpec, question_drawer
 from .report import report_html
 from .runner.config import SOLVER_MODEL, public_argv
 from .runner.log import LOG_NAME
-from .sizes import budget_hints, console_summary, markdown_report, part_cost_line, skipped_text, summarize
+from .sizes import Preflight, budget_hints, console_summary, markdown_report, part_cost_line, skipped_text, summarize
 from .solver import check_questions
 from .stores import UNDIRECTED
 from .variants.contexts import Context, context_problems
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from ._article import RunInputs
     from .matrix import GroupKey, Plan
     from .measure import Measurement
-    from .variants.contexts import ContextSummary, Variant
+    from .variants.contexts import Variant
 
 
 EXTRA_OUTPUTS = (
@@ -76,30 +76,6 @@ EXTRA_OUTPUTS = (
     "results.md",
     "results.svg",
 )
-
-
-@dataclass
-class Preflight:
-    """What the preflight found, filled in as the run goes; record() is the manifest's "preflight"."""
-
-    questions: dict[str, Any]  # benchmark.question_counts of the questions measured
-    skipped: list[dict[str, Any]]  # {"question", "reasons"} of each question --skip-invalid-questions left out
-    contexts: ContextSummary | None = None  # None: one graph shared by every question
-    solver: list[str] = field(default_factory=list)  # the variants the control solver agrees with: every one
-    leakage: list[LeakageCheck] = field(default_factory=list)  # the checks on every variant
-    distractor_shortages: list[str] = field(default_factory=list)
-    budget_hints: list[str] = field(default_factory=list)  # mode B groups whose budget leaves the gold paths out
-
-    def record(self) -> dict[str, Any]:
-        return {
-            "solver": {name: "agrees" for name in self.solver},
-            "leakage": [check.record() for check in self.leakage],
-            "questions": self.questions,
-            "skipped_questions": self.skipped,
-            "contexts": self.contexts.record() if self.contexts else {},
-            "distractor_shortages": self.distractor_shortages,
-            "budget_hints": self.budget_hints,
-        }
 
 
 def preflight(run_config: RunConfig, plan: Plan) -> tuple[RunInputs, Preflight]:

@@ -8,7 +8,7 @@ edge ids and properties cost); budget_hints for mode B groups where the budget l
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._article import FormattedGraph, serialized
@@ -19,9 +19,9 @@ from .variants.contexts import RELATION_FLOOR, subgraph
 
 if TYPE_CHECKING:
     from ._article import Question, TokenCounts
+    from .leakage import LeakageCheck
     from .matrix import Plan
     from .measure import Item, Measurement, PartCost, SizeRow
-    from .pipeline import Preflight
     from .variants.contexts import ContextSummary, Variant
 
 
@@ -60,6 +60,30 @@ class SizeSummary:
     def group(self) -> GroupKey:
         """The table the entry is drawn in."""
         return GroupKey(self.encoding, self.size, self.ids, self.mode)
+
+
+@dataclass
+class Preflight:
+    """What the preflight found, filled in as the run goes; record() is the manifest's "preflight"."""
+
+    questions: dict[str, Any]  # benchmark.question_counts of the questions measured
+    skipped: list[dict[str, Any]]  # {"question", "reasons"} of each question --skip-invalid-questions left out
+    contexts: ContextSummary | None = None  # None: one graph shared by every question
+    solver: list[str] = field(default_factory=list)  # the variants the control solver agrees with: every one
+    leakage: list[LeakageCheck] = field(default_factory=list)  # the checks on every variant
+    distractor_shortages: list[str] = field(default_factory=list)
+    budget_hints: list[str] = field(default_factory=list)  # mode B groups whose budget leaves the gold paths out
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "solver": {name: "agrees" for name in self.solver},
+            "leakage": [check.record() for check in self.leakage],
+            "questions": self.questions,
+            "skipped_questions": self.skipped,
+            "contexts": self.contexts.record() if self.contexts else {},
+            "distractor_shortages": self.distractor_shortages,
+            "budget_hints": self.budget_hints,
+        }
 
 
 def summarize(rows: list[SizeRow]) -> list[SizeSummary]:
