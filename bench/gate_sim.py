@@ -1,13 +1,13 @@
 """The acceptance gate's error rates, measured on answers whose truth is set: a probit model with a difficulty
 per question shared by every format, permutation and repeat, as real models have.
 
-    $ python bench/gate_sim.py [--replicates 200] [--code benchmark.py] [--sizes 30,60,150,200] [--permutations 1,3]
+    $ python bench/gate_sim.py [--replicates 200] [--sizes 30,60,150,200] [--permutations 1,3]
 
 For each scenario (the format as good as the baseline, 3 or 10 points worse on paths, 15 points worse at
 abstaining; four formats all at the margin, 5 points worse), number of questions (a fifth of them abstention
 questions) and number of permutations, it draws every answer, scores the cells as the tool's scorer writes
-them, and runs the tool's own aggregate() and verdicts() from --code (the file to judge: this checkout's
-benchmark.py, or an older one saved with `git show COMMIT:benchmark.py > old.py`). It prints, per cell, how
+them, and runs the tool's own aggregates.aggregate() and gate.verdicts() (this checkout's; to judge an older version,
+run the script of that version's checkout). It prints, per cell, how
 often the format is accepted, rejected and left undecided, how often the per-format 95% interval of path
 exact covers the true rate, and, for an undecided format, whether the number of questions the verdict asks
 for decides when the run is drawn again at that number. Seeded: the same figures on every run.
@@ -20,7 +20,6 @@ runs as often as TAU makes them. mu_f is set so that the format's rate over ques
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import random
 import statistics
@@ -28,6 +27,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from graphrag_format_benchmark import aggregates, gate, scoring  # noqa: E402
+
 TAU = 1.5  # spread of question difficulty on the probit scale: the correlation of two answers to one question is 0.69
 BASE_PATH_RATE = 0.75  # the baseline's path exact rate over questions
 BASE_ABSTAIN_RATE = 0.8  # its rate of right abstentions
@@ -42,14 +45,6 @@ SCENARIOS = {  # name -> (path points lost, abstention points lost, formats test
 }
 
 
-def load(code: Path):
-    spec = importlib.util.spec_from_file_location("judged", code)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["judged"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def inv_phi(p: float) -> float:
     return statistics.NormalDist().inv_cdf(p)
 
@@ -59,7 +54,7 @@ def mu_for(rate: float) -> float:
     return inv_phi(rate) * math.sqrt(1 + TAU * TAU)
 
 
-def cell(fmt: str, qid: str, k: int, insufficient: bool, right: bool) -> dict:
+def cell(fmt: str, qid: str, k: int, insufficient: bool, right: bool) -> scoring.Cell:
     """A scored cell as score_log writes it, for an answered prompt."""
     metrics = {"parse_success": True, "abstained": insufficient and right, "answer_correct": right}
     if insufficient:
@@ -84,34 +79,36 @@ def cell(fmt: str, qid: str, k: int, insufficient: bool, right: bool) -> dict:
             path_supports_answer=right,
             right_answer_wrong_path=False,
         )
-    return {
-        "encoding": "o200k_base",
-        "size": "small",
-        "ids": "original",
-        "permutation": k,
-        "mode": "A",
-        "format": fmt,
-        "question_id": qid,
-        "prompt_sha256": f"{fmt}{qid}{k}",
-        "prompt_tokens": 1000 if fmt == "json" else 500,
-        "insufficient": insufficient,
-        "hops": "abstention" if insufficient else "2",
-        "repeat": 0,
-        "status": "OK",
-        **metrics,
-        "truncated_by_server": False,
-        "usage_prompt_tokens": None,
-        "usage_cached_tokens": None,
-        "usage_completion_tokens": None,
-        "over_output_cap": False,
-        "latency_s": 1.0,
-        "retry_wait_s": 0.0,
-        "finish_reason": "stop",
-        "error": None,
-    }
+    return scoring.Cell.from_json(
+        {
+            "encoding": "o200k_base",
+            "size": "small",
+            "ids": "original",
+            "permutation": k,
+            "mode": "A",
+            "format": fmt,
+            "question_id": qid,
+            "prompt_sha256": f"{fmt}{qid}{k}",
+            "prompt_tokens": 1000 if fmt == "json" else 500,
+            "insufficient": insufficient,
+            "hops": "abstention" if insufficient else "2",
+            "repeat": 0,
+            "status": "OK",
+            **metrics,
+            "truncated_by_server": False,
+            "usage_prompt_tokens": None,
+            "usage_cached_tokens": None,
+            "usage_completion_tokens": None,
+            "over_output_cap": False,
+            "latency_s": 1.0,
+            "retry_wait_s": 0.0,
+            "finish_reason": "stop",
+            "error": None,
+        }
+    )
 
 
-def draw(rng: random.Random, n: int, perms: int, scenario: str) -> tuple[list[dict], dict]:
+def draw(rng: random.Random, n: int, perms: int, scenario: str) -> tuple[list[scoring.Cell], dict]:
     """Every scored cell of one run, and the true rates of each format."""
     path_loss, abstain_loss, tested = SCENARIOS[scenario]
     formats = ["json", *[f"f{k}" for k in range(1, tested + 1)]]
@@ -137,19 +134,19 @@ def draw(rng: random.Random, n: int, perms: int, scenario: str) -> tuple[list[di
 ABSTENTION_TOLERANCE = None  # None: the judged code's default
 
 
-def judge(bm, rows: list[dict], tolerance: float = 0.05) -> tuple[list[dict], list[dict]]:
-    table = bm.aggregate(rows, (None, None))
+def judge(rows: list[scoring.Cell], tolerance: float = 0.05) -> tuple[list[aggregates.Aggregate], list[gate.Verdict]]:
+    table = aggregates.aggregate(rows, (None, None))
     if ABSTENTION_TOLERANCE is None:
-        return table, bm.verdicts(rows, table, "json", tolerance)
-    return table, bm.verdicts(rows, table, "json", tolerance, None, ABSTENTION_TOLERANCE)
+        return table, gate.verdicts(rows, table, "json", tolerance)
+    return table, gate.verdicts(rows, table, "json", tolerance, None, ABSTENTION_TOLERANCE)
 
 
-def needed_total(v: dict) -> int | None:
+def needed_total(v: gate.Verdict) -> int | None:
     """The number of questions a verdict asks for, as a total to pass to --generate-questions."""
-    for key in ("questions_to_generate", "questions_needed"):
-        if v.get(key):
-            return v[key] if key == "questions_to_generate" else math.ceil(v[key] / (1 - ABSTAIN_SHARE))
-    return None
+    if v.questions_to_generate:
+        return v.questions_to_generate
+    needed = [n for n in v.questions_needed.values() if n]
+    return math.ceil(max(needed) / (1 - ABSTAIN_SHARE)) if needed else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,7 +169,6 @@ def main(argv: list[str] | None = None) -> int:
         "--abstention-tolerance", type=float, help="passed to verdicts() (default: the judged code's own)"
     )
     parser.add_argument("--replicates", type=int, default=200)
-    parser.add_argument("--code", type=Path, default=ROOT / "benchmark.py")
     parser.add_argument("--sizes", default="30,60,150,200")
     parser.add_argument("--permutations", default="1,3")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
@@ -186,9 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         args.abstain_rate,
         args.abstention_tolerance,
     )
-    bm = load(args.code)
     print(
-        f"{args.code}: TAU {TAU}, baseline path exact {BASE_PATH_RATE}, abstention {BASE_ABSTAIN_RATE}, "
+        f"TAU {TAU}, baseline path exact {BASE_PATH_RATE}, abstention {BASE_ABSTAIN_RATE}, "
         f"{args.replicates} replicates per cell"
     )
     print(
@@ -204,16 +199,16 @@ def main(argv: list[str] | None = None) -> int:
                 covered = widths = 0
                 for _ in range(args.replicates):
                     rows, truth = draw(rng, n, perms, scenario)
-                    table, gate = judge(bm, rows)
-                    tested = [v for v in gate if v["format"] != "json"]
+                    table, said = judge(rows)
+                    tested = [v for v in said if v.format != "json"]
                     # the family: some format wrongly let through
-                    counts["accept"] += any(v["verdict"] == "accept" for v in tested)
-                    counts["reject"] += tested[0]["verdict"] == "reject"
-                    counts["undecided"] += tested[0]["verdict"] == "undecided" and not any(
-                        v["verdict"] == "accept" for v in tested
+                    counts["accept"] += any(v.verdict == "accept" for v in tested)
+                    counts["reject"] += tested[0].verdict == "reject"
+                    counts["undecided"] += tested[0].verdict == "undecided" and not any(
+                        v.verdict == "accept" for v in tested
                     )
-                    entry = next(e for e in table if e["format"] == "f1")
-                    low, high = entry["path_exact"]["ci95"]
+                    entry = next(e for e in table if e.format == "f1")
+                    low, high = entry.metrics.path_exact.ci95 or (0.0, 1.0)
                     covered += low <= truth["f1"][0] <= high
                     widths += high - low
                 r = args.replicates
@@ -232,13 +227,13 @@ def main(argv: list[str] | None = None) -> int:
                 asked, decided = [], 0
                 for _ in range(args.replicates):
                     rows, _ = draw(rng, n, perms, "equal")
-                    v = judge(bm, rows)[1][0]
-                    total = needed_total(v) if v["verdict"] == "undecided" and not v["blocked_by"] else None
+                    v = judge(rows)[1][0]
+                    total = needed_total(v) if v.verdict == "undecided" and not v.blocked_by else None
                     if total is None or total > 5000:
                         continue
                     asked.append(total)
-                    again = judge(bm, draw(rng, total, perms, "equal")[0])[1][0]
-                    decided += again["verdict"] != "undecided"
+                    again = judge(draw(rng, total, perms, "equal")[0])[1][0]
+                    decided += again.verdict != "undecided"
                 share = f"{decided / len(asked):.3f}" if asked else ""
                 print(f"| {n} | {perms} | {len(asked)} | {statistics.median(asked) if asked else ''} | {share} |")
     return 0

@@ -26,8 +26,8 @@ everything the tool does beyond it, one module per concern, in the order data fl
     runner/        model runs: HTTP, pacing, the log, the Batch API
     scoring        answers scored and diagnosed
     answers        the answers that count, from logs and Batch files
-    gate           the acceptance gate
     aggregates     per group and format, every metric over questions (Aggregate)
+    gate           the acceptance gate
     results        results.json, results.md, results.svg, cells.csv
     charts         the SVG charts
     comparison     --compare

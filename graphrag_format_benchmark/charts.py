@@ -1,6 +1,6 @@
-"""The SVG charts: results.svg, size_report.svg and comparison.svg.
+"""The SVG charts: results.svg and size_report.svg, and the drawing (svg_chart, Panel, Point) comparison.svg uses.
 
-In: aggregates, summaries or a comparison. Out: one self-contained SVG, panels in a grid, every label placed inside
+In: aggregates, or size summaries. Out: one self-contained SVG, panels in a grid, every label placed inside
 its canvas. Each format keeps one marker, dash and colour in every chart (format_style).
 """
 

@@ -1,9 +1,10 @@
 """The results of a model run: results.json, cells.csv, results.md and the console lines.
 
-In: the scored cells (scoring.score_log) and the ResultsReport (the measurement, the model, prices, the gate). Out:
-per group and format, every metric with its 95% interval over questions and its spread across permutations, the
-article's final table (8.6), results per hop count, why answers failed, the verdicts and the recommendation; the cells
-themselves, one a line in results.json and one a row in cells.csv, written a chunk at a time.
+In: the scored cells (scoring.score_log), their figures (aggregates.aggregate), the verdicts (gate.verdicts) and the
+ResultsReport (the measurement, the model, prices, the gate's settings). Out, written: per group and format every
+metric with its 95% interval, the article's final table (8.6), results per hop count, why answers failed, the
+verdicts and the recommendation; the cells themselves, one a line in results.json and one a row in cells.csv, a chunk
+at a time.
 """
 
 from __future__ import annotations
