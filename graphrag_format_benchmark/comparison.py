@@ -492,7 +492,7 @@ def comparison_svg(c: Comparison) -> str:
             low, high = e.path_exact.ci95 or (rate, rate)
             data = {"format": e.format, "model": e.model, "rate": rate, "low": low, "high": high, "verdict": e.verdict}
             x = formats.index(e.format) + (k - (len(models) - 1) / 2) * spread
-            filled = e.verdict in ("accept", "baseline")
+            filled = e.verdict == "accept" or e.verdict in BASELINE_VERDICTS  # a framework's baseline as well
             points.append(charts.Point(e.format, x, rate, data, "", low, high, filled, charts.model_style(k)))
         group = " · ".join((acc.size, acc.ids, acc.mode))
         panels.append(

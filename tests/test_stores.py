@@ -373,6 +373,10 @@ def test_a_framework_layout_as_baseline_is_named_what_your_framework_sends_today
         "baseline: what your framework sends today"
     }
     assert "solver (run0): the baseline is lightrag (what your framework sends today)" in compared["notes"]
+    # the chart draws the baseline filled, as its caption says, a framework's own layout too
+    svg = (tmp_path / "compared" / "comparison.svg").read_text(encoding="utf-8")
+    baseline_marks = re.findall(r'<[^>]*class="mark" fill="([^"]+)" stroke="([^"]+)"[^>]*data-format="lightrag"', svg)
+    assert baseline_marks and all(fill == stroke for fill, stroke in baseline_marks)
 
 
 def test_context_tokens_cuts_each_khop_context_to_the_budget_in_the_baseline_format(tmp_path, capsys):
